@@ -1,0 +1,281 @@
+"""The Agent base class: run(), results, budgets, JSON re-asks, tools, history, sessions, events."""
+
+import json
+import os
+
+import pytest
+
+from vero import Agent, Message, Outcome, tool
+from vero.core.agent import MalformedOutputError
+from vero.core.parsing import as_bool, as_score, parse_json_object
+from vero.core.result import FAILED, MAX_TOKENS, NEEDS_REVIEW, OK
+from vero.errors import LLMCallError, SessionFormatError
+from vero.testing import ScriptedLLM
+
+
+class EchoAgent(Agent):
+    """Asks the model once and returns its text."""
+
+    def solve(self, task):
+        reply = self.call_llm([Message.user(task)])
+        self.record("answer", reply.text)
+        return reply.text
+
+
+class LoopingAgent(Agent):
+    """Calls the model every turn, keeping each reply as the partial answer."""
+
+    def solve(self, task):
+        for _ in self.turns():
+            self.keep_partial(self.call_llm([Message.user(task)]).text)
+        return Outcome(self._run.partial, NEEDS_REVIEW)
+
+
+class JsonAgent(Agent):
+    def solve(self, task):
+        verdict = self.ask_json([Message.user(task)], lambda d: as_bool(d["ok"], "ok"), schema='{"ok": true}')
+        return "yes" if verdict else "no"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def make(cls=EchoAgent, replies=(), **kwargs):
+    llm = ScriptedLLM(list(replies))
+    return cls("test", llm, verbose=False, **kwargs), llm
+
+
+def test_run_returns_answer_and_records_result():
+    agent, llm = make(replies=["hello"])
+    assert agent.run("hi") == "hello"
+    result = agent.last_result
+    assert result.status == OK and result.answer == "hello" and result.task == "hi"
+    assert result.llm_calls == 1 and llm.calls == 1
+    assert result.usage["total_tokens"] > 0
+    assert result.elapsed_s >= 0
+    assert [s.kind for s in result.steps] == ["answer"]
+
+
+@pytest.mark.parametrize("task", ["", "   \n\t"])
+def test_empty_input_fails_without_calling_the_model(task):
+    agent, llm = make(replies=["never"])
+    assert agent.run(task) == ""
+    assert agent.last_result.status == FAILED
+    assert "empty" in str(agent.last_result.error)
+    assert llm.calls == 0 and agent.history == []
+
+
+def test_history_gets_task_and_answer_and_is_shared_across_runs():
+    agent, _ = make(replies=["one", "two"])
+    agent.run("first")
+    agent.run("second")
+    assert [(m.role, m.content) for m in agent.history] == [
+        ("user", "first"), ("assistant", "one"), ("user", "second"), ("assistant", "two")]
+
+
+def test_llm_error_ends_run_failed_with_error_and_keeps_history():
+    agent, _ = make(replies=["fine", LLMCallError("boom", status=500)])
+    agent.run("first")
+    assert agent.run("second") == ""
+    assert agent.last_result.status == FAILED
+    assert isinstance(agent.last_result.error, LLMCallError) and agent.last_result.error.status == 500
+    assert [m.content for m in agent.history] == ["first", "fine"]
+
+
+def test_keyboard_interrupt_propagates_and_leaves_history_unchanged():
+    agent, _ = make(replies=["fine", KeyboardInterrupt()])
+    agent.run("first")
+    with pytest.raises(KeyboardInterrupt):
+        agent.run("second")
+    assert agent.last_result.status == FAILED
+    assert len(agent.history) == 2
+
+
+def test_turn_budget_bounds_the_loop_with_exact_call_count():
+    agent, llm = make(LoopingAgent, replies=["a", "b", "c", "d"], max_turns=3)
+    assert agent.run("go") == "c"
+    assert llm.calls == 3 and agent.last_result.status == NEEDS_REVIEW
+
+
+def test_token_budget_ends_run_with_partial_answer():
+    usage = {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": 50}
+    replies = [{"content": f"draft {i}", "usage": usage} for i in range(10)]
+    agent, llm = make(LoopingAgent, replies=replies, max_turns=10, max_tokens_per_run=120)
+    answer = agent.run("go")
+    assert agent.last_result.status == MAX_TOKENS
+    assert llm.calls == 3  # 50, 100, 150 > 120
+    assert answer == "draft 1"  # the partial kept before the call that broke the budget
+    assert "token budget" in str(agent.last_result.error)
+
+
+def test_ask_json_reasks_with_the_error_and_does_not_count_turns():
+    agent, llm = make(JsonAgent, replies=["I think it is fine.", "```json\n{'ok': 'true',}\n```"])
+    assert agent.run("check") == "yes"
+    assert llm.calls == 2
+    reask = llm.requests[1].messages[-1]["content"]
+    assert "could not be used" in reask and '{"ok": true}' in reask
+    assert [s.kind for s in agent.last_result.steps] == ["warning"]
+
+
+def test_ask_json_gives_up_after_bounded_retries():
+    agent, llm = make(JsonAgent, replies=["prose"] * 5, json_retries=2)
+    agent.run("check")
+    assert llm.calls == 3
+    assert agent.last_result.status == FAILED
+    assert isinstance(agent.last_result.error, MalformedOutputError)
+    assert agent.last_result.error.raw == "prose"
+
+
+def test_parse_json_object_variants():
+    assert parse_json_object('{"a": 1}') == {"a": 1}
+    assert parse_json_object("Sure! ```json\n{'a': 1,}\n```") == {"a": 1}
+    assert parse_json_object("<think>{\"no\": 1}</think>{\"a\": 2}") == {"a": 2}
+    assert parse_json_object('Here: {"a": [1, 2]} done') == {"a": [1, 2]}
+    for bad in ["", "just prose", "[1, 2]"]:
+        with pytest.raises(ValueError):
+            parse_json_object(bad)
+
+
+def test_as_bool_and_as_score():
+    assert as_bool("true", "x") is True and as_bool("False", "x") is False and as_bool(True, "x") is True
+    with pytest.raises(ValueError):
+        as_bool("maybe", "x")
+    assert as_score("85") == 85 and as_score(70.5) == 70.5
+    for bad in [101, -1, "high", None]:
+        with pytest.raises(ValueError):
+            as_score(bad)
+
+
+class ToolAgent(Agent):
+    def solve(self, task, name="add", args=None):
+        observation = self.run_tool(name, args if args is not None else {"a": 2, "b": 3})
+        return observation.text
+
+
+def test_run_tool_records_action_and_full_observation():
+    agent, _ = make(ToolAgent, tools=[add])
+    assert agent.run("x") == "5"
+    kinds = [(s.kind, s.content) for s in agent.last_result.steps]
+    assert kinds == [("action", "add(a=2, b=3)"), ("observation", "5")]
+
+
+def test_long_tool_output_is_clipped_in_prompt_but_kept_in_steps():
+    @tool
+    def big() -> str:
+        """Return a lot of text."""
+        return "x" * 50_000
+
+    agent, _ = make(ToolAgent, tools=[big], max_observation_chars=1000)
+    text = agent.run("x", name="big", args={})
+    assert len(text) < 1200 and "truncated: showing 1000 of 50000 characters" in text
+    assert len(agent.last_result.steps_of("observation")[0].content) == 50_000
+
+
+def test_unknown_tool_is_an_observation_not_an_exception():
+    agent, _ = make(ToolAgent, tools=[add])
+    text = agent.run("x", name="nope", args={})
+    assert "unknown tool 'nope'" in text and "add" in text
+    assert agent.last_result.status == OK
+
+
+def test_format_history_is_bounded():
+    agent, _ = make()
+    for i in range(50):
+        agent.add_message(Message.user(f"question {i} " + "y" * 5000))
+    text = agent.format_history(max_messages=10, max_chars=100)
+    assert text.count("User:") == 10 and "question 49" in text and "question 39" not in text
+    assert len(text) < 10 * 140
+    assert len(agent.history_messages()) == agent.history_window
+
+
+def test_save_and_load_round_trip(tmp_path):
+    agent, _ = make(replies=["answer {braces} ✓"])
+    agent.run("question")
+    path = tmp_path / "session.json"
+    agent.save(str(path))
+    data = json.loads(path.read_text())
+    assert data["format"] == "vero.session" and data["version"] == 1
+    other, _ = make()
+    other.load(str(path))
+    assert other.history == agent.history
+
+
+def test_crash_mid_save_leaves_previous_file_intact(tmp_path, monkeypatch):
+    agent, _ = make(replies=["one"])
+    agent.run("first")
+    path = tmp_path / "s.json"
+    agent.save(str(path))
+    before = path.read_text()
+    agent.add_message(Message.user("more"))
+
+    def broken_fsync(fd):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(OSError, match="disk full"):
+        agent.save(str(path))
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["s.json"]  # no temporary file left behind
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("{not json", "cannot read"),
+        ('{"format": "vero.session", "version": 99, "history": []}', "version 99"),
+        ('{"format": "other"}', "not a vero session"),
+        ('{"format": "vero.session", "version": 1, "history": [{"content": "no role"}]}', "corrupted"),
+    ],
+)
+def test_loading_a_bad_session_raises_and_changes_nothing(tmp_path, content, match):
+    agent, _ = make(replies=["kept"])
+    agent.run("q")
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(SessionFormatError, match=match):
+        agent.load(str(path))
+    assert [m.content for m in agent.history] == ["q", "kept"]
+
+
+def test_events_reach_callbacks_and_trace_file_per_event(tmp_path):
+    seen = []
+    trace = tmp_path / "trace.jsonl"
+    agent, _ = make(replies=["hello"], callbacks=[seen.append], trace=str(trace))
+    agent.run("hi")
+    types = [e.type for e in seen]
+    assert types == ["run_start", "llm_call", "step", "run_end"]
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [line["type"] for line in lines] == types
+    assert lines[-1]["status"] == "ok"
+
+
+def test_console_printer_prints_one_line_per_step(capsys):
+    agent = EchoAgent("printer", ScriptedLLM(["hello"]), verbose=True)
+    agent.run("hi")
+    out = capsys.readouterr().out
+    assert "👤 User Input: hi" in out
+    assert "💬 Answer: hello" in out
+    assert "🏁 Final Answer (ok): hello" in out
+    assert "\033[" not in out  # no colour when not a TTY
+
+
+def test_thinking_is_recorded_but_not_in_the_answer():
+    agent, _ = make(replies=["<think>private</think>public"])
+    assert agent.run("q") == "public"
+    assert agent.last_result.steps_of("thinking")[0].content == "private"
+
+
+def test_subagent_steps_usage_and_calls_roll_up():
+    class Parent(Agent):
+        def solve(self, task):
+            child = EchoAgent("child", self.llm, verbose=False)
+            return self.run_subagent(child, task).answer
+
+    agent, llm = make(Parent, replies=["from child"])
+    assert agent.run("q") == "from child"
+    result = agent.last_result
+    assert result.llm_calls == 1 and result.usage["total_tokens"] > 0
+    assert [(s.kind, s.depth) for s in result.steps] == [("answer", 1)]

@@ -1,0 +1,60 @@
+import os
+import subprocess
+import sys
+
+import pytest
+
+from vero import ChatOpenAI, LLMConfigError
+from vero.config import Settings, reload_settings
+
+
+def test_import_vero_needs_no_configuration_and_does_not_import_openai(tmp_path):
+    code = "import sys, vero; from vero.agents import ReActAgent; print('openai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_chat_openai_without_key_or_base_url_says_what_to_set():
+    with pytest.raises(LLMConfigError) as info:
+        ChatOpenAI()
+    message = str(info.value)
+    assert "OPENAI_API_KEY" in message and "OPENAI_BASE_URL" in message
+    assert "Ollama" in message and "llama.cpp" in message
+
+
+def test_settings_read_environment_and_dotenv(tmp_path, monkeypatch):
+    (tmp_path / ".env").write_text("MODEL_NAME=from-dotenv\nTEMPERATURE=0.2\nMAX_RETRIES=5\nDEBUG=true\n")
+    monkeypatch.setenv("MODEL_NAME", "from-env")  # the environment wins over .env
+    settings = reload_settings()
+    assert settings.MODEL_NAME == "from-env"
+    assert settings.TEMPERATURE == 0.2
+    assert settings.MAX_RETRIES == 5
+    assert settings.DEBUG is True
+
+
+def test_settings_defaults():
+    settings = Settings.from_env(environ={})
+    assert settings.OPENAI_API_KEY is None
+    assert settings.MODEL_NAME == "gpt-4o-mini"
+    assert settings.MAX_RETRIES == 2
+
+
+def test_settings_repr_hides_keys():
+    settings = Settings.from_env(environ={"OPENAI_API_KEY": "sk-secret-123", "TAVILY_API_KEY": "tv-secret"})
+    assert "sk-secret-123" not in repr(settings)
+    assert "tv-secret" not in repr(settings)
+    assert "OPENAI_API_KEY='***'" in repr(settings)
+
+
+def test_chat_openai_with_base_url_only_works_for_local_servers(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    reload_settings()
+    llm = ChatOpenAI()
+    assert llm.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_chat_openai_repr_never_shows_the_key():
+    llm = ChatOpenAI(api_key="sk-very-secret-key", base_url="http://127.0.0.1:9/v1", model_name="m")
+    assert "sk-very-secret-key" not in repr(llm)
+    assert "model_name='m'" in repr(llm)

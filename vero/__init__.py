@@ -1,0 +1,27 @@
+"""vero: a small, readable framework for building LLM agents from scratch.
+
+    from vero import ChatOpenAI, tool
+    from vero.agents import ReActAgent
+
+Importing vero is cheap: the ``openai`` SDK is imported only when a
+``ChatOpenAI`` is created, and settings are read on first use.
+"""
+
+from vero.core import (
+    Agent,
+    ChatOpenAI,
+    LLMCallError,
+    LLMConfigError,
+    Message,
+    Outcome,
+    RunResult,
+    Step,
+)
+from vero.tool import Tool, ToolRegistry, tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent", "ChatOpenAI", "LLMCallError", "LLMConfigError", "Message", "Outcome",
+    "RunResult", "Step", "Tool", "ToolRegistry", "tool", "__version__",
+]

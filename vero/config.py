@@ -1,0 +1,96 @@
+"""Settings read from the environment and an optional ``.env`` file.
+
+Nothing here fails when nothing is configured: missing values are ``None`` and
+the code that needs them (``ChatOpenAI``) says what to set.  ``settings`` is
+built on first use, so ``import vero`` stays fast and does not read files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+
+def _float(value: str | None, default: float | None) -> float | None:
+    return default if value in (None, "") else float(value)
+
+
+def _int(value: str | None, default: int | None) -> int | None:
+    return default if value in (None, "") else int(value)
+
+
+def _bool(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass
+class Settings:
+    """Everything vero reads from the environment (see ``.env.example``)."""
+
+    OPENAI_API_KEY: str | None = None
+    OPENAI_BASE_URL: str | None = None
+    MODEL_NAME: str = "gpt-4o-mini"
+    TEMPERATURE: float = 0.7
+    TIMEOUT: float | None = 60.0
+    MAX_RETRIES: int = 2
+    DEBUG: bool = False
+    TAVILY_API_KEY: str | None = None
+    BOCHA_API_KEY: str | None = None
+
+    @classmethod
+    def from_env(cls, env_file: str | None = ".env", environ=None) -> "Settings":
+        """Read settings, loading ``env_file`` first (existing variables win)."""
+        if environ is None:
+            if env_file and os.path.exists(env_file):
+                from dotenv import load_dotenv  # imported here: it costs ~40 ms
+
+                load_dotenv(env_file, override=False)
+            environ = os.environ
+        get = lambda name: environ.get(name) or None  # noqa: E731 - empty means unset
+        return cls(
+            OPENAI_API_KEY=get("OPENAI_API_KEY"),
+            OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
+            MODEL_NAME=get("MODEL_NAME") or cls.MODEL_NAME,
+            TEMPERATURE=_float(get("TEMPERATURE"), cls.TEMPERATURE),
+            TIMEOUT=_float(get("TIMEOUT"), cls.TIMEOUT),
+            MAX_RETRIES=_int(get("MAX_RETRIES"), cls.MAX_RETRIES),
+            DEBUG=_bool(get("DEBUG")),
+            TAVILY_API_KEY=get("TAVILY_API_KEY"),
+            BOCHA_API_KEY=get("BOCHA_API_KEY"),
+        )
+
+    def __repr__(self) -> str:
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name.endswith("_KEY") and value:
+                value = "***"
+            shown.append(f"{f.name}={value!r}")
+        return f"Settings({', '.join(shown)})"
+
+
+_settings: Settings | None = None
+
+
+def get_settings() -> Settings:
+    """The process-wide settings, read once on first use."""
+    global _settings
+    if _settings is None:
+        _settings = Settings.from_env()
+    return _settings
+
+
+def reload_settings(**overrides) -> Settings:
+    """Re-read the environment (tests and the CLI use this after changing it)."""
+    global _settings
+    _settings = Settings.from_env()
+    for name, value in overrides.items():
+        setattr(_settings, name, value)
+    return _settings
+
+
+def __getattr__(name: str):
+    # ``from vero.config import settings`` builds the settings lazily.
+    if name == "settings":
+        return get_settings()
+    raise AttributeError(f"module 'vero.config' has no attribute {name!r}")

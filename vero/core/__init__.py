@@ -1,0 +1,14 @@
+"""vero's core: the model client, messages and the Agent base class."""
+
+from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Observation
+from vero.core.chat_openai import ChatOpenAI, TextStream
+from vero.core.events import ConsolePrinter, Event, JsonlTrace
+from vero.core.message import Message, ToolCall
+from vero.core.result import Outcome, RunResult, Step
+from vero.errors import LLMCallError, LLMConfigError
+
+__all__ = [
+    "Agent", "BudgetExceeded", "MalformedOutputError", "Observation",
+    "ChatOpenAI", "TextStream", "ConsolePrinter", "Event", "JsonlTrace",
+    "Message", "ToolCall", "Outcome", "RunResult", "Step", "LLMCallError", "LLMConfigError",
+]

@@ -1,0 +1,365 @@
+"""The ``Agent`` base class: what every pattern shares.
+
+A pattern (ReAct, reflection, ...) subclasses ``Agent`` and writes its loop in
+``solve(task)``.  The base class owns everything around that loop:
+
+- ``run(task)``: empty-input check, timing, the ``RunResult``, events, and
+  turning errors and exhausted budgets into a status instead of a traceback;
+- the shared conversation ``history`` and ``ToolRegistry``;
+- the helpers each loop needs: ``call_llm`` (usage and token budget),
+  ``ask_json`` (JSON with a bounded re-ask), ``run_tool`` (truncated
+  observation, full text kept in the steps), ``record`` (a step + event),
+  ``turns`` (the turn budget) and ``run_subagent``.
+
+Control flow uses exceptions, as in mini-swe-agent: a budget running out
+raises ``BudgetExceeded`` anywhere in the loop and ``run`` ends with that
+status and the best partial answer so far.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from vero.core.chat_openai import add_usage, empty_usage
+from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
+from vero.core.message import Message
+from vero.core.parsing import parse_json_object
+from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step
+from vero.core.session import load_session, save_session
+from vero.errors import VeroError
+
+log = logging.getLogger("vero.agent")
+
+JSON_REASK = (
+    "Your previous reply could not be used: {error}.\n"
+    "Reply again with only a JSON object of this form, and nothing else:\n{schema}"
+)
+TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
+
+
+class BudgetExceeded(VeroError):
+    """A run budget ran out; ``run`` ends with ``status`` and the partial answer."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class MalformedOutputError(VeroError):
+    """The model's reply stayed unusable after the bounded re-asks."""
+
+    def __init__(self, message: str, raw: str):
+        super().__init__(message)
+        self.raw = raw
+
+
+@dataclass
+class Observation:
+    """A tool's result as the loop uses it: ``text`` is clipped for the prompt."""
+
+    text: str
+    ok: bool
+    error: str | None = None
+
+
+@dataclass
+class _RunState:
+    task: str
+    started: float = field(default_factory=time.perf_counter)
+    steps: list[Step] = field(default_factory=list)
+    usage: dict = field(default_factory=empty_usage)
+    llm_calls: int = 0
+    turn: int = 0
+    partial: str = ""
+
+
+class Agent(ABC):
+    """Base class of every vero agent.
+
+    Args:
+        name: a label for logs and saved sessions.
+        llm: a ``ChatOpenAI`` or anything with the same ``generate`` signature
+            (``vero.testing.ScriptedLLM`` in tests).
+        tools: ``Tool`` objects or plain functions; shared by sub-agents.
+        system_prompt: replaces the pattern's default system prompt.
+        max_turns: the pattern's loop budget (its meaning is per pattern).
+        verbose: print one line per step to the console.
+        max_tokens_per_run: optional token budget for one ``run``.
+        max_observation_chars: tool output longer than this is clipped in the
+            prompt (the full text stays in ``last_result.steps``).
+        history_window: how many past messages a prompt may include.
+        json_retries: re-asks when the model's JSON is unusable.
+        trace: path of a JSONL file that receives every event.
+        callbacks: extra event listeners, ``fn(event)``.
+    """
+
+    default_max_turns = 10
+
+    def __init__(
+        self,
+        name: str,
+        llm,
+        tools: list | None = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+        verbose: bool = True,
+        *,
+        max_tokens_per_run: int | None = None,
+        max_observation_chars: int = 8000,
+        history_window: int = 20,
+        json_retries: int = 2,
+        trace: str | None = None,
+        callbacks: list[Callback] | None = None,
+    ):
+        from vero.tool import ToolRegistry
+
+        self.name = name
+        self.llm = llm
+        self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        self.system_prompt = system_prompt
+        self.max_turns = max_turns or self.default_max_turns
+        self.max_tokens_per_run = max_tokens_per_run
+        self.max_observation_chars = max_observation_chars
+        self.history_window = history_window
+        self.json_retries = json_retries
+        self.history: list[Message] = []
+        self.last_result: RunResult | None = None
+        self.events = EventBus(name, callbacks)
+        self._trace = JsonlTrace(trace) if trace else None
+        if self._trace:
+            self.events.callbacks.append(self._trace)
+        self.verbose = verbose
+        self._run: _RunState | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, llm={self.llm!r}, tools={self.tools.names()})"
+
+    @property
+    def verbose(self) -> bool:
+        return any(isinstance(c, ConsolePrinter) for c in self.events.callbacks)
+
+    @verbose.setter
+    def verbose(self, on: bool) -> None:
+        printers = [c for c in self.events.callbacks if isinstance(c, ConsolePrinter)]
+        if on and not printers:
+            self.events.callbacks.append(ConsolePrinter())
+        elif not on:
+            for printer in printers:
+                self.events.callbacks.remove(printer)
+
+    # -- the pattern ----------------------------------------------------------
+    @abstractmethod
+    def solve(self, task: str, **kwargs) -> str | Outcome:
+        """The pattern's loop: return the answer (status ``ok``) or an ``Outcome``."""
+
+    def run(self, task: str, **kwargs) -> str:
+        """Run one task and return the answer text; details go to ``last_result``.
+
+        Never raises for model, tool or budget problems: they end the run with a
+        status (``last_result.status``) and the error on ``last_result.error``.
+        ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
+        """
+        run = self._run = _RunState(task=task)
+        self.events.emit("run_start", task=task, cls=type(self).__name__)
+        error: BaseException | None = None
+        try:
+            if not isinstance(task, str) or not task.strip():
+                raise ValueError("the task is empty")
+            outcome = self.solve(task, **kwargs)
+            if not isinstance(outcome, Outcome):
+                outcome = Outcome(outcome or "", OK)
+        except BudgetExceeded as stop:
+            outcome, error = Outcome(run.partial, stop.status), stop
+        except KeyboardInterrupt as interrupt:
+            self._finish(Outcome(run.partial, FAILED), interrupt)
+            raise
+        except Exception as exc:  # every other failure becomes a `failed` result
+            log.debug("run of %s failed", self.name, exc_info=True)
+            outcome, error = Outcome(run.partial, FAILED), exc
+        result = self._finish(outcome, error)
+        if result.answer:
+            self.add_message(Message.user(task))
+            self.add_message(Message.assistant(result.answer))
+        return result.answer
+
+    def _finish(self, outcome: Outcome, error: BaseException | None) -> RunResult:
+        run = self._run
+        result = RunResult(
+            answer=outcome.answer,
+            status=outcome.status,
+            steps=run.steps,
+            usage=run.usage,
+            llm_calls=run.llm_calls,
+            elapsed_s=time.perf_counter() - run.started,
+            error=error,
+            task=run.task,
+        )
+        self.last_result = result
+        self.events.emit(
+            "run_end",
+            answer=result.answer,
+            status=result.status,
+            elapsed_s=result.elapsed_s,
+            llm_calls=result.llm_calls,
+            usage=result.usage,
+            error=f"{type(error).__name__}: {error}" if error else None,
+        )
+        return result
+
+    # -- helpers for the loops --------------------------------------------------
+    def turns(self, limit: int | None = None) -> Iterator[int]:
+        """The turn budget: yields 1 .. ``max_turns`` (or ``limit``)."""
+        for turn in range(1, (limit or self.max_turns) + 1):
+            self._run.turn = turn
+            yield turn
+
+    def call_llm(self, messages: list, *, llm=None, **options: Any) -> Message:
+        """Call the model, count its usage, and enforce the token budget."""
+        started = time.perf_counter()
+        reply = (llm or self.llm).generate(messages, **options)
+        run = self._run
+        run.llm_calls += 1
+        add_usage(run.usage, reply.usage)
+        if self.events.callbacks:
+            self.events.emit(
+                "llm_call", turn=run.turn, seconds=time.perf_counter() - started,
+                usage=reply.usage, messages=len(messages), tool_calls=len(reply.tool_calls or ()),
+            )
+        if reply.reasoning:
+            self.record("thinking", reply.reasoning)
+        self._check_token_budget()
+        return reply
+
+    def ask_json(
+        self,
+        messages: list,
+        validate: Callable[[dict], Any],
+        *,
+        schema: str,
+        llm=None,
+        **options: Any,
+    ) -> Any:
+        """Ask for a JSON object and return ``validate(obj)``.
+
+        A reply that is not JSON, or that ``validate`` rejects with
+        ``ValueError``/``KeyError``/``TypeError``, is re-asked up to
+        ``json_retries`` times with the error and ``schema``; these re-asks do
+        not count as turns.  Raises ``MalformedOutputError`` if it stays unusable.
+        """
+        messages = list(messages)
+        for attempt in range(self.json_retries + 1):
+            reply = self.call_llm(messages, llm=llm, **options)
+            try:
+                return validate(parse_json_object(reply.text))
+            except (ValueError, KeyError, TypeError) as exc:
+                problem = str(exc) if not isinstance(exc, KeyError) else f"missing field {exc}"
+                self.record("warning", f"unusable JSON from the model: {problem}", raw=reply.text, attempt=attempt + 1)
+                messages += [
+                    Message.assistant(reply.text),
+                    Message.user(JSON_REASK.format(error=problem, schema=schema)),
+                ]
+        raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
+
+    def run_tool(self, name: str, args: Any) -> Observation:
+        """Run a tool; record the action and the full observation as steps."""
+        self.record("action", f"{name}({_args_text(args)})", tool=name, args=args)
+        self.events.emit("tool_call", tool=name, args=args)
+        outcome = self.tools.run(name, args)
+        self.events.emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
+        self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
+        return Observation(self.clip(outcome.output), outcome.ok, outcome.error)
+
+    def clip(self, text: str, limit: int | None = None) -> str:
+        """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
+        limit = limit or self.max_observation_chars
+        if len(text) <= limit:
+            return text
+        return text[:limit] + TRUNCATION_MARKER.format(shown=limit, total=len(text))
+
+    def record(self, kind: str, content: str = "", **data: Any) -> Step:
+        """Add a step to this run (kept in ``last_result.steps``) and emit it."""
+        step = Step(kind, content, data, self._run.turn if self._run else 0)
+        if self._run is not None:
+            self._run.steps.append(step)
+        if self.events.callbacks:
+            self.events.emit("step", kind=kind, content=content, data=data, turn=step.turn, depth=0)
+        return step
+
+    def keep_partial(self, answer: str) -> None:
+        """Remember the best answer so far, returned if a budget cuts the run short."""
+        self._run.partial = answer or self._run.partial
+
+    def run_subagent(self, agent: "Agent", task: str) -> RunResult:
+        """Run another agent as part of this run.
+
+        Its steps are recorded here one level deeper (and shown live), its usage
+        and model calls count toward this run, and this run's token budget
+        covers it.
+        """
+        agent.events.callbacks = [self._forward_from(agent)]
+        if self.max_tokens_per_run:
+            agent.max_tokens_per_run = max(1, self.max_tokens_per_run - self._run.usage["total_tokens"])
+        agent.run(task)
+        result = agent.last_result
+        self._run.llm_calls += result.llm_calls
+        add_usage(self._run.usage, result.usage)
+        self._check_token_budget()
+        return result
+
+    def _forward_from(self, agent: "Agent") -> Callback:
+        def forward(event) -> None:
+            if event.type != "step":
+                return
+            data = event.data
+            step = Step(data["kind"], data["content"], data["data"], self._run.turn, data["depth"] + 1)
+            self._run.steps.append(step)
+            self.events.emit("step", kind=step.kind, content=step.content, data=step.data, turn=step.turn, depth=step.depth)
+
+        return forward
+
+    def _check_token_budget(self) -> None:
+        budget = self.max_tokens_per_run
+        if budget and self._run.usage["total_tokens"] > budget:
+            raise BudgetExceeded(MAX_TOKENS, f"token budget of {budget} exceeded ({self._run.usage['total_tokens']} used)")
+
+    # -- conversation history -------------------------------------------------------
+    def add_message(self, message: Message) -> None:
+        self.history.append(message)
+
+    def clear_history(self) -> None:
+        self.history.clear()
+
+    def history_messages(self, max_messages: int | None = None) -> list[Message]:
+        """The most recent history messages, at most ``max_messages`` (default ``history_window``)."""
+        limit = self.history_window if max_messages is None else max_messages
+        return self.history[-limit:] if limit > 0 else []
+
+    def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
+        """Recent history as text for a prompt, each message clipped to ``max_chars``."""
+        lines = []
+        for message in self.history_messages(max_messages):
+            text = message.text if len(message.text) <= max_chars else message.text[:max_chars] + " ...[truncated]"
+            lines.append(f"{message.role.capitalize()}: {text}")
+        return "\n".join(lines)
+
+    def save(self, path: str) -> None:
+        """Save the conversation to ``path`` as JSON (atomically)."""
+        save_session(path, self.name, type(self).__name__, self.history)
+
+    def load(self, path: str) -> None:
+        """Replace the conversation with the one saved at ``path``.
+
+        Raises ``SessionFormatError`` for a corrupted or newer file, leaving
+        the current history untouched.
+        """
+        self.history = load_session(path)
+
+
+def _args_text(args: Any) -> str:
+    if isinstance(args, dict):
+        return ", ".join(f"{k}={v!r}" for k, v in args.items())
+    return "" if args is None else str(args)

@@ -1,0 +1,272 @@
+"""``ChatOpenAI``: a thin wrapper over the official ``openai`` SDK.
+
+It works with any OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen, vLLM,
+Ollama, llama.cpp ...).  Retries and timeouts are the SDK's own.  Responses are
+read from the raw JSON body instead of the SDK's per-response model objects:
+the same request, retries and error types, with less work per call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any, Callable, Iterable, Iterator
+
+from vero.core.message import Message, ToolCall, as_api_dict
+from vero.core.thinking import ThinkingStream, split_thinking
+from vero.errors import LLMCallError, LLMConfigError
+
+log = logging.getLogger("vero.llm")
+
+CONFIG_HELP = (
+    "No model endpoint is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
+    "compatible provider such as DeepSeek or Qwen) in the environment or a .env file, "
+    "or pass api_key=/base_url= to ChatOpenAI. A local OpenAI-compatible server "
+    "(Ollama, vLLM, llama.cpp) works too: set OPENAI_BASE_URL, e.g. "
+    "http://localhost:11434/v1, and no key is needed."
+)
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def add_usage(total: dict, usage: dict | None) -> None:
+    """Add a call's token counts to a running total (in place)."""
+    if usage:
+        for key in USAGE_KEYS:
+            total[key] = total.get(key, 0) + (usage.get(key) or 0)
+
+
+def empty_usage() -> dict:
+    return dict.fromkeys(USAGE_KEYS, 0)
+
+
+class ChatOpenAI:
+    """Chat model client: ``generate(messages) -> Message``.
+
+    ``None`` arguments fall back to the settings (environment / ``.env``).
+    ``total_usage`` and ``calls`` accumulate over the instance's lifetime.
+    """
+
+    def __init__(
+        self,
+        model_name: str | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        temperature: float | None = 0.7,
+        max_tokens: int | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        **client_kwargs: Any,
+    ):
+        from vero.config import get_settings
+
+        settings = get_settings()
+        api_key = api_key or settings.OPENAI_API_KEY
+        base_url = base_url or settings.OPENAI_BASE_URL
+        if not api_key and not base_url:
+            raise LLMConfigError(CONFIG_HELP)
+        self.model_name = model_name or settings.MODEL_NAME
+        self.base_url = base_url
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.timeout = settings.TIMEOUT if timeout is None else timeout
+        self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
+        self.total_usage = empty_usage()
+        self.calls = 0
+        self._lock = threading.Lock()
+        self._secret = api_key or ""
+
+        import openai  # imported here: it takes ~0.5 s, and `import vero` should not pay it
+
+        self._openai = openai
+        self.client = openai.OpenAI(
+            api_key=api_key or "not-needed",  # local servers accept any key
+            base_url=base_url,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            **client_kwargs,
+        )
+        log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, base_url)
+
+    def __repr__(self) -> str:
+        return f"ChatOpenAI(model_name={self.model_name!r}, base_url={self.base_url!r})"
+
+    # -- public API ----------------------------------------------------------
+    def generate(
+        self,
+        messages: Iterable[Message | dict],
+        *,
+        tools: list | None = None,
+        tool_choice: str | dict | None = None,
+        stop: str | list[str] | None = None,
+        response_format: dict | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        stream: bool = False,
+        on_token: Callable[[str], None] | None = None,
+    ) -> "Message | TextStream":
+        """Send one chat request.
+
+        Returns the assistant ``Message``.  With ``stream=True`` returns a
+        ``TextStream``: iterate it for text deltas; afterwards its ``message``
+        holds the full reply.  With ``on_token`` the request is streamed, each
+        answer delta goes to the callback, and the full ``Message`` is returned.
+        """
+        request = self._request(messages, tools, tool_choice, stop, response_format, temperature, max_tokens)
+        if stream:
+            return TextStream(self, request)
+        if on_token is not None:
+            text_stream = TextStream(self, request)
+            for delta in text_stream:
+                on_token(delta)
+            return text_stream.message
+        return self._complete(request)
+
+    # -- steps ---------------------------------------------------------------
+    def _request(self, messages, tools, tool_choice, stop, response_format, temperature, max_tokens) -> dict:
+        request: dict[str, Any] = {
+            "model": self.model_name,
+            "messages": [as_api_dict(m) for m in messages],
+        }
+        temperature = self.temperature if temperature is None else temperature
+        if temperature is not None:
+            request["temperature"] = temperature
+        max_tokens = max_tokens or self.max_tokens
+        if max_tokens:
+            request["max_tokens"] = max_tokens
+        if tools:
+            request["tools"] = [getattr(t, "schema", t) for t in tools]
+            if tool_choice is not None:
+                request["tool_choice"] = tool_choice
+        if stop:
+            request["stop"] = stop
+        if response_format is not None:
+            request["response_format"] = response_format
+        return request
+
+    def _complete(self, request: dict) -> Message:
+        try:
+            raw = self.client.chat.completions.with_raw_response.create(**request)
+            body = json.loads(raw.content)
+        except self._openai.OpenAIError as exc:
+            raise self._call_error(exc) from exc
+        except ValueError as exc:  # a 200 whose body is not JSON
+            raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
+        choices = body.get("choices") or []
+        if not choices:
+            raise LLMCallError(_no_choices(body))
+        message = _message_from_wire(choices[0].get("message") or {}, body.get("usage"))
+        self._count(message.usage)
+        return message
+
+    def _count(self, usage: dict | None) -> None:
+        with self._lock:
+            self.calls += 1
+            add_usage(self.total_usage, usage)
+
+    def _call_error(self, exc: Exception) -> LLMCallError:
+        status = getattr(exc, "status_code", None)
+        text = f"{type(exc).__name__}: {exc}"
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        prefix = f"model call failed (HTTP {status})" if status else "model call failed"
+        return LLMCallError(f"{prefix}: {text}", status=status)
+
+
+class TextStream:
+    """Iterator of answer text deltas; ``message`` is set when it is exhausted.
+
+    Thinking (``<think>`` blocks or ``reasoning_content``) is not yielded; it
+    goes to ``message.reasoning``.  Tool-call deltas are assembled into
+    complete ``tool_calls``.
+    """
+
+    def __init__(self, llm: ChatOpenAI, request: dict):
+        self._llm = llm
+        self._request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        self.message: Message | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        llm = self._llm
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict] = {}
+        usage = None
+        splitter = ThinkingStream()
+        try:
+            for chunk in llm.client.chat.completions.create(**self._request):
+                usage = _as_dict(getattr(chunk, "usage", None)) or usage
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    thought = _reasoning_of(delta)
+                    if thought:
+                        reasoning.append(thought)
+                    for call in getattr(delta, "tool_calls", None) or []:
+                        _merge_tool_call_delta(calls, call)
+                    if delta.content:
+                        content.append(delta.content)
+                        visible = splitter.feed(delta.content)
+                        if visible:
+                            yield visible
+        except llm._openai.OpenAIError as exc:
+            raise llm._call_error(exc) from exc
+        except Exception as exc:  # a broken stream (reset, bad chunk) raised by httpx or the decoder
+            raise LLMCallError(f"model stream failed: {type(exc).__name__}: {exc}") from exc
+        tail = splitter.flush()
+        if tail:
+            yield tail
+        answer, inline_thinking = split_thinking("".join(content))
+        thinking = "".join(reasoning) or None
+        if inline_thinking:
+            thinking = f"{thinking}\n\n{inline_thinking}" if thinking else inline_thinking
+        tool_calls = [ToolCall(c["id"], c["name"], c["arguments"] or "{}") for _, c in sorted(calls.items())]
+        self.message = Message("assistant", answer, tool_calls=tool_calls or None, reasoning=thinking, usage=usage)
+        llm._count(usage)
+
+
+# -- wire-format helpers --------------------------------------------------------
+def _message_from_wire(data: dict, usage: dict | None) -> Message:
+    answer, inline_thinking = split_thinking(data.get("content"))
+    thinking = data.get("reasoning_content") or data.get("reasoning") or None
+    if inline_thinking:
+        thinking = f"{thinking}\n\n{inline_thinking}" if thinking else inline_thinking
+    calls = data.get("tool_calls")
+    return Message(
+        "assistant",
+        answer,
+        tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
+        reasoning=thinking,
+        usage=usage,
+    )
+
+
+def _no_choices(body: dict) -> str:
+    error = body.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        return f"model endpoint returned an error: {error['message']}"
+    return "model endpoint returned no choices"
+
+
+def _reasoning_of(delta: Any) -> str | None:
+    return getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+
+
+def _merge_tool_call_delta(calls: dict[int, dict], delta: Any) -> None:
+    index = getattr(delta, "index", None) or 0
+    call = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+    if delta.id:
+        call["id"] = delta.id
+    function = delta.function
+    if function is not None:
+        if function.name:
+            call["name"] += function.name
+        if function.arguments:
+            call["arguments"] += function.arguments
+
+
+def _as_dict(usage: Any) -> dict | None:
+    if usage is None:
+        return None
+    if isinstance(usage, dict):
+        return usage
+    return {key: getattr(usage, key, 0) or 0 for key in USAGE_KEYS}

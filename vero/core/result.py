@@ -1,0 +1,84 @@
+"""What a run leaves behind: its steps and a ``RunResult``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# The statuses every agent shares.
+OK = "ok"                      # the pattern finished and accepted its answer
+NEEDS_REVIEW = "needs_review"  # a bounded loop ended without acceptance
+MAX_TURNS = "max_turns"        # the turn budget ran out (or the agent looped)
+MAX_TOKENS = "max_tokens"      # the token budget (max_tokens_per_run) ran out
+REJECTED = "rejected"          # the user refused the plan
+FAILED = "failed"              # an error, unusable model output, or empty input
+STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED)
+
+
+@dataclass(slots=True)
+class Step:
+    """One recorded step: a draft, critique, thought, action, observation, plan, ...
+
+    ``content`` is the full text (never truncated); ``data`` holds the
+    structured details (tool arguments, scores, plan items, ...).
+    """
+
+    kind: str
+    content: str = ""
+    data: dict = field(default_factory=dict)
+    turn: int = 0
+    depth: int = 0  # 0 for this agent, 1 for a sub-agent's steps, ...
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Outcome:
+    """What a pattern's ``solve`` may return instead of a bare answer string."""
+
+    answer: str
+    status: str = OK
+
+
+@dataclass
+class RunResult:
+    """The structured result of one ``run``."""
+
+    answer: str = ""
+    status: str = OK
+    steps: list[Step] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    llm_calls: int = 0
+    elapsed_s: float = 0.0
+    error: BaseException | None = None
+    task: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+    def steps_of(self, kind: str) -> list[Step]:
+        return [s for s in self.steps if s.kind == kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "answer": self.answer,
+            "status": self.status,
+            "steps": [s.to_dict() for s in self.steps],
+            "usage": dict(self.usage),
+            "llm_calls": self.llm_calls,
+            "elapsed_s": round(self.elapsed_s, 4),
+            "error": _describe_error(self.error),
+        }
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
+
+
+def _describe_error(error: BaseException | None) -> dict | None:
+    if error is None:
+        return None
+    return {"type": type(error).__name__, "message": str(error), "status": getattr(error, "status", None)}

@@ -1,0 +1,88 @@
+"""Separating a model's thinking (``<think>...</think>``) from its answer.
+
+Reasoning models put their thinking either in a separate field
+(``reasoning_content``) or inline as ``<think>`` blocks.  Inline blocks are
+cut out here so that thinking never reaches a scratchpad, a parser or the user
+as if it were the answer.  Unclosed blocks (a model cut off mid-thought) and a
+lone ``</think>`` (servers that drop the opening tag) are handled too.
+"""
+
+from __future__ import annotations
+
+import re
+
+OPEN, CLOSE = "<think>", "</think>"
+_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+
+
+def split_thinking(text: str | None) -> tuple[str, str | None]:
+    """Return ``(answer, thinking)``; ``thinking`` is ``None`` when there was none."""
+    if not text or "think>" not in text:
+        return text or "", None
+    thoughts: list[str] = []
+
+    def keep(match: re.Match) -> str:
+        thoughts.append(match.group(1).strip())
+        return ""
+
+    answer = _BLOCK.sub(keep, text)
+    if CLOSE in answer:  # "...thinking</think>answer": the opening tag was dropped
+        before, _, answer = answer.partition(CLOSE)
+        thoughts.insert(0, before.replace(OPEN, "").strip())
+    if OPEN in answer:  # "answer<think>thinking..." never closed
+        answer, _, rest = answer.partition(OPEN)
+        thoughts.append(rest.strip())
+    thinking = "\n\n".join(t for t in thoughts if t)
+    return answer.strip(), thinking or None
+
+
+class ThinkingStream:
+    """Splits streamed text deltas into answer and thinking as they arrive.
+
+    A tag may be cut across two deltas, so a tail that could be the start of a
+    tag is held back until the next delta decides it.
+    """
+
+    def __init__(self) -> None:
+        self.in_think = False
+        self.pending = ""
+        self.thinking: list[str] = []
+
+    def feed(self, delta: str) -> str:
+        """Add a delta; return the part of it that is answer text."""
+        text = self.pending + delta
+        self.pending = ""
+        visible: list[str] = []
+        while text:
+            tag = CLOSE if self.in_think else OPEN
+            index = text.find(tag)
+            if index >= 0:
+                self._emit(text[:index], visible)
+                text = text[index + len(tag):]
+                self.in_think = not self.in_think
+                continue
+            keep = _partial_tag_suffix(text, tag)
+            self._emit(text[: len(text) - keep], visible)
+            self.pending = text[len(text) - keep:]
+            break
+        return "".join(visible)
+
+    def flush(self) -> str:
+        """End of stream: release anything held back."""
+        rest, self.pending = self.pending, ""
+        if self.in_think:
+            self.thinking.append(rest)
+            return ""
+        return rest
+
+    def _emit(self, piece: str, visible: list[str]) -> None:
+        if piece:
+            (self.thinking if self.in_think else visible).append(piece)
+
+
+def _partial_tag_suffix(text: str, tag: str) -> int:
+    """Length of the longest suffix of ``text`` that is a proper prefix of ``tag``."""
+    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+        if tag.startswith(text[-size:]):
+            return size
+    return 0

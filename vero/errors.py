@@ -1,0 +1,31 @@
+"""Exceptions that vero raises on purpose, so callers can catch them by name."""
+
+from __future__ import annotations
+
+
+class VeroError(Exception):
+    """Base class of every error vero raises deliberately."""
+
+
+class LLMConfigError(VeroError):
+    """The model endpoint is not configured (no API key or base URL)."""
+
+
+class LLMCallError(VeroError):
+    """A model call failed after the SDK's own retries.
+
+    ``status`` is the HTTP status code when the server answered, else ``None``.
+    The original SDK exception is chained as ``__cause__``.
+    """
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class ScriptExhaustedError(VeroError):
+    """A ScriptedLLM was called more times than it has scripted replies."""
+
+
+class SessionFormatError(VeroError):
+    """A saved session file is corrupted or from a newer, unknown format."""
