@@ -1,0 +1,27 @@
+"""The agent patterns, each a subclass of ``vero.core.Agent``.
+
+Loaded on first use so that ``import vero.agents`` stays cheap.
+"""
+
+from importlib import import_module
+
+_WHERE = {
+    "BasicReflectionAgent": "basic_reflection",
+    "ReActAgent": "react",
+    "ToolCallingAgent": "tool_calling",
+    "PlanExecuteAgent": "plan_execute",
+    "ReflexionAgent": "reflexion",
+    "ReflexionMemory": "reflexion",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(import_module(f"vero.agents.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'vero.agents' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)
