@@ -17,7 +17,8 @@ from vero.core import (
     RunResult,
     Step,
 )
-from vero.tool import Tool, ToolRegistry, tool
+from vero import tool  # the package is callable: `@tool` is `vero.tool.tool`
+from vero.tool import Tool, ToolRegistry
 
 __version__ = "0.1.0"
 

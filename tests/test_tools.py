@@ -1,0 +1,435 @@
+"""@tool schemas, docstring parsing, and ToolRegistry execution (all offline)."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from typing import Any, Literal, Optional, Union
+
+import pytest
+
+from vero.tool import Tool, ToolOutcome, ToolRegistry, tool
+from vero.tool.base import parse_docstring
+
+
+def props(t: Tool) -> dict:
+    return t.parameters["properties"]
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: first addend
+        b: second addend
+    """
+    return a + b
+
+
+@tool
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+@pytest.mark.parametrize(
+    "hint, schema",
+    [
+        (str, {"type": "string"}),
+        (int, {"type": "integer"}),
+        (float, {"type": "number"}),
+        (bool, {"type": "boolean"}),
+        (list, {"type": "array"}),
+        (list[int], {"type": "array", "items": {"type": "integer"}}),
+        (tuple[str, ...], {"type": "array", "items": {"type": "string"}}),
+        (dict, {"type": "object"}),
+        (dict[str, float], {"type": "object", "additionalProperties": {"type": "number"}}),
+        (Optional[int], {"type": ["integer", "null"]}),
+        (str | None, {"type": ["string", "null"]}),
+        (Literal["c", "f"], {"type": "string", "enum": ["c", "f"]}),
+        (Literal[1, 2], {"type": "integer", "enum": [1, 2]}),
+        (Optional[Literal["x"]], {"type": ["string", "null"], "enum": ["x", None]}),
+        (Union[int, str], {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        (list[list[bool]], {"type": "array", "items": {"type": "array", "items": {"type": "boolean"}}}),
+        (Any, {}),
+    ],
+)
+def test_schema_for_each_supported_type_hint(hint, schema):
+    def f(x): ...
+
+    f.__annotations__ = {"x": hint}
+    assert props(Tool(f))["x"] == schema
+
+
+def test_unannotated_parameter_is_a_string_and_defaults_are_optional():
+    def f(a, b: int = 3, c: Optional[str] = None): ...
+
+    params = Tool(f).parameters
+    assert params["properties"]["a"] == {"type": "string"}
+    assert params["properties"]["b"] == {"type": "integer", "default": 3}
+    assert params["properties"]["c"]["default"] is None
+    assert params["required"] == ["a"]
+    assert params["additionalProperties"] is False
+    assert params["type"] == "object"
+
+
+def test_openai_schema_format():
+    assert add.schema == {
+        "type": "function",
+        "function": {
+            "name": "add",
+            "description": "Add two integers.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "integer", "description": "first addend"},
+                    "b": {"type": "integer", "description": "second addend"},
+                },
+                "required": ["a", "b"],
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+def test_docstring_args_section_forms_and_continuation_lines():
+    summary, args = parse_docstring(
+        """Look things up
+        in the catalogue.
+
+        Args:
+            name: the item's name
+            count (int): how many to return,
+                at most 10
+            *extra: ignored
+        Returns:
+            matching: items (not an argument)
+        """
+    )
+    assert summary == "Look things up in the catalogue."
+    assert args == {"name": "the item's name", "count": "how many to return, at most 10", "extra": "ignored"}
+
+
+def test_docstring_without_args_section_is_all_summary():
+    assert parse_docstring("Just a summary.\n\nMore words.") == ("Just a summary. More words.", {})
+    assert parse_docstring(None) == ("", {})
+
+
+def test_decorator_with_options():
+    @tool(name="adder", description="Adds.", timeout=2.5)
+    def plus(a: int, b: int = 1) -> int:
+        return a + b
+
+    assert isinstance(plus, Tool)
+    assert (plus.name, plus.description, plus.timeout) == ("adder", "Adds.", 2.5)
+    assert plus.schema["function"]["name"] == "adder"
+    assert plus(2) == 3  # still callable as the function
+
+
+def test_bare_decorator_keeps_function_callable_and_introspectable():
+    assert isinstance(add, Tool)
+    assert add(2, 3) == 5
+    assert add(a=1, b=1) == 2
+    assert add.__name__ == "add" and add.timeout is None
+    assert list(inspect.signature(add).parameters) == ["a", "b"]
+    assert "add" in repr(add) and "a: integer" in repr(add)
+
+
+def test_from_function_and_rewrapping_a_tool_under_a_new_name():
+    def mul(a: int, b: int) -> int:
+        """Multiply."""
+        return a * b
+
+    t = Tool.from_function(mul, name="times", timeout=1)
+    assert (t.name, t.description, t.timeout, t(3, 4)) == ("times", "Multiply.", 1, 12)
+    alias = Tool.from_function(add, name="plus")
+    assert alias.name == "plus" and add.name == "add"
+    assert alias.parameters == add.parameters
+
+
+def test_description_falls_back_to_the_name():
+    @tool
+    def nodoc(x: int): ...
+
+    assert nodoc.description == "nodoc"
+
+
+# --------------------------------------------------------------------------- registry contents
+
+
+def test_registry_register_get_names_and_container_protocol():
+    empty = ToolRegistry()
+    assert not empty and len(empty) == 0 and empty.schemas() == []
+
+    def search(query: str) -> str:
+        """Search."""
+        return query
+
+    reg = ToolRegistry([add])
+    returned = reg.register(search)  # a plain function is wrapped
+    assert isinstance(returned, Tool) and reg.get("search") is returned
+    assert reg.get("nope") is None
+    assert reg.names() == ["add", "search"]
+    assert "add" in reg and "nope" not in reg
+    assert len(reg) == 2 and bool(reg)
+    assert [t.name for t in reg] == ["add", "search"]
+
+
+def test_register_duplicate_replaces_and_warns(caplog):
+    reg = ToolRegistry([add])
+
+    @tool(name="add")
+    def other(a: int) -> int:
+        return -a
+
+    with caplog.at_level(logging.WARNING):
+        reg.register(other)
+    assert reg.get("add") is other and len(reg) == 1
+    assert "add" in caplog.text and caplog.records[0].levelno == logging.WARNING
+
+
+def test_schemas_are_cached_and_invalidated_on_register():
+    reg = ToolRegistry([add])
+    first = reg.schemas()
+    assert first == [add.schema]
+    assert reg.schemas() is first
+    reg.register(echo)
+    assert [s["function"]["name"] for s in reg.schemas()] == ["add", "echo"]
+
+
+def test_describe_lists_one_tool_per_line_with_argument_descriptions():
+    @tool
+    def weather(city: str, unit: Literal["c", "f"] = "c") -> str:
+        """Get the weather.
+
+        Args:
+            city: the city name
+        """
+
+    reg = ToolRegistry([add, weather])
+    text = reg.describe()
+    lines = text.splitlines()
+    assert len(lines) == 2
+    assert lines[0] == "- add(a: integer, b: integer): Add two integers. Args: a — first addend; b — second addend."
+    assert lines[1] == '- weather(city: string, unit: "c" | "f" = "c"): Get the weather. Args: city — the city name.'
+    assert reg.describe() is text  # cached
+    reg.register(echo)
+    assert reg.describe().splitlines()[2] == "- echo(text: string): Return the text unchanged."
+
+
+# --------------------------------------------------------------------------- execution
+
+
+@pytest.fixture
+def reg() -> ToolRegistry:
+    return ToolRegistry([add, echo])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [{"a": 2, "b": 3}, '{"a": 2, "b": 3}', "{'a': 2, 'b': 3}", '  {"a": 2, "b": 3,}  ', b'{"a": 2, "b": 3}'],
+)
+def test_execute_accepts_dict_json_and_sloppy_json(reg, args):
+    assert reg.execute("add", args) == "5"
+
+
+def test_execute_bare_string_goes_to_the_only_parameter(reg):
+    assert reg.execute("echo", "hello world") == "hello world"
+    assert reg.execute("echo", '"quoted json string"') == "quoted json string"
+
+
+def test_bare_string_goes_to_the_only_required_parameter():
+    @tool
+    def find(query: str, limit: int = 3) -> str:
+        return f"{query}/{limit}"
+
+    assert ToolRegistry([find]).execute("find", "cats") == "cats/3"
+
+
+def test_bare_string_for_a_multi_argument_tool_is_refused(reg):
+    out = reg.run("add", "2 and 3")
+    assert not out.ok and out.error == "bad_arguments"
+    assert "expects a JSON object" in out.output and "a (integer), b (integer)" in out.output
+
+
+def test_no_argument_tool_accepts_none_empty_and_stray_text():
+    @tool
+    def ping() -> str:
+        return "pong"
+
+    reg = ToolRegistry([ping])
+    assert [reg.execute("ping", a) for a in (None, "", "{}", "None", {})] == ["pong"] * 5
+
+
+@pytest.mark.parametrize(
+    "hint, given, expected",
+    [
+        (int, "3", 3),
+        (int, " 42 ", 42),
+        (int, 4.0, 4),
+        (float, "2.5", 2.5),
+        (float, 3, 3.0),
+        (bool, "true", True),
+        (bool, "False", False),
+        (bool, 1, True),
+        (str, 12, "12"),
+        (list[int], "[1, 2, 3]", [1, 2, 3]),
+        (list[int], ["1", 2], [1, 2]),
+        (dict, '{"k": "v"}', {"k": "v"}),
+        (Optional[int], None, None),
+        (Optional[int], "null", None),
+        (Literal["x", "y"], "y", "y"),
+        (Union[int, str], "abc", "abc"),
+        (Union[int, str], 5, 5),
+    ],
+)
+def test_arguments_are_coerced_to_the_declared_type(hint, given, expected):
+    seen = []
+
+    def f(x):
+        seen.append(x)
+
+    f.__annotations__ = {"x": hint}
+    outcome = ToolRegistry([Tool(f)]).run("f", {"x": given})
+    assert outcome.ok, outcome.output
+    assert seen == [expected] and type(seen[0]) is type(expected)
+
+
+def test_unknown_tool_lists_the_valid_names(reg):
+    out = reg.run("foo", {})
+    assert out == ToolOutcome("Error: unknown tool 'foo'. Valid tools: add, echo.", False, "unknown_tool")
+
+
+def test_missing_argument_is_named(reg):
+    out = reg.run("add", {"a": 1})
+    assert out.output == (
+        "Error: tool 'add' is missing required argument(s): b. Expected arguments: a (integer), b (integer)."
+    )
+    assert (out.ok, out.error) == (False, "bad_arguments")
+
+
+def test_unexpected_argument_is_named(reg):
+    out = reg.run("add", {"a": 1, "b": 2, "c": 3})
+    assert out.error == "bad_arguments"
+    assert "got unexpected argument(s): c." in out.output
+
+
+def test_invalid_values_are_named_with_the_expected_type(reg):
+    out = reg.run("add", {"a": "three", "b": True})
+    assert out.error == "bad_arguments"
+    assert "a (expected integer, got 'three')" in out.output
+    assert "b (expected integer, got True)" in out.output
+
+
+def test_literal_membership_is_checked():
+    @tool
+    def convert(unit: Literal["c", "f"]) -> str:
+        return unit
+
+    out = ToolRegistry([convert]).run("convert", {"unit": "k"})
+    assert out.error == "bad_arguments" and 'unit (expected "c" | "f", got \'k\')' in out.output
+
+
+def test_unparseable_list_argument_is_refused():
+    @tool
+    def total(xs: list[int]) -> int:
+        return sum(xs)
+
+    reg = ToolRegistry([total])
+    assert reg.execute("total", {"xs": "[1, 2]"}) == "3"
+    out = reg.run("total", {"xs": "not a list"})
+    assert out.error == "bad_arguments" and "xs (expected array of integer" in out.output
+
+
+def test_exception_becomes_an_observation_with_type_and_message():
+    @tool
+    def boom(x: int) -> int:
+        raise ValueError("x must be positive")
+
+    out = ToolRegistry([boom]).run("boom", {"x": -1})
+    assert out == ToolOutcome("Error: tool 'boom' raised ValueError: x must be positive", False, "exception")
+
+
+def test_keyboard_interrupt_is_not_swallowed():
+    @tool
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ToolRegistry([interrupt]).run("interrupt", {})
+
+
+def test_slow_tool_times_out_promptly():
+    @tool(timeout=0.2)
+    def slow() -> str:
+        time.sleep(3)
+        return "done"
+
+    start = time.perf_counter()
+    out = ToolRegistry([slow]).run("slow", {})
+    assert time.perf_counter() - start < 1.0
+    assert out == ToolOutcome("Error: tool 'slow' timed out after 0.2 s.", False, "timeout")
+
+
+def test_registry_default_timeout_applies_and_none_means_no_limit():
+    @tool
+    def nap() -> str:
+        time.sleep(0.3)
+        return "awake"
+
+    assert ToolRegistry([nap], default_timeout=0.1).run("nap").error == "timeout"
+    assert ToolRegistry([nap], default_timeout=None).execute("nap") == "awake"
+
+
+def test_tool_timeout_overrides_the_registry_default():
+    @tool(timeout=2)
+    def nap() -> str:
+        time.sleep(0.3)
+        return "awake"
+
+    assert ToolRegistry([nap], default_timeout=0.1).execute("nap") == "awake"
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ({"k": "ü", "n": [1, 2]}, '{"k": "ü", "n": [1, 2]}'),
+        ([1, "a"], '[1, "a"]'),
+        (None, "(no output)"),
+        (b"caf\xc3\xa9 \xff", "café \ufffd"),
+        (3.5, "3.5"),
+        ("as is", "as is"),
+    ],
+)
+def test_non_string_results_are_converted(value, text):
+    @tool
+    def give():
+        return value
+
+    out = ToolRegistry([give]).run("give")
+    assert out == ToolOutcome(text, True, None)
+
+
+def test_long_output_is_not_truncated(reg):
+    assert reg.execute("echo", {"text": "x" * 100_000}) == "x" * 100_000
+
+
+def test_outcome_fields_and_execute_returns_the_output(reg):
+    ok = reg.run("add", {"a": 1, "b": 1})
+    assert (ok.output, ok.ok, ok.error) == ("2", True, None)
+    assert str(ok) == "2"
+    assert reg.execute("add", {"a": 1}) == reg.run("add", {"a": 1}).output
+
+
+def test_happy_path_is_cheap(reg):
+    # The timeout thread runs on every call; it must stay far below model latency.
+    runs = 200
+    start = time.perf_counter()
+    for _ in range(runs):
+        reg.execute("add", {"a": 1, "b": 2})
+    assert (time.perf_counter() - start) / runs < 0.002

@@ -1,0 +1,405 @@
+"""``@tool``: turn a typed Python function into something a model can call.
+
+The JSON schema comes from the type hints, the descriptions from the docstring
+(a Google-style ``Args:`` section), so a tool is written once, as a normal
+function.  ``Tool.validate`` coerces the loose arguments models produce
+(``"3"`` for an int, a JSON string for a list) and says precisely what is wrong
+when they cannot be used.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import re
+import types
+import typing
+from typing import Any, Callable, Literal, Union
+
+_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Returns?|Raises|Yields?|Examples?|Notes?):\s*$")
+_ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_SIMPLE_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_ARRAY_TYPES = (list, tuple, set, frozenset)
+
+
+class ToolArgumentError(ValueError):
+    """The arguments given to a tool cannot be used; the message says why."""
+
+
+# --------------------------------------------------------------------------- docstrings
+
+
+def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Split a docstring into its summary and the ``Args:`` descriptions.
+
+    The summary is everything before the first section header, with whitespace
+    collapsed so it fits on one line of a prompt.
+    """
+    lines = inspect.cleandoc(doc or "").splitlines()
+    summary: list[str] = []
+    args: dict[str, str] = {}
+    section = None
+    arg_indent = None
+    current = None
+    for line in lines:
+        header = _SECTION.match(line)
+        if header:
+            section, arg_indent, current = header.group(1), None, None
+            continue
+        if section is None:
+            summary.append(line)
+        elif section in ("Args", "Arguments", "Parameters", "Params") and line.strip():
+            indent = len(line) - len(line.lstrip())
+            if indent == 0:  # back at column 0 without a header: the section is over
+                section = ""
+                continue
+            arg_indent = indent if arg_indent is None else arg_indent
+            match = _ARG_LINE.match(line.strip()) if indent <= arg_indent else None
+            if match:
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif current:  # a continuation line of the current argument
+                args[current] = f"{args[current]} {line.strip()}".strip()
+    return " ".join(" ".join(summary).split()), args
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+def _nullable(schema: dict) -> dict:
+    """The schema of ``X | None`` given the schema of ``X``."""
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        nullable = {**schema, "type": [kind, "null"]}
+        if "enum" in schema:
+            nullable["enum"] = [*schema["enum"], None]
+        return nullable
+    if "anyOf" in schema:
+        return {"anyOf": [*schema["anyOf"], {"type": "null"}]}
+    return schema  # "any" already admits null
+
+
+def _literal_schema(values: tuple) -> dict:
+    kinds = {_SIMPLE_TYPES.get(type(v)) for v in values}
+    if kinds == {"integer", "number"}:
+        kinds = {"number"}
+    schema: dict = {"enum": list(values)}
+    if len(kinds) == 1 and None not in kinds:
+        schema = {"type": kinds.pop(), **schema}
+    return schema
+
+
+def type_to_schema(tp: Any) -> dict:
+    """JSON schema for a Python type hint (unknown types are treated as strings)."""
+    if tp is Any:
+        return {}
+    if tp is None or tp is type(None):
+        return {"type": "null"}
+    if tp in _SIMPLE_TYPES:
+        return {"type": _SIMPLE_TYPES[tp]}
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Literal:
+        return _literal_schema(args)
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        if len(options) == 1:
+            schema = type_to_schema(options[0])
+        else:
+            schema = {"anyOf": [type_to_schema(a) for a in options]}
+        return _nullable(schema) if len(options) < len(args) else schema
+    if tp in _ARRAY_TYPES or origin in _ARRAY_TYPES:
+        if args and (len(args) == 1 or args[-1] is Ellipsis):  # list[X], tuple[X, ...]
+            return {"type": "array", "items": type_to_schema(args[0])}
+        return {"type": "array"}
+    if tp is dict or origin is dict:
+        if len(args) == 2:  # dict[str, X]
+            return {"type": "object", "additionalProperties": type_to_schema(args[1])}
+        return {"type": "object"}
+    return {"type": "string"}
+
+
+def _type_hints(func: Callable) -> dict:
+    try:
+        return typing.get_type_hints(func)
+    except Exception:  # unresolvable forward references: use what is there
+        return {k: v for k, v in getattr(func, "__annotations__", {}).items() if not isinstance(v, str)}
+
+
+def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) -> dict:
+    """The ``parameters`` JSON schema object of a function's signature."""
+    hints, arg_docs = _type_hints(func), arg_docs or {}
+    properties: dict[str, dict] = {}
+    required: list[str] = []
+    accepts_extra = False
+    for param in inspect.signature(func).parameters.values():
+        if param.kind is param.VAR_KEYWORD:
+            accepts_extra = True
+            continue
+        if param.kind is param.VAR_POSITIONAL:
+            continue
+        schema = type_to_schema(hints.get(param.name, str))
+        if param.name in arg_docs:
+            schema["description"] = arg_docs[param.name]
+        if param.default is param.empty:
+            required.append(param.name)
+        else:
+            schema["default"] = param.default if _is_json(param.default) else repr(param.default)
+        properties[param.name] = schema
+    parameters = {"type": "object", "properties": properties, "required": required}
+    if not accepts_extra:
+        parameters["additionalProperties"] = False
+    return parameters
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def type_label(schema: dict) -> str:
+    """A short human/model-readable name for a schema: ``integer``, ``array of string``..."""
+    if "enum" in schema:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(type_label(s) for s in schema["anyOf"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " or ".join(type_label({**schema, "type": k}) for k in kind)
+    if kind == "array" and "items" in schema:
+        return f"array of {type_label(schema['items'])}"
+    return kind or "any"
+
+
+# --------------------------------------------------------------------------- coercion
+
+_TRUE, _FALSE = {"true", "1", "yes", "y", "on"}, {"false", "0", "no", "n", "off"}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return {int: "integer", float: "number", str: "string", list: "array", dict: "object"}.get(type(value), "")
+
+
+def _parse_json_text(value: str, wanted: type) -> Any:
+    from json_repair import loads  # lazy: importing json_repair costs ~45 ms
+
+    parsed = loads(value)
+    if not isinstance(parsed, wanted):
+        raise ValueError("not valid JSON")
+    return parsed
+
+
+def _to_integer(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return _to_integer(float(value))
+    raise ValueError
+
+
+def _to_boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    raise ValueError
+
+
+def _to_string(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise ValueError
+
+
+def _to_number(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError
+    return float(value.strip() if isinstance(value, str) else value)
+
+
+def coerce(value: Any, schema: dict) -> Any:
+    """Return ``value`` converted to fit ``schema``; raise ValueError (naming the
+    expected type) when it cannot be."""
+    kind = schema.get("type")
+    if isinstance(kind, list) or "anyOf" in schema:
+        options = [{**schema, "type": k} for k in kind] if isinstance(kind, list) else schema["anyOf"]
+        return _coerce_any_of(value, options, schema)
+    try:
+        value = _coerce_kind(value, kind, schema)
+    except (ValueError, TypeError, OverflowError):
+        raise ValueError(f"expected {type_label(schema)}, got {_short_repr(value)}") from None
+    if "enum" in schema and value not in schema["enum"]:
+        raise ValueError(f"expected {type_label(schema)}, got {_short_repr(value)}")
+    return value
+
+
+def _coerce_kind(value: Any, kind: str | None, schema: dict) -> Any:
+    if kind == "string":
+        return _to_string(value)
+    if kind == "integer":
+        return _to_integer(value)
+    if kind == "number":
+        return _to_number(value)
+    if kind == "boolean":
+        return _to_boolean(value)
+    if kind == "null":
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("null", "none")):
+            return None
+        raise ValueError
+    if kind == "array":
+        items = list(value) if isinstance(value, (list, tuple)) else _parse_json_text(value, list)
+        return [coerce(v, schema["items"]) for v in items] if "items" in schema else items
+    if kind == "object":
+        obj = value if isinstance(value, dict) else _parse_json_text(value, dict)
+        inner = schema.get("additionalProperties")
+        return {k: coerce(v, inner) for k, v in obj.items()} if isinstance(inner, dict) else obj
+    return value  # no type: anything goes
+
+
+def _coerce_any_of(value: Any, options: list[dict], schema: dict) -> Any:
+    kind = _json_type(value)
+    for option in sorted(options, key=lambda o: o.get("type") != kind):  # exact type first
+        try:
+            return coerce(value, option)
+        except ValueError:
+            continue
+    raise ValueError(f"expected {type_label(schema)}, got {_short_repr(value)}")
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --------------------------------------------------------------------------- Tool
+
+
+class Tool:
+    """A function plus the JSON schema that tells a model how to call it.
+
+    ``timeout`` is in seconds; ``None`` means "use the registry's default" and
+    ``math.inf`` means "no limit".
+    Calling the tool calls the function directly, so decorated functions keep
+    working as functions.
+    """
+
+    def __init__(
+        self,
+        func: Callable,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+    ):
+        if isinstance(func, Tool):  # re-wrapping a tool (e.g. under another name)
+            func = func.func
+        functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
+        summary, arg_docs = parse_docstring(func.__doc__)
+        self.func = func
+        self.name = name or func.__name__
+        self.description = description or summary or self.name
+        self.parameters = function_parameters(func, arg_docs)
+        self.timeout = timeout
+        self._required = self.parameters["required"]
+        self._accepts_extra = "additionalProperties" not in self.parameters
+        # The parameter that a bare (non-JSON) string argument is given to, if any.
+        props = list(self.parameters["properties"])
+        self.sole_parameter = props[0] if len(props) == 1 else None
+        if self.sole_parameter is None and len(self._required) == 1:
+            self.sole_parameter = self._required[0]
+
+    @classmethod
+    def from_function(cls, func: Callable, name: str | None = None, description: str | None = None,
+                      timeout: float | None = None) -> "Tool":
+        return cls(func, name=name, description=description, timeout=timeout)
+
+    @property
+    def schema(self) -> dict:
+        """The OpenAI ``tools=[...]`` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name}({self.signature()}))"
+
+    def signature(self) -> str:
+        """``a: integer, b: integer = 0``: the arguments as a model should read them."""
+        parts = []
+        for name, schema in self.parameters["properties"].items():
+            part = f"{name}: {type_label(schema)}"
+            if "default" in schema:
+                part += f" = {json.dumps(schema['default'], ensure_ascii=False)}"
+            parts.append(part)
+        return ", ".join(parts)
+
+    def expected_arguments(self) -> str:
+        """``a (integer), b (integer, optional)``: used in error observations."""
+        parts = []
+        for name, schema in self.parameters["properties"].items():
+            optional = "" if name in self._required else ", optional"
+            parts.append(f"{name} ({type_label(schema)}{optional})")
+        return ", ".join(parts) or "none"
+
+    def validate(self, args: dict) -> dict:
+        """Check and coerce ``args`` into keyword arguments for ``func``.
+
+        Raises ToolArgumentError naming every missing, unexpected or invalid
+        argument, so the model can fix all of them in one go.
+        """
+        props = self.parameters["properties"]
+        kwargs, unexpected, invalid = {}, [], []
+        for key, value in args.items():
+            if key in props:
+                try:
+                    kwargs[key] = coerce(value, props[key])
+                except ValueError as exc:
+                    invalid.append(f"{key} ({exc})")
+            elif self._accepts_extra:
+                kwargs[key] = value
+            else:
+                unexpected.append(str(key))
+        missing = [name for name in self._required if name not in args]
+        problems = []
+        if missing:
+            problems.append(f"is missing required argument(s): {', '.join(missing)}")
+        if unexpected:
+            problems.append(f"got unexpected argument(s): {', '.join(unexpected)}")
+        if invalid:
+            problems.append(f"got invalid value(s) for: {'; '.join(invalid)}")
+        if problems:
+            expected = self.expected_arguments()
+            raise ToolArgumentError(f"{' and '.join(problems)}. Expected arguments: {expected}.")
+        return kwargs
+
+
+def tool(
+    func: Callable | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+):
+    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``."""
+    if func is None:
+        return lambda f: Tool(f, name=name, description=description, timeout=timeout)
+    return Tool(func, name=name, description=description, timeout=timeout)
