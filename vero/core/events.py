@@ -82,6 +82,8 @@ class ConsolePrinter:
 
     def on_step(self, event: Event) -> None:
         kind = event.data["kind"]
+        if kind == "final" and not event.data.get("depth"):
+            return  # run_end prints the final answer
         indent = "    " * event.data.get("depth", 0)
         icon = STEP_ICONS.get(kind, "•")
         label = kind.replace("_", " ").capitalize()

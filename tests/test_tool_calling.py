@@ -1,0 +1,173 @@
+"""ToolCallingAgent: native tool calls until a text reply, streaming, budgets, history."""
+
+import pytest
+
+from vero import tool
+from vero.agents import ToolCallingAgent
+from vero.agents.tool_calling import TOOL_CALLING_SYSTEM_PROMPT
+from vero.core.agent import MalformedOutputError
+from vero.core.result import FAILED, MAX_TURNS, OK
+from vero.testing import ScriptedLLM
+
+CALLS: list = []
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    CALLS.append(("add", a, b))
+    return a + b
+
+
+@tool
+def weather(city: str) -> str:
+    """The weather in a city."""
+    CALLS.append(("weather", city))
+    return f"sunny in {city}"
+
+
+@tool
+def explode() -> str:
+    """Always fails."""
+    raise RuntimeError("no power")
+
+
+@pytest.fixture(autouse=True)
+def clear_calls():
+    CALLS.clear()
+
+
+def calls(*pairs, content=None):
+    return {"content": content, "tool_calls": [{"name": n, "arguments": a} for n, a in pairs]}
+
+
+def make(replies, **kwargs):
+    llm = ScriptedLLM(list(replies))
+    kwargs.setdefault("tools", [add, weather, explode])
+    return ToolCallingAgent("chat", llm, verbose=False, **kwargs), llm
+
+
+def test_happy_path_calls_a_tool_then_answers_in_text():
+    agent, llm = make([calls(("add", {"a": 2, "b": 3})), "2 + 3 = 5"])
+    assert agent.run("What is 2 + 3?") == "2 + 3 = 5"
+    result = agent.last_result
+    assert result.status == OK and llm.calls == 2 and result.llm_calls == 2
+    assert CALLS == [("add", 2, 3)]
+    assert [s.kind for s in result.steps] == ["action", "observation", "final"]
+    first = llm.requests[0]
+    assert [m["role"] for m in first.messages] == ["system", "user"]
+    assert first.messages[0]["content"] == TOOL_CALLING_SYSTEM_PROMPT
+    assert [t["function"]["name"] for t in first.tools] == ["add", "weather", "explode"]
+    sent = llm.requests[1].messages
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool"]
+    assert sent[3]["tool_call_id"] == sent[2]["tool_calls"][0]["id"] and sent[3]["content"] == "5"
+
+
+def test_parallel_tool_calls_run_in_order_with_matching_ids():
+    agent, llm = make([calls(("weather", {"city": "Oslo"}), ("weather", {"city": "Rome"}), ("add", '{"a": 1, "b": 1}'),
+                             content="Checking both."), "Both sunny."])
+    assert agent.run("Weather in Oslo and Rome?") == "Both sunny."
+    assert CALLS == [("weather", "Oslo"), ("weather", "Rome"), ("add", 1, 1)]
+    sent = llm.requests[1].messages
+    ids = [c["id"] for c in sent[2]["tool_calls"]]
+    assert len(set(ids)) == 3
+    assert [(m["tool_call_id"], m["content"]) for m in sent[3:]] == [
+        (ids[0], "sunny in Oslo"), (ids[1], "sunny in Rome"), (ids[2], "2")]
+    assert [s.kind for s in agent.last_result.steps][0] == "thought"
+    assert agent.last_result.steps[0].content == "Checking both."
+
+
+def test_pure_chat_without_tools_sends_no_tools():
+    llm = ScriptedLLM(["Hello there!"])
+    agent = ToolCallingAgent("chat", llm, verbose=False)
+    assert agent.run("hi") == "Hello there!"
+    assert llm.calls == 1 and llm.requests[0].tools is None
+
+
+def test_custom_system_prompt_replaces_the_default():
+    agent, llm = make(["ok"], system_prompt="Answer in French.")
+    agent.run("hi")
+    assert llm.requests[0].messages[0] == {"role": "system", "content": "Answer in French."}
+
+
+def test_history_after_two_runs_is_in_the_second_prompt():
+    agent, llm = make(["Hi Ann!", "Your name is Ann."])
+    agent.run("I am Ann.")
+    assert agent.run("What is my name?") == "Your name is Ann."
+    assert [(m["role"], m["content"]) for m in llm.requests[1].messages] == [
+        ("system", TOOL_CALLING_SYSTEM_PROMPT), ("user", "I am Ann."), ("assistant", "Hi Ann!"),
+        ("user", "What is my name?")]
+
+
+def test_unknown_tool_and_raising_tool_become_tool_messages():
+    agent, llm = make([calls(("nope", {}), ("explode", {})), "Sorry, that failed."])
+    assert agent.run("go") == "Sorry, that failed."
+    tool_messages = [m for m in llm.requests[1].messages if m["role"] == "tool"]
+    assert tool_messages[0]["content"].startswith("Error: unknown tool 'nope'")
+    assert "raised RuntimeError: no power" in tool_messages[1]["content"]
+    assert [s.data["ok"] for s in agent.last_result.steps_of("observation")] == [False, False]
+
+
+def test_max_turns_of_tool_calls_ends_with_one_call_without_tools():
+    agent, llm = make([calls(("add", {"a": 1, "b": i})) for i in range(3)] + ["Gave up: 1 + 2 = 3"], max_turns=3)
+    assert agent.run("keep adding") == "Gave up: 1 + 2 = 3"
+    assert agent.last_result.status == MAX_TURNS
+    assert llm.calls == 4  # max_turns + 1
+    assert llm.requests[3].options["tool_choice"] == "none"
+    assert "tool_choice" not in llm.requests[2].options
+    assert len(CALLS) == 3
+
+
+def test_max_turns_with_an_empty_final_reply_returns_the_latest_text():
+    agent, llm = make([calls(("add", {"a": 1, "b": 1}), content="Adding first."), ""], max_turns=1)
+    assert agent.run("go") == "Adding first."
+    assert agent.last_result.status == MAX_TURNS and llm.calls == 2
+
+
+def test_on_token_streams_the_answer():
+    tokens = []
+    agent, llm = make([calls(("add", {"a": 2, "b": 2})), "The sum is 4."])
+    assert agent.run("2 + 2?", on_token=tokens.append) == "The sum is 4."
+    assert "".join(tokens) == "The sum is 4."
+    assert len(tokens) > 1
+
+
+def test_empty_input_fails_without_a_model_call():
+    agent, llm = make(["never"])
+    assert agent.run("") == ""
+    assert agent.last_result.status == FAILED and llm.calls == 0
+
+
+def test_an_empty_reply_fails_the_run():
+    agent, llm = make([""])
+    assert agent.run("hi") == ""
+    assert agent.last_result.status == FAILED
+    assert isinstance(agent.last_result.error, MalformedOutputError)
+    assert agent.history == []
+
+
+def test_think_blocks_stay_out_of_the_answer():
+    agent, llm = make(["<think>they want a greeting</think>Hello!"])
+    assert agent.run("hi") == "Hello!"
+    assert agent.last_result.steps_of("thinking")[0].content == "they want a greeting"
+    assert agent.history[-1].content == "Hello!"
+
+
+def test_end_to_end_through_chat_openai_and_the_mock_server_with_streaming():
+    pytest.importorskip("vero._mock_server")
+    from vero.core.chat_openai import ChatOpenAI
+    from vero.testing import MockOpenAIServer
+
+    tokens = []
+    with MockOpenAIServer([calls(("weather", {"city": "Oslo"})), "It is sunny in Oslo."]) as srv:
+        llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
+        agent = ToolCallingAgent("e2e", llm, tools=[weather], verbose=False)
+        assert agent.run("Weather in Oslo?", on_token=tokens.append) == "It is sunny in Oslo."
+        assert "".join(tokens) == "It is sunny in Oslo."
+        assert agent.last_result.status == OK and len(srv.requests) == 2
+        assert srv.requests[0]["tools"][0]["function"]["name"] == "weather"
+        sent = srv.requests[1]["messages"]
+        assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool"]
+        assert sent[3]["content"] == "sunny in Oslo"
+        assert sent[3]["tool_call_id"] == sent[2]["tool_calls"][0]["id"]
+        assert CALLS == [("weather", "Oslo")]

@@ -1,0 +1,324 @@
+"""ReActAgent: Thought -> Action -> Observation, until a final answer (Yao et al. 2022).
+
+The trajectory is a growing conversation: ``[system, *history, user(task),
+assistant(step), user("Observation: ..."), ...]``.  The system prompt (tools
+and format) is built once per run and never changes, tool output never enters
+it, and each step is sent once per call.
+
+Two protocols.  ``"text"`` (default, works with any endpoint): the model writes
+``Thought:`` / ``Action:`` / ``Action Input: <JSON>`` and ends with
+``Final Answer: ...`` or ``Action: Finish`` + ``{"answer": ...}``; the agent
+passes ``stop=["Observation:"]`` and also cuts a self-written observation, so
+an action always wins over an invented final answer after it.  ``"native"``:
+the API's tool calls are the actions, the text beside them is the thought, and
+a plain text reply is the answer.
+
+Model calls, with ``n`` turns used and ``k = reflect_every``:
+- finishing on turn ``n``: ``n`` calls, plus one reflection after every
+  ``k``-th turn that is not the last of the budget;
+- turns exhausted: ``max_turns + 1`` calls (the final-answer call, asking for
+  the best answer from the trajectory without tools), plus up to
+  ``final_answer_retries`` (2) re-asks while it comes back empty; status ``max_turns``;
+- ``max_format_errors`` (3) malformed replies in a row: the run ends ``failed``
+  (``MalformedOutputError``) after exactly that many calls;
+- the same actions ``max_repeats`` (3) times in a row: the third is not run,
+  its observation is a warning; a fourth in a row ends the run ``max_turns``
+  with the best partial answer (no final-answer call), after 4 calls.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from vero.agents._native import answer_tool_calls, tool_options
+from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
+from vero.core.message import Message
+from vero.core.parsing import parse_json_value
+from vero.core.result import MAX_TURNS, Outcome
+
+REACT_SYSTEM_PROMPT = "You are a helpful assistant that solves tasks step by step, using tools when they help."
+
+REACT_FORMAT_PROMPT = """You have access to the following tools:
+{tools}
+
+Use exactly this format:
+
+Thought: what you know so far and what to do next
+Action: the tool to use, one of [{names}]
+Action Input: the tool's arguments as a JSON object, e.g. {{"name": "value"}}
+
+Then stop: the Observation (the tool's result) will be sent to you.
+Repeat Thought / Action / Action Input as often as needed, one action per reply.
+Never write the Observation yourself. When you know the answer, write:
+
+Thought: I now know the final answer
+Final Answer: the final answer to the task"""
+
+REACT_NATIVE_PROMPT = """Work step by step. Before each tool call, briefly say what you know and what you will do next.
+Call the tools when they help. When you know the answer, reply with the final answer as plain text and call no tool."""
+
+FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
+Thought: ...
+Action: one of [{names}]
+Action Input: a JSON object
+or, if you know the answer, with
+Final Answer: ..."""
+
+NATIVE_EMPTY_PROMPT = "Your reply was empty. Call a tool, or reply with the final answer as plain text."
+
+LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {count} times in a row; "
+                       "it was not run again and the result would not change. Try a different action, "
+                       "or give your final answer.")
+
+REFLECT_PROMPT = """Pause and reflect on the steps so far, in at most three sentences:
+Which steps helped? What went wrong or is still missing? What is the best next step?
+Do not call a tool and do not give the final answer yet."""
+
+REFLECTION_NOTE = "Reflection on your progress so far: {reflection}\nContinue with the next step."
+
+FINAL_ANSWER_PROMPT = """You have run out of steps. Using only the steps above, write the best final answer
+you can to the task (say what is still uncertain). Do not call tools. Reply in the form
+Final Answer: ..."""
+
+STOP = ["Observation:"]
+
+
+@dataclass
+class ReActStep:
+    """One parsed text-protocol reply; ``problem`` is set when it is unusable."""
+
+    thought: str = ""
+    action: str | None = None
+    action_input: dict | str | None = None
+    final_answer: str | None = None
+    problem: str | None = None
+    text: str = ""  # the part of the reply kept in the scratchpad
+
+
+class ReActAgent(Agent):
+    """Reasoning and acting in a loop over the shared ``ToolRegistry``.
+
+    Args (beyond ``Agent``'s):
+        protocol: ``"text"`` (Thought/Action lines) or ``"native"`` (API tool calls).
+        reflect_every: every k turns, one extra call reflects on the trajectory;
+            the reflection is added to the conversation (a ``reflection`` step).
+        max_format_errors: malformed replies in a row that end the run ``failed``.
+        max_repeats: identical actions in a row that get a warning; one more ends the run.
+
+    Statuses: ``ok``, ``max_turns`` (budget or loop), ``failed``, ``max_tokens``.
+    Steps: ``thought``, ``action``, ``observation``, ``reflection``, ``warning``
+    (format errors, loops, empty final answers) and ``final``.
+    """
+
+    intro_prompt = REACT_SYSTEM_PROMPT
+    format_prompt = REACT_FORMAT_PROMPT
+    native_prompt = REACT_NATIVE_PROMPT
+    format_error_prompt = FORMAT_ERROR_PROMPT
+    native_empty_prompt = NATIVE_EMPTY_PROMPT
+    loop_warning_prompt = LOOP_WARNING_PROMPT
+    reflect_prompt = REFLECT_PROMPT
+    reflection_note = REFLECTION_NOTE
+    final_answer_prompt = FINAL_ANSWER_PROMPT
+    final_answer_retries = 2
+
+    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=10, verbose=True, *,
+                 protocol="text", reflect_every=None, max_format_errors=3, max_repeats=3, **base_options):
+        super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
+        if protocol not in ("text", "native"):
+            raise ValueError(f"protocol must be 'text' or 'native', got {protocol!r}")
+        self.protocol = protocol
+        self.reflect_every = reflect_every
+        self.max_format_errors = max_format_errors
+        self.max_repeats = max_repeats
+
+    # -- the loop ------------------------------------------------------------
+    def solve(self, task: str, **kwargs) -> str | Outcome:
+        messages = [Message.system(self.build_system_prompt()), *self.history_messages(), Message.user(task)]
+        self._format_errors, self._last_actions, self._repeats = 0, None, 0
+        step = self._native_step if self.protocol == "native" else self._text_step
+        for turn in self.turns():
+            answer = step(self.call_llm(messages, **self._options()), messages)
+            if answer is not None:
+                self.record("final", answer)
+                return answer
+            if self.reflect_every and turn % self.reflect_every == 0 and turn < self.max_turns:
+                self.reflect(messages)
+        return Outcome(self.final_answer(messages), MAX_TURNS)
+
+    def build_system_prompt(self) -> str:
+        intro = self.system_prompt or self.intro_prompt
+        if self.protocol == "native":
+            return f"{intro}\n\n{self.native_prompt}"
+        tools = self.format_prompt.format(tools=self.tools.describe() or "(no tools)", names=self._names())
+        return f"{intro}\n\n{tools}"
+
+    # -- the steps -------------------------------------------------------------
+    def _text_step(self, reply: Message, messages: list) -> str | None:
+        """Parse a Thought/Action reply; act on it.  Returns the answer when finished."""
+        step = parse_react(reply.text)
+        if step.text:
+            messages.append(Message.assistant(step.text))
+        self._thought(step.thought)
+        if step.problem:
+            self._format_error(step.problem, reply.text, messages)
+            return None
+        self._format_errors = 0
+        if step.final_answer is not None:
+            return step.final_answer
+        warning = self._check_repeats([(step.action, step.action_input)])
+        observation = warning or self.run_tool(step.action, step.action_input).text
+        messages.append(Message.user(f"Observation: {observation}"))
+        return None
+
+    def _native_step(self, reply: Message, messages: list) -> str | None:
+        """The text is the thought, the tool calls are the actions; text alone is the answer."""
+        if not reply.tool_calls:
+            if reply.text.strip():
+                return reply.text
+            self._format_error("the reply was empty", reply.text, messages)
+            return None
+        self._format_errors = 0
+        self._thought(reply.text)
+        warning = self._check_repeats([(call.name, call.arguments) for call in reply.tool_calls])
+        answer_tool_calls(self, reply, messages, (lambda call: warning) if warning else None)
+        return None
+
+    def _thought(self, thought: str) -> None:
+        if thought.strip():
+            self.record("thought", thought.strip())
+            self.keep_partial(thought.strip())
+
+    def _format_error(self, problem: str, raw: str, messages: list) -> None:
+        """A correction as the next observation; ``max_format_errors`` in a row end the run."""
+        self._format_errors += 1
+        self.record("warning", f"malformed reply: {problem}", raw=raw)
+        if self._format_errors >= self.max_format_errors:
+            raise MalformedOutputError(f"{self._format_errors} malformed replies in a row; the last: {problem}", raw)
+        if self.protocol == "native":
+            messages.append(Message.user(self.native_empty_prompt))
+        else:
+            messages.append(Message.user(self.format_error_prompt.format(problem=problem, names=self._names())))
+
+    def _check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
+        """Loop detection: a warning instead of the observation, or the end of the run."""
+        key = json.dumps([[name, _normalized(args)] for name, args in actions], sort_keys=True, default=str)
+        self._repeats = self._repeats + 1 if key == self._last_actions else 1
+        self._last_actions = key
+        if self._repeats > self.max_repeats:
+            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {self._repeats} times in a row")
+        if self._repeats == self.max_repeats:
+            warning = self.loop_warning_prompt.format(count=self._repeats)
+            self.record("warning", warning, actions=key)
+            return warning
+        return None
+
+    def reflect(self, messages: list) -> None:
+        """One extra call: a short reflection, appended so the next calls see it."""
+        reply = self.call_llm([*messages, Message.user(self.reflect_prompt)], **self._options(final=True))
+        if reply.text.strip():
+            self.record("reflection", reply.text.strip())
+            messages.append(Message.user(self.reflection_note.format(reflection=reply.text.strip())))
+
+    def final_answer(self, messages: list) -> str:
+        """The turns ran out: ask for the best answer from the trajectory (seed 004), re-asking if empty."""
+        prompt = [*messages, Message.user(self.final_answer_prompt)]
+        for attempt in range(1, self.final_answer_retries + 2):
+            reply = self.call_llm(prompt, **self._options(final=True))
+            answer = reply.text.strip() if self.protocol == "native" else _final_text(reply.text)
+            if answer:
+                self.record("final", answer, reason="max_turns")
+                return answer
+            self.record("warning", "the final answer came back empty", attempt=attempt)
+        return self._run.partial
+
+    def _options(self, final: bool = False) -> dict:
+        if self.protocol == "native":
+            return tool_options(self, tool_choice="none") if final else tool_options(self)
+        return {} if final else {"stop": STOP}
+
+    def _names(self) -> str:
+        return ", ".join([*self.tools.names(), "Finish"])
+
+
+# -- parsing the text protocol ----------------------------------------------------
+_ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
+_INPUT = re.compile(r"\bAction\s+Input\s*:\s*(.*?)(?=\b(?:Thought|Action|Final\s+[Aa]nswer)\s*:|\Z)", re.DOTALL)
+_FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
+_FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
+_THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
+
+
+def parse_react(text: str | None) -> ReActStep:
+    """Read a Thought/Action/Action Input or Final Answer reply.
+
+    Everything from a self-written ``Observation:`` on is dropped; a complete
+    action wins over a final answer (whatever followed it was invented).
+    """
+    text = (text or "").split(STOP[0], 1)[0].strip()
+    if not text:
+        return ReActStep(problem="the reply was empty")
+    first = _FIRST_LABEL.search(text)
+    step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
+    action, given = _ACTION.search(text), _INPUT.search(text)
+    if action and given and action.start() < given.start():
+        step.text = text[: given.end()].rstrip()
+        step.action = action.group(1).strip().strip("`*'\"")
+        step.action_input = parse_action_input(given.group(1))
+        if step.action.lower() == "finish":
+            return _finish(step)
+        if step.action:
+            return step
+        step.action = None
+    final = _FINAL.search(text)
+    if final and final.group(1).strip():
+        step.final_answer = final.group(1).strip()
+        step.action = step.action_input = None
+    elif final:
+        step.problem = "the Final Answer is empty"
+    elif action and action.group(1).strip():
+        step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
+    else:
+        step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
+    return step
+
+
+def parse_action_input(raw: str) -> dict | str:
+    """A JSON object (repaired: single quotes, trailing commas, code fences), else the bare text."""
+    text = raw.strip()
+    if text.startswith("```"):
+        text = text.strip("`").strip()
+        text = text[4:].strip() if text[:4].lower() == "json" else text
+    if text.startswith("{"):
+        value = parse_json_value(text)
+        if isinstance(value, dict):
+            return value
+    return text
+
+
+def _finish(step: ReActStep) -> ReActStep:
+    """``Action: Finish`` with ``{"answer": ...}`` (or a bare answer) is the final answer."""
+    data = step.action_input
+    answer = data.get("answer") if isinstance(data, dict) else data.strip().strip('"')
+    if answer in (None, ""):
+        step.problem = 'Action: Finish needs Action Input: {"answer": "..."}'
+    else:
+        step.final_answer = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+    step.action = step.action_input = None
+    return step
+
+
+def _final_text(text: str) -> str:
+    """The answer in a final-answer reply: its Final Answer, else its prose (never an action)."""
+    step = parse_react(text)
+    if step.final_answer is not None:
+        return step.final_answer
+    return "" if step.action or _ACTION.search(step.text) else step.thought
+
+
+def _normalized(args: Any) -> Any:
+    if isinstance(args, str) and args.strip().startswith("{"):
+        return parse_json_value(args)
+    return args.strip() if isinstance(args, str) else args
