@@ -232,7 +232,7 @@ class ReActAgent(Agent):
                 self.record("final", answer, reason="max_turns")
                 return answer
             self.record("warning", "the final answer came back empty", attempt=attempt)
-        return self._run.partial
+        return self.partial
 
     def _options(self, final: bool = False) -> dict:
         if self.protocol == "native":

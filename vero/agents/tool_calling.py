@@ -46,7 +46,7 @@ class ToolCallingAgent(Agent):
                 self.keep_partial(reply.text)
             answer_tool_calls(self, reply, messages)
         reply = self.call_llm(messages, on_token=on_token, **tool_options(self, tool_choice="none"))
-        answer = reply.text if reply.text.strip() else self._run.partial
+        answer = reply.text if reply.text.strip() else self.partial
         self.record("final", answer)
         return Outcome(answer, MAX_TURNS)
 

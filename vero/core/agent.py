@@ -293,6 +293,11 @@ class Agent(ABC):
         """Remember the best answer so far, returned if a budget cuts the run short."""
         self._run.partial = answer or self._run.partial
 
+    @property
+    def partial(self) -> str:
+        """The best answer so far in the current run (see ``keep_partial``)."""
+        return self._run.partial if self._run else ""
+
     def run_subagent(self, agent: "Agent", task: str) -> RunResult:
         """Run another agent as part of this run.
 

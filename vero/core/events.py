@@ -51,7 +51,7 @@ STEP_ICONS = {
     "draft": "📝", "revision": "📝", "critique": "🔍", "thought": "💭", "action": "🔧",
     "observation": "👀", "final": "✅", "plan": "📋", "replan": "🔄", "plan_step": "▶️",
     "attempt": "🔁", "evaluation": "⚖️", "reflection": "🪞", "warning": "⚠️", "error": "❌",
-    "thinking": "🤔", "answer": "💬",
+    "thinking": "🤔", "answer": "💬", "approval": "🙋",
 }
 STATUS_ICONS = {"ok": "🏁", "needs_review": "🧐", "max_turns": "⌛", "max_tokens": "⌛", "rejected": "🚫", "failed": "❌"}
 

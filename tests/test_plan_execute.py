@@ -1,0 +1,283 @@
+"""PlanExecuteAgent: plan, approval gate, ReAct step executor, replanner and its caps."""
+
+import json
+
+from vero import tool
+from vero.agents.plan_execute import Plan, PlanExecuteAgent
+from vero.core.agent import MalformedOutputError
+from vero.core.result import FAILED, MAX_TURNS, OK, REJECTED
+from vero.testing import ScriptedLLM
+
+
+def plan(*steps):
+    return json.dumps({"steps": list(steps)})
+
+
+def respond(answer):
+    return json.dumps({"response": answer})
+
+
+def make(replies, **kwargs):
+    llm = ScriptedLLM(list(replies))
+    return PlanExecuteAgent("pe", llm, verbose=False, **kwargs), llm
+
+
+def kinds(agent):
+    return [s.kind for s in agent.last_result.steps if s.depth == 0]
+
+
+@tool
+def lookup(city: str) -> str:
+    """Look up a city's population."""
+    return {"Paris": "2.1 million", "Rome": "2.8 million"}[city]
+
+
+def test_plan_renders_each_status_marker():
+    p = Plan.of(["a", "b", "c", "d"])
+    for step, status in zip(p.steps, ["completed", "in_progress", "failed", "pending"]):
+        step.status = status
+    assert p.render() == "1. [x] a\n2. [>] b\n3. [!] c\n4. [ ] d"
+    assert p.remaining() == ["d"]
+    p.replace_remaining(["e", "f"])
+    assert [s.description for s in p.steps] == ["a", "b", "c", "e", "f"]
+
+
+def test_happy_path_two_steps_costs_five_calls():
+    replies = [plan("find the number", "double it"), "Final Answer: 21", plan("double it"),
+               "Final Answer: 42", respond("The answer is 42.")]
+    agent, llm = make(replies)
+    assert agent.run("double the number") == "The answer is 42."
+    result = agent.last_result
+    assert result.status == OK and llm.calls == 5 and result.llm_calls == 5
+    assert kinds(agent) == ["plan", "plan_step", "plan_step", "plan_step", "plan_step", "final"]
+    step_results = [s for s in result.steps_of("plan_step") if s.data["status"] != "in_progress"]
+    assert [(s.data["result"], s.data["status"]) for s in step_results] == [("21", "completed"), ("42", "completed")]
+    assert [s.content for s in result.steps_of("plan_step")] == [
+        "[>] find the number", "[x] find the number -> 21", "[>] double it", "[x] double it -> 42"]
+    assert result.steps_of("plan")[0].content == "1. [ ] find the number\n2. [ ] double it"
+
+
+def test_step_results_and_the_plan_are_in_the_executor_prompt():
+    replies = [plan("find the number", "double it"), "Final Answer: 21", plan("double it"),
+               "Final Answer: 42", respond("42")]
+    agent, llm = make(replies)
+    agent.run("double the number")
+    first, second = llm.requests[1], llm.requests[3]
+    assert first.stop == ["Observation:"]  # a ReAct sub-agent runs each step
+    assert "1. [>] find the number\n2. [ ] double it" in first.messages[-1]["content"]
+    assert "## Results of earlier steps\n(none yet)" in first.messages[-1]["content"]
+    text = second.messages[-1]["content"]
+    assert "1. [x] find the number\n2. [>] double it" in text
+    assert "Step 1 [x] find the number\nResult: 21" in text
+    assert "## Your step\ndouble it" in text and "## Overall task\ndouble the number" in text
+    replanner = llm.requests[2].messages[1]["content"]
+    assert "Step 1 [x] find the number\nResult: 21" in replanner
+
+
+def test_planner_sees_the_tools_but_cannot_call_them_and_steps_use_the_shared_registry():
+    replies = [plan("look up Paris"), 'Thought: look it up\nAction: lookup\nAction Input: {"city": "Paris"}',
+               "Final Answer: 2.1 million", respond("Paris has 2.1 million people.")]
+    agent, llm = make(replies, tools=[lookup])
+    assert agent.run("Population of Paris?") == "Paris has 2.1 million people."
+    planner = llm.requests[0]
+    assert planner.tools is None and "lookup(city: string)" in planner.messages[1]["content"]
+    assert "cannot call tools" in planner.messages[0]["content"]
+    observations = [s for s in agent.last_result.steps if s.kind == "observation"]
+    assert [(s.content, s.depth) for s in observations] == [("2.1 million", 1)]
+
+
+@tool
+def flaky(x: str) -> str:
+    """Always fails."""
+    raise RuntimeError("service down")
+
+
+def test_unknown_tool_and_raising_tool_in_a_step_become_observations():
+    replies = [plan("fetch"), 'Thought: t\nAction: nosuch\nAction Input: {}',
+               'Thought: t\nAction: flaky\nAction Input: {"x": "1"}', "Final Answer: unavailable",
+               respond("The service is down.")]
+    agent, llm = make(replies, tools=[flaky])
+    assert agent.run("task") == "The service is down."
+    observations = [s.content for s in agent.last_result.steps if s.kind == "observation"]
+    assert observations[0].startswith("Error: unknown tool 'nosuch'")
+    assert observations[1] == "Error: tool 'flaky' raised RuntimeError: service down"
+    assert "Observation: Error: tool 'flaky' raised RuntimeError" in llm.requests[3].messages[-1]["content"]
+    assert llm.calls == 5 and agent.last_result.status == OK
+
+
+def test_approved_plan_runs_and_the_gate_sees_the_plan():
+    seen = []
+    agent, llm = make([plan("only step"), "Final Answer: done", respond("done")],
+                      approve=lambda p: seen.append(p.render()) or True)
+    assert agent.run("task") == "done" and llm.calls == 3
+    assert seen == ["1. [ ] only step"]
+    assert agent.last_result.steps_of("approval")[0].data == {"approved": True}
+
+
+def test_rejected_plan_calls_no_executor():
+    agent, llm = make([plan("a", "b"), "Final Answer: never"], approve=lambda p: False)
+    assert agent.run("task") == ""
+    result = agent.last_result
+    assert result.status == REJECTED
+    assert llm.calls == 1 and llm.remaining == 1  # only the planner
+    assert kinds(agent) == ["plan", "approval"] and result.steps_of("plan_step") == []
+    assert agent.history == []  # no answer, nothing appended
+
+
+def test_feedback_sends_the_plan_back_to_the_planner():
+    verdicts = iter(["add a step that checks the result", True])
+    replies = [plan("compute"), plan("compute", "check"), "Final Answer: 4", plan("check"),
+               "Final Answer: ok", respond("4 (checked)")]
+    agent, llm = make(replies, approve=lambda p: next(verdicts))
+    assert agent.run("2 + 2") == "4 (checked)"
+    assert llm.calls == 6
+    second_planner = llm.requests[1].messages[1]["content"]
+    assert "## Your previous plan\n1. [ ] compute" in second_planner
+    assert "## Feedback on that plan\nadd a step that checks the result" in second_planner
+    assert [s.data["approved"] for s in agent.last_result.steps_of("approval")] == [False, True]
+
+
+def test_feedback_that_never_approves_ends_rejected_after_max_plan_revisions():
+    agent, llm = make([plan(f"v{i}") for i in range(10)], approve=lambda p: "still not right")
+    assert agent.run("task") == ""
+    assert agent.last_result.status == REJECTED
+    assert llm.calls == 4  # the plan + 3 revisions (max_plan_revisions=3); none executed
+    agent, llm = make([plan(f"v{i}") for i in range(10)], approve=lambda p: "no", max_plan_revisions=1)
+    agent.run("task")
+    assert agent.last_result.status == REJECTED and llm.calls == 2
+
+
+def test_empty_plan_fails():
+    agent, llm = make([plan(), "never"])
+    assert agent.run("task") == ""
+    assert agent.last_result.status == FAILED and llm.calls == 1
+    assert agent.last_result.steps_of("error")[0].content == "the planner returned an empty plan"
+
+
+def test_a_plan_of_500_steps_is_cut_to_20_with_a_warning():
+    seen = []
+    agent, llm = make([plan(*[f"step {i}" for i in range(500)])], approve=lambda p: seen.append(len(p)) or False)
+    agent.run("task")
+    assert seen == [20]
+    assert "the plan had 500 steps; keeping the first 20" in agent.last_result.steps_of("warning")[0].content
+
+
+def test_prose_planner_reply_is_reasked_then_fails():
+    agent, llm = make(["First I would look it up, then answer."] * 3)
+    assert agent.run("task") == ""
+    result = agent.last_result
+    assert result.status == FAILED and llm.calls == 3
+    assert isinstance(result.error, MalformedOutputError)
+    assert '{"steps": ["first step", "second step"]}' in llm.requests[1].messages[-1]["content"]
+
+
+def test_prose_planner_reply_then_json_proceeds():
+    agent, llm = make(["Let me think.", plan("one"), "Final Answer: 1", respond("1")])
+    assert agent.run("task") == "1" and llm.calls == 4 and agent.last_result.status == OK
+
+
+def test_failing_step_is_marked_failed_with_its_partial_result():
+    replies = [plan("try it", "report"), "gibberish one", "gibberish two", "gibberish three",
+               respond("could not do it")]
+    agent, llm = make(replies)
+    assert agent.run("task") == "could not do it"
+    result = agent.last_result
+    done = [s for s in result.steps_of("plan_step") if s.data["status"] != "in_progress"][0]
+    assert done.data["status"] == "failed" and done.data["result"] == "gibberish three"  # the sub-run's partial
+    assert done.content == "[!] try it -> gibberish three"
+    replanner = llm.requests[4].messages[1]["content"]
+    assert "1. [!] try it\n2. [ ] report" in replanner and "Step 1 [!] try it" in replanner
+    assert llm.calls == 5
+
+
+def test_same_remaining_plan_twice_in_a_row_ends_with_a_final_answer():
+    replies = [plan("a", "b", "c"), "Final Answer: ra", plan("b", "c"), "Final Answer: rb", plan("b", "c"),
+               "Summary from ra and rb", "never"]
+    agent, llm = make(replies)
+    assert agent.run("task") == "Summary from ra and rb"
+    result = agent.last_result
+    assert result.status == MAX_TURNS and llm.calls == 6
+    assert "same plan twice in a row" in result.steps_of("warning")[0].content
+    final_request = llm.requests[5].messages[1]["content"]
+    assert "Result: ra" in final_request and "Result: rb" in final_request
+
+
+def test_step_budget_ends_with_a_final_answer():
+    replies = [plan("a", "b", "c"), "Final Answer: ra", plan("b", "c"), "Final Answer: rb", plan("c"),
+               "Best effort answer", "never"]
+    agent, llm = make(replies, max_steps=2)
+    assert agent.run("task") == "Best effort answer"
+    assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # 1 + 2 * (1 + 1) + 1
+    final = [s for s in agent.last_result.steps_of("final") if s.depth == 0]
+    assert [(s.content, s.data) for s in final] == [("Best effort answer", {"reason": "max_turns"})]
+
+
+def test_max_steps_defaults_to_max_turns():
+    assert make([])[0].max_steps == 20
+    assert make([], max_turns=4)[0].max_steps == 4
+    assert make([], max_turns=4, max_steps=7)[0].max_steps == 7
+
+
+def test_replan_cap_ends_with_a_final_answer():
+    replies = [plan("a"), "Final Answer: ra", plan("x"), "Final Answer: rx", plan("y"), "Final from ra, rx", "never"]
+    agent, llm = make(replies, max_replans=1)
+    assert agent.run("task") == "Final from ra, rx"
+    result = agent.last_result
+    assert result.status == MAX_TURNS and llm.calls == 6
+    assert [s.content for s in result.steps_of("replan")] == ["1. [x] a\n2. [ ] x"]
+    assert "more than 1 replans" in result.steps_of("warning")[0].content
+
+
+def test_replanner_without_response_or_steps_is_reasked():
+    replies = [plan("a"), "Final Answer: ra", '{"steps": []}', respond("ra it is")]
+    agent, llm = make(replies)
+    assert agent.run("task") == "ra it is" and llm.calls == 4
+    assert "no steps remain" in llm.requests[3].messages[-1]["content"]
+
+
+def test_unusable_replanner_fails_keeping_the_last_step_result():
+    agent, llm = make([plan("a"), "Final Answer: ra", "hmm", "hmm", "hmm"])
+    assert agent.run("task") == "ra"
+    assert agent.last_result.status == FAILED and llm.calls == 5
+
+
+def test_empty_input_makes_no_model_call():
+    agent, llm = make(["never"])
+    assert agent.run("") == "" and agent.last_result.status == FAILED and llm.calls == 0
+
+
+def test_braces_in_the_task_are_safe():
+    task = "Explain {x} and {{y}}"
+    agent, llm = make([plan("say {x}"), "Final Answer: {x} is x", respond("{x} done")])
+    assert agent.run(task) == "{x} done"
+    assert llm.requests[0].messages[1]["content"].startswith("## Task\nExplain {x} and {{y}}")
+    assert "## Your step\nsay {x}" in llm.requests[1].messages[-1]["content"]
+
+
+def test_history_reaches_the_planner_of_the_next_run_and_system_prompt_keeps_the_rules():
+    replies = [plan("greet"), "Final Answer: hi", respond("Hi Alice"), plan("recall"), "Final Answer: Alice",
+               respond("Alice")]
+    agent, llm = make(replies, system_prompt="You plan tersely {literally}.")
+    agent.run("I am Alice")
+    agent.run("Who am I?")
+    assert [m.content for m in agent.history] == ["I am Alice", "Hi Alice", "Who am I?", "Alice"]
+    planner = llm.requests[3].messages
+    assert "User: I am Alice\nAssistant: Hi Alice" in planner[1]["content"]
+    assert planner[0]["content"].startswith("You plan tersely {literally}.\n\n")
+    assert '{"steps": ["first step", "second step"]}' in planner[0]["content"]
+
+
+# -- end to end through the real client ----------------------------------------------
+def test_end_to_end_through_chat_openai_and_the_mock_server():
+    from vero.core.chat_openai import ChatOpenAI
+    from vero.testing import MockOpenAIServer
+
+    replies = [plan("look up Rome"), 'Thought: look\nAction: lookup\nAction Input: {"city": "Rome"}',
+               "Final Answer: 2.8 million", respond("Rome has 2.8 million people.")]
+    with MockOpenAIServer(replies) as srv:
+        llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
+        agent = PlanExecuteAgent("e2e", llm, tools=[lookup], verbose=False)
+        assert agent.run("Population of Rome?") == "Rome has 2.8 million people."
+        assert agent.last_result.status == OK and agent.last_result.llm_calls == 4 and len(srv.requests) == 4
+        assert srv.requests[1]["stop"] == ["Observation:"]
+        assert "Observation: 2.8 million" in srv.requests[2]["messages"][-1]["content"]

@@ -1,0 +1,170 @@
+"""BasicReflectionAgent: generate -> reflect -> revise, until a critic accepts.
+
+A generator answers from the model's own knowledge (no tools), a critic judges
+the answer as JSON ``{"is_sufficient": bool, "feedback": str}``, and the
+generator revises with that feedback.  The loop stops when the critic accepts
+(status ``ok``) or after ``max_turns`` critiques (status ``needs_review``,
+returning the latest draft).
+
+Model calls: an answer accepted at once costs 2 calls (draft + critique).  A
+budget of N critiques that never accepts costs ``2 * N`` calls: the draft, N
+critiques and N - 1 revisions.  The last rejected draft is returned without a
+further revision, so every returned draft has been critiqued.  JSON re-asks
+for an unusable critique (``json_retries``, default 2) come on top.
+
+A critique that stays unusable after the re-asks is never read as acceptance
+(the original's ``except: is_sufficient = True``): the run ends
+``needs_review`` with the raw critic output recorded as an ``error`` step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vero.core.agent import Agent, MalformedOutputError
+from vero.core.message import Message
+from vero.core.parsing import as_bool
+from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome
+
+HISTORY_SECTION = """
+## Conversation History
+{history}
+"""
+
+GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
+Output only the answer to the user task.
+""" + HISTORY_SECTION
+
+REFLECT_PROMPT = """You are a strict critic. Evaluate whether the response sufficiently answers the user task.
+""" + HISTORY_SECTION + """
+## Evaluation criteria for `is_sufficient`
+Set `is_sufficient` to true if the response correctly answers what the user asked, even if it could be phrased better or include extra detail.
+Set `is_sufficient` to false only if:
+- The response contains factual errors
+- The response does not actually answer the user task
+- A piece of information critical to answering the task is missing
+Judge what the response does, not whether it spells out every requirement: a requirement that is met
+implicitly (for example, an exception that is not caught propagates on its own) is met.
+
+## Output Format
+Reply with only this JSON object:
+{{
+  "thinking": "<one or two sentences of reasoning>",
+  "is_sufficient": <true or false>,
+  "feedback": "<describe the must-fix issue if is_sufficient is false, otherwise empty string>"
+}}
+"""
+
+CRITIQUE_REQUEST = "## User Task\n{task}\n\n## Response\n{response}"
+
+REVISE_PROMPT = """You are a helpful assistant.
+Revise your previous response using the critic's feedback below.
+Produce only the improved response with no additional commentary.
+""" + HISTORY_SECTION + """
+## Previous Response
+{response}
+
+## Feedback
+{feedback}
+"""
+
+CRITIQUE_SCHEMA = '{"thinking": "...", "is_sufficient": true or false, "feedback": "<the must-fix issue, or empty>"}'
+
+
+@dataclass
+class Critique:
+    """The critic's verdict on one draft."""
+
+    is_sufficient: bool
+    feedback: str
+    thinking: str = ""
+
+
+class BasicReflectionAgent(Agent):
+    """Generator and critic in a bounded loop (seed: "Basic Reflection").
+
+    Args (beyond ``Agent``'s):
+        max_turns: how many critiques at most (default 3).
+        critic_llm: the model that critiques (default: ``llm``); a stronger
+            model here often helps more than a stronger generator.
+
+    Statuses: ``ok`` (accepted), ``needs_review`` (never accepted, or the
+    critic's output stayed unusable), ``failed`` (empty first draft or an error).
+    Steps: ``draft``, ``critique`` (data: is_sufficient, feedback, thinking),
+    ``revision``, and ``error`` for an unusable critique.
+    """
+
+    default_max_turns = 3
+    generate_prompt = GENERATE_PROMPT
+    reflect_prompt = REFLECT_PROMPT
+    critique_request = CRITIQUE_REQUEST
+    revise_prompt = REVISE_PROMPT
+    critique_schema = CRITIQUE_SCHEMA
+
+    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True,
+                 *, critic_llm=None, **base_options):
+        super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
+        self.critic_llm = critic_llm or llm
+
+    # -- the loop ------------------------------------------------------------
+    def solve(self, task: str, **kwargs) -> str | Outcome:
+        draft = self._generate(task)
+        if not draft.strip():
+            self.record("error", "the model returned an empty draft")
+            return Outcome("", FAILED)
+        self.record("draft", draft)
+        self.keep_partial(draft)
+
+        for turn in self.turns():
+            try:
+                critique = self._reflect(task, draft)
+            except MalformedOutputError as exc:
+                self.record("error", exc.raw, reason=str(exc))
+                return Outcome(draft, NEEDS_REVIEW)
+            verdict = "sufficient" if critique.is_sufficient else f"not sufficient: {critique.feedback}"
+            self.record("critique", verdict,
+                        is_sufficient=critique.is_sufficient, feedback=critique.feedback,
+                        thinking=critique.thinking)
+            if critique.is_sufficient:
+                return Outcome(draft, OK)
+            if turn == self.max_turns:
+                break  # the budget is spent: no revision that nobody would critique
+            revised = self._revise(task, draft, critique.feedback)
+            if not revised.strip():
+                self.record("error", "the model returned an empty revision")
+                return Outcome(draft, NEEDS_REVIEW)
+            draft = revised
+            self.record("revision", draft)
+            self.keep_partial(draft)
+        return Outcome(draft, NEEDS_REVIEW)
+
+    # -- the steps -------------------------------------------------------------
+    def _history(self) -> str:
+        return self.format_history() or "(none)"
+
+    def _generate(self, task: str) -> str:
+        if self.system_prompt:  # the user's prompt is used verbatim, never formatted
+            system = self.system_prompt + HISTORY_SECTION.format(history=self._history())
+        else:
+            system = self.generate_prompt.format(history=self._history())
+        return self.call_llm([Message.system(system), Message.user(task)]).text
+
+    def _reflect(self, task: str, response: str) -> Critique:
+        messages = [
+            Message.system(self.reflect_prompt.format(history=self._history())),
+            Message.user(self.critique_request.format(task=task, response=response)),
+        ]
+        return self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
+
+    def _revise(self, task: str, response: str, feedback: str) -> str:
+        system = self.revise_prompt.format(history=self._history(), response=response, feedback=feedback)
+        return self.call_llm([Message.system(system), Message.user(task)]).text
+
+
+def _read_critique(data: dict) -> Critique:
+    """The critic's JSON as a ``Critique``; raises ValueError/KeyError to re-ask."""
+    sufficient = as_bool(data["is_sufficient"], "is_sufficient")
+    feedback = str(data.get("feedback") or "").strip()
+    if not sufficient and not feedback:
+        raise ValueError("`feedback` must name the must-fix issue when `is_sufficient` is false")
+    return Critique(sufficient, feedback, str(data.get("thinking") or "").strip())

@@ -1,0 +1,268 @@
+"""PlanExecuteAgent: plan -> approve -> execute each step -> replan (Wang et al., 2023; BabyAGI).
+
+A planner (which sees the tools but cannot call them) writes the plan as JSON
+``{"steps": [...]}``; an optional approval gate lets a person accept it,
+reject it, or send feedback to the planner; then each step runs through a
+fresh ``ReActAgent`` that shares this agent's tools and llm and sees the whole
+plan and the earlier results.  After every step a replanner answers either
+``{"response": "..."}`` (done) or ``{"steps": [...]}`` (what still remains).
+
+Model calls: 1 for the plan (+1 per feedback round), then per executed step
+the ReAct calls plus 1 replanner call.  A two-step plan whose steps each finish
+in one ReAct call costs 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
+(``max_steps`` executed steps, ``max_replans`` plan changes, or the same
+remaining plan proposed twice in a row) one more call writes the final answer
+from the step results, and the status is ``max_turns``.  JSON re-asks come on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from vero.agents.react import ReActAgent
+from vero.core.agent import Agent
+from vero.core.message import Message
+from vero.core.result import FAILED, MAX_TURNS, OK, REJECTED, Outcome
+
+PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
+
+PLANNER_RULES = """An executor will carry out your steps one at a time, using the tools listed in the request.
+- You cannot call tools yourself; only plan. Plan only with the tools listed (or plain reasoning).
+- Each step is one self-contained instruction with a clear result; the last step produces the answer.
+- Use as few steps as the task needs (at most 20); a simple task may need a single step.
+Reply with only this JSON object:
+{"steps": ["first step", "second step"]}"""
+
+PLAN_REQUEST = "## Task\n{task}\n\n## Available tools\n{tools}\n\n## Conversation History\n{history}"
+
+PLAN_FEEDBACK = """
+
+## Your previous plan
+{plan}
+
+## Feedback on that plan
+{feedback}
+Write a new plan that addresses the feedback."""
+
+STEP_TASK = """You are carrying out one step of a larger plan.
+
+## Overall task
+{task}
+
+## Plan ([x] done, [!] failed, [>] this step, [ ] later)
+{plan}
+
+## Results of earlier steps
+{results}
+
+## Your step
+{step}
+
+Do only this step, and give its result as your final answer."""
+
+REPLAN_PROMPT = """You check the progress of a plan after each step.
+If the step results already answer the task, reply {"response": "<the final answer to the task, for the user>"}.
+Otherwise reply {"steps": ["...", "..."]} with only the steps that still remain (not the completed ones):
+keep the remaining plan if it still fits, or change it when a step failed or a result calls for it.
+Reply with only the JSON object."""
+
+PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{results}\n\n## Available tools\n{tools}"
+
+FINAL_PROMPT = """The plan could not be finished within its budget. Using only the step results below,
+write the best final answer to the task, and say briefly what is still unknown."""
+
+PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
+REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
+MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
+
+
+@dataclass
+class PlanStep:
+    description: str
+    status: str = "pending"  # pending | in_progress | completed | failed
+    result: str = ""
+
+
+@dataclass
+class Plan:
+    """An ordered list of steps with their status; ``render()`` shows ``[ ] [>] [x] [!]``."""
+
+    steps: list[PlanStep] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, descriptions: list[str]) -> "Plan":
+        return cls([PlanStep(d) for d in descriptions])
+
+    def render(self) -> str:
+        return "\n".join(f"{i}. {MARKERS[s.status]} {s.description}" for i, s in enumerate(self.steps, 1))
+
+    def remaining(self) -> list[str]:
+        return [s.description for s in self.steps if s.status == "pending"]
+
+    def replace_remaining(self, descriptions: list[str]) -> None:
+        self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+class PlanExecuteAgent(Agent):
+    """Plan first, then execute step by step with a ReAct sub-agent, replanning as results come in.
+
+    Args (beyond ``Agent``'s):
+        system_prompt: replaces the planner's introduction (its rules stay).
+        max_steps: executed steps at most (default: ``max_turns`` if given, else 20).
+        approve: ``fn(plan) -> True | False | str``; True runs the plan, False
+            ends the run ``rejected`` before any step runs, a non-empty string
+            is feedback for the planner.  Default None: auto-approve.
+        max_plan_revisions: feedback rounds (default 3); a plan still not
+            approved after them is ``rejected`` (it never runs unapproved).
+        max_replans: how often the replanner may change the remaining plan (default 5).
+
+    Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (empty
+    or unusable plan, or another error), ``max_turns`` (a cap ended the loop).
+    Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
+    ``final``, ``warning``; each step's ReAct steps are one level deeper.
+    """
+
+    default_max_turns = 20
+    max_plan_steps = 20
+    planner_prompt = PLANNER_PROMPT
+    planner_rules = PLANNER_RULES
+    plan_request = PLAN_REQUEST
+    plan_feedback = PLAN_FEEDBACK
+    step_task = STEP_TASK
+    replan_prompt = REPLAN_PROMPT
+    progress_request = PROGRESS_REQUEST
+    final_prompt = FINAL_PROMPT
+
+    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True, *,
+                 max_steps: int | None = None, approve: Callable | None = None,
+                 max_plan_revisions: int = 3, max_replans: int = 5, **base_options):
+        super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
+        self.max_steps = max_steps or self.max_turns
+        self.approve = approve
+        self.max_plan_revisions = max_plan_revisions
+        self.max_replans = max_replans
+
+    # -- the loop ------------------------------------------------------------
+    def solve(self, task: str, **kwargs) -> str | Outcome:
+        plan = self._approved_plan(task)
+        if isinstance(plan, str):
+            return Outcome("", plan)
+        proposed, replans = None, 0
+        for number in self.turns(self.max_steps):
+            step = next(s for s in plan.steps if s.status == "pending")
+            self._execute(task, plan, step, number)
+            decision = self._replan(task, plan)
+            if isinstance(decision, str):
+                self.record("final", decision)
+                return Outcome(decision, OK)
+            if decision == proposed:
+                self.record("warning", "the replanner proposed the same plan twice in a row")
+                break
+            proposed = decision
+            if decision != plan.remaining():
+                replans += 1
+                if replans > self.max_replans:
+                    self.record("warning", f"more than {self.max_replans} replans")
+                    break
+                plan.replace_remaining(decision)
+                self.record("replan", plan.render(), steps=decision)
+        return Outcome(self._final_answer(task, plan), MAX_TURNS)
+
+    # -- planner and approval gate ------------------------------------------------------
+    def _approved_plan(self, task: str) -> Plan | str:
+        """The approved plan, or the status that ends the run (``failed`` or ``rejected``)."""
+        plan = self._make_plan(task)
+        for revision in range(self.max_plan_revisions + 1):
+            if not plan:
+                self.record("error", "the planner returned an empty plan")
+                return FAILED
+            if self.approve is None:
+                return plan
+            verdict = self.approve(plan)
+            self.record("approval", str(verdict), approved=verdict is True)
+            if verdict is True:
+                return plan
+            if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
+                return REJECTED  # a plan never runs without approval
+            plan = self._make_plan(task, feedback=verdict, previous=plan)
+
+    def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
+        history = self.format_history() or "(none)"
+        request = self.plan_request.format(task=task, tools=self._tools_text(), history=history)
+        if feedback is not None:
+            request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
+        system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
+        steps = self.ask_json([Message.system(system), Message.user(request)], _read_steps, schema=PLAN_SCHEMA)
+        plan = Plan.of(self._capped(steps))
+        self.record("plan", plan.render(), steps=plan.remaining())
+        return plan
+
+    def _capped(self, steps: list[str]) -> list[str]:
+        if len(steps) > self.max_plan_steps:
+            self.record("warning", f"the plan had {len(steps)} steps; keeping the first {self.max_plan_steps}")
+        return steps[: self.max_plan_steps]
+
+    def _tools_text(self) -> str:
+        return self.tools.describe() or "(no tools: steps are done by reasoning alone)"
+
+    # -- executor ------------------------------------------------------------------
+    def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
+        step.status = "in_progress"
+        self.record("plan_step", f"[>] {step.description}", status=step.status)
+        executor = ReActAgent(f"{self.name}-step{number}", self.llm, tools=self.tools, verbose=False)
+        executor.history = list(self.history_messages())
+        text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
+        result = self.run_subagent(executor, text)
+        step.status = "completed" if result.ok else "failed"
+        step.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
+        self.record("plan_step", f"{MARKERS[step.status]} {step.description} -> {step.result}",
+                    status=step.status, description=step.description, result=step.result)
+        self.keep_partial(result.answer)
+
+    def _results(self, plan: Plan) -> str:
+        done = [(i, s) for i, s in enumerate(plan.steps, 1) if s.status in ("completed", "failed")]
+        lines = [f"Step {i} {MARKERS[s.status]} {s.description}\nResult: {self.clip(s.result, 2000)}" for i, s in done]
+        return "\n\n".join(lines) or "(none yet)"
+
+    # -- replanner and the capped ending -----------------------------------------------
+    def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
+        request = self.progress_request.format(task=task, plan=plan.render(), results=self._results(plan),
+                                               tools=self._tools_text())
+        return [Message.system(prompt), Message.user(request)]
+
+    def _replan(self, task: str, plan: Plan) -> str | list[str]:
+        messages = self._progress(self.replan_prompt, task, plan)
+        decision = self.ask_json(messages, _read_replan, schema=REPLAN_SCHEMA)
+        return decision if isinstance(decision, str) else self._capped(decision)
+
+    def _final_answer(self, task: str, plan: Plan) -> str:
+        answer = self.call_llm(self._progress(self.final_prompt, task, plan)).text.strip()
+        answer = answer or self.partial
+        self.record("final", answer, reason="max_turns")
+        return answer
+
+
+def _read_steps(data: dict) -> list[str]:
+    """``{"steps": [...]}`` as step texts (dict items may use "description"/"step")."""
+    steps = data["steps"]
+    if not isinstance(steps, list):
+        raise ValueError("`steps` must be a list of strings")
+    texts = [(s.get("description") or s.get("step") or "") if isinstance(s, dict) else str(s) for s in steps]
+    return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
+
+
+def _read_replan(data: dict) -> str | list[str]:
+    """A final answer (``response``) or the non-empty list of remaining steps."""
+    response = data.get("response")
+    if isinstance(response, str) and response.strip():
+        return response.strip()
+    if "steps" not in data:
+        raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
+    steps = _read_steps(data)
+    if not steps:
+        raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
+    return steps

@@ -1,0 +1,244 @@
+"""ReflexionAgent: attempt -> evaluate -> reflect -> retry (Shinn et al., 2023).
+
+An executor attempts the task, an evaluator scores the attempt, and on a
+failure a reflector writes a short, concrete lesson (diagnosis + new plan).
+The lessons are kept in a ``ReflexionMemory`` and injected into the next
+attempt's task as ``<past_reflections>``: the model learns from its failures
+through text, not weights.
+
+Model calls per attempt: the executor's calls (1 for a plain generation
+without tools; the ReAct loop's calls otherwise), 1 for the LLM judge (0 with
+an ``evaluator=`` callable, or when the executor run failed or gave no answer:
+that scores 0), and 1 for the reflection, except after the last attempt (no
+attempt would read it).  So N failing plain attempts cost ``3 * N - 1`` calls
+and a first-time pass costs 2; JSON re-asks of the judge come on top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from vero.agents.react import ReActAgent
+from vero.core.agent import Agent, MalformedOutputError
+from vero.core.message import Message
+from vero.core.parsing import as_bool, as_score
+from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult
+
+EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
+If the task includes past reflections, they describe what went wrong in your earlier attempts:
+follow their plan and do not repeat those mistakes."""
+
+HISTORY_SECTION = "\n\n## Conversation History\n{history}\n"
+
+ATTEMPT_TASK = """{task}
+
+{reflections}
+These are lessons from your earlier failed attempts at this task. Apply them; do not repeat the same mistakes."""
+
+EVALUATE_PROMPT = """You are a strict evaluator. Judge whether the answer correctly and completely solves the task.
+Give a score from 0 to 100 (100: fully correct and complete; 0: wrong or missing).
+Set "pass" to true only if the answer is correct and complete and the score is at least {pass_score}.
+In "reason", name the specific error or missing part; if it passes, say briefly why it is correct.
+Reply with only this JSON object:
+{{"pass": true or false, "reason": "<specific reason>", "score": <0-100>}}
+"""
+
+EVALUATE_REQUEST = "## Task\n{task}\n\n## Answer\n{answer}"
+
+REFLECT_PROMPT = """You analyse why an attempt at a task failed, so that the next attempt succeeds.
+Write at most 150 words, in two parts:
+Diagnosis: the specific step, tool call, assumption or line that went wrong, and the exact error or evidence.
+Plan: the concrete actions the next attempt must take differently.
+Be specific. Vague advice such as "be more careful" or "double-check the answer" is useless.
+If past reflections are listed and the same mistake happened again, say why their plan failed
+and choose a different approach.
+Output only the reflection."""
+
+REFLECT_REQUEST = """## Task
+{task}
+
+## Attempt {attempt}: what the agent did
+{trajectory}
+
+## Attempt {attempt}: answer
+{answer}
+
+## Evaluation (score {score:g}/100)
+{feedback}
+
+{past}"""
+
+VERDICT_SCHEMA = '{"pass": true or false, "reason": "<specific reason>", "score": <number from 0 to 100>}'
+MAX_REFLECTION_WORDS = 200  # the prompt asks for 150; longer replies are cut here
+
+
+class ReflexionMemory:
+    """The last ``max_size`` reflections, rendered for the next attempt's prompt."""
+
+    def __init__(self, max_size: int = 3):
+        if max_size < 1:
+            raise ValueError("ReflexionMemory needs max_size >= 1")
+        self.max_size = max_size
+        self.reflections: list[dict] = []
+
+    def add(self, reflection: str, attempt: int) -> None:
+        self.reflections.append({"attempt": attempt, "reflection": reflection})
+        del self.reflections[: -self.max_size]
+
+    def render(self) -> str:
+        if not self.reflections:
+            return ""
+        lines = [f"Attempt {r['attempt']}: {r['reflection']}" for r in self.reflections]
+        return "<past_reflections>\n" + "\n".join(lines) + "\n</past_reflections>"
+
+    def __len__(self) -> int:
+        return len(self.reflections)
+
+
+@dataclass
+class Attempt:
+    """One try at the task and its evaluation (an unevaluated attempt scores 0)."""
+
+    number: int
+    answer: str
+    status: str  # the executor's run status
+    trajectory: str
+    passed: bool = False
+    score: float = 0.0
+    feedback: str = ""
+
+
+class ReflexionAgent(Agent):
+    """Retry with verbal self-reflection, returning the best attempt.
+
+    Args (beyond ``Agent``'s):
+        max_attempts: attempts at most (default: ``max_turns`` if given, else 3).
+        executor: any ``Agent`` that attempts the task (run as a sub-agent).
+            Default: a fresh ``ReActAgent`` per attempt sharing this agent's
+            tools, llm, history and ``system_prompt``, or one plain generation
+            call when there are no tools.  A given executor keeps its own
+            history across attempts.
+        evaluator: ``fn(task, answer) -> (passed, score, feedback)`` for external
+            checks such as unit tests; its ``passed`` is final.  Its feedback is
+            shown to the reflector, so it must describe the failure (test
+            output), never reveal hidden ground truth.  Default: an LLM judge
+            whose JSON passes only if "pass" is true and score >= ``pass_score``.
+        pass_score: the judge's pass mark, 0-100 (default 80).
+        memory_size: how many recent reflections the next attempt sees (default 3).
+
+    Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the
+    best attempt (highest score, earliest on ties) when none passed or the
+    judge's output stayed unusable.  Steps: ``attempt``, ``evaluation``,
+    ``reflection`` (plus the executor's steps one level deeper).
+    """
+
+    default_max_turns = 3
+    executor_prompt = EXECUTOR_PROMPT
+    attempt_task = ATTEMPT_TASK
+    evaluate_prompt = EVALUATE_PROMPT
+    evaluate_request = EVALUATE_REQUEST
+    reflect_prompt = REFLECT_PROMPT
+    reflect_request = REFLECT_REQUEST
+
+    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True, *,
+                 max_attempts: int | None = None, executor: Agent | None = None,
+                 evaluator: Callable[[str, str], tuple] | None = None, pass_score: float = 80,
+                 memory_size: int = 3, **base_options):
+        super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
+        self.max_attempts = max_attempts or self.max_turns
+        self.executor = executor
+        self.evaluator = evaluator
+        self.pass_score = as_score(pass_score, "pass_score")
+        self.memory = ReflexionMemory(memory_size)
+
+    # -- the loop ------------------------------------------------------------
+    def solve(self, task: str, **kwargs) -> str | Outcome:
+        self.memory = ReflexionMemory(self.memory.max_size)
+        attempts: list[Attempt] = []
+        for number in self.turns(self.max_attempts):
+            attempt = self._attempt(task, number)
+            attempts.append(attempt)
+            self.record("attempt", attempt.answer, attempt=number, status=attempt.status)
+            self.keep_partial(_best(attempts).answer)
+            try:
+                self._evaluate(task, attempt)
+            except MalformedOutputError as exc:
+                self.record("error", exc.raw, reason=str(exc))
+                return Outcome(_best(attempts).answer, NEEDS_REVIEW)
+            verdict = f"{'pass' if attempt.passed else 'fail'} ({attempt.score:g}/100): {attempt.feedback}"
+            self.record("evaluation", verdict, attempt=number, passed=attempt.passed, score=attempt.score,
+                        feedback=attempt.feedback)
+            self.keep_partial(_best(attempts).answer)
+            if attempt.passed:
+                return Outcome(attempt.answer, OK)
+            if number < self.max_attempts:
+                reflection = self._reflect(task, attempt)
+                self.memory.add(reflection, number)
+                self.record("reflection", reflection, attempt=number)
+        return Outcome(_best(attempts).answer, NEEDS_REVIEW)
+
+    # -- executor ----------------------------------------------------------------
+    def _attempt(self, task: str, number: int) -> Attempt:
+        if self.memory:
+            task = self.attempt_task.format(task=task, reflections=self.memory.render())
+        executor = self.executor or self._default_executor()
+        if executor is None:  # no tools: one plain generation call
+            history = HISTORY_SECTION.format(history=self.format_history() or "(none)")
+            system = (self.system_prompt or self.executor_prompt) + history  # never formatted
+            answer = self.call_llm([Message.system(system), Message.user(task)]).text
+            return Attempt(number, answer, OK, "(one direct answer; no tools were used)")
+        result = self.run_subagent(executor, task)
+        return Attempt(number, result.answer, result.status, self._trajectory(result))
+
+    def _default_executor(self) -> Agent | None:
+        if not self.tools:
+            return None
+        executor = ReActAgent(f"{self.name}-executor", self.llm, tools=self.tools,
+                              system_prompt=self.system_prompt, verbose=False)
+        executor.history = list(self.history_messages())
+        return executor
+
+    def _trajectory(self, result: RunResult) -> str:
+        lines = [f"{s.kind}: {self.clip(s.content, 600)}" for s in result.steps
+                 if s.depth == 0 and s.kind != "thinking"]
+        if result.status != OK:
+            lines.append(f"(the run ended with status {result.status}: {result.error or 'no answer accepted'})")
+        return self.clip("\n".join(lines) or "(no steps recorded)", 6000)
+
+    # -- evaluator ---------------------------------------------------------------
+    def _evaluate(self, task: str, attempt: Attempt) -> None:
+        if attempt.status == FAILED or not attempt.answer.strip():
+            attempt.feedback = f"The attempt produced no usable answer (executor status: {attempt.status})."
+            return
+        if self.evaluator is not None:
+            passed, score, feedback = self.evaluator(task, attempt.answer)
+            attempt.passed, attempt.score, attempt.feedback = bool(passed), as_score(score), str(feedback or "")
+            return
+        messages = [
+            Message.system(self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
+            Message.user(self.evaluate_request.format(task=task, answer=attempt.answer)),
+        ]
+        attempt.passed, attempt.score, attempt.feedback = self.ask_json(messages, self._read_verdict,
+                                                                        schema=VERDICT_SCHEMA)
+
+    def _read_verdict(self, data: dict) -> tuple[bool, float, str]:
+        score = as_score(data["score"])
+        passed = as_bool(data["pass"], "pass") and score >= self.pass_score
+        return passed, score, str(data.get("reason") or "").strip()
+
+    # -- reflector ---------------------------------------------------------------
+    def _reflect(self, task: str, attempt: Attempt) -> str:
+        request = self.reflect_request.format(
+            task=task, attempt=attempt.number, trajectory=attempt.trajectory, answer=attempt.answer or "(none)",
+            score=attempt.score, feedback=attempt.feedback or "(no feedback)", past=self.memory.render())
+        text = self.call_llm([Message.system(self.reflect_prompt), Message.user(request.rstrip())]).text.strip()
+        words = text.split(" ")
+        if len(words) > MAX_REFLECTION_WORDS:
+            text = " ".join(words[:MAX_REFLECTION_WORDS]) + " ..."
+        return text or f"Attempt {attempt.number} failed: {attempt.feedback}"
+
+
+def _best(attempts: list[Attempt]) -> Attempt:
+    """The highest-scoring attempt; ``max`` keeps the earliest on ties."""
+    return max(attempts, key=lambda a: a.score)
