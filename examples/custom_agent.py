@@ -1,0 +1,59 @@
+"""Two ways to make your own agent.
+
+1. A new pattern: subclass ``Agent`` and write the loop in ``solve``, using the
+   base class helpers: ``turns()`` (the turn budget), ``call_llm`` (usage and
+   token budget), ``record`` (a step: printed when verbose, kept in
+   ``last_result.steps``) and ``run_tool``.
+2. A variation: subclass an existing agent and override one step.
+
+Run:  python examples/custom_agent.py
+"""
+
+from collections import Counter
+
+from vero import Agent, ChatOpenAI, Message, Outcome
+from vero.agents import ReActAgent
+from vero.core import Observation
+from vero.tool.builtin import calculator, python_exec
+
+
+class SelfConsistencyAgent(Agent):
+    """Sample several answers and return the most common one (Wang et al., 2022)."""
+
+    default_max_turns = 5  # samples
+
+    def solve(self, task: str, **kwargs):
+        prompt = [Message.system("Think briefly, then give only the final answer on the last line."),
+                  *self.history_messages(), Message.user(task)]
+        answers = []
+        for turn in self.turns():
+            reply = self.call_llm(prompt, temperature=1.0)
+            lines = reply.text.strip().splitlines() or [""]
+            answers.append(lines[-1].strip())
+            self.record("sample", answers[-1])
+        answer, votes = Counter(answers).most_common(1)[0]
+        self.record("vote", f"{votes} of {len(answers)} samples agree")
+        if votes * 2 > len(answers):
+            return answer  # status "ok"
+        return Outcome(answer, "needs_review")  # no majority
+
+
+class CarefulReActAgent(ReActAgent):
+    """ReAct that asks you before it runs any tool: only ``run_tool`` changes."""
+
+    def run_tool(self, name: str, args) -> Observation:
+        if input(f"Run {name}({args})? [y/N] ").strip().lower() != "y":
+            self.record("warning", f"the user refused to run {name}")
+            return Observation("The user refused to run this tool. Continue without it.", ok=False, error="refused")
+        return super().run_tool(name, args)
+
+
+if __name__ == "__main__":
+    llm = ChatOpenAI()
+    voter = SelfConsistencyAgent("voter", llm, max_turns=5)
+    print(voter.run("A bat and a ball cost $1.10 in total. The bat costs $1.00 more than the ball. "
+                    "How much does the ball cost?"))
+    print(voter.last_result.status, voter.last_result.llm_calls, "calls")
+
+    careful = CarefulReActAgent("careful", llm, tools=[calculator, python_exec], max_turns=5)
+    print(careful.run("What is the 30th Fibonacci number?"))

@@ -1,0 +1,31 @@
+"""PlanExecuteAgent on a multi-step research task: plan -> approve -> execute each step -> replan.
+
+Each step runs through a ReAct sub-agent with the web search and the calculator.
+With --approve you review the plan first: y runs it, n stops, anything else is
+feedback for the planner.
+
+Run:  python examples/plan_execute_research.py [--approve]
+"""
+
+import sys
+
+from vero import ChatOpenAI
+from vero.agents import PlanExecuteAgent
+from vero.tool.builtin import calculator, web_search
+
+TASK = ("Find the heights of the three tallest buildings in the world, "
+        "then compute their average height in metres and in feet.")
+
+
+def ask(plan):
+    # the plan has just been printed as a step (verbose=True); plan.render() gives the same text
+    reply = input("Approve plan? [y]es / [n]o / or type feedback: ").strip()
+    return True if reply.lower() in ("", "y", "yes") else False if reply.lower() in ("n", "no") else reply
+
+
+if __name__ == "__main__":
+    agent = PlanExecuteAgent("researcher", ChatOpenAI(), tools=[web_search, calculator],
+                             approve=ask if "--approve" in sys.argv else None, max_steps=8)
+    answer = agent.run(TASK)
+    print("\nAnswer:", answer)
+    print("Status:", agent.last_result.status)  # ok, rejected, max_turns or failed

@@ -1,0 +1,375 @@
+"""The ``vero`` command, end to end as a user runs it.
+
+Each test starts a ``MockOpenAIServer`` in this process and runs
+``python -m vero ...`` as a subprocess against it (``--base-url``), with
+nothing configured in the environment, in an empty working folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import py_compile
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from vero.testing import HTTPFault, MockOpenAIServer
+from vero._mock_server import Fault
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE", "TIMEOUT",
+               "MAX_RETRIES", "DEBUG", "TAVILY_API_KEY", "BOCHA_API_KEY")
+
+
+@pytest.fixture
+def srv():
+    with MockOpenAIServer() as server:
+        yield server
+
+
+def cli_env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARS and "proxy" not in k.lower()}
+    env.update(NO_COLOR="1", PYTHONPATH=str(ROOT), NO_PROXY="127.0.0.1,localhost", PYTHONIOENCODING="utf-8")
+    env.update(extra)
+    return env
+
+
+def vero(*args, cwd, input=None, timeout=60, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vero", *args], cwd=cwd, input=input, env=cli_env(**env),
+                          capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+
+
+def contents(request: dict) -> list[str]:
+    return [m.get("content") or "" for m in request["messages"]]
+
+
+# --------------------------------------------------------------------------- help and start-up
+
+
+def test_help_lists_the_commands(tmp_path):
+    done = vero("--help", cwd=tmp_path)
+    assert done.returncode == 0
+    for command in ("chat", "run", "demo"):
+        assert command in done.stdout
+    run_help = vero("run", "--help", cwd=tmp_path)
+    for option in ("--agent", "--model", "--base-url", "--api-key", "--tools", "--max-turns", "--load",
+                   "--trace", "--quiet", "--debug", "--json"):
+        assert option in run_help.stdout
+
+
+def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
+    code = ("import sys, vero.cli; "
+            "print('openai' in sys.modules, any(m.startswith('vero.agents.') for m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
+    assert done.stdout.split() == ["False", "False"]
+
+
+# --------------------------------------------------------------------------- vero run
+
+
+def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
+    srv.enqueue("Paris is the capital of France.")
+    done = vero("run", "What is the capital of France?", "--tools", "none", "--base-url", srv.base_url,
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "👤 User Input: What is the capital of France?" in done.stdout
+    assert "🏁 Final Answer: Paris is the capital of France." in done.stdout
+    assert "Status: ok" in done.stdout
+    assert "⏳ Elapsed: " in done.stdout
+    assert contents(srv.requests[0])[-1] == "What is the capital of France?"
+    assert "tools" not in srv.requests[0]  # --tools none
+
+
+def test_run_quiet_hides_the_steps(srv, tmp_path):
+    srv.enqueue("Thought: multiply\nAction: calculator\nAction Input: {\"expression\": \"6*7\"}",
+                "Final Answer: 42")
+    done = vero("run", "6*7?", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Action" not in done.stdout and "User Input" not in done.stdout
+    assert "🏁 Final Answer: 42" in done.stdout
+
+
+def test_run_json_prints_only_the_run_result(srv, tmp_path):
+    srv.enqueue("Thought: I need the product.\nAction: calculator\nAction Input: {\"expression\": \"1299 * 85 / 100\"}",
+                "Final Answer: 1104.15")
+    done = vero("run", "1299 at 15% off?", "--agent", "react", "--tools", "calculator", "--json",
+                "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)  # nothing but the JSON on stdout
+    assert result["status"] == "ok" and result["answer"] == "1104.15"
+    assert result["llm_calls"] == 2
+    kinds = [step["kind"] for step in result["steps"]]
+    assert kinds[:3] == ["thought", "action", "observation"]
+    assert result["steps"][2]["content"] == "1104.15"  # the real calculator ran
+
+
+def test_run_reads_the_task_from_stdin(srv, tmp_path):
+    srv.enqueue("Hello!")
+    done = vero("run", "-", "--tools", "none", "--base-url", srv.base_url, input="Say hello\n", cwd=tmp_path)
+    assert done.returncode == 0
+    assert contents(srv.requests[0])[-1].strip() == "Say hello"
+
+
+def test_run_with_a_non_ok_status_exits_1(srv, tmp_path):
+    critique = json.dumps({"is_sufficient": False, "feedback": "Too vague."})
+    srv.enqueue("A draft.", critique)
+    done = vero("run", "Explain water.", "--agent", "reflection", "--max-turns", "1",
+                "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Status: needs_review" in done.stdout
+    assert "🏁 Final Answer: A draft." in done.stdout
+
+
+@pytest.mark.parametrize("command", [["run", "hello"], ["chat"]])
+def test_unconfigured_prints_one_paragraph_and_exits_2(tmp_path, command):
+    done = vero(*command, cwd=tmp_path, input="hello\n")
+    assert done.returncode == 2
+    assert "OPENAI_API_KEY" in done.stderr and "OPENAI_BASE_URL" in done.stderr
+    assert "--base-url" in done.stderr and "Ollama" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1  # one paragraph
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_api_error_is_one_line_without_traceback(tmp_path):
+    with MockOpenAIServer(responder=lambda body: HTTPFault(500)) as server:
+        done = vero("run", "hello", "--base-url", server.base_url, cwd=tmp_path, MAX_RETRIES="0")
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("❌ model call failed (HTTP 500)")
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "Status: failed" in done.stdout
+
+
+def test_debug_shows_the_traceback_but_never_the_api_key(tmp_path):
+    secret = "sk-very-secret-key-123"
+    with MockOpenAIServer(responder=lambda body: HTTPFault(500)) as server:
+        done = vero("run", "hello", "--debug", "--api-key", secret, "--base-url", server.base_url,
+                    cwd=tmp_path, MAX_RETRIES="0")
+        assert server.request_log[0].headers["authorization"] == f"Bearer {secret}"  # it was used
+    assert done.returncode == 1
+    assert "Traceback" in done.stderr and "LLMCallError" in done.stderr
+    assert "DEBUG" in done.stderr  # logging is at DEBUG level
+    assert secret not in done.stderr + done.stdout
+
+
+def test_unknown_tool_is_a_usage_error(srv, tmp_path):
+    done = vero("run", "hi", "--tools", "calculator,teleport", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "teleport" in done.stderr and "calculator" in done.stderr
+    assert srv.requests == []
+
+
+def test_run_writes_a_trace_file(srv, tmp_path):
+    srv.enqueue("Hi.")
+    done = vero("run", "hello", "--trace", "trace.jsonl", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0
+    events = [json.loads(line)["type"] for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    assert events[0] == "run_start" and events[-1] == "run_end"
+
+
+# --------------------------------------------------------------------------- vero chat
+
+
+def test_chat_keeps_the_conversation_and_streams(srv, tmp_path):
+    srv.enqueue("Nice to meet you, Ada.", "Your name is Ada.")
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
+                input="My name is Ada.\nWhat is my name?\nbye\n")
+    assert done.returncode == 0, done.stderr
+    assert "Assistant: Nice to meet you, Ada." in done.stdout
+    assert "Assistant: Your name is Ada." in done.stdout
+    assert done.stdout.rstrip().endswith("Bye.")
+    second = srv.requests[1]
+    assert second["stream"] is True  # the chat agent streams tokens
+    assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "user"]
+    assert contents(second)[1:] == ["My name is Ada.", "Nice to meet you, Ada.", "What is my name?"]
+
+
+def test_chat_ends_cleanly_at_end_of_input(srv, tmp_path):
+    srv.enqueue("Hello!")
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="hi\n")
+    assert done.returncode == 0
+    assert "Assistant: Hello!" in done.stdout and "Bye." in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_chat_slash_commands(srv, tmp_path):
+    srv.enqueue({"content": "", "tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}}],
+                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}},
+                {"content": "It is 42.", "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23}})
+    lines = ["/help", "/tools", "What is 6*7?", "/history", "/usage", "/nope", "/reset", "/history", "bye"]
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="\n".join(lines) + "\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "/save FILE" in out and "/verbose on|off" in out  # /help
+    assert "- calculator: Evaluate an arithmetic expression" in out  # /tools
+    assert "- current_time:" in out
+    assert "🔧 Action: calculator" in out and "👀 Observation: 42" in out  # verbose steps
+    assert "Assistant: It is 42." in out
+    assert "user: What is 6*7?\nassistant: It is 42." in out  # /history
+    assert "2 model calls, 38 tokens (30 prompt + 8 completion)" in out  # /usage
+    assert "Unknown command /nope. Type /help for the list." in out
+    assert "Conversation cleared." in out and "(no conversation yet)" in out  # /reset, then /history
+
+
+def test_chat_verbose_off_hides_the_steps(srv, tmp_path):
+    srv.enqueue({"tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}}]}, "42.")
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="/verbose off\n6*7?\nbye\n")
+    assert "Verbose off." in done.stdout
+    assert "Action" not in done.stdout and "Assistant: 42." in done.stdout
+
+
+def test_chat_save_then_load_restores_the_conversation(srv, tmp_path):
+    srv.enqueue("Noted: the code word is heron.")
+    first = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
+                 input="Remember the code word heron.\n/save conv.json\nbye\n")
+    assert "Saved 2 messages to conv.json." in first.stdout
+    saved = json.loads((tmp_path / "conv.json").read_text())
+    assert [m["content"] for m in saved["history"]] == ["Remember the code word heron.",
+                                                        "Noted: the code word is heron."]
+
+    srv.enqueue("The code word is heron.")
+    second = vero("chat", "--load", "conv.json", "--base-url", srv.base_url, cwd=tmp_path,
+                  input="What is the code word?\nbye\n")
+    assert second.returncode == 0
+    assert "Loaded 2 messages from conv.json." in second.stdout
+    assert contents(srv.requests[-1])[1:] == ["Remember the code word heron.", "Noted: the code word is heron.",
+                                              "What is the code word?"]
+
+    srv.enqueue("Still heron.")
+    third = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
+                 input="/load conv.json\nAnd now?\n/load missing.json\nbye\n")
+    assert "Loaded 2 messages from conv.json." in third.stdout
+    assert contents(srv.requests[-1])[1:3] == ["Remember the code word heron.", "Noted: the code word is heron."]
+    assert "❌" in third.stdout and "missing.json" in third.stdout  # a bad file is one line, the session goes on
+    assert third.returncode == 0
+
+
+def test_chat_load_of_a_corrupt_file_exits_2(srv, tmp_path):
+    (tmp_path / "bad.json").write_text("{not json")
+    done = vero("chat", "--load", "bad.json", "--base-url", srv.base_url, cwd=tmp_path, input="bye\n")
+    assert done.returncode == 2
+    assert "bad.json" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_chat_survives_an_api_error(srv, tmp_path):
+    srv.enqueue(HTTPFault(500), "Recovered.")
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, MAX_RETRIES="0",
+                input="first question\nsecond question\nbye\n")
+    assert done.returncode == 0
+    failures = [line for line in done.stdout.splitlines() if "❌" in line]
+    assert len(failures) == 1 and "model call failed (HTTP 500)" in failures[0]
+    assert "Assistant: Recovered." in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "first question" not in contents(srv.requests[-1])  # a failed turn leaves no history
+
+
+def test_chat_switches_agent_and_keeps_history(srv, tmp_path):
+    srv.enqueue("Hi Bob.", "Thought: I remember it.\nFinal Answer: Your name is Bob.")
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
+                input="I am Bob.\n/agent react\nWho am I?\n/agent\nbye\n")
+    assert "Switched to ReActAgent; the conversation is kept." in done.stdout
+    assert "Assistant: Your name is Bob." in done.stdout
+    assert "Current agent: react (ReActAgent)" in done.stdout
+    react_request = srv.requests[1]
+    assert "Final Answer" in contents(react_request)[0]  # the ReAct protocol prompt
+    assert "I am Bob." in contents(react_request) and "Hi Bob." in contents(react_request)
+
+
+def test_chat_plan_agent_asks_for_approval(srv, tmp_path):
+    srv.enqueue(json.dumps({"steps": ["Say hi."]}))
+    done = vero("chat", "--agent", "plan", "--base-url", srv.base_url, cwd=tmp_path, input="Greet me.\nn\nbye\n")
+    assert "📋 Plan: 1. [ ] Say hi." in done.stdout
+    assert "Approve plan? [y]es / [n]o / or type feedback:" in done.stdout
+    assert "status rejected" in done.stdout
+    assert len(srv.requests) == 1  # a refused plan never runs
+
+
+def test_chat_plan_feedback_then_approval_runs_the_plan(srv, tmp_path):
+    srv.enqueue(json.dumps({"steps": ["Say hi."]}),
+                json.dumps({"steps": ["Say hello in French."]}),
+                "Final Answer: Bonjour !",
+                json.dumps({"response": "Bonjour !"}))
+    done = vero("chat", "--agent", "plan", "-q", "--base-url", srv.base_url, cwd=tmp_path,
+                input="Greet me.\nin French please\ny\nbye\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("Approve plan?") == 2
+    assert "1. [ ] Say hello in French." in done.stdout  # -q: the gate shows the plan itself
+    assert "in French please" in contents(srv.requests[1])[-1]  # the feedback went to the planner
+    assert "Assistant: Bonjour !" in done.stdout
+
+
+def _read_into(stream, sink: list[str]) -> None:
+    for chunk in iter(lambda: stream.read(1), ""):
+        sink.append(chunk)
+
+
+def _wait_for(predicate, timeout=15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.02)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
+def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path):
+    srv.enqueue(Fault.sleep(30, "too late"), "Fine, thanks.")
+    proc = subprocess.Popen([sys.executable, "-m", "vero", "chat", "--base-url", srv.base_url],
+                            cwd=tmp_path, env=cli_env(PYTHONUNBUFFERED="1"), text=True, encoding="utf-8",
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out: list[str] = []
+    threading.Thread(target=_read_into, args=(proc.stdout, out), daemon=True).start()
+    try:
+        proc.stdin.write("slow question\n")
+        proc.stdin.flush()
+        _wait_for(lambda: len(srv.requests) == 1)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C during the run
+        _wait_for(lambda: "Cancelled" in "".join(out))
+        proc.stdin.write("how are you?\n")
+        proc.stdin.flush()
+        _wait_for(lambda: "Fine, thanks." in "".join(out))
+        _wait_for(lambda: "".join(out).endswith("You: "))
+        proc.send_signal(signal.SIGINT)  # once at the prompt: a hint
+        after_answer = lambda: "".join(out).rsplit("Fine, thanks.", 1)[1]  # noqa: E731
+        _wait_for(lambda: "Ctrl-C again" in after_answer() and after_answer().endswith("You: "))
+        proc.send_signal(signal.SIGINT)  # twice in a row: leave
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = "".join(out)
+    assert "⏹ Cancelled; the conversation is unchanged." in text
+    assert text.rstrip().endswith("Bye.")
+    assert "Traceback" not in proc.stderr.read()
+    assert contents(srv.requests[1])[1:] == ["how are you?"]  # the cancelled turn left no history
+
+
+# --------------------------------------------------------------------------- vero demo and examples
+
+
+def test_demo_runs_every_agent_offline_and_exits_0(tmp_path):
+    done = vero("demo", cwd=tmp_path, timeout=90)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "scripted model, not a real LLM" in out
+    for name in ("BasicReflectionAgent", "ReActAgent", "PlanExecuteAgent", "ReflexionAgent"):
+        assert f"🚀 {name} `demo`" in out
+    assert out.count("📊 Status: ok") == 4
+    assert "🏁 Final Answer: You pay $1,192.48." in out
+    assert "👀 Observation: 1192.482" in out  # the real calculator tool ran
+    assert "OPENAI_API_KEY" in out and "--base-url" in out  # how to use a real model
+
+
+def test_every_example_compiles(tmp_path):
+    examples = sorted((ROOT / "examples").glob("*.py"))
+    names = {path.name for path in examples}
+    assert {"chat_repl.py", "single_turn.py", "custom_tool.py", "custom_agent.py", "basic_reflection.py",
+            "react_calculator.py", "plan_execute_research.py", "reflexion_coding.py"} <= names
+    for path in examples:
+        py_compile.compile(str(path), doraise=True, cfile=str(tmp_path / (path.name + "c")))

@@ -1,0 +1,522 @@
+"""The ``vero`` command: ``vero chat`` (a REPL), ``vero run "TASK"`` and ``vero demo``.
+
+Only ``argparse`` is imported at module level, so ``vero --help`` stays fast;
+the model client and the agents are imported inside the commands.
+
+Exit codes: 0 the run ended ``ok``; 1 any other status or an error;
+2 a configuration or usage error (no endpoint configured, bad option).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+# --agent NAME -> the agent class in vero.agents
+AGENTS = {
+    "chat": "ToolCallingAgent",
+    "react": "ReActAgent",
+    "reflection": "BasicReflectionAgent",
+    "plan": "PlanExecuteAgent",
+    "reflexion": "ReflexionAgent",
+}
+TOOL_NAMES = ("calculator", "python", "search", "time")
+DEFAULT_TOOLS = "calculator,time"
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+
+log = logging.getLogger("vero.cli")
+
+
+class CliError(Exception):
+    """A problem with what the user asked for; printed as one line, exit 2."""
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vero",
+        description="vero: small, readable LLM agents. Chat with an agent, run one task, or take the offline demo.",
+        epilog="Configure the model with OPENAI_API_KEY / OPENAI_BASE_URL / MODEL_NAME (environment or .env), "
+        "or --api-key / --base-url / --model.  Start with: vero demo",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("agent and model")
+    group.add_argument("--agent", choices=list(AGENTS), default="chat",
+                       help="the agent pattern (default: chat, plain chat with native tool calls)")
+    group.add_argument("--model", metavar="M", help="model name (default: MODEL_NAME or gpt-4o-mini)")
+    group.add_argument("--base-url", metavar="U", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
+    group.add_argument("--api-key", metavar="K", help="API key (default: OPENAI_API_KEY); never printed")
+    group.add_argument("--tools", metavar="LIST", default=DEFAULT_TOOLS,
+                       help=f"comma-separated built-in tools from {','.join(TOOL_NAMES)}, "
+                       f"or 'none' (default: {DEFAULT_TOOLS})")
+    group.add_argument("--max-turns", metavar="N", type=_positive_int, help="the agent's loop budget")
+    group.add_argument("--load", metavar="FILE", help="start from a conversation saved with /save")
+    group.add_argument("--trace", metavar="FILE", help="append every event to FILE as JSON lines")
+    group.add_argument("-q", "--quiet", action="store_true", help="do not print the agent's steps")
+    group.add_argument("--debug", action="store_true", help="debug logging and full tracebacks (also DEBUG=1)")
+
+    chat = commands.add_parser("chat", parents=[common], help="chat with an agent (interactive, multi-turn)",
+                               description="Chat with an agent. Type /help inside for the commands; bye to leave.")
+    chat.set_defaults(func=cmd_chat)
+
+    run = commands.add_parser("run", parents=[common], help="run one task and print the answer",
+                              description="Run one task. Exit 0 if the run ended ok, 1 otherwise, "
+                              "2 for a configuration error.")
+    run.add_argument("task", metavar="TASK", help="the task; '-' reads it from stdin")
+    run.add_argument("--json", action="store_true", help="print only the RunResult as JSON")
+    run.set_defaults(func=cmd_run)
+
+    demo = commands.add_parser("demo", help="an offline tour of the agents (scripted model, no key needed)",
+                               description="Run each agent on one task against a scripted local model.")
+    demo.add_argument("--debug", action="store_true", help="debug logging and full tracebacks")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``vero`` console script and of ``python -m vero``."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    from vero.config import get_settings
+
+    try:
+        settings = get_settings()  # the environment and ./.env
+    except ValueError as exc:  # e.g. TEMPERATURE=warm
+        print(f"vero: a setting in the environment or .env is not valid: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    debug = args.debug = args.debug or settings.DEBUG
+    if debug:
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        from vero.errors import LLMConfigError
+
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        if isinstance(exc, LLMConfigError):
+            print(config_help(str(exc)), file=sys.stderr)
+            return EXIT_CONFIG
+        if isinstance(exc, CliError):
+            print(f"vero: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
+        print(f"❌ {error_line(exc)}" + ("" if debug else "  (--debug shows the traceback)"), file=sys.stderr)
+        return EXIT_FAILED
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def config_help(message: str) -> str:
+    """The unconfigured message: what to set, in one paragraph."""
+    return (
+        f"{message} On the command line you can also pass --base-url URL (and --api-key KEY), e.g. "
+        "`vero chat --base-url http://localhost:11434/v1 --model llama3.1` for Ollama. "
+        "To see vero work without any model, run `vero demo`."
+    )
+
+
+def error_line(error: BaseException, limit: int = 300) -> str:
+    """An error as one short line: LLMCallError messages already say what failed."""
+    from vero.errors import LLMCallError
+
+    text = str(error) if isinstance(error, LLMCallError) else f"run failed: {type(error).__name__}: {error}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_tools(spec: str | None) -> list:
+    """``"calculator,time"`` -> the built-in Tool objects; ``"none"`` -> []."""
+    names = [n.strip() for n in (spec or "").split(",") if n.strip()]
+    if names in ([], ["none"]):
+        return []
+    unknown = [n for n in names if n not in TOOL_NAMES]
+    if unknown:
+        raise CliError(f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)} or 'none'")
+    from vero.tool.builtin import BUILTIN_TOOLS
+
+    return [BUILTIN_TOOLS[n] for n in names]
+
+
+def make_llm(args):
+    """The ChatOpenAI client from the options and the settings (LLMConfigError if unconfigured)."""
+    from vero.config import get_settings
+    from vero.core.chat_openai import ChatOpenAI
+
+    log.debug("settings: %r", get_settings())  # the masked repr: keys show as ***
+    llm = ChatOpenAI(model_name=args.model, api_key=args.api_key, base_url=args.base_url)
+    log.debug("model client: %r", llm)
+    return llm
+
+
+def make_agent(kind: str, llm, tools: list, args, **options):
+    """An agent of pattern ``kind`` ("chat", "react", ...) with the CLI's options."""
+    import vero.agents
+
+    cls = getattr(vero.agents, AGENTS[kind])
+    if args.trace:
+        options["trace"] = args.trace
+    return cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
+
+
+def load_session_into(agent, path: str) -> None:
+    from vero.errors import SessionFormatError
+
+    try:
+        agent.load(path)
+    except SessionFormatError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def usage_line(usage: dict, calls: int) -> str:
+    return (f"{calls} model call{'s' if calls != 1 else ''}, {usage.get('total_tokens', 0)} tokens "
+            f"({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)")
+
+
+def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
+    """A ConsolePrinter for the CLI: the steps, but not its own end-of-run lines
+    (the CLI prints the answer itself).  Top-level steps of the kinds in
+    ``hide`` are not shown (the REPL prints or streams those itself)."""
+    from vero.core.events import ConsolePrinter
+
+    class StepPrinter(ConsolePrinter):
+        before_line = None  # set by the REPL to end a streamed line before a step
+
+        def on_run_start(self, event):
+            if show_start:
+                super().on_run_start(event)
+
+        def on_step(self, event):
+            if event.data.get("depth", 0) == 0 and event.data["kind"] in hide:
+                return
+            if self.before_line:
+                self.before_line()
+            super().on_step(event)
+
+        def on_run_end(self, event):
+            pass
+
+    return StepPrinter(stream=stream)
+
+
+# --------------------------------------------------------------------------- vero run
+
+
+def cmd_run(args) -> int:
+    task = sys.stdin.read() if args.task == "-" else args.task
+    tools = parse_tools(args.tools)
+    llm = make_llm(args)
+    agent = make_agent(args.agent, llm, tools, args)
+    if args.load:
+        load_session_into(agent, args.load)
+    if not (args.quiet or args.json):
+        agent.events.callbacks.append(step_printer(hide=("final",)))
+    agent.run(task)
+    result = agent.last_result
+    if result.error is not None:
+        if args.debug:
+            import traceback
+
+            traceback.print_exception(result.error)
+        print(f"❌ {error_line(result.error)}", file=sys.stderr)
+    if args.json:
+        print(result.to_json())
+    else:
+        print(f"🏁 Final Answer: {result.answer or '(no answer)'}")
+        print(f"📊 Status: {result.status} ({usage_line(result.usage, result.llm_calls)})")
+        print(f"⏳ Elapsed: {result.elapsed_s:.1f} s")
+    return EXIT_OK if result.status == "ok" else EXIT_FAILED
+
+
+# --------------------------------------------------------------------------- vero chat
+
+REPL_HELP = """\
+Type a message and press Enter; the agent remembers the conversation.
+  /help            this help
+  /reset           forget the conversation
+  /history         show the conversation so far
+  /usage           tokens and model calls so far
+  /save FILE       save the conversation as JSON
+  /load FILE       continue a saved conversation
+  /agent NAME      switch pattern, keeping the conversation ({agents})
+  /tools           list the agent's tools
+  /verbose on|off  show or hide the agent's steps
+  bye, exit, quit or Ctrl-D leave; Ctrl-C cancels a running answer."""
+EXIT_WORDS = {"bye", "exit", "quit", "/bye", "/exit", "/quit"}
+
+
+class Repl:
+    """The ``vero chat`` loop: one agent kept across inputs."""
+
+    def __init__(self, args, llm, tools: list):
+        self.args = args
+        self.llm = llm
+        self.tools = tools
+        self.verbose = not args.quiet
+        self.kind = args.agent
+        self.agent = self._new_agent(args.agent)
+        self.streamed: list[str] = []  # text deltas of the current answer
+        self.mid_line = False  # a streamed line is open on the console
+
+    # -- agents ------------------------------------------------------------------
+    def _new_agent(self, kind: str):
+        options = {"approve": self.approve_plan} if kind == "plan" else {}
+        agent = make_agent(kind, self.llm, self.tools, self.args, **options)
+        self._set_verbose(agent, self.verbose, kind)
+        return agent
+
+    def _set_verbose(self, agent, on: bool, kind: str) -> None:
+        agent.verbose = False  # removes any printer
+        if on:
+            # the answer is printed after the run; a streaming agent's thoughts were streamed
+            hide = ("final", "thought") if kind == "chat" else ("final",)
+            printer = step_printer(show_start=False, hide=hide)
+            printer.before_line = self.end_line
+            agent.events.callbacks.append(printer)
+
+    def approve_plan(self, plan) -> bool | str:
+        """The plan approval gate of ``--agent plan``: y, n, or feedback to replan."""
+        self.end_line()
+        if not self.verbose:  # otherwise the step printer has just shown it
+            print("📋 Proposed plan:")
+            print(plan.render())
+        try:
+            answer = input("Approve plan? [y]es / [n]o / or type feedback: ").strip()
+        except EOFError:
+            return False
+        if answer.lower() in ("", "y", "yes"):
+            return True
+        if answer.lower() in ("n", "no"):
+            return False
+        return answer
+
+    # -- streaming -----------------------------------------------------------------
+    def on_token(self, delta: str) -> None:
+        if not self.mid_line:
+            print("Assistant: ", end="")
+            self.mid_line = True
+        self.streamed.append(delta)
+        print(delta, end="", flush=True)
+
+    def end_line(self) -> None:
+        if self.mid_line:
+            print(flush=True)
+            self.mid_line = False
+
+    # -- the loop ------------------------------------------------------------------
+    def loop(self) -> int:
+        history_file = _enable_readline()
+        print(f"vero chat: {type(self.agent).__name__} with {self._model_label()}. "
+              "Type /help for commands, bye to leave.")
+        interrupted = False  # the previous thing was a Ctrl-C: another one leaves
+        try:
+            while True:
+                try:
+                    line = input("You: ")
+                except EOFError:
+                    print()
+                    break
+                except KeyboardInterrupt:
+                    if interrupted:
+                        print()
+                        break
+                    print("\n(Ctrl-C again or bye to leave.)")
+                    interrupted = True
+                    continue
+                text = line.strip()
+                if not text:
+                    continue
+                interrupted = False
+                if text.lower() in EXIT_WORDS:
+                    break
+                if text.startswith("/"):
+                    self.command(text)
+                    continue
+                try:
+                    self.ask(text)
+                except KeyboardInterrupt:
+                    self.end_line()
+                    print("⏹ Cancelled; the conversation is unchanged. (Ctrl-C again to leave.)")
+                    interrupted = True
+        finally:
+            _save_readline(history_file)
+        print("Bye.")
+        return EXIT_OK
+
+    def ask(self, text: str) -> None:
+        self.streamed, self.mid_line = [], False
+        stream = self.kind == "chat"
+        if stream:
+            self.agent.run(text, on_token=self.on_token)
+        else:
+            self.agent.run(text)
+        self.end_line()
+        result = self.agent.last_result
+        streamed = "".join(self.streamed).strip()
+        if result.answer and not (streamed and streamed.endswith(result.answer.strip())):
+            print(f"Assistant: {result.answer}")
+        if result.error is not None:
+            if self.args.debug:
+                import traceback
+
+                traceback.print_exception(result.error)
+            print(f"❌ {error_line(result.error)}")
+        elif result.status != "ok":
+            print(f"⚠️  The run ended with status {result.status}.")
+
+    def _model_label(self) -> str:
+        model = getattr(self.llm, "model_name", "?")
+        url = getattr(self.llm, "base_url", None)
+        return f"model {model}" + (f" at {url}" if url else "")
+
+    # -- slash commands ---------------------------------------------------------------
+    def command(self, text: str) -> None:
+        name, _, rest = text.partition(" ")
+        rest = rest.strip()
+        handler = {
+            "/help": self.cmd_help, "/reset": self.cmd_reset, "/history": self.cmd_history,
+            "/usage": self.cmd_usage, "/save": self.cmd_save, "/load": self.cmd_load,
+            "/agent": self.cmd_agent, "/tools": self.cmd_tools, "/verbose": self.cmd_verbose,
+        }.get(name.lower())
+        if handler is None:
+            print(f"Unknown command {name}. Type /help for the list.")
+            return
+        handler(rest)
+
+    def cmd_help(self, _rest: str) -> None:
+        print(REPL_HELP.format(agents=", ".join(AGENTS)))
+
+    def cmd_reset(self, _rest: str) -> None:
+        self.agent.clear_history()
+        print("Conversation cleared.")
+
+    def cmd_history(self, _rest: str) -> None:
+        history = self.agent.history
+        if not history:
+            print("(no conversation yet)")
+            return
+        for message in history:
+            print(f"{message.role}: {message.text}")
+
+    def cmd_usage(self, _rest: str) -> None:
+        print(f"Usage so far: {usage_line(self.llm.total_usage, self.llm.calls)}.")
+
+    def cmd_save(self, path: str) -> None:
+        if not path:
+            print("Usage: /save FILE")
+            return
+        try:
+            self.agent.save(path)
+        except OSError as exc:
+            print(f"❌ cannot save to {path}: {exc}")
+            return
+        print(f"Saved {len(self.agent.history)} messages to {path}.")
+
+    def cmd_load(self, path: str) -> None:
+        if not path:
+            print("Usage: /load FILE")
+            return
+        try:
+            load_session_into(self.agent, path)
+        except CliError as exc:
+            print(f"❌ {exc}")
+            return
+        print(f"Loaded {len(self.agent.history)} messages from {path}.")
+
+    def cmd_agent(self, name: str) -> None:
+        if name not in AGENTS:
+            print(f"Current agent: {self.kind} ({type(self.agent).__name__}). "
+                  f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}.")
+            return
+        history = list(self.agent.history)
+        self.kind, self.agent = name, self._new_agent(name)
+        self.agent.history = history
+        print(f"Switched to {type(self.agent).__name__}; the conversation is kept.")
+
+    def cmd_tools(self, _rest: str) -> None:
+        if not self.agent.tools:
+            print("No tools. Start with --tools calculator,python,search,time to add some.")
+            return
+        for item in self.agent.tools:
+            print(f"- {item.name}: {item.description}")
+
+    def cmd_verbose(self, value: str) -> None:
+        if value.lower() not in ("on", "off"):
+            print(f"Verbose is {'on' if self.verbose else 'off'}. Usage: /verbose on|off")
+            return
+        self.verbose = value.lower() == "on"
+        self._set_verbose(self.agent, self.verbose, self.kind)
+        print(f"Verbose {'on' if self.verbose else 'off'}.")
+
+
+def _enable_readline() -> str | None:
+    """Line editing and input history, on terminals where readline exists."""
+    if not sys.stdin.isatty():
+        return None
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline
+        return None
+    path = os.path.join(os.path.expanduser("~"), ".vero_history")
+    try:
+        readline.read_history_file(path)
+    except OSError:
+        pass
+    readline.set_history_length(1000)
+    return path
+
+
+def _save_readline(path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        import readline
+
+        readline.write_history_file(path)
+    except (ImportError, OSError):
+        pass
+
+
+def cmd_chat(args) -> int:
+    tools = parse_tools(args.tools)
+    llm = make_llm(args)
+    repl = Repl(args, llm, tools)
+    if args.load:
+        load_session_into(repl.agent, args.load)
+        print(f"Loaded {len(repl.agent.history)} messages from {args.load}.")
+    return repl.loop()
+
+
+# --------------------------------------------------------------------------- vero demo
+
+
+def cmd_demo(args) -> int:
+    from vero._demo import run_demo
+
+    return run_demo()
