@@ -181,7 +181,7 @@ class Agent(ABC):
             log.debug("run of %s failed", self.name, exc_info=True)
             outcome, error = Outcome(run.partial, FAILED), exc
         result = self._finish(outcome, error)
-        if result.answer:
+        if result.answer and result.status != FAILED:  # a failed run adds no half turn
             self.add_message(Message.user(task))
             self.add_message(Message.assistant(result.answer))
         return result.answer

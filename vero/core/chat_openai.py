@@ -3,7 +3,8 @@
 It works with any OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen, vLLM,
 Ollama, llama.cpp ...).  Retries and timeouts are the SDK's own.  Responses are
 read from the raw JSON body instead of the SDK's per-response model objects:
-the same request, retries and error types, with less work per call.
+the same request, retries and error types, with less work per call
+(see ``_complete``).
 """
 
 from __future__ import annotations
@@ -146,12 +147,19 @@ class ChatOpenAI:
 
     def _complete(self, request: dict) -> Message:
         try:
-            raw = self.client.chat.completions.with_raw_response.create(**request)
-            body = json.loads(raw.content)
+            # The SDK's generic POST (its documented way to send a request body
+            # as is): same retries, timeouts and error types as
+            # `chat.completions.create`, minus its per-call walk over every
+            # message to transform parameters and the response model objects.
+            body = self.client.post("/chat/completions", body=request, cast_to=object)
         except self._openai.OpenAIError as exc:
             raise self._call_error(exc) from exc
+        except UnicodeEncodeError as exc:  # before ValueError: it is one
+            raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from exc
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
+        if not isinstance(body, dict):
+            raise LLMCallError("model endpoint returned something other than a JSON object")
         choices = body.get("choices") or []
         if not choices:
             raise LLMCallError(_no_choices(body))
@@ -166,9 +174,8 @@ class ChatOpenAI:
 
     def _call_error(self, exc: Exception) -> LLMCallError:
         status = getattr(exc, "status_code", None)
+        _scrub(exc, self._secret)
         text = f"{type(exc).__name__}: {exc}"
-        if self._secret:
-            text = text.replace(self._secret, "***")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
         return LLMCallError(f"{prefix}: {text}", status=status)
 
@@ -222,6 +229,23 @@ class TextStream:
         tool_calls = [ToolCall(c["id"], c["name"], c["arguments"] or "{}") for _, c in sorted(calls.items())]
         self.message = Message("assistant", answer, tool_calls=tool_calls or None, reasoning=thinking, usage=usage)
         llm._count(usage)
+
+
+def _scrub(exc: Exception, secret: str) -> None:
+    """Mask the API key wherever a server echoed it into the SDK's exception.
+
+    The exception stays chained as ``__cause__``, so tracebacks (``--debug``,
+    debug logs) print it: its message, args and error body must not hold the key.
+    """
+    if not secret:
+        return
+    mask = lambda value: value.replace(secret, "***") if isinstance(value, str) else value  # noqa: E731
+    exc.args = tuple(mask(arg) for arg in exc.args)
+    if isinstance(getattr(exc, "message", None), str):
+        exc.message = mask(exc.message)
+    body = getattr(exc, "body", None)
+    if body is not None and secret in json.dumps(body, default=str):
+        exc.body = json.loads(json.dumps(body, default=str).replace(secret, "***"))
 
 
 # -- wire-format helpers --------------------------------------------------------

@@ -10,11 +10,14 @@ process keeps every completed step.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
+
+log = logging.getLogger("vero.events")
 
 
 @dataclass(slots=True)
@@ -36,7 +39,9 @@ class JsonlTrace:
 
     def __init__(self, path: str):
         self.path = path
-        self._file = open(path, "a", encoding="utf-8")
+        # backslashreplace: text the model or user sent that is not valid
+        # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
+        self._file = open(path, "a", encoding="utf-8", errors="backslashreplace")
 
     def __call__(self, event: Event) -> None:
         self._file.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
@@ -108,7 +113,11 @@ class ConsolePrinter:
         return f"\033[1m{text}\033[0m" if self.colour else text
 
     def _line(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        try:
+            print(text, file=self.stream, flush=True)
+        except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
+            encoding = getattr(self.stream, "encoding", None) or "utf-8"
+            print(text.encode(encoding, "backslashreplace").decode(encoding), file=self.stream, flush=True)
 
 
 class EventBus:
@@ -123,4 +132,7 @@ class EventBus:
             return
         event = Event(type, self.agent_name, data, time.time())
         for callback in self.callbacks:
-            callback(event)
+            try:
+                callback(event)
+            except Exception:  # a broken listener must not break the run it watches
+                log.warning("event listener %r failed on %s", callback, type, exc_info=True)

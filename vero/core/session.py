@@ -43,7 +43,8 @@ def save_session(path: str, agent_name: str, agent_class: str, history: list[Mes
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "history": [m.to_record() for m in history],
     }
-    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=1))
+    # ensure_ascii: any text, even a lone surrogate, round-trips through the file.
+    atomic_write(path, json.dumps(data, ensure_ascii=True, indent=1))
 
 
 def load_session(path: str) -> list[Message]:

@@ -1,0 +1,105 @@
+"""Run many tasks concurrently: ``run_many(make_agent, tasks)``.
+
+    from vero.batch import run_many
+
+    results = run_many(lambda: ReActAgent("calc", llm, tools=[add], verbose=False),
+                       ["2+3?", "7*6?"], max_workers=16)
+    print(sum(r.ok for r in results), "ok")
+
+Each task gets a fresh agent from ``make_agent()`` (agents keep history, so
+they are not shared); one ``ChatOpenAI`` may be shared by all of them, it is
+thread-safe.  Results come back in task order, and a task that raises becomes a
+``failed`` ``RunResult`` instead of stopping the batch.
+
+``executor=`` takes any ``concurrent.futures.Executor``: a
+``ProcessPoolExecutor``, a Dask ``client.get_executor(pure=False)`` (``pure=False``:
+Dask would otherwise run identical tasks once), a Ray-backed executor ...  For
+executors in other processes, ``make_agent`` and the tasks must be picklable
+(a module-level function, not a lambda), and each worker process builds its own
+client.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import time
+from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from dataclasses import replace
+from typing import Any, Callable, Iterable
+
+from vero.core.result import FAILED, RunResult
+
+
+def run_one(make_agent: Callable[[], Any], task: str) -> RunResult:
+    """Build an agent, run one task, return its ``RunResult`` (never raises ``Exception``).
+
+    Module-level so that process pools can pickle it.
+    """
+    started = time.perf_counter()
+    try:
+        agent = make_agent()
+        answer = agent.run(task)
+        result = getattr(agent, "last_result", None) or RunResult(answer=answer or "", task=task)
+    except Exception as exc:
+        result = RunResult(status=FAILED, error=exc, task=task, elapsed_s=time.perf_counter() - started)
+    error = _picklable(result.error)
+    return result if error is result.error else replace(result, error=error)
+
+
+def _picklable(error: BaseException | None) -> BaseException | None:
+    """The error itself if it survives a pickle round trip, else a ``RuntimeError`` naming it."""
+    if error is None:
+        return None
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        return RuntimeError(repr(error))
+
+
+def run_many(
+    make_agent: Callable[[], Any],
+    tasks: Iterable[str],
+    *,
+    max_workers: int = 8,
+    executor: Executor | None = None,
+    progress: bool = True,
+) -> list[RunResult]:
+    """Run every task with a fresh agent from ``make_agent()``; results in task order.
+
+    Without ``executor`` a ``ThreadPoolExecutor(max_workers)`` is used (model calls
+    wait on the network, so threads scale well).  A given executor is not shut down.
+    ``progress`` shows a one-line counter on stderr when stderr is a terminal.
+    """
+    tasks = list(tasks)
+    results: list[RunResult | None] = [None] * len(tasks)
+    pool = executor or ThreadPoolExecutor(max(1, min(max_workers, len(tasks))), thread_name_prefix="vero-batch")
+    show = progress and sys.stderr.isatty()
+    started, failed = time.perf_counter(), 0
+    futures: dict = {}
+    try:
+        for index, task in enumerate(tasks):
+            futures[pool.submit(run_one, make_agent, task)] = index
+        for done, future in enumerate(as_completed(futures), 1):
+            index = futures[future]
+            try:
+                result = future.result()
+            except Exception as exc:  # the executor failed: unpicklable make_agent, a dead worker ...
+                result = RunResult(status=FAILED, error=_picklable(exc), task=tasks[index])
+            results[index] = result
+            failed += result.status == FAILED
+            if show:
+                rate = done / max(time.perf_counter() - started, 1e-9)
+                sys.stderr.write(f"\r{done}/{len(tasks)} done, {failed} failed, {rate:.1f} tasks/s")
+                sys.stderr.flush()
+    except BaseException:  # Ctrl-C: drop the tasks not started yet
+        for future in futures:
+            future.cancel()
+        raise
+    finally:
+        if show and tasks:
+            sys.stderr.write("\n")
+        if executor is None:
+            pool.shutdown(wait=True)
+    return results
