@@ -183,3 +183,11 @@ def test_connection_refused_is_llm_call_error_without_status():
     with pytest.raises(LLMCallError) as info:
         llm.generate([Message.user("q")])
     assert info.value.status is None and "Connection" in str(info.value)
+
+
+def test_instances_with_the_same_settings_share_one_sdk_client(server):
+    first, second = make_llm(server), make_llm(server)
+    other = make_llm(server, timeout=5)
+    assert first.client is second.client
+    assert other.client is not first.client
+    assert first.total_usage is not second.total_usage  # usage stays per instance

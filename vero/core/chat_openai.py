@@ -80,13 +80,7 @@ class ChatOpenAI:
         import openai  # imported here: it takes ~0.5 s, and `import vero` should not pay it
 
         self._openai = openai
-        self.client = openai.OpenAI(
-            api_key=api_key or "not-needed",  # local servers accept any key
-            base_url=base_url,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            **client_kwargs,
-        )
+        self.client = _openai_client(api_key or "not-needed", base_url, self.timeout, self.max_retries, client_kwargs)
         log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, base_url)
 
     def __repr__(self) -> str:
@@ -178,6 +172,32 @@ class ChatOpenAI:
         text = f"{type(exc).__name__}: {exc}"
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
         return LLMCallError(f"{prefix}: {text}", status=status)
+
+
+_clients: dict[tuple, Any] = {}
+_clients_lock = threading.Lock()
+
+
+def _openai_client(api_key: str, base_url: str | None, timeout, max_retries: int, client_kwargs: dict):
+    """An ``openai.OpenAI`` client, shared between instances with the same settings.
+
+    Building one costs ~30 ms (an HTTP client with its TLS context), and a
+    batch typically creates one ``ChatOpenAI`` per agent; the SDK client is
+    thread-safe, and sharing it also shares its connection pool.  Clients with
+    extra ``client_kwargs`` (custom HTTP clients, headers) are never shared.
+    """
+    import openai
+
+    if client_kwargs:
+        return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries, **client_kwargs)
+    key = (api_key, base_url, timeout, max_retries)
+    with _clients_lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = openai.OpenAI(
+                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+            )
+        return client
 
 
 class TextStream:
