@@ -60,3 +60,12 @@ def test_chat_openai_repr_never_shows_the_key():
     llm = ChatOpenAI(api_key="sk-very-secret-key", base_url="http://127.0.0.1:9/v1", model_name="m")
     assert "sk-very-secret-key" not in repr(llm)
     assert "model_name='m'" in repr(llm)
+
+
+def test_agents_are_reexported_from_vero_lazily(tmp_path):
+    code = ("import sys, vero; loaded = 'vero.agents.react' in sys.modules; "
+            "from vero import ReActAgent, PlanExecuteAgent; print(loaded, ReActAgent.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))},
+                         check=True)
+    assert out.stdout.split() == ["False", "vero.agents.react"]

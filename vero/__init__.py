@@ -22,7 +22,19 @@ from vero.tool import Tool, ToolRegistry
 
 __version__ = "0.1.0"
 
+_AGENTS = ("BasicReflectionAgent", "ReActAgent", "ToolCallingAgent", "PlanExecuteAgent", "ReflexionAgent")
+
+
+def __getattr__(name: str):
+    # `from vero import ReActAgent` works too; the agents load on first use.
+    if name in _AGENTS:
+        import vero.agents
+
+        return getattr(vero.agents, name)
+    raise AttributeError(f"module 'vero' has no attribute {name!r}")
+
+
 __all__ = [
     "Agent", "ChatOpenAI", "LLMCallError", "LLMConfigError", "Message", "Outcome",
-    "RunResult", "Step", "Tool", "ToolRegistry", "tool", "__version__",
+    "RunResult", "Step", "Tool", "ToolRegistry", "tool", "__version__", *_AGENTS,
 ]
