@@ -8,8 +8,9 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import pytest
 
 from vero import Agent, Message
-from vero.batch import run_many, run_one
-from vero.core.agent import BudgetExceeded
+from vero.batch import _picklable, run_many, run_one
+from vero.core.agent import BudgetExceeded, MalformedOutputError
+from vero.errors import LLMCallError
 from vero.core.result import FAILED, MAX_TOKENS, OK
 from vero.testing import ScriptedLLM
 
@@ -80,12 +81,24 @@ def test_an_exception_from_make_agent_becomes_a_failed_result():
     assert results[1].to_dict()["error"]["type"] == "RuntimeError"
 
 
-def test_an_unpicklable_error_is_replaced_by_a_runtime_error_naming_it():
+def test_vero_errors_survive_pickling_with_their_fields():
     result = run_one(make_agent, "budget")
     assert result.status == MAX_TOKENS
-    assert isinstance(result.error, RuntimeError)
-    assert "BudgetExceeded" in str(result.error) and "token budget of 1 exceeded" in str(result.error)
-    assert pickle.loads(pickle.dumps(result)).error.args == result.error.args
+    restored = pickle.loads(pickle.dumps(result)).error
+    assert type(restored) is BudgetExceeded and restored.status == MAX_TOKENS
+    assert str(restored) == "token budget of 1 exceeded"
+    call_error = pickle.loads(pickle.dumps(LLMCallError("down", status=503)))
+    assert call_error.status == 503 and str(call_error) == "down"
+    malformed = pickle.loads(pickle.dumps(MalformedOutputError("bad", raw="prose")))
+    assert malformed.raw == "prose"
+
+
+def test_an_unpicklable_error_is_replaced_by_a_runtime_error_naming_it():
+    error = ValueError("cannot travel")
+    error.callback = lambda: None  # lambdas do not pickle
+    replaced = _picklable(error)
+    assert isinstance(replaced, RuntimeError) and "cannot travel" in str(replaced)
+    assert pickle.loads(pickle.dumps(replaced)).args == replaced.args
 
 
 def test_no_progress_output_when_stderr_is_not_a_terminal(capsys):
@@ -141,7 +154,7 @@ def test_process_pool_runs_module_level_make_agent():
     assert results[0].answer == "echo: x" and results[2].answer == "echo: y"
     assert results[0].llm_calls == 1 and results[0].usage["total_tokens"] > 0
     assert isinstance(results[1].error, ValueError)
-    assert isinstance(results[3].error, RuntimeError) and "BudgetExceeded" in str(results[3].error)
+    assert isinstance(results[3].error, BudgetExceeded) and results[3].error.status == MAX_TOKENS
 
 
 def test_process_pool_with_an_unpicklable_make_agent_gives_failed_results():
@@ -169,3 +182,42 @@ def test_ctrl_c_in_a_task_stops_the_batch_and_cancels_the_tasks_not_started():
 
 def test_no_tasks_gives_no_results():
     assert run_many(make_agent, [], progress=False) == []
+
+
+def make_http_agent(base_url):
+    """An agent on the real client; module-level so a process pool can pickle it."""
+    from vero import ChatOpenAI, tool
+    from vero.agents import ToolCallingAgent
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    llm = ChatOpenAI(model_name="m", api_key="k", base_url=base_url, max_retries=0)
+    return ToolCallingAgent("http", llm, tools=[echo], verbose=False)
+
+
+def _echo_task(body):
+    """Reply with the task so a swapped reply would show; run the echo tool once first."""
+    messages = body["messages"]
+    task = next(m["content"] for m in messages if m["role"] == "user")
+    if messages[-1]["role"] == "user":
+        return {"tool_calls": [{"name": "echo", "arguments": {"text": task}}]}
+    return f"answer to {task} via {messages[-1]['content']}"
+
+
+def test_forked_workers_do_not_share_the_parents_connections_or_tool_threads():
+    import functools
+    import multiprocessing
+
+    from vero.testing import MockOpenAIServer
+
+    with MockOpenAIServer(responder=_echo_task) as srv:
+        warm = make_http_agent(srv.base_url)  # the parent opens a keep-alive connection and a tool thread
+        assert warm.run("warm-up") == "answer to warm-up via warm-up"
+        tasks = [f"task-{i}" for i in range(24)]
+        with ProcessPoolExecutor(4, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = run_many(functools.partial(make_http_agent, srv.base_url), tasks, executor=pool, progress=False)
+    assert [r.answer for r in results] == [f"answer to {t} via {t}" for t in tasks]
+    assert all(r.status == OK for r in results)

@@ -22,6 +22,9 @@ class LLMCallError(VeroError):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self):  # keep `status` through pickling (process pools)
+        return type(self), (str(self), self.status)
+
 
 class ScriptExhaustedError(VeroError):
     """A ScriptedLLM was called more times than it has scripted replies."""

@@ -48,6 +48,9 @@ class BudgetExceeded(VeroError):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self):  # picklable, for process pools
+        return type(self), (self.status, str(self))
+
 
 class MalformedOutputError(VeroError):
     """The model's reply stayed unusable after the bounded re-asks."""
@@ -55,6 +58,9 @@ class MalformedOutputError(VeroError):
     def __init__(self, message: str, raw: str):
         super().__init__(message)
         self.raw = raw
+
+    def __reduce__(self):  # picklable, for process pools
+        return type(self), (str(self), self.raw)
 
 
 @dataclass
@@ -121,11 +127,11 @@ class Agent(ABC):
         self.llm = llm
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         self.system_prompt = system_prompt
-        self.max_turns = max_turns or self.default_max_turns
+        self.max_turns = self.default_max_turns if max_turns is None else max_turns
         self.max_tokens_per_run = max_tokens_per_run
         self.max_observation_chars = max_observation_chars
         self.history_window = history_window
-        self.json_retries = json_retries
+        self.json_retries = max(0, json_retries)
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)
@@ -171,7 +177,9 @@ class Agent(ABC):
                 raise ValueError("the task is empty")
             outcome = self.solve(task, **kwargs)
             if not isinstance(outcome, Outcome):
-                outcome = Outcome(outcome or "", OK)
+                if not isinstance(outcome, str):
+                    raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
+                outcome = Outcome(outcome, OK)
         except BudgetExceeded as stop:
             outcome, error = Outcome(run.partial, stop.status), stop
         except KeyboardInterrupt as interrupt:
@@ -213,15 +221,16 @@ class Agent(ABC):
     # -- helpers for the loops --------------------------------------------------
     def turns(self, limit: int | None = None) -> Iterator[int]:
         """The turn budget: yields 1 .. ``max_turns`` (or ``limit``)."""
-        for turn in range(1, (limit or self.max_turns) + 1):
-            self._run.turn = turn
+        run = self._active_run()
+        for turn in range(1, (self.max_turns if limit is None else limit) + 1):
+            run.turn = turn
             yield turn
 
     def call_llm(self, messages: list, *, llm=None, **options: Any) -> Message:
         """Call the model, count its usage, and enforce the token budget."""
         started = time.perf_counter()
+        run = self._active_run()
         reply = (llm or self.llm).generate(messages, **options)
-        run = self._run
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
         if self.events.callbacks:
@@ -275,7 +284,7 @@ class Agent(ABC):
 
     def clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
-        limit = limit or self.max_observation_chars
+        limit = self.max_observation_chars if limit is None else limit
         if len(text) <= limit:
             return text
         return text[:limit] + TRUNCATION_MARKER.format(shown=limit, total=len(text))
@@ -291,7 +300,8 @@ class Agent(ABC):
 
     def keep_partial(self, answer: str) -> None:
         """Remember the best answer so far, returned if a budget cuts the run short."""
-        self._run.partial = answer or self._run.partial
+        run = self._active_run()
+        run.partial = answer or run.partial
 
     @property
     def partial(self) -> str:
@@ -305,13 +315,20 @@ class Agent(ABC):
         and model calls count toward this run, and this run's token budget
         covers it.
         """
-        agent.events.callbacks = [self._forward_from(agent)]
+        run = self._active_run()
+        callbacks, budget = agent.events.callbacks, agent.max_tokens_per_run
+        # The child's steps are printed through this agent, so its own printer rests.
+        agent.events.callbacks = [c for c in callbacks if not isinstance(c, ConsolePrinter)]
+        agent.events.callbacks.append(self._forward_from(agent))
         if self.max_tokens_per_run:
-            agent.max_tokens_per_run = max(1, self.max_tokens_per_run - self._run.usage["total_tokens"])
-        agent.run(task)
+            agent.max_tokens_per_run = max(1, self.max_tokens_per_run - run.usage["total_tokens"])
+        try:
+            agent.run(task)
+        finally:
+            agent.events.callbacks, agent.max_tokens_per_run = callbacks, budget
         result = agent.last_result
-        self._run.llm_calls += result.llm_calls
-        add_usage(self._run.usage, result.usage)
+        run.llm_calls += result.llm_calls
+        add_usage(run.usage, result.usage)
         self._check_token_budget()
         return result
 
@@ -325,6 +342,11 @@ class Agent(ABC):
             self.events.emit("step", kind=step.kind, content=step.content, data=step.data, turn=step.turn, depth=step.depth)
 
         return forward
+
+    def _active_run(self) -> _RunState:
+        if self._run is None:
+            raise RuntimeError(f"{type(self).__name__}: the loop helpers work only inside run()")
+        return self._run
 
     def _check_token_budget(self) -> None:
         budget = self.max_tokens_per_run

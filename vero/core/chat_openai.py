@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from typing import Any, Callable, Iterable, Iterator
 
@@ -53,7 +54,7 @@ class ChatOpenAI:
         model_name: str | None = None,
         api_key: str | None = None,
         base_url: str | None = None,
-        temperature: float | None = 0.7,
+        temperature: float | None = None,
         max_tokens: int | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
@@ -68,7 +69,7 @@ class ChatOpenAI:
             raise LLMConfigError(CONFIG_HELP)
         self.model_name = model_name or settings.MODEL_NAME
         self.base_url = base_url
-        self.temperature = temperature
+        self.temperature = settings.TEMPERATURE if temperature is None else temperature
         self.max_tokens = max_tokens
         self.timeout = settings.TIMEOUT if timeout is None else timeout
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
@@ -152,12 +153,7 @@ class ChatOpenAI:
             raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from exc
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
-        if not isinstance(body, dict):
-            raise LLMCallError("model endpoint returned something other than a JSON object")
-        choices = body.get("choices") or []
-        if not choices:
-            raise LLMCallError(_no_choices(body))
-        message = _message_from_wire(choices[0].get("message") or {}, body.get("usage"))
+        message = _message_from_body(body)
         self._count(message.usage)
         return message
 
@@ -176,6 +172,9 @@ class ChatOpenAI:
 
 _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
+# A forked process (a process pool on Linux) must not reuse the parent's
+# keep-alive connections: two processes reading one socket swap replies.
+os.register_at_fork(after_in_child=_clients.clear)
 
 
 def _openai_client(api_key: str, base_url: str | None, timeout, max_retries: int, client_kwargs: dict):
@@ -242,10 +241,7 @@ class TextStream:
         tail = splitter.flush()
         if tail:
             yield tail
-        answer, inline_thinking = split_thinking("".join(content))
-        thinking = "".join(reasoning) or None
-        if inline_thinking:
-            thinking = f"{thinking}\n\n{inline_thinking}" if thinking else inline_thinking
+        answer, thinking = _answer_and_thinking("".join(content), "".join(reasoning))
         tool_calls = [ToolCall(c["id"], c["name"], c["arguments"] or "{}") for _, c in sorted(calls.items())]
         self.message = Message("assistant", answer, tool_calls=tool_calls or None, reasoning=thinking, usage=usage)
         llm._count(usage)
@@ -269,19 +265,37 @@ def _scrub(exc: Exception, secret: str) -> None:
 
 
 # -- wire-format helpers --------------------------------------------------------
-def _message_from_wire(data: dict, usage: dict | None) -> Message:
-    answer, inline_thinking = split_thinking(data.get("content"))
-    thinking = data.get("reasoning_content") or data.get("reasoning") or None
-    if inline_thinking:
-        thinking = f"{thinking}\n\n{inline_thinking}" if thinking else inline_thinking
-    calls = data.get("tool_calls")
-    return Message(
-        "assistant",
-        answer,
-        tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
-        reasoning=thinking,
-        usage=usage,
-    )
+def _message_from_body(body: Any) -> Message:
+    """The assistant message of a chat completion body; ``LLMCallError`` if it has none."""
+    if not isinstance(body, dict):
+        raise LLMCallError("model endpoint returned something other than a JSON object")
+    choices = body.get("choices") or []
+    if not choices:
+        raise LLMCallError(_no_choices(body))
+    try:
+        data = choices[0]["message"] or {}
+        content = data.get("content")
+        if content is not None and not isinstance(content, str):
+            raise TypeError(f"content is a {type(content).__name__}, not text")
+        answer, thinking = _answer_and_thinking(content, data.get("reasoning_content") or data.get("reasoning"))
+        calls = data.get("tool_calls")
+        usage = body.get("usage")
+        return Message(
+            "assistant",
+            answer,
+            tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
+            reasoning=thinking,
+            usage=usage if isinstance(usage, dict) else None,
+        )
+    except (AttributeError, KeyError, TypeError, IndexError) as exc:
+        raise LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}") from exc
+
+
+def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tuple[str, str | None]:
+    """Split inline ``<think>`` blocks off the answer and join them with a reasoning field."""
+    answer, inline = split_thinking(content)
+    parts = [part for part in (reasoning_field, inline) if part]
+    return answer, "\n\n".join(parts) or None
 
 
 def _no_choices(body: dict) -> str:

@@ -8,6 +8,8 @@ to.  Output is never truncated here; the agent decides what fits a prompt.
 from __future__ import annotations
 
 import _thread
+import contextvars
+import os
 import json
 import logging
 import math
@@ -59,15 +61,24 @@ class _Worker:
     def _loop(self) -> None:
         while True:
             self.wake.acquire()
-            func, kwargs, box, done = self.job
+            func, kwargs, box, done, context = self.job
             self.job = None
             try:
-                box.append((True, func(**kwargs)))
+                box.append((True, context.run(func, **kwargs)))
             except BaseException as exc:  # re-raised in the caller's thread
                 box.append((False, exc))
             done.release()
             with self.idle_lock:
                 self.idle.append(self)
+
+
+def _forget_workers_after_fork() -> None:
+    # A forked child has none of the parent's worker threads, only their objects.
+    _Worker.idle = []
+    _Worker.idle_lock = _thread.allocate_lock()
+
+
+os.register_at_fork(after_in_child=_forget_workers_after_fork)
 
 
 def _call_with_timeout(func: Callable, kwargs: dict, timeout: float) -> Any:
@@ -82,7 +93,7 @@ def _call_with_timeout(func: Callable, kwargs: dict, timeout: float) -> Any:
     done = _thread.allocate_lock()
     done.acquire()
     worker = _Worker.take()
-    worker.job = (func, kwargs, box, done)
+    worker.job = (func, kwargs, box, done, contextvars.copy_context())  # as if called directly
     worker.wake.release()
     if not done.acquire(timeout=timeout):
         raise _TimedOut
@@ -227,7 +238,7 @@ class ToolRegistry:
             return ToolOutcome(to_text(result), True)
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, "timeout")
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             raise
         except BaseException as exc:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
