@@ -213,8 +213,7 @@ class PlanExecuteAgent(Agent):
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = "in_progress"
         self.record("plan_step", f"[>] {step.description}", status=step.status)
-        executor = ReActAgent(f"{self.name}-step{number}", self.llm, tools=self.tools, verbose=False)
-        executor.history = list(self.history_messages())
+        executor = self.subagent(ReActAgent, f"{self.name}-step{number}")
         text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
         result = self.run_subagent(executor, text)
         step.status = "completed" if result.ok else "failed"

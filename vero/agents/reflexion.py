@@ -194,10 +194,7 @@ class ReflexionAgent(Agent):
     def _default_executor(self) -> Agent | None:
         if not self.tools:
             return None
-        executor = ReActAgent(f"{self.name}-executor", self.llm, tools=self.tools,
-                              system_prompt=self.system_prompt, verbose=False)
-        executor.history = list(self.history_messages())
-        return executor
+        return self.subagent(ReActAgent, f"{self.name}-executor", system_prompt=self.system_prompt)
 
     def _trajectory(self, result: RunResult) -> str:
         lines = [f"{s.kind}: {self.clip(s.content, 600)}" for s in result.steps

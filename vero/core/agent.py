@@ -140,6 +140,9 @@ class Agent(ABC):
             self.events.callbacks.append(self._trace)
         self.verbose = verbose
         self._run: _RunState | None = None
+        self._base_options = dict(
+            max_observation_chars=max_observation_chars, history_window=history_window, json_retries=json_retries
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, llm={self.llm!r}, tools={self.tools.names()})"
@@ -308,6 +311,14 @@ class Agent(ABC):
         """The best answer so far in the current run (see ``keep_partial``)."""
         return self._run.partial if self._run else ""
 
+    def subagent(self, cls: type["Agent"], name: str, **options: Any) -> "Agent":
+        """A helper agent of class ``cls`` that shares this agent's model, tools,
+        settings (observation clipping, history window, JSON re-asks) and recent
+        history; run it with ``run_subagent``."""
+        agent = cls(name, self.llm, tools=self.tools, verbose=False, **{**self._base_options, **options})
+        agent.history = list(self.history_messages())
+        return agent
+
     def run_subagent(self, agent: "Agent", task: str) -> RunResult:
         """Run another agent as part of this run.
 
@@ -365,6 +376,10 @@ class Agent(ABC):
         limit = self.history_window if max_messages is None else max_messages
         return self.history[-limit:] if limit > 0 else []
 
+    def history_text(self) -> str:
+        """``format_history()`` for a prompt section, ``(none)`` when there is no history yet."""
+        return self.format_history() or "(none)"
+
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""
         lines = []
@@ -372,6 +387,13 @@ class Agent(ABC):
             text = message.text if len(message.text) <= max_chars else message.text[:max_chars] + " ...[truncated]"
             lines.append(f"{message.role.capitalize()}: {text}")
         return "\n".join(lines)
+
+    def close(self) -> None:
+        """Close the trace file, if any (the agent stays usable, without a trace)."""
+        if self._trace is not None:
+            self.events.callbacks.remove(self._trace)
+            self._trace.close()
+            self._trace = None
 
     def save(self, path: str) -> None:
         """Save the conversation to ``path`` as JSON (atomically)."""
