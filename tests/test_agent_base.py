@@ -28,7 +28,7 @@ class LoopingAgent(Agent):
     def solve(self, task):
         for _ in self.turns():
             self.keep_partial(self.call_llm([Message.user(task)]).text)
-        return Outcome(self._run.partial, NEEDS_REVIEW)
+        return Outcome(self.partial, NEEDS_REVIEW)
 
 
 class JsonAgent(Agent):
@@ -279,3 +279,81 @@ def test_subagent_steps_usage_and_calls_roll_up():
     result = agent.last_result
     assert result.llm_calls == 1 and result.usage["total_tokens"] > 0
     assert [(s.kind, s.depth) for s in result.steps] == [("answer", 1)]
+
+
+def test_solve_returning_none_is_a_failure_not_success():
+    class Forgetful(Agent):
+        def solve(self, task):
+            self.call_llm([Message.user(task)])  # ... and forgets to return
+
+    agent, _ = make(Forgetful, replies=["text"])
+    assert agent.run("q") == ""
+    assert agent.last_result.status == FAILED
+    assert "returned None" in str(agent.last_result.error)
+
+
+def test_a_failing_event_listener_does_not_break_the_run():
+    def broken(event):
+        raise RuntimeError("listener bug")
+
+    agent, _ = make(replies=["fine"], callbacks=[broken])
+    assert agent.run("q") == "fine" and agent.last_result.status == OK
+
+
+def test_verbose_setter_adds_and_removes_the_console_printer(capsys):
+    agent, _ = make(replies=["one", "two"])
+    agent.verbose = True
+    agent.run("first")
+    assert "Final Answer (ok): one" in capsys.readouterr().out
+    agent.verbose = False
+    agent.run("second")
+    assert capsys.readouterr().out == ""
+
+
+def test_run_subagent_restores_the_childs_callbacks_and_budget():
+    seen = []
+    child = EchoAgent("child", ScriptedLLM(["inner", "alone"]), verbose=False, callbacks=[seen.append])
+
+    class Parent(Agent):
+        def solve(self, task):
+            return self.run_subagent(child, task).answer
+
+    parent = Parent("parent", child.llm, verbose=False, max_tokens_per_run=10_000)
+    assert parent.run("q") == "inner"
+    assert child.events.callbacks == [seen.append] and child.max_tokens_per_run is None
+    assert "run_end" in [e.type for e in seen]  # the child's own listener still heard its run
+    child.run("again")
+    assert len(parent.last_result.steps) == 1  # the child's later run does not leak into the parent's result
+
+
+def test_subagent_shares_model_tools_settings_and_history():
+    agent, llm = make(tools=[add], max_observation_chars=123, json_retries=1, history_window=4)
+    agent.add_message(Message.user("earlier"))
+    child = agent.subagent(EchoAgent, "child")
+    assert child.llm is llm and child.tools is agent.tools and not child.verbose
+    assert (child.max_observation_chars, child.json_retries, child.history_window) == (123, 1, 4)
+    assert [m.content for m in child.history] == ["earlier"]
+    child.add_message(Message.user("child only"))
+    assert len(agent.history) == 1
+
+
+def test_loop_helpers_outside_run_say_so():
+    agent, _ = make()
+    with pytest.raises(RuntimeError, match="only inside run"):
+        agent.call_llm([Message.user("q")])
+
+
+def test_close_stops_the_trace(tmp_path):
+    trace = tmp_path / "t.jsonl"
+    agent, _ = make(replies=["a", "b"], trace=str(trace))
+    agent.run("one")
+    lines = len(trace.read_text().splitlines())
+    agent.close()
+    agent.run("two")
+    assert len(trace.read_text().splitlines()) == lines and agent.last_result.answer == "b"
+
+
+def test_zero_turns_means_zero_turns():
+    agent, llm = make(LoopingAgent, replies=["never"], max_turns=0)
+    agent.run("q")
+    assert llm.calls == 0

@@ -1,5 +1,6 @@
 """ChatOpenAI through the real openai client, over real HTTP, against the local mock server."""
 
+import json
 import time
 
 import pytest
@@ -55,7 +56,7 @@ def test_tool_calls_and_tool_schemas(server):
     server.enqueue({"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}, "id": "call_x"}]})
     reply = make_llm(server).generate([Message.user("1+2")], tools=[add], tool_choice="auto")
     assert reply.tool_calls[0].id == "call_x" and reply.tool_calls[0].name == "add"
-    assert reply.tool_calls[0].arguments == '{"a":1,"b":2}' or reply.tool_calls[0].arguments == '{"a": 1, "b": 2}'
+    assert json.loads(reply.tool_calls[0].arguments) == {"a": 1, "b": 2}
     sent = server.requests[0]
     assert sent["tools"][0]["function"]["name"] == "add" and sent["tool_choice"] == "auto"
 
@@ -89,7 +90,6 @@ def test_streamed_tool_calls_are_assembled(server):
     tokens = []
     reply = make_llm(server).generate([Message.user("go")], on_token=tokens.append)
     assert [(c.id, c.name) for c in reply.tool_calls] == [("c1", "add"), ("c2", "mul")]
-    import json
     assert json.loads(reply.tool_calls[0].arguments) == {"a": 10, "b": 20}
     assert json.loads(reply.tool_calls[1].arguments) == {"x": "long argument text " * 3}
     assert "".join(tokens) == "calling"
@@ -174,8 +174,9 @@ def test_null_content_without_tool_calls_is_an_empty_message(server):
                                    Fault.malformed_chunk(content="some text")])
 def test_broken_stream_becomes_llm_call_error(server, fault):
     server.enqueue(fault)
-    with pytest.raises(LLMCallError, match="failed"):
+    with pytest.raises(LLMCallError) as info:
         list(make_llm(server).generate([Message.user("q")], stream=True))
+    assert info.value.status is None and info.value.__cause__ is not None
 
 
 def test_connection_refused_is_llm_call_error_without_status():
@@ -191,3 +192,33 @@ def test_instances_with_the_same_settings_share_one_sdk_client(server):
     assert first.client is second.client
     assert other.client is not first.client
     assert first.total_usage is not second.total_usage  # usage stays per instance
+
+
+def test_temperature_comes_from_the_settings_unless_given(server, monkeypatch):
+    from vero.config import reload_settings
+
+    monkeypatch.setenv("TEMPERATURE", "0.1")
+    reload_settings()
+    server.enqueue("a", "b", "c")
+    make_llm(server).generate([Message.user("q")])
+    make_llm(server, temperature=0.9).generate([Message.user("q")])
+    make_llm(server).generate([Message.user("q")], temperature=0.0)
+    assert [r["temperature"] for r in server.requests] == [0.1, 0.9, 0.0]
+
+
+@pytest.mark.parametrize("body", [
+    {"choices": [None]},
+    {"choices": ["oops"]},
+    {"choices": [{"message": {"content": ["part"]}}]},
+    {"choices": [{"message": {"content": None, "tool_calls": [{"id": "c", "function": None}]}}]},
+], ids=["null-choice", "string-choice", "list-content", "null-function"])
+def test_malformed_200_bodies_become_llm_call_errors(server, body):
+    server.enqueue({"raw": body})
+    with pytest.raises(LLMCallError, match="malformed response"):
+        make_llm(server).generate([Message.user("q")])
+
+
+def test_a_non_object_body_is_an_llm_call_error(server):
+    server.enqueue({"raw": ["not", "an", "object"]})
+    with pytest.raises(LLMCallError, match="other than a JSON object"):
+        make_llm(server).generate([Message.user("q")])

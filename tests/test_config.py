@@ -69,3 +69,8 @@ def test_agents_are_reexported_from_vero_lazily(tmp_path):
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))},
                          check=True)
     assert out.stdout.split() == ["False", "vero.agents.react"]
+
+
+def test_a_bad_setting_names_the_variable():
+    with pytest.raises(ValueError, match="TIMEOUT='soon' is not a valid float"):
+        Settings.from_env(environ={"TIMEOUT": "soon"})

@@ -11,12 +11,13 @@ import os
 from dataclasses import dataclass, fields
 
 
-def _float(value: str | None, default: float | None) -> float | None:
-    return default if value in (None, "") else float(value)
-
-
-def _int(value: str | None, default: int | None) -> int | None:
-    return default if value in (None, "") else int(value)
+def _number(name: str, value: str | None, default, kind):
+    if value in (None, ""):
+        return default
+    try:
+        return kind(value)
+    except ValueError:
+        raise ValueError(f"setting {name}={value!r} is not a valid {kind.__name__}") from None
 
 
 def _bool(value: str | None) -> bool:
@@ -51,9 +52,9 @@ class Settings:
             OPENAI_API_KEY=get("OPENAI_API_KEY"),
             OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
             MODEL_NAME=get("MODEL_NAME") or cls.MODEL_NAME,
-            TEMPERATURE=_float(get("TEMPERATURE"), cls.TEMPERATURE),
-            TIMEOUT=_float(get("TIMEOUT"), cls.TIMEOUT),
-            MAX_RETRIES=_int(get("MAX_RETRIES"), cls.MAX_RETRIES),
+            TEMPERATURE=_number("TEMPERATURE", get("TEMPERATURE"), cls.TEMPERATURE, float),
+            TIMEOUT=_number("TIMEOUT", get("TIMEOUT"), cls.TIMEOUT, float),
+            MAX_RETRIES=_number("MAX_RETRIES", get("MAX_RETRIES"), cls.MAX_RETRIES, int),
             DEBUG=_bool(get("DEBUG")),
             TAVILY_API_KEY=get("TAVILY_API_KEY"),
             BOCHA_API_KEY=get("BOCHA_API_KEY"),

@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from vero.core.chat_openai import add_usage, empty_usage
+from vero.core.result import add_usage, empty_usage
 from vero.core.message import Message, as_api_dict
 from vero.core.thinking import split_thinking
 from vero.errors import ScriptExhaustedError

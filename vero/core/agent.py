@@ -24,11 +24,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from vero.core.chat_openai import add_usage, empty_usage
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import Message
 from vero.core.parsing import parse_json_object
-from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step
+from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.errors import VeroError
 

@@ -16,6 +16,7 @@ import threading
 from typing import Any, Callable, Iterable, Iterator
 
 from vero.core.message import Message, ToolCall, as_api_dict
+from vero.core.result import USAGE_KEYS, add_usage, empty_usage
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.errors import LLMCallError, LLMConfigError
 
@@ -28,20 +29,6 @@ CONFIG_HELP = (
     "(Ollama, vLLM, llama.cpp) works too: set OPENAI_BASE_URL, e.g. "
     "http://localhost:11434/v1, and no key is needed."
 )
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
-
-
-def add_usage(total: dict, usage: dict | None) -> None:
-    """Add a call's token counts to a running total (in place)."""
-    if usage:
-        for key in USAGE_KEYS:
-            total[key] = total.get(key, 0) + (usage.get(key) or 0)
-
-
-def empty_usage() -> dict:
-    return dict.fromkeys(USAGE_KEYS, 0)
-
-
 class ChatOpenAI:
     """Chat model client: ``generate(messages) -> Message``.
 

@@ -121,10 +121,6 @@ class Message:
         return self.content or ""
 
 
-def as_message(item: "Message | dict") -> Message:
-    return item if isinstance(item, Message) else Message.from_dict(item)
-
-
 def as_api_dict(item: "Message | dict") -> dict:
     """A message or dict in the form the API accepts (dicts pass through)."""
     return item.to_dict() if isinstance(item, Message) else item

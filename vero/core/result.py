@@ -15,6 +15,19 @@ REJECTED = "rejected"          # the user refused the plan
 FAILED = "failed"              # an error, unusable model output, or empty input
 STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED)
 
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def add_usage(total: dict, usage: dict | None) -> None:
+    """Add a call's token counts to a running total (in place)."""
+    if usage:
+        for key in USAGE_KEYS:
+            total[key] = total.get(key, 0) + (usage.get(key) or 0)
+
+
+def empty_usage() -> dict:
+    return dict.fromkeys(USAGE_KEYS, 0)
+
 
 @dataclass(slots=True)
 class Step:

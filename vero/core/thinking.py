@@ -40,7 +40,10 @@ class ThinkingStream:
     """Splits streamed text deltas into answer and thinking as they arrive.
 
     A tag may be cut across two deltas, so a tail that could be the start of a
-    tag is held back until the next delta decides it.
+    tag is held back until the next delta decides it.  A reply whose opening
+    ``<think>`` was dropped by the server (only ``</think>`` arrives) cannot be
+    recognised while streaming: its thinking is streamed as text, but the final
+    ``Message`` is still split correctly by ``split_thinking``.
     """
 
     def __init__(self) -> None:
