@@ -471,3 +471,9 @@ def test_a_tool_calling_sys_exit_is_an_observation():
     outcome = ToolRegistry([quitter]).run("quitter")
     assert (outcome.ok, outcome.error) == (False, "exception")
     assert "SystemExit: bye" in outcome.output
+
+
+def test_a_tool_name_the_api_would_refuse_is_rejected_at_definition():
+    with pytest.raises(ValueError, match="must be 1-64 letters"):
+        tool(lambda x: x)
+    assert tool(name="shout")(lambda text: text.upper()).name == "shout"

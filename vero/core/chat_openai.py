@@ -34,6 +34,8 @@ class ChatOpenAI:
 
     ``None`` arguments fall back to the settings (environment / ``.env``).
     ``total_usage`` and ``calls`` accumulate over the instance's lifetime.
+    Instances with the same key, URL, timeout and retries share one SDK
+    ``client`` (and its connection pool): closing it closes it for all of them.
     """
 
     def __init__(

@@ -30,6 +30,9 @@ class ToolArgumentError(ValueError):
 # --------------------------------------------------------------------------- docstrings
 
 
+_VALID_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     """Split a docstring into its summary and the ``Args:`` descriptions.
 
@@ -312,6 +315,8 @@ class Tool:
         summary, arg_docs = parse_docstring(func.__doc__)
         self.func = func
         self.name = name or func.__name__
+        if not _VALID_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
+            raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
         self.timeout = timeout
