@@ -9,6 +9,7 @@ specific.
 Run:  python examples/reflexion_coding.py
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -28,6 +29,7 @@ CASES = [
 ]
 
 TEST_SCRIPT = """
+import json
 from solution import is_valid_ipv4
 failures = []
 for address, expected in {cases!r}:
@@ -37,8 +39,8 @@ for address, expected in {cases!r}:
         got = f"{{type(exc).__name__}}: {{exc}}"
     if got is not expected:
         failures.append(f"is_valid_ipv4({{address!r}}) returned {{got!r}}, expected {{expected!r}}")
-print(len(failures))
-print("\\n".join(failures))
+print()
+print("@@FAILED", len(failures), json.dumps(failures))  # one marked line: the solution may print too
 """
 
 
@@ -59,9 +61,12 @@ def run_unit_tests(task: str, answer: str) -> tuple[bool, float, str]:
             return False, 0, "The tests timed out after 10 s (an infinite loop?)."
     if done.returncode != 0:  # the code did not even import
         return False, 0, "The code failed to run:\n" + done.stderr[-1500:]
-    failed, *details = done.stdout.splitlines()
-    score = round(100 * (len(CASES) - int(failed)) / len(CASES))
-    if int(failed) == 0:
+    report = re.findall(r"^@@FAILED (\d+) (.*)$", done.stdout, re.MULTILINE)
+    if not report:  # e.g. the solution called sys.exit(0) while it was imported
+        return False, 0, "The tests did not finish. Their output:\n" + done.stdout[-1500:]
+    failed, details = int(report[-1][0]), json.loads(report[-1][1])
+    score = round(100 * (len(CASES) - failed) / len(CASES))
+    if failed == 0:
         return True, score, f"All {len(CASES)} tests passed."
     return False, score, f"{failed} of {len(CASES)} tests failed:\n" + "\n".join(details)
 

@@ -373,3 +373,75 @@ def test_every_example_compiles(tmp_path):
             "react_calculator.py", "plan_execute_research.py", "reflexion_coding.py"} <= names
     for path in examples:
         py_compile.compile(str(path), doraise=True, cfile=str(tmp_path / (path.name + "c")))
+
+
+# --------------------------------------------------------------------------- review fixes
+
+
+def test_run_with_an_unwritable_trace_file_is_a_configuration_error(srv, tmp_path):
+    done = vero("run", "hello", "--trace", str(tmp_path / "no" / "such" / "dir" / "t.jsonl"),
+                "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("vero: cannot write the trace file ") and "t.jsonl" in lines[0]
+    assert "❌" not in done.stderr and srv.requests == []
+
+
+MALFORMED = ["echo: hi", "echo: hi", "echo: hi"]  # three replies without Action or Final Answer
+
+
+def test_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_path):
+    srv.enqueue(*MALFORMED)
+    done = vero("run", "say hi", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Final Answer" not in done.stdout
+    assert "(partial, not kept): echo: hi" in done.stdout
+    assert "📊 Status: failed" in done.stdout
+    errors = [line for line in done.stderr.splitlines() if "❌" in line]
+    assert len(errors) == 1 and "malformed replies" in errors[0]
+
+
+def test_chat_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_path):
+    srv.enqueue(*MALFORMED, "Thought: ok\nFinal Answer: hi")
+    done = vero("chat", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path,
+                input="say hi\nagain\nbye\n")
+    assert done.returncode == 0, done.stderr
+    assert "Assistant: echo" not in done.stdout
+    assert "(partial, not kept): echo: hi" in done.stdout
+    assert len([line for line in done.stdout.splitlines() if "❌" in line]) == 1
+    assert "Assistant: hi" in done.stdout
+    assert "say hi" not in contents(srv.requests[-1])  # the failed turn left no history
+
+
+def test_run_prints_the_answer_once(srv, tmp_path):
+    srv.enqueue("Thought: multiply\nAction: calculator\nAction Input: {\"expression\": \"6*7\"}",
+                "Final Answer: 42")
+    done = vero("run", "6*7?", "--agent", "react", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("42") == 2  # the observation and the answer: no second end-of-run block
+    assert done.stdout.count("Final Answer") == 1 and done.stdout.count("Elapsed") == 1
+
+
+def test_chat_text_of_consecutive_model_calls_starts_on_new_lines(srv, tmp_path):
+    srv.enqueue({"content": "Let me compute that.",
+                 "tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}]},
+                "It is 4.")
+    done = vero("chat", "-q", "--base-url", srv.base_url, cwd=tmp_path, input="2+2?\nbye\n")
+    assert done.returncode == 0, done.stderr
+    assert "that.It is" not in done.stdout
+    assert "Assistant: Let me compute that.\nAssistant: It is 4.\n" in done.stdout
+    assert done.stdout.count("It is 4.") == 1  # streamed, not printed again
+
+
+def test_chat_with_the_reflection_pattern_says_it_uses_no_tools(srv, tmp_path):
+    done = vero("chat", "--agent", "reflection", "--base-url", srv.base_url, cwd=tmp_path,
+                input="/tools\n/agent react\n/tools\n/agent reflection\nbye\n")
+    assert done.returncode == 0, done.stderr
+    banner = done.stdout.splitlines()[0]
+    assert "BasicReflectionAgent" in banner and "this pattern uses no tools" in banner
+    assert "BasicReflectionAgent uses no tools" in done.stdout
+    assert "- calculator:" in done.stdout  # /tools after switching to react lists them
+    assert done.stdout.count("- calculator:") == 1
+    assert "Switched to BasicReflectionAgent; the conversation is kept. This pattern uses no tools." in done.stdout
+    chat = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="bye\n")
+    assert "tools: calculator, current_time" in chat.stdout.splitlines()[0]

@@ -191,15 +191,17 @@ def test_failing_step_is_marked_failed_with_its_partial_result():
 
 
 def test_same_remaining_plan_twice_in_a_row_ends_with_a_final_answer():
-    replies = [plan("a", "b", "c"), "Final Answer: ra", plan("b", "c"), "Final Answer: rb", plan("b", "c"),
-               "Summary from ra and rb", "never"]
+    # after a, the replanner inserts x; x fails (3 malformed ReAct replies) and it proposes [x, b] again
+    replies = [plan("a", "b"), "Final Answer: ra", plan("x", "b"), "hmm", "hmm", "hmm", plan("x", "b"),
+               "Summary from ra", "never"]
     agent, llm = make(replies)
-    assert agent.run("task") == "Summary from ra and rb"
+    assert agent.run("task") == "Summary from ra"
     result = agent.last_result
-    assert result.status == MAX_TURNS and llm.calls == 6
-    assert "same plan twice in a row" in result.steps_of("warning")[0].content
-    final_request = llm.requests[5].messages[1]["content"]
-    assert "Result: ra" in final_request and "Result: rb" in final_request
+    assert result.status == MAX_TURNS and llm.calls == 8
+    warnings = [s.content for s in result.steps_of("warning") if s.depth == 0]
+    assert warnings == ["the replanner proposed the same plan twice in a row"]
+    final_request = llm.requests[7].messages[1]["content"]
+    assert "Result: ra" in final_request and "Step 2 [!] x\nResult: hmm" in final_request
 
 
 def test_step_budget_ends_with_a_final_answer():
@@ -281,3 +283,52 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
         assert agent.last_result.status == OK and agent.last_result.llm_calls == 4 and len(srv.requests) == 4
         assert srv.requests[1]["stop"] == ["Observation:"]
         assert "Observation: 2.8 million" in srv.requests[2]["messages"][-1]["content"]
+
+
+# -- a replanner that repeats the whole plan; settings reach the step agents -------------------
+def test_a_replanner_repeating_completed_steps_does_not_rerun_them():
+    replies = [plan("Look up A", "Compute B"), "Final Answer: ra",
+               plan("  look up  a ", "Compute B"),  # the full plan, the done step spelled differently
+               "Final Answer: rb", respond("done: ra, rb")]
+    agent, llm = make(replies)
+    assert agent.run("task") == "done: ra, rb"
+    result = agent.last_result
+    assert result.status == OK and llm.calls == 5
+    assert "## Your step\nCompute B" in llm.requests[3].messages[-1]["content"]
+    starts = [s.content for s in result.steps_of("plan_step") if s.data["status"] == "in_progress"]
+    assert starts == ["[>] Look up A", "[>] Compute B"]  # A ran once
+    assert result.steps_of("replan") == []  # the remaining plan did not change
+
+
+def test_a_replanner_listing_only_completed_steps_keeps_the_remaining_plan():
+    replies = [plan("a", "b"), "Final Answer: ra", plan("a"), "Final Answer: rb", respond("ok")]
+    agent, llm = make(replies)
+    assert agent.run("task") == "ok" and llm.calls == 5
+    assert "## Your step\nb" in llm.requests[3].messages[-1]["content"]
+    assert agent.last_result.steps_of("replan") == []
+
+
+def test_every_step_done_but_no_answer_ends_with_a_final_answer():
+    agent, llm = make([plan("a"), "Final Answer: ra", plan("a"), "Summary: ra", "never"])
+    assert agent.run("task") == "Summary: ra"
+    result = agent.last_result
+    assert result.status == MAX_TURNS and llm.calls == 4
+    assert [s.content for s in result.steps_of("warning")] == ["every step is done, but the replanner gave no answer"]
+
+
+@tool
+def dump() -> str:
+    """Return a long text."""
+    return "x" * 500
+
+
+def test_step_agents_inherit_max_observation_chars():
+    replies = [plan("dump it"), 'Thought: go\nAction: dump\nAction Input: {}', "Final Answer: dumped",
+               respond("dumped")]
+    agent, llm = make(replies, tools=[dump], max_observation_chars=100)
+    assert agent.run("task") == "dumped"
+    observation = llm.requests[2].messages[-1]["content"]
+    assert observation.startswith("Observation: " + "x" * 100 + "\n...[truncated: showing 100 of 500 characters]")
+    assert "x" * 101 not in observation
+    step = [s for s in agent.last_result.steps if s.kind == "observation"][0]
+    assert step.depth == 1 and step.content == "x" * 500  # the full text stays in the steps

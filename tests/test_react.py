@@ -489,3 +489,88 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
         assert sent[2]["content"] == ADD and sent[3]["content"] == "Observation: 5"
         assert CALLS == [("add", 2, 3)]
         assert agent.last_result.usage["total_tokens"] > 0
+
+
+# -- review fixes: JSON inputs holding label words, max_turns default, Finish, reflection cap ----
+@tool
+def python(code: str) -> str:
+    """Run Python code.
+
+    Args:
+        code: the code to run.
+    """
+    CALLS.append(("python", code))
+    return "42"
+
+
+CODE_INPUT = '{"code": "x = 6*7\\nprint(\\"Final answer:\\", x)"}'
+CODE = 'x = 6*7\nprint("Final answer:", x)'
+
+
+def test_action_input_json_holding_a_label_word_is_read_whole():
+    step = parse_react(act("python", CODE_INPUT))
+    assert step.action == "python" and step.action_input == {"code": CODE}
+    for label in ("Thought: x", "Action: y", "Action Input: z", "Final Answer: w"):
+        raw = '{"text": "before ' + label + ' after"}'
+        assert parse_react(act("search", raw)).action_input == {"text": f"before {label} after"}
+    fenced = parse_react(act("python", f"```json\n{CODE_INPUT}\n```"))
+    assert fenced.action_input == {"code": CODE} and fenced.text.endswith("```")
+
+
+def test_action_with_a_label_word_in_its_input_still_wins_over_an_invented_final_answer():
+    invented = act("python", CODE_INPUT) + "\nObservation: Final answer: 42\nThought: done\nFinal Answer: 42"
+    step = parse_react(invented)
+    assert step.action_input == {"code": CODE} and step.final_answer is None
+    assert step.text == act("python", CODE_INPUT)  # nothing after the object enters the scratchpad
+    step = parse_react(act("python", CODE_INPUT) + "\nFinal Answer: 42")
+    assert step.action == "python" and step.final_answer is None
+
+    agent, llm = make([act("python", CODE_INPUT) + "\nFinal Answer: 41", "Final Answer: 42"], tools=[python])
+    assert agent.run("compute") == "42"
+    assert CALLS == [("python", CODE)]
+    assert llm.requests[1].messages[2]["content"] == act("python", CODE_INPUT)
+
+
+def test_a_subclass_default_max_turns_is_the_budget():
+    class Quick(ReActAgent):
+        default_max_turns = 2
+
+    llm = ScriptedLLM([act("add", '{"a": 1, "b": 1}'), act("add", '{"a": 1, "b": 2}'), "Final Answer: 3"])
+    agent = Quick("q", llm, tools=[add], verbose=False)
+    assert agent.max_turns == 2
+    agent.run("task")
+    assert agent.last_result.status == MAX_TURNS and llm.calls == 3  # 2 turns + the final-answer call
+    assert Quick("q", llm, max_turns=5, verbose=False).max_turns == 5
+    assert ReActAgent("r", llm, verbose=False).max_turns == ReActAgent.default_max_turns
+
+
+@pytest.mark.parametrize("name", ["BasicReflectionAgent", "ToolCallingAgent", "PlanExecuteAgent",
+                                  "ReflexionAgent", "ReActAgent"])
+def test_every_agent_takes_max_turns_from_a_subclass_default(name):
+    import vero.agents
+
+    cls = type("Sub", (getattr(vero.agents, name),), {"default_max_turns": 7})
+    assert cls("s", ScriptedLLM([]), verbose=False).max_turns == 7
+
+
+def test_the_format_prompt_explains_finish():
+    agent, llm = make([DONE])
+    agent.run("task")
+    system = llm.requests[0].messages[0]["content"]
+    assert "Action: Finish\nAction Input: {\"answer\": \"the final answer\"}" in system
+
+
+def test_only_the_last_two_reflections_stay_in_the_conversation():
+    replies = []
+    for n in (1, 2, 3):
+        replies += [act("add", f'{{"a": 1, "b": {n}}}'), f"Reflection number {n}."]
+    agent, llm = make([*replies, DONE], reflect_every=1)
+    assert agent.run("task") == "5"
+    assert len(agent.last_result.steps_of("reflection")) == 3
+    last = llm.requests[-1]
+    notes = [m["content"] for m in last.messages if m["content"].startswith("Reflection on your progress")]
+    assert len(notes) == 2
+    assert "Reflection number 1." not in last.prompt
+    assert "Reflection number 2." in notes[0] and "Reflection number 3." in notes[1]
+    assert "Observation: 2" in last.prompt and "Observation: 4" in last.prompt  # only the note was dropped
+    assert "Reflection number 1." in llm.requests[5].prompt  # the third reflection call still saw it

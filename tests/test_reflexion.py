@@ -284,3 +284,73 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
         assert agent.run("6 * 7?") == "42"
         assert agent.last_result.status == OK and agent.last_result.llm_calls == 5 and len(srv.requests) == 5
         assert "<past_reflections>\nAttempt 1: Diagnosis: added 1 too few." in srv.requests[3]["messages"][1]["content"]
+
+
+# -- a broken external evaluator fails only its attempt ----------------------------------
+def raises(task, answer):
+    raise RuntimeError("the test runner crashed")
+
+
+@pytest.mark.parametrize("evaluator, feedback", [
+    (raises, "evaluator raised RuntimeError: the test runner crashed"),
+    (lambda task, answer: (True, 150, "great"), "evaluator returned (True, 150, 'great') "
+                                                "(expected (passed, score, feedback))"),
+    (lambda task, answer: True, "evaluator returned True (expected (passed, score, feedback))"),
+    (lambda task, answer: (True, 90), "evaluator returned (True, 90) (expected (passed, score, feedback))"),
+])
+def test_a_broken_external_evaluator_fails_that_attempt_and_the_run_goes_on(evaluator, feedback):
+    def evaluate(task, answer):  # broken on the first attempt only
+        return evaluator(task, answer) if answer == "a1" else (True, 100, "all tests passed")
+
+    agent, llm = make(["a1", "Diagnosis: the check broke. Plan: try again.", "a2"], evaluator=evaluate)
+    assert agent.run("task") == "a2"
+    result = agent.last_result
+    assert result.status == OK and result.error is None and llm.calls == 3
+    assert kinds(agent) == ["attempt", "error", "evaluation", "reflection", "attempt", "evaluation"]
+    error = result.steps_of("error")[0]
+    assert error.content.startswith(feedback) and error.data == {"attempt": 1}
+    first = result.steps_of("evaluation")[0]
+    assert first.data["passed"] is False and first.data["score"] == 0
+    assert first.data["feedback"].startswith(feedback)
+    assert "## Evaluation (score 0/100)\n" + feedback in llm.requests[1].messages[1]["content"]
+
+
+def test_an_evaluator_that_always_raises_ends_needs_review_with_the_first_attempt():
+    agent, llm = make(["a1", "r1", "a2", "r2", "a3"], evaluator=raises)
+    assert agent.run("task") == "a1"
+    result = agent.last_result
+    assert result.status == NEEDS_REVIEW and llm.calls == 5
+    assert len(result.steps_of("error")) == 3 and len(result.steps_of("attempt")) == 3
+
+
+# -- examples/reflexion_coding.py reads its test count from a marker line ------------------
+def load_example(name):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / name
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GOOD_IPV4 = '''
+def is_valid_ipv4(address):
+    parts = address.split(".")
+    return len(parts) == 4 and all(p.isdigit() and p.isascii() and str(int(p)) == p and int(p) <= 255
+                                   for p in parts)
+'''
+
+
+def test_the_coding_example_is_not_fooled_by_what_the_solution_prints():
+    example = load_example("reflexion_coding.py")
+    n = len(example.CASES)
+    # a wrong solution that prints a 0 of its own before the test count
+    passed, score, feedback = example.run_unit_tests("t", "print(0)\ndef is_valid_ipv4(address):\n    return True")
+    assert passed is False and score < 100 and f"of {n} tests failed" in feedback
+    # a correct one that prints while it runs, including something like the marker's count
+    chatty = GOOD_IPV4.replace("    parts =", "    print('3 failures? no');\n    parts =")
+    assert example.run_unit_tests("t", f"```python\nprint(7)\n{chatty}```") == (True, 100, f"All {n} tests passed.")
+    passed, score, feedback = example.run_unit_tests("t", "def is_valid_ipv4(address):\n    return 'yes'")
+    assert passed is False and score == 0 and f"{n} of {n} tests failed" in feedback

@@ -102,11 +102,10 @@ def run_demo(out=None) -> int:
     """Run the tour; returns 0 (the exit code) when every agent ended ``ok``."""
     import openai
 
-    from vero.cli import AGENTS, step_printer, usage_line
+    from vero.cli import agent_class, print_result, step_printer
     from vero.core.chat_openai import ChatOpenAI
     from vero.testing import MockOpenAIServer
     from vero.tool.builtin import BUILTIN_TOOLS
-    import vero.agents
 
     say = print if out is None else (lambda *a: print(*a, file=out))
     stops = tour()
@@ -124,17 +123,12 @@ def run_demo(out=None) -> int:
             say(f"# ({SCRIPTED})")
             say("#" * 78)
             srv.enqueue(*stop["replies"])
-            cls = getattr(vero.agents, AGENTS[stop["agent"]])
             tools = [BUILTIN_TOOLS[name] for name in stop.get("tools", [])]
-            agent = cls("demo", llm, tools=tools, verbose=False)
+            agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False)
             agent.events.callbacks.append(step_printer(stream=out))
             agent.run(stop["task"])
-            result = agent.last_result
-            statuses.append(result.status)
-            say(f"🏁 Final Answer: {result.answer}")
-            say(f"📊 Status: {result.status} ({usage_line(result.usage, result.llm_calls)})")
-            if result.error is not None:
-                say(f"❌ {type(result.error).__name__}: {result.error}")
+            statuses.append(agent.last_result.status)
+            print_result(agent.last_result, out=out, err=out)
             say("")
         leftover = srv.remaining
     say("=" * 78)

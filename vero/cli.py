@@ -22,6 +22,7 @@ AGENTS = {
     "plan": "PlanExecuteAgent",
     "reflexion": "ReflexionAgent",
 }
+NO_TOOLS = {"reflection"}  # patterns that never call tools
 TOOL_NAMES = ("calculator", "python", "search", "time")
 DEFAULT_TOOLS = "calculator,time"
 
@@ -175,14 +176,21 @@ def make_llm(args):
     return llm
 
 
-def make_agent(kind: str, llm, tools: list, args, **options):
-    """An agent of pattern ``kind`` ("chat", "react", ...) with the CLI's options."""
+def agent_class(kind: str):
+    """The agent class of pattern ``kind`` ("chat", "react", ...)."""
     import vero.agents
 
-    cls = getattr(vero.agents, AGENTS[kind])
+    return getattr(vero.agents, AGENTS[kind])
+
+
+def make_agent(kind: str, llm, tools: list, args, **options):
+    """An agent of pattern ``kind`` with the CLI's options."""
     if args.trace:
         options["trace"] = args.trace
-    return cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
+    try:
+        return agent_class(kind)("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
+    except OSError as exc:  # the --trace file cannot be opened
+        raise CliError(f"cannot write the trace file {args.trace}: {exc.strerror or exc}") from exc
 
 
 def load_session_into(agent, path: str) -> None:
@@ -199,9 +207,39 @@ def usage_line(usage: dict, calls: int) -> str:
             f"({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)")
 
 
+def print_error(result, err=None, debug: bool = False) -> None:
+    """A run's error as one ❌ line on ``err`` (with ``debug``, its traceback on stderr first)."""
+    err = err or sys.stderr
+    if result.error is not None:
+        if debug:
+            import traceback
+
+            traceback.print_exception(result.error)
+        print(f"❌ {error_line(result.error)}", file=err)
+    elif result.status == "failed":
+        print("❌ the run failed", file=err)
+
+
+def print_result(result, out=None, err=None, debug: bool = False) -> None:
+    """The end of a run, for ``vero run`` and ``vero demo``: the answer, status, usage and time.
+
+    The error, if any, is one ❌ line on ``err``.  A ``failed`` run's partial
+    text is not an answer (it is not kept in the history), so it is labelled
+    as such instead of printed as the Final Answer.
+    """
+    out = out or sys.stdout
+    print_error(result, err, debug)
+    if result.status != "failed":
+        print(f"🏁 Final Answer: {result.answer or '(no answer)'}", file=out)
+    elif result.answer:
+        print(f"(partial, not kept): {result.answer}", file=out)
+    print(f"📊 Status: {result.status} ({usage_line(result.usage, result.llm_calls)})", file=out)
+    print(f"⏳ Elapsed: {result.elapsed_s:.1f} s", file=out)
+
+
 def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
     """A ConsolePrinter for the CLI: the steps, but not its own end-of-run lines
-    (the CLI prints the answer itself).  Top-level steps of the kinds in
+    (``print_result`` or the REPL prints those).  Top-level steps of the kinds in
     ``hide`` are not shown (the REPL prints or streams those itself)."""
     from vero.core.events import ConsolePrinter
 
@@ -239,18 +277,11 @@ def cmd_run(args) -> int:
         agent.events.callbacks.append(step_printer(hide=("final",)))
     agent.run(task)
     result = agent.last_result
-    if result.error is not None:
-        if args.debug:
-            import traceback
-
-            traceback.print_exception(result.error)
-        print(f"❌ {error_line(result.error)}", file=sys.stderr)
     if args.json:
+        print_error(result, debug=args.debug)
         print(result.to_json())
     else:
-        print(f"🏁 Final Answer: {result.answer or '(no answer)'}")
-        print(f"📊 Status: {result.status} ({usage_line(result.usage, result.llm_calls)})")
-        print(f"⏳ Elapsed: {result.elapsed_s:.1f} s")
+        print_result(result, debug=args.debug)
     return EXIT_OK if result.status == "ok" else EXIT_FAILED
 
 
@@ -283,11 +314,13 @@ class Repl:
         self.agent = self._new_agent(args.agent)
         self.streamed: list[str] = []  # text deltas of the current answer
         self.mid_line = False  # a streamed line is open on the console
+        self.call_ended = False  # a model call finished since the last streamed text
 
     # -- agents ------------------------------------------------------------------
     def _new_agent(self, kind: str):
         options = {"approve": self.approve_plan} if kind == "plan" else {}
         agent = make_agent(kind, self.llm, self.tools, self.args, **options)
+        agent.events.callbacks.append(self.on_event)
         self._set_verbose(agent, self.verbose, kind)
         return agent
 
@@ -317,7 +350,14 @@ class Repl:
         return answer
 
     # -- streaming -----------------------------------------------------------------
+    def on_event(self, event) -> None:
+        if event.type == "llm_call":
+            self.call_ended = True
+
     def on_token(self, delta: str) -> None:
+        if self.call_ended:  # a new model call: its text starts on a new line
+            self.end_line()
+            self.call_ended = False
         if not self.mid_line:
             print("Assistant: ", end="")
             self.mid_line = True
@@ -332,7 +372,7 @@ class Repl:
     # -- the loop ------------------------------------------------------------------
     def loop(self) -> int:
         history_file = _enable_readline()
-        print(f"vero chat: {type(self.agent).__name__} with {self._model_label()}. "
+        print(f"vero chat: {type(self.agent).__name__} with {self._model_label()}; {self._tools_label()}. "
               "Type /help for commands, bye to leave.")
         interrupted = False  # the previous thing was a Ctrl-C: another one leaves
         try:
@@ -370,7 +410,7 @@ class Repl:
         return EXIT_OK
 
     def ask(self, text: str) -> None:
-        self.streamed, self.mid_line = [], False
+        self.streamed, self.mid_line, self.call_ended = [], False, False
         stream = self.kind == "chat"
         if stream:
             self.agent.run(text, on_token=self.on_token)
@@ -378,17 +418,24 @@ class Repl:
             self.agent.run(text)
         self.end_line()
         result = self.agent.last_result
+        if result.status == "failed":  # its partial text is no answer and is not kept in the history
+            print_error(result, sys.stdout, self.args.debug)
+            if result.answer:
+                print(f"(partial, not kept): {result.answer}")
+            return
         streamed = "".join(self.streamed).strip()
         if result.answer and not (streamed and streamed.endswith(result.answer.strip())):
             print(f"Assistant: {result.answer}")
         if result.error is not None:
-            if self.args.debug:
-                import traceback
-
-                traceback.print_exception(result.error)
-            print(f"❌ {error_line(result.error)}")
+            print_error(result, sys.stdout, self.args.debug)
         elif result.status != "ok":
             print(f"⚠️  The run ended with status {result.status}.")
+
+    def _tools_label(self) -> str:
+        if self.kind in NO_TOOLS:
+            return "this pattern uses no tools"
+        names = self.agent.tools.names()
+        return f"tools: {', '.join(names)}" if names else "no tools"
 
     def _model_label(self) -> str:
         model = getattr(self.llm, "model_name", "?")
@@ -457,9 +504,14 @@ class Repl:
         history = list(self.agent.history)
         self.kind, self.agent = name, self._new_agent(name)
         self.agent.history = history
-        print(f"Switched to {type(self.agent).__name__}; the conversation is kept.")
+        note = " This pattern uses no tools." if name in NO_TOOLS else ""
+        print(f"Switched to {type(self.agent).__name__}; the conversation is kept.{note}")
 
     def cmd_tools(self, _rest: str) -> None:
+        if self.kind in NO_TOOLS:
+            print(f"{type(self.agent).__name__} uses no tools: it answers from the model alone. "
+                  "/agent chat or /agent react use the tools.")
+            return
         if not self.agent.tools:
             print("No tools. Start with --tools calculator,python,search,time to add some.")
             return

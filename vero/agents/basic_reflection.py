@@ -92,6 +92,12 @@ class BasicReflectionAgent(Agent):
     critic's output stayed unusable), ``failed`` (empty first draft or an error).
     Steps: ``draft``, ``critique`` (data: is_sufficient, feedback, thinking),
     ``revision``, and ``error`` for an unusable critique.
+
+    Prompts are class attributes, each with a ``{history}`` slot: the
+    generator's system prompt is ``generate_prompt`` (a subclass overrides it;
+    ``system_prompt=`` replaces it for one agent, used verbatim with the
+    history appended), the critic's is ``reflect_prompt`` and the reviser's
+    ``revise_prompt``.  The agent never calls tools.
     """
 
     default_max_turns = 3
@@ -139,25 +145,22 @@ class BasicReflectionAgent(Agent):
         return Outcome(draft, NEEDS_REVIEW)
 
     # -- the steps -------------------------------------------------------------
-    def _history(self) -> str:
-        return self.format_history() or "(none)"
-
     def _generate(self, task: str) -> str:
         if self.system_prompt:  # the user's prompt is used verbatim, never formatted
-            system = self.system_prompt + HISTORY_SECTION.format(history=self._history())
+            system = self.system_prompt + HISTORY_SECTION.format(history=self.history_text())
         else:
-            system = self.generate_prompt.format(history=self._history())
+            system = self.generate_prompt.format(history=self.history_text())
         return self.call_llm([Message.system(system), Message.user(task)]).text
 
     def _reflect(self, task: str, response: str) -> Critique:
         messages = [
-            Message.system(self.reflect_prompt.format(history=self._history())),
+            Message.system(self.reflect_prompt.format(history=self.history_text())),
             Message.user(self.critique_request.format(task=task, response=response)),
         ]
         return self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
 
     def _revise(self, task: str, response: str, feedback: str) -> str:
-        system = self.revise_prompt.format(history=self._history(), response=response, feedback=feedback)
+        system = self.revise_prompt.format(history=self.history_text(), response=response, feedback=feedback)
         return self.call_llm([Message.system(system), Message.user(task)]).text
 
 

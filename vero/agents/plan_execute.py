@@ -10,8 +10,8 @@ plan and the earlier results.  After every step a replanner answers either
 Model calls: 1 for the plan (+1 per feedback round), then per executed step
 the ReAct calls plus 1 replanner call.  A two-step plan whose steps each finish
 in one ReAct call costs 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
-(``max_steps`` executed steps, ``max_replans`` plan changes, or the same
-remaining plan proposed twice in a row) one more call writes the final answer
+(``max_steps`` executed steps, ``max_replans`` plan changes, the same
+remaining plan proposed twice in a row, or no step left but no answer) one more call writes the final answer
 from the step results, and the status is ``max_turns``.  JSON re-asks come on top.
 """
 
@@ -100,6 +100,9 @@ class Plan:
     def remaining(self) -> list[str]:
         return [s.description for s in self.steps if s.status == "pending"]
 
+    def completed(self) -> list[str]:
+        return [s.description for s in self.steps if s.status == "completed"]
+
     def replace_remaining(self, descriptions: list[str]) -> None:
         self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
 
@@ -124,6 +127,12 @@ class PlanExecuteAgent(Agent):
     or unusable plan, or another error), ``max_turns`` (a cap ended the loop).
     Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
     ``final``, ``warning``; each step's ReAct steps are one level deeper.
+
+    Prompts are class attributes: the planner's system prompt is
+    ``planner_prompt`` (a subclass overrides it; ``system_prompt=`` replaces
+    it for one agent) followed by ``planner_rules``.  ``step_task`` is the
+    task each step's ReAct agent gets, ``replan_prompt`` the replanner's
+    system prompt.
     """
 
     default_max_turns = 20
@@ -159,6 +168,9 @@ class PlanExecuteAgent(Agent):
             if isinstance(decision, str):
                 self.record("final", decision)
                 return Outcome(decision, OK)
+            if not decision:
+                self.record("warning", "every step is done, but the replanner gave no answer")
+                break
             if decision == proposed:
                 self.record("warning", "the replanner proposed the same plan twice in a row")
                 break
@@ -191,8 +203,7 @@ class PlanExecuteAgent(Agent):
             plan = self._make_plan(task, feedback=verdict, previous=plan)
 
     def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
-        history = self.format_history() or "(none)"
-        request = self.plan_request.format(task=task, tools=self._tools_text(), history=history)
+        request = self.plan_request.format(task=task, tools=self._tools_text(), history=self.history_text())
         if feedback is not None:
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
@@ -235,8 +246,10 @@ class PlanExecuteAgent(Agent):
 
     def _replan(self, task: str, plan: Plan) -> str | list[str]:
         messages = self._progress(self.replan_prompt, task, plan)
-        decision = self.ask_json(messages, _read_replan, schema=REPLAN_SCHEMA)
-        return decision if isinstance(decision, str) else self._capped(decision)
+        decision = self.ask_json(messages, lambda data: _read_replan(data, plan.completed()), schema=REPLAN_SCHEMA)
+        if isinstance(decision, str):
+            return decision
+        return self._capped(decision) if decision else plan.remaining()  # only completed steps: no change
 
     def _final_answer(self, task: str, plan: Plan) -> str:
         answer = self.call_llm(self._progress(self.final_prompt, task, plan)).text.strip()
@@ -254,8 +267,12 @@ def _read_steps(data: dict) -> list[str]:
     return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
 
 
-def _read_replan(data: dict) -> str | list[str]:
-    """A final answer (``response``) or the non-empty list of remaining steps."""
+def _read_replan(data: dict, completed: list[str]) -> str | list[str]:
+    """A final answer (``response``) or the non-empty list of remaining steps.
+
+    A replanner that repeats the whole plan would re-run finished steps, so
+    leading steps that match the ``completed`` ones are dropped.
+    """
     response = data.get("response")
     if isinstance(response, str) and response.strip():
         return response.strip()
@@ -264,4 +281,11 @@ def _read_replan(data: dict) -> str | list[str]:
     steps = _read_steps(data)
     if not steps:
         raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
-    return steps
+    done = {_normalized(d) for d in completed}
+    while steps and _normalized(steps[0]) in done:
+        steps.pop(0)
+    return steps  # empty if it listed only completed steps
+
+
+def _normalized(description: str) -> str:
+    return " ".join(description.split()).casefold()

@@ -55,7 +55,11 @@ Repeat Thought / Action / Action Input as often as needed, one action per reply.
 Never write the Observation yourself. When you know the answer, write:
 
 Thought: I now know the final answer
-Final Answer: the final answer to the task"""
+Final Answer: the final answer to the task
+
+Instead of the Final Answer line you may also write
+Action: Finish
+Action Input: {{"answer": "the final answer"}}"""
 
 REACT_NATIVE_PROMPT = """Work step by step. Before each tool call, briefly say what you know and what you will do next.
 Call the tools when they help. When you know the answer, reply with the final answer as plain text and call no tool."""
@@ -104,13 +108,19 @@ class ReActAgent(Agent):
     Args (beyond ``Agent``'s):
         protocol: ``"text"`` (Thought/Action lines) or ``"native"`` (API tool calls).
         reflect_every: every k turns, one extra call reflects on the trajectory;
-            the reflection is added to the conversation (a ``reflection`` step).
+            the reflection is added to the conversation (a ``reflection`` step),
+            which keeps the last ``max_reflections`` (2) of them.
         max_format_errors: malformed replies in a row that end the run ``failed``.
         max_repeats: identical actions in a row that get a warning; one more ends the run.
 
     Statuses: ``ok``, ``max_turns`` (budget or loop), ``failed``, ``max_tokens``.
     Steps: ``thought``, ``action``, ``observation``, ``reflection``, ``warning``
     (format errors, loops, empty final answers) and ``final``.
+
+    Prompts are class attributes.  The system prompt is ``intro_prompt`` (a
+    subclass overrides it; ``system_prompt=`` replaces it for one agent)
+    followed by ``format_prompt`` (the Thought/Action protocol and the tools)
+    or, for ``protocol="native"``, ``native_prompt``.
     """
 
     intro_prompt = REACT_SYSTEM_PROMPT
@@ -123,8 +133,9 @@ class ReActAgent(Agent):
     reflection_note = REFLECTION_NOTE
     final_answer_prompt = FINAL_ANSWER_PROMPT
     final_answer_retries = 2
+    max_reflections = 2  # reflection notes kept in the conversation
 
-    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=10, verbose=True, *,
+    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True, *,
                  protocol="text", reflect_every=None, max_format_errors=3, max_repeats=3, **base_options):
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         if protocol not in ("text", "native"):
@@ -137,7 +148,7 @@ class ReActAgent(Agent):
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs) -> str | Outcome:
         messages = [Message.system(self.build_system_prompt()), *self.history_messages(), Message.user(task)]
-        self._format_errors, self._last_actions, self._repeats = 0, None, 0
+        self._format_errors, self._last_actions, self._repeats, self._notes = 0, None, 0, []
         step = self._native_step if self.protocol == "native" else self._text_step
         for turn in self.turns():
             answer = step(self.call_llm(messages, **self._options()), messages)
@@ -216,11 +227,21 @@ class ReActAgent(Agent):
         return None
 
     def reflect(self, messages: list) -> None:
-        """One extra call: a short reflection, appended so the next calls see it."""
+        """One extra call: a short reflection, appended so the next calls see it.
+
+        Only the last ``max_reflections`` notes stay in the conversation (seed
+        001 keeps two): adding one more removes the oldest note message.
+        """
         reply = self.call_llm([*messages, Message.user(self.reflect_prompt)], **self._options(final=True))
-        if reply.text.strip():
-            self.record("reflection", reply.text.strip())
-            messages.append(Message.user(self.reflection_note.format(reflection=reply.text.strip())))
+        if not reply.text.strip():
+            return
+        self.record("reflection", reply.text.strip())
+        note = Message.user(self.reflection_note.format(reflection=reply.text.strip()))
+        messages.append(note)
+        self._notes.append(note)
+        if len(self._notes) > self.max_reflections:
+            oldest = self._notes.pop(0)
+            messages[:] = [m for m in messages if m is not oldest]
 
     def final_answer(self, messages: list) -> str:
         """The turns ran out: ask for the best answer from the trajectory (seed 004), re-asking if empty."""
@@ -249,6 +270,9 @@ _INPUT = re.compile(r"\bAction\s+Input\s*:\s*(.*?)(?=\b(?:Thought|Action|Final\s
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
+_OPEN_FENCE = re.compile(r"```(?:json)?\s*", re.IGNORECASE)
+_CLOSE_FENCE = re.compile(r"\s*```")
+_DECODER = json.JSONDecoder(strict=False)  # strict=False: raw newlines inside strings are common
 
 
 def parse_react(text: str | None) -> ReActStep:
@@ -264,9 +288,13 @@ def parse_react(text: str | None) -> ReActStep:
     step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
     action, given = _ACTION.search(text), _INPUT.search(text)
     if action and given and action.start() < given.start():
-        step.text = text[: given.end()].rstrip()
         step.action = action.group(1).strip().strip("`*'\"")
-        step.action_input = parse_action_input(given.group(1))
+        parsed = _json_object_at(text, given.start(1))
+        if parsed:
+            step.action_input, end = parsed
+        else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
+            step.action_input, end = parse_action_input(given.group(1)), given.end()
+        step.text = text[:end].rstrip()
         if step.action.lower() == "finish":
             return _finish(step)
         if step.action:
@@ -283,6 +311,24 @@ def parse_react(text: str | None) -> ReActStep:
     else:
         step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
     return step
+
+
+def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
+    """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends.
+
+    Read with a JSON decoder, so a label inside a string value (``print("Final
+    Answer:", x)``) cannot cut it short.  None if it is not valid JSON.
+    """
+    fence = _OPEN_FENCE.match(text, start)
+    begin = fence.end() if fence else start
+    if not text.startswith("{", begin):
+        return None
+    try:
+        value, end = _DECODER.raw_decode(text, begin)
+    except ValueError:
+        return None
+    closing = _CLOSE_FENCE.match(text, end) if fence else None
+    return value, closing.end() if closing else end
 
 
 def parse_action_input(raw: str) -> dict | str:

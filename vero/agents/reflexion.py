@@ -122,15 +122,23 @@ class ReflexionAgent(Agent):
         evaluator: ``fn(task, answer) -> (passed, score, feedback)`` for external
             checks such as unit tests; its ``passed`` is final.  Its feedback is
             shown to the reflector, so it must describe the failure (test
-            output), never reveal hidden ground truth.  Default: an LLM judge
-            whose JSON passes only if "pass" is true and score >= ``pass_score``.
+            output), never reveal hidden ground truth.  An evaluator that raises
+            or returns anything else fails that attempt (score 0, an ``error``
+            step) and the next attempts go on.  Default: an LLM judge whose
+            JSON passes only if "pass" is true and score >= ``pass_score``.
         pass_score: the judge's pass mark, 0-100 (default 80).
         memory_size: how many recent reflections the next attempt sees (default 3).
 
     Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the
     best attempt (highest score, earliest on ties) when none passed or the
     judge's output stayed unusable.  Steps: ``attempt``, ``evaluation``,
-    ``reflection`` (plus the executor's steps one level deeper).
+    ``reflection``, ``error`` (plus the executor's steps one level deeper).
+
+    Prompts are class attributes: ``executor_prompt`` is the system prompt of
+    the plain executor (no tools; a subclass overrides it, ``system_prompt=``
+    replaces it for one agent); with tools, the ReAct executor uses
+    ``ReActAgent.intro_prompt`` unless ``system_prompt=`` is given.  The judge
+    and the reflector use ``evaluate_prompt`` and ``reflect_prompt``.
     """
 
     default_max_turns = 3
@@ -184,7 +192,7 @@ class ReflexionAgent(Agent):
             task = self.attempt_task.format(task=task, reflections=self.memory.render())
         executor = self.executor or self._default_executor()
         if executor is None:  # no tools: one plain generation call
-            history = HISTORY_SECTION.format(history=self.format_history() or "(none)")
+            history = HISTORY_SECTION.format(history=self.history_text())
             system = (self.system_prompt or self.executor_prompt) + history  # never formatted
             answer = self.call_llm([Message.system(system), Message.user(task)]).text
             return Attempt(number, answer, OK, "(one direct answer; no tools were used)")
@@ -209,8 +217,7 @@ class ReflexionAgent(Agent):
             attempt.feedback = f"The attempt produced no usable answer (executor status: {attempt.status})."
             return
         if self.evaluator is not None:
-            passed, score, feedback = self.evaluator(task, attempt.answer)
-            attempt.passed, attempt.score, attempt.feedback = bool(passed), as_score(score), str(feedback or "")
+            self._run_evaluator(task, attempt)
             return
         messages = [
             Message.system(self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
@@ -218,6 +225,24 @@ class ReflexionAgent(Agent):
         ]
         attempt.passed, attempt.score, attempt.feedback = self.ask_json(messages, self._read_verdict,
                                                                         schema=VERDICT_SCHEMA)
+
+    def _run_evaluator(self, task: str, attempt: Attempt) -> None:
+        """The external check.  One that raises or returns an unusable verdict fails
+        this attempt (score 0, the problem as feedback); the next attempts go on."""
+        try:
+            verdict = self.evaluator(task, attempt.answer)
+        except Exception as exc:
+            problem = f"evaluator raised {type(exc).__name__}: {exc}"
+        else:
+            try:
+                passed, score, feedback = verdict
+                attempt.passed, attempt.score, attempt.feedback = bool(passed), as_score(score), str(feedback or "")
+                return
+            except (TypeError, ValueError) as exc:
+                problem = (f"evaluator returned {self.clip(repr(verdict), 300)} "
+                           f"(expected (passed, score, feedback)): {exc}")
+        self.record("error", problem, attempt=attempt.number)
+        attempt.passed, attempt.score, attempt.feedback = False, 0.0, problem
 
     def _read_verdict(self, data: dict) -> tuple[bool, float, str]:
         score = as_score(data["score"])

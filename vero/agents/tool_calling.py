@@ -30,6 +30,9 @@ class ToolCallingAgent(Agent):
 
     Steps: ``thought`` (text sent along with tool calls), ``action`` and
     ``observation`` per tool call, ``final`` with the answer.
+
+    The system prompt is the class attribute ``default_system_prompt`` (a
+    subclass overrides it; ``system_prompt=`` replaces it for one agent).
     """
 
     default_system_prompt = TOOL_CALLING_SYSTEM_PROMPT
