@@ -357,3 +357,16 @@ def test_zero_turns_means_zero_turns():
     agent, llm = make(LoopingAgent, replies=["never"], max_turns=0)
     agent.run("q")
     assert llm.calls == 0
+
+
+def test_native_tool_arguments_print_like_dict_arguments():
+    agent, _ = make(ToolAgent, tools=[add])
+    agent.run("x", args='{"a": 2, "b": 3}')
+    assert agent.last_result.steps[0].content == "add(a=2, b=3)"
+
+
+def test_console_labels_a_failed_runs_partial_text(capsys):
+    agent = LoopingAgent("p", ScriptedLLM(["draft", RuntimeError("api down")]), verbose=True, max_turns=3)
+    agent.run("q")
+    out = capsys.readouterr().out
+    assert "Run failed; partial, not kept: draft" in out and "Final Answer" not in out

@@ -22,7 +22,6 @@ AGENTS = {
     "plan": "PlanExecuteAgent",
     "reflexion": "ReflexionAgent",
 }
-NO_TOOLS = {"reflection"}  # patterns that never call tools
 TOOL_NAMES = ("calculator", "python", "search", "time")
 DEFAULT_TOOLS = "calculator,time"
 
@@ -432,7 +431,7 @@ class Repl:
             print(f"⚠️  The run ended with status {result.status}.")
 
     def _tools_label(self) -> str:
-        if self.kind in NO_TOOLS:
+        if not self.agent.uses_tools:
             return "this pattern uses no tools"
         names = self.agent.tools.names()
         return f"tools: {', '.join(names)}" if names else "no tools"
@@ -504,11 +503,11 @@ class Repl:
         history = list(self.agent.history)
         self.kind, self.agent = name, self._new_agent(name)
         self.agent.history = history
-        note = " This pattern uses no tools." if name in NO_TOOLS else ""
+        note = "" if self.agent.uses_tools else " This pattern uses no tools."
         print(f"Switched to {type(self.agent).__name__}; the conversation is kept.{note}")
 
     def cmd_tools(self, _rest: str) -> None:
-        if self.kind in NO_TOOLS:
+        if not self.agent.uses_tools:
             print(f"{type(self.agent).__name__} uses no tools: it answers from the model alone. "
                   "/agent chat or /agent react use the tools.")
             return

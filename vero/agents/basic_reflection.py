@@ -100,6 +100,7 @@ class BasicReflectionAgent(Agent):
     ``revise_prompt``.  The agent never calls tools.
     """
 
+    uses_tools = False  # it answers from the model alone
     default_max_turns = 3
     generate_prompt = GENERATE_PROMPT
     reflect_prompt = REFLECT_PROMPT

@@ -18,6 +18,7 @@ status and the best partial answer so far.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -103,6 +104,7 @@ class Agent(ABC):
     """
 
     default_max_turns = 10
+    uses_tools = True  # False for patterns that answer from the model alone
 
     def __init__(
         self,
@@ -408,6 +410,12 @@ class Agent(ABC):
 
 
 def _args_text(args: Any) -> str:
+    """Tool arguments as ``a=1, b='x'``, whether they came as a dict or as JSON text."""
+    if isinstance(args, str) and args.lstrip().startswith("{"):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            pass
     if isinstance(args, dict):
         return ", ".join(f"{k}={v!r}" for k, v in args.items())
     return "" if args is None else str(args)

@@ -97,7 +97,11 @@ class ConsolePrinter:
     def on_run_end(self, event: Event) -> None:
         status = event.data.get("status", "")
         icon = STATUS_ICONS.get(status, "🏁")
-        self._line(f"{icon} Final Answer ({status}): {self._short(event.data.get('answer', ''))}")
+        answer = self._short(event.data.get("answer", ""))
+        if status == "failed":  # not an answer: the run failed, and history does not keep it
+            self._line(f"{icon} Run failed" + (f"; partial, not kept: {answer}" if answer else ""))
+        else:
+            self._line(f"{icon} Final Answer ({status}): {answer}")
         error = event.data.get("error")
         if error:
             self._line(f"❌ Error: {error}")
