@@ -121,6 +121,7 @@ def test_rejected_plan_calls_no_executor():
     assert result.status == REJECTED
     assert llm.calls == 1 and llm.remaining == 1  # only the planner
     assert kinds(agent) == ["plan", "approval"] and result.steps_of("plan_step") == []
+    assert result.steps_of("approval")[0].content == "rejected"
     assert agent.history == []  # no answer, nothing appended
 
 
@@ -135,6 +136,8 @@ def test_feedback_sends_the_plan_back_to_the_planner():
     assert "## Your previous plan\n1. [ ] compute" in second_planner
     assert "## Feedback on that plan\nadd a step that checks the result" in second_planner
     assert [s.data["approved"] for s in agent.last_result.steps_of("approval")] == [False, True]
+    assert [s.content for s in agent.last_result.steps_of("approval")] == [
+        "sent back with feedback: add a step that checks the result", "approved"]
 
 
 def test_feedback_that_never_approves_ends_rejected_after_max_plan_revisions():
@@ -152,6 +155,7 @@ def test_empty_plan_fails():
     assert agent.run("task") == ""
     assert agent.last_result.status == FAILED and llm.calls == 1
     assert agent.last_result.steps_of("error")[0].content == "the planner returned an empty plan"
+    assert type(agent.last_result.error).__name__ == "EmptyPlanError"
 
 
 def test_a_plan_of_500_steps_is_cut_to_20_with_a_warning():

@@ -66,11 +66,13 @@ def test_schema_for_each_supported_type_hint(hint, schema):
     assert props(Tool(f))["x"] == schema
 
 
-def test_unannotated_parameter_is_a_string_and_defaults_are_optional():
-    def f(a, b: int = 3, c: Optional[str] = None): ...
+def test_unannotated_parameter_accepts_any_json_value_and_defaults_are_optional():
+    def f(a, b: int = 3, c: Optional[str] = None):
+        return repr(a)
 
     params = Tool(f).parameters
-    assert params["properties"]["a"] == {"type": "string"}
+    assert params["properties"]["a"] == {}
+    assert ToolRegistry([f]).execute("f", {"a": 2}) == "2"  # passed through, not turned into "2"
     assert params["properties"]["b"] == {"type": "integer", "default": 3}
     assert params["properties"]["c"]["default"] is None
     assert params["required"] == ["a"]

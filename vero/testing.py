@@ -15,6 +15,7 @@ HTTP server on 127.0.0.1 for testing the real client path.
 from __future__ import annotations
 
 import copy
+import inspect
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -48,7 +49,8 @@ class ScriptedLLM:
     Each scripted reply is one of: a string (the assistant's text), a
     ``Message``, a dict (``content``, ``tool_calls`` as ``{"name", "arguments"}``,
     ``reasoning``, ``usage``), an exception instance (raised, to simulate an
-    API error), or a callable ``fn(messages, **options)`` returning one of those.
+    API error), or a function of the messages returning one of those (it gets
+    the call's options too, ``tools``, ``stop``, ..., if it accepts them).
     ``stop`` sequences cut the text the way a real server does, and
     ``<think>`` blocks are split off as ``reasoning``, as ``ChatOpenAI`` does.
     Running out of script raises ``ScriptExhaustedError``, or, when
@@ -92,7 +94,7 @@ class ScriptedLLM:
             self.calls += 1
             reply = self._next(len(self.requests))
         if callable(reply) and not isinstance(reply, (Message, BaseException)):
-            reply = reply(messages, tools=tools, stop=stop, **options)
+            reply = _call_reply(reply, messages, dict(tools=tools, stop=stop, **options))
         if isinstance(reply, BaseException):
             raise reply
         message = self._to_message(reply, sent, stop)
@@ -146,6 +148,18 @@ class _ScriptedStream:
     def __iter__(self) -> Iterator[str]:
         yield from _pieces(self._message.text)
         self.message = self._message
+
+
+def _call_reply(fn: Callable, messages, options: dict):
+    """Call a scripted reply function with the options its signature accepts."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # builtins without a signature
+        return fn(messages)
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return fn(messages, **options)
+    names = {p.name for p in params}
+    return fn(messages, **{k: v for k, v in options.items() if k in names})
 
 
 def _pieces(text: str) -> list[str]:

@@ -23,7 +23,8 @@ from typing import Callable
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent
 from vero.core.message import Message
-from vero.core.result import FAILED, MAX_TURNS, OK, REJECTED, Outcome
+from vero.core.result import MAX_TURNS, OK, REJECTED, Outcome
+from vero.errors import VeroError
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -74,6 +75,10 @@ write the best final answer to the task, and say briefly what is still unknown."
 
 PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
 REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
+class EmptyPlanError(VeroError):
+    """The planner returned a plan with no steps (the run ends ``failed``)."""
+
+
 MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
 
 
@@ -191,11 +196,11 @@ class PlanExecuteAgent(Agent):
         for revision in range(self.max_plan_revisions + 1):
             if not plan:
                 self.record("error", "the planner returned an empty plan")
-                return FAILED
+                raise EmptyPlanError("the planner returned an empty plan")
             if self.approve is None:
                 return plan
             verdict = self.approve(plan)
-            self.record("approval", str(verdict), approved=verdict is True)
+            self.record("approval", _approval_text(verdict), approved=verdict is True)
             if verdict is True:
                 return plan
             if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
@@ -285,6 +290,14 @@ def _read_replan(data: dict, completed: list[str]) -> str | list[str]:
     while steps and _normalized(steps[0]) in done:
         steps.pop(0)
     return steps  # empty if it listed only completed steps
+
+
+def _approval_text(verdict) -> str:
+    if verdict is True:
+        return "approved"
+    if isinstance(verdict, str) and verdict.strip():
+        return f"sent back with feedback: {verdict.strip()}"
+    return "rejected"
 
 
 def _normalized(description: str) -> str:

@@ -141,7 +141,7 @@ def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) 
             continue
         if param.kind is param.VAR_POSITIONAL:
             continue
-        schema = type_to_schema(hints.get(param.name, str))
+        schema = type_to_schema(hints.get(param.name, Any))  # unannotated: any JSON value, unconverted
         if param.name in arg_docs:
             schema["description"] = arg_docs[param.name]
         if param.default is param.empty:
