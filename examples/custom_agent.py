@@ -42,7 +42,12 @@ class CarefulReActAgent(ReActAgent):
     """ReAct that asks you before it runs any tool: only ``run_tool`` changes."""
 
     def run_tool(self, name: str, args) -> Observation:
-        if input(f"Run {name}({args})? [y/N] ").strip().lower() != "y":
+        try:
+            reply = input(f"Run {name}({args})? [y/N] ")
+        except EOFError:  # no more input (e.g. stdin is not a terminal): that is a "no"
+            print()
+            reply = ""
+        if reply.strip().lower() not in ("y", "yes"):
             self.record("warning", f"the user refused to run {name}")
             return Observation("The user refused to run this tool. Continue without it.", ok=False, error="refused")
         return super().run_tool(name, args)

@@ -7,6 +7,8 @@ nothing configured in the environment, in an empty working folder.
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
 import os
 import py_compile
@@ -61,6 +63,10 @@ def test_help_lists_the_commands(tmp_path):
     for option in ("--agent", "--model", "--base-url", "--api-key", "--tools", "--max-turns", "--load",
                    "--trace", "--quiet", "--debug", "--json"):
         assert option in run_help.stdout
+    help_text = " ".join(run_help.stdout.split())  # argparse wraps the lines
+    assert ("--max-turns N the agent's loop budget: model calls that may use tools (chat, default 10), "
+            "Thought/Action turns (react, 10), critiques (reflection, 3), executed plan steps (plan, 20), "
+            "attempts (reflexion, 3)") in help_text
 
 
 def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
@@ -281,13 +287,51 @@ def test_chat_switches_agent_and_keeps_history(srv, tmp_path):
     assert "I am Bob." in contents(react_request) and "Hi Bob." in contents(react_request)
 
 
+def test_chat_agent_with_an_unknown_name_says_so_and_keeps_the_agent(srv, tmp_path):
+    srv.enqueue("Hi.")
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="/agent bogus\nhello\nbye\n")
+    assert done.returncode == 0, done.stderr
+    assert ("Unknown agent 'bogus'; choose one of chat, react, reflection, plan, reflexion. "
+            "Still using chat (ToolCallingAgent).") in done.stdout
+    assert "Switched" not in done.stdout and "Current agent" not in done.stdout
+    assert "Assistant: Hi." in done.stdout
+    assert srv.requests[0]["stream"] is True  # still the chat agent
+
+
 def test_chat_plan_agent_asks_for_approval(srv, tmp_path):
     srv.enqueue(json.dumps({"steps": ["Say hi."]}))
     done = vero("chat", "--agent", "plan", "--base-url", srv.base_url, cwd=tmp_path, input="Greet me.\nn\nbye\n")
     assert "📋 Plan: 1. [ ] Say hi." in done.stdout
-    assert "Approve plan? [y]es / [n]o / or type feedback:" in done.stdout
+    # the reply is echoed (stdin is not a terminal), then one line says what happens
+    assert "Approve plan? [y]es / [n]o / or type feedback: n\n🚫 Plan refused; nothing was run.\n" in done.stdout
+    assert "Approval:" not in done.stdout  # the agent's approval step would only repeat it
     assert "status rejected" in done.stdout
     assert len(srv.requests) == 1  # a refused plan never runs
+
+
+def test_chat_plan_approval_reads_as_a_question_and_its_answer(srv, tmp_path):
+    srv.enqueue(json.dumps({"steps": ["Say hi."]}),
+                json.dumps({"steps": ["Say hello in French."]}),
+                "Final Answer: Bonjour !",
+                json.dumps({"response": "Bonjour !"}))
+    done = vero("chat", "--agent", "plan", "--base-url", srv.base_url, cwd=tmp_path,
+                input="Greet me.\nin French please\ny\nbye\n")
+    assert done.returncode == 0, done.stderr
+    prompt = "Approve plan? [y]es / [n]o / or type feedback: "
+    assert (f"{prompt}in French please\n🔄 Sending your feedback to the planner for a new plan.\n"
+            "📋 Plan: 1. [ ] Say hello in French.\n"
+            f"{prompt}y\n✅ Plan approved; running it.\n▶️ Plan step: [>] Say hello in French.") in done.stdout
+    assert "Approval" not in done.stdout and "True" not in done.stdout
+    assert "Assistant: Bonjour !" in done.stdout
+
+
+def test_chat_plan_approval_at_end_of_input_refuses_the_plan(srv, tmp_path):
+    srv.enqueue(json.dumps({"steps": ["Say hi."]}))
+    done = vero("chat", "--agent", "plan", "--base-url", srv.base_url, cwd=tmp_path, input="Greet me.\n")
+    assert done.returncode == 0, done.stderr
+    assert "🚫 No reply (end of input): the plan is refused." in done.stdout
+    assert "status rejected" in done.stdout and done.stdout.rstrip().endswith("Bye.")
+    assert len(srv.requests) == 1 and "Traceback" not in done.stderr
 
 
 def test_chat_plan_feedback_then_approval_runs_the_plan(srv, tmp_path):
@@ -373,6 +417,70 @@ def test_every_example_compiles(tmp_path):
             "react_calculator.py", "plan_execute_research.py", "reflexion_coding.py"} <= names
     for path in examples:
         py_compile.compile(str(path), doraise=True, cfile=str(tmp_path / (path.name + "c")))
+
+
+def load_example(name: str):
+    """An example script as a module (its ``__main__`` block does not run)."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CALCULATE = "Thought: compute it\nAction: calculator\nAction Input: {\"expression\": \"6*7\"}"
+
+CAREFUL_AT_END_OF_INPUT = """
+import sys
+sys.path.insert(0, {examples!r})
+from custom_agent import CarefulReActAgent
+from vero.testing import ScriptedLLM
+from vero.tool.builtin import calculator
+llm = ScriptedLLM([{calculate!r}, "Thought: I could not compute it.\\nFinal Answer: unknown"])
+agent = CarefulReActAgent("careful", llm, tools=[calculator], verbose=False)
+print("ANSWER", agent.run("6*7?"), agent.last_result.status)
+print("ACTIONS RUN", len(agent.last_result.steps_of("action")))
+print("OBSERVATION", llm.requests[1].messages[-1]["content"])
+print("WARNING", agent.last_result.steps_of("warning")[0].content)
+"""
+
+
+def test_custom_agent_example_treats_end_of_input_as_no(tmp_path):
+    code = CAREFUL_AT_END_OF_INPUT.format(examples=str(ROOT / "examples"), calculate=CALCULATE)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "EOFError" not in done.stderr
+    assert "Run calculator({'expression': '6*7'})? [y/N] \n" in done.stdout  # it asked, then saw no input
+    assert "ANSWER unknown ok" in done.stdout
+    assert "ACTIONS RUN 0" in done.stdout  # the tool did not run
+    assert "OBSERVATION Observation: The user refused to run this tool." in done.stdout  # the model was told
+    assert "WARNING the user refused to run calculator" in done.stdout
+
+
+def test_custom_agent_example_runs_the_tool_when_the_user_says_yes(monkeypatch, capsys):
+    example = load_example("custom_agent")
+    from vero.testing import ScriptedLLM
+    from vero.tool.builtin import calculator
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    llm = ScriptedLLM([CALCULATE, "Thought: done\nFinal Answer: 42"])
+    agent = example.CarefulReActAgent("careful", llm, tools=[calculator], verbose=False)
+    assert agent.run("6*7?") == "42"
+    assert [s.content for s in agent.last_result.steps_of("observation")] == ["42"]
+    assert "Observation: 42" in llm.requests[1].messages[-1]["content"]
+
+
+def test_single_turn_example_prints_the_answer_and_the_time_once(monkeypatch, capsys):
+    example = load_example("single_turn")
+    from vero.testing import ScriptedLLM
+
+    monkeypatch.setattr(example, "ChatOpenAI", lambda: ScriptedLLM([CALCULATE, "Thought: done\nFinal Answer: 42"]))
+    assert example.test_single_turn_agent(example.ReActAgent, "6*7?") == "42"
+    out = capsys.readouterr().out
+    assert out.count("Final Answer") == 1 and "🏁 Final Answer (ok): 42" in out
+    assert out.count("Elapsed") == 1  # the run's own time, from the agent's printer
+    assert out.count("Total time, creating the client included:") == 1
+    assert "🔧 Action: calculator(expression='6*7')" in out  # the steps are shown
 
 
 # --------------------------------------------------------------------------- review fixes

@@ -56,7 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--tools", metavar="LIST", default=DEFAULT_TOOLS,
                        help=f"comma-separated built-in tools from {','.join(TOOL_NAMES)}, "
                        f"or 'none' (default: {DEFAULT_TOOLS})")
-    group.add_argument("--max-turns", metavar="N", type=_positive_int, help="the agent's loop budget")
+    group.add_argument("--max-turns", metavar="N", type=_positive_int,
+                       help="the agent's loop budget: model calls that may use tools (chat, default 10), "
+                       "Thought/Action turns (react, 10), critiques (reflection, 3), "
+                       "executed plan steps (plan, 20), attempts (reflexion, 3)")
     group.add_argument("--load", metavar="FILE", help="start from a conversation saved with /save")
     group.add_argument("--trace", metavar="FILE", help="append every event to FILE as JSON lines")
     group.add_argument("-q", "--quiet", action="store_true", help="do not print the agent's steps")
@@ -299,6 +302,7 @@ Type a message and press Enter; the agent remembers the conversation.
   /verbose on|off  show or hide the agent's steps
   bye, exit, quit or Ctrl-D leave; Ctrl-C cancels a running answer."""
 EXIT_WORDS = {"bye", "exit", "quit", "/bye", "/exit", "/quit"}
+APPROVAL_PROMPT = "Approve plan? [y]es / [n]o / or type feedback: "
 
 
 class Repl:
@@ -327,25 +331,36 @@ class Repl:
         agent.verbose = False  # removes any printer
         if on:
             # the answer is printed after the run; a streaming agent's thoughts were streamed
-            hide = ("final", "thought") if kind == "chat" else ("final",)
+            # and the approval gate says itself what it will do with the user's reply
+            hide = ("final", "thought") if kind == "chat" else ("final", "approval")
             printer = step_printer(show_start=False, hide=hide)
             printer.before_line = self.end_line
             agent.events.callbacks.append(printer)
 
     def approve_plan(self, plan) -> bool | str:
-        """The plan approval gate of ``--agent plan``: y, n, or feedback to replan."""
+        """The plan approval gate of ``--agent plan``: y, n, or feedback to replan.
+
+        After the reply, one line says what happens next (the agent's own
+        ``approval`` step is not printed in the REPL: it would repeat it).
+        """
         self.end_line()
         if not self.verbose:  # otherwise the step printer has just shown it
             print("📋 Proposed plan:")
             print(plan.render())
         try:
-            answer = input("Approve plan? [y]es / [n]o / or type feedback: ").strip()
+            answer = input(APPROVAL_PROMPT).strip()
         except EOFError:
+            print("\n🚫 No reply (end of input): the plan is refused.")
             return False
+        if not sys.stdin.isatty():  # the reply was not echoed: keep the transcript readable
+            print(answer)
         if answer.lower() in ("", "y", "yes"):
+            print("✅ Plan approved; running it.")
             return True
         if answer.lower() in ("n", "no"):
+            print("🚫 Plan refused; nothing was run.")
             return False
+        print("🔄 Sending your feedback to the planner for a new plan.")
         return answer
 
     # -- streaming -----------------------------------------------------------------
@@ -496,9 +511,13 @@ class Repl:
         print(f"Loaded {len(self.agent.history)} messages from {path}.")
 
     def cmd_agent(self, name: str) -> None:
-        if name not in AGENTS:
+        if not name:
             print(f"Current agent: {self.kind} ({type(self.agent).__name__}). "
                   f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}.")
+            return
+        if name not in AGENTS:
+            print(f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}. "
+                  f"Still using {self.kind} ({type(self.agent).__name__}).")
             return
         history = list(self.agent.history)
         self.kind, self.agent = name, self._new_agent(name)
