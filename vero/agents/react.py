@@ -29,14 +29,19 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from vero.agents._native import answer_tool_calls, tool_options
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
 from vero.core.message import Message
-from vero.core.parsing import parse_json_value
+from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
+    OBSERVATION_LABEL,
+    ReActStep,  # noqa: F401 - re-exported: `from vero.agents.react import parse_react, ReActStep`
+    final_answer_text,
+    parse_action_input,  # noqa: F401 - re-exported
+    parse_json_value,
+    parse_react,
+)
 from vero.core.result import MAX_TURNS, Outcome
 
 REACT_SYSTEM_PROMPT = "You are a helpful assistant that solves tasks step by step, using tools when they help."
@@ -87,19 +92,7 @@ FINAL_ANSWER_PROMPT = """You have run out of steps. Using only the steps above, 
 you can to the task (say what is still uncertain). Do not call tools. Reply in the form
 Final Answer: ..."""
 
-STOP = ["Observation:"]
-
-
-@dataclass
-class ReActStep:
-    """One parsed text-protocol reply; ``problem`` is set when it is unusable."""
-
-    thought: str = ""
-    action: str | None = None
-    action_input: dict | str | None = None
-    final_answer: str | None = None
-    problem: str | None = None
-    text: str = ""  # the part of the reply kept in the scratchpad
+STOP = [OBSERVATION_LABEL]
 
 
 class ReActAgent(Agent):
@@ -248,7 +241,7 @@ class ReActAgent(Agent):
         prompt = [*messages, Message.user(self.final_answer_prompt)]
         for attempt in range(1, self.final_answer_retries + 2):
             reply = self.call_llm(prompt, **self._options(final=True))
-            answer = reply.text.strip() if self.protocol == "native" else _final_text(reply.text)
+            answer = reply.text.strip() if self.protocol == "native" else final_answer_text(reply.text)
             if answer:
                 self.record("final", answer, reason="max_turns")
                 return answer
@@ -262,106 +255,6 @@ class ReActAgent(Agent):
 
     def _names(self) -> str:
         return ", ".join([*self.tools.names(), "Finish"])
-
-
-# -- parsing the text protocol ----------------------------------------------------
-_ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
-_INPUT = re.compile(r"\bAction\s+Input\s*:\s*(.*?)(?=\b(?:Thought|Action|Final\s+[Aa]nswer)\s*:|\Z)", re.DOTALL)
-_FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
-_FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
-_THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
-_OPEN_FENCE = re.compile(r"```(?:json)?\s*", re.IGNORECASE)
-_CLOSE_FENCE = re.compile(r"\s*```")
-_DECODER = json.JSONDecoder(strict=False)  # strict=False: raw newlines inside strings are common
-
-
-def parse_react(text: str | None) -> ReActStep:
-    """Read a Thought/Action/Action Input or Final Answer reply.
-
-    Everything from a self-written ``Observation:`` on is dropped; a complete
-    action wins over a final answer (whatever followed it was invented).
-    """
-    text = (text or "").split(STOP[0], 1)[0].strip()
-    if not text:
-        return ReActStep(problem="the reply was empty")
-    first = _FIRST_LABEL.search(text)
-    step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
-    action, given = _ACTION.search(text), _INPUT.search(text)
-    if action and given and action.start() < given.start():
-        step.action = action.group(1).strip().strip("`*'\"")
-        parsed = _json_object_at(text, given.start(1))
-        if parsed:
-            step.action_input, end = parsed
-        else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
-            step.action_input, end = parse_action_input(given.group(1)), given.end()
-        step.text = text[:end].rstrip()
-        if step.action.lower() == "finish":
-            return _finish(step)
-        if step.action:
-            return step
-        step.action = None
-    final = _FINAL.search(text)
-    if final and final.group(1).strip():
-        step.final_answer = final.group(1).strip()
-        step.action = step.action_input = None
-    elif final:
-        step.problem = "the Final Answer is empty"
-    elif action and action.group(1).strip():
-        step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
-    else:
-        step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
-    return step
-
-
-def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
-    """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends.
-
-    Read with a JSON decoder, so a label inside a string value (``print("Final
-    Answer:", x)``) cannot cut it short.  None if it is not valid JSON.
-    """
-    fence = _OPEN_FENCE.match(text, start)
-    begin = fence.end() if fence else start
-    if not text.startswith("{", begin):
-        return None
-    try:
-        value, end = _DECODER.raw_decode(text, begin)
-    except ValueError:
-        return None
-    closing = _CLOSE_FENCE.match(text, end) if fence else None
-    return value, closing.end() if closing else end
-
-
-def parse_action_input(raw: str) -> dict | str:
-    """A JSON object (repaired: single quotes, trailing commas, code fences), else the bare text."""
-    text = raw.strip()
-    if text.startswith("```"):
-        text = text.strip("`").strip()
-        text = text[4:].strip() if text[:4].lower() == "json" else text
-    if text.startswith("{"):
-        value = parse_json_value(text)
-        if isinstance(value, dict):
-            return value
-    return text
-
-
-def _finish(step: ReActStep) -> ReActStep:
-    """``Action: Finish`` with ``{"answer": ...}`` (or a bare answer) is the final answer."""
-    data = step.action_input
-    answer = data.get("answer") if isinstance(data, dict) else data.strip().strip('"')
-    if answer in (None, ""):
-        step.problem = 'Action: Finish needs Action Input: {"answer": "..."}'
-    else:
-        step.final_answer = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
-    step.action = step.action_input = None
-    return step
-
-
-def _final_text(text: str) -> str:
-    """The answer in a final-answer reply: its Final Answer, else its prose (never an action)."""
-    step = parse_react(text)
-    if step.final_answer is not None:
-        return step.final_answer
-    return "" if step.action or _ACTION.search(step.text) else step.thought
 
 
 def _normalized(args: Any) -> Any:
