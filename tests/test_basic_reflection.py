@@ -128,6 +128,7 @@ def test_empty_first_draft_fails_without_critique():
     assert agent.run("task") == ""
     assert agent.last_result.status == FAILED and llm.calls == 1
     assert kinds(agent) == ["error"]
+    assert str(agent.last_result.error) == "the model returned an empty draft"  # a failed run says why
 
 
 def test_empty_revision_keeps_the_previous_draft():

@@ -192,6 +192,9 @@ class Agent(ABC):
         except Exception as exc:  # every other failure becomes a `failed` result
             log.debug("run of %s failed", self.name, exc_info=True)
             outcome, error = Outcome(run.partial, FAILED), exc
+        if outcome.status == FAILED and error is None:  # a failed run always says why
+            reasons = [s.content for s in run.steps if s.kind == "error"]
+            error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
         result = self._finish(outcome, error)
         if result.answer and result.status != FAILED:  # a failed run adds no half turn
             self.add_message(Message.user(task))
