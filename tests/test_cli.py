@@ -553,3 +553,13 @@ def test_chat_with_the_reflection_pattern_says_it_uses_no_tools(srv, tmp_path):
     assert "Switched to BasicReflectionAgent; the conversation is kept. This pattern uses no tools." in done.stdout
     chat = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="bye\n")
     assert "tools: calculator, current_time" in chat.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("status, hint", [(400, "--tools none"), (401, "OPENAI_API_KEY"), (404, "MODEL_NAME")])
+def test_common_http_errors_come_with_a_hint(status, hint):
+    from vero.cli import error_line
+    from vero.errors import LLMCallError
+
+    line = error_line(LLMCallError(f"model call failed (HTTP {status}): nope", status=status))
+    assert line.startswith(f"model call failed (HTTP {status})") and hint in line
+    assert "Hint" not in error_line(LLMCallError("model call failed (HTTP 500): down", status=500))

@@ -145,13 +145,21 @@ def config_help(message: str) -> str:
     )
 
 
+HINTS = {  # what to try next, for the HTTP statuses a newcomer meets first
+    400: " (Hint: a model without tool calling refuses requests with tools: try --tools none or --agent react.)",
+    401: " (Hint: check OPENAI_API_KEY.)",
+    404: " (Hint: check MODEL_NAME / --model and OPENAI_BASE_URL / --base-url; most servers end in /v1.)",
+}
+
+
 def error_line(error: BaseException, limit: int = 300) -> str:
     """An error as one short line: LLMCallError messages already say what failed."""
     from vero.errors import LLMCallError
 
     text = str(error) if isinstance(error, LLMCallError) else f"run failed: {type(error).__name__}: {error}"
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return text + HINTS.get(getattr(error, "status", None), "")
 
 
 def parse_tools(spec: str | None) -> list:
