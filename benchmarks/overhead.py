@@ -379,7 +379,6 @@ def main() -> int:
         return median([a["client_ms_per_call"] / b["client_ms_per_call"]
                        for a, b in zip(samples[name], samples[baseline])])
 
-    base = ms("bare-sdk")
     rows, report = [], {}
     for name in [n for n in contestants if not n.startswith("sdk-replay")]:
         runs = samples[name]

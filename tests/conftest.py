@@ -1,7 +1,5 @@
 """Shared fixtures: no test may see the developer's real configuration."""
 
-import os
-
 import pytest
 
 import vero.config
