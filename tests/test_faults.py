@@ -1460,6 +1460,7 @@ def safety_calculator(kind):
        "`vero chat`: a persistent 500 prints one ❌ line, keeps the session and accepts the next input")
 def repl_api_error(kind):
     from vero import cli
+    from vero import repl as repl_module
 
     script = [*happy(kind, "Paris"), *[HTTPFault(500, "server on fire", headers=FAST)] * 3, *happy(kind, "Madrid")]
     questions = [TASK, *(["y"] if kind == "plan" else []), "And of Italy?", "And of Spain?",
@@ -1472,10 +1473,10 @@ def repl_api_error(kind):
 
     out = io.StringIO()
     with MockOpenAIServer(script) as srv, contextlib.redirect_stdout(out), \
-            patched(builtins, "input", fake_input), patched(cli, "_enable_readline", lambda: None):
+            patched(builtins, "input", fake_input), patched(repl_module, "_enable_readline", lambda: None):
         args = cli.build_parser().parse_args(
             ["chat", "--agent", kind, "--base-url", srv.base_url, "--api-key", KEY, "--tools", "none", "-q"])
-        repl = cli.Repl(args, cli.make_llm(args), [])
+        repl = repl_module.Repl(args, cli.make_llm(args), [])
         code = repl.loop()
         requests = len(srv.requests)
     text = out.getvalue()

@@ -1,0 +1,304 @@
+"""The ``vero chat`` REPL: one agent kept across inputs, slash commands, readline.
+
+Started by ``vero.cli``; it reuses the command's helpers for building the
+model, the agents and the printed results.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from vero.cli import (
+    AGENTS,
+    EXIT_OK,
+    CliError,
+    load_session_into,
+    make_agent,
+    print_error,
+    step_printer,
+    usage_line,
+)
+
+REPL_HELP = """\
+Type a message and press Enter; the agent remembers the conversation.
+  /help            this help
+  /reset           forget the conversation
+  /history         show the conversation so far
+  /usage           tokens and model calls so far
+  /save FILE       save the conversation as JSON
+  /load FILE       continue a saved conversation
+  /agent NAME      switch pattern, keeping the conversation ({agents})
+  /tools           list the agent's tools
+  /verbose on|off  show or hide the agent's steps
+  bye, exit, quit or Ctrl-D leave; Ctrl-C cancels a running answer."""
+EXIT_WORDS = {"bye", "exit", "quit", "/bye", "/exit", "/quit"}
+APPROVAL_PROMPT = "Approve plan? [y]es / [n]o / or type feedback: "
+
+
+class Repl:
+    """The ``vero chat`` loop: one agent kept across inputs."""
+
+    def __init__(self, args, llm, tools: list):
+        self.args = args
+        self.llm = llm
+        self.tools = tools
+        self.verbose = not args.quiet
+        self.kind = args.agent
+        self.agent = self._new_agent(args.agent)
+        self.streamed: list[str] = []  # text deltas of the current answer
+        self.mid_line = False  # a streamed line is open on the console
+        self.call_ended = False  # a model call finished since the last streamed text
+
+    # -- agents ------------------------------------------------------------------
+    def _new_agent(self, kind: str):
+        options = {"approve": self.approve_plan} if kind == "plan" else {}
+        agent = make_agent(kind, self.llm, self.tools, self.args, **options)
+        agent.events.callbacks.append(self.on_event)
+        self._set_verbose(agent, self.verbose, kind)
+        return agent
+
+    def _set_verbose(self, agent, on: bool, kind: str) -> None:
+        agent.verbose = False  # removes any printer
+        if on:
+            # the answer is printed after the run; a streaming agent's thoughts were streamed
+            # and the approval gate says itself what it will do with the user's reply
+            hide = ("final", "thought") if kind == "chat" else ("final", "approval")
+            printer = step_printer(show_start=False, hide=hide)
+            printer.before_line = self.end_line
+            agent.events.callbacks.append(printer)
+
+    def approve_plan(self, plan) -> bool | str:
+        """The plan approval gate of ``--agent plan``: y, n, or feedback to replan.
+
+        After the reply, one line says what happens next (the agent's own
+        ``approval`` step is not printed in the REPL: it would repeat it).
+        """
+        self.end_line()
+        if not self.verbose:  # otherwise the step printer has just shown it
+            print("📋 Proposed plan:")
+            print(plan.render())
+        try:
+            answer = input(APPROVAL_PROMPT).strip()
+        except EOFError:
+            print("\n🚫 No reply (end of input): the plan is refused.")
+            return False
+        if not sys.stdin.isatty():  # the reply was not echoed: keep the transcript readable
+            print(answer)
+        if answer.lower() in ("", "y", "yes"):
+            print("✅ Plan approved; running it.")
+            return True
+        if answer.lower() in ("n", "no"):
+            print("🚫 Plan refused; nothing was run.")
+            return False
+        print("🔄 Sending your feedback to the planner for a new plan.")
+        return answer
+
+    # -- streaming -----------------------------------------------------------------
+    def on_event(self, event) -> None:
+        if event.type == "llm_call":
+            self.call_ended = True
+
+    def on_token(self, delta: str) -> None:
+        if self.call_ended:  # a new model call: its text starts on a new line
+            self.end_line()
+            self.call_ended = False
+        if not self.mid_line:
+            print("Assistant: ", end="")
+            self.mid_line = True
+        self.streamed.append(delta)
+        print(delta, end="", flush=True)
+
+    def end_line(self) -> None:
+        if self.mid_line:
+            print(flush=True)
+            self.mid_line = False
+
+    # -- the loop ------------------------------------------------------------------
+    def loop(self) -> int:
+        history_file = _enable_readline()
+        print(f"vero chat: {type(self.agent).__name__} with {self._model_label()}; {self._tools_label()}. "
+              "Type /help for commands, bye to leave.")
+        interrupted = False  # the previous thing was a Ctrl-C: another one leaves
+        try:
+            while True:
+                try:
+                    line = input("You: ")
+                except EOFError:
+                    print()
+                    break
+                except KeyboardInterrupt:
+                    if interrupted:
+                        print()
+                        break
+                    print("\n(Ctrl-C again or bye to leave.)")
+                    interrupted = True
+                    continue
+                text = line.strip()
+                if not text:
+                    continue
+                interrupted = False
+                if text.lower() in EXIT_WORDS:
+                    break
+                if text.startswith("/"):
+                    self.command(text)
+                    continue
+                try:
+                    self.ask(text)
+                except KeyboardInterrupt:
+                    self.end_line()
+                    print("⏹ Cancelled; the conversation is unchanged. (Ctrl-C again to leave.)")
+                    interrupted = True
+        finally:
+            _save_readline(history_file)
+        print("Bye.")
+        return EXIT_OK
+
+    def ask(self, text: str) -> None:
+        self.streamed, self.mid_line, self.call_ended = [], False, False
+        stream = self.kind == "chat"
+        if stream:
+            self.agent.run(text, on_token=self.on_token)
+        else:
+            self.agent.run(text)
+        self.end_line()
+        result = self.agent.last_result
+        if result.status == "failed":  # its partial text is no answer and is not kept in the history
+            print_error(result, sys.stdout, self.args.debug)
+            if result.answer:
+                print(f"(partial, not kept): {result.answer}")
+            return
+        streamed = "".join(self.streamed).strip()
+        if result.answer and not (streamed and streamed.endswith(result.answer.strip())):
+            print(f"Assistant: {result.answer}")
+        if result.error is not None:
+            print_error(result, sys.stdout, self.args.debug)
+        elif result.status != "ok":
+            print(f"⚠️  The run ended with status {result.status}.")
+
+    def _tools_label(self) -> str:
+        if not self.agent.uses_tools:
+            return "this pattern uses no tools"
+        names = self.agent.tools.names()
+        return f"tools: {', '.join(names)}" if names else "no tools"
+
+    def _model_label(self) -> str:
+        model = getattr(self.llm, "model_name", "?")
+        url = getattr(self.llm, "base_url", None)
+        return f"model {model}" + (f" at {url}" if url else "")
+
+    # -- slash commands ---------------------------------------------------------------
+    def command(self, text: str) -> None:
+        name, _, rest = text.partition(" ")
+        rest = rest.strip()
+        handler = {
+            "/help": self.cmd_help, "/reset": self.cmd_reset, "/history": self.cmd_history,
+            "/usage": self.cmd_usage, "/save": self.cmd_save, "/load": self.cmd_load,
+            "/agent": self.cmd_agent, "/tools": self.cmd_tools, "/verbose": self.cmd_verbose,
+        }.get(name.lower())
+        if handler is None:
+            print(f"Unknown command {name}. Type /help for the list.")
+            return
+        handler(rest)
+
+    def cmd_help(self, _rest: str) -> None:
+        print(REPL_HELP.format(agents=", ".join(AGENTS)))
+
+    def cmd_reset(self, _rest: str) -> None:
+        self.agent.clear_history()
+        print("Conversation cleared.")
+
+    def cmd_history(self, _rest: str) -> None:
+        history = self.agent.history
+        if not history:
+            print("(no conversation yet)")
+            return
+        for message in history:
+            print(f"{message.role}: {message.text}")
+
+    def cmd_usage(self, _rest: str) -> None:
+        print(f"Usage so far: {usage_line(self.llm.total_usage, self.llm.calls)}.")
+
+    def cmd_save(self, path: str) -> None:
+        if not path:
+            print("Usage: /save FILE")
+            return
+        try:
+            self.agent.save(path)
+        except OSError as exc:
+            print(f"❌ cannot save to {path}: {exc}")
+            return
+        print(f"Saved {len(self.agent.history)} messages to {path}.")
+
+    def cmd_load(self, path: str) -> None:
+        if not path:
+            print("Usage: /load FILE")
+            return
+        try:
+            load_session_into(self.agent, path)
+        except CliError as exc:
+            print(f"❌ {exc}")
+            return
+        print(f"Loaded {len(self.agent.history)} messages from {path}.")
+
+    def cmd_agent(self, name: str) -> None:
+        if not name:
+            print(f"Current agent: {self.kind} ({type(self.agent).__name__}). "
+                  f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}.")
+            return
+        if name not in AGENTS:
+            print(f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}. "
+                  f"Still using {self.kind} ({type(self.agent).__name__}).")
+            return
+        history = list(self.agent.history)
+        self.kind, self.agent = name, self._new_agent(name)
+        self.agent.history = history
+        note = "" if self.agent.uses_tools else " This pattern uses no tools."
+        print(f"Switched to {type(self.agent).__name__}; the conversation is kept.{note}")
+
+    def cmd_tools(self, _rest: str) -> None:
+        if not self.agent.uses_tools:
+            print(f"{type(self.agent).__name__} uses no tools: it answers from the model alone. "
+                  "/agent chat or /agent react use the tools.")
+            return
+        if not self.agent.tools:
+            print("No tools. Start with --tools calculator,python,search,time to add some.")
+            return
+        for item in self.agent.tools:
+            print(f"- {item.name}: {item.description}")
+
+    def cmd_verbose(self, value: str) -> None:
+        if value.lower() not in ("on", "off"):
+            print(f"Verbose is {'on' if self.verbose else 'off'}. Usage: /verbose on|off")
+            return
+        self.verbose = value.lower() == "on"
+        self._set_verbose(self.agent, self.verbose, self.kind)
+        print(f"Verbose {'on' if self.verbose else 'off'}.")
+
+
+def _enable_readline() -> str | None:
+    """Line editing and input history, on terminals where readline exists."""
+    if not sys.stdin.isatty():
+        return None
+    try:
+        import readline
+    except ImportError:  # e.g. Windows without pyreadline
+        return None
+    path = os.path.join(os.path.expanduser("~"), ".vero_history")
+    try:
+        readline.read_history_file(path)
+    except OSError:
+        pass
+    readline.set_history_length(1000)
+    return path
+
+
+def _save_readline(path: str | None) -> None:
+    if path is None:
+        return
+    try:
+        import readline
+
+        readline.write_history_file(path)
+    except (ImportError, OSError):
+        pass
