@@ -42,7 +42,7 @@ def test_usage_accumulates_on_the_instance(server):
     llm.generate([Message.user("1")])
     llm.generate([Message.user("2")])
     assert llm.calls == 2
-    assert llm.total_usage == {"prompt_tokens": 6, "completion_tokens": 2, "total_tokens": 8}
+    assert llm.total_usage == {"prompt_tokens": 6, "completion_tokens": 2, "total_tokens": 8, "cached_tokens": 0}
 
 
 def test_tool_calls_and_tool_schemas(server):

@@ -20,6 +20,16 @@ def _number(name: str, value: str | None, default, kind):
         raise ValueError(f"setting {name}={value!r} is not a valid {kind.__name__}") from None
 
 
+def _cap(value: str | None, default: int | None) -> int | None:
+    """An output cap: a positive int, or ``0``/``none`` for no cap."""
+    if value is not None and value.strip().lower() in {"0", "none", "off"}:
+        return None
+    cap = _number("MAX_TOKENS", value, default, int)
+    if cap is not None and cap < 0:
+        raise ValueError(f"setting MAX_TOKENS={value!r} must be a positive number, or 0 for no cap")
+    return cap
+
+
 def _bool(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
@@ -34,6 +44,11 @@ class Settings:
     TEMPERATURE: float = 0.7
     TIMEOUT: float | None = 60.0
     MAX_RETRIES: int = 2
+    # Output cap per model call.  An agent step (a thought and a tool call, a plan,
+    # a critique) needs well under 500 tokens and a complete function a few hundred;
+    # 1024 leaves room for both, while a small model stuck repeating itself stops
+    # after about a minute on a laptop CPU instead of filling its context window.
+    MAX_TOKENS: int | None = 1024
     DEBUG: bool = False
     TAVILY_API_KEY: str | None = None
     BOCHA_API_KEY: str | None = None
@@ -55,6 +70,7 @@ class Settings:
             TEMPERATURE=_number("TEMPERATURE", get("TEMPERATURE"), cls.TEMPERATURE, float),
             TIMEOUT=_number("TIMEOUT", get("TIMEOUT"), cls.TIMEOUT, float),
             MAX_RETRIES=_number("MAX_RETRIES", get("MAX_RETRIES"), cls.MAX_RETRIES, int),
+            MAX_TOKENS=_cap(get("MAX_TOKENS"), cls.MAX_TOKENS),
             DEBUG=_bool(get("DEBUG")),
             TAVILY_API_KEY=get("TAVILY_API_KEY"),
             BOCHA_API_KEY=get("BOCHA_API_KEY"),

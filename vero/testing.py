@@ -48,7 +48,8 @@ class ScriptedLLM:
 
     Each scripted reply is one of: a string (the assistant's text), a
     ``Message``, a dict (``content``, ``tool_calls`` as ``{"name", "arguments"}``,
-    ``reasoning``, ``usage``), an exception instance (raised, to simulate an
+    ``reasoning``, ``usage``, ``finish_reason``: ``"length"`` for a reply cut
+    off by the output cap), an exception instance (raised, to simulate an
     API error), or a function of the messages returning one of those (it gets
     the call's options too, ``tools``, ``stop``, ..., if it accepts them).
     ``stop`` sequences cut the text the way a real server does, and
@@ -122,7 +123,8 @@ class ScriptedLLM:
             message = copy.copy(reply)
         elif isinstance(reply, dict):
             message = Message.assistant(reply.get("content"), reply.get("tool_calls"),
-                                        reasoning=reply.get("reasoning"), usage=reply.get("usage"))
+                                        reasoning=reply.get("reasoning"), usage=reply.get("usage"),
+                                        finish_reason=reply.get("finish_reason"))
             for number, call in enumerate(message.tool_calls or [], 1):
                 call.id = call.id or f"call_{number}"
         else:

@@ -2,6 +2,15 @@
 
 The model asks for tools through the API's ``tool_calls``; each call is run in
 order and answered with a ``tool`` message carrying its ``tool_call_id``.
+
+Small local models do not always keep to that protocol, so a reply without
+API tool calls is read once more before it is taken as the answer:
+
+- tool calls written into the text (fenced JSON, ``<tool_call>`` tags) are run
+  as real calls (``with_text_tool_calls``);
+- a reply cut off by the output cap, or one that only announces a tool call
+  ("I will use the `find_plant` tool..."), gets a short nudge instead of being
+  returned (``nudge_for``).  Announcement nudges are bounded per run.
 """
 
 from __future__ import annotations
@@ -9,11 +18,52 @@ from __future__ import annotations
 from typing import Callable
 
 from vero.core.message import Message, ToolCall
+from vero.core.parsing import announces_action, tool_calls_in_text
+
+CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
+                 "call a tool, or give the final answer in a few sentences.")
+ANNOUNCED_NUDGE = ("You said what you would do but did not call a tool. Call the tool now; "
+                   "or, if you already know the answer, reply with only the final answer.")
+MAX_ANNOUNCED_NUDGES = 2  # per run: after that, such a reply is taken as the answer
 
 
 def tool_options(agent, **extra) -> dict:
     """``generate`` options offering the agent's tools natively (none if it has no tools)."""
     return {"tools": agent.tools.schemas(), **extra} if agent.tools else {}
+
+
+def with_text_tool_calls(agent, reply: Message) -> Message:
+    """``reply``, or a copy whose tool calls written as text became real tool calls.
+
+    Only calls that name a registered tool with an arguments object count; the
+    text around them stays as the reply's content (the thought).
+    """
+    if reply.tool_calls or not agent.tools:
+        return reply
+    found = tool_calls_in_text(reply.text, agent.tools.names())
+    if found is None:
+        return reply
+    names = ", ".join(call.name for call in found.calls)
+    agent.record("warning", f"tool call written as text, run as a call: {names}", recovered_from_text=True,
+                 raw=reply.text)
+    return Message("assistant", found.prose or None, tool_calls=found.calls, reasoning=reply.reasoning,
+                   usage=reply.usage, finish_reason=reply.finish_reason)
+
+
+def nudge_for(agent, reply: Message) -> str | None:
+    """The message to send back when a text reply is not yet an answer, else None.
+
+    A reply cut off by the output cap is never an answer.  One that announces
+    a tool call gets at most ``MAX_ANNOUNCED_NUDGES`` nudges per run.
+    """
+    if reply.truncated:
+        return CUT_OFF_NUDGE
+    if agent.tools and announces_action(reply.text, agent.tools.names()):
+        if agent.tally("announced_action") <= MAX_ANNOUNCED_NUDGES:
+            agent.record("warning", "the reply announced a tool call but made none; asked to act",
+                         raw=reply.text)
+            return ANNOUNCED_NUDGE
+    return None
 
 
 def answer_tool_calls(agent, reply: Message, messages: list, observe: Callable[[ToolCall], str] | None = None) -> None:

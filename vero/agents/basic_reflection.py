@@ -13,8 +13,12 @@ further revision, so every returned draft has been critiqued.  JSON re-asks
 for an unusable critique (``json_retries``, default 2) come on top.
 
 A critique that stays unusable after the re-asks is never read as acceptance
-(the original's ``except: is_sufficient = True``): the run ends
+(the original vero's ``except: is_sufficient = True``): the run ends
 ``needs_review`` with the raw critic output recorded as an ``error`` step.
+
+A draft cut off by the output cap (``max_tokens``) is never accepted: it gets
+the critique "cut off, write a complete and shorter response" without a critic
+call, so a cut-off draft costs one call less than a critiqued one.
 """
 
 from __future__ import annotations
@@ -68,6 +72,9 @@ Produce only the improved response with no additional commentary.
 {feedback}
 """
 
+CUT_OFF_FEEDBACK = ("The response was cut off at the output length limit. "
+                    "Write a complete response that is shorter: leave out anything the task does not ask for.")
+
 CRITIQUE_SCHEMA = '{"thinking": "...", "is_sufficient": true or false, "feedback": "<the must-fix issue, or empty>"}'
 
 
@@ -115,7 +122,8 @@ class BasicReflectionAgent(Agent):
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs) -> str | Outcome:
-        draft = self._generate(task)
+        reply = self._generate(task)
+        draft = reply.text
         if not draft.strip():
             self.record("error", "the model returned an empty draft")
             return Outcome("", FAILED)
@@ -124,7 +132,7 @@ class BasicReflectionAgent(Agent):
 
         for turn in self.turns():
             try:
-                critique = self._reflect(task, draft)
+                critique = Critique(False, CUT_OFF_FEEDBACK) if reply.truncated else self._reflect(task, draft)
             except MalformedOutputError as exc:
                 self.record("error", exc.raw, reason=str(exc))
                 return Outcome(draft, NEEDS_REVIEW)
@@ -136,22 +144,22 @@ class BasicReflectionAgent(Agent):
                 return Outcome(draft, OK)
             if turn == self.max_turns:
                 break  # the budget is spent: no revision that nobody would critique
-            revised = self._revise(task, draft, critique.feedback)
-            if not revised.strip():
+            reply = self._revise(task, draft, critique.feedback)
+            if not reply.text.strip():
                 self.record("error", "the model returned an empty revision")
                 return Outcome(draft, NEEDS_REVIEW)
-            draft = revised
+            draft = reply.text
             self.record("revision", draft)
             self.keep_partial(draft)
         return Outcome(draft, NEEDS_REVIEW)
 
     # -- the steps -------------------------------------------------------------
-    def _generate(self, task: str) -> str:
+    def _generate(self, task: str) -> Message:
         if self.system_prompt:  # the user's prompt is used verbatim, never formatted
             system = self.system_prompt + HISTORY_SECTION.format(history=self.history_text())
         else:
             system = self.generate_prompt.format(history=self.history_text())
-        return self.call_llm([Message.system(system), Message.user(task)]).text
+        return self.call_llm([Message.system(system), Message.user(task)])
 
     def _reflect(self, task: str, response: str) -> Critique:
         messages = [
@@ -160,9 +168,9 @@ class BasicReflectionAgent(Agent):
         ]
         return self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
 
-    def _revise(self, task: str, response: str, feedback: str) -> str:
+    def _revise(self, task: str, response: str, feedback: str) -> Message:
         system = self.revise_prompt.format(history=self.history_text(), response=response, feedback=feedback)
-        return self.call_llm([Message.system(system), Message.user(task)]).text
+        return self.call_llm([Message.system(system), Message.user(task)])
 
 
 def _read_critique(data: dict) -> Critique:

@@ -30,7 +30,8 @@ PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list
 
 PLANNER_RULES = """An executor will carry out your steps one at a time, using the tools listed in the request.
 - You cannot call tools yourself; only plan. Plan only with the tools listed (or plain reasoning).
-- Each step is one self-contained instruction with a clear result; the last step produces the answer.
+- Each step is one self-contained instruction with a clear result; name the tool it should use.
+- A step may use the results of earlier steps: refer to them ("the id found in step 1"), never guess them.
 - Use as few steps as the task needs (at most 20); a simple task may need a single step.
 Reply with only this JSON object:
 {"steps": ["first step", "second step"]}"""
@@ -60,7 +61,8 @@ STEP_TASK = """You are carrying out one step of a larger plan.
 ## Your step
 {step}
 
-Do only this step, and give its result as your final answer."""
+Do only this step. Use a tool for every fact or calculation; never guess a value.
+Give the step's result as your final answer."""
 
 REPLAN_PROMPT = """You check the progress of a plan after each step.
 If the step results already answer the task, reply {"response": "<the final answer to the task, for the user>"}.

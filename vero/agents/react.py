@@ -31,8 +31,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vero.agents._native import answer_tool_calls, tool_options
-from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
+from vero.agents._native import answer_tool_calls, nudge_for, tool_options, with_text_tool_calls
+from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError
 from vero.core.message import Message
 from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
     OBSERVATION_LABEL,
@@ -44,7 +44,8 @@ from vero.core.parsing import (  # the text protocol's parser lives with the oth
 )
 from vero.core.result import MAX_TURNS, Outcome
 
-REACT_SYSTEM_PROMPT = "You are a helpful assistant that solves tasks step by step, using tools when they help."
+REACT_SYSTEM_PROMPT = ("You are a helpful assistant that solves tasks step by step. "
+                       "Get facts and do arithmetic with the tools; never guess a value.")
 
 REACT_FORMAT_PROMPT = """You have access to the following tools:
 {tools}
@@ -53,7 +54,7 @@ Use exactly this format:
 
 Thought: what you know so far and what to do next
 Action: the tool to use, one of [{names}]
-Action Input: the tool's arguments as a JSON object, e.g. {{"name": "value"}}
+Action Input: the tool's arguments as one JSON object
 
 Then stop: the Observation (the tool's result) will be sent to you.
 Repeat Thought / Action / Action Input as often as needed, one action per reply.
@@ -66,8 +67,8 @@ Instead of the Final Answer line you may also write
 Action: Finish
 Action Input: {{"answer": "the final answer"}}"""
 
-REACT_NATIVE_PROMPT = """Work step by step. Before each tool call, briefly say what you know and what you will do next.
-Call the tools when they help. When you know the answer, reply with the final answer as plain text and call no tool."""
+REACT_NATIVE_PROMPT = """Work step by step: call a tool whenever you need a fact or a calculation, one step at a time.
+When you know the answer, reply with only the final answer as plain text and call no tool."""
 
 FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
 Thought: ...
@@ -162,10 +163,12 @@ class ReActAgent(Agent):
     # -- the steps -------------------------------------------------------------
     def _text_step(self, reply: Message, messages: list) -> str | None:
         """Parse a Thought/Action reply; act on it.  Returns the answer when finished."""
-        step = parse_react(reply.text)
+        step = parse_react(reply.text, self.tools.names())
         if step.text:
             messages.append(Message.assistant(step.text))
         self._thought(step.thought)
+        if reply.truncated and step.action is None:  # a cut-off Final Answer may have lost its end
+            step.problem = step.problem or CUT_OFF
         if step.problem:
             self._format_error(step.problem, reply.text, messages)
             return None
@@ -178,8 +181,15 @@ class ReActAgent(Agent):
         return None
 
     def _native_step(self, reply: Message, messages: list) -> str | None:
-        """The text is the thought, the tool calls are the actions; text alone is the answer."""
+        """The text is the thought, the tool calls are the actions; text alone is the answer,
+        unless it was cut off or only announced an action (then a nudge follows)."""
+        reply = with_text_tool_calls(self, reply)
         if not reply.tool_calls:
+            nudge = nudge_for(self, reply) if reply.text.strip() else None
+            if nudge is not None:
+                self._thought(reply.text)
+                messages += [Message.assistant(reply.text), Message.user(nudge)]
+                return None
             if reply.text.strip():
                 return reply.text
             self._format_error("the reply was empty", reply.text, messages)

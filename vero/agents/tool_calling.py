@@ -4,29 +4,35 @@ The model sees ``[system, *history, user(task)]`` and the tools' schemas; it
 calls tools (results go back as ``tool`` messages) until it replies with text,
 which is the answer.  ``run(task, on_token=print)`` streams the model's text.
 
-Model calls: one per turn.  When all ``max_turns`` calls asked for tools, one
-more call with ``tool_choice="none"`` gets the answer (status ``max_turns``),
-so a run makes at most ``max_turns + 1`` calls (an empty answer there falls back
-to the latest text the model sent).  An empty reply within the turns ends ``failed``.
+Small models often break the protocol, so a text reply is read before it is
+taken as the answer (see ``vero.agents._native``): tool calls written as text
+are run as calls, and a reply cut off by the output cap or one that only
+announces a tool call ("I will use `find_plant`...") gets a nudge instead.
+
+Model calls: one per turn (a nudge uses a turn).  When all ``max_turns`` calls
+did not answer, one more call with ``tool_choice="none"`` gets the answer
+(status ``max_turns``), so a run makes at most ``max_turns + 1`` calls (an
+empty answer there falls back to the latest text the model sent).  An empty
+reply within the turns ends ``failed``.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from vero.agents._native import answer_tool_calls, tool_options
+from vero.agents._native import answer_tool_calls, nudge_for, tool_options, with_text_tool_calls
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
 
 TOOL_CALLING_SYSTEM_PROMPT = (
-    "You are a helpful assistant. Use the tools when they help; "
-    "when you have what you need, answer the user in plain text."
+    "You are a helpful assistant. Use the tools to look up facts and to calculate; never guess a value. "
+    "When you have what you need, answer the user in plain text."
 )
 
 
 class ToolCallingAgent(Agent):
-    """Native tool calls until a text reply (the original's ``OpenAIFunctionAgent``).
+    """Native tool calls until a text reply (``OpenAIFunctionAgent`` in the original vero).
 
     Steps: ``thought`` (text sent along with tool calls), ``action`` and
     ``observation`` per tool call, ``final`` with the answer.
@@ -41,9 +47,14 @@ class ToolCallingAgent(Agent):
         system = self.system_prompt or self.default_system_prompt
         messages = [Message.system(system), *self.history_messages(), Message.user(task)]
         for _ in self.turns():
-            reply = self.call_llm(messages, on_token=on_token, **tool_options(self))
+            reply = with_text_tool_calls(self, self.call_llm(messages, on_token=on_token, **tool_options(self)))
             if not reply.tool_calls:
-                return self._final(reply.text)
+                nudge = nudge_for(self, reply)
+                if nudge is None:
+                    return self._final(reply.text)
+                self.keep_partial(reply.text)
+                messages += [Message.assistant(reply.text), Message.user(nudge)]
+                continue
             if reply.text.strip():
                 self.record("thought", reply.text)
                 self.keep_partial(reply.text)

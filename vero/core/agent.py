@@ -22,12 +22,13 @@ import json
 import logging
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import Message
-from vero.core.parsing import parse_json_object
+from vero.core.parsing import parse_json_object, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.errors import VeroError
@@ -39,6 +40,7 @@ JSON_REASK = (
     "Reply again with only a JSON object of this form, and nothing else:\n{schema}"
 )
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
+CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
 
 
 class BudgetExceeded(VeroError):
@@ -81,6 +83,7 @@ class _RunState:
     llm_calls: int = 0
     turn: int = 0
     partial: str = ""
+    counters: Counter = field(default_factory=Counter)  # a pattern's per-run counts (see ``tally``)
 
 
 class Agent(ABC):
@@ -184,6 +187,7 @@ class Agent(ABC):
                 if not isinstance(outcome, str):
                     raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
                 outcome = Outcome(outcome, OK)
+            outcome.answer = tidy_numbers(outcome.answer) if isinstance(outcome.answer, str) else outcome.answer
         except BudgetExceeded as stop:
             outcome, error = Outcome(run.partial, stop.status), stop
         except KeyboardInterrupt as interrupt:
@@ -247,6 +251,9 @@ class Agent(ABC):
             )
         if reply.reasoning:
             self.record("thinking", reply.reasoning)
+        if reply.truncated:
+            self.record("warning", "the reply was cut off at the output limit (max_tokens)", raw=reply.text,
+                        cut_off=True)
         self._check_token_budget()
         return reply
 
@@ -270,6 +277,8 @@ class Agent(ABC):
         for attempt in range(self.json_retries + 1):
             reply = self.call_llm(messages, llm=llm, **options)
             try:
+                if reply.truncated:  # even if the cut JSON could be repaired, it may have lost fields
+                    raise ValueError(CUT_OFF)
                 return validate(parse_json_object(reply.text))
             except (ValueError, KeyError, TypeError) as exc:
                 problem = str(exc) if not isinstance(exc, KeyError) else f"missing field {exc}"
@@ -287,7 +296,7 @@ class Agent(ABC):
         outcome = self.tools.run(name, args)
         self.events.emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
-        return Observation(self.clip(outcome.output), outcome.ok, outcome.error)
+        return Observation(self.clip(tidy_numbers(outcome.output)), outcome.ok, outcome.error)
 
     def clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
@@ -309,6 +318,12 @@ class Agent(ABC):
         """Remember the best answer so far, returned if a budget cuts the run short."""
         run = self._active_run()
         run.partial = answer or run.partial
+
+    def tally(self, counter: str) -> int:
+        """Add one to a per-run counter (nudges, format errors, ...) and return its new value."""
+        counters = self._active_run().counters
+        counters[counter] += 1
+        return counters[counter]
 
     @property
     def partial(self) -> str:

@@ -16,7 +16,7 @@ import threading
 from typing import Any, Callable, Iterable, Iterator
 
 from vero.core.message import Message, ToolCall, as_api_dict
-from vero.core.result import USAGE_KEYS, add_usage, empty_usage
+from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.errors import LLMCallError, LLMConfigError
 
@@ -59,7 +59,8 @@ class ChatOpenAI:
         self.model_name = model_name or settings.MODEL_NAME
         self.base_url = base_url
         self.temperature = settings.TEMPERATURE if temperature is None else temperature
-        self.max_tokens = max_tokens
+        # None: the MAX_TOKENS setting (default 1024); 0: no cap.
+        self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
         self.timeout = settings.TIMEOUT if timeout is None else timeout
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
         self.total_usage = empty_usage()
@@ -207,11 +208,13 @@ class TextStream:
         reasoning: list[str] = []
         calls: dict[int, dict] = {}
         usage = None
+        finish_reason = None
         splitter = ThinkingStream()
         try:
             for chunk in llm.client.chat.completions.create(**self._request):
                 usage = _as_dict(getattr(chunk, "usage", None)) or usage
                 for choice in chunk.choices or []:
+                    finish_reason = getattr(choice, "finish_reason", None) or finish_reason
                     delta = choice.delta
                     thought = _reasoning_of(delta)
                     if thought:
@@ -232,7 +235,8 @@ class TextStream:
             yield tail
         answer, thinking = _answer_and_thinking("".join(content), "".join(reasoning))
         tool_calls = [ToolCall(c["id"], c["name"], c["arguments"] or "{}") for _, c in sorted(calls.items())]
-        self.message = Message("assistant", answer, tool_calls=tool_calls or None, reasoning=thinking, usage=usage)
+        self.message = Message("assistant", answer, tool_calls=tool_calls or None, reasoning=thinking,
+                               usage=usage, finish_reason=finish_reason)
         llm._count(usage)
 
 
@@ -268,13 +272,13 @@ def _message_from_body(body: Any) -> Message:
             raise TypeError(f"content is a {type(content).__name__}, not text")
         answer, thinking = _answer_and_thinking(content, data.get("reasoning_content") or data.get("reasoning"))
         calls = data.get("tool_calls")
-        usage = body.get("usage")
         return Message(
             "assistant",
             answer,
             tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
             reasoning=thinking,
-            usage=usage if isinstance(usage, dict) else None,
+            usage=normalize_usage(body.get("usage")),
+            finish_reason=choices[0].get("finish_reason"),
         )
     except (AttributeError, KeyError, TypeError, IndexError) as exc:
         raise LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}") from exc
@@ -314,6 +318,6 @@ def _merge_tool_call_delta(calls: dict[int, dict], delta: Any) -> None:
 def _as_dict(usage: Any) -> dict | None:
     if usage is None:
         return None
-    if isinstance(usage, dict):
-        return usage
-    return {key: getattr(usage, key, 0) or 0 for key in USAGE_KEYS}
+    if not isinstance(usage, dict):
+        usage = usage.model_dump() if hasattr(usage, "model_dump") else {k: getattr(usage, k, 0) for k in USAGE_KEYS}
+    return normalize_usage(usage)

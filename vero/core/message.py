@@ -52,6 +52,7 @@ class Message:
     name: str | None = None
     reasoning: str | None = None
     usage: dict | None = field(default=None, compare=False)
+    finish_reason: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -114,6 +115,11 @@ class Message:
     @classmethod
     def from_json(cls, text: str) -> "Message":
         return cls.from_dict(json.loads(text))
+
+    @property
+    def truncated(self) -> bool:
+        """True when the model was cut off by the output cap (``max_tokens``)."""
+        return self.finish_reason == "length"
 
     @property
     def text(self) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 
+from vero.core.message import ToolCall
 from vero.core.thinking import split_thinking
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
@@ -91,18 +94,42 @@ _INPUT = re.compile(r"\bAction\s+Input\s*:\s*(.*?)(?=\b(?:Thought|Action|Final\s
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
-_OPEN_FENCE = re.compile(r"```(?:json)?\s*", re.IGNORECASE)
-_CLOSE_FENCE = re.compile(r"\s*```")
+_OPEN_FENCE = re.compile(r"`{1,3}(?:json)?\s*", re.IGNORECASE)  # a code fence or inline backticks
+_CLOSE_FENCE = re.compile(r"\s*`{1,3}")
 _DECODER = json.JSONDecoder(strict=False)  # strict=False: raw newlines inside strings are common
 
 
-def parse_react(text: str | None) -> ReActStep:
+_LABEL_LINE = re.compile(
+    r"^[ \t>#*_-]*(?:\*\*|__)?[ \t]*(thought|action[ \t_]*input|action|final[ \t_]*answer|observation)"
+    r"[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CANONICAL = {"thought": "Thought", "actioninput": "Action Input", "action": "Action",
+              "finalanswer": "Final Answer", "observation": "Observation"}
+
+
+def normalize_labels(text: str) -> str:
+    """Labels at the start of a line in their canonical form.
+
+    Small models write ``**Action:** find_plant``, ``action input:`` or
+    ``### Final answer:``; these become ``Action: find_plant`` and so on.
+    """
+    def canonical(match: re.Match) -> str:
+        return _CANONICAL[re.sub(r"[\s_]", "", match.group(1).lower())] + ": "
+
+    return _LABEL_LINE.sub(canonical, text)
+
+
+def parse_react(text: str | None, tool_names=()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
     Everything from a self-written ``Observation:`` on is dropped; a complete
     action wins over a final answer (whatever followed it was invented).
+    Forgiving of what small models write: labels in any case or in bold, JSON
+    in code fences, ``Action: tool(arg="x")`` without an input line, and (given
+    ``tool_names``) a tool call written as a JSON object without any labels.
     """
-    text = (text or "").split(OBSERVATION_LABEL, 1)[0].strip()
+    text = normalize_labels(text or "").split(OBSERVATION_LABEL, 1)[0].strip()
     if not text:
         return ReActStep(problem="the reply was empty")
     first = _FIRST_LABEL.search(text)
@@ -121,17 +148,46 @@ def parse_react(text: str | None) -> ReActStep:
         if step.action:
             return step
         step.action = None
+    if action and not given and _call_expression(action.group(1)):
+        step.action, step.action_input = _call_expression(action.group(1))
+        step.text = text[: action.end()].rstrip()
+        return step
     final = _FINAL.search(text)
     if final and final.group(1).strip():
         step.final_answer = final.group(1).strip()
         step.action = step.action_input = None
     elif final:
         step.problem = "the Final Answer is empty"
+    elif (written := tool_calls_in_text(text, tool_names)) is not None:  # a JSON tool call, no labels
+        call = written.calls[0]
+        step.action, step.action_input = call.name, json.loads(call.arguments)
+        step.thought = written.prose
     elif action and action.group(1).strip():
         step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
     else:
         step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
     return step
+
+
+def _call_expression(text: str) -> tuple[str, dict | str] | None:
+    """``tool(a=1, b="x")`` or ``tool("x")`` as (name, arguments); literals only, else None."""
+    text = text.strip().strip("`")
+    if "(" not in text or not text.endswith(")"):
+        return None
+    try:
+        call = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None
+    try:
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+        args = [ast.literal_eval(a) for a in call.args]
+    except (ValueError, SyntaxError, TypeError, RecursionError):
+        return None
+    if args and (kwargs or len(args) > 1):
+        return None
+    return call.func.id, (str(args[0]) if args else kwargs)
 
 
 def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
@@ -155,7 +211,7 @@ def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
 def parse_action_input(raw: str) -> dict | str:
     """A JSON object (repaired: single quotes, trailing commas, code fences), else the bare text."""
     text = raw.strip()
-    if text.startswith("```"):
+    if text.startswith("`"):
         text = text.strip("`").strip()
         text = text[4:].strip() if text[:4].lower() == "json" else text
     if text.startswith("{"):
@@ -183,3 +239,164 @@ def final_answer_text(text: str) -> str:
     if step.final_answer is not None:
         return step.final_answer
     return "" if step.action or _ACTION.search(step.text) else step.thought
+
+
+# -- tool calls written as text ------------------------------------------------------------
+# Small models served without a tool-call parser (or ignoring it) often write the
+# call into the message text: ```json {"name": ..., "arguments": {...}}```, Qwen's
+# <tool_call>...</tool_call> tags, or a list of such objects.
+_TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_ANY_FENCE = re.compile(r"```[\w+-]*[^\S\n]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_CALL_START = re.compile(r'(?:\[\s*)?\{\s*"(?:name|function|tool|tool_name)"\s*:')
+_NAME_KEYS = ("name", "tool", "tool_name", "function")
+_ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "input")
+
+
+@dataclass
+class TextToolCalls:
+    """Tool calls found in a reply's text, and the prose around them."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    prose: str = ""
+
+
+def tool_calls_in_text(text: str | None, tool_names) -> TextToolCalls | None:
+    """The tool calls a model wrote as text, or None when the text has none.
+
+    Accepted: fenced or bare JSON objects with a tool ``name`` and an
+    ``arguments`` (or ``parameters``) object, ``<tool_call>`` tags, and lists of
+    such objects.  Only a registered tool name with an arguments object counts,
+    so an ordinary answer that merely contains JSON is not taken for a call.
+    """
+    text = text or ""
+    names = set(tool_names)
+    if not names or "{" not in text:
+        return None
+    spans: list[tuple[int, int, list[ToolCall]]] = []
+    for pattern in (_TOOL_CALL_TAG, _ANY_FENCE):
+        for match in pattern.finditer(text):
+            if not _overlaps(spans, match.start(), match.end()):
+                calls = _calls_in_snippet(match.group(1), names)
+                if calls:
+                    spans.append((match.start(), match.end(), calls))
+    for match in _CALL_START.finditer(text):
+        if _overlaps(spans, match.start(), match.start() + 1):
+            continue
+        try:
+            value, end = _DECODER.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        calls = _calls_in_value(value, names)
+        if calls:
+            spans.append((match.start(), end, calls))
+    if not spans:
+        return None
+    spans.sort()
+    prose, last = [], 0
+    for start, end, _ in spans:
+        prose.append(text[last:start])
+        last = end
+    prose.append(text[last:])
+    calls, seen = [], set()
+    for call in (call for _, _, found in spans for call in found):
+        if (call.name, call.arguments) not in seen:  # a call written twice is run once
+            seen.add((call.name, call.arguments))
+            calls.append(call)
+    return TextToolCalls(calls, re.sub(r"\n{3,}", "\n\n", "".join(prose)).strip())
+
+
+def _overlaps(spans, start: int, end: int) -> bool:
+    return any(start < s_end and s_start < end for s_start, s_end, _ in spans)
+
+
+def _calls_in_snippet(snippet: str, names: set) -> list[ToolCall]:
+    """Every call in a fence or tag body: one object, a list, or several objects in a row."""
+    calls, position, snippet = [], 0, snippet.strip()
+    while position < len(snippet):
+        try:
+            value, position = _DECODER.raw_decode(snippet, position)
+        except ValueError:
+            return []
+        found = _calls_in_value(value, names)
+        if not found:
+            return []
+        calls += found
+        while position < len(snippet) and snippet[position] in " \t\r\n,;":
+            position += 1
+    return calls
+
+
+def _calls_in_value(value, names: set) -> list[ToolCall]:
+    """A decoded JSON value as tool calls: all of it must be calls, or nothing is."""
+    items = value if isinstance(value, list) else [value]
+    calls = [_as_call(item, names) for item in items]
+    return calls if calls and all(calls) else []
+
+
+def _as_call(item, names: set) -> ToolCall | None:
+    if not isinstance(item, dict):
+        return None
+    if isinstance(item.get("function"), dict):  # the API's own shape: {"type": "function", "function": {...}}
+        item = item["function"]
+    name = next((item[k] for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
+    arguments = next((item[k] for k in _ARGUMENT_KEYS if k in item), None)
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    if name not in names or not isinstance(arguments, dict):
+        return None
+    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, json.dumps(arguments, ensure_ascii=False))
+
+
+# -- a reply that announces an action instead of taking it -----------------------------------
+_INTENT = re.compile(
+    r"\b(?:I will|I'll|I am going to|I'm going to|let me|let's|let us|I need to|we need to|I should|"
+    r"we should|I must|I can use|we can use|we will|we'll|next,? I|now I)\b",
+    re.IGNORECASE,
+)
+_TOOL_WORDS = re.compile(r"\b(?:tools?|functions?|look(?:ing)? (?:it |this |that )?up|call(?:ing)?)\b", re.IGNORECASE)
+_CALL_SHAPE = re.compile(r'"(?:name|function)"\s*:\s*"[^"]*"\s*,\s*"(?:arguments|parameters)"\s*:')
+
+
+def announces_action(text: str | None, tool_names) -> bool:
+    """True when a reply says it will use a tool (or writes a call it did not make).
+
+    ``"To answer this, I will use the `find_plant` function..."`` is a plan, not
+    an answer.  Agents answer such a reply with a bounded nudge instead of
+    returning it.
+    """
+    text = text or ""
+    if _CALL_SHAPE.search(text):
+        return True
+    if not _INTENT.search(text):
+        return False
+    return bool(_TOOL_WORDS.search(text)) or any(
+        re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) for name in tool_names)
+
+
+# -- numbers ---------------------------------------------------------------------------------
+# Binary floating point turns 0.1 + 0.2 into 0.30000000000000004: a run of 0s or 9s
+# followed by a digit or three, at the 16th or 17th significant digit.
+_FLOAT_NOISE = re.compile(r"(?<![\w.])(-?)(\d+)\.(\d*?)(0{5,}|9{5,})\d{1,3}(?![\w.])")
+
+
+def tidy_numbers(text: str) -> str:
+    """Float noise removed from the numbers in ``text`` (``16353.999999999998`` -> ``16354``).
+
+    Only numbers with 15 or more significant digits ending in such a run are
+    changed, so ordinary values such as ``1.0000001`` stay exactly as written.
+    """
+    if "." not in text:
+        return text
+
+    def clean(match: re.Match) -> str:
+        digits = (match.group(2) + match.group(3) + match.group(4)).lstrip("0")
+        if len(digits) + 1 < 15:
+            return match.group(0)
+        decimals = len(match.group(3))
+        value = round(float(match.group(0)), decimals)
+        return f"{value:.{decimals}f}" if decimals else str(int(value))
+
+    return _FLOAT_NOISE.sub(clean, text)

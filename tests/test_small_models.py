@@ -1,0 +1,307 @@
+"""What small local models write, and what the agents do with it.
+
+The reply texts marked "seen" were written by Qwen2.5-Coder-1.5B-Instruct
+served by llama.cpp's llama-server (``--jinja``) during the local-model
+benchmark (``benchmarks/local_model``); the others are the shapes the
+same protocols allow (Qwen's ``<tool_call>`` tags, lists of calls).
+"""
+
+import pytest
+
+from vero import ChatOpenAI, Message, tool
+from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ToolCallingAgent
+from vero.agents._native import ANNOUNCED_NUDGE, CUT_OFF_NUDGE, MAX_ANNOUNCED_NUDGES
+from vero.config import reload_settings
+from vero.core.parsing import announces_action, parse_react, tidy_numbers, tool_calls_in_text
+from vero.core.result import FAILED, MAX_TURNS, NEEDS_REVIEW, OK
+from vero.testing import MockOpenAIServer, ScriptedLLM
+
+CALLS: list = []
+
+
+@tool
+def find_plant(name: str) -> dict:
+    """Look up a plant by its name.
+
+    Args:
+        name: the plant's name.
+    """
+    CALLS.append(("find_plant", name))
+    return {"name": name, "stock": 2715, "greenhouse_id": "GH-05"}
+
+
+@tool
+def calculate(expression: str) -> str:
+    """Evaluate an arithmetic expression."""
+    CALLS.append(("calculate", expression))
+    return "16353.999999999998"
+
+
+TOOLS = [find_plant, calculate]
+NAMES = ["find_plant", "calculate"]
+
+# seen: ToolCallingAgent and native ReAct, the whole reply content
+SEEN_FENCED_CALL = '```json\n{\n  "name": "find_plant",\n  "arguments": {\n    "name": "Frostvine"\n  }\n}\n```'
+# seen: native ReAct, a call announced, written twice, and an invented result after it
+SEEN_ANNOUNCED_AND_WRITTEN = (
+    'To find the number of Frostvine plants in stock, I will call the `find_plant` function with the plant\'s '
+    'name "Frostvine".\n\n' + SEEN_FENCED_CALL + '\n\nThe `find_plant` function will return the plant\'s code.\n\n'
+    + SEEN_FENCED_CALL + '\n\nThe returned JSON object will look something like this:\n\n```json\n{\n  "code": '
+    '"F01",\n  "greenhouse_id": "GH01",\n  "stock": 100\n}\n```\n\nFrom this object, I can see that the number '
+    'of Frostvine plants in stock is 100.'
+)
+# seen: native ReAct, an announcement with no call at all
+SEEN_ANNOUNCEMENT = "To answer this, I will use the `find_plant` function to look up the Frostvine."
+
+
+@pytest.fixture(autouse=True)
+def clear_calls():
+    CALLS.clear()
+
+
+# -- finding tool calls in text ---------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    (SEEN_FENCED_CALL, [("find_plant", {"name": "Frostvine"})]),
+    ('{"name": "find_plant", "arguments": {"name": "A"}}', [("find_plant", {"name": "A"})]),
+    ('<tool_call>\n{"name": "find_plant", "arguments": {"name": "B"}}\n</tool_call>', [("find_plant", {"name": "B"})]),
+    ('<tool_call>{"name": "find_plant", "arguments": {"name": "B"}}</tool_call>\n'
+     '<tool_call>{"name": "calculate", "arguments": {"expression": "1+2"}}</tool_call>',
+     [("find_plant", {"name": "B"}), ("calculate", {"expression": "1+2"})]),
+    ('```json\n[{"name": "find_plant", "parameters": {"name": "C"}}, '
+     '{"name": "calculate", "arguments": "{\\"expression\\": \\"2*3\\"}"}]\n```',
+     [("find_plant", {"name": "C"}), ("calculate", {"expression": "2*3"})]),
+    ('{"type": "function", "function": {"name": "find_plant", "arguments": {"name": "D"}}}',
+     [("find_plant", {"name": "D"})]),
+    (SEEN_ANNOUNCED_AND_WRITTEN, [("find_plant", {"name": "Frostvine"})]),  # a call written twice runs once
+])
+def test_tool_calls_written_as_text_are_found(text, expected):
+    import json
+
+    found = tool_calls_in_text(text, NAMES)
+    assert [(c.name, json.loads(c.arguments)) for c in found.calls] == expected
+    assert all(c.id.startswith("call_") for c in found.calls)
+
+
+@pytest.mark.parametrize("text", [
+    "The Frostvine has 2715 plants in stock.",
+    '```json\n{"name": "Frostvine", "stock": 2715}\n```',           # data that has a "name"
+    '{"name": "lookup_employee", "arguments": {"name": "Ann"}}',     # not a registered tool
+    '{"name": "find_plant"}',                                        # no arguments object
+    '{"name": "find_plant", "arguments": "Frostvine"}',              # arguments not an object
+    '[{"name": "find_plant", "arguments": {"name": "A"}}, {"stock": 5}]',  # a list that is not all calls
+])
+def test_an_answer_that_merely_contains_json_is_not_a_call(text):
+    assert tool_calls_in_text(text, NAMES) is None
+
+
+def test_the_prose_around_written_calls_is_kept_as_the_thought():
+    found = tool_calls_in_text(SEEN_ANNOUNCED_AND_WRITTEN, NAMES)
+    assert found.prose.startswith("To find the number of Frostvine plants")
+    assert '"arguments"' not in found.prose and "is 100." in found.prose
+
+
+def test_announcements_are_told_apart_from_answers():
+    assert announces_action(SEEN_ANNOUNCEMENT, NAMES)
+    assert announces_action("Let me look up the plant first.", NAMES)
+    assert announces_action('I wrote {"name": "find_plant", "arguments": {"name": "x"}} for you', NAMES)
+    assert not announces_action("The Frostvine has 2715 plants in stock.", NAMES)
+    assert not announces_action("find_plant says the stock is 2715.", NAMES)
+
+
+# -- ToolCallingAgent -------------------------------------------------------------------------
+def test_tool_calling_agent_runs_a_call_written_as_text_and_records_it():
+    llm = ScriptedLLM([SEEN_FENCED_CALL, "There are 2715 Frostvine plants in stock."])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "There are 2715 Frostvine plants in stock."
+    result = agent.last_result
+    assert result.status == OK and CALLS == [("find_plant", "Frostvine")] and llm.calls == 2
+    kinds = [s.kind for s in result.steps]
+    assert kinds == ["warning", "action", "observation", "final"]
+    assert result.steps[0].data["recovered_from_text"] is True
+    second = llm.requests[1].messages
+    assert second[-2]["role"] == "assistant" and second[-2]["tool_calls"][0]["function"]["name"] == "find_plant"
+    assert second[-1]["role"] == "tool" and second[-1]["tool_call_id"] == second[-2]["tool_calls"][0]["id"]
+    assert '"stock": 2715' in second[-1]["content"]
+
+
+def test_tool_calling_agent_nudges_an_announcement_then_acts():
+    llm = ScriptedLLM([SEEN_ANNOUNCEMENT, {"tool_calls": [{"name": "find_plant", "arguments": {"name": "F"}}]},
+                       "2715"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants?") == "2715"
+    assert llm.calls == 3 and CALLS == [("find_plant", "F")]
+    nudged = llm.requests[1].messages
+    assert nudged[-2] == {"role": "assistant", "content": SEEN_ANNOUNCEMENT}
+    assert nudged[-1] == {"role": "user", "content": ANNOUNCED_NUDGE}
+
+
+def test_announcement_nudges_are_bounded_and_then_the_text_is_the_answer():
+    llm = ScriptedLLM(default=SEEN_ANNOUNCEMENT)
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants?") == SEEN_ANNOUNCEMENT
+    assert llm.calls == MAX_ANNOUNCED_NUDGES + 1 and agent.last_result.status == OK
+
+
+def test_a_cut_off_reply_is_never_the_answer():
+    cut = {"content": "The stock of Frostvine is 27", "finish_reason": "length"}
+    llm = ScriptedLLM([cut, "The stock is 2715."])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many?") == "The stock is 2715."
+    result = agent.last_result
+    warnings = [s for s in result.steps if s.kind == "warning"]
+    assert warnings and warnings[0].data["cut_off"] is True
+    assert llm.requests[1].messages[-1] == {"role": "user", "content": CUT_OFF_NUDGE}
+
+
+def test_a_reply_cut_off_on_every_turn_ends_max_turns_not_ok():
+    llm = ScriptedLLM(default={"content": "blah blah", "finish_reason": "length"})
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, max_turns=2, verbose=False)
+    agent.run("How many?")
+    assert agent.last_result.status == MAX_TURNS and llm.calls == 3
+
+
+# -- ReAct, native protocol --------------------------------------------------------------------
+def test_native_react_runs_written_calls_and_keeps_the_prose_as_thought():
+    llm = ScriptedLLM([SEEN_ANNOUNCED_AND_WRITTEN, "There are 2715."])
+    agent = ReActAgent("r", llm, tools=TOOLS, protocol="native", verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "There are 2715."
+    assert CALLS == [("find_plant", "Frostvine")]
+    kinds = [s.kind for s in agent.last_result.steps]
+    assert kinds == ["warning", "thought", "action", "observation", "final"]
+
+
+def test_native_react_nudges_an_announced_action_once_per_reply():
+    llm = ScriptedLLM([SEEN_ANNOUNCEMENT, {"tool_calls": [{"name": "find_plant", "arguments": {"name": "F"}}]},
+                       "2715 plants."])
+    agent = ReActAgent("r", llm, tools=TOOLS, protocol="native", verbose=False)
+    assert agent.run("How many Frostvine plants?") == "2715 plants."
+    assert llm.calls == 3 and llm.requests[1].messages[-1]["content"] == ANNOUNCED_NUDGE
+
+
+# -- ReAct, text protocol ----------------------------------------------------------------------
+@pytest.mark.parametrize("reply", [
+    '**Thought:** I need the stock.\n**Action:** find_plant\n**Action Input:** {"name": "Frostvine"}',
+    'thought: I need the stock.\naction: find_plant\naction input: {"name": "Frostvine"}',
+    'Thought: I need the stock.\nAction: find_plant\nAction Input:\n```json\n{"name": "Frostvine"}\n```',
+    'Thought: I need the stock.\nAction: `find_plant`\nAction Input: `{"name": "Frostvine"}`',
+    'Thought: I need the stock.\nAction: find_plant(name="Frostvine")',
+    'I need the stock.\n' + SEEN_FENCED_CALL,
+])
+def test_the_text_protocol_forgives_what_small_models_write(reply):
+    step = parse_react(reply, NAMES)
+    assert (step.action, step.action_input, step.problem) == ("find_plant", {"name": "Frostvine"}, None)
+
+
+@pytest.mark.parametrize("reply", ["**Final Answer:** 2715", "final answer: 2715", "### Final answer: 2715"])
+def test_final_answer_labels_in_any_case_or_bold(reply):
+    assert parse_react(reply, NAMES).final_answer == "2715"
+
+
+def test_text_react_tells_the_model_its_reply_was_cut_off():
+    cut = {"content": "Thought: I know it.\nFinal Answer: The stock is 27", "finish_reason": "length"}
+    llm = ScriptedLLM([cut, "Final Answer: 2715"])
+    agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many?") == "2715"
+    correction = llm.requests[1].messages[-1]["content"]
+    assert "cut off" in correction and agent.last_result.status == OK
+
+
+def test_text_react_still_runs_a_complete_action_from_a_cut_off_reply():
+    cut = {"content": 'Thought: look\nAction: find_plant\nAction Input: {"name": "F"}\nThought: and then I will',
+           "finish_reason": "length"}
+    llm = ScriptedLLM([cut, "Final Answer: 2715"])
+    agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many?") == "2715" and CALLS == [("find_plant", "F")]
+
+
+# -- JSON replies, drafts and numbers ------------------------------------------------------------
+def test_a_cut_off_plan_is_re_asked_not_used():
+    cut = {"content": '{"steps": ["look up the plant", "look up the gre', "finish_reason": "length"}
+    llm = ScriptedLLM([cut, '{"steps": ["look up the plant"]}', "Final Answer: 2715", '{"response": "2715"}'])
+    agent = PlanExecuteAgent("p", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many?") == "2715"
+    assert "cut off" in llm.requests[1].messages[-1]["content"]
+    assert agent.last_result.steps_of("plan")[0].data["steps"] == ["look up the plant"]
+
+
+def test_a_cut_off_draft_is_revised_without_asking_the_critic():
+    llm = ScriptedLLM([{"content": "def f(x):\n    return x +", "finish_reason": "length"},
+                       "def f(x):\n    return x + 1",
+                       '{"thinking": "ok", "is_sufficient": true, "feedback": ""}'])
+    agent = BasicReflectionAgent("b", llm, verbose=False)
+    assert agent.run("Write f") == "def f(x):\n    return x + 1"
+    critiques = agent.last_result.steps_of("critique")
+    assert critiques[0].data["is_sufficient"] is False and "cut off" in critiques[0].content
+    assert llm.calls == 3 and agent.last_result.status == OK
+
+
+def test_a_cut_off_last_draft_ends_needs_review():
+    llm = ScriptedLLM(default={"content": "def f(x):\n    return", "finish_reason": "length"})
+    agent = BasicReflectionAgent("b", llm, max_turns=2, verbose=False)
+    agent.run("Write f")
+    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 2
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("16353.999999999998", "16354"),
+    ("The total is 1271.6000000000001 crowns.", "The total is 1271.6 crowns."),
+    ("0.30000000000000004", "0.3"),
+    ("-2.9999999999999996", "-3"),
+    ("1.0000001", "1.0000001"),          # an ordinary value stays as written
+    ("3.141592653589793", "3.141592653589793"),
+    ("v1.000000000000001", "v1.000000000000001"),
+])
+def test_float_noise_is_tidied(raw, clean):
+    assert tidy_numbers(raw) == clean
+
+
+def test_answers_and_observations_come_back_with_clean_numbers():
+    llm = ScriptedLLM(['Thought: compute\nAction: calculate\nAction Input: {"expression": "x"}',
+                       "Final Answer: 16353.999999999998 crowns"])
+    agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
+    assert agent.run("What is it?") == "16354 crowns"
+    assert llm.requests[1].messages[-1]["content"] == "Observation: 16354"
+    assert agent.last_result.steps_of("observation")[0].content == "16353.999999999998"  # the raw output is kept
+
+
+# -- the output cap and cached tokens over HTTP ---------------------------------------------------
+def test_max_tokens_defaults_to_the_setting_and_finish_reason_and_cached_tokens_are_read(monkeypatch):
+    usage = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105,
+             "prompt_tokens_details": {"cached_tokens": 80}}
+    with MockOpenAIServer() as server:
+        server.enqueue({"content": "cut", "finish_reason": "length", "usage": usage})
+        reply = ChatOpenAI(model_name="m", base_url=server.base_url, max_retries=0).generate([Message.user("hi")])
+        assert server.requests[0]["max_tokens"] == 1024
+        assert reply.truncated and reply.usage["cached_tokens"] == 80
+
+        monkeypatch.setenv("MAX_TOKENS", "0")
+        reload_settings()
+        server.enqueue({"content": "ok"})
+        ChatOpenAI(model_name="m", base_url=server.base_url, max_retries=0).generate([Message.user("hi")])
+        assert "max_tokens" not in server.requests[1]
+
+
+def test_streamed_replies_keep_finish_reason_and_cached_tokens():
+    usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12, "prompt_tokens_details": {"cached_tokens": 7}}
+    with MockOpenAIServer() as server:
+        server.enqueue({"content": "a b", "finish_reason": "length", "usage": usage})
+        llm = ChatOpenAI(model_name="m", base_url=server.base_url, max_retries=0)
+        stream = llm.generate([Message.user("hi")], stream=True)
+        assert "".join(stream) == "a b"
+        assert stream.message.truncated and stream.message.usage["cached_tokens"] == 7
+
+
+def test_run_usage_adds_up_cached_tokens():
+    llm = ScriptedLLM([{"content": "Final Answer: 1", "usage": {"prompt_tokens": 10, "completion_tokens": 1,
+                                                                "total_tokens": 11, "cached_tokens": 6}}])
+    agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
+    agent.run("x")
+    assert agent.last_result.usage["cached_tokens"] == 6
+
+
+def test_max_tokens_setting_is_validated(monkeypatch):
+    monkeypatch.setenv("MAX_TOKENS", "-5")
+    with pytest.raises(ValueError, match="MAX_TOKENS"):
+        reload_settings()
+    monkeypatch.setenv("MAX_TOKENS", "none")
+    assert reload_settings().MAX_TOKENS is None
