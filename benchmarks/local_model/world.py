@@ -65,7 +65,7 @@ def find_plant(name: str) -> dict:
         return {"error": f"no plant named {name!r}." + _suggest(name, PLANTS)}
     key, plant = found
     return {"name": key, "code": plant["code"], "greenhouse_id": plant["greenhouse"],
-            "stock": plant["stock"], "price_crowns": plant["price"]}
+            "stock": plant["stock"], "price_per_plant_crowns": plant["price"]}
 
 
 def greenhouse_info(greenhouse_id: str) -> dict:

@@ -269,5 +269,8 @@ class ReActAgent(Agent):
 
 def _normalized(args: Any) -> Any:
     if isinstance(args, str) and args.strip().startswith("{"):
-        return parse_json_value(args)
+        try:
+            return parse_json_value(args)
+        except ValueError:  # unusable JSON: compared as text
+            return args.strip()
     return args.strip() if isinstance(args, str) else args

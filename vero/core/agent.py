@@ -432,7 +432,7 @@ def _args_text(args: Any) -> str:
     if isinstance(args, str) and args.lstrip().startswith("{"):
         try:
             args = json.loads(args)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     if isinstance(args, dict):
         return ", ".join(f"{k}={v!r}" for k, v in args.items())

@@ -30,9 +30,7 @@ def parse_json_object(text: str | None) -> dict:
     if start < 0:
         raise ValueError("the reply contains no JSON object")
     candidate = candidate[start : end + 1] if end > start else candidate[start:]
-    from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
-
-    data = loads(candidate)
+    data = parse_json_value(candidate)
     if isinstance(data, list) and len(data) == 1 and isinstance(data[0], dict):
         data = data[0]
     if not isinstance(data, dict) or not data:
@@ -40,11 +38,35 @@ def parse_json_object(text: str | None) -> dict:
     return data
 
 
-def parse_json_value(text: str):
-    """Any JSON value (object, list, string, number), repaired if sloppy."""
-    from json_repair import loads
+MAX_JSON_DEPTH = 100  # model output nested deeper than this is not data an agent can use
 
-    return loads(text)
+
+def parse_json_value(text: str):
+    """Any JSON value (object, list, string, number), repaired if sloppy.
+
+    The one place model JSON is read.  Raises ``ValueError`` (never
+    ``RecursionError``) for text nested too deeply to be real arguments.
+    """
+    from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
+
+    if _nesting(text) > MAX_JSON_DEPTH:
+        raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+    try:
+        return loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+
+
+def _nesting(text: str) -> int:
+    """An upper bound on how deeply ``text`` nests brackets (linear, ignores strings)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth:
+            depth -= 1
+    return deepest
 
 
 _TRUE = {"true", "yes", "y", "1", "pass", "passed"}
@@ -202,7 +224,7 @@ def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
         return None
     try:
         value, end = _DECODER.raw_decode(text, begin)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     closing = _CLOSE_FENCE.match(text, end) if fence else None
     return value, closing.end() if closing else end
@@ -215,7 +237,10 @@ def parse_action_input(raw: str) -> dict | str:
         text = text.strip("`").strip()
         text = text[4:].strip() if text[:4].lower() == "json" else text
     if text.startswith("{"):
-        value = parse_json_value(text)
+        try:
+            value = parse_json_value(text)
+        except ValueError:
+            return text
         if isinstance(value, dict):
             return value
     return text
@@ -284,7 +309,7 @@ def tool_calls_in_text(text: str | None, tool_names) -> TextToolCalls | None:
             continue
         try:
             value, end = _DECODER.raw_decode(text, match.start())
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested input is not a call either
             continue
         calls = _calls_in_value(value, names)
         if calls:
@@ -315,7 +340,7 @@ def _calls_in_snippet(snippet: str, names: set) -> list[ToolCall]:
     while position < len(snippet):
         try:
             value, position = _DECODER.raw_decode(snippet, position)
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
         found = _calls_in_value(value, names)
         if not found:
@@ -343,7 +368,7 @@ def _as_call(item, names: set) -> ToolCall | None:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     if name not in names or not isinstance(arguments, dict):
         return None
@@ -372,8 +397,14 @@ def announces_action(text: str | None, tool_names) -> bool:
         return True
     if not _INTENT.search(text):
         return False
-    return bool(_TOOL_WORDS.search(text)) or any(
-        re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) for name in tool_names)
+    return bool(_TOOL_WORDS.search(text)) or any(_names_tool(text, name) for name in tool_names)
+
+
+def _names_tool(text: str, name: str) -> bool:
+    """``text`` names the tool as code (`find_plant`, find_plant(...), the find_plant tool), not as a
+    plain word: a tool called ``calculate`` is not meant in "to calculate the price"."""
+    name = re.escape(name)
+    return bool(re.search(rf"`{name}`|\b{name}\s*\(|\b{name}\s+(?:function|tool)\b", text))
 
 
 # -- numbers ---------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ import types
 import typing
 from typing import Any, Callable, Literal, Union
 
+from vero.core.parsing import parse_json_value
+
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Returns?|Raises|Yields?|Examples?|Notes?):\s*$")
 _ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 _SIMPLE_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -191,9 +193,7 @@ def _json_type(value: Any) -> str:
 
 
 def _parse_json_text(value: str, wanted: type) -> Any:
-    from json_repair import loads  # lazy: importing json_repair costs ~45 ms
-
-    parsed = loads(value)
+    parsed = parse_json_value(value)
     if not isinstance(parsed, wanted):
         raise ValueError("not valid JSON")
     return parsed

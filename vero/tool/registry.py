@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
+from vero.core.parsing import parse_json_value
 from vero.tool.base import Tool, ToolArgumentError, tool
 
 logger = logging.getLogger(__name__)
@@ -130,9 +131,10 @@ def _parse_arguments(tool: Tool, args: Any) -> dict:
     if not text:
         return {}
     if text.startswith("{"):
-        from json_repair import loads  # lazy: importing json_repair costs ~45 ms
-
-        parsed = loads(text)
+        try:
+            parsed = parse_json_value(text)
+        except ValueError as exc:
+            raise ToolArgumentError(f"got arguments that are not usable JSON ({exc}).") from None
         if isinstance(parsed, dict):
             return parsed
     if not tool.parameters["properties"]:
