@@ -133,6 +133,8 @@ def make_agent(kind: str, llm, tools=(), **options):
     options.setdefault("verbose", False)
     if kind == "react_native":
         options["protocol"] = "native"
+    if kind == "plan":  # the classic loop, a replanner after every step: the most places to fail
+        options.setdefault("replan_every_step", True)
     return agent_class(kind)(kind, llm, tools=list(tools), **options)
 
 
@@ -173,6 +175,11 @@ def happy(kind: str, answer: str = "Paris") -> list:
         "reflexion": [answer, verdict(True, 95)],
         "chat": [answer],
     }[kind]
+
+
+def happy_default(kind: str, answer: str = "Paris") -> list:
+    """``happy`` for an agent built with its defaults (the CLI): a plan ends with a plain-text answer."""
+    return [plan_json("Answer the question."), final(answer), answer] if kind == "plan" else happy(kind, answer)
 
 
 def around_react(kind: str, react_replies: list, answer: str) -> list:
@@ -1462,7 +1469,8 @@ def repl_api_error(kind):
     from vero import cli
     from vero import repl as repl_module
 
-    script = [*happy(kind, "Paris"), *[HTTPFault(500, "server on fire", headers=FAST)] * 3, *happy(kind, "Madrid")]
+    script = [*happy_default(kind, "Paris"), *[HTTPFault(500, "server on fire", headers=FAST)] * 3,
+              *happy_default(kind, "Madrid")]
     questions = [TASK, *(["y"] if kind == "plan" else []), "And of Italy?", "And of Spain?",
                  *(["y"] if kind == "plan" else []), "/history", "bye"]
     inputs = iter(questions)

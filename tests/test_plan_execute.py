@@ -18,7 +18,9 @@ def respond(answer):
 
 
 def make(replies, **kwargs):
+    """The classic loop (a replanner after every step); the default is tested in test_plan_execute_default."""
     llm = ScriptedLLM(list(replies))
+    kwargs.setdefault("replan_every_step", True)
     return PlanExecuteAgent("pe", llm, verbose=False, **kwargs), llm
 
 
@@ -279,7 +281,7 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
     from vero.testing import MockOpenAIServer
 
     replies = [plan("look up Rome"), 'Thought: look\nAction: lookup\nAction Input: {"city": "Rome"}',
-               "Final Answer: 2.8 million", respond("Rome has 2.8 million people.")]
+               "Final Answer: 2.8 million", "Rome has 2.8 million people."]  # the default: a plain answer at the end
     with MockOpenAIServer(replies) as srv:
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = PlanExecuteAgent("e2e", llm, tools=[lookup], verbose=False)
@@ -336,3 +338,36 @@ def test_step_agents_inherit_max_observation_chars():
     assert "x" * 101 not in observation
     step = [s for s in agent.last_result.steps if s.kind == "observation"][0]
     assert step.depth == 1 and step.content == "x" * 500  # the full text stays in the steps
+
+
+# -- the default loop: replan only after a failed step, answer in plain text at the end -----------
+def make_default(replies, **kwargs):
+    llm = ScriptedLLM(list(replies))
+    return PlanExecuteAgent("pe", llm, verbose=False, **kwargs), llm
+
+
+def test_default_two_completed_steps_cost_four_calls_and_no_replanner():
+    agent, llm = make_default([plan("find A", "find B"), "Final Answer: 1", "Final Answer: 2", "A is 1 and B is 2."])
+    assert agent.run("task") == "A is 1 and B is 2."
+    assert agent.last_result.status == OK and llm.calls == 4
+    assert not any("check the progress" in r.messages[0]["content"] for r in llm.requests)
+    answer_request = llm.requests[3].messages
+    assert "Every step of the plan is done" in answer_request[0]["content"]
+    assert "Step 2 [x] find B\nResult: 2" in answer_request[1]["content"]
+    assert kinds(agent)[-1] == "final"
+
+
+def test_default_a_failed_step_calls_the_replanner():
+    broken = "Thought: hmm"  # no action and no answer: three in a row fail the step
+    agent, llm = make_default([plan("try it", "report"), broken, broken, broken,
+                               plan("try again"), "Final Answer: ok", "It worked on the second try."])
+    assert agent.run("task") == "It worked on the second try."
+    assert agent.last_result.status == OK and llm.calls == 7
+    assert "check the progress" in llm.requests[4].messages[0]["content"]
+    assert [s.content for s in agent.last_result.steps_of("replan")] == ["1. [!] try it\n2. [ ] try again"]
+
+
+def test_default_a_cut_off_answer_is_not_ok():
+    agent, llm = make_default([plan("find A"), "Final Answer: 1", {"content": "A is", "finish_reason": "length"}])
+    assert agent.run("task") == "1"  # the step result, kept as the partial answer
+    assert agent.last_result.status == "needs_review" and llm.calls == 3

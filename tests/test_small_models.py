@@ -217,7 +217,7 @@ def test_text_react_still_runs_a_complete_action_from_a_cut_off_reply():
 # -- JSON replies, drafts and numbers ------------------------------------------------------------
 def test_a_cut_off_plan_is_re_asked_not_used():
     cut = {"content": '{"steps": ["look up the plant", "look up the gre', "finish_reason": "length"}
-    llm = ScriptedLLM([cut, '{"steps": ["look up the plant"]}', "Final Answer: 2715", '{"response": "2715"}'])
+    llm = ScriptedLLM([cut, '{"steps": ["look up the plant"]}', "Final Answer: 2715", "2715"])
     agent = PlanExecuteAgent("p", llm, tools=TOOLS, verbose=False)
     assert agent.run("How many?") == "2715"
     assert "cut off" in llm.requests[1].messages[-1]["content"]

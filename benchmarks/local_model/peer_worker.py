@@ -17,17 +17,21 @@ Model calls and tokens are counted at the HTTP level, the same way for every
 framework: each task gets its own small counting reverse proxy on 127.0.0.1
 that forwards to ``base_url`` and reads ``usage`` from every chat completion
 (streamed or not).  The frameworks are given the proxy's URL.  A task that
-runs past its timeout is abandoned: its proxy is closed, so any request its
-thread still sends fails instead of being counted for the next task.
+runs past its timeout is abandoned: its proxy is closed, cutting the model
+call in flight (llama-server then cancels it, freeing its slot), and any
+request the abandoned thread still sends fails instead of being counted for,
+or slowing down, the next task.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import http.server
 import json
 import os
+import socket
 import socketserver
 import sys
 import threading
@@ -68,6 +72,7 @@ class Counts:
         self.streamed_calls = 0
         self.calls_without_usage = 0
         self.http_errors = 0
+        self.in_flight = 0
 
     def add_usage(self, usage: dict | None) -> None:
         with self.lock:
@@ -96,6 +101,7 @@ class CountingProxy:
         self.target_path = parts.path.rstrip("/")
         self.counts = Counts()
         self.closed = False
+        self._upstream: set[http.client.HTTPConnection] = set()
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -121,11 +127,22 @@ class CountingProxy:
         self._thread.start()
 
     def close(self) -> None:
-        """Stop accepting requests; requests on open connections are refused."""
-        if not self.closed:
-            self.closed = True
-            self._httpd.shutdown()
-            self._httpd.server_close()
+        """Stop accepting requests, refuse the next ones on open connections,
+        and cut the requests still in flight, so that the server drops them
+        (llama-server cancels a request whose client went away) instead of
+        keeping its slot busy for the next task."""
+        if self.closed:
+            return
+        self.closed = True
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        with self.counts.lock:
+            upstream = list(self._upstream)
+        for connection in upstream:
+            sock = connection.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
 
     def _connection(self) -> http.client.HTTPConnection:
         cls = http.client.HTTPSConnection if self.target_scheme == "https" else http.client.HTTPConnection
@@ -156,14 +173,19 @@ class CountingProxy:
         headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
         headers["Content-Length"] = str(len(body))
         connection = self._connection()
+        with self.counts.lock:
+            self._upstream.add(connection)
+            if is_completion:
+                self.counts.in_flight += 1
         try:
             try:
                 connection.request(handler.command, handler.path, body=body, headers=headers)
                 response = connection.getresponse()
-            except OSError as exc:
-                with self.counts.lock:
-                    self.counts.http_errors += 1
-                message = json.dumps({"error": {"message": f"proxy: cannot reach {self.target_netloc}: {exc}"}})
+            except (OSError, http.client.HTTPException) as exc:
+                if is_completion:
+                    with self.counts.lock:
+                        self.counts.http_errors += 1
+                message = json.dumps({"error": {"message": f"proxy: no answer from {self.target_netloc}: {exc}"}})
                 _reply(handler, 502, message.encode(), close=True)
                 return
             if is_completion and response.status >= 400:
@@ -180,8 +202,14 @@ class CountingProxy:
                     except (ValueError, AttributeError):
                         self.counts.add_usage(None)
                 _reply(handler, response.status, data, response.getheaders())
+        except (OSError, http.client.HTTPException):
+            handler.close_connection = True  # cut off (the task timed out) or the client went away
         finally:
             connection.close()
+            with self.counts.lock:
+                self._upstream.discard(connection)
+                if is_completion:
+                    self.counts.in_flight -= 1
 
     def _relay_stream(self, handler, response, *, count: bool) -> None:
         handler.send_response(response.status)
@@ -400,10 +428,13 @@ def run_task(runner, job: dict, task: dict) -> dict:
     thread.start()
     thread.join(job["timeout"])
     seconds = time.perf_counter() - started
-    if thread.is_alive():
-        outcome = {"answer": "", "status": "error", "error": f"timeout: no answer after {job['timeout']:g} s"}
-    proxy.close()
     counts = proxy.counts
+    if thread.is_alive():
+        with counts.lock:
+            cut = counts.in_flight
+        note = f"; {cut} unfinished model call(s) cut off, their tokens not counted" if cut else ""
+        outcome = {"answer": "", "status": "error", "error": f"timeout: no answer after {job['timeout']:g} s{note}"}
+    proxy.close()
     with counts.lock:
         return {
             "task": task["id"],
@@ -421,10 +452,23 @@ def run_task(runner, job: dict, task: dict) -> dict:
         }
 
 
+def _exit_with_parent() -> None:
+    """Stop when the process that started us is gone (killed without cleaning up)."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(3)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
+    _exit_with_parent()
     with open(argv[1]) as f:
         job = json.load(f)
     out_path = argv[2]

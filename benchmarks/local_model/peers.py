@@ -34,6 +34,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -284,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=TASK_TIMEOUT_S, help="seconds per task")
     parser.add_argument("--out-jsonl", type=Path, help="append one JSON line per (framework, task) here")
     args = parser.parse_args(argv)
+    # A SIGTERM (e.g. from `timeout`) unwinds run_peers, which then stops the worker.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     frameworks = [n for item in args.frameworks or [] for n in item.split(",") if n]
     tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks]
     if args.limit is not None:

@@ -15,6 +15,7 @@ API tool calls is read once more before it is taken as the answer:
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 from vero.core.message import Message, ToolCall
@@ -46,7 +47,10 @@ def with_text_tool_calls(agent, reply: Message) -> Message:
     names = ", ".join(call.name for call in found.calls)
     agent.record("warning", f"tool call written as text, run as a call: {names}", recovered_from_text=True,
                  raw=reply.text)
-    return Message("assistant", found.prose or None, tool_calls=found.calls, reasoning=reply.reasoning,
+    if found.prose:  # kept as the thought, but not replayed: the conversation shows a clean tool call
+        agent.record("thought", found.prose)
+        agent.keep_partial(found.prose)
+    return Message("assistant", None, tool_calls=found.calls, reasoning=reply.reasoning,
                    usage=reply.usage, finish_reason=reply.finish_reason)
 
 
@@ -73,7 +77,32 @@ def answer_tool_calls(agent, reply: Message, messages: list, observe: Callable[[
     the text sent back (default: run the tool through ``agent.run_tool``,
     which records the ``action`` and ``observation`` steps).
     """
-    observe = observe or (lambda call: agent.run_tool(call.name, call.arguments).text)
+    observe = observe or (lambda call: _observe(agent, call))
     messages.append(Message.assistant(reply.content, reply.tool_calls))
     for call in reply.tool_calls:
         messages.append(Message.tool(observe(call), call.id, call.name))
+
+
+REPEATED_CALL_NOTE = ("\n(You made this same call before and got the same result. Use it: call a different "
+                      "tool, or give the final answer.)")
+
+
+def _observe(agent, call: ToolCall) -> str:
+    """Run the call; a call repeated with the same arguments gets a note, since small models loop."""
+    repeated = any(step.kind == "action" and step.data.get("tool") == call.name
+                   and _same_arguments(step.data.get("args"), call.arguments) for step in agent.steps_so_far())
+    text = agent.run_tool(call.name, call.arguments).text
+    return text + REPEATED_CALL_NOTE if repeated else text
+
+
+def _same_arguments(a, b) -> bool:
+    return _as_key(a) == _as_key(b)
+
+
+def _as_key(args):
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except (ValueError, RecursionError):
+            return args.strip()
+    return json.dumps(args, sort_keys=True, default=str)

@@ -7,9 +7,20 @@ fresh ``ReActAgent`` that shares this agent's tools and llm and sees the whole
 plan and the earlier results.  After every step a replanner answers either
 ``{"response": "..."}`` (done) or ``{"steps": [...]}`` (what still remains).
 
+When to replan.  By default (``replan_every_step=False``) the replanner runs
+only after a step that failed; after a completed step the next step runs, and
+once every step is done one plain-text call writes the answer from the step
+results (status ``ok``).  Small local models handle this far better than the
+classic loop, whose JSON replanner after every step tends to add pointless
+steps instead of answering; it also saves a call per step.  With
+``replan_every_step=True`` the replanner runs after every step, as in the
+classic plan-and-execute loop (LangChain's, after Wang et al.).
+
 Model calls: 1 for the plan (+1 per feedback round), then per executed step
-the ReAct calls plus 1 replanner call.  A two-step plan whose steps each finish
-in one ReAct call costs 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
+the ReAct calls, plus 1 for the answer.  A two-step plan whose steps each
+finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; each failed step adds
+a replanner call.  With ``replan_every_step=True`` every step adds a replanner
+call instead, and the answer comes from it: 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
 (``max_steps`` executed steps, ``max_replans`` plan changes, the same
 remaining plan proposed twice in a row, or no step left but no answer) one more call writes the final answer
 from the step results, and the status is ``max_turns``.  JSON re-asks come on top.
@@ -23,7 +34,7 @@ from typing import Callable
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent
 from vero.core.message import Message
-from vero.core.result import MAX_TURNS, OK, REJECTED, Outcome
+from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
 from vero.errors import VeroError
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
@@ -71,6 +82,9 @@ keep the remaining plan if it still fits, or change it when a step failed or a r
 Reply with only the JSON object."""
 
 PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{results}\n\n## Available tools\n{tools}"
+
+ANSWER_PROMPT = """Every step of the plan is done. Using the step results below, write the final answer to the task
+for the user: short and direct, with the exact values from the results. Reply with the answer only."""
 
 FINAL_PROMPT = """The plan could not be finished within its budget. Using only the step results below,
 write the best final answer to the task, and say briefly what is still unknown."""
@@ -129,8 +143,10 @@ class PlanExecuteAgent(Agent):
         max_plan_revisions: feedback rounds (default 3); a plan still not
             approved after them is ``rejected`` (it never runs unapproved).
         max_replans: how often the replanner may change the remaining plan (default 5).
+        replan_every_step: run the replanner after every step, not only after a
+            failed one (default False; see the module docstring).
 
-    Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (empty
+    Statuses: ``ok`` (answered after the last step, or the replanner answered), ``rejected``, ``failed`` (empty
     or unusable plan, or another error), ``max_turns`` (a cap ended the loop).
     Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
     ``final``, ``warning``; each step's ReAct steps are one level deeper.
@@ -150,17 +166,20 @@ class PlanExecuteAgent(Agent):
     plan_feedback = PLAN_FEEDBACK
     step_task = STEP_TASK
     replan_prompt = REPLAN_PROMPT
+    answer_prompt = ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
 
     def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True, *,
                  max_steps: int | None = None, approve: Callable | None = None,
-                 max_plan_revisions: int = 3, max_replans: int = 5, **base_options):
+                 max_plan_revisions: int = 3, max_replans: int = 5, replan_every_step: bool = False,
+                 **base_options):
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         self.max_steps = max_steps or self.max_turns
         self.approve = approve
         self.max_plan_revisions = max_plan_revisions
         self.max_replans = max_replans
+        self.replan_every_step = replan_every_step
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs) -> str | Outcome:
@@ -171,6 +190,10 @@ class PlanExecuteAgent(Agent):
         for number in self.turns(self.max_steps):
             step = next(s for s in plan.steps if s.status == "pending")
             self._execute(task, plan, step, number)
+            if step.status == "completed" and not self.replan_every_step:
+                if plan.remaining():
+                    continue
+                return self._answer(task, plan)
             decision = self._replan(task, plan)
             if isinstance(decision, str):
                 self.record("final", decision)
@@ -257,6 +280,16 @@ class PlanExecuteAgent(Agent):
         if isinstance(decision, str):
             return decision
         return self._capped(decision) if decision else plan.remaining()  # only completed steps: no change
+
+    def _answer(self, task: str, plan: Plan) -> Outcome:
+        """Every step is done: the answer from the step results, in plain text."""
+        reply = self.call_llm(self._progress(self.answer_prompt, task, plan))
+        answer = reply.text.strip()
+        if not answer or reply.truncated:
+            self.record("warning", "the answer after the last step was empty or cut off")
+            return Outcome(self.partial, NEEDS_REVIEW)  # the last step's result
+        self.record("final", answer)
+        return Outcome(answer, OK)
 
     def _final_answer(self, task: str, plan: Plan) -> str:
         answer = self.call_llm(self._progress(self.final_prompt, task, plan)).text.strip()

@@ -27,7 +27,8 @@ from vero.core.result import MAX_TURNS, Outcome
 
 TOOL_CALLING_SYSTEM_PROMPT = (
     "You are a helpful assistant. Use the tools to look up facts and to calculate; never guess a value. "
-    "When you have what you need, answer the user in plain text."
+    "After each tool result, call the next tool you need, or, when you have what you need, "
+    "answer the user in plain text."
 )
 
 

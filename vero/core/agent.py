@@ -325,6 +325,10 @@ class Agent(ABC):
         counters[counter] += 1
         return counters[counter]
 
+    def steps_so_far(self) -> list[Step]:
+        """The steps recorded in the current run (empty outside ``run``)."""
+        return list(self._run.steps) if self._run else []
+
     @property
     def partial(self) -> str:
         """The best answer so far in the current run (see ``keep_partial``)."""

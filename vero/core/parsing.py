@@ -361,18 +361,24 @@ def _calls_in_value(value, names: set) -> list[ToolCall]:
 def _as_call(item, names: set) -> ToolCall | None:
     if not isinstance(item, dict):
         return None
+    keys = _ARGUMENT_KEYS
     if isinstance(item.get("function"), dict):  # the API's own shape: {"type": "function", "function": {...}}
-        item = item["function"]
+        item, keys = item["function"], ("arguments",)  # its "parameters" would be a tool's schema
     name = next((item[k] for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
-    arguments = next((item[k] for k in _ARGUMENT_KEYS if k in item), None)
+    arguments = next((item[k] for k in keys if k in item), None)
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError):
             return None
-    if name not in names or not isinstance(arguments, dict):
+    if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
         return None
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, json.dumps(arguments, ensure_ascii=False))
+
+
+def _is_schema(arguments: dict) -> bool:
+    """A tool's JSON schema echoed from the prompt, not arguments for it."""
+    return arguments.get("type") == "object" and isinstance(arguments.get("properties"), dict)
 
 
 # -- a reply that announces an action instead of taking it -----------------------------------
