@@ -137,10 +137,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=("1.5b", "0.5b"), default="1.5b")
     parser.add_argument("--suite", choices=("tools", "code", "reflection", "all"), default="tools")
-    parser.add_argument("--agents", nargs="*", help="tools-suite agents to run (default: all)")
+    parser.add_argument("--agents", nargs="*",
+                        help="tools-suite vero agents to run (default: all; `--agents` with no names: none, "
+                             "e.g. to run only --peers)")
     parser.add_argument("--tasks", nargs="*", help="tools-suite task ids to run (default: all)")
     parser.add_argument("--limit", type=int, help="only the first N tasks of each suite")
     parser.add_argument("--peers", action="store_true", help="also run the peer frameworks on the tools suite")
+    parser.add_argument("--peer-timeout", type=float, default=300.0,
+                        help="wall-clock limit per peer task in seconds (default 300; a timeout counts as unsolved)")
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
     parser.add_argument("--base-url", help="use this running server instead of starting one")
     parser.add_argument("--model-name", default="local", help="model name sent with --base-url")
@@ -154,11 +158,14 @@ def main() -> int:
         print(f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; per-task rows: {out_path}")
         if args.suite in ("tools", "all"):
             tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks][: args.limit]
-            rows = run_tools_suite(llm, args.agents or list(TOOL_AGENTS), tasks, out)
+            rows = run_tools_suite(llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out)
             if args.peers:
                 from peers import run_peers
 
-                peer_rows = run_peers(base_url, model_name, tasks, max_tokens=args.max_tokens, max_steps=10)
+                # smolagents last: its long prompt and runaway replies make it by far the slowest
+                peer_rows = run_peers(base_url, model_name, tasks, max_tokens=args.max_tokens, max_steps=10,
+                                      frameworks=["langgraph", "pydantic-ai", "openai-agents", "smolagents"],
+                                      timeout=args.peer_timeout)
                 for row in peer_rows:
                     _emit({"suite": "tools", **row}, out)
                 rows += peer_rows
