@@ -305,3 +305,29 @@ def test_max_tokens_setting_is_validated(monkeypatch):
         reload_settings()
     monkeypatch.setenv("MAX_TOKENS", "none")
     assert reload_settings().MAX_TOKENS is None
+
+
+# -- after a tool error, the other tools are named ----------------------------------------------
+@tool
+def keeper_profile(name: str) -> dict:
+    """Look up a keeper by name."""
+    return {"error": f"no keeper named {name!r}"}
+
+
+def test_a_tool_reporting_an_error_gets_a_hint_naming_the_other_tools():
+    # seen: the model calls find_plant for a person ("I need to find X's profile") again and again
+    llm = ScriptedLLM(['Thought: look\nAction: keeper_profile\nAction Input: {"name": "Frostvine"}',
+                       "Final Answer: unknown"])
+    agent = ReActAgent("r", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    agent.run("Who?")
+    sent = llm.requests[1].messages[-1]["content"]
+    assert sent.startswith('Observation: {"error": "no keeper named \'Frostvine\'"}')
+    assert "(If keeper_profile is not the right tool for this, the others are: find_plant(name), calculate(expression).)" in sent
+    assert agent.last_result.steps_of("observation")[0].content == '{"error": "no keeper named \'Frostvine\'"}'
+
+
+def test_ordinary_output_gets_no_hint():
+    llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}', "Final Answer: 2715"])
+    agent = ReActAgent("r", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    agent.run("How many?")
+    assert "not the right tool" not in llm.requests[1].messages[-1]["content"]

@@ -110,7 +110,8 @@ def calculate(expression: str) -> str:
         value = _evaluate(ast.parse(str(expression).strip(), mode="eval").body)
     except (SyntaxError, ValueError, TypeError, ZeroDivisionError, KeyError) as exc:
         return f"error: cannot evaluate {expression!r} ({type(exc).__name__}). Use numbers, + - * / and parentheses."
-    return f"{round(value, 6):g}" if abs(value) < 1e15 else repr(value)
+    value = round(value, 6)
+    return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 TOOLS = [find_plant, greenhouse_info, keeper_profile, calculate]

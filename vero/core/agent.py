@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import Message
-from vero.core.parsing import parse_json_object, tidy_numbers
+from vero.core.parsing import parse_json_object, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.errors import VeroError
@@ -296,7 +296,15 @@ class Agent(ABC):
         outcome = self.tools.run(name, args)
         self.events.emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
-        return Observation(self.clip(tidy_numbers(outcome.output)), outcome.ok, outcome.error)
+        text = self.clip(tidy_numbers(outcome.output))
+        if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
+            text += self._other_tools_hint(name)  # (an unknown tool's error lists the tools already)
+        return Observation(text, outcome.ok, outcome.error)
+
+    def _other_tools_hint(self, name: str) -> str:
+        """After an error, the other tools by signature: small models often keep calling the wrong one."""
+        others = [f"{t.name}({', '.join(t.parameters['properties'])})" for t in self.tools if t.name != name]
+        return f"\n(If {name} is not the right tool for this, the others are: {', '.join(others)}.)" if others else ""
 
     def clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""

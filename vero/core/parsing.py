@@ -413,6 +413,16 @@ def _names_tool(text: str, name: str) -> bool:
     return bool(re.search(rf"`{name}`|\b{name}\s*\(|\b{name}\s+(?:function|tool)\b", text))
 
 
+# -- tool output that reports an error ---------------------------------------------------------
+_ERROR_TEXT = re.compile(r'^\s*(?:error\b|\{\s*"error"\s*:)', re.IGNORECASE)
+
+
+def reports_error(output: str) -> bool:
+    """True when a tool's output is an error report (``Error: ...`` or ``{"error": ...}``),
+    although the tool itself returned normally."""
+    return bool(_ERROR_TEXT.match(output or ""))
+
+
 # -- numbers ---------------------------------------------------------------------------------
 # Binary floating point turns 0.1 + 0.2 into 0.30000000000000004: a run of 0s or 9s
 # followed by a digit or three, at the 16th or 17th significant digit.
