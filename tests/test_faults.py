@@ -772,13 +772,21 @@ def model_never_accepts(kind):
 # =========================================================================== tool faults
 
 
-def run_one_tool(kind: str, tools, name: str, args, **options):
-    """One tool call then a final answer; returns (agent, llm, observation as sent, observation step)."""
+def run_one_tool(kind: str, tools, name: str, args, fails: bool = False, **options):
+    """One tool call then a final answer; returns (agent, llm, observation as sent, observation step).
+
+    When the call ``fails``, the first answer is a guess (no tool call worked): the agent
+    asks once for a fitting tool, and the model answers again, one call more.
+    """
     CALLS.clear()
-    llm = ScriptedLLM(tool_script(kind, name, args))
+    script = tool_script(kind, name, args)
+    if fails:
+        guess = script.index("done") if "done" in script else script.index(final("done"))
+        script.insert(guess + 1, script[guess])
+    llm = ScriptedLLM(script)
     agent = make_agent(kind, llm, tools, **options)
     answer = agent.run("Use the tool.")
-    expect_ok(agent, answer, "done", 2 + EXTRA_CALLS[kind], llm)
+    expect_ok(agent, answer, "done", 2 + fails + EXTRA_CALLS[kind], llm)
     sent = observation_sent(llm.requests[observation_request(kind)], kind)
     steps = all_steps(agent.last_result, "observation")
     assert len(steps) == 1
@@ -793,7 +801,7 @@ def tools_raise(kind):
         """Always fails."""
         raise RuntimeError(f"disk on fire: {reason}")
 
-    _, _, sent, step = run_one_tool(kind, [boom], "boom", {"reason": "test"})
+    _, _, sent, step = run_one_tool(kind, [boom], "boom", {"reason": "test"}, fails=True)
     assert sent == "Error: tool 'boom' raised RuntimeError: disk on fire: test", sent
     assert (step.data["ok"], step.data["error"]) == (False, "exception")
     return "ok; error observation"
@@ -836,7 +844,7 @@ def tools_hang(kind):
 
     started = time.perf_counter()
     try:
-        _, _, sent, step = run_one_tool(kind, [hang], "hang", {})
+        _, _, sent, step = run_one_tool(kind, [hang], "hang", {}, fails=True)
     finally:
         release.set()
     elapsed = time.perf_counter() - started
@@ -864,7 +872,7 @@ def tools_megabytes(kind):
 
 @fault("tools/unknown-tool", TOOL_AGENTS, "an `unknown tool` observation listing the valid tools; ok")
 def tools_unknown(kind):
-    _, _, sent, step = run_one_tool(kind, [add], "teleport", {"to": "Mars"})
+    _, _, sent, step = run_one_tool(kind, [add], "teleport", {"to": "Mars"}, fails=True)
     assert sent == "Error: unknown tool 'teleport'. Valid tools: add.", sent
     assert step.data["error"] == "unknown_tool" and CALLS == []
     return "ok; unknown tool reported"
@@ -872,7 +880,7 @@ def tools_unknown(kind):
 
 @fault("tools/missing-argument", TOOL_AGENTS, "the tool is not run; the observation names the missing argument; ok")
 def tools_missing(kind):
-    _, _, sent, step = run_one_tool(kind, [add], "add", {"a": 2})
+    _, _, sent, step = run_one_tool(kind, [add], "add", {"a": 2}, fails=True)
     assert "is missing required argument(s): b" in sent and "Expected arguments: a (integer), b (integer)" in sent
     assert step.data["error"] == "bad_arguments" and CALLS == []
     return "ok; missing argument reported"
@@ -880,7 +888,7 @@ def tools_missing(kind):
 
 @fault("tools/extra-argument", TOOL_AGENTS, "the tool is not run; the observation names the unexpected argument; ok")
 def tools_extra(kind):
-    _, _, sent, step = run_one_tool(kind, [add], "add", {"a": 2, "b": 3, "c": 4})
+    _, _, sent, step = run_one_tool(kind, [add], "add", {"a": 2, "b": 3, "c": 4}, fails=True)
     assert "got unexpected argument(s): c" in sent, sent
     assert step.data["error"] == "bad_arguments" and CALLS == []
     return "ok; extra argument reported"

@@ -276,11 +276,14 @@ def test_unknown_tool_becomes_an_observation_and_the_run_goes_on():
 
 
 def test_a_raising_tool_becomes_an_observation_and_the_run_goes_on():
-    agent, llm = make([act("explode", '{"reason": "test"}'), DONE])
+    agent, llm = make([act("explode", '{"reason": "test"}'), DONE, DONE])
     assert agent.run("task") == "5"
     observation = llm.requests[1].messages[-1]["content"]
     assert "raised ValueError: kaboom: test" in observation
     assert agent.last_result.status == OK
+    # the first answer came after only failed tool calls: asked once to try a fitting tool
+    assert "None of your tool calls has worked yet" in llm.requests[2].messages[-1]["content"]
+    assert llm.calls == 3
 
 
 def test_three_consecutive_format_errors_fail_the_run_after_exactly_three_calls():

@@ -331,3 +331,21 @@ def test_ordinary_output_gets_no_hint():
     agent = ReActAgent("r", llm, tools=[*TOOLS, keeper_profile], verbose=False)
     agent.run("How many?")
     assert "not the right tool" not in llm.requests[1].messages[-1]["content"]
+
+
+def test_an_answer_after_only_failed_calls_gets_one_nudge():
+    # seen: after find_plant failed for a person's name twice, "Idris Calloway has 10 years of service."
+    llm = ScriptedLLM([{"tool_calls": [{"name": "keeper_profile", "arguments": {"name": "X"}}]},
+                       "X has 10 years of service.",
+                       {"tool_calls": [{"name": "find_plant", "arguments": {"name": "F"}}]},
+                       "2715"])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    assert agent.run("How many?") == "2715" and llm.calls == 4
+    assert "None of your tool calls has worked yet" in llm.requests[2].messages[-1]["content"]
+
+
+def test_the_guess_nudge_comes_once_per_run():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "keeper_profile", "arguments": {"name": "X"}}]},
+                       "a guess", "still a guess"])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    assert agent.run("Who?") == "still a guess" and llm.calls == 3

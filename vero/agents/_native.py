@@ -26,6 +26,8 @@ CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, short
 ANNOUNCED_NUDGE = ("You said what you would do but did not call a tool. Call the tool now; "
                    "or, if you already know the answer, reply with only the final answer.")
 MAX_ANNOUNCED_NUDGES = 2  # per run: after that, such a reply is taken as the answer
+GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. Call the tool that "
+               "fits (check the tool descriptions and arguments), or say that you could not find the answer.")
 
 
 def tool_options(agent, **extra) -> dict:
@@ -57,11 +59,16 @@ def with_text_tool_calls(agent, reply: Message) -> Message:
 def nudge_for(agent, reply: Message) -> str | None:
     """The message to send back when a text reply is not yet an answer, else None.
 
-    A reply cut off by the output cap is never an answer.  One that announces
-    a tool call gets at most ``MAX_ANNOUNCED_NUDGES`` nudges per run.
+    A reply cut off by the output cap is never an answer.  An answer given when
+    every tool call so far failed gets one nudge per run (small models then
+    invent a value).  One that announces a tool call gets at most
+    ``MAX_ANNOUNCED_NUDGES`` nudges per run.
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
+    if agent.only_failed_tools() and agent.tally("guess") == 1:
+        agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=reply.text)
+        return GUESS_NUDGE
     if agent.tools and announces_action(reply.text, agent.tools.names()):
         if agent.tally("announced_action") <= MAX_ANNOUNCED_NUDGES:
             agent.record("warning", "the reply announced a tool call but made none; asked to act",

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vero.agents._native import answer_tool_calls, nudge_for, tool_options, with_text_tool_calls
+from vero.agents._native import GUESS_NUDGE, answer_tool_calls, nudge_for, tool_options, with_text_tool_calls
 from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError
 from vero.core.message import Message
 from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
@@ -174,6 +174,10 @@ class ReActAgent(Agent):
             return None
         self._format_errors = 0
         if step.final_answer is not None:
+            if self.only_failed_tools() and self.tally("guess") == 1:  # one nudge per run, as in native mode
+                self.record("warning", "an answer after only failed tool calls; asked to try a fitting tool")
+                messages.append(Message.user(f"Observation: {GUESS_NUDGE}"))
+                return None
             return step.final_answer
         warning = self._check_repeats([(step.action, step.action_input)])
         observation = warning or self.run_tool(step.action, step.action_input).text

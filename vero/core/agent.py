@@ -333,6 +333,11 @@ class Agent(ABC):
         counters[counter] += 1
         return counters[counter]
 
+    def only_failed_tools(self) -> bool:
+        """True when this run called tools and every call failed: an answer now would be a guess."""
+        results = [s for s in self.steps_so_far() if s.kind == "observation" and s.depth == 0]
+        return bool(results) and all(not s.data.get("ok", True) or reports_error(s.content) for s in results)
+
     def steps_so_far(self) -> list[Step]:
         """The steps recorded in the current run (empty outside ``run``)."""
         return list(self._run.steps) if self._run else []
