@@ -17,8 +17,10 @@ Suites:
 - ``reflection``: small programming tasks with stated requirements, checked by
   tests the agent never sees: plain versus BasicReflectionAgent.
 
-Columns: solved/total, model calls, prompt tokens, completion tokens, prompt
-tokens the server served from its cache, calls that hit the output cap, wall time.
+Columns: solved/total (the answer is correct, whatever the status), runs that
+ended ``ok``, model calls, prompt tokens, completion tokens, prompt tokens the
+server served from its cache, calls that hit the output cap, wall time.
+``--report FILE.jsonl ...`` prints the tables again from the per-task rows.
 """
 
 from __future__ import annotations
@@ -117,11 +119,12 @@ def summary(rows: list[dict]) -> list[dict]:
 
 def print_table(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
-    headers = ["agent", "solved", "rate", "calls", "prompt tok", "completion tok", "cached tok", "cached %",
-               "cut off", "wall s"]
+    headers = ["agent", "solved", "rate", "ended ok", "calls", "prompt tok", "completion tok", "cached tok",
+               "cached %", "cut off", "wall s"]
     table = [headers]
     for line in summary(rows):
         table.append([line["agent"], f"{line['solved']}/{line['total']}", f"{line['solved'] / line['total']:.0%}",
+                      line["statuses"].get("ok", 0),
                       line["calls"], line["prompt"], line["completion"], line["cached"],
                       f"{line['cached'] / line['prompt']:.0%}" if line["prompt"] else "-", line["cut_off"],
                       f"{line['seconds']:.0f}"])
@@ -152,7 +155,11 @@ def main() -> int:
     parser.add_argument("--base-url", help="use this running server instead of starting one")
     parser.add_argument("--model-name", default="local", help="model name sent with --base-url")
     parser.add_argument("--out", help="per-task JSONL (default: local_model-<suite>-<model>.jsonl)")
+    parser.add_argument("--report", nargs="+", metavar="JSONL",
+                        help="print the tables of earlier runs from their per-task JSONL files, and exit")
     args = parser.parse_args()
+    if args.report:
+        return report(args.report)
 
     out_path = Path(args.out or f"local_model-{args.suite}-{args.model}.jsonl")
     with _server(args) as (base_url, model_name), open(out_path, "w", encoding="utf-8") as out:
@@ -188,6 +195,15 @@ def main() -> int:
 
             rows = [_emit(row, out) for row in run_reflection_suite(llm, args.limit)]
             print_table(f"reflection suite, {model_name}", rows)
+    return 0
+
+
+def report(paths: list[str]) -> int:
+    """The tables of earlier runs, one per suite, from their JSONL files."""
+    rows = [json.loads(line) for path in paths for line in open(path, encoding="utf-8") if line.strip()]
+    for suite in dict.fromkeys(row.get("suite", "tools") for row in rows):
+        chosen = [row for row in rows if row.get("suite", "tools") == suite]
+        print_table(f"{suite} suite, {len({row['task'] for row in chosen})} tasks", chosen)
     return 0
 
 
