@@ -88,7 +88,7 @@ class Critique:
 
 
 class BasicReflectionAgent(Agent):
-    """Generator and critic in a bounded loop (seed: "Basic Reflection").
+    """Generator and critic in a bounded loop (the reflection pattern of Shinn et al., 2023, without tools).
 
     Args (beyond ``Agent``'s):
         max_turns: how many critiques at most (default 3).

@@ -236,8 +236,8 @@ class ReActAgent(Agent):
     def reflect(self, messages: list) -> None:
         """One extra call: a short reflection, appended so the next calls see it.
 
-        Only the last ``max_reflections`` notes stay in the conversation (seed
-        001 keeps two): adding one more removes the oldest note message.
+        Only the last ``max_reflections`` notes stay in the conversation (two by default,
+        so the prompt stays short): adding one more removes the oldest note message.
         """
         reply = self.call_llm([*messages, Message.user(self.reflect_prompt)], **self._options(final=True))
         if not reply.text.strip():
@@ -251,7 +251,7 @@ class ReActAgent(Agent):
             messages[:] = [m for m in messages if m is not oldest]
 
     def final_answer(self, messages: list) -> str:
-        """The turns ran out: ask for the best answer from the trajectory (seed 004), re-asking if empty."""
+        """The turns ran out: ask for the best answer from the trajectory, re-asking if empty."""
         prompt = [*messages, Message.user(self.final_answer_prompt)]
         for attempt in range(1, self.final_answer_retries + 2):
             reply = self.call_llm(prompt, **self._options(final=True))

@@ -10,7 +10,7 @@ from vero.tool.builtin import BUILTIN_TOOLS, calculator, current_time, python_ex
 from vero.tool.builtin.search import search_bocha, search_duckduckgo, search_tavily
 
 math_calculator = Tool.from_function(calculator, name="math_calculator")
-google_search = Tool.from_function(search_tavily, name="google_search")  # the original's name; backed by Tavily
+google_search = Tool.from_function(search_tavily, name="google_search")  # the original vero repository's name; backed by Tavily
 bocha_search = Tool.from_function(search_bocha, name="bocha_search")
 duckduckgo_search = Tool.from_function(search_duckduckgo, name="duckduckgo_search")
 
