@@ -1,4 +1,4 @@
-"""BasicReflectionAgent on the original article's two tasks: generate -> critique -> revise.
+"""BasicReflectionAgent on the two tasks of the original vero repository: generate -> critique -> revise.
 
 Run:  python examples/basic_reflection.py [code|water]   (default: both)
 """
