@@ -8,9 +8,11 @@ API tool calls is read once more before it is taken as the answer:
 
 - tool calls written into the text (fenced JSON, ``<tool_call>`` tags) are run
   as real calls (``with_text_tool_calls``);
-- a reply cut off by the output cap, or one that only announces a tool call
-  ("I will use the `find_plant` tool..."), gets a short nudge instead of being
-  returned (``nudge_for``).  Announcement nudges are bounded per run.
+- a reply cut off by the output cap, an answer given when every tool call so
+  far failed (``guess_nudge``, also used by the text protocol), or a reply that
+  only announces a tool call ("I will use the `find_plant` tool...") gets a
+  short nudge instead of being returned (``nudge_for``).  All but the cut-off
+  nudge are bounded per run.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import json
 from typing import Callable
 
 from vero.core.message import Message, ToolCall
-from vero.core.parsing import announces_action, tool_calls_in_text
+from vero.core.parsing import announces_action, normalized_arguments, tool_calls_in_text
 
 CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
                  "call a tool, or give the final answer in a few sentences.")
@@ -38,8 +40,9 @@ def tool_options(agent, **extra) -> dict:
 def with_text_tool_calls(agent, reply: Message) -> Message:
     """``reply``, or a copy whose tool calls written as text became real tool calls.
 
-    Only calls that name a registered tool with an arguments object count; the
-    text around them stays as the reply's content (the thought).
+    Only calls that name a registered tool with an arguments object count.  The
+    text around them is recorded as the thought but not replayed, so the
+    conversation shows a clean tool call.
     """
     if reply.tool_calls or not agent.tools:
         return reply
@@ -49,7 +52,7 @@ def with_text_tool_calls(agent, reply: Message) -> Message:
     names = ", ".join(call.name for call in found.calls)
     agent.record("warning", f"tool call written as text, run as a call: {names}", recovered_from_text=True,
                  raw=reply.text)
-    if found.prose:  # kept as the thought, but not replayed: the conversation shows a clean tool call
+    if found.prose:
         agent.record("thought", found.prose)
         agent.keep_partial(found.prose)
     return Message("assistant", None, tool_calls=found.calls, reasoning=reply.reasoning,
@@ -66,14 +69,22 @@ def nudge_for(agent, reply: Message) -> str | None:
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
-    if agent.only_failed_tools() and agent.tally("guess") == 1:
-        agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=reply.text)
-        return GUESS_NUDGE
+    guess = guess_nudge(agent, reply.text)
+    if guess is not None:
+        return guess
     if agent.tools and announces_action(reply.text, agent.tools.names()):
         if agent.tally("announced_action") <= MAX_ANNOUNCED_NUDGES:
             agent.record("warning", "the reply announced a tool call but made none; asked to act",
                          raw=reply.text)
             return ANNOUNCED_NUDGE
+    return None
+
+
+def guess_nudge(agent, answer: str) -> str | None:
+    """``GUESS_NUDGE`` once per run for an answer given when every tool call so far failed."""
+    if agent.only_failed_tools() and agent.tally("guess") == 1:
+        agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
+        return GUESS_NUDGE
     return None
 
 
@@ -103,13 +114,5 @@ def _observe(agent, call: ToolCall) -> str:
 
 
 def _same_arguments(a, b) -> bool:
-    return _as_key(a) == _as_key(b)
-
-
-def _as_key(args):
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except (ValueError, RecursionError):
-            return args.strip()
-    return json.dumps(args, sort_keys=True, default=str)
+    return json.dumps(normalized_arguments(a), sort_keys=True, default=str) == \
+        json.dumps(normalized_arguments(b), sort_keys=True, default=str)

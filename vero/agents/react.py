@@ -31,15 +31,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vero.agents._native import GUESS_NUDGE, answer_tool_calls, nudge_for, tool_options, with_text_tool_calls
+from vero.agents._native import answer_tool_calls, guess_nudge, nudge_for, tool_options, with_text_tool_calls
 from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError
 from vero.core.message import Message
 from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
     OBSERVATION_LABEL,
     ReActStep,  # noqa: F401 - re-exported: `from vero.agents.react import parse_react, ReActStep`
     final_answer_text,
+    normalized_arguments,
     parse_action_input,  # noqa: F401 - re-exported
-    parse_json_value,
     parse_react,
 )
 from vero.core.result import MAX_TURNS, Outcome
@@ -174,9 +174,9 @@ class ReActAgent(Agent):
             return None
         self._format_errors = 0
         if step.final_answer is not None:
-            if self.only_failed_tools() and self.tally("guess") == 1:  # one nudge per run, as in native mode
-                self.record("warning", "an answer after only failed tool calls; asked to try a fitting tool")
-                messages.append(Message.user(f"Observation: {GUESS_NUDGE}"))
+            nudge = guess_nudge(self, reply.text)
+            if nudge is not None:
+                messages.append(Message.user(f"Observation: {nudge}"))
                 return None
             return step.final_answer
         warning = self._check_repeats([(step.action, step.action_input)])
@@ -222,7 +222,7 @@ class ReActAgent(Agent):
 
     def _check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
         """Loop detection: a warning instead of the observation, or the end of the run."""
-        key = json.dumps([[name, _normalized(args)] for name, args in actions], sort_keys=True, default=str)
+        key = json.dumps([[name, normalized_arguments(args)] for name, args in actions], sort_keys=True, default=str)
         self._repeats = self._repeats + 1 if key == self._last_actions else 1
         self._last_actions = key
         if self._repeats > self.max_repeats:
@@ -270,11 +270,3 @@ class ReActAgent(Agent):
     def _names(self) -> str:
         return ", ".join([*self.tools.names(), "Finish"])
 
-
-def _normalized(args: Any) -> Any:
-    if isinstance(args, str) and args.strip().startswith("{"):
-        try:
-            return parse_json_value(args)
-        except ValueError:  # unusable JSON: compared as text
-            return args.strip()
-    return args.strip() if isinstance(args, str) else args

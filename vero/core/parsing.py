@@ -57,6 +57,16 @@ def parse_json_value(text: str):
         raise ValueError("the JSON is nested too deeply") from None
 
 
+def normalized_arguments(args):
+    """Tool arguments in one comparable form (JSON text read as a dict), to spot a repeated call."""
+    if isinstance(args, str) and args.strip().startswith("{"):
+        try:
+            return parse_json_value(args)
+        except ValueError:  # unusable JSON: compared as text
+            return args.strip()
+    return args.strip() if isinstance(args, str) else args
+
+
 def _nesting(text: str) -> int:
     """An upper bound on how deeply ``text`` nests brackets (linear, ignores strings)."""
     depth = deepest = 0
