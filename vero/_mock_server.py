@@ -28,9 +28,10 @@ A reply is one of:
 * ``dict`` with any of the keys ``content``, ``tool_calls`` (a list of
   ``{"name", "arguments", "id"?}``; ``arguments`` may be a dict or a raw
   string), ``reasoning_content``, ``usage``, ``finish_reason``, ``choices``
-  (used verbatim, e.g. ``[]``) or ``raw`` (the whole response sent verbatim;
-  for a streamed request a list of chunks, each a dict or a raw ``data:``
-  string).
+  (used verbatim, e.g. ``[]``) or ``raw`` (the whole response sent verbatim:
+  a dict or list, or JSON text as a str, e.g. with escapes such as
+  ``"\\ud83d"`` that a dict cannot carry; for a streamed request a list of
+  chunks, each a dict or a raw ``data:`` string).
 * ``HTTPFault(status, ...)``: an HTTP error with an OpenAI-style error body.
 * one of the ``Fault.*`` transport faults (disconnect, sleep, broken stream).
 * a callable ``fn(request_body) -> reply``, resolved when the request arrives.
@@ -662,6 +663,8 @@ class MockOpenAIServer:
                 raw = reply["raw"]
                 if stream:
                     handler.send_events(raw if isinstance(raw, list) else [raw])
+                elif isinstance(raw, (str, bytes)):  # JSON text, sent as is
+                    handler.send(200, raw, {"content-type": "application/json"})
                 else:
                     handler.send(200, raw)
                 return

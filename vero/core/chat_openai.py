@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 from typing import Any, Callable, Iterable, Iterator
 
@@ -36,6 +37,7 @@ class ChatOpenAI:
     ``total_usage`` and ``calls`` accumulate over the instance's lifetime.
     Instances with the same key, URL, timeout and retries share one SDK
     ``client`` (and its connection pool): closing it closes it for all of them.
+    A process forked from the one that built the client gets a new one.
     """
 
     def __init__(
@@ -71,8 +73,25 @@ class ChatOpenAI:
         import openai  # imported here: it takes ~0.5 s, and `import vero` should not pay it
 
         self._openai = openai
-        self.client = _openai_client(api_key or "not-needed", base_url, self.timeout, self.max_retries, client_kwargs)
+        self._client_args = (api_key or "not-needed", base_url, self.timeout, self.max_retries, client_kwargs)
+        self.client = _openai_client(*self._client_args)
         log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, base_url)
+
+    @property
+    def client(self):
+        """The SDK client, rebuilt (lazily) in a process forked after it was built.
+
+        A forked child holds a copy of the parent's connection pool: two
+        processes reading replies from one keep-alive socket swap them.
+        """
+        if self._client_pid != os.getpid():
+            self._lock = threading.Lock()  # a copy of a lock may be held by a thread that did not fork
+            self.client = _openai_client(*self._client_args)
+        return self._client
+
+    @client.setter
+    def client(self, client) -> None:
+        self._client, self._client_pid = client, os.getpid()
 
     def __repr__(self) -> str:
         return f"ChatOpenAI(model_name={self.model_name!r}, base_url={self.base_url!r})"
@@ -162,9 +181,18 @@ class ChatOpenAI:
 
 _clients: dict[tuple, Any] = {}
 _clients_lock = threading.Lock()
-# A forked process (a process pool on Linux) must not reuse the parent's
-# keep-alive connections: two processes reading one socket swap replies.
-os.register_at_fork(after_in_child=_clients.clear)
+
+
+def _forget_clients_after_fork() -> None:
+    """A forked process (a process pool on Linux) must not reuse the parent's
+    keep-alive connections: two processes reading one socket swap replies.
+    (Instances built before the fork rebuild theirs: see ``ChatOpenAI.client``.)"""
+    global _clients_lock
+    _clients.clear()
+    _clients_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_clients_after_fork)
 
 
 def _openai_client(api_key: str, base_url: str | None, timeout, max_retries: int, client_kwargs: dict):
@@ -210,6 +238,7 @@ class TextStream:
         usage = None
         finish_reason = None
         splitter = ThinkingStream()
+        held = ""  # the first half of a surrogate pair whose second half may come in the next delta
         try:
             for chunk in llm.client.chat.completions.create(**self._request):
                 usage = _as_dict(getattr(chunk, "usage", None)) or usage
@@ -222,19 +251,23 @@ class TextStream:
                     for call in getattr(delta, "tool_calls", None) or []:
                         _merge_tool_call_delta(calls, call)
                     if delta.content:
-                        content.append(delta.content)
-                        visible = splitter.feed(delta.content)
+                        text, held = _hold_first_half(held + delta.content)
+                        content.append(text)
+                        visible = splitter.feed(_valid_text(text))
                         if visible:
                             yield visible
         except llm._openai.OpenAIError as exc:
             raise llm._call_error(exc) from exc
         except Exception as exc:  # a broken stream (reset, bad chunk) raised by httpx or the decoder
-            raise LLMCallError(f"model stream failed: {type(exc).__name__}: {exc}") from exc
-        tail = splitter.flush()
+            text = _mask_secret(f"model stream failed: {type(exc).__name__}: {exc}", llm._secret)
+            raise LLMCallError(text) from exc
+        content.append(held)
+        tail = splitter.feed(_valid_text(held)) + splitter.flush()
         if tail:
             yield tail
         answer, thinking = _answer_and_thinking("".join(content), "".join(reasoning))
-        tool_calls = [ToolCall(c["id"], c["name"], c["arguments"] or "{}") for _, c in sorted(calls.items())]
+        tool_calls = [_valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}"))
+                      for _, c in sorted(calls.items())]
         self.message = Message("assistant", answer, tool_calls=tool_calls or None, reasoning=thinking,
                                usage=usage, finish_reason=finish_reason)
         llm._count(usage)
@@ -244,17 +277,117 @@ def _scrub(exc: Exception, secret: str) -> None:
     """Mask the API key wherever a server echoed it into the SDK's exception.
 
     The exception stays chained as ``__cause__``, so tracebacks (``--debug``,
-    debug logs) print it: its message, args and error body must not hold the key.
+    debug logs) print it: its message, args, other text attributes and error
+    body must not hold the key, whole or in recognisable pieces.
     """
     if not secret:
         return
-    mask = lambda value: value.replace(secret, "***") if isinstance(value, str) else value  # noqa: E731
+    mask = lambda value: _mask_secret(value, secret) if isinstance(value, str) else value  # noqa: E731
     exc.args = tuple(mask(arg) for arg in exc.args)
-    if isinstance(getattr(exc, "message", None), str):
-        exc.message = mask(exc.message)
+    for name, value in list(vars(exc).items()):  # message, code, param ...
+        if isinstance(value, str):
+            setattr(exc, name, mask(value))
     body = getattr(exc, "body", None)
-    if body is not None and secret in json.dumps(body, default=str):
-        exc.body = json.loads(json.dumps(body, default=str).replace(secret, "***"))
+    if body is not None:
+        text = json.dumps(body, default=str, ensure_ascii=False)
+        masked = mask(text)
+        if masked != text:
+            try:
+                exc.body = json.loads(masked)
+            except ValueError:  # a piece of the key held a quote or a backslash
+                exc.body = masked
+
+
+MASK = "***"
+MIN_PIECE = 8  # a bare piece of the key this long is masked ...
+MIN_MASKED_PIECE = 4  # ... and a piece this long next to a run of *** or ... (sk-proj****Z123)
+MIN_KEY_FOR_PIECES = 12  # a shorter key is masked only whole: its pieces are too common
+_MASK_RUN = re.compile(r"\*{3,}|\.{3,}|…+")
+
+
+def _mask_secret(text: str, secret: str) -> str:
+    """``text`` with the key, and pieces of it a server may echo, replaced by ``***``.
+
+    Servers echo a key whole, in part, or masked their own way
+    (``sk-canar****Z123``, ``sk-...Z123``): each shows pieces of the key.
+    """
+    if not secret:
+        return text
+    text = text.replace(secret, MASK)
+    if len(secret) < MIN_KEY_FOR_PIECES:
+        return text
+    spans = _piece_spans(text, secret) + _masked_form_spans(text, secret)
+    return _replace_spans(text, spans) if spans else text
+
+
+def _piece_spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a piece of the key of ``MIN_PIECE`` characters (longer pieces overlap)."""
+    spans = []
+    for piece in {secret[i:i + MIN_PIECE] for i in range(len(secret) - MIN_PIECE + 1)}:
+        start = text.find(piece)
+        while start >= 0:
+            spans.append((start, start + MIN_PIECE))
+            start = text.find(piece, start + 1)
+    return spans
+
+
+def _masked_form_spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """Runs of ``***`` or ``...`` with a piece of the key (4+ characters) before or after them."""
+    spans = []
+    for run in _MASK_RUN.finditer(text):
+        before = _key_piece_size(text, run.start(), secret, -1)
+        after = _key_piece_size(text, run.end(), secret, +1)
+        if max(before, after) >= MIN_MASKED_PIECE:
+            spans.append((run.start() - before, run.end() + after))
+    return spans
+
+
+def _key_piece_size(text: str, at: int, secret: str, direction: int) -> int:
+    """How many characters before (-1) or after (+1) ``at`` form a piece of the key."""
+    size, limit = 0, min(len(secret), at if direction < 0 else len(text) - at)
+    while size < limit:
+        piece = text[at - size - 1:at] if direction < 0 else text[at:at + size + 1]
+        if piece not in secret:
+            break
+        size += 1
+    return size
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each run of overlapping or touching spans replaced by one ``***``."""
+    parts, end = [], -1
+    for start, stop in sorted(spans):
+        if start > end:  # a new run
+            parts += [text[max(end, 0):start], MASK]
+        end = max(end, stop)
+    parts.append(text[max(end, 0):])
+    return "".join(parts)
+
+
+# -- text that cannot be encoded ------------------------------------------------
+# JSON can carry half of a surrogate pair ("\ud83d"), and a streamed pair can be
+# cut between two chunks.  Such text cannot be encoded as UTF-8: kept in a
+# message, it would break every later request (and any print of it).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_text(text: Any) -> Any:
+    """``text`` with surrogate pairs joined into their character and lone halves as U+FFFD."""
+    if not isinstance(text, str) or text.isascii() or not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _hold_first_half(text: str) -> tuple[str, str]:
+    """Split off a trailing first half of a surrogate pair: the next delta may complete it."""
+    if text and "\ud800" <= text[-1] <= "\udbff":
+        return text[:-1], text[-1]
+    return text, ""
+
+
+def _valid_call(call: ToolCall) -> ToolCall:
+    call.id, call.name, call.arguments = _valid_text(call.id), _valid_text(call.name), _valid_text(call.arguments)
+    return call
 
 
 # -- wire-format helpers --------------------------------------------------------
@@ -275,7 +408,7 @@ def _message_from_body(body: Any) -> Message:
         return Message(
             "assistant",
             answer,
-            tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
+            tool_calls=[_valid_call(ToolCall.from_dict(c)) for c in calls] if calls else None,
             reasoning=thinking,
             usage=normalize_usage(body.get("usage")),
             finish_reason=choices[0].get("finish_reason"),
@@ -285,9 +418,9 @@ def _message_from_body(body: Any) -> Message:
 
 
 def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tuple[str, str | None]:
-    """Split inline ``<think>`` blocks off the answer and join them with a reasoning field."""
-    answer, inline = split_thinking(content)
-    parts = [part for part in (reasoning_field, inline) if part]
+    """Split inline ``<think>`` blocks off the answer and join them with a reasoning field (both made valid text)."""
+    answer, inline = split_thinking(_valid_text(content))
+    parts = [part for part in (_valid_text(reasoning_field), inline) if part]
     return answer, "\n\n".join(parts) or None
 
 

@@ -16,29 +16,60 @@ FAILED = "failed"              # an error, unusable model output, or empty input
 STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED)
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens")
+MAX_CALL_TOKENS = 10**9  # more in one call is a broken server, not a real count
 
 
 def add_usage(total: dict, usage: dict | None) -> None:
-    """Add a call's token counts to a running total (in place)."""
+    """Add a call's token counts to a running total (in place).
+
+    The counts are checked first (``token_counts``): a bad count adds 0, so the
+    total never drops and a token budget cannot be dodged.
+    """
     if usage:
-        for key in USAGE_KEYS:
-            total[key] = total.get(key, 0) + (usage.get(key) or 0)
+        for key, count in token_counts(usage).items():
+            total[key] = total.get(key, 0) + count
 
 
 def normalize_usage(usage: dict | None) -> dict | None:
-    """A call's usage with ``cached_tokens`` at the top level.
+    """A call's usage with checked counts and ``cached_tokens`` at the top level.
 
     Servers report prompt tokens served from their prompt cache as
     ``prompt_tokens_details.cached_tokens`` (OpenAI, llama.cpp's llama-server);
-    vero keeps it beside the other counts so that runs can add it up.
+    vero keeps it beside the other counts so that runs can add it up.  Other
+    keys are kept as sent.
     """
     if not isinstance(usage, dict):
         return None
-    details = usage.get("prompt_tokens_details")
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    if isinstance(cached, int) and "cached_tokens" not in usage:
-        usage = {**usage, "cached_tokens": cached}
-    return usage
+    return {**usage, **token_counts(usage)}
+
+
+def token_counts(usage: dict) -> dict[str, int]:
+    """The counts of ``USAGE_KEYS`` as non-negative ints, whatever the server sent.
+
+    Numeric strings count (``"12"``); anything else that is not a sane number
+    (negative, bool, NaN, infinite, absurd, a list ...) counts 0.  A missing or
+    too small ``total_tokens`` is raised to prompt + completion: the token
+    budget reads the total.
+    """
+    counts = {key: _token_count(usage.get(key)) for key in USAGE_KEYS}
+    if "cached_tokens" not in usage:
+        details = usage.get("prompt_tokens_details")
+        counts["cached_tokens"] = _token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    counts["total_tokens"] = max(counts["total_tokens"], counts["prompt_tokens"] + counts["completion_tokens"])
+    return counts
+
+
+def _token_count(value: Any) -> int:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if not 0 <= value <= MAX_CALL_TOKENS:  # also false for NaN
+        return 0
+    return int(value)
 
 
 def empty_usage() -> dict:

@@ -9,23 +9,14 @@ lone ``</think>`` (servers that drop the opening tag) are handled too.
 
 from __future__ import annotations
 
-import re
-
 OPEN, CLOSE = "<think>", "</think>"
-_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
 
 def split_thinking(text: str | None) -> tuple[str, str | None]:
     """Return ``(answer, thinking)``; ``thinking`` is ``None`` when there was none."""
     if not text or "think>" not in text:
         return text or "", None
-    thoughts: list[str] = []
-
-    def keep(match: re.Match) -> str:
-        thoughts.append(match.group(1).strip())
-        return ""
-
-    answer = _BLOCK.sub(keep, text)
+    answer, thoughts = _cut_blocks(text)
     if CLOSE in answer:  # "...thinking</think>answer": the opening tag was dropped
         before, _, answer = answer.partition(CLOSE)
         thoughts.insert(0, before.replace(OPEN, "").strip())
@@ -34,6 +25,27 @@ def split_thinking(text: str | None) -> tuple[str, str | None]:
         thoughts.append(rest.strip())
     thinking = "\n\n".join(t for t in thoughts if t)
     return answer.strip(), thinking or None
+
+
+def _cut_blocks(text: str) -> tuple[str, list[str]]:
+    """Cut every ``<think>...</think>`` block out of ``text``, left to right.
+
+    One pass with ``str.find``: a regex that retries the search for ``</think>``
+    from every ``<think>`` is quadratic on a reply full of unclosed tags.  Once
+    no ``</think>`` follows an opening tag, none follows the later ones either.
+    """
+    kept: list[str] = []
+    thoughts: list[str] = []
+    start = 0
+    while (open_at := text.find(OPEN, start)) >= 0:
+        close_at = text.find(CLOSE, open_at + len(OPEN))
+        if close_at < 0:
+            break
+        kept.append(text[start:open_at])
+        thoughts.append(text[open_at + len(OPEN):close_at].strip())
+        start = close_at + len(CLOSE)
+    kept.append(text[start:])
+    return "".join(kept), thoughts
 
 
 class ThinkingStream:
@@ -56,18 +68,18 @@ class ThinkingStream:
         text = self.pending + delta
         self.pending = ""
         visible: list[str] = []
-        while text:
+        start = 0  # an index, not slices of ``text``: slicing after each tag is quadratic
+        while True:
             tag = CLOSE if self.in_think else OPEN
-            index = text.find(tag)
-            if index >= 0:
-                self._emit(text[:index], visible)
-                text = text[index + len(tag):]
-                self.in_think = not self.in_think
-                continue
-            keep = _partial_tag_suffix(text, tag)
-            self._emit(text[: len(text) - keep], visible)
-            self.pending = text[len(text) - keep:]
-            break
+            index = text.find(tag, start)
+            if index < 0:
+                break
+            self._emit(text[start:index], visible)
+            start = index + len(tag)
+            self.in_think = not self.in_think
+        keep = _partial_tag_suffix(text, tag, start)
+        self._emit(text[start:len(text) - keep], visible)
+        self.pending = text[len(text) - keep:]
         return "".join(visible)
 
     def flush(self) -> str:
@@ -83,9 +95,9 @@ class ThinkingStream:
             (self.thinking if self.in_think else visible).append(piece)
 
 
-def _partial_tag_suffix(text: str, tag: str) -> int:
-    """Length of the longest suffix of ``text`` that is a proper prefix of ``tag``."""
-    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+def _partial_tag_suffix(text: str, tag: str, start: int = 0) -> int:
+    """Length of the longest suffix of ``text[start:]`` that is a proper prefix of ``tag``."""
+    for size in range(min(len(tag) - 1, len(text) - start), 0, -1):
         if tag.startswith(text[-size:]):
             return size
     return 0
