@@ -1206,7 +1206,9 @@ class _Stop(Exception):
 
 def _trace_run(kind: str, hang: Callable):
     """(agent, task) for the trace row: a few steps, then ``hang`` (in a model call or a tool)."""
-    @tool
+    # No timeout: the tool runs on the caller's thread, where the oracle's KeyboardInterrupt
+    # stands for the user's Ctrl-C (on a worker thread it would be the tool's own error).
+    @tool(timeout=float("inf"))
     def wait_forever() -> str:
         """Waits."""
         return hang()

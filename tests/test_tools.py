@@ -357,13 +357,15 @@ def test_exception_becomes_an_observation_with_type_and_message():
     assert out == ToolOutcome("Error: tool 'boom' raised ValueError: x must be positive", False, "exception")
 
 
-def test_keyboard_interrupt_is_not_swallowed():
+def test_keyboard_interrupt_is_not_swallowed_on_the_callers_thread():
     @tool
     def interrupt() -> None:
         raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
-        ToolRegistry([interrupt]).run("interrupt", {})
+    with pytest.raises(KeyboardInterrupt):  # without a timeout it cannot be told from Ctrl-C
+        ToolRegistry([interrupt], default_timeout=None).run("interrupt", {})
+    # on a worker thread it can only be the tool's own (tests/test_faults_io.py)
+    assert ToolRegistry([interrupt]).run("interrupt", {}).error == "exception"
 
 
 def test_slow_tool_times_out_promptly():

@@ -276,7 +276,7 @@ def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
 
 
 def cmd_run(args) -> int:
-    task = sys.stdin.read() if args.task == "-" else args.task
+    task = read_task(args.task)
     tools = parse_tools(args.tools)
     llm = make_llm(args)
     agent = make_agent(args.agent, llm, tools, args)
@@ -292,6 +292,15 @@ def cmd_run(args) -> int:
     else:
         print_result(result, debug=args.debug)
     return EXIT_OK if result.status == "ok" else EXIT_FAILED
+
+
+def read_task(task: str) -> str:
+    """The task argument; ``-`` reads it from stdin (a usage error when stdin is closed)."""
+    if task != "-":
+        return task
+    if sys.stdin is None:  # `vero run - <&-`
+        raise CliError("no task to run: standard input is closed; give the task as an argument or pipe it in")
+    return sys.stdin.read()
 
 
 # --------------------------------------------------------------------------- vero chat

@@ -2,6 +2,10 @@
 
 Started by ``vero.cli``; it reuses the command's helpers for building the
 model, the agents and the printed results.
+
+The loop outlives its commands: an error in a slash command is one ❌ line,
+Ctrl-C cancels what is running, and a closed stdin (``vero chat <&-``) ends
+the chat like the end of input.
 """
 
 from __future__ import annotations
@@ -79,11 +83,11 @@ class Repl:
             print("📋 Proposed plan:")
             print(plan.render())
         try:
-            answer = input(APPROVAL_PROMPT).strip()
+            answer = read_line(APPROVAL_PROMPT).strip()
         except EOFError:
             print("\n🚫 No reply (end of input): the plan is refused.")
             return False
-        if not sys.stdin.isatty():  # the reply was not echoed: keep the transcript readable
+        if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
             print(answer)
         if answer.lower() in ("", "y", "yes"):
             print("✅ Plan approved; running it.")
@@ -123,7 +127,7 @@ class Repl:
         try:
             while True:
                 try:
-                    line = input("You: ")
+                    line = read_line("You: ")
                 except EOFError:
                     print()
                     break
@@ -140,11 +144,11 @@ class Repl:
                 interrupted = False
                 if text.lower() in EXIT_WORDS:
                     break
-                if text.startswith("/"):
-                    self.command(text)
-                    continue
                 try:
-                    self.ask(text)
+                    if text.startswith("/"):
+                        self.command(text)
+                    else:
+                        self.ask(text)
                 except KeyboardInterrupt:
                     self.end_line()
                     print("⏹ Cancelled; the conversation is unchanged. (Ctrl-C again to leave.)")
@@ -199,7 +203,12 @@ class Repl:
         if handler is None:
             print(f"Unknown command {name}. Type /help for the list.")
             return
-        handler(rest)
+        try:
+            handler(rest)
+        except Exception as exc:  # a command's own bug must not end the chat and lose the conversation
+            self.end_line()
+            detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+            print(f"❌ {name} failed: {detail[:300]}")
 
     def cmd_help(self, _rest: str) -> None:
         print(REPL_HELP.format(agents=", ".join(AGENTS)))
@@ -225,7 +234,7 @@ class Repl:
             return
         try:
             self.agent.save(path)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
             print(f"❌ cannot save to {path}: {exc}")
             return
         print(f"Saved {len(self.agent.history)} messages to {path}.")
@@ -276,9 +285,21 @@ class Repl:
         print(f"Verbose {'on' if self.verbose else 'off'}.")
 
 
+def read_line(prompt: str) -> str:
+    """``input(prompt)``; a closed stdin (``sys.stdin is None``) is the end of input."""
+    if sys.stdin is None:
+        print(prompt, end="", flush=True)
+        raise EOFError
+    return input(prompt)
+
+
+def _is_terminal(stream) -> bool:
+    return stream is not None and stream.isatty()
+
+
 def _enable_readline() -> str | None:
     """Line editing and input history, on terminals where readline exists."""
-    if not sys.stdin.isatty():
+    if not _is_terminal(sys.stdin):
         return None
     try:
         import readline

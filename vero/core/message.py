@@ -26,13 +26,19 @@ class ToolCall:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ToolCall":
-        if "function" in data:  # the OpenAI wire format
-            fn = data["function"]
-            return cls(data.get("id") or "", fn.get("name") or "", fn.get("arguments") or "{}")
-        arguments = data.get("arguments", "{}")
-        if not isinstance(arguments, str):
+        """Read the OpenAI wire format or the flat ``{"id", "name", "arguments"}`` one.
+
+        Arguments that are not text (some servers send an object) are kept as
+        their JSON text.  Fields of the wrong type raise TypeError here, so a bad
+        record or response fails at once and not later, mid-run.
+        """
+        _check_type("a tool call", data, dict)
+        fn = _check_type("a tool call's function", data["function"], dict) if "function" in data else data
+        name = _check_type("a tool call's name", fn.get("name"), str, None)
+        arguments = fn.get("arguments")
+        if arguments is not None and not isinstance(arguments, str):
             arguments = json.dumps(arguments, ensure_ascii=False)
-        return cls(data.get("id") or "", data.get("name") or "", arguments)
+        return cls(_check_type("a tool call's id", data.get("id"), str, None) or "", name or "", arguments or "{}")
 
 
 @dataclass(slots=True)
@@ -98,15 +104,20 @@ class Message:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Message":
-        calls = data.get("tool_calls")
+        """The inverse of ``to_record``.  Every field's type is checked (TypeError,
+        or ValueError for an unknown role), so that a crafted or corrupted record
+        is refused here instead of failing a later run."""
+        _check_type("a message", data, dict)
+        calls = _check_type("tool_calls", data.get("tool_calls"), list, None)
+        reasoning = _check_type("reasoning", data.get("reasoning"), str, None)
         return cls(
-            role=data["role"],
-            content=data.get("content"),
+            role=_check_type("role", data["role"], str),
+            content=_check_type("content", data.get("content"), str, None),
             tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else None,
-            tool_call_id=data.get("tool_call_id"),
-            name=data.get("name"),
-            reasoning=data.get("reasoning") or data.get("reasoning_content"),
-            usage=data.get("usage"),
+            tool_call_id=_check_type("tool_call_id", data.get("tool_call_id"), str, None),
+            name=_check_type("name", data.get("name"), str, None),
+            reasoning=reasoning or _check_type("reasoning_content", data.get("reasoning_content"), str, None),
+            usage=_check_type("usage", data.get("usage"), dict, None),
         )
 
     def to_json(self) -> str:
@@ -125,6 +136,17 @@ class Message:
     def text(self) -> str:
         """The content as a string (``""`` when the model sent none)."""
         return self.content or ""
+
+
+_TYPE_NAMES = {str: "text", list: "a list", dict: "an object", None: "null"}
+
+
+def _check_type(what: str, value: Any, *allowed: type | None) -> Any:
+    """``value`` if it is of one of the ``allowed`` types (``None`` admits None); else TypeError."""
+    if any(value is None if kind is None else isinstance(value, kind) for kind in allowed):
+        return value
+    expected = " or ".join(_TYPE_NAMES.get(kind, getattr(kind, "__name__", "?")) for kind in allowed)
+    raise TypeError(f"{what} must be {expected}, not {type(value).__name__}")
 
 
 def as_api_dict(item: "Message | dict") -> dict:

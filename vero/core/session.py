@@ -1,4 +1,9 @@
-"""Saving and loading a conversation as JSON, atomically."""
+"""Saving and loading a conversation as JSON, atomically.
+
+``load_session`` trusts nothing in the file: whatever is wrong with it (not
+JSON, nested too deeply, a field of the wrong type, an unknown version) raises
+``SessionFormatError`` and nothing else, so a caller can keep its conversation.
+"""
 
 from __future__ import annotations
 
@@ -18,9 +23,11 @@ def atomic_write(path: str, text: str) -> None:
     """Write ``text`` to ``path`` so that a crash leaves the old file intact.
 
     The text goes to a temporary file in the same folder, is flushed to disk,
-    and then renamed over ``path`` in one step.
+    and then renamed over ``path`` in one step.  A symlink is followed first,
+    so its target is replaced and the link stays a link (as with ``open``).
     """
-    folder = os.path.dirname(os.path.abspath(path))
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".vero-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
@@ -49,19 +56,40 @@ def save_session(path: str, agent_name: str, agent_class: str, history: list[Mes
 
 def load_session(path: str) -> list[Message]:
     """Read a saved session's history; raise ``SessionFormatError`` if unusable."""
-    try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
-    except (OSError, ValueError) as exc:
-        raise SessionFormatError(f"cannot read session file {path!r}: {exc}") from exc
+    data = _read_json(path)
     if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
         raise SessionFormatError(f"{path!r} is not a vero session file")
     version = data.get("version")
-    if not isinstance(version, int) or version > SESSION_VERSION:
+    if type(version) is not int or version < 1:  # type(): True is no version
+        raise SessionFormatError(f"{path!r} has an invalid session format version {version!r}")
+    if version > SESSION_VERSION:
         raise SessionFormatError(
             f"{path!r} has session format version {version!r}; this vero reads up to {SESSION_VERSION}"
         )
+    history = data.get("history")
+    if not isinstance(history, list):
+        raise SessionFormatError(f"{path!r} has no history list")
     try:
-        return [Message.from_dict(item) for item in data["history"]]
-    except (KeyError, TypeError, ValueError) as exc:
+        return [_message(number, item) for number, item in enumerate(history, 1)]
+    except (KeyError, TypeError, ValueError, RecursionError) as exc:
         raise SessionFormatError(f"{path!r} has a corrupted history: {exc}") from exc
+
+
+def _read_json(path: str):
+    try:
+        with open(path, encoding="utf-8") as file:
+            return json.load(file)
+    except RecursionError:  # json.load recurses once per level
+        raise SessionFormatError(f"cannot read session file {path!r}: it is nested too deeply") from None
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, a NUL in the path
+        raise SessionFormatError(f"cannot read session file {path!r}: {exc}") from exc
+
+
+def _message(number: int, item) -> Message:
+    """Message ``number`` of the history; the error names it."""
+    try:
+        return Message.from_dict(item)
+    except KeyError as exc:
+        raise ValueError(f"message {number} has no {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"message {number}: {exc}") from None

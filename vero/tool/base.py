@@ -157,6 +157,12 @@ def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) 
     return parameters
 
 
+def _positional_only(func: Callable) -> list[tuple[str, Any]]:
+    """(name, default) of each positional-only parameter of ``func``, in order."""
+    return [(p.name, p.default) for p in inspect.signature(func).parameters.values()
+            if p.kind is p.POSITIONAL_ONLY]
+
+
 def _is_json(value: Any) -> bool:
     try:
         json.dumps(value)
@@ -286,7 +292,10 @@ def _coerce_any_of(value: Any, options: list[dict], schema: dict) -> Any:
 
 
 def _short_repr(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested 100,000 deep; an int of over 4,300 digits
+        return f"a {type(value).__name__} too large to show"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -320,6 +329,7 @@ class Tool:
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
         self.timeout = timeout
+        self._positional = _positional_only(func)
         self._required = self.parameters["required"]
         self._accepts_extra = "additionalProperties" not in self.parameters
         # The parameter that a bare (non-JSON) string argument is given to, if any.
@@ -342,6 +352,21 @@ class Tool:
         }
 
     def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
+
+    def call(self, arguments: dict) -> Any:
+        """Call the function with validated ``arguments`` (a dict by name).
+
+        Positional-only parameters are passed positionally, in order; one the
+        model left out gets its default (``validate`` made sure it has one).
+        """
+        if not self._positional:
+            return self.func(**arguments)
+        kwargs, args = dict(arguments), []
+        for name, default in self._positional:
+            if name not in kwargs and default is inspect.Parameter.empty:
+                raise TypeError(f"{self.name}() missing required argument: {name!r}")
+            args.append(kwargs.pop(name, default))
         return self.func(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -404,7 +429,13 @@ def tool(
     description: str | None = None,
     timeout: float | None = None,
 ):
-    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``."""
+    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``.
+
+    Every named parameter is in the schema and is filled by name from the
+    model's arguments; positional-only ones (``def add(a, b, /)``) are passed
+    positionally, in order.  ``*args`` is not in the schema and always gets
+    nothing; ``**kwargs`` receives any argument the schema does not name.
+    """
     if func is None:
         return lambda f: Tool(f, name=name, description=description, timeout=timeout)
     return Tool(func, name=name, description=description, timeout=timeout)

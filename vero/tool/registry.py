@@ -1,18 +1,43 @@
 """ToolRegistry: the tools an agent may call, and the one place they are run.
 
-``run(name, args)`` never raises: an unknown tool, bad arguments, an exception
-or a timeout all become an observation string the model can read and react
-to.  Output is never truncated here; the agent decides what fits a prompt.
+``run(name, args)`` never raises (but for the Ctrl-C case below): an unknown
+tool, bad arguments, an exception or a timeout all become an observation
+string the model can read and react to.  Output is never truncated here;
+the agent decides what fits a prompt.
+
+How a tool with a timeout runs (the default: 30 s):
+
+- on a daemon worker thread, reused from a small pool; at most
+  ``MAX_IDLE_WORKERS`` idle threads are kept, any others exit after their call;
+- its result is turned into text on that thread too, under the timeout (a slow
+  ``__str__`` counts against it; a generator is consumed into a list of at most
+  ``MAX_GENERATED_ITEMS`` items);
+- a call that times out gets its observation at once, but **its thread cannot
+  be killed: the tool runs on, and its side effects (a file written, a request
+  sent) can still happen after the "timed out" observation**.  Give a tool with
+  side effects its own deadline (as ``python_exec`` kills its subprocess).
+  The same holds when the user's Ctrl-C stops the wait;
+- while ``MAX_STUCK_WORKERS`` timed-out calls are still running (in the whole
+  process), every new call is refused at once with a ``busy`` observation
+  ("still running"), so hung tools cannot pile up threads without limit;
+- a ``KeyboardInterrupt`` raised on a worker thread can only be the tool's own
+  (signals go to the main thread), so it is an ``exception`` observation.
+
+A tool without a limit (``timeout=math.inf``, or ``default_timeout=None``)
+runs on the caller's thread: no thread, no timeout, and a KeyboardInterrupt
+propagates, since there it cannot be told from the user's Ctrl-C.
 """
 
 from __future__ import annotations
 
 import _thread
 import contextvars
+import itertools
 import os
 import json
 import logging
 import math
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
@@ -21,13 +46,18 @@ from vero.tool.base import Tool, ToolArgumentError, tool
 
 logger = logging.getLogger(__name__)
 
+MAX_IDLE_WORKERS = 8  # idle threads kept for the next calls
+MAX_STUCK_WORKERS = 32  # timed-out calls still running before new calls are refused
+MAX_GENERATED_ITEMS = 10_000  # items taken from a generator a tool returned
+
 
 @dataclass(slots=True)
 class ToolOutcome:
     """What running a tool produced.
 
     ``error`` is a short kind when ``ok`` is False:
-    ``"unknown_tool" | "bad_arguments" | "exception" | "timeout"``.
+    ``"unknown_tool" | "bad_arguments" | "exception" | "timeout" | "busy"``
+    (``busy``: not run, too many timed-out calls are still running).
     """
 
     output: str
@@ -42,63 +72,103 @@ class _TimedOut(Exception):
     pass
 
 
-class _Worker:
-    """A daemon thread that runs one tool call at a time, then waits to be reused."""
+class _Busy(Exception):
+    pass
 
+
+class _Job:
+    """One call handed to a worker, and whether its caller stopped waiting for it."""
+
+    def __init__(self, call: Callable[[], Any]) -> None:
+        self.call = call
+        self.context = contextvars.copy_context()  # as if called directly
+        self.done = _thread.allocate_lock()
+        self.done.acquire()
+        self.result: tuple[bool, Any] | None = None  # (True, value) or (False, exception)
+        self.abandoned = False  # set under _Worker.lock
+
+    def run(self) -> None:
+        try:
+            self.result = (True, self.context.run(self.call))
+        except BaseException as exc:  # handed to the caller's thread
+            self.result = (False, exc)
+        self.done.release()
+
+
+class _Worker:
+    """A daemon thread that runs one job at a time, then waits to be reused or exits."""
+
+    lock = _thread.allocate_lock()  # guards ``idle``, ``stuck`` and every job's ``abandoned``
     idle: list["_Worker"] = []
-    idle_lock = _thread.allocate_lock()
+    stuck = 0  # abandoned jobs still running
 
     def __init__(self) -> None:
         self.wake = _thread.allocate_lock()
         self.wake.acquire()
-        self.job: tuple | None = None
+        self.job: _Job | None = None
         _thread.start_new_thread(self._loop, ())
 
     @classmethod
     def take(cls) -> "_Worker":
-        with cls.idle_lock:
-            return cls.idle.pop() if cls.idle else cls()
+        """An idle worker or a new one; ``_Busy`` while too many jobs are stuck."""
+        with cls.lock:
+            if cls.stuck >= MAX_STUCK_WORKERS:
+                raise _Busy
+            if cls.idle:
+                return cls.idle.pop()
+        return cls()
 
     def _loop(self) -> None:
         while True:
             self.wake.acquire()
-            func, kwargs, box, done, context = self.job
-            self.job = None
-            try:
-                box.append((True, context.run(func, **kwargs)))
-            except BaseException as exc:  # re-raised in the caller's thread
-                box.append((False, exc))
-            done.release()
-            with self.idle_lock:
-                self.idle.append(self)
+            job, self.job = self.job, None
+            job.run()
+            with _Worker.lock:
+                if job.abandoned:
+                    _Worker.stuck -= 1
+                if len(_Worker.idle) >= MAX_IDLE_WORKERS:
+                    return  # enough threads wait already: this one ends
+                _Worker.idle.append(self)
 
 
 def _forget_workers_after_fork() -> None:
     # A forked child has none of the parent's worker threads, only their objects.
     _Worker.idle = []
-    _Worker.idle_lock = _thread.allocate_lock()
+    _Worker.stuck = 0
+    _Worker.lock = _thread.allocate_lock()
 
 
 os.register_at_fork(after_in_child=_forget_workers_after_fork)
 
 
-def _call_with_timeout(func: Callable, kwargs: dict, timeout: float) -> Any:
-    """Call ``func`` on a daemon worker thread and wait at most ``timeout`` seconds.
+def _abandon(job: _Job) -> bool:
+    """Stop waiting for ``job``: True if it is still running (now counted as stuck)."""
+    with _Worker.lock:
+        if job.result is not None:  # it finished meanwhile (the worker sets it before it locks)
+            return False
+        job.abandoned = True
+        _Worker.stuck += 1
+        return True
+
+
+def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
+    """Run ``call()`` on a worker thread and wait at most ``timeout`` seconds.
 
     Idle workers are reused (starting a thread costs ~0.1-1 ms, and this runs
-    on every tool call); a new one starts only when none is idle.  A tool that
-    times out keeps its worker busy until it returns, so hung tools can neither
-    exhaust a fixed pool nor keep the interpreter from exiting (daemon threads).
+    on every tool call).  Raises ``_TimedOut`` or ``_Busy``; an exception of
+    ``call`` is re-raised here.
     """
-    box: list = []
-    done = _thread.allocate_lock()
-    done.acquire()
     worker = _Worker.take()
-    worker.job = (func, kwargs, box, done, contextvars.copy_context())  # as if called directly
+    job = worker.job = _Job(call)
     worker.wake.release()
-    if not done.acquire(timeout=timeout):
+    try:
+        finished = job.done.acquire(timeout=max(0.0, min(timeout, _thread.TIMEOUT_MAX)))
+    except BaseException:  # the user's Ctrl-C while waiting: the tool runs on, unwatched
+        _abandon(job)
+        raise
+    if not finished and _abandon(job):
         raise _TimedOut
-    ok, value = box[0]
+    ok, value = job.result
     if not ok:
         raise value
     return value
@@ -114,7 +184,42 @@ def to_text(result: Any) -> str:
         return bytes(result).decode("utf-8", errors="replace")
     if isinstance(result, (dict, list)):
         return json.dumps(result, ensure_ascii=False, default=str)
+    if isinstance(result, types.GeneratorType):
+        return _generated_text(result)
     return str(result)
+
+
+def _generated_text(generator: types.GeneratorType) -> str:
+    """A generator's items as a JSON list; it is stopped after ``MAX_GENERATED_ITEMS``."""
+    try:
+        items = list(itertools.islice(generator, MAX_GENERATED_ITEMS + 1))
+    finally:
+        generator.close()
+    text = to_text(items[:MAX_GENERATED_ITEMS])
+    if len(items) > MAX_GENERATED_ITEMS:
+        text += f"\n...[the generator was stopped after {MAX_GENERATED_ITEMS:,} items]"
+    return text
+
+
+def _observe(found: Tool, kwargs: dict, on_worker: bool) -> ToolOutcome:
+    """Call the tool and turn what it returned or raised into its outcome.
+
+    On a worker thread a KeyboardInterrupt is the tool's own (signals go to the
+    main thread); on the caller's thread it may be the user's Ctrl-C: it propagates.
+    """
+    try:
+        return ToolOutcome(to_text(found.call(kwargs)), True)
+    except KeyboardInterrupt as exc:
+        if not on_worker:
+            raise
+        return _raised(found.name, exc)
+    except BaseException as exc:  # SystemExit too: a tool must not end the program
+        return _raised(found.name, exc)
+
+
+def _raised(name: str, exc: BaseException) -> ToolOutcome:
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, "exception")
 
 
 def _parse_arguments(tool: Tool, args: Any) -> dict:
@@ -234,17 +339,15 @@ class ToolRegistry:
         timeout = found.timeout if found.timeout is not None else self.default_timeout
         try:
             if timeout is None or math.isinf(timeout):
-                result = found.func(**kwargs)
-            else:
-                result = _call_with_timeout(found.func, kwargs, timeout)
-            return ToolOutcome(to_text(result), True)
+                return _observe(found, kwargs, on_worker=False)
+            return _call_with_timeout(lambda: _observe(found, kwargs, on_worker=True), timeout)
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, "timeout")
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:
-            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, "exception")
+        except _Busy:
+            return ToolOutcome(f"Error: tool {name!r} was not run: {MAX_STUCK_WORKERS} earlier tool calls timed "
+                               "out and are still running; try again later.", False, "busy")
+        except Exception as exc:  # only when even formatting the tool's error failed
+            return ToolOutcome(f"Error: tool {name!r} raised {type(exc).__name__}", False, "exception")
 
 
 def _describe_line(t: Tool) -> str:

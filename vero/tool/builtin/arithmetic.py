@@ -5,6 +5,8 @@ Only numbers, arithmetic operators, a few constants and whitelisted functions
 are accepted; everything else is refused with a ValueError that says what was
 not allowed.  Operations that could run for minutes or exhaust memory
 (``9**9**9``, ``factorial(10**6)``) are refused before they are computed.
+Results are real numbers: a power whose result would be complex,
+``(-8) ** (1/3)``, is an error that says so, not ``(1+1.73j)``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,11 @@ def _power(base, exponent):
         # digits(base ** exponent) ~= exponent * log10(|base|), and log10(|base|) >= 0.3,
         # so a huge exponent is refused before it is multiplied (which could overflow).
         _check_size(math.inf if exponent > 4 * MAX_DIGITS else exponent * math.log10(abs(base)))
-    return operator.pow(base, exponent)
+    result = operator.pow(base, exponent)
+    if isinstance(result, complex):  # a negative base to a fractional power
+        raise ValueError(f"{base!r} to the power {exponent!r} is not a real number "
+                         "(for the real cube root of -8, write -(8 ** (1/3)))")
+    return result
 
 
 def _multiply(a, b):
