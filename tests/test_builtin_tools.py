@@ -179,29 +179,41 @@ def test_python_exec_times_out(tools):
     assert out.endswith("timed out after 1 s")
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie is dead
-    except FileNotFoundError:
-        return False
+def _alive_with(marker: str) -> list[int]:
+    """Host pids of live processes whose command line contains ``marker``.
+
+    The code runs in its own pid namespace, so a pid it prints means nothing
+    out here; a unique marker in the command line finds the process anyway.
+    """
+    pids = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().split(")")[-1].split()[0]
+        except (FileNotFoundError, ProcessLookupError, NotADirectoryError, PermissionError):
+            continue
+        if marker.encode() in cmdline and state != "Z":  # a zombie is dead
+            pids.append(int(entry))
+    return pids
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc to check the grandchild")
 def test_python_exec_timeout_kills_children_too(tools):
+    marker = f"vero-grandchild-{os.getpid()}-{time.monotonic_ns()}"
     code = (
         "import subprocess, sys, time\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
         "print(child.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
     out = run_code(tools, code, timeout=1)
     assert "timed out after 1 s" in out
-    pid = int(out.splitlines()[1])
     deadline = time.monotonic() + 2
-    while _pid_alive(pid) and time.monotonic() < deadline:
+    while _alive_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _pid_alive(pid)
+    assert not _alive_with(marker)
 
 
 def test_python_exec_truncates_long_output_with_a_marker(tools):

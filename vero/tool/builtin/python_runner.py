@@ -1,24 +1,59 @@
-"""Run model-written Python in a separate, isolated interpreter.
+"""Run model-written Python in a sandbox: ``python_exec`` and ``run_python``.
 
-This is isolation, not a security sandbox: the code runs as the current user.
-What it does guarantee is that the code cannot read the parent's secrets
-from the environment (it gets a scrubbed one), starts in an empty temporary
-directory, cannot outlive its timeout (the whole process group, children
-included, is killed) and cannot flood memory with output (only the first and
-last part of each stream is kept).
+On Linux each call runs the code in new user, pid, mount, network and IPC
+namespaces, built by ``_sandbox.py`` with ``unshare(2)`` (through ctypes; no
+extra binary or package).  What the code gets:
+
+* its own file system: the Python installation and the system folders
+  (/usr, /etc, /bin, /lib...) read-only, an empty ``/tmp`` (a tmpfs of
+  ``disk_mb``) with its working directory in it, a minimal /dev.  The parent's
+  working directory, home folder, ``.env`` files and everything else on disk
+  are not there;
+* a fresh /proc that shows only its own processes: the parent's environment,
+  memory and working directory cannot be reached (there is no pid to name);
+* no network at all (a network namespace whose loopback is down);
+* no privileges: uid 65534 (nobody) when vero runs as root, otherwise vero's
+  own uid without any capability; setuid binaries cannot raise them;
+* rlimits per process: address space ``memory_mb``, CPU time ``cpu_seconds``,
+  file size ``file_mb``, and ``max_processes`` processes/threads in total;
+* a scrubbed environment (a few harmless variables, no secrets) and the
+  wall-clock ``timeout``: when the program ends or times out, every process
+  it started is killed with it (the pid namespace dies), however detached.
+
+Configure a tool with ``make_python_exec(memory_mb=..., cpu_seconds=...,
+file_mb=..., disk_mb=..., max_processes=...)``; ``python_exec`` is the default.
+
+Not guaranteed: world-readable files in the folders it shows stay readable
+(/etc/environment, say); the kernel's own information in /proc and CPU side
+channels; memory in total (the limit is per process, so up to
+``max_processes`` times ``memory_mb``, plus ``disk_mb`` of /tmp).
+
+Where the sandbox cannot be built (not Linux; user namespaces disabled by
+``user.max_user_namespaces=0``, restricted for normal users by
+``kernel.apparmor_restrict_unprivileged_userns=1``, or blocked by a
+container's seccomp profile), ``python_exec`` does not run the code: it
+returns an ``Error: ...`` text that says why.  To run the code anyway with
+only the weak isolation of old (scrubbed environment, temporary directory,
+process group killed at the end; no limits, full file and network access as
+your user), opt out explicitly: ``make_python_exec(sandbox=False)`` in code,
+or ``VERO_PYTHON_SANDBOX=off`` in the environment (the CLI's way; an explicit
+``sandbox=`` argument wins).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import selectors
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
+from pathlib import Path
 
-from vero.tool.base import tool
+from vero.tool.base import Tool
 
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 60.0
@@ -26,31 +61,41 @@ OUTPUT_LIMIT = 10_000  # characters kept per stream
 # The only variables passed on: enough for Python and locales to work.
 SAFE_ENV_VARS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT", "TMPDIR", "TEMP", "TMP")
 
+# Sandbox limits (per call; memory, CPU and file size are per process).
+DEFAULT_MEMORY_MB = 1024  # address space: virtual memory, so a little more than what is used
+DEFAULT_CPU_SECONDS = 60
+DEFAULT_FILE_MB = 64  # the largest file the code may write
+DEFAULT_DISK_MB = 128  # its /tmp (held in memory): all files together
+DEFAULT_MAX_PROCESSES = 64  # processes and threads together
+
+SANDBOX_ENV = "VERO_PYTHON_SANDBOX"  # "off" opts out of the sandbox
+BOOTSTRAP = Path(__file__).with_name("_sandbox.py")
+SETUP_FAILED, SANDBOX_MARK = 125, "vero-sandbox:"  # as in _sandbox.py
+KILL_GRACE = 0.5  # seconds to drain the pipes after a kill or an exit
+_POLL = 0.05  # how often the output loop checks whether the process has exited
+
 
 def scrubbed_env() -> dict[str, str]:
     """The child's environment: a few harmless basics, none of the parent's secrets."""
     return {name: os.environ[name] for name in SAFE_ENV_VARS if name in os.environ}
 
 
-class _StreamReader(threading.Thread):
-    """Drain a pipe, keeping only the first and last ``limit // 2`` characters.
+# --------------------------------------------------------------------------- output
 
-    Reading on a thread means a chatty child never blocks on a full pipe, and
-    keeping only both ends bounds memory whatever the child prints.
+
+class _HeadTail:
+    """Decode a byte stream, keeping only the first and last ``limit // 2`` characters.
+
+    Keeping only both ends bounds memory whatever the child prints.
     """
 
-    def __init__(self, stream, limit: int):
-        super().__init__(daemon=True)
-        self.stream, self.half = stream, limit // 2
+    def __init__(self, limit: int):
+        self.half = limit // 2
         self.head, self.tail, self.total = "", "", 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
-    def run(self) -> None:
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        for chunk in iter(lambda: self.stream.read1(65536), b""):
-            self._add(decoder.decode(chunk))
-        self._add(decoder.decode(b"", final=True))
-
-    def _add(self, text: str) -> None:
+    def feed(self, chunk: bytes, final: bool = False) -> None:
+        text = self._decoder.decode(chunk, final=final)
         self.total += len(text)
         if len(self.head) < self.half:
             room = self.half - len(self.head)
@@ -59,6 +104,7 @@ class _StreamReader(threading.Thread):
             self.tail = (self.tail + text)[-self.half:]
 
     def text(self) -> str:
+        self.feed(b"", final=True)
         cut = self.total - len(self.head) - len(self.tail)
         if cut <= 0:
             return self.head + self.tail
@@ -66,7 +112,7 @@ class _StreamReader(threading.Thread):
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """Kill the child's whole process group (its own children included)."""
+    """Kill the child's whole process group (in the sandbox: init too, so the whole namespace)."""
     try:
         if hasattr(os, "killpg"):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -76,12 +122,160 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass  # already gone
 
 
-def run_python(code: str, timeout: float = DEFAULT_TIMEOUT, output_limit: int = OUTPUT_LIMIT) -> str:
-    """Run ``code`` with ``sys.executable -I`` and report stdout, stderr and the exit status."""
+def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
+    """Feed stdin, drain stdout and stderr, kill at the deadline: (stdout, stderr, timed_out).
+
+    No reader threads, so none can leak: select() on the pipes, and once the
+    process has exited or been killed the pipes get ``KILL_GRACE`` seconds to
+    reach EOF and are then closed, even if something still holds them open.
+    """
+    if os.name == "nt":  # select() does not work on pipes there
+        return _communicate_with_threads(proc, data, timeout, limit)
+    outputs = {proc.stdout: _HeadTail(limit), proc.stderr: _HeadTail(limit)}
+    deadline, timed_out, ended = time.monotonic() + timeout, False, False
+    os.set_blocking(proc.stdin.fileno(), False)
+    with selectors.DefaultSelector() as selector:
+        for stream in outputs:
+            selector.register(stream, selectors.EVENT_READ)
+        selector.register(proc.stdin, selectors.EVENT_WRITE)
+        while any(stream in selector.get_map() for stream in outputs):
+            if not ended and proc.poll() is not None:  # exited, but something holds the pipes
+                ended, deadline = True, time.monotonic() + KILL_GRACE
+            if time.monotonic() >= deadline:
+                if ended:
+                    break
+                timed_out, ended, deadline = True, True, time.monotonic() + KILL_GRACE
+                _kill_group(proc)
+            for key, _ in selector.select(max(0.0, min(_POLL, deadline - time.monotonic()))):
+                if key.fileobj is proc.stdin:
+                    data = _write_some(proc.stdin, data, selector)
+                elif chunk := os.read(key.fd, 65536):
+                    outputs[key.fileobj].feed(chunk)
+                else:
+                    selector.unregister(key.fileobj)
+    if not ended:  # it closed both pipes: wait for its exit until the deadline
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        stream.close()
+    return outputs[proc.stdout].text(), outputs[proc.stderr].text(), timed_out
+
+
+def _write_some(stdin, data: bytes, selector) -> bytes:
+    """Write what the pipe takes now; close stdin (EOF for the code) once all is written."""
+    try:
+        data = data[os.write(stdin.fileno(), data[:65536]):]
+    except BlockingIOError:
+        return data
+    except BrokenPipeError:
+        data = b""  # the interpreter died early; its stderr says why
+    if not data:
+        selector.unregister(stdin)
+        stdin.close()
+    return data
+
+
+def _communicate_with_threads(proc, data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
+    """Windows (never sandboxed): reader threads, as select() cannot wait on pipes."""
+    outputs = [_HeadTail(limit), _HeadTail(limit)]
+
+    def drain(stream, output):
+        for chunk in iter(lambda: stream.read1(65536), b""):
+            output.feed(chunk)
+
+    readers = [threading.Thread(target=drain, args=pair, daemon=True)
+               for pair in zip((proc.stdout, proc.stderr), outputs)]
+    for reader in readers:
+        reader.start()
+    try:
+        proc.stdin.write(data)
+        proc.stdin.close()
+    except OSError:
+        pass  # the interpreter died early; its stderr says why
+    try:
+        proc.wait(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    _kill_group(proc)
+    for reader in readers:
+        reader.join(timeout=KILL_GRACE)  # a grandchild that left the group may hold the pipe
+    return outputs[0].text(), outputs[1].text(), timed_out
+
+
+# --------------------------------------------------------------------------- running
+
+
+def sandbox_enabled(sandbox: bool | None = None) -> bool:
+    """``sandbox`` if given, else on unless ``VERO_PYTHON_SANDBOX=off`` (or 0/false/no)."""
+    if sandbox is not None:
+        return sandbox
+    return os.environ.get(SANDBOX_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+def _refusal(reason: str) -> str:
+    return (f"Error: python_exec refused to run the code: {reason}. Its sandbox needs Linux with user "
+            "namespaces (unshare of user, pid, mount and network namespaces), which may be disabled "
+            "(sysctl user.max_user_namespaces, kernel.apparmor_restrict_unprivileged_userns) or blocked "
+            "in a container. To run code without the sandbox (no limits, full file and network access), "
+            f"set {SANDBOX_ENV}=off or use make_python_exec(sandbox=False).")
+
+
+def _sandbox_command(workdir: str, limits: dict) -> list[str]:
+    """``python -I -S _sandbox.py WORKDIR LIMITS... HIDE...``: the bootstrap, which then runs stdin's code."""
+    try:  # hidden if they lie inside a folder the sandbox shows (e.g. the cwd /usr/src/app)
+        hide = [os.getcwd(), os.path.expanduser("~")]
+    except OSError:  # the cwd was deleted
+        hide = [os.path.expanduser("~")]
+    return [sys.executable, "-I", "-S", str(BOOTSTRAP), workdir, *map(str, limits.values()), *hide]
+
+
+def _status(returncode: int, timed_out: bool, timeout: float, limits: dict | None) -> str:
+    """``exit status: N``, with the reason when a signal (a limit, typically) killed it."""
+    if timed_out:
+        return f"timed out after {timeout:g} s"
+    status = f"exit status: {returncode}"
+    if returncode >= 0:
+        return status
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    if limits and -returncode == getattr(signal, "SIGXCPU", None):
+        return f"{status} (killed by {name}: CPU time limit of {limits['cpu_seconds']} s)"
+    return f"{status} (killed by {name})"
+
+
+def run_python(
+    code: str,
+    timeout: float = DEFAULT_TIMEOUT,
+    output_limit: int = OUTPUT_LIMIT,
+    *,
+    sandbox: bool | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    cpu_seconds: int = DEFAULT_CPU_SECONDS,
+    file_mb: int = DEFAULT_FILE_MB,
+    disk_mb: int = DEFAULT_DISK_MB,
+    max_processes: int = DEFAULT_MAX_PROCESSES,
+) -> str:
+    """Run ``code`` in a fresh interpreter and report stdout, stderr and the exit status.
+
+    Sandboxed (see the module docstring) unless ``sandbox=False`` or
+    ``VERO_PYTHON_SANDBOX=off``; where the sandbox is impossible the result is
+    an ``Error: ...`` text saying why, and the code does not run.
+    """
     timeout = max(0.1, min(float(timeout), MAX_TIMEOUT))
+    sandboxed = sandbox_enabled(sandbox)
+    if sandboxed and not sys.platform.startswith("linux"):
+        return _refusal(f"the sandbox works only on Linux, not on {sys.platform}")
+    limits = dict(memory_mb=int(memory_mb), cpu_seconds=int(cpu_seconds), file_mb=int(file_mb),
+                  disk_mb=int(disk_mb), max_processes=int(max_processes))  # _sandbox.LIMITS' order
     with tempfile.TemporaryDirectory(prefix="vero-python-") as workdir:
+        command = _sandbox_command(workdir, limits) if sandboxed else [sys.executable, "-I", "-X", "utf8", "-"]
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-X", "utf8", "-"],  # the code arrives on stdin: nothing in the cwd
+            command,  # the code arrives on stdin: nothing in the working directory
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -89,26 +283,15 @@ def run_python(code: str, timeout: float = DEFAULT_TIMEOUT, output_limit: int = 
             env=scrubbed_env(),
             start_new_session=True,  # its own process group, so killpg reaches its children
         )
-        readers = [_StreamReader(proc.stdout, output_limit), _StreamReader(proc.stderr, output_limit)]
-        for reader in readers:
-            reader.start()
         try:
-            try:
-                proc.stdin.write(code.encode("utf-8", errors="replace"))
-                proc.stdin.close()
-            except BrokenPipeError:
-                pass  # the interpreter died early; its stderr says why
-            proc.wait(timeout=timeout)
-            status = f"exit status: {proc.returncode}"
-        except subprocess.TimeoutExpired:
-            status = f"timed out after {timeout:g} s"
+            stdout, stderr, timed_out = _communicate(proc, code.encode("utf-8", errors="replace"),
+                                                     timeout, output_limit)
         finally:
             _kill_group(proc)  # on success too: nothing it started may outlive the call
             proc.wait()
-        for reader in readers:
-            reader.join(timeout=2)  # a grandchild that left the group may hold the pipe
-        stdout, stderr = (reader.text() for reader in readers)
-    return _report(stdout, stderr, status)
+    if sandboxed and proc.returncode == SETUP_FAILED and stderr.startswith(SANDBOX_MARK):
+        return _refusal(f"the sandbox could not be set up ({stderr.strip()})")
+    return _report(stdout, stderr, _status(proc.returncode, timed_out, timeout, limits if sandboxed else None))
 
 
 def _report(stdout: str, stderr: str, status: str) -> str:
@@ -117,15 +300,46 @@ def _report(stdout: str, stderr: str, status: str) -> str:
     return "\n".join(parts or ["(no output)"]) + f"\n{status}"
 
 
-@tool(timeout=MAX_TIMEOUT + 15)  # larger than any subprocess timeout, so that limit fires first
-def python_exec(code: str, timeout: float = DEFAULT_TIMEOUT) -> str:
-    """Run Python code in a fresh interpreter and return its stdout, stderr and exit status.
+# --------------------------------------------------------------------------- the tool
+
+_DOC = """Run Python code in a fresh interpreter and return its stdout, stderr and exit status.
 
     Print what you want to see. Each call starts from scratch in an empty
-    temporary directory; no API keys or other secrets are available.
+    temporary directory; no API keys or other secrets are available.{limits}
 
     Args:
         code: the complete Python program to run.
         timeout: seconds before the program (and anything it started) is killed; at most 60.
     """
-    return run_python(code, timeout)
+
+_LIMITS_DOC = (" There is no network access; the program may use up to {memory_mb} MB of memory and "
+               "{cpu_seconds} s of CPU per process, files up to {file_mb} MB, {disk_mb} MB in all.")
+
+
+def make_python_exec(
+    *,
+    sandbox: bool | None = None,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    cpu_seconds: int = DEFAULT_CPU_SECONDS,
+    file_mb: int = DEFAULT_FILE_MB,
+    disk_mb: int = DEFAULT_DISK_MB,
+    max_processes: int = DEFAULT_MAX_PROCESSES,
+    name: str = "python_exec",
+) -> Tool:
+    """A ``python_exec`` tool with its own limits (or ``sandbox=False`` to opt out, see above).
+
+    ``sandbox=None`` (the default) follows ``VERO_PYTHON_SANDBOX`` at call time.
+    """
+    options = dict(sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, file_mb=file_mb,
+                   disk_mb=disk_mb, max_processes=max_processes)
+
+    def python_exec(code: str, timeout: float = DEFAULT_TIMEOUT) -> str:
+        return run_python(code, timeout, **options)
+
+    limits = _LIMITS_DOC.format(**options) if sandbox_enabled(sandbox) else ""  # as configured right now
+    python_exec.__doc__ = _DOC.format(limits=limits)
+    # The registry's timeout is larger than any subprocess timeout, so that limit fires first.
+    return Tool(python_exec, name=name, timeout=MAX_TIMEOUT + 15)
+
+
+python_exec = make_python_exec()

@@ -1,0 +1,577 @@
+"""python_exec's sandbox: every escape an adversarial probe found, as a fault-matrix row.
+
+Each row runs hostile code through the tool directly (agent kind ``direct``)
+and checks the one defined outcome; on the old python_exec (a plain
+subprocess) every one of them failed.  ``FAULTS`` is collected by
+benchmarks/fault_matrix.py too, so the checks use no pytest fixtures.
+
+A process started inside the sandbox lives in its own pid namespace: the pid it
+prints means nothing out here, so the checks find such processes by a unique
+marker in their command line (``_alive_with``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from test_faults import FaultRow
+from vero.tool.builtin import python_exec
+from vero.tool.builtin import python_runner
+from vero.tool.builtin.python_runner import make_python_exec, run_python
+
+ROOT = Path(__file__).resolve().parents[1]
+LINUX = sys.platform.startswith("linux")
+DIRECT = ("direct",)
+
+FAULTS: list[FaultRow] = []
+
+
+def fault(name: str, agents, expected: str):
+    """Register the decorated ``check(kind) -> outcome`` as a row of this module's ``FAULTS``."""
+
+    def register(check):
+        FAULTS.append(FaultRow(name, tuple(agents), check, expected))
+        return check
+
+    return register
+
+
+# =========================================================================== helpers
+
+
+def canary() -> str:
+    return f"vero-canary-{uuid.uuid4().hex}"
+
+
+def run(code: str, timeout: float = 5, tool=python_exec) -> str:
+    """Call the tool the way a registry would (the function directly), with dedented code."""
+    return tool(code=textwrap.dedent(code), timeout=timeout)
+
+
+def ran(out: str) -> str:
+    """``out``, after checking that the code really ran (was not refused) and finished."""
+    assert not out.startswith("Error: python_exec refused") and "DONE" in out, out
+    return out
+
+
+def _alive_with(marker: str) -> list[int]:
+    """Host pids of live (non-zombie) processes whose command line contains ``marker``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker.encode() in cmdline and state != "Z":
+            pids.append(int(entry))
+    return pids
+
+
+def _gone(marker: str, wait: float = 1.0) -> bool:
+    deadline = time.monotonic() + wait
+    while _alive_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    survivors = _alive_with(marker)
+    for pid in survivors:  # never leave a survivor of the old code running
+        with contextlib.suppress(OSError):
+            os.kill(pid, 9)
+    return not survivors
+
+
+@contextlib.contextmanager
+def env_var(name: str, value: str):
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
+@contextlib.contextmanager
+def working_dir(path: str):
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+RUNNER_IMPORT = "from vero.tool.builtin.python_runner import run_python"  # what a driver process calls
+
+
+def in_a_fresh_parent(prelude: str, code: str, env: dict | None = None) -> str:
+    """Run ``code`` with run_python from a new Python process (the parent), after ``prelude``.
+
+    Needed where the secret must be in the parent's *initial* environment:
+    /proc/<pid>/environ shows that, not later changes to os.environ.
+    """
+    script = "\n".join([f"import sys; sys.path.insert(0, {str(ROOT)!r})", textwrap.dedent(prelude),
+                        RUNNER_IMPORT, f"print(run_python({textwrap.dedent(code)!r}), end='')"])
+    env = {**os.environ, **(env or {})}
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+# =========================================================================== the parent's secrets
+
+
+@fault("sandbox/parent-environ-via-proc", DIRECT,
+       "the API key in the parent's environment is not in /proc/<ppid>/environ (unreadable or absent)")
+def parent_environ(kind):
+    key = "sk-" + canary()
+    out = ran(in_a_fresh_parent("", """
+        import os
+        try:
+            print(open(f"/proc/{os.getppid()}/environ", "rb").read())
+        except OSError as exc:
+            print("unreadable:", exc)
+        print(dict(os.environ))
+        print("DONE")
+    """, env={"OPENAI_API_KEY": key}))
+    assert key not in out, out
+    return "ok; key absent"
+
+
+@fault("sandbox/parent-cwd-dotenv", DIRECT,
+       "the .env in the parent's working directory cannot be read: not via /proc/<ppid>/cwd, not by its path")
+def parent_cwd_dotenv(kind):
+    secret = canary()
+    with tempfile.TemporaryDirectory(prefix="vero-parent-") as folder, working_dir(folder):
+        Path(folder, ".env").write_text(f"OPENAI_API_KEY={secret}\n")
+        out = ran(run(f"""
+            import os
+            for path in (f"/proc/{{os.getppid()}}/cwd/.env", "/proc/{os.getpid()}/cwd/.env", {folder + "/.env"!r}):
+                try:
+                    print(path, open(path).read())
+                except OSError as exc:
+                    print(path, "unreadable:", type(exc).__name__)
+            print("DONE")
+        """))
+    assert secret not in out, out
+    return "ok; unreadable by /proc and by path"
+
+
+_HELD_IN_MEMORY: list[bytes] = []  # the canary the memory scan looks for
+
+
+@fault("sandbox/parent-memory-canary", DIRECT,
+       "a canary held only in the parent's memory is not found by scanning /proc/<ppid>/mem")
+def parent_memory(kind):
+    secret = canary()
+    _HELD_IN_MEMORY[:] = [secret.encode() * 4]
+    try:
+        out = ran(run(f"""
+            import os, re
+            needle = {secret[::-1]!r}[::-1].encode()  # reversed: the code's own text does not contain it
+            def scan(pid):
+                try:
+                    maps = open(f"/proc/{{pid}}/maps").read().splitlines()
+                    with open(f"/proc/{{pid}}/mem", "rb", buffering=0) as mem:
+                        for line in maps:
+                            start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                            if "r" not in line.split()[1] or end - start > 1 << 28:
+                                continue
+                            try:
+                                mem.seek(start)
+                                if needle in mem.read(end - start):
+                                    return "FOUND"
+                            except OSError:
+                                pass
+                    return "not found"
+                except OSError as exc:
+                    return f"unreadable: {{type(exc).__name__}}"
+            for pid in (os.getppid(), {os.getpid()}):
+                print(pid, scan(pid))
+            print("DONE")
+        """, timeout=20))
+    finally:
+        _HELD_IN_MEMORY.clear()
+    assert "FOUND" not in out and secret not in out, out
+    return "ok; " + out.splitlines()[1].split(None, 1)[-1]
+
+
+# =========================================================================== escaping processes
+
+
+@fault("sandbox/detached-child-new-session", DIRECT,
+       "a child started with start_new_session=True does not outlive the call")
+def detached_child(kind):
+    marker = canary()
+    out = ran(run(f"""
+        import subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", {marker!r}],
+                         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        print("DONE")
+    """))
+    assert out.endswith("exit status: 0"), out
+    assert _gone(marker), "the detached child survived the call"
+    return "ok; killed with the call"
+
+
+@fault("sandbox/double-fork-setsid", DIRECT,
+       "a double-forked setsid() grandchild does not outlive the call")
+def double_fork(kind):
+    marker = canary()
+    out = ran(run(f"""
+        import os, sys
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)", {marker!r}])
+            os._exit(0)
+        os.wait()
+        print("DONE")
+    """))
+    assert out.endswith("exit status: 0"), out
+    assert _gone(marker), "the double-forked grandchild survived the call"
+    return "ok; killed with the call"
+
+
+@fault("sandbox/timeout-grandchild-holds-pipes", DIRECT,
+       "a 1 s timeout returns within 2 s although a detached grandchild holds stdout; it is killed; no thread leaks")
+def timeout_with_grandchild(kind):
+    marker = canary()
+    threads = threading.active_count()
+    start = time.monotonic()
+    out = run(f"""
+        import subprocess, sys, time
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", {marker!r}], start_new_session=True)
+        print("started", flush=True)
+        time.sleep(30)
+    """, timeout=1)
+    elapsed = time.monotonic() - start
+    assert out.endswith("timed out after 1 s") and "started" in out, out
+    assert elapsed < 2.0, f"returned after {elapsed:.1f} s"
+    assert _gone(marker), "the grandchild survived the timeout"
+    assert threading.active_count() == threads, "reader threads leaked"
+    return f"ok; returned after {elapsed:.1f} s"
+
+
+# =========================================================================== limits
+
+
+@fault("sandbox/memory-1GiB", DIRECT,
+       "allocating 1 GiB raises MemoryError under the default memory limit; 100 MB still works")
+def memory_limit(kind):
+    out = ran(run("""
+        small = bytearray(100 << 20)
+        print("100 MB ok")
+        try:
+            big = bytearray(1 << 30)
+            print("1 GiB allocated")
+        except MemoryError:
+            print("MemoryError")
+        print("DONE")
+    """))
+    assert "100 MB ok" in out and "MemoryError" in out and "allocated" not in out, out
+    return "ok; MemoryError"
+
+
+@fault("sandbox/cpu-loop", DIRECT,
+       "a CPU loop is killed by SIGXCPU at its CPU limit (cpu_seconds=1), long before its timeout")
+def cpu_limit(kind):
+    start = time.monotonic()
+    out = run("while True: pass", timeout=30, tool=make_python_exec(cpu_seconds=1))
+    elapsed = time.monotonic() - start
+    assert "killed by SIGXCPU: CPU time limit of 1 s" in out, out
+    assert elapsed < 15, elapsed
+    return f"ok; SIGXCPU after {elapsed:.1f} s"
+
+
+@fault("sandbox/file-too-large", DIRECT,
+       "writing a file larger than file_mb fails with EFBIG (File too large); the program goes on")
+def file_size_limit(kind):
+    out = ran(run("""
+        try:
+            with open("big.bin", "wb") as f:
+                f.write(b"x" * (3 << 20))
+            print("written")
+        except OSError as exc:
+            print("EFBIG:", exc.strerror)
+        print("DONE")
+    """, tool=make_python_exec(file_mb=1)))
+    assert "EFBIG: File too large" in out and "written" not in out, out
+    return "ok; File too large"
+
+
+@fault("sandbox/write-outside-workdir", DIRECT,
+       "writes outside /tmp fail (read-only or absent): /, /usr, /etc, the venv, the parent's folder")
+def write_outside(kind):
+    with tempfile.TemporaryDirectory(prefix="vero-parent-") as folder, working_dir(folder):
+        name = canary()  # a unique name, so that only what the code wrote is removed
+        targets = [f"{folder}/{name}", *(f"{top}/{name}" for top in ("", "/usr", "/etc", sys.prefix))]
+        try:
+            out = ran(run(f"""
+                for path in {targets!r}:
+                    try:
+                        open(path, "w").write("x")
+                        print("WROTE", path)
+                    except OSError as exc:
+                        print("no:", path, exc.strerror)
+                open("/tmp/scratch", "w").write("ok")
+                print("DONE")
+            """))
+        finally:
+            leaked = [path for path in targets if os.path.exists(path)]
+            for path in leaked:
+                os.remove(path)
+    assert "WROTE" not in out and not leaked, out
+    return "ok; read-only outside /tmp"
+
+
+@fault("sandbox/fork-bomb", DIRECT,
+       "a fork bomb stops at the process limit (EAGAIN) and every fork dies with the call")
+def fork_bomb(kind):
+    marker = canary()
+    out = ran(run(f"""
+        import os, sys
+        children = 0
+        try:
+            while children < 1000:
+                if os.fork() == 0:
+                    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(30)", {marker!r}])
+                children += 1
+        except OSError as exc:
+            print("stopped:", exc.strerror)
+        print("children:", children)
+        print("DONE")
+    """, timeout=20, tool=make_python_exec(max_processes=16)))
+    children = int(out.split("children:")[1].split()[0])
+    assert "stopped: Resource temporarily unavailable" in out and children < 16, out
+    assert _gone(marker), "forks survived the call"
+    return f"ok; stopped after {children} forks"
+
+
+@fault("sandbox/connect-localhost", DIRECT,
+       "a TCP connect to a listening 127.0.0.1 socket of the parent fails: no network")
+def connect_localhost(kind):
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        server.setblocking(False)
+        port = server.getsockname()[1]
+        out = ran(run(f"""
+            import socket
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=2)
+                print("CONNECTED")
+            except OSError as exc:
+                print("no network:", exc.strerror or exc)
+            print("DONE")
+        """))
+        with contextlib.suppress(BlockingIOError):
+            server.accept()
+            raise AssertionError("the sandbox connected to the parent's socket")
+    assert "CONNECTED" not in out and "no network" in out, out
+    return "ok; " + out.split("no network: ")[1].splitlines()[0]
+
+
+# =========================================================================== refusing without a sandbox
+
+
+@fault("sandbox/not-linux-refuses", DIRECT,
+       "off Linux the code does not run: an Error text says why and how to opt out; sandbox=False runs it")
+def not_linux(kind):
+    platform, sys.platform = sys.platform, "darwin"
+    try:
+        out = run("print('RAN')")
+    finally:
+        sys.platform = platform
+    assert out.startswith("Error: python_exec refused") and "RAN" not in out, out
+    assert "VERO_PYTHON_SANDBOX=off" in out and "sandbox=False" in out, out
+    assert "RAN" in run("print('RAN')", tool=make_python_exec(sandbox=False))
+    return "ok; refused; opt-out runs"
+
+
+_NO_USER_NAMESPACES = """
+import ctypes, os
+uid, gid = os.geteuid(), os.getegid()
+if ctypes.CDLL(None, use_errno=True).unshare(0x10000000) != 0:  # CLONE_NEWUSER, to own its limits
+    sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
+open("/proc/self/setgroups", "w").write("deny")
+open("/proc/self/uid_map", "w").write(f"0 {uid} 1")
+open("/proc/self/gid_map", "w").write(f"0 {gid} 1")
+open("/proc/sys/user/max_user_namespaces", "w").write("0")  # from here on, none can be created
+"""
+
+
+@fault("sandbox/no-user-namespaces-refuses", DIRECT,
+       "where user namespaces cannot be created the code does not run: an Error text names the failed step")
+def no_user_namespaces(kind):
+    out = in_a_fresh_parent(_NO_USER_NAMESPACES, "print('RAN')")
+    assert out.startswith("Error: python_exec refused") and "RAN" not in out, out
+    assert "unshare" in out and "No space left on device" in out, out
+    return "ok; refused (unshare: ENOSPC)"
+
+
+# =========================================================================== pytest
+
+
+pytestmark = pytest.mark.skipif(not LINUX, reason="the sandbox exists only on Linux (elsewhere it refuses)")
+
+
+@pytest.mark.parametrize("row, kind", [pytest.param(row, kind, id=f"{row.name}[{kind}]")
+                                       for row in FAULTS for kind in row.agents])
+def test_fault(row: FaultRow, kind: str):
+    outcome = row.check(kind)
+    assert isinstance(outcome, str) and outcome
+
+
+def test_the_rows_are_named_and_unique():
+    names = [row.name for row in FAULTS]
+    assert len(set(names)) == len(names) and all(name.startswith("sandbox/") for name in names)
+    assert all(row.agents == DIRECT and row.expected for row in FAULTS)
+
+
+def test_the_opt_out_variable_and_argument(monkeypatch):
+    monkeypatch.setenv("VERO_PYTHON_SANDBOX", "off")
+    assert python_runner.sandbox_enabled() is False and python_runner.sandbox_enabled(True) is True
+    monkeypatch.setenv("VERO_PYTHON_SANDBOX", "on")
+    assert python_runner.sandbox_enabled() is True and python_runner.sandbox_enabled(False) is False
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert run_python("print(1)").startswith("Error: python_exec refused")
+    monkeypatch.setenv("VERO_PYTHON_SANDBOX", "off")
+    assert run_python("print(1)") == "stdout:\n1\nexit status: 0"
+
+
+def test_make_python_exec_documents_its_limits_in_the_schema():
+    tool = make_python_exec(memory_mb=256, cpu_seconds=5, file_mb=2, disk_mb=8, max_processes=8)
+    assert tool.name == "python_exec" and tool.timeout > 60
+    assert list(tool.parameters["properties"]) == ["code", "timeout"]
+    assert "no network" in tool.description.lower() and "256 MB" in tool.description
+    assert "network" not in make_python_exec(sandbox=False).description
+    assert python_exec.parameters == tool.parameters
+
+
+def test_limits_are_per_tool():
+    out = run("print(len(bytearray(200 << 20)))\nprint('DONE')", tool=make_python_exec(memory_mb=128))
+    assert "MemoryError" in out
+    assert "209715200" in ran(run("print(len(bytearray(200 << 20)))\nprint('DONE')"))
+
+
+def test_the_program_runs_unprivileged_with_pid_1_as_its_parent():
+    out = ran(run("""
+        import os
+        print(os.getuid(), os.getppid(), sorted(p for p in os.listdir("/proc") if p.isdigit()))
+        print(sorted(os.listdir("/")), os.getcwd())
+        print("DONE")
+    """))
+    uid, ppid, _ = out.splitlines()[1].split(" ", 2)
+    assert ppid == "1" and (uid == "65534" if os.geteuid() == 0 else uid == str(os.geteuid())), out
+    listing = out.splitlines()[2]
+    assert "'work'" not in listing and "'home'" not in listing and "/tmp/vero-python-" in listing, out
+
+
+def test_exit_codes_and_signals_come_through():
+    assert run("import sys; sys.exit(7)").endswith("exit status: 7")
+    out = run("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+    assert out.endswith("exit status: -11 (killed by SIGSEGV)"), out
+
+
+def test_large_code_and_output_go_through_the_pipes():
+    code = "x = 1\n" * 20_000 + "print('a' * 50_000)\nprint('END')"
+    out = run(code)
+    assert "characters cut" in out and out.endswith("END\nexit status: 0"), out[-200:]
+
+
+def test_utf8_round_trip():
+    assert run("print('héllo ✓ 日本')") == "stdout:\nhéllo ✓ 日本\nexit status: 0"
+
+
+def _unprivileged_python(uid: int) -> tuple[list[str], dict] | None:
+    """A command prefix running as ``uid`` and a Python that imports vero there, or None."""
+    runner = shutil.which("setpriv")
+    if not runner:
+        return None
+    prefix = [runner, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": os.pathsep.join([str(ROOT), *site])}
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    probe = "import subprocess, sys, vero.tool.builtin; subprocess.run([sys.executable, '-c', ''], check=True)"
+    for python in dict.fromkeys([sys.executable, shutil.which(version, path="/usr/local/bin:/usr/bin") or ""]):
+        if python and subprocess.run([*prefix, python, "-c", probe], env=env,  # it must start itself, too
+                                     capture_output=True, timeout=60).returncode == 0:
+            return [*prefix, python], env
+    return None
+
+
+_UNPRIVILEGED = """
+import json, os, sys
+from vero.tool.builtin.python_runner import run_python
+os.environ["OPENAI_API_KEY"] = {key!r}
+os.chdir({folder!r})
+code = '''
+import os, socket, subprocess, sys
+print("uid", os.getuid())
+for path in (f"/proc/{{os.getppid()}}/environ", "/proc/{{parent}}/environ", ".env", {folder!r} + "/.env"):
+    try:
+        print(path, open(path, "rb").read())
+    except OSError as exc:
+        print(path, "unreadable")
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", {marker!r}], start_new_session=True)
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2)
+    print("CONNECTED")
+except OSError as exc:
+    print("no network")
+print("DONE")
+'''.replace("{{parent}}", str(os.getpid()))
+print(run_python(code))
+"""
+
+
+@pytest.mark.skipif(not LINUX or os.geteuid() != 0, reason="needs root to switch to an unprivileged uid")
+def test_an_unprivileged_user_gets_the_same_sandbox():
+    """vero run by a normal user (uid 65534 here): the same guarantees, or a clear refusal."""
+    found = _unprivileged_python(65534)
+    if found is None:
+        pytest.skip("no setpriv, or no Python that uid 65534 can run with vero importable "
+                    "(e.g. the interpreter lives under /root)")
+    command, env = found
+    key, marker = "sk-" + canary(), canary()
+    with tempfile.TemporaryDirectory(prefix="vero-unprivileged-") as folder, socket.socket() as server:
+        os.chmod(folder, 0o777)
+        Path(folder, ".env").write_text(f"OPENAI_API_KEY={key}\n")
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        script = _UNPRIVILEGED.format(key=key, folder=folder, marker=marker, port=server.getsockname()[1])
+        proc = subprocess.run([*command, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    out = proc.stdout
+    assert proc.returncode == 0, proc.stderr
+    assert key not in out and _gone(marker), out
+    if out.startswith("Error: python_exec refused"):  # unprivileged user namespaces are disabled here
+        assert "unshare" in out or "mount" in out, out
+        return
+    assert "uid 65534" in out and "no network" in out and "DONE" in out and "CONNECTED" not in out, out
+
+
+def test_a_parent_cwd_inside_a_system_folder_is_hidden():
+    """/usr/src/app with its .env is a usual cwd: an existing folder at that depth stands in for it."""
+    folder = next((f for f in ("/usr/share/doc", "/usr/share/man", "/usr/share/locale", "/usr/include/linux")
+                   if os.path.isdir(f) and os.listdir(f)), None)
+    if folder is None:
+        pytest.skip("no non-empty folder two levels below /usr")
+    with working_dir(folder):
+        out = ran(run(f"import os\nprint(os.listdir({folder!r}), os.listdir({os.path.dirname(folder)!r}) != [])\n"
+                      "print('DONE')"))
+    assert "[] True" in out, out

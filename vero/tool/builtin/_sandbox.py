@@ -1,0 +1,360 @@
+"""The sandbox bootstrap: ``python -I -S _sandbox.py WORKDIR LIMITS... HIDE...`` runs stdin's code confined.
+
+python_runner starts this file as a script; it is never imported by vero (it
+runs before site-packages, with the standard library only, and imports little:
+its start-up is paid on every call).  The arguments: an empty folder for the
+new root, the five ``LIMITS`` in that order, then folders to hide.
+Three processes are involved::
+
+    vero ── outer ── init (pid 1 of a new pid namespace) ── program (python -I -, the model's code)
+
+* outer (this script) enters new user, mount, pid, network and IPC namespaces,
+  forks init, and exits the way the program did (same exit code, same signal).
+* init builds a new root file system (the Python installation and system
+  folders read-only, a small tmpfs as /tmp, a fresh /proc that shows only the
+  sandbox), forks the program, and reaps until the program is gone.  When init
+  exits the kernel kills every process left in the namespace, however detached.
+* the program sets the rlimits, drops to an unprivileged uid (uid 65534 when
+  vero runs as root; vero's own uid otherwise, without capabilities),
+  forbids gaining privileges, and execs a fresh interpreter on stdin.
+
+Any step that fails prints ``vero-sandbox: <step>: <reason>`` to stderr and
+exits with SETUP_FAILED: a missing mechanism is reported, never skipped.
+"""
+
+from __future__ import annotations
+
+import _signal as signal  # the C half of signal: importing the enum-based module costs ~10 ms a call
+import ctypes
+import os
+import resource
+import sys
+
+SETUP_FAILED = 125
+MARK = "vero-sandbox:"
+NOBODY = 65534  # the uid/gid the program runs as when vero runs as root
+LIMITS = ("memory_mb", "cpu_seconds", "file_mb", "disk_mb", "max_processes")  # the order of the arguments
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+
+# Shown read-only inside (when they exist), besides the Python installation.
+SYSTEM_PATHS = ("/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
+             "stderr": "/proc/self/fd/2", "shm": "/tmp"}
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+libc.pivot_root.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+
+class SetupError(Exception):
+    """A sandbox step failed; the message names the step and the reason."""
+
+
+def _check(step: str, result: int) -> None:
+    if result != 0:
+        raise SetupError(f"{step}: {os.strerror(ctypes.get_errno())}")
+
+
+def _fail(error: BaseException) -> None:
+    print(f"{MARK} {error}", file=sys.stderr, flush=True)
+    os._exit(SETUP_FAILED)
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as exc:
+        raise SetupError(f"writing {path}: {exc.strerror}") from None
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else os.fsencode(text)
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    _check(f"mount {fstype or source or ''} on {target}",
+           libc.mount(_bytes(source), _bytes(target), _bytes(fstype), flags, _bytes(data)))
+
+
+def prctl(option: int, value: int) -> None:
+    _check(f"prctl({option})", libc.prctl(option, value, 0, 0, 0))
+
+
+# --------------------------------------------------------------------------- outer
+
+
+def enter_namespaces() -> None:
+    """unshare(2) user, mount, pid, network and IPC namespaces and map our ids into them.
+
+    The user namespace is what lets a normal user create the others; the pid
+    namespace takes effect for the children (init is the first).
+    """
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
+    if os.geteuid() == 0:
+        _unshare_as_root(flags)
+        return
+    uid, gid = os.geteuid(), os.getegid()
+    _check("unshare(user, mount, pid, net, ipc) (are user namespaces disabled?)", libc.unshare(flags))
+    _write("/proc/self/setgroups", "deny")  # required before an unprivileged gid_map
+    _write("/proc/self/uid_map", f"{uid} {uid} 1\n")  # the same uid inside: not root, so exec drops all caps
+    _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+
+
+def _unshare_as_root(flags: int) -> None:
+    """As root, map root *and* nobody, so that the program can drop to nobody.
+
+    A process may map only its own uid into the namespace it creates, unless a
+    process with CAP_SETUID outside writes the map: a helper forked beforehand.
+    """
+    outer, (ready_r, ready_w) = os.getpid(), os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        os.close(ready_w)
+        if os.read(ready_r, 1) != b"x":
+            os._exit(2)  # unshare failed; outer reports it
+        try:
+            for name in ("uid_map", "gid_map"):
+                _write(f"/proc/{outer}/{name}", f"0 0 1\n{NOBODY} {NOBODY} 1\n")
+        except SetupError as exc:
+            _fail(exc)
+        os._exit(0)
+    os.close(ready_r)
+    result = libc.unshare(flags)
+    error = ctypes.get_errno()
+    if result == 0:
+        os.write(ready_w, b"x")
+    os.close(ready_w)
+    _, status = os.waitpid(helper, 0)
+    if result != 0:
+        raise SetupError(f"unshare(user, mount, pid, net, ipc): {os.strerror(error)}")
+    if status != 0:
+        raise SetupError("mapping uids into the user namespace failed")
+
+
+def report_like(status: int) -> None:
+    """Exit with the program's exit code, or die of the signal that killed it."""
+    code = os.waitstatus_to_exitcode(status)
+    if code >= 0:
+        os._exit(code)
+    if -code != signal.SIGKILL:
+        signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+    os._exit(128 - code)  # not reached for fatal signals
+
+
+def main() -> None:
+    workdir, limits, hide = sys.argv[1], sys.argv[2:2 + len(LIMITS)], sys.argv[2 + len(LIMITS):]
+    config = {"workdir": workdir, "hide": hide, **{name: int(value) for name, value in zip(LIMITS, limits)}}
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # vero dies: so does outer, then init, then the namespace
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # dying "like the program" must not dump core
+        enter_namespaces()
+    except SetupError as exc:
+        _fail(exc)
+    status_r, status_w = os.pipe()
+    init = os.fork()
+    if init == 0:
+        os.close(status_r)
+        run_init(config, status_w)
+    os.close(status_w)
+    os.waitpid(init, 0)
+    with os.fdopen(status_r, "rb") as f:
+        status = f.read()
+    if not status:
+        os._exit(SETUP_FAILED)  # init failed (and said why) or was killed
+    report_like(int(status))
+
+
+# --------------------------------------------------------------------------- init
+
+
+def run_init(config: dict, status_w: int) -> None:
+    """Pid 1 of the sandbox: build its file system, run the program, reap, report."""
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # outer killed: init dies, and the namespace with it
+        prctl(PR_SET_DUMPABLE, 0)  # the program (maybe the same uid) may not ptrace init
+        inside = build_root(config)
+        program = os.fork()
+        if program == 0:
+            run_program(config, inside)
+        while True:  # orphans are re-parented to init: reap them too
+            pid, status = os.waitpid(-1, 0)
+            if pid == program:
+                break
+        os.write(status_w, str(status).encode())
+    except SetupError as exc:
+        _fail(exc)
+    except BaseException as exc:  # noqa: BLE001 - any surprise is a setup failure, never a silent skip
+        _fail(SetupError(f"init: {exc!r}"))
+    os._exit(0)  # the kernel now kills whatever the program left behind
+
+
+def python_paths() -> list[str]:
+    """The folders the interpreter needs: its prefixes, its venv and its real binary's folder.
+
+    Run with -S, this interpreter does not know it is in a venv (site.py sets
+    sys.prefix to it), so the venv is found as ``pyvenv.cfg`` next to bin/.
+    """
+    exe = sys.executable
+    paths = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+             os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))}
+    venv = os.path.dirname(os.path.dirname(exe))
+    if os.path.exists(os.path.join(venv, "pyvenv.cfg")):
+        paths.add(venv)
+    return sorted(os.path.normpath(p) for p in paths if p)
+
+
+def _under(path: str, folders) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def build_root(config: dict) -> str:
+    """Assemble the sandbox's file system on a tmpfs and pivot_root into it.
+
+    Only system folders and the Python installation are visible (read-only),
+    so the parent's working directory, home and .env files are not there.
+    Returns the program's working directory (inside).
+    """
+    root = config["workdir"]  # an empty host folder: the mount point of the new root
+    mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount propagates to the host
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    scratch_opts = f"size={config['disk_mb']}m,mode=1777"
+    os.mkdir(root + "/tmp")
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, scratch_opts)
+    shown: list[str] = []
+    for path in sorted(set(SYSTEM_PATHS) | set(python_paths())):
+        if os.path.exists(path) and not _under(path, shown):
+            show_readonly(path, root)
+            shown.append(path)
+    for path in config["hide"]:
+        if should_hide(path):
+            mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
+    make_dev(root)
+    os.mkdir(root + "/proc")  # mounted while the old /proc is visible: the kernel requires it
+    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    inside = "/tmp/" + os.path.basename(root)
+    os.mkdir(root + inside, 0o700)
+    if os.getuid() == 0:
+        os.chown(root + inside, NOBODY, NOBODY)
+    os.chdir(root)
+    _check("pivot_root", libc.pivot_root(b".", b"."))
+    _check("unmount the old root", libc.umount2(b".", MNT_DETACH))
+    os.chdir("/")
+    mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    return inside
+
+
+def should_hide(path: str) -> bool:
+    """Whether to cover the parent's cwd (or home) with an empty tmpfs: when a system folder shows it.
+
+    /usr/src/app and /usr/local/app are usual project folders (with a .env);
+    such a folder (two levels or more below a system folder) is hidden unless
+    the interpreter's own files are inside it.  Shallower ones (/usr/lib) hold
+    what programs need and stay.  Folders elsewhere are not shown at all.
+    """
+    needed = [*python_paths(), os.path.dirname(os.__file__)]  # the last is the standard library
+    deep = any(_under(path, [top]) and os.path.relpath(path, top).count("/") >= 1
+               for top in SYSTEM_PATHS if not os.path.islink(top))
+    return deep and os.path.isdir(path) and not any(_under(p, [path]) for p in needed)
+
+
+def show_readonly(path: str, root: str) -> None:
+    """Make ``path`` appear at the same place in the new root, read-only (a symlink stays a symlink)."""
+    target = root + path
+    if os.path.islink(path) and path in SYSTEM_PATHS:  # /bin -> usr/bin on merged-/usr systems
+        os.symlink(os.readlink(path), target)
+        return
+    if os.path.isdir(path):
+        os.makedirs(target, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "w").close()
+    mount(path, target, None, MS_BIND | MS_REC)
+    for mount_point in _mounts_under(target):  # MS_RDONLY is per mount: submounts too
+        _remount_readonly(mount_point)
+
+
+def _mounts_under(target: str) -> list[str]:
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            point = line.split()[4]
+            for escaped, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+                point = point.replace(escaped, char)  # how mountinfo writes these characters
+            if _under(point, [target]):
+                points.append(point)
+    return points
+
+
+def _remount_readonly(point: str) -> None:
+    """Remount read-only, keeping the flags a user namespace may not clear."""
+    flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+    kept = os.statvfs(point).f_flag
+    for st_flag, ms_flag in ((os.ST_NOSUID, MS_NOSUID), (os.ST_NODEV, MS_NODEV), (os.ST_NOEXEC, MS_NOEXEC)):
+        if kept & st_flag:
+            flags |= ms_flag
+    mount(None, point, None, flags)
+
+
+def make_dev(root: str) -> None:
+    """A minimal /dev: a few harmless devices bound from the host, plus the usual links."""
+    os.mkdir(root + "/dev")
+    for name in DEVICES:
+        if os.path.exists("/dev/" + name):
+            open(f"{root}/dev/{name}", "w").close()
+            mount("/dev/" + name, f"{root}/dev/{name}", None, MS_BIND)
+    for name, target in DEV_LINKS.items():
+        os.symlink(target, f"{root}/dev/{name}")
+
+
+# --------------------------------------------------------------------------- program
+
+
+def set_limits(config: dict) -> None:
+    """The rlimits; the program and everything it starts inherit them."""
+    mib, seconds = 1 << 20, config["cpu_seconds"]
+    limits = {
+        resource.RLIMIT_AS: (config["memory_mb"] * mib,) * 2,
+        resource.RLIMIT_FSIZE: (config["file_mb"] * mib,) * 2,
+        resource.RLIMIT_NPROC: (config["max_processes"],) * 2,  # counted per user in this user namespace
+        resource.RLIMIT_CORE: (0, 0),
+        resource.RLIMIT_CPU: (seconds, seconds + 1),  # SIGXCPU at the soft limit, SIGKILL a second later
+    }
+    for kind, (soft, hard) in limits.items():
+        current = resource.getrlimit(kind)[1]  # never above what vero itself was given
+        if current != resource.RLIM_INFINITY:
+            soft, hard = min(soft, current), min(hard, current)
+        resource.setrlimit(kind, (soft, hard))
+
+
+def run_program(config: dict, workdir: str) -> None:
+    """The model's code: limits, no privileges, a fresh interpreter reading stdin."""
+    try:
+        os.chdir(workdir)
+        set_limits(config)
+        if os.getuid() == 0:  # vero runs as root: become nobody (this also drops all capabilities)
+            os.setgroups([])
+            os.setresgid(NOBODY, NOBODY, NOBODY)
+            os.setresuid(NOBODY, NOBODY, NOBODY)
+        prctl(PR_SET_NO_NEW_PRIVS, 1)  # setuid binaries cannot give privileges back
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # as a fresh process would have them
+            signal.signal(sig, signal.SIG_DFL)
+        os.execv(sys.executable, [sys.executable, "-I", "-X", "utf8", "-"])
+    except SetupError as exc:
+        _fail(exc)
+    except (OSError, ValueError) as exc:
+        _fail(SetupError(f"starting {sys.executable}: {exc}"))
+
+
+if __name__ == "__main__":
+    main()
