@@ -1,15 +1,38 @@
-"""BasicReflectionAgent on the two tasks of the original vero repository: generate -> critique -> revise.
+"""BasicReflectionAgent: generate -> critique -> revise.
 
-Run:  python examples/basic_reflection.py [code|water]   (default: both)
+Run:  python examples/basic_reflection.py [code|explain|original-code|original-water|all]   (default: code)
+
+The agent prints each draft, critique and revision, then the final answer
+with its status (``ok`` = the critic accepted it, ``needs_review`` = it never
+did) and the elapsed time.  The script exits 1 if a run failed, 2 if no model
+endpoint is configured.
 """
 
 import sys
-import time
 
-from vero import ChatOpenAI
+from vero import ChatOpenAI, LLMConfigError
 from vero.agents import BasicReflectionAgent
 
-CODE_TASK = """请用 Python 写一个函数 parse_json(text: str)。
+CODE_TASK = """Write a Python function parse_json(text: str).
+Requirements:
+Parse text with json.loads.
+If parsing fails with json.JSONDecodeError, return an empty dict {}.
+[Key requirement] Any other exception (e.g. a TypeError because text is not a string) must
+not be caught: let it propagate unchanged.
+Output only the function, no tests and no explanation.
+"""
+
+EXPLAIN_TASK = """Explain to someone who has never seen it what water is, in four or five sentences.
+Say that it is made of hydrogen and oxygen, that it is liquid at room temperature, and end
+with one sentence on why water does not burn.
+"""
+
+# The original vero repository's example tasks, kept to reproduce the original vero article
+# (in Chinese, as published).  ORIGINAL_CODE_TASK is CODE_TASK above.  ORIGINAL_WATER_TASK
+# asks the model to explain water to an alien and to end, without any explanation, with the
+# false sentence "So, water is flammable.": it tests whether the critic objects to an
+# instruction-following answer that states something untrue.
+ORIGINAL_CODE_TASK = """请用 Python 写一个函数 parse_json(text: str)。
 要求:
 使用 json.loads 解析传入的 text。
 如果解析失败且抛出的是 json.JSONDecodeError,请返回空字典 {}。
@@ -17,7 +40,7 @@ CODE_TASK = """请用 Python 写一个函数 parse_json(text: str)。
 只输出函数代码,不要输出测试用例和解释。
 """
 
-WATER_TASK = """请向一个外星人解释什么是‘水’。
+ORIGINAL_WATER_TASK = """请向一个外星人解释什么是‘水’。
 要求:
 说明水是由氢和氧组成的。
 说明水在常温下是液体。
@@ -26,15 +49,34 @@ WATER_TASK = """请向一个外星人解释什么是‘水’。
 只输出解释的内容,不要输出任何开头和结尾的废话。
 """
 
-TASKS = {"code": CODE_TASK, "water": WATER_TASK}
+TASKS = {"code": CODE_TASK, "explain": EXPLAIN_TASK,
+         "original-code": ORIGINAL_CODE_TASK, "original-water": ORIGINAL_WATER_TASK}
+NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+
+
+def main(names: list[str]) -> int:
+    if names == ["all"]:
+        names = list(TASKS)
+    unknown = [name for name in names if name not in TASKS]
+    if unknown:
+        print(f"usage: python examples/basic_reflection.py [{'|'.join(TASKS)}|all]", file=sys.stderr)
+        return 2
+    try:
+        llm = ChatOpenAI()
+    except LLMConfigError:
+        print(NO_MODEL, file=sys.stderr)
+        return 2
+    failed = False
+    for name in names:
+        # max_turns: at most 5 critiques; critic_llm=ChatOpenAI(model_name="...") would use a stronger critic.
+        # verbose (the default): the agent prints its steps, the final answer, the status and the time.
+        agent = BasicReflectionAgent("test-agent", llm, max_turns=5)
+        agent.run(TASKS[name])
+        failed = failed or agent.last_result.status == "failed"
+        print()
+    return 1 if failed else 0
+
 
 if __name__ == "__main__":
-    llm = ChatOpenAI()
-    for name in sys.argv[1:] or list(TASKS):
-        start = time.perf_counter()
-        # max_turns: at most 5 critiques; critic_llm=ChatOpenAI(model_name="...") would use a stronger critic
-        agent = BasicReflectionAgent("test-agent", llm, max_turns=5)
-        answer = agent.run(TASKS[name])
-        print(f"🏁 Final LLM Answer: {answer}\n")
-        print(f"📊 Status: {agent.last_result.status}")  # ok = accepted, needs_review = never accepted
-        print(f"⏳ Elapsed: {time.perf_counter() - start:.1f} s\n")
+    sys.exit(main(sys.argv[1:] or ["code"]))

@@ -9,12 +9,17 @@
 Run:  python examples/custom_agent.py
 """
 
+import sys
 from collections import Counter
 
-from vero import Agent, ChatOpenAI, Message, Outcome
+from vero import Agent, ChatOpenAI, LLMConfigError, Message, Outcome
 from vero.agents import ReActAgent
 from vero.core import Observation
 from vero.tool.builtin import calculator, python_exec
+
+
+NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
 
 
 class SelfConsistencyAgent(Agent):
@@ -54,11 +59,16 @@ class CarefulReActAgent(ReActAgent):
 
 
 if __name__ == "__main__":
-    llm = ChatOpenAI()
+    try:
+        llm = ChatOpenAI()
+    except LLMConfigError:
+        print(NO_MODEL, file=sys.stderr)
+        sys.exit(2)
+    # verbose (the default): each agent prints its steps, its final answer, status and time
     voter = SelfConsistencyAgent("voter", llm, max_turns=5)
-    print(voter.run("A bat and a ball cost $1.10 in total. The bat costs $1.00 more than the ball. "
-                    "How much does the ball cost?"))
-    print(voter.last_result.status, voter.last_result.llm_calls, "calls")
+    voter.run("A bat and a ball cost $1.10 in total. The bat costs $1.00 more than the ball. "
+              "How much does the ball cost?")
 
     careful = CarefulReActAgent("careful", llm, tools=[calculator, python_exec], max_turns=5)
-    print(careful.run("What is the 30th Fibonacci number?"))
+    careful.run("What is the 30th Fibonacci number?")
+    sys.exit(1 if "failed" in (voter.last_result.status, careful.last_result.status) else 0)

@@ -8,11 +8,14 @@ Run:  python examples/custom_tool.py
 """
 
 import json
+import sys
 from typing import Literal
 
-from vero import ChatOpenAI, tool
+from vero import ChatOpenAI, LLMConfigError, tool
 from vero.agents import ReActAgent
 
+NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
 RATES_TO_EUR = {"EUR": 1.0, "USD": 0.92, "GBP": 1.17, "JPY": 0.0061}
 
 
@@ -35,5 +38,12 @@ if __name__ == "__main__":
     print(json.dumps(convert_currency.schema, indent=2))  # what the model is told
     print(convert_currency(100, "USD", "GBP"))  # a tool is still a plain function
 
-    agent = ReActAgent("traveller", ChatOpenAI(), tools=[convert_currency], max_turns=5)
-    print(agent.run("I have 250 US dollars and 12,000 yen. How many British pounds is that in total?"))
+    try:
+        llm = ChatOpenAI()
+    except LLMConfigError:
+        print(NO_MODEL, file=sys.stderr)
+        sys.exit(2)
+    # verbose (the default): the agent prints its steps and the final answer itself
+    agent = ReActAgent("traveller", llm, tools=[convert_currency], max_turns=5)
+    agent.run("I have 250 US dollars and 12,000 yen. How many British pounds is that in total?")
+    sys.exit(1 if agent.last_result.status == "failed" else 0)

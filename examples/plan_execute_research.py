@@ -9,10 +9,12 @@ Run:  python examples/plan_execute_research.py [--approve]
 
 import sys
 
-from vero import ChatOpenAI
+from vero import ChatOpenAI, LLMConfigError
 from vero.agents import PlanExecuteAgent
 from vero.tool.builtin import calculator, web_search
 
+NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
 TASK = ("Find the heights of the three tallest buildings in the world, "
         "then compute their average height in metres and in feet.")
 
@@ -24,8 +26,12 @@ def ask(plan):
 
 
 if __name__ == "__main__":
-    agent = PlanExecuteAgent("researcher", ChatOpenAI(), tools=[web_search, calculator],
+    try:
+        llm = ChatOpenAI()
+    except LLMConfigError:
+        print(NO_MODEL, file=sys.stderr)
+        sys.exit(2)
+    agent = PlanExecuteAgent("researcher", llm, tools=[web_search, calculator],
                              approve=ask if "--approve" in sys.argv else None, max_steps=8)
-    answer = agent.run(TASK)
-    print("\nAnswer:", answer)
-    print("Status:", agent.last_result.status)  # ok, rejected, max_turns or failed
+    agent.run(TASK)  # verbose: prints the plan, each step, the answer and its status (ok, rejected, max_turns, failed)
+    sys.exit(1 if agent.last_result.status == "failed" else 0)

@@ -16,8 +16,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from vero import ChatOpenAI
+from vero import ChatOpenAI, LLMConfigError
 from vero.agents import ReflexionAgent
+
+NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
 
 TASK = """Write a Python function is_valid_ipv4(address: str) -> bool that returns True only for a
 dotted-quad IPv4 address such as "192.168.0.1". Output only the code in a ```python block."""
@@ -72,10 +75,14 @@ def run_unit_tests(task: str, answer: str) -> tuple[bool, float, str]:
 
 
 if __name__ == "__main__":
-    agent = ReflexionAgent("coder", ChatOpenAI(temperature=0.2), evaluator=run_unit_tests, max_attempts=4)
-    answer = agent.run(TASK)
-    print(answer)
+    try:
+        llm = ChatOpenAI(temperature=0.2)
+    except LLMConfigError:
+        print(NO_MODEL, file=sys.stderr)
+        sys.exit(2)
+    agent = ReflexionAgent("coder", llm, evaluator=run_unit_tests, max_attempts=4)
+    agent.run(TASK)  # verbose: prints each attempt, evaluation and reflection, then the answer and status
     result = agent.last_result
-    print("Status:", result.status, "| attempts:", len(result.steps_of("attempt")))
     for step in result.steps_of("evaluation"):
         print(f"  attempt {step.data['attempt']}: score {step.data['score']:g}")
+    sys.exit(1 if result.status == "failed" else 0)

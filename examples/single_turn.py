@@ -7,10 +7,12 @@ Run:  python examples/single_turn.py [react|chat|reflection|plan|reflexion]   (d
 import sys
 import time
 
-from vero import ChatOpenAI
+from vero import ChatOpenAI, LLMConfigError
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.tool.builtin import calculator, web_search
 
+NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
 TOOLS = [calculator, web_search]
 TASKS = {
     "reflection": (BasicReflectionAgent, "Explain in three sentences why the sky is blue."),
@@ -22,13 +24,18 @@ TASKS = {
 
 
 def test_single_turn_agent(agent_class, task: str, max_turns: int = 5) -> str:
+    """Run one task, as the original framework's driver did; returns the answer."""
+    return run_single_turn(agent_class, task, max_turns).answer
+
+
+def run_single_turn(agent_class, task: str, max_turns: int = 5):
     start = time.perf_counter()
     agent = agent_class("test-agent", ChatOpenAI(), tools=TOOLS, max_turns=max_turns)
     # verbose=True (the default): the agent prints its steps, then the final answer, the
     # status and the run's own time ("Elapsed").  The total below also counts creating the client.
-    answer = agent.run(task)
+    agent.run(task)
     print(f"⏱️ Total time, creating the client included: {time.perf_counter() - start:.1f} s")
-    return answer
+    return agent.last_result
 
 
 if __name__ == "__main__":
@@ -36,4 +43,9 @@ if __name__ == "__main__":
     if name not in TASKS:
         sys.exit(f"usage: python examples/single_turn.py [{'|'.join(TASKS)}]")
     agent_class, task = TASKS[name]
-    test_single_turn_agent(agent_class, task)
+    try:
+        result = run_single_turn(agent_class, task)
+    except LLMConfigError:
+        print(NO_MODEL, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(1 if result.status == "failed" else 0)

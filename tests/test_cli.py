@@ -85,9 +85,8 @@ def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
                 cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "👤 User Input: What is the capital of France?" in done.stdout
-    assert "🏁 Final Answer: Paris is the capital of France." in done.stdout
-    assert "Status: ok" in done.stdout
-    assert "⏳ Elapsed: " in done.stdout
+    assert "🏁 Final Answer (ok): Paris is the capital of France." in done.stdout  # the library's footer
+    assert "⏳ Elapsed: " in done.stdout and " 1 model call, " in done.stdout
     assert contents(srv.requests[0])[-1] == "What is the capital of France?"
     assert "tools" not in srv.requests[0]  # --tools none
 
@@ -98,7 +97,7 @@ def test_run_quiet_hides_the_steps(srv, tmp_path):
     done = vero("run", "6*7?", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Action" not in done.stdout and "User Input" not in done.stdout
-    assert "🏁 Final Answer: 42" in done.stdout
+    assert "🏁 Final Answer (ok): 42" in done.stdout
 
 
 def test_run_json_prints_only_the_run_result(srv, tmp_path):
@@ -128,17 +127,18 @@ def test_run_with_a_non_ok_status_exits_1(srv, tmp_path):
     done = vero("run", "Explain water.", "--agent", "reflection", "--max-turns", "1",
                 "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 1
-    assert "Status: needs_review" in done.stdout
-    assert "🏁 Final Answer: A draft." in done.stdout
+    assert "🧐 Final Answer (needs_review): A draft." in done.stdout
 
 
 @pytest.mark.parametrize("command", [["run", "hello"], ["chat"]])
-def test_unconfigured_prints_one_paragraph_and_exits_2(tmp_path, command):
+def test_unconfigured_prints_a_few_short_lines_and_exits_2(tmp_path, command):
     done = vero(*command, cwd=tmp_path, input="hello\n")
     assert done.returncode == 2
-    assert "OPENAI_API_KEY" in done.stderr and "OPENAI_BASE_URL" in done.stderr
-    assert "--base-url" in done.stderr and "Ollama" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1  # one paragraph
+    assert "OPENAI_API_KEY" in done.stderr and "OPENAI_BASE_URL" in done.stderr and "MODEL_NAME" in done.stderr
+    assert "--base-url" in done.stderr and "Ollama" in done.stderr and "vero demo" in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert 2 <= len(lines) <= 4 and all(len(line) <= 80 for line in lines)
+    assert "ChatOpenAI" not in done.stderr and "api_key=" not in done.stderr  # no Python advice
     assert "Traceback" not in done.stderr + done.stdout
 
 
@@ -149,7 +149,7 @@ def test_api_error_is_one_line_without_traceback(tmp_path):
     errors = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith("❌ model call failed (HTTP 500)")
     assert "Traceback" not in done.stderr + done.stdout
-    assert "Status: failed" in done.stdout
+    assert "❌ Run failed\n⏳ Elapsed: " in done.stdout and "no model call succeeded" in done.stdout
 
 
 def test_debug_shows_the_traceback_but_never_the_api_key(tmp_path):
@@ -217,7 +217,7 @@ def test_chat_slash_commands(srv, tmp_path):
     assert "- current_time:" in out
     assert "🔧 Action: calculator" in out and "👀 Observation: 42" in out  # verbose steps
     assert "Assistant: It is 42." in out
-    assert "user: What is 6*7?\nassistant: It is 42." in out  # /history
+    assert "user: What is 6*7?\n  🔧 calculator({\"expression\":\"6*7\"})\nassistant: It is 42." in out  # /history
     assert "2 model calls, 38 tokens (30 prompt + 8 completion)" in out  # /usage
     assert "Unknown command /nope. Type /help for the list." in out
     assert "Conversation cleared." in out and "(no conversation yet)" in out  # /reset, then /history
@@ -291,8 +291,8 @@ def test_chat_agent_with_an_unknown_name_says_so_and_keeps_the_agent(srv, tmp_pa
     srv.enqueue("Hi.")
     done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="/agent bogus\nhello\nbye\n")
     assert done.returncode == 0, done.stderr
-    assert ("Unknown agent 'bogus'; choose one of chat, react, reflection, plan, reflexion. "
-            "Still using chat (ToolCallingAgent).") in done.stdout
+    assert ("Unknown agent 'bogus'; choose one of chat, react, reflection, plan, reflexion, "
+            "or package.module:ClassName. Still using chat (ToolCallingAgent).") in done.stdout
     assert "Switched" not in done.stdout and "Current agent" not in done.stdout
     assert "Assistant: Hi." in done.stdout
     assert srv.requests[0]["stream"] is True  # still the chat agent
@@ -320,7 +320,7 @@ def test_chat_plan_approval_reads_as_a_question_and_its_answer(srv, tmp_path):
     prompt = "Approve plan? [y]es / [n]o / or type feedback: "
     assert (f"{prompt}in French please\n🔄 Sending your feedback to the planner for a new plan.\n"
             "📋 Plan: 1. [ ] Say hello in French.\n"
-            f"{prompt}y\n✅ Plan approved; running it.\n▶️ Plan step: [>] Say hello in French.") in done.stdout
+            f"{prompt}y\n✅ Plan approved; running it.\n▶️ Step started: [>] Say hello in French.") in done.stdout
     assert "Approval" not in done.stdout and "True" not in done.stdout
     assert "Assistant: Bonjour !" in done.stdout
 
@@ -402,10 +402,10 @@ def test_demo_runs_every_agent_offline_and_exits_0(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "scripted model, not a real LLM" in out
-    for name in ("BasicReflectionAgent", "ReActAgent", "PlanExecuteAgent", "ReflexionAgent"):
+    for name in ("ToolCallingAgent", "BasicReflectionAgent", "ReActAgent", "PlanExecuteAgent", "ReflexionAgent"):
         assert f"🚀 {name} `demo`" in out
-    assert out.count("📊 Status: ok") == 4
-    assert "🏁 Final Answer: You pay $1,192.48." in out
+    assert out.count("🏁 Final Answer (ok): ") == 5
+    assert "🏁 Final Answer (ok): You pay $1,192.48." in out
     assert "👀 Observation: 1192.482" in out  # the real calculator tool ran
     assert "OPENAI_API_KEY" in out and "--base-url" in out  # how to use a real model
 
@@ -503,8 +503,7 @@ def test_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_path)
     done = vero("run", "say hi", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 1
     assert "Final Answer" not in done.stdout
-    assert "(partial, not kept): echo: hi" in done.stdout
-    assert "📊 Status: failed" in done.stdout
+    assert "❌ Run failed; partial, not kept: echo: hi" in done.stdout
     errors = [line for line in done.stderr.splitlines() if "❌" in line]
     assert len(errors) == 1 and "malformed replies" in errors[0]
 

@@ -265,7 +265,7 @@ def model_surrogate_cli(kind):
             events = [json.loads(line) for line in Path(trace).read_text(encoding="utf-8").splitlines()]
             assert events[-1]["type"] == "run_end" and events[-1]["status"] == OK, events[-1]
             outputs.append(out)
-    assert f"Final Answer: {REPAIRED}" in outputs[0], outputs[0]
+    assert f"Final Answer (ok): {REPAIRED}" in outputs[0], outputs[0]
     assert json.loads(outputs[1])["answer"] == REPAIRED
     return "exit 0 twice; U+FFFD printed; valid JSON"
 

@@ -25,7 +25,15 @@ __version__ = "0.1.0"
 _AGENTS = ("BasicReflectionAgent", "ReActAgent", "ToolCallingAgent", "PlanExecuteAgent", "ReflexionAgent")
 
 
+_SUBMODULES = ("agents", "batch", "testing")
+
+
 def __getattr__(name: str):
+    # `vero.agents.ReActAgent` after a bare `import vero`: the subpackage loads on first use.
+    if name in _SUBMODULES:
+        from importlib import import_module
+
+        return import_module(f"vero.{name}")
     # `from vero import ReActAgent` works too; the agents load on first use.
     if name in _AGENTS:
         import vero.agents

@@ -4,6 +4,10 @@ A ``MockOpenAIServer`` on 127.0.0.1 plays the model with scripted replies,
 and each agent talks to it through the real ``ChatOpenAI`` client, exactly as
 it would talk to OpenAI.  No key, no network.  The replies are canned, so the
 point is to watch each pattern's loop, not the model's intelligence.
+
+On a terminal the tour is paced (short pauses between steps, so it can be
+read as it runs); ``vero demo --fast``, or output that is not a terminal,
+runs it without pauses.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ PARSE_JSON_TASK = (
 )
 PRICE_TASK = "A laptop costs $1,299 and is 15% off; 8% sales tax is added to the discounted price. What do I pay?"
 PLAN_TASK = "How many days passed between the Apollo 11 Moon landing and the last Apollo landing (Apollo 17)?"
+SECONDS_TASK = "How many seconds are there in a leap year?"
 LEAP_TASK = "Write a Python function is_leap(year: int) -> bool for the Gregorian calendar. Output only the code."
 
 
@@ -26,11 +31,27 @@ def _critique(sufficient: bool, feedback: str = "", thinking: str = "") -> str:
     return json.dumps({"thinking": thinking, "is_sufficient": sufficient, "feedback": feedback})
 
 
-# Each tour stop: (title, what it shows, the --agent name, the task, the scripted replies, agent options).
+STEP_PAUSE_S = 0.35  # on a terminal: between steps
+STOP_PAUSE_S = 1.2  # and between agents
+WIDTH = 78  # the headers and the text of the tour fit in 80 columns
+
+
+# Each tour stop: the title, the --agent name, the tools, the task and the scripted replies.
 def tour() -> list[dict]:
     import json
 
     return [
+        {
+            "title": "ToolCallingAgent (vero chat's default): native tool calls",
+            "agent": "chat",
+            "tools": ["calculator"],
+            "task": SECONDS_TASK,
+            "replies": [
+                {"content": "", "tool_calls": [{"name": "calculator",
+                                                "arguments": {"expression": "366 * 24 * 60 * 60"}}]},
+                "A leap year has 366 days of 24 hours of 3,600 seconds: 31,622,400 seconds.",
+            ],
+        },
         {
             "title": "BasicReflectionAgent: generate -> critique -> revise",
             "agent": "reflection",
@@ -46,7 +67,7 @@ def tour() -> list[dict]:
             ],
         },
         {
-            "title": "ReActAgent: Thought -> Action -> Observation -> ... -> Final Answer (calculator tool)",
+            "title": "ReActAgent: Thought -> Action -> Observation -> ... -> Final Answer",
             "agent": "react",
             "tools": ["calculator"],
             "task": PRICE_TASK,
@@ -58,7 +79,7 @@ def tour() -> list[dict]:
             ],
         },
         {
-            "title": "PlanExecuteAgent: plan -> execute each step (ReAct) -> replan -> answer",
+            "title": "PlanExecuteAgent: plan -> execute each step (ReAct) -> answer",
             "agent": "plan",
             "tools": ["calculator"],
             "task": PLAN_TASK,
@@ -68,14 +89,14 @@ def tour() -> list[dict]:
                 # step 1, a ReAct sub-agent: the scripted model "knows" the dates
                 "Thought: Apollo 11 landed on 1969-07-20 and Apollo 17 on 1972-12-11.\n"
                 "Final Answer: Apollo 11 landed on 1969-07-20; Apollo 17 landed on 1972-12-11.",
-                json.dumps({"steps": ["Compute the number of days between 1969-07-20 and 1972-12-11."]}),
-                # step 2: count the days with the calculator
+                # step 2: count the days with the calculator (a failed step would be replanned)
                 "Thought: From 1969-07-20 to 1972-07-20 is 3 years including the leap day of 1972 (1096 days); "
                 "then 1972-07-20 to 1972-12-11 is 11 + 31 + 30 + 31 + 30 + 11 days.\n"
                 "Action: calculator\nAction Input: {\"expression\": \"1096 + 11 + 31 + 30 + 31 + 30 + 11\"}",
                 "Thought: The calculator says 1240.\nFinal Answer: 1240 days.",
-                json.dumps({"response": "1240 days passed between the Apollo 11 landing (20 July 1969) "
-                                        "and the Apollo 17 landing (11 December 1972)."}),
+                # every step is done: the answer, in plain text
+                "1240 days passed between the Apollo 11 landing (20 July 1969) "
+                "and the Apollo 17 landing (11 December 1972).",
             ],
         },
         {
@@ -98,46 +119,89 @@ def tour() -> list[dict]:
     ]
 
 
-def run_demo(out=None) -> int:
-    """Run the tour; returns 0 (the exit code) when every agent ended ``ok``."""
+def run_demo(out=None, fast: bool = False) -> int:
+    """Run the tour; returns 0 (the exit code) when every agent ended ``ok``.
+
+    Paced unless ``fast`` or the output is not a terminal.
+    """
+    import sys
+    import textwrap
+    import time
+
     import openai
 
-    from vero.cli import agent_class, print_result, step_printer
+    from vero.cli import agent_class, print_error, step_printer
     from vero.core.chat_openai import ChatOpenAI
+    from vero.core.events import footer_lines
     from vero.testing import MockOpenAIServer
     from vero.tool.builtin import BUILTIN_TOOLS
 
-    say = print if out is None else (lambda *a: print(*a, file=out))
+    stream = out or sys.stdout
+    paced = not fast and getattr(stream, "isatty", lambda: False)()
+    pause = time.sleep if paced else (lambda seconds: None)
+    say = lambda *a: print(*a, file=stream, flush=True)  # noqa: E731
     stops = tour()
     say(f"vero demo: {len(stops)} agents, each on one task.")
-    say(f"The model is a local {SCRIPTED}: it plays back canned replies on 127.0.0.1,")
-    say("so you can watch each pattern's loop with no API key and no network.\n")
+    say(f"The model is a local {SCRIPTED}: it plays back canned")
+    say("replies on 127.0.0.1, so you can watch each pattern's loop with no API key")
+    say("and no network." + ("" if paced else "") + "\n")
     statuses = []
     with MockOpenAIServer(model="vero-demo") as srv:
         # trust_env=False: a proxy configured in the environment must not capture 127.0.0.1
         llm = ChatOpenAI(model_name="vero-demo", api_key="demo", base_url=srv.base_url, max_retries=0,
                          http_client=openai.DefaultHttpxClient(trust_env=False))
         for number, stop in enumerate(stops, 1):
-            say("#" * 78)
-            say(f"# {number}/{len(stops)} {stop['title']}")
+            if number > 1:
+                pause(STOP_PAUSE_S)
+            say("#" * WIDTH)
+            for line in textwrap.wrap(f"{number}/{len(stops)} {stop['title']}", WIDTH - 2):
+                say(f"# {line}")
             say(f"# ({SCRIPTED})")
-            say("#" * 78)
+            say("#" * WIDTH)
             srv.enqueue(*stop["replies"])
             tools = [BUILTIN_TOOLS[name] for name in stop.get("tools", [])]
             agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False)
-            agent.events.callbacks.append(step_printer(stream=out))
+            printer = _tour_printer(step_printer(stream=out), pause)
+            agent.events.callbacks.append(printer)
             agent.run(stop["task"])
-            statuses.append(agent.last_result.status)
-            print_result(agent.last_result, out=out, err=out)
+            result = agent.last_result
+            statuses.append(result.status)
+            print_error(result, stream)
+            answer = result.answer
+            if answer and "\n" in answer.strip() and answer.strip() == printer.last_text:
+                answer = f"(the {printer.last_kind} above)"  # a code block is shown once
+            for line in footer_lines(result.status, answer, result.elapsed_s, result.llm_calls, result.usage):
+                say(line)
             say("")
         leftover = srv.remaining
-    say("=" * 78)
+    say("=" * WIDTH)
     say(f"Done: {len(stops)} agents ran against the {SCRIPTED}.")
-    say("To use a real model, set OPENAI_API_KEY (plus OPENAI_BASE_URL and MODEL_NAME for a compatible")
-    say("provider such as DeepSeek or Qwen) in the environment or a .env file, then run for example")
+    say("To use a real model, set OPENAI_API_KEY (plus OPENAI_BASE_URL and MODEL_NAME")
+    say("for a compatible provider such as DeepSeek or Qwen) in the environment or a")
+    say(".env file, then run for example")
     say("    vero chat                      # chat with tools")
     say('    vero run --agent react "What is 2**20?"')
     say("For a local server (Ollama, llama.cpp, vLLM) no key is needed:")
     say("    vero chat --base-url http://localhost:11434/v1 --model llama3.1")
     ok = all(status == "ok" for status in statuses) and leftover == 0
     return 0 if ok else 1
+
+
+def _tour_printer(printer, pause):
+    """The CLI's step printer, pausing after each step; a draft or revision the same
+    as the one before it says so instead of printing the text again."""
+    printer.last_text, printer.last_kind = None, None
+    show = printer.on_step
+
+    def on_step(event):
+        kind, content = event.data["kind"], str(event.data.get("content", "")).strip()
+        if kind in ("draft", "revision") and not event.data.get("depth") and content == printer.last_text:
+            printer._line(f"📝 {printer._dim(kind.capitalize() + ':')} unchanged from the {printer.last_kind} above")
+        else:
+            show(event)
+        if kind in ("draft", "revision", "attempt") and not event.data.get("depth"):
+            printer.last_text, printer.last_kind = content, kind
+        pause(STEP_PAUSE_S)
+
+    printer.on_step = on_step
+    return printer

@@ -30,6 +30,8 @@ from typing import Any, Callable, Iterable
 
 from vero.core.result import FAILED, RunResult
 
+__all__ = ["run_many", "run_one"]
+
 
 def run_one(make_agent: Callable[[], Any], task: str) -> RunResult:
     """Build an agent, run one task, return its ``RunResult`` (never raises ``Exception``).

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 
 from vero.cli import (
     AGENTS,
@@ -22,6 +23,7 @@ from vero.cli import (
     print_error,
     step_printer,
     usage_line,
+    watch_model,
 )
 
 REPL_HELP = """\
@@ -32,7 +34,8 @@ Type a message and press Enter; the agent remembers the conversation.
   /usage           tokens and model calls so far
   /save FILE       save the conversation as JSON
   /load FILE       continue a saved conversation
-  /agent NAME      switch pattern, keeping the conversation ({agents})
+  /agent NAME      switch pattern, keeping the conversation ({agents},
+                   or your own as package.module:ClassName)
   /tools           list the agent's tools
   /verbose on|off  show or hide the agent's steps
   bye, exit, quit or Ctrl-D leave; Ctrl-C cancels a running answer."""
@@ -53,6 +56,9 @@ class Repl:
         self.streamed: list[str] = []  # text deltas of the current answer
         self.mid_line = False  # a streamed line is open on the console
         self.call_ended = False  # a model call finished since the last streamed text
+        self.turn_calls: list = []  # tool calls of the current turn: (name, args)
+        self.calls_of: list = []  # (assistant message in the history, its turn's tool calls), for /history
+        watch_model(llm, sys.stdout, self.end_line)  # waiting and retry notices, in the transcript
 
     # -- agents ------------------------------------------------------------------
     def _new_agent(self, kind: str):
@@ -102,6 +108,8 @@ class Repl:
     def on_event(self, event) -> None:
         if event.type == "llm_call":
             self.call_ended = True
+        elif event.type == "tool_call":
+            self.turn_calls.append((event.data.get("tool"), event.data.get("args")))
 
     def on_token(self, delta: str) -> None:
         if self.call_ended:  # a new model call: its text starts on a new line
@@ -121,8 +129,8 @@ class Repl:
     # -- the loop ------------------------------------------------------------------
     def loop(self) -> int:
         history_file = _enable_readline()
-        print(f"vero chat: {type(self.agent).__name__} with {self._model_label()}; {self._tools_label()}. "
-              "Type /help for commands, bye to leave.")
+        for line in self.banner():
+            print(line)
         interrupted = False  # the previous thing was a Ctrl-C: another one leaves
         try:
             while True:
@@ -159,7 +167,7 @@ class Repl:
         return EXIT_OK
 
     def ask(self, text: str) -> None:
-        self.streamed, self.mid_line, self.call_ended = [], False, False
+        self.streamed, self.mid_line, self.call_ended, self.turn_calls = [], False, False, []
         stream = self.kind == "chat"
         if stream:
             self.agent.run(text, on_token=self.on_token)
@@ -167,6 +175,8 @@ class Repl:
             self.agent.run(text)
         self.end_line()
         result = self.agent.last_result
+        if self.turn_calls and result.status != "failed" and self.agent.history:
+            self.calls_of.append((self.agent.history[-1], self.turn_calls))
         if result.status == "failed":  # its partial text is no answer and is not kept in the history
             print_error(result, sys.stdout, self.args.debug)
             if result.answer:
@@ -180,6 +190,14 @@ class Repl:
         elif result.status != "ok":
             print(f"⚠️  The run ended with status {result.status}.")
 
+    def banner(self) -> list[str]:
+        """The first lines of the chat, each at most 80 characters."""
+        text = [f"vero chat: {type(self.agent).__name__}; {self._tools_label()}.",
+                f"Model {self._model_label()}.",
+                "Type /help for commands, bye to leave."]
+        return [wrapped for line in text
+                for wrapped in textwrap.wrap(line, 80, subsequent_indent="  ", break_on_hyphens=False)]
+
     def _tools_label(self) -> str:
         if not self.agent.uses_tools:
             return "this pattern uses no tools"
@@ -189,7 +207,7 @@ class Repl:
     def _model_label(self) -> str:
         model = getattr(self.llm, "model_name", "?")
         url = getattr(self.llm, "base_url", None)
-        return f"model {model}" + (f" at {url}" if url else "")
+        return f"{model}" + (f" at {url}" if url else "")
 
     # -- slash commands ---------------------------------------------------------------
     def command(self, text: str) -> None:
@@ -223,7 +241,12 @@ class Repl:
             print("(no conversation yet)")
             return
         for message in history:
-            print(f"{message.role}: {message.text}")
+            calls = [(c.name, c.arguments) for c in message.tool_calls or []]
+            calls += next((made for answer, made in self.calls_of if answer is message), [])
+            for name, args in calls:  # the tools the turn used, one line each: the name and the arguments
+                print(f"  🔧 {name}({_one_line(args)})")
+            if message.text or not calls:
+                print(f"{message.role}: {message.text}")
 
     def cmd_usage(self, _rest: str) -> None:
         print(f"Usage so far: {usage_line(self.llm.total_usage, self.llm.calls)}.")
@@ -253,14 +276,19 @@ class Repl:
     def cmd_agent(self, name: str) -> None:
         if not name:
             print(f"Current agent: {self.kind} ({type(self.agent).__name__}). "
-                  f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}.")
+                  f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}, or package.module:ClassName.")
             return
-        if name not in AGENTS:
-            print(f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}. "
+        if name not in AGENTS and ":" not in name:
+            print(f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}, or package.module:ClassName. "
                   f"Still using {self.kind} ({type(self.agent).__name__}).")
             return
         history = list(self.agent.history)
-        self.kind, self.agent = name, self._new_agent(name)
+        try:
+            agent = self._new_agent(name)
+        except CliError as exc:
+            print(f"❌ {exc}. Still using {self.kind} ({type(self.agent).__name__}).")
+            return
+        self.kind, self.agent = name, agent
         self.agent.history = history
         note = "" if self.agent.uses_tools else " This pattern uses no tools."
         print(f"Switched to {type(self.agent).__name__}; the conversation is kept.{note}")
@@ -283,6 +311,14 @@ class Repl:
         self.verbose = value.lower() == "on"
         self._set_verbose(self.agent, self.verbose, self.kind)
         print(f"Verbose {'on' if self.verbose else 'off'}.")
+
+
+def _one_line(args, limit: int = 200) -> str:
+    import json
+
+    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def read_line(prompt: str) -> str:

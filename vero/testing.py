@@ -62,6 +62,7 @@ class ScriptedLLM:
         self.responses = list(responses or [])
         self.default = default
         self.model_name = model_name
+        self.callbacks: list = []  # as ChatOpenAI.callbacks; a ScriptedLLM makes no HTTP attempts to report
         self.requests: list[ScriptedCall] = []
         self.calls = 0
         self.total_usage = empty_usage()
@@ -87,6 +88,13 @@ class ScriptedLLM:
         stream: bool = False,
         on_token: Callable[[str], None] | None = None,
     ):
+        """Take the next scripted reply, as ``ChatOpenAI.generate`` would answer.
+
+        The call is recorded first (``requests``, ``calls``); an exception reply
+        is raised; ``stop`` cuts the text and ``<think>`` blocks go to
+        ``reasoning``.  ``stream=True`` returns an iterable of text pieces whose
+        ``message`` is set at the end; ``on_token`` gets the pieces as well.
+        """
         sent = [copy.deepcopy(as_api_dict(m)) for m in messages]
         options = {k: v for k, v in dict(tool_choice=tool_choice, response_format=response_format,
                                           temperature=temperature, max_tokens=max_tokens).items() if v is not None}
@@ -179,6 +187,139 @@ def _cut_at_stop(text: str | None, stop) -> str | None:
     return text
 
 
+# --------------------------------------------------------------------------- python -m vero.testing serve
+SERVE_USAGE = """\
+Serve scripted replies on an OpenAI-compatible endpoint, to drive `vero` (or any
+OpenAI client) offline.  REPLIES is a JSON file holding one of:
+  "Hello!"                      one fixed reply, for every request
+  ["Hi.", "Bye."]               replies in order; then the last one repeats
+  {"replies": [...], "then": "repeat" or "error", "models": ["llama3.1"]}
+A reply is a string, an object with "content" and/or "tool_calls"
+([{"name": "calculator", "arguments": {"expression": "6*7"}}]), or a fault:
+{"status": 404, "message": "model not found"} (an HTTP error),
+{"sleep": 5, "then": "late reply"} (a slow server), {"disconnect": true}.
+"then": "error" answers HTTP 500 once the list is used up.  With "models", GET
+/v1/models lists them and a request for any other model gets HTTP 404."""
+
+
+def serve_main(argv: list[str] | None = None) -> int:
+    """``python -m vero.testing serve --replies FILE [--port P]``: run a ``MockOpenAIServer`` until Ctrl-C."""
+    import argparse
+    import json
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m vero.testing", description="Offline helpers for vero.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    serve = commands.add_parser("serve", help="serve scripted replies on 127.0.0.1 until Ctrl-C",
+                                description=SERVE_USAGE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--replies", metavar="FILE", required=True, help="the scripted replies, as JSON")
+    serve.add_argument("--port", metavar="P", type=int, default=0, help="the port (default: a free one)")
+    serve.add_argument("--host", metavar="H", default="127.0.0.1", help="the address (default: 127.0.0.1)")
+    serve.add_argument("--models", metavar="LIST", help="comma-separated model names to serve (as \"models\" in "
+                       "the file): other names get HTTP 404")
+    args = parser.parse_args(argv)
+    try:
+        with open(args.replies, encoding="utf-8") as file:
+            spec = json.load(file)
+        if args.models:
+            spec = {**(spec if isinstance(spec, dict) and "replies" in spec else {"replies": spec}),
+                    "models": [m.strip() for m in args.models.split(",") if m.strip()]}
+        script = ServeScript(spec)
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"python -m vero.testing serve: cannot use {args.replies}: {exc}", file=sys.stderr)
+        return 2
+    from vero._mock_server import MockOpenAIServer
+
+    server = MockOpenAIServer(responder=script.reply, host=args.host, port=args.port, model=script.model)
+    server.add_route("GET", "/v1/models", script.models_route)
+    server.add_route("GET", "/models", script.models_route)
+    try:
+        server.start()
+    except OSError as exc:
+        print(f"python -m vero.testing serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    print(f"Serving {script.describe()} at {server.base_url}  (Ctrl-C to stop)", flush=True)
+    print(f"Try:  vero chat --base-url {server.base_url} --model {script.model}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("\nStopped.", flush=True)
+    finally:
+        server.stop()
+    return 0
+
+
+class ServeScript:
+    """The replies of ``serve``: ``reply(request_body)`` is the server's responder."""
+
+    def __init__(self, spec: Any):
+        if isinstance(spec, dict) and "replies" in spec:
+            unknown = set(spec) - {"replies", "then", "models"}
+            if unknown:
+                raise ValueError(f"unknown keys {sorted(unknown)}; allowed: replies, then, models")
+            replies, self.then, models = spec["replies"], spec.get("then", "repeat"), spec.get("models")
+        else:
+            replies, self.then, models = spec, "repeat", None
+        if isinstance(replies, (str, dict)):
+            replies = [replies]
+        if not isinstance(replies, list) or not replies:
+            raise ValueError("the replies must be a string, an object or a non-empty list")
+        if self.then not in ("repeat", "error"):
+            raise ValueError(f'"then" must be "repeat" or "error", not {self.then!r}')
+        if models is not None and (not isinstance(models, list) or not all(isinstance(m, str) for m in models)):
+            raise ValueError('"models" must be a list of model names')
+        self.replies = [_serve_reply(item) for item in replies]
+        self.models = models
+        self.model = (models or ["mock-model"])[0]
+        self.served = 0
+        self._lock = threading.Lock()
+
+    def describe(self) -> str:
+        count = len(self.replies)
+        then = "then the last repeats" if self.then == "repeat" else "then HTTP 500"
+        return f"{count} scripted repl{'y' if count == 1 else 'ies'} ({then})"
+
+    def reply(self, body: dict) -> Any:
+        from vero._mock_server import HTTPFault
+
+        model = body.get("model")
+        if self.models is not None and model not in self.models:
+            return HTTPFault(404, f"model {model!r} not found; this server has: {', '.join(self.models)}",
+                             code="model_not_found")
+        with self._lock:
+            index, self.served = self.served, self.served + 1
+        if index < len(self.replies):
+            return self.replies[index]
+        if self.then == "repeat":
+            return self.replies[-1]
+        return HTTPFault(500, f"no scripted reply left ({len(self.replies)} served)", code="mock_script_exhausted",
+                         headers={"x-should-retry": "false"})
+
+    def models_route(self, request) -> tuple:
+        names = self.models or [self.model]
+        return 200, {}, {"object": "list", "data": [{"id": n, "object": "model", "created": 0, "owned_by": "vero-mock"}
+                                                     for n in names]}
+
+
+def _serve_reply(item: Any) -> Any:
+    """One reply of a ``serve`` JSON file as ``MockOpenAIServer`` takes it."""
+    from vero._mock_server import Fault, HTTPFault, _check_reply
+
+    if isinstance(item, dict) and "status" in item:
+        if not isinstance(item["status"], int) or not 400 <= item["status"] <= 599:
+            raise ValueError(f"a fault's status must be an HTTP error code (400-599): {item!r}")
+        return HTTPFault(item["status"], item.get("message", "injected error"), headers=item.get("headers"),
+                         code=item.get("code"))
+    if isinstance(item, dict) and "sleep" in item:
+        return Fault.sleep(float(item["sleep"]), _serve_reply(item.get("then", "OK")))
+    if isinstance(item, dict) and item.get("disconnect"):
+        return Fault.disconnect()
+    _check_reply(item)
+    if not isinstance(item, (str, dict)):
+        raise ValueError(f"a reply must be a string or an object: {item!r}")
+    return item
+
+
 def __getattr__(name: str):
     # The HTTP server lives in its own module; load it only when asked for.
     if name in ("MockOpenAIServer", "HTTPFault", "Fault"):
@@ -186,3 +327,9 @@ def __getattr__(name: str):
 
         return getattr(_mock_server, name)
     raise AttributeError(f"module 'vero.testing' has no attribute {name!r}")
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(serve_main())

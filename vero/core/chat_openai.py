@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import threading
+import time
 from typing import Any, Callable, Iterable, Iterator
 
 from vero.core.message import Message, ToolCall, as_api_dict
@@ -38,6 +39,13 @@ class ChatOpenAI:
     Instances with the same key, URL, timeout and retries share one SDK
     ``client`` (and its connection pool): closing it closes it for all of them.
     A process forked from the one that built the client gets a new one.
+
+    ``callbacks`` (a list of ``fn(event)``) hear each HTTP attempt of this
+    instance's calls, as ``vero.core.events.Event`` objects: ``llm_request``
+    (an attempt starts), ``llm_response`` (it got a response or failed) and
+    ``llm_retry`` (the SDK retries; ``attempt``, ``max_attempts``, ``reason``,
+    ``url``), so a printer can say why nothing is happening.  Retries are also
+    logged (``vero.llm``, INFO).  The SDK does the retrying (``max_retries``).
     """
 
     def __init__(
@@ -67,6 +75,7 @@ class ChatOpenAI:
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
         self.total_usage = empty_usage()
         self.calls = 0
+        self.callbacks: list[Callable[[Any], None]] = []
         self._lock = threading.Lock()
         self._secret = api_key or ""
 
@@ -155,7 +164,8 @@ class ChatOpenAI:
             # as is): same retries, timeouts and error types as
             # `chat.completions.create`, minus its per-call walk over every
             # message to transform parameters and the response model objects.
-            body = self.client.post("/chat/completions", body=request, cast_to=object)
+            with _Attempts(self):
+                body = self.client.post("/chat/completions", body=request, cast_to=object)
         except self._openai.OpenAIError as exc:
             raise self._call_error(exc) from exc
         except UnicodeEncodeError as exc:  # before ValueError: it is one
@@ -206,15 +216,110 @@ def _openai_client(api_key: str, base_url: str | None, timeout, max_retries: int
     import openai
 
     if client_kwargs:
-        return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries, **client_kwargs)
+        return _watch_attempts(openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout,
+                                             max_retries=max_retries, **client_kwargs))
     key = (api_key, base_url, timeout, max_retries)
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            client = _clients[key] = openai.OpenAI(
+            client = _clients[key] = _watch_attempts(openai.OpenAI(
                 api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
-            )
+            ))
         return client
+
+
+# -- attempts and retries --------------------------------------------------------
+# The SDK retries inside one `client.post(...)`; every attempt goes through its
+# HTTP client's `send`, which `_watch_attempts` wraps.  `_Attempts` tells that
+# wrapper which ChatOpenAI is calling in this thread, so the events reach its
+# callbacks (and none are built when nobody listens).
+_current = threading.local()
+
+
+class _Attempts:
+    """While a ``ChatOpenAI`` call runs in this thread: count its HTTP attempts and report them."""
+
+    def __init__(self, llm: ChatOpenAI):
+        self.llm = llm
+        self.attempt = 0
+        self.failure: str | None = None
+        self.outer = None
+
+    def __enter__(self) -> "_Attempts":
+        if self.llm.callbacks or log.isEnabledFor(logging.INFO):
+            self.outer = getattr(_current, "attempts", None)
+            _current.attempts = self
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if getattr(_current, "attempts", None) is self:
+            _current.attempts = self.outer
+
+    def emit(self, type: str, **data: Any) -> None:
+        from vero.core.events import Event
+
+        llm = self.llm
+        data = {"attempt": self.attempt, "max_attempts": llm.max_retries + 1, "url": llm.base_url,
+                "model": llm.model_name, "timeout": llm.timeout, **data}
+        if type == "llm_retry":
+            log.info("llm_retry: attempt %s/%s to %s after %s", data["attempt"], data["max_attempts"],
+                     llm.base_url, data.get("reason"))
+        event = Event(type, "", data, time.time())
+        for callback in list(llm.callbacks):
+            try:
+                callback(event)
+            except Exception:  # a broken listener must not break the call
+                log.warning("llm listener %r failed on %s", callback, type, exc_info=True)
+
+    def send(self, send: Callable, request: Any, args: tuple, kwargs: dict) -> Any:
+        self.attempt += 1
+        if self.attempt > 1:
+            self.emit("llm_retry", reason=self.failure)
+        self.emit("llm_request")
+        try:
+            response = send(request, *args, **kwargs)
+        except BaseException as exc:
+            self.failure = _failure_reason(exc, self.llm.timeout)
+            self.emit("llm_response", ok=False, reason=self.failure)
+            raise
+        status = getattr(response, "status_code", 200)
+        self.failure = f"HTTP {status}" if status >= 400 else None
+        self.emit("llm_response", ok=status < 400, status=status)
+        return response
+
+
+def _failure_reason(exc: BaseException, timeout: Any) -> str:
+    """Why an attempt failed, in words (the SDK's own error only says 'Connection error.')."""
+    name = type(exc).__name__
+    if name.endswith("Timeout"):  # httpx's ReadTimeout, ConnectTimeout, ...
+        seconds = f" within {timeout:g} s" if isinstance(timeout, (int, float)) else ""
+        return f"no reply{seconds} (timed out)"
+    if name == "ConnectError":
+        return "could not connect"
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    return f"{name}: {exc}" if str(exc) else name
+
+
+def _watch_attempts(client: Any) -> Any:
+    """Wrap the SDK client's HTTP ``send`` so that ``_Attempts`` sees every attempt (once per client)."""
+    http = getattr(client, "_client", None)
+    send = getattr(http, "send", None)
+    if send is None or getattr(send, "_vero_attempts", False):
+        return client
+
+    def send_watched(request, *args, **kwargs):
+        attempts = getattr(_current, "attempts", None)
+        if attempts is None:
+            return send(request, *args, **kwargs)
+        return attempts.send(send, request, args, kwargs)
+
+    send_watched._vero_attempts = True
+    try:
+        http.send = send_watched
+    except AttributeError:  # an HTTP client that does not take attributes: no attempt events
+        pass
+    return client
 
 
 class TextStream:
@@ -240,7 +345,9 @@ class TextStream:
         splitter = ThinkingStream()
         held = ""  # the first half of a surrogate pair whose second half may come in the next delta
         try:
-            for chunk in llm.client.chat.completions.create(**self._request):
+            with _Attempts(llm):  # the SDK retries before the first chunk, not after
+                chunks = llm.client.chat.completions.create(**self._request)
+            for chunk in chunks:
                 usage = _as_dict(getattr(chunk, "usage", None)) or usage
                 for choice in chunk.choices or []:
                     finish_reason = getattr(choice, "finish_reason", None) or finish_reason

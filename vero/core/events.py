@@ -22,6 +22,16 @@ log = logging.getLogger("vero.events")
 
 @dataclass(slots=True)
 class Event:
+    """One thing that happened, as listeners get it.
+
+    ``type`` is ``run_start``, ``llm_call``, ``tool_call``, ``tool_result``,
+    ``step`` or ``run_end`` from an agent; ``llm_request``, ``llm_response``
+    and ``llm_retry`` from a ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``).
+    ``agent`` is the agent's name (empty for a model client's events),
+    ``data`` the details (a step's ``kind`` and ``content`` ...), ``time``
+    the Unix time it was emitted.
+    """
+
     type: str
     agent: str
     data: dict = field(default_factory=dict)
@@ -58,6 +68,9 @@ STEP_ICONS = {
     "attempt": "🔁", "evaluation": "⚖️", "reflection": "🪞", "warning": "⚠️", "error": "❌",
     "thinking": "🤔", "answer": "💬", "approval": "🙋",
 }
+# A step kind whose label depends on its data: plan_step starts ([>]) and ends (done or failed).
+PLAN_STEP_LABELS = {"in_progress": ("▶️", "Step started"), "completed": ("✅", "Step done"),
+                    "failed": ("❌", "Step failed")}
 STATUS_ICONS = {"ok": "🏁", "needs_review": "🧐", "max_turns": "⌛", "max_tokens": "⌛", "rejected": "🚫", "failed": "❌"}
 
 
@@ -92,20 +105,19 @@ class ConsolePrinter:
         indent = "    " * event.data.get("depth", 0)
         icon = STEP_ICONS.get(kind, "•")
         label = kind.replace("_", " ").capitalize()
+        if kind == "plan_step":
+            icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status"), (icon, label))
         self._line(f"{indent}{icon} {self._dim(label + ':')} {self._short(event.data.get('content', ''))}")
 
     def on_run_end(self, event: Event) -> None:
-        status = event.data.get("status", "")
-        icon = STATUS_ICONS.get(status, "🏁")
-        answer = self._short(event.data.get("answer", ""))
-        if status == "failed":  # not an answer: the run failed, and history does not keep it
-            self._line(f"{icon} Run failed" + (f"; partial, not kept: {answer}" if answer else ""))
-        else:
-            self._line(f"{icon} Final Answer ({status}): {answer}")
-        error = event.data.get("error")
-        if error:
-            self._line(f"❌ Error: {error}")
-        self._line(f"⏳ Elapsed: {event.data.get('elapsed_s', 0):.1f} s, {event.data.get('llm_calls', 0)} model calls")
+        data = event.data
+        for line in footer_lines(data.get("status", ""), self._short(data.get("answer", "")), data.get("elapsed_s", 0),
+                                 data.get("llm_calls", 0), data.get("usage"), data.get("error")):
+            self._line(line)
+
+    def on_llm_retry(self, event: Event) -> None:
+        """A ``ChatOpenAI`` retries a request (see ``ChatOpenAI.callbacks``)."""
+        self._line(retry_line(event.data))
 
     def _short(self, text: str) -> str:
         text = str(text)
@@ -122,6 +134,41 @@ class ConsolePrinter:
         except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
             encoding = getattr(self.stream, "encoding", None) or "utf-8"
             print(text.encode(encoding, "backslashreplace").decode(encoding), file=self.stream, flush=True)
+
+
+def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usage: dict | None = None,
+                 error: str | None = None) -> list[str]:
+    """The end of a run as printed by ``ConsolePrinter`` and the ``vero`` command.
+
+        🏁 Final Answer (ok): Paris.
+        ⏳ Elapsed: 0.4 s, 1 model call, 31 tokens (25 prompt + 6 completion)
+
+    A ``failed`` run's partial text is not an answer (history does not keep
+    it): ``❌ Run failed; partial, not kept: ...``.  ``error`` adds a ``❌ Error:``
+    line.  A run that made requests but got no reply says ``no model call succeeded``.
+    """
+    icon = STATUS_ICONS.get(status, "🏁")
+    if status == "failed":
+        lines = [f"{icon} Run failed" + (f"; partial, not kept: {answer}" if answer else "")]
+    else:
+        lines = [f"{icon} Final Answer ({status}): {answer}"]
+    if error:
+        lines.append(f"❌ Error: {error}")
+    if llm_calls:
+        calls = f"{llm_calls} model call{'s' if llm_calls != 1 else ''}"
+    else:
+        calls = "no model call succeeded" if status == "failed" else "0 model calls"
+    total = (usage or {}).get("total_tokens")
+    if total:
+        calls += f", {total} tokens ({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)"
+    lines.append(f"⏳ Elapsed: {elapsed_s:.1f} s, {calls}")
+    return lines
+
+
+def retry_line(data: dict) -> str:
+    """``🔁 retrying (2/3) http://...: no reply within 2 s (timed out)`` for an ``llm_retry`` event."""
+    where = f" {data['url']}" if data.get("url") else ""
+    return f"🔁 retrying ({data.get('attempt', '?')}/{data.get('max_attempts', '?')}){where}: {data.get('reason') or 'failed'}"
 
 
 class EventBus:

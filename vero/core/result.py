@@ -120,9 +120,14 @@ class RunResult:
         return self.status == OK
 
     def steps_of(self, kind: str) -> list[Step]:
+        """The steps of one kind, in order, e.g. ``result.steps_of("action")`` (sub-agents' steps included)."""
         return [s for s in self.steps if s.kind == kind]
 
     def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: the task, answer, status, steps, usage, model calls, time and error.
+
+        The error is ``{"type", "message", "status"}`` (or ``None``), not the exception itself.
+        """
         return {
             "task": self.task,
             "answer": self.answer,
@@ -135,6 +140,7 @@ class RunResult:
         }
 
     def to_json(self, **kwargs) -> str:
+        """``to_dict()`` as JSON text; ``kwargs`` go to ``json.dumps`` (e.g. ``indent=2``)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
 
 
