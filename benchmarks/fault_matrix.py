@@ -2,8 +2,8 @@
 
     python benchmarks/fault_matrix.py [--markdown] [-k TEXT]
 
-The rows are ``FAULTS`` from ``tests/test_faults.py`` (defined once, there; pytest
-runs the same rows).  Each row injects one fault into every agent it applies
+The rows are the ``FAULTS`` lists of ``tests/test_faults*.py`` (each row defined
+once, there; pytest runs the same rows).  Each row injects one fault into every agent it applies
 to and checks the row's defined outcome (status, answer, exact number of model
 calls or HTTP requests, history intact).  An agent "survived" a row when its
 check passed.  Rows marked as a known bug in ``vero/`` count as not survived.
@@ -87,15 +87,23 @@ def outcome_text(results: dict) -> str:
     return "; ".join(f"{kind}: {text}" for kind, text in shown.items())
 
 
+FAULT_MODULES = ("test_faults", "test_faults_model_io", "test_faults_io", "test_faults_sandbox")
+
+
+def all_rows() -> list:
+    """Every row, from the module that defines it (tests/test_faults*.py)."""
+    import importlib
+
+    return [row for name in FAULT_MODULES for row in importlib.import_module(name).FAULTS]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("-k", metavar="TEXT", help="only the rows whose name contains TEXT")
     args = parser.parse_args(argv)
 
-    import test_faults  # the rows, defined once
-
-    rows = [row for row in test_faults.FAULTS if not args.k or args.k in row.name]
+    rows = [row for row in all_rows() if not args.k or args.k in row.name]
     started = time.perf_counter()
     table = []
     for row in rows:
