@@ -4,6 +4,7 @@ import pytest
 
 from vero import tool
 from vero.agents import ToolCallingAgent
+from vero.agents._native import EMPTY_NUDGE, MAX_EMPTY_NUDGES
 from vero.agents.tool_calling import TOOL_CALLING_SYSTEM_PROMPT
 from vero.core.agent import MalformedOutputError
 from vero.core.result import FAILED, MAX_TURNS, OK
@@ -138,10 +139,17 @@ def test_empty_input_fails_without_a_model_call():
     assert agent.last_result.status == FAILED and llm.calls == 0
 
 
-def test_an_empty_reply_fails_the_run():
-    agent, llm = make([""])
+def test_an_empty_reply_is_asked_again_with_the_task():
+    agent, llm = make(["", "Hello!"])
+    assert agent.run("say hi") == "Hello!" and agent.last_result.status == OK
+    nudge = llm.requests[1].messages[-1]["content"]
+    assert nudge.startswith(EMPTY_NUDGE) and nudge.endswith("The task: say hi")
+
+
+def test_empty_replies_past_the_nudges_fail_the_run():
+    agent, llm = make([""] * (MAX_EMPTY_NUDGES + 1))
     assert agent.run("hi") == ""
-    assert agent.last_result.status == FAILED
+    assert agent.last_result.status == FAILED and llm.calls == MAX_EMPTY_NUDGES + 1
     assert isinstance(agent.last_result.error, MalformedOutputError)
     assert agent.history == []
 

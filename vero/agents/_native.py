@@ -7,7 +7,9 @@ Small local models do not always keep to that protocol, so a reply without
 API tool calls is read once more before it is taken as the answer:
 
 - tool calls written into the text (fenced JSON, ``<tool_call>`` tags) are run
-  as real calls (``with_text_tool_calls``);
+  as real calls (``with_text_tool_calls``), only the first of them: the others
+  were written before the model saw its result, and small models fill them with
+  invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
   far failed (``guess_nudge``, also used by the text protocol), or a reply that
   only announces a tool call ("I will use the `find_plant` tool...") gets a
@@ -18,16 +20,21 @@ API tool calls is read once more before it is taken as the answer:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Callable
 
 from vero.core.message import Message, ToolCall
-from vero.core.parsing import announces_action, normalized_arguments, tool_calls_in_text
+from vero.core.parsing import announces_action, normalized_arguments, strip_template_tags, tool_calls_in_text
 
 CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
                  "call a tool, or give the final answer in a few sentences.")
 ANNOUNCED_NUDGE = ("You said what you would do but did not call a tool. Call the tool now; "
                    "or, if you already know the answer, reply with only the final answer.")
 MAX_ANNOUNCED_NUDGES = 2  # per run: after that, such a reply is taken as the answer
+REPEATED_CALL_NUDGE = ("You made that same call before, and its result is above. Use the results you have: "
+                       "give the final answer, or call a different tool for what is still missing.")
+EMPTY_NUDGE = "Your reply was empty. Give the final answer from the results above, or call the tool you still need."
+MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
 GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. Call the tool that "
                "fits (check the tool descriptions and arguments), or say that you could not find the answer.")
 
@@ -44,31 +51,40 @@ def with_text_tool_calls(agent, reply: Message) -> Message:
     text around them is recorded as the thought but not replayed, so the
     conversation shows a clean tool call.
     """
-    if reply.tool_calls or not agent.tools:
+    if reply.tool_calls:
         return reply
-    found = tool_calls_in_text(reply.text, agent.tools.names())
+    found = tool_calls_in_text(reply.text, agent.tools.names()) if agent.tools else None
     if found is None:
-        return reply
-    names = ", ".join(call.name for call in found.calls)
-    agent.record("warning", f"tool call written as text, run as a call: {names}", recovered_from_text=True,
-                 raw=reply.text)
-    if found.prose:
-        agent.record("thought", found.prose)
-        agent.keep_partial(found.prose)
-    return Message("assistant", None, tool_calls=found.calls, reasoning=reply.reasoning,
+        clean = strip_template_tags(reply.text)
+        return reply if clean == reply.text else replace(reply, content=clean)
+    call, dropped = found.calls[0], len(found.calls) - 1
+    note = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
+    agent.record("warning", f"tool call written as text, run as a call: {call.name}{note}",
+                 recovered_from_text=True, raw=reply.text)
+    prose = strip_template_tags(found.prose)
+    if prose:
+        agent.record("thought", prose)
+        agent.keep_partial(prose)
+    return Message("assistant", None, tool_calls=[call], reasoning=reply.reasoning,
                    usage=reply.usage, finish_reason=reply.finish_reason)
 
 
 def nudge_for(agent, reply: Message) -> str | None:
     """The message to send back when a text reply is not yet an answer, else None.
 
-    A reply cut off by the output cap is never an answer.  An answer given when
+    A reply cut off by the output cap is never an answer; an empty one gets at
+    most ``MAX_EMPTY_NUDGES`` nudges per run.  An answer given when
     every tool call so far failed gets one nudge per run (small models then
     invent a value).  One that announces a tool call gets at most
     ``MAX_ANNOUNCED_NUDGES`` nudges per run.
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
+    if not reply.text.strip():
+        if agent.tally("empty") > MAX_EMPTY_NUDGES:
+            return None
+        agent.record("warning", "the reply was empty; asked again")
+        return with_task(EMPTY_NUDGE, agent)
     guess = guess_nudge(agent, reply.text)
     if guess is not None:
         return guess
@@ -88,29 +104,45 @@ def guess_nudge(agent, answer: str) -> str | None:
     return None
 
 
+TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
+
+
 def answer_tool_calls(agent, reply: Message, messages: list, observe: Callable[[ToolCall], str] | None = None) -> None:
     """Append the assistant's tool-call message, then one ``tool`` message per call.
 
-    The calls run in the order the model gave them; ``observe(call)`` returns
-    the text sent back (default: run the tool through ``agent.run_tool``,
-    which records the ``action`` and ``observation`` steps).
+    The calls run in the order the model gave them, at most
+    ``agent.max_tool_calls_per_reply`` of them (the rest are answered "not
+    run"); ``observe(call)`` returns the text sent back (default: run the tool
+    through ``agent.run_tool``, which records the ``action`` and ``observation``
+    steps).
     """
+    repeated = observe is None and any(made_before(agent, call) for call in reply.tool_calls)
     observe = observe or (lambda call: _observe(agent, call))
+    limit = agent.max_tool_calls_per_reply
     messages.append(Message.assistant(reply.content, reply.tool_calls))
-    for call in reply.tool_calls:
-        messages.append(Message.tool(observe(call), call.id, call.name))
-
-
-REPEATED_CALL_NOTE = ("\n(You made this same call before and got the same result. Use it: call a different "
-                      "tool, or give the final answer.)")
+    if len(reply.tool_calls) > limit:
+        agent.record("warning", f"{len(reply.tool_calls)} tool calls in one reply; only the first {limit} run")
+    for number, call in enumerate(reply.tool_calls):
+        text = observe(call) if number < limit else TOO_MANY_CALLS.format(limit=limit)
+        messages.append(Message.tool(text, call.id, call.name))
+    if repeated:  # small models loop on a call whose result they do not know how to use
+        agent.record("warning", "the same tool call again; asked to use the results it has")
+        messages.append(Message.user(with_task(REPEATED_CALL_NUDGE, agent)))
 
 
 def _observe(agent, call: ToolCall) -> str:
-    """Run the call; a call repeated with the same arguments gets a note, since small models loop."""
-    repeated = any(step.kind == "action" and step.data.get("tool") == call.name
-                   and _same_arguments(step.data.get("args"), call.arguments) for step in agent.steps_so_far())
-    text = agent.run_tool(call.name, call.arguments).text
-    return text + REPEATED_CALL_NOTE if repeated else text
+    return agent.run_tool(call.name, call.arguments).text
+
+
+def made_before(agent, call: ToolCall) -> bool:
+    """True when this run already made the same call (same tool, same arguments)."""
+    return any(step.kind == "action" and step.depth == 0 and step.data.get("tool") == call.name
+               and _same_arguments(step.data.get("args"), call.arguments) for step in agent.steps_so_far())
+
+
+def with_task(nudge: str, agent) -> str:
+    """``nudge`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
+    return f"{nudge}\nThe task: {agent.clip(agent.task, 300)}" if agent.task else nudge
 
 
 def _same_arguments(a, b) -> bool:

@@ -26,9 +26,8 @@ from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
 
 TOOL_CALLING_SYSTEM_PROMPT = (
-    "You are a helpful assistant. Use the tools to look up facts and to calculate; never guess a value. "
-    "After each tool result, call the next tool you need, or, when you have what you need, "
-    "answer the user in plain text."
+    "You are a helpful assistant. Call a tool for every fact you need and for every calculation; "
+    "never guess a value."
 )
 
 

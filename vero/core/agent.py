@@ -102,6 +102,8 @@ class Agent(ABC):
             prompt (the full text stays in ``last_result.steps``).
         history_window: how many past messages a prompt may include.
         json_retries: re-asks when the model's JSON is unusable.
+        max_tool_calls_per_reply: tool calls run from one model reply; the
+            rest are answered "not run" (a runaway reply cannot run hundreds).
         trace: path of a JSONL file that receives every event.
         callbacks: extra event listeners, ``fn(event)``.
     """
@@ -122,6 +124,7 @@ class Agent(ABC):
         max_observation_chars: int = 8000,
         history_window: int = 20,
         json_retries: int = 2,
+        max_tool_calls_per_reply: int = 8,
         trace: str | None = None,
         callbacks: list[Callback] | None = None,
     ):
@@ -136,6 +139,7 @@ class Agent(ABC):
         self.max_observation_chars = max_observation_chars
         self.history_window = history_window
         self.json_retries = max(0, json_retries)
+        self.max_tool_calls_per_reply = max(1, max_tool_calls_per_reply)
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)
@@ -145,7 +149,8 @@ class Agent(ABC):
         self.verbose = verbose
         self._run: _RunState | None = None
         self._base_options = dict(
-            max_observation_chars=max_observation_chars, history_window=history_window, json_retries=json_retries
+            max_observation_chars=max_observation_chars, history_window=history_window, json_retries=json_retries,
+            max_tool_calls_per_reply=max_tool_calls_per_reply,
         )
 
     def __repr__(self) -> str:
@@ -341,6 +346,11 @@ class Agent(ABC):
     def steps_so_far(self) -> list[Step]:
         """The steps recorded in the current run (empty outside ``run``)."""
         return list(self._run.steps) if self._run else []
+
+    @property
+    def task(self) -> str:
+        """The task of the current run (empty outside ``run``)."""
+        return self._run.task if self._run else ""
 
     @property
     def partial(self) -> str:

@@ -391,6 +391,21 @@ def _is_schema(arguments: dict) -> bool:
     return arguments.get("type") == "object" and isinstance(arguments.get("properties"), dict)
 
 
+_TEMPLATE_TAG = re.compile(r"</?(?:tool_response|tool_call|tools)>")
+
+
+def strip_template_tags(text: str) -> str:
+    """``text`` without chat-template tags (``<tool_response>``, ``<tools>``, ``<tool_call>``).
+
+    Small models imitate the tags their chat template wraps tool results and
+    schemas in; in an answer they are noise, and a reply that is nothing but
+    such tags is empty.
+    """
+    if "<" not in text:
+        return text
+    return re.sub(r"\n{3,}", "\n\n", _TEMPLATE_TAG.sub("", text)).strip()
+
+
 # -- a reply that announces an action instead of taking it -----------------------------------
 _INTENT = re.compile(
     r"\b(?:I will|I'll|I am going to|I'm going to|let me|let's|let us|I need to|we need to|I should|"
