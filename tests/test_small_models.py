@@ -10,7 +10,7 @@ import pytest
 
 from vero import ChatOpenAI, Message, tool
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ToolCallingAgent
-from vero.agents._native import ANNOUNCED_NUDGE, CUT_OFF_NUDGE, MAX_ANNOUNCED_NUDGES
+from vero.agents._native import ANNOUNCED_NUDGE, CUT_OFF_NUDGE, MAX_ANNOUNCED_NUDGES, REPEATED_CALL_NUDGE
 from vero.config import reload_settings
 from vero.core.parsing import announces_action, parse_react, tidy_numbers, tool_calls_in_text
 from vero.core.result import FAILED, MAX_TURNS, NEEDS_REVIEW, OK
@@ -349,3 +349,80 @@ def test_the_guess_nudge_comes_once_per_run():
                        "a guess", "still a guess"])
     agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)
     assert agent.run("Who?") == "still a guess" and llm.calls == 3
+
+
+# -- seen in this session's runs: runaways, repeats and template tags ----------------------------
+# seen: ToolCallingAgent's first reply, the call wrapped in the <tools> tags of the schema list and
+# repeated (with invented calls in between) until the output cap cut it off
+SEEN_RUNAWAY = ('<tools>\n{"name": "find_plant", "arguments": {"name": "Frostvine"}}\n</tools>\n<tools>\n'
+                '{"name": "calculate", "arguments": {"expression": "1 * 100"}}\n</tools>\n<tools>\n'
+                '{"name": "find_plant", "arguments": {"name": "Frostvine"}}\n</tools>\n<tools>\n{"name": "calcul')
+# seen: a final reply that only echoes the template's tool-result tags
+SEEN_ECHOED_RESULT = "<tool_response>\n2715\n</tool_response>"
+
+
+def test_only_the_first_call_written_as_text_runs_even_from_a_runaway_reply():
+    llm = ScriptedLLM([{"content": SEEN_RUNAWAY, "finish_reason": "length"}, "There are 2715 in stock."])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "There are 2715 in stock."
+    assert CALLS == [("find_plant", "Frostvine")]
+    recovered = [s for s in agent.last_result.steps if s.data.get("recovered_from_text")]
+    assert len(recovered) == 1 and "more call" in recovered[0].content
+    replayed = llm.requests[1].messages[-2]
+    assert [c["function"]["name"] for c in replayed["tool_calls"]] == ["find_plant"] and not replayed["content"]
+
+
+def test_chat_template_tags_are_not_part_of_an_answer():
+    agent = ToolCallingAgent("t", ScriptedLLM([SEEN_ECHOED_RESULT]), tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "2715"
+
+
+def test_a_repeated_call_gets_the_results_and_the_task_back():
+    repeat = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}
+    llm = ScriptedLLM([repeat, repeat, "2715"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "2715"
+    nudge = llm.requests[2].messages[-1]
+    assert nudge["role"] == "user" and nudge["content"].startswith(REPEATED_CALL_NUDGE)
+    assert nudge["content"].endswith("The task: How many Frostvine plants are in stock?")
+    assert any("same tool call again" in s.content for s in agent.last_result.steps_of("warning"))
+
+
+@tool
+def greenhouse_info(greenhouse_id: str) -> dict:
+    """Look up a greenhouse by its id. Returns its city."""
+    CALLS.append(("greenhouse_info", greenhouse_id))
+    return {"city": "Quarry Hollow"}
+
+
+def test_a_failed_call_repeated_word_for_word_is_not_run_again():
+    # seen: text ReAct kept calling find_plant with a greenhouse id, three times in a row
+    wrong = "Thought: I need to find the greenhouse GH-06.\nAction: find_plant\nAction Input: {\"name\": \"GH-06\"}"
+    right = "Thought: use the greenhouse tool.\nAction: greenhouse_info\nAction Input: {\"greenhouse_id\": \"GH-06\"}"
+
+    @tool
+    def find_plant(name: str) -> dict:  # noqa: F811 - this test's own find_plant, which knows no such plant
+        """Look up a plant by its name."""
+        CALLS.append(("find_plant", name))
+        return {"error": f"no plant named {name!r}"}
+
+    llm = ScriptedLLM([wrong, wrong, right, "Thought: done\nFinal Answer: Quarry Hollow"])
+    agent = ReActAgent("t", llm, tools=[find_plant, greenhouse_info], verbose=False)
+    assert agent.run("In which city is greenhouse GH-06?") == "Quarry Hollow"
+    assert CALLS == [("find_plant", "GH-06"), ("greenhouse_info", "GH-06")]  # the repeat did not run
+    second = [s for s in agent.last_result.steps if s.kind == "observation"][1]
+    assert second.data["error"] == "repeated_failure" and "no plant named 'GH-06'" in second.content
+    sent = llm.requests[2].messages[-1]["content"]
+    assert sent.startswith("Observation: Not run: you made this exact call before and it failed")
+    assert "- greenhouse_info(greenhouse_id): Look up a greenhouse by its id" in sent
+
+
+def test_at_most_max_tool_calls_per_reply_run_and_the_rest_are_answered():
+    many = {"tool_calls": [{"name": "calculate", "arguments": {"expression": f"{n} + 1"}} for n in range(5)]}
+    llm = ScriptedLLM([many, "done"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, max_tool_calls_per_reply=3)
+    assert agent.run("add them") == "done"
+    assert [c for c in CALLS] == [("calculate", f"{n} + 1") for n in range(3)]
+    answers = [m for m in llm.requests[1].messages if m["role"] == "tool"]
+    assert len(answers) == 5 and all(a["content"].startswith("Not run: at most 3") for a in answers[3:])
+    assert any("5 tool calls in one reply" in s.content for s in agent.last_result.steps_of("warning"))

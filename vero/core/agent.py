@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import Message
-from vero.core.parsing import parse_json_object, reports_error, tidy_numbers
+from vero.core.parsing import normalized_arguments, parse_json_object, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.errors import VeroError
@@ -41,6 +41,8 @@ JSON_REASK = (
 )
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
+REPEATED_FAILURE = ("Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
+                    "Use a different tool, or different arguments. The tools:\n{tools}")
 
 
 class BudgetExceeded(VeroError):
@@ -295,8 +297,19 @@ class Agent(ABC):
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
     def run_tool(self, name: str, args: Any) -> Observation:
-        """Run a tool; record the action and the full observation as steps."""
+        """Run a tool; record the action and the full observation as steps.
+
+        A call that already failed in this run with the same arguments is not
+        run again (unless it timed out): small models repeat a failing call
+        word for word, so the observation says so and lists the other tools.
+        """
+        failed = self._earlier_failure(name, args)
         self.record("action", f"{name}({_args_text(args)})", tool=name, args=args)
+        if failed is not None:
+            text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
+                                           tools=self._tool_lines())
+            self.record("observation", text, tool=name, ok=False, error="repeated_failure")
+            return Observation(text, False, "repeated_failure")
         self.events.emit("tool_call", tool=name, args=args)
         outcome = self.tools.run(name, args)
         self.events.emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
@@ -305,6 +318,22 @@ class Agent(ABC):
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
             text += self._other_tools_hint(name)  # (an unknown tool's error lists the tools already)
         return Observation(text, outcome.ok, outcome.error)
+
+    def _earlier_failure(self, name: str, args: Any) -> Step | None:
+        """The observation of an identical earlier call in this run that failed (not by a timeout)."""
+        key, steps = normalized_arguments(args), self.steps_so_far()
+        for action, result in zip(steps, steps[1:]):
+            if (action.kind == "action" and result.kind == "observation" and action.depth == result.depth == 0
+                    and action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == key
+                    and _failed(result)):
+                return result
+        return None
+
+    def _tool_lines(self, exclude: str = "") -> str:
+        """One short line per tool (name, arguments, first sentence of its description)."""
+        lines = [f"- {t.name}({', '.join(t.parameters['properties'])}): {t.description.split('. ')[0].rstrip('.')}"
+                 for t in self.tools if t.name != exclude]
+        return "\n".join(lines) or "(no other tools)"
 
     def _other_tools_hint(self, name: str) -> str:
         """After an error, the other tools by signature: small models often keep calling the wrong one."""
@@ -452,6 +481,14 @@ class Agent(ABC):
         the current history untouched.
         """
         self.history = load_session(path)
+
+
+def _failed(observation: Step) -> bool:
+    """A tool result that reports a failure that would happen again (a timeout might not)."""
+    error = observation.data.get("error")
+    if error in ("timeout", "busy"):
+        return False
+    return error is not None or not observation.data.get("ok", True) or reports_error(observation.content)
 
 
 def _args_text(args: Any) -> str:
