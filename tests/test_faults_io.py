@@ -519,6 +519,39 @@ def cli_load_nested(kind):
     return "exit 2, one line, for both"
 
 
+@fault("agents/concurrent-runs-on-one-agent", ALL,
+       "a second run() while one is running raises ConcurrentRunError at once; the first run ends ok, "
+       "last_result and history are its own")
+def concurrent_runs(kind):
+    from vero.core.agent import ConcurrentRunError
+
+    inside, release = threading.Event(), threading.Event()
+    script = happy(kind)
+
+    def first_reply(messages):  # the first model call waits until the second run() was tried
+        inside.set()
+        assert release.wait(10)
+        return script[0]
+
+    agent = make_agent(kind, ScriptedLLM([first_reply, *script[1:]]))
+    worker = threading.Thread(target=agent.run, args=(TASK,))
+    worker.start()
+    assert inside.wait(10)
+    try:
+        agent.run("another task")
+        raise AssertionError("the second run() did not refuse")
+    except ConcurrentRunError as exc:
+        refused = str(exc)
+    finally:
+        release.set()
+        worker.join(10)
+    result = agent.last_result
+    assert result.status == "ok" and result.task == TASK and result.answer == "Paris", (result.status, result.task)
+    assert history_texts(agent) == [TASK, "Paris"]
+    assert "already running" in refused
+    return "second run() refused at once (ConcurrentRunError); the first ended ok with its own result"
+
+
 # =========================================================================== pytest
 
 

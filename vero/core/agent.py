@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
@@ -54,6 +55,14 @@ class BudgetExceeded(VeroError):
 
     def __reduce__(self):  # picklable, for process pools
         return type(self), (self.status, str(self))
+
+
+class ConcurrentRunError(VeroError):
+    """``run()`` was called on an agent that is already running a task (another thread, or re-entered).
+
+    Raised at once, before anything changes: concurrent runs of one agent would
+    mix their steps, usage and history.  Use one agent per thread.
+    """
 
 
 class MalformedOutputError(VeroError):
@@ -150,6 +159,7 @@ class Agent(ABC):
             self.events.callbacks.append(self._trace)
         self.verbose = verbose
         self._run: _RunState | None = None
+        self._running = threading.Lock()  # one run at a time: see ConcurrentRunError
         self._base_options = dict(
             max_observation_chars=max_observation_chars, history_window=history_window, json_retries=json_retries,
             max_tool_calls_per_reply=max_tool_calls_per_reply,
@@ -181,8 +191,20 @@ class Agent(ABC):
 
         Never raises for model, tool or budget problems: they end the run with a
         status (``last_result.status``) and the error on ``last_result.error``.
+        Raises ``ConcurrentRunError`` at once when this agent is already running.
         ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
         """
+        if not self._running.acquire(blocking=False):
+            raise ConcurrentRunError(
+                f"{type(self).__name__} {self.name!r} is already running a task; one agent runs one task at a "
+                "time (its history and steps belong to that run). Create one agent per thread, as run_many does."
+            )
+        try:
+            return self._run_once(task, **kwargs)
+        finally:
+            self._running.release()
+
+    def _run_once(self, task: str, **kwargs) -> str:
         run = self._run = _RunState(task=task)
         self.events.emit("run_start", task=task, cls=type(self).__name__)
         error: BaseException | None = None
