@@ -552,6 +552,29 @@ def concurrent_runs(kind):
     return "second run() refused at once (ConcurrentRunError); the first ended ok with its own result"
 
 
+@fault("tools/1000-calls-in-one-reply", ("chat", "react_native"),
+       "a reply with 1,000 tool calls runs the first max_tool_calls_per_reply (8); every other call is "
+       "answered 'Not run: at most 8 ...'; a warning step; the run ends ok")
+def thousand_calls(kind):
+    ran = []
+
+    @tool
+    def ping(n: int) -> str:
+        """Ping."""
+        ran.append(n)
+        return "pong"
+
+    many = {"tool_calls": [{"name": "ping", "arguments": {"n": n}} for n in range(1000)]}
+    llm = ScriptedLLM([many, "done"])
+    agent = make_agent(kind, llm, tools=[ping])
+    assert agent.run(TASK) == "done" and agent.last_result.status == "ok", agent.last_result.error
+    assert ran == list(range(8)), ran[:20]
+    answers = [m for m in llm.requests[1].messages if m["role"] == "tool"]
+    assert len(answers) == 1000 and all(a["content"].startswith("Not run: at most 8") for a in answers[8:])
+    assert any("1000 tool calls in one reply" in s.content for s in agent.last_result.steps_of("warning"))
+    return "8 run, 992 answered 'not run'; ok"
+
+
 # =========================================================================== pytest
 
 

@@ -41,6 +41,7 @@ from test_faults import (
     happy_default,
     make_agent,
     plan_json,
+    respond,
     verdict,
 )
 from vero import LLMCallError, Message
@@ -209,6 +210,35 @@ def model_lone_surrogate(kind):
         assert len(srv.requests) == len(first) + len(happy(kind))
         assert encodable(agent.last_result.to_json())
     return "ok; repaired to U+FFFD; the next turn ok"
+
+
+@fault("model/lone-surrogate-escape-in-json", ("react", "react_native", "chat", "plan"),
+       "a lone surrogate the model writes as a JSON escape (\\ud83d) in tool arguments, a tool call "
+       "written as text or the planner's JSON becomes U+FFFD where the JSON is read: ok, valid text")
+def model_surrogate_escape_in_json(kind):
+    seen = []
+
+    def echo(text: str) -> str:
+        """Echo the text."""
+        seen.append(text)
+        return f"echoed {text}"
+
+    escaped = '{"text": "half \\ud83d"}'
+    replies = {
+        "react": [f"Thought: echo it\nAction: echo\nAction Input: {escaped}", final("done")],
+        "react_native": [f'```json\n{{"name": "echo", "arguments": {escaped}}}\n```', "done"],
+        "chat": [f'```json\n{{"name": "echo", "arguments": {escaped}}}\n```', "done"],
+        "plan": ['{"steps": ["Echo half \\ud83d."]}',
+                 f"Thought: echo it\nAction: echo\nAction Input: {escaped}", final("done"), respond("done")],
+    }[kind]
+    llm = ScriptedLLM(replies)
+    agent = make_agent(kind, llm, tools=[echo])
+    answer = agent.run(TASK)
+    assert (agent.last_result.status, answer) == (OK, "done"), (agent.last_result.status, agent.last_result.error)
+    assert seen == ["half \ufffd"], seen
+    assert encodable(agent.last_result.to_json()) and all(encodable(json.dumps(r.messages, ensure_ascii=False))
+                                                          for r in llm.requests)
+    return "ok; the escape became U+FFFD where the JSON was read"
 
 
 @fault("model/surrogate-pair-split-across-chunks", ("chat",),

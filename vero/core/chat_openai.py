@@ -18,6 +18,7 @@ import time
 from typing import Any, Callable, Iterable, Iterator
 
 from vero.core.message import Message, ToolCall, as_api_dict
+from vero.core.parsing import valid_text
 from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.errors import LLMCallError, LLMConfigError
@@ -471,18 +472,8 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-# -- text that cannot be encoded ------------------------------------------------
-# JSON can carry half of a surrogate pair ("\ud83d"), and a streamed pair can be
-# cut between two chunks.  Such text cannot be encoded as UTF-8: kept in a
-# message, it would break every later request (and any print of it).
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _valid_text(text: Any) -> Any:
-    """``text`` with surrogate pairs joined into their character and lone halves as U+FFFD."""
-    if not isinstance(text, str) or text.isascii() or not _SURROGATE.search(text):
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+# -- text that cannot be encoded: see vero.core.parsing.valid_text ----------------
+_valid_text = valid_text
 
 
 def _hold_first_half(text: str) -> tuple[str, str]:

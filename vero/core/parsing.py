@@ -38,6 +38,30 @@ def parse_json_object(text: str | None) -> dict:
     return data
 
 
+# JSON can carry half of a surrogate pair ("\ud83d"), and a streamed pair can be
+# cut between two chunks.  Such text cannot be encoded as UTF-8: kept in a
+# message, it would break every later request (and any print of it).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text):
+    """``text`` with surrogate pairs joined into their character and lone halves as U+FFFD."""
+    if not isinstance(text, str) or text.isascii() or not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _valid_strings(value):
+    """``value`` (decoded JSON) with ``valid_text`` applied to every string in it."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [_valid_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {valid_text(key): _valid_strings(item) for key, item in value.items()}
+    return value
+
+
 MAX_JSON_DEPTH = 100  # model output nested deeper than this is not data an agent can use
 
 
@@ -52,9 +76,11 @@ def parse_json_value(text: str):
     if _nesting(text) > MAX_JSON_DEPTH:
         raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
     try:
-        return loads(text)
+        value = loads(text)
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
+    # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
+    return _valid_strings(value) if "\\u" in text else value
 
 
 def normalized_arguments(args):
@@ -237,7 +263,7 @@ def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
     except (ValueError, RecursionError):
         return None
     closing = _CLOSE_FENCE.match(text, end) if fence else None
-    return value, closing.end() if closing else end
+    return _valid_strings(value), closing.end() if closing else end
 
 
 def parse_action_input(raw: str) -> dict | str:
@@ -383,6 +409,7 @@ def _as_call(item, names: set) -> ToolCall | None:
             return None
     if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
         return None
+    arguments = _valid_strings(arguments)
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, json.dumps(arguments, ensure_ascii=False))
 
 
