@@ -10,9 +10,15 @@ import pytest
 
 from vero import ChatOpenAI, Message, tool
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ToolCallingAgent
-from vero.agents._native import ANNOUNCED_NUDGE, CUT_OFF_NUDGE, MAX_ANNOUNCED_NUDGES, REPEATED_CALL_NUDGE
+from vero.agents._native import (
+    ACKNOWLEDGED_NUDGE,
+    ANNOUNCED_NUDGE,
+    CUT_OFF_NUDGE,
+    MAX_ANNOUNCED_NUDGES,
+    REPEATED_CALL_NUDGE,
+)
 from vero.config import reload_settings
-from vero.core.parsing import announces_action, parse_react, tidy_numbers, tool_calls_in_text
+from vero.core.parsing import acknowledges_result, announces_action, parse_react, tidy_numbers, tool_calls_in_text
 from vero.core.result import FAILED, MAX_TURNS, NEEDS_REVIEW, OK
 from vero.testing import MockOpenAIServer, ScriptedLLM
 
@@ -426,3 +432,40 @@ def test_at_most_max_tool_calls_per_reply_run_and_the_rest_are_answered():
     answers = [m for m in llm.requests[1].messages if m["role"] == "tool"]
     assert len(answers) == 5 and all(a["content"].startswith("Not run: at most 3") for a in answers[3:])
     assert any("5 tool calls in one reply" in s.content for s in agent.last_result.steps_of("warning"))
+
+
+# seen: ToolCallingAgent, the reply after a successful greenhouse lookup
+SEEN_ACKNOWLEDGEMENTS = ["This is the response from the `greenhouse_info` function.",
+                         "Thank you for providing the response.", "This is the correct response."]
+
+
+@pytest.mark.parametrize("reply", SEEN_ACKNOWLEDGEMENTS)
+def test_a_reply_that_only_acknowledges_the_result_is_asked_for_the_answer(reply):
+    llm = ScriptedLLM([SEEN_FENCED_CALL, reply, "There are 2715 Frostvine plants."])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "There are 2715 Frostvine plants."
+    nudge = llm.requests[2].messages[-1]["content"]
+    assert nudge.startswith(ACKNOWLEDGED_NUDGE) and nudge.endswith("How many Frostvine plants are in stock?")
+
+
+def test_acknowledgements_are_told_apart_from_answers():
+    assert all(acknowledges_result(text) for text in SEEN_ACKNOWLEDGEMENTS)
+    for answer in ("Ashbourne Reach", "This is the capital of France: Paris.", "Thanks for asking: 42.",
+                   "The result from the previous calculation is 400 crowns."):
+        assert not acknowledges_result(answer), answer
+
+
+def test_the_guess_nudge_lists_the_tools_and_restates_the_task():
+    failing = {"tool_calls": [{"name": "calculate", "arguments": {"expression": "x"}}]}
+
+    @tool
+    def calculate(expression: str) -> str:  # noqa: F811 - this test's calculator always fails
+        """Evaluate an arithmetic expression."""
+        return "error: cannot evaluate"
+
+    llm = ScriptedLLM([failing, "It is 12.", "I could not find the answer."])
+    agent = ToolCallingAgent("t", llm, tools=[find_plant, calculate], verbose=False)
+    assert agent.run("What is the stock of Frostvine?") == "I could not find the answer."
+    nudge = llm.requests[2].messages[-1]["content"]
+    assert "- find_plant(name): Look up a plant by its name" in nudge and "- calculate(expression)" in nudge
+    assert nudge.endswith("The task: What is the stock of Frostvine?")

@@ -11,7 +11,8 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed (``guess_nudge``, also used by the text protocol), or a reply that
+  far failed (``guess_nudge``, also used by the text protocol), one that only
+  acknowledges a tool result ("This is the response from ..."), or a reply that
   only announces a tool call ("I will use the `find_plant` tool...") gets a
   short nudge instead of being returned (``nudge_for``).  All but the cut-off
   nudge are bounded per run.
@@ -24,7 +25,13 @@ from dataclasses import replace
 from typing import Callable
 
 from vero.core.message import Message, ToolCall
-from vero.core.parsing import announces_action, normalized_arguments, strip_template_tags, tool_calls_in_text
+from vero.core.parsing import (
+    acknowledges_result,
+    announces_action,
+    normalized_arguments,
+    strip_template_tags,
+    tool_calls_in_text,
+)
 
 CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
                  "call a tool, or give the final answer in a few sentences.")
@@ -35,8 +42,9 @@ REPEATED_CALL_NUDGE = ("You made that same call before, and its result is above.
                        "give the final answer, or call a different tool for what is still missing.")
 EMPTY_NUDGE = "Your reply was empty. Give the final answer from the results above, or call the tool you still need."
 MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
-GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. Call the tool that "
-               "fits (check the tool descriptions and arguments), or say that you could not find the answer.")
+GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
+               "Call the one that fits the task (if none can answer it, say that you could not find the answer).")
+ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, answer it now."
 
 
 def tool_options(agent, **extra) -> dict:
@@ -88,6 +96,10 @@ def nudge_for(agent, reply: Message) -> str | None:
     guess = guess_nudge(agent, reply.text)
     if guess is not None:
         return guess
+    if acknowledges_result(reply.text) and agent.tally("acknowledged") == 1:
+        agent.record("warning", "the reply talked about the tool result instead of answering; asked to answer",
+                     raw=reply.text)
+        return with_task(ACKNOWLEDGED_NUDGE, agent)
     if agent.tools and announces_action(reply.text, agent.tools.names()):
         if agent.tally("announced_action") <= MAX_ANNOUNCED_NUDGES:
             agent.record("warning", "the reply announced a tool call but made none; asked to act",
@@ -100,7 +112,7 @@ def guess_nudge(agent, answer: str) -> str | None:
     """``GUESS_NUDGE`` once per run for an answer given when every tool call so far failed."""
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
-        return GUESS_NUDGE
+        return with_task(GUESS_NUDGE.format(tools=agent.tool_lines()), agent)
     return None
 
 

@@ -329,7 +329,7 @@ class Agent(ABC):
         self.record("action", f"{name}({_args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self._tool_lines())
+                                           tools=self.tool_lines())
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self.events.emit("tool_call", tool=name, args=args)
@@ -351,10 +351,10 @@ class Agent(ABC):
                 return result
         return None
 
-    def _tool_lines(self, exclude: str = "") -> str:
-        """One short line per tool (name, arguments, first sentence of its description)."""
+    def tool_lines(self) -> str:
+        """One short line per tool (name, arguments, first sentence of its description), for nudges."""
         lines = [f"- {t.name}({', '.join(t.parameters['properties'])}): {t.description.split('. ')[0].rstrip('.')}"
-                 for t in self.tools if t.name != exclude]
+                 for t in self.tools]
         return "\n".join(lines) or "(no other tools)"
 
     def _other_tools_hint(self, name: str) -> str:

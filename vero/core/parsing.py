@@ -465,6 +465,27 @@ def _names_tool(text: str, name: str) -> bool:
     return bool(re.search(rf"`{name}`|\b{name}\s*\(|\b{name}\s+(?:function|tool)\b", text))
 
 
+# -- a reply that only acknowledges a tool result --------------------------------------------------
+_ACKNOWLEDGEMENT = re.compile(
+    r"^\W*(?:thank(?:s| you)\b|(?:this|that|here) is (?:the|a|your)\s+(?:[\w`'-]+\s+){0,3}?"
+    r"(?:response|result|output|information|data)\b)",
+    re.IGNORECASE,
+)
+
+
+def acknowledges_result(text: str | None) -> bool:
+    """True for a short reply that talks about the tool result instead of answering.
+
+    ``"This is the response from the `greenhouse_info` function."`` or ``"Thank
+    you for providing the response."``: small models read a tool result that
+    their chat template puts in a user turn as something the user said.
+    """
+    text = (text or "").strip()
+    if len(text.split()) > 25 or re.search(r"[\d:]", text):  # a value or a list after a colon: an answer
+        return False
+    return bool(_ACKNOWLEDGEMENT.match(text))
+
+
 # -- tool output that reports an error ---------------------------------------------------------
 _ERROR_TEXT = re.compile(r'^\s*(?:error\b|\{\s*"error"\s*:)', re.IGNORECASE)
 
