@@ -18,3 +18,51 @@ def clean_config(monkeypatch, tmp_path):
     vero.config.reload_settings()
     yield
     vero.config.reload_settings()
+
+
+@pytest.fixture
+def sigint_default():
+    """Children get Ctrl-C as in a terminal, even when pytest itself runs with SIGINT ignored
+    (a background job of a non-interactive shell): an ignored signal stays ignored across
+    exec, so the ``python`` children would never see the SIGINT the test sends."""
+    import signal
+
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if ignored:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.fixture
+def quick_sdk_backoff(monkeypatch):
+    """A dropped connection or a read timeout carries no Retry-After, so the openai SDK waits
+    its own backoff (0.5 s, less up to 25 % jitter) before retrying.  No test that uses this
+    fixture measures that wait (waits that matter use Retry-After, which the SDK still honours), so
+    it is cut to 10 ms: the retries still happen, request for request."""
+    from openai import _base_client
+
+    if isinstance(getattr(_base_client, "INITIAL_RETRY_DELAY", None), float):  # else: keep the real wait
+        monkeypatch.setattr(_base_client, "INITIAL_RETRY_DELAY", 0.01)
+
+
+# --------------------------------------------------------------------------- one mock server for many tests
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _mock_server_pool():
+    """The pool of reused mock servers (mock_pool.py): stopped when the session ends."""
+    import mock_pool
+
+    yield
+    mock_pool.stop_idle()
+
+
+@pytest.fixture
+def shared_mock_server():
+    """An empty, running ``MockOpenAIServer``, reused between tests for speed (mock_pool.py)."""
+    from mock_pool import pooled_mock_server
+
+    with pooled_mock_server() as server:
+        yield server

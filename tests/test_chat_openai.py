@@ -7,15 +7,15 @@ import pytest
 
 from vero import ChatOpenAI, LLMCallError, Message
 from vero.core.chat_openai import TextStream
-from vero.testing import Fault, HTTPFault, MockOpenAIServer
+from vero.testing import Fault, HTTPFault
 
 FAST_RETRY = {"retry-after-ms": "1"}
 
 
 @pytest.fixture
-def server():
-    with MockOpenAIServer() as srv:
-        yield srv
+def server(shared_mock_server):
+    """An empty, running MockOpenAIServer (reused between tests, reset for each: see mock_pool.py)."""
+    return shared_mock_server
 
 
 def make_llm(srv, **kwargs):

@@ -1,8 +1,11 @@
 """The ``vero`` command, end to end as a user runs it.
 
-Each test starts a ``MockOpenAIServer`` in this process and runs
-``python -m vero ...`` as a subprocess against it (``--base-url``), with
-nothing configured in the environment, in an empty working folder.
+Each test uses a ``MockOpenAIServer`` in this process and runs ``python -m vero ...``
+against it (``--base-url``), with nothing configured in the environment, in an empty
+working folder: through ``vero()``, which calls ``vero.cli.main`` in this process with
+the environment, folder and standard streams of a subprocess (fast), or through
+``vero_process()``, a real subprocess, for the tests about the process itself and for
+one end-to-end run of each command.
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE",
 
 
 @pytest.fixture
-def srv():
-    with MockOpenAIServer() as server:
-        yield server
+def srv(shared_mock_server):
+    """An empty, running MockOpenAIServer (reused between tests, reset for each: see mock_pool.py)."""
+    return shared_mock_server
 
 
 def cli_env(**extra) -> dict:
@@ -42,9 +45,66 @@ def cli_env(**extra) -> dict:
     return env
 
 
-def vero(*args, cwd, input=None, timeout=60, **env) -> subprocess.CompletedProcess:
+def vero_process(*args, cwd, input=None, timeout=60, **env) -> subprocess.CompletedProcess:
+    """``python -m vero ARGS`` as a real subprocess, as a user runs it."""
     return subprocess.run([sys.executable, "-m", "vero", *args], cwd=cwd, input=input, env=cli_env(**env),
                           capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+
+
+def vero(*args, cwd, input=None, timeout=60, **env) -> subprocess.CompletedProcess:
+    """``python -m vero ARGS`` run in this process, as ``vero_process`` would run it, only faster
+    (see ``run_cli_in_process``); ``timeout`` is accepted for the same signature."""
+    return run_cli_in_process(list(args), cwd=cwd, input=input, environ=cli_env(**env))
+
+
+def run_cli_in_process(args: list[str], *, cwd, input: str | None, environ: dict) -> subprocess.CompletedProcess:
+    """``python -m vero ARGS`` run by calling ``vero.cli.main`` in this process.
+
+    What ``python -m vero`` sees is recreated: the environment is exactly ``environ``,
+    the working folder is ``cwd``, stdin holds ``input`` (end of input when None), stdout
+    and stderr are captured as text (newlines translated as ``text=True`` does), and the
+    exit code is ``main``'s return value or ``SystemExit``'s code.  Everything is restored
+    afterwards, and modules imported from ``cwd`` (``--agent mymodule:Class``) are forgotten.
+    Tests about the process itself (signals, logging set-up, imports at start-up) use
+    ``vero_process``.
+    """
+    from vero import cli, config
+
+    saved_env, saved_cwd, saved_path = dict(os.environ), os.getcwd(), list(sys.path)
+    saved_streams, saved_modules = (sys.stdin, sys.stdout, sys.stderr), set(sys.modules)
+    out, err = io.StringIO(), io.StringIO()
+    folder = os.path.realpath(cwd)
+    try:
+        os.environ.clear()
+        os.environ.update(environ)
+        os.chdir(folder)
+        sys.stdin, sys.stdout, sys.stderr = io.StringIO(input or ""), out, err
+        config.reload_settings()
+        try:
+            code = cli.main(list(args))
+        except SystemExit as exit_:
+            code = exit_.code
+            if code is None:
+                code = 0
+            elif not isinstance(code, int):  # sys.exit("message"): printed, exit status 1
+                print(code, file=err)
+                code = 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved_modules:
+            path = getattr(sys.modules[name], "__file__", None) or ""
+            if os.path.realpath(path).startswith(folder + os.sep):
+                del sys.modules[name]
+        config.reload_settings()
+
+    def text(stream: io.StringIO) -> str:  # as subprocess.run(text=True): universal newlines
+        return stream.getvalue().replace("\r\n", "\n").replace("\r", "\n")
+
+    return subprocess.CompletedProcess([sys.executable, "-m", "vero", *args], code, text(out), text(err))
 
 
 def contents(request: dict) -> list[str]:
@@ -55,11 +115,11 @@ def contents(request: dict) -> list[str]:
 
 
 def test_help_lists_the_commands(tmp_path):
-    done = vero("--help", cwd=tmp_path)
+    done = vero_process("--help", cwd=tmp_path)
     assert done.returncode == 0
     for command in ("chat", "run", "demo"):
         assert command in done.stdout
-    run_help = vero("run", "--help", cwd=tmp_path)
+    run_help = vero_process("run", "--help", cwd=tmp_path)
     for option in ("--agent", "--model", "--base-url", "--api-key", "--tools", "--max-turns", "--load",
                    "--trace", "--quiet", "--debug", "--json"):
         assert option in run_help.stdout
@@ -81,7 +141,7 @@ def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
 
 def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
     srv.enqueue("Paris is the capital of France.")
-    done = vero("run", "What is the capital of France?", "--tools", "none", "--base-url", srv.base_url,
+    done = vero_process("run", "What is the capital of France?", "--tools", "none", "--base-url", srv.base_url,
                 cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "👤 User Input: What is the capital of France?" in done.stdout
@@ -155,7 +215,7 @@ def test_api_error_is_one_line_without_traceback(tmp_path):
 def test_debug_shows_the_traceback_but_never_the_api_key(tmp_path):
     secret = "sk-very-secret-key-123"
     with MockOpenAIServer(responder=lambda body: HTTPFault(500)) as server:
-        done = vero("run", "hello", "--debug", "--api-key", secret, "--base-url", server.base_url,
+        done = vero_process("run", "hello", "--debug", "--api-key", secret, "--base-url", server.base_url,
                     cwd=tmp_path, MAX_RETRIES="0")
         assert server.request_log[0].headers["authorization"] == f"Bearer {secret}"  # it was used
     assert done.returncode == 1
@@ -184,7 +244,7 @@ def test_run_writes_a_trace_file(srv, tmp_path):
 
 def test_chat_keeps_the_conversation_and_streams(srv, tmp_path):
     srv.enqueue("Nice to meet you, Ada.", "Your name is Ada.")
-    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
+    done = vero_process("chat", "--base-url", srv.base_url, cwd=tmp_path,
                 input="My name is Ada.\nWhat is my name?\nbye\n")
     assert done.returncode == 0, done.stderr
     assert "Assistant: Nice to meet you, Ada." in done.stdout
@@ -362,7 +422,7 @@ def _wait_for(predicate, timeout=15.0) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
-def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path):
+def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigint_default):
     srv.enqueue(Fault.sleep(30, "too late"), "Fine, thanks.")
     proc = subprocess.Popen([sys.executable, "-m", "vero", "chat", "--base-url", srv.base_url],
                             cwd=tmp_path, env=cli_env(PYTHONUNBUFFERED="1"), text=True, encoding="utf-8",
@@ -398,7 +458,7 @@ def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path):
 
 
 def test_demo_runs_every_agent_offline_and_exits_0(tmp_path):
-    done = vero("demo", cwd=tmp_path, timeout=90)
+    done = vero_process("demo", cwd=tmp_path, timeout=90)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "scripted model, not a real LLM" in out

@@ -1,7 +1,8 @@
 """A newcomer's first hour with vero, item by item: each test pins one fix.
 
-The CLI is run as a subprocess (``python -m vero``) against a ``MockOpenAIServer``
-in this process, with nothing configured, in an empty folder (see test_cli.py).
+The CLI is run as ``python -m vero`` would run (in this process, see test_cli.py's
+``vero``) against a ``MockOpenAIServer`` in this process, with nothing configured, in an
+empty folder; ``python -m vero.testing serve`` and the examples run as real subprocesses.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from test_cli import ROOT, cli_env, vero as vero_cli  # the shared helpers
 
 
 @pytest.fixture
-def srv():
-    with MockOpenAIServer() as server:
-        yield server
+def srv(shared_mock_server):
+    """An empty, running MockOpenAIServer (reused between tests, reset for each: see mock_pool.py)."""
+    return shared_mock_server
 
 
 def closed_port() -> int:
@@ -42,7 +43,7 @@ def closed_port() -> int:
 # --------------------------------------------------------------------------- 4. a silent, slow server
 
 
-def test_a_server_that_never_answers_is_reported_while_waiting_and_on_each_retry(tmp_path):
+def test_a_server_that_never_answers_is_reported_while_waiting_and_on_each_retry(tmp_path, quick_sdk_backoff):
     with MockOpenAIServer(responder=lambda body: Fault.sleep(30, "too late")) as server:
         url = server.base_url
         started = time.monotonic()
@@ -59,7 +60,7 @@ def test_a_server_that_never_answers_is_reported_while_waiting_and_on_each_retry
     assert took < 20
 
 
-def test_retries_are_events_of_the_model_client_that_any_printer_can_show():
+def test_retries_are_events_of_the_model_client_that_any_printer_can_show(quick_sdk_backoff):
     from vero.core.chat_openai import ChatOpenAI
     from vero.core.events import ConsolePrinter
     from vero.core.message import Message
@@ -239,7 +240,7 @@ def stop(proc) -> int:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
-def test_serve_plays_the_replies_in_order_then_repeats_the_last(tmp_path):
+def test_serve_plays_the_replies_in_order_then_repeats_the_last(tmp_path, sigint_default):
     proc, url, first = start_serve(tmp_path, ["One.", {"status": 404, "message": "model not found"}, "Last."])
     try:
         assert "3 scripted replies (then the last repeats)" in first and "Ctrl-C" in first
@@ -255,7 +256,7 @@ def test_serve_plays_the_replies_in_order_then_repeats_the_last(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
-def test_serve_answers_404_for_an_unknown_model_and_500_once_the_script_ends(tmp_path):
+def test_serve_answers_404_for_an_unknown_model_and_500_once_the_script_ends(tmp_path, sigint_default):
     proc, url, first = start_serve(tmp_path, {"replies": ["Only."], "then": "error", "models": ["llama3.1"]})
     try:
         assert "--model llama3.1" in proc.stdout.readline()

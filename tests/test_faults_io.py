@@ -506,12 +506,20 @@ def cli_load_nested(kind):
         Path(folder, "nested.json").write_text(
             '{"format": "vero.session", "version": 1, "history": ' + deep_json(NESTED) + "}", encoding="utf-8")
         Path(folder, "corrupt.json").write_text("{not json", encoding="utf-8")
+        started = {name: subprocess.Popen(  # both at once: each is a process of its own
+            [sys.executable, "-m", "vero", "run", "hi", "--load", f"{name}.json", "--base-url",
+             "http://127.0.0.1:9/v1"], cwd=folder, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, encoding="utf-8") for name in ("nested", "corrupt")}
         done = {}
-        for name in ("nested", "corrupt"):
-            done[name] = subprocess.run(
-                [sys.executable, "-m", "vero", "run", "hi", "--load", f"{name}.json", "--base-url",
-                 "http://127.0.0.1:9/v1"], cwd=folder, env=cli_env(), capture_output=True, text=True,
-                encoding="utf-8", timeout=60)
+        try:
+            for name, proc in started.items():
+                out, err = proc.communicate(timeout=60)
+                done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        finally:
+            for proc in started.values():
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
     for name, result in done.items():
         assert result.returncode == 2, (name, result.returncode, result.stderr)
         assert result.stderr.startswith(f"vero: cannot read session file '{name}.json'"), (name, result.stderr)

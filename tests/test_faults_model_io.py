@@ -50,6 +50,8 @@ from vero.core.result import MAX_TOKENS, OK, add_usage, empty_usage, normalize_u
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.testing import HTTPFault, MockOpenAIServer, ScriptedLLM
 
+from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
+
 FAULTS: list[FaultRow] = []
 EVERY = (*ALL, "react_native")
 DIRECT = ("direct",)
@@ -167,7 +169,7 @@ def model_think_quadratic(kind):
     assert [s.content for s in all_steps(agent.last_result, "thinking")] == [tags(15999)]
     soup = mixed(10600)  # 109 KB
     assert 105_000 < len(soup.encode()) < 112_000
-    with MockOpenAIServer([soup, soup, tags(16000), tags(16000)]) as srv:
+    with pooled_mock_server([soup, soup, tags(16000), tags(16000)]) as srv:
         llm = chat_openai(srv)
         for text in (soup, tags(16000)):
             expected = split_thinking(text)
@@ -198,7 +200,7 @@ def answer_replies(kind: str, answer: str) -> list:
        "turn reaches the server: ok")
 def model_lone_surrogate(kind):
     first = [completion_text({"content": reply}) for reply in answer_replies(kind, HALF)]
-    with MockOpenAIServer([*first, *happy(kind)]) as srv:
+    with pooled_mock_server([*first, *happy(kind)]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         answer = agent.run(TASK)
         assert (agent.last_result.status, answer) == (OK, REPAIRED), (agent.last_result.status, answer,
@@ -246,7 +248,7 @@ def model_surrogate_escape_in_json(kind):
        "answer); a lone half becomes U+FFFD; the next turn ok")
 def model_split_pair(kind):
     reply = streamed({"content": "Paris \ud83d"}, {"content": "\ude00 and half \ud83d"})
-    with MockOpenAIServer([reply, "Rome"]) as srv:
+    with pooled_mock_server([reply, "Rome"]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         tokens: list[str] = []
         answer = agent.run(TASK, on_token=tokens.append)
@@ -268,7 +270,7 @@ def model_surrogate_fields(kind):
                     {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
                                      "function": {"name": "add\ud83d", "arguments": '{"a": "\ud83d'}}]},
                     {"tool_calls": [{"index": 0, "function": {"arguments": '\ude00"}'}}]})
-    with MockOpenAIServer([plain, live]) as srv:
+    with pooled_mock_server([plain, live]) as srv:
         llm = chat_openai(srv)
         first = llm.generate([Message.user("q")])
         second = llm.generate([Message.user("q")], on_token=lambda token: None)
@@ -288,7 +290,7 @@ def model_surrogate_cli(kind):
         for extra in ([], ["--json"]):
             replies = [completion_text({"content": r}) for r in happy_default(kind, HALF)]
             trace = os.path.join(folder, f"trace{len(outputs)}.jsonl")
-            with MockOpenAIServer(replies) as srv:
+            with pooled_mock_server(replies) as srv:
                 code, out, err = run_cli(["run", TASK, "--agent", kind, "--tools", "none", "--base-url",
                                           srv.base_url, "--api-key", "sk-test", "--trace", trace, *extra])
             assert code == 0 and "❌" not in err, (code, out, err)
@@ -325,7 +327,7 @@ def api_usage_strings(kind):
     script = happy(kind)
     streams = [False, True] if kind == "chat" else [False]  # chat: a second turn, streamed
     replies = [{"content": reply, "usage": STRING_USAGE} for reply in script * len(streams)]
-    with MockOpenAIServer(replies) as srv:
+    with pooled_mock_server(replies) as srv:
         llm = chat_openai(srv)
         agent = make_agent(kind, llm)
         for stream in streams:
@@ -359,7 +361,7 @@ BUDGET_CASES = {  # kind: (replies as (text, extra), budget, calls, partial answ
 def api_negative_usage(kind):
     usage = {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": -1000}
     replies, budget, calls, partial = BUDGET_CASES[kind]
-    with MockOpenAIServer([{"content": text, "usage": usage, **extra} for text, extra in replies]) as srv:
+    with pooled_mock_server([{"content": text, "usage": usage, **extra} for text, extra in replies]) as srv:
         llm = chat_openai(srv)
         agent = make_agent(kind, llm, [add] if kind in ("react", "chat") else [], max_tokens_per_run=budget)
         answer = agent.run("task")
@@ -461,7 +463,7 @@ def secrets_masked_key(kind):
         trace = os.path.join(folder, "trace.jsonl")
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-                MockOpenAIServer([*happy(kind), echoing_fault()]) as srv:
+                pooled_mock_server([*happy(kind), echoing_fault()]) as srv:
             llm = ChatOpenAI(model_name="mock", api_key=CANARY, base_url=srv.base_url, max_retries=0)
             agent = make_agent(kind, llm, verbose=True, trace=trace)
             assert agent.run(TASK) == "Paris"

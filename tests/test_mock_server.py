@@ -237,7 +237,7 @@ def test_disconnect_raises_connection_error():
     assert not isinstance(info.value, openai.APITimeoutError)
 
 
-def test_disconnect_then_retry_succeeds():
+def test_disconnect_then_retry_succeeds(quick_sdk_backoff):
     with MockOpenAIServer([Fault.disconnect(), "second try"]) as srv:
         assert chat(make_client(srv, max_retries=1)).choices[0].message.content == "second try"
     assert len(srv.requests) == 2
