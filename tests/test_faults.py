@@ -23,7 +23,11 @@ calculator inputs (tests/test_builtin_tools.py); the rows ``safety/...`` below
 only prove that those guarantees hold when an agent drives the tools.
 
 The checks never use pytest fixtures (the script runs them too): they make
-their own temporary folders, servers and log handlers, and restore what they patch.
+their own temporary folders and log handlers, borrow their mock servers from
+``tests/mock_pool.py`` (``pooled_mock_server``: a running ``MockOpenAIServer``, reset
+to as good as new, reused for speed; real processes get servers of their own),
+and restore what they patch.  ``test_fault`` cuts the SDK's own retry backoff
+(fixture ``quick_sdk_backoff``); without it the checks pass too, only slower.
 """
 
 from __future__ import annotations
@@ -54,6 +58,9 @@ from vero.core.agent import JSON_REASK, TRUNCATION_MARKER, BudgetExceeded, Malfo
 from vero.core.result import FAILED, MAX_TOKENS, MAX_TURNS, NEEDS_REVIEW, OK
 from vero.errors import SessionFormatError
 from vero.testing import Fault, HTTPFault, MockOpenAIServer, ScriptedLLM
+
+from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
+from test_cli import run_cli_in_process  # `python -m vero ARGS` in this process (no fixtures needed)
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -291,7 +298,7 @@ def expect_ok(agent, answer, expected_answer, calls: int, llm=None):
 
 def survives_transient(kind: str, faults: list, **llm_options) -> str:
     script = happy(kind)
-    with MockOpenAIServer([*faults, *script]) as srv:
+    with pooled_mock_server([*faults, *script]) as srv:
         llm = chat_openai(srv, **llm_options)
         agent = make_agent(kind, llm)
         answer = agent.run(TASK)
@@ -304,7 +311,7 @@ def survives_transient(kind: str, faults: list, **llm_options) -> str:
 def fails_cleanly(kind: str, faults: list, status: int | None, match: str, **llm_options) -> str:
     """A good turn, then a turn whose first call hits ``faults``: failed, history unchanged."""
     first = happy(kind)
-    with MockOpenAIServer([*first, *faults]) as srv:
+    with pooled_mock_server([*first, *faults]) as srv:
         llm = chat_openai(srv, **llm_options)
         agent = make_agent(kind, llm)
         assert agent.run(TASK) == "Paris" and agent.last_result.ok
@@ -374,7 +381,7 @@ def api_500_mid_run(kind):
         "chat": [{"content": "Let me look it up.", "tool_calls": [{"name": "search", "arguments": {"q": "x"}}]}],
     }[kind]
     first = happy(kind)
-    with MockOpenAIServer([*first, *before_fault, *[HTTPFault(500, "server on fire", headers=FAST)] * 3]) as srv:
+    with pooled_mock_server([*first, *before_fault, *[HTTPFault(500, "server on fire", headers=FAST)] * 3]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         assert agent.run(TASK) == "Paris"
         before = list(agent.history)
@@ -400,7 +407,7 @@ def api_truncated_body(kind):
 @fault("api/connection-reset-mid-stream", ("chat",),
        "failed, LLMCallError (a started stream is not retried); the tokens so far were streamed; history intact")
 def api_reset_mid_stream(kind):
-    with MockOpenAIServer(["Paris is the capital.", Fault.disconnect_mid_stream(2, "Rome is the capital.")]) as srv:
+    with pooled_mock_server(["Paris is the capital.", Fault.disconnect_mid_stream(2, "Rome is the capital.")]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         tokens: list[str] = []
         assert agent.run(TASK, on_token=tokens.append) == "Paris is the capital."
@@ -441,7 +448,7 @@ def api_malformed_body(kind):
 
 @fault("api/malformed-sse-chunk", ("chat",), "failed, LLMCallError (stream failed); history intact")
 def api_malformed_chunk(kind):
-    with MockOpenAIServer(["Paris.", Fault.malformed_chunk("Rome is the capital of Italy.")]) as srv:
+    with pooled_mock_server(["Paris.", Fault.malformed_chunk("Rome is the capital of Italy.")]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         assert agent.run(TASK, on_token=lambda t: None) == "Paris."
         tokens: list[str] = []
@@ -484,7 +491,7 @@ def empty_reply_outcome(kind: str, result, answer, calls: int, requests: int) ->
        "content null = an empty reply: react/plan/reflexion/chat re-ask and end ok; reflection ends failed")
 def api_content_null(kind):
     replies = EMPTY_REPLY[kind][0]({"content": None})
-    with MockOpenAIServer(replies) as srv:
+    with pooled_mock_server(replies) as srv:
         agent = make_agent(kind, chat_openai(srv))
         answer = agent.run(TASK)
         return empty_reply_outcome(kind, agent.last_result, answer, agent.last_result.llm_calls, len(srv.requests))
@@ -546,7 +553,7 @@ def model_hallucinated_observation(kind):
     # over HTTP: the mock server ignores `stop`, like a server that does not support it
     invented = ADD + "\nObservation: 99\nThought: I now know the final answer\nFinal Answer: 99"
     CALLS.clear()
-    with MockOpenAIServer(around_react(kind, [invented, final("5")], "5")) as srv:
+    with pooled_mock_server(around_react(kind, [invented, final("5")], "5")) as srv:
         agent = make_agent(kind, chat_openai(srv), [add])
         answer = agent.run("What is 2 + 3?")
         expect_ok(agent, answer, "5", 2 + EXTRA_CALLS[kind])
@@ -563,7 +570,7 @@ THOUGHT = "secret musing about {braces}"
 def run_with_thinking(kind: str, wrap: Callable[[str], str]) -> str:
     """Every reply wrapped in thinking, over HTTP (ChatOpenAI splits it off); chat streams it."""
     script = [wrap(r) for r in happy(kind)]
-    with MockOpenAIServer(script) as srv:
+    with pooled_mock_server(script) as srv:
         agent = make_agent(kind, chat_openai(srv))
         tokens: list[str] = []
         answer = agent.run(TASK, on_token=tokens.append) if kind == "chat" else agent.run(TASK)
@@ -923,7 +930,7 @@ WEIRD = "NUL \x00, RTL \u202eevil\u202c, zero-width \u200b, emoji 🤖👍🏽, 
 
 @fault("input/unicode-over-http", ALL, "NUL, RTL marks, emoji...: ok over real HTTP; the server gets the exact text")
 def input_unicode_http(kind):
-    with MockOpenAIServer(happy(kind)) as srv:
+    with pooled_mock_server(happy(kind)) as srv:
         agent = make_agent(kind, chat_openai(srv))
         expect_ok(agent, agent.run(WEIRD), "Paris", len(happy(kind)))
         assert any(WEIRD in content(m) for m in srv.requests[0]["messages"])
@@ -946,7 +953,7 @@ def input_lone_surrogate(kind):
        "cannot be encoded for HTTP: failed with LLMCallError naming the surrogate, 0 requests sent, "
        "history intact, the next run works")
 def input_lone_surrogate_http(kind):
-    with MockOpenAIServer([*happy(kind), *happy(kind)]) as srv:
+    with pooled_mock_server([*happy(kind), *happy(kind)]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         assert agent.run(TASK) == "Paris"
         before = list(agent.history)
@@ -962,7 +969,7 @@ def input_lone_surrogate_http(kind):
 @fault("input/lone-surrogate-error-names-the-request", ("react",),
        "the error says the request could not be encoded, not that the endpoint returned invalid JSON")
 def input_lone_surrogate_message(kind):
-    with MockOpenAIServer(happy(kind)) as srv:
+    with pooled_mock_server(happy(kind)) as srv:
         agent = make_agent(kind, chat_openai(srv))
         agent.run(LONE)
         message = str(agent.last_result.error)
@@ -1291,7 +1298,7 @@ def secret_run(kind: str, folder: str):
     trace, session = os.path.join(folder, "trace.jsonl"), os.path.join(folder, "session.json")
     out, err = io.StringIO(), io.StringIO()
     script = [*happy(kind), HTTPFault(401, f"Incorrect API key provided: {KEY}. You can find your key at ...")]
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), MockOpenAIServer(script) as srv:
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pooled_mock_server(script) as srv:
         llm = chat_openai(srv)
         agent = make_agent(kind, llm, verbose=True, trace=trace)
         assert agent.run(TASK) == "Paris"
@@ -1361,24 +1368,50 @@ def chat_inputs(kind: str) -> str:
 
 
 def cli_outputs(kind: str, folder: str, debug: bool) -> dict:
-    """`vero run --json` (a 401 echoing the key) and `vero chat` (ok, 401, /save), run side by side."""
+    """`vero run --json` (a 401 echoing the key) and `vero chat` (ok, 401, /save).
+
+    Without ``--debug`` both run in this process, one after the other (``run_cli_in_process``:
+    the environment, working folder and standard streams of ``python -m vero``), and every log
+    record of every level written during the two runs is returned too, formatted with its
+    traceback ("log records"): more than a process's stderr shows.  ``--debug`` configures
+    logging for the whole process, so with it both run as real processes, side by side, each
+    against a server of its own."""
     flags = ["--agent", kind, "--tools", "none", "--trace", "trace.jsonl"] + (["--debug"] if debug else [])
-    with MockOpenAIServer([ECHO_401]) as run_srv, MockOpenAIServer([*happy(kind), ECHO_401]) as chat_srv:
-        run = start_cli(["run", "--json", TASK, "--base-url", run_srv.base_url, *flags], folder)
-        chat = start_cli(["chat", "--base-url", chat_srv.base_url, *flags], folder + "/chat")
-        run_out, run_err = run.communicate(timeout=60)
-        chat_out, chat_err = chat.communicate(chat_inputs(kind), timeout=60)
-        assert run.returncode == 1 and json.loads(run_out)["error"]["status"] == 401, (run_out, run_err)
-        assert chat.returncode == 0 and "Paris" in chat_out, (chat_out, chat_err)
-        assert run_srv.request_log[0].headers["authorization"] == f"Bearer {KEY}"
+    run_args = lambda srv: ["run", "--json", TASK, "--base-url", srv.base_url, *flags]  # noqa: E731
+    chat_args = lambda srv: ["chat", "--base-url", srv.base_url, *flags]  # noqa: E731
+    chat_folder = os.path.join(folder, "chat")
+    logs: dict = {}
+    if debug:
+        with MockOpenAIServer([ECHO_401]) as run_srv, MockOpenAIServer([*happy(kind), ECHO_401]) as chat_srv:
+            run = start_cli(run_args(run_srv), folder)
+            chat = start_cli(chat_args(chat_srv), chat_folder)
+            run_out, run_err = run.communicate(timeout=60)
+            chat_out, chat_err = chat.communicate(chat_inputs(kind), timeout=60)
+            run_code, chat_code = run.returncode, chat.returncode
+            authorization = run_srv.request_log[0].headers["authorization"]
+    else:
+        with pooled_mock_server([ECHO_401]) as run_srv, pooled_mock_server([*happy(kind), ECHO_401]) as chat_srv, \
+                captured_logs() as records:
+            run = run_cli_in_process(run_args(run_srv), cwd=folder, input=None, environ=cli_env())
+            chat = run_cli_in_process(chat_args(chat_srv), cwd=chat_folder, input=chat_inputs(kind),
+                                      environ=cli_env())
+            run_code, run_out, run_err = run.returncode, run.stdout, run.stderr
+            chat_code, chat_out, chat_err = chat.returncode, chat.stdout, chat.stderr
+            authorization = run_srv.request_log[0].headers["authorization"]
+        assert records, "no log record was captured during the two runs"
+        logs["log records"] = "\n".join(formatted(records))
+    assert run_code == 1 and json.loads(run_out)["error"]["status"] == 401, (run_out, run_err)
+    assert chat_code == 0 and "Paris" in chat_out, (chat_out, chat_err)
+    assert authorization == f"Bearer {KEY}"
     return {"run stdout": run_out, "run stderr": run_err, "chat stdout": chat_out, "chat stderr": chat_err,
             "run trace": Path(folder, "trace.jsonl").read_text(encoding="utf-8"),
             "chat trace": Path(folder, "chat", "trace.jsonl").read_text(encoding="utf-8"),
-            "chat session": Path(folder, "chat", "session.json").read_text(encoding="utf-8")}
+            "chat session": Path(folder, "chat", "session.json").read_text(encoding="utf-8"), **logs}
 
 
 @fault("secrets/cli-fake-key-in-env", ALL,
-       "`vero run --json` and `vero chat` with OPENAI_API_KEY set: the key is in no stdout, stderr, trace or session")
+       "`vero run --json` and `vero chat` with OPENAI_API_KEY set: the key is in no stdout, stderr, trace, session "
+       "or log record (any level)")
 def secrets_cli(kind):
     with tempfile.TemporaryDirectory() as folder:
         os.mkdir(os.path.join(folder, "chat"))
@@ -1488,7 +1521,7 @@ def repl_api_error(kind):
         return next(inputs)
 
     out = io.StringIO()
-    with MockOpenAIServer(script) as srv, contextlib.redirect_stdout(out), \
+    with pooled_mock_server(script) as srv, contextlib.redirect_stdout(out), \
             patched(builtins, "input", fake_input), patched(repl_module, "_enable_readline", lambda: None):
         args = cli.build_parser().parse_args(
             ["chat", "--agent", kind, "--base-url", srv.base_url, "--api-key", KEY, "--tools", "none", "-q"])
@@ -1516,6 +1549,7 @@ def _cases():
             yield pytest.param(row, kind, id=f"{row.name}[{kind}]", marks=marks)
 
 
+@pytest.mark.usefixtures("quick_sdk_backoff")  # the SDK's 0.5 s retry backoff cut to 10 ms
 @pytest.mark.parametrize("row, kind", list(_cases()))
 def test_fault(row: FaultRow, kind: str):
     outcome = row.check(kind)
