@@ -98,17 +98,43 @@ class FaultRow:
         return self.bug.get(kind) if isinstance(self.bug, dict) else self.bug
 
 
+def row_registry(rows: list[FaultRow]):
+    """The ``@fault(name, agents, expected, bug=None)`` decorator that adds a row to ``rows``.
+
+    Each fault module (this one and ``test_faults_*.py``) keeps its own ``FAULTS``.
+    """
+
+    def fault(name: str, agents, expected: str, bug: str | dict | None = None):
+        def register(check: Callable[[str], str]) -> Callable[[str], str]:
+            rows.append(FaultRow(name, tuple(agents), check, expected, bug))
+            return check
+
+        return register
+
+    return fault
+
+
+def fault_test(rows: list[FaultRow]):
+    """The pytest test that runs every (row, agent) pair of ``rows``; a row's known bug is a strict xfail."""
+
+    def cases():
+        for row in rows:
+            for kind in row.agents:
+                bug = row.bug_for(kind)
+                marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
+                yield pytest.param(row, kind, id=f"{row.name}[{kind}]", marks=marks)
+
+    @pytest.mark.usefixtures("quick_sdk_backoff")  # the SDK's 0.5 s retry backoff cut to 10 ms
+    @pytest.mark.parametrize("row, kind", list(cases()))
+    def test_fault(row: FaultRow, kind: str):
+        outcome = row.check(kind)
+        assert isinstance(outcome, str) and outcome
+
+    return test_fault
+
+
 FAULTS: list[FaultRow] = []
-
-
-def fault(name: str, agents, expected: str, bug: str | dict | None = None):
-    """Register the decorated ``check(kind) -> outcome`` as a row of ``FAULTS``."""
-
-    def register(check: Callable[[str], str]) -> Callable[[str], str]:
-        FAULTS.append(FaultRow(name, tuple(agents), check, expected, bug))
-        return check
-
-    return register
+fault = row_registry(FAULTS)
 
 
 # =========================================================================== helpers
@@ -1541,19 +1567,7 @@ def repl_api_error(kind):
 # =========================================================================== pytest
 
 
-def _cases():
-    for row in FAULTS:
-        for kind in row.agents:
-            bug = row.bug_for(kind)
-            marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
-            yield pytest.param(row, kind, id=f"{row.name}[{kind}]", marks=marks)
-
-
-@pytest.mark.usefixtures("quick_sdk_backoff")  # the SDK's 0.5 s retry backoff cut to 10 ms
-@pytest.mark.parametrize("row, kind", list(_cases()))
-def test_fault(row: FaultRow, kind: str):
-    outcome = row.check(kind)
-    assert isinstance(outcome, str) and outcome
+test_fault = fault_test(FAULTS)
 
 
 def test_the_matrix_covers_the_issue():

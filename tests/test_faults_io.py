@@ -28,20 +28,22 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-
 from test_faults import (
     ALL,
     TASK,
     TOOL_AGENTS,
     FaultRow,
     cli_env,
+    fault_test,
     happy,
     happy_default,
     history_texts,
     make_agent,
     patched,
+    row_registry,
     run_one_tool,
 )
+
 from vero import tool
 from vero.errors import SessionFormatError
 from vero.testing import ScriptedLLM
@@ -51,14 +53,7 @@ from vero.tool import registry as registry_module
 FAULTS: list[FaultRow] = []
 
 
-def fault(name: str, agents, expected: str):
-    """Register the decorated ``check(kind) -> outcome`` as a row of this module's ``FAULTS``."""
-
-    def register(check: Callable[[str], str]) -> Callable[[str], str]:
-        FAULTS.append(FaultRow(name, tuple(agents), check, expected))
-        return check
-
-    return register
+fault = row_registry(FAULTS)
 
 
 # =========================================================================== helpers
@@ -586,11 +581,7 @@ def thousand_calls(kind):
 # =========================================================================== pytest
 
 
-@pytest.mark.parametrize("row, kind", [pytest.param(row, kind, id=f"{row.name}[{kind}]")
-                                       for row in FAULTS for kind in row.agents])
-def test_fault(row: FaultRow, kind: str):
-    outcome = row.check(kind)
-    assert isinstance(outcome, str) and outcome
+test_fault = fault_test(FAULTS)
 
 
 def test_row_names_are_unique_and_described():

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-
+from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
 from test_faults import (
     ADD,
     ALL,
@@ -36,35 +36,29 @@ from test_faults import (
     all_steps,
     chat_openai,
     critique,
+    fault_test,
     final,
     happy,
     happy_default,
     make_agent,
     plan_json,
     respond,
+    row_registry,
     verdict,
 )
+
 from vero import LLMCallError, Message
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.result import MAX_TOKENS, OK, add_usage, empty_usage, normalize_usage
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.testing import HTTPFault, MockOpenAIServer, ScriptedLLM
 
-from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
-
 FAULTS: list[FaultRow] = []
 EVERY = (*ALL, "react_native")
 DIRECT = ("direct",)
 
 
-def fault(name: str, agents, expected: str):
-    """Register the decorated ``check(kind) -> outcome`` as a row of this module's ``FAULTS``."""
-
-    def register(check: Callable[[str], str]) -> Callable[[str], str]:
-        FAULTS.append(FaultRow(name, tuple(agents), check, expected))
-        return check
-
-    return register
+fault = row_registry(FAULTS)
 
 
 # =========================================================================== helpers
@@ -508,16 +502,7 @@ def secrets_fragments(kind):
 # =========================================================================== pytest
 
 
-def _cases():
-    for row in FAULTS:
-        for kind in row.agents:
-            yield pytest.param(row, kind, id=f"{row.name}[{kind}]")
-
-
-@pytest.mark.parametrize("row, kind", list(_cases()))
-def test_fault(row: FaultRow, kind: str):
-    outcome = row.check(kind)
-    assert isinstance(outcome, str) and outcome
+test_fault = fault_test(FAULTS)
 
 
 def test_the_rows_are_named_and_unique():

@@ -26,10 +26,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from test_faults import FaultRow, fault_test, row_registry
 
-from test_faults import FaultRow
-from vero.tool.builtin import python_exec
-from vero.tool.builtin import python_runner
+from vero.tool.builtin import python_exec, python_runner
 from vero.tool.builtin.python_runner import make_python_exec, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,14 +38,7 @@ DIRECT = ("direct",)
 FAULTS: list[FaultRow] = []
 
 
-def fault(name: str, agents, expected: str):
-    """Register the decorated ``check(kind) -> outcome`` as a row of this module's ``FAULTS``."""
-
-    def register(check):
-        FAULTS.append(FaultRow(name, tuple(agents), check, expected))
-        return check
-
-    return register
+fault = row_registry(FAULTS)
 
 
 # =========================================================================== helpers
@@ -430,11 +422,7 @@ def no_user_namespaces(kind):
 pytestmark = pytest.mark.skipif(not LINUX, reason="the sandbox exists only on Linux (elsewhere it refuses)")
 
 
-@pytest.mark.parametrize("row, kind", [pytest.param(row, kind, id=f"{row.name}[{kind}]")
-                                       for row in FAULTS for kind in row.agents])
-def test_fault(row: FaultRow, kind: str):
-    outcome = row.check(kind)
-    assert isinstance(outcome, str) and outcome
+test_fault = fault_test(FAULTS)
 
 
 def test_the_rows_are_named_and_unique():
