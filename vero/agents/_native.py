@@ -20,7 +20,6 @@ API tool calls is read once more before it is taken as the answer:
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Callable
 
@@ -148,15 +147,12 @@ def _observe(agent, call: ToolCall) -> str:
 
 def made_before(agent, call: ToolCall) -> bool:
     """True when this run already made the same call (same tool, same arguments)."""
+    arguments = normalized_arguments(call.arguments)
     return any(step.kind == "action" and step.depth == 0 and step.data.get("tool") == call.name
-               and _same_arguments(step.data.get("args"), call.arguments) for step in agent.steps_so_far())
+               and normalized_arguments(step.data.get("args")) == arguments for step in agent.steps_so_far())
 
 
 def with_task(nudge: str, agent) -> str:
     """``nudge`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
-    return f"{nudge}\nThe task: {agent.clip(agent.task, 300)}" if agent.task else nudge
-
-
-def _same_arguments(a, b) -> bool:
-    return json.dumps(normalized_arguments(a), sort_keys=True, default=str) == \
-        json.dumps(normalized_arguments(b), sort_keys=True, default=str)
+    task = agent.task if len(agent.task) <= 300 else agent.task[:300] + " ..."
+    return f"{nudge}\nThe task: {task}" if task else nudge
