@@ -27,7 +27,6 @@ from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
     announces_action,
-    normalized_arguments,
     strip_template_tags,
     tool_calls_in_text,
 )
@@ -147,9 +146,7 @@ def _observe(agent, call: ToolCall) -> str:
 
 def made_before(agent, call: ToolCall) -> bool:
     """True when this run already made the same call (same tool, same arguments)."""
-    arguments = normalized_arguments(call.arguments)
-    return any(step.kind == "action" and step.depth == 0 and step.data.get("tool") == call.name
-               and normalized_arguments(step.data.get("args")) == arguments for step in agent.steps_so_far())
+    return bool(agent.earlier_results(call.name, call.arguments))
 
 
 def with_task(nudge: str, agent) -> str:

@@ -341,25 +341,25 @@ class Agent(ABC):
             text += self._other_tools_hint(name)  # (an unknown tool's error lists the tools already)
         return Observation(text, outcome.ok, outcome.error)
 
+    def earlier_results(self, name: str, args: Any) -> list[Step]:
+        """The observations of this run's earlier calls of ``name`` with the same arguments."""
+        key, steps = normalized_arguments(args), self.steps_so_far()
+        return [result for action, result in zip(steps, steps[1:])
+                if action.kind == "action" and result.kind == "observation" and action.depth == result.depth == 0
+                and action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == key]
+
     def _earlier_failure(self, name: str, args: Any) -> Step | None:
         """The observation of an identical earlier call in this run that failed (not by a timeout)."""
-        key, steps = normalized_arguments(args), self.steps_so_far()
-        for action, result in zip(steps, steps[1:]):
-            if (action.kind == "action" and result.kind == "observation" and action.depth == result.depth == 0
-                    and action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == key
-                    and _failed(result)):
-                return result
-        return None
+        return next((result for result in self.earlier_results(name, args) if _failed(result)), None)
 
     def tool_lines(self) -> str:
         """One short line per tool (name, arguments, first sentence of its description), for nudges."""
-        lines = [f"- {t.name}({', '.join(t.parameters['properties'])}): {t.description.split('. ')[0].rstrip('.')}"
-                 for t in self.tools]
-        return "\n".join(lines) or "(no other tools)"
+        lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in self.tools]
+        return "\n".join(lines) or "(no tools)"
 
     def _other_tools_hint(self, name: str) -> str:
         """After an error, the other tools by signature: small models often keep calling the wrong one."""
-        others = [f"{t.name}({', '.join(t.parameters['properties'])})" for t in self.tools if t.name != name]
+        others = [_call_shape(t) for t in self.tools if t.name != name]
         return f"\n(If {name} is not the right tool for this, the others are: {', '.join(others)}.)" if others else ""
 
     def clip(self, text: str, limit: int | None = None) -> str:
@@ -503,6 +503,11 @@ class Agent(ABC):
         the current history untouched.
         """
         self.history = load_session(path)
+
+
+def _call_shape(tool) -> str:
+    """``name(arg, other)``: how a tool is named in nudges and error hints."""
+    return f"{tool.name}({', '.join(tool.parameters['properties'])})"
 
 
 def _failed(observation: Step) -> bool:

@@ -361,7 +361,7 @@ class TextStream:
                     if delta.content:
                         text, held = _hold_first_half(held + delta.content)
                         content.append(text)
-                        visible = splitter.feed(_valid_text(text))
+                        visible = splitter.feed(valid_text(text))
                         if visible:
                             yield visible
         except llm._openai.OpenAIError as exc:
@@ -370,7 +370,7 @@ class TextStream:
             text = _mask_secret(f"model stream failed: {type(exc).__name__}: {exc}", llm._secret)
             raise LLMCallError(text) from exc
         content.append(held)
-        tail = splitter.feed(_valid_text(held)) + splitter.flush()
+        tail = splitter.feed(valid_text(held)) + splitter.flush()
         if tail:
             yield tail
         answer, thinking = _answer_and_thinking("".join(content), "".join(reasoning))
@@ -472,10 +472,6 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
-# -- text that cannot be encoded: see vero.core.parsing.valid_text ----------------
-_valid_text = valid_text
-
-
 def _hold_first_half(text: str) -> tuple[str, str]:
     """Split off a trailing first half of a surrogate pair: the next delta may complete it."""
     if text and "\ud800" <= text[-1] <= "\udbff":
@@ -484,7 +480,7 @@ def _hold_first_half(text: str) -> tuple[str, str]:
 
 
 def _valid_call(call: ToolCall) -> ToolCall:
-    call.id, call.name, call.arguments = _valid_text(call.id), _valid_text(call.name), _valid_text(call.arguments)
+    call.id, call.name, call.arguments = valid_text(call.id), valid_text(call.name), valid_text(call.arguments)
     return call
 
 
@@ -517,8 +513,8 @@ def _message_from_body(body: Any) -> Message:
 
 def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tuple[str, str | None]:
     """Split inline ``<think>`` blocks off the answer and join them with a reasoning field (both made valid text)."""
-    answer, inline = split_thinking(_valid_text(content))
-    parts = [part for part in (_valid_text(reasoning_field), inline) if part]
+    answer, inline = split_thinking(valid_text(content))
+    parts = [part for part in (valid_text(reasoning_field), inline) if part]
     return answer, "\n\n".join(parts) or None
 
 
