@@ -7,6 +7,8 @@ Importing vero is cheap: the ``openai`` SDK is imported only when a
 ``ChatOpenAI`` is created, and settings are read on first use.
 """
 
+from importlib import import_module
+
 from vero.core import (
     Agent,
     ChatOpenAI,
@@ -15,10 +17,18 @@ from vero.core import (
     Message,
     Outcome,
     RunResult,
+    Status,
     Step,
+    StepKind,
 )
-from vero import tool  # the package is callable: `@tool` is `vero.tool.tool`
-from vero.tool import Tool, ToolRegistry
+
+# Bound last, after the subpackage ``vero.tool`` is loaded: the name ``vero.tool``
+# is the decorator, so ``from vero import tool`` and ``@vero.tool`` give the
+# function.  Python sets a package attribute only when a submodule is first loaded,
+# so a later ``import vero.tool.builtin`` does not rebind it; reach the subpackage
+# by its full name: ``from vero.tool import ToolOutcome``, ``from vero.tool.builtin
+# import calculator`` (not ``vero.tool.builtin.calculator`` after ``import vero``).
+from vero.tool import Tool, ToolRegistry, tool
 
 __version__ = "0.1.0"
 
@@ -31,18 +41,14 @@ _SUBMODULES = ("agents", "batch", "testing")
 def __getattr__(name: str):
     # `vero.agents.ReActAgent` after a bare `import vero`: the subpackage loads on first use.
     if name in _SUBMODULES:
-        from importlib import import_module
-
         return import_module(f"vero.{name}")
     # `from vero import ReActAgent` works too; the agents load on first use.
     if name in _AGENTS:
-        import vero.agents
-
-        return getattr(vero.agents, name)
+        return getattr(import_module("vero.agents"), name)
     raise AttributeError(f"module 'vero' has no attribute {name!r}")
 
 
 __all__ = [
     "Agent", "ChatOpenAI", "LLMCallError", "LLMConfigError", "Message", "Outcome",
-    "RunResult", "Step", "Tool", "ToolRegistry", "tool", "__version__", *_AGENTS,
+    "RunResult", "Status", "Step", "StepKind", "Tool", "ToolRegistry", "tool", "__version__", *_AGENTS,
 ]

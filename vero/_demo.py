@@ -12,6 +12,15 @@ runs it without pauses.
 
 from __future__ import annotations
 
+import json
+import sys
+import textwrap
+import time
+
+from vero._console import agent_class, print_error, step_printer
+from vero.core.chat_openai import ChatOpenAI
+from vero.core.events import footer_lines
+
 SCRIPTED = "scripted model, not a real LLM"
 
 PARSE_JSON_TASK = (
@@ -26,8 +35,6 @@ LEAP_TASK = "Write a Python function is_leap(year: int) -> bool for the Gregoria
 
 
 def _critique(sufficient: bool, feedback: str = "", thinking: str = "") -> str:
-    import json
-
     return json.dumps({"thinking": thinking, "is_sufficient": sufficient, "feedback": feedback})
 
 
@@ -38,8 +45,6 @@ WIDTH = 78  # the headers and the text of the tour fit in 80 columns
 
 # Each tour stop: the title, the --agent name, the tools, the task and the scripted replies.
 def tour() -> list[dict]:
-    import json
-
     return [
         {
             "title": "ToolCallingAgent (vero chat's default): native tool calls",
@@ -124,17 +129,11 @@ def run_demo(out=None, fast: bool = False) -> int:
 
     Paced unless ``fast`` or the output is not a terminal.
     """
-    import sys
-    import textwrap
-    import time
+    # Imported here, when the demo runs, so that `vero --help` need not load them:
+    import openai  # the SDK: ~0.4 s
 
-    import openai
-
-    from vero.cli import agent_class, print_error, step_printer
-    from vero.core.chat_openai import ChatOpenAI
-    from vero.core.events import footer_lines
-    from vero.testing import MockOpenAIServer
-    from vero.tool.builtin import BUILTIN_TOOLS
+    from vero.testing import MockOpenAIServer  # http.server, email and ssl: ~35 ms
+    from vero.tool.builtin import BUILTIN_TOOLS  # the sandbox runner and the search client: ~15 ms
 
     stream = out or sys.stdout
     paced = not fast and getattr(stream, "isatty", lambda: False)()

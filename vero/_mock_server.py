@@ -64,6 +64,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 from urllib.parse import parse_qs, urlsplit
 
+from vero._estimate import estimated_usage  # the same made-up token counts as ScriptedLLM
+
 __all__ = [
     "MockOpenAIServer",
     "RecordedRequest",
@@ -241,23 +243,6 @@ def _split_arguments(arguments: str) -> list[str]:
         return [arguments]
     step = -(-len(arguments) // 3)  # ceil(len / 3)
     return [arguments[i:i + step] for i in range(0, len(arguments), step)]
-
-
-def _prompt_chars(body: dict) -> int:
-    total = 0
-    for message in body.get("messages") or ():
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, str):
-            total += len(content)
-        elif isinstance(content, list):
-            total += sum(len(p.get("text") or "") for p in content if isinstance(p, dict))
-    return total
-
-
-def _default_usage(body: dict, content: str | None) -> dict:
-    prompt = _prompt_chars(body) // 4 + 1
-    completion = len(content or "") // 4 + 1
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
 @dataclass
@@ -717,6 +702,6 @@ class MockOpenAIServer:
             reasoning=reply.get("reasoning_content"),
             tool_calls=tool_calls,
             finish_reason=reply.get("finish_reason") or ("tool_calls" if tool_calls else "stop"),
-            usage=reply.get("usage") or _default_usage(body, content),
+            usage=reply.get("usage") or estimated_usage(body.get("messages"), content),
             choices=reply.get("choices"),
         )

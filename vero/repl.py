@@ -1,7 +1,7 @@
 """The ``vero chat`` REPL: one agent kept across inputs, slash commands, readline.
 
-Started by ``vero.cli``; it reuses the command's helpers for building the
-model, the agents and the printed results.
+Started by ``vero.cli``; it shares the command's helpers for building the
+model, the agents and the printed results (``vero._console``).
 
 The loop outlives its commands: an error in a slash command is one ❌ line,
 Ctrl-C cancels what is running, and a closed stdin (``vero chat <&-``) ends
@@ -10,11 +10,12 @@ the chat like the end of input.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import textwrap
 
-from vero.cli import (
+from vero._console import (
     AGENTS,
     EXIT_OK,
     CliError,
@@ -314,8 +315,6 @@ class Repl:
 
 
 def _one_line(args, limit: int = 200) -> str:
-    import json
-
     text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -338,7 +337,7 @@ def _enable_readline() -> str | None:
     if not _is_terminal(sys.stdin):
         return None
     try:
-        import readline
+        import readline  # here: importing it changes how input() reads, which only a terminal chat wants
     except ImportError:  # e.g. Windows without pyreadline
         return None
     path = os.path.join(os.path.expanduser("~"), ".vero_history")
@@ -354,7 +353,7 @@ def _save_readline(path: str | None) -> None:
     if path is None:
         return
     try:
-        import readline
+        import readline  # loaded already by _enable_readline; here for the same reason
 
         readline.write_history_file(path)
     except (ImportError, OSError):

@@ -14,8 +14,11 @@ HTTP server on 127.0.0.1 for testing the real client path.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import inspect
+import json
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -23,6 +26,7 @@ from typing import Any, Callable, Iterator
 from vero.core.result import add_usage, empty_usage
 from vero.core.message import Message, as_api_dict
 from vero.core.thinking import split_thinking
+from vero._estimate import estimated_usage
 from vero.errors import ScriptExhaustedError
 
 __all__ = ["ScriptedLLM", "ScriptedCall", "MockOpenAIServer", "HTTPFault", "Fault"]
@@ -142,9 +146,7 @@ class ScriptedLLM:
         message.content = answer if text is not None else None
         message.reasoning = message.reasoning or thinking
         if message.usage is None:
-            prompt_chars = sum(len(m.get("content") or "") for m in sent)
-            prompt, completion = prompt_chars // 4 + 1, len(text or "") // 4 + 1
-            message.usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+            message.usage = estimated_usage(sent, text)
         return message
 
 
@@ -204,9 +206,6 @@ A reply is a string, an object with "content" and/or "tool_calls"
 
 def serve_main(argv: list[str] | None = None) -> int:
     """``python -m vero.testing serve --replies FILE [--port P]``: run a ``MockOpenAIServer`` until Ctrl-C."""
-    import argparse
-    import json
-    import sys
 
     parser = argparse.ArgumentParser(prog="python -m vero.testing", description="Offline helpers for vero.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -228,7 +227,7 @@ def serve_main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, TypeError) as exc:
         print(f"python -m vero.testing serve: cannot use {args.replies}: {exc}", file=sys.stderr)
         return 2
-    from vero._mock_server import MockOpenAIServer
+    from vero._mock_server import MockOpenAIServer  # lazy: http.server and ssl cost ~35 ms
 
     server = MockOpenAIServer(responder=script.reply, host=args.host, port=args.port, model=script.model)
     server.add_route("GET", "/v1/models", script.models_route)
@@ -280,7 +279,7 @@ class ServeScript:
         return f"{count} scripted repl{'y' if count == 1 else 'ies'} ({then})"
 
     def reply(self, body: dict) -> Any:
-        from vero._mock_server import HTTPFault
+        from vero._mock_server import HTTPFault  # lazy: see serve_main
 
         model = body.get("model")
         if self.models is not None and model not in self.models:
@@ -303,7 +302,7 @@ class ServeScript:
 
 def _serve_reply(item: Any) -> Any:
     """One reply of a ``serve`` JSON file as ``MockOpenAIServer`` takes it."""
-    from vero._mock_server import Fault, HTTPFault, _check_reply
+    from vero._mock_server import Fault, HTTPFault, _check_reply  # lazy: see serve_main
 
     if isinstance(item, dict) and "status" in item:
         if not isinstance(item["status"], int) or not 400 <= item["status"] <= 599:
@@ -323,13 +322,11 @@ def _serve_reply(item: Any) -> Any:
 def __getattr__(name: str):
     # The HTTP server lives in its own module; load it only when asked for.
     if name in ("MockOpenAIServer", "HTTPFault", "Fault"):
-        from vero import _mock_server
+        from vero import _mock_server  # lazy: see serve_main
 
         return getattr(_mock_server, name)
     raise AttributeError(f"module 'vero.testing' has no attribute {name!r}")
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(serve_main())

@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
+from vero.core.result import Status, StepKind
+
 log = logging.getLogger("vero.events")
 
 
@@ -62,16 +64,22 @@ class JsonlTrace:
 
 
 # -- console output -------------------------------------------------------------
-STEP_ICONS = {
-    "draft": "📝", "revision": "📝", "critique": "🔍", "thought": "💭", "action": "🔧",
-    "observation": "👀", "final": "✅", "plan": "📋", "replan": "🔄", "plan_step": "▶️",
-    "attempt": "🔁", "evaluation": "⚖️", "reflection": "🪞", "warning": "⚠️", "error": "❌",
-    "thinking": "🤔", "answer": "💬", "approval": "🙋",
+# One icon per StepKind (a test checks that none is missing).  A kind that is no
+# StepKind, one a subclass of Agent records for itself, gets DEFAULT_STEP_ICON.
+# Keyed by members, looked up by member or plain string ("final" finds FINAL's icon).
+STEP_ICONS: dict[str, str] = {
+    StepKind.DRAFT: "📝", StepKind.REVISION: "📝", StepKind.CRITIQUE: "🔍", StepKind.THOUGHT: "💭",
+    StepKind.ACTION: "🔧", StepKind.OBSERVATION: "👀", StepKind.FINAL: "✅", StepKind.PLAN: "📋",
+    StepKind.REPLAN: "🔄", StepKind.PLAN_STEP: "▶️", StepKind.ATTEMPT: "🔁", StepKind.EVALUATION: "⚖️",
+    StepKind.REFLECTION: "🪞", StepKind.WARNING: "⚠️", StepKind.ERROR: "❌", StepKind.THINKING: "🤔",
+    StepKind.ANSWER: "💬", StepKind.APPROVAL: "🙋",
 }
+DEFAULT_STEP_ICON = "•"
 # A step kind whose label depends on its data: plan_step starts ([>]) and ends (done or failed).
 PLAN_STEP_LABELS = {"in_progress": ("▶️", "Step started"), "completed": ("✅", "Step done"),
                     "failed": ("❌", "Step failed")}
-STATUS_ICONS = {"ok": "🏁", "needs_review": "🧐", "max_turns": "⌛", "max_tokens": "⌛", "rejected": "🚫", "failed": "❌"}
+STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
+                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌"}
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -99,13 +107,13 @@ class ConsolePrinter:
         self._line("=" * 30)
 
     def on_step(self, event: Event) -> None:
-        kind = event.data["kind"]
-        if kind == "final" and not event.data.get("depth"):
+        kind = event.data["kind"]  # a StepKind, or the plain string of a kind of one's own
+        if kind == StepKind.FINAL and not event.data.get("depth"):
             return  # run_end prints the final answer
         indent = "    " * event.data.get("depth", 0)
-        icon = STEP_ICONS.get(kind, "•")
+        icon = STEP_ICONS.get(kind, DEFAULT_STEP_ICON)
         label = kind.replace("_", " ").capitalize()
-        if kind == "plan_step":
+        if kind == StepKind.PLAN_STEP:
             icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status"), (icon, label))
         self._line(f"{indent}{icon} {self._dim(label + ':')} {self._short(event.data.get('content', ''))}")
 
@@ -148,7 +156,7 @@ def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usa
     line.  A run that made requests but got no reply says ``no model call succeeded``.
     """
     icon = STATUS_ICONS.get(status, "🏁")
-    if status == "failed":
+    if status == Status.FAILED:
         lines = [f"{icon} Run failed" + (f"; partial, not kept: {answer}" if answer else "")]
     else:
         lines = [f"{icon} Final Answer ({status}): {answer}"]
@@ -157,7 +165,7 @@ def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usa
     if llm_calls:
         calls = f"{llm_calls} model call{'s' if llm_calls != 1 else ''}"
     else:
-        calls = "no model call succeeded" if status == "failed" else "0 model calls"
+        calls = "no model call succeeded" if status == Status.FAILED else "0 model calls"
     total = (usage or {}).get("total_tokens")
     if total:
         calls += f", {total} tokens ({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)"

@@ -65,16 +65,22 @@ def _valid_strings(value):
 MAX_JSON_DEPTH = 100  # model output nested deeper than this is not data an agent can use
 
 
-def parse_json_value(text: str):
+def parse_json_value(text: str, *, repair: bool = True):
     """Any JSON value (object, list, string, number), repaired if sloppy.
 
-    The one place model JSON is read.  Raises ``ValueError`` (never
-    ``RecursionError``) for text nested too deeply to be real arguments.
+    The one place model JSON is read (nothing else imports ``json_repair``).
+    ``repair=False`` reads strict JSON only, for text that must be exactly
+    JSON to count (a quoted string given as a tool's sole argument).  Raises
+    ``ValueError`` (never ``RecursionError``) for unusable text, and for text
+    nested too deeply to be real arguments.
     """
-    from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
+    if repair:
+        from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
 
-    if _nesting(text) > MAX_JSON_DEPTH:
-        raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+        if _nesting(text) > MAX_JSON_DEPTH:
+            raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+    else:
+        loads = json.loads
     try:
         value = loads(text)
     except RecursionError:
@@ -105,19 +111,40 @@ def _nesting(text: str) -> int:
     return deepest
 
 
-_TRUE = {"true", "yes", "y", "1", "pass", "passed"}
-_FALSE = {"false", "no", "n", "0", "fail", "failed"}
+# One word set for every yes/no a model writes: a verdict in its JSON
+# ("is_sufficient": "yes", "pass": "passed") and a tool's boolean argument
+# ("verbose": "on") alike.  A model uses the same words whatever the field, none
+# of these can mean the opposite in either place, and a word left out only
+# costs a re-ask or a failed tool call.  (Switches in the environment, such as
+# VERO_PYTHON_SANDBOX, are not read with it: there an unclear value must fall
+# back to the safe default, and "fail" must not turn anything off.)
+_TRUE = frozenset({"true", "yes", "y", "1", "on", "pass", "passed"})
+_FALSE = frozenset({"false", "no", "n", "0", "off", "fail", "failed"})
 
 
-def as_bool(value, field: str) -> bool:
-    """A boolean field from model JSON; the strings "true"/"false" count too."""
+def parse_bool(value) -> bool | None:
+    """``value`` as a boolean when a model plainly wrote one, else None.
+
+    Accepted: ``True``/``False``, the numbers 0 and 1, and the words above in
+    any case, with surrounding spaces.  Callers word their own error for None.
+    """
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
-    raise ValueError(f"`{field}` must be true or false, got {value!r}")
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+    return None
+
+
+def as_bool(value, field: str) -> bool:
+    """A boolean field from model JSON (``parse_bool``); raises ``ValueError`` naming the field."""
+    flag = parse_bool(value)
+    if flag is None:
+        raise ValueError(f"`{field}` must be true or false, got {value!r}")
+    return flag
 
 
 def as_score(value, field: str = "score") -> float:

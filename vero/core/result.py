@@ -4,16 +4,104 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
-# The statuses every agent shares.
-OK = "ok"                      # the pattern finished and accepted its answer
-NEEDS_REVIEW = "needs_review"  # a bounded loop ended without acceptance
-MAX_TURNS = "max_turns"        # the turn budget ran out (or the agent looped)
-MAX_TOKENS = "max_tokens"      # the token budget (max_tokens_per_run) ran out
-REJECTED = "rejected"          # the user refused the plan
-FAILED = "failed"              # an error, unusable model output, or empty input
+
+# Statuses and step kinds are StrEnums so that a typo is an AttributeError
+# instead of a silently different string; a member equals its string
+# (``Status.OK == "ok"``), formats as it (``f"{Status.OK}"`` is ``ok``) and is
+# written to JSON as it, so code comparing with strings and saved traces still work.
+class _Named(StrEnum):
+    """A StrEnum whose repr is its string's (``'ok'``, not ``<Status.OK: 'ok'>``):
+    a printed list of kinds, or a ``Step``, looks as it did with plain strings."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Status(_Named):
+    """How a run ended (``RunResult.status``); every agent uses these."""
+
+    OK = "ok"                      # the pattern finished and accepted its answer
+    NEEDS_REVIEW = "needs_review"  # a bounded loop ended without acceptance
+    MAX_TURNS = "max_turns"        # the turn budget ran out (or the agent looped)
+    MAX_TOKENS = "max_tokens"      # the token budget (max_tokens_per_run) ran out
+    REJECTED = "rejected"          # the user refused the plan
+    FAILED = "failed"              # an error, unusable model output, or empty input
+
+
+# The old names, kept: `from vero.core.result import OK` still works.
+OK = Status.OK
+NEEDS_REVIEW = Status.NEEDS_REVIEW
+MAX_TURNS = Status.MAX_TURNS
+MAX_TOKENS = Status.MAX_TOKENS
+REJECTED = Status.REJECTED
+FAILED = Status.FAILED
 STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED)
+
+
+class StepKind(_Named):
+    """The kinds of step the built-in agents record (``Step.kind``).
+
+    A subclass of ``Agent`` may record kinds of its own (``self.record("vote", ...)``):
+    those stay plain strings, and the console shows them with a plain bullet.
+    """
+
+    # the Agent base class, so any agent
+    THINKING = "thinking"        # the model's reasoning, when the server sends it apart
+    ACTION = "action"            # a tool call: name(arguments)
+    OBSERVATION = "observation"  # a tool's result
+    WARNING = "warning"          # something went wrong, and the loop carries on
+    # several agents
+    ERROR = "error"              # something went wrong that ends the draft, attempt or plan
+    FINAL = "final"              # the answer
+    THOUGHT = "thought"          # ReAct, tool calling
+    REFLECTION = "reflection"    # ReAct's look back at failed steps, Reflexion's lesson
+    # basic reflection
+    DRAFT = "draft"
+    CRITIQUE = "critique"
+    REVISION = "revision"
+    # plan and execute
+    PLAN = "plan"
+    PLAN_STEP = "plan_step"      # a plan step starting or ending (data["status"])
+    REPLAN = "replan"
+    APPROVAL = "approval"        # the user's verdict on the plan
+    # Reflexion
+    ATTEMPT = "attempt"
+    EVALUATION = "evaluation"
+    # no built-in agent records it; a custom agent's answer (the console has long had an icon for it)
+    ANSWER = "answer"
+
+
+def step_kind(kind: str) -> StepKind | str:
+    """``kind`` as a ``StepKind`` when it is one; another kind (a subclass's own) is kept as given."""
+    try:
+        return StepKind(kind)
+    except ValueError:
+        return kind
+
+
+def _as_status(status: str) -> Status | str:
+    """``status`` as a ``Status`` when it is one, else as given."""
+    try:
+        return Status(status)
+    except ValueError:
+        return status
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with each ``Status`` or ``StepKind`` (also inside dicts and lists)
+    turned into its plain string: ``to_dict`` output then prints and compares
+    like the JSON it becomes, with no ``<Status.OK: 'ok'>``."""
+    if isinstance(value, (Status, StepKind)):
+        return value.value
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_plain(v) for v in value)
+    return value
+
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens")
 MAX_CALL_TOKENS = 10**9  # more in one call is a broken server, not a real count
@@ -84,14 +172,18 @@ class Step:
     structured details (tool arguments, scores, plan items, ...).
     """
 
-    kind: str
+    kind: StepKind | str  # a known kind becomes a StepKind; a subclass's own stays a str
     content: str = ""
     data: dict = field(default_factory=dict)
     turn: int = 0
     depth: int = 0  # 0 for this agent, 1 for a sub-agent's steps, ...
 
+    def __post_init__(self) -> None:
+        self.kind = step_kind(self.kind)
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as a dict of plain values (``"kind": "final"``)."""
+        return _plain(asdict(self))
 
 
 @dataclass
@@ -99,7 +191,10 @@ class Outcome:
     """What a pattern's ``solve`` may return instead of a bare answer string."""
 
     answer: str
-    status: str = OK
+    status: Status | str = OK
+
+    def __post_init__(self) -> None:
+        self.status = _as_status(self.status)
 
 
 @dataclass
@@ -107,7 +202,7 @@ class RunResult:
     """The structured result of one ``run``."""
 
     answer: str = ""
-    status: str = OK
+    status: Status | str = OK
     steps: list[Step] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
     llm_calls: int = 0
@@ -115,11 +210,14 @@ class RunResult:
     error: BaseException | None = None
     task: str = ""
 
+    def __post_init__(self) -> None:
+        self.status = _as_status(self.status)
+
     @property
     def ok(self) -> bool:
         return self.status == OK
 
-    def steps_of(self, kind: str) -> list[Step]:
+    def steps_of(self, kind: StepKind | str) -> list[Step]:
         """The steps of one kind, in order, e.g. ``result.steps_of("action")`` (sub-agents' steps included)."""
         return [s for s in self.steps if s.kind == kind]
 
@@ -131,7 +229,7 @@ class RunResult:
         return {
             "task": self.task,
             "answer": self.answer,
-            "status": self.status,
+            "status": _plain(self.status),
             "steps": [s.to_dict() for s in self.steps],
             "usage": dict(self.usage),
             "llm_calls": self.llm_calls,

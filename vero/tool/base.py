@@ -17,7 +17,8 @@ import types
 import typing
 from typing import Any, Callable, Literal, Union
 
-from vero.core.parsing import parse_json_value
+from vero.core.parsing import parse_bool, parse_json_value
+from vero.core.text import clip
 
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Returns?|Raises|Yields?|Examples?|Notes?):\s*$")
 _ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
@@ -187,9 +188,6 @@ def type_label(schema: dict) -> str:
 
 # --------------------------------------------------------------------------- coercion
 
-_TRUE, _FALSE = {"true", "1", "yes", "y", "on"}, {"false", "0", "no", "n", "off"}
-
-
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"
@@ -219,13 +217,10 @@ def _to_integer(value: Any) -> int:
 
 
 def _to_boolean(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
-    if isinstance(value, (int, float)) and value in (0, 1):
-        return bool(value)
-    raise ValueError
+    flag = parse_bool(value)  # the same words as a verdict in model JSON
+    if flag is None:
+        raise ValueError
+    return flag
 
 
 def _to_string(value: Any) -> str:
@@ -296,7 +291,7 @@ def _short_repr(value: Any, limit: int = 60) -> str:
         text = repr(value)
     except (RecursionError, ValueError):  # nested 100,000 deep; an int of over 4,300 digits
         return f"a {type(value).__name__} too large to show"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(text, limit, "...", within=True)
 
 
 # --------------------------------------------------------------------------- Tool

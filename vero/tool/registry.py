@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from vero.core.parsing import parse_json_value
+from vero.core.text import clip
 from vero.tool.base import Tool, ToolArgumentError, tool
 
 logger = logging.getLogger(__name__)
@@ -246,12 +247,12 @@ def _parse_arguments(tool: Tool, args: Any) -> dict:
         return {}  # a tool without parameters ignores stray input such as "None"
     if tool.sole_parameter is None:
         raise ToolArgumentError(
-            f"expects a JSON object of arguments, got {text[:60]!r}. "
+            f"expects a JSON object of arguments, got {clip(text, 60)!r}. "
             f"Expected arguments: {tool.expected_arguments()}."
         )
     if len(text) >= 2 and text[0] == text[-1] == '"':  # a quoted JSON string
         try:
-            return {tool.sole_parameter: json.loads(text)}
+            return {tool.sole_parameter: parse_json_value(text, repair=False)}
         except ValueError:
             pass
     return {tool.sole_parameter: args}

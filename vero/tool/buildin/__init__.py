@@ -1,8 +1,12 @@
-"""Aliases under the original framework's names (its package was spelled
-``buildin``), so scripts written for it run unmodified::
+"""An alias of ``vero.tool.builtin`` under the original framework's misspelled
+name, so scripts written for it run unmodified::
 
     from vero.tool.buildin import *
     tools = [math_calculator, google_search]
+
+New code imports ``vero.tool.builtin``.  Nothing is implemented here: every
+name below is a ``vero.tool.builtin`` tool, either the same object or the same
+function registered under the name the original scripts use.
 """
 
 from vero.tool.base import Tool
@@ -10,7 +14,9 @@ from vero.tool.builtin import BUILTIN_TOOLS, calculator, current_time, python_ex
 from vero.tool.builtin.search import search_bocha, search_duckduckgo, search_tavily
 
 math_calculator = Tool.from_function(calculator, name="math_calculator")
-google_search = Tool.from_function(search_tavily, name="google_search")  # the original vero repository's name; backed by Tavily
+# The original name, kept for its scripts: this searches with Tavily (TAVILY_API_KEY), not Google,
+# and the model is told so (the description is search_tavily's).
+google_search = Tool.from_function(search_tavily, name="google_search")
 bocha_search = Tool.from_function(search_bocha, name="bocha_search")
 duckduckgo_search = Tool.from_function(search_duckduckgo, name="duckduckgo_search")
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlparse
 
+from vero.core.text import clip
 from vero.tool.base import tool
 
 TAVILY_URL = "https://api.tavily.com/search"
@@ -157,9 +158,7 @@ def format_results(results: list[SearchResult], query: str) -> str:
         lines.append(f"{number}. {title} — {result.url}")
         snippet = " ".join(result.snippet.split())
         if snippet:
-            if len(snippet) > SNIPPET_CHARS:
-                snippet = snippet[: SNIPPET_CHARS - 3] + "..."
-            lines.append(f"   {snippet}")
+            lines.append(f"   {clip(snippet, SNIPPET_CHARS, '...', within=True)}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,318 @@
+"""What the ``vero`` command, its chat REPL and its demo share: building the model
+client and the agents from the options, and printing steps, results and errors.
+
+The imports go one way: ``vero.cli`` imports ``vero.repl`` and ``vero._demo``,
+and all three import their shared helpers from here.  Importing this module
+loads neither the ``openai`` SDK nor an agent pattern, so ``vero --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import os
+import sys
+import threading
+import traceback
+
+import vero.agents  # the package only: each agent pattern loads on first use
+from vero.config import get_settings
+from vero.core.agent import Agent
+from vero.core.chat_openai import ChatOpenAI
+from vero.core.events import ConsolePrinter, footer_lines
+from vero.errors import LLMCallError, SessionFormatError
+
+# --agent NAME -> the agent class in vero.agents
+AGENTS = {
+    "chat": "ToolCallingAgent",
+    "react": "ReActAgent",
+    "reflection": "BasicReflectionAgent",
+    "plan": "PlanExecuteAgent",
+    "reflexion": "ReflexionAgent",
+}
+TOOL_NAMES = ("calculator", "python", "search", "time")
+DEFAULT_TOOLS = "calculator,time"
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+
+log = logging.getLogger("vero.cli")
+
+
+class CliError(Exception):
+    """A problem with what the user asked for; printed as one line, exit 2."""
+
+
+def config_help(message: str = "") -> str:
+    """What to set when no endpoint is configured: four short lines (``message``, the
+    library's longer text for Python users, is not repeated)."""
+    return (
+        "vero: no model endpoint is configured. Set, in the environment or ./.env:\n"
+        "  OPENAI_API_KEY=sk-...   (plus OPENAI_BASE_URL for DeepSeek, Qwen, ...), or\n"
+        "  OPENAI_BASE_URL=http://localhost:11434/v1  MODEL_NAME=llama3.1  (Ollama)\n"
+        "or pass --base-url URL --model NAME.  No model at all?  Try: vero demo"
+    )
+
+
+HINTS = {  # what to try next, for the HTTP statuses a newcomer meets first
+    400: " (Hint: a model without tool calling refuses requests with tools: try --tools none or --agent react.)",
+    401: " (Hint: check OPENAI_API_KEY.)",
+    404: " (Hint: check MODEL_NAME / --model and OPENAI_BASE_URL / --base-url; most servers end in /v1.)",
+}
+
+
+START_SERVER = "is the server running? (Ollama: `ollama serve`, llama.cpp: `llama-server -m MODEL.gguf`)"
+
+
+def error_line(error: BaseException, limit: int = 300) -> str:
+    """An error as one short line: LLMCallError messages already say what failed."""
+    text = str(error) if isinstance(error, LLMCallError) else f"run failed: {type(error).__name__}: {error}"
+    text = " ".join(text.split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return text + (HINTS.get(getattr(error, "status", None)) or connection_hint(error))
+
+
+def connection_hint(error: BaseException) -> str:
+    """For a model call that got no response: the URL, and what to try (the SDK only says 'Connection error.')."""
+    cause = error.__cause__
+    names = [type(c).__name__ for c in (cause, getattr(cause, "__cause__", None)) if c is not None]
+    if not names or names[0] not in ("APITimeoutError", "APIConnectionError"):
+        return ""
+    url = _endpoint_of(cause)
+    settings = get_settings()
+    tries = f"{settings.MAX_RETRIES + 1} attempt{'s' if settings.MAX_RETRIES else ''}"
+    if names[0] == "APITimeoutError":
+        return (f" (Hint: no reply from {url} within TIMEOUT={settings.TIMEOUT:g} s, {tries} "
+                f"(MAX_RETRIES={settings.MAX_RETRIES}); a slow local model needs a larger TIMEOUT, e.g. TIMEOUT=300.)")
+    if "ConnectError" in names:
+        return f" (Hint: cannot connect to {url}: {START_SERVER}.)"
+    return f" (Hint: the connection to {url} failed, {tries} (MAX_RETRIES={settings.MAX_RETRIES}).)"
+
+
+def _endpoint_of(exc) -> str:
+    """The base URL an SDK error's request went to (``.../v1`` without ``/chat/completions``)."""
+    request = getattr(exc, "request", None)
+    url = str(getattr(request, "url", "") or "") or "the model endpoint"
+    for suffix in ("/chat/completions", "/models"):
+        if url.endswith(suffix):
+            return url[: -len(suffix)]
+    return url
+
+
+def parse_tools(spec: str | None) -> list:
+    """``"calculator,time"`` -> the built-in Tool objects; ``"none"`` -> []; ``None``: the default tools."""
+    spec = DEFAULT_TOOLS if spec is None else spec
+    names = [n.strip() for n in (spec or "").split(",") if n.strip()]
+    if names in ([], ["none"]):
+        return []
+    unknown = [n for n in names if n not in TOOL_NAMES]
+    if unknown:
+        raise CliError(f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)} or 'none'")
+    from vero.tool.builtin import BUILTIN_TOOLS  # here: the sandbox runner and search client cost ~15 ms
+
+    return [BUILTIN_TOOLS[n] for n in names]
+
+
+def make_llm(args):
+    """The ChatOpenAI client from the options and the settings (LLMConfigError if unconfigured)."""
+    log.debug("settings: %r", get_settings())  # the masked repr: keys show as ***
+    llm = ChatOpenAI(model_name=args.model, api_key=args.api_key, base_url=args.base_url)
+    log.debug("model client: %r", llm)
+    return llm
+
+
+def agent_class(kind: str):
+    """The agent class of pattern ``kind``: a built-in name ("chat", "react", ...) or
+    ``package.module:ClassName`` (imported with the current folder on ``sys.path``)."""
+    if kind in AGENTS:
+        return getattr(vero.agents, AGENTS[kind])
+    return import_agent(kind)
+
+
+def import_agent(spec: str):
+    """``package.module:ClassName`` -> the class; ``CliError`` unless it is an ``Agent`` subclass."""
+    module_name, _, class_name = (part.strip() for part in spec.partition(":"))
+    if not (module_name and class_name):
+        raise CliError(f"unknown agent {spec!r}: choose one of {', '.join(AGENTS)}, "
+                       "or give your own as package.module:ClassName")
+    if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -m` does
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise CliError(f"cannot import {spec}: no module named {exc.name!r} in the current folder "
+                           f"({os.getcwd()}) or on sys.path") from exc
+        raise CliError(f"cannot import {spec}: importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
+    except Exception as exc:  # a syntax error or an exception in the user's module
+        raise CliError(f"cannot import {spec}: importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        found = sorted(name for name, value in vars(module).items()
+                       if inspect.isclass(value) and issubclass(value, Agent) and value.__module__ == module.__name__)
+        hint = f"; its agents: {', '.join(found)}" if found else ""
+        raise CliError(f"module {module_name} has no class {class_name!r}{hint}")
+    if not (inspect.isclass(cls) and issubclass(cls, Agent)):
+        what = "a class that does not subclass vero.Agent" if inspect.isclass(cls) else f"a {type(cls).__name__}"
+        raise CliError(f"{spec} is not an Agent: it is {what}")
+    return cls
+
+
+def make_agent(kind: str, llm, tools: list, args, **options):
+    """An agent of pattern ``kind`` with the CLI's options."""
+    cls = agent_class(kind)
+    if args.trace:
+        options["trace"] = args.trace
+    try:
+        return cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
+    except OSError as exc:  # the --trace file cannot be opened
+        raise CliError(f"cannot write the trace file {args.trace}: {exc.strerror or exc}") from exc
+    except TypeError as exc:  # a custom agent whose __init__ does not take the Agent arguments
+        if kind in AGENTS:
+            raise
+        raise CliError(f"cannot create {kind}(\"vero\", llm, tools=..., max_turns=..., verbose=False): {exc}") from exc
+
+
+def load_session_into(agent, path: str) -> None:
+    try:
+        agent.load(path)
+    except SessionFormatError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def usage_line(usage: dict, calls: int) -> str:
+    return (f"{calls} model call{'s' if calls != 1 else ''}, {usage.get('total_tokens', 0)} tokens "
+            f"({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)")
+
+
+def print_error(result, err=None, debug: bool = False) -> None:
+    """A run's error as one ❌ line on ``err`` (with ``debug``, its traceback on stderr first)."""
+    err = err or sys.stderr
+    if result.error is not None:
+        if debug:
+            traceback.print_exception(result.error)
+        print(f"❌ {error_line(result.error)}", file=err)
+    elif result.status == "failed":
+        print("❌ the run failed", file=err)
+
+
+def print_result(result, out=None, err=None, debug: bool = False) -> None:
+    """The end of a run, for ``vero run`` and ``vero demo``: the error as one ❌ line on ``err``,
+    then the footer ``ConsolePrinter`` prints (``footer_lines``) on ``out``: the answer with the
+    status, the time, model calls and tokens.  A ``failed`` run's partial text is labelled as
+    such, not printed as the Final Answer (it is not kept in the history).
+    """
+    out = out or sys.stdout
+    print_error(result, err, debug)
+    for line in footer_lines(result.status, result.answer or ("" if result.status == "failed" else "(no answer)"),
+                             result.elapsed_s, result.llm_calls, result.usage):
+        print(line, file=out)
+
+
+def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
+    """A ConsolePrinter for the CLI: the steps, but not its own end-of-run lines
+    (``print_result`` or the REPL prints those).  Top-level steps of the kinds in
+    ``hide`` are not shown (the REPL prints or streams those itself)."""
+    class StepPrinter(ConsolePrinter):
+        before_line = None  # set by the REPL to end a streamed line before a step
+
+        def on_run_start(self, event):
+            if show_start:
+                super().on_run_start(event)
+
+        def on_step(self, event):
+            if event.data.get("depth", 0) == 0 and event.data["kind"] in hide:
+                return
+            if self.before_line:
+                self.before_line()
+            super().on_step(event)
+
+        def on_run_end(self, event):
+            pass
+
+    return StepPrinter(stream=stream)
+
+
+WAIT_NOTICE_S = 10.0  # no reply after this long (or a third of TIMEOUT, if shorter): say so
+
+
+def model_watch(stream=None, before_line=None):
+    """A listener for ``ChatOpenAI.callbacks``: when the model is slow to answer, one
+    ``⏳ waiting`` line; on each retry, ``🔁 retrying (2/3): why``."""
+    class ModelWatch(ConsolePrinter):
+        timer = None
+
+        def on_llm_request(self, event):
+            self.cancel()
+            if event.data.get("attempt", 1) > 1:  # a retry has just said so
+                return
+            timeout = event.data.get("timeout")
+            delay = min(WAIT_NOTICE_S, timeout / 3) if isinstance(timeout, (int, float)) and timeout else WAIT_NOTICE_S
+            self.timer = threading.Timer(delay, self.waiting, args=(event.data, delay))
+            self.timer.daemon = True
+            self.timer.start()
+
+        def on_llm_response(self, event):
+            self.cancel()
+
+        def on_llm_retry(self, event):
+            self.cancel()
+            if before_line:
+                before_line()
+            super().on_llm_retry(event)
+
+        def waiting(self, data, delay):
+            if before_line:
+                before_line()
+            timeout = data.get("timeout")
+            limit = f"TIMEOUT={timeout:g} s" if isinstance(timeout, (int, float)) else "no TIMEOUT"
+            self._line(f"⏳ waiting for {data.get('model')} at {data.get('url') or 'the endpoint'}: "
+                       f"no reply after {delay:g} s (attempt {data.get('attempt')}/{data.get('max_attempts')}, "
+                       f"{limit} each) …")
+
+        def cancel(self):
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+
+    return ModelWatch(stream=stream or sys.stderr)
+
+
+def watch_model(llm, stream=None, before_line=None):
+    """Attach a ``model_watch`` to ``llm`` (a client without ``callbacks`` is left alone)."""
+    callbacks = getattr(llm, "callbacks", None)
+    if callbacks is None:
+        return None
+    watch = model_watch(stream, before_line)
+    callbacks.append(watch)
+    return watch
+
+
+def check_endpoint(llm, timeout: float = 3.0) -> str | None:
+    """``GET /models`` with a short timeout: a warning if the server is unreachable, refuses
+    the key, or does not list the model; ``None`` if all looks fine or the server has no /models."""
+    client = getattr(llm, "client", None)
+    if client is None:
+        return None
+    import openai  # here: importing this module must not load the SDK (~0.4 s); ChatOpenAI has by now
+
+    url = getattr(llm, "base_url", None) or "the model endpoint"
+    try:
+        page = client.with_options(timeout=timeout, max_retries=0).models.list()
+        names = [getattr(model, "id", "") for model in getattr(page, "data", None) or []]
+    except openai.APITimeoutError:
+        return f"⚠️  {url} did not answer GET /models within {timeout:g} s; is it up and reachable?"
+    except openai.APIConnectionError as exc:
+        if "ConnectError" in type(exc.__cause__).__name__:
+            return f"⚠️  cannot connect to {url}: {START_SERVER}"
+        return f"⚠️  {url} failed on GET /models ({type(exc.__cause__ or exc).__name__}); is it an OpenAI-compatible server?"
+    except openai.AuthenticationError:
+        return f"⚠️  {url} refused the API key (HTTP 401): check OPENAI_API_KEY or --api-key"
+    except Exception:  # e.g. a 404: some servers have no /models; the first message will tell
+        return None
+    model = getattr(llm, "model_name", None)
+    if names and model and model not in names:
+        listed = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        return (f"⚠️  {url} does not list the model {model!r} (it lists: {listed});\n"
+                "    if requests fail, set MODEL_NAME or pass --model")
+    return None
