@@ -93,7 +93,7 @@ class ServerProcess:
         if not self.base_url.startswith("http"):
             raise RuntimeError("the mock server process did not start")
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -191,7 +191,7 @@ def main() -> int:
     }
     rates: dict[str, list[float]] = {name: [] for name in contestants}
     with ServerProcess(0.0) as srv:
-        for name, run in contestants.items():  # warm-up: imports, connections
+        for run in contestants.values():  # warm-up: imports, connections
             run(srv.base_url)
         for _ in range(args.repeats):
             for name, run in contestants.items():

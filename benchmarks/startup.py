@@ -118,7 +118,8 @@ def main() -> int:
         print(f"python -X importtime -c 'import vero': {import_ms:6.1f} ms  "
               f"(target < {IMPORT_TARGET_MS:.0f})  {verdict(import_ms < IMPORT_TARGET_MS)}")
         print(f"{result['help_command']}: {help_ms:6.1f} ms wall  (target < {HELP_TARGET_MS:.0f}; "
-              f"`python -c pass`: {python_ms:.1f} ms, `python -c 'import vero'`: {import_wall_ms:.1f} ms)  {verdict(help_ms < HELP_TARGET_MS)}")
+              f"`python -c pass`: {python_ms:.1f} ms, `python -c 'import vero'`: {import_wall_ms:.1f} ms)  "
+              f"{verdict(help_ms < HELP_TARGET_MS)}")
         for code, mods in after_import.items():
             print(f"after `{code}`: heavy modules loaded: {', '.join(mods) or 'none'}")
         print(f"openai not imported by `import vero`: {verdict(lazy_ok)}; "

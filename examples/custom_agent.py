@@ -17,7 +17,6 @@ from vero.agents import ReActAgent
 from vero.core import Observation
 from vero.tool.builtin import calculator, python_exec
 
-
 NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
             "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
 
@@ -31,7 +30,7 @@ class SelfConsistencyAgent(Agent):
         prompt = [Message.system("Think briefly, then give only the final answer on the last line."),
                   *self.history_messages(), Message.user(task)]
         answers = []
-        for turn in self.turns():
+        for _ in self.turns():
             reply = self.call_llm(prompt, temperature=1.0)
             lines = reply.text.strip().splitlines() or [""]
             answers.append(lines[-1].strip())

@@ -11,7 +11,8 @@ Servers in use at the same time are different servers, so nesting works.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from vero.testing import MockOpenAIServer
 

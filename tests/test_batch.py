@@ -10,8 +10,8 @@ import pytest
 from vero import Agent, Message
 from vero.batch import _picklable, run_many, run_one
 from vero.core.agent import BudgetExceeded, MalformedOutputError
-from vero.errors import LLMCallError
 from vero.core.result import FAILED, MAX_TOKENS, OK
+from vero.errors import LLMCallError
 from vero.testing import ScriptedLLM
 
 

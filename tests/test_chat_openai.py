@@ -73,7 +73,8 @@ def test_streamed_reply_yields_deltas_in_order_and_keeps_the_message(server):
 
 
 def test_on_token_streams_and_returns_the_full_message(server):
-    server.enqueue({"content": "Hello there world", "usage": {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}})
+    server.enqueue({"content": "Hello there world",
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}})
     tokens = []
     llm = make_llm(server)
     reply = llm.generate([Message.user("hi")], on_token=tokens.append)

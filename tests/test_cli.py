@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from vero.testing import HTTPFault, MockOpenAIServer
 from vero._mock_server import Fault
+from vero.testing import HTTPFault, MockOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE", "TIMEOUT",

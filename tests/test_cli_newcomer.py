@@ -20,11 +20,11 @@ import urllib.error
 import urllib.request
 
 import pytest
+from test_cli import ROOT, cli_env  # the shared helpers
+from test_cli import vero as vero_cli
 
 import vero
 from vero.testing import Fault, HTTPFault, MockOpenAIServer, ScriptedLLM
-
-from test_cli import ROOT, cli_env, vero as vero_cli  # the shared helpers
 
 
 @pytest.fixture

@@ -5,15 +5,15 @@ import sys
 import pytest
 
 import vero
-
 from vero import ChatOpenAI, LLMConfigError
 from vero.config import Settings, reload_settings
 
 
 def test_import_vero_needs_no_configuration_and_does_not_import_openai(tmp_path):
     code = "import sys, vero; from vero.agents import ReActAgent; print('openai' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))}, check=True)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
+                         check=True)
     assert out.stdout.strip() == "False"
 
 

@@ -167,7 +167,8 @@ def check_statuses(block: Block, values: list) -> None:
         if isinstance(value, Agent) and value.last_result is not None:
             result = value.last_result
             assert result.status == expected, (
-                f"{block.where}: agent {value.name!r} ended {result.status!r} (expected {expected!r}): {result.error!r}")
+                f"{block.where}: agent {value.name!r} ended {result.status!r} (expected {expected!r}): "
+                f"{result.error!r}")
 
 
 PYTHON_PAGES = sorted({b.page for b in ALL_BLOCKS if b.lang == "python"}, key=str)

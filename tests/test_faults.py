@@ -47,20 +47,19 @@ import tempfile
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
+from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
+from test_cli import run_cli_in_process  # `python -m vero ARGS` in this process (no fixtures needed)
 
 from vero import ChatOpenAI, LLMCallError, Message, tool
 from vero.core.agent import JSON_REASK, TRUNCATION_MARKER, BudgetExceeded, MalformedOutputError
 from vero.core.result import FAILED, MAX_TOKENS, MAX_TURNS, NEEDS_REVIEW, OK
 from vero.errors import SessionFormatError
 from vero.testing import Fault, HTTPFault, MockOpenAIServer, ScriptedLLM
-
-from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
-from test_cli import run_cli_in_process  # `python -m vero ARGS` in this process (no fixtures needed)
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent

@@ -24,8 +24,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from test_faults import (
@@ -444,7 +444,8 @@ def tools_calculator_complex(kind):
     for expression in ("(-8)**(1/3)", "pow(-8, 1/3)", "(-1)**0.5"):
         outcome = registry.run("calculator", {"expression": expression})
         assert outcome.error == "exception" and "not a real number" in outcome.output, (expression, outcome)
-    for expression, value in {"8**(1/3)": "2.0", "-(8**(1/3))": "-2.0", "(-8)**3": "-512", "(-8)**-1": "-0.125"}.items():
+    expected = {"8**(1/3)": "2.0", "-(8**(1/3))": "-2.0", "(-8)**3": "-512", "(-8)**-1": "-0.125"}
+    for expression, value in expected.items():
         assert registry.execute("calculator", {"expression": expression}) == value, expression
     return "error for 3 complex results"
 

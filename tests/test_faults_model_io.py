@@ -21,11 +21,10 @@ import multiprocessing
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable
 
-import pytest
 from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
 from test_faults import (
     ADD,

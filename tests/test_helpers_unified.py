@@ -2,9 +2,9 @@
 
 import pytest
 
+from vero._estimate import estimated_usage
 from vero.core.parsing import as_bool, parse_bool, parse_json_value
 from vero.core.text import clip
-from vero._estimate import estimated_usage
 from vero.testing import ScriptedLLM
 from vero.tool import ToolRegistry, tool
 from vero.tool.base import coerce

@@ -167,7 +167,7 @@ def test_reasoning_content_plain_and_streamed():
         chunks = list(chat(client, stream=True))
     # openai's pydantic models keep unknown fields as extras
     assert message.model_extra["reasoning_content"] == "Think first."
-    assert getattr(message, "reasoning_content") == "Think first."
+    assert message.reasoning_content == "Think first."
     reasoning = [getattr(c.choices[0].delta, "reasoning_content", None) for c in chunks]
     assert "".join(r for r in reasoning if r) == "Think first."
     # reasoning deltas come before content deltas
@@ -377,4 +377,4 @@ def test_stop_is_prompt_with_idle_keep_alive_connection():
     srv.stop()
     assert time.perf_counter() - started < 1.0
     with pytest.raises(RuntimeError):
-        srv.base_url
+        srv.base_url  # noqa: B018 (the property raises)

@@ -37,7 +37,7 @@ def test_the_old_status_constants_are_the_enum_members_and_equal_the_old_strings
 def test_a_member_is_its_string_in_every_text_form(member):
     value = member.value
     assert member == value and hash(member) == hash(value) and {value: 1}[member] == 1
-    assert str(member) == f"{member}" == "%s" % member == value
+    assert str(member) == f"{member}" == "%s" % member == value  # noqa: UP031 (%-formatting is under test)
     assert json.dumps(member) == json.dumps(value)
     assert repr(member) == repr(value)  # print([s.kind for s in steps]) reads as it did (the docs show it)
 
@@ -189,7 +189,8 @@ def test_every_step_kind_has_an_icon_and_every_status_too():
 
 def printed(kind, depth=0, data=None) -> str:
     out = io.StringIO()
-    ConsolePrinter(stream=out)(Event("step", "a", {"kind": kind, "content": "text", "data": data or {}, "depth": depth}))
+    ConsolePrinter(stream=out)(Event("step", "a", {"kind": kind, "content": "text", "data": data or {},
+                                                   "depth": depth}))
     return out.getvalue()
 
 

@@ -288,7 +288,8 @@ def test_max_tokens_defaults_to_the_setting_and_finish_reason_and_cached_tokens_
 
 
 def test_streamed_replies_keep_finish_reason_and_cached_tokens():
-    usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12, "prompt_tokens_details": {"cached_tokens": 7}}
+    usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12,
+             "prompt_tokens_details": {"cached_tokens": 7}}
     with MockOpenAIServer() as server:
         server.enqueue({"content": "a b", "finish_reason": "length", "usage": usage})
         llm = ChatOpenAI(model_name="m", base_url=server.base_url, max_retries=0)
@@ -328,7 +329,8 @@ def test_a_tool_reporting_an_error_gets_a_hint_naming_the_other_tools():
     agent.run("Who?")
     sent = llm.requests[1].messages[-1]["content"]
     assert sent.startswith('Observation: {"error": "no keeper named \'Frostvine\'"}')
-    assert "(If keeper_profile is not the right tool for this, the others are: find_plant(name), calculate(expression).)" in sent
+    assert ("(If keeper_profile is not the right tool for this, the others are: "
+            "find_plant(name), calculate(expression).)") in sent
     assert agent.last_result.steps_of("observation")[0].content == '{"error": "no keeper named \'Frostvine\'"}'
 
 
@@ -469,3 +471,37 @@ def test_the_guess_nudge_lists_the_tools_and_restates_the_task():
     nudge = llm.requests[2].messages[-1]["content"]
     assert "- find_plant(name): Look up a plant by its name" in nudge and "- calculate(expression)" in nudge
     assert nudge.endswith("The task: What is the stock of Frostvine?")
+
+
+# -- a reply that parrots vero's own message is not an answer ------------------------------------
+# seen (ReActAgent, native protocol): after the guess nudge, the model's whole reply was the nudge
+SEEN_PARROTED_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. The tools:\n"
+                       "- find_plant(name): Look up a plant by its name")
+
+
+def test_a_reply_repeating_vero_s_nudge_is_not_taken_as_the_answer():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "keeper_profile", "arguments": {"name": "X"}}]},
+                       "X has 10 years of service.", SEEN_PARROTED_NUDGE,
+                       {"tool_calls": [{"name": "find_plant", "arguments": {"name": "F"}}]}, "2715"])
+    agent = ReActAgent("t", llm, tools=[*TOOLS, keeper_profile], protocol="native", verbose=False)
+    assert agent.run("How many?") == "2715" and llm.calls == 5
+    assert "You repeated my message" in llm.requests[3].messages[-1]["content"]
+    assert any("repeated one of vero's messages" in s.content for s in agent.last_result.steps)
+
+
+def test_a_model_that_keeps_parroting_vero_ends_failed_without_returning_vero_s_text():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "keeper_profile", "arguments": {"name": "X"}}]},
+                       *[SEEN_PARROTED_NUDGE] * 3])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    answer = agent.run("How many?")
+    assert agent.last_result.status == FAILED and "None of your tool calls" not in answer
+    assert "kept repeating vero's own messages" in str(agent.last_result.error) and llm.calls == 4
+
+
+def test_text_react_does_not_return_a_parroted_note_as_its_final_answer():
+    # a Final Answer that is vero's own "Not run: ..." note
+    llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "F"}',
+                       "Final Answer: Not run: you made this exact call before and it failed.",
+                       "Final Answer: 2715"])
+    agent = ReActAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many?") == "2715" and llm.calls == 3

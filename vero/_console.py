@@ -54,7 +54,7 @@ def config_help(message: str = "") -> str:
     )
 
 
-HINTS = {  # what to try next, for the HTTP statuses a newcomer meets first
+HINTS: dict[int | None, str] = {  # what to try next, for the HTTP statuses (LLMCallError.status) a newcomer meets
     400: " (Hint: a model without tool calling refuses requests with tools: try --tools none or --agent react.)",
     401: " (Hint: check OPENAI_API_KEY.)",
     404: " (Hint: check MODEL_NAME / --model and OPENAI_BASE_URL / --base-url; most servers end in /v1.)",
@@ -305,7 +305,8 @@ def check_endpoint(llm, timeout: float = 3.0) -> str | None:
     except openai.APIConnectionError as exc:
         if "ConnectError" in type(exc.__cause__).__name__:
             return f"⚠️  cannot connect to {url}: {START_SERVER}"
-        return f"⚠️  {url} failed on GET /models ({type(exc.__cause__ or exc).__name__}); is it an OpenAI-compatible server?"
+        return (f"⚠️  {url} failed on GET /models ({type(exc.__cause__ or exc).__name__}); "
+                "is it an OpenAI-compatible server?")
     except openai.AuthenticationError:
         return f"⚠️  {url} refused the API key (HTTP 401): check OPENAI_API_KEY or --api-key"
     except Exception:  # e.g. a 404: some servers have no /models; the first message will tell

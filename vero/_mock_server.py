@@ -60,8 +60,9 @@ import threading
 import time
 import traceback
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from vero._estimate import estimated_usage  # the same made-up token counts as ScriptedLLM
@@ -186,8 +187,8 @@ class Fault:
 
 _FAULTS = (HTTPFault, DisconnectFault, MidStreamDisconnectFault, SleepFault, MalformedChunkFault)
 
-Reply = Union[str, dict, HTTPFault, DisconnectFault, MidStreamDisconnectFault, SleepFault,
-              MalformedChunkFault, Callable[[dict], Any]]
+Reply = (str | dict | HTTPFault | DisconnectFault | MidStreamDisconnectFault | SleepFault | MalformedChunkFault
+         | Callable[[dict], Any])
 """What a scripted reply may be (see the module docstring)."""
 
 RouteHandler = Callable[[RecordedRequest], "tuple[int, dict[str, str], bytes | str | dict]"]
@@ -317,7 +318,7 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
     def server_bind(self) -> None:
         # HTTPServer.server_bind calls socket.getfqdn(), a possibly slow DNS lookup.
         socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = self.server_address[:2]
+        self.server_name, self.server_port = self.server_address[:2]  # type: ignore[assignment]  # AF_INET: a str host
 
     def get_request(self) -> tuple[socket.socket, Any]:
         sock, address = super().get_request()
@@ -330,8 +331,8 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
         super().shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        error = sys.exc_info()[1]
-        if not isinstance(error, OSError):  # a dropped client is normal; anything else is a bug
+        error = sys.exc_info()[1]  # never None: socketserver calls this while handling an exception
+        if error is not None and not isinstance(error, OSError):  # a dropped client is normal; anything else is a bug
             self.mock.errors.append(error)
             traceback.print_exc()
 
@@ -390,7 +391,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         head = self._head(status, {"content-type": "application/json", "content-length": str(len(body))})
         self.wfile.write(head + body[: len(body) // 2])
 
-    def send_events(self, events: list[dict | str], cut_after: int | None = None) -> None:
+    def send_events(self, events: Sequence[dict | str], cut_after: int | None = None) -> None:
         """Stream events as SSE over chunked encoding, ending with ``[DONE]``.
 
         With ``cut_after``, send only that many events and drop the connection.

@@ -24,9 +24,10 @@ from __future__ import annotations
 import pickle
 import sys
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
 from dataclasses import replace
-from typing import Any, Callable, Iterable
+from typing import Any, cast
 
 from vero.core.result import FAILED, RunResult
 
@@ -104,4 +105,4 @@ def run_many(
             sys.stderr.write("\n")
         if executor is None:
             pool.shutdown(wait=True)
-    return results
+    return cast("list[RunResult]", results)  # every slot is filled: as_completed yields every future

@@ -54,7 +54,7 @@ class Settings:
     BOCHA_API_KEY: str | None = None
 
     @classmethod
-    def from_env(cls, env_file: str | None = ".env", environ=None) -> "Settings":
+    def from_env(cls, env_file: str | None = ".env", environ=None) -> Settings:
         """Read settings, loading ``env_file`` first (existing variables win)."""
         if environ is None:
             if env_file and os.path.exists(env_file):

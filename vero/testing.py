@@ -20,14 +20,18 @@ import inspect
 import json
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from vero.core.result import add_usage, empty_usage
-from vero.core.message import Message, as_api_dict
-from vero.core.thinking import split_thinking
 from vero._estimate import estimated_usage
+from vero.core.message import Message, as_api_dict
+from vero.core.result import add_usage, empty_usage
+from vero.core.thinking import split_thinking
 from vero.errors import ScriptExhaustedError
+
+if TYPE_CHECKING:  # loaded on first use by __getattr__ below
+    from vero._mock_server import Fault, HTTPFault, MockOpenAIServer
 
 __all__ = ["ScriptedLLM", "ScriptedCall", "MockOpenAIServer", "HTTPFault", "Fault"]
 

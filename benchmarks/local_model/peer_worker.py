@@ -154,7 +154,8 @@ class CountingProxy:
         if self.closed:
             _reply(handler, 503, b'{"error": {"message": "the task timed out; its proxy is closed"}}', close=True)
             return
-        is_completion = handler.command == "POST" and handler.path.split("?")[0].rstrip("/").endswith("/chat/completions")
+        is_completion = (handler.command == "POST"
+                         and handler.path.split("?")[0].rstrip("/").endswith("/chat/completions"))
         if is_completion:
             with self.counts.lock:
                 self.counts.llm_calls += 1
@@ -358,8 +359,15 @@ def make_pydantic_ai(job: dict):
 
 
 def make_openai_agents(job: dict):
-    from agents import Agent, MaxTurnsExceeded, ModelSettings, OpenAIChatCompletionsModel, Runner, function_tool
-    from agents import set_tracing_disabled
+    from agents import (
+        Agent,
+        MaxTurnsExceeded,
+        ModelSettings,
+        OpenAIChatCompletionsModel,
+        Runner,
+        function_tool,
+        set_tracing_disabled,
+    )
     from openai import AsyncOpenAI
 
     set_tracing_disabled(True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 import humaneval
+
 from vero import Agent, Message
 from vero.agents import BasicReflectionAgent
 
@@ -20,12 +21,15 @@ TASKS = [
     ("slugify", "Write a Python function `slugify(text: str) -> str`. Requirements: the result is lowercase; every "
      "run of characters that are not ASCII letters or digits becomes a single hyphen; there is no hyphen at the "
      "start or the end.",
-     ["assert slugify('Hello, World!') == 'hello-world'", "assert slugify('  --Already--Slugged--  ') == 'already-slugged'",
-      "assert slugify('A  B\\tC') == 'a-b-c'", "assert slugify('') == ''", "assert slugify('Ünïcode 42') == 'n-code-42'"]),
+     ["assert slugify('Hello, World!') == 'hello-world'",
+      "assert slugify('  --Already--Slugged--  ') == 'already-slugged'",
+      "assert slugify('A  B\\tC') == 'a-b-c'", "assert slugify('') == ''",
+      "assert slugify('Ünïcode 42') == 'n-code-42'"]),
     ("parse_duration", "Write a Python function `parse_duration(text: str) -> int` that returns the number of "
      "seconds in a duration such as '1h30m15s'. Requirements: the units are h, m and s, each optional but in that "
      "order; at least one unit must be present; anything else (including an empty string) raises ValueError.",
-     ["assert parse_duration('1h30m15s') == 5415", "assert parse_duration('45m') == 2700", "assert parse_duration('2h') == 7200",
+     ["assert parse_duration('1h30m15s') == 5415", "assert parse_duration('45m') == 2700",
+      "assert parse_duration('2h') == 7200",
       "assert parse_duration('90s') == 90",
       "import pytest_raises_stub as _r; _r.raises(ValueError, parse_duration, '')",
       "import pytest_raises_stub as _r; _r.raises(ValueError, parse_duration, '5x')",

@@ -40,6 +40,7 @@ for path in (str(ROOT), str(HERE), str(HERE.parent)):
         sys.path.insert(0, path)
 
 import world  # noqa: E402
+
 from vero import ChatOpenAI  # noqa: E402
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
 

@@ -4,6 +4,7 @@ Loaded on first use so that ``import vero.agents`` stays cheap.
 """
 
 from importlib import import_module
+from typing import Any
 
 _WHERE = {
     "BasicReflectionAgent": "basic_reflection",
@@ -17,11 +18,11 @@ _WHERE = {
 __all__ = list(_WHERE)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _WHERE:
         return getattr(import_module(f"vero.agents.{_WHERE[name]}"), name)
     raise AttributeError(f"module 'vero.agents' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(__all__)

@@ -11,7 +11,7 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed (``guess_nudge``, also used by the text protocol), one that only
+  far failed (``answer_nudge``, also used by the text protocol), one that only
   acknowledges a tool result ("This is the response from ..."), or a reply that
   only announces a tool call ("I will use the `find_plant` tool...") gets a
   short nudge instead of being returned (``nudge_for``).  All but the cut-off
@@ -20,9 +20,11 @@ API tool calls is read once more before it is taken as the answer:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
+from typing import Any
 
+from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
@@ -30,6 +32,7 @@ from vero.core.parsing import (
     strip_template_tags,
     tool_calls_in_text,
 )
+from vero.core.text import clip
 
 CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
                  "call a tool, or give the final answer in a few sentences.")
@@ -43,14 +46,17 @@ MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
 GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
                "Call the one that fits the task (if none can answer it, say that you could not find the answer).")
 ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, answer it now."
+ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
+              "need, or give your own final answer.")
+MAX_ECHO_NUDGES = 2  # per run: a model still repeating vero's messages after that ends the run `failed`
 
 
-def tool_options(agent, **extra) -> dict:
+def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
     """``generate`` options offering the agent's tools natively (none if it has no tools)."""
     return {"tools": agent.tools.schemas(), **extra} if agent.tools else {}
 
 
-def with_text_tool_calls(agent, reply: Message) -> Message:
+def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     """``reply``, or a copy whose tool calls written as text became real tool calls.
 
     Only calls that name a registered tool with an arguments object count.  The
@@ -75,7 +81,7 @@ def with_text_tool_calls(agent, reply: Message) -> Message:
                    usage=reply.usage, finish_reason=reply.finish_reason)
 
 
-def nudge_for(agent, reply: Message) -> str | None:
+def nudge_for(agent: Agent, reply: Message) -> str | None:
     """The message to send back when a text reply is not yet an answer, else None.
 
     A reply cut off by the output cap is never an answer; an empty one gets at
@@ -91,7 +97,7 @@ def nudge_for(agent, reply: Message) -> str | None:
             return None
         agent.record("warning", "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
-    guess = guess_nudge(agent, reply.text)
+    guess = answer_nudge(agent, reply.text)
     if guess is not None:
         return guess
     if acknowledges_result(reply.text) and agent.tally("acknowledged") == 1:
@@ -106,8 +112,19 @@ def nudge_for(agent, reply: Message) -> str | None:
     return None
 
 
-def guess_nudge(agent, answer: str) -> str | None:
-    """``GUESS_NUDGE`` once per run for an answer given when every tool call so far failed."""
+def answer_nudge(agent: Agent, answer: str) -> str | None:
+    """A nudge when ``answer`` is not an answer yet, else None.
+
+    Small models parrot the last message, so a reply that repeats one of
+    vero's own notes or nudges is never the answer (``ECHO_NUDGE``, at most
+    ``MAX_ECHO_NUDGES`` times; then the run ends ``failed``).  ``GUESS_NUDGE``
+    comes once per run, for an answer given when every tool call so far failed.
+    """
+    if echoes_vero(answer):
+        if agent.tally("echo") > MAX_ECHO_NUDGES:
+            raise MalformedOutputError("the model kept repeating vero's own messages instead of answering", answer)
+        agent.record("warning", "the reply repeated one of vero's messages; asked for an answer", raw=answer)
+        return with_task(ECHO_NUDGE, agent)
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
         return with_task(GUESS_NUDGE.format(tools=agent.tool_lines()), agent)
@@ -115,9 +132,14 @@ def guess_nudge(agent, answer: str) -> str | None:
 
 
 TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
+# The fixed opening of each message vero sends the model (up to the first placeholder, at most 30 characters).
+_OPENINGS = [" ".join(t.split("{")[0].split())[:30] for t in (
+    CUT_OFF_NUDGE, ANNOUNCED_NUDGE, REPEATED_CALL_NUDGE, EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE,
+    TOO_MANY_CALLS, REPEATED_FAILURE)]
 
 
-def answer_tool_calls(agent, reply: Message, messages: list, observe: Callable[[ToolCall], str] | None = None) -> None:
+def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
+                      observe: Callable[[ToolCall], str] | None = None) -> None:
     """Append the assistant's tool-call message, then one ``tool`` message per call.
 
     The calls run in the order the model gave them, at most
@@ -126,13 +148,15 @@ def answer_tool_calls(agent, reply: Message, messages: list, observe: Callable[[
     through ``agent.run_tool``, which records the ``action`` and ``observation``
     steps).
     """
-    repeated = observe is None and any(made_before(agent, call) for call in reply.tool_calls)
+    calls = reply.tool_calls
+    assert calls is not None  # callers pass a reply that has tool calls
+    repeated = observe is None and any(made_before(agent, call) for call in calls)
     observe = observe or (lambda call: _observe(agent, call))
     limit = agent.max_tool_calls_per_reply
-    messages.append(Message.assistant(reply.content, reply.tool_calls))
-    if len(reply.tool_calls) > limit:
-        agent.record("warning", f"{len(reply.tool_calls)} tool calls in one reply; only the first {limit} run")
-    for number, call in enumerate(reply.tool_calls):
+    messages.append(Message.assistant(reply.content, calls))
+    if len(calls) > limit:
+        agent.record("warning", f"{len(calls)} tool calls in one reply; only the first {limit} run")
+    for number, call in enumerate(calls):
         text = observe(call) if number < limit else TOO_MANY_CALLS.format(limit=limit)
         messages.append(Message.tool(text, call.id, call.name))
     if repeated:  # small models loop on a call whose result they do not know how to use
@@ -140,16 +164,24 @@ def answer_tool_calls(agent, reply: Message, messages: list, observe: Callable[[
         messages.append(Message.user(with_task(REPEATED_CALL_NUDGE, agent)))
 
 
-def _observe(agent, call: ToolCall) -> str:
+def _observe(agent: Agent, call: ToolCall) -> str:
     return agent.run_tool(call.name, call.arguments).text
 
 
-def made_before(agent, call: ToolCall) -> bool:
-    """True when this run already made the same call (same tool, same arguments)."""
+def echoes_vero(text: str) -> bool:
+    """True when ``text`` begins like one of the notes and nudges vero sends the model."""
+    head = " ".join(text.split())
+    return any(head.startswith(opening) for opening in _OPENINGS)
+
+
+def made_before(agent: Agent, call: ToolCall) -> bool:
+    """True when this run already made the same call (same tool, same arguments).
+
+    """
     return bool(agent.earlier_results(call.name, call.arguments))
 
 
-def with_task(nudge: str, agent) -> str:
+def with_task(nudge: str, agent: Agent) -> str:
     """``nudge`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
-    task = agent.task if len(agent.task) <= 300 else agent.task[:300] + " ..."
+    task = clip(agent.task, 300, " ...")
     return f"{nudge}\nThe task: {task}" if task else nudge

@@ -24,6 +24,7 @@ call, so a cut-off draft costs one call less than a critiqued one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
@@ -57,7 +58,7 @@ Reply with only this JSON object:
   "is_sufficient": <true or false>,
   "feedback": "<describe the must-fix issue if is_sufficient is false, otherwise empty string>"
 }}
-"""
+"""  # noqa: E501 (a long line of the prompt: rewrapping it would change what the model reads)
 
 CRITIQUE_REQUEST = "## User Task\n{task}\n\n## Response\n{response}"
 
@@ -115,13 +116,14 @@ class BasicReflectionAgent(Agent):
     revise_prompt = REVISE_PROMPT
     critique_schema = CRITIQUE_SCHEMA
 
-    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True,
-                 *, critic_llm=None, **base_options):
+    def __init__(self, name: str, llm: Any, tools: list[Any] | None = None, system_prompt: str | None = None,
+                 max_turns: int | None = None, verbose: bool = True, *, critic_llm: Any = None,
+                 **base_options: Any) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         self.critic_llm = critic_llm or llm
 
     # -- the loop ------------------------------------------------------------
-    def solve(self, task: str, **kwargs) -> str | Outcome:
+    def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         reply = self._generate(task)
         draft = reply.text
         if not draft.strip():
@@ -166,14 +168,15 @@ class BasicReflectionAgent(Agent):
             Message.system(self.reflect_prompt.format(history=self.history_text())),
             Message.user(self.critique_request.format(task=task, response=response)),
         ]
-        return self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
+        critique: Critique = self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
+        return critique
 
     def _revise(self, task: str, response: str, feedback: str) -> Message:
         system = self.revise_prompt.format(history=self.history_text(), response=response, feedback=feedback)
         return self.call_llm([Message.system(system), Message.user(task)])
 
 
-def _read_critique(data: dict) -> Critique:
+def _read_critique(data: dict[str, Any]) -> Critique:
     """The critic's JSON as a ``Critique``; raises ValueError/KeyError to re-ask."""
     sufficient = as_bool(data["is_sufficient"], "is_sufficient")
     feedback = str(data.get("feedback") or "").strip()

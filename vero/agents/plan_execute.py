@@ -28,14 +28,18 @@ from the step results, and the status is ``max_turns``.  JSON re-asks come on to
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent
-from vero.core.message import Message
+from vero.core.message import ChatModel, Message
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
 from vero.errors import VeroError
+
+if TYPE_CHECKING:
+    from vero.tool import Tool, ToolRegistry
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -112,7 +116,7 @@ class Plan:
     steps: list[PlanStep] = field(default_factory=list)
 
     @classmethod
-    def of(cls, descriptions: list[str]) -> "Plan":
+    def of(cls, descriptions: list[str]) -> Plan:
         return cls([PlanStep(d) for d in descriptions])
 
     def render(self) -> str:
@@ -170,10 +174,22 @@ class PlanExecuteAgent(Agent):
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
 
-    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True, *,
-                 max_steps: int | None = None, approve: Callable | None = None,
-                 max_plan_revisions: int = 3, max_replans: int = 5, replan_every_step: bool = False,
-                 **base_options):
+    def __init__(
+        self,
+        name: str,
+        llm: ChatModel,
+        tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+        verbose: bool = True,
+        *,
+        max_steps: int | None = None,
+        approve: Callable[[Plan], bool | str] | None = None,
+        max_plan_revisions: int = 3,
+        max_replans: int = 5,
+        replan_every_step: bool = False,
+        **base_options: Any,
+    ) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         self.max_steps = max_steps or self.max_turns
         self.approve = approve
@@ -182,7 +198,7 @@ class PlanExecuteAgent(Agent):
         self.replan_every_step = replan_every_step
 
     # -- the loop ------------------------------------------------------------
-    def solve(self, task: str, **kwargs) -> str | Outcome:
+    def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         plan = self._approved_plan(task)
         if isinstance(plan, str):
             return Outcome("", plan)
@@ -231,10 +247,13 @@ class PlanExecuteAgent(Agent):
             if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
                 return REJECTED  # a plan never runs without approval
             plan = self._make_plan(task, feedback=verdict, previous=plan)
+        # The last revision always returns: the loop ends here only when it had no revision at all.
+        raise ValueError(f"max_plan_revisions must be 0 or more, got {self.max_plan_revisions}")
 
     def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
         request = self.plan_request.format(task=task, tools=self._tools_text(), history=self.history_text())
         if feedback is not None:
+            assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
         steps = self.ask_json([Message.system(system), Message.user(request)], _read_steps, schema=PLAN_SCHEMA)
@@ -298,7 +317,7 @@ class PlanExecuteAgent(Agent):
         return answer
 
 
-def _read_steps(data: dict) -> list[str]:
+def _read_steps(data: dict[str, Any]) -> list[str]:
     """``{"steps": [...]}`` as step texts (dict items may use "description"/"step")."""
     steps = data["steps"]
     if not isinstance(steps, list):
@@ -307,7 +326,7 @@ def _read_steps(data: dict) -> list[str]:
     return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
 
 
-def _read_replan(data: dict, completed: list[str]) -> str | list[str]:
+def _read_replan(data: dict[str, Any], completed: list[str]) -> str | list[str]:
     """A final answer (``response``) or the non-empty list of remaining steps.
 
     A replanner that repeats the whole plan would re-run finished steps, so
@@ -327,7 +346,7 @@ def _read_replan(data: dict, completed: list[str]) -> str | list[str]:
     return steps  # empty if it listed only completed steps
 
 
-def _approval_text(verdict) -> str:
+def _approval_text(verdict: bool | str) -> str:
     if verdict is True:
         return "approved"
     if isinstance(verdict, str) and verdict.strip():

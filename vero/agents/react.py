@@ -29,11 +29,19 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from vero.agents._native import answer_tool_calls, guess_nudge, nudge_for, tool_options, with_text_tool_calls
+from vero.agents._native import (
+    answer_nudge,
+    answer_tool_calls,
+    echoes_vero,
+    nudge_for,
+    tool_options,
+    with_text_tool_calls,
+)
 from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError
-from vero.core.message import Message
+from vero.core.message import ChatModel, Message
 from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
     OBSERVATION_LABEL,
     ReActStep,  # noqa: F401 - re-exported: `from vero.agents.react import parse_react, ReActStep`
@@ -43,6 +51,9 @@ from vero.core.parsing import (  # the text protocol's parser lives with the oth
     parse_react,
 )
 from vero.core.result import MAX_TURNS, Outcome
+
+if TYPE_CHECKING:
+    from vero.tool import Tool, ToolRegistry
 
 REACT_SYSTEM_PROMPT = ("You are a helpful assistant that solves tasks step by step. "
                        "Get facts and do arithmetic with the tools; never guess a value.")
@@ -129,8 +140,21 @@ class ReActAgent(Agent):
     final_answer_retries = 2
     max_reflections = 2  # reflection notes kept in the conversation
 
-    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True, *,
-                 protocol="text", reflect_every=None, max_format_errors=3, max_repeats=3, **base_options):
+    def __init__(
+        self,
+        name: str,
+        llm: ChatModel,
+        tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+        verbose: bool = True,
+        *,
+        protocol: str = "text",
+        reflect_every: int | None = None,
+        max_format_errors: int = 3,
+        max_repeats: int = 3,
+        **base_options: Any,
+    ) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         if protocol not in ("text", "native"):
             raise ValueError(f"protocol must be 'text' or 'native', got {protocol!r}")
@@ -140,9 +164,8 @@ class ReActAgent(Agent):
         self.max_repeats = max_repeats
 
     # -- the loop ------------------------------------------------------------
-    def solve(self, task: str, **kwargs) -> str | Outcome:
+    def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         messages = [Message.system(self.build_system_prompt()), *self.history_messages(), Message.user(task)]
-        self._format_errors, self._last_actions, self._repeats, self._notes = 0, None, 0, []
         step = self._native_step if self.protocol == "native" else self._text_step
         for turn in self.turns():
             answer = step(self.call_llm(messages, **self._options()), messages)
@@ -161,7 +184,7 @@ class ReActAgent(Agent):
         return f"{intro}\n\n{tools}"
 
     # -- the steps -------------------------------------------------------------
-    def _text_step(self, reply: Message, messages: list) -> str | None:
+    def _text_step(self, reply: Message, messages: list[Message]) -> str | None:
         """Parse a Thought/Action reply; act on it.  Returns the answer when finished."""
         step = parse_react(reply.text, self.tools.names())
         if step.text:
@@ -172,33 +195,35 @@ class ReActAgent(Agent):
         if step.problem:
             self._format_error(step.problem, reply.text, messages)
             return None
-        self._format_errors = 0
+        self.current_run.counters["format_errors"] = 0
         if step.final_answer is not None:
-            nudge = guess_nudge(self, reply.text)
+            nudge = answer_nudge(self, step.final_answer)
             if nudge is not None:
                 messages.append(Message.user(f"Observation: {nudge}"))
                 return None
             return step.final_answer
+        assert step.action is not None  # parse_react gives a problem, a final answer or an action
         warning = self._check_repeats([(step.action, step.action_input)])
         observation = warning or self.run_tool(step.action, step.action_input).text
         messages.append(Message.user(f"Observation: {observation}"))
         return None
 
-    def _native_step(self, reply: Message, messages: list) -> str | None:
+    def _native_step(self, reply: Message, messages: list[Message]) -> str | None:
         """The text is the thought, the tool calls are the actions; text alone is the answer,
         unless it was cut off or only announced an action (then a nudge follows)."""
         reply = with_text_tool_calls(self, reply)
         if not reply.tool_calls:
             nudge = nudge_for(self, reply) if reply.text.strip() else None
             if nudge is not None:
-                self._thought(reply.text)
+                if not echoes_vero(reply.text):  # vero's own words are no thought and no partial answer
+                    self._thought(reply.text)
                 messages += [Message.assistant(reply.text), Message.user(nudge)]
                 return None
             if reply.text.strip():
                 return reply.text
             self._format_error("the reply was empty", reply.text, messages)
             return None
-        self._format_errors = 0
+        self.current_run.counters["format_errors"] = 0
         self._thought(reply.text)
         warning = self._check_repeats([(call.name, call.arguments) for call in reply.tool_calls])
         answer_tool_calls(self, reply, messages, (lambda call: warning) if warning else None)
@@ -209,12 +234,12 @@ class ReActAgent(Agent):
             self.record("thought", thought.strip())
             self.keep_partial(thought.strip())
 
-    def _format_error(self, problem: str, raw: str, messages: list) -> None:
+    def _format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
         """A correction as the next observation; ``max_format_errors`` in a row end the run."""
-        self._format_errors += 1
+        errors = self.tally("format_errors")
         self.record("warning", f"malformed reply: {problem}", raw=raw)
-        if self._format_errors >= self.max_format_errors:
-            raise MalformedOutputError(f"{self._format_errors} malformed replies in a row; the last: {problem}", raw)
+        if errors >= self.max_format_errors:
+            raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
         if self.protocol == "native":
             messages.append(Message.user(self.native_empty_prompt))
         else:
@@ -223,17 +248,18 @@ class ReActAgent(Agent):
     def _check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
         """Loop detection: a warning instead of the observation, or the end of the run."""
         key = json.dumps([[name, normalized_arguments(args)] for name, args in actions], sort_keys=True, default=str)
-        self._repeats = self._repeats + 1 if key == self._last_actions else 1
-        self._last_actions = key
-        if self._repeats > self.max_repeats:
-            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {self._repeats} times in a row")
-        if self._repeats == self.max_repeats:
-            warning = self.loop_warning_prompt.format(count=self._repeats)
+        notes = self.current_run.notes
+        repeats = notes["repeats"] = notes.get("repeats", 0) + 1 if key == notes.get("last_actions") else 1
+        notes["last_actions"] = key
+        if repeats > self.max_repeats:
+            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
+        if repeats == self.max_repeats:
+            warning = self.loop_warning_prompt.format(count=repeats)
             self.record("warning", warning, actions=key)
             return warning
         return None
 
-    def reflect(self, messages: list) -> None:
+    def reflect(self, messages: list[Message]) -> None:
         """One extra call: a short reflection, appended so the next calls see it.
 
         Only the last ``max_reflections`` notes stay in the conversation (two by default,
@@ -245,12 +271,13 @@ class ReActAgent(Agent):
         self.record("reflection", reply.text.strip())
         note = Message.user(self.reflection_note.format(reflection=reply.text.strip()))
         messages.append(note)
-        self._notes.append(note)
-        if len(self._notes) > self.max_reflections:
-            oldest = self._notes.pop(0)
+        kept = self.current_run.notes.setdefault("reflection_notes", [])
+        kept.append(note)
+        if len(kept) > self.max_reflections:
+            oldest = kept.pop(0)
             messages[:] = [m for m in messages if m is not oldest]
 
-    def final_answer(self, messages: list) -> str:
+    def final_answer(self, messages: list[Message]) -> str:
         """The turns ran out: ask for the best answer from the trajectory, re-asking if empty."""
         prompt = [*messages, Message.user(self.final_answer_prompt)]
         for attempt in range(1, self.final_answer_retries + 2):
@@ -262,7 +289,7 @@ class ReActAgent(Agent):
             self.record("warning", "the final answer came back empty", attempt=attempt)
         return self.partial
 
-    def _options(self, final: bool = False) -> dict:
+    def _options(self, final: bool = False) -> dict[str, Any]:
         if self.protocol == "native":
             return tool_options(self, tool_choice="none") if final else tool_options(self)
         return {} if final else {"stop": STOP}

@@ -16,8 +16,9 @@ and a first-time pass costs 2; JSON re-asks of the judge come on top.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, MalformedOutputError
@@ -72,15 +73,17 @@ REFLECT_REQUEST = """## Task
 VERDICT_SCHEMA = '{"pass": true or false, "reason": "<specific reason>", "score": <number from 0 to 100>}'
 MAX_REFLECTION_WORDS = 200  # the prompt asks for 150; longer replies are cut here
 
+Evaluator = Callable[[str, str], tuple[bool, float, str]]  # fn(task, answer) -> (passed, score, feedback)
+
 
 class ReflexionMemory:
     """The last ``max_size`` reflections, rendered for the next attempt's prompt."""
 
-    def __init__(self, max_size: int = 3):
+    def __init__(self, max_size: int = 3) -> None:
         if max_size < 1:
             raise ValueError("ReflexionMemory needs max_size >= 1")
         self.max_size = max_size
-        self.reflections: list[dict] = []
+        self.reflections: list[dict[str, Any]] = []
 
     def add(self, reflection: str, attempt: int) -> None:
         self.reflections.append({"attempt": attempt, "reflection": reflection})
@@ -149,10 +152,11 @@ class ReflexionAgent(Agent):
     reflect_prompt = REFLECT_PROMPT
     reflect_request = REFLECT_REQUEST
 
-    def __init__(self, name, llm, tools=None, system_prompt=None, max_turns=None, verbose=True, *,
+    def __init__(self, name: str, llm: Any, tools: list[Any] | None = None, system_prompt: str | None = None,
+                 max_turns: int | None = None, verbose: bool = True, *,
                  max_attempts: int | None = None, executor: Agent | None = None,
-                 evaluator: Callable[[str, str], tuple] | None = None, pass_score: float = 80,
-                 memory_size: int = 3, **base_options):
+                 evaluator: Evaluator | None = None, pass_score: float = 80,
+                 memory_size: int = 3, **base_options: Any) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         self.max_attempts = max_attempts or self.max_turns
         self.executor = executor
@@ -161,7 +165,7 @@ class ReflexionAgent(Agent):
         self.memory = ReflexionMemory(memory_size)
 
     # -- the loop ------------------------------------------------------------
-    def solve(self, task: str, **kwargs) -> str | Outcome:
+    def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         self.memory = ReflexionMemory(self.memory.max_size)
         attempts: list[Attempt] = []
         for number in self.turns(self.max_attempts):
@@ -217,7 +221,7 @@ class ReflexionAgent(Agent):
             attempt.feedback = f"The attempt produced no usable answer (executor status: {attempt.status})."
             return
         if self.evaluator is not None:
-            self._run_evaluator(task, attempt)
+            self._run_evaluator(self.evaluator, task, attempt)
             return
         messages = [
             Message.system(self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
@@ -226,11 +230,11 @@ class ReflexionAgent(Agent):
         attempt.passed, attempt.score, attempt.feedback = self.ask_json(messages, self._read_verdict,
                                                                         schema=VERDICT_SCHEMA)
 
-    def _run_evaluator(self, task: str, attempt: Attempt) -> None:
+    def _run_evaluator(self, evaluator: Evaluator, task: str, attempt: Attempt) -> None:
         """The external check.  One that raises or returns an unusable verdict fails
         this attempt (score 0, the problem as feedback); the next attempts go on."""
         try:
-            verdict = self.evaluator(task, attempt.answer)
+            verdict = evaluator(task, attempt.answer)
         except Exception as exc:
             problem = f"evaluator raised {type(exc).__name__}: {exc}"
         else:
@@ -244,7 +248,7 @@ class ReflexionAgent(Agent):
         self.record("error", problem, attempt=attempt.number)
         attempt.passed, attempt.score, attempt.feedback = False, 0.0, problem
 
-    def _read_verdict(self, data: dict) -> tuple[bool, float, str]:
+    def _read_verdict(self, data: dict[str, Any]) -> tuple[bool, float, str]:
         score = as_score(data["score"])
         passed = as_bool(data["pass"], "pass") and score >= self.pass_score
         return passed, score, str(data.get("reason") or "").strip()

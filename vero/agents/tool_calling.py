@@ -18,9 +18,10 @@ reply within the turns ends ``failed``.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
-from vero.agents._native import answer_tool_calls, nudge_for, tool_options, with_text_tool_calls
+from vero.agents._native import answer_tool_calls, echoes_vero, nudge_for, tool_options, with_text_tool_calls
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
@@ -43,7 +44,9 @@ class ToolCallingAgent(Agent):
 
     default_system_prompt = TOOL_CALLING_SYSTEM_PROMPT
 
-    def solve(self, task: str, on_token: Callable[[str], None] | None = None) -> str | Outcome:
+    def solve(self, task: str, on_token: Callable[[str], None] | None = None, **kwargs: Any) -> str | Outcome:
+        if kwargs:  # as before `**kwargs` (there for Agent.solve's signature): an unknown option fails the run
+            raise TypeError(f"ToolCallingAgent.solve() got an unexpected keyword argument {next(iter(kwargs))!r}")
         system = self.system_prompt or self.default_system_prompt
         messages = [Message.system(system), *self.history_messages(), Message.user(task)]
         for _ in self.turns():
@@ -52,7 +55,8 @@ class ToolCallingAgent(Agent):
                 nudge = nudge_for(self, reply)
                 if nudge is None:
                     return self._final(reply.text)
-                self.keep_partial(reply.text)
+                if not echoes_vero(reply.text):  # vero's own words are no partial answer
+                    self.keep_partial(reply.text)
                 messages += [Message.assistant(reply.text), Message.user(nudge)]
                 continue
             if reply.text.strip():

@@ -18,23 +18,28 @@ status and the best partial answer so far.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
-from vero.core.message import Message
-from vero.core.parsing import normalized_arguments, parse_json_object, reports_error, tidy_numbers
+from vero.core.events import Callback, ConsolePrinter, Event, EventBus, JsonlTrace
+from vero.core.message import ChatModel, Message
+from vero.core.parsing import normalized_arguments, parse_json_object, parse_json_value, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
+from vero.core.text import clip as clip_text
 from vero.errors import VeroError
 
+if TYPE_CHECKING:  # vero.tool imports vero.core: imported at run time inside Agent.__init__
+    from vero.tool import Tool, ToolRegistry
+
 log = logging.getLogger("vero.agent")
+T = TypeVar("T")
 
 JSON_REASK = (
     "Your previous reply could not be used: {error}.\n"
@@ -53,7 +58,7 @@ class BudgetExceeded(VeroError):
         super().__init__(message)
         self.status = status
 
-    def __reduce__(self):  # picklable, for process pools
+    def __reduce__(self) -> tuple[type[BudgetExceeded], tuple[str, str]]:  # picklable, for process pools
         return type(self), (self.status, str(self))
 
 
@@ -72,7 +77,7 @@ class MalformedOutputError(VeroError):
         super().__init__(message)
         self.raw = raw
 
-    def __reduce__(self):  # picklable, for process pools
+    def __reduce__(self) -> tuple[type[MalformedOutputError], tuple[str, str]]:  # picklable, for process pools
         return type(self), (str(self), self.raw)
 
 
@@ -86,15 +91,24 @@ class Observation:
 
 
 @dataclass
-class _RunState:
+class Run:
+    """The state of one ``run()``: created when it starts, dropped when it ends.
+
+    The loop helpers (``record``, ``call_llm``, ``tally``, ``keep_partial``...)
+    act on it; ``RunResult`` is a snapshot made from it at the end, so nothing
+    done on the agent afterwards changes a finished result.  A pattern keeps
+    its own per-run state in ``counters`` and ``notes`` (see ``Agent.current_run``).
+    """
+
     task: str
     started: float = field(default_factory=time.perf_counter)
     steps: list[Step] = field(default_factory=list)
-    usage: dict = field(default_factory=empty_usage)
+    usage: dict[str, int] = field(default_factory=empty_usage)
     llm_calls: int = 0
     turn: int = 0
     partial: str = ""
-    counters: Counter = field(default_factory=Counter)  # a pattern's per-run counts (see ``tally``)
+    counters: Counter[str] = field(default_factory=Counter)  # a pattern's per-run counts (see ``tally``)
+    notes: dict[str, Any] = field(default_factory=dict)  # a pattern's other per-run state
 
 
 class Agent(ABC):
@@ -125,8 +139,8 @@ class Agent(ABC):
     def __init__(
         self,
         name: str,
-        llm,
-        tools: list | None = None,
+        llm: ChatModel,
+        tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
         system_prompt: str | None = None,
         max_turns: int | None = None,
         verbose: bool = True,
@@ -138,7 +152,7 @@ class Agent(ABC):
         max_tool_calls_per_reply: int = 8,
         trace: str | None = None,
         callbacks: list[Callback] | None = None,
-    ):
+    ) -> None:
         from vero.tool import ToolRegistry
 
         self.name = name
@@ -158,7 +172,7 @@ class Agent(ABC):
         if self._trace:
             self.events.callbacks.append(self._trace)
         self.verbose = verbose
-        self._run: _RunState | None = None
+        self._run: Run | None = None
         self._running = threading.Lock()  # one run at a time: see ConcurrentRunError
         self._base_options = dict(
             max_observation_chars=max_observation_chars, history_window=history_window, json_retries=json_retries,
@@ -183,10 +197,10 @@ class Agent(ABC):
 
     # -- the pattern ----------------------------------------------------------
     @abstractmethod
-    def solve(self, task: str, **kwargs) -> str | Outcome:
+    def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         """The pattern's loop: return the answer (status ``ok``) or an ``Outcome``."""
 
-    def run(self, task: str, **kwargs) -> str:
+    def run(self, task: str, **kwargs: Any) -> str:
         """Run one task and return the answer text; details go to ``last_result``.
 
         Never raises for model, tool or budget problems: they end the run with a
@@ -202,10 +216,11 @@ class Agent(ABC):
         try:
             return self._run_once(task, **kwargs)
         finally:
+            self._run = None  # the run is over: its state lives on only in last_result
             self._running.release()
 
-    def _run_once(self, task: str, **kwargs) -> str:
-        run = self._run = _RunState(task=task)
+    def _run_once(self, task: str, **kwargs: Any) -> str:
+        run = self._run = Run(task=task)
         self.events.emit("run_start", task=task, cls=type(self).__name__)
         error: BaseException | None = None
         try:
@@ -235,12 +250,12 @@ class Agent(ABC):
         return result.answer
 
     def _finish(self, outcome: Outcome, error: BaseException | None) -> RunResult:
-        run = self._run
+        run = self._active_run()
         result = RunResult(
             answer=outcome.answer,
             status=outcome.status,
-            steps=run.steps,
-            usage=run.usage,
+            steps=list(run.steps),
+            usage=dict(run.usage),
             llm_calls=run.llm_calls,
             elapsed_s=time.perf_counter() - run.started,
             error=error,
@@ -266,11 +281,11 @@ class Agent(ABC):
             run.turn = turn
             yield turn
 
-    def call_llm(self, messages: list, *, llm=None, **options: Any) -> Message:
+    def call_llm(self, messages: list[Message], *, llm: ChatModel | None = None, **options: Any) -> Message:
         """Call the model, count its usage, and enforce the token budget."""
         started = time.perf_counter()
         run = self._active_run()
-        reply = (llm or self.llm).generate(messages, **options)
+        reply: Message = (llm or self.llm).generate(messages, **options)
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
         if self.events.callbacks:
@@ -288,13 +303,13 @@ class Agent(ABC):
 
     def ask_json(
         self,
-        messages: list,
-        validate: Callable[[dict], Any],
+        messages: list[Message],
+        validate: Callable[[dict[str, Any]], T],
         *,
         schema: str,
-        llm=None,
+        llm: ChatModel | None = None,
         **options: Any,
-    ) -> Any:
+    ) -> T:
         """Ask for a JSON object and return ``validate(obj)``.
 
         A reply that is not JSON, or that ``validate`` rejects with
@@ -365,9 +380,7 @@ class Agent(ABC):
     def clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
         limit = self.max_observation_chars if limit is None else limit
-        if len(text) <= limit:
-            return text
-        return text[:limit] + TRUNCATION_MARKER.format(shown=limit, total=len(text))
+        return clip_text(text, limit, TRUNCATION_MARKER.format(shown=limit, total=len(text)))
 
     def record(self, kind: str, content: str = "", **data: Any) -> Step:
         """Add a step to this run (kept in ``last_result.steps``) and emit it."""
@@ -408,7 +421,7 @@ class Agent(ABC):
         """The best answer so far in the current run (see ``keep_partial``)."""
         return self._run.partial if self._run else ""
 
-    def subagent(self, cls: type["Agent"], name: str, **options: Any) -> "Agent":
+    def subagent(self, cls: type[Agent], name: str, **options: Any) -> Agent:
         """A helper agent of class ``cls`` that shares this agent's model, tools,
         settings (observation clipping, history window, JSON re-asks) and recent
         history; run it with ``run_subagent``."""
@@ -416,7 +429,7 @@ class Agent(ABC):
         agent.history = list(self.history_messages())
         return agent
 
-    def run_subagent(self, agent: "Agent", task: str) -> RunResult:
+    def run_subagent(self, agent: Agent, task: str) -> RunResult:
         """Run another agent as part of this run.
 
         Its steps are recorded here one level deeper (and shown live), its usage
@@ -435,31 +448,42 @@ class Agent(ABC):
         finally:
             agent.events.callbacks, agent.max_tokens_per_run = callbacks, budget
         result = agent.last_result
+        assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls
         add_usage(run.usage, result.usage)
         self._check_token_budget()
         return result
 
-    def _forward_from(self, agent: "Agent") -> Callback:
-        def forward(event) -> None:
+    def _forward_from(self, agent: Agent) -> Callback:
+        def forward(event: Event) -> None:
             if event.type != "step":
                 return
             data = event.data
-            step = Step(data["kind"], data["content"], data["data"], self._run.turn, data["depth"] + 1)
-            self._run.steps.append(step)
-            self.events.emit("step", kind=step.kind, content=step.content, data=step.data, turn=step.turn, depth=step.depth)
+            run = self._active_run()  # forward listens only during run_subagent, inside this agent's run
+            step = Step(data["kind"], data["content"], data["data"], run.turn, data["depth"] + 1)
+            run.steps.append(step)
+            self.events.emit("step", kind=step.kind, content=step.content, data=step.data, turn=step.turn,
+                             depth=step.depth)
 
         return forward
 
-    def _active_run(self) -> _RunState:
+    @property
+    def current_run(self) -> Run:
+        """The state of the run in progress (raises outside ``run``)."""
+        return self._active_run()
+
+    def _active_run(self) -> Run:
         if self._run is None:
             raise RuntimeError(f"{type(self).__name__}: the loop helpers work only inside run()")
         return self._run
 
     def _check_token_budget(self) -> None:
         budget = self.max_tokens_per_run
-        if budget and self._run.usage["total_tokens"] > budget:
-            raise BudgetExceeded(MAX_TOKENS, f"token budget of {budget} exceeded ({self._run.usage['total_tokens']} used)")
+        if not budget:
+            return
+        used = self._active_run().usage["total_tokens"]
+        if used > budget:
+            raise BudgetExceeded(MAX_TOKENS, f"token budget of {budget} exceeded ({used} used)")
 
     # -- conversation history -------------------------------------------------------
     def add_message(self, message: Message) -> None:
@@ -481,7 +505,7 @@ class Agent(ABC):
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""
         lines = []
         for message in self.history_messages(max_messages):
-            text = message.text if len(message.text) <= max_chars else message.text[:max_chars] + " ...[truncated]"
+            text = clip_text(message.text, max_chars, " ...[truncated]")
             lines.append(f"{message.role.capitalize()}: {text}")
         return "\n".join(lines)
 
@@ -505,7 +529,7 @@ class Agent(ABC):
         self.history = load_session(path)
 
 
-def _call_shape(tool) -> str:
+def _call_shape(tool: Tool) -> str:
     """``name(arg, other)``: how a tool is named in nudges and error hints."""
     return f"{tool.name}({', '.join(tool.parameters['properties'])})"
 
@@ -522,8 +546,8 @@ def _args_text(args: Any) -> str:
     """Tool arguments as ``a=1, b='x'``, whether they came as a dict or as JSON text."""
     if isinstance(args, str) and args.lstrip().startswith("{"):
         try:
-            args = json.loads(args)
-        except (ValueError, RecursionError):
+            args = parse_json_value(args, repair=False)
+        except ValueError:
             pass
     if isinstance(args, dict):
         return ", ".join(f"{k}={v!r}" for k, v in args.items())

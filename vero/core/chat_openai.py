@@ -15,7 +15,8 @@ import os
 import re
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
@@ -32,6 +33,8 @@ CONFIG_HELP = (
     "(Ollama, vLLM, llama.cpp) works too: set OPENAI_BASE_URL, e.g. "
     "http://localhost:11434/v1, and no key is needed."
 )
+
+
 class ChatOpenAI:
     """Chat model client: ``generate(messages) -> Message``.
 
@@ -59,7 +62,7 @@ class ChatOpenAI:
         timeout: float | None = None,
         max_retries: int | None = None,
         **client_kwargs: Any,
-    ):
+    ) -> None:
         from vero.config import get_settings
 
         settings = get_settings()
@@ -88,7 +91,7 @@ class ChatOpenAI:
         log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, base_url)
 
     @property
-    def client(self):
+    def client(self) -> Any:
         """The SDK client, rebuilt (lazily) in a process forked after it was built.
 
         A forked child holds a copy of the parent's connection pool: two
@@ -100,7 +103,7 @@ class ChatOpenAI:
         return self._client
 
     @client.setter
-    def client(self, client) -> None:
+    def client(self, client: Any) -> None:
         self._client, self._client_pid = client, os.getpid()
 
     def __repr__(self) -> str:
@@ -109,17 +112,17 @@ class ChatOpenAI:
     # -- public API ----------------------------------------------------------
     def generate(
         self,
-        messages: Iterable[Message | dict],
+        messages: Iterable[Message | dict[str, Any]],
         *,
-        tools: list | None = None,
-        tool_choice: str | dict | None = None,
+        tools: list[Any] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
         stop: str | list[str] | None = None,
-        response_format: dict | None = None,
+        response_format: dict[str, Any] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
         stream: bool = False,
         on_token: Callable[[str], None] | None = None,
-    ) -> "Message | TextStream":
+    ) -> Message | TextStream:
         """Send one chat request.
 
         Returns the assistant ``Message``.  With ``stream=True`` returns a
@@ -134,11 +137,15 @@ class ChatOpenAI:
             text_stream = TextStream(self, request)
             for delta in text_stream:
                 on_token(delta)
+            assert text_stream.message is not None  # set when the stream is exhausted
             return text_stream.message
         return self._complete(request)
 
     # -- steps ---------------------------------------------------------------
-    def _request(self, messages, tools, tool_choice, stop, response_format, temperature, max_tokens) -> dict:
+    def _request(self, messages: Iterable[Message | dict[str, Any]], tools: list[Any] | None,
+                 tool_choice: str | dict[str, Any] | None, stop: str | list[str] | None,
+                 response_format: dict[str, Any] | None, temperature: float | None,
+                 max_tokens: int | None) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.model_name,
             "messages": [as_api_dict(m) for m in messages],
@@ -159,7 +166,7 @@ class ChatOpenAI:
             request["response_format"] = response_format
         return request
 
-    def _complete(self, request: dict) -> Message:
+    def _complete(self, request: dict[str, Any]) -> Message:
         try:
             # The SDK's generic POST (its documented way to send a request body
             # as is): same retries, timeouts and error types as
@@ -177,7 +184,7 @@ class ChatOpenAI:
         self._count(message.usage)
         return message
 
-    def _count(self, usage: dict | None) -> None:
+    def _count(self, usage: dict[str, Any] | None) -> None:
         with self._lock:
             self.calls += 1
             add_usage(self.total_usage, usage)
@@ -190,7 +197,7 @@ class ChatOpenAI:
         return LLMCallError(f"{prefix}: {text}", status=status)
 
 
-_clients: dict[tuple, Any] = {}
+_clients: dict[tuple[Any, ...], Any] = {}
 _clients_lock = threading.Lock()
 
 
@@ -206,7 +213,8 @@ def _forget_clients_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_clients_after_fork)
 
 
-def _openai_client(api_key: str, base_url: str | None, timeout, max_retries: int, client_kwargs: dict):
+def _openai_client(api_key: str, base_url: str | None, timeout: float | None, max_retries: int,
+                   client_kwargs: dict[str, Any]) -> Any:
     """An ``openai.OpenAI`` client, shared between instances with the same settings.
 
     Building one costs ~30 ms (an HTTP client with its TLS context), and a
@@ -240,19 +248,19 @@ _current = threading.local()
 class _Attempts:
     """While a ``ChatOpenAI`` call runs in this thread: count its HTTP attempts and report them."""
 
-    def __init__(self, llm: ChatOpenAI):
+    def __init__(self, llm: ChatOpenAI) -> None:
         self.llm = llm
         self.attempt = 0
         self.failure: str | None = None
-        self.outer = None
+        self.outer: _Attempts | None = None
 
-    def __enter__(self) -> "_Attempts":
+    def __enter__(self) -> _Attempts:
         if self.llm.callbacks or log.isEnabledFor(logging.INFO):
             self.outer = getattr(_current, "attempts", None)
             _current.attempts = self
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         if getattr(_current, "attempts", None) is self:
             _current.attempts = self.outer
 
@@ -272,7 +280,7 @@ class _Attempts:
             except Exception:  # a broken listener must not break the call
                 log.warning("llm listener %r failed on %s", callback, type, exc_info=True)
 
-    def send(self, send: Callable, request: Any, args: tuple, kwargs: dict) -> Any:
+    def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         self.attempt += 1
         if self.attempt > 1:
             self.emit("llm_retry", reason=self.failure)
@@ -304,18 +312,18 @@ def _failure_reason(exc: BaseException, timeout: Any) -> str:
 
 def _watch_attempts(client: Any) -> Any:
     """Wrap the SDK client's HTTP ``send`` so that ``_Attempts`` sees every attempt (once per client)."""
-    http = getattr(client, "_client", None)
+    http: Any = getattr(client, "_client", None)
     send = getattr(http, "send", None)
     if send is None or getattr(send, "_vero_attempts", False):
         return client
 
-    def send_watched(request, *args, **kwargs):
+    def send_watched(request: Any, *args: Any, **kwargs: Any) -> Any:
         attempts = getattr(_current, "attempts", None)
         if attempts is None:
             return send(request, *args, **kwargs)
         return attempts.send(send, request, args, kwargs)
 
-    send_watched._vero_attempts = True
+    send_watched._vero_attempts = True  # type: ignore[attr-defined]  # a marker on the wrapper function
     try:
         http.send = send_watched
     except AttributeError:  # an HTTP client that does not take attributes: no attempt events
@@ -331,7 +339,7 @@ class TextStream:
     complete ``tool_calls``.
     """
 
-    def __init__(self, llm: ChatOpenAI, request: dict):
+    def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self._llm = llm
         self._request = {**request, "stream": True, "stream_options": {"include_usage": True}}
         self.message: Message | None = None
@@ -340,7 +348,7 @@ class TextStream:
         llm = self._llm
         content: list[str] = []
         reasoning: list[str] = []
-        calls: dict[int, dict] = {}
+        calls: dict[int, dict[str, str]] = {}
         usage = None
         finish_reason = None
         splitter = ThinkingStream()
@@ -390,7 +398,10 @@ def _scrub(exc: Exception, secret: str) -> None:
     """
     if not secret:
         return
-    mask = lambda value: _mask_secret(value, secret) if isinstance(value, str) else value  # noqa: E731
+
+    def mask(value: Any) -> Any:
+        return _mask_secret(value, secret) if isinstance(value, str) else value
+
     exc.args = tuple(mask(arg) for arg in exc.args)
     for name, value in list(vars(exc).items()):  # message, code, param ...
         if isinstance(value, str):
@@ -401,9 +412,9 @@ def _scrub(exc: Exception, secret: str) -> None:
         masked = mask(text)
         if masked != text:
             try:
-                exc.body = json.loads(masked)
+                exc.body = json.loads(masked)  # type: ignore[attr-defined]  # the SDK error's body, read above
             except ValueError:  # a piece of the key held a quote or a backslash
-                exc.body = masked
+                exc.body = masked  # type: ignore[attr-defined]  # the same
 
 
 MASK = "***"
@@ -518,7 +529,7 @@ def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tu
     return answer, "\n\n".join(parts) or None
 
 
-def _no_choices(body: dict) -> str:
+def _no_choices(body: dict[str, Any]) -> str:
     error = body.get("error")
     if isinstance(error, dict) and error.get("message"):
         return f"model endpoint returned an error: {error['message']}"
@@ -529,7 +540,7 @@ def _reasoning_of(delta: Any) -> str | None:
     return getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
 
 
-def _merge_tool_call_delta(calls: dict[int, dict], delta: Any) -> None:
+def _merge_tool_call_delta(calls: dict[int, dict[str, str]], delta: Any) -> None:
     index = getattr(delta, "index", None) or 0
     call = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
     if delta.id:
@@ -542,7 +553,7 @@ def _merge_tool_call_delta(calls: dict[int, dict], delta: Any) -> None:
             call["arguments"] += function.arguments
 
 
-def _as_dict(usage: Any) -> dict | None:
+def _as_dict(usage: Any) -> dict[str, Any] | None:
     if usage is None:
         return None
     if not isinstance(usage, dict):

@@ -14,8 +14,9 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from vero.core.result import Status, StepKind
 
@@ -36,10 +37,10 @@ class Event:
 
     type: str
     agent: str
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
     time: float = 0.0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "agent": self.agent, "time": self.time, **self.data}
 
 
@@ -114,7 +115,7 @@ class ConsolePrinter:
         icon = STEP_ICONS.get(kind, DEFAULT_STEP_ICON)
         label = kind.replace("_", " ").capitalize()
         if kind == StepKind.PLAN_STEP:
-            icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status"), (icon, label))
+            icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status", ""), (icon, label))
         self._line(f"{indent}{icon} {self._dim(label + ':')} {self._short(event.data.get('content', ''))}")
 
     def on_run_end(self, event: Event) -> None:
@@ -144,7 +145,7 @@ class ConsolePrinter:
             print(text.encode(encoding, "backslashreplace").decode(encoding), file=self.stream, flush=True)
 
 
-def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usage: dict | None = None,
+def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usage: dict[str, Any] | None = None,
                  error: str | None = None) -> list[str]:
     """The end of a run as printed by ``ConsolePrinter`` and the ``vero`` command.
 
@@ -166,17 +167,20 @@ def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usa
         calls = f"{llm_calls} model call{'s' if llm_calls != 1 else ''}"
     else:
         calls = "no model call succeeded" if status == Status.FAILED else "0 model calls"
-    total = (usage or {}).get("total_tokens")
+    usage = usage or {}
+    total = usage.get("total_tokens")
     if total:
-        calls += f", {total} tokens ({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)"
+        calls += (f", {total} tokens ({usage.get('prompt_tokens', 0)} prompt"
+                  f" + {usage.get('completion_tokens', 0)} completion)")
     lines.append(f"⏳ Elapsed: {elapsed_s:.1f} s, {calls}")
     return lines
 
 
-def retry_line(data: dict) -> str:
+def retry_line(data: dict[str, Any]) -> str:
     """``🔁 retrying (2/3) http://...: no reply within 2 s (timed out)`` for an ``llm_retry`` event."""
     where = f" {data['url']}" if data.get("url") else ""
-    return f"🔁 retrying ({data.get('attempt', '?')}/{data.get('max_attempts', '?')}){where}: {data.get('reason') or 'failed'}"
+    return (f"🔁 retrying ({data.get('attempt', '?')}/{data.get('max_attempts', '?')}){where}: "
+            f"{data.get('reason') or 'failed'}")
 
 
 class EventBus:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -17,7 +18,7 @@ class ToolCall:
     name: str
     arguments: str = "{}"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "type": "function",
@@ -25,7 +26,7 @@ class ToolCall:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "ToolCall":
+    def from_dict(cls, data: dict[str, Any]) -> ToolCall:
         """Read the OpenAI wire format or the flat ``{"id", "name", "arguments"}`` one.
 
         Arguments that are not text (some servers send an object) are kept as
@@ -57,7 +58,7 @@ class Message:
     tool_call_id: str | None = None
     name: str | None = None
     reasoning: str | None = None
-    usage: dict | None = field(default=None, compare=False)
+    usage: dict[str, Any] | None = field(default=None, compare=False)
     finish_reason: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -66,24 +67,25 @@ class Message:
 
     # -- factories ---------------------------------------------------------
     @classmethod
-    def system(cls, content: str) -> "Message":
+    def system(cls, content: str) -> Message:
         return cls("system", content)
 
     @classmethod
-    def user(cls, content: str) -> "Message":
+    def user(cls, content: str) -> Message:
         return cls("user", content)
 
     @classmethod
-    def assistant(cls, content: str | None = None, tool_calls=None, **extra) -> "Message":
+    def assistant(cls, content: str | None = None, tool_calls: Iterable[ToolCall | dict[str, Any]] | None = None,
+                  **extra: Any) -> Message:
         calls = [c if isinstance(c, ToolCall) else ToolCall.from_dict(c) for c in tool_calls or []]
         return cls("assistant", content, tool_calls=calls or None, **extra)
 
     @classmethod
-    def tool(cls, content: str, tool_call_id: str, name: str | None = None) -> "Message":
+    def tool(cls, content: str, tool_call_id: str, name: str | None = None) -> Message:
         return cls("tool", content, tool_call_id=tool_call_id, name=name)
 
     # -- conversion --------------------------------------------------------
-    def to_dict(self, *, include_reasoning: bool = False, include_usage: bool = False) -> dict:
+    def to_dict(self, *, include_reasoning: bool = False, include_usage: bool = False) -> dict[str, Any]:
         """The message as the OpenAI chat API accepts it (plus optional extras)."""
         data: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.tool_calls:
@@ -98,12 +100,12 @@ class Message:
             data["usage"] = self.usage
         return data
 
-    def to_record(self) -> dict:
+    def to_record(self) -> dict[str, Any]:
         """Everything, for saving: ``from_dict(m.to_record()) == m``."""
         return self.to_dict(include_reasoning=True, include_usage=True)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Message":
+    def from_dict(cls, data: dict[str, Any]) -> Message:
         """The inverse of ``to_record``.  Every field's type is checked (TypeError,
         or ValueError for an unknown role), so that a crafted or corrupted record
         is refused here instead of failing a later run."""
@@ -124,7 +126,7 @@ class Message:
         return json.dumps(self.to_record(), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "Message":
+    def from_json(cls, text: str) -> Message:
         return cls.from_dict(json.loads(text))
 
     @property
@@ -138,7 +140,7 @@ class Message:
         return self.content or ""
 
 
-_TYPE_NAMES = {str: "text", list: "a list", dict: "an object", None: "null"}
+_TYPE_NAMES: dict[type | None, str] = {str: "text", list: "a list", dict: "an object", None: "null"}
 
 
 def _check_type(what: str, value: Any, *allowed: type | None) -> Any:
@@ -149,6 +151,18 @@ def _check_type(what: str, value: Any, *allowed: type | None) -> Any:
     raise TypeError(f"{what} must be {expected}, not {type(value).__name__}")
 
 
-def as_api_dict(item: "Message | dict") -> dict:
+def as_api_dict(item: Message | dict[str, Any]) -> dict[str, Any]:
     """A message or dict in the form the API accepts (dicts pass through)."""
     return item.to_dict() if isinstance(item, Message) else item
+
+
+class ChatModel(Protocol):
+    """What an agent needs of its model: ``ChatOpenAI``, ``vero.testing.ScriptedLLM``, or your own.
+
+    ``generate(messages, **options)`` returns the assistant ``Message``.  The
+    return is typed ``Any`` because ``ChatOpenAI.generate`` returns a
+    ``TextStream`` when asked to stream, and ``*args: Any, **options: Any``
+    lets any ``generate`` with a ``messages`` first parameter match.
+    """
+
+    def generate(self, messages: list[Message], /, *args: Any, **options: Any) -> Any: ...

@@ -6,7 +6,9 @@ import ast
 import json
 import re
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar, overload
 
 from vero.core.message import ToolCall
 from vero.core.thinking import split_thinking
@@ -14,7 +16,7 @@ from vero.core.thinking import split_thinking
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
-def parse_json_object(text: str | None) -> dict:
+def parse_json_object(text: str | None) -> dict[str, Any]:
     """The JSON object in a model reply: fenced or bare, repaired if sloppy.
 
     Single quotes, trailing commas, comments and code fences are repaired by
@@ -44,14 +46,21 @@ def parse_json_object(text: str | None) -> dict:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def valid_text(text):
+_T = TypeVar("_T")
+
+
+@overload
+def valid_text(text: str) -> str: ...
+@overload
+def valid_text(text: _T) -> _T: ...
+def valid_text(text: object) -> object:
     """``text`` with surrogate pairs joined into their character and lone halves as U+FFFD."""
     if not isinstance(text, str) or text.isascii() or not _SURROGATE.search(text):
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def _valid_strings(value):
+def _valid_strings(value: Any) -> Any:
     """``value`` (decoded JSON) with ``valid_text`` applied to every string in it."""
     if isinstance(value, str):
         return valid_text(value)
@@ -65,7 +74,7 @@ def _valid_strings(value):
 MAX_JSON_DEPTH = 100  # model output nested deeper than this is not data an agent can use
 
 
-def parse_json_value(text: str, *, repair: bool = True):
+def parse_json_value(text: str, *, repair: bool = True) -> Any:
     """Any JSON value (object, list, string, number), repaired if sloppy.
 
     The one place model JSON is read (nothing else imports ``json_repair``).
@@ -74,11 +83,13 @@ def parse_json_value(text: str, *, repair: bool = True):
     ``ValueError`` (never ``RecursionError``) for unusable text, and for text
     nested too deeply to be real arguments.
     """
+    loads: Callable[[str], Any]
     if repair:
-        from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
+        from json_repair import loads as repair_loads  # imported here: it adds ~45 ms to `import vero`
 
         if _nesting(text) > MAX_JSON_DEPTH:
             raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+        loads = repair_loads
     else:
         loads = json.loads
     try:
@@ -89,7 +100,7 @@ def parse_json_value(text: str, *, repair: bool = True):
     return _valid_strings(value) if "\\u" in text else value
 
 
-def normalized_arguments(args):
+def normalized_arguments(args: Any) -> Any:
     """Tool arguments in one comparable form (JSON text read as a dict), to spot a repeated call."""
     if isinstance(args, str) and args.strip().startswith("{"):
         try:
@@ -122,7 +133,7 @@ _TRUE = frozenset({"true", "yes", "y", "1", "on", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "n", "0", "off", "fail", "failed"})
 
 
-def parse_bool(value) -> bool | None:
+def parse_bool(value: object) -> bool | None:
     """``value`` as a boolean when a model plainly wrote one, else None.
 
     Accepted: ``True``/``False``, the numbers 0 and 1, and the words above in
@@ -139,7 +150,7 @@ def parse_bool(value) -> bool | None:
     return None
 
 
-def as_bool(value, field: str) -> bool:
+def as_bool(value: object, field: str) -> bool:
     """A boolean field from model JSON (``parse_bool``); raises ``ValueError`` naming the field."""
     flag = parse_bool(value)
     if flag is None:
@@ -147,7 +158,7 @@ def as_bool(value, field: str) -> bool:
     return flag
 
 
-def as_score(value, field: str = "score") -> float:
+def as_score(value: object, field: str = "score") -> float:
     """A 0-100 score from model JSON; numeric strings count, out-of-range does not."""
     try:
         score = float(str(value).strip().rstrip("%"))
@@ -168,7 +179,7 @@ class ReActStep:
 
     thought: str = ""
     action: str | None = None
-    action_input: dict | str | None = None
+    action_input: dict[str, Any] | str | None = None
     final_answer: str | None = None
     problem: str | None = None
     text: str = ""  # the part of the reply kept in the scratchpad
@@ -199,13 +210,13 @@ def normalize_labels(text: str) -> str:
     Small models write ``**Action:** find_plant``, ``action input:`` or
     ``### Final answer:``; these become ``Action: find_plant`` and so on.
     """
-    def canonical(match: re.Match) -> str:
+    def canonical(match: re.Match[str]) -> str:
         return _CANONICAL[re.sub(r"[\s_]", "", match.group(1).lower())] + ": "
 
     return _LABEL_LINE.sub(canonical, text)
 
 
-def parse_react(text: str | None, tool_names=()) -> ReActStep:
+def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
     Everything from a self-written ``Observation:`` on is dropped; a complete
@@ -233,8 +244,8 @@ def parse_react(text: str | None, tool_names=()) -> ReActStep:
         if step.action:
             return step
         step.action = None
-    if action and not given and _call_expression(action.group(1)):
-        step.action, step.action_input = _call_expression(action.group(1))
+    if action and not given and (expression := _call_expression(action.group(1))):
+        step.action, step.action_input = expression
         step.text = text[: action.end()].rstrip()
         return step
     final = _FINAL.search(text)
@@ -254,7 +265,7 @@ def parse_react(text: str | None, tool_names=()) -> ReActStep:
     return step
 
 
-def _call_expression(text: str) -> tuple[str, dict | str] | None:
+def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:
     """``tool(a=1, b="x")`` or ``tool("x")`` as (name, arguments); literals only, else None."""
     text = text.strip().strip("`")
     if "(" not in text or not text.endswith(")"):
@@ -275,7 +286,7 @@ def _call_expression(text: str) -> tuple[str, dict | str] | None:
     return call.func.id, (str(args[0]) if args else kwargs)
 
 
-def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
+def _json_object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:
     """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends.
 
     Read with a JSON decoder, so a label inside a string value (``print("Final
@@ -293,7 +304,7 @@ def _json_object_at(text: str, start: int) -> tuple[dict, int] | None:
     return _valid_strings(value), closing.end() if closing else end
 
 
-def parse_action_input(raw: str) -> dict | str:
+def parse_action_input(raw: str) -> dict[str, Any] | str:
     """A JSON object (repaired: single quotes, trailing commas, code fences), else the bare text."""
     text = raw.strip()
     if text.startswith("`"):
@@ -312,7 +323,7 @@ def parse_action_input(raw: str) -> dict | str:
 def _finish(step: ReActStep) -> ReActStep:
     """``Action: Finish`` with ``{"answer": ...}`` (or a bare answer) is the final answer."""
     data = step.action_input
-    answer = data.get("answer") if isinstance(data, dict) else data.strip().strip('"')
+    answer = data.get("answer") if isinstance(data, dict) else (data or "").strip().strip('"')
     if answer in (None, ""):
         step.problem = 'Action: Finish needs Action Input: {"answer": "..."}'
     else:
@@ -348,7 +359,7 @@ class TextToolCalls:
     prose: str = ""
 
 
-def tool_calls_in_text(text: str | None, tool_names) -> TextToolCalls | None:
+def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolCalls | None:
     """The tool calls a model wrote as text, or None when the text has none.
 
     Accepted: fenced or bare JSON objects with a tool ``name`` and an
@@ -385,7 +396,8 @@ def tool_calls_in_text(text: str | None, tool_names) -> TextToolCalls | None:
         prose.append(text[last:start])
         last = end
     prose.append(text[last:])
-    calls, seen = [], set()
+    calls = []
+    seen: set[tuple[str, str]] = set()
     for call in (call for _, _, found in spans for call in found):
         if (call.name, call.arguments) not in seen:  # a call written twice is run once
             seen.add((call.name, call.arguments))
@@ -393,13 +405,14 @@ def tool_calls_in_text(text: str | None, tool_names) -> TextToolCalls | None:
     return TextToolCalls(calls, re.sub(r"\n{3,}", "\n\n", "".join(prose)).strip())
 
 
-def _overlaps(spans, start: int, end: int) -> bool:
+def _overlaps(spans: list[tuple[int, int, list[ToolCall]]], start: int, end: int) -> bool:
     return any(start < s_end and s_start < end for s_start, s_end, _ in spans)
 
 
-def _calls_in_snippet(snippet: str, names: set) -> list[ToolCall]:
+def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
     """Every call in a fence or tag body: one object, a list, or several objects in a row."""
-    calls, position, snippet = [], 0, snippet.strip()
+    calls: list[ToolCall] = []
+    position, snippet = 0, snippet.strip()
     while position < len(snippet):
         try:
             value, position = _DECODER.raw_decode(snippet, position)
@@ -414,17 +427,17 @@ def _calls_in_snippet(snippet: str, names: set) -> list[ToolCall]:
     return calls
 
 
-def _calls_in_value(value, names: set) -> list[ToolCall]:
+def _calls_in_value(value: Any, names: set[str]) -> list[ToolCall]:
     """A decoded JSON value as tool calls: all of it must be calls, or nothing is."""
     items = value if isinstance(value, list) else [value]
-    calls = [_as_call(item, names) for item in items]
-    return calls if calls and all(calls) else []
+    calls = [call for item in items if (call := _as_call(item, names)) is not None]
+    return calls if calls and len(calls) == len(items) else []
 
 
-def _as_call(item, names: set) -> ToolCall | None:
+def _as_call(item: Any, names: set[str]) -> ToolCall | None:
     if not isinstance(item, dict):
         return None
-    keys = _ARGUMENT_KEYS
+    keys: tuple[str, ...] = _ARGUMENT_KEYS
     if isinstance(item.get("function"), dict):  # the API's own shape: {"type": "function", "function": {...}}
         item, keys = item["function"], ("arguments",)  # its "parameters" would be a tool's schema
     name = next((item[k] for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
@@ -434,13 +447,13 @@ def _as_call(item, names: set) -> ToolCall | None:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError):
             return None
-    if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
+    if name is None or name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
         return None
     arguments = _valid_strings(arguments)
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, json.dumps(arguments, ensure_ascii=False))
 
 
-def _is_schema(arguments: dict) -> bool:
+def _is_schema(arguments: dict[str, Any]) -> bool:
     """A tool's JSON schema echoed from the prompt, not arguments for it."""
     return arguments.get("type") == "object" and isinstance(arguments.get("properties"), dict)
 
@@ -470,7 +483,7 @@ _TOOL_WORDS = re.compile(r"\b(?:tools?|functions?|look(?:ing)? (?:it |this |that
 _CALL_SHAPE = re.compile(r'"(?:name|function)"\s*:\s*"[^"]*"\s*,\s*"(?:arguments|parameters)"\s*:')
 
 
-def announces_action(text: str | None, tool_names) -> bool:
+def announces_action(text: str | None, tool_names: Iterable[str]) -> bool:
     """True when a reply says it will use a tool (or writes a call it did not make).
 
     ``"To answer this, I will use the `find_plant` function..."`` is a plan, not
@@ -538,7 +551,7 @@ def tidy_numbers(text: str) -> str:
     if "." not in text:
         return text
 
-    def clean(match: re.Match) -> str:
+    def clean(match: re.Match[str]) -> str:
         digits = (match.group(2) + match.group(3) + match.group(4)).lstrip("0")
         if len(digits) + 1 < 15:
             return match.group(0)

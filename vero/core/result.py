@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
+from enum import Enum
 from typing import Any
 
 
-# Statuses and step kinds are StrEnums so that a typo is an AttributeError
+# Statuses and step kinds are string enums so that a typo is an AttributeError
 # instead of a silently different string; a member equals its string
 # (``Status.OK == "ok"``), formats as it (``f"{Status.OK}"`` is ``ok``) and is
 # written to JSON as it, so code comparing with strings and saved traces still work.
-class _Named(StrEnum):
-    """A StrEnum whose repr is its string's (``'ok'``, not ``<Status.OK: 'ok'>``):
-    a printed list of kinds, or a ``Step``, looks as it did with plain strings."""
+class _Named(str, Enum):
+    """A string enum whose str, format and repr are its string's (``'ok'``, not
+    ``<Status.OK: 'ok'>``): a printed list of kinds, or a ``Step``, looks as it did
+    with plain strings.  (``enum.StrEnum`` would do most of this, but needs Python 3.11.)"""
+
+    value: str
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -107,7 +116,7 @@ USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_toke
 MAX_CALL_TOKENS = 10**9  # more in one call is a broken server, not a real count
 
 
-def add_usage(total: dict, usage: dict | None) -> None:
+def add_usage(total: dict[str, int], usage: dict[str, Any] | None) -> None:
     """Add a call's token counts to a running total (in place).
 
     The counts are checked first (``token_counts``): a bad count adds 0, so the
@@ -118,7 +127,7 @@ def add_usage(total: dict, usage: dict | None) -> None:
             total[key] = total.get(key, 0) + count
 
 
-def normalize_usage(usage: dict | None) -> dict | None:
+def normalize_usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
     """A call's usage with checked counts and ``cached_tokens`` at the top level.
 
     Servers report prompt tokens served from their prompt cache as
@@ -131,7 +140,7 @@ def normalize_usage(usage: dict | None) -> dict | None:
     return {**usage, **token_counts(usage)}
 
 
-def token_counts(usage: dict) -> dict[str, int]:
+def token_counts(usage: dict[str, Any]) -> dict[str, int]:
     """The counts of ``USAGE_KEYS`` as non-negative ints, whatever the server sent.
 
     Numeric strings count (``"12"``); anything else that is not a sane number
@@ -160,7 +169,7 @@ def _token_count(value: Any) -> int:
     return int(value)
 
 
-def empty_usage() -> dict:
+def empty_usage() -> dict[str, int]:
     return dict.fromkeys(USAGE_KEYS, 0)
 
 
@@ -174,16 +183,17 @@ class Step:
 
     kind: StepKind | str  # a known kind becomes a StepKind; a subclass's own stays a str
     content: str = ""
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
     turn: int = 0
     depth: int = 0  # 0 for this agent, 1 for a sub-agent's steps, ...
 
     def __post_init__(self) -> None:
         self.kind = step_kind(self.kind)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The fields as a dict of plain values (``"kind": "final"``)."""
-        return _plain(asdict(self))
+        data: dict[str, Any] = _plain(asdict(self))
+        return data
 
 
 @dataclass
@@ -204,7 +214,7 @@ class RunResult:
     answer: str = ""
     status: Status | str = OK
     steps: list[Step] = field(default_factory=list)
-    usage: dict = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)
     llm_calls: int = 0
     elapsed_s: float = 0.0
     error: BaseException | None = None
@@ -237,12 +247,12 @@ class RunResult:
             "error": _describe_error(self.error),
         }
 
-    def to_json(self, **kwargs) -> str:
+    def to_json(self, **kwargs: Any) -> str:
         """``to_dict()`` as JSON text; ``kwargs`` go to ``json.dumps`` (e.g. ``indent=2``)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
 
 
-def _describe_error(error: BaseException | None) -> dict | None:
+def _describe_error(error: BaseException | None) -> dict[str, Any] | None:
     if error is None:
         return None
     return {"type": type(error).__name__, "message": str(error), "status": getattr(error, "status", None)}

@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 import time
+from typing import Any
 
 from vero.core.message import Message
 from vero.errors import SessionFormatError
@@ -75,7 +76,7 @@ def load_session(path: str) -> list[Message]:
         raise SessionFormatError(f"{path!r} has a corrupted history: {exc}") from exc
 
 
-def _read_json(path: str):
+def _read_json(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as file:
             return json.load(file)
@@ -85,7 +86,7 @@ def _read_json(path: str):
         raise SessionFormatError(f"cannot read session file {path!r}: {exc}") from exc
 
 
-def _message(number: int, item) -> Message:
+def _message(number: int, item: Any) -> Message:
     """Message ``number`` of the history; the error names it."""
     try:
         return Message.from_dict(item)

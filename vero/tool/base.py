@@ -15,7 +15,8 @@ import json
 import re
 import types
 import typing
-from typing import Any, Callable, Literal, Union
+from collections.abc import Callable
+from typing import Any, Literal, Union
 
 from vero.core.parsing import parse_bool, parse_json_value
 from vero.core.text import clip
@@ -152,7 +153,7 @@ def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) 
         else:
             schema["default"] = param.default if _is_json(param.default) else repr(param.default)
         properties[param.name] = schema
-    parameters = {"type": "object", "properties": properties, "required": required}
+    parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if not accepts_extra:
         parameters["additionalProperties"] = False
     return parameters
@@ -317,7 +318,7 @@ class Tool:
             func = func.func
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
         summary, arg_docs = parse_docstring(func.__doc__)
-        self.func = func
+        self.func: Callable[..., Any] = func
         self.name = name or func.__name__
         if not _VALID_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
@@ -335,7 +336,7 @@ class Tool:
 
     @classmethod
     def from_function(cls, func: Callable, name: str | None = None, description: str | None = None,
-                      timeout: float | None = None) -> "Tool":
+                      timeout: float | None = None) -> Tool:
         return cls(func, name=name, description=description, timeout=timeout)
 
     @property

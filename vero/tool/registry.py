@@ -33,13 +33,14 @@ from __future__ import annotations
 import _thread
 import contextvars
 import itertools
-import os
 import json
 import logging
 import math
+import os
 import types
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from vero.core.parsing import parse_json_value
 from vero.core.text import clip
@@ -100,7 +101,7 @@ class _Worker:
     """A daemon thread that runs one job at a time, then waits to be reused or exits."""
 
     lock = _thread.allocate_lock()  # guards ``idle``, ``stuck`` and every job's ``abandoned``
-    idle: list["_Worker"] = []
+    idle: list[_Worker] = []
     stuck = 0  # abandoned jobs still running
 
     def __init__(self) -> None:
@@ -110,7 +111,7 @@ class _Worker:
         _thread.start_new_thread(self._loop, ())
 
     @classmethod
-    def take(cls) -> "_Worker":
+    def take(cls) -> _Worker:
         """An idle worker or a new one; ``_Busy`` while too many jobs are stuck."""
         with cls.lock:
             if cls.stuck >= MAX_STUCK_WORKERS:
@@ -123,6 +124,7 @@ class _Worker:
         while True:
             self.wake.acquire()
             job, self.job = self.job, None
+            assert job is not None  # set by the caller before it releases ``wake``
             job.run()
             with _Worker.lock:
                 if job.abandoned:
@@ -169,6 +171,7 @@ def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
         raise
     if not finished and _abandon(job):
         raise _TimedOut
+    assert job.result is not None  # set before ``done`` is released, or seen set by ``_abandon``
     ok, value = job.result
     if not ok:
         raise value
@@ -338,9 +341,9 @@ class ToolRegistry:
         except ToolArgumentError as exc:
             return ToolOutcome(f"Error: tool {name!r} {exc}", False, "bad_arguments")
         timeout = found.timeout if found.timeout is not None else self.default_timeout
+        if timeout is None or math.isinf(timeout):
+            return _observe(found, kwargs, on_worker=False)
         try:
-            if timeout is None or math.isinf(timeout):
-                return _observe(found, kwargs, on_worker=False)
             return _call_with_timeout(lambda: _observe(found, kwargs, on_worker=True), timeout)
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, "timeout")

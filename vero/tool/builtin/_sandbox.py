@@ -24,7 +24,8 @@ exits with SETUP_FAILED: a missing mechanism is reported, never skipped.
 
 from __future__ import annotations
 
-import _signal as signal  # the C half of signal: importing the enum-based module costs ~10 ms a call
+# The C half of signal (it has no type stub): importing the enum-based module costs ~10 ms a call.
+import _signal as signal  # type: ignore[import-not-found]
 import ctypes
 import os
 import resource

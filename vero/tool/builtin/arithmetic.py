@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Callable
+from typing import Any
 
 from vero.tool.base import tool
 
@@ -73,7 +75,7 @@ _MATH_NAMES = (
 FUNCTIONS = {name: getattr(math, name) for name in _MATH_NAMES.split()}
 FUNCTIONS.update(factorial=_factorial, abs=abs, round=_round, min=min, max=max, pow=_power)
 
-BINARY_OPERATORS = {
+BINARY_OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: _multiply,
@@ -82,7 +84,7 @@ BINARY_OPERATORS = {
     ast.Mod: operator.mod,
     ast.Pow: _power,
 }
-UNARY_OPERATORS = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+UNARY_OPERATORS: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
 def _evaluate(node: ast.AST):

@@ -52,6 +52,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from vero.tool.base import Tool
 
@@ -131,13 +132,15 @@ def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int
     """
     if os.name == "nt":  # select() does not work on pipes there
         return _communicate_with_threads(proc, data, timeout, limit)
-    outputs = {proc.stdout: _HeadTail(limit), proc.stderr: _HeadTail(limit)}
+    stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+    assert stdin is not None and stdout is not None and stderr is not None  # the caller opened all three pipes
+    outputs: dict[object, _HeadTail] = {stdout: _HeadTail(limit), stderr: _HeadTail(limit)}
     deadline, timed_out, ended = time.monotonic() + timeout, False, False
-    os.set_blocking(proc.stdin.fileno(), False)
+    os.set_blocking(stdin.fileno(), False)
     with selectors.DefaultSelector() as selector:
-        for stream in outputs:
+        for stream in (stdout, stderr):
             selector.register(stream, selectors.EVENT_READ)
-        selector.register(proc.stdin, selectors.EVENT_WRITE)
+        selector.register(stdin, selectors.EVENT_WRITE)
         while any(stream in selector.get_map() for stream in outputs):
             if not ended and proc.poll() is not None:  # exited, but something holds the pipes
                 ended, deadline = True, time.monotonic() + KILL_GRACE
@@ -147,8 +150,8 @@ def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int
                 timed_out, ended, deadline = True, True, time.monotonic() + KILL_GRACE
                 _kill_group(proc)
             for key, _ in selector.select(max(0.0, min(_POLL, deadline - time.monotonic()))):
-                if key.fileobj is proc.stdin:
-                    data = _write_some(proc.stdin, data, selector)
+                if key.fileobj is stdin:
+                    data = _write_some(stdin, data, selector)
                 elif chunk := os.read(key.fd, 65536):
                     outputs[key.fileobj].feed(chunk)
                 else:
@@ -158,9 +161,9 @@ def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int
             proc.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             timed_out = True
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
+    for stream in (stdin, stdout, stderr):
         stream.close()
-    return outputs[proc.stdout].text(), outputs[proc.stderr].text(), timed_out
+    return outputs[stdout].text(), outputs[stderr].text(), timed_out
 
 
 def _write_some(stdin, data: bytes, selector) -> bytes:
@@ -330,8 +333,8 @@ def make_python_exec(
 
     ``sandbox=None`` (the default) follows ``VERO_PYTHON_SANDBOX`` at call time.
     """
-    options = dict(sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, file_mb=file_mb,
-                   disk_mb=disk_mb, max_processes=max_processes)
+    options: dict[str, Any] = dict(sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, file_mb=file_mb,
+                                   disk_mb=disk_mb, max_processes=max_processes)
 
     def python_exec(code: str, timeout: float = DEFAULT_TIMEOUT) -> str:
         return run_python(code, timeout, **options)

@@ -106,26 +106,26 @@ class _DuckDuckGoParser(HTMLParser):
     """Collect results from DuckDuckGo's HTML page: ``a.result__a`` is the
     title and link, ``.result__snippet`` the snippet."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.results: list[SearchResult] = []
         self._field: str | None = None  # "title" or "snippet" while inside one
         self._tag = ""
 
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        classes = (attrs.get("class") or "").split()
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        classes = (values.get("class") or "").split()
         if tag == "a" and "result__a" in classes:
-            self.results.append(SearchResult("", _unwrap_ddg_link(attrs.get("href") or "")))
+            self.results.append(SearchResult("", _unwrap_ddg_link(values.get("href") or "")))
             self._field, self._tag = "title", tag
         elif "result__snippet" in classes and self.results:
             self._field, self._tag = "snippet", tag
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag == self._tag:
             self._field = None
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self._field:
             result = self.results[-1]
             setattr(result, self._field, getattr(result, self._field) + data)
