@@ -221,10 +221,10 @@ def test_step_budget_ends_with_a_final_answer():
     assert [(s.content, s.data) for s in final] == [("Best effort answer", {"reason": "max_turns"})]
 
 
-def test_max_steps_defaults_to_max_turns():
+def test_max_steps_is_the_old_name_of_max_turns():
     assert make([])[0].max_steps == 20
     assert make([], max_turns=4)[0].max_steps == 4
-    assert make([], max_turns=4, max_steps=7)[0].max_steps == 7
+    assert make([], max_steps=7)[0].max_turns == 7  # giving both, different, raises (test_pattern_decisions)
 
 
 def test_replan_cap_ends_with_a_final_answer():

@@ -161,10 +161,10 @@ def test_overlong_reflection_is_cut():
     assert len(reflection.split()) == 201 and reflection.endswith("...")
 
 
-def test_max_attempts_defaults_to_max_turns_and_can_be_given():
+def test_max_attempts_is_the_old_name_of_max_turns():
     assert make([])[0].max_attempts == 3
     assert make([], max_turns=5)[0].max_attempts == 5
-    assert make([], max_turns=5, max_attempts=2)[0].max_attempts == 2
+    assert make([], max_attempts=2)[0].max_turns == 2  # giving both, different, raises (test_pattern_decisions)
 
 
 def test_empty_input_makes_no_model_call():

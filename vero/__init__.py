@@ -11,6 +11,7 @@ from importlib import import_module
 
 from vero.core import (
     Agent,
+    AgentOptions,
     ChatOpenAI,
     LLMCallError,
     LLMConfigError,
@@ -49,6 +50,6 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "Agent", "ChatOpenAI", "LLMCallError", "LLMConfigError", "Message", "Outcome",
+    "Agent", "AgentOptions", "ChatOpenAI", "LLMCallError", "LLMConfigError", "Message", "Outcome",
     "RunResult", "Status", "Step", "StepKind", "Tool", "ToolRegistry", "tool", "__version__", *_AGENTS,
 ]

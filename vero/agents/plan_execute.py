@@ -21,7 +21,7 @@ the ReAct calls, plus 1 for the answer.  A two-step plan whose steps each
 finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; each failed step adds
 a replanner call.  With ``replan_every_step=True`` every step adds a replanner
 call instead, and the answer comes from it: 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
-(``max_steps`` executed steps, ``max_replans`` plan changes, the same
+(``max_turns`` executed steps, ``max_replans`` plan changes, the same
 remaining plan proposed twice in a row, or no step left but no answer) one more call writes the final answer
 from the step results, and the status is ``max_turns``.  JSON re-asks come on top.
 """
@@ -95,8 +95,14 @@ write the best final answer to the task, and say briefly what is still unknown."
 
 PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
 REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
+
+
 class EmptyPlanError(VeroError):
     """The planner returned a plan with no steps (the run ends ``failed``)."""
+
+
+class PlanRejected(VeroError):
+    """The approval gate refused the plan (the run ends ``rejected``; no step runs)."""
 
 
 MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
@@ -135,12 +141,27 @@ class Plan:
         return len(self.steps)
 
 
+@dataclass(frozen=True)
+class Finished:
+    """The replanner's decision: the task is answered."""
+
+    answer: str
+
+
+@dataclass(frozen=True)
+class Remaining:
+    """The replanner's decision: these steps remain (empty: none left, yet no answer)."""
+
+    steps: list[str]
+
+
 class PlanExecuteAgent(Agent):
     """Plan first, then execute step by step with a ReAct sub-agent, replanning as results come in.
 
     Args (beyond ``Agent``'s):
         system_prompt: replaces the planner's introduction (its rules stay).
-        max_steps: executed steps at most (default: ``max_turns`` if given, else 20).
+        max_turns: executed steps at most (default 20).  ``max_steps=`` is
+            its old name and still works (``agent.max_steps`` reads it).
         approve: ``fn(plan) -> True | False | str``; True runs the plan, False
             ends the run ``rejected`` before any step runs, a non-empty string
             is feedback for the planner.  Default None: auto-approve.
@@ -173,25 +194,21 @@ class PlanExecuteAgent(Agent):
     answer_prompt = ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
+    max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
 
-    def __init__(
-        self,
-        name: str,
-        llm: ChatModel,
-        tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
-        system_prompt: str | None = None,
-        max_turns: int | None = None,
-        verbose: bool = True,
-        *,
-        max_steps: int | None = None,
-        approve: Callable[[Plan], bool | str] | None = None,
-        max_plan_revisions: int = 3,
-        max_replans: int = 5,
-        replan_every_step: bool = False,
-        **base_options: Any,
-    ) -> None:
-        super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
-        self.max_steps = max_steps or self.max_turns
+    def __init__(self, name: str, llm: ChatModel,
+                 tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
+                 system_prompt: str | None = None, max_turns: int | None = None, verbose: bool = True, *,
+                 max_steps: int | None = None, approve: Callable[[Plan], bool | str] | None = None,
+                 max_plan_revisions: int = 3, max_replans: int = 5, replan_every_step: bool = False,
+                 **base_options: Any) -> None:
+        if max_plan_revisions < 0:
+            raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
+        if max_steps is not None and max_turns is not None and max_steps != max_turns:
+            raise ValueError(f"max_steps={max_steps} and max_turns={max_turns} differ: max_steps is the old name "
+                             "of max_turns, so give only max_turns")
+        budget = max_turns if max_turns is not None else max_steps
+        super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.approve = approve
         self.max_plan_revisions = max_plan_revisions
         self.max_replans = max_replans
@@ -199,11 +216,12 @@ class PlanExecuteAgent(Agent):
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
-        plan = self._approved_plan(task)
-        if isinstance(plan, str):
-            return Outcome("", plan)
+        try:
+            plan = self._approved_plan(task)
+        except PlanRejected:
+            return Outcome("", REJECTED)
         proposed, replans = None, 0
-        for number in self.turns(self.max_steps):
+        for number in self.turns():
             step = next(s for s in plan.steps if s.status == "pending")
             self._execute(task, plan, step, number)
             if step.status == "completed" and not self.replan_every_step:
@@ -211,44 +229,40 @@ class PlanExecuteAgent(Agent):
                     continue
                 return self._answer(task, plan)
             decision = self._replan(task, plan)
-            if isinstance(decision, str):
-                self.record("final", decision)
-                return Outcome(decision, OK)
-            if not decision:
+            if isinstance(decision, Finished):
+                self.record("final", decision.answer)
+                return Outcome(decision.answer, OK)
+            if not decision.steps:
                 self.record("warning", "every step is done, but the replanner gave no answer")
                 break
             if decision == proposed:
                 self.record("warning", "the replanner proposed the same plan twice in a row")
                 break
             proposed = decision
-            if decision != plan.remaining():
+            if decision.steps != plan.remaining():
                 replans += 1
                 if replans > self.max_replans:
                     self.record("warning", f"more than {self.max_replans} replans")
                     break
-                plan.replace_remaining(decision)
-                self.record("replan", plan.render(), steps=decision)
+                plan.replace_remaining(decision.steps)
+                self.record("replan", plan.render(), steps=decision.steps)
         return Outcome(self._final_answer(task, plan), MAX_TURNS)
 
     # -- planner and approval gate ------------------------------------------------------
-    def _approved_plan(self, task: str) -> Plan | str:
-        """The approved plan, or the status that ends the run (``failed`` or ``rejected``)."""
+    def _approved_plan(self, task: str) -> Plan:
+        """The plan to run; raises ``PlanRejected`` when the gate refuses it (a plan never runs unapproved)."""
         plan = self._make_plan(task)
+        if self.approve is None:
+            return plan
         for revision in range(self.max_plan_revisions + 1):
-            if not plan:
-                self.record("error", "the planner returned an empty plan")
-                raise EmptyPlanError("the planner returned an empty plan")
-            if self.approve is None:
-                return plan
             verdict = self.approve(plan)
             self.record("approval", _approval_text(verdict), approved=verdict is True)
             if verdict is True:
                 return plan
             if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
-                return REJECTED  # a plan never runs without approval
+                break
             plan = self._make_plan(task, feedback=verdict, previous=plan)
-        # The last revision always returns: the loop ends here only when it had no revision at all.
-        raise ValueError(f"max_plan_revisions must be 0 or more, got {self.max_plan_revisions}")
+        raise PlanRejected("the plan was not approved")
 
     def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
         request = self.plan_request.format(task=task, tools=self._tools_text(), history=self.history_text())
@@ -259,6 +273,9 @@ class PlanExecuteAgent(Agent):
         steps = self.ask_json([Message.system(system), Message.user(request)], _read_steps, schema=PLAN_SCHEMA)
         plan = Plan.of(self._capped(steps))
         self.record("plan", plan.render(), steps=plan.remaining())
+        if not plan:
+            self.record("error", "the planner returned an empty plan")
+            raise EmptyPlanError("the planner returned an empty plan")
         return plan
 
     def _capped(self, steps: list[str]) -> list[str]:
@@ -293,12 +310,12 @@ class PlanExecuteAgent(Agent):
                                                tools=self._tools_text())
         return [Message.system(prompt), Message.user(request)]
 
-    def _replan(self, task: str, plan: Plan) -> str | list[str]:
+    def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
         messages = self._progress(self.replan_prompt, task, plan)
         decision = self.ask_json(messages, lambda data: _read_replan(data, plan.completed()), schema=REPLAN_SCHEMA)
-        if isinstance(decision, str):
-            return decision
-        return self._capped(decision) if decision else plan.remaining()  # only completed steps: no change
+        if isinstance(decision, Remaining):  # listing only completed steps leaves the remaining plan as it is
+            return Remaining(self._capped(decision.steps) if decision.steps else plan.remaining())
+        return decision
 
     def _answer(self, task: str, plan: Plan) -> Outcome:
         """Every step is done: the answer from the step results, in plain text."""
@@ -326,15 +343,16 @@ def _read_steps(data: dict[str, Any]) -> list[str]:
     return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
 
 
-def _read_replan(data: dict[str, Any], completed: list[str]) -> str | list[str]:
-    """A final answer (``response``) or the non-empty list of remaining steps.
+def _read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remaining:
+    """A final answer (``response``) or the remaining steps.
 
     A replanner that repeats the whole plan would re-run finished steps, so
-    leading steps that match the ``completed`` ones are dropped.
+    leading steps that match the ``completed`` ones are dropped (the steps are
+    empty if it listed only completed ones).
     """
     response = data.get("response")
     if isinstance(response, str) and response.strip():
-        return response.strip()
+        return Finished(response.strip())
     if "steps" not in data:
         raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
     steps = _read_steps(data)
@@ -343,7 +361,7 @@ def _read_replan(data: dict[str, Any], completed: list[str]) -> str | list[str]:
     done = {_normalized(d) for d in completed}
     while steps and _normalized(steps[0]) in done:
         steps.pop(0)
-    return steps  # empty if it listed only completed steps
+    return Remaining(steps)
 
 
 def _approval_text(verdict: bool | str) -> str:

@@ -17,7 +17,7 @@ and a first-time pass costs 2; JSON re-asks of the judge come on top.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from vero.agents.react import ReActAgent
@@ -99,24 +99,38 @@ class ReflexionMemory:
         return len(self.reflections)
 
 
-@dataclass
+@dataclass(frozen=True)
+class Verdict:
+    """The evaluation of one attempt: passed or not, a score from 0 to 100, and why."""
+
+    passed: bool
+    score: float
+    feedback: str
+
+    def __str__(self) -> str:
+        return f"{'pass' if self.passed else 'fail'} ({self.score:g}/100): {self.feedback}"
+
+
+NOT_EVALUATED = Verdict(False, 0.0, "")
+
+
+@dataclass(frozen=True)
 class Attempt:
-    """One try at the task and its evaluation (an unevaluated attempt scores 0)."""
+    """One try at the task and its verdict (an attempt not evaluated scores 0)."""
 
     number: int
     answer: str
     status: str  # the executor's run status
     trajectory: str
-    passed: bool = False
-    score: float = 0.0
-    feedback: str = ""
+    verdict: Verdict = NOT_EVALUATED
 
 
 class ReflexionAgent(Agent):
     """Retry with verbal self-reflection, returning the best attempt.
 
     Args (beyond ``Agent``'s):
-        max_attempts: attempts at most (default: ``max_turns`` if given, else 3).
+        max_turns: attempts at most (default 3).  ``max_attempts=`` is its
+            old name and still works (``agent.max_attempts`` reads it).
         executor: any ``Agent`` that attempts the task (run as a sub-agent).
             Default: a fresh ``ReActAgent`` per attempt sharing this agent's
             tools, llm, history and ``system_prompt``, or one plain generation
@@ -131,6 +145,9 @@ class ReflexionAgent(Agent):
             JSON passes only if "pass" is true and score >= ``pass_score``.
         pass_score: the judge's pass mark, 0-100 (default 80).
         memory_size: how many recent reflections the next attempt sees (default 3).
+
+    Each run starts with an empty ``ReflexionMemory``; ``agent.memory`` (read-only)
+    is the latest run's, so a finished run's reflections stay as they were.
 
     Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the
     best attempt (highest score, earliest on ties) when none passed or the
@@ -151,49 +168,58 @@ class ReflexionAgent(Agent):
     evaluate_request = EVALUATE_REQUEST
     reflect_prompt = REFLECT_PROMPT
     reflect_request = REFLECT_REQUEST
+    max_attempts = property(lambda self: self.max_turns)  # the old name of max_turns
 
     def __init__(self, name: str, llm: Any, tools: list[Any] | None = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *,
                  max_attempts: int | None = None, executor: Agent | None = None,
                  evaluator: Evaluator | None = None, pass_score: float = 80,
                  memory_size: int = 3, **base_options: Any) -> None:
-        super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
-        self.max_attempts = max_attempts or self.max_turns
+        if max_attempts is not None and max_turns is not None and max_attempts != max_turns:
+            raise ValueError(f"max_attempts={max_attempts} and max_turns={max_turns} differ: max_attempts is the "
+                             "old name of max_turns, so give only max_turns")
+        budget = max_turns if max_turns is not None else max_attempts
+        super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.executor = executor
         self.evaluator = evaluator
         self.pass_score = as_score(pass_score, "pass_score")
-        self.memory = ReflexionMemory(memory_size)
+        self.memory_size = memory_size
+        self._last_memory = ReflexionMemory(memory_size)  # checks memory_size now, not at the first run
+
+    @property
+    def memory(self) -> ReflexionMemory:
+        """The reflections of the latest run (empty before the first); each run starts a new memory."""
+        return self._last_memory
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
-        self.memory = ReflexionMemory(self.memory.max_size)
+        memory = self._last_memory = ReflexionMemory(self.memory_size)
         attempts: list[Attempt] = []
-        for number in self.turns(self.max_attempts):
-            attempt = self._attempt(task, number)
+        for number in self.turns():
+            attempt = self._attempt(task, number, memory)
             attempts.append(attempt)
             self.record("attempt", attempt.answer, attempt=number, status=attempt.status)
             self.keep_partial(_best(attempts).answer)
             try:
-                self._evaluate(task, attempt)
+                verdict = self._evaluate(task, attempt)
             except MalformedOutputError as exc:
                 self.record("error", exc.raw, reason=str(exc))
                 return Outcome(_best(attempts).answer, NEEDS_REVIEW)
-            verdict = f"{'pass' if attempt.passed else 'fail'} ({attempt.score:g}/100): {attempt.feedback}"
-            self.record("evaluation", verdict, attempt=number, passed=attempt.passed, score=attempt.score,
-                        feedback=attempt.feedback)
+            attempt = attempts[-1] = replace(attempt, verdict=verdict)
+            self.record("evaluation", str(verdict), attempt=number, **asdict(verdict))
             self.keep_partial(_best(attempts).answer)
-            if attempt.passed:
+            if verdict.passed:
                 return Outcome(attempt.answer, OK)
-            if number < self.max_attempts:
-                reflection = self._reflect(task, attempt)
-                self.memory.add(reflection, number)
+            if number < self.max_turns:
+                reflection = self._reflect(task, attempt, memory)
+                memory.add(reflection, number)
                 self.record("reflection", reflection, attempt=number)
         return Outcome(_best(attempts).answer, NEEDS_REVIEW)
 
     # -- executor ----------------------------------------------------------------
-    def _attempt(self, task: str, number: int) -> Attempt:
-        if self.memory:
-            task = self.attempt_task.format(task=task, reflections=self.memory.render())
+    def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:
+        if memory:
+            task = self.attempt_task.format(task=task, reflections=memory.render())
         executor = self.executor or self._default_executor()
         if executor is None:  # no tools: one plain generation call
             history = HISTORY_SECTION.format(history=self.history_text())
@@ -216,21 +242,18 @@ class ReflexionAgent(Agent):
         return self.clip("\n".join(lines) or "(no steps recorded)", 6000)
 
     # -- evaluator ---------------------------------------------------------------
-    def _evaluate(self, task: str, attempt: Attempt) -> None:
+    def _evaluate(self, task: str, attempt: Attempt) -> Verdict:
         if attempt.status == FAILED or not attempt.answer.strip():
-            attempt.feedback = f"The attempt produced no usable answer (executor status: {attempt.status})."
-            return
+            return Verdict(False, 0.0, f"The attempt produced no usable answer (executor status: {attempt.status}).")
         if self.evaluator is not None:
-            self._run_evaluator(self.evaluator, task, attempt)
-            return
+            return self._run_evaluator(self.evaluator, task, attempt)
         messages = [
             Message.system(self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
             Message.user(self.evaluate_request.format(task=task, answer=attempt.answer)),
         ]
-        attempt.passed, attempt.score, attempt.feedback = self.ask_json(messages, self._read_verdict,
-                                                                        schema=VERDICT_SCHEMA)
+        return self.ask_json(messages, self._read_verdict, schema=VERDICT_SCHEMA)
 
-    def _run_evaluator(self, evaluator: Evaluator, task: str, attempt: Attempt) -> None:
+    def _run_evaluator(self, evaluator: Evaluator, task: str, attempt: Attempt) -> Verdict:
         """The external check.  One that raises or returns an unusable verdict fails
         this attempt (score 0, the problem as feedback); the next attempts go on."""
         try:
@@ -240,31 +263,31 @@ class ReflexionAgent(Agent):
         else:
             try:
                 passed, score, feedback = verdict
-                attempt.passed, attempt.score, attempt.feedback = bool(passed), as_score(score), str(feedback or "")
-                return
+                return Verdict(bool(passed), as_score(score), str(feedback or ""))
             except (TypeError, ValueError) as exc:
                 problem = (f"evaluator returned {self.clip(repr(verdict), 300)} "
                            f"(expected (passed, score, feedback)): {exc}")
         self.record("error", problem, attempt=attempt.number)
-        attempt.passed, attempt.score, attempt.feedback = False, 0.0, problem
+        return Verdict(False, 0.0, problem)
 
-    def _read_verdict(self, data: dict[str, Any]) -> tuple[bool, float, str]:
+    def _read_verdict(self, data: dict[str, Any]) -> Verdict:
         score = as_score(data["score"])
         passed = as_bool(data["pass"], "pass") and score >= self.pass_score
-        return passed, score, str(data.get("reason") or "").strip()
+        return Verdict(passed, score, str(data.get("reason") or "").strip())
 
     # -- reflector ---------------------------------------------------------------
-    def _reflect(self, task: str, attempt: Attempt) -> str:
+    def _reflect(self, task: str, attempt: Attempt, memory: ReflexionMemory) -> str:
+        verdict = attempt.verdict
         request = self.reflect_request.format(
             task=task, attempt=attempt.number, trajectory=attempt.trajectory, answer=attempt.answer or "(none)",
-            score=attempt.score, feedback=attempt.feedback or "(no feedback)", past=self.memory.render())
+            score=verdict.score, feedback=verdict.feedback or "(no feedback)", past=memory.render())
         text = self.call_llm([Message.system(self.reflect_prompt), Message.user(request.rstrip())]).text.strip()
         words = text.split(" ")
         if len(words) > MAX_REFLECTION_WORDS:
             text = " ".join(words[:MAX_REFLECTION_WORDS]) + " ..."
-        return text or f"Attempt {attempt.number} failed: {attempt.feedback}"
+        return text or f"Attempt {attempt.number} failed: {verdict.feedback}"
 
 
 def _best(attempts: list[Attempt]) -> Attempt:
     """The highest-scoring attempt; ``max`` keeps the earliest on ties."""
-    return max(attempts, key=lambda a: a.score)
+    return max(attempts, key=lambda a: a.verdict.score)

@@ -4,11 +4,12 @@ from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Observa
 from vero.core.chat_openai import ChatOpenAI, TextStream
 from vero.core.events import ConsolePrinter, Event, JsonlTrace
 from vero.core.message import Message, ToolCall
+from vero.core.options import AgentOptions
 from vero.core.result import Outcome, RunResult, Status, Step, StepKind
 from vero.errors import LLMCallError, LLMConfigError
 
 __all__ = [
-    "Agent", "BudgetExceeded", "MalformedOutputError", "Observation",
+    "Agent", "AgentOptions", "BudgetExceeded", "MalformedOutputError", "Observation",
     "ChatOpenAI", "TextStream", "ConsolePrinter", "Event", "JsonlTrace",
     "Message", "ToolCall", "Outcome", "RunResult", "Status", "Step", "StepKind", "LLMCallError", "LLMConfigError",
 ]

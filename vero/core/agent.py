@@ -24,11 +24,12 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, Event, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
+from vero.core.options import AgentOptions
 from vero.core.parsing import normalized_arguments, parse_json_object, parse_json_value, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
@@ -123,12 +124,9 @@ class Agent(ABC):
         max_turns: the pattern's loop budget (its meaning is per pattern).
         verbose: print one line per step to the console.
         max_tokens_per_run: optional token budget for one ``run``.
-        max_observation_chars: tool output longer than this is clipped in the
-            prompt (the full text stays in ``last_result.steps``).
-        history_window: how many past messages a prompt may include.
-        json_retries: re-asks when the model's JSON is unusable.
-        max_tool_calls_per_reply: tool calls run from one model reply; the
-            rest are answered "not run" (a runaway reply cannot run hundreds).
+        max_observation_chars, history_window, json_retries,
+            max_tool_calls_per_reply: the shared settings of ``AgentOptions``
+            (documented there), one by one; or all at once as ``options=``.
         trace: path of a JSONL file that receives every event.
         callbacks: extra event listeners, ``fn(event)``.
     """
@@ -146,12 +144,10 @@ class Agent(ABC):
         verbose: bool = True,
         *,
         max_tokens_per_run: int | None = None,
-        max_observation_chars: int = 8000,
-        history_window: int = 20,
-        json_retries: int = 2,
-        max_tool_calls_per_reply: int = 8,
+        options: AgentOptions | None = None,
         trace: str | None = None,
         callbacks: list[Callback] | None = None,
+        **settings: Any,
     ) -> None:
         from vero.tool import ToolRegistry
 
@@ -161,10 +157,7 @@ class Agent(ABC):
         self.system_prompt = system_prompt
         self.max_turns = self.default_max_turns if max_turns is None else max_turns
         self.max_tokens_per_run = max_tokens_per_run
-        self.max_observation_chars = max_observation_chars
-        self.history_window = history_window
-        self.json_retries = max(0, json_retries)
-        self.max_tool_calls_per_reply = max(1, max_tool_calls_per_reply)
+        self.options = replace(options or AgentOptions(), **_known_settings(settings))
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)
@@ -174,10 +167,12 @@ class Agent(ABC):
         self.verbose = verbose
         self._run: Run | None = None
         self._running = threading.Lock()  # one run at a time: see ConcurrentRunError
-        self._base_options = dict(
-            max_observation_chars=max_observation_chars, history_window=history_window, json_retries=json_retries,
-            max_tool_calls_per_reply=max_tool_calls_per_reply,
-        )
+
+    # The shared settings, read where they are used (``agent.options`` holds them).
+    max_observation_chars = property(lambda self: self.options.max_observation_chars)
+    history_window = property(lambda self: self.options.history_window)
+    json_retries = property(lambda self: self.options.json_retries)
+    max_tool_calls_per_reply = property(lambda self: self.options.max_tool_calls_per_reply)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, llm={self.llm!r}, tools={self.tools.names()})"
@@ -425,7 +420,7 @@ class Agent(ABC):
         """A helper agent of class ``cls`` that shares this agent's model, tools,
         settings (observation clipping, history window, JSON re-asks) and recent
         history; run it with ``run_subagent``."""
-        agent = cls(name, self.llm, tools=self.tools, verbose=False, **{**self._base_options, **options})
+        agent = cls(name, self.llm, tools=self.tools, verbose=False, **{"options": self.options, **options})
         agent.history = list(self.history_messages())
         return agent
 
@@ -527,6 +522,16 @@ class Agent(ABC):
         the current history untouched.
         """
         self.history = load_session(path)
+
+
+def _known_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` if each names an ``AgentOptions`` field, else a TypeError naming every unknown one."""
+    known = {f.name for f in fields(AgentOptions)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument{'s' * (len(unknown) > 1)}: {', '.join(unknown)} "
+                        f"(the shared settings are: {', '.join(sorted(known))})")
+    return settings
 
 
 def _call_shape(tool: Tool) -> str:

@@ -1,0 +1,42 @@
+"""``AgentOptions``: the settings every pattern shares, handed to sub-agents as one value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """The settings every agent shares; ``Agent.subagent`` passes them on as a whole.
+
+    ``Agent(...)`` takes each as a keyword argument of the same name (or all of
+    them as ``options=AgentOptions(...)``) and exposes them as ``agent.options``.
+    """
+
+    max_observation_chars: int = 8000
+    """Tool output longer than this is clipped in the prompt (the steps keep the full text)."""
+
+    history_window: int = 20
+    """How many past messages of the history a prompt may include."""
+
+    json_retries: int = 2
+    """Re-asks when the model's JSON is unusable (0 or more)."""
+
+    max_tool_calls_per_reply: int = 8
+    """Tool calls run from one model reply; the rest are answered "not run" (1 or more)."""
+
+    def __post_init__(self) -> None:
+        problems = [f"{name} must be {rule}, got {value!r}" for name, value, rule in (
+            ("max_observation_chars", self.max_observation_chars, "a positive int"),
+            ("history_window", self.history_window, "an int of 0 or more"),
+            ("json_retries", self.json_retries, "an int of 0 or more"),
+            ("max_tool_calls_per_reply", self.max_tool_calls_per_reply, "a positive int"),
+        ) if not _fits(value, rule)]
+        if problems:
+            raise ValueError("; ".join(problems))
+
+
+def _fits(value: object, rule: str) -> bool:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    return value > 0 if rule == "a positive int" else value >= 0
