@@ -127,7 +127,7 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
         return with_task(ECHO_NUDGE, agent)
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
-        return with_task(GUESS_NUDGE.format(tools=agent.tool_lines()), agent)
+        return with_task(GUESS_NUDGE.format(tools=agent.tools.short_lines()), agent)
     return None
 
 

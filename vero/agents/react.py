@@ -5,13 +5,14 @@ assistant(step), user("Observation: ..."), ...]``.  The system prompt (tools
 and format) is built once per run and never changes, tool output never enters
 it, and each step is sent once per call.
 
-Two protocols.  ``"text"`` (default, works with any endpoint): the model writes
-``Thought:`` / ``Action:`` / ``Action Input: <JSON>`` and ends with
-``Final Answer: ...`` or ``Action: Finish`` + ``{"answer": ...}``; the agent
-passes ``stop=["Observation:"]`` and also cuts a self-written observation, so
-an action always wins over an invented final answer after it.  ``"native"``:
-the API's tool calls are the actions, the text beside them is the thought, and
-a plain text reply is the answer.
+Two protocols, one small strategy each (``TextProtocol``, ``NativeProtocol``).
+``"text"`` (default, works with any endpoint): the model writes ``Thought:`` /
+``Action:`` / ``Action Input: <JSON>`` and ends with ``Final Answer: ...`` or
+``Action: Finish`` + ``{"answer": ...}``; the agent passes
+``stop=["Observation:"]`` and also cuts a self-written observation, so an
+action always wins over an invented final answer after it.  ``"native"``: the
+API's tool calls are the actions, the text beside them is the thought, and a
+plain text reply is the answer.
 
 Model calls, with ``n`` turns used and ``k = reflect_every``:
 - finishing on turn ``n``: ``n`` calls, plus one reflection after every
@@ -111,7 +112,8 @@ class ReActAgent(Agent):
     """Reasoning and acting in a loop over the shared ``ToolRegistry``.
 
     Args (beyond ``Agent``'s):
-        protocol: ``"text"`` (Thought/Action lines) or ``"native"`` (API tool calls).
+        protocol: ``"text"`` (Thought/Action lines, ``TextProtocol``) or ``"native"``
+            (API tool calls, ``NativeProtocol``); ``PROTOCOLS`` maps the names to the strategies.
         reflect_every: every k turns, one extra call reflects on the trajectory;
             the reflection is added to the conversation (a ``reflection`` step),
             which keeps the last ``max_reflections`` (2) of them.
@@ -156,19 +158,22 @@ class ReActAgent(Agent):
         **base_options: Any,
     ) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
-        if protocol not in ("text", "native"):
+        if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be 'text' or 'native', got {protocol!r}")
         self.protocol = protocol
         self.reflect_every = reflect_every
         self.max_format_errors = max_format_errors
         self.max_repeats = max_repeats
 
+    @property
+    def _strategy(self) -> TextProtocol | NativeProtocol:
+        return PROTOCOLS[self.protocol]
+
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         messages = [Message.system(self.build_system_prompt()), *self.history_messages(), Message.user(task)]
-        step = self._native_step if self.protocol == "native" else self._text_step
         for turn in self.turns():
-            answer = step(self.call_llm(messages, **self._options()), messages)
+            answer = self._strategy.step(self, self.call_llm(messages, **self._strategy.options(self)), messages)
             if answer is not None:
                 self.record("final", answer)
                 return answer
@@ -177,87 +182,7 @@ class ReActAgent(Agent):
         return Outcome(self.final_answer(messages), MAX_TURNS)
 
     def build_system_prompt(self) -> str:
-        intro = self.system_prompt or self.intro_prompt
-        if self.protocol == "native":
-            return f"{intro}\n\n{self.native_prompt}"
-        tools = self.format_prompt.format(tools=self.tools.describe() or "(no tools)", names=self._names())
-        return f"{intro}\n\n{tools}"
-
-    # -- the steps -------------------------------------------------------------
-    def _text_step(self, reply: Message, messages: list[Message]) -> str | None:
-        """Parse a Thought/Action reply; act on it.  Returns the answer when finished."""
-        step = parse_react(reply.text, self.tools.names())
-        if step.text:
-            messages.append(Message.assistant(step.text))
-        self._thought(step.thought)
-        if reply.truncated and step.action is None:  # a cut-off Final Answer may have lost its end
-            step.problem = step.problem or CUT_OFF
-        if step.problem:
-            self._format_error(step.problem, reply.text, messages)
-            return None
-        self.current_run.counters["format_errors"] = 0
-        if step.final_answer is not None:
-            nudge = answer_nudge(self, step.final_answer)
-            if nudge is not None:
-                messages.append(Message.user(f"Observation: {nudge}"))
-                return None
-            return step.final_answer
-        assert step.action is not None  # parse_react gives a problem, a final answer or an action
-        warning = self._check_repeats([(step.action, step.action_input)])
-        observation = warning or self.run_tool(step.action, step.action_input).text
-        messages.append(Message.user(f"Observation: {observation}"))
-        return None
-
-    def _native_step(self, reply: Message, messages: list[Message]) -> str | None:
-        """The text is the thought, the tool calls are the actions; text alone is the answer,
-        unless it was cut off or only announced an action (then a nudge follows)."""
-        reply = with_text_tool_calls(self, reply)
-        if not reply.tool_calls:
-            nudge = nudge_for(self, reply) if reply.text.strip() else None
-            if nudge is not None:
-                if not echoes_vero(reply.text):  # vero's own words are no thought and no partial answer
-                    self._thought(reply.text)
-                messages += [Message.assistant(reply.text), Message.user(nudge)]
-                return None
-            if reply.text.strip():
-                return reply.text
-            self._format_error("the reply was empty", reply.text, messages)
-            return None
-        self.current_run.counters["format_errors"] = 0
-        self._thought(reply.text)
-        warning = self._check_repeats([(call.name, call.arguments) for call in reply.tool_calls])
-        answer_tool_calls(self, reply, messages, (lambda call: warning) if warning else None)
-        return None
-
-    def _thought(self, thought: str) -> None:
-        if thought.strip():
-            self.record("thought", thought.strip())
-            self.keep_partial(thought.strip())
-
-    def _format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
-        """A correction as the next observation; ``max_format_errors`` in a row end the run."""
-        errors = self.tally("format_errors")
-        self.record("warning", f"malformed reply: {problem}", raw=raw)
-        if errors >= self.max_format_errors:
-            raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
-        if self.protocol == "native":
-            messages.append(Message.user(self.native_empty_prompt))
-        else:
-            messages.append(Message.user(self.format_error_prompt.format(problem=problem, names=self._names())))
-
-    def _check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
-        """Loop detection: a warning instead of the observation, or the end of the run."""
-        key = json.dumps([[name, normalized_arguments(args)] for name, args in actions], sort_keys=True, default=str)
-        notes = self.current_run.notes
-        repeats = notes["repeats"] = notes.get("repeats", 0) + 1 if key == notes.get("last_actions") else 1
-        notes["last_actions"] = key
-        if repeats > self.max_repeats:
-            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
-        if repeats == self.max_repeats:
-            warning = self.loop_warning_prompt.format(count=repeats)
-            self.record("warning", warning, actions=key)
-            return warning
-        return None
+        return f"{self.system_prompt or self.intro_prompt}\n\n{self._strategy.instructions(self)}"
 
     def reflect(self, messages: list[Message]) -> None:
         """One extra call: a short reflection, appended so the next calls see it.
@@ -265,7 +190,8 @@ class ReActAgent(Agent):
         Only the last ``max_reflections`` notes stay in the conversation (two by default,
         so the prompt stays short): adding one more removes the oldest note message.
         """
-        reply = self.call_llm([*messages, Message.user(self.reflect_prompt)], **self._options(final=True))
+        reply = self.call_llm([*messages, Message.user(self.reflect_prompt)],
+                              **self._strategy.options(self, final=True))
         if not reply.text.strip():
             return
         self.record("reflection", reply.text.strip())
@@ -281,19 +207,126 @@ class ReActAgent(Agent):
         """The turns ran out: ask for the best answer from the trajectory, re-asking if empty."""
         prompt = [*messages, Message.user(self.final_answer_prompt)]
         for attempt in range(1, self.final_answer_retries + 2):
-            reply = self.call_llm(prompt, **self._options(final=True))
-            answer = reply.text.strip() if self.protocol == "native" else final_answer_text(reply.text)
+            answer = self._strategy.final_text(self.call_llm(prompt, **self._strategy.options(self, final=True)).text)
             if answer:
                 self.record("final", answer, reason="max_turns")
                 return answer
             self.record("warning", "the final answer came back empty", attempt=attempt)
         return self.partial
 
-    def _options(self, final: bool = False) -> dict[str, Any]:
-        if self.protocol == "native":
-            return tool_options(self, tool_choice="none") if final else tool_options(self)
+    # -- shared by the protocols' steps --------------------------------------
+    def _thought(self, thought: str) -> None:
+        if thought.strip():
+            self.record("thought", thought.strip())
+            self.keep_partial(thought.strip())
+
+    def _format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
+        """A correction as the next observation; ``max_format_errors`` in a row end the run."""
+        errors = self.tally("format_errors")
+        self.record("warning", f"malformed reply: {problem}", raw=raw)
+        if errors >= self.max_format_errors:
+            raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
+        messages.append(Message.user(self._strategy.correction(self, problem)))
+
+    def _check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
+        """Loop detection: a warning instead of the observation, or the end of the run."""
+        key = json.dumps([[name, normalized_arguments(args)] for name, args in actions], sort_keys=True, default=str)
+        notes = self.current_run.notes
+        repeats = notes["repeats"] = notes.get("repeats", 0) + 1 if key == notes.get("last_actions") else 1
+        notes["last_actions"] = key
+        if repeats > self.max_repeats:
+            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
+        if repeats == self.max_repeats:
+            warning = self.loop_warning_prompt.format(count=repeats)
+            self.record("warning", warning, actions=key)
+            return warning
+        return None
+
+
+# -- the two protocols ---------------------------------------------------------
+# One strategy each, with the same interface: ``instructions`` (the system prompt's protocol
+# part), ``options`` (request options; ``final=True`` for the reflection and final-answer
+# calls), ``step`` (read a reply, act on it; the answer when finished), ``correction`` (the
+# message after a malformed or empty reply) and ``final_text`` (the answer in the text of the
+# final-answer call's reply).  They hold no state: the prompts are read from the agent (a
+# subclass overrides them there), per-run state lives in ``agent.current_run``.
+
+class TextProtocol:
+    """``Thought:`` / ``Action:`` / ``Action Input:`` lines, parsed from the reply; works with any endpoint."""
+
+    def instructions(self, agent: ReActAgent) -> str:
+        return agent.format_prompt.format(tools=agent.tools.describe() or "(no tools)", names=self.names(agent))
+
+    def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
         return {} if final else {"stop": STOP}
 
-    def _names(self) -> str:
-        return ", ".join([*self.tools.names(), "Finish"])
+    def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
+        """Parse a Thought/Action reply; act on it.  Returns the answer when finished."""
+        step = parse_react(reply.text, agent.tools.names())
+        if step.text:
+            messages.append(Message.assistant(step.text))
+        agent._thought(step.thought)
+        if reply.truncated and step.action is None:  # a cut-off Final Answer may have lost its end
+            step.problem = step.problem or CUT_OFF
+        if step.problem:
+            agent._format_error(step.problem, reply.text, messages)
+            return None
+        agent.current_run.counters["format_errors"] = 0
+        if step.final_answer is not None:
+            nudge = answer_nudge(agent, step.final_answer)
+            if nudge is not None:
+                messages.append(Message.user(f"Observation: {nudge}"))
+                return None
+            return step.final_answer
+        assert step.action is not None  # parse_react gives a problem, a final answer or an action
+        warning = agent._check_repeats([(step.action, step.action_input)])
+        observation = warning or agent.run_tool(step.action, step.action_input).text
+        messages.append(Message.user(f"Observation: {observation}"))
+        return None
 
+    def correction(self, agent: ReActAgent, problem: str) -> str:
+        return agent.format_error_prompt.format(problem=problem, names=self.names(agent))
+
+    final_text = staticmethod(final_answer_text)  # its Final Answer, else its prose
+
+    def names(self, agent: ReActAgent) -> str:
+        return ", ".join([*agent.tools.names(), "Finish"])
+
+
+class NativeProtocol:
+    """The API's tool calls are the actions, the text beside them is the thought, and text alone is the answer."""
+
+    def instructions(self, agent: ReActAgent) -> str:
+        return agent.native_prompt
+
+    def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
+        return tool_options(agent, tool_choice="none") if final else tool_options(agent)
+
+    def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
+        """The text is the thought, the tool calls are the actions; text alone is the answer,
+        unless it was cut off or only announced an action (then a nudge follows)."""
+        reply = with_text_tool_calls(agent, reply)
+        if not reply.tool_calls:
+            nudge = nudge_for(agent, reply) if reply.text.strip() else None
+            if nudge is not None:
+                if not echoes_vero(reply.text):  # vero's own words are no thought and no partial answer
+                    agent._thought(reply.text)
+                messages += [Message.assistant(reply.text), Message.user(nudge)]
+                return None
+            if reply.text.strip():
+                return reply.text
+            agent._format_error("the reply was empty", reply.text, messages)
+            return None
+        agent.current_run.counters["format_errors"] = 0
+        agent._thought(reply.text)
+        warning = agent._check_repeats([(call.name, call.arguments) for call in reply.tool_calls])
+        answer_tool_calls(agent, reply, messages, (lambda call: warning) if warning else None)
+        return None
+
+    def correction(self, agent: ReActAgent, problem: str) -> str:
+        return agent.native_empty_prompt
+
+    final_text = staticmethod(str.strip)  # the whole reply
+
+
+PROTOCOLS: dict[str, TextProtocol | NativeProtocol] = {"text": TextProtocol(), "native": NativeProtocol()}

@@ -24,8 +24,8 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, Event, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
@@ -35,9 +35,8 @@ from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, a
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
 from vero.errors import VeroError
-
-if TYPE_CHECKING:  # vero.tool imports vero.core: imported at run time inside Agent.__init__
-    from vero.tool import Tool, ToolRegistry
+from vero.tool.base import Tool
+from vero.tool.registry import ToolOutcome, ToolRegistry
 
 log = logging.getLogger("vero.agent")
 T = TypeVar("T")
@@ -82,13 +81,8 @@ class MalformedOutputError(VeroError):
         return type(self), (str(self), self.raw)
 
 
-@dataclass
-class Observation:
-    """A tool's result as the loop uses it: ``text`` is clipped for the prompt."""
-
-    text: str
-    ok: bool
-    error: str | None = None
+Observation = ToolOutcome
+"""What ``Agent.run_tool`` returns: a ``ToolOutcome`` whose ``text`` is what the model is sent."""
 
 
 @dataclass
@@ -149,15 +143,13 @@ class Agent(ABC):
         callbacks: list[Callback] | None = None,
         **settings: Any,
     ) -> None:
-        from vero.tool import ToolRegistry
-
         self.name = name
         self.llm = llm
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         self.system_prompt = system_prompt
         self.max_turns = self.default_max_turns if max_turns is None else max_turns
         self.max_tokens_per_run = max_tokens_per_run
-        self.options = replace(options or AgentOptions(), **_known_settings(settings))
+        self.options = (options or AgentOptions()).updated(**settings)
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)
@@ -339,7 +331,7 @@ class Agent(ABC):
         self.record("action", f"{name}({_args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tool_lines())
+                                           tools=self.tools.short_lines())
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self.events.emit("tool_call", tool=name, args=args)
@@ -348,7 +340,7 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
-            text += self._other_tools_hint(name)  # (an unknown tool's error lists the tools already)
+            text += self.tools.others_hint(name)  # (an unknown tool's error lists the tools already)
         return Observation(text, outcome.ok, outcome.error)
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:
@@ -361,16 +353,6 @@ class Agent(ABC):
     def _earlier_failure(self, name: str, args: Any) -> Step | None:
         """The observation of an identical earlier call in this run that failed (not by a timeout)."""
         return next((result for result in self.earlier_results(name, args) if _failed(result)), None)
-
-    def tool_lines(self) -> str:
-        """One short line per tool (name, arguments, first sentence of its description), for nudges."""
-        lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in self.tools]
-        return "\n".join(lines) or "(no tools)"
-
-    def _other_tools_hint(self, name: str) -> str:
-        """After an error, the other tools by signature: small models often keep calling the wrong one."""
-        others = [_call_shape(t) for t in self.tools if t.name != name]
-        return f"\n(If {name} is not the right tool for this, the others are: {', '.join(others)}.)" if others else ""
 
     def clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
@@ -522,21 +504,6 @@ class Agent(ABC):
         the current history untouched.
         """
         self.history = load_session(path)
-
-
-def _known_settings(settings: dict[str, Any]) -> dict[str, Any]:
-    """``settings`` if each names an ``AgentOptions`` field, else a TypeError naming every unknown one."""
-    known = {f.name for f in fields(AgentOptions)}
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise TypeError(f"unexpected keyword argument{'s' * (len(unknown) > 1)}: {', '.join(unknown)} "
-                        f"(the shared settings are: {', '.join(sorted(known))})")
-    return settings
-
-
-def _call_shape(tool: Tool) -> str:
-    """``name(arg, other)``: how a tool is named in nudges and error hints."""
-    return f"{tool.name}({', '.join(tool.parameters['properties'])})"
 
 
 def _failed(observation: Step) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,15 @@ class AgentOptions:
 
     max_tool_calls_per_reply: int = 8
     """Tool calls run from one model reply; the rest are answered "not run" (1 or more)."""
+
+    def updated(self, **settings: Any) -> AgentOptions:
+        """A copy with ``settings`` changed; a TypeError names every unknown setting."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise TypeError(f"unexpected keyword argument{'s' * (len(unknown) > 1)}: {', '.join(unknown)} "
+                            f"(the shared settings are: {', '.join(sorted(known))})")
+        return replace(self, **settings) if settings else self
 
     def __post_init__(self) -> None:
         problems = [f"{name} must be {rule}, got {value!r}" for name, value, rule in (

@@ -55,16 +55,27 @@ MAX_GENERATED_ITEMS = 10_000  # items taken from a generator a tool returned
 
 @dataclass(slots=True)
 class ToolOutcome:
-    """What running a tool produced.
+    """What running a tool produced: the one tool-result type of vero.
+
+    ``ToolRegistry.run`` returns the tool's full ``output``; ``Agent.run_tool``
+    returns the same type (as ``Observation``) with the text the model is sent
+    (clipped, with hints), which is also readable as ``text``.
 
     ``error`` is a short kind when ``ok`` is False:
     ``"unknown_tool" | "bad_arguments" | "exception" | "timeout" | "busy"``
-    (``busy``: not run, too many timed-out calls are still running).
+    (``busy``: not run, too many timed-out calls are still running), and from
+    ``Agent.run_tool`` also ``"repeated_failure"`` (not run: the same call failed
+    before).  Agents of your own may use kinds of their own.
     """
 
     output: str
     ok: bool
     error: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The output (the name an agent loop reads it by)."""
+        return self.output
 
     def __str__(self) -> str:
         return self.output
@@ -309,6 +320,16 @@ class ToolRegistry:
             self._description = "\n".join(_describe_line(t) for t in self._tools.values())
         return self._description
 
+    def short_lines(self) -> str:
+        """One short line per tool (its call shape and first sentence), for nudges to the model."""
+        lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in self._tools.values()]
+        return "\n".join(lines) or "(no tools)"
+
+    def others_hint(self, name: str) -> str:
+        """After an error, the other tools by call shape: small models often keep calling the wrong one."""
+        others = [_call_shape(t) for t in self._tools.values() if t.name != name]
+        return f"\n(If {name} is not the right tool for this, the others are: {', '.join(others)}.)" if others else ""
+
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
@@ -352,6 +373,11 @@ class ToolRegistry:
                                "out and are still running; try again later.", False, "busy")
         except Exception as exc:  # only when even formatting the tool's error failed
             return ToolOutcome(f"Error: tool {name!r} raised {type(exc).__name__}", False, "exception")
+
+
+def _call_shape(tool: Tool) -> str:
+    """``name(arg, other)``: how a tool is named in nudges and error hints."""
+    return f"{tool.name}({', '.join(tool.parameters['properties'])})"
 
 
 def _describe_line(t: Tool) -> str:

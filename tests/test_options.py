@@ -1,0 +1,51 @@
+"""``AgentOptions``: the shared settings, one validated value handed to sub-agents whole."""
+
+import pytest
+
+from vero import AgentOptions
+from vero.agents import PlanExecuteAgent, ReActAgent
+from vero.testing import ScriptedLLM
+
+
+def test_keyword_settings_and_an_options_value_give_the_same_agent():
+    by_keyword = ReActAgent("a", ScriptedLLM([]), history_window=4, json_retries=1, verbose=False)
+    by_value = ReActAgent("a", ScriptedLLM([]), options=AgentOptions(history_window=4, json_retries=1), verbose=False)
+    assert by_keyword.options == by_value.options == AgentOptions(history_window=4, json_retries=1)
+    assert by_keyword.history_window == 4 and by_keyword.json_retries == 1
+
+
+def test_a_keyword_setting_overrides_the_options_value():
+    agent = ReActAgent("a", ScriptedLLM([]), options=AgentOptions(history_window=4), history_window=9, verbose=False)
+    assert agent.options.history_window == 9
+
+
+def test_a_sub_agent_gets_the_options_whole_and_may_change_one():
+    parent = PlanExecuteAgent("p", ScriptedLLM([]), options=AgentOptions(max_observation_chars=123, json_retries=0),
+                              verbose=False)
+    assert parent.subagent(ReActAgent, "child").options is parent.options
+    child = parent.subagent(ReActAgent, "child", history_window=3)
+    assert child.options == AgentOptions(max_observation_chars=123, json_retries=0, history_window=3)
+
+
+def test_every_unknown_setting_is_named():
+    with pytest.raises(TypeError, match="unexpected keyword arguments: histroy_window, json_retry"):
+        ReActAgent("a", ScriptedLLM([]), histroy_window=3, json_retry=1)
+
+
+@pytest.mark.parametrize("settings, problem", [
+    ({"json_retries": -1}, "json_retries must be an int of 0 or more, got -1"),
+    ({"max_tool_calls_per_reply": 0}, "max_tool_calls_per_reply must be a positive int, got 0"),
+    ({"max_observation_chars": "8000"}, "max_observation_chars must be a positive int, got '8000'"),
+    ({"history_window": True}, "history_window must be an int of 0 or more, got True"),
+])
+def test_a_bad_value_is_refused_when_the_agent_is_created(settings, problem):
+    with pytest.raises(ValueError, match=problem):
+        ReActAgent("a", ScriptedLLM([]), **settings)
+
+
+def test_options_cannot_change_under_a_running_agent():
+    agent = ReActAgent("a", ScriptedLLM([]), verbose=False)
+    with pytest.raises(AttributeError):
+        agent.options.history_window = 1  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        agent.history_window = 1  # type: ignore[misc]
