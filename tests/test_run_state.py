@@ -60,3 +60,37 @@ def test_react_keeps_its_loop_counters_in_the_run_not_on_the_agent():
     agent.llm = ScriptedLLM(["no labels", "still none", "nothing"])
     agent.run("again")
     assert agent.last_result.status == "failed" and agent.llm.calls == 3
+
+
+class Outer(ReActAgent):
+    """Runs one sub-agent on the task and returns its answer."""
+
+    def solve(self, task, **kwargs):
+        return self.run_subagent(self.inner, task).answer
+
+
+def test_run_subagent_leaves_the_child_as_it_was_and_nests_its_steps():
+    seen: list = []
+    inner = ReActAgent("inner", ScriptedLLM(['Thought: t\nAction: lookup\nAction Input: {"name": "x"}',
+                                            "Final Answer: 42"]), tools=[lookup], callbacks=[seen.append],
+                       max_tokens_per_run=10**6)
+    callbacks, budget = inner.events.callbacks, inner.max_tokens_per_run
+    middle = Outer("middle", ScriptedLLM([]), verbose=False)
+    middle.inner = inner
+    outer = Outer("outer", ScriptedLLM([]), verbose=False, max_tokens_per_run=10**5)
+    outer.inner = middle
+    assert outer.run("x?") == "42"
+    assert inner.events.callbacks is callbacks and inner.max_tokens_per_run == budget
+    assert {s.depth for s in outer.last_result.steps} == {2}  # the inner agent's steps, two levels down
+    assert any(e.type == "step" for e in seen)  # the child's own listeners still hear its steps
+
+
+def test_a_sub_agent_s_own_printer_rests_while_the_parent_prints_its_steps(capsys):
+    inner = ReActAgent("inner", ScriptedLLM(["Final Answer: 42"]), verbose=True)
+    outer = Outer("outer", ScriptedLLM([]), verbose=True)
+    outer.inner = inner
+    outer.run("x?")
+    printed = capsys.readouterr().out
+    assert "`inner`" not in printed and printed.count("`outer`") == 1  # one header: the parent's
+    assert "    ✅ Final: 42" in printed  # the inner agent's step, printed once, one level deeper
+    assert printed.count("Final: 42") == 1

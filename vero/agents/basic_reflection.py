@@ -26,15 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vero.core.agent import Agent, MalformedOutputError
+from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.parsing import as_bool
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome
-
-HISTORY_SECTION = """
-## Conversation History
-{history}
-"""
 
 GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
 Output only the answer to the user task.
@@ -158,7 +153,7 @@ class BasicReflectionAgent(Agent):
     # -- the steps -------------------------------------------------------------
     def _generate(self, task: str) -> Message:
         if self.system_prompt:  # the user's prompt is used verbatim, never formatted
-            system = self.system_prompt + HISTORY_SECTION.format(history=self.history_text())
+            system = self.with_history(self.system_prompt)
         else:
             system = self.generate_prompt.format(history=self.history_text())
         return self.call_llm([Message.system(system), Message.user(task)])

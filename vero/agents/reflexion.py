@@ -30,8 +30,6 @@ EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task com
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
 follow their plan and do not repeat those mistakes."""
 
-HISTORY_SECTION = "\n\n## Conversation History\n{history}\n"
-
 ATTEMPT_TASK = """{task}
 
 {reflections}
@@ -222,8 +220,7 @@ class ReflexionAgent(Agent):
             task = self.attempt_task.format(task=task, reflections=memory.render())
         executor = self.executor or self._default_executor()
         if executor is None:  # no tools: one plain generation call
-            history = HISTORY_SECTION.format(history=self.history_text())
-            system = (self.system_prompt or self.executor_prompt) + history  # never formatted
+            system = self.with_history(self.system_prompt or self.executor_prompt)
             answer = self.call_llm([Message.system(system), Message.user(task)]).text
             return Attempt(number, answer, OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)

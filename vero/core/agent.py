@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from vero.core.events import Callback, ConsolePrinter, Event, EventBus, JsonlTrace
+from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentOptions
 from vero.core.parsing import normalized_arguments, parse_json_object, parse_json_value, reports_error, tidy_numbers
@@ -46,6 +46,7 @@ JSON_REASK = (
     "Reply again with only a JSON object of this form, and nothing else:\n{schema}"
 )
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
+HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
 REPEATED_FAILURE = ("Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
                     "Use a different tool, or different arguments. The tools:\n{tools}")
@@ -103,6 +104,8 @@ class Run:
     turn: int = 0
     partial: str = ""
     counters: Counter[str] = field(default_factory=Counter)  # a pattern's per-run counts (see ``tally``)
+    token_budget: int | None = None  # max_tokens_per_run, or what is left of the parent run's budget
+    parent: Callable[[Step], None] | None = None  # run_subagent: where each step also goes, one level deeper
     notes: dict[str, Any] = field(default_factory=dict)  # a pattern's other per-run state
 
 
@@ -195,20 +198,25 @@ class Agent(ABC):
         Raises ``ConcurrentRunError`` at once when this agent is already running.
         ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
         """
+        return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
+
+    def _guarded(self, run: Run, kwargs: dict[str, Any]) -> str:
+        """``_run_once`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends."""
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(
                 f"{type(self).__name__} {self.name!r} is already running a task; one agent runs one task at a "
                 "time (its history and steps belong to that run). Create one agent per thread, as run_many does."
             )
         try:
-            return self._run_once(task, **kwargs)
+            return self._run_once(run, **kwargs)
         finally:
             self._run = None  # the run is over: its state lives on only in last_result
             self._running.release()
 
-    def _run_once(self, task: str, **kwargs: Any) -> str:
-        run = self._run = Run(task=task)
-        self.events.emit("run_start", task=task, cls=type(self).__name__)
+    def _run_once(self, run: Run, **kwargs: Any) -> str:
+        self._run = run
+        task = run.task
+        self._emit("run_start", task=task, cls=type(self).__name__)
         error: BaseException | None = None
         try:
             if not isinstance(task, str) or not task.strip():
@@ -249,7 +257,7 @@ class Agent(ABC):
             task=run.task,
         )
         self.last_result = result
-        self.events.emit(
+        self._emit(
             "run_end",
             answer=result.answer,
             status=result.status,
@@ -276,7 +284,7 @@ class Agent(ABC):
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
         if self.events.callbacks:
-            self.events.emit(
+            self._emit(
                 "llm_call", turn=run.turn, seconds=time.perf_counter() - started,
                 usage=reply.usage, messages=len(messages), tool_calls=len(reply.tool_calls or ()),
             )
@@ -334,9 +342,9 @@ class Agent(ABC):
                                            tools=self.tools.short_lines())
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
-        self.events.emit("tool_call", tool=name, args=args)
+        self._emit("tool_call", tool=name, args=args)
         outcome = self.tools.run(name, args)
-        self.events.emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
+        self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
@@ -361,12 +369,19 @@ class Agent(ABC):
 
     def record(self, kind: str, content: str = "", **data: Any) -> Step:
         """Add a step to this run (kept in ``last_result.steps``) and emit it."""
-        step = Step(kind, content, data, self._run.turn if self._run else 0)
-        if self._run is not None:
-            self._run.steps.append(step)
-        if self.events.callbacks:
-            self.events.emit("step", kind=kind, content=content, data=data, turn=step.turn, depth=0)
+        run = self._run
+        step = Step(kind, content, data, run.turn if run else 0)
+        if run is not None:
+            run.steps.append(step)
+        self._emit("step", kind=kind, content=content, data=data, turn=step.turn, depth=0)
+        if run is not None and run.parent is not None:
+            run.parent(step)
         return step
+
+    def _emit(self, type: str, **data: Any) -> None:
+        """Emit an event; a sub-agent's printer rests (its steps are printed by the parent, one level deeper)."""
+        quiet = self._run is not None and self._run.parent is not None
+        self.events.emit(type, exclude=ConsolePrinter if quiet else None, **data)
 
     def keep_partial(self, answer: str) -> None:
         """Remember the best answer so far, returned if a budget cuts the run short."""
@@ -414,16 +429,10 @@ class Agent(ABC):
         covers it.
         """
         run = self._active_run()
-        callbacks, budget = agent.events.callbacks, agent.max_tokens_per_run
-        # The child's steps are printed through this agent, so its own printer rests.
-        agent.events.callbacks = [c for c in callbacks if not isinstance(c, ConsolePrinter)]
-        agent.events.callbacks.append(self._forward_from(agent))
+        budget = agent.max_tokens_per_run
         if self.max_tokens_per_run:
-            agent.max_tokens_per_run = max(1, self.max_tokens_per_run - run.usage["total_tokens"])
-        try:
-            agent.run(task)
-        finally:
-            agent.events.callbacks, agent.max_tokens_per_run = callbacks, budget
+            budget = max(1, self.max_tokens_per_run - run.usage["total_tokens"])
+        agent._guarded(Run(task, token_budget=budget, parent=self._adopt), {})
         result = agent.last_result
         assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls
@@ -431,18 +440,15 @@ class Agent(ABC):
         self._check_token_budget()
         return result
 
-    def _forward_from(self, agent: Agent) -> Callback:
-        def forward(event: Event) -> None:
-            if event.type != "step":
-                return
-            data = event.data
-            run = self._active_run()  # forward listens only during run_subagent, inside this agent's run
-            step = Step(data["kind"], data["content"], data["data"], run.turn, data["depth"] + 1)
-            run.steps.append(step)
-            self.events.emit("step", kind=step.kind, content=step.content, data=step.data, turn=step.turn,
-                             depth=step.depth)
-
-        return forward
+    def _adopt(self, step: Step) -> None:
+        """A sub-agent's step, recorded in this run one level deeper (and passed further up, if nested)."""
+        run = self._active_run()
+        adopted = Step(step.kind, step.content, step.data, run.turn, step.depth + 1)
+        run.steps.append(adopted)
+        self._emit("step", kind=adopted.kind, content=adopted.content, data=adopted.data, turn=adopted.turn,
+                   depth=adopted.depth)
+        if run.parent is not None:
+            run.parent(adopted)
 
     @property
     def current_run(self) -> Run:
@@ -455,7 +461,7 @@ class Agent(ABC):
         return self._run
 
     def _check_token_budget(self) -> None:
-        budget = self.max_tokens_per_run
+        budget = self._active_run().token_budget
         if not budget:
             return
         used = self._active_run().usage["total_tokens"]
@@ -477,6 +483,10 @@ class Agent(ABC):
     def history_text(self) -> str:
         """``format_history()`` for a prompt section, ``(none)`` when there is no history yet."""
         return self.format_history() or "(none)"
+
+    def with_history(self, system: str) -> str:
+        """``system`` (never formatted: it may be the user's own prompt) and then ``HISTORY_SECTION``."""
+        return system + HISTORY_SECTION.format(history=self.history_text())
 
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""

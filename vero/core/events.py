@@ -9,6 +9,7 @@ process keeps every completed step.
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
@@ -190,11 +191,14 @@ class EventBus:
         self.agent_name = agent_name
         self.callbacks: list[Callback] = list(callbacks or [])
 
-    def emit(self, type: str, **data: Any) -> None:
+    def emit(self, type: str, exclude: builtins.type | None = None, **data: Any) -> None:
+        """Send an event to every callback (except instances of ``exclude``)."""
         if not self.callbacks:
             return
         event = Event(type, self.agent_name, data, time.time())
         for callback in self.callbacks:
+            if exclude is not None and isinstance(callback, exclude):
+                continue
             try:
                 callback(event)
             except Exception:  # a broken listener must not break the run it watches
