@@ -82,8 +82,7 @@ class MalformedOutputError(VeroError):
         return type(self), (str(self), self.raw)
 
 
-Observation = ToolOutcome
-"""What ``Agent.run_tool`` returns: a ``ToolOutcome`` whose ``text`` is what the model is sent."""
+Observation = ToolOutcome  # what run_tool returns: a ToolOutcome whose text is what the model is sent
 
 
 @dataclass
@@ -245,7 +244,7 @@ class Agent(ABC):
         return result.answer
 
     def _finish(self, outcome: Outcome, error: BaseException | None) -> RunResult:
-        run = self._active_run()
+        run = self.current_run
         result = RunResult(
             answer=outcome.answer,
             status=outcome.status,
@@ -271,7 +270,7 @@ class Agent(ABC):
     # -- helpers for the loops --------------------------------------------------
     def turns(self, limit: int | None = None) -> Iterator[int]:
         """The turn budget: yields 1 .. ``max_turns`` (or ``limit``)."""
-        run = self._active_run()
+        run = self.current_run
         for turn in range(1, (self.max_turns if limit is None else limit) + 1):
             run.turn = turn
             yield turn
@@ -279,7 +278,7 @@ class Agent(ABC):
     def call_llm(self, messages: list[Message], *, llm: ChatModel | None = None, **options: Any) -> Message:
         """Call the model, count its usage, and enforce the token budget."""
         started = time.perf_counter()
-        run = self._active_run()
+        run = self.current_run
         reply: Message = (llm or self.llm).generate(messages, **options)
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
@@ -385,12 +384,12 @@ class Agent(ABC):
 
     def keep_partial(self, answer: str) -> None:
         """Remember the best answer so far, returned if a budget cuts the run short."""
-        run = self._active_run()
+        run = self.current_run
         run.partial = answer or run.partial
 
     def tally(self, counter: str) -> int:
         """Add one to a per-run counter (nudges, format errors, ...) and return its new value."""
-        counters = self._active_run().counters
+        counters = self.current_run.counters
         counters[counter] += 1
         return counters[counter]
 
@@ -428,7 +427,7 @@ class Agent(ABC):
         and model calls count toward this run, and this run's token budget
         covers it.
         """
-        run = self._active_run()
+        run = self.current_run
         budget = agent.max_tokens_per_run
         if self.max_tokens_per_run:
             budget = max(1, self.max_tokens_per_run - run.usage["total_tokens"])
@@ -442,7 +441,7 @@ class Agent(ABC):
 
     def _adopt(self, step: Step) -> None:
         """A sub-agent's step, recorded in this run one level deeper (and passed further up, if nested)."""
-        run = self._active_run()
+        run = self.current_run
         adopted = Step(step.kind, step.content, step.data, run.turn, step.depth + 1)
         run.steps.append(adopted)
         self._emit("step", kind=adopted.kind, content=adopted.content, data=adopted.data, turn=adopted.turn,
@@ -453,19 +452,14 @@ class Agent(ABC):
     @property
     def current_run(self) -> Run:
         """The state of the run in progress (raises outside ``run``)."""
-        return self._active_run()
-
-    def _active_run(self) -> Run:
         if self._run is None:
             raise RuntimeError(f"{type(self).__name__}: the loop helpers work only inside run()")
         return self._run
 
     def _check_token_budget(self) -> None:
-        budget = self._active_run().token_budget
-        if not budget:
-            return
-        used = self._active_run().usage["total_tokens"]
-        if used > budget:
+        run = self.current_run
+        if run.token_budget and run.usage["total_tokens"] > run.token_budget:
+            budget, used = run.token_budget, run.usage["total_tokens"]
             raise BudgetExceeded(MAX_TOKENS, f"token budget of {budget} exceeded ({used} used)")
 
     # -- conversation history -------------------------------------------------------
