@@ -94,3 +94,16 @@ def test_a_sub_agent_s_own_printer_rests_while_the_parent_prints_its_steps(capsy
     assert "`inner`" not in printed and printed.count("`outer`") == 1  # one header: the parent's
     assert "    ✅ Final: 42" in printed  # the inner agent's step, printed once, one level deeper
     assert printed.count("Final: 42") == 1
+
+
+def test_a_token_budget_covers_sub_agents_nested_two_deep():
+    inner = ReActAgent("inner", ScriptedLLM([{"content": "Final Answer: 42",
+                                              "usage": {"prompt_tokens": 900, "completion_tokens": 200}}]),
+                       verbose=False)
+    middle = Outer("middle", ScriptedLLM([]), verbose=False)  # no budget of its own
+    middle.inner = inner
+    outer = Outer("outer", ScriptedLLM([]), verbose=False, max_tokens_per_run=1000)
+    outer.inner = middle
+    outer.run("x?")
+    assert inner.last_result.status == "max_tokens"  # the outer budget reached two levels down
+    assert outer.last_result.status == "max_tokens"

@@ -429,8 +429,8 @@ class Agent(ABC):
         """
         run = self.current_run
         budget = agent.max_tokens_per_run
-        if self.max_tokens_per_run:
-            budget = max(1, self.max_tokens_per_run - run.usage["total_tokens"])
+        if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
+            budget = max(1, run.token_budget - run.usage["total_tokens"])
         agent._guarded(Run(task, token_budget=budget, parent=self._adopt), {})
         result = agent.last_result
         assert result is not None  # set by every run() that returns
