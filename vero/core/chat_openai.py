@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from vero.config import get_settings
+from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
@@ -63,8 +65,6 @@ class ChatOpenAI:
         max_retries: int | None = None,
         **client_kwargs: Any,
     ) -> None:
-        from vero.config import get_settings
-
         settings = get_settings()
         api_key = api_key or settings.OPENAI_API_KEY
         base_url = base_url or settings.OPENAI_BASE_URL
@@ -222,7 +222,7 @@ def _openai_client(api_key: str, base_url: str | None, timeout: float | None, ma
     thread-safe, and sharing it also shares its connection pool.  Clients with
     extra ``client_kwargs`` (custom HTTP clients, headers) are never shared.
     """
-    import openai
+    import openai  # here, not at the top: it takes ~0.5 s, and `import vero` should not pay it
 
     if client_kwargs:
         return _watch_attempts(openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout,
@@ -265,8 +265,6 @@ class _Attempts:
             _current.attempts = self.outer
 
     def emit(self, type: str, **data: Any) -> None:
-        from vero.core.events import Event
-
         llm = self.llm
         data = {"attempt": self.attempt, "max_attempts": llm.max_retries + 1, "url": llm.base_url,
                 "model": llm.model_name, "timeout": llm.timeout, **data}
