@@ -1,9 +1,9 @@
 """Scripts written for the original framework run unmodified.
 
-``tests/data/seed_driver.py`` is the driver script from seed 000 (its
-``run_agent``, ``run_multi_turn_agent`` and ``test_single_turn_agent`` helpers
-and its ``__main__`` block), copied as published; only the indentation, lost
-in the published text, is restored.  It builds ``ChatOpenAI()`` from the
+``tests/data/seed_driver.py`` is the driver script of the original vero
+repository (its ``run_agent``, ``run_multi_turn_agent`` and
+``test_single_turn_agent`` helpers and its ``__main__`` block), copied as
+published; only the indentation, lost in the published text, is restored.  It builds ``ChatOpenAI()`` from the
 settings, so these tests point ``OPENAI_BASE_URL`` at a local
 ``MockOpenAIServer`` and reload the settings.
 """

@@ -28,18 +28,16 @@ from the step results, and the status is ``max_turns``.  JSON re-asks come on to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent
+from vero.core.agent import Agent, Tools
 from vero.core.message import ChatModel, Message
+from vero.core.options import renamed_budget
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
 from vero.errors import VeroError
-
-if TYPE_CHECKING:
-    from vero.tool import Tool, ToolRegistry
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -197,17 +195,14 @@ class PlanExecuteAgent(Agent):
     max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
 
     def __init__(self, name: str, llm: ChatModel,
-                 tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
+                 tools: Tools = None,
                  system_prompt: str | None = None, max_turns: int | None = None, verbose: bool = True, *,
                  max_steps: int | None = None, approve: Callable[[Plan], bool | str] | None = None,
                  max_plan_revisions: int = 3, max_replans: int = 5, replan_every_step: bool = False,
                  **base_options: Any) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
-        if max_steps is not None and max_turns is not None and max_steps != max_turns:
-            raise ValueError(f"max_steps={max_steps} and max_turns={max_turns} differ: max_steps is the old name "
-                             "of max_turns, so give only max_turns")
-        budget = max_turns if max_turns is not None else max_steps
+        budget = renamed_budget("max_steps", max_steps, max_turns)
         super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.approve = approve
         self.max_plan_revisions = max_plan_revisions

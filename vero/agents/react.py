@@ -30,8 +30,7 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vero.agents._native import (
     answer_nudge,
@@ -41,7 +40,7 @@ from vero.agents._native import (
     tool_options,
     with_text_tool_calls,
 )
-from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError
+from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
     OBSERVATION_LABEL,
@@ -52,9 +51,6 @@ from vero.core.parsing import (  # the text protocol's parser lives with the oth
     parse_react,
 )
 from vero.core.result import MAX_TURNS, Outcome
-
-if TYPE_CHECKING:
-    from vero.tool import Tool, ToolRegistry
 
 REACT_SYSTEM_PROMPT = ("You are a helpful assistant that solves tasks step by step. "
                        "Get facts and do arithmetic with the tools; never guess a value.")
@@ -146,7 +142,7 @@ class ReActAgent(Agent):
         self,
         name: str,
         llm: ChatModel,
-        tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
+        tools: Tools = None,
         system_prompt: str | None = None,
         max_turns: int | None = None,
         verbose: bool = True,

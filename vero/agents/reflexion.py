@@ -23,6 +23,7 @@ from typing import Any
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
+from vero.core.options import renamed_budget
 from vero.core.parsing import as_bool, as_score
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult
 
@@ -173,10 +174,7 @@ class ReflexionAgent(Agent):
                  max_attempts: int | None = None, executor: Agent | None = None,
                  evaluator: Evaluator | None = None, pass_score: float = 80,
                  memory_size: int = 3, **base_options: Any) -> None:
-        if max_attempts is not None and max_turns is not None and max_attempts != max_turns:
-            raise ValueError(f"max_attempts={max_attempts} and max_turns={max_turns} differ: max_attempts is the "
-                             "old name of max_turns, so give only max_turns")
-        budget = max_turns if max_turns is not None else max_attempts
+        budget = renamed_budget("max_attempts", max_attempts, max_turns)
         super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.executor = executor
         self.evaluator = evaluator

@@ -82,17 +82,17 @@ class MalformedOutputError(VeroError):
         return type(self), (str(self), self.raw)
 
 
-Observation = ToolOutcome  # what run_tool returns: a ToolOutcome whose text is what the model is sent
+Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
+Observation = ToolOutcome  # run_tool's result; its text is what the model is sent
 
 
 @dataclass
 class Run:
     """The state of one ``run()``: created when it starts, dropped when it ends.
 
-    The loop helpers (``record``, ``call_llm``, ``tally``, ``keep_partial``...)
-    act on it; ``RunResult`` is a snapshot made from it at the end, so nothing
-    done on the agent afterwards changes a finished result.  A pattern keeps
-    its own per-run state in ``counters`` and ``notes`` (see ``Agent.current_run``).
+    The loop helpers (``record``, ``call_llm``, ``tally``...) act on it; ``RunResult``
+    is a snapshot of it, so nothing done afterwards changes a finished result.
+    A pattern keeps its own per-run state in ``counters`` and ``notes``.
     """
 
     task: str
@@ -134,7 +134,7 @@ class Agent(ABC):
         self,
         name: str,
         llm: ChatModel,
-        tools: ToolRegistry | Sequence[Tool | Callable[..., Any]] | None = None,
+        tools: Tools = None,
         system_prompt: str | None = None,
         max_turns: int | None = None,
         verbose: bool = True,

@@ -46,6 +46,17 @@ class AgentOptions:
             raise ValueError("; ".join(problems))
 
 
+def renamed_budget(old_name: str, old: int | None, max_turns: int | None) -> int | None:
+    """``max_turns``, or the value given under its old name (``max_steps``, ``max_attempts``).
+
+    Both given with different values is a ValueError: one budget has one name.
+    """
+    if old is not None and max_turns is not None and old != max_turns:
+        raise ValueError(f"{old_name}={old} and max_turns={max_turns} differ: {old_name} is the old name "
+                         "of max_turns, so give only max_turns")
+    return max_turns if max_turns is not None else old
+
+
 def _fits(value: object, rule: str) -> bool:
     if not isinstance(value, int) or isinstance(value, bool):
         return False
