@@ -11,7 +11,8 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed (``answer_nudge``, also used by the text protocol), one that only
+  far failed or one that repeats vero's own message (``answer_nudge``, also
+  used by the text protocol), one that only
   acknowledges a tool result ("This is the response from ..."), or a reply that
   only announces a tool call ("I will use the `find_plant` tool...") gets a
   short nudge instead of being returned (``nudge_for``).  All but the cut-off
