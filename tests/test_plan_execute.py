@@ -273,7 +273,7 @@ def test_history_reaches_the_planner_of_the_next_run_and_system_prompt_keeps_the
     planner = llm.requests[3].messages
     assert "User: I am Alice\nAssistant: Hi Alice" in planner[1]["content"]
     assert planner[0]["content"].startswith("You plan tersely {literally}.\n\n")
-    assert '{"steps": ["first step", "second step"]}' in planner[0]["content"]
+    assert planner[0]["content"].endswith(PlanExecuteAgent.planner_rules)
 
 
 # -- end to end through the real client ----------------------------------------------
@@ -372,3 +372,51 @@ def test_default_a_cut_off_answer_is_not_ok():
     agent, llm = make_default([plan("find A"), "Final Answer: 1", {"content": "A is", "finish_reason": "length"}])
     assert agent.run("task") == "1"  # the step result, kept as the partial answer
     assert agent.last_result.status == "needs_review" and llm.calls == 3
+
+
+# -- what the step executor is given -----------------------------------------------------------
+@tool
+def weather(city: str) -> str:
+    """Look up a city's weather."""
+    return "sunny"
+
+
+def executor_system_prompt(llm, call):
+    return llm.requests[call].messages[0]["content"]
+
+
+def test_a_step_that_names_a_tool_gets_only_that_tool():
+    """Seen with Qwen2.5-Coder-1.5B: given every tool, the executor of "Find the greenhouse GH-06 with
+    greenhouse_info" called the first tool listed (find_plant) instead."""
+    replies = [plan("Find the weather in Paris with weather", "Summarise it"), "Final Answer: sunny",
+               "Final Answer: Paris is sunny", "Paris is sunny."]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    assert agent.run("What is the weather in Paris?") == "Paris is sunny."
+    named, unnamed = executor_system_prompt(llm, 1), executor_system_prompt(llm, 2)
+    assert "weather(city: string)" in named and "lookup(" not in named
+    assert "weather(" in unnamed and "lookup(" in unnamed  # a step that names no tool gets them all
+    assert agent.tools.names() == ["lookup", "weather"]  # the agent's own registry is untouched
+
+
+def test_the_step_executor_is_told_how_to_finish_before_the_action_format():
+    """A small executor that reads ReAct's usual format last copies its closing lines
+    ("Thought: I now know the final answer") and invents the step's result."""
+    agent, llm = make([plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million",
+                       respond("2.1 million")], tools=[lookup])
+    agent.run("How many people live in Paris?")
+    system = executor_system_prompt(llm, 1)
+    assert system.index("Final Answer:") < system.index("Action Input:")
+
+
+def test_a_subclass_can_choose_its_own_step_executor():
+    from vero.agents import ReActAgent
+
+    class ClassicExecutors(PlanExecuteAgent):
+        executor_class = ReActAgent
+
+    llm = ScriptedLLM([plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million", "2.1 million"])
+    ClassicExecutors("pe", llm, tools=[lookup], verbose=False).run("How many people live in Paris?")
+    system = executor_system_prompt(llm, 1)
+    assert "Instead of the Final Answer line" in system
+    assert system.index("Final Answer:") > system.index("Action Input:")

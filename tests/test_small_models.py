@@ -191,6 +191,9 @@ def test_native_react_nudges_an_announced_action_once_per_reply():
     'Thought: I need the stock.\nAction: find_plant\nAction Input:\n```json\n{"name": "Frostvine"}\n```',
     'Thought: I need the stock.\nAction: `find_plant`\nAction Input: `{"name": "Frostvine"}`',
     'Thought: I need the stock.\nAction: find_plant(name="Frostvine")',
+    # seen from Qwen2.5-Coder-1.5B as a plan step's executor: the call on the Action line, then its input
+    "Thought: I need the plant's stock.\n\nAction: find_plant(name: 'Frostvine')\n\n"
+    'Action Input: {"name": "Frostvine"}',
     'I need the stock.\n' + SEEN_FENCED_CALL,
 ])
 def test_the_text_protocol_forgives_what_small_models_write(reply):

@@ -182,6 +182,30 @@ def test_registry_register_get_names_and_container_protocol():
     assert [t.name for t in reg] == ["add", "search"]
 
 
+def test_only_gives_a_smaller_registry_with_the_same_tools_and_timeout():
+    def search(query: str) -> str:
+        """Search."""
+        return query
+
+    reg = ToolRegistry([add, search], default_timeout=5.0)
+    small = reg.only(["search", "unknown"])
+    assert small.names() == ["search"] and small.get("search") is reg.get("search")
+    assert small.default_timeout == 5.0 and reg.names() == ["add", "search"]
+
+
+def test_describe_ends_each_line_with_one_full_stop():
+    @tool
+    def find(name: str) -> str:
+        """Find a thing.
+
+        Args:
+            name: the thing's name.
+        """
+        return name
+
+    assert ToolRegistry([find]).describe() == "- find(name: string): Find a thing. Args: name — the thing's name."
+
+
 def test_register_duplicate_replaces_and_warns(caplog):
     reg = ToolRegistry([add])
 

@@ -3,8 +3,9 @@
 A planner (which sees the tools but cannot call them) writes the plan as JSON
 ``{"steps": [...]}``; an optional approval gate lets a person accept it,
 reject it, or send feedback to the planner; then each step runs through a
-fresh ``ReActAgent`` that shares this agent's tools and llm and sees the whole
-plan and the earlier results.  After every step a replanner answers either
+fresh ReAct agent (``StepExecutor``) that shares this agent's llm, gets the
+tools the step names (all of them if it names none) and sees the whole plan
+and the earlier results.  After every step a replanner answers either
 ``{"response": "..."}`` (done) or ``{"steps": [...]}`` (what still remains).
 
 When to replan.  By default (``replan_every_step=False``) the replanner runs
@@ -28,6 +29,7 @@ from the step results, and the status is ``max_turns``.  JSON re-asks come on to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,16 +40,39 @@ from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
 from vero.errors import VeroError
+from vero.tool.registry import ToolRegistry
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
-PLANNER_RULES = """An executor will carry out your steps one at a time, using the tools listed in the request.
-- You cannot call tools yourself; only plan. Plan only with the tools listed (or plain reasoning).
-- Each step is one self-contained instruction with a clear result; name the tool it should use.
-- A step may use the results of earlier steps: refer to them ("the id found in step 1"), never guess them.
-- Use as few steps as the task needs (at most 20); a simple task may need a single step.
-Reply with only this JSON object:
-{"steps": ["first step", "second step"]}"""
+PLANNER_RULES = """An executor will carry out your steps one at a time; it can call the tools listed in the request.
+- You cannot call tools yourself; only plan.
+- Each step is one short instruction in plain words that names the tool to use; pick the tool whose description fits.
+- A later step may use the result of an earlier one: refer to it ("the city found in step 1"), never guess it.
+- Use as few steps as the task needs: no step after the one whose result answers the task.
+
+Examples (other tools: country_info, city_info, calculate).
+"What is the capital of Norway?" needs one step:
+{"steps": ["Find the capital of Norway with country_info"]}
+"What is the population density of the capital of Norway?" needs three:
+{"steps": ["Find the capital of Norway with country_info", "Find that city's population and area with city_info", \
+"Divide the population by the area with calculate"]}
+
+Reply with only the JSON object of your plan."""
+
+STEP_FORMAT_PROMPT = """You have access to the following tools:
+{tools}
+
+Each reply is one step. When the observations so far give the answer, reply:
+
+Final Answer: the final answer to the task
+
+(or Action: Finish with Action Input: {{"answer": "the final answer"}}). Otherwise reply in exactly this format:
+
+Thought: what you know so far and what to do next
+Action: the tool to use, one of [{names}]
+Action Input: the tool's arguments as one JSON object
+
+Then stop: the Observation (the tool's result) will be sent to you. Never write the Observation yourself."""
 
 PLAN_REQUEST = "## Task\n{task}\n\n## Available tools\n{tools}\n\n## Conversation History\n{history}"
 
@@ -153,6 +178,18 @@ class Remaining:
     steps: list[str]
 
 
+class StepExecutor(ReActAgent):
+    """The ReAct agent that carries out one plan step.
+
+    Its format prompt says how to finish first and shows the action format
+    last: given a step with the plan around it, small models copy the closing
+    lines of ReAct's usual prompt ("Thought: I now know the final answer") and
+    invent the step's result instead of calling the tool.
+    """
+
+    format_prompt = STEP_FORMAT_PROMPT
+
+
 class PlanExecuteAgent(Agent):
     """Plan first, then execute step by step with a ReAct sub-agent, replanning as results come in.
 
@@ -177,8 +214,8 @@ class PlanExecuteAgent(Agent):
     Prompts are class attributes: the planner's system prompt is
     ``planner_prompt`` (a subclass overrides it; ``system_prompt=`` replaces
     it for one agent) followed by ``planner_rules``.  ``step_task`` is the
-    task each step's ReAct agent gets, ``replan_prompt`` the replanner's
-    system prompt.
+    task each step's ReAct agent (an ``executor_class``, by default
+    ``StepExecutor``) gets, ``replan_prompt`` the replanner's system prompt.
     """
 
     default_max_turns = 20
@@ -188,6 +225,7 @@ class PlanExecuteAgent(Agent):
     plan_request = PLAN_REQUEST
     plan_feedback = PLAN_FEEDBACK
     step_task = STEP_TASK
+    executor_class: type[ReActAgent] = StepExecutor
     replan_prompt = REPLAN_PROMPT
     answer_prompt = ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
@@ -285,7 +323,7 @@ class PlanExecuteAgent(Agent):
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = "in_progress"
         self.record("plan_step", f"[>] {step.description}", status=step.status)
-        executor = self.subagent(ReActAgent, f"{self.name}-step{number}")
+        executor = self.subagent(self.executor_class, f"{self.name}-step{number}", tools=self._step_tools(step))
         text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
         result = self.run_subagent(executor, text)
         step.status = "completed" if result.ok else "failed"
@@ -293,6 +331,15 @@ class PlanExecuteAgent(Agent):
         self.record("plan_step", f"{MARKERS[step.status]} {step.description} -> {step.result}",
                     status=step.status, description=step.description, result=step.result)
         self.keep_partial(result.answer)
+
+    def _step_tools(self, step: PlanStep) -> ToolRegistry:
+        """The tools the step names, or all of them if it names none.
+
+        The planner names each step's tool; a small executor given every tool
+        tends to reach for the first one listed instead.
+        """
+        named = [name for name in self.tools.names() if re.search(rf"\b{re.escape(name)}\b", step.description)]
+        return self.tools.only(named) if named else self.tools
 
     def _results(self, plan: Plan) -> str:
         done = [(i, s) for i, s in enumerate(plan.steps, 1) if s.status in ("completed", "failed")]

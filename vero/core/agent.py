@@ -413,10 +413,10 @@ class Agent(ABC):
         return self._run.partial if self._run else ""
 
     def subagent(self, cls: type[Agent], name: str, **options: Any) -> Agent:
-        """A helper agent of class ``cls`` that shares this agent's model, tools,
-        settings (observation clipping, history window, JSON re-asks) and recent
-        history; run it with ``run_subagent``."""
-        agent = cls(name, self.llm, tools=self.tools, verbose=False, **{"options": self.options, **options})
+        """A helper agent of class ``cls`` that shares this agent's model, tools (unless
+        ``tools=`` is given), settings (observation clipping, history window, JSON
+        re-asks) and recent history; run it with ``run_subagent``."""
+        agent = cls(name, self.llm, verbose=False, **{"tools": self.tools, "options": self.options, **options})
         agent.history = list(self.history_messages())
         return agent
 

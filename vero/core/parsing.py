@@ -188,6 +188,7 @@ class ReActStep:
 _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
 _INPUT = re.compile(r"\bAction\s+Input\s*:\s*(.*?)(?=\b(?:Thought|Action|Final\s+[Aa]nswer)\s*:|\Z)", re.DOTALL)
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
+_CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
 _OPEN_FENCE = re.compile(r"`{1,3}(?:json)?\s*", re.IGNORECASE)  # a code fence or inline backticks
@@ -232,7 +233,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
     action, given = _ACTION.search(text), _INPUT.search(text)
     if action and given and action.start() < given.start():
-        step.action = action.group(1).strip().strip("`*'\"")
+        step.action = _tool_name(action.group(1))
         parsed = _json_object_at(text, given.start(1))
         if parsed:
             step.action_input, end = parsed
@@ -263,6 +264,17 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     else:
         step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
     return step
+
+
+def _tool_name(text: str) -> str:
+    """The tool's name from an ``Action:`` line: ``find_plant``, ```find_plant``` or ``find_plant(name: 'x')``.
+
+    Small models sometimes write the call itself on the Action line and repeat
+    its arguments in the Action Input; the Action Input is what counts.
+    """
+    name = text.strip().strip("`*'\"")
+    called = _CALLED_NAME.match(name)
+    return called.group(1) if called else name
 
 
 def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:

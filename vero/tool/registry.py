@@ -302,6 +302,10 @@ class ToolRegistry:
         self._schemas = self._description = None
         return new
 
+    def only(self, names: Iterable[str]) -> ToolRegistry:
+        """A registry with just these of its tools (unknown names are skipped) and the same default timeout."""
+        return ToolRegistry([self._tools[n] for n in names if n in self._tools], self.default_timeout)
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
@@ -384,4 +388,4 @@ def _describe_line(t: Tool) -> str:
     line = f"- {t.name}({t.signature()}): {t.description}"
     notes = [f"{name} — {schema['description']}" for name, schema in t.parameters["properties"].items()
              if schema.get("description")]
-    return f"{line} Args: {'; '.join(notes)}." if notes else line
+    return f"{line} Args: {'; '.join(notes).rstrip('.')}." if notes else line
