@@ -420,3 +420,42 @@ def test_a_subclass_can_choose_its_own_step_executor():
     system = executor_system_prompt(llm, 1)
     assert "Instead of the Final Answer line" in system
     assert system.index("Final Answer:") > system.index("Action Input:")
+
+
+# -- what a step hands on ------------------------------------------------------------------------
+@tool
+def population(city: str) -> str:
+    """Look up a city's population."""
+    if city != "Paris":
+        return '{"error": "unknown city"}'
+    return '{"city": "Paris", "population": 2102650}'
+
+
+def test_later_steps_and_the_answer_see_the_tool_results_as_the_tool_gave_them():
+    """Seen with Qwen2.5-Coder-1.5B: after keeper_profile returned hourly_wage 28.9 and weekly_hours 44,
+    the executor's answer was "earns 1,255 crowns in a week", and the next step multiplied that."""
+    replies = [plan("Find the population of Paris with population", "Double it"),
+               'Action: population\nAction Input: {"city": "Paris"}', "Final Answer: about 2.1 million",
+               "Final Answer: 4205300", "4205300"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False)
+    assert agent.run("What is twice the population of Paris?") == "4205300"
+    handed_on = "Tool result: population(city='Paris') -> {\"city\": \"Paris\", \"population\": 2102650}"
+    second_step, answer_request = llm.requests[3].messages[1]["content"], llm.requests[4].messages[1]["content"]
+    assert "Result: about 2.1 million" + "\n" + handed_on in second_step
+    assert handed_on in answer_request
+
+
+def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_said():
+    """Seen with Qwen2.5-Coder-1.5B: greenhouse_info('moonpetal_lily') failed twice, and the executor
+    answered "The Moonpetal Lily is not grown in any greenhouse."; the step must not count as done."""
+    replies = [plan("Find the population of Lyon with population"),
+               'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has no people.",
+               "Final Answer: Lyon has no people.",  # the same answer after the executor's guess nudge
+               respond("The population of Lyon could not be found.")]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False)
+    assert agent.run("How many people live in Lyon?") == "The population of Lyon could not be found."
+    done = [s for s in agent.last_result.steps_of("plan_step") if s.data["status"] != "in_progress"]
+    assert [s.data["status"] for s in done] == ["failed"]
+    assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 5  # the replanner answered

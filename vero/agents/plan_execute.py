@@ -5,8 +5,10 @@ A planner (which sees the tools but cannot call them) writes the plan as JSON
 reject it, or send feedback to the planner; then each step runs through a
 fresh ReAct agent (``StepExecutor``) that shares this agent's llm, gets the
 tools the step names (all of them if it names none) and sees the whole plan
-and the earlier results.  After every step a replanner answers either
-``{"response": "..."}`` (done) or ``{"steps": [...]}`` (what still remains).
+and the earlier results, with the output of each earlier tool call that
+worked.  A step whose tool calls all failed counts as failed.  A replanner
+answers either ``{"response": "..."}`` (done) or ``{"steps": [...]}`` (what
+still remains).
 
 When to replan.  By default (``replan_every_step=False``) the replanner runs
 only after a step that failed; after a completed step the next step runs, and
@@ -38,7 +40,8 @@ from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
-from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
+from vero.core.parsing import reports_error
+from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome, Step
 from vero.errors import VeroError
 from vero.tool.registry import ToolRegistry
 
@@ -136,6 +139,7 @@ class PlanStep:
     description: str
     status: str = "pending"  # pending | in_progress | completed | failed
     result: str = ""
+    tool_results: list[str] = field(default_factory=list)  # "tool(args) -> output" of its calls that worked
 
 
 @dataclass
@@ -326,7 +330,8 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}", tools=self._step_tools(step))
         text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
         result = self.run_subagent(executor, text)
-        step.status = "completed" if result.ok else "failed"
+        calls, step.tool_results = _tool_results(result.steps)
+        step.status = "completed" if result.ok and (step.tool_results or not calls) else "failed"
         step.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
         self.record("plan_step", f"{MARKERS[step.status]} {step.description} -> {step.result}",
                     status=step.status, description=step.description, result=step.result)
@@ -343,7 +348,8 @@ class PlanExecuteAgent(Agent):
 
     def _results(self, plan: Plan) -> str:
         done = [(i, s) for i, s in enumerate(plan.steps, 1) if s.status in ("completed", "failed")]
-        lines = [f"Step {i} {MARKERS[s.status]} {s.description}\nResult: {self.clip(s.result, 2000)}" for i, s in done]
+        lines = [f"Step {i} {MARKERS[s.status]} {s.description}\nResult: {self.clip(s.result, 2000)}"
+                 + "".join(f"\nTool result: {self.clip(r, 1000)}" for r in s.tool_results) for i, s in done]
         return "\n\n".join(lines) or "(none yet)"
 
     # -- replanner and the capped ending -----------------------------------------------
@@ -404,6 +410,20 @@ def _read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remai
     while steps and _normalized(steps[0]) in done:
         steps.pop(0)
     return Remaining(steps)
+
+
+def _tool_results(steps: list[Step]) -> tuple[int, list[str]]:
+    """How many tools a step's executor called, and ``tool(args) -> output`` for each call that worked.
+
+    Later steps and the answer see these values as the tools gave them: a small
+    executor's own retelling rounds them, or computes something nobody asked for.
+    A step whose every call failed is not done, whatever the executor then said.
+    """
+    pairs = [(a, o) for a, o in zip(steps, steps[1:])
+             if a.kind == "action" and o.kind == "observation" and a.depth == o.depth == 0]
+    worked = [f"{a.content} -> {o.content.strip()}" for a, o in pairs
+              if o.data.get("ok", True) and not reports_error(o.content)]
+    return len(pairs), list(dict.fromkeys(worked))
 
 
 def _approval_text(verdict: bool | str) -> str:
