@@ -11,7 +11,8 @@ answers either ``{"response": "..."}`` (done) or ``{"steps": [...]}`` (what
 still remains).
 
 When to replan.  By default (``replan_every_step=False``) the replanner runs
-only after a step that failed; after a completed step the next step runs, and
+only after a step that failed, and its steps go in place of the failed one,
+before the later steps of the plan; after a completed step the next step runs, and
 once every step is done one plain-text call writes the answer from the step
 results (status ``ok``).  Small local models handle this far better than the
 classic loop, whose JSON replanner after every step tends to add pointless
@@ -110,6 +111,12 @@ If the step results already answer the task, reply {"response": "<the final answ
 Otherwise reply {"steps": ["...", "..."]} with only the steps that still remain (not the completed ones):
 keep the remaining plan if it still fits, or change it when a step failed or a result calls for it.
 Reply with only the JSON object."""
+
+REPAIR_PROMPT = """A step of the plan failed (marked [!]).
+If the step results already answer the task, reply {"response": "<the final answer to the task, for the user>"}.
+Otherwise reply {"steps": ["...", "..."]} with the step or steps to do instead of the failed one;
+the later steps ([ ]) stay in the plan after them. Write each step in plain words and name the tool it uses,
+as in "Find the capital of Norway with country_info". Reply with only the JSON object."""
 
 PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{results}\n\n## Available tools\n{tools}"
 
@@ -231,6 +238,7 @@ class PlanExecuteAgent(Agent):
     step_task = STEP_TASK
     executor_class: type[ReActAgent] = StepExecutor
     replan_prompt = REPLAN_PROMPT
+    repair_prompt = REPAIR_PROMPT
     answer_prompt = ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
@@ -359,11 +367,19 @@ class PlanExecuteAgent(Agent):
         return [Message.system(prompt), Message.user(request)]
 
     def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
-        messages = self._progress(self.replan_prompt, task, plan)
-        decision = self.ask_json(messages, lambda data: _read_replan(data, plan.completed()), schema=REPLAN_SCHEMA)
-        if isinstance(decision, Remaining):  # listing only completed steps leaves the remaining plan as it is
-            return Remaining(self._capped(decision.steps) if decision.steps else plan.remaining())
-        return decision
+        """The answer, or the steps that remain: the replanner's list (``replan_every_step``), or else,
+        after a failed step, the repair's steps followed by the later steps of the plan."""
+        prompt = self.replan_prompt if self.replan_every_step else self.repair_prompt
+        decision = self.ask_json(self._progress(prompt, task, plan), lambda data: _read_replan(data, plan.completed()),
+                                 schema=REPLAN_SCHEMA)
+        if isinstance(decision, Finished):
+            return decision
+        if not decision.steps:  # listing only completed steps leaves the remaining plan as it is
+            return Remaining(plan.remaining())
+        if self.replan_every_step:
+            return Remaining(self._capped(decision.steps))
+        repaired = {_normalized(d) for d in decision.steps}
+        return Remaining(self._capped(decision.steps + [d for d in plan.remaining() if _normalized(d) not in repaired]))
 
     def _answer(self, task: str, plan: Plan) -> Outcome:
         """Every step is done: the answer from the step results, in plain text."""
