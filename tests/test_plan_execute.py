@@ -473,3 +473,16 @@ def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_sai
     done = [s for s in agent.last_result.steps_of("plan_step") if s.data["status"] != "in_progress"]
     assert [s.data["status"] for s in done] == ["failed"]
     assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 5  # the replanner answered
+
+
+def test_a_step_that_failed_before_is_retried_with_every_tool():
+    """Seen with Qwen2.5-Coder-1.5B: the repair repeated the failed step ("Find the greenhouse where the
+    Moonpetal Lily grows with greenhouse_info") word for word; with only the named tool it failed again."""
+    step = "Find the weather in Lyon with weather"
+    broken = "Thought: hmm"  # three malformed replies fail the step
+    replies = [plan(step), broken, broken, broken, plan(step), "Final Answer: sunny", "Lyon is sunny."]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    assert agent.run("What is the weather in Lyon?") == "Lyon is sunny."
+    first_try, retry = executor_system_prompt(llm, 1), executor_system_prompt(llm, 5)
+    assert "lookup(" not in first_try and "lookup(" in retry and "weather(" in retry

@@ -335,7 +335,7 @@ class PlanExecuteAgent(Agent):
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = "in_progress"
         self.record("plan_step", f"[>] {step.description}", status=step.status)
-        executor = self.subagent(self.executor_class, f"{self.name}-step{number}", tools=self._step_tools(step))
+        executor = self.subagent(self.executor_class, f"{self.name}-step{number}", tools=self._step_tools(plan, step))
         text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
         result = self.run_subagent(executor, text)
         calls, step.tool_results = _tool_results(result.steps)
@@ -345,14 +345,18 @@ class PlanExecuteAgent(Agent):
                     status=step.status, description=step.description, result=step.result)
         self.keep_partial(result.answer)
 
-    def _step_tools(self, step: PlanStep) -> ToolRegistry:
-        """The tools the step names, or all of them if it names none.
+    def _step_tools(self, plan: Plan, step: PlanStep) -> ToolRegistry:
+        """The tools the step names, or all of them if it names none or failed before.
 
         The planner names each step's tool; a small executor given every tool
-        tends to reach for the first one listed instead.
+        tends to reach for the first one listed instead.  But when the same step
+        already failed (a small replanner repeats it), the named tool was the
+        wrong one, and the executor may pick another.
         """
+        failed_before = any(s.status == "failed" and _normalized(s.description) == _normalized(step.description)
+                            for s in plan.steps)
         named = [name for name in self.tools.names() if re.search(rf"\b{re.escape(name)}\b", step.description)]
-        return self.tools.only(named) if named else self.tools
+        return self.tools.only(named) if named and not failed_before else self.tools
 
     def _results(self, plan: Plan) -> str:
         done = [(i, s) for i, s in enumerate(plan.steps, 1) if s.status in ("completed", "failed")]
