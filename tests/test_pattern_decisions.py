@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from vero.agents.plan_execute import Finished, PlanExecuteAgent, Remaining, _read_replan
+from vero.agents._plan import read_replan
+from vero.agents.plan_execute import Finished, PlanExecuteAgent, Remaining
 from vero.agents.reflexion import NOT_EVALUATED, Attempt, ReflexionAgent, Verdict
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED
 from vero.testing import ScriptedLLM
@@ -153,6 +154,6 @@ def test_negative_max_plan_revisions_is_refused_when_the_agent_is_made():
 
 
 def test_the_replanner_decision_is_a_typed_value():
-    assert _read_replan({"response": " done "}, []) == Finished("done")
-    assert _read_replan({"steps": ["A", "b"]}, ["a"]) == Remaining(["b"])  # a repeated completed step is dropped
-    assert _read_replan({"steps": ["a"]}, ["a"]) == Remaining([])
+    assert read_replan({"response": " done "}, []) == Finished("done")
+    assert read_replan({"steps": ["A", "b"]}, ["a"]) == Remaining(["b"])  # a repeated completed step is dropped
+    assert read_replan({"steps": ["a"]}, ["a"]) == Remaining([])

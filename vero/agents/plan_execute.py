@@ -34,15 +34,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from vero.agents._plan import (
+    MARKERS,
+    Finished,
+    Plan,
+    PlanStep,
+    Remaining,
+    normalized,
+    read_replan,
+    read_steps,
+    tool_results,
+)
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
-from vero.core.parsing import reports_error
-from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome, Step
+from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
 from vero.errors import VeroError
 from vero.tool.registry import ToolRegistry
 
@@ -136,57 +145,6 @@ class EmptyPlanError(VeroError):
 
 class PlanRejected(VeroError):
     """The approval gate refused the plan (the run ends ``rejected``; no step runs)."""
-
-
-MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
-
-
-@dataclass
-class PlanStep:
-    description: str
-    status: str = "pending"  # pending | in_progress | completed | failed
-    result: str = ""
-    tool_results: list[str] = field(default_factory=list)  # "tool(args) -> output" of its calls that worked
-
-
-@dataclass
-class Plan:
-    """An ordered list of steps with their status; ``render()`` shows ``[ ] [>] [x] [!]``."""
-
-    steps: list[PlanStep] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, descriptions: list[str]) -> Plan:
-        return cls([PlanStep(d) for d in descriptions])
-
-    def render(self) -> str:
-        return "\n".join(f"{i}. {MARKERS[s.status]} {s.description}" for i, s in enumerate(self.steps, 1))
-
-    def remaining(self) -> list[str]:
-        return [s.description for s in self.steps if s.status == "pending"]
-
-    def completed(self) -> list[str]:
-        return [s.description for s in self.steps if s.status == "completed"]
-
-    def replace_remaining(self, descriptions: list[str]) -> None:
-        self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-
-@dataclass(frozen=True)
-class Finished:
-    """The replanner's decision: the task is answered."""
-
-    answer: str
-
-
-@dataclass(frozen=True)
-class Remaining:
-    """The replanner's decision: these steps remain (empty: none left, yet no answer)."""
-
-    steps: list[str]
 
 
 class StepExecutor(ReActAgent):
@@ -315,7 +273,7 @@ class PlanExecuteAgent(Agent):
             assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
-        steps = self.ask_json([Message.system(system), Message.user(request)], _read_steps, schema=PLAN_SCHEMA)
+        steps = self.ask_json([Message.system(system), Message.user(request)], read_steps, schema=PLAN_SCHEMA)
         plan = Plan.of(self._capped(steps))
         self.record("plan", plan.render(), steps=plan.remaining())
         if not plan:
@@ -338,7 +296,7 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}", tools=self._step_tools(plan, step))
         text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
         result = self.run_subagent(executor, text)
-        calls, step.tool_results = _tool_results(result.steps)
+        calls, step.tool_results = tool_results(result.steps)
         step.status = "completed" if result.ok and (step.tool_results or not calls) else "failed"
         step.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
         self.record("plan_step", f"{MARKERS[step.status]} {step.description} -> {step.result}",
@@ -353,7 +311,7 @@ class PlanExecuteAgent(Agent):
         already failed (a small replanner repeats it), the named tool was the
         wrong one, and the executor may pick another.
         """
-        failed_before = any(s.status == "failed" and _normalized(s.description) == _normalized(step.description)
+        failed_before = any(s.status == "failed" and normalized(s.description) == normalized(step.description)
                             for s in plan.steps)
         named = [name for name in self.tools.names() if re.search(rf"\b{re.escape(name)}\b", step.description)]
         return self.tools.only(named) if named and not failed_before else self.tools
@@ -374,7 +332,7 @@ class PlanExecuteAgent(Agent):
         """The answer, or the steps that remain: the replanner's list (``replan_every_step``), or else,
         after a failed step, the repair's steps followed by the later steps of the plan."""
         prompt = self.replan_prompt if self.replan_every_step else self.repair_prompt
-        decision = self.ask_json(self._progress(prompt, task, plan), lambda data: _read_replan(data, plan.completed()),
+        decision = self.ask_json(self._progress(prompt, task, plan), lambda data: read_replan(data, plan.completed()),
                                  schema=REPLAN_SCHEMA)
         if isinstance(decision, Finished):
             return decision
@@ -382,8 +340,8 @@ class PlanExecuteAgent(Agent):
             return Remaining(plan.remaining())
         if self.replan_every_step:
             return Remaining(self._capped(decision.steps))
-        repaired = {_normalized(d) for d in decision.steps}
-        return Remaining(self._capped(decision.steps + [d for d in plan.remaining() if _normalized(d) not in repaired]))
+        repaired = {normalized(d) for d in decision.steps}
+        return Remaining(self._capped(decision.steps + [d for d in plan.remaining() if normalized(d) not in repaired]))
 
     def _answer(self, task: str, plan: Plan) -> Outcome:
         """Every step is done: the answer from the step results, in plain text."""
@@ -402,50 +360,6 @@ class PlanExecuteAgent(Agent):
         return answer
 
 
-def _read_steps(data: dict[str, Any]) -> list[str]:
-    """``{"steps": [...]}`` as step texts (dict items may use "description"/"step")."""
-    steps = data["steps"]
-    if not isinstance(steps, list):
-        raise ValueError("`steps` must be a list of strings")
-    texts = [(s.get("description") or s.get("step") or "") if isinstance(s, dict) else str(s) for s in steps]
-    return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
-
-
-def _read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remaining:
-    """A final answer (``response``) or the remaining steps.
-
-    A replanner that repeats the whole plan would re-run finished steps, so
-    leading steps that match the ``completed`` ones are dropped (the steps are
-    empty if it listed only completed ones).
-    """
-    response = data.get("response")
-    if isinstance(response, str) and response.strip():
-        return Finished(response.strip())
-    if "steps" not in data:
-        raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
-    steps = _read_steps(data)
-    if not steps:
-        raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
-    done = {_normalized(d) for d in completed}
-    while steps and _normalized(steps[0]) in done:
-        steps.pop(0)
-    return Remaining(steps)
-
-
-def _tool_results(steps: list[Step]) -> tuple[int, list[str]]:
-    """How many tools a step's executor called, and ``tool(args) -> output`` for each call that worked.
-
-    Later steps and the answer see these values as the tools gave them: a small
-    executor's own retelling rounds them, or computes something nobody asked for.
-    A step whose every call failed is not done, whatever the executor then said.
-    """
-    pairs = [(a, o) for a, o in zip(steps, steps[1:])
-             if a.kind == "action" and o.kind == "observation" and a.depth == o.depth == 0]
-    worked = [f"{a.content} -> {o.content.strip()}" for a, o in pairs
-              if o.data.get("ok", True) and not reports_error(o.content)]
-    return len(pairs), list(dict.fromkeys(worked))
-
-
 def _approval_text(verdict: bool | str) -> str:
     if verdict is True:
         return "approved"
@@ -453,6 +367,3 @@ def _approval_text(verdict: bool | str) -> str:
         return f"sent back with feedback: {verdict.strip()}"
     return "rejected"
 
-
-def _normalized(description: str) -> str:
-    return " ".join(description.split()).casefold()

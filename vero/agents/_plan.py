@@ -1,0 +1,108 @@
+"""PlanExecuteAgent's data: the plan with each step's status, the replanner's decisions, and the readers of
+the model's JSON and of a step executor's tool calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vero.core.parsing import reports_error
+from vero.core.result import Step
+
+MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
+
+
+@dataclass
+class PlanStep:
+    description: str
+    status: str = "pending"  # pending | in_progress | completed | failed
+    result: str = ""
+    tool_results: list[str] = field(default_factory=list)  # "tool(args) -> output" of its calls that worked
+
+
+@dataclass
+class Plan:
+    """An ordered list of steps with their status; ``render()`` shows ``[ ] [>] [x] [!]``."""
+
+    steps: list[PlanStep] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, descriptions: list[str]) -> Plan:
+        return cls([PlanStep(d) for d in descriptions])
+
+    def render(self) -> str:
+        return "\n".join(f"{i}. {MARKERS[s.status]} {s.description}" for i, s in enumerate(self.steps, 1))
+
+    def remaining(self) -> list[str]:
+        return [s.description for s in self.steps if s.status == "pending"]
+
+    def completed(self) -> list[str]:
+        return [s.description for s in self.steps if s.status == "completed"]
+
+    def replace_remaining(self, descriptions: list[str]) -> None:
+        self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The replanner's decision: the task is answered."""
+
+    answer: str
+
+
+@dataclass(frozen=True)
+class Remaining:
+    """The replanner's decision: these steps remain (empty: none left, yet no answer)."""
+
+    steps: list[str]
+
+
+def read_steps(data: dict[str, Any]) -> list[str]:
+    """``{"steps": [...]}`` as step texts (dict items may use "description"/"step")."""
+    steps = data["steps"]
+    if not isinstance(steps, list):
+        raise ValueError("`steps` must be a list of strings")
+    texts = [(s.get("description") or s.get("step") or "") if isinstance(s, dict) else str(s) for s in steps]
+    return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
+
+
+def read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remaining:
+    """A final answer (``response``) or the remaining steps.
+
+    A replanner that repeats the whole plan would re-run finished steps, so
+    leading steps that match the ``completed`` ones are dropped (the steps are
+    empty if it listed only completed ones).
+    """
+    response = data.get("response")
+    if isinstance(response, str) and response.strip():
+        return Finished(response.strip())
+    if "steps" not in data:
+        raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
+    steps = read_steps(data)
+    if not steps:
+        raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
+    done = {normalized(d) for d in completed}
+    while steps and normalized(steps[0]) in done:
+        steps.pop(0)
+    return Remaining(steps)
+
+
+def tool_results(steps: list[Step]) -> tuple[int, list[str]]:
+    """How many tools a step's executor called, and ``tool(args) -> output`` for each call that worked.
+
+    Later steps and the answer see these values as the tools gave them: a small
+    executor's own retelling rounds them, or computes something nobody asked for.
+    A step whose every call failed is not done, whatever the executor then said.
+    """
+    pairs = [(a, o) for a, o in zip(steps, steps[1:])
+             if a.kind == "action" and o.kind == "observation" and a.depth == o.depth == 0]
+    worked = [f"{a.content} -> {o.content.strip()}" for a, o in pairs
+              if o.data.get("ok", True) and not reports_error(o.content)]
+    return len(pairs), list(dict.fromkeys(worked))
+
+
+def normalized(description: str) -> str:
+    return " ".join(description.split()).casefold()
