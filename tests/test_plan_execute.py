@@ -486,3 +486,16 @@ def test_a_step_that_failed_before_is_retried_with_every_tool():
     assert agent.run("What is the weather in Lyon?") == "Lyon is sunny."
     first_try, retry = executor_system_prompt(llm, 1), executor_system_prompt(llm, 5)
     assert "lookup(" not in first_try and "lookup(" in retry and "weather(" in retry
+
+
+def test_a_plan_copied_from_the_example_in_the_instructions_is_asked_for_again():
+    """Seen with Qwen2.5-Coder-1.5B: asked a question about greenhouses, the planner returned the
+    example plan of its instructions ("Find the capital of Norway with country_info", ...)."""
+    example = PlanExecuteAgent.planner_rules.split('{"steps": ["')[1].split('"')[0]
+    replies = [plan(example), plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million",
+               "2.1 million"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup], verbose=False)
+    assert agent.run("How many people live in Paris?") == "2.1 million"
+    assert "copied from the example" in llm.requests[1].messages[-1]["content"]
+    assert agent.last_result.steps_of("plan")[0].content == "1. [ ] Find the population of Paris with lookup"

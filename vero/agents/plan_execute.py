@@ -273,13 +273,24 @@ class PlanExecuteAgent(Agent):
             assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
-        steps = self.ask_json([Message.system(system), Message.user(request)], read_steps, schema=PLAN_SCHEMA)
+        steps = self.ask_json([Message.system(system), Message.user(request)], self._read_plan, schema=PLAN_SCHEMA)
         plan = Plan.of(self._capped(steps))
         self.record("plan", plan.render(), steps=plan.remaining())
         if not plan:
             self.record("error", "the planner returned an empty plan")
             raise EmptyPlanError("the planner returned an empty plan")
         return plan
+
+    def _read_plan(self, data: dict[str, Any]) -> list[str]:
+        """The plan's steps; a step copied word for word from the planner's instructions (their example,
+        which small models copy) is re-asked for."""
+        instructions = normalized(self.planner_rules)
+        steps = read_steps(data)
+        copied = next((step for step in steps if len(step) >= 20 and normalized(step) in instructions), None)
+        if copied is not None:
+            raise ValueError(f"the step {copied!r} is copied from the example in the instructions; "
+                             "plan this task's own steps, with the tools listed in the request")
+        return steps
 
     def _capped(self, steps: list[str]) -> list[str]:
         if len(steps) > self.max_plan_steps:
