@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vero.core.parsing import reports_error
+from vero.core.agent import call_worked, tool_calls
 from vero.core.result import Step
 
 MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
@@ -97,10 +97,8 @@ def tool_results(steps: list[Step]) -> tuple[int, list[str]]:
     executor's own retelling rounds them, or computes something nobody asked for.
     A step whose every call failed is not done, whatever the executor then said.
     """
-    pairs = [(a, o) for a, o in zip(steps, steps[1:])
-             if a.kind == "action" and o.kind == "observation" and a.depth == o.depth == 0]
-    worked = [f"{a.content} -> {o.content.strip()}" for a, o in pairs
-              if o.data.get("ok", True) and not reports_error(o.content)]
+    pairs = tool_calls(steps)
+    worked = [f"{action.content} -> {result.content.strip()}" for action, result in pairs if call_worked(result)]
     return len(pairs), list(dict.fromkeys(worked))
 
 

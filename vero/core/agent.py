@@ -352,10 +352,9 @@ class Agent(ABC):
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:
         """The observations of this run's earlier calls of ``name`` with the same arguments."""
-        key, steps = normalized_arguments(args), self.steps_so_far()
-        return [result for action, result in zip(steps, steps[1:])
-                if action.kind == "action" and result.kind == "observation" and action.depth == result.depth == 0
-                and action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == key]
+        key = normalized_arguments(args)
+        return [result for action, result in tool_calls(self.steps_so_far())
+                if action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == key]
 
     def _earlier_failure(self, name: str, args: Any) -> Step | None:
         """The observation of an identical earlier call in this run that failed (not by a timeout)."""
@@ -395,8 +394,8 @@ class Agent(ABC):
 
     def only_failed_tools(self) -> bool:
         """True when this run called tools and every call failed: an answer now would be a guess."""
-        results = [s for s in self.steps_so_far() if s.kind == "observation" and s.depth == 0]
-        return bool(results) and all(not s.data.get("ok", True) or reports_error(s.content) for s in results)
+        results = [result for _, result in tool_calls(self.steps_so_far())]
+        return bool(results) and not any(call_worked(result) for result in results)
 
     def steps_so_far(self) -> list[Step]:
         """The steps recorded in the current run (empty outside ``run``)."""
@@ -508,6 +507,17 @@ class Agent(ABC):
         the current history untouched.
         """
         self.history = load_session(path)
+
+
+def tool_calls(steps: list[Step]) -> list[tuple[Step, Step]]:
+    """The ``(action, observation)`` step pairs of the tool calls made at this level (not a sub-agent's)."""
+    return [(action, result) for action, result in zip(steps, steps[1:])
+            if action.kind == "action" and result.kind == "observation" and action.depth == result.depth == 0]
+
+
+def call_worked(observation: Step) -> bool:
+    """True when a tool call's observation is a result, not an error (a timeout counts as an error)."""
+    return bool(observation.data.get("ok", True)) and not reports_error(observation.content)
 
 
 def _failed(observation: Step) -> bool:
