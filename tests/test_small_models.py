@@ -56,6 +56,12 @@ SEEN_ANNOUNCED_AND_WRITTEN = (
     '"F01",\n  "greenhouse_id": "GH01",\n  "stock": 100\n}\n```\n\nFrom this object, I can see that the number '
     'of Frostvine plants in stock is 100.'
 )
+# seen: ToolCallingAgent, calls written as XML inside the <tools> tag of Qwen's template
+SEEN_XML_CALLS = (
+    "<tools>\n    <tool>\n        <name>find_plant</name>\n        <arguments>\n            <name>Duskmoss</name>\n"
+    "        </arguments>\n    </tool>\n    <tool>\n        <name>calculate</name>\n        <arguments>\n"
+    "            <expression>12 * 3</expression>\n        </arguments>\n    </tool>\n</tools>"
+)
 # seen: native ReAct, an announcement with no call at all
 SEEN_ANNOUNCEMENT = "To answer this, I will use the `find_plant` function to look up the Frostvine."
 
@@ -79,6 +85,14 @@ def clear_calls():
     ('{"type": "function", "function": {"name": "find_plant", "arguments": {"name": "D"}}}',
      [("find_plant", {"name": "D"})]),
     (SEEN_ANNOUNCED_AND_WRITTEN, [("find_plant", {"name": "Frostvine"})]),  # a call written twice runs once
+    (SEEN_XML_CALLS, [("find_plant", {"name": "Duskmoss"}), ("calculate", {"expression": "12 * 3"})]),
+    ("```xml\n<tool><name>calculate</name><arguments>{\"expression\": \"1+2\"}</arguments></tool>\n```",
+     [("calculate", {"expression": "1+2"})]),
+    # seen: ToolCallingAgent, a call as attributes, with prose around it
+    ("Let's start with step 1:\n\n<tools>\n    <call function=\"find_plant\" arguments='{\"name\": \"GH-02\"}'/>\n"
+     "</tools>\n\nThis call will return the greenhouse's code.", [("find_plant", {"name": "GH-02"})]),
+    ("<function=calculate>\n<parameter=expression>\n2 &lt; 3\n</parameter>\n</function>",
+     [("calculate", {"expression": "2 < 3"})]),
 ])
 def test_tool_calls_written_as_text_are_found(text, expected):
     import json
@@ -95,6 +109,9 @@ def test_tool_calls_written_as_text_are_found(text, expected):
     '{"name": "find_plant"}',                                        # no arguments object
     '{"name": "find_plant", "arguments": "Frostvine"}',              # arguments not an object
     '[{"name": "find_plant", "arguments": {"name": "A"}}, {"stock": 5}]',  # a list that is not all calls
+    "<name>Frostvine</name><arguments><stock>5</stock></arguments>",  # XML, but not a registered tool
+    "Call <name>find_plant</name> with <arguments>, the plant's name.",  # words about a tool, no call
+    "Since 2 < 3 and 5 > 4, the answer is <b>yes</b>.",
 ])
 def test_an_answer_that_merely_contains_json_is_not_a_call(text):
     assert tool_calls_in_text(text, NAMES) is None
@@ -104,6 +121,11 @@ def test_the_prose_around_written_calls_is_kept_as_the_thought():
     found = tool_calls_in_text(SEEN_ANNOUNCED_AND_WRITTEN, NAMES)
     assert found.prose.startswith("To find the number of Frostvine plants")
     assert '"arguments"' not in found.prose and "is 100." in found.prose
+
+
+def test_the_tags_around_calls_written_as_xml_are_not_kept_as_prose():
+    found = tool_calls_in_text("I will look it up.\n" + SEEN_XML_CALLS, NAMES)
+    assert found.prose == "I will look it up."
 
 
 def test_announcements_are_told_apart_from_answers():
@@ -381,6 +403,13 @@ def test_only_the_first_call_written_as_text_runs_even_from_a_runaway_reply():
     assert len(recovered) == 1 and "more call" in recovered[0].content
     replayed = llm.requests[1].messages[-2]
     assert [c["function"]["name"] for c in replayed["tool_calls"]] == ["find_plant"] and not replayed["content"]
+
+
+def test_a_call_written_as_xml_runs_instead_of_being_the_answer():
+    llm = ScriptedLLM([SEEN_XML_CALLS, "Duskmoss: 2715 in stock."])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Duskmoss plants are in stock?") == "Duskmoss: 2715 in stock."
+    assert CALLS == [("find_plant", "Duskmoss")]  # only the first: the second was written before any result
 
 
 def test_chat_template_tags_are_not_part_of_an_answer():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import html
 import json
 import re
 import uuid
@@ -359,6 +360,16 @@ def final_answer_text(text: str) -> str:
 _TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _ANY_FENCE = re.compile(r"```[\w+-]*[^\S\n]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _CALL_START = re.compile(r'(?:\[\s*)?\{\s*"(?:name|function|tool|tool_name)"\s*:')
+# Some write it as XML instead: <tool><name>t</name><arguments><k>v</k></arguments></tool>,
+# <call function="t" arguments='{"k": "v"}'/>, or newer Qwen models' <function=t><parameter=k>v</parameter>.
+_XML_CALLS = (
+    re.compile(r"<name>\s*(?P<name>[\w.-]+)\s*</name>\s*<(?P<tag>arguments|parameters)>(?P<body>.*?)</(?P=tag)>",
+               re.DOTALL),
+    re.compile(r"""<\w+\s+(?:function|name)=["'](?P<name>[\w.-]+)["']\s+(?:arguments|parameters)='(?P<body>[^']*)'\s*/?>"""),
+    re.compile(r"<function=(?P<name>[\w.-]+)>(?P<body>.*?)</function>", re.DOTALL),
+)
+_XML_ARGUMENT = re.compile(r"<(\w+)>(.*?)</\1>|<parameter=(\w+)>(.*?)</parameter>", re.DOTALL)
+_EMPTY_WRAPPER = re.compile(r"<(\w+)>\s*</\1>|```[\w+-]*\s*```")
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "input")
 
@@ -375,15 +386,20 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
     """The tool calls a model wrote as text, or None when the text has none.
 
     Accepted: fenced or bare JSON objects with a tool ``name`` and an
-    ``arguments`` (or ``parameters``) object, ``<tool_call>`` tags, and lists of
-    such objects.  Only a registered tool name with an arguments object counts,
+    ``arguments`` (or ``parameters``) object, ``<tool_call>`` tags, lists of
+    such objects, and calls written as XML (``<name>`` with ``<arguments>``,
+    ``<call function=... arguments='{...}'/>``, or ``<function=name>`` with
+    ``<parameter=key>`` elements).  Only a registered tool name with an arguments object counts,
     so an ordinary answer that merely contains JSON is not taken for a call.
     """
     text = text or ""
     names = set(tool_names)
-    if not names or "{" not in text:
+    if not names or ("{" not in text and "<" not in text):
         return None
     spans: list[tuple[int, int, list[ToolCall]]] = []
+    for match in (match for pattern in _XML_CALLS for match in pattern.finditer(text)):
+        if (call := _xml_call(match["name"], match["body"], names)) is not None:
+            spans.append((match.start(), match.end(), [call]))
     for pattern in (_TOOL_CALL_TAG, _ANY_FENCE):
         for match in pattern.finditer(text):
             if not _overlaps(spans, match.start(), match.end()):
@@ -414,11 +430,32 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
         if (call.name, call.arguments) not in seen:  # a call written twice is run once
             seen.add((call.name, call.arguments))
             calls.append(call)
-    return TextToolCalls(calls, re.sub(r"\n{3,}", "\n\n", "".join(prose)).strip())
+    return TextToolCalls(calls, _without_empty_wrappers("".join(prose)))
+
+
+def _without_empty_wrappers(prose: str) -> str:
+    """The prose left around the calls, without the fences and tags that held them."""
+    while (emptier := _EMPTY_WRAPPER.sub("", prose)) != prose:
+        prose = emptier
+    return re.sub(r"\n{3,}", "\n\n", prose).strip()
 
 
 def _overlaps(spans: list[tuple[int, int, list[ToolCall]]], start: int, end: int) -> bool:
     return any(start < s_end and s_start < end for s_start, s_end, _ in spans)
+
+
+def _xml_call(name: str, body: str, names: set[str]) -> ToolCall | None:
+    """A call written as XML; each argument is an element (or the body is a JSON object)."""
+    arguments: Any = {
+        tag or parameter: html.unescape(value if tag else parameter_value).strip()
+        for tag, value, parameter, parameter_value in _XML_ARGUMENT.findall(body)
+    }
+    if not arguments and body.strip():
+        try:
+            arguments = _DECODER.decode(html.unescape(body.strip()))
+        except (ValueError, RecursionError):
+            return None
+    return _as_call({"name": name, "arguments": arguments}, names)
 
 
 def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
