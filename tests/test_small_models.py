@@ -91,6 +91,9 @@ def clear_calls():
     # seen: ToolCallingAgent, a call as attributes, with prose around it
     ("Let's start with step 1:\n\n<tools>\n    <call function=\"find_plant\" arguments='{\"name\": \"GH-02\"}'/>\n"
      "</tools>\n\nThis call will return the greenhouse's code.", [("find_plant", {"name": "GH-02"})]),
+    # seen: ToolCallingAgent, the tool's name as the element, its arguments as attributes
+    ('<tools>\n    <calculate expression="12 * 3"/>\n</tools>\n<tools>\n    <find_plant name="Frostvine"/>\n</tools>',
+     [("calculate", {"expression": "12 * 3"}), ("find_plant", {"name": "Frostvine"})]),
     ("<function=calculate>\n<parameter=expression>\n2 &lt; 3\n</parameter>\n</function>",
      [("calculate", {"expression": "2 < 3"})]),
 ])
@@ -112,6 +115,7 @@ def test_tool_calls_written_as_text_are_found(text, expected):
     "<name>Frostvine</name><arguments><stock>5</stock></arguments>",  # XML, but not a registered tool
     "Call <name>find_plant</name> with <arguments>, the plant's name.",  # words about a tool, no call
     "Since 2 < 3 and 5 > 4, the answer is <b>yes</b>.",
+    '<img src="find_plant.png"/> <stock count="5"/>',  # elements, but none named like a tool
 ])
 def test_an_answer_that_merely_contains_json_is_not_a_call(text):
     assert tool_calls_in_text(text, NAMES) is None

@@ -361,13 +361,16 @@ _TOOL_CALL_TAG = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _ANY_FENCE = re.compile(r"```[\w+-]*[^\S\n]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _CALL_START = re.compile(r'(?:\[\s*)?\{\s*"(?:name|function|tool|tool_name)"\s*:')
 # Some write it as XML instead: <tool><name>t</name><arguments><k>v</k></arguments></tool>,
-# <call function="t" arguments='{"k": "v"}'/>, or newer Qwen models' <function=t><parameter=k>v</parameter>.
+# <call function="t" arguments='{"k": "v"}'/>, <t k="v"/>, or (newer Qwen models)
+# <function=t><parameter=k>v</parameter></function>.
 _XML_CALLS = (
     re.compile(r"<name>\s*(?P<name>[\w.-]+)\s*</name>\s*<(?P<tag>arguments|parameters)>(?P<body>.*?)</(?P=tag)>",
                re.DOTALL),
     re.compile(r"""<\w+\s+(?:function|name)=["'](?P<name>[\w.-]+)["']\s+(?:arguments|parameters)='(?P<body>[^']*)'\s*/?>"""),
     re.compile(r"<function=(?P<name>[\w.-]+)>(?P<body>.*?)</function>", re.DOTALL),
 )
+_XML_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+_XML_TOOL_ELEMENT = re.compile(r"""<(?P<name>[A-Za-z_][\w.-]*)(?P<attributes>(?:\s+""" + _XML_ATTRIBUTE.pattern + r")*)\s*/>")
 _XML_ARGUMENT = re.compile(r"<(\w+)>(.*?)</\1>|<parameter=(\w+)>(.*?)</parameter>", re.DOTALL)
 _EMPTY_WRAPPER = re.compile(r"<(\w+)>\s*</\1>|```[\w+-]*\s*```")
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
@@ -388,9 +391,10 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
     Accepted: fenced or bare JSON objects with a tool ``name`` and an
     ``arguments`` (or ``parameters``) object, ``<tool_call>`` tags, lists of
     such objects, and calls written as XML (``<name>`` with ``<arguments>``,
-    ``<call function=... arguments='{...}'/>``, or ``<function=name>`` with
-    ``<parameter=key>`` elements).  Only a registered tool name with an arguments object counts,
-    so an ordinary answer that merely contains JSON is not taken for a call.
+    ``<call function=... arguments='{...}'/>``, ``<tool_name key="value"/>``,
+    or ``<function=name>`` with ``<parameter=key>`` elements).  Only a
+    registered tool name with an arguments object counts, so an ordinary answer
+    that merely contains JSON is not taken for a call.
     """
     text = text or ""
     names = set(tool_names)
@@ -398,8 +402,15 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
         return None
     spans: list[tuple[int, int, list[ToolCall]]] = []
     for match in (match for pattern in _XML_CALLS for match in pattern.finditer(text)):
-        if (call := _xml_call(match["name"], match["body"], names)) is not None:
-            spans.append((match.start(), match.end(), [call]))
+        if not _overlaps(spans, match.start(), match.end()):
+            if (call := _xml_call(match["name"], match["body"], names)) is not None:
+                spans.append((match.start(), match.end(), [call]))
+    for match in _XML_TOOL_ELEMENT.finditer(text):  # <tool_name key="value"/>
+        if match["name"] in names and not _overlaps(spans, match.start(), match.end()):
+            arguments = {key: html.unescape(double or single)
+                         for key, double, single in _XML_ATTRIBUTE.findall(match["attributes"])}
+            if (call := _as_call({"name": match["name"], "arguments": arguments}, names)) is not None:
+                spans.append((match.start(), match.end(), [call]))
     for pattern in (_TOOL_CALL_TAG, _ANY_FENCE):
         for match in pattern.finditer(text):
             if not _overlaps(spans, match.start(), match.end()):
