@@ -370,7 +370,8 @@ _XML_CALLS = (
     re.compile(r"<function=(?P<name>[\w.-]+)>(?P<body>.*?)</function>", re.DOTALL),
 )
 _XML_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_XML_TOOL_ELEMENT = re.compile(r"""<(?P<name>[A-Za-z_][\w.-]*)(?P<attributes>(?:\s+""" + _XML_ATTRIBUTE.pattern + r")*)\s*/>")
+_XML_TOOL_ELEMENT = re.compile(
+    r"<(?P<name>[A-Za-z_][\w.-]*)(?P<attributes>(?:\s+" + _XML_ATTRIBUTE.pattern + r")*)\s*/>")
 _XML_ARGUMENT = re.compile(r"<(\w+)>(.*?)</\1>|<parameter=(\w+)>(.*?)</parameter>", re.DOTALL)
 _EMPTY_WRAPPER = re.compile(r"<(\w+)>\s*</\1>|```[\w+-]*\s*```")
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
