@@ -91,6 +91,9 @@ def clear_calls():
     # seen: ToolCallingAgent, a call as attributes, with prose around it
     ("Let's start with step 1:\n\n<tools>\n    <call function=\"find_plant\" arguments='{\"name\": \"GH-02\"}'/>\n"
      "</tools>\n\nThis call will return the greenhouse's code.", [("find_plant", {"name": "GH-02"})]),
+    # seen: ToolCallingAgent, the name in a <function> element
+    ("<tools>\n    <tool>\n        <function>find_plant</function>\n        <arguments>\n            "
+     "<name>Frostvine</name>\n        </arguments>\n    </tool>\n</tools>", [("find_plant", {"name": "Frostvine"})]),
     # seen: ToolCallingAgent, the tool's name as the element, its arguments as attributes
     ('<tools>\n    <calculate expression="12 * 3"/>\n</tools>\n<tools>\n    <find_plant name="Frostvine"/>\n</tools>',
      [("calculate", {"expression": "12 * 3"}), ("find_plant", {"name": "Frostvine"})]),

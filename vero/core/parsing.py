@@ -364,8 +364,8 @@ _CALL_START = re.compile(r'(?:\[\s*)?\{\s*"(?:name|function|tool|tool_name)"\s*:
 # <call function="t" arguments='{"k": "v"}'/>, <t k="v"/>, or (newer Qwen models)
 # <function=t><parameter=k>v</parameter></function>.
 _XML_CALLS = (
-    re.compile(r"<name>\s*(?P<name>[\w.-]+)\s*</name>\s*<(?P<tag>arguments|parameters)>(?P<body>.*?)</(?P=tag)>",
-               re.DOTALL),
+    re.compile(r"<(?P<label>name|function|tool_name)>\s*(?P<name>[\w.-]+)\s*</(?P=label)>\s*"
+               r"<(?P<tag>arguments|parameters)>(?P<body>.*?)</(?P=tag)>", re.DOTALL),
     re.compile(r"""<\w+\s+(?:function|name)=["'](?P<name>[\w.-]+)["']\s+(?:arguments|parameters)='(?P<body>[^']*)'\s*/?>"""),
     re.compile(r"<function=(?P<name>[\w.-]+)>(?P<body>.*?)</function>", re.DOTALL),
 )
