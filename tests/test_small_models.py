@@ -544,3 +544,13 @@ def test_text_react_does_not_return_a_parroted_note_as_its_final_answer():
                        "Final Answer: 2715"])
     agent = ReActAgent("t", llm, tools=TOOLS, verbose=False)
     assert agent.run("How many?") == "2715" and llm.calls == 3
+
+
+def test_both_native_agents_tell_the_model_where_arguments_come_from():
+    from vero.agents._native import TOOL_CALL_GUIDE
+
+    for agent in (ToolCallingAgent("t", ScriptedLLM(["ok"]), tools=TOOLS, verbose=False),
+                  ReActAgent("r", ScriptedLLM(["ok"]), tools=TOOLS, protocol="native", verbose=False)):
+        agent.run("How many Frostvine plants are in stock?")
+        system = agent.llm.requests[0].messages[0]["content"]
+        assert TOOL_CALL_GUIDE in system and "<tool_call>" in system

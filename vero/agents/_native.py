@@ -35,6 +35,18 @@ from vero.core.parsing import (
 )
 from vero.core.text import clip
 
+# One call at a time, arguments only from the question or earlier results, and one example of
+# a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
+# runs such calls when a model writes them as text).  Small models otherwise invent arguments
+# ("John Doe") and invent their own call formats.
+TOOL_CALL_GUIDE = """Use only argument values that are in the question or in earlier tool results. \
+When the question needs several facts, get them one call at a time, each call using what the one before returned.
+Example: for "What is the population of the city where the painter Ada Moss lives?", first call
+<tool_call>
+{"name": "person_info", "arguments": {"name": "Ada Moss"}}
+</tool_call>
+then read the city in its result and call city_info with that city."""
+
 CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
                  "call a tool, or give the final answer in a few sentences.")
 ANNOUNCED_NUDGE = ("You said what you would do but did not call a tool. Call the tool now; "

@@ -33,6 +33,7 @@ import json
 from typing import Any
 
 from vero.agents._native import (
+    TOOL_CALL_GUIDE,
     answer_nudge,
     answer_tool_calls,
     echoes_vero,
@@ -75,8 +76,9 @@ Instead of the Final Answer line you may also write
 Action: Finish
 Action Input: {{"answer": "the final answer"}}"""
 
-REACT_NATIVE_PROMPT = """Work step by step: call a tool whenever you need a fact or a calculation, one step at a time.
-When you know the answer, reply with only the final answer as plain text and call no tool."""
+REACT_NATIVE_PROMPT = f"""Work step by step: call a tool whenever you need a fact or a calculation.
+{TOOL_CALL_GUIDE}
+As soon as the results answer the question, reply with only the final answer as plain text and call no tool."""
 
 FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
 Thought: ...

@@ -21,15 +21,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vero.agents._native import answer_tool_calls, echoes_vero, nudge_for, tool_options, with_text_tool_calls
+from vero.agents._native import (
+    TOOL_CALL_GUIDE,
+    answer_tool_calls,
+    echoes_vero,
+    nudge_for,
+    tool_options,
+    with_text_tool_calls,
+)
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
 
-TOOL_CALLING_SYSTEM_PROMPT = (
-    "You are a helpful assistant. Call a tool for every fact you need and for every calculation; "
-    "never guess a value."
-)
+TOOL_CALLING_SYSTEM_PROMPT = f"""You are a helpful assistant. \
+Call a tool for every fact you need and for every calculation; never guess a value.
+{TOOL_CALL_GUIDE}
+As soon as the results answer the question, reply with the answer and call nothing more."""
 
 
 class ToolCallingAgent(Agent):
