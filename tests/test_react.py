@@ -409,7 +409,7 @@ def test_native_protocol_runs_parallel_calls_in_order_and_finishes_on_text():
     assert CALLS == [("add", 1, 2), ("search", "q")]
     assert [s.kind for s in result.steps] == ["thought", "action", "observation", "action", "observation", "final"]
     first = llm.requests[0]
-    assert first.stop is None and [t["function"]["name"] for t in first.tools] == ["add", "search", "explode"]
+    assert first.stop == ["</tools>"] and [t["function"]["name"] for t in first.tools] == ["add", "search", "explode"]
     sent = llm.requests[1].messages
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "tool"]
     assert sent[2]["content"] == "Two things first."

@@ -401,15 +401,25 @@ SEEN_RUNAWAY = ('<tools>\n{"name": "find_plant", "arguments": {"name": "Frostvin
 SEEN_ECHOED_RESULT = "<tool_response>\n2715\n</tool_response>"
 
 
-def test_only_the_first_call_written_as_text_runs_even_from_a_runaway_reply():
+def test_a_runaway_reply_is_stopped_after_its_first_tools_block_and_only_that_call_runs():
     llm = ScriptedLLM([{"content": SEEN_RUNAWAY, "finish_reason": "length"}, "There are 2715 in stock."])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
     assert agent.run("How many Frostvine plants are in stock?") == "There are 2715 in stock."
+    assert "</tools>" in llm.requests[0].stop  # the fake cuts there, as llama-server does
     assert CALLS == [("find_plant", "Frostvine")]
     recovered = [s for s in agent.last_result.steps if s.data.get("recovered_from_text")]
-    assert len(recovered) == 1 and "more call" in recovered[0].content
+    assert len(recovered) == 1
     replayed = llm.requests[1].messages[-2]
     assert [c["function"]["name"] for c in replayed["tool_calls"]] == ["find_plant"] and not replayed["content"]
+
+
+def test_calls_written_after_the_first_are_not_run_and_the_warning_says_so():
+    twice = SEEN_FENCED_CALL + "\n" + SEEN_FENCED_CALL.replace("Frostvine", "Duskmoss")
+    llm = ScriptedLLM([twice, "2715"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "2715"
+    assert CALLS == [("find_plant", "Frostvine")]
+    assert "1 more call" in agent.last_result.steps_of("warning")[0].content
 
 
 def test_a_call_written_as_xml_runs_instead_of_being_the_answer():

@@ -64,9 +64,14 @@ ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool resu
 MAX_ECHO_NUDGES = 2  # per run: a model still repeating vero's messages after that ends the run `failed`
 
 
+# A small model writing its calls as text inside its template's <tools> tags repeats such blocks
+# until the output cap; only the first written call runs, so the rest is never needed.
+TEXT_CALLS_STOP = ["</tools>"]
+
+
 def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
     """``generate`` options offering the agent's tools natively (none if it has no tools)."""
-    return {"tools": agent.tools.schemas(), **extra} if agent.tools else {}
+    return {"tools": agent.tools.schemas(), "stop": TEXT_CALLS_STOP, **extra} if agent.tools else {}
 
 
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
