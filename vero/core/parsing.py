@@ -401,17 +401,7 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
     names = set(tool_names)
     if not names or ("{" not in text and "<" not in text):
         return None
-    spans: list[tuple[int, int, list[ToolCall]]] = []
-    for match in (match for pattern in _XML_CALLS for match in pattern.finditer(text)):
-        if not _overlaps(spans, match.start(), match.end()):
-            if (call := _xml_call(match["name"], match["body"], names)) is not None:
-                spans.append((match.start(), match.end(), [call]))
-    for match in _XML_TOOL_ELEMENT.finditer(text):  # <tool_name key="value"/>
-        if match["name"] in names and not _overlaps(spans, match.start(), match.end()):
-            arguments = {key: html.unescape(double or single)
-                         for key, double, single in _XML_ATTRIBUTE.findall(match["attributes"])}
-            if (call := _as_call({"name": match["name"], "arguments": arguments}, names)) is not None:
-                spans.append((match.start(), match.end(), [call]))
+    spans = _xml_spans(text, names)
     for pattern in (_TOOL_CALL_TAG, _ANY_FENCE):
         for match in pattern.finditer(text):
             if not _overlaps(spans, match.start(), match.end()):
@@ -454,6 +444,22 @@ def _without_empty_wrappers(prose: str) -> str:
 
 def _overlaps(spans: list[tuple[int, int, list[ToolCall]]], start: int, end: int) -> bool:
     return any(start < s_end and s_start < end for s_start, s_end, _ in spans)
+
+
+def _xml_spans(text: str, names: set[str]) -> list[tuple[int, int, list[ToolCall]]]:
+    """Where ``text`` has calls written as XML, and the call each holds."""
+    spans: list[tuple[int, int, list[ToolCall]]] = []
+    for match in (match for pattern in _XML_CALLS for match in pattern.finditer(text)):
+        if not _overlaps(spans, match.start(), match.end()):
+            if (call := _xml_call(match["name"], match["body"], names)) is not None:
+                spans.append((match.start(), match.end(), [call]))
+    for match in _XML_TOOL_ELEMENT.finditer(text):  # <tool_name key="value"/>
+        if match["name"] in names and not _overlaps(spans, match.start(), match.end()):
+            arguments = {key: html.unescape(double or single)
+                         for key, double, single in _XML_ATTRIBUTE.findall(match["attributes"])}
+            if (call := _as_call({"name": match["name"], "arguments": arguments}, names)) is not None:
+                spans.append((match.start(), match.end(), [call]))
+    return spans
 
 
 def _xml_call(name: str, body: str, names: set[str]) -> ToolCall | None:
