@@ -402,15 +402,41 @@ def executor_system_prompt(llm, call):
 def test_a_step_that_names_a_tool_gets_only_that_tool():
     """Seen with Qwen2.5-Coder-1.5B: given every tool, the executor of "Find the greenhouse GH-06 with
     greenhouse_info" called the first tool listed (find_plant) instead."""
-    replies = [plan("Find the weather in Paris with weather", "Summarise it"), "Final Answer: sunny",
+    replies = [plan("Find the weather in Paris with weather", "Summarise it"), CALL_WEATHER, "Final Answer: sunny",
                "Final Answer: Paris is sunny", "Paris is sunny."]
     llm = ScriptedLLM(replies)
     agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
     assert agent.run("What is the weather in Paris?") == "Paris is sunny."
-    named, unnamed = executor_system_prompt(llm, 1), executor_system_prompt(llm, 2)
+    named, unnamed = executor_system_prompt(llm, 1), executor_system_prompt(llm, 3)
     assert "weather(city: string)" in named and "lookup(" not in named
     assert "weather(" in unnamed and "lookup(" in unnamed  # a step that names no tool gets them all
     assert agent.tools.names() == ["lookup", "weather"]  # the agent's own registry is untouched
+
+
+CALL_WEATHER = 'Thought: look it up\nAction: weather\nAction Input: {"city": "Paris"}'
+# seen with Qwen2.5-Coder-1.5B, for "Find the plant code for Glasswort Pearl with find_plant":
+INVENTED_STEP_RESULT = "Thought: I now know the final answer\nFinal Answer: the final answer to the task is 21,165.00"
+
+
+def test_a_step_answered_without_calling_the_tool_it_names_gets_one_nudge():
+    llm = ScriptedLLM([plan("Find the weather in Paris with weather"), INVENTED_STEP_RESULT, CALL_WEATHER,
+                       "Final Answer: sunny", "Paris is sunny."])
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    assert agent.run("What is the weather in Paris?") == "Paris is sunny."
+    nudge = llm.requests[2].messages[-1]["content"]
+    assert nudge.startswith("Observation: You answered without calling a tool") and "weather(city" in nudge
+    warnings = [s for s in agent.last_result.steps_of("warning") if s.depth == 1]
+    assert [w.content for w in warnings] == ["the step's answer came without calling its tool; asked to call it"]
+    assert [s.data["result"] for s in agent.last_result.steps_of("plan_step") if "result" in s.data] == ["sunny"]
+
+
+def test_the_uncalled_tool_nudge_comes_once_per_step_and_not_for_steps_that_name_no_tool():
+    llm = ScriptedLLM([plan("Find the weather in Paris with weather", "Say it nicely"), INVENTED_STEP_RESULT,
+                       INVENTED_STEP_RESULT, "Final Answer: a fine day", "It is a fine day."])
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    assert agent.run("What is the weather in Paris?") == "It is a fine day."
+    assert llm.calls == 5  # plan, the invented answer, its nudge's reply (taken), step 2 at once, the answer
+    assert len(agent.last_result.steps_of("warning")) == 1
 
 
 def test_the_step_executor_is_told_how_to_finish_before_the_action_format():

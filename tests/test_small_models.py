@@ -445,6 +445,20 @@ def test_a_repeated_call_gets_the_results_and_the_task_back():
     assert any("same tool call again" in s.content for s in agent.last_result.steps_of("warning"))
 
 
+def test_text_react_answers_a_repeated_call_with_its_result_and_the_task():
+    # seen: text ReAct made each lookup twice in a row, copying its thought, and lost the question
+    again = ("Thought: I now know the greenhouse of the Sunthistle. I need to find the greenhouse of the "
+             "Sunthistle.\nAction: find_plant\nAction Input: {\"name\": \"Frostvine\"}")
+    llm = ScriptedLLM([again, again, "Thought: I now know the final answer\nFinal Answer: 2715"])
+    agent = ReActAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants are in stock?") == "2715"
+    assert CALLS == [("find_plant", "Frostvine")] * 2  # run again: a tool's result may change
+    first, second = (m["content"] for m in llm.requests[2].messages if m["content"].startswith("Observation:"))
+    assert REPEATED_CALL_NUDGE not in first
+    assert second.startswith(first + "\n" + REPEATED_CALL_NUDGE)
+    assert second.endswith("The task: How many Frostvine plants are in stock?")
+
+
 @tool
 def greenhouse_info(greenhouse_id: str) -> dict:
     """Look up a greenhouse by its id. Returns its city."""

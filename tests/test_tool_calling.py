@@ -146,6 +146,16 @@ def test_an_empty_reply_is_asked_again_with_the_task():
     assert nudge.startswith(EMPTY_NUDGE) and nudge.endswith("The task: say hi")
 
 
+def test_an_empty_reply_mid_chain_is_asked_for_the_next_call_first():
+    # seen with Qwen2.5-Coder-1.5B: after the second of three lookups the reply was empty (one token);
+    # asked "give the final answer ... or call the tool", it answered with a value from the wrong result
+    agent, llm = make([calls(("weather", {"city": "Oslo"})), "", calls(("add", {"a": 2, "b": 2})), "4, sunny"])
+    assert agent.run("Weather in Oslo, and 2 + 2?") == "4, sunny"
+    nudge = llm.requests[2].messages[-1]["content"]
+    assert nudge.startswith("Your reply was empty. Call the tool you still need, or give the final answer")
+    assert CALLS == [("weather", "Oslo"), ("add", 2, 2)]
+
+
 def test_empty_replies_past_the_nudges_fail_the_run():
     agent, llm = make([""] * (MAX_EMPTY_NUDGES + 1))
     assert agent.run("hi") == ""

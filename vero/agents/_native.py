@@ -54,7 +54,9 @@ ANNOUNCED_NUDGE = ("You said what you would do but did not call a tool. Call the
 MAX_ANNOUNCED_NUDGES = 2  # per run: after that, such a reply is taken as the answer
 REPEATED_CALL_NUDGE = ("You made that same call before, and its result is above. Use the results you have: "
                        "give the final answer, or call a different tool for what is still missing.")
-EMPTY_NUDGE = "Your reply was empty. Give the final answer from the results above, or call the tool you still need."
+# An empty reply comes mid-chain (after a result, before the next call): offering the answer first made
+# small models answer with a value from the wrong result, so the next call is offered first.
+EMPTY_NUDGE = "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
 MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
 GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
                "Call the one that fits the task (if none can answer it, say that you could not find the answer).")

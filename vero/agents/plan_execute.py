@@ -48,12 +48,11 @@ from vero.agents._plan import (
     tool_results,
 )
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent, Tools
+from vero.core.agent import Agent, Tools, tool_calls
 from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
 from vero.errors import VeroError
-from vero.tool.registry import ToolRegistry
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -97,6 +96,10 @@ PLAN_FEEDBACK = """
 ## Feedback on that plan
 {feedback}
 Write a new plan that addresses the feedback."""
+
+STEP_TOOL_NUDGE = """You answered without calling a tool, so that result would be a guess. This step is done with:
+{tools}
+Call it now with the values from the task or the earlier results."""
 
 STEP_TASK = """You are carrying out one step of a larger plan.
 
@@ -157,6 +160,16 @@ class StepExecutor(ReActAgent):
     """
 
     format_prompt = STEP_FORMAT_PROMPT
+    step_tool_nudge = STEP_TOOL_NUDGE
+    tools_named = False  # set when the step names its tools: its result must come from one of them
+
+    def answer_check(self, answer: str) -> str | None:
+        """Small executors "answer" a step that names a tool without calling it, with an invented
+        value (often the whole task's answer): the first such answer gets one nudge to call it."""
+        if self.tools_named and not tool_calls(self.steps_so_far()) and self.tally("uncalled_tool") == 1:
+            self.record("warning", "the step's answer came without calling its tool; asked to call it", raw=answer)
+            return self.step_tool_nudge.format(tools=self.tools.short_lines())
+        return super().answer_check(answer)
 
 
 class PlanExecuteAgent(Agent):
@@ -304,7 +317,11 @@ class PlanExecuteAgent(Agent):
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = "in_progress"
         self.record("plan_step", f"[>] {step.description}", status=step.status)
-        executor = self.subagent(self.executor_class, f"{self.name}-step{number}", tools=self._step_tools(plan, step))
+        named = self._named_tools(plan, step)
+        executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
+                                 tools=self.tools.only(named) if named else self.tools)
+        if isinstance(executor, StepExecutor):
+            executor.tools_named = bool(named)
         text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
         result = self.run_subagent(executor, text)
         calls, step.tool_results = tool_results(result.steps)
@@ -314,8 +331,8 @@ class PlanExecuteAgent(Agent):
                     status=step.status, description=step.description, result=step.result)
         self.keep_partial(result.answer)
 
-    def _step_tools(self, plan: Plan, step: PlanStep) -> ToolRegistry:
-        """The tools the step names, or all of them if it names none or failed before.
+    def _named_tools(self, plan: Plan, step: PlanStep) -> list[str]:
+        """The tools the step names, if it did not fail before (the executor gets all tools when none).
 
         The planner names each step's tool; a small executor given every tool
         tends to reach for the first one listed instead.  But when the same step
@@ -325,7 +342,7 @@ class PlanExecuteAgent(Agent):
         failed_before = any(s.status == "failed" and normalized(s.description) == normalized(step.description)
                             for s in plan.steps)
         named = [name for name in self.tools.names() if re.search(rf"\b{re.escape(name)}\b", step.description)]
-        return self.tools.only(named) if named and not failed_before else self.tools
+        return [] if failed_before else named
 
     def _results(self, plan: Plan) -> str:
         done = [(i, s) for i, s in enumerate(plan.steps, 1) if s.status in ("completed", "failed")]

@@ -33,12 +33,14 @@ import json
 from typing import Any
 
 from vero.agents._native import (
+    REPEATED_CALL_NUDGE,
     TOOL_CALL_GUIDE,
     answer_nudge,
     answer_tool_calls,
     echoes_vero,
     nudge_for,
     tool_options,
+    with_task,
     with_text_tool_calls,
 )
 from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError, Tools
@@ -179,6 +181,11 @@ class ReActAgent(Agent):
                 self.reflect(messages)
         return Outcome(self.final_answer(messages), MAX_TURNS)
 
+    def answer_check(self, answer: str) -> str | None:
+        """The text protocol's check of a Final Answer: a nudge to send instead, or None to accept
+        it (``answer_nudge``: not a repeat of vero's own words, not a guess after failed calls)."""
+        return answer_nudge(self, answer)
+
     def build_system_prompt(self) -> str:
         return f"{self.system_prompt or self.intro_prompt}\n\n{self._strategy.instructions(self)}"
 
@@ -271,16 +278,22 @@ class TextProtocol:
             return None
         agent.current_run.counters["format_errors"] = 0
         if step.final_answer is not None:
-            nudge = answer_nudge(agent, step.final_answer)
+            nudge = agent.answer_check(step.final_answer)
             if nudge is not None:
                 messages.append(Message.user(f"Observation: {nudge}"))
                 return None
             return step.final_answer
         assert step.action is not None  # parse_react gives a problem, a final answer or an action
-        warning = agent._check_repeats([(step.action, step.action_input)])
-        observation = warning or agent.run_tool(step.action, step.action_input).text
+        observation = agent._check_repeats([(step.action, step.action_input)]) or self.run(agent, step)
         messages.append(Message.user(f"Observation: {observation}"))
         return None
+
+    def run(self, agent: ReActAgent, step: ReActStep) -> str:
+        """The action's result; a call made before gets a nudge too (small models loop on such a result)."""
+        assert step.action is not None
+        made_before = bool(agent.earlier_results(step.action, step.action_input))
+        result = agent.run_tool(step.action, step.action_input)
+        return f"{result.text}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if made_before and result.ok else result.text
 
     def correction(self, agent: ReActAgent, problem: str) -> str:
         return agent.format_error_prompt.format(problem=problem, names=self.names(agent))
