@@ -447,6 +447,9 @@ def test_the_step_executor_is_told_how_to_finish_before_the_action_format():
     agent.run("How many people live in Paris?")
     system = executor_system_prompt(llm, 1)
     assert system.index("Final Answer:") < system.index("Action Input:")
+    # seen: told to finish with "the final answer to the task", steps returned "the final answer to the
+    # task is 21,165.00", an invented answer to the whole task, which the answer call then trusted
+    assert "Final Answer: your step's result" in system and "final answer to the task" not in system
 
 
 def test_a_subclass_can_choose_its_own_step_executor():

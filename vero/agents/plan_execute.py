@@ -23,7 +23,8 @@ classic plan-and-execute loop (LangChain's, after Wang et al.).
 Model calls: 1 for the plan (+1 per feedback round), then per executed step
 the ReAct calls, plus 1 for the answer.  A two-step plan whose steps each
 finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; each failed step adds
-a replanner call.  With ``replan_every_step=True`` every step adds a replanner
+a replanner call, and a step that names a tool but is answered without calling one gets one
+nudge (one more call).  With ``replan_every_step=True`` every step adds a replanner
 call instead, and the answer comes from it: 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
 (``max_turns`` executed steps, ``max_replans`` plan changes, the same
 remaining plan proposed twice in a row, or no step left but no answer) one more call writes the final answer
@@ -74,11 +75,11 @@ Reply with only the JSON object of your plan."""
 STEP_FORMAT_PROMPT = """You have access to the following tools:
 {tools}
 
-Each reply is one step. When the observations so far give the answer, reply:
+Each reply is one step. When the observations so far give your step's result, reply:
 
-Final Answer: the final answer to the task
+Final Answer: your step's result
 
-(or Action: Finish with Action Input: {{"answer": "the final answer"}}). Otherwise reply in exactly this format:
+Otherwise reply in exactly this format:
 
 Thought: what you know so far and what to do next
 Action: the tool to use, one of [{names}]
@@ -156,7 +157,9 @@ class StepExecutor(ReActAgent):
     Its format prompt says how to finish first and shows the action format
     last: given a step with the plan around it, small models copy the closing
     lines of ReAct's usual prompt ("Thought: I now know the final answer") and
-    invent the step's result instead of calling the tool.
+    invent the step's result instead of calling the tool.  Its finish line asks
+    for "your step's result": with ReAct's "the final answer to the task" they
+    wrote an invented answer to the whole task as each step's result.
     """
 
     format_prompt = STEP_FORMAT_PROMPT

@@ -10,7 +10,9 @@ Two protocols, one small strategy each (``TextProtocol``, ``NativeProtocol``).
 ``Action:`` / ``Action Input: <JSON>`` and ends with ``Final Answer: ...`` or
 ``Action: Finish`` + ``{"answer": ...}``; the agent passes
 ``stop=["Observation:"]`` and also cuts a self-written observation, so an
-action always wins over an invented final answer after it.  ``"native"``: the
+action always wins over an invented final answer after it.  A call this run
+made before is run again, and its observation also says so and repeats the
+task (small models loop on a result they do not know how to use).  ``"native"``: the
 API's tool calls are the actions, the text beside them is the thought, and a
 plain text reply is the answer.
 
