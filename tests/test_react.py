@@ -6,6 +6,7 @@ from vero import tool
 from vero.agents import ReActAgent
 from vero.agents.react import (
     FINAL_ANSWER_PROMPT,
+    REACT_NATIVE_INTRO,
     REACT_SYSTEM_PROMPT,
     REFLECT_PROMPT,
     parse_action_input,
@@ -109,6 +110,25 @@ def test_custom_system_prompt_replaces_the_intro_but_keeps_the_format():
     assert system.startswith("You are a terse pirate.")
     assert REACT_SYSTEM_PROMPT not in system
     assert "Action Input:" in system and "- add(" in system
+
+
+def test_native_protocol_has_its_own_intro_without_step_by_step():
+    # seen with Qwen2.5-Coder-1.5B: told it "solves tasks step by step", the native agent wrote a numbered
+    # plan and no call, then answered with invented values (12/32 tasks; 17/32 with this intro)
+    agent, llm = make(["done"], protocol="native")
+    agent.run("task")
+    system = llm.requests[0].messages[0]["content"]
+    assert system.startswith(REACT_NATIVE_INTRO) and "step by step" not in system
+    assert REACT_SYSTEM_PROMPT not in system
+
+    class Terse(ReActAgent):
+        native_intro_prompt = "You are terse."
+
+    llm = ScriptedLLM(["done", "done"])
+    Terse("t", llm, tools=[add], verbose=False, protocol="native").run("task")
+    Terse("t", llm, tools=[add], verbose=False, protocol="native", system_prompt="Pirate.").run("task")
+    assert llm.requests[0].messages[0]["content"].startswith("You are terse.\n\n")
+    assert llm.requests[1].messages[0]["content"].startswith("Pirate.\n\n")
 
 
 def test_trajectory_is_appended_messages_with_observations_as_user_messages():
@@ -432,7 +452,9 @@ def test_native_empty_replies_are_format_errors():
     agent, llm = make(["", "", ""], protocol="native")
     assert agent.run("task") == ""
     assert agent.last_result.status == FAILED and llm.calls == 3
-    assert "empty" in llm.requests[1].messages[-1]["content"]
+    assert llm.requests[1].messages[-1]["content"] == (
+        "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
+        "\nThe task: task")  # as in ToolCallingAgent: the next call first (it usually comes mid-chain)
 
 
 def test_native_max_turns_final_call_disables_tools():

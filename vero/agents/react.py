@@ -35,6 +35,7 @@ import json
 from typing import Any
 
 from vero.agents._native import (
+    EMPTY_NUDGE,
     REPEATED_CALL_NUDGE,
     TOOL_CALL_GUIDE,
     answer_nudge,
@@ -80,9 +81,13 @@ Instead of the Final Answer line you may also write
 Action: Finish
 Action Input: {{"answer": "the final answer"}}"""
 
-REACT_NATIVE_PROMPT = f"""Work step by step: call a tool whenever you need a fact or a calculation.
+# With native tool calls, "solve step by step" made a small model write out a numbered plan instead of
+# making the first call (then answer with invented values): the native intro does not say it.
+REACT_NATIVE_INTRO = "You are a helpful assistant. Get facts and do arithmetic with the tools; never guess a value."
+
+REACT_NATIVE_PROMPT = f"""Call a tool for every fact you need and for every calculation.
 {TOOL_CALL_GUIDE}
-As soon as the results answer the question, reply with only the final answer as plain text and call no tool."""
+As soon as the results answer the question, reply with the answer and call nothing more."""
 
 FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
 Thought: ...
@@ -91,7 +96,7 @@ Action Input: a JSON object
 or, if you know the answer, with
 Final Answer: ..."""
 
-NATIVE_EMPTY_PROMPT = "Your reply was empty. Call a tool, or reply with the final answer as plain text."
+NATIVE_EMPTY_PROMPT = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
 
 LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {count} times in a row; "
                        "it was not run again and the result would not change. Try a different action, "
@@ -129,11 +134,12 @@ class ReActAgent(Agent):
     Prompts are class attributes.  The system prompt is ``intro_prompt`` (a
     subclass overrides it; ``system_prompt=`` replaces it for one agent)
     followed by ``format_prompt`` (the Thought/Action protocol and the tools)
-    or, for ``protocol="native"``, ``native_prompt``.
+    or, for ``protocol="native"``, ``native_intro_prompt`` followed by ``native_prompt``.
     """
 
     intro_prompt = REACT_SYSTEM_PROMPT
     format_prompt = REACT_FORMAT_PROMPT
+    native_intro_prompt = REACT_NATIVE_INTRO
     native_prompt = REACT_NATIVE_PROMPT
     format_error_prompt = FORMAT_ERROR_PROMPT
     native_empty_prompt = NATIVE_EMPTY_PROMPT
@@ -189,7 +195,7 @@ class ReActAgent(Agent):
         return answer_nudge(self, answer)
 
     def build_system_prompt(self) -> str:
-        return f"{self.system_prompt or self.intro_prompt}\n\n{self._strategy.instructions(self)}"
+        return f"{self.system_prompt or self._strategy.intro(self)}\n\n{self._strategy.instructions(self)}"
 
     def reflect(self, messages: list[Message]) -> None:
         """One extra call: a short reflection, appended so the next calls see it.
@@ -251,8 +257,8 @@ class ReActAgent(Agent):
 
 
 # -- the two protocols ---------------------------------------------------------
-# One strategy each, with the same interface: ``instructions`` (the system prompt's protocol
-# part), ``options`` (request options; ``final=True`` for the reflection and final-answer
+# One strategy each, with the same interface: ``intro`` and ``instructions`` (the system prompt's
+# two parts), ``options`` (request options; ``final=True`` for the reflection and final-answer
 # calls), ``step`` (read a reply, act on it; the answer when finished), ``correction`` (the
 # message after a malformed or empty reply) and ``final_text`` (the answer in the text of the
 # final-answer call's reply).  They hold no state: the prompts are read from the agent (a
@@ -260,6 +266,9 @@ class ReActAgent(Agent):
 
 class TextProtocol:
     """``Thought:`` / ``Action:`` / ``Action Input:`` lines, parsed from the reply; works with any endpoint."""
+
+    def intro(self, agent: ReActAgent) -> str:
+        return agent.intro_prompt
 
     def instructions(self, agent: ReActAgent) -> str:
         return agent.format_prompt.format(tools=agent.tools.describe() or "(no tools)", names=self.names(agent))
@@ -309,6 +318,9 @@ class TextProtocol:
 class NativeProtocol:
     """The API's tool calls are the actions, the text beside them is the thought, and text alone is the answer."""
 
+    def intro(self, agent: ReActAgent) -> str:
+        return agent.native_intro_prompt
+
     def instructions(self, agent: ReActAgent) -> str:
         return agent.native_prompt
 
@@ -337,7 +349,7 @@ class NativeProtocol:
         return None
 
     def correction(self, agent: ReActAgent, problem: str) -> str:
-        return agent.native_empty_prompt
+        return with_task(agent.native_empty_prompt, agent)
 
     final_text = staticmethod(str.strip)  # the whole reply
 
