@@ -235,6 +235,17 @@ def test_final_answer_labels_in_any_case_or_bold(reply):
     assert parse_react(reply, NAMES).final_answer == "2715"
 
 
+@pytest.mark.parametrize("reply, answer", [
+    ('Thought: I now know the final answer\nFinal Answer: {"answer": "28.9"}', "28.9"),  # seen (Reflexion's executor)
+    ('Final Answer: {"answer": 42}', "42"),
+    ('Final Answer: {"answer": "Oslo", "source": "city_info"}', '{"answer": "Oslo", "source": "city_info"}'),
+    ('Final Answer: {"answer": ""}', '{"answer": ""}'),
+    ("Final Answer: {not json}", "{not json}"),
+])
+def test_a_final_answer_written_as_finish_s_json_is_unwrapped(reply, answer):
+    assert parse_react(reply, NAMES).final_answer == answer
+
+
 def test_text_react_tells_the_model_its_reply_was_cut_off():
     cut = {"content": "Thought: I know it.\nFinal Answer: The stock is 27", "finish_reason": "length"}
     llm = ScriptedLLM([cut, "Final Answer: 2715"])

@@ -252,7 +252,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         return step
     final = _FINAL.search(text)
     if final and final.group(1).strip():
-        step.final_answer = final.group(1).strip()
+        step.final_answer = _unwrapped_answer(final.group(1).strip())
         step.action = step.action_input = None
     elif final:
         step.problem = "the Final Answer is empty"
@@ -343,6 +343,19 @@ def _finish(step: ReActStep) -> ReActStep:
         step.final_answer = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
     step.action = step.action_input = None
     return step
+
+
+def _unwrapped_answer(answer: str) -> str:
+    """A Final Answer written as Finish's ``{"answer": ...}`` object (seen after a format
+    correction) is its value; any other text is kept as it is."""
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return answer
+    if isinstance(data, dict) and list(data) == ["answer"] and data["answer"] not in (None, ""):
+        value = data["answer"]
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return answer
 
 
 def final_answer_text(text: str) -> str:
