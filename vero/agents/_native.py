@@ -170,7 +170,7 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
     """
     calls = reply.tool_calls
     assert calls is not None  # callers pass a reply that has tool calls
-    repeated = observe is None and any(made_before(agent, call) for call in calls)
+    repeated = observe is None and any(made_before(agent, call.name, call.arguments) for call in calls)
     observe = observe or (lambda call: _observe(agent, call))
     limit = agent.max_tool_calls_per_reply
     messages.append(Message.assistant(reply.content, calls))
@@ -194,11 +194,9 @@ def echoes_vero(text: str) -> bool:
     return any(head.startswith(opening) for opening in _OPENINGS)
 
 
-def made_before(agent: Agent, call: ToolCall) -> bool:
-    """True when this run already made the same call (same tool, same arguments).
-
-    """
-    return bool(agent.earlier_results(call.name, call.arguments))
+def made_before(agent: Agent, name: str, arguments: Any) -> bool:
+    """True when this run already made the same call (same tool, same arguments)."""
+    return bool(agent.earlier_results(name, arguments))
 
 
 def with_task(nudge: str, agent: Agent) -> str:

@@ -41,6 +41,7 @@ from vero.agents._native import (
     answer_nudge,
     answer_tool_calls,
     echoes_vero,
+    made_before,
     nudge_for,
     tool_options,
     with_task,
@@ -302,9 +303,9 @@ class TextProtocol:
     def run(self, agent: ReActAgent, step: ReActStep) -> str:
         """The action's result; a call made before gets a nudge too (small models loop on such a result)."""
         assert step.action is not None
-        made_before = bool(agent.earlier_results(step.action, step.action_input))
+        repeated = made_before(agent, step.action, step.action_input)
         result = agent.run_tool(step.action, step.action_input)
-        return f"{result.text}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if made_before and result.ok else result.text
+        return f"{result.text}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok else result.text
 
     def correction(self, agent: ReActAgent, problem: str) -> str:
         return agent.format_error_prompt.format(problem=problem, names=self.names(agent))

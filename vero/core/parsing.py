@@ -340,7 +340,7 @@ def _finish(step: ReActStep) -> ReActStep:
     if answer in (None, ""):
         step.problem = 'Action: Finish needs Action Input: {"answer": "..."}'
     else:
-        step.final_answer = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+        step.final_answer = _answer_text(answer)
     step.action = step.action_input = None
     return step
 
@@ -353,9 +353,13 @@ def _unwrapped_answer(answer: str) -> str:
     except ValueError:
         return answer
     if isinstance(data, dict) and list(data) == ["answer"] and data["answer"] not in (None, ""):
-        value = data["answer"]
-        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return _answer_text(data["answer"])
     return answer
+
+
+def _answer_text(value: Any) -> str:
+    """Finish's ``answer`` value as text: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def final_answer_text(text: str) -> str:
