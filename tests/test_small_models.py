@@ -15,7 +15,10 @@ from vero.agents._native import (
     ANNOUNCED_NUDGE,
     CUT_OFF_NUDGE,
     MAX_ANNOUNCED_NUDGES,
+    MAX_ARITHMETIC_NUDGES,
     REPEATED_CALL_NUDGE,
+    Miscalculation,
+    miscalculation,
 )
 from vero.config import reload_settings
 from vero.core.parsing import acknowledges_result, announces_action, parse_react, tidy_numbers, tool_calls_in_text
@@ -167,7 +170,7 @@ def test_tool_calling_agent_nudges_an_announcement_then_acts():
     assert llm.calls == 3 and CALLS == [("find_plant", "F")]
     nudged = llm.requests[1].messages
     assert nudged[-2] == {"role": "assistant", "content": SEEN_ANNOUNCEMENT}
-    assert nudged[-1] == {"role": "user", "content": ANNOUNCED_NUDGE}
+    assert nudged[-1] == {"role": "user", "content": "Go ahead: make the first call now."}
 
 
 def test_announcement_nudges_are_bounded_and_then_the_text_is_the_answer():
@@ -210,7 +213,24 @@ def test_native_react_nudges_an_announced_action_once_per_reply():
                        "2715 plants."])
     agent = ReActAgent("r", llm, tools=TOOLS, protocol="native", verbose=False)
     assert agent.run("How many Frostvine plants?") == "2715 plants."
-    assert llm.calls == 3 and llm.requests[1].messages[-1]["content"] == ANNOUNCED_NUDGE
+    assert llm.calls == 3 and llm.requests[1].messages[-1]["content"] == ANNOUNCED_NUDGE.format(which="first")
+
+
+# seen (ReActAgent, native protocol, after its first lookup): the steps laid out, and no call
+SEEN_STEPS_AND_NO_CALL = (
+    "To determine the fraction of the greenhouse's capacity that the Frostvine stock fills, we need to follow these "
+    "steps:\n\n1. **Find the greenhouse where Frostvine grows:**\n   - Call `find_plant` with the name \"Frostvine\".\n"
+    "2. **Find the greenhouse's capacity:**\n   - Call `greenhouse_info` with the greenhouse's id.")
+
+
+def test_steps_laid_out_without_a_call_are_told_to_go_ahead_with_the_next_call():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
+                       SEEN_STEPS_AND_NO_CALL,
+                       {"tool_calls": [{"name": "calculate", "arguments": {"expression": "1"}}]}, "0.5"])
+    agent = ReActAgent("r", llm, tools=TOOLS, protocol="native", verbose=False)
+    assert agent.run("What fraction of its greenhouse does the Frostvine stock fill?") == "0.5"
+    assert llm.requests[2].messages[-1]["content"] == "Go ahead: make the next call now."
+    assert "announced a tool call" in agent.last_result.steps_of("warning")[0].content
 
 
 # -- ReAct, text protocol ----------------------------------------------------------------------
@@ -589,3 +609,55 @@ def test_both_native_agents_tell_the_model_where_arguments_come_from():
         agent.run("How many Frostvine plants are in stock?")
         system = agent.llm.requests[0].messages[0]["content"]
         assert TOOL_CALL_GUIDE in system and "<tool_call>" in system
+
+
+# -- arithmetic done in the head ------------------------------------------------------------------
+# seen (ToolCallingAgent): the whole answer, after a lookup, with no calculate call
+SEEN_WRONG_PRODUCT = "37 * 59.99 = 2219.33"
+# seen (ToolCallingAgent and native ReAct): "What is 7.35 percent of 86420?" answered with no call
+SEEN_WRONG_PERCENT = ("To find 7.35 percent of 86420, we can use the following calculation:\n\n1. Convert the "
+                      "percentage to a decimal: 7.35% = 0.0735\n2. Multiply the decimal by the number: 0.0735 * 86420"
+                      "\n\nLet's perform the multiplication:\n\n0.0735 * 86420 = 6300.0735")
+
+
+@pytest.mark.parametrize("text, expression, value, claimed", [
+    (SEEN_WRONG_PRODUCT, "37 * 59.99", "2219.63", "2219.33"),
+    (SEEN_WRONG_PERCENT, "0.0735 * 86420", "6351.87", "6300.0735"),
+    ("x = 3 × 4 = 13, so", "3 × 4", "12", "13"),
+    ("(1,288 * 37.45) + (845 * 59.99) = 98,000", "(1,288 * 37.45) + (845 * 59.99)", "98927.15", "98,000"),
+])
+def test_a_wrong_result_written_in_an_answer_is_found(text, expression, value, claimed):
+    assert miscalculation(text) == Miscalculation(expression, claimed, value)
+
+
+@pytest.mark.parametrize("text", [
+    "28.9 * 44 = 1271.6", "1,288 * 37.45 = 48,235.60 crowns", "(1288 * 37.45) + (845 * 59.99) = 98,927.2",
+    "2219.63", "The answer is 42.", "7.35% of 86420 = 6352", "on 2024-01-05 = today", "GH-03 = 5",
+    "10 / 0 = 1", "step 1. 5 = 5",
+])
+def test_right_or_rounded_results_and_non_equations_are_left_alone(text):
+    assert miscalculation(text) is None
+
+
+def test_a_wrong_result_in_the_answer_is_sent_back_with_the_right_one():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Glasswort Pearl"}}]},
+                       SEEN_WRONG_PRODUCT, "2219.63"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("What do 37 Glasswort Pearls cost?") == "2219.63" and llm.calls == 3
+    assert llm.requests[2].messages[-1]["content"] == ("Correction: 37 * 59.99 = 2219.63, not 2219.33. "
+                                                       "Answer the task again with this value.")
+    assert "arithmetic is wrong" in agent.last_result.steps_of("warning")[0].content
+
+
+def test_text_react_checks_the_arithmetic_of_its_final_answer():
+    llm = ScriptedLLM([f"Thought: easy\nFinal Answer: {SEEN_WRONG_PERCENT}", "Final Answer: 6351.87"])
+    agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
+    assert agent.run("What is 7.35 percent of 86420?") == "6351.87" and llm.calls == 2
+    assert "0.0735 * 86420 = 6351.87, not 6300.0735" in llm.requests[1].messages[-1]["content"]
+
+
+def test_arithmetic_nudges_are_bounded_and_then_the_answer_stands():
+    llm = ScriptedLLM([SEEN_WRONG_PRODUCT] * (MAX_ARITHMETIC_NUDGES + 1))
+    agent = ReActAgent("r", llm, tools=TOOLS, protocol="native", verbose=False)
+    assert agent.run("What do 37 Glasswort Pearls cost?") == SEEN_WRONG_PRODUCT
+    assert llm.calls == MAX_ARITHMETIC_NUDGES + 1 and agent.last_result.status == OK

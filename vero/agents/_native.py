@@ -11,8 +11,8 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed or one that repeats vero's own message (``answer_nudge``, also
-  used by the text protocol), one that only
+  far failed, one that repeats vero's own message or one whose arithmetic is
+  wrong (``answer_nudge``, also used by the text protocol), one that only
   acknowledges a tool result ("This is the response from ..."), or a reply that
   only announces a tool call ("I will use the `find_plant` tool...") gets a
   short nudge instead of being returned (``nudge_for``).  All but the cut-off
@@ -21,11 +21,13 @@ API tool calls is read once more before it is taken as the answer:
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError
+from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
@@ -34,6 +36,7 @@ from vero.core.parsing import (
     tool_calls_in_text,
 )
 from vero.core.text import clip
+from vero.tool.builtin.arithmetic import evaluate
 
 # One call at a time, arguments only from the question or earlier results, and one example of
 # a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
@@ -49,8 +52,9 @@ then read the city in its result and call city_info with that city."""
 
 CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
                  "call a tool, or give the final answer in a few sentences.")
-ANNOUNCED_NUDGE = ("You said what you would do but did not call a tool. Call the tool now; "
-                   "or, if you already know the answer, reply with only the final answer.")
+# Told that it had not called a tool, a small model apologised ("I apologize, but I did not call a
+# tool") or invented the answer; told to go ahead, it makes the call.
+ANNOUNCED_NUDGE = "Go ahead: make the {which} call now."
 MAX_ANNOUNCED_NUDGES = 2  # per run: after that, such a reply is taken as the answer
 REPEATED_CALL_NUDGE = ("You made that same call before, and its result is above. Use the results you have: "
                        "give the final answer, or call a different tool for what is still missing.")
@@ -64,6 +68,9 @@ ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, an
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
               "need, or give your own final answer.")
 MAX_ECHO_NUDGES = 2  # per run: a model still repeating vero's messages after that ends the run `failed`
+# Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
+ARITHMETIC_NUDGE = "Correction: {expression} = {value}, not {claimed}. Answer the task again with this value."
+MAX_ARITHMETIC_NUDGES = 2  # per run
 
 
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
@@ -128,7 +135,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
         if agent.tally("announced_action") <= MAX_ANNOUNCED_NUDGES:
             agent.record("warning", "the reply announced a tool call but made none; asked to act",
                          raw=reply.text)
-            return ANNOUNCED_NUDGE
+            return ANNOUNCED_NUDGE.format(which="next" if tool_calls(agent.steps_so_far()) else "first")
     return None
 
 
@@ -139,12 +146,19 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     vero's own notes or nudges is never the answer (``ECHO_NUDGE``, at most
     ``MAX_ECHO_NUDGES`` times; then the run ends ``failed``).  ``GUESS_NUDGE``
     comes once per run, for an answer given when every tool call so far failed.
+    An answer that shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is
+    sent the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
     """
     if echoes_vero(answer):
         if agent.tally("echo") > MAX_ECHO_NUDGES:
             raise MalformedOutputError("the model kept repeating vero's own messages instead of answering", answer)
         agent.record("warning", "the reply repeated one of vero's messages; asked for an answer", raw=answer)
         return with_task(ECHO_NUDGE, agent)
+    slip = miscalculation(answer)
+    if slip is not None and agent.tally("arithmetic") <= MAX_ARITHMETIC_NUDGES:
+        correction = ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed)
+        agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer)
+        return correction
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
         return with_task(GUESS_NUDGE.format(tools=agent.tools.short_lines()), agent)
@@ -155,7 +169,7 @@ TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call th
 # The fixed opening of each message vero sends the model (up to the first placeholder, at most 30 characters).
 _OPENINGS = [" ".join(t.split("{")[0].split())[:30] for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE, REPEATED_CALL_NUDGE, EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE,
-    TOO_MANY_CALLS, REPEATED_FAILURE)]
+    ARITHMETIC_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
@@ -203,3 +217,44 @@ def with_task(nudge: str, agent: Agent) -> str:
     """``nudge`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
     task = clip(agent.task, 300, " ...")
     return f"{nudge}\nThe task: {task}" if task else nudge
+
+
+@dataclass(frozen=True)
+class Miscalculation:
+    """An equation written in a reply whose result is wrong: ``expression = claimed``, but it is ``value``."""
+
+    expression: str
+    claimed: str
+    value: str
+
+
+_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"
+# `0.0735 * 86420 = 6300.0735`: numbers joined by + - * / x (and parentheses), then `=` and a number.
+_EQUATION = re.compile(
+    rf"(?<![\w.])(?P<expression>\(*\s*-?{_NUMBER}(?:\s*\)*\s*[-+*/×÷]\s*\(*\s*-?{_NUMBER})+\s*\)*)"
+    rf"\s*=\s*(?P<claimed>-?{_NUMBER})(?![\d.]*\d)")
+
+
+def miscalculation(text: str) -> Miscalculation | None:
+    """The first equation in ``text`` whose stated result is wrong, else None.
+
+    Small models do arithmetic in their heads and get it wrong (``37 * 59.99 =
+    2219.33``).  A result rounded to the decimals it shows counts as right.
+    """
+    for match in _EQUATION.finditer(text):
+        expression = match.group("expression").strip()
+        try:
+            value = float(evaluate(expression.replace(",", "").replace("×", "*").replace("÷", "/")))
+        except (ValueError, ZeroDivisionError, OverflowError):
+            continue
+        claimed = match.group("claimed")
+        decimals = len(claimed.partition(".")[2])
+        if not math.isclose(round(value, decimals), float(claimed.replace(",", "")), rel_tol=1e-9, abs_tol=1e-9):
+            return Miscalculation(expression, claimed, _plain(value))
+    return None
+
+
+def _plain(value: float) -> str:
+    """``value`` as a person writes it: no float noise, no ``.0`` on a whole number."""
+    value = round(value, 6)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
