@@ -473,6 +473,8 @@ class MockOpenAIServer:
         self._replies: deque[Any] = deque()
         self._routes: dict[tuple[str, str], RouteHandler] = {}
         self._lock = threading.Lock()
+        self._handling = 0  # requests being handled now: stop() waits for them, so their stats are complete
+        self._handled = threading.Condition(self._lock)
         self._completions = 0
         self._call_ids = itertools.count(1)
         self._open_sockets: set[socket.socket] = set()
@@ -514,6 +516,8 @@ class MockOpenAIServer:
                 pass
         if self._thread is not None:
             self._thread.join(timeout=5)
+        with self._handled:  # a handler may still be recording a request whose reply the client already has
+            self._handled.wait_for(lambda: self._handling == 0, timeout=5)
 
     def __enter__(self) -> MockOpenAIServer:
         return self.start()
@@ -578,6 +582,8 @@ class MockOpenAIServer:
 
     def _handle(self, handler: _Handler) -> None:
         started = time.perf_counter()
+        with self._handled:
+            self._handling += 1
         try:
             content = handler.read_body()
             body = None
@@ -593,6 +599,9 @@ class MockOpenAIServer:
             self._route(handler, request)
         finally:
             self.handler_seconds.append(time.perf_counter() - started)
+            with self._handled:
+                self._handling -= 1
+                self._handled.notify_all()
 
     def _route(self, handler: _Handler, request: RecordedRequest) -> None:
         path = request.url_path.rstrip("/") or "/"
