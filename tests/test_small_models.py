@@ -18,6 +18,7 @@ from vero.agents._native import (
     MAX_ARITHMETIC_NUDGES,
     REPEATED_CALL_NUDGE,
     Miscalculation,
+    echoes_vero,
     miscalculation,
 )
 from vero.config import reload_settings
@@ -661,3 +662,25 @@ def test_arithmetic_nudges_are_bounded_and_then_the_answer_stands():
     agent = ReActAgent("r", llm, tools=TOOLS, protocol="native", verbose=False)
     assert agent.run("What do 37 Glasswort Pearls cost?") == SEEN_WRONG_PRODUCT
     assert llm.calls == MAX_ARITHMETIC_NUDGES + 1 and agent.last_result.status == OK
+
+
+# seen (PlanExecuteAgent's step executor, after ReAct's loop warning): the warning as the step's
+# result, behind the "Not run:" of another of vero's notes
+SEEN_BLENDED_LOOP_WARNING = ("Not run: you have repeated the same action with the same input 3 times in a row; "
+                             "it was not run again and the result would not change. Try a different action, "
+                             "or give your final answer.")
+
+
+def test_a_loop_warning_copied_behind_not_run_is_not_an_answer():
+    assert echoes_vero(SEEN_BLENDED_LOOP_WARNING) and echoes_vero(SEEN_BLENDED_LOOP_WARNING.upper())
+    llm = ScriptedLLM([f"Final Answer: {SEEN_BLENDED_LOOP_WARNING}", "Final Answer: 2715"])
+    agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many?") == "2715" and llm.calls == 2
+
+
+@pytest.mark.parametrize("answer", [
+    "Not run yet: the tool was down.", "You have 3 plants.", "Correction: 37 * 59.99 = 2219.63.",
+    "Go ahead and plant them.",
+])
+def test_answers_that_only_begin_like_a_note_are_not_echoes(answer):
+    assert not echoes_vero(answer)

@@ -166,10 +166,14 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
 
 
 TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
+LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {count} times in a row; "
+                       "it was not run again and the result would not change. Try a different action, "
+                       "or give your final answer.")  # ReAct's loop detection
 # The fixed opening of each message vero sends the model (up to the first placeholder, at most 30 characters).
-_OPENINGS = [" ".join(t.split("{")[0].split())[:30] for t in (
+# Not the arithmetic correction: a reply that repeats it carries the right value.
+_OPENINGS = [" ".join(t.split("{")[0].split())[:30].casefold() for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE, REPEATED_CALL_NUDGE, EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE,
-    ARITHMETIC_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE)]
+    TOO_MANY_CALLS, REPEATED_FAILURE, LOOP_WARNING_PROMPT)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
@@ -203,9 +207,11 @@ def _observe(agent: Agent, call: ToolCall) -> str:
 
 
 def echoes_vero(text: str) -> bool:
-    """True when ``text`` begins like one of the notes and nudges vero sends the model."""
-    head = " ".join(text.split())
-    return any(head.startswith(opening) for opening in _OPENINGS)
+    """True when ``text`` begins like one of the notes and nudges vero sends the model, in any case,
+    also behind a "Not run:" that the model copied from another of them."""
+    head = " ".join(text.split()).casefold()
+    heads = (head, head.removeprefix("not run:").lstrip())
+    return any(h.startswith(opening) for h in heads for opening in _OPENINGS)
 
 
 def made_before(agent: Agent, name: str, arguments: Any) -> bool:

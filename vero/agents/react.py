@@ -36,6 +36,7 @@ from typing import Any
 
 from vero.agents._native import (
     EMPTY_NUDGE,
+    LOOP_WARNING_PROMPT,
     REPEATED_CALL_NUDGE,
     TOOL_CALL_GUIDE,
     answer_nudge,
@@ -99,9 +100,6 @@ Final Answer: ..."""
 
 NATIVE_EMPTY_PROMPT = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
 
-LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {count} times in a row; "
-                       "it was not run again and the result would not change. Try a different action, "
-                       "or give your final answer.")
 
 REFLECT_PROMPT = """Pause and reflect on the steps so far, in at most three sentences:
 Which steps helped? What went wrong or is still missing? What is the best next step?
