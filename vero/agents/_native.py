@@ -21,7 +21,6 @@ API tool calls is read once more before it is taken as the answer:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -234,33 +233,56 @@ class Miscalculation:
     value: str
 
 
-_NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"
-# `0.0735 * 86420 = 6300.0735`: numbers joined by + - * / x (and parentheses), then `=` and a number.
-_EQUATION = re.compile(
-    rf"(?<![\w.])(?P<expression>\(*\s*-?{_NUMBER}(?:\s*\)*\s*[-+*/×÷]\s*\(*\s*-?{_NUMBER})+\s*\)*)"
-    rf"\s*=\s*(?P<claimed>-?{_NUMBER})(?![\d.]*\d)")
+# A stated result: `=`, then a number (`2,219.33`), not followed by more digits (`1.0.0`, `12,6`) or a letter (`3k`).
+_RESULT = re.compile(r"=[ \t]*(?P<claimed>-?\d{1,20}(?:,\d{3})*(?:\.\d{1,20})?)(?![\d.,]*\d|[^\W\d])")
+_EXPRESSION_CHARS = frozenset("0123456789.,()+-*/×÷ \t")
+_OPERATOR_BETWEEN_NUMBERS = re.compile(r"[\d)][ \t]*[-+*/×÷]")
+_LIST_MARK = re.compile(r"^(?:[-*+][ \t]+|\*+)")  # a Markdown bullet or bold before the arithmetic
+_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+MAX_CHECKED_EQUATIONS = 50  # per answer: the check stays cheap on any reply
 
 
 def miscalculation(text: str) -> Miscalculation | None:
     """The first equation in ``text`` whose stated result is wrong, else None.
 
     Small models do arithmetic in their heads and get it wrong (``37 * 59.99 =
-    2219.33``).  A result rounded to the decimals it shows counts as right.
+    2219.33``).  A result within one unit of its last shown digit counts as right
+    (rounded or cut: ``15 / 4 = 3``, ``1/3 = 0.33``); a result followed by ``%`` is
+    compared as a percentage.  What does not read as plain arithmetic is left
+    alone: ranges and dates (``10-20``, ``2024-01-05``), times (``11:30 - 2``),
+    versions, words, and anything the safe evaluator refuses.
     """
-    for match in _EQUATION.finditer(text):
-        expression = match.group("expression").strip()
+    for number, match in enumerate(_RESULT.finditer(text)):
+        if number == MAX_CHECKED_EQUATIONS:
+            break
+        expression = _expression_before(text, match.start())
+        if expression is None:
+            continue
         try:
-            value = float(evaluate(expression.replace(",", "").replace("×", "*").replace("÷", "/")))
-        except (ValueError, ZeroDivisionError, OverflowError):
+            value = float(evaluate(_THOUSANDS_COMMA.sub("", expression).replace("×", "*").replace("÷", "/")))
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
             continue
         claimed = match.group("claimed")
-        decimals = len(claimed.partition(".")[2])
-        if not math.isclose(round(value, decimals), float(claimed.replace(",", "")), rel_tol=1e-9, abs_tol=1e-9):
+        if text.startswith("%", match.end()):
+            value *= 100
+        if abs(value - float(claimed.replace(",", ""))) >= 10 ** -len(claimed.partition(".")[2]):
             return Miscalculation(expression, claimed, _plain(value))
     return None
 
 
+def _expression_before(text: str, end: int) -> str | None:
+    """The arithmetic right before position ``end`` on its line (``0.0735 * 86420``), if it is some."""
+    start = end
+    while start > 0 and end - start < 200 and text[start - 1] in _EXPRESSION_CHARS:
+        start -= 1
+    expression = _LIST_MARK.sub("", text[start:end].strip())
+    before = text[start - 1] if start else "\n"
+    glued = before not in "=$\n" and (text[start] not in " \t" or before in "%^")  # `v1.2 - 1`, `11:30 - 2`, `7 % 3`
+    if glued or not _OPERATOR_BETWEEN_NUMBERS.search(expression) or re.search(r"\d-\d", expression):
+        return None
+    return expression
+
+
 def _plain(value: float) -> str:
     """``value`` as a person writes it: no float noise, no ``.0`` on a whole number."""
-    value = round(value, 6)
-    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.12g}"
