@@ -6,10 +6,13 @@ benchmark (``benchmarks/local_model``); the others are the shapes the
 same protocols allow (Qwen's ``<tool_call>`` tags, lists of calls).
 """
 
+import threading
+
 import pytest
 
 from vero import ChatOpenAI, Message, tool
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ToolCallingAgent
+from vero.agents._miscalculation import Miscalculation, miscalculation
 from vero.agents._native import (
     ACKNOWLEDGED_NUDGE,
     ANNOUNCED_NUDGE,
@@ -17,9 +20,7 @@ from vero.agents._native import (
     MAX_ANNOUNCED_NUDGES,
     MAX_ARITHMETIC_NUDGES,
     REPEATED_CALL_NUDGE,
-    Miscalculation,
     echoes_vero,
-    miscalculation,
 )
 from vero.config import reload_settings
 from vero.core.parsing import acknowledges_result, announces_action, parse_react, tidy_numbers, tool_calls_in_text
@@ -628,7 +629,15 @@ SEEN_WRONG_PERCENT = ("To find 7.35 percent of 86420, we can use the following c
     ("(1,288 * 37.45) + (845 * 59.99) = 98,000", "(1,288 * 37.45) + (845 * 59.99)", "98927.15", "98,000"),
     ("**37 * 59.99 = 2219.33**", "37 * 59.99", "2219.63", "2219.33"),  # Markdown bold
     ("- 3 * 4 = 13", "3 * 4", "12", "13"),  # a list item, not a minus
-    ("0.0000001 * 3 = 0.0000004", "0.0000001 * 3", "3e-07", "0.0000004"),
+    ("0.0000001 * 3 = 0.0000004", "0.0000001 * 3", "0.0000003", "0.0000004"),
+    ("0.1 * 3 = 0.4", "0.1 * 3", "0.3", "0.4"),  # float noise does not make it "within one unit"
+    ("123456789 * 987654321 = 1", "123456789 * 987654321", "121932631112635269", "1"),
+    ("12.50 * 3 = $37.00", "12.50 * 3", "37.5", "37.00"),
+    ("37 × $59.99 = $2,219.33", "37 × $59.99", "2219.63", "2,219.33"),
+    ("1. 37 * 59.99 = 2219.33", "37 * 59.99", "2219.63", "2219.33"),
+    ("Each costs 59.99. 37 * 59.99 = 2219.33.", "37 * 59.99", "2219.63", "2219.33"),
+    ("2715 / 5000 * 100 = 5.43%", "2715 / 5000 * 100", "54.3", "5.43"),
+    ("25 - 18 = 8 years", "25 - 18", "7", "8"),
 ])
 def test_a_wrong_result_written_in_an_answer_is_found(text, expression, value, claimed):
     assert miscalculation(text) == Miscalculation(expression, claimed, value)
@@ -640,16 +649,23 @@ def test_a_wrong_result_written_in_an_answer_is_found(text, expression, value, c
     "10 / 0 = 1", "step 1. 5 = 5", "- 3 * 4 = 12", "15 / 4 = 3 full boxes", "1/3 = 0.33", "1/4 = 25%",
     "Pages 10-20 = 11 pages", "11:30 - 2 = 9:30", "v1.2 - 0.2 = 1", "version 1.2 - 0.2 = 1.0.0", "7 % 3 + 1 = 2",
     "2 ^ 3 + 1 = 9", "12 * 250 = 3k", "2,5 * 2 = 5", "3 * 4.2 = 12,6", "6.02e23 / 2 = 3.01e23", "9 ** 9 ** 9 = 1",
-    "1 + 1 = " + "9" * 400,
+    "1 + 1 = " + "9" * 400, "Remaining: 20 apples - 3 - 2 = 15 apples", "Total: 5 kg + 2 + 1 = 8 kg",
+    "2x + 3 * 2 = 10", "11 + " * 60 + "1 = 661", "0.25 * 100 = 25%", "Ages 18 - 25 = 40% of users",
+    "Between 2020 - 2024 = 5 years", "1/3 + 1/3 = 2/3", "9.99 * 3 = 29.97",
 ])
 def test_right_or_rounded_results_and_non_equations_are_left_alone(text):
     assert miscalculation(text) is None
 
 
 def test_long_runs_of_spaces_and_operators_are_read_in_one_pass():
-    # an earlier pattern backtracked for minutes on such replies (small models do pad with blanks)
-    for text in ("1 +" + " " * 100_000 + "2 = 4", "1+" * 50_000 + "= 3", "= 1 " * 50_000):
-        assert miscalculation(text) is None
+    # an earlier pattern backtracked for minutes on such replies (small models do pad with blanks):
+    # the check runs in a thread, so a regression fails here instead of hanging the suite
+    texts = ["1 +" + " " * 100_000 + "2 = 4", "1+" * 50_000 + "= 3", "= 1 " * 50_000, "= " + " " * 100_000]
+    results: list = []
+    worker = threading.Thread(target=lambda: results.extend(miscalculation(t) for t in texts), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert results == [None] * len(texts)
 
 
 def test_a_wrong_result_in_the_answer_is_sent_back_with_the_right_one():
@@ -692,7 +708,8 @@ def test_a_loop_warning_copied_behind_not_run_is_not_an_answer():
 
 @pytest.mark.parametrize("answer", [
     "Not run yet: the tool was down.", "You have 3 plants.", "Correction: 37 * 59.99 = 2219.63.",
-    "Go ahead and plant them.",
+    "Go ahead and plant them.", "Go ahead: make the reservation for 7 pm.",
+    "You have repeated the same action twice, so the account was locked.",
 ])
 def test_answers_that_only_begin_like_a_note_are_not_echoes(answer):
     assert not echoes_vero(answer)

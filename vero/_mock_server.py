@@ -426,7 +426,7 @@ class MockOpenAIServer:
     Args:
         replies: scripted replies, consumed one per chat completion request.
         responder: ``fn(request_body) -> reply``, used once the script is empty.
-        latency: seconds to sleep before answering each chat completion.
+        latency: seconds to sleep before answering each chat completion (ends early when the server stops).
         host, port: where to listen; port 0 picks a free port.
         model: the model name reported when a request does not name one, and
             listed by ``GET /v1/models``.
@@ -473,7 +473,7 @@ class MockOpenAIServer:
         self._replies: deque[Any] = deque()
         self._routes: dict[tuple[str, str], RouteHandler] = {}
         self._lock = threading.Lock()
-        self._handling = 0  # requests being handled now: stop() waits for them, so their stats are complete
+        self._handling: set[int] = set()  # threads handling a request: stop() waits for them (stats complete)
         self._handled = threading.Condition(self._lock)
         self._completions = 0
         self._call_ids = itertools.count(1)
@@ -516,8 +516,9 @@ class MockOpenAIServer:
                 pass
         if self._thread is not None:
             self._thread.join(timeout=5)
+        me = threading.get_ident()  # (a route that stops the server must not wait for itself)
         with self._handled:  # a handler may still be recording a request whose reply the client already has
-            self._handled.wait_for(lambda: self._handling == 0, timeout=5)
+            self._handled.wait_for(lambda: not self._handling - {me}, timeout=5)
 
     def __enter__(self) -> MockOpenAIServer:
         return self.start()
@@ -583,7 +584,7 @@ class MockOpenAIServer:
     def _handle(self, handler: _Handler) -> None:
         started = time.perf_counter()
         with self._handled:
-            self._handling += 1
+            self._handling.add(threading.get_ident())
         try:
             content = handler.read_body()
             body = None
@@ -600,7 +601,7 @@ class MockOpenAIServer:
         finally:
             self.handler_seconds.append(time.perf_counter() - started)
             with self._handled:
-                self._handling -= 1
+                self._handling.discard(threading.get_ident())
                 self._handled.notify_all()
 
     def _route(self, handler: _Handler, request: RecordedRequest) -> None:
@@ -630,8 +631,9 @@ class MockOpenAIServer:
             number = self._completions = self._completions + 1
             reply = self._replies.popleft() if self._replies else self.responder
         if self.latency:
-            time.sleep(self.latency)
-            self._add_sleep(self.latency)
+            started = time.perf_counter()
+            self._stopping.wait(self.latency)  # ends early when the server stops
+            self._add_sleep(time.perf_counter() - started)
         if reply is None:
             message = f"MockOpenAIServer: no scripted reply left ({number - 1} requests served)"
             handler.send(500, _error_body(500, message, "mock_script_exhausted"), {"x-should-retry": "false"})

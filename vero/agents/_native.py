@@ -21,11 +21,11 @@ API tool calls is read once more before it is taken as the answer:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from vero.agents._miscalculation import miscalculation
 from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
@@ -35,7 +35,6 @@ from vero.core.parsing import (
     tool_calls_in_text,
 )
 from vero.core.text import clip
-from vero.tool.builtin.arithmetic import evaluate
 
 # One call at a time, arguments only from the question or earlier results, and one example of
 # a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
@@ -111,10 +110,10 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
     """The message to send back when a text reply is not yet an answer, else None.
 
     A reply cut off by the output cap is never an answer; an empty one gets at
-    most ``MAX_EMPTY_NUDGES`` nudges per run.  An answer given when
-    every tool call so far failed gets one nudge per run (small models then
-    invent a value).  One that announces a tool call gets at most
-    ``MAX_ANNOUNCED_NUDGES`` nudges per run.
+    most ``MAX_EMPTY_NUDGES`` nudges per run.  An answer is checked by
+    ``answer_nudge`` (vero's own words, a guess after failed calls, wrong
+    arithmetic).  One that announces a tool call, or lays out steps without
+    taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times per run.
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
@@ -168,11 +167,11 @@ TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call th
 LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {count} times in a row; "
                        "it was not run again and the result would not change. Try a different action, "
                        "or give your final answer.")  # ReAct's loop detection
-# The fixed opening of each message vero sends the model (up to the first placeholder, at most 30 characters).
+# The fixed opening of each message vero sends the model (up to the first placeholder, at most 40 characters).
 # Not the arithmetic correction: a reply that repeats it carries the right value.
-_OPENINGS = [" ".join(t.split("{")[0].split())[:30].casefold() for t in (
-    CUT_OFF_NUDGE, ANNOUNCED_NUDGE, REPEATED_CALL_NUDGE, EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE,
-    TOO_MANY_CALLS, REPEATED_FAILURE, LOOP_WARNING_PROMPT)]
+_OPENINGS = [" ".join(t.split("{")[0].split())[:40].casefold() for t in (
+    CUT_OFF_NUDGE, ANNOUNCED_NUDGE.format(which="first"), ANNOUNCED_NUDGE.format(which="next"), REPEATED_CALL_NUDGE,
+    EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE, LOOP_WARNING_PROMPT)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
@@ -222,67 +221,3 @@ def with_task(nudge: str, agent: Agent) -> str:
     """``nudge`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
     task = clip(agent.task, 300, " ...")
     return f"{nudge}\nThe task: {task}" if task else nudge
-
-
-@dataclass(frozen=True)
-class Miscalculation:
-    """An equation written in a reply whose result is wrong: ``expression = claimed``, but it is ``value``."""
-
-    expression: str
-    claimed: str
-    value: str
-
-
-# A stated result: `=`, then a number (`2,219.33`), not followed by more digits (`1.0.0`, `12,6`) or a letter (`3k`).
-_RESULT = re.compile(r"=[ \t]*(?P<claimed>-?\d{1,20}(?:,\d{3})*(?:\.\d{1,20})?)(?![\d.,]*\d|[^\W\d])")
-_EXPRESSION_CHARS = frozenset("0123456789.,()+-*/×÷ \t")
-_OPERATOR_BETWEEN_NUMBERS = re.compile(r"[\d)][ \t]*[-+*/×÷]")
-_LIST_MARK = re.compile(r"^(?:[-*+][ \t]+|\*+)")  # a Markdown bullet or bold before the arithmetic
-_THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-MAX_CHECKED_EQUATIONS = 50  # per answer: the check stays cheap on any reply
-
-
-def miscalculation(text: str) -> Miscalculation | None:
-    """The first equation in ``text`` whose stated result is wrong, else None.
-
-    Small models do arithmetic in their heads and get it wrong (``37 * 59.99 =
-    2219.33``).  A result within one unit of its last shown digit counts as right
-    (rounded or cut: ``15 / 4 = 3``, ``1/3 = 0.33``); a result followed by ``%`` is
-    compared as a percentage.  What does not read as plain arithmetic is left
-    alone: ranges and dates (``10-20``, ``2024-01-05``), times (``11:30 - 2``),
-    versions, words, and anything the safe evaluator refuses.
-    """
-    for number, match in enumerate(_RESULT.finditer(text)):
-        if number == MAX_CHECKED_EQUATIONS:
-            break
-        expression = _expression_before(text, match.start())
-        if expression is None:
-            continue
-        try:
-            value = float(evaluate(_THOUSANDS_COMMA.sub("", expression).replace("×", "*").replace("÷", "/")))
-        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-            continue
-        claimed = match.group("claimed")
-        if text.startswith("%", match.end()):
-            value *= 100
-        if abs(value - float(claimed.replace(",", ""))) >= 10 ** -len(claimed.partition(".")[2]):
-            return Miscalculation(expression, claimed, _plain(value))
-    return None
-
-
-def _expression_before(text: str, end: int) -> str | None:
-    """The arithmetic right before position ``end`` on its line (``0.0735 * 86420``), if it is some."""
-    start = end
-    while start > 0 and end - start < 200 and text[start - 1] in _EXPRESSION_CHARS:
-        start -= 1
-    expression = _LIST_MARK.sub("", text[start:end].strip())
-    before = text[start - 1] if start else "\n"
-    glued = before not in "=$\n" and (text[start] not in " \t" or before in "%^")  # `v1.2 - 1`, `11:30 - 2`, `7 % 3`
-    if glued or not _OPERATOR_BETWEEN_NUMBERS.search(expression) or re.search(r"\d-\d", expression):
-        return None
-    return expression
-
-
-def _plain(value: float) -> str:
-    """``value`` as a person writes it: no float noise, no ``.0`` on a whole number."""
-    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.12g}"

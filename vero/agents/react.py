@@ -190,7 +190,8 @@ class ReActAgent(Agent):
 
     def answer_check(self, answer: str) -> str | None:
         """The text protocol's check of a Final Answer: a nudge to send instead, or None to accept
-        it (``answer_nudge``: not a repeat of vero's own words, not a guess after failed calls)."""
+        it (``answer_nudge``: not a repeat of vero's own words, not a guess after failed calls, no
+        calculation with a wrong result)."""
         return answer_nudge(self, answer)
 
     def build_system_prompt(self) -> str:
