@@ -56,12 +56,13 @@ def miscalculation(text: str) -> Miscalculation | None:
         try:
             value = evaluate(_THOUSANDS_COMMA.sub("", expression).replace("×", "*").replace("÷", "/").replace("$", ""))
             claimed = float(match.group("claimed").replace(",", ""))
-            decimals = len(match.group("claimed").partition(".")[2])
             candidates = (value, value * 100) if text.startswith("%", match.end()) else (value,)
-            if all(round(abs(v - claimed), decimals + 6) >= 10 ** -decimals for v in candidates):
-                return Miscalculation(expression, match.group("claimed"), _plain(value))
-        except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+            decimals = len(match.group("claimed").partition(".")[2])
+            wrong = all(round(abs(v - claimed), decimals + 6) >= 10 ** -decimals for v in candidates)
+        except (ValueError, ZeroDivisionError, OverflowError, TypeError):  # refused, or too big for a float
             continue
+        if wrong:
+            return Miscalculation(expression, match.group("claimed"), _plain(value))
     return None
 
 
