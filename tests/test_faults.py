@@ -806,17 +806,20 @@ def run_one_tool(kind: str, tools, name: str, args, fails: bool = False, **optio
     """One tool call then a final answer; returns (agent, llm, observation as sent, observation step).
 
     When the call ``fails``, the first answer is a guess (no tool call worked): the agent
-    asks once for a fitting tool, and the model answers again, one call more.
+    asks once for a fitting tool, and the model answers again, one call more.  Before that,
+    the agent asks once for the failed call repaired (vero.agents._repair), and the model
+    writes no call: one more.
     """
     CALLS.clear()
     script = tool_script(kind, name, args)
+    repair = fails
     if fails:
         guess = script.index("done") if "done" in script else script.index(final("done"))
-        script.insert(guess + 1, script[guess])
+        script[guess + 1:guess + 1] = [script[guess]] * (1 + repair)
     llm = ScriptedLLM(script)
     agent = make_agent(kind, llm, tools, **options)
     answer = agent.run("Use the tool.")
-    expect_ok(agent, answer, "done", 2 + fails + EXTRA_CALLS[kind], llm)
+    expect_ok(agent, answer, "done", 2 + fails + repair + EXTRA_CALLS[kind], llm)
     sent = observation_sent(llm.requests[observation_request(kind)], kind)
     steps = all_steps(agent.last_result, "observation")
     assert len(steps) == 1

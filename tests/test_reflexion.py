@@ -230,6 +230,7 @@ def test_reflector_sees_the_failing_tool_call_and_unknown_tool():
         'Thought: t\nAction: nosuch\nAction Input: {}',
         'Thought: t\nAction: flaky\nAction Input: {"x": "1"}',
         "Final Answer: guessed",
+        "no call",  # the request to repair the failed call (vero.agents._repair): no call written
         "Final Answer: guessed",  # asked once more, since no tool call worked
         verdict(False, 10, "the answer is a guess"),
         "Diagnosis: flaky raised RuntimeError. Plan: answer from known facts.",
@@ -237,8 +238,8 @@ def test_reflector_sees_the_failing_tool_call_and_unknown_tool():
         verdict(True, 90),
     ]
     agent, llm = make(replies, tools=[flaky])
-    assert agent.run("task") == "known" and llm.calls == 8
-    trajectory = llm.requests[5].messages[1]["content"]
+    assert agent.run("task") == "known" and llm.calls == 9
+    trajectory = llm.requests[6].messages[1]["content"]
     assert "observation: Error: unknown tool 'nosuch'" in trajectory
     assert "observation: Error: tool 'flaky' raised RuntimeError: service down" in trajectory
 

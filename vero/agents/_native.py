@@ -17,6 +17,9 @@ API tool calls is read once more before it is taken as the answer:
   only announces a tool call ("I will use the `find_plant` tool...") gets a
   short nudge instead of being returned (``nudge_for``).  All but the cut-off
   nudge are bounded per run.
+
+Before any of that, a reply that gives up when every call so far failed is
+replaced by a repaired call, if a separate request gets one (``vero.agents._repair``).
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 - turns exhausted: ``max_turns + 1`` calls (the final-answer call, asking for
   the best answer from the trajectory without tools), plus up to
   ``final_answer_retries`` (2) re-asks while it comes back empty; status ``max_turns``;
+- an answer given when every tool call failed: one or two more calls to repair
+  the failed call (``vero.agents._repair``), at most twice per run;
 - ``max_format_errors`` (3) malformed replies in a row: the run ends ``failed``
   (``MalformedOutputError``) after exactly that many calls;
 - the same actions ``max_repeats`` (3) times in a row: the third is not run,
@@ -48,14 +50,15 @@ from vero.agents._native import (
     with_task,
     with_text_tool_calls,
 )
+from vero.agents._repair import repair, with_repaired_call
 from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError, Tools
-from vero.core.message import ChatModel, Message
+from vero.core.message import ChatModel, Message, ToolCall
 from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
     OBSERVATION_LABEL,
-    ReActStep,  # noqa: F401 - re-exported: `from vero.agents.react import parse_react, ReActStep`
+    ReActStep,  # also re-exported: `from vero.agents.react import parse_react, ReActStep`
     final_answer_text,
     normalized_arguments,
-    parse_action_input,  # noqa: F401 - re-exported
+    parse_action_input,  # also re-exported
     parse_react,
 )
 from vero.core.result import MAX_TURNS, Outcome
@@ -289,11 +292,14 @@ class TextProtocol:
             return None
         agent.current_run.counters["format_errors"] = 0
         if step.final_answer is not None:
-            nudge = agent.answer_check(step.final_answer)
-            if nudge is not None:
-                messages.append(Message.user(f"Observation: {nudge}"))
-                return None
-            return step.final_answer
+            call = repair(agent, step.final_answer)
+            if call is None:
+                nudge = agent.answer_check(step.final_answer)
+                if nudge is not None:
+                    messages.append(Message.user(f"Observation: {nudge}"))
+                    return None
+                return step.final_answer
+            step = _in_place_of(step, call, messages)
         assert step.action is not None  # parse_react gives a problem, a final answer or an action
         observation = agent._check_repeats([(step.action, step.action_input)]) or self.run(agent, step)
         messages.append(Message.user(f"Observation: {observation}"))
@@ -330,7 +336,7 @@ class NativeProtocol:
     def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
         """The text is the thought, the tool calls are the actions; text alone is the answer,
         unless it was cut off or only announced an action (then a nudge follows)."""
-        reply = with_text_tool_calls(agent, reply)
+        reply = with_repaired_call(agent, with_text_tool_calls(agent, reply))
         if not reply.tool_calls:
             nudge = nudge_for(agent, reply) if reply.text.strip() else None
             if nudge is not None:
@@ -352,6 +358,14 @@ class NativeProtocol:
         return with_task(agent.native_empty_prompt, agent)
 
     final_text = staticmethod(str.strip)  # the whole reply
+
+
+def _in_place_of(step: ReActStep, call: ToolCall, messages: list[Message]) -> ReActStep:
+    """A repaired call (``vero.agents._repair``) in place of the reply ``step`` in the conversation."""
+    if step.text:
+        messages.pop()
+    messages.append(Message.assistant(f"Action: {call.name}\nAction Input: {call.arguments}"))
+    return ReActStep(action=call.name, action_input=parse_action_input(call.arguments))
 
 
 PROTOCOLS: dict[str, TextProtocol | NativeProtocol] = {"text": TextProtocol(), "native": NativeProtocol()}

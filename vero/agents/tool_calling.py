@@ -4,16 +4,17 @@ The model sees ``[system, *history, user(task)]`` and the tools' schemas; it
 calls tools (results go back as ``tool`` messages) until it replies with text,
 which is the answer.  ``run(task, on_token=print)`` streams the model's text.
 
-Small models often break the protocol, so a text reply is read before it is
-taken as the answer (see ``vero.agents._native``): tool calls written as text
-are run as calls, and a reply cut off by the output cap or one that only
-announces a tool call ("I will use `find_plant`...") gets a nudge instead.
+Small models often break the protocol, so a reply is read before it is used
+(see ``vero.agents._native``): tool calls written as text are run as calls; a
+reply that gives up after only failed calls is replaced by a repaired call
+(``vero.agents._repair``); and a reply cut off by the output cap or one that
+only announces a tool call ("I will use `find_plant`...") gets a nudge instead.
 
 Model calls: one per turn (a nudge uses a turn).  When all ``max_turns`` calls
 did not answer, one more call with ``tool_choice="none"`` gets the answer
-(status ``max_turns``), so a run makes at most ``max_turns + 1`` calls (an
-empty answer there falls back to the latest text the model sent).  An empty
-reply within the turns ends ``failed``.
+(status ``max_turns``), so a run makes at most ``max_turns + 1`` calls, plus
+one or two per repair (at most two per run).  An empty answer there falls back
+to the latest text the model sent.  An empty reply within the turns ends ``failed``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from vero.agents._native import (
     tool_options,
     with_text_tool_calls,
 )
+from vero.agents._repair import with_repaired_call
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
@@ -57,7 +59,8 @@ class ToolCallingAgent(Agent):
         system = self.system_prompt or self.default_system_prompt
         messages = [Message.system(system), *self.history_messages(), Message.user(task)]
         for _ in self.turns():
-            reply = with_text_tool_calls(self, self.call_llm(messages, on_token=on_token, **tool_options(self)))
+            reply = self.call_llm(messages, on_token=on_token, **tool_options(self))
+            reply = with_repaired_call(self, with_text_tool_calls(self, reply))
             if not reply.tool_calls:
                 nudge = nudge_for(self, reply)
                 if nudge is None:
