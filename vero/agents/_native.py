@@ -50,6 +50,12 @@ Example: for "What is the population of the city where the painter Ada Moss live
 {"name": "person_info", "arguments": {"name": "Ada Moss"}}
 </tool_call>
 then read the city in its result and call city_info with that city."""
+# The instructions of every agent over native tool calls (ToolCallingAgent, native ReAct), after a
+# one-sentence persona.  Native ReAct had its own wording ("Get facts and do arithmetic with the tools")
+# and solved fewer tasks than ToolCallingAgent on the same model; with these words it solves as many.
+NATIVE_INSTRUCTIONS = f"""Call a tool for every fact you need and for every calculation; never guess a value.
+{TOOL_CALL_GUIDE}
+As soon as the results answer the question, reply with the answer and call nothing more."""
 
 CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, shorter: "
                  "call a tool, or give the final answer in a few sentences.")

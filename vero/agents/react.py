@@ -39,8 +39,8 @@ from typing import Any
 from vero.agents._native import (
     EMPTY_NUDGE,
     LOOP_WARNING_PROMPT,
+    NATIVE_INSTRUCTIONS,
     REPEATED_CALL_NUDGE,
-    TOOL_CALL_GUIDE,
     answer_nudge,
     answer_tool_calls,
     echoes_vero,
@@ -87,12 +87,10 @@ Action: Finish
 Action Input: {{"answer": "the final answer"}}"""
 
 # With native tool calls, "solve step by step" made a small model write out a numbered plan instead of
-# making the first call (then answer with invented values): the native intro does not say it.
-REACT_NATIVE_INTRO = "You are a helpful assistant. Get facts and do arithmetic with the tools; never guess a value."
-
-REACT_NATIVE_PROMPT = f"""Call a tool for every fact you need and for every calculation.
-{TOOL_CALL_GUIDE}
-As soon as the results answer the question, reply with the answer and call nothing more."""
+# making the first call (then answer with invented values): the native intro does not say it.  The
+# native system prompt is ToolCallingAgent's: the intro, then the instructions, in one paragraph.
+REACT_NATIVE_INTRO = "You are a helpful assistant."
+REACT_NATIVE_PROMPT = NATIVE_INSTRUCTIONS
 
 FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
 Thought: ...
@@ -198,7 +196,7 @@ class ReActAgent(Agent):
         return answer_nudge(self, answer)
 
     def build_system_prompt(self) -> str:
-        return f"{self.system_prompt or self._strategy.intro(self)}\n\n{self._strategy.instructions(self)}"
+        return self._strategy.system_prompt(self)
 
     def reflect(self, messages: list[Message]) -> None:
         """One extra call: a short reflection, appended so the next calls see it.
@@ -260,21 +258,20 @@ class ReActAgent(Agent):
 
 
 # -- the two protocols ---------------------------------------------------------
-# One strategy each, with the same interface: ``intro`` and ``instructions`` (the system prompt's
-# two parts), ``options`` (request options; ``final=True`` for the reflection and final-answer
-# calls), ``step`` (read a reply, act on it; the answer when finished), ``correction`` (the
-# message after a malformed or empty reply) and ``final_text`` (the answer in the text of the
-# final-answer call's reply).  They hold no state: the prompts are read from the agent (a
-# subclass overrides them there), per-run state lives in ``agent.current_run``.
+# One strategy each, with the same interface: ``system_prompt`` (the agent's intro, or its
+# ``system_prompt=``, then the protocol's instructions), ``options`` (request options; ``final=True``
+# for the reflection and final-answer calls), ``step`` (read a reply, act on it; the answer when
+# finished), ``correction`` (the message after a malformed or empty reply) and ``final_text`` (the
+# answer in the text of the final-answer call's reply).  They hold no state: the prompts are read
+# from the agent (a subclass overrides them there), per-run state lives in ``agent.current_run``.
 
 class TextProtocol:
     """``Thought:`` / ``Action:`` / ``Action Input:`` lines, parsed from the reply; works with any endpoint."""
 
-    def intro(self, agent: ReActAgent) -> str:
-        return agent.intro_prompt
-
-    def instructions(self, agent: ReActAgent) -> str:
-        return agent.format_prompt.format(tools=agent.tools.describe() or "(no tools)", names=self.names(agent))
+    def system_prompt(self, agent: ReActAgent) -> str:
+        """The intro (or ``system_prompt=``), then the format prompt with the tools."""
+        instructions = agent.format_prompt.format(tools=agent.tools.describe() or "(no tools)", names=self.names(agent))
+        return f"{agent.system_prompt or agent.intro_prompt}\n\n{instructions}"
 
     def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
         return {} if final else {"stop": STOP}
@@ -324,11 +321,9 @@ class TextProtocol:
 class NativeProtocol:
     """The API's tool calls are the actions, the text beside them is the thought, and text alone is the answer."""
 
-    def intro(self, agent: ReActAgent) -> str:
-        return agent.native_intro_prompt
-
-    def instructions(self, agent: ReActAgent) -> str:
-        return agent.native_prompt
+    def system_prompt(self, agent: ReActAgent) -> str:
+        """The intro (or ``system_prompt=``), then the instructions, in one paragraph."""
+        return f"{agent.system_prompt or agent.native_intro_prompt} {agent.native_prompt}"
 
     def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
         return tool_options(agent, tool_choice="none") if final else tool_options(agent)

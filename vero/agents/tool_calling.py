@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vero.agents._native import (
-    TOOL_CALL_GUIDE,
+    NATIVE_INSTRUCTIONS,
     answer_tool_calls,
     echoes_vero,
     nudge_for,
@@ -35,10 +35,7 @@ from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
 
-TOOL_CALLING_SYSTEM_PROMPT = f"""You are a helpful assistant. \
-Call a tool for every fact you need and for every calculation; never guess a value.
-{TOOL_CALL_GUIDE}
-As soon as the results answer the question, reply with the answer and call nothing more."""
+TOOL_CALLING_SYSTEM_PROMPT = f"You are a helpful assistant. {NATIVE_INSTRUCTIONS}"
 
 
 class ToolCallingAgent(Agent):
