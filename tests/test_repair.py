@@ -201,3 +201,12 @@ def test_a_call_repeated_after_it_failed_gets_the_not_run_note_and_no_repair():
     assert agent.run(TASK) == "1288" and agent.last_result.status == OK and llm.calls == 4
     assert llm.requests[2].messages[-1]["content"].startswith("Observation: Not run: you made this exact call")
     assert not any(s.data.get("repaired") for s in agent.last_result.steps_of("warning"))
+
+
+@BOTH
+def test_max_repairs_zero_turns_the_repair_off(kind):
+    llm = ScriptedLLM([call("find_plant", name="Moon Petal Lilies"), SEEN_APOLOGY, SEEN_APOLOGY])
+    agent = agent_of(kind, llm)
+    agent.max_repairs = 0
+    assert agent.run(TASK) == SEEN_APOLOGY and llm.calls == 3  # the guess nudge, no repair request
+    assert not any("Fix a failed tool call" in r.messages[0]["content"] for r in llm.requests)

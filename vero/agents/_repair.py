@@ -10,9 +10,10 @@ So when the model answers without a call while every call of the run has failed,
 vero shows it the task, the failed calls with their errors and the tools, and asks
 for the corrected call (once more if the reply repeats a call already made).  If the
 reply names a registered tool with new arguments, that call takes the place of the
-answer and runs; a ``warning`` step keeps the answer it replaced.  At most
-``MAX_REPAIRS`` repairs per run, each one or two requests, and none while the failed
-calls are the same as at the last one (the same request would get the same reply).
+answer and runs; a ``warning`` step keeps the answer it replaced.  At most ``limit``
+repairs per run (the agent's ``max_repairs``, ``MAX_REPAIRS`` by default), each one or
+two requests, and none while the failed calls are the same as at the last one (the
+same request would get the same reply).
 
 Not done for a call repeated after it failed: there the request made the model fix
 the arguments of a call that needed another tool, and vero's "Not run" note, which
@@ -39,25 +40,25 @@ Read the error: correct the arguments as it says, or pick the tool that fits. \
 Reply with only the corrected call as JSON: {{"name": "<tool>", "arguments": {{...}}}}"""
 # Asked to repair, a small model often writes the failed call again; told so once, it writes another.
 REPAIR_AGAIN = "That call was made already and failed. Write a different call: other arguments, or another tool."
-MAX_REPAIRS = 2  # per run
+MAX_REPAIRS = 2  # per run, by default
 MAX_CALLS_SHOWN = 3  # the latest distinct failed calls shown in the request
 
 
-def with_repaired_call(agent: Agent, reply: Message) -> Message:
+def with_repaired_call(agent: Agent, reply: Message, limit: int = MAX_REPAIRS) -> Message:
     """``reply`` (native tool calls), or, when it gives up after only failed calls, a reply making
     the repaired call."""
-    call = None if reply.tool_calls or reply.truncated else repair(agent, reply.text)
+    call = None if reply.tool_calls or reply.truncated else repair(agent, reply.text, limit)
     if call is None:
         return reply
     return Message("assistant", None, tool_calls=[call], usage=reply.usage, finish_reason=reply.finish_reason)
 
 
-def repair(agent: Agent, answer: str) -> ToolCall | None:
+def repair(agent: Agent, answer: str, limit: int = MAX_REPAIRS) -> ToolCall | None:
     """The call to make instead of ``answer`` when every tool call of the run failed, else None."""
-    if not agent.tools or not agent.only_failed_tools():
+    if limit < 1 or not agent.tools or not agent.only_failed_tools():
         return None
     failed, notes = failed_calls_text(agent), agent.current_run.notes
-    if notes.get("repair_shown") == failed or agent.tally("repair") > MAX_REPAIRS:
+    if notes.get("repair_shown") == failed or agent.tally("repair") > limit:
         return None
     notes["repair_shown"] = failed
     if not echoes_vero(answer):  # kept in case a budget ends the run during the repair

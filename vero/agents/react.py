@@ -50,7 +50,7 @@ from vero.agents._native import (
     with_task,
     with_text_tool_calls,
 )
-from vero.agents._repair import repair, with_repaired_call
+from vero.agents._repair import MAX_REPAIRS, repair, with_repaired_call
 from vero.core.agent import CUT_OFF, Agent, BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message, ToolCall
 from vero.core.parsing import (  # the text protocol's parser lives with the other parsers
@@ -149,6 +149,7 @@ class ReActAgent(Agent):
     final_answer_prompt = FINAL_ANSWER_PROMPT
     final_answer_retries = 2
     max_reflections = 2  # reflection notes kept in the conversation
+    max_repairs = MAX_REPAIRS  # failed calls repaired in a separate request, per run (vero.agents._repair)
 
     def __init__(
         self,
@@ -289,7 +290,7 @@ class TextProtocol:
             return None
         agent.current_run.counters["format_errors"] = 0
         if step.final_answer is not None:
-            call = repair(agent, step.final_answer)
+            call = repair(agent, step.final_answer, agent.max_repairs)
             if call is None:
                 nudge = agent.answer_check(step.final_answer)
                 if nudge is not None:
@@ -331,7 +332,7 @@ class NativeProtocol:
     def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
         """The text is the thought, the tool calls are the actions; text alone is the answer,
         unless it was cut off or only announced an action (then a nudge follows)."""
-        reply = with_repaired_call(agent, with_text_tool_calls(agent, reply))
+        reply = with_repaired_call(agent, with_text_tool_calls(agent, reply), agent.max_repairs)
         if not reply.tool_calls:
             nudge = nudge_for(agent, reply) if reply.text.strip() else None
             if nudge is not None:

@@ -30,7 +30,7 @@ from vero.agents._native import (
     tool_options,
     with_text_tool_calls,
 )
-from vero.agents._repair import with_repaired_call
+from vero.agents._repair import MAX_REPAIRS, with_repaired_call
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
@@ -49,6 +49,7 @@ class ToolCallingAgent(Agent):
     """
 
     default_system_prompt = TOOL_CALLING_SYSTEM_PROMPT
+    max_repairs = MAX_REPAIRS  # failed calls repaired in a separate request, per run (vero.agents._repair)
 
     def solve(self, task: str, on_token: Callable[[str], None] | None = None, **kwargs: Any) -> str | Outcome:
         if kwargs:  # as before `**kwargs` (there for Agent.solve's signature): an unknown option fails the run
@@ -57,7 +58,7 @@ class ToolCallingAgent(Agent):
         messages = [Message.system(system), *self.history_messages(), Message.user(task)]
         for _ in self.turns():
             reply = self.call_llm(messages, on_token=on_token, **tool_options(self))
-            reply = with_repaired_call(self, with_text_tool_calls(self, reply))
+            reply = with_repaired_call(self, with_text_tool_calls(self, reply), self.max_repairs)
             if not reply.tool_calls:
                 nudge = nudge_for(self, reply)
                 if nudge is None:
