@@ -807,12 +807,12 @@ def run_one_tool(kind: str, tools, name: str, args, fails: bool = False, **optio
 
     When the call ``fails``, the first answer is a guess (no tool call worked): the agent
     asks once for a fitting tool, and the model answers again, one call more.  Before that,
-    the agent asks once for the failed call repaired (vero.agents._repair), and the model
-    writes no call: one more.
+    the agent (not a plan step's executor) asks once for the failed call repaired
+    (vero.agents._repair), and the model writes no call: one more.
     """
     CALLS.clear()
     script = tool_script(kind, name, args)
-    repair = fails
+    repair = fails and kind != "plan"  # plan-and-execute's executors leave a failed step to the replanner
     if fails:
         guess = script.index("done") if "done" in script else script.index(final("done"))
         script[guess + 1:guess + 1] = [script[guess]] * (1 + repair)

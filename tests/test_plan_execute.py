@@ -97,7 +97,6 @@ def flaky(x: str) -> str:
 def test_unknown_tool_and_raising_tool_in_a_step_become_observations():
     replies = [plan("fetch"), 'Thought: t\nAction: nosuch\nAction Input: {}',
                'Thought: t\nAction: flaky\nAction Input: {"x": "1"}', "Final Answer: unavailable",
-               "no call",  # the request to repair the failed call (vero.agents._repair): no call written
                "Final Answer: unavailable",  # asked once more: no tool call has worked, so it was a guess
                respond("The service is down.")]
     agent, llm = make(replies, tools=[flaky])
@@ -106,7 +105,8 @@ def test_unknown_tool_and_raising_tool_in_a_step_become_observations():
     assert observations[0].startswith("Error: unknown tool 'nosuch'")
     assert observations[1] == "Error: tool 'flaky' raised RuntimeError: service down"
     assert "Observation: Error: tool 'flaky' raised RuntimeError" in llm.requests[3].messages[-1]["content"]
-    assert llm.calls == 7 and agent.last_result.status == OK
+    assert llm.calls == 6 and agent.last_result.status == OK
+    assert not any("Fix a failed tool call" in r.messages[0]["content"] for r in llm.requests)  # max_repairs = 0
 
 
 def test_approved_plan_runs_and_the_gate_sees_the_plan():
@@ -495,7 +495,6 @@ def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_sai
     answered "The Moonpetal Lily is not grown in any greenhouse."; the step must not count as done."""
     replies = [plan("Find the population of Lyon with population"),
                'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has no people.",
-               "no call",  # the request to repair the failed call: no call written
                "Final Answer: Lyon has no people.",  # the same answer after the executor's guess nudge
                respond("The population of Lyon could not be found.")]
     llm = ScriptedLLM(replies)
@@ -503,7 +502,7 @@ def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_sai
     assert agent.run("How many people live in Lyon?") == "The population of Lyon could not be found."
     done = [s for s in agent.last_result.steps_of("plan_step") if s.data["status"] != "in_progress"]
     assert [s.data["status"] for s in done] == ["failed"]
-    assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 6  # the replanner answered
+    assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 5  # the replanner answered
 
 
 def test_a_step_that_failed_before_is_retried_with_every_tool():
