@@ -151,6 +151,23 @@ def test_announcements_are_told_apart_from_answers():
     assert not announces_action("find_plant says the stock is 2715.", NAMES)
 
 
+# seen (both native agents, t26): after the first lookup, an order to itself and an invented result
+SEEN_ORDER_AND_INVENTED_RESULT = ('Now, call `greenhouse_info` with the greenhouse\'s id "GH-05".\n```json\n{\n  '
+                                  '"city": "Harrowgate",\n  "keeper": "John Doe",\n  "capacity": 500\n}\n```')
+
+
+@pytest.mark.parametrize("text", [SEEN_ORDER_AND_INVENTED_RESULT, "Next, call find_plant for the Frostvine.",
+                                  "First call the `calculate` tool.", "Call find_plant(name='Frostvine')."])
+def test_an_order_to_call_a_tool_is_an_announcement(text):
+    assert announces_action(text, ["find_plant", "calculate", "greenhouse_info"])
+
+
+@pytest.mark.parametrize("text", ["I got a call from the keeper: 2715.", "Now, call me when it is ready.",
+                                  "The answer is 2715. Call it a day.", "We recall find_plant said 2715."])
+def test_the_word_call_without_a_tool_after_it_is_no_announcement(text):
+    assert not announces_action(text, ["find_plant", "calculate", "greenhouse_info"])
+
+
 # -- ToolCallingAgent -------------------------------------------------------------------------
 def test_tool_calling_agent_runs_a_call_written_as_text_and_records_it():
     llm = ScriptedLLM([SEEN_FENCED_CALL, "There are 2715 Frostvine plants in stock."])

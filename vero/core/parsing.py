@@ -565,6 +565,9 @@ _INTENT = re.compile(
 )
 _TOOL_WORDS = re.compile(r"\b(?:tools?|functions?|look(?:ing)? (?:it |this |that )?up|call(?:ing)?)\b", re.IGNORECASE)
 _CALL_SHAPE = re.compile(r'"(?:name|function)"\s*:\s*"[^"]*"\s*,\s*"(?:arguments|parameters)"\s*:')
+# "Now, call `greenhouse_info` with ...": an instruction the model wrote to itself (then invented the result)
+_CALL_ORDER = re.compile(r"(?:^|[.:!\n]|\b(?:now|next|then|first),?)\s*call\s+(?:the\s+)?`?([A-Za-z_]\w*)",
+                         re.IGNORECASE)
 
 
 def announces_action(text: str | None, tool_names: Iterable[str]) -> bool:
@@ -575,11 +578,12 @@ def announces_action(text: str | None, tool_names: Iterable[str]) -> bool:
     returning it.
     """
     text = text or ""
-    if _CALL_SHAPE.search(text):
+    names = set(tool_names)
+    if _CALL_SHAPE.search(text) or any(m.group(1) in names for m in _CALL_ORDER.finditer(text)):
         return True
     if not _INTENT.search(text):
         return False
-    return bool(_TOOL_WORDS.search(text)) or any(_names_tool(text, name) for name in tool_names)
+    return bool(_TOOL_WORDS.search(text)) or any(_names_tool(text, name) for name in names)
 
 
 def _names_tool(text: str, name: str) -> bool:
