@@ -289,15 +289,15 @@ class TextProtocol:
             agent._format_error(step.problem, reply.text, messages)
             return None
         agent.current_run.counters["format_errors"] = 0
-        if step.final_answer is not None:
-            call = repair(agent, step.final_answer, agent.max_repairs)
-            if call is None:
-                nudge = agent.answer_check(step.final_answer)
-                if nudge is not None:
-                    messages.append(Message.user(f"Observation: {nudge}"))
-                    return None
-                return step.final_answer
+        call = None if step.final_answer is None else repair(agent, step.final_answer, agent.max_repairs)
+        if call is not None:  # a give-up after only failed calls: the repaired call runs instead
             step = _in_place_of(step, call, messages)
+        elif step.final_answer is not None:
+            nudge = agent.answer_check(step.final_answer)
+            if nudge is not None:
+                messages.append(Message.user(f"Observation: {nudge}"))
+                return None
+            return step.final_answer
         assert step.action is not None  # parse_react gives a problem, a final answer or an action
         observation = agent._check_repeats([(step.action, step.action_input)]) or self.run(agent, step)
         messages.append(Message.user(f"Observation: {observation}"))
