@@ -1,8 +1,10 @@
-"""PlanExecuteAgent's data: the plan with each step's status, the replanner's decisions, and the readers of
-the model's JSON and of a step executor's tool calls."""
+"""PlanExecuteAgent's data: the plan with each step's status and results, the replanner's decisions, and the
+readers of the model's JSON and of a step executor's tool calls."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +44,26 @@ class Plan:
     def replace_remaining(self, descriptions: list[str]) -> None:
         self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
 
+    def results(self, clip: Callable[[str, int], str]) -> str:
+        """The finished steps, each with its result and the output of its tool calls that worked."""
+        done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in ("completed", "failed")]
+        lines = [f"Step {i} {MARKERS[s.status]} {s.description}\nResult: {clip(s.result, 2000)}"
+                 + "".join(f"\nTool result: {clip(r, 1000)}" for r in s.tool_results) for i, s in done]
+        return "\n\n".join(lines) or "(none yet)"
+
+    def tools_for(self, step: PlanStep, tool_names: list[str]) -> list[str]:
+        """The tools ``step`` names, unless the same step failed before (then none: the executor gets all).
+
+        The planner names each step's tool; a small executor given every tool
+        tends to reach for the first one listed instead.  But when the same step
+        already failed (a small replanner repeats it), the named tool was the
+        wrong one, and the executor may pick another.
+        """
+        failed_before = any(s.status == "failed" and normalized(s.description) == normalized(step.description)
+                            for s in self.steps)
+        named = [name for name in tool_names if re.search(rf"\b{re.escape(name)}\b", step.description)]
+        return [] if failed_before else named
+
     def __len__(self) -> int:
         return len(self.steps)
 
@@ -67,6 +89,17 @@ def read_steps(data: dict[str, Any]) -> list[str]:
         raise ValueError("`steps` must be a list of strings")
     texts = [(s.get("description") or s.get("step") or "") if isinstance(s, dict) else str(s) for s in steps]
     return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
+
+
+def read_plan(data: dict[str, Any], instructions: str) -> list[str]:
+    """The plan's steps; a step copied word for word from the planner's ``instructions`` (their example,
+    which small models copy) is re-asked for."""
+    steps = read_steps(data)
+    copied = next((step for step in steps if len(step) >= 20 and normalized(step) in normalized(instructions)), None)
+    if copied is not None:
+        raise ValueError(f"the step {copied!r} is copied from the example in the instructions; "
+                         "plan this task's own steps, with the tools listed in the request")
+    return steps
 
 
 def read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remaining:
@@ -104,3 +137,12 @@ def tool_results(steps: list[Step]) -> tuple[int, list[str]]:
 
 def normalized(description: str) -> str:
     return " ".join(description.split()).casefold()
+
+
+def approval_text(verdict: bool | str) -> str:
+    """An approval gate's verdict, as the ``approval`` step shows it."""
+    if verdict is True:
+        return "approved"
+    if isinstance(verdict, str) and verdict.strip():
+        return f"sent back with feedback: {verdict.strip()}"
+    return "rejected"

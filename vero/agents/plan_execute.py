@@ -33,7 +33,6 @@ from the step results, and the status is ``max_turns``.  JSON re-asks come on to
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -43,17 +42,23 @@ from vero.agents._plan import (
     Plan,
     PlanStep,
     Remaining,
+    approval_text,
     normalized,
+    read_plan,
     read_replan,
-    read_steps,
     tool_results,
 )
+from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent, Tools, tool_calls
+from vero.core.agent import Agent, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
 from vero.errors import VeroError
+
+# Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
+__all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
+           "Remaining"]
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -72,21 +77,6 @@ Examples (other tools: country_info, city_info, calculate).
 
 Reply with only the JSON object of your plan."""
 
-STEP_FORMAT_PROMPT = """You have access to the following tools:
-{tools}
-
-Each reply is one step. When the observations so far give your step's result, reply:
-
-Final Answer: your step's result
-
-Otherwise reply in exactly this format:
-
-Thought: what you know so far and what to do next
-Action: the tool to use, one of [{names}]
-Action Input: the tool's arguments as one JSON object
-
-Then stop: the Observation (the tool's result) will be sent to you. Never write the Observation yourself."""
-
 PLAN_REQUEST = "## Task\n{task}\n\n## Available tools\n{tools}\n\n## Conversation History\n{history}"
 
 PLAN_FEEDBACK = """
@@ -97,10 +87,6 @@ PLAN_FEEDBACK = """
 ## Feedback on that plan
 {feedback}
 Write a new plan that addresses the feedback."""
-
-STEP_TOOL_NUDGE = """You answered without calling a tool, so that result would be a guess. This step is done with:
-{tools}
-Call it now with the values from the task or the earlier results."""
 
 STEP_TASK = """You are carrying out one step of a larger plan.
 
@@ -149,34 +135,6 @@ class EmptyPlanError(VeroError):
 
 class PlanRejected(VeroError):
     """The approval gate refused the plan (the run ends ``rejected``; no step runs)."""
-
-
-class StepExecutor(ReActAgent):
-    """The ReAct agent that carries out one plan step.
-
-    Its format prompt says how to finish first and shows the action format
-    last: given a step with the plan around it, small models copy the closing
-    lines of ReAct's usual prompt ("Thought: I now know the final answer") and
-    invent the step's result instead of calling the tool.  Its finish line asks
-    for "your step's result": with ReAct's "the final answer to the task" they
-    wrote an invented answer to the whole task as each step's result.
-    """
-
-    format_prompt = STEP_FORMAT_PROMPT
-    step_tool_nudge = STEP_TOOL_NUDGE
-    # A step whose calls all failed goes to the replanner, plan-and-execute's own repair.  Repairing the
-    # call inside the step instead (vero.agents._repair) kept executors going on pointless steps until
-    # some call worked: measured, 4 tasks lost and 1 gained over 21.
-    max_repairs = 0
-    tools_named = False  # set when the step names its tools: its result must come from one of them
-
-    def answer_check(self, answer: str) -> str | None:
-        """Small executors "answer" a step that names a tool without calling it, with an invented
-        value (often the whole task's answer): the first such answer gets one nudge to call it."""
-        if self.tools_named and not tool_calls(self.steps_so_far()) and self.tally("uncalled_tool") == 1:
-            self.record("warning", "the step's answer came without calling its tool; asked to call it", raw=answer)
-            return self.step_tool_nudge.format(tools=self.tools.short_lines())
-        return super().answer_check(answer)
 
 
 class PlanExecuteAgent(Agent):
@@ -279,7 +237,7 @@ class PlanExecuteAgent(Agent):
             return plan
         for revision in range(self.max_plan_revisions + 1):
             verdict = self.approve(plan)
-            self.record("approval", _approval_text(verdict), approved=verdict is True)
+            self.record("approval", approval_text(verdict), approved=verdict is True)
             if verdict is True:
                 return plan
             if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
@@ -293,24 +251,14 @@ class PlanExecuteAgent(Agent):
             assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
-        steps = self.ask_json([Message.system(system), Message.user(request)], self._read_plan, schema=PLAN_SCHEMA)
+        steps = self.ask_json([Message.system(system), Message.user(request)],
+                              lambda data: read_plan(data, self.planner_rules), schema=PLAN_SCHEMA)
         plan = Plan.of(self._capped(steps))
         self.record("plan", plan.render(), steps=plan.remaining())
         if not plan:
             self.record("error", "the planner returned an empty plan")
             raise EmptyPlanError("the planner returned an empty plan")
         return plan
-
-    def _read_plan(self, data: dict[str, Any]) -> list[str]:
-        """The plan's steps; a step copied word for word from the planner's instructions (their example,
-        which small models copy) is re-asked for."""
-        instructions = normalized(self.planner_rules)
-        steps = read_steps(data)
-        copied = next((step for step in steps if len(step) >= 20 and normalized(step) in instructions), None)
-        if copied is not None:
-            raise ValueError(f"the step {copied!r} is copied from the example in the instructions; "
-                             "plan this task's own steps, with the tools listed in the request")
-        return steps
 
     def _capped(self, steps: list[str]) -> list[str]:
         if len(steps) > self.max_plan_steps:
@@ -324,12 +272,13 @@ class PlanExecuteAgent(Agent):
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = "in_progress"
         self.record("plan_step", f"[>] {step.description}", status=step.status)
-        named = self._named_tools(plan, step)
+        named = plan.tools_for(step, self.tools.names())
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
             executor.tools_named = bool(named)
-        text = self.step_task.format(task=task, plan=plan.render(), results=self._results(plan), step=step.description)
+        text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
+                                     step=step.description)
         result = self.run_subagent(executor, text)
         calls, step.tool_results = tool_results(result.steps)
         step.status = "completed" if result.ok and (step.tool_results or not calls) else "failed"
@@ -338,28 +287,9 @@ class PlanExecuteAgent(Agent):
                     status=step.status, description=step.description, result=step.result)
         self.keep_partial(result.answer)
 
-    def _named_tools(self, plan: Plan, step: PlanStep) -> list[str]:
-        """The tools the step names, if it did not fail before (the executor gets all tools when none).
-
-        The planner names each step's tool; a small executor given every tool
-        tends to reach for the first one listed instead.  But when the same step
-        already failed (a small replanner repeats it), the named tool was the
-        wrong one, and the executor may pick another.
-        """
-        failed_before = any(s.status == "failed" and normalized(s.description) == normalized(step.description)
-                            for s in plan.steps)
-        named = [name for name in self.tools.names() if re.search(rf"\b{re.escape(name)}\b", step.description)]
-        return [] if failed_before else named
-
-    def _results(self, plan: Plan) -> str:
-        done = [(i, s) for i, s in enumerate(plan.steps, 1) if s.status in ("completed", "failed")]
-        lines = [f"Step {i} {MARKERS[s.status]} {s.description}\nResult: {self.clip(s.result, 2000)}"
-                 + "".join(f"\nTool result: {self.clip(r, 1000)}" for r in s.tool_results) for i, s in done]
-        return "\n\n".join(lines) or "(none yet)"
-
     # -- replanner and the capped ending -----------------------------------------------
     def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
-        request = self.progress_request.format(task=task, plan=plan.render(), results=self._results(plan),
+        request = self.progress_request.format(task=task, plan=plan.render(), results=plan.results(self.clip),
                                                tools=self._tools_text())
         return [Message.system(prompt), Message.user(request)]
 
@@ -393,12 +323,3 @@ class PlanExecuteAgent(Agent):
         answer = answer or self.partial
         self.record("final", answer, reason="max_turns")
         return answer
-
-
-def _approval_text(verdict: bool | str) -> str:
-    if verdict is True:
-        return "approved"
-    if isinstance(verdict, str) and verdict.strip():
-        return f"sent back with feedback: {verdict.strip()}"
-    return "rejected"
-
