@@ -17,6 +17,7 @@ from vero.agents._native import (
     ACKNOWLEDGED_NUDGE,
     ANNOUNCED_NUDGE,
     CUT_OFF_NUDGE,
+    ERROR_ECHO_NUDGE,
     MAX_ANNOUNCED_NUDGES,
     MAX_ARITHMETIC_NUDGES,
     REPEATED_CALL_NUDGE,
@@ -200,6 +201,32 @@ def test_announcement_nudges_are_bounded_and_then_the_text_is_the_answer():
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
     assert agent.run("How many Frostvine plants?") == SEEN_ANNOUNCEMENT
     assert llm.calls == MAX_ANNOUNCED_NUDGES + 1 and agent.last_result.status == OK
+
+
+# seen (ToolCallingAgent, a three-call chain), its opening: the model announced again after a lookup. The
+# count starts again after each call, so a chain's third announcement is not taken as the answer.
+SEEN_CHAIN_ANNOUNCEMENT = ("To calculate the weekly pay, we need to know the hourly wage and the weekly working hours "
+                           "of the keeper. From the previous tool responses, we have:\n\n- The keeper's name is "
+                           "Wendell Okafor.\n\nNow, we can calculate the weekly pay using the formula:")
+
+
+def test_announcement_nudges_are_counted_since_the_last_tool_call():
+    call = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "F"}}]}
+    llm = ScriptedLLM([SEEN_ANNOUNCEMENT, call, SEEN_CHAIN_ANNOUNCEMENT, SEEN_CHAIN_ANNOUNCEMENT,
+                       {"tool_calls": [{"name": "calculate", "arguments": {"expression": "2715 * 2"}}]}, "5430"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == "5430"
+    nudges = [r.messages[-1]["content"] for r in llm.requests[1:] if r.messages[-1]["role"] == "user"]
+    assert nudges == [ANNOUNCED_NUDGE.format(which="first")] + [ANNOUNCED_NUDGE.format(which="next")] * 2
+    assert CALLS == [("find_plant", "F"), ("calculate", "2715 * 2")]
+
+
+def test_announcements_in_a_row_after_a_call_are_still_bounded():
+    call = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "F"}}]}
+    llm = ScriptedLLM([call, *[SEEN_CHAIN_ANNOUNCEMENT] * (MAX_ANNOUNCED_NUDGES + 1)])
+    agent = ReActAgent("r", llm, tools=TOOLS, protocol="native", verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == SEEN_CHAIN_ANNOUNCEMENT
+    assert llm.calls == MAX_ANNOUNCED_NUDGES + 2 and agent.last_result.status == OK
 
 
 def test_a_cut_off_reply_is_never_the_answer():
@@ -612,6 +639,54 @@ def test_a_model_that_keeps_parroting_vero_ends_failed_without_returning_vero_s_
     answer = agent.run("How many?")
     assert agent.last_result.status == FAILED and "None of your tool calls" not in answer
     assert "kept repeating vero's own messages" in str(agent.last_result.error) and llm.calls == 5
+
+
+# seen (ToolCallingAgent and native ReAct, t22): after a wrong-tool call failed and a right one worked, the
+# whole reply was the failed call's error, vero's hint included
+SEEN_ECHOED_ERROR = ('{"error": "no keeper named \'Emberroot\'"}\n(If keeper_profile is not the right tool for this, '
+                     'the others are: find_plant(name), calculate(expression).)')
+WRONG_TOOL_THEN_RIGHT = [{"tool_calls": [{"name": "keeper_profile", "arguments": {"name": "Emberroot"}}]},
+                         {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Emberroot"}}]}]
+
+
+@pytest.mark.parametrize("protocol", [None, "native"])
+def test_a_reply_repeating_a_failed_call_s_error_is_not_the_answer(protocol):
+    llm = ScriptedLLM([*WRONG_TOOL_THEN_RIGHT, SEEN_ECHOED_ERROR, "The Emberroot grows in GH-05."])
+    tools = [*TOOLS, keeper_profile]
+    agent = (ToolCallingAgent("t", llm, tools=tools, verbose=False) if protocol is None
+             else ReActAgent("r", llm, tools=tools, protocol=protocol, verbose=False))
+    assert agent.run("Where does the Emberroot grow?") == "The Emberroot grows in GH-05." and llm.calls == 4
+    assert llm.requests[3].messages[-1]["content"].startswith(ERROR_ECHO_NUDGE)
+    assert "repeated a failed tool call's error" in agent.last_result.steps_of("warning")[-1].content
+    assert not any(s.kind == "thought" and "no keeper" in s.content for s in agent.last_result.steps)
+
+
+def test_text_react_does_not_return_a_failed_call_s_error_as_its_final_answer():
+    llm = ScriptedLLM(['Thought: look\nAction: keeper_profile\nAction Input: {"name": "Emberroot"}',
+                       'Thought: look\nAction: find_plant\nAction Input: {"name": "Emberroot"}',
+                       "Final Answer: " + SEEN_ECHOED_ERROR, "Final Answer: GH-05"])
+    agent = ReActAgent("r", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    assert agent.run("Where does the Emberroot grow?") == "GH-05" and llm.calls == 4
+    assert llm.requests[3].messages[-1]["content"] == f"Observation: {ERROR_ECHO_NUDGE}\nThe task: Where does the " \
+        "Emberroot grow?"
+
+
+def test_a_model_that_keeps_repeating_an_error_ends_failed_without_returning_it():
+    llm = ScriptedLLM([*WRONG_TOOL_THEN_RIGHT, *[SEEN_ECHOED_ERROR] * 3])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    answer = agent.run("Where does the Emberroot grow?")
+    assert agent.last_result.status == FAILED and "no keeper" not in answer
+    assert "kept repeating a tool's error" in str(agent.last_result.error) and llm.calls == 5
+
+
+@pytest.mark.parametrize("answer", [
+    "There is no keeper named 'Emberroot'.",  # the error in the model's own words is an answer
+    '{"name": "Emberroot", "stock": 2715, "greenhouse_id": "GH-05"}',  # a result that worked, given back
+])
+def test_an_answer_that_only_mentions_an_error_or_repeats_a_result_stands(answer):
+    llm = ScriptedLLM([*WRONG_TOOL_THEN_RIGHT, answer])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)
+    assert agent.run("Where does the Emberroot grow?") == answer and llm.calls == 3
 
 
 def test_text_react_does_not_return_a_parroted_note_as_its_final_answer():

@@ -11,7 +11,7 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed, one that repeats vero's own message or one whose arithmetic is
+  far failed, one that repeats vero's own message or a tool's error, one whose arithmetic is
   wrong (``answer_nudge``, also used by the text protocol), one that only
   acknowledges a tool result ("This is the response from ..."), or a reply that
   only announces a tool call ("I will use the `find_plant` tool...") gets a
@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from vero.agents._miscalculation import miscalculation
-from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, tool_calls
+from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, call_worked, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
@@ -62,7 +62,7 @@ CUT_OFF_NUDGE = ("Your reply was cut off at the output limit. Reply again, short
 # Told that it had not called a tool, a small model apologised ("I apologize, but I did not call a
 # tool") or invented the answer; told to go ahead, it makes the call.
 ANNOUNCED_NUDGE = "Go ahead: make the {which} call now."
-MAX_ANNOUNCED_NUDGES = 2  # per run: after that, such a reply is taken as the answer
+MAX_ANNOUNCED_NUDGES = 2  # in a row, with no tool call between: then such a reply is taken as the answer
 REPEATED_CALL_NUDGE = ("You made that same call before, and its result is above. Use the results you have: "
                        "give the final answer, or call a different tool for what is still missing.")
 # An empty reply comes mid-chain (after a result, before the next call): offering the answer first made
@@ -74,7 +74,9 @@ GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be 
 ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, answer it now."
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
               "need, or give your own final answer.")
-MAX_ECHO_NUDGES = 2  # per run: a model still repeating vero's messages after that ends the run `failed`
+ERROR_ECHO_NUDGE = ("You repeated a tool's error instead of answering. Using the tool results above, call the tool "
+                    "you still need, or give your own final answer.")
+MAX_ECHO_NUDGES = 2  # per run: a model still repeating messages or errors after that ends the run `failed`
 # Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
 ARITHMETIC_NUDGE = "Correction: {expression} = {value}, not {claimed}. Answer the task again with this value."
 MAX_ARITHMETIC_NUDGES = 2  # per run
@@ -122,7 +124,8 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
     most ``MAX_EMPTY_NUDGES`` nudges per run.  An answer is checked by
     ``answer_nudge`` (vero's own words, a guess after failed calls, wrong
     arithmetic).  One that announces a tool call, or lays out steps without
-    taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times per run.
+    taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times in a row (a tool
+    call in between starts the count again: a small model often announces each step of a chain).
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
@@ -139,9 +142,9 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
                      raw=reply.text)
         return with_task(ACKNOWLEDGED_NUDGE, agent)
     if agent.tools and announces_action(reply.text, agent.tools.names()):
-        if agent.tally("announced_action") <= MAX_ANNOUNCED_NUDGES:
+        if nudges_since_last_call(agent, "announced") < MAX_ANNOUNCED_NUDGES:
             agent.record("warning", "the reply announced a tool call but made none; asked to act",
-                         raw=reply.text)
+                         raw=reply.text, nudge="announced")
             return ANNOUNCED_NUDGE.format(which="next" if tool_calls(agent.steps_so_far()) else "first")
     return None
 
@@ -150,17 +153,21 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     """A nudge when ``answer`` is not an answer yet, else None.
 
     Small models parrot the last message, so a reply that repeats one of
-    vero's own notes or nudges is never the answer (``ECHO_NUDGE``, at most
-    ``MAX_ECHO_NUDGES`` times; then the run ends ``failed``).  ``GUESS_NUDGE``
+    vero's own notes or nudges, or the error of a failed tool call, is never the
+    answer (``ECHO_NUDGE`` or ``ERROR_ECHO_NUDGE``, at most ``MAX_ECHO_NUDGES``
+    times; then the run ends ``failed``).  ``GUESS_NUDGE``
     comes once per run, for an answer given when every tool call so far failed.
     An answer that shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is
     sent the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
     """
-    if echoes_vero(answer):
+    if echoes(agent, answer):
+        ours = echoes_vero(answer)
         if agent.tally("echo") > MAX_ECHO_NUDGES:
-            raise MalformedOutputError("the model kept repeating vero's own messages instead of answering", answer)
-        agent.record("warning", "the reply repeated one of vero's messages; asked for an answer", raw=answer)
-        return with_task(ECHO_NUDGE, agent)
+            what = "vero's own messages" if ours else "a tool's error"
+            raise MalformedOutputError(f"the model kept repeating {what} instead of answering", answer)
+        what = "one of vero's messages" if ours else "a failed tool call's error"
+        agent.record("warning", f"the reply repeated {what}; asked for an answer", raw=answer)
+        return with_task(ECHO_NUDGE if ours else ERROR_ECHO_NUDGE, agent)
     slip = miscalculation(answer)
     if slip is not None and agent.tally("arithmetic") <= MAX_ARITHMETIC_NUDGES:
         correction = ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed)
@@ -180,7 +187,8 @@ LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {c
 # Not the arithmetic correction: a reply that repeats it carries the right value.
 _OPENINGS = [" ".join(t.split("{")[0].split())[:40].casefold() for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE.format(which="first"), ANNOUNCED_NUDGE.format(which="next"), REPEATED_CALL_NUDGE,
-    EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE, LOOP_WARNING_PROMPT)]
+    EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, ERROR_ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE,
+    LOOP_WARNING_PROMPT)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
@@ -213,12 +221,40 @@ def _observe(agent: Agent, call: ToolCall) -> str:
     return agent.run_tool(call.name, call.arguments).text
 
 
+def echoes(agent: Agent, text: str) -> bool:
+    """True when ``text`` repeats one of vero's messages or a failed tool call's error: no answer,
+    no thought and no partial answer."""
+    return echoes_vero(text) or repeats_tool_error(agent, text)
+
+
 def echoes_vero(text: str) -> bool:
     """True when ``text`` begins like one of the notes and nudges vero sends the model, in any case,
     also behind a "Not run:" that the model copied from another of them."""
     head = " ".join(text.split()).casefold()
     heads = (head, head.removeprefix("not run:").lstrip())
     return any(h.startswith(opening) for h in heads for opening in _OPENINGS)
+
+
+def repeats_tool_error(agent: Agent, text: str) -> bool:
+    """True when ``text`` begins with the output of one of this run's failed tool calls (its first 40
+    characters, spacing and case aside): a small model may give an error it was shown as its answer."""
+    head = _head(text)
+    errors = (_head(result.content) for _, result in tool_calls(agent.steps_so_far()) if not call_worked(result))
+    return any(error and head.startswith(error) for error in errors)
+
+
+def _head(text: str) -> str:
+    return " ".join(text.split())[:40].casefold()
+
+
+def nudges_since_last_call(agent: Agent, nudge: str) -> int:
+    """How many warnings marked ``nudge=nudge`` this run recorded since its last tool call."""
+    count = 0
+    for step in reversed(agent.steps_so_far()):
+        if step.kind == "action":
+            break
+        count += step.kind == "warning" and step.data.get("nudge") == nudge
+    return count
 
 
 def made_before(agent: Agent, name: str, arguments: Any) -> bool:

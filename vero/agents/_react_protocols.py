@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from vero.agents._native import (
     REPEATED_CALL_NUDGE,
     answer_tool_calls,
-    echoes_vero,
+    echoes,
     made_before,
     nudge_for,
     tool_options,
@@ -108,7 +108,7 @@ class NativeProtocol:
         if not reply.tool_calls:
             nudge = nudge_for(agent, reply) if reply.text.strip() else None
             if nudge is not None:
-                if not echoes_vero(reply.text):  # vero's own words are no thought and no partial answer
+                if not echoes(agent, reply.text):  # vero's words or a tool's error: no thought, no partial
                     agent._thought(reply.text)
                 messages += [Message.assistant(reply.text), Message.user(nudge)]
                 return None

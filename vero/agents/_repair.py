@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vero.agents._native import echoes_vero
+from vero.agents._native import echoes
 from vero.core.agent import Agent, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import normalized_arguments, tool_calls_in_text
@@ -61,7 +61,7 @@ def repair(agent: Agent, answer: str, limit: int = MAX_REPAIRS) -> ToolCall | No
     if notes.get("repair_shown") == failed or agent.tally("repair") > limit:
         return None
     notes["repair_shown"] = failed
-    if not echoes_vero(answer):  # kept in case a budget ends the run during the repair
+    if not echoes(agent, answer):  # kept in case a budget ends the run during the repair
         agent.keep_partial(answer)
     call = repaired_call(agent, failed)
     if call is not None:

@@ -25,7 +25,7 @@ from typing import Any
 from vero.agents._native import (
     NATIVE_INSTRUCTIONS,
     answer_tool_calls,
-    echoes_vero,
+    echoes,
     nudge_for,
     tool_options,
     with_text_tool_calls,
@@ -63,7 +63,7 @@ class ToolCallingAgent(Agent):
                 nudge = nudge_for(self, reply)
                 if nudge is None:
                     return self._final(reply.text)
-                if not echoes_vero(reply.text):  # vero's own words are no partial answer
+                if not echoes(self, reply.text):  # vero's words or a tool's error are no partial answer
                     self.keep_partial(reply.text)
                 messages += [Message.assistant(reply.text), Message.user(nudge)]
                 continue
