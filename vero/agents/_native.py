@@ -183,9 +183,16 @@ TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call th
 LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {count} times in a row; "
                        "it was not run again and the result would not change. Try a different action, "
                        "or give your final answer.")  # ReAct's loop detection
+
+
+def _head(text: str) -> str:
+    """The first 40 characters of ``text``, spacing and case aside: enough to tell a copied message."""
+    return " ".join(text.split())[:40].casefold()
+
+
 # The fixed opening of each message vero sends the model (up to the first placeholder, at most 40 characters).
 # Not the arithmetic correction: a reply that repeats it carries the right value.
-_OPENINGS = [" ".join(t.split("{")[0].split())[:40].casefold() for t in (
+_OPENINGS = [_head(t.split("{")[0]) for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE.format(which="first"), ANNOUNCED_NUDGE.format(which="next"), REPEATED_CALL_NUDGE,
     EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, ERROR_ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE,
     LOOP_WARNING_PROMPT)]
@@ -241,10 +248,6 @@ def repeats_tool_error(agent: Agent, text: str) -> bool:
     head = _head(text)
     errors = (_head(result.content) for _, result in tool_calls(agent.steps_so_far()) if not call_worked(result))
     return any(error and head.startswith(error) for error in errors)
-
-
-def _head(text: str) -> str:
-    return " ".join(text.split())[:40].casefold()
 
 
 def nudges_since_last_call(agent: Agent, nudge: str) -> int:
