@@ -17,9 +17,10 @@ and a first-time pass costs 2; JSON re-asks of the judge come on top.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from typing import Any
 
+from vero.agents._attempts import NOT_EVALUATED, Attempt, ReflexionMemory, Verdict, best
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
@@ -72,56 +73,10 @@ REFLECT_REQUEST = """## Task
 VERDICT_SCHEMA = '{"pass": true or false, "reason": "<specific reason>", "score": <number from 0 to 100>}'
 MAX_REFLECTION_WORDS = 200  # the prompt asks for 150; longer replies are cut here
 
+# Re-exported, so that `from vero.agents.reflexion import ReflexionMemory, Verdict, ...` keeps working.
+__all__ = ["ReflexionAgent", "ReflexionMemory", "Attempt", "Verdict", "NOT_EVALUATED", "Evaluator"]
+
 Evaluator = Callable[[str, str], tuple[bool, float, str]]  # fn(task, answer) -> (passed, score, feedback)
-
-
-class ReflexionMemory:
-    """The last ``max_size`` reflections, rendered for the next attempt's prompt."""
-
-    def __init__(self, max_size: int = 3) -> None:
-        if max_size < 1:
-            raise ValueError("ReflexionMemory needs max_size >= 1")
-        self.max_size = max_size
-        self.reflections: list[dict[str, Any]] = []
-
-    def add(self, reflection: str, attempt: int) -> None:
-        self.reflections.append({"attempt": attempt, "reflection": reflection})
-        del self.reflections[: -self.max_size]
-
-    def render(self) -> str:
-        if not self.reflections:
-            return ""
-        lines = [f"Attempt {r['attempt']}: {r['reflection']}" for r in self.reflections]
-        return "<past_reflections>\n" + "\n".join(lines) + "\n</past_reflections>"
-
-    def __len__(self) -> int:
-        return len(self.reflections)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The evaluation of one attempt: passed or not, a score from 0 to 100, and why."""
-
-    passed: bool
-    score: float
-    feedback: str
-
-    def __str__(self) -> str:
-        return f"{'pass' if self.passed else 'fail'} ({self.score:g}/100): {self.feedback}"
-
-
-NOT_EVALUATED = Verdict(False, 0.0, "")
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One try at the task and its verdict (an attempt not evaluated scores 0)."""
-
-    number: int
-    answer: str
-    status: str  # the executor's run status
-    trajectory: str
-    verdict: Verdict = NOT_EVALUATED
 
 
 class ReflexionAgent(Agent):
@@ -195,22 +150,22 @@ class ReflexionAgent(Agent):
             attempt = self._attempt(task, number, memory)
             attempts.append(attempt)
             self.record("attempt", attempt.answer, attempt=number, status=attempt.status)
-            self.keep_partial(_best(attempts).answer)
+            self.keep_partial(best(attempts).answer)
             try:
                 verdict = self._evaluate(task, attempt)
             except MalformedOutputError as exc:
                 self.record("error", exc.raw, reason=str(exc))
-                return Outcome(_best(attempts).answer, NEEDS_REVIEW)
+                return Outcome(best(attempts).answer, NEEDS_REVIEW)
             attempt = attempts[-1] = replace(attempt, verdict=verdict)
             self.record("evaluation", str(verdict), attempt=number, **asdict(verdict))
-            self.keep_partial(_best(attempts).answer)
+            self.keep_partial(best(attempts).answer)
             if verdict.passed:
                 return Outcome(attempt.answer, OK)
             if number < self.max_turns:
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
                 self.record("reflection", reflection, attempt=number)
-        return Outcome(_best(attempts).answer, NEEDS_REVIEW)
+        return Outcome(best(attempts).answer, NEEDS_REVIEW)
 
     # -- executor ----------------------------------------------------------------
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:
@@ -281,8 +236,3 @@ class ReflexionAgent(Agent):
         if len(words) > MAX_REFLECTION_WORDS:
             text = " ".join(words[:MAX_REFLECTION_WORDS]) + " ..."
         return text or f"Attempt {attempt.number} failed: {verdict.feedback}"
-
-
-def _best(attempts: list[Attempt]) -> Attempt:
-    """The highest-scoring attempt; ``max`` keeps the earliest on ties."""
-    return max(attempts, key=lambda a: a.verdict.score)

@@ -1,0 +1,60 @@
+"""ReflexionAgent's data: the memory of reflections, each attempt and its verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class ReflexionMemory:
+    """The last ``max_size`` reflections, rendered for the next attempt's prompt."""
+
+    def __init__(self, max_size: int = 3) -> None:
+        if max_size < 1:
+            raise ValueError("ReflexionMemory needs max_size >= 1")
+        self.max_size = max_size
+        self.reflections: list[dict[str, Any]] = []
+
+    def add(self, reflection: str, attempt: int) -> None:
+        self.reflections.append({"attempt": attempt, "reflection": reflection})
+        del self.reflections[: -self.max_size]
+
+    def render(self) -> str:
+        if not self.reflections:
+            return ""
+        lines = [f"Attempt {r['attempt']}: {r['reflection']}" for r in self.reflections]
+        return "<past_reflections>\n" + "\n".join(lines) + "\n</past_reflections>"
+
+    def __len__(self) -> int:
+        return len(self.reflections)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The evaluation of one attempt: passed or not, a score from 0 to 100, and why."""
+
+    passed: bool
+    score: float
+    feedback: str
+
+    def __str__(self) -> str:
+        return f"{'pass' if self.passed else 'fail'} ({self.score:g}/100): {self.feedback}"
+
+
+NOT_EVALUATED = Verdict(False, 0.0, "")
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try at the task and its verdict (an attempt not evaluated scores 0)."""
+
+    number: int
+    answer: str
+    status: str  # the executor's run status
+    trajectory: str
+    verdict: Verdict = NOT_EVALUATED
+
+
+def best(attempts: list[Attempt]) -> Attempt:
+    """The highest-scoring attempt; ``max`` keeps the earliest on ties."""
+    return max(attempts, key=lambda a: a.verdict.score)
