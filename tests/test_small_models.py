@@ -773,6 +773,36 @@ def test_a_wrong_result_in_the_answer_is_sent_back_with_the_right_one():
     assert "arithmetic is wrong" in agent.last_result.steps_of("warning")[0].content
 
 
+# seen (ToolCallingAgent and native ReAct, after the first of two lookups): the second lookup announced,
+# its values made up, and sums done with them; corrected, the model kept the made-up values
+SEEN_ANNOUNCED_WITH_SUMS = (
+    "Now, let's look up the Glasswort Pearl:\n- Stock: 200\n- Price: 3 crowns\n\nNext, we multiply the stock of "
+    "each plant by its price:\n- Moonpetal Lily: 1288 * 37.45 = 480,000 crowns\n- Glasswort Pearl: 200 * 3 = 600 "
+    "crowns\n\nFinally, we add the results from steps 3:\n- Combined value: 480,000 + 600 = 480,600 crowns\n\n"
+    "Therefore, the combined value in crowns of the Moonpetal Lily and the Glasswort Pearl stock is 480,600 crowns.")
+
+
+@pytest.mark.parametrize("protocol", [None, "native"])
+def test_an_announced_lookup_with_made_up_sums_is_told_to_go_ahead_first(protocol):
+    lookup = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Moonpetal Lily"}}]}
+    llm = ScriptedLLM([lookup, SEEN_ANNOUNCED_WITH_SUMS,
+                       {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Glasswort Pearl"}}]}, "98927.15"])
+    agent = (ToolCallingAgent("t", llm, tools=TOOLS, verbose=False) if protocol is None
+             else ReActAgent("r", llm, tools=TOOLS, protocol=protocol, verbose=False))
+    assert agent.run("What is the combined value of the Moonpetal Lily and Glasswort Pearl stock?") == "98927.15"
+    assert llm.requests[2].messages[-1]["content"] == ANNOUNCED_NUDGE.format(which="next")
+    assert CALLS == [("find_plant", "Moonpetal Lily"), ("find_plant", "Glasswort Pearl")]
+
+
+def test_once_the_announcement_nudges_are_spent_the_arithmetic_is_still_corrected():
+    lookup = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Moonpetal Lily"}}]}
+    llm = ScriptedLLM([lookup, *[SEEN_ANNOUNCED_WITH_SUMS] * (MAX_ANNOUNCED_NUDGES + 1), "98927.15"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("What is the combined value of the Moonpetal Lily and Glasswort Pearl stock?") == "98927.15"
+    last_nudge = llm.requests[-1].messages[-1]["content"]
+    assert last_nudge.startswith("Correction: 1288 * 37.45 = 48235.6, not 480,000.")
+
+
 def test_text_react_checks_the_arithmetic_of_its_final_answer():
     llm = ScriptedLLM([f"Thought: easy\nFinal Answer: {SEEN_WRONG_PERCENT}", "Final Answer: 6351.87"])
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)

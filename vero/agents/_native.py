@@ -121,45 +121,45 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
     """The message to send back when a text reply is not yet an answer, else None.
 
     A reply cut off by the output cap is never an answer; an empty one gets at
-    most ``MAX_EMPTY_NUDGES`` nudges per run.  An answer is checked by
-    ``answer_nudge`` (vero's own words, a guess after failed calls, wrong
-    arithmetic).  One that announces a tool call, or lays out steps without
-    taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times in a row (a tool
-    call in between starts the count again: a small model often announces each step of a chain).
+    most ``MAX_EMPTY_NUDGES`` nudges per run.  Then, in this order: vero's own
+    words or a tool's error repeated, or a guess after failed calls
+    (``answer_nudge``); a reply that only acknowledges a tool result; one that
+    announces a tool call, or lays out steps without taking the first, is told
+    to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times in a row (a tool call in
+    between starts the count again: a small model often announces each step of
+    a chain); last, wrong arithmetic.  An announcement comes before the
+    arithmetic: a small model that announced the next lookup went on to write
+    made-up values and sums with them, and correcting its sum did not make it
+    look the values up.
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
-    if not reply.text.strip():
+    text = reply.text
+    if not text.strip():
         if agent.tally("empty") > MAX_EMPTY_NUDGES:
             return None
         agent.record("warning", "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
-    guess = answer_nudge(agent, reply.text)
-    if guess is not None:
-        return guess
-    if acknowledges_result(reply.text) and agent.tally("acknowledged") == 1:
-        agent.record("warning", "the reply talked about the tool result instead of answering; asked to answer",
-                     raw=reply.text)
-        return with_task(ACKNOWLEDGED_NUDGE, agent)
-    if agent.tools and announces_action(reply.text, agent.tools.names()):
-        if nudges_since_last_call(agent, "announced") < MAX_ANNOUNCED_NUDGES:
-            agent.record("warning", "the reply announced a tool call but made none; asked to act",
-                         raw=reply.text, nudge="announced")
-            return ANNOUNCED_NUDGE.format(which="next" if tool_calls(agent.steps_so_far()) else "first")
-    return None
+    return (_not_an_answer(agent, text) or _acknowledgement_nudge(agent, text) or _announcement_nudge(agent, text)
+            or _arithmetic_nudge(agent, text))
 
 
 def answer_nudge(agent: Agent, answer: str) -> str | None:
-    """A nudge when ``answer`` is not an answer yet, else None.
+    """A nudge when ``answer`` is not an answer yet, else None (also the text protocol's check).
 
     Small models parrot the last message, so a reply that repeats one of
     vero's own notes or nudges, or the error of a failed tool call, is never the
     answer (``ECHO_NUDGE`` or ``ERROR_ECHO_NUDGE``, at most ``MAX_ECHO_NUDGES``
-    times; then the run ends ``failed``).  ``GUESS_NUDGE``
-    comes once per run, for an answer given when every tool call so far failed.
-    An answer that shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is
-    sent the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
+    times; then the run ends ``failed``).  ``GUESS_NUDGE`` comes once per run,
+    for an answer given when every tool call so far failed.  An answer that
+    shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
+    the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
     """
+    return _not_an_answer(agent, answer) or _arithmetic_nudge(agent, answer)
+
+
+def _not_an_answer(agent: Agent, answer: str) -> str | None:
+    """The nudge for vero's words or a tool's error repeated, or for a guess after only failed calls."""
     if echoes(agent, answer):
         ours = echoes_vero(answer)
         if agent.tally("echo") > MAX_ECHO_NUDGES:
@@ -168,15 +168,37 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
         what = "one of vero's messages" if ours else "a failed tool call's error"
         agent.record("warning", f"the reply repeated {what}; asked for an answer", raw=answer)
         return with_task(ECHO_NUDGE if ours else ERROR_ECHO_NUDGE, agent)
-    slip = miscalculation(answer)
-    if slip is not None and agent.tally("arithmetic") <= MAX_ARITHMETIC_NUDGES:
-        correction = ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed)
-        agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer)
-        return correction
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
         return with_task(GUESS_NUDGE.format(tools=agent.tools.short_lines()), agent)
     return None
+
+
+def _acknowledgement_nudge(agent: Agent, text: str) -> str | None:
+    if acknowledges_result(text) and agent.tally("acknowledged") == 1:
+        agent.record("warning", "the reply talked about the tool result instead of answering; asked to answer",
+                     raw=text)
+        return with_task(ACKNOWLEDGED_NUDGE, agent)
+    return None
+
+
+def _announcement_nudge(agent: Agent, text: str) -> str | None:
+    if not (agent.tools and announces_action(text, agent.tools.names())):
+        return None
+    if nudges_since_last_call(agent, "announced") >= MAX_ANNOUNCED_NUDGES:
+        return None
+    agent.record("warning", "the reply announced a tool call but made none; asked to act", raw=text,
+                 nudge="announced")
+    return ANNOUNCED_NUDGE.format(which="next" if tool_calls(agent.steps_so_far()) else "first")
+
+
+def _arithmetic_nudge(agent: Agent, answer: str) -> str | None:
+    slip = miscalculation(answer)
+    if slip is None or agent.tally("arithmetic") > MAX_ARITHMETIC_NUDGES:
+        return None
+    correction = ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed)
+    agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer)
+    return correction
 
 
 TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
