@@ -53,6 +53,7 @@ then read the city in its result and call city_info with that city."""
 # The instructions of every agent over native tool calls (ToolCallingAgent, native ReAct), after a
 # one-sentence persona.  Native ReAct had its own wording ("Get facts and do arithmetic with the tools")
 # and solved fewer tasks than ToolCallingAgent on the same model; with these words it solves as many.
+NATIVE_INTRO = "You are a helpful assistant."
 NATIVE_INSTRUCTIONS = f"""Call a tool for every fact you need and for every calculation; never guess a value.
 {TOOL_CALL_GUIDE}
 As soon as the results answer the question, reply with the answer and call nothing more."""
@@ -160,8 +161,8 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
     """The nudge for vero's words or a tool's error repeated, or for a guess after only failed calls."""
-    if echoes(agent, answer):
-        ours = echoes_vero(answer)
+    ours = echoes_vero(answer)
+    if ours or repeats_tool_error(agent, answer):
         if agent.tally("echo") > MAX_ECHO_NUDGES:
             what = "vero's own messages" if ours else "a tool's error"
             raise MalformedOutputError(f"the model kept repeating {what} instead of answering", answer)

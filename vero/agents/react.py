@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, answer_nudge
+from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, answer_nudge
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
 from vero.agents._repair import MAX_REPAIRS
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Tools
@@ -74,7 +74,7 @@ Action Input: {{"answer": "the final answer"}}"""
 # With native tool calls, "solve step by step" made a small model write out a numbered plan instead of
 # making the first call (then answer with invented values): the native intro does not say it.  The
 # native system prompt is ToolCallingAgent's: the intro, then the instructions, in one paragraph.
-REACT_NATIVE_INTRO = "You are a helpful assistant."
+REACT_NATIVE_INTRO = NATIVE_INTRO
 REACT_NATIVE_PROMPT = NATIVE_INSTRUCTIONS
 
 FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with

@@ -24,6 +24,7 @@ from typing import Any
 
 from vero.agents._native import (
     NATIVE_INSTRUCTIONS,
+    NATIVE_INTRO,
     answer_tool_calls,
     echoes,
     nudge_for,
@@ -35,7 +36,7 @@ from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome
 
-TOOL_CALLING_SYSTEM_PROMPT = f"You are a helpful assistant. {NATIVE_INSTRUCTIONS}"
+TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
 
 
 class ToolCallingAgent(Agent):
