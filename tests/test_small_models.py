@@ -689,6 +689,70 @@ def test_an_answer_that_only_mentions_an_error_or_repeats_a_result_stands(answer
     assert agent.run("Where does the Emberroot grow?") == answer and llm.calls == 3
 
 
+# -- a number no tool gave, right after a failed call ---------------------------------------------
+@tool
+def strict_calculate(expression: str) -> str:
+    """Evaluate an arithmetic expression of numbers."""
+    CALLS.append(("strict_calculate", expression))
+    if any(c.isalpha() for c in expression):
+        raise ValueError(f"cannot evaluate {expression!r}")
+    return "5430"
+
+
+LOOKUP_THEN_NAMES = [{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
+                     {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "stock * 2"}}]}]
+# seen (ToolCallingAgent, t13): after `calculate("stock * price_per_plant_crowns")` failed
+SEEN_UNBACKED = "The total value in crowns of all Emberroot plants in stock is 520,096.0."
+
+
+@pytest.mark.parametrize("protocol", [None, "native"])
+def test_a_number_no_tool_gave_right_after_a_failed_call_is_sent_back(protocol):
+    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, SEEN_UNBACKED,
+                       {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "2715 * 2"}}]}, "5430"])
+    tools = [*TOOLS, strict_calculate]
+    agent = (ToolCallingAgent("t", llm, tools=tools, verbose=False) if protocol is None
+             else ReActAgent("r", llm, tools=tools, protocol=protocol, verbose=False))
+    assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 5
+    assert llm.requests[3].messages[-1]["content"] == (
+        "Your last call, strict_calculate, failed, so no tool result gives 520,096.0. Make the call again with the "
+        "values from the results above in its arguments, or answer only from those results.\n"
+        "The task: What is twice the Frostvine stock?")
+    assert "520,096.0, which no tool gave" in agent.last_result.steps_of("warning")[-1].content
+
+
+def test_text_react_sends_back_a_number_no_tool_gave_after_a_failed_call():
+    llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}',
+                       'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * 2"}',
+                       "Final Answer: 5000", "Final Answer: 5430"])
+    agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 4
+    assert "no tool result gives 5000" in llm.requests[3].messages[-1]["content"]
+
+
+def test_the_unbacked_number_nudge_comes_once_per_run():
+    answer = "The Frostvine stock is 2715, so twice that is more than 5000 I think."  # 5000: no tool gave it
+    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, SEEN_UNBACKED, answer])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == answer and llm.calls == 4
+
+
+@pytest.mark.parametrize("answer", [
+    "The Frostvine stock is 2,715 plants, in GH-05.",  # numbers from the result that worked
+    "I could not compute twice the stock: the calculation failed.",  # no number at all
+    "Twice the stock of Frostvine (2715) is 2 * 2715.",  # numbers from the task and the result
+])
+def test_an_answer_after_a_failed_call_with_only_backed_numbers_stands(answer):
+    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, answer])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == answer and llm.calls == 3
+
+
+def test_a_number_no_tool_gave_is_an_answer_when_the_latest_call_worked():
+    llm = ScriptedLLM([LOOKUP_THEN_NAMES[0], "About 5,000 plants."])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("Roughly how many Frostvine plants?") == "About 5,000 plants." and llm.calls == 2
+
+
 def test_text_react_does_not_return_a_parroted_note_as_its_final_answer():
     # a Final Answer that is vero's own "Not run: ..." note
     llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "F"}',
@@ -716,6 +780,23 @@ SEEN_WRONG_PERCENT = ("To find 7.35 percent of 86420, we can use the following c
                       "percentage to a decimal: 7.35% = 0.0735\n2. Multiply the decimal by the number: 0.0735 * 86420"
                       "\n\nLet's perform the multiplication:\n\n0.0735 * 86420 = 6300.0735")
 
+# seen (native ReAct, after the lookup): the sum in LaTeX, its result in the next display block
+SEEN_LATEX_CHAIN = (
+    "To calculate Marisol Achterberg's weekly earnings, we need to multiply her hourly wage by her weekly hours.\n\n"
+    "1. Hourly wage: 28.9 crowns\n2. Weekly hours: 44\n\n\\[ \\text{Weekly earnings} = \\text{Hourly wage} \\times "
+    "\\text{Weekly hours} \\]\n\n\\[ \\text{Weekly earnings} = 28.9 \\times 44 \\]\n\n\\[ \\text{Weekly earnings} = "
+    "1285.6 \\]\n\nTherefore, Marisol Achterberg earns 1285.6 crowns in a week.")
+# seen (ToolCallingAgent, after three lookups): units in \text{} and a thin space \, between the numbers
+SEEN_LATEX_WITH_UNITS = (
+    "Substituting the values we have:\n\\[ \\text{Weekly Pay} = 26.6 \\, \\text{crowns/hour} \\times 37.5 \\, "
+    "\\text{hours} \\]\n\n\\[ \\text{Weekly Pay} = 984 \\, \\text{crowns} \\]\n\nTherefore, the weekly pay of the "
+    "keeper responsible for the Velvet Nettle is 984 crowns.")
+# seen (native ReAct, no call): "What is 7.35 percent of 86420?"
+SEEN_LATEX_PERCENT = (
+    "1. Convert 7.35% to a decimal:\n   \\[\n   7.35\\% = \\frac{7.35}{100} = 0.0735\n   \\]\n\n2. Multiply 0.0735 by "
+    "86420:\n   \\[\n   0.0735 \\times 86420 = 6300.0735\n   \\]\n\n"
+    "So, 7.35 percent of 86420 is \\(\\boxed{6300.07}\\).")
+
 
 @pytest.mark.parametrize("text, expression, value, claimed", [
     (SEEN_WRONG_PRODUCT, "37 * 59.99", "2219.63", "2219.33"),
@@ -733,6 +814,13 @@ SEEN_WRONG_PERCENT = ("To find 7.35 percent of 86420, we can use the following c
     ("Each costs 59.99. 37 * 59.99 = 2219.33.", "37 * 59.99", "2219.63", "2219.33"),
     ("2715 / 5000 * 100 = 5.43%", "2715 / 5000 * 100", "54.3", "5.43"),
     ("25 - 18 = 8 years", "25 - 18", "7", "8"),
+    (SEEN_LATEX_CHAIN, "28.9 * 44", "1271.6", "1285.6"),
+    (SEEN_LATEX_WITH_UNITS, "26.6 * 37.5", "997.5", "984"),
+    (SEEN_LATEX_PERCENT, "0.0735 * 86420", "6351.87", "6300.0735"),
+    ("\\[ 100 \\text{ plants} \\times 5 \\text{ crowns/plant} = 600 \\text{ crowns} \\]", "100 * 5", "500", "600"),
+    ("\\[\n\\frac{1288}{4} = 320\n\\]", "(1288)/(4)", "322", "320"),
+    ("\\(3 \\cdot 4 = 13\\)", "3 * 4", "12", "13"),
+    ("$$12 \\div 4 = 4$$", "12 / 4", "3", "4"),
 ])
 def test_a_wrong_result_written_in_an_answer_is_found(text, expression, value, claimed):
     assert miscalculation(text) == Miscalculation(expression, claimed, value)
@@ -747,6 +835,15 @@ def test_a_wrong_result_written_in_an_answer_is_found(text, expression, value, c
     "1 + 1 = " + "9" * 400, "Remaining: 20 apples - 3 - 2 = 15 apples", "Total: 5 kg + 2 + 1 = 8 kg",
     "2x + 3 * 2 = 10", "11 + " * 60 + "1 = 661", "0.25 * 100 = 25%", "Ages 18 - 25 = 40% of users",
     "Between 2020 - 2024 = 5 years", "1/3 + 1/3 = 2/3", "9.99 * 3 = 29.97",
+    # right sums seen in LaTeX
+    "\\[\n\\frac{100}{1000} = 0.1\n\\]", "\\[\n0.1 \\times 100 = 10\\%\n\\]",
+    "The combined value of the Moonpetal Lily is \\(100 \\times 10 = 1000\\) crowns.",
+    "\\[\n\\text{Total value} = \\text{Number of plants in stock} \\times \\text{Price per plant}\n\\]\n\n"
+    "\\[\n\\text{Total value} = 100 \\times 5 = 500\n\\]\n\nTherefore, the total value is \\(\\boxed{500}\\).",
+    "\\[ 15 \\text{ crowns/hour} \\times 40 \\text{ hours/week} = 600 \\text{ crowns/week} \\]",
+    "\\[ \\text{Pay} = 28.9 \\times 44 \\]\n\n\\[ \\text{Pay} = 1271.6 \\]",
+    # a line that starts with `=` continues the one above, but only a sum there is checked
+    "Price per plant: 12\n\\[ \\text{Total} = 5 \\]", "\\[ x^2 \\]\n= 4",
 ])
 def test_right_or_rounded_results_and_non_equations_are_left_alone(text):
     assert miscalculation(text) is None
@@ -761,6 +858,15 @@ def test_long_runs_of_spaces_and_operators_are_read_in_one_pass():
     worker.start()
     worker.join(timeout=60)
     assert results == [None] * len(texts)
+
+
+def test_a_wrong_sum_in_latex_is_sent_back_with_the_right_one():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
+                       SEEN_LATEX_CHAIN, "1271.6"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How much does Marisol Achterberg earn in a week?") == "1271.6" and llm.calls == 3
+    assert llm.requests[2].messages[-1]["content"] == ("Correction: 28.9 * 44 = 1271.6, not 1285.6. "
+                                                       "Answer the task again with this value.")
 
 
 def test_a_wrong_result_in_the_answer_is_sent_back_with_the_right_one():

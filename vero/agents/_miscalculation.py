@@ -4,7 +4,9 @@ Small models answer "What is 7.35 percent of 86420?" with ``0.0735 * 86420 =
 6300.0735`` (it is 6351.87) instead of calling a calculator.  ``miscalculation``
 finds such a sum in a reply and evaluates it with the safe evaluator behind the
 built-in ``calculator`` tool; ``answer_nudge`` (in ``_native``) sends the
-correction back.  Anything that does not read as plain arithmetic is left alone.
+correction back.  Sums written in LaTeX (``\\[ 26.6 \\times 37.5 \\]``, often with
+the result in the next display block) are read as plain arithmetic first.
+Anything that does not read as plain arithmetic is left alone.
 """
 
 from __future__ import annotations
@@ -36,6 +38,19 @@ _SENTENCE_END = re.compile(r"^.*\.[ \t]+(?=\S)")  # `Each costs 59.99. 37 * 59.9
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _RANGE = re.compile(r"(\d+)[ \t]*-[ \t]*(\d+)")  # `18 - 25`: read as a range when the first is smaller
 MAX_CHECKED_EQUATIONS = 50  # per reply: the check stays cheap on any reply
+# LaTeX as small models write their sums, rewritten as plain arithmetic: units and labels in `\text{}` go,
+# `\times` is `*`, `\frac{a}{b}` is `(a)/(b)`, and each math delimiter starts a line of its own
+_LATEX_REWRITES = [(re.compile(pattern), replacement) for pattern, replacement in (
+    (r"\\(?:text|mathrm|textbf|mbox)[ \t]*\{[^{}\n]*\}", " "),
+    (r"\\[dt]?frac[ \t]*\{([^{}\n]*)\}[ \t]*\{([^{}\n]*)\}", r"(\1)/(\2)"),
+    (r"\\boxed[ \t]*\{([^{}\n]*)\}", r"\1"),
+    (r"\\(?:times|cdot|ast)(?![A-Za-z])", " * "),
+    (r"\\div(?![A-Za-z])", " / "),
+    (r"\\(?:left|right)(?![A-Za-z])", ""),
+    (r"\\%", "%"),
+    (r"\\[,;:! ]|\\q?quad(?![A-Za-z])", " "),
+    (r"\\[\[\]()]|\$\$", "\n"),
+)]
 
 
 def miscalculation(text: str) -> Miscalculation | None:
@@ -47,6 +62,7 @@ def miscalculation(text: str) -> Miscalculation | None:
     ``2024-01-05``), times (``11:30 - 2``), versions, sums glued to words, sums
     longer than 200 characters, and anything the safe evaluator refuses.
     """
+    text = _plain_math(text)
     for number, match in enumerate(_RESULT.finditer(text)):
         if number == MAX_CHECKED_EQUATIONS:
             break
@@ -62,8 +78,25 @@ def miscalculation(text: str) -> Miscalculation | None:
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):  # refused, or too big for a float
             continue
         if wrong:
-            return Miscalculation(expression, match.group("claimed"), _plain(value))
+            return Miscalculation(" ".join(expression.split()), match.group("claimed"), _plain(value))
     return None
+
+
+def _plain_math(text: str) -> str:
+    """``text`` with its LaTeX sums in plain arithmetic, and each line that begins with ``=`` joined to
+    the line above it: ``\\[ \\text{Pay} = 26.6 \\times 37.5 \\]`` then ``\\[ \\text{Pay} = 984 \\]``
+    reads ``= 26.6 * 37.5 = 984``."""
+    for pattern, replacement in _LATEX_REWRITES:
+        text = pattern.sub(replacement, text)
+    lines: list[list[str]] = []
+    for line in text.split("\n"):
+        if lines and line.lstrip().startswith("="):
+            while len(lines) > 1 and not "".join(lines[-1]).strip():
+                lines.pop()  # the blank lines between two display blocks
+            lines[-1].append(line)
+        else:
+            lines.append([line])
+    return "\n".join(" ".join(parts) for parts in lines)
 
 
 def _expression_before(text: str, end: int) -> str | None:

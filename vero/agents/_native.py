@@ -11,11 +11,12 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed, one that repeats vero's own message or a tool's error, one whose arithmetic is
-  wrong (``answer_nudge``, also used by the text protocol), one that only
-  acknowledges a tool result ("This is the response from ..."), or a reply that
-  only announces a tool call ("I will use the `find_plant` tool...") gets a
-  short nudge instead of being returned (``nudge_for``).  All but the cut-off
+  far failed, one with a number no tool gave right after a failed call, one that
+  repeats vero's own message or a tool's error, one whose arithmetic is wrong
+  (``answer_nudge``, also used by the text protocol), one that only acknowledges
+  a tool result ("This is the response from ..."), or a reply that only
+  announces a tool call ("I will use the `find_plant` tool...") gets a short
+  nudge instead of being returned (``nudge_for``).  All but the cut-off
   nudge are bounded per run.
 
 Before any of that, a reply that gives up when every call so far failed is
@@ -24,6 +25,7 @@ replaced by a repaired call, if a separate request gets one (``vero.agents._repa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -35,6 +37,7 @@ from vero.core.parsing import (
     acknowledges_result,
     announces_action,
     strip_template_tags,
+    tidy_numbers,
     tool_calls_in_text,
 )
 from vero.core.text import clip
@@ -72,6 +75,10 @@ EMPTY_NUDGE = "Your reply was empty. Call the tool you still need, or give the f
 MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
 GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
                "Call the one that fits the task (if none can answer it, say that you could not find the answer).")
+# Seen: `calculate("stock * price_per_plant_crowns")` failed (names, not numbers), then an answer with a
+# number no tool gave.  Once per run.
+UNBACKED_NUDGE = ("Your last call, {tool}, failed, so no tool result gives {number}. Make the call again with the "
+                  "values from the results above in its arguments, or answer only from those results.")
 ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, answer it now."
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
               "need, or give your own final answer.")
@@ -123,8 +130,8 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
 
     A reply cut off by the output cap is never an answer; an empty one gets at
     most ``MAX_EMPTY_NUDGES`` nudges per run.  Then, in this order: vero's own
-    words or a tool's error repeated, or a guess after failed calls
-    (``answer_nudge``); a reply that only acknowledges a tool result; one that
+    words or a tool's error repeated, or a guess after failed calls or in place
+    of a failed call's result (``answer_nudge``); a reply that only acknowledges a tool result; one that
     announces a tool call, or lays out steps without taking the first, is told
     to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times in a row (a tool call in
     between starts the count again: a small model often announces each step of
@@ -152,7 +159,8 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     vero's own notes or nudges, or the error of a failed tool call, is never the
     answer (``ECHO_NUDGE`` or ``ERROR_ECHO_NUDGE``, at most ``MAX_ECHO_NUDGES``
     times; then the run ends ``failed``).  ``GUESS_NUDGE`` comes once per run,
-    for an answer given when every tool call so far failed.  An answer that
+    for an answer given when every tool call so far failed; ``UNBACKED_NUDGE``
+    once, for a number that no tool gave right after a failed call.  An answer that
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
     the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
     """
@@ -160,7 +168,7 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
 
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
-    """The nudge for vero's words or a tool's error repeated, or for a guess after only failed calls."""
+    """The nudge for vero's words or a tool's error repeated, or for a guess after failed calls."""
     ours = echoes_vero(answer)
     if ours or repeats_tool_error(agent, answer):
         if agent.tally("echo") > MAX_ECHO_NUDGES:
@@ -172,6 +180,12 @@ def _not_an_answer(agent: Agent, answer: str) -> str | None:
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
         return with_task(GUESS_NUDGE.format(tools=agent.tools.short_lines()), agent)
+    unbacked = number_after_failed_call(agent, answer)
+    if unbacked is not None and agent.tally("unbacked") == 1:
+        tool = unbacked[0]
+        agent.record("warning", f"an answer with {unbacked[1]}, which no tool gave, right after a failed {tool} "
+                     "call; asked to make the call again", raw=answer)
+        return with_task(UNBACKED_NUDGE.format(tool=tool, number=unbacked[1]), agent)
     return None
 
 
@@ -271,6 +285,28 @@ def repeats_tool_error(agent: Agent, text: str) -> bool:
     head = _head(text)
     errors = (_head(result.content) for _, result in tool_calls(agent.steps_so_far()) if not call_worked(result))
     return any(error and head.startswith(error) for error in errors)
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def number_after_failed_call(agent: Agent, answer: str) -> tuple[str, str] | None:
+    """``(tool, number)`` when this run's latest tool call failed, an earlier one worked, and ``answer``
+    has a number that is neither in the task nor in a result that worked: a guess in place of the
+    failed call's result.  Single digits do not count (list numbers, "2 * 2715").  (When every
+    call failed, ``GUESS_NUDGE`` applies.)"""
+    calls = tool_calls(agent.steps_so_far())
+    worked = [tidy_numbers(result.content) for _, result in calls if call_worked(result)]
+    if not worked or call_worked(calls[-1][1]):
+        return None
+    backed = [agent.task, *worked]
+    known = {_number(text) for source in backed for text in _NUMBER.findall(source)}
+    guessed = next((text for text in _NUMBER.findall(answer) if len(text) > 1 and _number(text) not in known), None)
+    return None if guessed is None else (str(calls[-1][0].data.get("tool")), guessed)
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
 
 
 def nudges_since_last_call(agent: Agent, nudge: str) -> int:
