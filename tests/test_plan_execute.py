@@ -4,7 +4,6 @@ import json
 
 from vero import tool
 from vero.agents.plan_execute import Plan, PlanExecuteAgent
-from vero.core.agent import MalformedOutputError
 from vero.core.result import FAILED, MAX_TURNS, OK, REJECTED
 from vero.testing import ScriptedLLM
 
@@ -170,13 +169,15 @@ def test_a_plan_of_500_steps_is_cut_to_20_with_a_warning():
     assert "the plan had 500 steps; keeping the first 20" in agent.last_result.steps_of("warning")[0].content
 
 
-def test_prose_planner_reply_is_reasked_then_fails():
-    agent, llm = make(["First I would look it up, then answer."] * 3)
-    assert agent.run("task") == ""
+def test_a_planner_reply_that_stays_unusable_makes_the_task_a_one_step_plan():
+    agent, llm = make(["First I would look it up, then answer."] * 3 + ["Final Answer: 42", respond("42")])
+    assert agent.run("What is six times seven?") == "42"
     result = agent.last_result
-    assert result.status == FAILED and llm.calls == 3
-    assert isinstance(result.error, MalformedOutputError)
+    assert result.status == OK and llm.calls == 5
     assert '{"steps": ["first step", "second step"]}' in llm.requests[1].messages[-1]["content"]
+    assert result.steps_of("plan")[0].content == "1. [ ] What is six times seven?"
+    assert "the task runs as a single step" in result.steps_of("warning")[-1].content
+    assert "## Your step\nWhat is six times seven?" in llm.requests[3].messages[-1]["content"]
 
 
 def test_prose_planner_reply_then_json_proceeds():
@@ -209,7 +210,8 @@ def test_same_remaining_plan_twice_in_a_row_ends_with_a_final_answer():
     warnings = [s.content for s in result.steps_of("warning") if s.depth == 0]
     assert warnings == ["the replanner proposed the same plan twice in a row"]
     final_request = llm.requests[7].messages[1]["content"]
-    assert "Result: ra" in final_request and "Step 2 [!] x\nResult: hmm" in final_request
+    assert "Result: ra" in final_request
+    assert "Step 2 [!] x\nResult: none (the step failed; it ended with: hmm)" in final_request
 
 
 def test_step_budget_ends_with_a_final_answer():
@@ -503,6 +505,25 @@ def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_sai
     done = [s for s in agent.last_result.steps_of("plan_step") if s.data["status"] != "in_progress"]
     assert [s.data["status"] for s in done] == ["failed"]
     assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 5  # the replanner answered
+
+
+def test_a_failed_step_hands_on_its_failed_calls_not_its_guess():
+    """Seen with Qwen2.5-Coder-1.5B (t24): every calculate call of the last step failed and the executor
+    guessed "... is 800.0"; the repaired step computed 997.5, but the answer copied 800.0 from the results."""
+    replies = [plan("Find the population of Lyon with population"),
+               'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has 800000 people.",
+               "Final Answer: Lyon has 800000 people.",  # the same guess after the executor's guess nudge
+               plan("Find the population of Paris with population"),
+               'Action: population\nAction Input: {"city": "Paris"}', "Final Answer: 2102650", "2102650"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False)
+    assert agent.run("How many people live in Lyon or else Paris?") == "2102650" and llm.calls == 8
+    repair_request, answer_request = llm.requests[4].messages[1]["content"], llm.requests[7].messages[1]["content"]
+    for request in (repair_request, answer_request):
+        assert "800000" not in request
+        assert ("Step 1 [!] Find the population of Lyon with population\nResult: none (the step failed)\n"
+                "Failed call: population(city='Lyon') -> {\"error\": \"unknown city\"}") in request
+    assert "Result: 2102650" in answer_request
 
 
 def test_a_step_that_failed_before_is_retried_with_every_tool():

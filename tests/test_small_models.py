@@ -671,6 +671,37 @@ def test_text_react_does_not_return_a_failed_call_s_error_as_its_final_answer():
         "Emberroot grow?"
 
 
+# seen (plan-and-execute's executor, t01): the message inside the tool's {"error": ...}, word for word:
+# "unknown greenhouse id 'GH-04'. Greenhouse ids are written like 'GH-04'."
+@pytest.mark.parametrize("echo", [
+    "No keeper named 'Emberroot'.",  # the message inside the JSON
+    "cannot evaluate 'stock * 2' (ValueError)",  # the text after "error:"
+])
+def test_a_reply_repeating_the_message_inside_a_tool_error_is_not_the_answer(echo):
+    @tool
+    def calculate(expression: str) -> str:
+        """Evaluate an arithmetic expression."""
+        return f"error: cannot evaluate {expression!r} (ValueError)"
+
+    llm = ScriptedLLM([*WRONG_TOOL_THEN_RIGHT, {"tool_calls": [{"name": "calculate", "arguments": {
+        "expression": "stock * 2"}}]}, echo, "The Emberroot grows in GH-05."])
+    agent = ToolCallingAgent("t", llm, tools=[find_plant, calculate, keeper_profile], verbose=False)
+    assert agent.run("Where does the Emberroot grow?") == "The Emberroot grows in GH-05." and llm.calls == 5
+    assert llm.requests[4].messages[-1]["content"].startswith(ERROR_ECHO_NUDGE)
+
+
+def test_a_short_error_message_given_back_word_for_word_is_an_answer():
+    @tool
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return '{"error": "unknown city"}' if city != "Lyon" else "sunny"
+
+    llm = ScriptedLLM([{"tool_calls": [{"name": "weather", "arguments": {"city": "Lyon"}}]},
+                       {"tool_calls": [{"name": "weather", "arguments": {"city": "Atlantis"}}]}, "Unknown city."])
+    agent = ToolCallingAgent("t", llm, tools=[weather], verbose=False)
+    assert agent.run("Weather in Lyon and Atlantis?") == "Unknown city." and llm.calls == 3
+
+
 def test_a_model_that_keeps_repeating_an_error_ends_failed_without_returning_it():
     llm = ScriptedLLM([*WRONG_TOOL_THEN_RIGHT, *[SEEN_ECHOED_ERROR] * 3])
     agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)

@@ -36,6 +36,7 @@ from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
     announces_action,
+    parse_json_value,
     strip_template_tags,
     tidy_numbers,
     tool_calls_in_text,
@@ -281,10 +282,27 @@ def echoes_vero(text: str) -> bool:
 
 def repeats_tool_error(agent: Agent, text: str) -> bool:
     """True when ``text`` begins with the output of one of this run's failed tool calls (its first 40
-    characters, spacing and case aside): a small model may give an error it was shown as its answer."""
+    characters, spacing and case aside), or with the message inside it (``{"error": "..."}``,
+    ``error: ...``) if that has 20 characters or more: a small model may give an error it was shown
+    as its answer."""
     head = _head(text)
-    errors = (_head(result.content) for _, result in tool_calls(agent.steps_so_far()) if not call_worked(result))
-    return any(error and head.startswith(error) for error in errors)
+    outputs = [result.content for _, result in tool_calls(agent.steps_so_far()) if not call_worked(result)]
+    messages = [message for message in map(_error_message, outputs) if len(message) >= 20]
+    return any(error and head.startswith(error) for error in map(_head, outputs + messages))
+
+
+def _error_message(output: str) -> str:
+    """The message of a tool's error output: the ``error`` of a JSON object, or the text after ``error:``."""
+    if output.lstrip().startswith("{"):
+        try:
+            value = parse_json_value(output, repair=False)
+        except ValueError:
+            return ""
+        return value.get("error", "") if isinstance(value, dict) and isinstance(value.get("error"), str) else ""
+    return _ERROR_LABEL.sub("", output, count=1)
+
+
+_ERROR_LABEL = re.compile(r"^\s*error\s*:\s*", re.IGNORECASE)
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")

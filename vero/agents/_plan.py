@@ -20,6 +20,7 @@ class PlanStep:
     status: str = "pending"  # pending | in_progress | completed | failed
     result: str = ""
     tool_results: list[str] = field(default_factory=list)  # "tool(args) -> output" of its calls that worked
+    errors: list[str] = field(default_factory=list)  # "tool(args) -> error" of its calls that failed
 
 
 @dataclass
@@ -45,11 +46,12 @@ class Plan:
         self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
 
     def results(self, clip: Callable[[str, int], str]) -> str:
-        """The finished steps, each with its result and the output of its tool calls that worked."""
+        """The finished steps: each with its result and the output of its tool calls that worked, or,
+        for a failed step, the errors of its last failed calls.  Not the answer of a step whose calls
+        failed: no tool result is behind it, and a small model copied such a guess into the final answer."""
         done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in ("completed", "failed")]
-        lines = [f"Step {i} {MARKERS[s.status]} {s.description}\nResult: {clip(s.result, 2000)}"
-                 + "".join(f"\nTool result: {clip(r, 1000)}" for r in s.tool_results) for i, s in done]
-        return "\n\n".join(lines) or "(none yet)"
+        return "\n\n".join(f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done) \
+            or "(none yet)"
 
     def tools_for(self, step: PlanStep, tool_names: list[str]) -> list[str]:
         """The tools ``step`` names, unless the same step failed before (then none: the executor gets all).
@@ -66,6 +68,14 @@ class Plan:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+def _outcome(step: PlanStep, clip: Callable[[str, int], str]) -> str:
+    if step.status == "failed":
+        if not step.errors:  # no call was made: what the executor ended with says why
+            return f"Result: none (the step failed; it ended with: {clip(step.result, 300)})"
+        return "Result: none (the step failed)" + "".join(f"\nFailed call: {clip(e, 500)}" for e in step.errors[-2:])
+    return f"Result: {clip(step.result, 2000)}" + "".join(f"\nTool result: {clip(r, 1000)}" for r in step.tool_results)
 
 
 @dataclass(frozen=True)
@@ -123,16 +133,17 @@ def read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remain
     return Remaining(steps)
 
 
-def tool_results(steps: list[Step]) -> tuple[int, list[str]]:
-    """How many tools a step's executor called, and ``tool(args) -> output`` for each call that worked.
+def tool_results(steps: list[Step]) -> tuple[list[str], list[str]]:
+    """``tool(args) -> output`` for each call of a step's executor that worked, and for each that failed.
 
     Later steps and the answer see these values as the tools gave them: a small
     executor's own retelling rounds them, or computes something nobody asked for.
     A step whose every call failed is not done, whatever the executor then said.
     """
-    pairs = tool_calls(steps)
-    worked = [f"{action.content} -> {result.content.strip()}" for action, result in pairs if call_worked(result)]
-    return len(pairs), list(dict.fromkeys(worked))
+    pairs = [(f"{action.content} -> {result.content.strip()}", call_worked(result)) for action, result
+             in tool_calls(steps)]
+    return (list(dict.fromkeys(text for text, worked in pairs if worked)),
+            list(dict.fromkeys(text for text, worked in pairs if not worked)))
 
 
 def normalized(description: str) -> str:

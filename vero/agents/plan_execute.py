@@ -20,6 +20,10 @@ steps instead of answering; it also saves a call per step.  With
 ``replan_every_step=True`` the replanner runs after every step, as in the
 classic plan-and-execute loop (LangChain's, after Wang et al.).
 
+A planner whose reply stays unusable after the JSON re-asks (small models copy
+the prompt's example plan) does not end the run: the task becomes a one-step
+plan, with a warning.
+
 Model calls: 1 for the plan (+1 per feedback round), then per executed step
 the ReAct calls, plus 1 for the answer.  A two-step plan whose steps each
 finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; each failed step adds
@@ -50,7 +54,7 @@ from vero.agents._plan import (
 )
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent, Tools
+from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
@@ -251,8 +255,12 @@ class PlanExecuteAgent(Agent):
             assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
-        steps = self.ask_json([Message.system(system), Message.user(request)],
-                              lambda data: read_plan(data, self.planner_rules), schema=PLAN_SCHEMA)
+        try:
+            steps = self.ask_json([Message.system(system), Message.user(request)],
+                                  lambda data: read_plan(data, self.planner_rules), schema=PLAN_SCHEMA)
+        except MalformedOutputError as error:  # a small planner may copy the example however often it is re-asked
+            self.record("warning", f"no usable plan ({error}); the task runs as a single step")
+            steps = [task]
         plan = Plan.of(self._capped(steps))
         self.record("plan", plan.render(), steps=plan.remaining())
         if not plan:
@@ -280,8 +288,8 @@ class PlanExecuteAgent(Agent):
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
                                      step=step.description)
         result = self.run_subagent(executor, text)
-        calls, step.tool_results = tool_results(result.steps)
-        step.status = "completed" if result.ok and (step.tool_results or not calls) else "failed"
+        step.tool_results, step.errors = tool_results(result.steps)
+        step.status = "completed" if result.ok and (step.tool_results or not step.errors) else "failed"
         step.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
         self.record("plan_step", f"{MARKERS[step.status]} {step.description} -> {step.result}",
                     status=step.status, description=step.description, result=step.result)
