@@ -56,7 +56,7 @@ from mock_pool import pooled_mock_server  # a reused MockOpenAIServer, for speed
 from test_cli import run_cli_in_process  # `python -m vero ARGS` in this process (no fixtures needed)
 
 from vero import ChatOpenAI, LLMCallError, Message, tool
-from vero.core.agent import JSON_REASK, TRUNCATION_MARKER, BudgetExceeded, MalformedOutputError
+from vero.core.agent import JSON_REASK, TRUNCATION_MARKER, BudgetExceeded
 from vero.core.result import FAILED, MAX_TOKENS, MAX_TURNS, NEEDS_REVIEW, OK
 from vero.errors import SessionFormatError
 from vero.testing import Fault, HTTPFault, MockOpenAIServer, ScriptedLLM
@@ -661,20 +661,24 @@ def model_judge_prose_once(kind):
 
 
 @fault("model/judge-prose-always", ("reflection", "plan", "reflexion"),
-       "after 1 + json_retries calls: reflection/reflexion needs_review with the draft; plan failed, no step run")
+       "after 1 + json_retries calls: reflection/reflexion needs_review with the draft; plan: the task runs as a "
+       "one-step plan, with a warning")
 def model_judge_prose_always(kind):
-    first = [] if kind == "plan" else ["Paris"]
-    llm = ScriptedLLM([*first, PROSE, PROSE, PROSE, "never used"])
+    if kind == "plan":
+        llm = ScriptedLLM([PROSE, PROSE, PROSE, "Final Answer: Paris", respond("Paris")])
+        agent = make_agent(kind, llm)
+        assert agent.run(TASK) == "Paris" and llm.calls == 5
+        result = agent.last_result
+        assert result.status == OK and all_steps(result, "plan")[0].content == f"1. [ ] {TASK}"
+        assert "the task runs as a single step" in all_steps(result, "warning")[-1].content
+        return f"{result.status} after {llm.calls} calls"
+    llm = ScriptedLLM(["Paris", PROSE, PROSE, PROSE, "never used"])
     agent = make_agent(kind, llm)
     answer = agent.run(TASK)
     result = agent.last_result
-    assert llm.calls == len(first) + 3 and llm.remaining == 1
-    if kind == "plan":
-        assert (result.status, answer) == (FAILED, "") and isinstance(result.error, MalformedOutputError)
-        assert not all_steps(result, "plan_step") and agent.history == []
-    else:
-        assert (result.status, answer) == (NEEDS_REVIEW, "Paris") and result.error is None
-        assert all_steps(result, "error")[0].content == PROSE  # the raw judge output is kept
+    assert llm.calls == 4 and llm.remaining == 1
+    assert (result.status, answer) == (NEEDS_REVIEW, "Paris") and result.error is None
+    assert all_steps(result, "error")[0].content == PROSE  # the raw judge output is kept
     return f"{result.status} after {llm.calls} calls"
 
 

@@ -453,6 +453,69 @@ def test_ordinary_output_gets_no_hint():
     assert "not the right tool" not in llm.requests[1].messages[-1]["content"]
 
 
+# -- a failed call that names values instead of giving them ----------------------------------------
+# seen (ToolCallingAgent t13, text ReAct t25): calculate("stock * price_per_plant_crowns") after the lookups;
+# (plan-and-execute t24): calculate("keeper_profile(hourly_wage) * greenhouse_info(weekly_hours)")
+SEEN_EMBERROOT = ("find_plant(name='Emberroot')", '{"name": "Emberroot", "code": "ER-207", "greenhouse_id": "GH-01", '
+                  '"stock": 462, "price_per_plant_crowns": 112.8}')
+SEEN_MOONPETAL = ("find_plant(name='Moonpetal Lily')", '{"name": "Moonpetal Lily", "stock": 1288, '
+                  '"price_per_plant_crowns": 37.45}')
+
+
+def test_the_values_a_failed_call_names_are_listed_from_earlier_results():
+    from vero.core.named_values import named_values_hint
+
+    hint = named_values_hint({"expression": "stock * price_per_plant_crowns"}, [SEEN_EMBERROOT, SEEN_MOONPETAL])
+    assert hint == ("\n(stock and price_per_plant_crowns name values from earlier results; put the values themselves "
+                    "in the arguments: stock is 462 (from find_plant(name='Emberroot')) or 1288 (from "
+                    "find_plant(name='Moonpetal Lily')); price_per_plant_crowns is 112.8 (from "
+                    "find_plant(name='Emberroot')) or 37.45 (from find_plant(name='Moonpetal Lily')).)")
+    profile = ("keeper_profile(name='Wendell Okafor')", '{"name": "Wendell Okafor", "hourly_wage": 26.6, '
+               '"weekly_hours": 37.5}')
+    hint = named_values_hint({"expression": "keeper_profile(hourly_wage) * greenhouse_info(weekly_hours)"}, [profile])
+    assert "hourly_wage is 26.6 (from keeper_profile(name='Wendell Okafor')); weekly_hours is 37.5" in hint
+
+
+@pytest.mark.parametrize("args, results", [
+    ({"expression": "462 * 112.8"}, [SEEN_EMBERROOT]),  # values, not names
+    ({"expression": "stock * 2"}, [("find_plant(name='X')", "stock: 462")]),  # not a JSON object
+    ({"expression": "stock * 2"}, [("find_plant(name='X')", '[{"stock": 462}]')]),  # not an object either
+    ({"expression": "stock * 2"}, []),  # no earlier results
+    ({"name": "Emberroot"}, [SEEN_EMBERROOT]),  # a value that is no field name
+    ({"expression": "stock * 2"}, [("find_plant(name='X')", '{"stock": {"now": 462}}')]),  # not a number or text
+])
+def test_no_values_are_listed_when_the_arguments_name_no_field(args, results):
+    from vero.core.named_values import named_values_hint
+
+    assert named_values_hint(args, results) == ""
+
+
+def last_observation(request) -> str:
+    """The last tool result sent (native agents follow a repeated call's result with a nudge)."""
+    return [m["content"] for m in request.messages
+            if m["role"] == "tool" or str(m["content"]).startswith("Observation:")][-1]
+
+
+@pytest.mark.parametrize("protocol", [None, "native", "text"])
+def test_a_failed_call_naming_a_result_s_field_is_answered_with_its_value(protocol):
+    lookup = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}
+    named = {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "stock * 2"}}]}
+    if protocol == "text":
+        lookup = 'Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}'
+        named = 'Thought: double\nAction: strict_calculate\nAction Input: {"expression": "stock * 2"}'
+    llm = ScriptedLLM([lookup, named, named, "5430"])
+    tools = [*TOOLS, strict_calculate]
+    agent = (ToolCallingAgent("t", llm, tools=tools, verbose=False) if protocol is None
+             else ReActAgent("r", llm, tools=tools, protocol=protocol, verbose=False))
+    agent.run("What is twice the Frostvine stock?")
+    hint = ("(stock names a value from earlier results; put the values themselves in the arguments: stock is 2715 "
+            "(from find_plant(name='Frostvine')).)")
+    failed, repeated = (last_observation(request) for request in llm.requests[2:4])
+    assert "cannot evaluate 'stock * 2'" in failed and failed.endswith(hint) and "not the right tool" not in failed
+    assert "Not run: you made this exact call before" in repeated and hint in repeated
+    assert "stock is 2715" not in agent.last_result.steps_of("observation")[1].content  # the steps keep the output
+
+
 def test_an_answer_after_only_failed_calls_gets_one_nudge():
     # seen: after find_plant failed for a person's name twice, "Idris Calloway has 10 years of service."
     llm = ScriptedLLM([{"tool_calls": [{"name": "keeper_profile", "arguments": {"name": "X"}}]},

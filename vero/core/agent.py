@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
+from vero.core.named_values import named_values_hint
 from vero.core.options import AgentOptions
 from vero.core.parsing import normalized_arguments, parse_json_object, parse_json_value, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
@@ -338,7 +339,7 @@ class Agent(ABC):
         self.record("action", f"{name}({_args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tools.short_lines())
+                                           tools=self.tools.short_lines()) + self._named_values(args)
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self._emit("tool_call", tool=name, args=args)
@@ -347,8 +348,15 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
-            text += self.tools.others_hint(name)  # (an unknown tool's error lists the tools already)
+            # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
+            # tool's error lists the tools already)
+            text += self._named_values(args) or self.tools.others_hint(name)
         return Observation(text, outcome.ok, outcome.error)
+
+    def _named_values(self, args: Any) -> str:
+        worked = [(action.content, result.content) for action, result in tool_calls(self.steps_so_far())
+                  if call_worked(result)]
+        return named_values_hint(args, worked)
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:
         """The observations of this run's earlier calls of ``name`` with the same arguments."""
