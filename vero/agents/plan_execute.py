@@ -158,7 +158,7 @@ class PlanExecuteAgent(Agent):
             failed one (default False; see the module docstring).
 
     Statuses: ``ok`` (answered after the last step, or the replanner answered), ``rejected``, ``failed`` (empty
-    or unusable plan, or another error), ``max_turns`` (a cap ended the loop).
+    plan, or another error), ``max_turns`` (a cap ended the loop).
     Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
     ``final``, ``warning``; each step's ReAct steps are one level deeper.
 
