@@ -526,6 +526,21 @@ def test_a_failed_step_hands_on_its_failed_calls_not_its_guess():
     assert "Result: 2102650" in answer_request
 
 
+def test_a_failed_step_still_hands_on_the_calls_of_it_that_worked():
+    replies = [plan("Find the populations of Paris and Lyon with population"),
+               'Action: population\nAction Input: {"city": "Paris"}',
+               'Action: population\nAction Input: {"city": "Lyon"}',
+               "hmm", "hmm", "hmm",  # three malformed replies end the executor `failed`
+               respond("Paris has 2102650 people; Lyon is unknown.")]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False)
+    assert agent.run("How many people live in Paris and Lyon?") == "Paris has 2102650 people; Lyon is unknown."
+    repair_request = llm.requests[6].messages[1]["content"]
+    assert ("Result: none (the step failed)\nTool result: population(city='Paris') -> {\"city\": \"Paris\", "
+            "\"population\": 2102650}\nFailed call: population(city='Lyon') -> {\"error\": \"unknown city\"}") \
+        in repair_request
+
+
 def test_a_step_that_failed_before_is_retried_with_every_tool():
     """Seen with Qwen2.5-Coder-1.5B: the repair repeated the failed step ("Find the greenhouse where the
     Moonpetal Lily grows with greenhouse_info") word for word; with only the named tool it failed again."""

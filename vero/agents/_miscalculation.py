@@ -41,6 +41,8 @@ MAX_CHECKED_EQUATIONS = 50  # per reply: the check stays cheap on any reply
 # LaTeX as small models write their sums, rewritten as plain arithmetic: units and labels in `\text{}` go,
 # `\times` is `*`, `\frac{a}{b}` is `(a)/(b)`, and each math delimiter starts a line of its own
 _LATEX_REWRITES = [(re.compile(pattern), replacement) for pattern, replacement in (
+    # a unit before `+` or `-` stays, as words: `2 \text{ hours} + 30 \text{ minutes}` is no sum of numbers
+    (r"\\(?:text|mathrm|textbf|mbox)[ \t]*\{([^{}\n]*)\}(?=[ \t]*[-+])", r" \1 "),
     (r"\\(?:text|mathrm|textbf|mbox)[ \t]*\{[^{}\n]*\}", " "),
     (r"\\[dt]?frac[ \t]*\{([^{}\n]*)\}[ \t]*\{([^{}\n]*)\}", r"(\1)/(\2)"),
     (r"\\boxed[ \t]*\{([^{}\n]*)\}", r"\1"),
@@ -91,7 +93,7 @@ def _plain_math(text: str) -> str:
     lines: list[list[str]] = []
     for line in text.split("\n"):
         if lines and line.lstrip().startswith("="):
-            while len(lines) > 1 and not "".join(lines[-1]).strip():
+            while len(lines) > 1 and len(lines[-1]) == 1 and not lines[-1][0].strip():
                 lines.pop()  # the blank lines between two display blocks
             lines[-1].append(line)
         else:

@@ -25,6 +25,7 @@ replaced by a repaired call, if a separate request gets one (``vero.agents._repa
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,7 +37,6 @@ from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
     announces_action,
-    parse_json_value,
     strip_template_tags,
     tidy_numbers,
     tool_calls_in_text,
@@ -282,49 +282,44 @@ def echoes_vero(text: str) -> bool:
 
 def repeats_tool_error(agent: Agent, text: str) -> bool:
     """True when ``text`` begins with the output of one of this run's failed tool calls (its first 40
-    characters, spacing and case aside), or with the message inside it (``{"error": "..."}``,
-    ``error: ...``) if that has 20 characters or more: a small model may give an error it was shown
-    as its answer."""
+    characters, spacing and case aside): a small model may give an error it was shown as its answer."""
     head = _head(text)
-    outputs = [result.content for _, result in tool_calls(agent.steps_so_far()) if not call_worked(result)]
-    messages = [message for message in map(_error_message, outputs) if len(message) >= 20]
-    return any(error and head.startswith(error) for error in map(_head, outputs + messages))
+    errors = (_head(result.content) for _, result in tool_calls(agent.steps_so_far()) if not call_worked(result))
+    return any(error and head.startswith(error) for error in errors)
 
 
-def _error_message(output: str) -> str:
-    """The message of a tool's error output: the ``error`` of a JSON object, or the text after ``error:``."""
-    if output.lstrip().startswith("{"):
-        try:
-            value = parse_json_value(output, repair=False)
-        except ValueError:
-            return ""
-        return value.get("error", "") if isinstance(value, dict) and isinstance(value.get("error"), str) else ""
-    return _ERROR_LABEL.sub("", output, count=1)
-
-
-_ERROR_LABEL = re.compile(r"^\s*error\s*:\s*", re.IGNORECASE)
-
-
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# A number as an answer writes it (`520,096.0`, `37.45`), not part of a word or code (`14th`, `3k`, `v1.2`)
+_NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z_])")
 
 
 def number_after_failed_call(agent: Agent, answer: str) -> tuple[str, str] | None:
     """``(tool, number)`` when this run's latest tool call failed, an earlier one worked, and ``answer``
-    has a number that is neither in the task nor in a result that worked: a guess in place of the
-    failed call's result.  Single digits do not count (list numbers, "2 * 2715").  (When every
-    call failed, ``GUESS_NUDGE`` applies.)"""
+    has a number that no tool gave: a guess in place of the failed call's result.
+
+    Not counted: single digits (list numbers, "2 * 2715"), the result of a sum the answer shows
+    (``= 5430``: the arithmetic check reads those), and numbers in the task or in any call or its
+    output (a failed one's too: "HTTP 503"), also rounded (within 1 %) or as a percentage.  When
+    every call failed, ``GUESS_NUDGE`` applies instead.
+    """
     calls = tool_calls(agent.steps_so_far())
-    worked = [tidy_numbers(result.content) for _, result in calls if call_worked(result)]
-    if not worked or call_worked(calls[-1][1]):
+    if not any(call_worked(result) for _, result in calls) or call_worked(calls[-1][1]):
         return None
-    backed = [agent.task, *worked]
-    known = {_number(text) for source in backed for text in _NUMBER.findall(source)}
-    guessed = next((text for text in _NUMBER.findall(answer) if len(text) > 1 and _number(text) not in known), None)
-    return None if guessed is None else (str(calls[-1][0].data.get("tool")), guessed)
+    sources = [agent.task, *(tidy_numbers(f"{action.content}\n{result.content}") for action, result in calls)]
+    known = [_number(match.group()) for source in sources for match in _NUMBER.finditer(source)]
+    for match in _NUMBER.finditer(answer):
+        text = match.group()
+        if len(text) > 1 and not answer[:match.start()].rstrip().endswith("=") and not _near(_number(text), known):
+            return str(calls[-1][0].data.get("tool")), text
+    return None
 
 
 def _number(text: str) -> float:
     return float(text.replace(",", ""))
+
+
+def _near(value: float, known: list[float]) -> bool:
+    """True when ``value`` is one of ``known``, rounded, or as a percentage (0.543 and 54.3)."""
+    return any(math.isclose(value, k * scale, rel_tol=0.01, abs_tol=0.5) for k in known for scale in (1, 100, 0.01))
 
 
 def nudges_since_last_call(agent: Agent, nudge: str) -> int:

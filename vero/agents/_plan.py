@@ -46,9 +46,9 @@ class Plan:
         self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
 
     def results(self, clip: Callable[[str, int], str]) -> str:
-        """The finished steps: each with its result and the output of its tool calls that worked, or,
-        for a failed step, the errors of its last failed calls.  Not the answer of a step whose calls
-        failed: no tool result is behind it, and a small model copied such a guess into the final answer."""
+        """The finished steps: each with its result and the output of its tool calls that worked; a
+        failed step with those outputs and the errors of its last two failed calls, but not its
+        answer: no tool result is behind it, and a small model copied such a guess into the final answer."""
         done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in ("completed", "failed")]
         return "\n\n".join(f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done) \
             or "(none yet)"
@@ -71,11 +71,13 @@ class Plan:
 
 
 def _outcome(step: PlanStep, clip: Callable[[str, int], str]) -> str:
-    if step.status == "failed":
-        if not step.errors:  # no call was made: what the executor ended with says why
-            return f"Result: none (the step failed; it ended with: {clip(step.result, 300)})"
-        return "Result: none (the step failed)" + "".join(f"\nFailed call: {clip(e, 500)}" for e in step.errors[-2:])
-    return f"Result: {clip(step.result, 2000)}" + "".join(f"\nTool result: {clip(r, 1000)}" for r in step.tool_results)
+    worked = "".join(f"\nTool result: {clip(r, 1000)}" for r in step.tool_results)
+    if step.status != "failed":
+        return f"Result: {clip(step.result, 2000)}{worked}"
+    if not step.errors and not step.tool_results:  # no call was made: what the executor ended with says why
+        return f"Result: none (the step failed; it ended with: {clip(step.result, 300)})"
+    failed = "".join(f"\nFailed call: {clip(e, 500)}" for e in step.errors[-2:])
+    return f"Result: none (the step failed){worked}{failed}"
 
 
 @dataclass(frozen=True)

@@ -13,35 +13,49 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vero.core.parsing import parse_json_value
+from vero.core.parsing import parse_json_value, tidy_numbers
+from vero.core.text import clip
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-MAX_VALUES_PER_NAME = 4  # one per earlier result that has the field: enough to pick the right one
+# An argument that reads as arithmetic or a call: names, numbers, operators, parentheses.  Not prose
+# or a query ("SELECT name FROM ..."), whose words merely look like field names.
+_EXPRESSION = re.compile(r"[\w\s.+\-*/%^(),]*")
+MAX_NAMES = 4
+MAX_VALUES_PER_NAME = 4  # the latest results that have the field: enough to pick the right one
+MAX_CALL_CHARS = 80
 
 
 def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
     """A note giving the values of the fields that ``args`` names, or "" if it names none.
 
     ``results`` are ``(call, output)`` pairs of this run's calls that worked;
-    only fields of outputs that are JSON objects count, and only their
-    numbers and strings.
+    only number fields of outputs that are JSON objects count, and only names
+    in arguments that read as arithmetic (``stock * price``, ``temperature_c``).
     """
-    named = set(_IDENTIFIER.findall(" ".join(_strings(args))))
+    named = {name for text in _strings(args) if _EXPRESSION.fullmatch(text) for name in _IDENTIFIER.findall(text)}
     values: dict[str, list[str]] = {}
     for call, output in results:
-        for field, value in _fields(output).items():
+        for field, value in _numbers(output).items():
             if field in named:
-                values.setdefault(field, []).append(f"{value} (from {call})")
+                found = values.setdefault(field, [])
+                entry = f"{tidy_numbers(str(value))} (from {clip(call, MAX_CALL_CHARS)})"
+                if entry not in found:
+                    found.append(entry)
     if not values:
         return ""
-    names = " and ".join(values)
-    listed = "; ".join(f"{field} is {' or '.join(found[:MAX_VALUES_PER_NAME])}" for field, found in values.items())
-    return f"\n({names} {'names a value' if len(values) == 1 else 'name values'} from earlier results; " \
-           f"put the values themselves in the arguments: {listed}.)"
+    fields = list(values)[:MAX_NAMES]
+    listed = "; ".join(f"{field} is {' or '.join(values[field][-MAX_VALUES_PER_NAME:])}" for field in fields)
+    return f"\n({' and '.join(fields)} {'names a value' if len(fields) == 1 else 'name values'} from earlier " \
+           f"results; put the values themselves in the arguments: {listed}.)"
 
 
 def _strings(value: Any) -> list[str]:
-    """Every string inside a call's arguments (``{"expression": "a * b"}`` -> ``["a * b"]``)."""
+    """Every string inside a call's arguments (``{"expression": "a * b"}``, also as JSON text -> ``["a * b"]``)."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            value = parse_json_value(value, repair=False)
+        except ValueError:
+            return [value]
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
@@ -51,8 +65,8 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _fields(output: str) -> dict[str, Any]:
-    """The number and string fields of a tool output that is a JSON object (none otherwise)."""
+def _numbers(output: str) -> dict[str, int | float]:
+    """The number fields of a tool output that is a JSON object (none otherwise)."""
     if not output.lstrip().startswith("{"):
         return {}
     try:
@@ -61,4 +75,4 @@ def _fields(output: str) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         return {}
-    return {k: v for k, v in value.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
+    return {k: v for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
