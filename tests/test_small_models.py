@@ -18,13 +18,21 @@ from vero.agents._native import (
     ANNOUNCED_NUDGE,
     CUT_OFF_NUDGE,
     ERROR_ECHO_NUDGE,
+    GAVE_UP_NUDGE,
     MAX_ANNOUNCED_NUDGES,
     MAX_ARITHMETIC_NUDGES,
     REPEATED_CALL_NUDGE,
     echoes_vero,
 )
 from vero.config import reload_settings
-from vero.core.parsing import acknowledges_result, announces_action, parse_react, tidy_numbers, tool_calls_in_text
+from vero.core.parsing import (
+    acknowledges_result,
+    announces_action,
+    gives_up,
+    parse_react,
+    tidy_numbers,
+    tool_calls_in_text,
+)
 from vero.core.result import FAILED, MAX_TURNS, NEEDS_REVIEW, OK
 from vero.testing import MockOpenAIServer, ScriptedLLM
 
@@ -843,6 +851,51 @@ def test_a_number_no_tool_gave_is_an_answer_when_the_latest_call_worked():
     llm = ScriptedLLM([LOOKUP_THEN_NAMES[0], "About 5,000 plants."])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
     assert agent.run("Roughly how many Frostvine plants?") == "About 5,000 plants." and llm.calls == 2
+
+
+# -- a give-up after a call that worked ----------------------------------------------------------
+# seen (both native agents, t30): after greenhouse_info worked, with the keeper lookup still to come
+SEEN_GAVE_UP = "The hourly wage of Orla, the keeper of greenhouse GH-01, is not provided in the given information."
+# seen (both native agents, t22): after the plant lookup worked, with two lookups still to come
+SEEN_GAVE_UP_CHAIN = ("The keeper who looks after the Emberroot is not a known name in the Harrowgate Botanical "
+                      "Consortium. Therefore, I cannot determine the number of years of service for that keeper.")
+
+
+@pytest.mark.parametrize("text, expected", [
+    (SEEN_GAVE_UP, True), (SEEN_GAVE_UP_CHAIN, True), ("I could not find the answer.", True),
+    ("The price cannot be determined from the results.", True), ("The results do not mention a keeper.", True),
+    ("The keeper of GH-01 is Orla Venn.", False), ("There are 2715 Frostvine plants in stock.", False),
+    ("I can find that: the city is Ostrava Vale.", False), ("It is not cheap: 112.8 crowns.", False),
+])
+def test_a_reply_that_gives_up_is_recognised(text, expected):
+    assert gives_up(text) is expected
+
+
+@pytest.mark.parametrize("protocol", [None, "native", "text"])
+def test_a_give_up_after_a_call_that_worked_is_sent_to_look_further_once(protocol):
+    lookup = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}
+    gave_up = SEEN_GAVE_UP
+    if protocol == "text":
+        lookup = 'Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}'
+        gave_up = "Final Answer: " + SEEN_GAVE_UP
+    llm = ScriptedLLM([lookup, gave_up, lookup, gave_up])
+    agent = (ToolCallingAgent("t", llm, tools=TOOLS, verbose=False) if protocol is None
+             else ReActAgent("r", llm, tools=TOOLS, protocol=protocol, verbose=False))
+    assert agent.run("What is the hourly wage of the keeper of GH-01?") == SEEN_GAVE_UP  # the second stands
+    nudge = last_observation(llm.requests[2]) if protocol == "text" else llm.requests[2].messages[-1]["content"]
+    assert GAVE_UP_NUDGE.split("{tools}")[0] in nudge and "find_plant(name)" in nudge
+    assert nudge.endswith("The task: What is the hourly wage of the keeper of GH-01?") and llm.calls == 4
+
+
+def test_a_give_up_after_a_failed_call_or_before_any_call_gets_no_look_further_nudge():
+    failed_last = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
+                               {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "x * 2"}}]},
+                               "I could not find the answer."])
+    agent = ToolCallingAgent("t", failed_last, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("Twice the stock?") == "I could not find the answer." and failed_last.calls == 3
+    no_call = ScriptedLLM(["I could not find the answer."])
+    agent = ToolCallingAgent("t", no_call, tools=TOOLS, verbose=False)
+    assert agent.run("Twice the stock?") == "I could not find the answer." and no_call.calls == 1
 
 
 def test_text_react_does_not_return_a_parroted_note_as_its_final_answer():

@@ -11,7 +11,8 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed, one with a number no tool gave right after a failed call, one that
+  far failed, one that gives up right after a call that worked, one with a
+  number no tool gave right after a failed call, one that
   repeats vero's own message or a tool's error, one whose arithmetic is wrong
   (``answer_nudge``, also used by the text protocol), one that only acknowledges
   a tool result ("This is the response from ..."), or a reply that only
@@ -37,6 +38,7 @@ from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
     announces_action,
+    gives_up,
     strip_template_tags,
     tidy_numbers,
     tool_calls_in_text,
@@ -81,6 +83,10 @@ GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be 
 UNBACKED_NUDGE = ("Your last call, {tool}, failed, so no tool result gives {number}. Make the call again with the "
                   "values from the results above in its arguments, or answer only from those results.")
 ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, answer it now."
+# Seen: after the first lookup of a chain worked, "The hourly wage of Orla ... is not provided in the given
+# information." (the keeper lookup was still to come).  Once per run.
+GAVE_UP_NUDGE = ("Not yet: the results above lead further. Take from them the value the next lookup needs (an id, a "
+                 "name) and call the tool that finds the missing fact. The tools:\n{tools}")
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
               "need, or give your own final answer.")
 ERROR_ECHO_NUDGE = ("You repeated a tool's error instead of answering. Using the tool results above, call the tool "
@@ -160,8 +166,10 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     vero's own notes or nudges, or the error of a failed tool call, is never the
     answer (``ECHO_NUDGE`` or ``ERROR_ECHO_NUDGE``, at most ``MAX_ECHO_NUDGES``
     times; then the run ends ``failed``).  ``GUESS_NUDGE`` comes once per run,
-    for an answer given when every tool call so far failed; ``UNBACKED_NUDGE``
-    once, for a number that no tool gave right after a failed call.  An answer that
+    for an answer given when every tool call so far failed; ``GAVE_UP_NUDGE``
+    once, for an answer that gives up ("… is not provided") right after a call
+    that worked; ``UNBACKED_NUDGE`` once, for a number that no tool gave right
+    after a failed call.  An answer that
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
     the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
     """
@@ -169,7 +177,7 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
 
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
-    """The nudge for vero's words or a tool's error repeated, or for a guess after failed calls."""
+    """The nudge for vero's words or a tool's error repeated, a guess after failed calls, or a give-up."""
     ours = echoes_vero(answer)
     if ours or repeats_tool_error(agent, answer):
         if agent.tally("echo") > MAX_ECHO_NUDGES:
@@ -181,6 +189,9 @@ def _not_an_answer(agent: Agent, answer: str) -> str | None:
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
         return with_task(GUESS_NUDGE.format(tools=agent.tools.short_lines()), agent)
+    if gives_up(answer) and _latest_call_worked(agent) and agent.tally("gave_up") == 1:
+        agent.record("warning", "the answer gave up after a tool call that worked; asked to look further", raw=answer)
+        return with_task(GAVE_UP_NUDGE.format(tools=agent.tools.short_lines()), agent)
     unbacked = number_after_failed_call(agent, answer)
     if unbacked is not None and agent.tally("unbacked") == 1:
         tool = unbacked[0]
@@ -311,6 +322,11 @@ def number_after_failed_call(agent: Agent, answer: str) -> tuple[str, str] | Non
         if len(text) > 1 and not answer[:match.start()].rstrip().endswith("=") and not _near(_number(text), known):
             return str(calls[-1][0].data.get("tool")), text
     return None
+
+
+def _latest_call_worked(agent: Agent) -> bool:
+    calls = tool_calls(agent.steps_so_far())
+    return bool(calls) and call_worked(calls[-1][1])
 
 
 def _number(text: str) -> float:

@@ -614,6 +614,21 @@ def acknowledges_result(text: str | None) -> bool:
     return bool(_ACKNOWLEDGEMENT.match(text))
 
 
+# -- a reply that gives up ----------------------------------------------------------------------
+_GIVES_UP = re.compile(
+    r"\b(?:(?:is|are) not (?:a )?(?:provided|available|given|listed|mentioned|found|known|specified|included)"
+    r"|(?:cannot|can ?not|can't|could ?not|couldn't|unable to) (?:be )?(?:determined?|found|find|answer(?:ed)?)"
+    r"|no information (?:about|on|for)|(?:do|does) not (?:provide|contain|include|mention|say))\b",
+    re.IGNORECASE,
+)
+
+
+def gives_up(text: str | None) -> bool:
+    """True for a reply that says the answer cannot be found ("… is not provided in the given
+    information", "I cannot determine …")."""
+    return bool(_GIVES_UP.search(text or ""))
+
+
 # -- tool output that reports an error ---------------------------------------------------------
 _ERROR_TEXT = re.compile(r'^\s*(?:error\b|\{\s*"error"\s*:)', re.IGNORECASE)
 
