@@ -754,18 +754,6 @@ def test_text_react_does_not_return_a_failed_call_s_error_as_its_final_answer():
         "Emberroot grow?"
 
 
-def test_a_short_error_message_given_back_word_for_word_is_an_answer():
-    @tool
-    def weather(city: str) -> str:
-        """The weather in a city."""
-        return '{"error": "unknown city"}' if city != "Lyon" else "sunny"
-
-    llm = ScriptedLLM([{"tool_calls": [{"name": "weather", "arguments": {"city": "Lyon"}}]},
-                       {"tool_calls": [{"name": "weather", "arguments": {"city": "Atlantis"}}]}, "Unknown city."])
-    agent = ToolCallingAgent("t", llm, tools=[weather], verbose=False)
-    assert agent.run("Weather in Lyon and Atlantis?") == "Unknown city." and llm.calls == 3
-
-
 def test_a_model_that_keeps_repeating_an_error_ends_failed_without_returning_it():
     llm = ScriptedLLM([*WRONG_TOOL_THEN_RIGHT, *[SEEN_ECHOED_ERROR] * 3])
     agent = ToolCallingAgent("t", llm, tools=[*TOOLS, keeper_profile], verbose=False)
@@ -784,73 +772,65 @@ def test_an_answer_that_only_mentions_an_error_or_repeats_a_result_stands(answer
     assert agent.run("Where does the Emberroot grow?") == answer and llm.calls == 3
 
 
-# -- a number no tool gave, right after a failed call ---------------------------------------------
+# -- an answer right after a failed call --------------------------------------------------------
 @tool
 def strict_calculate(expression: str) -> str:
     """Evaluate an arithmetic expression of numbers."""
     CALLS.append(("strict_calculate", expression))
     if any(c.isalpha() for c in expression):
-        raise ValueError(f"cannot evaluate {expression!r} (error 42)")
+        raise ValueError(f"cannot evaluate {expression!r}")
     return "5430"
 
 
 LOOKUP_THEN_NAMES = [{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
                      {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "stock * 2"}}]}]
-# seen (ToolCallingAgent, t13): after `calculate("stock * price_per_plant_crowns")` failed
-SEEN_UNBACKED = "The total value in crowns of all Emberroot plants in stock is 520,096.0."
+# seen (ToolCallingAgent, t13), after `calculate("stock * price_per_plant_crowns")` failed: a number no tool
+# gave, or, in another run, only how to compute it
+SEEN_AFTER_FAILED_CALL = "The total value in crowns of all Emberroot plants in stock is 520,096.0."
+SEEN_HOW_TO = ("To calculate the total value in crowns of all Emberroot plants in stock, you need to multiply the "
+               "stock by the price per plant. The stock is 462 and the price per plant is 112.8.")
 
 
 @pytest.mark.parametrize("protocol", [None, "native"])
-def test_a_number_no_tool_gave_right_after_a_failed_call_is_sent_back(protocol):
-    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, SEEN_UNBACKED,
+@pytest.mark.parametrize("answer", [SEEN_AFTER_FAILED_CALL, SEEN_HOW_TO])
+def test_an_answer_right_after_a_failed_call_is_sent_back(protocol, answer):
+    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, answer,
                        {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "2715 * 2"}}]}, "5430"])
     tools = [*TOOLS, strict_calculate]
     agent = (ToolCallingAgent("t", llm, tools=tools, verbose=False) if protocol is None
              else ReActAgent("r", llm, tools=tools, protocol=protocol, verbose=False))
     assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 5
     assert llm.requests[3].messages[-1]["content"] == (
-        "Your last call, strict_calculate, failed, so no tool result gives 520,096.0. Make the call again with the "
-        "values from the results above in its arguments, or answer only from those results.\n"
+        "Your last call, strict_calculate, failed, so its result is still missing. Make the call again with the "
+        "values from the results above in its arguments, or call the tool that fits.\n"
         "The task: What is twice the Frostvine stock?")
-    assert "520,096.0, which no tool gave" in agent.last_result.steps_of("warning")[-1].content
+    assert "an answer right after a failed strict_calculate call" in agent.last_result.steps_of("warning")[-1].content
 
 
-def test_text_react_sends_back_a_number_no_tool_gave_after_a_failed_call():
+def test_text_react_sends_back_an_answer_right_after_a_failed_call():
     llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}',
                        'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * 2"}',
                        "Final Answer: 5000", "Final Answer: 5430"])
     agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
     assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 4
-    assert "no tool result gives 5000" in llm.requests[3].messages[-1]["content"]
+    assert "Your last call, strict_calculate, failed" in llm.requests[3].messages[-1]["content"]
 
 
-def test_the_unbacked_number_nudge_comes_once_per_run():
-    answer = "The Frostvine stock is 2715, so twice that is more than 5000 I think."  # 5000: no tool gave it
-    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, SEEN_UNBACKED, answer])
+def test_the_after_a_failed_call_nudge_comes_once_per_run():
+    answer = "The calculation failed, but the Frostvine stock is 2715."
+    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, SEEN_AFTER_FAILED_CALL, answer])
     agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
     assert agent.run("What is twice the Frostvine stock?") == answer and llm.calls == 4
 
 
-@pytest.mark.parametrize("answer", [
-    "The Frostvine stock is 2,715 plants, in GH-05.",  # numbers from the result that worked
-    "I could not compute twice the stock: the calculation failed.",  # no number at all
-    "Twice the stock of Frostvine (2715) is 2 * 2715.",  # numbers from the task and the result
-    "Twice the stock is 2 * 2715 = 5430.",  # a sum it shows: the arithmetic check reads those
-    "The stock is about 2,700 plants.",  # a result, rounded
-    "The stock is 271500% of one plant.",  # a result as a percentage
-    "The calculation 'stock * 2' failed; on the 14th the stock was 2715.",  # an ordinal
-    "The stock is 2715; the calculator failed with error 42.",  # a number in the failed call's error
-])
-def test_an_answer_after_a_failed_call_with_only_backed_numbers_stands(answer):
-    llm = ScriptedLLM([*LOOKUP_THEN_NAMES, answer])
-    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
-    assert agent.run("What is twice the Frostvine stock?") == answer and llm.calls == 3
-
-
-def test_a_number_no_tool_gave_is_an_answer_when_the_latest_call_worked():
+def test_an_answer_is_not_sent_back_when_the_latest_call_worked_or_every_call_failed():
     llm = ScriptedLLM([LOOKUP_THEN_NAMES[0], "About 5,000 plants."])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
     assert agent.run("Roughly how many Frostvine plants?") == "About 5,000 plants." and llm.calls == 2
+    llm = ScriptedLLM([LOOKUP_THEN_NAMES[1], "I could not compute it.", NO_REPAIR, "I could not compute it."])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("Twice the stock?") == "I could not compute it." and llm.calls == 4  # repair, then guess nudge
+    assert not any("right after a failed" in s.content for s in agent.last_result.steps_of("warning"))
 
 
 # -- a give-up after a call that worked ----------------------------------------------------------
@@ -888,11 +868,10 @@ def test_a_give_up_after_a_call_that_worked_is_sent_to_look_further_once(protoco
 
 
 def test_a_give_up_after_a_failed_call_or_before_any_call_gets_no_look_further_nudge():
-    failed_last = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
-                               {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "x * 2"}}]},
-                               "I could not find the answer."])
+    failed_last = ScriptedLLM([*LOOKUP_THEN_NAMES, *["I could not find the answer."] * 2])
     agent = ToolCallingAgent("t", failed_last, tools=[*TOOLS, strict_calculate], verbose=False)
-    assert agent.run("Twice the stock?") == "I could not find the answer." and failed_last.calls == 3
+    assert agent.run("Twice the stock?") == "I could not find the answer." and failed_last.calls == 4
+    assert failed_last.requests[3].messages[-1]["content"].startswith("Your last call, strict_calculate, failed")
     no_call = ScriptedLLM(["I could not find the answer."])
     agent = ToolCallingAgent("t", no_call, tools=TOOLS, verbose=False)
     assert agent.run("Twice the stock?") == "I could not find the answer." and no_call.calls == 1

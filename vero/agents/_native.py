@@ -11,8 +11,8 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed, one that gives up right after a call that worked, one with a
-  number no tool gave right after a failed call, one that
+  far failed, one that gives up right after a call that worked, one given right
+  after a failed call, one that
   repeats vero's own message or a tool's error, one whose arithmetic is wrong
   (``answer_nudge``, also used by the text protocol), one that only acknowledges
   a tool result ("This is the response from ..."), or a reply that only
@@ -26,8 +26,6 @@ replaced by a repaired call, if a separate request gets one (``vero.agents._repa
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -40,7 +38,6 @@ from vero.core.parsing import (
     announces_action,
     gives_up,
     strip_template_tags,
-    tidy_numbers,
     tool_calls_in_text,
 )
 from vero.core.text import clip
@@ -79,9 +76,9 @@ MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
 GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
                "Call the one that fits the task (if none can answer it, say that you could not find the answer).")
 # Seen: `calculate("stock * price_per_plant_crowns")` failed (names, not numbers), then an answer with a
-# number no tool gave.  Once per run.
-UNBACKED_NUDGE = ("Your last call, {tool}, failed, so no tool result gives {number}. Make the call again with the "
-                  "values from the results above in its arguments, or answer only from those results.")
+# number no tool gave ("... is 520,096.0"), or one that only said how to compute it.  Once per run.
+AFTER_FAILED_CALL_NUDGE = ("Your last call, {tool}, failed, so its result is still missing. Make the call again "
+                           "with the values from the results above in its arguments, or call the tool that fits.")
 ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, answer it now."
 # Seen: after the first lookup of a chain worked, "The hourly wage of Orla ... is not provided in the given
 # information." (the keeper lookup was still to come).  Once per run.
@@ -168,8 +165,8 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     times; then the run ends ``failed``).  ``GUESS_NUDGE`` comes once per run,
     for an answer given when every tool call so far failed; ``GAVE_UP_NUDGE``
     once, for an answer that gives up ("… is not provided") right after a call
-    that worked; ``UNBACKED_NUDGE`` once, for a number that no tool gave right
-    after a failed call.  An answer that
+    that worked; ``AFTER_FAILED_CALL_NUDGE`` once, for an answer right after a
+    failed call (when an earlier one worked).  An answer that
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
     the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
     """
@@ -192,12 +189,11 @@ def _not_an_answer(agent: Agent, answer: str) -> str | None:
     if gives_up(answer) and _latest_call_worked(agent) and agent.tally("gave_up") == 1:
         agent.record("warning", "the answer gave up after a tool call that worked; asked to look further", raw=answer)
         return with_task(GAVE_UP_NUDGE.format(tools=agent.tools.short_lines()), agent)
-    unbacked = number_after_failed_call(agent, answer)
-    if unbacked is not None and agent.tally("unbacked") == 1:
-        tool = unbacked[0]
-        agent.record("warning", f"an answer with {unbacked[1]}, which no tool gave, right after a failed {tool} "
-                     "call; asked to make the call again", raw=answer)
-        return with_task(UNBACKED_NUDGE.format(tool=tool, number=unbacked[1]), agent)
+    failed = _failed_after_one_worked(agent)
+    if failed is not None and agent.tally("after_failed_call") == 1:
+        agent.record("warning", f"an answer right after a failed {failed} call; asked to make the call again",
+                     raw=answer)
+        return with_task(AFTER_FAILED_CALL_NUDGE.format(tool=failed), agent)
     return None
 
 
@@ -299,43 +295,18 @@ def repeats_tool_error(agent: Agent, text: str) -> bool:
     return any(error and head.startswith(error) for error in errors)
 
 
-# A number as an answer writes it (`520,096.0`, `37.45`), not part of a word or code (`14th`, `3k`, `v1.2`)
-_NUMBER = re.compile(r"(?<![\w.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-z_])")
-
-
-def number_after_failed_call(agent: Agent, answer: str) -> tuple[str, str] | None:
-    """``(tool, number)`` when this run's latest tool call failed, an earlier one worked, and ``answer``
-    has a number that no tool gave: a guess in place of the failed call's result.
-
-    Not counted: single digits (list numbers, "2 * 2715"), the result of a sum the answer shows
-    (``= 5430``: the arithmetic check reads those), and numbers in the task or in any call or its
-    output (a failed one's too: "HTTP 503"), also rounded (within 1 %) or as a percentage.  When
-    every call failed, ``GUESS_NUDGE`` applies instead.
-    """
-    calls = tool_calls(agent.steps_so_far())
-    if not any(call_worked(result) for _, result in calls) or call_worked(calls[-1][1]):
-        return None
-    sources = [agent.task, *(tidy_numbers(f"{action.content}\n{result.content}") for action, result in calls)]
-    known = [_number(match.group()) for source in sources for match in _NUMBER.finditer(source)]
-    for match in _NUMBER.finditer(answer):
-        text = match.group()
-        if len(text) > 1 and not answer[:match.start()].rstrip().endswith("=") and not _near(_number(text), known):
-            return str(calls[-1][0].data.get("tool")), text
-    return None
-
-
 def _latest_call_worked(agent: Agent) -> bool:
     calls = tool_calls(agent.steps_so_far())
     return bool(calls) and call_worked(calls[-1][1])
 
 
-def _number(text: str) -> float:
-    return float(text.replace(",", ""))
-
-
-def _near(value: float, known: list[float]) -> bool:
-    """True when ``value`` is one of ``known``, rounded, or as a percentage (0.543 and 54.3)."""
-    return any(math.isclose(value, k * scale, rel_tol=0.01, abs_tol=0.5) for k in known for scale in (1, 100, 0.01))
+def _failed_after_one_worked(agent: Agent) -> str | None:
+    """The tool of this run's latest call if it failed after an earlier call worked, else None.  (When
+    every call failed, ``GUESS_NUDGE`` applies instead.)"""
+    calls = tool_calls(agent.steps_so_far())
+    if not calls or call_worked(calls[-1][1]) or not any(call_worked(result) for _, result in calls):
+        return None
+    return str(calls[-1][0].data.get("tool"))
 
 
 def nudges_since_last_call(agent: Agent, nudge: str) -> int:
