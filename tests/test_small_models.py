@@ -867,6 +867,22 @@ def test_a_give_up_after_a_call_that_worked_is_sent_to_look_further_once(protoco
     assert nudge.endswith("The task: What is the hourly wage of the keeper of GH-01?") and llm.calls == 4
 
 
+# seen (ToolCallingAgent, t24), after the plant and greenhouse lookups; the keeper lookup was still to come
+SEEN_ASSUMED = ("To calculate the weekly pay, we need to know the hourly wage and the weekly working hours of the "
+                "keeper. From the previous tool responses, we have:\n\n- The keeper's name is Wendell Okafor.\n- The "
+                "hourly wage is 14.72 crowns.\n- The weekly working hours are not provided in the responses, but we "
+                "can assume a standard workweek of 40 hours.\n\nTherefore, the weekly pay of the keeper is 588.8 crowns.")
+
+
+def test_a_give_up_that_also_announces_a_call_is_told_to_go_ahead_first():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Velvet Nettle"}}]},
+                       SEEN_ASSUMED, {"tool_calls": [{"name": "calculate", "arguments": {"expression": "26.6*37.5"}}]},
+                       "997.5"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("What is the weekly pay of the keeper of the Velvet Nettle?") == "997.5"
+    assert llm.requests[2].messages[-1]["content"] == ANNOUNCED_NUDGE.format(which="next")
+
+
 def test_a_give_up_after_a_failed_call_or_before_any_call_gets_no_look_further_nudge():
     failed_last = ScriptedLLM([*LOOKUP_THEN_NAMES, *["I could not find the answer."] * 2])
     agent = ToolCallingAgent("t", failed_last, tools=[*TOOLS, strict_calculate], verbose=False)

@@ -134,15 +134,17 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
 
     A reply cut off by the output cap is never an answer; an empty one gets at
     most ``MAX_EMPTY_NUDGES`` nudges per run.  Then, in this order: vero's own
-    words or a tool's error repeated, or a guess after failed calls or in place
-    of a failed call's result (``answer_nudge``); a reply that only acknowledges a tool result; one that
-    announces a tool call, or lays out steps without taking the first, is told
-    to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times in a row (a tool call in
-    between starts the count again: a small model often announces each step of
-    a chain); last, wrong arithmetic.  An announcement comes before the
-    arithmetic: a small model that announced the next lookup went on to write
-    made-up values and sums with them, and correcting its sum did not make it
-    look the values up.
+    words or a tool's error repeated, a guess after failed calls, or an answer
+    right after a failed call (``answer_nudge``); a reply that only acknowledges
+    a tool result; one that announces a tool call, or lays out steps without
+    taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES``
+    times in a row (a tool call in between starts the count again: a small
+    model often announces each step of a chain); a give-up right after a call
+    that worked; last, wrong arithmetic.  An announcement comes before the
+    give-up and the arithmetic: "Go ahead" made a small model take the next
+    lookup where "look further" did not, and one that announced the next lookup
+    went on to write made-up values and sums with them, and correcting its sum
+    did not make it look the values up.
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
@@ -153,7 +155,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
         agent.record("warning", "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
     return (_not_an_answer(agent, text) or _acknowledgement_nudge(agent, text) or _announcement_nudge(agent, text)
-            or _arithmetic_nudge(agent, text))
+            or _give_up_nudge(agent, text) or _arithmetic_nudge(agent, text))
 
 
 def answer_nudge(agent: Agent, answer: str) -> str | None:
@@ -163,18 +165,18 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     vero's own notes or nudges, or the error of a failed tool call, is never the
     answer (``ECHO_NUDGE`` or ``ERROR_ECHO_NUDGE``, at most ``MAX_ECHO_NUDGES``
     times; then the run ends ``failed``).  ``GUESS_NUDGE`` comes once per run,
-    for an answer given when every tool call so far failed; ``GAVE_UP_NUDGE``
-    once, for an answer that gives up ("… is not provided") right after a call
-    that worked; ``AFTER_FAILED_CALL_NUDGE`` once, for an answer right after a
-    failed call (when an earlier one worked).  An answer that
+    for an answer given when every tool call so far failed;
+    ``AFTER_FAILED_CALL_NUDGE`` once, for an answer right after a failed call
+    (when an earlier one worked); ``GAVE_UP_NUDGE`` once, for an answer that
+    gives up ("… is not provided") right after a call that worked.  An answer that
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
     the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
     """
-    return _not_an_answer(agent, answer) or _arithmetic_nudge(agent, answer)
+    return _not_an_answer(agent, answer) or _give_up_nudge(agent, answer) or _arithmetic_nudge(agent, answer)
 
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
-    """The nudge for vero's words or a tool's error repeated, a guess after failed calls, or a give-up."""
+    """The nudge for vero's words or a tool's error repeated, or for a guess after failed calls."""
     ours = echoes_vero(answer)
     if ours or repeats_tool_error(agent, answer):
         if agent.tally("echo") > MAX_ECHO_NUDGES:
@@ -186,14 +188,18 @@ def _not_an_answer(agent: Agent, answer: str) -> str | None:
     if agent.only_failed_tools() and agent.tally("guess") == 1:
         agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
         return with_task(GUESS_NUDGE.format(tools=agent.tools.short_lines()), agent)
-    if gives_up(answer) and _latest_call_worked(agent) and agent.tally("gave_up") == 1:
-        agent.record("warning", "the answer gave up after a tool call that worked; asked to look further", raw=answer)
-        return with_task(GAVE_UP_NUDGE.format(tools=agent.tools.short_lines()), agent)
     failed = _failed_after_one_worked(agent)
     if failed is not None and agent.tally("after_failed_call") == 1:
         agent.record("warning", f"an answer right after a failed {failed} call; asked to make the call again",
                      raw=answer)
         return with_task(AFTER_FAILED_CALL_NUDGE.format(tool=failed), agent)
+    return None
+
+
+def _give_up_nudge(agent: Agent, answer: str) -> str | None:
+    if gives_up(answer) and _latest_call_worked(agent) and agent.tally("gave_up") == 1:
+        agent.record("warning", "the answer gave up after a tool call that worked; asked to look further", raw=answer)
+        return with_task(GAVE_UP_NUDGE.format(tools=agent.tools.short_lines()), agent)
     return None
 
 
