@@ -871,7 +871,8 @@ def test_a_give_up_after_a_call_that_worked_is_sent_to_look_further_once(protoco
 SEEN_ASSUMED = ("To calculate the weekly pay, we need to know the hourly wage and the weekly working hours of the "
                 "keeper. From the previous tool responses, we have:\n\n- The keeper's name is Wendell Okafor.\n- The "
                 "hourly wage is 14.72 crowns.\n- The weekly working hours are not provided in the responses, but we "
-                "can assume a standard workweek of 40 hours.\n\nTherefore, the weekly pay of the keeper is 588.8 crowns.")
+                "can assume a standard workweek of 40 hours.\n\nTherefore, the weekly pay of the keeper is 588.8 "
+                "crowns.")
 
 
 def test_a_give_up_that_also_announces_a_call_is_told_to_go_ahead_first():
