@@ -884,6 +884,40 @@ def test_a_give_up_that_also_announces_a_call_is_told_to_go_ahead_first():
     assert llm.requests[2].messages[-1]["content"] == ANNOUNCED_NUDGE.format(which="next")
 
 
+# seen (ToolCallingAgent, t25, in four runs): after the first of two plant lookups, the second one's result,
+# made up, as the whole reply
+SEEN_MADE_UP_RESULT = ('{"name": "Glasswort Pearl", "code": "GL-02", "greenhouse_id": "GH-04", "stock": 1500, '
+                       '"price_per_plant_crowns": 42.90}')
+
+
+@pytest.mark.parametrize("protocol", [None, "native"])
+def test_a_reply_that_is_a_made_up_tool_result_is_told_to_make_the_call(protocol):
+    @tool
+    def plant(name: str) -> str:
+        """Look up a plant."""
+        return ('{"name": "Moonpetal Lily", "code": "ML-114", "greenhouse_id": "GH-03", "stock": 1288, '
+                '"price_per_plant_crowns": 37.45}')
+
+    llm = ScriptedLLM([{"tool_calls": [{"name": "plant", "arguments": {"name": "Moonpetal Lily"}}]},
+                       SEEN_MADE_UP_RESULT, {"tool_calls": [{"name": "plant", "arguments": {"name": "Glasswort"}}]},
+                       "98927.15"])
+    agent = (ToolCallingAgent("t", llm, tools=[plant], verbose=False) if protocol is None
+             else ReActAgent("r", llm, tools=[plant], protocol=protocol, verbose=False))
+    assert agent.run("What is the combined value of the two plants' stock?") == "98927.15" and llm.calls == 4
+    assert llm.requests[2].messages[-1]["content"] == ANNOUNCED_NUDGE.format(which="next")
+    assert "a tool result the model made up" in agent.last_result.steps_of("warning")[0].content
+
+
+@pytest.mark.parametrize("answer", [
+    '{"answer": 98927.15}',  # JSON, but not shaped like a result
+    'It is {"name": "Frostvine", "stock": 3, "greenhouse_id": "GH-05"}',  # result-shaped, not the whole reply
+])
+def test_json_that_is_not_a_made_up_result_stands(answer):
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}, answer])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    assert agent.run("How many Frostvine plants?") == answer and llm.calls == 2
+
+
 def test_a_give_up_after_a_failed_call_or_before_any_call_gets_no_look_further_nudge():
     failed_last = ScriptedLLM([*LOOKUP_THEN_NAMES, *["I could not find the answer."] * 2])
     agent = ToolCallingAgent("t", failed_last, tools=[*TOOLS, strict_calculate], verbose=False)

@@ -37,6 +37,7 @@ from vero.core.parsing import (
     acknowledges_result,
     announces_action,
     gives_up,
+    parse_json_object,
     strip_template_tags,
     tool_calls_in_text,
 )
@@ -212,13 +213,35 @@ def _acknowledgement_nudge(agent: Agent, text: str) -> str | None:
 
 
 def _announcement_nudge(agent: Agent, text: str) -> str | None:
-    if not (agent.tools and announces_action(text, agent.tools.names())):
+    made_up = writes_made_up_result(agent, text)
+    if not (agent.tools and (made_up or announces_action(text, agent.tools.names()))):
         return None
     if nudges_since_last_call(agent, "announced") >= MAX_ANNOUNCED_NUDGES:
         return None
-    agent.record("warning", "the reply announced a tool call but made none; asked to act", raw=text,
-                 nudge="announced")
+    what = "was a tool result the model made up" if made_up else "announced a tool call but made none"
+    agent.record("warning", f"the reply {what}; asked to act", raw=text, nudge="announced")
     return ANNOUNCED_NUDGE.format(which="next" if tool_calls(agent.steps_so_far()) else "first")
+
+
+def writes_made_up_result(agent: Agent, text: str) -> bool:
+    """True when the whole reply is a JSON object shaped like an earlier tool result (the same keys)
+    but equal to none: seen after the first of two lookups, the second one's result, made up."""
+    stripped = text.strip()
+    if not (stripped[:1] in "{`" and stripped[-1:] in "}`"):
+        return False
+    try:
+        written = parse_json_object(stripped)
+    except ValueError:
+        return False
+    results = [_json_fields(result.content) for _, result in tool_calls(agent.steps_so_far())]
+    return written not in results and any(set(result) == set(written) for result in results if result)
+
+
+def _json_fields(output: str) -> dict[str, Any]:
+    try:
+        return parse_json_object(output) if output.lstrip().startswith("{") else {}
+    except ValueError:
+        return {}
 
 
 def _arithmetic_nudge(agent: Agent, answer: str) -> str | None:
