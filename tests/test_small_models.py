@@ -816,6 +816,19 @@ def test_text_react_sends_back_an_answer_right_after_a_failed_call():
     assert "Your last call, strict_calculate, failed" in llm.requests[3].messages[-1]["content"]
 
 
+def test_no_after_a_failed_call_nudge_after_a_repeated_call_that_was_not_run():
+    named = 'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * 2"}'
+    llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}', named, named,
+                       "Final Answer: 5430"])
+    agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 4  # "Not run" said enough
+
+
+def test_replies_that_repeat_the_new_nudges_are_echoes():
+    assert echoes_vero(GAVE_UP_NUDGE.format(tools="- find_plant(name)"))
+    assert echoes_vero("Your last call, calculate, failed, so its result is still missing.")
+
+
 def test_the_after_a_failed_call_nudge_comes_once_per_run():
     answer = "The calculation failed, but the Frostvine stock is 2715."
     llm = ScriptedLLM([*LOOKUP_THEN_NAMES, SEEN_AFTER_FAILED_CALL, answer])
@@ -846,6 +859,14 @@ SEEN_GAVE_UP_CHAIN = ("The keeper who looks after the Emberroot is not a known n
     ("The price cannot be determined from the results.", True), ("The results do not mention a keeper.", True),
     ("The keeper of GH-01 is Orla Venn.", False), ("There are 2715 Frostvine plants in stock.", False),
     ("I can find that: the city is Ostrava Vale.", False), ("It is not cheap: 112.8 crowns.", False),
+    ("The weekly working hours are not provided in the responses, but we can assume 40.", True),
+    ("The results don't say who the keeper is.", True), ("I'm not able to find the keeper.", True),
+    # plain negative answers, not give-ups
+    ("Tickets are not available on Sunday; on Monday they cost 12 EUR.", False),
+    ("No, Frostvine is not available in GH-02.", False), ("Frostvine does not contain any toxins.", False),
+    ("The contract does not mention a penalty, so none applies.", False),
+    ("The integral cannot be determined in closed form; numerically it is 1.4627.", False),
+    ("The order could not be found because it was cancelled.", False), ("Mars is not known to have water.", False),
 ])
 def test_a_reply_that_gives_up_is_recognised(text, expected):
     assert gives_up(text) is expected
@@ -906,6 +927,34 @@ def test_a_reply_that_is_a_made_up_tool_result_is_told_to_make_the_call(protocol
     assert agent.run("What is the combined value of the two plants' stock?") == "98927.15" and llm.calls == 4
     assert llm.requests[2].messages[-1]["content"] == ANNOUNCED_NUDGE.format(which="next")
     assert "a tool result the model made up" in agent.last_result.steps_of("warning")[0].content
+
+
+def test_made_up_results_are_told_to_go_ahead_twice_in_a_row_then_stand():
+    fenced = "```json\n" + SEEN_MADE_UP_RESULT.replace("GL-02", "GL-03") + "\n```"  # each one made up anew
+    replies = [SEEN_MADE_UP_RESULT, fenced, SEEN_MADE_UP_RESULT.replace("GL-02", "GL-04")]
+    llm = ScriptedLLM([{"tool_calls": [{"name": "plant", "arguments": {"name": "Moonpetal Lily"}}]}, *replies])
+
+    @tool
+    def plant(name: str) -> str:
+        """Look up a plant."""
+        return ('{"name": "Moonpetal Lily", "code": "ML-114", "greenhouse_id": "GH-03", "stock": 1288, '
+                '"price_per_plant_crowns": 37.45}')
+
+    agent = ToolCallingAgent("t", llm, tools=[plant], verbose=False)
+    assert agent.run("The two plants' value?") == replies[-1] and llm.calls == 4
+    assert [m["content"] for m in (llm.requests[2].messages[-1], llm.requests[3].messages[-1])] == \
+        [ANNOUNCED_NUDGE.format(which="next")] * 2
+
+
+def test_a_real_result_given_back_as_the_model_saw_it_stands():
+    @tool
+    def price(name: str) -> str:
+        """A price."""
+        return '{"name": "A", "price": 0.30000000000000004}'  # the model is shown 0.3
+
+    llm = ScriptedLLM([{"tool_calls": [{"name": "price", "arguments": {"name": "A"}}]}, '{"name": "A", "price": 0.3}'])
+    agent = ToolCallingAgent("t", llm, tools=[price], verbose=False)
+    assert agent.run("The price of A?") == '{"name": "A", "price": 0.3}' and llm.calls == 2
 
 
 @pytest.mark.parametrize("answer", [

@@ -38,7 +38,9 @@ from vero.core.parsing import (
     announces_action,
     gives_up,
     parse_json_object,
+    parse_json_value,
     strip_template_tags,
+    tidy_numbers,
     tool_calls_in_text,
 )
 from vero.core.text import clip
@@ -213,8 +215,10 @@ def _acknowledgement_nudge(agent: Agent, text: str) -> str | None:
 
 
 def _announcement_nudge(agent: Agent, text: str) -> str | None:
+    if not agent.tools:
+        return None
     made_up = writes_made_up_result(agent, text)
-    if not (agent.tools and (made_up or announces_action(text, agent.tools.names()))):
+    if not (made_up or announces_action(text, agent.tools.names())):
         return None
     if nudges_since_last_call(agent, "announced") >= MAX_ANNOUNCED_NUDGES:
         return None
@@ -238,10 +242,17 @@ def writes_made_up_result(agent: Agent, text: str) -> bool:
 
 
 def _json_fields(output: str) -> dict[str, Any]:
+    """A tool output that is a JSON object, as the model was shown it (numbers tidied), else {}."""
+    if not output.lstrip().startswith("{") or len(output) > MAX_RESULT_CHARS_COMPARED:
+        return {}
     try:
-        return parse_json_object(output) if output.lstrip().startswith("{") else {}
+        value = parse_json_value(tidy_numbers(output), repair=False)
     except ValueError:
         return {}
+    return value if isinstance(value, dict) else {}
+
+
+MAX_RESULT_CHARS_COMPARED = 20_000  # a record the model could retype; longer outputs are not compared
 
 
 def _arithmetic_nudge(agent: Agent, answer: str) -> str | None:
@@ -269,7 +280,7 @@ def _head(text: str) -> str:
 _OPENINGS = [_head(t.split("{")[0]) for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE.format(which="first"), ANNOUNCED_NUDGE.format(which="next"), REPEATED_CALL_NUDGE,
     EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, ERROR_ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE,
-    LOOP_WARNING_PROMPT)]
+    LOOP_WARNING_PROMPT, GAVE_UP_NUDGE, AFTER_FAILED_CALL_NUDGE)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
@@ -330,10 +341,13 @@ def _latest_call_worked(agent: Agent) -> bool:
 
 
 def _failed_after_one_worked(agent: Agent) -> str | None:
-    """The tool of this run's latest call if it failed after an earlier call worked, else None.  (When
-    every call failed, ``GUESS_NUDGE`` applies instead.)"""
+    """The tool of this run's latest call if it failed after an earlier call worked, else None.  Not
+    after a repeated call that was not run: its note already said it would fail again.  (When every
+    call failed, ``GUESS_NUDGE`` applies instead.)"""
     calls = tool_calls(agent.steps_so_far())
     if not calls or call_worked(calls[-1][1]) or not any(call_worked(result) for _, result in calls):
+        return None
+    if calls[-1][1].data.get("error") == "repeated_failure":
         return None
     return str(calls[-1][0].data.get("tool"))
 

@@ -615,10 +615,19 @@ def acknowledges_result(text: str | None) -> bool:
 
 
 # -- a reply that gives up ----------------------------------------------------------------------
+# The answer said to be missing from what the model was given ("... is not provided in the given
+# information"), or the model unable to find it ("I cannot determine ...").  Not a plain negative answer
+# ("Tickets are not available on Sunday", "The integral cannot be determined in closed form").
+_SOURCE = r"(?:in|from|by) (?:the |these |any )?(?:given |provided |previous |above |tool )*" \
+          r"(?:information|results?|responses?|data|context|output|observations?)"
 _GIVES_UP = re.compile(
-    r"\b(?:(?:is|are) not (?:a )?(?:provided|available|given|listed|mentioned|found|known|specified|included)"
-    r"|(?:cannot|can ?not|can't|could ?not|couldn't|unable to) (?:be )?(?:determined?|found|find|answer(?:ed)?)"
-    r"|no information (?:about|on|for)|(?:do|does) not (?:provide|contain|include|mention|say))\b",
+    rf"\b(?:(?:is|are|was|were)(?: not|n't) (?:a |an )?(?:provided|available|given|listed|mentioned|found|known|"
+    rf"specified|included|present)\b[^.!?\n]{{0,40}}?\b{_SOURCE}"
+    rf"|(?:cannot|can ?not|can't|could ?not|couldn't) be (?:determined|found)\b[^.!?\n]{{0,40}}?\b{_SOURCE}"
+    rf"|\b(?:information|results?|responses?|data|context|output|observations?)"
+    rf" (?:do|does|did)(?: not|n't) (?:provide|contain|include|mention|say|give|show)\b"
+    rf"|I(?: cannot| can ?not|'m not able to| am not able to| can't| could ?not| couldn't|'m unable to| am unable to)"
+    rf" (?:determine|find|answer|provide|tell)\b)",
     re.IGNORECASE,
 )
 
