@@ -11,14 +11,14 @@ API tool calls is read once more before it is taken as the answer:
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
 - a reply cut off by the output cap, an answer given when every tool call so
-  far failed, one that gives up right after a call that worked, one given right
-  after a failed call, one that
-  repeats vero's own message or a tool's error, one whose arithmetic is wrong
-  (``answer_nudge``, also used by the text protocol), one that only acknowledges
-  a tool result ("This is the response from ..."), or a reply that only
-  announces a tool call ("I will use the `find_plant` tool...") gets a short
-  nudge instead of being returned (``nudge_for``).  All but the cut-off
-  nudge are bounded per run.
+  far failed, one given right after a failed call, one that gives up right
+  after a call that worked, one that repeats vero's own message or a tool's
+  error, one whose arithmetic is wrong (``answer_nudge``, also used by the text
+  protocol), one that only acknowledges a tool result ("This is the response
+  from ..."), or a reply that only announces a tool call ("I will use the
+  `find_plant` tool...") or is a tool result the model made up gets a short
+  nudge instead of being returned (``nudge_for``).  All but the cut-off nudge
+  are bounded per run.
 
 Before any of that, a reply that gives up when every call so far failed is
 replaced by a repaired call, if a separate request gets one (``vero.agents._repair``).
