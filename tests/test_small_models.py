@@ -1088,21 +1088,16 @@ def test_long_runs_of_spaces_and_operators_are_read_in_one_pass():
     assert results == [None] * len(texts)
 
 
-def test_a_wrong_sum_in_latex_is_sent_back_with_the_right_one():
-    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
-                       SEEN_LATEX_CHAIN, "1271.6"])
+@pytest.mark.parametrize("reply, task, right, wrong", [
+    (SEEN_WRONG_PRODUCT, "What do 37 Glasswort Pearls cost?", "37 * 59.99 = 2219.63", "2219.33"),
+    (SEEN_LATEX_CHAIN, "How much does Marisol Achterberg earn in a week?", "28.9 * 44 = 1271.6", "1285.6"),
+])
+def test_a_wrong_result_in_the_answer_is_sent_back_with_the_right_one(reply, task, right, wrong):
+    value = right.split(" = ")[1]
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}, reply, value])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
-    assert agent.run("How much does Marisol Achterberg earn in a week?") == "1271.6" and llm.calls == 3
-    assert llm.requests[2].messages[-1]["content"] == ("Correction: 28.9 * 44 = 1271.6, not 1285.6. "
-                                                       "Answer the task again with this value.")
-
-
-def test_a_wrong_result_in_the_answer_is_sent_back_with_the_right_one():
-    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Glasswort Pearl"}}]},
-                       SEEN_WRONG_PRODUCT, "2219.63"])
-    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
-    assert agent.run("What do 37 Glasswort Pearls cost?") == "2219.63" and llm.calls == 3
-    assert llm.requests[2].messages[-1]["content"] == ("Correction: 37 * 59.99 = 2219.63, not 2219.33. "
+    assert agent.run(task) == value and llm.calls == 3
+    assert llm.requests[2].messages[-1]["content"] == (f"Correction: {right}, not {wrong}. "
                                                        "Answer the task again with this value.")
     assert "arithmetic is wrong" in agent.last_result.steps_of("warning")[0].content
 
