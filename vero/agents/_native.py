@@ -37,10 +37,9 @@ from vero.core.parsing import (
     acknowledges_result,
     announces_action,
     gives_up,
+    output_record,
     parse_json_object,
-    parse_json_value,
     strip_template_tags,
-    tidy_numbers,
     tool_calls_in_text,
 )
 from vero.core.text import clip
@@ -242,14 +241,7 @@ def writes_made_up_result(agent: Agent, text: str) -> bool:
 
 
 def _json_fields(output: str) -> dict[str, Any]:
-    """A tool output that is a JSON object, as the model was shown it (numbers tidied), else {}."""
-    if not output.lstrip().startswith("{") or len(output) > MAX_RESULT_CHARS_COMPARED:
-        return {}
-    try:
-        value = parse_json_value(tidy_numbers(output), repair=False)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+    return output_record(output) if len(output) <= MAX_RESULT_CHARS_COMPARED else {}
 
 
 MAX_RESULT_CHARS_COMPARED = 20_000  # a record the model could retype; longer outputs are not compared

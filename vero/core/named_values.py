@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vero.core.parsing import parse_json_value, tidy_numbers
+from vero.core.parsing import output_record, parse_json_value
 from vero.core.text import clip
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -38,7 +38,7 @@ def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
         for field, value in _numbers(output).items():
             if field in named:
                 found = values.setdefault(field, [])
-                entry = f"{tidy_numbers(str(value))} (from {clip(call, MAX_CALL_CHARS)})"
+                entry = f"{value} (from {clip(call, MAX_CALL_CHARS)})"
                 if entry not in found:
                     found.append(entry)
     if not values:
@@ -67,12 +67,4 @@ def _strings(value: Any) -> list[str]:
 
 def _numbers(output: str) -> dict[str, int | float]:
     """The number fields of a tool output that is a JSON object (none otherwise)."""
-    if not output.lstrip().startswith("{"):
-        return {}
-    try:
-        value = parse_json_value(output, repair=False)
-    except ValueError:
-        return {}
-    if not isinstance(value, dict):
-        return {}
-    return {k: v for k, v in value.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return {k: v for k, v in output_record(output).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}

@@ -638,6 +638,18 @@ def gives_up(text: str | None) -> bool:
     return bool(_GIVES_UP.search(text or ""))
 
 
+# -- tool output that is a JSON record --------------------------------------------------------
+def output_record(output: str) -> dict[str, Any]:
+    """A tool output that is a JSON object, as the model was shown it (numbers tidied), else ``{}``."""
+    if not output.lstrip().startswith("{"):
+        return {}
+    try:
+        value = parse_json_value(tidy_numbers(output), repair=False)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 # -- tool output that reports an error ---------------------------------------------------------
 _ERROR_TEXT = re.compile(r'^\s*(?:error\b|\{\s*"error"\s*:)', re.IGNORECASE)
 
