@@ -2,7 +2,10 @@
 
 import json
 
+import pytest
+
 from vero import tool
+from vero.agents._plan import read_steps
 from vero.agents.plan_execute import Plan, PlanExecuteAgent
 from vero.core.result import FAILED, MAX_TURNS, OK, REJECTED
 from vero.testing import ScriptedLLM
@@ -565,3 +568,33 @@ def test_a_plan_copied_from_the_example_in_the_instructions_is_asked_for_again()
     assert agent.run("How many people live in Paris?") == "2.1 million"
     assert "copied from the example" in llm.requests[1].messages[-1]["content"]
     assert agent.last_result.steps_of("plan")[0].content == "1. [ ] Find the population of Paris with lookup"
+
+
+def test_a_repair_written_as_call_objects_runs_them_as_steps():
+    """Seen with Qwen2.5-Coder-1.5B: asked for the steps to do instead of a failed one, the replanner wrote
+    them as calls, {"steps": [{"tool": ..., "arguments": {...}}]}, which used to be read as no steps at all."""
+    broken = "Thought: hmm"
+    repair = json.dumps({"steps": [{"tool": "lookup", "arguments": {"city": "Rome"}}]})
+    replies = [plan("Find the population of Rom with lookup"), broken, broken, broken, repair,
+               'Action: lookup\nAction Input: {"city": "Rome"}', "Final Answer: 2.8 million", "2.8 million"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    assert agent.run("How many people live in Rome?") == "2.8 million"
+    assert agent.last_result.status == OK
+    assert agent.last_result.steps_of("replan")[0].content.endswith("2. [ ] Call lookup with city='Rome'")
+    assert "lookup(" in executor_system_prompt(llm, 5) and "weather(" not in executor_system_prompt(llm, 5)
+
+
+@pytest.mark.parametrize("item, text", [
+    ({"tool": "lookup", "arguments": {"city": "Rome"}}, "Call lookup with city='Rome'"),
+    ({"name": "lookup", "parameters": '{"city": "Rome"}'}, "Call lookup with city='Rome'"),
+    ({"function": {"name": "lookup", "arguments": {}}}, "Call lookup"),
+    ({"description": "Find Rome's population", "tool": "lookup"}, "Find Rome's population with lookup"),
+    ({"step": "Find Rome's population with lookup", "tool": "lookup"}, "Find Rome's population with lookup"),
+    ({"name": "Find the population", "details": "of Rome"}, '{"name": "Find the population", "details": "of Rome"}'),
+    ({"description": "  "}, '{"description": "  "}'),
+    ({}, None),
+    ("  Find it  ", "Find it"),
+])
+def test_a_step_written_as_an_object_is_read_in_words(item, text):
+    assert read_steps({"steps": [item]}) == ([text] if text else [])

@@ -3,14 +3,17 @@ readers of the model's JSON and of a step executor's tool calls."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from vero.core.agent import call_worked, tool_calls
+from vero.core.parsing import args_text, written_call
 from vero.core.result import Step
 
+_TEXT_KEYS = ("description", "step", "instruction", "task")
 MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
 
 
@@ -95,12 +98,27 @@ class Remaining:
 
 
 def read_steps(data: dict[str, Any]) -> list[str]:
-    """``{"steps": [...]}`` as step texts (dict items may use "description"/"step")."""
+    """``{"steps": [...]}`` as step texts; an item may also be an object, see ``_step_text``."""
     steps = data["steps"]
     if not isinstance(steps, list):
         raise ValueError("`steps` must be a list of strings")
-    texts = [(s.get("description") or s.get("step") or "") if isinstance(s, dict) else str(s) for s in steps]
-    return [t.strip() for t in texts if isinstance(t, str) and t.strip()]
+    return [text for text in map(_step_text, steps) if text]
+
+
+def _step_text(item: Any) -> str:
+    """A step written as an object, in words: its ``description`` (or ``step``, ``instruction``, ``task``),
+    with the tool it names; or a call object (``{"tool": ..., "arguments": {...}}``, written by small
+    replanners) as "Call tool with a=1".  Anything else is kept as JSON rather than dropped."""
+    if not isinstance(item, dict):
+        return str(item).strip()
+    text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str) and item[k].strip()), "").strip()
+    call = written_call(item)
+    if call is None or not re.fullmatch(r"[A-Za-z_][\w.-]*", call[0]):  # {"name": "Find the plant"} is no call
+        return text or (json.dumps(item, ensure_ascii=False) if item else "")
+    name, arguments = call
+    if text:
+        return text if re.search(rf"\b{re.escape(name)}\b", text) else f"{text} with {name}"
+    return f"Call {name} with {args_text(arguments)}" if args_text(arguments) else f"Call {name}"
 
 
 def read_plan(data: dict[str, Any], instructions: str) -> list[str]:

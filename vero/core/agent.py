@@ -31,7 +31,7 @@ from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
 from vero.core.named_values import named_values_hint
 from vero.core.options import AgentOptions
-from vero.core.parsing import normalized_arguments, parse_json_object, parse_json_value, reports_error, tidy_numbers
+from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
@@ -336,7 +336,7 @@ class Agent(ABC):
         word for word, so the observation says so and lists the other tools.
         """
         failed = self._earlier_failure(name, args)
-        self.record("action", f"{name}({_args_text(args)})", tool=name, args=args)
+        self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
                                            tools=self.tools.short_lines()) + self._named_values(args)
@@ -534,15 +534,3 @@ def _failed(observation: Step) -> bool:
     if error in ("timeout", "busy"):
         return False
     return error is not None or not observation.data.get("ok", True) or reports_error(observation.content)
-
-
-def _args_text(args: Any) -> str:
-    """Tool arguments as ``a=1, b='x'``, whether they came as a dict or as JSON text."""
-    if isinstance(args, str) and args.lstrip().startswith("{"):
-        try:
-            args = parse_json_value(args, repair=False)
-        except ValueError:
-            pass
-    if isinstance(args, dict):
-        return ", ".join(f"{k}={v!r}" for k, v in args.items())
-    return "" if args is None else str(args)

@@ -518,20 +518,38 @@ def _calls_in_value(value: Any, names: set[str]) -> list[ToolCall]:
     return calls if calls and len(calls) == len(items) else []
 
 
-def _as_call(item: Any, names: set[str]) -> ToolCall | None:
-    if not isinstance(item, dict):
-        return None
+def written_call(item: dict[str, Any]) -> tuple[str, Any] | None:
+    """The tool name and the arguments (None if absent) of an object written as a call, such as
+    ``{"name": ..., "arguments": {...}}`` or ``{"tool": ..., "parameters": {...}}``; nothing is checked."""
     keys: tuple[str, ...] = _ARGUMENT_KEYS
     if isinstance(item.get("function"), dict):  # the API's own shape: {"type": "function", "function": {...}}
         item, keys = item["function"], ("arguments",)  # its "parameters" would be a tool's schema
     name = next((item[k] for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
-    arguments = next((item[k] for k in keys if k in item), None)
+    return None if name is None else (name, next((item[k] for k in keys if k in item), None))
+
+
+def args_text(args: Any) -> str:
+    """Tool arguments as ``a=1, b='x'``, whether they came as a dict or as JSON text."""
+    if isinstance(args, str) and args.lstrip().startswith("{"):
+        try:
+            args = parse_json_value(args, repair=False)
+        except ValueError:
+            pass
+    if isinstance(args, dict):
+        return ", ".join(f"{k}={v!r}" for k, v in args.items())
+    return "" if args is None else str(args)
+
+
+def _as_call(item: Any, names: set[str]) -> ToolCall | None:
+    if not isinstance(item, dict) or (call := written_call(item)) is None:
+        return None
+    name, arguments = call
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError):
             return None
-    if name is None or name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
+    if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
         return None
     arguments = _valid_strings(arguments)
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, json.dumps(arguments, ensure_ascii=False))
