@@ -593,8 +593,16 @@ def test_a_repair_written_as_call_objects_runs_them_as_steps():
     ({"step": "Find Rome's population with lookup", "tool": "lookup"}, "Find Rome's population with lookup"),
     ({"name": "Find the population", "details": "of Rome"}, '{"name": "Find the population", "details": "of Rome"}'),
     ({"description": "  "}, '{"description": "  "}'),
+    # seen: a repair's steps with the tool's signature as its name and the argument as a string
+    ({"tool": "find_plant(name: string)", "arguments": "Frostvine", "result": "none (the step failed)"},
+     "Call find_plant with Frostvine"),
     ({}, None),
     ("  Find it  ", "Find it"),
 ])
 def test_a_step_written_as_an_object_is_read_in_words(item, text):
     assert read_steps({"steps": [item]}) == ([text] if text else [])
+
+
+def test_a_step_written_twice_is_read_once():
+    call = {"tool": "find_plant(name: string)", "arguments": "Frostvine"}
+    assert read_steps({"steps": [call, call, "Add them", call]}) == ["Call find_plant with Frostvine", "Add them"]

@@ -14,6 +14,7 @@ from vero.core.parsing import args_text, written_call
 from vero.core.result import Step
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
+_TOOL_NAME = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\(.*\))?\s*", re.DOTALL)  # find_plant, find_plant(name: str)
 MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
 
 
@@ -102,20 +103,21 @@ def read_steps(data: dict[str, Any]) -> list[str]:
     steps = data["steps"]
     if not isinstance(steps, list):
         raise ValueError("`steps` must be a list of strings")
-    return [text for text in map(_step_text, steps) if text]
+    return list(dict.fromkeys(text for text in map(_step_text, steps) if text))  # a step written twice runs once
 
 
 def _step_text(item: Any) -> str:
     """A step written as an object, in words: its ``description`` (or ``step``, ``instruction``, ``task``),
     with the tool it names; or a call object (``{"tool": ..., "arguments": {...}}``, written by small
-    replanners) as "Call tool with a=1".  Anything else is kept as JSON rather than dropped."""
+    replanners, sometimes with the tool's signature as its name) as "Call tool with a=1".  Anything else
+    is kept as JSON rather than dropped."""
     if not isinstance(item, dict):
         return str(item).strip()
     text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str) and item[k].strip()), "").strip()
     call = written_call(item)
-    if call is None or not re.fullmatch(r"[A-Za-z_][\w.-]*", call[0]):  # {"name": "Find the plant"} is no call
+    if call is None or not (tool := _TOOL_NAME.fullmatch(call[0])):  # {"name": "Find the plant"} is no call
         return text or (json.dumps(item, ensure_ascii=False) if item else "")
-    name, arguments = call
+    name, arguments = tool[1], call[1]
     if text:
         return text if re.search(rf"\b{re.escape(name)}\b", text) else f"{text} with {name}"
     return f"Call {name} with {args_text(arguments)}" if args_text(arguments) else f"Call {name}"
