@@ -606,3 +606,32 @@ def test_a_step_written_as_an_object_is_read_in_words(item, text):
 def test_a_step_written_twice_is_read_once():
     call = {"tool": "find_plant(name: string)", "arguments": "Frostvine"}
     assert read_steps({"steps": [call, call, "Add them", call]}) == ["Call find_plant with Frostvine", "Add them"]
+
+
+@tool
+def find_plant(name: str) -> dict:
+    """Look up a plant by its name."""
+    return {"name": name, "stock": 462, "price_per_plant_crowns": 112.8}
+
+
+@tool
+def calculate(expression: str) -> str:
+    """Evaluate an arithmetic expression."""
+    return str(eval(expression, {"__builtins__": {}}))  # test double: a name in the expression raises
+
+
+def test_a_step_executor_naming_fields_of_an_earlier_steps_result_is_given_their_values():
+    """Seen with Qwen2.5-Coder-1.5B (t13): the executor of the multiplication step wrote the field names of
+    the first step's result, calculate(expression='stock * price_per_plant_crowns', variables={...})."""
+    replies = [plan("Find Emberroot with find_plant", "Multiply the stock by the price with calculate"),
+               'Action: find_plant\nAction Input: {"name": "Emberroot"}', "Final Answer: found",
+               'Action: calculate\nAction Input: {"expression": "stock * price_per_plant_crowns", '
+               '"variables": {"stock": 462, "price_per_plant_crowns": 112.8}}',
+               'Action: calculate\nAction Input: {"expression": "462 * 112.8"}', "Final Answer: 52113.6",
+               "52113.6 crowns"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False)
+    assert agent.run("What are the Emberroot plants in stock worth?") == "52113.6 crowns"
+    hint = llm.requests[4].messages[-1]["content"]
+    assert "unexpected argument" in hint
+    assert "stock is 462 (from find_plant(name='Emberroot'))" in hint and "price_per_plant_crowns is 112.8" in hint

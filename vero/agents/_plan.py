@@ -23,8 +23,8 @@ class PlanStep:
     description: str
     status: str = "pending"  # pending | in_progress | completed | failed
     result: str = ""
-    tool_results: list[str] = field(default_factory=list)  # "tool(args) -> output" of its calls that worked
-    errors: list[str] = field(default_factory=list)  # "tool(args) -> error" of its calls that failed
+    tool_results: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", output) of calls that worked
+    errors: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", error) of its calls that failed
 
 
 @dataclass
@@ -45,6 +45,10 @@ class Plan:
 
     def completed(self) -> list[str]:
         return [s.description for s in self.steps if s.status == "completed"]
+
+    def worked_calls(self) -> list[tuple[str, str]]:
+        """``("tool(args)", output)`` of every call that worked in the steps so far."""
+        return [pair for s in self.steps for pair in s.tool_results]
 
     def replace_remaining(self, descriptions: list[str]) -> None:
         self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
@@ -75,12 +79,12 @@ class Plan:
 
 
 def _outcome(step: PlanStep, clip: Callable[[str, int], str]) -> str:
-    worked = "".join(f"\nTool result: {clip(r, 1000)}" for r in step.tool_results)
+    worked = "".join(f"\nTool result: {clip(f'{call} -> {output}', 1000)}" for call, output in step.tool_results)
     if step.status != "failed":
         return f"Result: {clip(step.result, 2000)}{worked}"
     if not step.errors and not step.tool_results:  # no call was made: what the executor ended with says why
         return f"Result: none (the step failed; it ended with: {clip(step.result, 300)})"
-    failed = "".join(f"\nFailed call: {clip(e, 500)}" for e in step.errors[-2:])
+    failed = "".join(f"\nFailed call: {clip(f'{call} -> {error}', 500)}" for call, error in step.errors[-2:])
     return f"Result: none (the step failed){worked}{failed}"
 
 
@@ -155,17 +159,16 @@ def read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remain
     return Remaining(steps)
 
 
-def tool_results(steps: list[Step]) -> tuple[list[str], list[str]]:
-    """``tool(args) -> output`` for each call of a step's executor that worked, and for each that failed.
+def tool_results(steps: list[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """``("tool(args)", output)`` for each call of a step's executor that worked, and for each that failed.
 
     Later steps and the answer see these values as the tools gave them: a small
     executor's own retelling rounds them, or computes something nobody asked for.
     A step whose every call failed is not done, whatever the executor then said.
     """
-    pairs = [(f"{action.content} -> {result.content.strip()}", call_worked(result)) for action, result
-             in tool_calls(steps)]
-    return (list(dict.fromkeys(text for text, worked in pairs if worked)),
-            list(dict.fromkeys(text for text, worked in pairs if not worked)))
+    calls = [(action.content, result.content.strip(), call_worked(result)) for action, result in tool_calls(steps)]
+    return (list(dict.fromkeys((call, output) for call, output, worked in calls if worked)),
+            list(dict.fromkeys((call, output) for call, output, worked in calls if not worked)))
 
 
 def normalized(description: str) -> str:

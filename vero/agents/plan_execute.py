@@ -284,7 +284,7 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
-            executor.tools_named = bool(named)
+            executor.tools_named, executor.plan_results = bool(named), plan.worked_calls()
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
                                      step=step.description)
         result = self.run_subagent(executor, text)

@@ -354,9 +354,13 @@ class Agent(ABC):
         return Observation(text, outcome.ok, outcome.error)
 
     def _named_values(self, args: Any) -> str:
-        worked = [(action.content, result.content) for action, result in tool_calls(self.steps_so_far())
-                  if call_worked(result)]
-        return named_values_hint(args, worked)
+        return named_values_hint(args, self.known_results())
+
+    def known_results(self) -> list[tuple[str, str]]:
+        """``("tool(args)", output)`` of the tool calls that worked so far, for hints about them (a
+        plan step's executor adds the earlier steps' calls)."""
+        return [(action.content, result.content) for action, result in tool_calls(self.steps_so_far())
+                if call_worked(result)]
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:
         """The observations of this run's earlier calls of ``name`` with the same arguments."""
