@@ -7,7 +7,7 @@ import pytest
 from vero import tool
 from vero.agents._plan import read_steps
 from vero.agents.plan_execute import Plan, PlanExecuteAgent
-from vero.core.result import FAILED, MAX_TURNS, OK, REJECTED
+from vero.core.result import FAILED, MAX_TURNS, NEEDS_REVIEW, OK, REJECTED
 from vero.testing import ScriptedLLM
 
 
@@ -635,3 +635,43 @@ def test_a_step_executor_naming_fields_of_an_earlier_steps_result_is_given_their
     hint = llm.requests[4].messages[-1]["content"]
     assert "unexpected argument" in hint
     assert "stock is 462 (from find_plant(name='Emberroot'))" in hint and "price_per_plant_crowns is 112.8" in hint
+
+
+# -- a failed step that cannot be repaired ------------------------------------------------------
+BROKEN = ["Thought: hmm"] * 3  # three malformed ReAct replies in a row fail a step
+
+
+def test_a_step_that_failed_twice_is_given_up_and_the_later_steps_still_run():
+    """Seen with Qwen2.5-Coder-1.5B (t14, t01, t11): the planner's first step could not be done (finding a
+    greenhouse with a tool that needs its id), the repair repeated it, and the later steps that answer the
+    task never ran: the replanner made up an answer."""
+    useless, useful = "Find the greenhouse of Paris with weather", "Find the population of Paris with lookup"
+    replies = [plan(useless, useful), *BROKEN, plan(useless), *BROKEN, plan(useless, useful),
+               'Action: lookup\nAction Input: {"city": "Paris"}', "Final Answer: 2.1 million", "2.1 million"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    assert agent.run("How many people live in Paris?") == "2.1 million"
+    result = agent.last_result
+    assert result.status == NEEDS_REVIEW and llm.calls == len(replies)
+    assert "the failed step could not be repaired; the plan goes on without it" in [
+        s.content for s in result.steps_of("warning") if s.depth == 0]
+    assert [s.data["status"] for s in result.steps_of("plan_step") if "result" in s.data] == [
+        "failed", "failed", "completed"]
+    assert "the steps marked [!] failed" in llm.requests[-1].messages[0]["content"]
+
+
+def test_an_unusable_repair_does_not_end_the_run_the_later_steps_still_run():
+    retries = PlanExecuteAgent("x", ScriptedLLM([])).json_retries
+    replies = [plan("find A", "find B"), *BROKEN, *["no idea"] * (retries + 1), "Final Answer: 2", "B is 2."]
+    agent, llm = make_default(replies)
+    assert agent.run("task") == "B is 2."
+    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == len(replies)
+
+
+def test_a_last_step_that_failed_twice_ends_with_an_answer_from_the_results():
+    replies = [plan("find A", "find B"), "Final Answer: 1", *BROKEN, plan("find B"), *BROKEN, plan("find B"),
+               "A is 1; B is unknown."]
+    agent, llm = make_default(replies)
+    assert agent.run("task") == "A is 1; B is unknown."
+    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == len(replies)
+    assert "Step 1 [x] find A\nResult: 1" in llm.requests[-1].messages[1]["content"]

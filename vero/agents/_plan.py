@@ -32,6 +32,7 @@ class Plan:
     """An ordered list of steps with their status; ``render()`` shows ``[ ] [>] [x] [!]``."""
 
     steps: list[PlanStep] = field(default_factory=list)
+    gave_up: bool = False  # a failed step could not be repaired, and the plan went on without it
 
     @classmethod
     def of(cls, descriptions: list[str]) -> Plan:
@@ -69,10 +70,12 @@ class Plan:
         already failed (a small replanner repeats it), the named tool was the
         wrong one, and the executor may pick another.
         """
-        failed_before = any(s.status == "failed" and normalized(s.description) == normalized(step.description)
-                            for s in self.steps)
         named = [name for name in tool_names if re.search(rf"\b{re.escape(name)}\b", step.description)]
-        return [] if failed_before else named
+        return [] if self.failures(step.description) else named
+
+    def failures(self, description: str) -> int:
+        """How often a step with this description failed."""
+        return sum(s.status == "failed" and normalized(s.description) == normalized(description) for s in self.steps)
 
     def __len__(self) -> int:
         return len(self.steps)

@@ -20,6 +20,12 @@ steps instead of answering; it also saves a call per step.  With
 ``replan_every_step=True`` the replanner runs after every step, as in the
 classic plan-and-execute loop (LangChain's, after Wang et al.).
 
+A failed step is tried at most twice.  When its repair offers nothing new (it
+repeats a step that failed twice, or it stays unusable), the plan goes on
+without it and the answer comes from the other steps' results, with status
+``needs_review``: small planners add steps a task does not need, and a step
+that cannot be done should not keep the later steps from running.
+
 A planner whose reply stays unusable after the JSON re-asks (small models copy
 the prompt's example plan) does not end the run: the task becomes a one-step
 plan, with a warning.
@@ -30,7 +36,7 @@ finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; each failed step adds
 a replanner call, and a step that names a tool but is answered without calling one gets one
 nudge (one more call).  With ``replan_every_step=True`` every step adds a replanner
 call instead, and the answer comes from it: 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
-(``max_turns`` executed steps, ``max_replans`` plan changes, the same
+(``max_turns`` executed steps, ``max_replans`` plan changes; with ``replan_every_step`` also the same
 remaining plan proposed twice in a row, or no step left but no answer) one more call writes the final answer
 from the step results, and the status is ``max_turns``.  JSON re-asks come on top.
 """
@@ -126,6 +132,10 @@ PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{resu
 ANSWER_PROMPT = """Every step of the plan is done. Using the step results below, write the final answer to the task
 for the user: short and direct, with the exact values from the results. Reply with the answer only."""
 
+PARTIAL_ANSWER_PROMPT = """The plan went as far as it could: the steps marked [!] failed. Using the step results
+below, write the final answer to the task for the user: short and direct, with the exact values from the results.
+Reply with the answer only."""
+
 FINAL_PROMPT = """The plan could not be finished within its budget. Using only the step results below,
 write the best final answer to the task, and say briefly what is still unknown."""
 
@@ -157,8 +167,9 @@ class PlanExecuteAgent(Agent):
         replan_every_step: run the replanner after every step, not only after a
             failed one (default False; see the module docstring).
 
-    Statuses: ``ok`` (answered after the last step, or the replanner answered), ``rejected``, ``failed`` (empty
-    plan, or another error), ``max_turns`` (a cap ended the loop).
+    Statuses: ``ok`` (answered after the last step, or the replanner answered), ``needs_review`` (answered
+    after a failed step was given up), ``rejected``, ``failed`` (empty plan, or another error), ``max_turns``
+    (a cap ended the loop).
     Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
     ``final``, ``warning``; each step's ReAct steps are one level deeper.
 
@@ -180,6 +191,7 @@ class PlanExecuteAgent(Agent):
     replan_prompt = REPLAN_PROMPT
     repair_prompt = REPAIR_PROMPT
     answer_prompt = ANSWER_PROMPT
+    partial_answer_prompt = PARTIAL_ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
     max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
@@ -217,10 +229,12 @@ class PlanExecuteAgent(Agent):
             if isinstance(decision, Finished):
                 self.record("final", decision.answer)
                 return Outcome(decision.answer, OK)
+            if not decision.steps and not self.replan_every_step:  # the failed step was the last one left
+                return self._answer(task, plan)
             if not decision.steps:
                 self.record("warning", "every step is done, but the replanner gave no answer")
                 break
-            if decision == proposed:
+            if decision == proposed and self.replan_every_step:
                 self.record("warning", "the replanner proposed the same plan twice in a row")
                 break
             proposed = decision
@@ -303,28 +317,43 @@ class PlanExecuteAgent(Agent):
 
     def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
         """The answer, or the steps that remain: the replanner's list (``replan_every_step``), or else,
-        after a failed step, the repair's steps followed by the later steps of the plan."""
+        after a failed step, the repair's steps followed by the later steps of the plan.
+
+        A repair never runs a step a third time, and an unusable repair is no reason to stop: in both
+        cases the plan goes on without the failed step (small planners add steps the task does not
+        need, such as finding a greenhouse by a tool that needs its id, and the later steps answer it).
+        """
         prompt = self.replan_prompt if self.replan_every_step else self.repair_prompt
-        decision = self.ask_json(self._progress(prompt, task, plan), lambda data: read_replan(data, plan.completed()),
-                                 schema=REPLAN_SCHEMA)
+        messages = self._progress(prompt, task, plan)
+        try:
+            decision = self.ask_json(messages, lambda data: read_replan(data, plan.completed()), schema=REPLAN_SCHEMA)
+        except MalformedOutputError:
+            if self.replan_every_step:
+                raise
+            decision = Remaining([])
         if isinstance(decision, Finished):
             return decision
-        if not decision.steps:  # listing only completed steps leaves the remaining plan as it is
-            return Remaining(plan.remaining())
-        if self.replan_every_step:
-            return Remaining(self._capped(decision.steps))
-        repaired = {normalized(d) for d in decision.steps}
-        return Remaining(self._capped(decision.steps + [d for d in plan.remaining() if normalized(d) not in repaired]))
+        if self.replan_every_step:  # listing only completed steps leaves the remaining plan as it is
+            return Remaining(self._capped(decision.steps or plan.remaining()))
+        later = {normalized(d) for d in plan.remaining()}
+        repair = [d for d in decision.steps if plan.failures(d) < 2]
+        if not any(normalized(d) not in later for d in repair):
+            plan.gave_up = True
+            self.record("warning", "the failed step could not be repaired; the plan goes on without it")
+        repaired = {normalized(d) for d in repair}
+        return Remaining(self._capped(repair + [d for d in plan.remaining() if normalized(d) not in repaired]))
 
     def _answer(self, task: str, plan: Plan) -> Outcome:
-        """Every step is done: the answer from the step results, in plain text."""
-        reply = self.call_llm(self._progress(self.answer_prompt, task, plan))
+        """No step is left: the answer from the step results, in plain text (``needs_review`` when a
+        failed step was given up: the answer may lack what it would have found)."""
+        reply = self.call_llm(self._progress(self.partial_answer_prompt if plan.gave_up else self.answer_prompt,
+                                             task, plan))
         answer = reply.text.strip()
         if not answer or reply.truncated:
             self.record("warning", "the answer after the last step was empty or cut off")
             return Outcome(self.partial, NEEDS_REVIEW)  # the last step's result
         self.record("final", answer)
-        return Outcome(answer, OK)
+        return Outcome(answer, NEEDS_REVIEW if plan.gave_up else OK)
 
     def _final_answer(self, task: str, plan: Plan) -> str:
         answer = self.call_llm(self._progress(self.final_prompt, task, plan)).text.strip()
