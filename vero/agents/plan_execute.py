@@ -75,6 +75,7 @@ PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list
 PLANNER_RULES = """An executor will carry out your steps one at a time; it can call the tools listed in the request.
 - You cannot call tools yourself; only plan.
 - Each step is one short instruction in plain words that names the tool to use; pick the tool whose description fits.
+- A tool needs its arguments: use it only in a step where the task or an earlier step's result gives them.
 - A later step may use the result of an earlier one: refer to it ("the city found in step 1"), never guess it.
 - Use as few steps as the task needs: no step after the one whose result answers the task.
 
