@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,7 @@ class Plan:
     """An ordered list of steps with their status; ``render()`` shows ``[ ] [>] [x] [!]``."""
 
     steps: list[PlanStep] = field(default_factory=list)
-    gave_up: bool = False  # a failed step could not be repaired, and the plan went on without it
+    given_up: list[str] = field(default_factory=list)  # failed steps that could not be repaired
 
     @classmethod
     def of(cls, descriptions: list[str]) -> Plan:
@@ -73,6 +73,11 @@ class Plan:
         named = [name for name in tool_names if re.search(rf"\b{re.escape(name)}\b", step.description)]
         return [] if self.failures(step.description) else named
 
+    def gave_up(self) -> bool:
+        """True when the plan went on without a failed step that no later step with its words did."""
+        done = {normalized(d) for d in self.completed()}
+        return any(normalized(d) not in done for d in self.given_up)
+
     def failures(self, description: str) -> int:
         """How often a step with this description failed."""
         return sum(s.status == "failed" and normalized(s.description) == normalized(description) for s in self.steps)
@@ -105,35 +110,40 @@ class Remaining:
     steps: list[str]
 
 
-def read_steps(data: dict[str, Any]) -> list[str]:
-    """``{"steps": [...]}`` as step texts; an item may also be an object, see ``_step_text``."""
+def read_steps(data: dict[str, Any], tools: Collection[str] = ()) -> list[str]:
+    """``{"steps": [...]}`` as step texts; an item may also be an object naming one of ``tools``, see
+    ``_step_text``.  A step written again right after itself runs once (small replanners repeat a call)."""
     steps = data["steps"]
     if not isinstance(steps, list):
         raise ValueError("`steps` must be a list of strings")
-    return list(dict.fromkeys(text for text in map(_step_text, steps) if text))  # a step written twice runs once
+    texts = [text for text in (_step_text(item, tools) for item in steps) if text]
+    return [text for i, text in enumerate(texts) if i == 0 or normalized(text) != normalized(texts[i - 1])]
 
 
-def _step_text(item: Any) -> str:
-    """A step written as an object, in words: its ``description`` (or ``step``, ``instruction``, ``task``),
-    with the tool it names; or a call object (``{"tool": ..., "arguments": {...}}``, written by small
-    replanners, sometimes with the tool's signature as its name) as "Call tool with a=1".  Anything else
-    is kept as JSON rather than dropped."""
+def _step_text(item: Any, tools: Collection[str]) -> str:
+    """A step written as an object, in words: its ``description`` (or ``step``, ``instruction``, ``task``)
+    with the tool it names and that tool's arguments; or a call object (``{"tool": ..., "arguments":
+    {...}}``, written by small replanners, sometimes with the tool's signature as its name) as "Call tool
+    with a=1".  Anything else is kept as JSON rather than dropped."""
     if not isinstance(item, dict):
         return str(item).strip()
     text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str) and item[k].strip()), "").strip()
     call = written_call(item)
-    if call is None or not (tool := _TOOL_NAME.fullmatch(call[0])):  # {"name": "Find the plant"} is no call
+    names = ([call[0]] if call else []) + [value for value in item.values() if isinstance(value, str)]
+    tool = next((m[1] for name in names if (m := _TOOL_NAME.fullmatch(name)) and m[1] in tools), None)
+    if tool is None:
         return text or (json.dumps(item, ensure_ascii=False) if item else "")
-    name, arguments = tool[1], call[1]
-    if text:
-        return text if re.search(rf"\b{re.escape(name)}\b", text) else f"{text} with {name}"
-    return f"Call {name} with {args_text(arguments)}" if args_text(arguments) else f"Call {name}"
+    arguments = args_text(call[1]) if call and call[1] else ""
+    if not text:
+        return f"Call {tool} with {arguments}" if arguments else f"Call {tool}"
+    text = text if re.search(rf"\b{re.escape(tool)}\b", text) else f"{text} with {tool}"
+    return f"{text} ({arguments})" if arguments else text
 
 
-def read_plan(data: dict[str, Any], instructions: str) -> list[str]:
+def read_plan(data: dict[str, Any], instructions: str, tools: Collection[str] = ()) -> list[str]:
     """The plan's steps; a step copied word for word from the planner's ``instructions`` (their example,
     which small models copy) is re-asked for."""
-    steps = read_steps(data)
+    steps = read_steps(data, tools)
     copied = next((step for step in steps if len(step) >= 20 and normalized(step) in normalized(instructions)), None)
     if copied is not None:
         raise ValueError(f"the step {copied!r} is copied from the example in the instructions; "
@@ -141,7 +151,7 @@ def read_plan(data: dict[str, Any], instructions: str) -> list[str]:
     return steps
 
 
-def read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remaining:
+def read_replan(data: dict[str, Any], completed: list[str], tools: Collection[str] = ()) -> Finished | Remaining:
     """A final answer (``response``) or the remaining steps.
 
     A replanner that repeats the whole plan would re-run finished steps, so
@@ -153,7 +163,7 @@ def read_replan(data: dict[str, Any], completed: list[str]) -> Finished | Remain
         return Finished(response.strip())
     if "steps" not in data:
         raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
-    steps = read_steps(data)
+    steps = read_steps(data, tools)
     if not steps:
         raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
     done = {normalized(d) for d in completed}

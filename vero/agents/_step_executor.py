@@ -43,12 +43,12 @@ class StepExecutor(ReActAgent):
     # some call worked: measured, 4 tasks lost and 1 gained over 21.
     max_repairs = 0
     tools_named = False  # set when the step names its tools: its result must come from one of them
-    plan_results: list[tuple[str, str]] = []  # set to the calls of earlier steps that worked
+    plan_results: tuple[tuple[str, str], ...] = ()  # set to the calls of earlier steps that worked
 
     def known_results(self) -> list[tuple[str, str]]:
         """The plan's earlier results count too: its executor writes ``calculate("stock * price")`` with
         field names from them, and the hint gives their values."""
-        return self.plan_results + super().known_results()
+        return [*self.plan_results, *super().known_results()]
 
     def answer_check(self, answer: str) -> str | None:
         """Small executors "answer" a step that names a tool without calling it, with an invented

@@ -20,11 +20,14 @@ steps instead of answering; it also saves a call per step.  With
 ``replan_every_step=True`` the replanner runs after every step, as in the
 classic plan-and-execute loop (LangChain's, after Wang et al.).
 
-A failed step is tried at most twice.  When its repair offers nothing new (it
-repeats a step that failed twice, or it stays unusable), the plan goes on
-without it and the answer comes from the other steps' results, with status
-``needs_review``: small planners add steps a task does not need, and a step
-that cannot be done should not keep the later steps from running.
+A step is run at most twice with the same words.  A repair step that already
+failed twice is dropped, and when a repair offers nothing new (no step that
+is not already later in the plan: only the failed step again, only the later
+or completed steps, or a reply that stays unusable) the failed step is given
+up.  The plan goes on without it, and an answer written while a given-up step
+was never done ends ``needs_review``: small planners add steps a task does
+not need, and a step that cannot be done should not keep the later steps
+from running.
 
 A planner whose reply stays unusable after the JSON re-asks (small models copy
 the prompt's example plan) does not end the run: the task becomes a one-step
@@ -229,7 +232,7 @@ class PlanExecuteAgent(Agent):
             decision = self._replan(task, plan)
             if isinstance(decision, Finished):
                 self.record("final", decision.answer)
-                return Outcome(decision.answer, OK)
+                return Outcome(decision.answer, NEEDS_REVIEW if plan.gave_up() else OK)
             if not decision.steps and not self.replan_every_step:  # the failed step was the last one left
                 return self._answer(task, plan)
             if not decision.steps:
@@ -272,7 +275,8 @@ class PlanExecuteAgent(Agent):
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
         try:
             steps = self.ask_json([Message.system(system), Message.user(request)],
-                                  lambda data: read_plan(data, self.planner_rules), schema=PLAN_SCHEMA)
+                                  lambda data: read_plan(data, self.planner_rules, self.tools.names()),
+                                  schema=PLAN_SCHEMA)
         except MalformedOutputError as error:  # a small planner may copy the example however often it is re-asked
             self.record("warning", f"no usable plan ({error}); the task runs as a single step")
             steps = [task]
@@ -299,7 +303,7 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
-            executor.tools_named, executor.plan_results = bool(named), plan.worked_calls()
+            executor.tools_named, executor.plan_results = bool(named), tuple(plan.worked_calls())
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
                                      step=step.description)
         result = self.run_subagent(executor, text)
@@ -320,14 +324,15 @@ class PlanExecuteAgent(Agent):
         """The answer, or the steps that remain: the replanner's list (``replan_every_step``), or else,
         after a failed step, the repair's steps followed by the later steps of the plan.
 
-        A repair never runs a step a third time, and an unusable repair is no reason to stop: in both
-        cases the plan goes on without the failed step (small planners add steps the task does not
-        need, such as finding a greenhouse by a tool that needs its id, and the later steps answer it).
+        A repair never runs a step a third time, and an unusable repair is no reason to stop: the plan
+        goes on without the failed step (small planners add steps the task does not need, such as
+        finding a greenhouse by a tool that needs its id, and the later steps answer it).
         """
         prompt = self.replan_prompt if self.replan_every_step else self.repair_prompt
         messages = self._progress(prompt, task, plan)
         try:
-            decision = self.ask_json(messages, lambda data: read_replan(data, plan.completed()), schema=REPLAN_SCHEMA)
+            decision = self.ask_json(messages, lambda data: read_replan(data, plan.completed(), self.tools.names()),
+                                     schema=REPLAN_SCHEMA)
         except MalformedOutputError:
             if self.replan_every_step:
                 raise
@@ -338,23 +343,28 @@ class PlanExecuteAgent(Agent):
             return Remaining(self._capped(decision.steps or plan.remaining()))
         later = {normalized(d) for d in plan.remaining()}
         repair = [d for d in decision.steps if plan.failures(d) < 2]
+        given_up = [d for d in decision.steps if plan.failures(d) >= 2]
         if not any(normalized(d) not in later for d in repair):
-            plan.gave_up = True
-            self.record("warning", "the failed step could not be repaired; the plan goes on without it")
+            given_up.append(next(s.description for s in reversed(plan.steps) if s.status == "failed"))
+        for description in dict.fromkeys(given_up):
+            plan.given_up.append(description)
+            self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
+                                   "without it")
         repaired = {normalized(d) for d in repair}
         return Remaining(self._capped(repair + [d for d in plan.remaining() if normalized(d) not in repaired]))
 
     def _answer(self, task: str, plan: Plan) -> Outcome:
         """No step is left: the answer from the step results, in plain text (``needs_review`` when a
         failed step was given up: the answer may lack what it would have found)."""
-        reply = self.call_llm(self._progress(self.partial_answer_prompt if plan.gave_up else self.answer_prompt,
+        gave_up = plan.gave_up()
+        reply = self.call_llm(self._progress(self.partial_answer_prompt if gave_up else self.answer_prompt,
                                              task, plan))
         answer = reply.text.strip()
         if not answer or reply.truncated:
             self.record("warning", "the answer after the last step was empty or cut off")
             return Outcome(self.partial, NEEDS_REVIEW)  # the last step's result
         self.record("final", answer)
-        return Outcome(answer, NEEDS_REVIEW if plan.gave_up else OK)
+        return Outcome(answer, NEEDS_REVIEW if gave_up else OK)
 
     def _final_answer(self, task: str, plan: Plan) -> str:
         answer = self.call_llm(self._progress(self.final_prompt, task, plan)).text.strip()
