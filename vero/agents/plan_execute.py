@@ -172,7 +172,7 @@ class PlanExecuteAgent(Agent):
             failed one (default False; see the module docstring).
 
     Statuses: ``ok`` (answered after the last step, or the replanner answered), ``needs_review`` (answered
-    after a failed step was given up), ``rejected``, ``failed`` (empty plan, or another error), ``max_turns``
+    while a failed step that was given up was never done), ``rejected``, ``failed`` (empty plan, or another error), ``max_turns``
     (a cap ended the loop).
     Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
     ``final``, ``warning``; each step's ReAct steps are one level deeper.
