@@ -713,3 +713,26 @@ def test_a_given_up_step_done_later_does_not_need_review():
     assert agent.run("task") == "A, B and C."
     assert agent.last_result.status == OK and llm.calls == len(replies)
     assert "Every step of the plan is done" in llm.requests[-1].messages[0]["content"]
+
+
+def test_a_retried_step_says_which_tool_failed_for_it():
+    """Seen with Qwen2.5-Coder-1.5B (t22): "Find the greenhouse where Emberroot grows with greenhouse_info";
+    the executor called greenhouse_info with made-up ids, and on the retries, given every tool, it went on
+    calling the tool the step names until one try picked find_plant."""
+    step = "Find the population of Paris with weather"
+    replies = [plan(step), 'Action: weather\nAction Input: {"city": "Paris"}', "Final Answer: sunny",
+               "Final Answer: sunny", plan(step),  # the answer after only failed calls gets one nudge
+               'Action: lookup\nAction Input: {"city": "Paris"}', "Final Answer: 2.1 million", "2.1 million"]
+    llm = ScriptedLLM(replies)
+
+    @tool
+    def weather(city: str) -> str:
+        """Look up a city's weather."""
+        raise ValueError(f"no weather for {city}")
+
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    assert agent.run("How many people live in Paris?") == "2.1 million"
+    assert llm.calls == len(replies)
+    first_try, retry = (llm.requests[i].messages[-1]["content"] for i in (1, 5))
+    note = "(This step failed before with weather: choose the tool whose description gives what the step needs.)"
+    assert note not in first_try and f"## Your step\n{step}\n{note}" in retry

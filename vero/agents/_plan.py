@@ -78,6 +78,12 @@ class Plan:
         done = {normalized(d) for d in self.completed()}
         return any(normalized(d) not in done for d in self.given_up)
 
+    def failed_tools(self, description: str) -> list[str]:
+        """The tools whose calls failed in earlier tries of a step with this description."""
+        calls = [call for s in self.steps if s.status == "failed" and normalized(s.description) == normalized(
+            description) for call, _ in s.errors]
+        return list(dict.fromkeys(call.split("(", 1)[0] for call in calls))
+
     def failures(self, description: str) -> int:
         """How often a step with this description failed."""
         return sum(s.status == "failed" and normalized(s.description) == normalized(description) for s in self.steps)

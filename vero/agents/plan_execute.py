@@ -119,6 +119,8 @@ STEP_TASK = """You are carrying out one step of a larger plan.
 Do only this step. Use a tool for every fact or calculation; never guess a value.
 Give the step's result as your final answer."""
 
+RETRY_NOTE = "\n(This step failed before with {tools}: choose the tool whose description gives what the step needs.)"
+
 REPLAN_PROMPT = """You check the progress of a plan after each step.
 If the step results already answer the task, reply {"response": "<the final answer to the task, for the user>"}.
 Otherwise reply {"steps": ["...", "..."]} with only the steps that still remain (not the completed ones):
@@ -171,9 +173,9 @@ class PlanExecuteAgent(Agent):
         replan_every_step: run the replanner after every step, not only after a
             failed one (default False; see the module docstring).
 
-    Statuses: ``ok`` (answered after the last step, or the replanner answered), ``needs_review`` (answered
-    while a failed step that was given up was never done), ``rejected``, ``failed`` (empty plan, or another error), ``max_turns``
-    (a cap ended the loop).
+    Statuses: ``ok`` (answered after the last step, or the replanner answered), ``needs_review``
+    (answered while a failed step that was given up was never done), ``rejected``, ``failed`` (empty
+    plan, or another error), ``max_turns`` (a cap ended the loop).
     Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
     ``final``, ``warning``; each step's ReAct steps are one level deeper.
 
@@ -191,6 +193,7 @@ class PlanExecuteAgent(Agent):
     plan_request = PLAN_REQUEST
     plan_feedback = PLAN_FEEDBACK
     step_task = STEP_TASK
+    retry_note = RETRY_NOTE
     executor_class: type[ReActAgent] = StepExecutor
     replan_prompt = REPLAN_PROMPT
     repair_prompt = REPAIR_PROMPT
@@ -304,8 +307,10 @@ class PlanExecuteAgent(Agent):
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
             executor.tools_named, executor.plan_results = bool(named), tuple(plan.worked_calls())
+        failed_tools = plan.failed_tools(step.description)  # a retry: the planner may have named the wrong tool
+        retry_note = self.retry_note.format(tools=", ".join(failed_tools)) if failed_tools else ""
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
-                                     step=step.description)
+                                     step=step.description + retry_note)
         result = self.run_subagent(executor, text)
         step.tool_results, step.errors = tool_results(result.steps)
         step.status = "completed" if result.ok and (step.tool_results or not step.errors) else "failed"
