@@ -78,7 +78,6 @@ PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list
 PLANNER_RULES = """An executor will carry out your steps one at a time; it can call the tools listed in the request.
 - You cannot call tools yourself; only plan.
 - Each step is one short instruction in plain words that names the tool to use; pick the tool whose description fits.
-- A tool needs its arguments: use it only in a step where the task or an earlier step's result gives them.
 - A later step may use the result of an earlier one: refer to it ("the city found in step 1"), never guess it.
 - Use as few steps as the task needs: no step after the one whose result answers the task.
 
@@ -138,11 +137,7 @@ PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{resu
 ANSWER_PROMPT = """Every step of the plan is done. Using the step results below, write the final answer to the task
 for the user: short and direct, with the exact values from the results. Reply with the answer only."""
 
-PARTIAL_ANSWER_PROMPT = """The plan went as far as it could: the steps marked [!] failed. Using the step results
-below, write the final answer to the task for the user: short and direct, with the exact values from the results.
-Reply with the answer only."""
-
-FINAL_PROMPT = """The plan could not be finished within its budget. Using only the step results below,
+FINAL_PROMPT = """The plan could not be finished. Using only the step results below,
 write the best final answer to the task, and say briefly what is still unknown."""
 
 PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
@@ -198,7 +193,6 @@ class PlanExecuteAgent(Agent):
     replan_prompt = REPLAN_PROMPT
     repair_prompt = REPAIR_PROMPT
     answer_prompt = ANSWER_PROMPT
-    partial_answer_prompt = PARTIAL_ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
     max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
@@ -359,11 +353,10 @@ class PlanExecuteAgent(Agent):
         return Remaining(self._capped(repair + [d for d in plan.remaining() if normalized(d) not in repaired]))
 
     def _answer(self, task: str, plan: Plan) -> Outcome:
-        """No step is left: the answer from the step results, in plain text (``needs_review`` when a
-        failed step was given up: the answer may lack what it would have found)."""
+        """No step is left: the answer from the step results, in plain text.  When a failed step was
+        given up, it comes from ``final_prompt`` (say what is still unknown), with status ``needs_review``."""
         gave_up = plan.gave_up()
-        reply = self.call_llm(self._progress(self.partial_answer_prompt if gave_up else self.answer_prompt,
-                                             task, plan))
+        reply = self.call_llm(self._progress(self.final_prompt if gave_up else self.answer_prompt, task, plan))
         answer = reply.text.strip()
         if not answer or reply.truncated:
             self.record("warning", "the answer after the last step was empty or cut off")
