@@ -736,3 +736,14 @@ def test_a_retried_step_says_which_tool_failed_for_it():
     first_try, retry = (llm.requests[i].messages[-1]["content"] for i in (1, 5))
     note = "(This step failed before with weather: choose the tool whose description gives what the step needs.)"
     assert note not in first_try and f"## Your step\n{step}\n{note}" in retry
+
+
+def test_a_given_up_step_proposed_again_is_dropped_without_another_warning():
+    replies = [plan("find A", "find B", "find C"), *BROKEN, plan("find A"), *BROKEN, plan("find A", "find B"),
+               *BROKEN, plan("find A", "find B"), "Final Answer: b", "Final Answer: c", "B is b, C is c."]
+    agent, llm = make_default(replies)
+    assert agent.run("task") == "B is b, C is c."
+    result = agent.last_result
+    assert result.status == NEEDS_REVIEW and llm.calls == len(replies)
+    assert [s.content for s in result.steps_of("warning") if s.depth == 0] == [
+        "the failed step 'find A' could not be repaired; the plan goes on without it"]

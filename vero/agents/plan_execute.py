@@ -346,6 +346,8 @@ class PlanExecuteAgent(Agent):
         if not any(normalized(d) not in later for d in repair):
             given_up.append(next(s.description for s in reversed(plan.steps) if s.status == "failed"))
         for description in dict.fromkeys(given_up):
+            if any(normalized(description) == normalized(d) for d in plan.given_up):
+                continue  # proposed again: said once is enough
             plan.given_up.append(description)
             self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
                                    "without it")
