@@ -747,3 +747,15 @@ def test_a_given_up_step_proposed_again_is_dropped_without_another_warning():
     assert result.status == NEEDS_REVIEW and llm.calls == len(replies)
     assert [s.content for s in result.steps_of("warning") if s.depth == 0] == [
         "the failed step 'find A' could not be repaired; the plan goes on without it"]
+
+
+def test_every_repair_counts_toward_max_replans_also_one_that_gives_a_step_up():
+    """Seen: after a given-up step, later steps that could not be done either failed and were repaired
+    one after the other (44 model calls for a one-lookup task); the repairs are capped like replans."""
+    replies = [plan("find A", "find B", "find C"), *BROKEN, plan("find B", "find C"), *BROKEN, plan("find C"),
+               "A and B are unknown."]
+    agent, llm = make_default(replies, max_replans=1)
+    assert agent.run("task") == "A and B are unknown."
+    result = agent.last_result
+    assert result.status == MAX_TURNS and llm.calls == len(replies)
+    assert "more than 1 replans" in [s.content for s in result.steps_of("warning") if s.depth == 0]

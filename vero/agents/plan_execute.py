@@ -164,7 +164,8 @@ class PlanExecuteAgent(Agent):
             is feedback for the planner.  Default None: auto-approve.
         max_plan_revisions: feedback rounds (default 3); a plan still not
             approved after them is ``rejected`` (it never runs unapproved).
-        max_replans: how often the replanner may change the remaining plan (default 5).
+        max_replans: how often the replanner may change the remaining plan (default 5); without
+            ``replan_every_step`` every repair after a failed step counts, also one that gives the step up.
         replan_every_step: run the replanner after every step, not only after a
             failed one (default False; see the module docstring).
 
@@ -239,11 +240,13 @@ class PlanExecuteAgent(Agent):
                 self.record("warning", "the replanner proposed the same plan twice in a row")
                 break
             proposed = decision
-            if decision.steps != plan.remaining():
+            changed = decision.steps != plan.remaining()
+            if changed or not self.replan_every_step:  # every repair counts: each follows a failed step
                 replans += 1
                 if replans > self.max_replans:
                     self.record("warning", f"more than {self.max_replans} replans")
                     break
+            if changed:
                 plan.replace_remaining(decision.steps)
                 self.record("replan", plan.render(), steps=decision.steps)
         return Outcome(self._final_answer(task, plan), MAX_TURNS)
