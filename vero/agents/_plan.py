@@ -80,13 +80,22 @@ class Plan:
 
     def failed_tools(self, description: str) -> list[str]:
         """The tools whose calls failed in earlier tries of a step with this description."""
-        calls = [call for s in self.steps if s.status == "failed" and normalized(s.description) == normalized(
-            description) for call, _ in s.errors]
+        calls = [call for s in self._failed_tries(description) for call, _ in s.errors]
         return list(dict.fromkeys(call.split("(", 1)[0] for call in calls))
 
     def failures(self, description: str) -> int:
         """How often a step with this description failed."""
-        return sum(s.status == "failed" and normalized(s.description) == normalized(description) for s in self.steps)
+        return len(self._failed_tries(description))
+
+    def give_up(self, description: str) -> bool:
+        """Record that the plan goes on without this failed step; False if it was given up already."""
+        if any(normalized(d) == normalized(description) for d in self.given_up):
+            return False
+        self.given_up.append(description)
+        return True
+
+    def _failed_tries(self, description: str) -> list[PlanStep]:
+        return [s for s in self.steps if s.status == "failed" and normalized(s.description) == normalized(description)]
 
     def __len__(self) -> int:
         return len(self.steps)

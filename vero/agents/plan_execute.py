@@ -348,12 +348,10 @@ class PlanExecuteAgent(Agent):
         given_up = [d for d in decision.steps if plan.failures(d) >= 2]
         if not any(normalized(d) not in later for d in repair):
             given_up.append(next(s.description for s in reversed(plan.steps) if s.status == "failed"))
-        for description in dict.fromkeys(given_up):
-            if any(normalized(description) == normalized(d) for d in plan.given_up):
-                continue  # proposed again: said once is enough
-            plan.given_up.append(description)
-            self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
-                                   "without it")
+        for description in given_up:
+            if plan.give_up(description):  # proposed again later: said once is enough
+                self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
+                                       "without it")
         repaired = {normalized(d) for d in repair}
         return Remaining(self._capped(repair + [d for d in plan.remaining() if normalized(d) not in repaired]))
 
