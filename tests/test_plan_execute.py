@@ -227,6 +227,15 @@ def test_step_budget_ends_with_a_final_answer():
     assert [(s.content, s.data) for s in final] == [("Best effort answer", {"reason": "max_turns"})]
 
 
+def test_a_cut_off_answer_after_a_cap_is_not_used():
+    replies = [plan("a", "b"), "Final Answer: ra", plan("b"), {"content": "Best eff", "finish_reason": "length"}]
+    agent, llm = make(replies, max_steps=1)
+    assert agent.run("task") == "ra"  # the last step's result, not the cut-off reply
+    result = agent.last_result
+    assert result.status == MAX_TURNS and llm.calls == 4 and not [s for s in result.steps_of("final") if s.depth == 0]
+    assert "empty or cut off" in result.steps_of("warning")[-1].content
+
+
 def test_max_steps_is_the_old_name_of_max_turns():
     assert make([])[0].max_steps == 20
     assert make([], max_turns=4)[0].max_steps == 4

@@ -87,7 +87,23 @@ class Plan:
         """How often a step with this description failed."""
         return len(self._failed_tries(description))
 
-    def give_up(self, description: str) -> bool:
+    def repaired(self, proposed: list[str]) -> tuple[list[str], list[str]]:
+        """The steps that remain after a repair that ``proposed`` these steps for the last failed one, and
+        the failed steps given up by it (each given up once).
+
+        A proposed step that already failed twice is dropped; when the rest brings no step that is not
+        already later in the plan, the failed step is given up and the plan goes on without it.
+        """
+        later = {normalized(d) for d in self.remaining()}
+        repair = [d for d in proposed if self.failures(d) < 2]
+        dropped = [d for d in proposed if self.failures(d) >= 2]
+        if not any(normalized(d) not in later for d in repair):
+            dropped.append(next(s.description for s in reversed(self.steps) if s.status == "failed"))
+        given_up = [d for d in dict.fromkeys(dropped) if self._give_up(d)]
+        repaired = {normalized(d) for d in repair}
+        return repair + [d for d in self.remaining() if normalized(d) not in repaired], given_up
+
+    def _give_up(self, description: str) -> bool:
         """Record that the plan goes on without this failed step; False if it was given up already."""
         if any(normalized(d) == normalized(description) for d in self.given_up):
             return False

@@ -56,7 +56,6 @@ from vero.agents._plan import (
     PlanStep,
     Remaining,
     approval_text,
-    normalized,
     read_plan,
     read_replan,
     tool_results,
@@ -249,7 +248,7 @@ class PlanExecuteAgent(Agent):
             if changed:
                 plan.replace_remaining(decision.steps)
                 self.record("replan", plan.render(), steps=decision.steps)
-        return Outcome(self._final_answer(task, plan), MAX_TURNS)
+        return self._answer(task, plan, capped=True)
 
     # -- planner and approval gate ------------------------------------------------------
     def _approved_plan(self, task: str) -> Plan:
@@ -343,32 +342,22 @@ class PlanExecuteAgent(Agent):
             return decision
         if self.replan_every_step:  # listing only completed steps leaves the remaining plan as it is
             return Remaining(self._capped(decision.steps or plan.remaining()))
-        later = {normalized(d) for d in plan.remaining()}
-        repair = [d for d in decision.steps if plan.failures(d) < 2]
-        given_up = [d for d in decision.steps if plan.failures(d) >= 2]
-        if not any(normalized(d) not in later for d in repair):
-            given_up.append(next(s.description for s in reversed(plan.steps) if s.status == "failed"))
+        remaining, given_up = plan.repaired(decision.steps)
         for description in given_up:
-            if plan.give_up(description):  # proposed again later: said once is enough
-                self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
-                                       "without it")
-        repaired = {normalized(d) for d in repair}
-        return Remaining(self._capped(repair + [d for d in plan.remaining() if normalized(d) not in repaired]))
+            self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
+                                   "without it")
+        return Remaining(self._capped(remaining))
 
-    def _answer(self, task: str, plan: Plan) -> Outcome:
-        """No step is left: the answer from the step results, in plain text.  When a failed step was
-        given up, it comes from ``final_prompt`` (say what is still unknown), with status ``needs_review``."""
-        gave_up = plan.gave_up()
-        reply = self.call_llm(self._progress(self.final_prompt if gave_up else self.answer_prompt, task, plan))
+    def _answer(self, task: str, plan: Plan, capped: bool = False) -> Outcome:
+        """The answer from the step results, in plain text: after the last step, or when a cap ended the
+        loop (status ``max_turns``).  When a failed step was given up or a cap struck, it comes from
+        ``final_prompt`` (say what is still unknown), and an answer without a cap is ``needs_review``."""
+        unfinished = capped or plan.gave_up()
+        reply = self.call_llm(self._progress(self.final_prompt if unfinished else self.answer_prompt, task, plan))
         answer = reply.text.strip()
+        status = MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK
         if not answer or reply.truncated:
-            self.record("warning", "the answer after the last step was empty or cut off")
-            return Outcome(self.partial, NEEDS_REVIEW)  # the last step's result
-        self.record("final", answer)
-        return Outcome(answer, NEEDS_REVIEW if gave_up else OK)
-
-    def _final_answer(self, task: str, plan: Plan) -> str:
-        answer = self.call_llm(self._progress(self.final_prompt, task, plan)).text.strip()
-        answer = answer or self.partial
-        self.record("final", answer, reason="max_turns")
-        return answer
+            self.record("warning", "the answer from the step results was empty or cut off")
+            return Outcome(self.partial, MAX_TURNS if capped else NEEDS_REVIEW)  # the last step's result
+        self.record("final", answer, **({"reason": "max_turns"} if capped else {}))
+        return Outcome(answer, status)
