@@ -143,11 +143,12 @@ class Remaining:
 
 def read_steps(data: dict[str, Any], tools: Collection[str] = ()) -> list[str]:
     """``{"steps": [...]}`` as step texts; an item may also be an object naming one of ``tools``, see
-    ``_step_text``.  A step written again right after itself runs once (small replanners repeat a call)."""
+    ``_step_text``.  A step written again right after itself runs once (small replanners repeat a call), and
+    one without a word or number is no step (a stray "}" from JSON that a small replanner broke)."""
     steps = data["steps"]
     if not isinstance(steps, list):
         raise ValueError("`steps` must be a list of strings")
-    texts = [text for text in (_step_text(item, tools) for item in steps) if text]
+    texts = [text for text in (_step_text(item, tools) for item in steps) if re.search(r"\w", text)]
     return [text for i, text in enumerate(texts) if i == 0 or normalized(text) != normalized(texts[i - 1])]
 
 

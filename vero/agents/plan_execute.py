@@ -226,6 +226,11 @@ class PlanExecuteAgent(Agent):
                 if plan.remaining():
                     continue
                 return self._answer(task, plan)
+            if not self.replan_every_step:  # every repair counts: it follows a failed step
+                replans += 1
+                if replans > self.max_replans:
+                    self.record("warning", f"more than {self.max_replans} replans")
+                    break
             decision = self._replan(task, plan)
             if isinstance(decision, Finished):
                 self.record("final", decision.answer)
@@ -240,7 +245,7 @@ class PlanExecuteAgent(Agent):
                 break
             proposed = decision
             changed = decision.steps != plan.remaining()
-            if changed or not self.replan_every_step:  # every repair counts: each follows a failed step
+            if changed and self.replan_every_step:
                 replans += 1
                 if replans > self.max_replans:
                     self.record("warning", f"more than {self.max_replans} replans")
