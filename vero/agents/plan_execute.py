@@ -360,9 +360,8 @@ class PlanExecuteAgent(Agent):
         unfinished = capped or plan.gave_up()
         reply = self.call_llm(self._progress(self.final_prompt if unfinished else self.answer_prompt, task, plan))
         answer = reply.text.strip()
-        status = MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK
         if not answer or reply.truncated:
             self.record("warning", "the answer from the step results was empty or cut off")
             return Outcome(self.partial, MAX_TURNS if capped else NEEDS_REVIEW)  # the last step's result
         self.record("final", answer, **({"reason": "max_turns"} if capped else {}))
-        return Outcome(answer, status)
+        return Outcome(answer, MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK)
