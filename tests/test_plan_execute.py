@@ -659,6 +659,38 @@ def test_a_step_executor_naming_fields_of_an_earlier_steps_result_is_given_their
     assert "stock is 462 (from find_plant(name='Emberroot'))" in hint and "price_per_plant_crowns is 112.8" in hint
 
 
+GREENHOUSE_CALLS: list[str] = []
+
+
+@tool
+def greenhouse_info(greenhouse_id: str) -> dict:
+    """Look up a greenhouse by its id."""
+    GREENHOUSE_CALLS.append(greenhouse_id)
+    if greenhouse_id != "GH-03":
+        return {"error": f"unknown greenhouse id {greenhouse_id!r}. Greenhouse ids are written like 'GH-04'."}
+    return {"greenhouse_id": "GH-03", "city": "Quarry Hollow"}
+
+
+def test_a_call_that_failed_in_an_earlier_step_is_not_run_again_by_a_later_executor():
+    """Seen with Qwen2.5-Coder-1.5B (t11, and in 11 of 32 tasks of one run): the retried step's executor,
+    given every tool, first made the very call that had failed for the step before."""
+    GREENHOUSE_CALLS.clear()
+    wrong = 'Action: greenhouse_info\nAction Input: {"greenhouse_id": "moonpetal_lily"}'
+    step = "Find the greenhouse where the Moonpetal Lily grows with greenhouse_info"
+    replies = [plan(step, "Find the city of that greenhouse with greenhouse_info"), wrong, *BROKEN, plan(step),
+               wrong, 'Action: find_plant\nAction Input: {"name": "Moonpetal Lily"}', "Final Answer: GH-03",
+               'Action: greenhouse_info\nAction Input: {"greenhouse_id": "GH-03"}', "Final Answer: Quarry Hollow",
+               "Quarry Hollow"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, greenhouse_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
+    assert GREENHOUSE_CALLS == ["moonpetal_lily", "GH-03"] and llm.calls == len(replies)
+    observation = llm.requests[7].messages[-1]["content"]
+    assert "Not run: you made this exact call before and it failed ({\"error\": \"unknown greenhouse id" in observation
+    assert "- find_plant(name): Look up a plant by its name" in observation
+    assert agent.last_result.status == OK
+
+
 # -- a failed step that cannot be repaired ------------------------------------------------------
 BROKEN = ["Thought: hmm"] * 3  # three malformed ReAct replies in a row fail a step
 

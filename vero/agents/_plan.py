@@ -47,10 +47,6 @@ class Plan:
     def completed(self) -> list[str]:
         return [s.description for s in self.steps if s.status == "completed"]
 
-    def worked_calls(self) -> list[tuple[str, str]]:
-        """``("tool(args)", output)`` of every call that worked in the steps so far."""
-        return [pair for s in self.steps for pair in s.tool_results]
-
     def replace_remaining(self, descriptions: list[str]) -> None:
         self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
 

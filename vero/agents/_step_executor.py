@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from vero.agents.react import ReActAgent
 from vero.core.agent import tool_calls
+from vero.core.result import Step
 
 STEP_FORMAT_PROMPT = """You have access to the following tools:
 {tools}
@@ -43,12 +44,14 @@ class StepExecutor(ReActAgent):
     # some call worked: measured, 4 tasks lost and 1 gained over 21.
     max_repairs = 0
     tools_named = False  # set when the step names its tools: its result must come from one of them
-    plan_results: tuple[tuple[str, str], ...] = ()  # set to the calls of earlier steps that worked
+    plan_calls: tuple[tuple[Step, Step], ...] = ()  # set to the tool calls of the plan's earlier steps
 
-    def known_results(self) -> list[tuple[str, str]]:
-        """The plan's earlier results count too: its executor writes ``calculate("stock * price")`` with
-        field names from them, and the hint gives their values."""
-        return [*self.plan_results, *super().known_results()]
+    def earlier_calls(self) -> list[tuple[Step, Step]]:
+        """The plan's earlier calls count too.  Its executor writes ``calculate("stock * price")`` with
+        field names from their results (the named-values hint gives their values), and a retried step's
+        executor repeats the call that failed for the step before, word for word (it is not run again:
+        the observation lists the other tools)."""
+        return [*self.plan_calls, *super().earlier_calls()]
 
     def answer_check(self, answer: str) -> str | None:
         """Small executors "answer" a step that names a tool without calling it, with an invented

@@ -62,7 +62,7 @@ from vero.agents._plan import (
 )
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent, MalformedOutputError, Tools
+from vero.core.agent import Agent, MalformedOutputError, Tools, tool_calls
 from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
@@ -307,7 +307,7 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
-            executor.tools_named, executor.plan_results = bool(named), tuple(plan.worked_calls())
+            executor.tools_named, executor.plan_calls = bool(named), tuple(tool_calls(self.steps_so_far(), depth=1))
         failed_tools = plan.failed_tools(step.description)  # a retry: the planner may have named the wrong tool
         retry_note = self.retry_note.format(tools=", ".join(failed_tools)) if failed_tools else ""
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),

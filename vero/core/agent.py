@@ -356,21 +356,23 @@ class Agent(ABC):
     def _named_values(self, args: Any) -> str:
         return named_values_hint(args, self.known_results())
 
+    def earlier_calls(self) -> list[tuple[Step, Step]]:
+        """``(action, observation)`` of the earlier tool calls that the named-values hint and the
+        repeated-failure check look at: this run's (a plan step's executor adds the plan's earlier steps')."""
+        return tool_calls(self.steps_so_far())
+
     def known_results(self) -> list[tuple[str, str]]:
-        """``("tool(args)", output)`` of the tool calls that worked so far, for hints about them (a
-        plan step's executor adds the earlier steps' calls)."""
-        return [(action.content, result.content) for action, result in tool_calls(self.steps_so_far())
-                if call_worked(result)]
+        """``("tool(args)", output)`` of the earlier tool calls that worked, for hints about them."""
+        return [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:
         """The observations of this run's earlier calls of ``name`` with the same arguments."""
-        key = normalized_arguments(args)
-        return [result for action, result in tool_calls(self.steps_so_far())
-                if action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == key]
+        return [result for action, result in tool_calls(self.steps_so_far()) if _same_call(action, name, args)]
 
     def _earlier_failure(self, name: str, args: Any) -> Step | None:
-        """The observation of an identical earlier call in this run that failed (not by a timeout)."""
-        return next((result for result in self.earlier_results(name, args) if _failed(result)), None)
+        """The observation of an identical earlier call that failed (not by a timeout)."""
+        return next((result for action, result in self.earlier_calls()
+                     if _same_call(action, name, args) and _failed(result)), None)
 
     def clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
@@ -521,10 +523,17 @@ class Agent(ABC):
         self.history = load_session(path)
 
 
-def tool_calls(steps: list[Step]) -> list[tuple[Step, Step]]:
-    """The ``(action, observation)`` step pairs of the tool calls made at this level (not a sub-agent's)."""
+def tool_calls(steps: list[Step], depth: int = 0) -> list[tuple[Step, Step]]:
+    """The ``(action, observation)`` step pairs of the tool calls made at this level (``depth=1``: by the
+    sub-agents this run ran)."""
     return [(action, result) for action, result in zip(steps, steps[1:])
-            if action.kind == "action" and result.kind == "observation" and action.depth == result.depth == 0]
+            if action.kind == "action" and result.kind == "observation" and action.depth == result.depth == depth]
+
+
+def _same_call(action: Step, name: str, args: Any) -> bool:
+    """True when ``action`` called ``name`` with the same arguments."""
+    return action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == \
+        normalized_arguments(args)
 
 
 def call_worked(observation: Step) -> bool:
