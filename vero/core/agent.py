@@ -354,16 +354,14 @@ class Agent(ABC):
         return Observation(text, outcome.ok, outcome.error)
 
     def _named_values(self, args: Any) -> str:
-        return named_values_hint(args, self.known_results())
+        """The values of earlier results that ``args`` names instead of giving them (empty if none)."""
+        known = [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
+        return named_values_hint(args, known)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the named-values hint and the
         repeated-failure check look at: this run's (a plan step's executor adds the plan's earlier steps')."""
         return tool_calls(self.steps_so_far())
-
-    def known_results(self) -> list[tuple[str, str]]:
-        """``("tool(args)", output)`` of the earlier tool calls that worked, for hints about them."""
-        return [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:
         """The observations of this run's earlier calls of ``name`` with the same arguments."""
@@ -532,8 +530,7 @@ def tool_calls(steps: list[Step], depth: int = 0) -> list[tuple[Step, Step]]:
 
 def _same_call(action: Step, name: str, args: Any) -> bool:
     """True when ``action`` called ``name`` with the same arguments."""
-    return action.data.get("tool") == name and normalized_arguments(action.data.get("args")) == \
-        normalized_arguments(args)
+    return (action.data.get("tool"), normalized_arguments(action.data.get("args"))) == (name, normalized_arguments(args))
 
 
 def call_worked(observation: Step) -> bool:
