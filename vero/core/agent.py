@@ -528,9 +528,9 @@ def tool_calls(steps: list[Step], depth: int = 0) -> list[tuple[Step, Step]]:
             if action.kind == "action" and result.kind == "observation" and action.depth == result.depth == depth]
 
 
-def _same_call(action: Step, name: str, args: Any) -> bool:
-    """True when ``action`` called ``name`` with the same arguments."""
-    return (action.data.get("tool"), normalized_arguments(action.data.get("args"))) == (name, normalized_arguments(args))
+def _same_call(call: Step, name: str, args: Any) -> bool:
+    """True when the action step ``call`` called ``name`` with the same arguments."""
+    return (call.data.get("tool"), normalized_arguments(call.data.get("args"))) == (name, normalized_arguments(args))
 
 
 def call_worked(observation: Step) -> bool:
