@@ -708,7 +708,7 @@ def model_score_string(kind):
 
 @fault("model/plan-of-0-steps", ("plan",), "failed after 1 call, an `error` step, no step run, history unchanged")
 def model_plan_empty(kind):
-    for empty in (plan_json(), plan_json("", "   ")):
+    for empty in (plan_json(), plan_json("", "   "), plan_json("}")):  # "}": seen, left by broken JSON
         llm = ScriptedLLM([empty, "never used"])
         agent = make_agent(kind, llm)
         answer = agent.run(TASK)

@@ -1,6 +1,7 @@
 """PlanExecuteAgent: plan, approval gate, ReAct step executor, replanner and its caps."""
 
 import json
+import time
 
 import pytest
 
@@ -249,7 +250,7 @@ def test_replan_cap_ends_with_a_final_answer():
     result = agent.last_result
     assert result.status == MAX_TURNS and llm.calls == 6
     assert [s.content for s in result.steps_of("replan")] == ["1. [x] a\n2. [ ] x"]
-    assert "more than 1 replans" in result.steps_of("warning")[0].content
+    assert "the replan cap (1) is reached" in result.steps_of("warning")[0].content
 
 
 def test_replanner_without_response_or_steps_is_reasked():
@@ -570,11 +571,11 @@ def test_a_plan_copied_from_the_example_in_the_instructions_is_asked_for_again()
     """Seen with Qwen2.5-Coder-1.5B: asked a question about greenhouses, the planner returned the
     example plan of its instructions ("Find the capital of Norway with country_info", ...)."""
     example = PlanExecuteAgent.planner_rules.split('{"steps": ["')[1].split('"')[0]
-    replies = [plan(example), plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million",
-               "2.1 million"]
+    replies = [plan(example), plan("Find the population of Paris with lookup"),
+               'Action: lookup\nAction Input: {"city": "Paris"}', "Final Answer: 2.1 million", "2.1 million"]
     llm = ScriptedLLM(replies)
     agent = PlanExecuteAgent("pe", llm, tools=[lookup], verbose=False)
-    assert agent.run("How many people live in Paris?") == "2.1 million"
+    assert agent.run("How many people live in Paris?") == "2.1 million" and agent.last_result.status == OK
     assert "copied from the example" in llm.requests[1].messages[-1]["content"]
     assert agent.last_result.steps_of("plan")[0].content == "1. [ ] Find the population of Paris with lookup"
 
@@ -691,6 +692,59 @@ def test_a_call_that_failed_in_an_earlier_step_is_not_run_again_by_a_later_execu
     assert agent.last_result.status == OK
 
 
+DOOR: dict[str, object] = {}
+
+
+@tool
+def open_door() -> str:
+    """Open the door."""
+    DOOR["opened"] = int(DOOR.get("opened", 0)) + 1
+    return "open" if DOOR.get("unlocked") else "error: the door is locked"
+
+
+@tool
+def unlock() -> str:
+    """Unlock the door."""
+    DOOR["unlocked"] = True
+    return "unlocked"
+
+
+def test_a_failed_call_runs_again_in_a_later_step_once_another_call_worked_since():
+    """A call that worked may change what the failed one meets (here: unlock, then open)."""
+    DOOR.clear()
+    step = "Open the door with open_door"
+    replies = [plan(step), "Action: open_door\nAction Input: {}", *BROKEN, plan("Unlock the door with unlock", step),
+               "Action: unlock\nAction Input: {}", "Final Answer: unlocked",
+               "Action: open_door\nAction Input: {}", "Final Answer: open", "The door is open."]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[open_door, unlock], verbose=False)
+    assert agent.run("Open the door.") == "The door is open." and agent.last_result.status == OK
+    assert DOOR["opened"] == 2 and llm.calls == len(replies)
+
+
+SLOW_CALLS: list[float] = []
+
+
+@tool(timeout=0.05)
+def slow_lookup() -> str:
+    """Look something up (times out the first time)."""
+    SLOW_CALLS.append(time.monotonic())
+    if len(SLOW_CALLS) == 1:
+        time.sleep(0.3)
+    return "found"
+
+
+def test_a_call_that_timed_out_in_an_earlier_step_runs_again_in_a_later_one():
+    SLOW_CALLS.clear()
+    step = "Look it up with slow_lookup"
+    replies = [plan(step), "Action: slow_lookup\nAction Input: {}", *BROKEN, plan(step),
+               "Action: slow_lookup\nAction Input: {}", "Final Answer: found", "It was found."]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[slow_lookup], verbose=False)
+    assert agent.run("Look it up.") == "It was found." and agent.last_result.status == OK
+    assert len(SLOW_CALLS) == 2 and llm.calls == len(replies)
+
+
 # -- a failed step that cannot be repaired ------------------------------------------------------
 BROKEN = ["Thought: hmm"] * 3  # three malformed ReAct replies in a row fail a step
 
@@ -801,4 +855,23 @@ def test_every_repair_counts_toward_max_replans_also_one_that_gives_a_step_up():
     assert agent.run("task") == "A and B are unknown."
     result = agent.last_result
     assert result.status == MAX_TURNS and llm.calls == len(replies)
-    assert "more than 1 replans" in [s.content for s in result.steps_of("warning") if s.depth == 0]
+    assert [s.content for s in result.steps_of("warning") if s.depth == 0] == [
+        "the failed step 'find A' could not be repaired; the plan goes on without it", "the replan cap (1) is reached"]
+
+
+def test_with_max_replans_0_a_failed_step_ends_the_loop_without_asking_for_a_repair():
+    replies = [plan("find A", "find B"), "Final Answer: 1", *BROKEN, "A is 1; B is unknown."]
+    agent, llm = make_default(replies, max_replans=0)
+    assert agent.run("task") == "A is 1; B is unknown."
+    assert agent.last_result.status == MAX_TURNS and llm.calls == len(replies)
+    assert not any("A step of the plan failed" in r.messages[0]["content"] for r in llm.requests)
+
+
+def test_a_cut_off_answer_after_a_failed_step_falls_back_to_a_completed_steps_result_not_its_guess():
+    """A failed step's answer is a guess (its calls failed, or it wrote no usable reply): when the answer
+    after the cap is cut off, the run's answer is the last completed step's result."""
+    replies = [plan("find A", "find B"), "Final Answer: 1", "gibberish one", "gibberish two", "gibberish three",
+               {"content": "A is 1 and B", "finish_reason": "length"}]
+    agent, llm = make_default(replies, max_replans=0)
+    assert agent.run("task") == "1"
+    assert agent.last_result.status == MAX_TURNS and llm.calls == len(replies)

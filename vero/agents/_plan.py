@@ -83,9 +83,9 @@ class Plan:
         """How often a step with this description failed."""
         return len(self._failed_tries(description))
 
-    def repaired(self, proposed: list[str]) -> tuple[list[str], list[str]]:
-        """The steps that remain after a repair that ``proposed`` these steps for the last failed one, and
-        the failed steps given up by it (each given up once).
+    def repair(self, proposed: list[str]) -> tuple[list[str], list[str]]:
+        """Take a repair that ``proposed`` these steps for the last failed one: the steps that then remain,
+        and the failed steps it gives up (each is recorded in ``given_up``, once).
 
         A proposed step that already failed twice is dropped; when the rest brings no step that is not
         already later in the plan, the failed step is given up and the plan goes on without it.
@@ -170,7 +170,7 @@ def _step_text(item: Any, tools: Collection[str]) -> str:
 
 def read_plan(data: dict[str, Any], instructions: str, tools: Collection[str] = ()) -> list[str]:
     """The plan's steps; a step copied word for word from the planner's ``instructions`` (their example,
-    which small models copy) is re-asked for."""
+    which small models copy) is re-asked for.  Steps without a word leave an empty plan (``failed``)."""
     steps = read_steps(data, tools)
     copied = next((step for step in steps if len(step) >= 20 and normalized(step) in normalized(instructions)), None)
     if copied is not None:
@@ -210,6 +210,14 @@ def tool_results(steps: list[Step]) -> tuple[list[tuple[str, str]], list[tuple[s
     calls = [(action.content, result.content.strip(), call_worked(result)) for action, result in tool_calls(steps)]
     return (list(dict.fromkeys((call, output) for call, output, worked in calls if worked)),
             list(dict.fromkeys((call, output) for call, output, worked in calls if not worked)))
+
+
+def lasting(calls: list[tuple[Step, Step]]) -> tuple[tuple[Step, Step], ...]:
+    """The plan's tool calls whose outcome still holds for a later step: every call that worked, and
+    the failed calls made since the last call that worked (a call that worked, such as one that
+    creates a file, may change what a failed call would now meet)."""
+    last_worked = max((i for i, (_, result) in enumerate(calls) if call_worked(result)), default=-1)
+    return tuple(call for i, call in enumerate(calls) if i > last_worked or call_worked(call[1]))
 
 
 def normalized(description: str) -> str:

@@ -44,13 +44,13 @@ class StepExecutor(ReActAgent):
     # some call worked: measured, 4 tasks lost and 1 gained over 21.
     max_repairs = 0
     tools_named = False  # set when the step names its tools: its result must come from one of them
-    plan_calls: tuple[tuple[Step, Step], ...] = ()  # set to the tool calls of the plan's earlier steps
+    plan_calls: tuple[tuple[Step, Step], ...] = ()  # set to the earlier steps' calls (see _plan.lasting)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """The plan's earlier calls count too.  Its executor writes ``calculate("stock * price")`` with
         field names from their results (the named-values hint gives their values), and a retried step's
-        executor repeats the call that failed for the step before, word for word (it is not run again:
-        the observation lists the other tools)."""
+        executor repeats the call that failed for the step before, word for word (it is not run again
+        while no call has worked since: the observation lists the other tools)."""
         return [*self.plan_calls, *super().earlier_calls()]
 
     def answer_check(self, answer: str) -> str | None:

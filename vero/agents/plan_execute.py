@@ -36,12 +36,14 @@ plan, with a warning.
 Model calls: 1 for the plan (+1 per feedback round), then per executed step
 the ReAct calls, plus 1 for the answer.  A two-step plan whose steps each
 finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; each failed step adds
-a replanner call, and a step that names a tool but is answered without calling one gets one
-nudge (one more call).  With ``replan_every_step=True`` every step adds a replanner
-call instead, and the answer comes from it: 1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop
-(``max_turns`` executed steps, ``max_replans`` plan changes; with ``replan_every_step`` also the same
-remaining plan proposed twice in a row, or no step left but no answer) one more call writes the final answer
-from the step results, and the status is ``max_turns``.  JSON re-asks come on top.
+a replanner call (up to ``max_replans`` of them: the next failed step ends the loop), and a step
+that names a tool but is answered without calling one gets one nudge (one more call).  With
+``replan_every_step=True`` every step adds a replanner call instead, and the answer comes from it:
+1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop (``max_turns`` executed steps, ``max_replans``;
+with ``replan_every_step`` also the same remaining plan proposed twice in a row, or no step left
+but no answer) one more call writes the final answer from the step results, and the status is
+``max_turns``; if that reply is empty or cut off, the answer is the last completed step's result.
+JSON re-asks come on top.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from vero.agents._plan import (
     PlanStep,
     Remaining,
     approval_text,
+    lasting,
     read_plan,
     read_replan,
     tool_results,
@@ -229,7 +232,7 @@ class PlanExecuteAgent(Agent):
             if not self.replan_every_step:  # every repair counts: it follows a failed step
                 replans += 1
                 if replans > self.max_replans:
-                    self.record("warning", f"more than {self.max_replans} replans")
+                    self.record("warning", f"the replan cap ({self.max_replans}) is reached")
                     break
             decision = self._replan(task, plan)
             if isinstance(decision, Finished):
@@ -248,7 +251,7 @@ class PlanExecuteAgent(Agent):
             if changed and self.replan_every_step:
                 replans += 1
                 if replans > self.max_replans:
-                    self.record("warning", f"more than {self.max_replans} replans")
+                    self.record("warning", f"the replan cap ({self.max_replans}) is reached")
                     break
             if changed:
                 plan.replace_remaining(decision.steps)
@@ -307,7 +310,7 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
-            executor.tools_named, executor.plan_calls = bool(named), tuple(tool_calls(self.steps_so_far(), depth=1))
+            executor.tools_named, executor.plan_calls = bool(named), lasting(tool_calls(self.steps_so_far(), depth=1))
         failed_tools = plan.failed_tools(step.description)  # a retry: the planner may have named the wrong tool
         retry_note = self.retry_note.format(tools=", ".join(failed_tools)) if failed_tools else ""
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
@@ -318,7 +321,8 @@ class PlanExecuteAgent(Agent):
         step.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
         self.record("plan_step", f"{MARKERS[step.status]} {step.description} -> {step.result}",
                     status=step.status, description=step.description, result=step.result)
-        self.keep_partial(result.answer)
+        if step.status == "completed":  # a failed step's answer is a guess: never the run's partial answer
+            self.keep_partial(result.answer)
 
     # -- replanner and the capped ending -----------------------------------------------
     def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
@@ -347,7 +351,7 @@ class PlanExecuteAgent(Agent):
             return decision
         if self.replan_every_step:  # listing only completed steps leaves the remaining plan as it is
             return Remaining(self._capped(decision.steps or plan.remaining()))
-        remaining, given_up = plan.repaired(decision.steps)
+        remaining, given_up = plan.repair(decision.steps)
         for description in given_up:
             self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
                                    "without it")

@@ -331,9 +331,10 @@ class Agent(ABC):
     def run_tool(self, name: str, args: Any) -> Observation:
         """Run a tool; record the action and the full observation as steps.
 
-        A call that already failed in this run with the same arguments is not
-        run again (unless it timed out): small models repeat a failing call
-        word for word, so the observation says so and lists the other tools.
+        A call that already failed with the same arguments (in this run, or for a
+        plan step's executor in an earlier step, see ``earlier_calls``) is not run
+        again (unless it timed out): small models repeat a failing call word for
+        word, so the observation says so and lists the other tools.
         """
         failed = self._earlier_failure(name, args)
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)

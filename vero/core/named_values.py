@@ -28,7 +28,7 @@ MAX_CALL_CHARS = 80
 def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
     """A note giving the values of the fields that ``args`` names, or "" if it names none.
 
-    ``results`` are ``(call, output)`` pairs of this run's calls that worked;
+    ``results`` are ``(call, output)`` pairs of earlier calls that worked;
     only number fields of outputs that are JSON objects count, and only names
     in arguments that read as arithmetic (``stock * price``, ``temperature_c``).
     """
