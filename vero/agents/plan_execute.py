@@ -166,8 +166,8 @@ class PlanExecuteAgent(Agent):
             is feedback for the planner.  Default None: auto-approve.
         max_plan_revisions: feedback rounds (default 3); a plan still not
             approved after them is ``rejected`` (it never runs unapproved).
-        max_replans: how often the replanner may change the remaining plan (default 5); without
-            ``replan_every_step`` every repair after a failed step counts, also one that gives the step up.
+        max_replans: repairs after a failed step, also one that gives the step up (default 5): the next
+            failed step ends the loop; with ``replan_every_step``, changes of the remaining plan.
         replan_every_step: run the replanner after every step, not only after a
             failed one (default False; see the module docstring).
 
@@ -231,8 +231,7 @@ class PlanExecuteAgent(Agent):
                 return self._answer(task, plan)
             if not self.replan_every_step:  # every repair counts: it follows a failed step
                 replans += 1
-                if replans > self.max_replans:
-                    self.record("warning", f"the replan cap ({self.max_replans}) is reached")
+                if self._past_cap(replans):
                     break
             decision = self._replan(task, plan)
             if isinstance(decision, Finished):
@@ -250,13 +249,18 @@ class PlanExecuteAgent(Agent):
             changed = decision.steps != plan.remaining()
             if changed and self.replan_every_step:
                 replans += 1
-                if replans > self.max_replans:
-                    self.record("warning", f"the replan cap ({self.max_replans}) is reached")
+                if self._past_cap(replans):
                     break
             if changed:
                 plan.replace_remaining(decision.steps)
                 self.record("replan", plan.render(), steps=decision.steps)
         return self._answer(task, plan, capped=True)
+
+    def _past_cap(self, replans: int) -> bool:
+        """True, with a warning, when ``replans`` is past ``max_replans`` (the loop then ends)."""
+        if replans > self.max_replans:
+            self.record("warning", f"the replan cap ({self.max_replans}) is reached")
+        return replans > self.max_replans
 
     # -- planner and approval gate ------------------------------------------------------
     def _approved_plan(self, task: str) -> Plan:
