@@ -41,6 +41,10 @@ class Plan:
     def render(self) -> str:
         return "\n".join(f"{i}. {MARKERS[s.status]} {s.description}" for i, s in enumerate(self.steps, 1))
 
+    def next_step(self) -> PlanStep:
+        """The first pending step (the loops run while one is left)."""
+        return next(s for s in self.steps if s.status == "pending")
+
     def remaining(self) -> list[str]:
         return [s.description for s in self.steps if s.status == "pending"]
 

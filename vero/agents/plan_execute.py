@@ -221,40 +221,60 @@ class PlanExecuteAgent(Agent):
             plan = self._approved_plan(task)
         except PlanRejected:
             return Outcome("", REJECTED)
-        proposed, replans = None, 0
+        run_steps = self._replan_after_every_step if self.replan_every_step else self._repair_failed_steps
+        return run_steps(task, plan)
+
+    def _repair_failed_steps(self, task: str, plan: Plan) -> Outcome:
+        """The default loop: the steps in order, a repair after each failed one, the answer after the last."""
+        repairs = 0
         for number in self.turns():
-            step = next(s for s in plan.steps if s.status == "pending")
+            step = plan.next_step()
             self._execute(task, plan, step, number)
-            if step.status == "completed" and not self.replan_every_step:
+            if step.status == "completed":
                 if plan.remaining():
                     continue
                 return self._answer(task, plan)
-            if not self.replan_every_step:  # every repair counts: it follows a failed step
-                replans += 1
-                if self._past_cap(replans):
-                    break
+            repairs += 1
+            if self._past_cap(repairs):
+                break
+            decision = self._repair(task, plan)
+            if isinstance(decision, Finished):
+                return self._finished(decision, plan)
+            if not decision.steps:  # the failed step was the last one left
+                return self._answer(task, plan)
+            self._replace_remaining(plan, decision.steps)
+        return self._answer(task, plan, capped=True)
+
+    def _replan_after_every_step(self, task: str, plan: Plan) -> Outcome:
+        """The classic loop (``replan_every_step``): the replanner answers, or says what remains, after each step."""
+        proposed, replans = None, 0
+        for number in self.turns():
+            self._execute(task, plan, plan.next_step(), number)
             decision = self._replan(task, plan)
             if isinstance(decision, Finished):
-                self.record("final", decision.answer)
-                return Outcome(decision.answer, NEEDS_REVIEW if plan.gave_up() else OK)
-            if not decision.steps and not self.replan_every_step:  # the failed step was the last one left
-                return self._answer(task, plan)
+                return self._finished(decision, plan)
             if not decision.steps:
                 self.record("warning", "every step is done, but the replanner gave no answer")
                 break
-            if decision == proposed and self.replan_every_step:
+            if decision == proposed:
                 self.record("warning", "the replanner proposed the same plan twice in a row")
                 break
             proposed = decision
-            changed = decision.steps != plan.remaining()
-            if changed and self.replan_every_step:
+            if decision.steps != plan.remaining():
                 replans += 1
                 if self._past_cap(replans):
                     break
-            if changed:
-                plan.replace_remaining(decision.steps)
-                self.record("replan", plan.render(), steps=decision.steps)
+            self._replace_remaining(plan, decision.steps)
         return self._answer(task, plan, capped=True)
+
+    def _replace_remaining(self, plan: Plan, steps: list[str]) -> None:
+        if steps != plan.remaining():
+            plan.replace_remaining(steps)
+            self.record("replan", plan.render(), steps=steps)
+
+    def _finished(self, decision: Finished, plan: Plan) -> Outcome:
+        self.record("final", decision.answer)
+        return Outcome(decision.answer, NEEDS_REVIEW if plan.gave_up() else OK)
 
     def _past_cap(self, replans: int) -> bool:
         """True, with a warning, when ``replans`` is past ``max_replans`` (the loop then ends)."""
@@ -334,32 +354,35 @@ class PlanExecuteAgent(Agent):
                                                tools=self._tools_text())
         return [Message.system(prompt), Message.user(request)]
 
-    def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
-        """The answer, or the steps that remain: the replanner's list (``replan_every_step``), or else,
-        after a failed step, the repair's steps followed by the later steps of the plan.
+    def _repair(self, task: str, plan: Plan) -> Finished | Remaining:
+        """After a failed step: the answer, or the repair's steps followed by the later steps of the plan.
 
         A repair never runs a step a third time, and an unusable repair is no reason to stop: the plan
         goes on without the failed step (small planners add steps the task does not need, such as
         finding a greenhouse by a tool that needs its id, and the later steps answer it).
         """
-        prompt = self.replan_prompt if self.replan_every_step else self.repair_prompt
-        messages = self._progress(prompt, task, plan)
         try:
-            decision = self.ask_json(messages, lambda data: read_replan(data, plan.completed(), self.tools.names()),
-                                     schema=REPLAN_SCHEMA)
+            decision = self._ask_progress(self.repair_prompt, task, plan)
         except MalformedOutputError:
-            if self.replan_every_step:
-                raise
             decision = Remaining([])
         if isinstance(decision, Finished):
             return decision
-        if self.replan_every_step:  # listing only completed steps leaves the remaining plan as it is
-            return Remaining(self._capped(decision.steps or plan.remaining()))
         remaining, given_up = plan.repair(decision.steps)
         for description in given_up:
             self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
                                    "without it")
         return Remaining(self._capped(remaining))
+
+    def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
+        """The answer, or the replanner's remaining steps (listing only completed steps keeps the plan)."""
+        decision = self._ask_progress(self.replan_prompt, task, plan)
+        if isinstance(decision, Finished):
+            return decision
+        return Remaining(self._capped(decision.steps or plan.remaining()))
+
+    def _ask_progress(self, prompt: str, task: str, plan: Plan) -> Finished | Remaining:
+        return self.ask_json(self._progress(prompt, task, plan),
+                             lambda data: read_replan(data, plan.completed(), self.tools.names()), schema=REPLAN_SCHEMA)
 
     def _answer(self, task: str, plan: Plan, capped: bool = False) -> Outcome:
         """The answer from the step results, in plain text: after the last step, or when a cap ended the
