@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
-from vero.core.named_values import named_values_hint
+from vero.core.named_values import named_values_hint, resolved_arguments
 from vero.core.options import AgentOptions
 from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
@@ -49,6 +49,9 @@ JSON_REASK = (
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
+# Told which values a failed call's field names stand for, small models still wrote the names again, or
+# answered with a sentence saying what to multiply; so the call runs again with the values.
+RAN_WITH_VALUES = "(Your arguments named values from earlier results ({names}); ran {call} with them instead:)\n"
 REPEATED_FAILURE = ("Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
                     "Use a different tool, or different arguments. The tools:\n{tools}")
 
@@ -349,15 +352,38 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
+            rerun = self._run_with_values(name, args)
+            if rerun is not None:
+                return rerun
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
             # tool's error lists the tools already)
             text += self._named_values(args) or self.tools.others_hint(name)
         return Observation(text, outcome.ok, outcome.error)
 
+    def _run_with_values(self, name: str, args: Any) -> Observation | None:
+        """The failed call run again with the values its arguments named (see ``resolved_arguments``),
+        if they name such values and it then works; else None (the model is sent the first error)."""
+        tool = self.tools.get(name)
+        accepted = tool.parameters["properties"] if tool is not None else ()
+        resolved = resolved_arguments(args, self._known_results(), accepted)
+        if resolved is None:
+            return None
+        values, names = resolved
+        self.record("warning", f"the failed call named values from earlier results ({', '.join(names)}); "
+                               "run again with them", resolved=names)
+        observation = self.run_tool(name, values)
+        if not observation.ok or reports_error(observation.text):
+            return None
+        note = RAN_WITH_VALUES.format(names=", ".join(names), call=f"{name}({args_text(values)})")
+        return Observation(note + observation.text, observation.ok, observation.error)
+
     def _named_values(self, args: Any) -> str:
         """The values of earlier results that ``args`` names instead of giving them (empty if none)."""
-        known = [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
-        return named_values_hint(args, known)
+        return named_values_hint(args, self._known_results())
+
+    def _known_results(self) -> list[tuple[str, str]]:
+        """``(call, output)`` of the earlier calls that worked (see ``earlier_calls``)."""
+        return [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the named-values hint and the

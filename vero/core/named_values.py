@@ -5,12 +5,15 @@ Small models write ``calculate("stock * price_per_plant_crowns")`` or
 they already have, not the numbers.  The tool fails, and the error ("use
 numbers") does not tell them which numbers.  ``named_values_hint`` finds the
 field names in the failed call's arguments and lists their values from the
-earlier results, so the next call can use them.
+earlier results, so the next call can use them.  When each name has exactly one value
+in those results, ``resolved_arguments`` writes the values in, so that the call can run again
+with them (the model is told that it did).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from vero.core.parsing import output_record, parse_json_value
@@ -23,6 +26,7 @@ _EXPRESSION = re.compile(r"[\w\s.+\-*/%^(),]*")
 MAX_NAMES = 4
 MAX_VALUES_PER_NAME = 4  # the latest results that have the field: enough to pick the right one
 MAX_CALL_CHARS = 80
+_OPERATOR = re.compile(r"[-+*/%]")
 
 
 def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
@@ -49,6 +53,46 @@ def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
            f"results; put the values themselves in the arguments: {listed}.)"
 
 
+def resolved_arguments(args: Any, results: list[tuple[str, str]],
+                       accepted: Collection[str] = ()) -> tuple[dict[str, Any], list[str]] | None:
+    """``args`` with the field names in their arithmetic replaced by the values, and the names
+    replaced; None unless some argument reads as arithmetic over names that each have exactly one
+    value in ``results`` (the ``(call, output)`` pairs of earlier calls that worked).
+
+    A small model may also give the values in an argument of its own (``variables={"stock": 462}``):
+    those come first, and such an argument is dropped when the tool does not take it (it is not one of
+    the ``accepted`` names).  An argument with a name of no such value (``sqrt``, a field two results
+    give differently) stays as it is, and if none could be written with values there is nothing to run.
+    """
+    if isinstance(args, str) and args.lstrip().startswith("{"):
+        try:
+            args = parse_json_value(args, repair=False)
+        except ValueError:
+            return None
+    if not isinstance(args, dict):
+        return None
+    values: dict[str, set[int | float]] = {}
+    for _, output in results:
+        for field, value in _numbers(output).items():
+            values.setdefault(field, set()).add(value)
+    known = {field: next(iter(found)) for field, found in values.items() if len(found) == 1}
+    given = {key: _number_fields(value) for key, value in args.items() if isinstance(value, dict)}
+    for numbers in given.values():
+        known.update(numbers)
+    resolved, names = dict(args), []
+    for key, text in args.items():
+        if not (isinstance(text, str) and _EXPRESSION.fullmatch(text) and _OPERATOR.search(text)):
+            continue
+        found = _IDENTIFIER.findall(text)
+        if found and all(name in known for name in found):
+            resolved[key] = _IDENTIFIER.sub(lambda match: str(known[match[0]]), text)
+            names += [name for name in dict.fromkeys(found) if name not in names]
+    for key, numbers in given.items():
+        if key not in accepted and numbers and set(numbers) <= set(names):
+            del resolved[key]
+    return (resolved, names) if names else None
+
+
 def _strings(value: Any) -> list[str]:
     """Every string inside a call's arguments (``{"expression": "a * b"}``, also as JSON text -> ``["a * b"]``)."""
     if isinstance(value, str) and value.lstrip().startswith("{"):
@@ -67,4 +111,8 @@ def _strings(value: Any) -> list[str]:
 
 def _numbers(output: str) -> dict[str, int | float]:
     """The number fields of a tool output that is a JSON object (none otherwise)."""
-    return {k: v for k, v in output_record(output).items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return _number_fields(output_record(output))
+
+
+def _number_fields(record: dict[str, Any]) -> dict[str, int | float]:
+    return {k: v for k, v in record.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
