@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
-from vero.core.named_values import named_values_hint
+from vero.core.named_values import copied_example_hint, named_values_hint
 from vero.core.options import AgentOptions
 from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
@@ -340,7 +340,7 @@ class Agent(ABC):
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tools.short_lines()) + self._named_values(args)
+                                           tools=self.tools.short_lines()) + self._argument_hint(args)
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self._emit("tool_call", tool=name, args=args)
@@ -349,15 +349,17 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
-            # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
-            # tool's error lists the tools already)
-            text += self._named_values(args) or self.tools.others_hint(name)
+            # arguments that name values of earlier results or copy an error's example, or else perhaps
+            # the wrong tool (an unknown tool's error lists the tools already)
+            text += self._argument_hint(args) or self.tools.others_hint(name)
         return Observation(text, outcome.ok, outcome.error)
 
-    def _named_values(self, args: Any) -> str:
-        """The values of earlier results that ``args`` names instead of giving them (empty if none)."""
-        known = [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
-        return named_values_hint(args, known)
+    def _argument_hint(self, args: Any) -> str:
+        """A note on failed ``args`` that name values of earlier results, or copy an earlier error's example."""
+        calls = self.earlier_calls()
+        known = [(action.content, result.content) for action, result in calls if call_worked(result)]
+        failures = [(action.data.get("args"), result.content) for action, result in calls if not call_worked(result)]
+        return named_values_hint(args, known) or copied_example_hint(args, failures)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the named-values hint and the
