@@ -500,6 +500,57 @@ def test_no_values_are_listed_when_the_arguments_name_no_field(args, results):
     assert named_values_hint(args, results) == ""
 
 
+SEEN_ID_ERROR = "{\"error\": \"unknown greenhouse id '7'. Greenhouse ids are written like 'GH-04'.\"}"
+
+
+def test_a_value_copied_from_an_earlier_error_message_is_named_as_such():
+    """Seen with Qwen2.5-Coder-1.5B (t27, t29): asked about "greenhouse number 7", the model called
+    greenhouse_info('7'), was told ids are written like 'GH-04', and then asked for 'GH-04' itself."""
+    from vero.core.named_values import copied_example_hint
+
+    hint = copied_example_hint({"greenhouse_id": "GH-04"}, [({"greenhouse_id": "7"}, SEEN_ID_ERROR)])
+    assert hint == ("\n('GH-04' comes from an earlier error message, where it shows how such a value is written; "
+                    "it is not a value for this task. Write the task's own value that way.)")
+    assert copied_example_hint('{"date": "2024-01-31"}', [({}, 'error: dates are written like "2024-01-31"')])
+
+
+@pytest.mark.parametrize("args, failures", [
+    ({"greenhouse_id": "GH-04"}, [({"greenhouse_id": "GH-04"}, SEEN_ID_ERROR)]),  # the error repeats the value given
+    ({"greenhouse_id": "GH-05"}, [({"greenhouse_id": "7"}, SEEN_ID_ERROR)]),  # not in any error
+    ({"greenhouse_id": "7"}, [({"greenhouse_id": "9"}, "unknown id; ids are numbers like 17")]),  # not quoted
+    ({"greenhouse_id": ""}, [({}, "error: ''")]),  # an empty value
+    ({"greenhouse_id": "GH-04"}, []),  # no earlier failure
+])
+def test_no_copied_value_is_named_when_none_came_from_an_error(args, failures):
+    from vero.core.named_values import copied_example_hint
+
+    assert copied_example_hint(args, failures) == ""
+
+
+@tool
+def greenhouse_by_id(greenhouse_id: str) -> dict:
+    """Look up a greenhouse by its id."""
+    if greenhouse_id != "GH-07":
+        return {"error": f"unknown greenhouse id {greenhouse_id!r}. Greenhouse ids are written like 'GH-04'."}
+    return {"greenhouse_id": "GH-07", "keeper": "Marisol Achterberg"}
+
+
+@pytest.mark.parametrize("protocol", [None, "native", "text"])
+def test_a_failed_call_with_an_error_s_example_value_is_told_where_the_value_came_from(protocol):
+    def call(greenhouse_id):
+        if protocol == "text":
+            return f'Thought: look\nAction: greenhouse_by_id\nAction Input: {{"greenhouse_id": "{greenhouse_id}"}}'
+        return {"tool_calls": [{"name": "greenhouse_by_id", "arguments": {"greenhouse_id": greenhouse_id}}]}
+    final = "Final Answer: Marisol Achterberg" if protocol == "text" else "Marisol Achterberg"
+    llm = ScriptedLLM([call("7"), call("GH-04"), call("GH-07"), final])
+    agent = (ToolCallingAgent("t", llm, tools=[greenhouse_by_id], verbose=False) if protocol is None
+             else ReActAgent("r", llm, tools=[greenhouse_by_id], protocol=protocol, verbose=False))
+    assert agent.run("Who is the keeper of greenhouse number 7?") == "Marisol Achterberg"
+    first, copied = (last_observation(request) for request in llm.requests[1:3])
+    assert "comes from an earlier error message" not in first
+    assert "unknown greenhouse id 'GH-04'" in copied and "'GH-04' comes from an earlier error message" in copied
+
+
 def last_observation(request) -> str:
     """The last tool result sent (native agents follow a repeated call's result with a nudge)."""
     return [m["content"] for m in request.messages

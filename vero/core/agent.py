@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
-from vero.core.named_values import named_values_hint, resolved_arguments
+from vero.core.named_values import copied_example_hint, named_values_hint, resolved_arguments
 from vero.core.options import AgentOptions
 from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
@@ -343,7 +343,7 @@ class Agent(ABC):
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tools.short_lines()) + self._named_values(args)
+                                           tools=self.tools.short_lines()) + self._argument_hint(args)
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self._emit("tool_call", tool=name, args=args)
@@ -355,9 +355,9 @@ class Agent(ABC):
             rerun = self._run_with_values(name, args)
             if rerun is not None:
                 return rerun
-            # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
-            # tool's error lists the tools already)
-            text += self._named_values(args) or self.tools.others_hint(name)
+            # arguments that name values of earlier results or copy an error's example, or else perhaps
+            # the wrong tool (an unknown tool's error lists the tools already)
+            text += self._argument_hint(args) or self.tools.others_hint(name)
         return Observation(text, outcome.ok, outcome.error)
 
     def _run_with_values(self, name: str, args: Any) -> Observation | None:
@@ -377,9 +377,11 @@ class Agent(ABC):
         note = RAN_WITH_VALUES.format(names=", ".join(names), call=f"{name}({args_text(values)})")
         return Observation(note + observation.text, observation.ok, observation.error)
 
-    def _named_values(self, args: Any) -> str:
-        """The values of earlier results that ``args`` names instead of giving them (empty if none)."""
-        return named_values_hint(args, self._known_results())
+    def _argument_hint(self, args: Any) -> str:
+        """A note on failed ``args`` that name values of earlier results, or copy an earlier error's example."""
+        failures = [(action.data.get("args"), result.content) for action, result in self.earlier_calls()
+                    if not call_worked(result)]
+        return named_values_hint(args, self._known_results()) or copied_example_hint(args, failures)
 
     def _known_results(self) -> list[tuple[str, str]]:
         """``(call, output)`` of the earlier calls that worked (see ``earlier_calls``)."""

@@ -1,4 +1,4 @@
-"""A hint for a failed tool call whose arguments name values instead of giving them.
+"""Hints for a failed tool call whose arguments name values instead of giving them, or copy an example.
 
 Small models write ``calculate("stock * price_per_plant_crowns")`` or
 ``calculate("keeper_profile(hourly_wage)")``: the names of fields in results
@@ -8,6 +8,11 @@ field names in the failed call's arguments and lists their values from the
 earlier results, so the next call can use them.  When each name has exactly one value
 in those results, ``resolved_arguments`` writes the values in, so that the call can run again
 with them (the model is told that it did).
+
+They also copy the example an error message gives of a value's format: told
+"unknown greenhouse id '7'. Greenhouse ids are written like 'GH-04'." for
+"greenhouse number 7", the next call asks for 'GH-04'.  ``copied_example_hint``
+says where that value came from when the call with it fails too.
 """
 
 from __future__ import annotations
@@ -91,6 +96,23 @@ def resolved_arguments(args: Any, results: list[tuple[str, str]],
         if key not in accepted and numbers and set(numbers) <= set(names):
             del resolved[key]
     return (resolved, names) if names else None
+
+
+def copied_example_hint(args: Any, failures: list[tuple[Any, str]]) -> str:
+    """A note for an argument value copied from an earlier error message, or "" if there is none.
+
+    ``failures`` are ``(arguments, error)`` of earlier calls that failed; a value counts as copied when
+    one of those errors quotes it and that call's own arguments did not hold it (an error that repeats
+    the value it was given says nothing about where the value came from).
+    """
+    for earlier_args, error in failures:
+        given = set(_strings(earlier_args))
+        for value in _strings(args):
+            quoted = f"'{value}'" in error or f'"{value}"' in error
+            if value.strip() and value not in given and quoted:
+                return f"\n({value!r} comes from an earlier error message, where it shows how such a value is " \
+                       "written; it is not a value for this task. Write the task's own value that way.)"
+    return ""
 
 
 def _strings(value: Any) -> list[str]:
