@@ -29,9 +29,16 @@ from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
-from vero.core.named_values import copied_example_hint, named_values_hint, resolved_arguments
+from vero.core.named_values import argument_hint, run_with_values
 from vero.core.options import AgentOptions
-from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
+from vero.core.parsing import (
+    args_text,
+    call_worked,
+    normalized_arguments,
+    parse_json_object,
+    reports_error,
+    tidy_numbers,
+)
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
@@ -49,9 +56,6 @@ JSON_REASK = (
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
-# Told which values a failed call's field names stand for, small models still wrote the names again, or
-# answered with a sentence saying what to multiply; so the call runs again with the values.
-RAN_WITH_VALUES = "(Your arguments named values from earlier results ({names}); ran {call} with them instead:)\n"
 REPEATED_FAILURE = ("Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
                     "Use a different tool, or different arguments. The tools:\n{tools}")
 
@@ -343,7 +347,7 @@ class Agent(ABC):
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tools.short_lines()) + self._argument_hint(args)
+                                           tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self._emit("tool_call", tool=name, args=args)
@@ -352,40 +356,13 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
-            rerun = self._run_with_values(name, args)
+            rerun = run_with_values(self, name, args)
             if rerun is not None:
                 return rerun
             # arguments that name values of earlier results or copy an error's example, or else perhaps
             # the wrong tool (an unknown tool's error lists the tools already)
-            text += self._argument_hint(args) or self.tools.others_hint(name)
+            text += argument_hint(args, self.earlier_calls()) or self.tools.others_hint(name)
         return Observation(text, outcome.ok, outcome.error)
-
-    def _run_with_values(self, name: str, args: Any) -> Observation | None:
-        """The failed call run again with the values its arguments named (see ``resolved_arguments``),
-        if they name such values and it then works; else None (the model is sent the first error)."""
-        tool = self.tools.get(name)
-        accepted = tool.parameters["properties"] if tool is not None else ()
-        resolved = resolved_arguments(args, self._known_results(), accepted)
-        if resolved is None:
-            return None
-        values, names = resolved
-        self.record("warning", f"the failed call named values from earlier results ({', '.join(names)}); "
-                               "run again with them", resolved=names)
-        observation = self.run_tool(name, values)
-        if not observation.ok or reports_error(observation.text):
-            return None
-        note = RAN_WITH_VALUES.format(names=", ".join(names), call=f"{name}({args_text(values)})")
-        return Observation(note + observation.text, observation.ok, observation.error)
-
-    def _argument_hint(self, args: Any) -> str:
-        """A note on failed ``args`` that name values of earlier results, or copy an earlier error's example."""
-        failures = [(action.data.get("args"), result.content) for action, result in self.earlier_calls()
-                    if not call_worked(result)]
-        return named_values_hint(args, self._known_results()) or copied_example_hint(args, failures)
-
-    def _known_results(self) -> list[tuple[str, str]]:
-        """``(call, output)`` of the earlier calls that worked (see ``earlier_calls``)."""
-        return [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the named-values hint and the
@@ -560,11 +537,6 @@ def tool_calls(steps: list[Step], depth: int = 0) -> list[tuple[Step, Step]]:
 def _same_call(call: Step, name: str, args: Any) -> bool:
     """True when the action step ``call`` called ``name`` with the same arguments."""
     return (call.data.get("tool"), normalized_arguments(call.data.get("args"))) == (name, normalized_arguments(args))
-
-
-def call_worked(observation: Step) -> bool:
-    """True when a tool call's observation is a result, not an error (a timeout counts as an error)."""
-    return bool(observation.data.get("ok", True)) and not reports_error(observation.content)
 
 
 def _failed(observation: Step) -> bool:

@@ -19,10 +19,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import output_record, parse_json_value
+from vero.core.parsing import args_text, call_worked, output_record, parse_json_value, reports_error
+from vero.core.result import Step
 from vero.core.text import clip
+from vero.tool.registry import ToolOutcome
+
+if TYPE_CHECKING:  # the agent's module imports this one
+    from vero.core.agent import Agent
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # An argument that reads as arithmetic or a call: names, numbers, operators, parentheses.  Not prose
@@ -31,7 +36,35 @@ _EXPRESSION = re.compile(r"[\w\s.+\-*/%^(),]*")
 MAX_NAMES = 4
 MAX_VALUES_PER_NAME = 4  # the latest results that have the field: enough to pick the right one
 MAX_CALL_CHARS = 80
+# Told which values a failed call's field names stand for, small models still wrote the names again, or
+# answered with a sentence saying what to multiply; so the call runs again with the values.
+RAN_WITH_VALUES = "(Your arguments named values from earlier results ({names}); ran {call} with them instead:)\n"
 _OPERATOR = re.compile(r"[-+*/%]")
+
+
+def argument_hint(args: Any, calls: list[tuple[Step, Step]]) -> str:
+    """The note for a failed call's ``args``, given the ``(action, observation)`` steps of the earlier
+    calls: the values its names stand for, or where a value copied from an error came from ("" if none)."""
+    failures = [(action.data.get("args"), result.content) for action, result in calls if not call_worked(result)]
+    return named_values_hint(args, _worked(calls)) or copied_example_hint(args, failures)
+
+
+def run_with_values(agent: Agent, name: str, args: Any) -> ToolOutcome | None:
+    """The failed call run again (``agent.run_tool``) with the values its arguments named, when each
+    has one (see ``resolved_arguments``) and it then works; else None (the model is sent the first error)."""
+    tool = agent.tools.get(name)
+    accepted = tool.parameters["properties"] if tool is not None else ()
+    resolved = resolved_arguments(args, _worked(agent.earlier_calls()), accepted)
+    if resolved is None:
+        return None
+    values, names = resolved
+    agent.record("warning", f"the failed call named values from earlier results ({', '.join(names)}); "
+                            "run again with them", resolved=names)
+    observation = agent.run_tool(name, values)
+    if not observation.ok or reports_error(observation.text):
+        return None
+    note = RAN_WITH_VALUES.format(names=", ".join(names), call=f"{name}({args_text(values)})")
+    return ToolOutcome(note + observation.text, observation.ok, observation.error)
 
 
 def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
@@ -113,6 +146,11 @@ def copied_example_hint(args: Any, failures: list[tuple[Any, str]]) -> str:
                 return f"\n({value!r} comes from an earlier error message, where it shows how such a value is " \
                        "written; it is not a value for this task. Write the task's own value that way.)"
     return ""
+
+
+def _worked(calls: list[tuple[Step, Step]]) -> list[tuple[str, str]]:
+    """``(call, output)`` of the calls that worked."""
+    return [(action.content, result.content) for action, result in calls if call_worked(result)]
 
 
 def _strings(value: Any) -> list[str]:
