@@ -112,22 +112,6 @@ def test_the_repair_request_is_short_and_shows_the_task_the_failed_call_its_erro
     assert llm.requests[2].tools is None  # a plain request: the call comes back as text
 
 
-def test_the_second_repair_request_says_which_value_was_copied_from_an_error_s_example():
-    # seen (ToolCallingAgent and native ReAct, t29 "In which city is greenhouse 1?"): the first repair asked
-    # for the error's example 'GH-04'; the reply after that failed too was empty, and the second repair,
-    # shown the same errors, wrote an invented plant lookup
-    llm = ScriptedLLM([call("greenhouse_info", greenhouse_id="1"), SEEN_APOLOGY,
-                       '{"name": "greenhouse_info", "arguments": {"greenhouse_id": "GH-04"}}', "",
-                       '{"name": "greenhouse_info", "arguments": {"greenhouse_id": "GH-01"}}', "done"])
-    ToolCallingAgent("t", llm, tools=TOOLS, verbose=False).run("In which city is greenhouse 1?")
-    first, second = (llm.requests[i].messages[0]["content"] for i in (2, 4))
-    note = "('GH-04' comes from an earlier error message, where it shows how such a value is written"
-    assert note not in first
-    assert 'Call: greenhouse_info({"greenhouse_id": "GH-04"})\nError: {"error": "unknown greenhouse id \'GH-04\'.' \
-        in second and note in second
-    assert second.count(note) == 1  # the call with '1' is not marked: its value came from the task
-
-
 def test_a_repair_that_repeats_the_failed_call_is_told_so_once():
     llm = ScriptedLLM([call("find_plant", name="Moon Petal Lilies"), SEEN_APOLOGY, SEEN_SAME_CALL, SEEN_REPAIR,
                        "1288"])

@@ -6,6 +6,7 @@ benchmark (``benchmarks/local_model``); the others are the shapes the
 same protocols allow (Qwen's ``<tool_call>`` tags, lists of calls).
 """
 
+import json
 import threading
 
 import pytest
@@ -500,57 +501,6 @@ def test_no_values_are_listed_when_the_arguments_name_no_field(args, results):
     assert named_values_hint(args, results) == ""
 
 
-SEEN_ID_ERROR = "{\"error\": \"unknown greenhouse id '7'. Greenhouse ids are written like 'GH-04'.\"}"
-
-
-def test_a_value_copied_from_an_earlier_error_message_is_named_as_such():
-    """Seen with Qwen2.5-Coder-1.5B (t27, t29): asked about "greenhouse number 7", the model called
-    greenhouse_info('7'), was told ids are written like 'GH-04', and then asked for 'GH-04' itself."""
-    from vero.core.named_values import copied_example_hint
-
-    hint = copied_example_hint({"greenhouse_id": "GH-04"}, [({"greenhouse_id": "7"}, SEEN_ID_ERROR)])
-    assert hint == ("\n('GH-04' comes from an earlier error message, where it shows how such a value is written; "
-                    "it is not a value for this task. Write the task's own value that way.)")
-    assert copied_example_hint('{"date": "2024-01-31"}', [({}, 'error: dates are written like "2024-01-31"')])
-
-
-@pytest.mark.parametrize("args, failures", [
-    ({"greenhouse_id": "GH-04"}, [({"greenhouse_id": "GH-04"}, SEEN_ID_ERROR)]),  # the error repeats the value given
-    ({"greenhouse_id": "GH-05"}, [({"greenhouse_id": "7"}, SEEN_ID_ERROR)]),  # not in any error
-    ({"greenhouse_id": "7"}, [({"greenhouse_id": "9"}, "unknown id; ids are numbers like 17")]),  # not quoted
-    ({"greenhouse_id": ""}, [({}, "error: ''")]),  # an empty value
-    ({"greenhouse_id": "GH-04"}, []),  # no earlier failure
-])
-def test_no_copied_value_is_named_when_none_came_from_an_error(args, failures):
-    from vero.core.named_values import copied_example_hint
-
-    assert copied_example_hint(args, failures) == ""
-
-
-@tool
-def greenhouse_by_id(greenhouse_id: str) -> dict:
-    """Look up a greenhouse by its id."""
-    if greenhouse_id != "GH-07":
-        return {"error": f"unknown greenhouse id {greenhouse_id!r}. Greenhouse ids are written like 'GH-04'."}
-    return {"greenhouse_id": "GH-07", "keeper": "Marisol Achterberg"}
-
-
-@pytest.mark.parametrize("protocol", [None, "native", "text"])
-def test_a_failed_call_with_an_error_s_example_value_is_told_where_the_value_came_from(protocol):
-    def call(greenhouse_id):
-        if protocol == "text":
-            return f'Thought: look\nAction: greenhouse_by_id\nAction Input: {{"greenhouse_id": "{greenhouse_id}"}}'
-        return {"tool_calls": [{"name": "greenhouse_by_id", "arguments": {"greenhouse_id": greenhouse_id}}]}
-    final = "Final Answer: Marisol Achterberg" if protocol == "text" else "Marisol Achterberg"
-    llm = ScriptedLLM([call("7"), call("GH-04"), call("GH-07"), final])
-    agent = (ToolCallingAgent("t", llm, tools=[greenhouse_by_id], verbose=False) if protocol is None
-             else ReActAgent("r", llm, tools=[greenhouse_by_id], protocol=protocol, verbose=False))
-    assert agent.run("Who is the keeper of greenhouse number 7?") == "Marisol Achterberg"
-    first, copied = (last_observation(request) for request in llm.requests[1:3])
-    assert "comes from an earlier error message" not in first
-    assert "unknown greenhouse id 'GH-04'" in copied and "'GH-04' comes from an earlier error message" in copied
-
-
 def last_observation(request) -> str:
     """The last tool result sent (native agents follow a repeated call's result with a nudge)."""
     return [m["content"] for m in request.messages
@@ -591,11 +541,11 @@ def test_a_failed_call_naming_a_result_s_field_runs_again_with_its_value(protoco
     agent, llm = named_call_run(protocol, "stock * 2", "5430")
     assert CALLS[-2:] == [("strict_calculate", "stock * 2"), ("strict_calculate", "2715 * 2")]
     sent = last_observation(llm.requests[2])
-    assert ("(Your arguments named values from earlier results (stock); ran strict_calculate(expression='2715 * 2') "
+    assert ("(Your arguments named values (stock); ran strict_calculate(expression='2715 * 2') "
             "with them instead:)\n5430") in sent
     assert agent.last_result.answer == "5430" and agent.last_result.status == OK
     warning = agent.last_result.steps_of("warning")[-1]
-    assert "named values from earlier results (stock)" in warning.content
+    assert "the failed call named values (stock)" in warning.content
     actions = [step.content for step in agent.last_result.steps_of("action")]
     assert actions[-2:] == ["strict_calculate(expression='stock * 2')", "strict_calculate(expression='2715 * 2')"]
 
@@ -616,12 +566,85 @@ def test_values_given_in_an_argument_the_tool_does_not_take_are_written_in():
     # which fails for its extra argument whatever the expression
     CALLS.clear()
     named = {"tool_calls": [{"name": "strict_calculate",
-                             "arguments": {"expression": "stock * price", "variables": {"stock": 2715, "price": 2}}}]}
+                             "arguments": {"expression": "stock * price", "variables": {"stock": 2000, "price": 2}}}]}
     llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}, named, "5430"])
     agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
     assert agent.run("What are the Frostvine plants worth?") == "5430"
+    assert CALLS[-1] == ("strict_calculate", "2000 * 2")  # the call's own values count first
+    assert "ran strict_calculate(expression='2000 * 2') with them instead:)\n5430" in last_observation(llm.requests[2])
+
+
+@pytest.mark.parametrize("expression, values, written", [
+    ("x * 2", {"x": -3}, "(-3) * 2"),  # a negative value keeps its sign: -3 ** 2 would be -9
+    ("2x + 1", {"x": 5}, None),  # a name glued to a number: 25 + 1 is not what was meant
+    ("plant.stock * 2", {"stock": 5}, None),  # ... or to a dot
+    ("e * 2", {"e": 1e-05}, None),  # a value written with letters would leave a name behind
+    ("stock * 2", {"stock": True}, None),  # not a number
+    ("stock", {"stock": 5}, None),  # no arithmetic
+    ("SELECT stock - 1 FROM t", {"stock": 5}, None),  # not arithmetic either
+])
+def test_values_are_written_in_only_where_they_keep_the_expression_s_meaning(expression, values, written):
+    from vero.core.named_values import resolved_arguments
+
+    resolved = resolved_arguments({"expression": expression}, [("lookup()", json.dumps(values))])
+    assert (resolved[0]["expression"] if resolved else None) == written
+
+
+def test_an_object_argument_the_tool_takes_is_kept_and_one_it_does_not_take_is_left_out():
+    from vero.core.named_values import resolved_arguments
+
+    args = {"expression": "a * b", "variables": {"a": 2, "b": 3, "unused": 1}}
+    assert resolved_arguments(args, [], accepted=["expression"]) == ({"expression": "2 * 3"}, ["a", "b"])
+    kept = {"expression": "2 * 3", "variables": {"a": 2, "b": 3, "unused": 1}}
+    assert resolved_arguments(args, [], accepted=["expression", "variables"]) == (kept, ["a", "b"])
+    assert resolved_arguments(args, [], accepted=None) == (kept, ["a", "b"])  # a tool taking **kwargs
+
+
+@tool
+def letters_rejected(expression: str) -> str:
+    """Evaluate an arithmetic expression of numbers."""
+    CALLS.append(("letters_rejected", expression))
+    return f"error: cannot evaluate {expression!r}" if any(c.isalpha() for c in expression) else "2e-05"
+
+
+def test_a_run_with_values_never_leads_to_another():
+    # the review's case: a value that Python writes with a letter (1e-05 for `e`) is not written in
+    CALLS.clear()
+    llm = ScriptedLLM([{"tool_calls": [{"name": "lookup", "arguments": {}}]},
+                       {"tool_calls": [{"name": "letters_rejected", "arguments": {"expression": "e * 2"}}]}, "done"])
+
+    @tool
+    def lookup() -> dict:
+        """Look up a constant."""
+        return {"e": 1e-05}
+
+    ToolCallingAgent("t", llm, tools=[lookup, letters_rejected], verbose=False).run("Twice e?")
+    assert CALLS == [("letters_rejected", "e * 2")]
+
+
+@tool
+def flaky_calculate(expression: str) -> str:
+    """Evaluate an arithmetic expression; the service behind it is down."""
+    CALLS.append(("flaky_calculate", expression))
+    raise ConnectionError("the calculator service is down")
+
+
+def test_a_call_that_failed_for_another_reason_is_not_run_again_with_values():
+    CALLS.clear()
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
+                       {"tool_calls": [{"name": "flaky_calculate", "arguments": {"expression": "stock * 2"}}]}, "done"])
+    ToolCallingAgent("t", llm, tools=[*TOOLS, flaky_calculate], verbose=False).run("Twice the stock?")
+    assert CALLS[-1] == ("flaky_calculate", "stock * 2") and len(CALLS) == 2
+    assert "stock is 2715" in last_observation(llm.requests[2])  # the hint still says what stock is
+
+
+def test_text_react_s_bare_action_input_runs_again_with_values():
+    CALLS.clear()
+    llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}',
+                       "Thought: double\nAction: strict_calculate\nAction Input: stock * 2", "Final Answer: 5430"])
+    agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == "5430"
     assert CALLS[-1] == ("strict_calculate", "2715 * 2")
-    assert "ran strict_calculate(expression='2715 * 2') with them instead:)\n5430" in last_observation(llm.requests[2])
 
 
 def test_a_named_call_that_fails_again_with_the_values_is_answered_with_the_first_error():

@@ -28,7 +28,6 @@ from typing import Any
 from vero.agents._native import echoes
 from vero.core.agent import Agent, tool_calls
 from vero.core.message import Message, ToolCall
-from vero.core.named_values import copied_example_hint
 from vero.core.parsing import normalized_arguments, tool_calls_in_text
 from vero.core.text import clip
 
@@ -88,19 +87,14 @@ def repaired_call(agent: Agent, failed: str) -> ToolCall | None:
 
 
 def failed_calls_text(agent: Agent) -> str:
-    """The run's latest distinct failed calls, each with the start of its error, and the note on a value
-    copied from an earlier error's example (seen: the repair of greenhouse_info('1'), told "ids are
-    written like 'GH-04'", asked for 'GH-04'; shown the same errors again, it asked for 'GH-04' again)."""
+    """The run's latest distinct failed calls, each with the start of its error."""
     latest: dict[str, str] = {}
-    earlier: list[tuple[object, str]] = []
     for action, result in tool_calls(agent.steps_so_far()):
         if result.data.get("error") == "repeated_failure":  # vero's note, not the tool's error
             continue
-        args = action.data.get("args")
-        call = f"Call: {action.data.get('tool')}({_json(args)})"
+        call = f"Call: {action.data.get('tool')}({_json(action.data.get('args'))})"
         latest.pop(call, None)
-        latest[call] = clip(" ".join(result.content.split()), 300, " ...") + copied_example_hint(args, earlier)
-        earlier.append((args, result.content))
+        latest[call] = clip(" ".join(result.content.split()), 300, " ...")
     return "\n".join(f"{call}\nError: {error}" for call, error in list(latest.items())[-MAX_CALLS_SHOWN:])
 
 

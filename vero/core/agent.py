@@ -356,11 +356,11 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
-            rerun = run_with_values(self, name, args)
+            rerun = run_with_values(self, name, args, outcome)
             if rerun is not None:
                 return rerun
-            # arguments that name values of earlier results or copy an error's example, or else perhaps
-            # the wrong tool (an unknown tool's error lists the tools already)
+            # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
+            # tool's error lists the tools already)
             text += argument_hint(args, self.earlier_calls()) or self.tools.others_hint(name)
         return Observation(text, outcome.ok, outcome.error)
 

@@ -1,18 +1,15 @@
-"""Hints for a failed tool call whose arguments name values instead of giving them, or copy an example.
+"""A failed tool call whose arguments name values instead of giving them.
 
 Small models write ``calculate("stock * price_per_plant_crowns")`` or
 ``calculate("keeper_profile(hourly_wage)")``: the names of fields in results
 they already have, not the numbers.  The tool fails, and the error ("use
 numbers") does not tell them which numbers.  ``named_values_hint`` finds the
 field names in the failed call's arguments and lists their values from the
-earlier results, so the next call can use them.  When each name has exactly one value
-in those results, ``resolved_arguments`` writes the values in, so that the call can run again
-with them (the model is told that it did).
-
-They also copy the example an error message gives of a value's format: told
-"unknown greenhouse id '7'. Greenhouse ids are written like 'GH-04'." for
-"greenhouse number 7", the next call asks for 'GH-04'.  ``copied_example_hint``
-says where that value came from when the call with it fails too.
+earlier results, so the next call can use them.  Told the values, a small model
+still wrote the names again, or answered with a sentence saying what to multiply;
+so when each name has exactly one value (in the earlier results, or in an argument
+of the call itself such as ``variables={"stock": 462}``), ``run_with_values`` runs
+the call again with the values written in, and the model is told that it did.
 """
 
 from __future__ import annotations
@@ -21,7 +18,14 @@ import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import args_text, call_worked, output_record, parse_json_value, reports_error
+from vero.core.parsing import (
+    args_text,
+    call_worked,
+    normalized_arguments,
+    output_record,
+    parse_json_value,
+    reports_error,
+)
 from vero.core.result import Step
 from vero.core.text import clip
 from vero.tool.registry import ToolOutcome
@@ -36,30 +40,40 @@ _EXPRESSION = re.compile(r"[\w\s.+\-*/%^(),]*")
 MAX_NAMES = 4
 MAX_VALUES_PER_NAME = 4  # the latest results that have the field: enough to pick the right one
 MAX_CALL_CHARS = 80
-# Told which values a failed call's field names stand for, small models still wrote the names again, or
-# answered with a sentence saying what to multiply; so the call runs again with the values.
-RAN_WITH_VALUES = "(Your arguments named values from earlier results ({names}); ran {call} with them instead:)\n"
+RAN_WITH_VALUES = "(Your arguments named values ({names}); ran {call} with them instead:)\n"
 _OPERATOR = re.compile(r"[-+*/%]")
+# A name glued to a number or a dot (``2x``, ``plant.stock``, ``1e5``) is not replaced: the value
+# written in its place would change what the expression says.
+_GLUED_NAME = re.compile(r"[\d.][A-Za-z_]|[A-Za-z_]\w*\.")
 
 
 def argument_hint(args: Any, calls: list[tuple[Step, Step]]) -> str:
-    """The note for a failed call's ``args``, given the ``(action, observation)`` steps of the earlier
-    calls: the values its names stand for, or where a value copied from an error came from ("" if none)."""
-    failures = [(action.data.get("args"), result.content) for action, result in calls if not call_worked(result)]
-    return named_values_hint(args, _worked(calls)) or copied_example_hint(args, failures)
+    """The note for a failed call's ``args``: the values its names stand for in the results of the
+    earlier calls (``(action, observation)`` steps) that worked; "" if it names none."""
+    return named_values_hint(args, _worked(calls))
 
 
-def run_with_values(agent: Agent, name: str, args: Any) -> ToolOutcome | None:
+def run_with_values(agent: Agent, name: str, args: Any, failure: ToolOutcome) -> ToolOutcome | None:
     """The failed call run again (``agent.run_tool``) with the values its arguments named, when each
-    has one (see ``resolved_arguments``) and it then works; else None (the model is sent the first error)."""
+    has one (see ``resolved_arguments``) and its ``failure`` is about those arguments; None if not,
+    or if it fails again (the model is then sent the first error).
+
+    Only an error that rejects the arguments, or names one of the names (``cannot evaluate 'stock * 2'``,
+    ``name 'stock' is not defined``), counts: a tool that failed part-way for another reason is not run twice.
+    """
     tool = agent.tools.get(name)
-    accepted = tool.parameters["properties"] if tool is not None else ()
+    if tool is None:
+        return None
+    if isinstance(args, str) and not args.lstrip().startswith("{") and tool.sole_parameter:
+        args = {tool.sole_parameter: args}  # text ReAct's bare `Action Input: stock * 2`
+    args = normalized_arguments(args)
+    accepted = None if tool.parameters.get("additionalProperties", True) is not False else tool.parameters["properties"]
     resolved = resolved_arguments(args, _worked(agent.earlier_calls()), accepted)
-    if resolved is None:
+    if resolved is None or not (failure.error == "bad_arguments" or _mentions(failure.output, resolved[1])):
         return None
     values, names = resolved
-    agent.record("warning", f"the failed call named values from earlier results ({', '.join(names)}); "
-                            "run again with them", resolved=names)
+    agent.record("warning", f"the failed call named values ({', '.join(names)}); run again with them",
+                 resolved=names)
     observation = agent.run_tool(name, values)
     if not observation.ok or reports_error(observation.text):
         return None
@@ -92,60 +106,52 @@ def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
 
 
 def resolved_arguments(args: Any, results: list[tuple[str, str]],
-                       accepted: Collection[str] = ()) -> tuple[dict[str, Any], list[str]] | None:
+                       accepted: Collection[str] | None = ()) -> tuple[dict[str, Any], list[str]] | None:
     """``args`` with the field names in their arithmetic replaced by the values, and the names
     replaced; None unless some argument reads as arithmetic over names that each have exactly one
     value in ``results`` (the ``(call, output)`` pairs of earlier calls that worked).
 
     A small model may also give the values in an argument of its own (``variables={"stock": 462}``):
-    those come first, and such an argument is dropped when the tool does not take it (it is not one of
-    the ``accepted`` names).  An argument with a name of no such value (``sqrt``, a field two results
-    give differently) stays as it is, and if none could be written with values there is nothing to run.
+    those come first.  Such an object argument is left out unless it is one of the ``accepted``
+    parameter names (None: the tool takes any).  An argument with a name of no such value (``sqrt``, a
+    field two results give differently), or with a name glued to a number or a dot, stays as it is;
+    if no argument could be written with values there is nothing to run.
     """
-    if isinstance(args, str) and args.lstrip().startswith("{"):
-        try:
-            args = parse_json_value(args, repair=False)
-        except ValueError:
-            return None
     if not isinstance(args, dict):
         return None
     values: dict[str, set[int | float]] = {}
     for _, output in results:
         for field, value in _numbers(output).items():
             values.setdefault(field, set()).add(value)
-    known = {field: next(iter(found)) for field, found in values.items() if len(found) == 1}
+    known = {field: _written(next(iter(found))) for field, found in values.items() if len(found) == 1}
     given = {key: _number_fields(value) for key, value in args.items() if isinstance(value, dict)}
     for numbers in given.values():
-        known.update(numbers)
+        known.update({field: _written(value) for field, value in numbers.items()})
     resolved, names = dict(args), []
     for key, text in args.items():
         if not (isinstance(text, str) and _EXPRESSION.fullmatch(text) and _OPERATOR.search(text)):
             continue
         found = _IDENTIFIER.findall(text)
-        if found and all(name in known for name in found):
-            resolved[key] = _IDENTIFIER.sub(lambda match: str(known[match[0]]), text)
+        if found and all(known.get(name) for name in found) and not _GLUED_NAME.search(text):
+            resolved[key] = _IDENTIFIER.sub(lambda match: known[match[0]], text)
             names += [name for name in dict.fromkeys(found) if name not in names]
-    for key, numbers in given.items():
-        if key not in accepted and numbers and set(numbers) <= set(names):
-            del resolved[key]
-    return (resolved, names) if names else None
+    if not names:
+        return None
+    return {key: value for key, value in resolved.items()
+            if key not in given or accepted is None or key in accepted}, names
 
 
-def copied_example_hint(args: Any, failures: list[tuple[Any, str]]) -> str:
-    """A note for an argument value copied from an earlier error message, or "" if there is none.
+def _written(value: int | float) -> str:
+    """A value as it goes into an expression: negative ones in parentheses; "" for one that cannot
+    (``1e-05``, ``inf``: letters where the names were)."""
+    text = repr(value)
+    if re.search(r"[A-Za-z]", text):
+        return ""
+    return f"({text})" if value < 0 else text
 
-    ``failures`` are ``(arguments, error)`` of earlier calls that failed; a value counts as copied when
-    one of those errors quotes it and that call's own arguments did not hold it (an error that repeats
-    the value it was given says nothing about where the value came from).
-    """
-    for earlier_args, error in failures:
-        given = set(_strings(earlier_args))
-        for value in _strings(args):
-            quoted = f"'{value}'" in error or f'"{value}"' in error
-            if value.strip() and value not in given and quoted:
-                return f"\n({value!r} comes from an earlier error message, where it shows how such a value is " \
-                       "written; it is not a value for this task. Write the task's own value that way.)"
-    return ""
+
+def _mentions(error: str, names: list[str]) -> bool:
+    return any(re.search(rf"\b{re.escape(name)}\b", error) for name in names)
 
 
 def _worked(calls: list[tuple[Step, Step]]) -> list[tuple[str, str]]:
