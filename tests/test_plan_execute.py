@@ -643,21 +643,40 @@ def calculate(expression: str) -> str:
     return str(eval(expression, {"__builtins__": {}}))  # test double: a name in the expression raises
 
 
-def test_a_step_executor_naming_fields_of_an_earlier_steps_result_is_given_their_values():
+def test_a_step_executor_naming_fields_of_an_earlier_steps_result_runs_with_their_values():
     """Seen with Qwen2.5-Coder-1.5B (t13): the executor of the multiplication step wrote the field names of
-    the first step's result, calculate(expression='stock * price_per_plant_crowns', variables={...})."""
+    the first step's result, calculate(expression='stock * price_per_plant_crowns')."""
     replies = [plan("Find Emberroot with find_plant", "Multiply the stock by the price with calculate"),
                'Action: find_plant\nAction Input: {"name": "Emberroot"}', "Final Answer: found",
-               'Action: calculate\nAction Input: {"expression": "stock * price_per_plant_crowns", '
-               '"variables": {"stock": 462, "price_per_plant_crowns": 112.8}}',
-               'Action: calculate\nAction Input: {"expression": "462 * 112.8"}', "Final Answer: 52113.6",
-               "52113.6 crowns"]
+               'Action: calculate\nAction Input: {"expression": "stock * price_per_plant_crowns"}',
+               "Final Answer: 52113.6", "52113.6 crowns"]
     llm = ScriptedLLM(replies)
     agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False)
     assert agent.run("What are the Emberroot plants in stock worth?") == "52113.6 crowns"
-    hint = llm.requests[4].messages[-1]["content"]
-    assert "unexpected argument" in hint
-    assert "stock is 462 (from find_plant(name='Emberroot'))" in hint and "price_per_plant_crowns is 112.8" in hint
+    sent = llm.requests[4].messages[-1]["content"]
+    assert "(stock, price_per_plant_crowns); ran calculate(expression='462 * 112.8') with them instead:)\n52113.6" \
+        in sent
+    assert "calculate(expression='462 * 112.8') -> 52113.6" in llm.requests[5].messages[-1]["content"]  # a result
+
+
+def test_a_step_executor_naming_a_field_two_earlier_results_give_differently_gets_both_values():
+    replies = [plan("Find Emberroot with find_plant", "Find Frostvine with find_plant", "Add them with calculate"),
+               'Action: find_plant\nAction Input: {"name": "Emberroot"}', "Final Answer: found",
+               'Action: find_plant\nAction Input: {"name": "Frostvine"}', "Final Answer: found",
+               'Action: calculate\nAction Input: {"expression": "stock + stock"}',
+               'Action: calculate\nAction Input: {"expression": "462 + 2715"}', "Final Answer: 3177", "3177"]
+    stocks = {"Emberroot": 462, "Frostvine": 2715}
+
+    @tool
+    def find_plant(name: str) -> dict:
+        """Look up a plant by its name."""
+        return {"name": name, "stock": stocks[name]}
+
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False)
+    assert agent.run("How many Emberroot and Frostvine plants are in stock?") == "3177"
+    hint = llm.requests[6].messages[-1]["content"]
+    assert "stock is 462 (from find_plant(name='Emberroot')) or 2715 (from find_plant(name='Frostvine'))" in hint
 
 
 GREENHOUSE_CALLS: list[str] = []

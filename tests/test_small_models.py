@@ -6,6 +6,7 @@ benchmark (``benchmarks/local_model``); the others are the shapes the
 same protocols allow (Qwen's ``<tool_call>`` tags, lists of calls).
 """
 
+import json
 import threading
 
 import pytest
@@ -516,24 +517,145 @@ def test_the_listed_values_are_short_tidy_and_the_latest():
     assert hint.count("(from ") == 4 and "0.3 (from sum())" in hint and "5.1 (from" in hint and "1.1 (from" not in hint
 
 
-@pytest.mark.parametrize("protocol", [None, "native", "text"])
-def test_a_failed_call_naming_a_result_s_field_is_answered_with_its_value(protocol):
+def named_call_run(protocol, expression, *later):
+    """A lookup, then a strict_calculate call naming the lookup's ``stock`` field, for each protocol."""
     lookup = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}
-    named = {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "stock * 2"}}]}
+    named = {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": expression}}]}
     if protocol == "text":
         lookup = 'Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}'
-        named = 'Thought: double\nAction: strict_calculate\nAction Input: {"expression": "stock * 2"}'
-    llm = ScriptedLLM([lookup, named, named, "5430"])
+        named = f'Thought: double\nAction: strict_calculate\nAction Input: {{"expression": "{expression}"}}'
+    final = "Final Answer: " if protocol == "text" else ""
+    llm = ScriptedLLM([lookup, named, *[named if reply == "again" else final + reply for reply in later]])
     tools = [*TOOLS, strict_calculate]
     agent = (ToolCallingAgent("t", llm, tools=tools, verbose=False) if protocol is None
              else ReActAgent("r", llm, tools=tools, protocol=protocol, verbose=False))
     agent.run("What is twice the Frostvine stock?")
+    return agent, llm
+
+
+@pytest.mark.parametrize("protocol", [None, "native", "text"])
+def test_a_failed_call_naming_a_result_s_field_runs_again_with_its_value(protocol):
+    # seen (ToolCallingAgent and native ReAct, t13): told the values, the model answered "you need to multiply
+    # the stock by the price per plant. The stock is 462 and the price per plant is 112.8."
+    CALLS.clear()
+    agent, llm = named_call_run(protocol, "stock * 2", "5430")
+    assert CALLS[-2:] == [("strict_calculate", "stock * 2"), ("strict_calculate", "2715 * 2")]
+    sent = last_observation(llm.requests[2])
+    assert ("(Your arguments named values (stock); ran strict_calculate(expression='2715 * 2') "
+            "with them instead:)\n5430") in sent
+    assert agent.last_result.answer == "5430" and agent.last_result.status == OK
+    warning = agent.last_result.steps_of("warning")[-1]
+    assert "the failed call named values (stock)" in warning.content
+    actions = [step.content for step in agent.last_result.steps_of("action")]
+    assert actions[-2:] == ["strict_calculate(expression='stock * 2')", "strict_calculate(expression='2715 * 2')"]
+
+
+@pytest.mark.parametrize("protocol", [None, "native", "text"])
+def test_a_failed_call_naming_a_field_and_an_unknown_name_is_answered_with_the_value(protocol):
+    agent, llm = named_call_run(protocol, "stock * price", "again", "5430")  # `price` is in no result
     hint = ("(stock names a value from earlier results; put the values themselves in the arguments: stock is 2715 "
             "(from find_plant(name='Frostvine')).)")
     failed, repeated = (last_observation(request) for request in llm.requests[2:4])
-    assert "cannot evaluate 'stock * 2'" in failed and failed.endswith(hint) and "not the right tool" not in failed
+    assert "cannot evaluate 'stock * price'" in failed and failed.endswith(hint) and "not the right tool" not in failed
     assert "Not run: you made this exact call before" in repeated and hint in repeated
     assert "stock is 2715" not in agent.last_result.steps_of("observation")[1].content  # the steps keep the output
+
+
+def test_values_given_in_an_argument_the_tool_does_not_take_are_written_in():
+    # seen (plan-and-execute, t13): `calculate(expression='stock * price_per_plant_crowns', variables={...})`,
+    # which fails for its extra argument whatever the expression
+    CALLS.clear()
+    named = {"tool_calls": [{"name": "strict_calculate",
+                             "arguments": {"expression": "stock * price", "variables": {"stock": 2000, "price": 2}}}]}
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}, named, "5430"])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("What are the Frostvine plants worth?") == "5430"
+    assert CALLS[-1] == ("strict_calculate", "2000 * 2")  # the call's own values count first
+    assert "ran strict_calculate(expression='2000 * 2') with them instead:)\n5430" in last_observation(llm.requests[2])
+
+
+@pytest.mark.parametrize("expression, values, written", [
+    ("x * 2", {"x": -3}, "(-3) * 2"),  # a negative value keeps its sign: -3 ** 2 would be -9
+    ("2x + 1", {"x": 5}, None),  # a name glued to a number: 25 + 1 is not what was meant
+    ("plant.stock * 2", {"stock": 5}, None),  # ... or to a dot
+    ("e * 2", {"e": 1e-05}, None),  # a value written with letters would leave a name behind
+    ("stock * 2", {"stock": True}, None),  # not a number
+    ("stock", {"stock": 5}, None),  # no arithmetic
+    ("SELECT stock - 1 FROM t", {"stock": 5}, None),  # not arithmetic either
+])
+def test_values_are_written_in_only_where_they_keep_the_expression_s_meaning(expression, values, written):
+    from vero.core.named_values import resolved_arguments
+
+    resolved = resolved_arguments({"expression": expression}, [("lookup()", json.dumps(values))])
+    assert (resolved[0]["expression"] if resolved else None) == written
+
+
+def test_an_object_argument_the_tool_takes_is_kept_and_one_it_does_not_take_is_left_out():
+    from vero.core.named_values import resolved_arguments
+
+    args = {"expression": "a * b", "variables": {"a": 2, "b": 3, "unused": 1}}
+    assert resolved_arguments(args, [], accepted=["expression"]) == ({"expression": "2 * 3"}, ["a", "b"])
+    kept = {"expression": "2 * 3", "variables": {"a": 2, "b": 3, "unused": 1}}
+    assert resolved_arguments(args, [], accepted=["expression", "variables"]) == (kept, ["a", "b"])
+    assert resolved_arguments(args, [], accepted=None) == (kept, ["a", "b"])  # a tool taking **kwargs
+
+
+@tool
+def letters_rejected(expression: str) -> str:
+    """Evaluate an arithmetic expression of numbers."""
+    CALLS.append(("letters_rejected", expression))
+    return f"error: cannot evaluate {expression!r}" if any(c.isalpha() for c in expression) else "2e-05"
+
+
+def test_a_run_with_values_never_leads_to_another():
+    # the review's case: a value that Python writes with a letter (1e-05 for `e`) is not written in
+    CALLS.clear()
+    llm = ScriptedLLM([{"tool_calls": [{"name": "lookup", "arguments": {}}]},
+                       {"tool_calls": [{"name": "letters_rejected", "arguments": {"expression": "e * 2"}}]}, "done"])
+
+    @tool
+    def lookup() -> dict:
+        """Look up a constant."""
+        return {"e": 1e-05}
+
+    ToolCallingAgent("t", llm, tools=[lookup, letters_rejected], verbose=False).run("Twice e?")
+    assert CALLS == [("letters_rejected", "e * 2")]
+
+
+@tool
+def flaky_calculate(expression: str) -> str:
+    """Evaluate an arithmetic expression; the service behind it is down."""
+    CALLS.append(("flaky_calculate", expression))
+    raise ConnectionError("the calculator service is down")
+
+
+def test_a_call_that_failed_for_another_reason_is_not_run_again_with_values():
+    CALLS.clear()
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
+                       {"tool_calls": [{"name": "flaky_calculate", "arguments": {"expression": "stock * 2"}}]}, "done"])
+    ToolCallingAgent("t", llm, tools=[*TOOLS, flaky_calculate], verbose=False).run("Twice the stock?")
+    assert CALLS[-1] == ("flaky_calculate", "stock * 2") and len(CALLS) == 2
+    assert "stock is 2715" in last_observation(llm.requests[2])  # the hint still says what stock is
+
+
+def test_text_react_s_bare_action_input_runs_again_with_values():
+    CALLS.clear()
+    llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}',
+                       "Thought: double\nAction: strict_calculate\nAction Input: stock * 2", "Final Answer: 5430"])
+    agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    assert agent.run("What is twice the Frostvine stock?") == "5430"
+    assert CALLS[-1] == ("strict_calculate", "2715 * 2")
+
+
+def test_a_named_call_that_fails_again_with_the_values_is_answered_with_the_first_error():
+    named = {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "stock * 2", "unit": "crowns"}}]}
+    llm = ScriptedLLM([{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]}, named, "5430"])
+    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
+    agent.run("What is twice the Frostvine stock?")
+    sent = last_observation(llm.requests[2])
+    assert "unexpected argument(s): unit" in sent and "stock is 2715" in sent and "ran strict_calculate" not in sent
+    assert [s.content for s in agent.last_result.steps_of("action")][-1] == \
+        "strict_calculate(expression='2715 * 2', unit='crowns')"  # the rerun is on the record
 
 
 def test_an_answer_after_only_failed_calls_gets_one_nudge():
@@ -782,8 +904,9 @@ def strict_calculate(expression: str) -> str:
     return "5430"
 
 
+# (`price` is in no result, so the call is not run again with values: see resolved_arguments)
 LOOKUP_THEN_NAMES = [{"tool_calls": [{"name": "find_plant", "arguments": {"name": "Frostvine"}}]},
-                     {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "stock * 2"}}]}]
+                     {"tool_calls": [{"name": "strict_calculate", "arguments": {"expression": "stock * price"}}]}]
 # seen (ToolCallingAgent, t13), after `calculate("stock * price_per_plant_crowns")` failed: a number no tool
 # gave, or, in another run, only how to compute it
 SEEN_AFTER_FAILED_CALL = "The total value in crowns of all Emberroot plants in stock is 520,096.0."
@@ -809,7 +932,7 @@ def test_an_answer_right_after_a_failed_call_is_sent_back(protocol, answer):
 
 def test_text_react_sends_back_an_answer_right_after_a_failed_call():
     llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}',
-                       'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * 2"}',
+                       'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * price"}',
                        "Final Answer: 5000", "Final Answer: 5430"])
     agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
     assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 4
@@ -817,7 +940,7 @@ def test_text_react_sends_back_an_answer_right_after_a_failed_call():
 
 
 def test_no_after_a_failed_call_nudge_after_a_repeated_call_that_was_not_run():
-    named = 'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * 2"}'
+    named = 'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * price"}'
     llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}', named, named,
                        "Final Answer: 5430"])
     agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)

@@ -31,11 +31,12 @@ from dataclasses import replace
 from typing import Any
 
 from vero.agents._miscalculation import miscalculation
-from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, call_worked, tool_calls
+from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
     acknowledges_result,
     announces_action,
+    call_worked,
     gives_up,
     output_record,
     parse_json_object,

@@ -9,8 +9,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from vero.core.agent import call_worked, tool_calls
-from vero.core.parsing import args_text, written_call
+from vero.core.agent import tool_calls
+from vero.core.parsing import args_text, call_worked, written_call
 from vero.core.result import Step
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")

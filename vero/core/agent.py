@@ -29,9 +29,16 @@ from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
-from vero.core.named_values import named_values_hint
+from vero.core.named_values import argument_hint, run_with_values
 from vero.core.options import AgentOptions
-from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
+from vero.core.parsing import (
+    args_text,
+    call_worked,
+    normalized_arguments,
+    parse_json_object,
+    reports_error,
+    tidy_numbers,
+)
 from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
@@ -340,7 +347,7 @@ class Agent(ABC):
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tools.short_lines()) + self._named_values(args)
+                                           tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
             self.record("observation", text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self._emit("tool_call", tool=name, args=args)
@@ -349,15 +356,13 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
+            rerun = run_with_values(self, name, args, outcome)
+            if rerun is not None:
+                return rerun
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
             # tool's error lists the tools already)
-            text += self._named_values(args) or self.tools.others_hint(name)
+            text += argument_hint(args, self.earlier_calls()) or self.tools.others_hint(name)
         return Observation(text, outcome.ok, outcome.error)
-
-    def _named_values(self, args: Any) -> str:
-        """The values of earlier results that ``args`` names instead of giving them (empty if none)."""
-        known = [(action.content, result.content) for action, result in self.earlier_calls() if call_worked(result)]
-        return named_values_hint(args, known)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the named-values hint and the
@@ -532,11 +537,6 @@ def tool_calls(steps: list[Step], depth: int = 0) -> list[tuple[Step, Step]]:
 def _same_call(call: Step, name: str, args: Any) -> bool:
     """True when the action step ``call`` called ``name`` with the same arguments."""
     return (call.data.get("tool"), normalized_arguments(call.data.get("args"))) == (name, normalized_arguments(args))
-
-
-def call_worked(observation: Step) -> bool:
-    """True when a tool call's observation is a result, not an error (a timeout counts as an error)."""
-    return bool(observation.data.get("ok", True)) and not reports_error(observation.content)
 
 
 def _failed(observation: Step) -> bool:

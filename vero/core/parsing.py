@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 from vero.core.message import ToolCall
+from vero.core.result import Step
 from vero.core.thinking import split_thinking
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
@@ -670,6 +671,11 @@ def output_record(output: str) -> dict[str, Any]:
 
 # -- tool output that reports an error ---------------------------------------------------------
 _ERROR_TEXT = re.compile(r'^\s*(?:error\b|\{\s*"error"\s*:)', re.IGNORECASE)
+
+
+def call_worked(observation: Step) -> bool:
+    """True when a tool call's observation is a result, not an error (a timeout counts as an error)."""
+    return bool(observation.data.get("ok", True)) and not reports_error(observation.content)
 
 
 def reports_error(output: str) -> bool:
