@@ -341,7 +341,9 @@ class Agent(ABC):
         A call that already failed with the same arguments (in this run, or for a
         plan step's executor in an earlier step, see ``earlier_calls``) is not run
         again (unless it timed out): small models repeat a failing call word for
-        word, so the observation says so and lists the other tools.
+        word, so the observation says so and lists the other tools.  A call that failed because its
+        arguments name values of earlier results (``calculate("stock * 2")``) runs again with the values
+        (``vero.core.named_values``).
         """
         failed = self._earlier_failure(name, args)
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
