@@ -21,14 +21,13 @@ from typing import TYPE_CHECKING, Any
 from vero.core.parsing import (
     args_text,
     call_worked,
-    normalized_arguments,
     output_record,
     parse_json_value,
     reports_error,
 )
 from vero.core.result import Step
 from vero.core.text import clip
-from vero.tool.registry import ToolOutcome
+from vero.tool.registry import ToolOutcome, parse_arguments
 
 if TYPE_CHECKING:  # the agent's module imports this one
     from vero.core.agent import Agent
@@ -64,9 +63,10 @@ def run_with_values(agent: Agent, name: str, args: Any, failure: ToolOutcome) ->
     tool = agent.tools.get(name)
     if tool is None:
         return None
-    if isinstance(args, str) and not args.lstrip().startswith("{") and tool.sole_parameter:
-        args = {tool.sole_parameter: args}  # text ReAct's bare `Action Input: stock * 2`
-    args = normalized_arguments(args)
+    try:  # as the tool read them: also text ReAct's bare `Action Input: stock * 2`, and sloppy JSON
+        args = parse_arguments(tool, args)
+    except ValueError:
+        return None
     accepted = None if tool.parameters.get("additionalProperties", True) is not False else tool.parameters["properties"]
     resolved = resolved_arguments(args, _worked(agent.earlier_calls()), accepted)
     if resolved is None or not (failure.error == "bad_arguments" or _mentions(failure.output, resolved[1])):
@@ -123,17 +123,18 @@ def resolved_arguments(args: Any, results: list[tuple[str, str]],
     for _, output in results:
         for field, value in _numbers(output).items():
             values.setdefault(field, set()).add(value)
-    known = {field: _written(next(iter(found))) for field, found in values.items() if len(found) == 1}
+    known = {field: next(iter(found)) for field, found in values.items() if len(found) == 1}
     given = {key: _number_fields(value) for key, value in args.items() if isinstance(value, dict)}
     for numbers in given.values():
-        known.update({field: _written(value) for field, value in numbers.items()})
+        known.update(numbers)
+    written = {field: text for field, value in known.items() if (text := _written(value))}
     resolved, names = dict(args), []
     for key, text in args.items():
         if not (isinstance(text, str) and _EXPRESSION.fullmatch(text) and _OPERATOR.search(text)):
             continue
         found = _IDENTIFIER.findall(text)
-        if found and all(known.get(name) for name in found) and not _GLUED_NAME.search(text):
-            resolved[key] = _IDENTIFIER.sub(lambda match: known[match[0]], text)
+        if found and all(name in written for name in found) and not _GLUED_NAME.search(text):
+            resolved[key] = _IDENTIFIER.sub(lambda match: written[match[0]], text)
             names += [name for name in dict.fromkeys(found) if name not in names]
     if not names:
         return None

@@ -237,7 +237,7 @@ def _raised(name: str, exc: BaseException) -> ToolOutcome:
     return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, "exception")
 
 
-def _parse_arguments(tool: Tool, args: Any) -> dict:
+def parse_arguments(tool: Tool, args: Any) -> dict:
     """Accept a dict, a (possibly sloppy) JSON object string, None, or a bare string."""
     if args is None:
         return {}
@@ -362,7 +362,7 @@ class ToolRegistry:
             valid = ", ".join(self._tools) or "(none)"
             return ToolOutcome(f"Error: unknown tool {name!r}. Valid tools: {valid}.", False, "unknown_tool")
         try:
-            kwargs = found.validate(_parse_arguments(found, args))
+            kwargs = found.validate(parse_arguments(found, args))
         except ToolArgumentError as exc:
             return ToolOutcome(f"Error: tool {name!r} {exc}", False, "bad_arguments")
         timeout = found.timeout if found.timeout is not None else self.default_timeout
