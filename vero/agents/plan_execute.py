@@ -51,25 +51,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vero.agents._plan import (
-    MARKERS,
-    Finished,
-    Plan,
-    PlanStep,
-    Remaining,
-    approval_text,
-    lasting,
-    read_plan,
-    read_replan,
-    tool_results,
-)
+from vero.agents._plan import MARKERS, Finished, Plan, PlanStep, Remaining, lasting, tool_results
+from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent, MalformedOutputError, Tools, tool_calls
-from vero.core.message import ChatModel, Message
+from vero.core.agent import Tools, tool_calls
+from vero.core.message import ChatModel
 from vero.core.options import renamed_budget
-from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, Outcome
-from vero.errors import VeroError
+from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome
 
 # Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
@@ -142,19 +131,7 @@ for the user: short and direct, with the exact values from the results. Reply wi
 FINAL_PROMPT = """The plan could not be finished. Using only the step results below,
 write the best final answer to the task, and say briefly what is still unknown."""
 
-PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
-REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
-
-
-class EmptyPlanError(VeroError):
-    """The planner returned a plan with no steps (the run ends ``failed``)."""
-
-
-class PlanRejected(VeroError):
-    """The approval gate refused the plan (the run ends ``rejected``; no step runs)."""
-
-
-class PlanExecuteAgent(Agent):
+class PlanExecuteAgent(Planner):
     """Plan first, then execute step by step with a ReAct sub-agent, replanning as results come in.
 
     Args (beyond ``Agent``'s):
@@ -182,6 +159,9 @@ class PlanExecuteAgent(Agent):
     it for one agent) followed by ``planner_rules``.  ``step_task`` is the
     task each step's ReAct agent (an ``executor_class``, by default
     ``StepExecutor``) gets, ``replan_prompt`` the replanner's system prompt.
+
+    This file holds the loop and runs the steps; the model calls that write, repair and replan the
+    plan and write the answer are the planner's, in ``Planner`` (``vero/agents/_planner.py``).
     """
 
     default_max_turns = 20
@@ -282,50 +262,6 @@ class PlanExecuteAgent(Agent):
             self.record("warning", f"the replan cap ({self.max_replans}) is reached")
         return replans > self.max_replans
 
-    # -- planner and approval gate ------------------------------------------------------
-    def _approved_plan(self, task: str) -> Plan:
-        """The plan to run; raises ``PlanRejected`` when the gate refuses it (a plan never runs unapproved)."""
-        plan = self._make_plan(task)
-        if self.approve is None:
-            return plan
-        for revision in range(self.max_plan_revisions + 1):
-            verdict = self.approve(plan)
-            self.record("approval", approval_text(verdict), approved=verdict is True)
-            if verdict is True:
-                return plan
-            if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
-                break
-            plan = self._make_plan(task, feedback=verdict, previous=plan)
-        raise PlanRejected("the plan was not approved")
-
-    def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
-        request = self.plan_request.format(task=task, tools=self._tools_text(), history=self.history_text())
-        if feedback is not None:
-            assert previous is not None  # feedback is always on a previous plan
-            request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
-        system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
-        try:
-            steps = self.ask_json([Message.system(system), Message.user(request)],
-                                  lambda data: read_plan(data, self.planner_rules, self.tools.names()),
-                                  schema=PLAN_SCHEMA)
-        except MalformedOutputError as error:  # a small planner may copy the example however often it is re-asked
-            self.record("warning", f"no usable plan ({error}); the task runs as a single step")
-            steps = [task]
-        plan = Plan.of(self._capped(steps))
-        self.record("plan", plan.render(), steps=plan.remaining())
-        if not plan:
-            self.record("error", "the planner returned an empty plan")
-            raise EmptyPlanError("the planner returned an empty plan")
-        return plan
-
-    def _capped(self, steps: list[str]) -> list[str]:
-        if len(steps) > self.max_plan_steps:
-            self.record("warning", f"the plan had {len(steps)} steps; keeping the first {self.max_plan_steps}")
-        return steps[: self.max_plan_steps]
-
-    def _tools_text(self) -> str:
-        return self.tools.describe() or "(no tools: steps are done by reasoning alone)"
-
     # -- executor ------------------------------------------------------------------
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = "in_progress"
@@ -347,52 +283,3 @@ class PlanExecuteAgent(Agent):
                     status=step.status, description=step.description, result=step.result)
         if step.status == "completed":  # a failed step's answer is a guess: never the run's partial answer
             self.keep_partial(result.answer)
-
-    # -- replanner and the capped ending -----------------------------------------------
-    def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
-        request = self.progress_request.format(task=task, plan=plan.render(), results=plan.results(self.clip),
-                                               tools=self._tools_text())
-        return [Message.system(prompt), Message.user(request)]
-
-    def _repair(self, task: str, plan: Plan) -> Finished | Remaining:
-        """After a failed step: the answer, or the repair's steps followed by the later steps of the plan.
-
-        A repair never runs a step a third time, and an unusable repair is no reason to stop: the plan
-        goes on without the failed step (small planners add steps the task does not need, such as
-        finding a greenhouse by a tool that needs its id, and the later steps answer it).
-        """
-        try:
-            decision = self._ask_progress(self.repair_prompt, task, plan)
-        except MalformedOutputError:
-            decision = Remaining([])
-        if isinstance(decision, Finished):
-            return decision
-        remaining, given_up = plan.repair(decision.steps)
-        for description in given_up:
-            self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
-                                   "without it")
-        return Remaining(self._capped(remaining))
-
-    def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
-        """The answer, or the replanner's remaining steps (listing only completed steps keeps the plan)."""
-        decision = self._ask_progress(self.replan_prompt, task, plan)
-        if isinstance(decision, Finished):
-            return decision
-        return Remaining(self._capped(decision.steps or plan.remaining()))
-
-    def _ask_progress(self, prompt: str, task: str, plan: Plan) -> Finished | Remaining:
-        return self.ask_json(self._progress(prompt, task, plan),
-                             lambda data: read_replan(data, plan.completed(), self.tools.names()), schema=REPLAN_SCHEMA)
-
-    def _answer(self, task: str, plan: Plan, capped: bool = False) -> Outcome:
-        """The answer from the step results, in plain text: after the last step, or when a cap ended the
-        loop (status ``max_turns``).  When a failed step was given up or a cap struck, it comes from
-        ``final_prompt`` (say what is still unknown), and an answer without a cap is ``needs_review``."""
-        unfinished = capped or plan.gave_up()
-        reply = self.call_llm(self._progress(self.final_prompt if unfinished else self.answer_prompt, task, plan))
-        answer = reply.text.strip()
-        if not answer or reply.truncated:
-            self.record("warning", "the answer from the step results was empty or cut off")
-            return Outcome(self.partial, MAX_TURNS if capped else NEEDS_REVIEW)  # the last step's result
-        self.record("final", answer, **({"reason": "max_turns"} if capped else {}))
-        return Outcome(answer, MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK)

@@ -1,0 +1,137 @@
+"""The planner's side of ``PlanExecuteAgent``: the model calls that write the plan (through the approval
+gate), repair or replan it as step results come in, and write the answer from the step results.
+
+``PlanExecuteAgent`` (``plan_execute.py``) holds the loop and runs the steps; its prompts, which these
+calls send, are its class attributes and are documented there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from vero.agents._plan import Finished, Plan, Remaining, approval_text, read_plan, read_replan
+from vero.core.agent import Agent, MalformedOutputError
+from vero.core.message import Message
+from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome
+from vero.errors import VeroError
+
+PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
+REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
+
+
+class EmptyPlanError(VeroError):
+    """The planner returned a plan with no steps (the run ends ``failed``)."""
+
+
+class PlanRejected(VeroError):
+    """The approval gate refused the plan (the run ends ``rejected``; no step runs)."""
+
+
+class Planner(Agent):
+    """The planner's model calls; ``PlanExecuteAgent`` sets the prompts and options they read."""
+
+    max_plan_steps: int
+    planner_prompt: str
+    planner_rules: str
+    plan_request: str
+    plan_feedback: str
+    replan_prompt: str
+    repair_prompt: str
+    answer_prompt: str
+    progress_request: str
+    final_prompt: str
+    approve: Callable[[Plan], bool | str] | None
+    max_plan_revisions: int
+
+    # -- planner and approval gate ------------------------------------------------------
+    def _approved_plan(self, task: str) -> Plan:
+        """The plan to run; raises ``PlanRejected`` when the gate refuses it (a plan never runs unapproved)."""
+        plan = self._make_plan(task)
+        if self.approve is None:
+            return plan
+        for revision in range(self.max_plan_revisions + 1):
+            verdict = self.approve(plan)
+            self.record("approval", approval_text(verdict), approved=verdict is True)
+            if verdict is True:
+                return plan
+            if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
+                break
+            plan = self._make_plan(task, feedback=verdict, previous=plan)
+        raise PlanRejected("the plan was not approved")
+
+    def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
+        request = self.plan_request.format(task=task, tools=self._tools_text(), history=self.history_text())
+        if feedback is not None:
+            assert previous is not None  # feedback is always on a previous plan
+            request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
+        system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
+        try:
+            steps = self.ask_json([Message.system(system), Message.user(request)],
+                                  lambda data: read_plan(data, self.planner_rules, self.tools.names()),
+                                  schema=PLAN_SCHEMA)
+        except MalformedOutputError as error:  # a small planner may copy the example however often it is re-asked
+            self.record("warning", f"no usable plan ({error}); the task runs as a single step")
+            steps = [task]
+        plan = Plan.of(self._capped(steps))
+        self.record("plan", plan.render(), steps=plan.remaining())
+        if not plan:
+            self.record("error", "the planner returned an empty plan")
+            raise EmptyPlanError("the planner returned an empty plan")
+        return plan
+
+    def _capped(self, steps: list[str]) -> list[str]:
+        if len(steps) > self.max_plan_steps:
+            self.record("warning", f"the plan had {len(steps)} steps; keeping the first {self.max_plan_steps}")
+        return steps[: self.max_plan_steps]
+
+    def _tools_text(self) -> str:
+        return self.tools.describe() or "(no tools: steps are done by reasoning alone)"
+
+    # -- replanner and the answer ----------------------------------------------------------------
+    def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
+        request = self.progress_request.format(task=task, plan=plan.render(), results=plan.results(self.clip),
+                                               tools=self._tools_text())
+        return [Message.system(prompt), Message.user(request)]
+
+    def _repair(self, task: str, plan: Plan) -> Finished | Remaining:
+        """After a failed step: the answer, or the repair's steps followed by the later steps of the plan.
+
+        A repair never runs a step a third time, and an unusable repair is no reason to stop: the plan
+        goes on without the failed step (small planners add steps the task does not need, such as
+        finding a greenhouse by a tool that needs its id, and the later steps answer it).
+        """
+        try:
+            decision = self._ask_progress(self.repair_prompt, task, plan)
+        except MalformedOutputError:
+            decision = Remaining([])
+        if isinstance(decision, Finished):
+            return decision
+        remaining, given_up = plan.repair(decision.steps)
+        for description in given_up:
+            self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
+                                   "without it")
+        return Remaining(self._capped(remaining))
+
+    def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
+        """The answer, or the replanner's remaining steps (listing only completed steps keeps the plan)."""
+        decision = self._ask_progress(self.replan_prompt, task, plan)
+        if isinstance(decision, Finished):
+            return decision
+        return Remaining(self._capped(decision.steps or plan.remaining()))
+
+    def _ask_progress(self, prompt: str, task: str, plan: Plan) -> Finished | Remaining:
+        return self.ask_json(self._progress(prompt, task, plan),
+                             lambda data: read_replan(data, plan.completed(), self.tools.names()), schema=REPLAN_SCHEMA)
+
+    def _answer(self, task: str, plan: Plan, capped: bool = False) -> Outcome:
+        """The answer from the step results, in plain text: after the last step, or when a cap ended the
+        loop (status ``max_turns``).  When a failed step was given up or a cap struck, it comes from
+        ``final_prompt`` (say what is still unknown), and an answer without a cap is ``needs_review``."""
+        unfinished = capped or plan.gave_up()
+        reply = self.call_llm(self._progress(self.final_prompt if unfinished else self.answer_prompt, task, plan))
+        answer = reply.text.strip()
+        if not answer or reply.truncated:
+            self.record("warning", "the answer from the step results was empty or cut off")
+            return Outcome(self.partial, MAX_TURNS if capped else NEEDS_REVIEW)  # the last step's result
+        self.record("final", answer, **({"reason": "max_turns"} if capped else {}))
+        return Outcome(answer, MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK)
