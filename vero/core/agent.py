@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
+from vero.core.example_form import run_in_example_form
 from vero.core.message import ChatModel, Message
 from vero.core.named_values import argument_hint, run_with_values
 from vero.core.options import AgentOptions
@@ -343,7 +344,8 @@ class Agent(ABC):
         again (unless it timed out): small models repeat a failing call word for
         word, so the observation says so and lists the other tools.  A call that failed because its
         arguments name values of earlier results (``calculate("stock * 2")``) runs again with the values
-        (``vero.core.named_values``).
+        (``vero.core.named_values``), and one whose number is not written in the form of the example
+        its error quotes runs again in that form (``vero.core.example_form``).
         """
         failed = self._earlier_failure(name, args)
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
@@ -358,7 +360,7 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
-            rerun = run_with_values(self, name, args, outcome)
+            rerun = run_with_values(self, name, args, outcome) or run_in_example_form(self, name, args, outcome)
             if rerun is not None:
                 return rerun
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown

@@ -18,13 +18,8 @@ import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import (
-    args_text,
-    call_worked,
-    output_record,
-    parse_json_value,
-    reports_error,
-)
+from vero.core.parsing import args_text, call_worked, output_record, parse_json_value
+from vero.core.rerun import run_again
 from vero.core.result import Step
 from vero.core.text import clip
 from vero.tool.registry import ToolOutcome, parse_arguments
@@ -72,13 +67,9 @@ def run_with_values(agent: Agent, name: str, args: Any, failure: ToolOutcome) ->
     if resolved is None or not (failure.error == "bad_arguments" or _mentions(failure.output, resolved[1])):
         return None
     values, names = resolved
-    agent.record("warning", f"the failed call named values ({', '.join(names)}); run again with them",
-                 resolved=names)
-    observation = agent.run_tool(name, values)
-    if not observation.ok or reports_error(observation.text):
-        return None
-    note = RAN_WITH_VALUES.format(names=", ".join(names), call=f"{name}({args_text(values)})")
-    return ToolOutcome(note + observation.text, observation.ok, observation.error)
+    listed = ", ".join(names)
+    return run_again(agent, name, values, f"the failed call named values ({listed}); run again with them",
+                     RAN_WITH_VALUES.format(names=listed, call=f"{name}({args_text(values)})"), resolved=names)
 
 
 def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:

@@ -1,0 +1,27 @@
+"""A failed tool call that vero runs again itself, with arguments it corrected by a rule.
+
+The rules: ``vero.core.named_values`` (names of values written where the values belong) and
+``vero.core.example_form`` (a number not written in the form the error's example shows).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from vero.core.parsing import reports_error
+from vero.tool.registry import ToolOutcome
+
+if TYPE_CHECKING:  # the agent's module imports this one
+    from vero.core.agent import Agent
+
+
+def run_again(agent: Agent, name: str, args: dict[str, Any], warning: str, note: str,
+              **data: Any) -> ToolOutcome | None:
+    """``name(args)`` run through ``agent.run_tool`` after a ``warning`` step; its result with
+    ``note`` before it, or None if it fails too (the model is then sent the first error; both calls
+    stay in the steps)."""
+    agent.record("warning", warning, **data)
+    observation = agent.run_tool(name, args)
+    if not observation.ok or reports_error(observation.text):
+        return None
+    return ToolOutcome(note + observation.text, observation.ok, observation.error)
