@@ -1290,3 +1290,66 @@ def test_a_loop_warning_copied_behind_not_run_is_not_an_answer():
 ])
 def test_answers_that_only_begin_like_a_note_are_not_echoes(answer):
     assert not echoes_vero(answer)
+
+
+@tool
+def plant_site(name: str) -> dict:
+    """Look up where a plant grows."""
+    return {"name": name, "greenhouse_id": "GH-03"}
+
+
+@tool
+def site_info(greenhouse_id: str) -> dict:
+    """Look up a greenhouse by its id."""
+    CALLS.append(("site_info", greenhouse_id))
+    return {"greenhouse_id": greenhouse_id, "city": "Quarry Hollow"}
+
+
+LOOK_UP_THE_PLANT = 'Thought: find it\nAction: plant_site\nAction Input: {"name": "Moonpetal Lily"}'
+# seen (text ReAct, t11): the answer right after the plant lookup, with the id where the city was asked for
+SEEN_ID_FOR_A_CITY = "Thought: I now know the greenhouse where the Moonpetal Lily grows.\n" \
+                     "Final Answer: The Moonpetal Lily grows in GH-03."
+
+
+def test_an_answer_giving_an_id_a_tool_takes_but_never_got_is_sent_back_once():
+    CALLS.clear()
+    llm = ScriptedLLM([LOOK_UP_THE_PLANT, SEEN_ID_FOR_A_CITY,
+                       'Thought: the city\nAction: site_info\nAction Input: {"greenhouse_id": "GH-03"}',
+                       "Final Answer: Quarry Hollow"])
+    agent = ReActAgent("r", llm, tools=[plant_site, site_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
+    nudge = llm.requests[2].messages[-1]["content"]
+    assert nudge.startswith("Observation: GH-03 is a greenhouse_id, which site_info takes. If the task asks about "
+                            "what GH-03 refers to, call it now; if GH-03 itself is the answer, give the same answer "
+                            "again.")
+    assert CALLS == [("site_info", "GH-03")]
+    assert "a greenhouse_id no call took" in agent.last_result.steps_of("warning")[0].content
+
+
+def test_the_id_given_again_is_the_answer():
+    llm = ScriptedLLM([LOOK_UP_THE_PLANT, "Final Answer: GH-03", "Final Answer: GH-03"])
+    agent = ReActAgent("r", llm, tools=[plant_site, site_info], verbose=False)
+    assert agent.run("Which greenhouse grows the Moonpetal Lily?") == "GH-03" and llm.calls == 3
+    assert agent.last_result.status == OK
+
+
+def test_native_agents_send_the_id_back_too():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "plant_site", "arguments": {"name": "Moonpetal Lily"}}]},
+                       "The Moonpetal Lily grows in GH-03.",
+                       {"tool_calls": [{"name": "site_info", "arguments": {"greenhouse_id": "GH-03"}}]},
+                       "Quarry Hollow"])
+    agent = ToolCallingAgent("t", llm, tools=[plant_site, site_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow" and llm.calls == 4
+
+
+def test_an_id_already_given_to_its_tool_or_a_plan_steps_result_is_not_sent_back():
+    followed = ScriptedLLM([LOOK_UP_THE_PLANT,
+                            'Thought: the city\nAction: site_info\nAction Input: {"greenhouse_id": "GH-03"}',
+                            "Final Answer: Quarry Hollow, in greenhouse GH-03"])
+    agent = ReActAgent("r", followed, tools=[plant_site, site_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow, in greenhouse GH-03"
+    assert followed.calls == 3
+    step = "Find the greenhouse of the Moonpetal Lily with plant_site"
+    planned = ScriptedLLM([json.dumps({"steps": [step]}), LOOK_UP_THE_PLANT, "Final Answer: GH-03", "GH-03"])
+    planner = PlanExecuteAgent("p", planned, tools=[plant_site, site_info], verbose=False)
+    assert planner.run("Which greenhouse grows the Moonpetal Lily?") == "GH-03" and planned.calls == 4

@@ -87,6 +87,10 @@ ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, an
 # information." (the keeper lookup was still to come).  Once per run.
 GAVE_UP_NUDGE = ("Not yet: the results above lead further. Take from them the value the next lookup needs (an id, a "
                  "name) and call the tool that finds the missing fact. The tools:\n{tools}")
+# Seen (text ReAct, t11): "In which city is the Moonpetal Lily grown?" answered "The Moonpetal Lily grows in
+# GH-03." right after the plant lookup, whose greenhouse_id the greenhouse tool takes.  Once per run.
+LINK_NUDGE = ("{value} is a {field}, which {tools} takes. If the task asks about what {value} refers to, call it now; "
+              "if {value} itself is the answer, give the same answer again.")
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
               "need, or give your own final answer.")
 ERROR_ECHO_NUDGE = ("You repeated a tool's error instead of answering. Using the tool results above, call the tool "
@@ -143,7 +147,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
     taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES``
     times in a row (a tool call in between starts the count again: a small
     model often announces each step of a chain); a give-up right after a call
-    that worked; last, wrong arithmetic.  An announcement comes before the
+    that worked; an id a tool takes but was never given; last, wrong arithmetic.  An announcement comes before the
     give-up and the arithmetic: "Go ahead" made a small model take the next
     lookup where "look further" did not, and one that announced the next lookup
     went on to write made-up values and sums with them, and correcting its sum
@@ -158,10 +162,10 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
         agent.record("warning", "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
     return (_not_an_answer(agent, text) or _acknowledgement_nudge(agent, text) or _announcement_nudge(agent, text)
-            or _give_up_nudge(agent, text) or _arithmetic_nudge(agent, text))
+            or _give_up_nudge(agent, text) or _link_nudge(agent, text) or _arithmetic_nudge(agent, text))
 
 
-def answer_nudge(agent: Agent, answer: str) -> str | None:
+def answer_nudge(agent: Agent, answer: str, *, links: bool = True) -> str | None:
     """A nudge when ``answer`` is not an answer yet, else None (also the text protocol's check).
 
     Small models parrot the last message, so a reply that repeats one of
@@ -173,9 +177,11 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     (when an earlier one worked); ``GAVE_UP_NUDGE`` once, for an answer that
     gives up ("… is not provided") right after a call that worked.  An answer that
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
-    the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).
+    the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).  With ``links``,
+    ``LINK_NUDGE`` comes once, for an answer that gives an id a tool takes but was never given.
     """
-    return _not_an_answer(agent, answer) or _give_up_nudge(agent, answer) or _arithmetic_nudge(agent, answer)
+    return (_not_an_answer(agent, answer) or _give_up_nudge(agent, answer)
+            or (_link_nudge(agent, answer) if links else None) or _arithmetic_nudge(agent, answer))
 
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
@@ -203,6 +209,36 @@ def _give_up_nudge(agent: Agent, answer: str) -> str | None:
     if gives_up(answer) and _latest_call_worked(agent) and agent.tally("gave_up") == 1:
         agent.record("warning", "the answer gave up after a tool call that worked; asked to look further", raw=answer)
         return with_task(GAVE_UP_NUDGE.format(tools=agent.tools.short_lines()), agent)
+    return None
+
+
+def _link_nudge(agent: Agent, answer: str) -> str | None:
+    link = unfollowed_link(agent, answer)
+    if link is None or agent.tally("link") > 1:
+        return None
+    value, field, tools = link
+    agent.record("warning", f"the answer gives {value!r}, a {field} no call took; asked to follow it", raw=answer)
+    return with_task(LINK_NUDGE.format(value=value, field=field, tools=" and ".join(tools)), agent)
+
+
+def unfollowed_link(agent: Agent, answer: str) -> tuple[str, str, list[str]] | None:
+    """``(value, field, tools)`` when ``answer`` gives a text value that a result of this run gave under
+    a field that is also a parameter of ``tools`` (``greenhouse_id`` of ``greenhouse_info``), and none
+    of them was called with it; else None."""
+    takes: dict[str, list[str]] = {}
+    for name in agent.tools.names():
+        tool = agent.tools.get(name)
+        for parameter in (tool.parameters.get("properties") or {}) if tool else ():
+            takes.setdefault(parameter, []).append(name)
+    calls = tool_calls(agent.steps_so_far())
+    for _, result in calls:
+        if not call_worked(result):
+            continue
+        for field, value in output_record(result.content).items():
+            if field in takes and isinstance(value, str) and len(value) > 1 and value in answer \
+                    and not any(action.data.get("tool") in takes[field] and value in str(action.data.get("args"))
+                                for action, _ in calls):
+                return value, field, takes[field]
     return None
 
 

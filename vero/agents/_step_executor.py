@@ -43,6 +43,7 @@ class StepExecutor(ReActAgent):
     # call inside the step instead (vero.agents._repair) kept executors going on pointless steps until
     # some call worked: measured, 4 tasks lost and 1 gained over 21.
     max_repairs = 0
+    follows_links = False  # a step's result is often the id itself ("Find the greenhouse of the Frostvine")
     tools_named = False  # set when the step names its tools: its result must come from one of them
     plan_calls: tuple[tuple[Step, Step], ...] = ()  # set to the earlier steps' calls (see _plan.lasting)
 

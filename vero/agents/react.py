@@ -132,6 +132,7 @@ class ReActAgent(Agent):
     final_answer_retries = 2
     max_reflections = 2  # reflection notes kept in the conversation
     max_repairs = MAX_REPAIRS  # failed calls repaired in a separate request, per run (vero.agents._repair)
+    follows_links = True  # an answer that gives an id a tool takes but was never given is sent back once
 
     def __init__(
         self,
@@ -176,7 +177,7 @@ class ReActAgent(Agent):
         """The text protocol's check of a Final Answer: a nudge to send instead, or None to accept
         it (``answer_nudge``: not a repeat of vero's own words, not a guess after failed calls, no
         calculation with a wrong result)."""
-        return answer_nudge(self, answer)
+        return answer_nudge(self, answer, links=self.follows_links)
 
     def build_system_prompt(self) -> str:
         return self._strategy.system_prompt(self)
