@@ -1319,9 +1319,9 @@ def test_an_answer_giving_an_id_a_tool_takes_but_never_got_is_sent_back_once():
     agent = ReActAgent("r", llm, tools=[plant_site, site_info], verbose=False)
     assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
     nudge = llm.requests[2].messages[-1]["content"]
-    assert nudge.startswith("Observation: GH-03 is a greenhouse_id, which site_info takes. If the task asks about "
-                            "what GH-03 refers to, call it now; if GH-03 itself is the answer, give the same answer "
-                            "again.")
+    assert nudge.startswith("Observation: Your answer gives GH-03, a greenhouse_id. To find what the task asks about "
+                            "GH-03, call site_info with greenhouse_id GH-03 now. (If GH-03 itself is the answer, give "
+                            "the same answer again.)")
     assert CALLS == [("site_info", "GH-03")]
     assert "a greenhouse_id no call took" in agent.last_result.steps_of("warning")[0].content
 

@@ -89,8 +89,8 @@ GAVE_UP_NUDGE = ("Not yet: the results above lead further. Take from them the va
                  "name) and call the tool that finds the missing fact. The tools:\n{tools}")
 # Seen (text ReAct, t11): "In which city is the Moonpetal Lily grown?" answered "The Moonpetal Lily grows in
 # GH-03." right after the plant lookup, whose greenhouse_id the greenhouse tool takes.  Once per run.
-LINK_NUDGE = ("{value} is a {field}, which {tools} takes. If the task asks about what {value} refers to, call it now; "
-              "if {value} itself is the answer, give the same answer again.")
+LINK_NUDGE = ("Your answer gives {value}, a {field}. To find what the task asks about {value}, call {tool} with "
+              "{field} {value} now. (If {value} itself is the answer, give the same answer again.)")
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
               "need, or give your own final answer.")
 ERROR_ECHO_NUDGE = ("You repeated a tool's error instead of answering. Using the tool results above, call the tool "
@@ -218,7 +218,7 @@ def _link_nudge(agent: Agent, answer: str) -> str | None:
         return None
     value, field, tools = link
     agent.record("warning", f"the answer gives {value!r}, a {field} no call took; asked to follow it", raw=answer)
-    return with_task(LINK_NUDGE.format(value=value, field=field, tools=" and ".join(tools)), agent)
+    return with_task(LINK_NUDGE.format(value=value, field=field, tool=" or ".join(tools)), agent)
 
 
 def unfollowed_link(agent: Agent, answer: str) -> tuple[str, str, list[str]] | None:
