@@ -1319,7 +1319,7 @@ def test_an_answer_giving_an_id_a_tool_takes_but_never_got_is_sent_back_once():
     agent = ReActAgent("r", llm, tools=[plant_site, site_info], verbose=False)
     assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
     nudge = llm.requests[2].messages[-1]["content"]
-    assert nudge.startswith("Observation: Your answer gives GH-03, a greenhouse_id. To find what the task asks about "
+    assert nudge.startswith("Observation: Your answer gives GH-03, the greenhouse_id. To find what the task asks about "
                             "GH-03, call site_info with greenhouse_id GH-03 now. (If GH-03 itself is the answer, give "
                             "the same answer again.)")
     assert CALLS == [("site_info", "GH-03")]
@@ -1329,8 +1329,54 @@ def test_an_answer_giving_an_id_a_tool_takes_but_never_got_is_sent_back_once():
 def test_the_id_given_again_is_the_answer():
     llm = ScriptedLLM([LOOK_UP_THE_PLANT, "Final Answer: GH-03", "Final Answer: GH-03"])
     agent = ReActAgent("r", llm, tools=[plant_site, site_info], verbose=False)
-    assert agent.run("Which greenhouse grows the Moonpetal Lily?") == "GH-03" and llm.calls == 3
+    assert agent.run("Where does the Moonpetal Lily grow?") == "GH-03" and llm.calls == 3
     assert agent.last_result.status == OK
+
+
+@tool
+def find_order(customer: str) -> dict:
+    """Find a customer's latest order."""
+    return {"order_id": "ORD-7", "total": 30, "status": "on hold", "customer": customer}
+
+
+@tool
+def cancel_order(order_id: str) -> str:
+    """Cancel an order."""
+    CALLS.append(("cancel_order", order_id))
+    return "cancelled"
+
+
+@tool
+def department_info(department: str) -> dict:
+    """Look up a department."""
+    return {"department": department, "head": "Bob Li"}
+
+
+@tool
+def employee(name: str) -> dict:
+    """Look up an employee."""
+    return {"name": name, "department": "Sales", "desk": "D-12"}
+
+
+@pytest.mark.parametrize("tools, question, lookup, answer", [
+    # the task names the id's kind: the id is what it asks for (and the tool that takes it cancels orders)
+    ([find_order, cancel_order], "What is the id of Alice's latest order?", ("find_order", {"customer": "Alice"}),
+     "ORD-7"),
+    ([find_order, cancel_order], "What is Alice's latest ORD-7 total?", ("find_order", {"customer": "Alice"}),
+     "ORD-7 totals 30"),  # the id is in the task
+    ([employee, department_info], "Where does Alice Chen work?", ("employee", {"name": "Alice Chen"}),
+     "Sales"),  # no id: a word
+    ([employee, department_info], "Where does Alice Chen sit?", ("employee", {"name": "Alice Chen"}),
+     "At D-12"),  # an id no other tool takes
+    ([find_order, cancel_order], "Is Alice's order held?", ("find_order", {"customer": "Alice"}),
+     "Yes, ORD-70 is on hold"),  # not the id: a longer word that starts with it
+])
+def test_answers_that_are_not_an_id_left_unfollowed_go_through(tools, question, lookup, answer):
+    CALLS.clear()
+    name, args = lookup
+    llm = ScriptedLLM([{"tool_calls": [{"name": name, "arguments": args}]}, answer])
+    agent = ToolCallingAgent("t", llm, tools=tools, verbose=False)
+    assert agent.run(question) == answer and llm.calls == 2 and CALLS == []
 
 
 def test_native_agents_send_the_id_back_too():
@@ -1344,12 +1390,31 @@ def test_native_agents_send_the_id_back_too():
 
 def test_an_id_already_given_to_its_tool_or_a_plan_steps_result_is_not_sent_back():
     followed = ScriptedLLM([LOOK_UP_THE_PLANT,
-                            'Thought: the city\nAction: site_info\nAction Input: {"greenhouse_id": "GH-03"}',
+                            'Thought: the city\nAction: site_info\nAction Input: {"greenhouse_id": "gh-03"}',
                             "Final Answer: Quarry Hollow, in greenhouse GH-03"])
     agent = ReActAgent("r", followed, tools=[plant_site, site_info], verbose=False)
     assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow, in greenhouse GH-03"
     assert followed.calls == 3
-    step = "Find the greenhouse of the Moonpetal Lily with plant_site"
+    step = "Find where the Moonpetal Lily grows with plant_site"
     planned = ScriptedLLM([json.dumps({"steps": [step]}), LOOK_UP_THE_PLANT, "Final Answer: GH-03", "GH-03"])
     planner = PlanExecuteAgent("p", planned, tools=[plant_site, site_info], verbose=False)
-    assert planner.run("Which greenhouse grows the Moonpetal Lily?") == "GH-03" and planned.calls == 4
+    assert planner.run("Where does the Moonpetal Lily grow?") == "GH-03" and planned.calls == 4
+
+
+def test_a_copy_of_the_id_nudge_is_no_answer():
+    llm = ScriptedLLM([LOOK_UP_THE_PLANT, SEEN_ID_FOR_A_CITY,
+                       "Final Answer: Your answer gives GH-03, the greenhouse_id. To find what the task asks about",
+                       "Final Answer: Quarry Hollow"])
+    agent = ReActAgent("r", llm, tools=[plant_site, site_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
+    assert "You repeated my message" in llm.requests[3].messages[-1]["content"]
+
+
+def test_the_id_nudge_is_off_for_an_agent_that_does_not_follow_links():
+    class Direct(ReActAgent):
+        follows_links = False
+
+    llm = ScriptedLLM([{"tool_calls": [{"name": "plant_site", "arguments": {"name": "Moonpetal Lily"}}]},
+                       "The Moonpetal Lily grows in GH-03."])
+    agent = Direct("r", llm, tools=[plant_site, site_info], protocol="native", verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "The Moonpetal Lily grows in GH-03."

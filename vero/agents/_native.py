@@ -13,7 +13,8 @@ API tool calls is read once more before it is taken as the answer:
 - a reply cut off by the output cap, an answer given when every tool call so
   far failed, one given right after a failed call, one that gives up right
   after a call that worked, one that repeats vero's own message or a tool's
-  error, one whose arithmetic is wrong (``answer_nudge``, also used by the text
+  error, one that gives an id another tool takes but was never given, one
+  whose arithmetic is wrong (``answer_nudge``, also used by the text
   protocol), one that only acknowledges a tool result ("This is the response
   from ..."), or a reply that only announces a tool call ("I will use the
   `find_plant` tool...") or is a tool result the model made up gets a short
@@ -26,6 +27,7 @@ replaced by a repaired call, if a separate request gets one (``vero.agents._repa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -89,7 +91,8 @@ GAVE_UP_NUDGE = ("Not yet: the results above lead further. Take from them the va
                  "name) and call the tool that finds the missing fact. The tools:\n{tools}")
 # Seen (text ReAct, t11): "In which city is the Moonpetal Lily grown?" answered "The Moonpetal Lily grows in
 # GH-03." right after the plant lookup, whose greenhouse_id the greenhouse tool takes.  Once per run.
-LINK_NUDGE = ("Your answer gives {value}, a {field}. To find what the task asks about {value}, call {tool} with "
+_ID = re.compile(r"(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[\w.-]{2,40}")  # GH-03, ORD-7: letters and digits, no space
+LINK_NUDGE = ("Your answer gives {value}, the {field}. To find what the task asks about {value}, call {tool} with "
               "{field} {value} now. (If {value} itself is the answer, give the same answer again.)")
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
               "need, or give your own final answer.")
@@ -165,7 +168,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
             or _give_up_nudge(agent, text) or _link_nudge(agent, text) or _arithmetic_nudge(agent, text))
 
 
-def answer_nudge(agent: Agent, answer: str, *, links: bool = True) -> str | None:
+def answer_nudge(agent: Agent, answer: str) -> str | None:
     """A nudge when ``answer`` is not an answer yet, else None (also the text protocol's check).
 
     Small models parrot the last message, so a reply that repeats one of
@@ -177,11 +180,12 @@ def answer_nudge(agent: Agent, answer: str, *, links: bool = True) -> str | None
     (when an earlier one worked); ``GAVE_UP_NUDGE`` once, for an answer that
     gives up ("… is not provided") right after a call that worked.  An answer that
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
-    the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).  With ``links``,
-    ``LINK_NUDGE`` comes once, for an answer that gives an id a tool takes but was never given.
+    the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).  ``LINK_NUDGE`` comes
+    once, for an answer that gives an id another tool takes but was never given (``unfollowed_link``;
+    not for an agent whose ``follows_links`` is False).
     """
-    return (_not_an_answer(agent, answer) or _give_up_nudge(agent, answer)
-            or (_link_nudge(agent, answer) if links else None) or _arithmetic_nudge(agent, answer))
+    return (_not_an_answer(agent, answer) or _give_up_nudge(agent, answer) or _link_nudge(agent, answer)
+            or _arithmetic_nudge(agent, answer))
 
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
@@ -213,6 +217,8 @@ def _give_up_nudge(agent: Agent, answer: str) -> str | None:
 
 
 def _link_nudge(agent: Agent, answer: str) -> str | None:
+    if not getattr(agent, "follows_links", True):
+        return None
     link = unfollowed_link(agent, answer)
     if link is None or agent.tally("link") > 1:
         return None
@@ -222,24 +228,51 @@ def _link_nudge(agent: Agent, answer: str) -> str | None:
 
 
 def unfollowed_link(agent: Agent, answer: str) -> tuple[str, str, list[str]] | None:
-    """``(value, field, tools)`` when ``answer`` gives a text value that a result of this run gave under
-    a field that is also a parameter of ``tools`` (``greenhouse_id`` of ``greenhouse_info``), and none
-    of them was called with it; else None."""
-    takes: dict[str, list[str]] = {}
-    for name in agent.tools.names():
-        tool = agent.tools.get(name)
-        for parameter in (tool.parameters.get("properties") or {}) if tool else ():
-            takes.setdefault(parameter, []).append(name)
+    """``(value, field, tools)`` when ``answer`` gives an id (``GH-03``: letters and digits) that a result
+    of this run gave under a field that is a parameter of other ``tools`` (``greenhouse_id`` of
+    ``greenhouse_info``), and none of them was given it; else None.
+
+    Not when the task names the field's kind ("Which greenhouse ..." for ``greenhouse_id``) or gives
+    the value itself: then the id is likely what it asks for, and a tool that takes it may change
+    something (``cancel_order(order_id)``).
+    """
+    takes = _tools_by_parameter(agent)
     calls = tool_calls(agent.steps_so_far())
-    for _, result in calls:
+    given = {(action.data.get("tool"), _folded(value))
+             for action, _ in calls for value in _values(action.data.get("args"))}
+    task = _folded(agent.task)
+    for action, result in calls:
         if not call_worked(result):
             continue
         for field, value in output_record(result.content).items():
-            if field in takes and isinstance(value, str) and len(value) > 1 and value in answer \
-                    and not any(action.data.get("tool") in takes[field] and value in str(action.data.get("args"))
-                                for action, _ in calls):
-                return value, field, takes[field]
+            tools = [name for name in takes.get(field, []) if name != action.data.get("tool")]
+            if not (tools and isinstance(value, str) and _ID.fullmatch(value)) or _folded(value) in task \
+                    or any(word in task for word in field.casefold().split("_") if word != "id"):
+                continue
+            if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", answer) \
+                    and not any((name, _folded(value)) in given for name in tools):
+                return value, field, tools
     return None
+
+
+def _tools_by_parameter(agent: Agent) -> dict[str, list[str]]:
+    takes: dict[str, list[str]] = {}
+    for name in agent.tools.names():
+        tool = agent.tools.get(name)
+        schema = tool.parameters if tool is not None and isinstance(tool.parameters, dict) else {}
+        properties = schema.get("properties")
+        for parameter in properties if isinstance(properties, dict) else ():
+            takes.setdefault(parameter, []).append(name)
+    return takes
+
+
+def _values(args: Any) -> list[Any]:
+    """A call's argument values (text ReAct may record a bare ``Action Input`` as the text itself)."""
+    return list(args.values()) if isinstance(args, dict) else [args]
+
+
+def _folded(value: Any) -> str:
+    return " ".join(str(value).split()).casefold()
 
 
 def _acknowledgement_nudge(agent: Agent, text: str) -> str | None:
@@ -309,7 +342,7 @@ def _head(text: str) -> str:
 _OPENINGS = [_head(t.split("{")[0]) for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE.format(which="first"), ANNOUNCED_NUDGE.format(which="next"), REPEATED_CALL_NUDGE,
     EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, ERROR_ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE,
-    LOOP_WARNING_PROMPT, GAVE_UP_NUDGE, AFTER_FAILED_CALL_NUDGE)]
+    LOOP_WARNING_PROMPT, GAVE_UP_NUDGE, AFTER_FAILED_CALL_NUDGE, LINK_NUDGE)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],

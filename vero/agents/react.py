@@ -177,7 +177,7 @@ class ReActAgent(Agent):
         """The text protocol's check of a Final Answer: a nudge to send instead, or None to accept
         it (``answer_nudge``: not a repeat of vero's own words, not a guess after failed calls, no
         calculation with a wrong result)."""
-        return answer_nudge(self, answer, links=self.follows_links)
+        return answer_nudge(self, answer)
 
     def build_system_prompt(self) -> str:
         return self._strategy.system_prompt(self)
