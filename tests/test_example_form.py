@@ -240,3 +240,19 @@ def test_a_call_to_an_integer_parameter_runs_once():
                        "unknown", "unknown"])
     NoRepairAgent("t", llm, tools=[numbered_info], verbose=False).run("In which city is greenhouse 7?")
     assert CALLS == [7]
+
+
+def test_a_run_tool_override_with_the_documented_signature_still_gets_the_rerun():
+    # docs/custom-agents.md overrides run_tool(self, name, args): the rerun goes through it too
+    CALLS.clear()
+    seen = []
+
+    class Careful(ToolCallingAgent):
+        def run_tool(self, name, args):
+            seen.append(args)
+            return super().run_tool(name, args)
+
+    llm = ScriptedLLM([bare_number_call("tool_calling"), "Ostrava Vale"])
+    assert Careful("t", llm, tools=[greenhouse_info], verbose=False).run("In which city is greenhouse 1?") \
+        == "Ostrava Vale"
+    assert CALLS == ["1", "GH-01"] and len(seen) == 2

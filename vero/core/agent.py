@@ -115,6 +115,7 @@ class Run:
     token_budget: int | None = None  # max_tokens_per_run, or what is left of the parent run's budget
     parent: Callable[[Step], None] | None = None  # run_subagent: where each step also goes, one level deeper
     notes: dict[str, Any] = field(default_factory=dict)  # a pattern's other per-run state
+    correcting: bool = False  # run_tool runs vero's own correction of a failed call (vero.core.rerun)
 
 
 class Agent(ABC):
@@ -336,7 +337,7 @@ class Agent(ABC):
                 ]
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
-    def run_tool(self, name: str, args: Any, *, correction: bool = False) -> Observation:
+    def run_tool(self, name: str, args: Any) -> Observation:
         """Run a tool; record the action and the full observation as steps.
 
         A call that already failed with the same arguments (in this run, or for a
@@ -345,8 +346,8 @@ class Agent(ABC):
         word, so the observation says so and lists the other tools.  A call that failed because its
         arguments name values of earlier results (``calculate("stock * 2")``) runs again with the values
         (``vero.core.named_values``), and one whose number is not written in the form of the example
-        its error gives runs again in that form (``vero.core.example_form``); such a ``correction`` is not
-        corrected again.
+        its error gives runs again in that form (``vero.core.example_form``), inside ``run()``; such a
+        correction is not corrected again.
         """
         failed = self._earlier_failure(name, args)
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
@@ -361,10 +362,10 @@ class Agent(ABC):
         self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
-            rerun = None if correction else \
-                run_with_values(self, name, args, outcome) or run_in_example_form(self, name, args, outcome)
-            if rerun is not None:
-                return rerun
+            if self._run is not None and not self._run.correcting:
+                rerun = run_with_values(self, name, args, outcome) or run_in_example_form(self, name, args, outcome)
+                if rerun is not None:
+                    return rerun
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
             # tool's error lists the tools already)
             text += argument_hint(args, self.earlier_calls()) or self.tools.others_hint(name)

@@ -21,7 +21,12 @@ def run_again(agent: Agent, name: str, args: dict[str, Any], warning: str, note:
     ``note`` before it, or None if it fails too (the model is then sent the first error; both calls
     stay in the steps).  A correction is not corrected again: one failed call runs at most twice."""
     agent.record("warning", warning, **data)
-    observation = agent.run_tool(name, args, correction=True)
+    run = agent.current_run
+    run.correcting = True
+    try:
+        observation = agent.run_tool(name, args)
+    finally:
+        run.correcting = False
     if not observation.ok or reports_error(observation.text):
         return None
     return ToolOutcome(note + observation.text, observation.ok, observation.error)
