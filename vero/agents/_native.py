@@ -45,7 +45,7 @@ from vero.core.parsing import (
     strip_template_tags,
     tool_calls_in_text,
 )
-from vero.core.text import clip
+from vero.core.text import clip, folded
 
 # One call at a time, arguments only from the question or earlier results, and one example of
 # a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
@@ -238,19 +238,19 @@ def unfollowed_link(agent: Agent, answer: str) -> tuple[str, str, list[str]] | N
     """
     takes = _tools_by_parameter(agent)
     calls = tool_calls(agent.steps_so_far())
-    given = {(action.data.get("tool"), _folded(value))
+    given = {(action.data.get("tool"), folded(str(value)))
              for action, _ in calls for value in _values(action.data.get("args"))}
-    task = _folded(agent.task)
+    task = folded(agent.task)
     for action, result in calls:
         if not call_worked(result):
             continue
         for field, value in output_record(result.content).items():
             tools = [name for name in takes.get(field, []) if name != action.data.get("tool")]
-            if not (tools and isinstance(value, str) and _ID.fullmatch(value)) or _folded(value) in task \
+            if not (tools and isinstance(value, str) and _ID.fullmatch(value)) or folded(value) in task \
                     or any(word in task for word in field.casefold().split("_") if word != "id"):
                 continue
             if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", answer) \
-                    and not any((name, _folded(value)) in given for name in tools):
+                    and not any((name, folded(value)) in given for name in tools):
                 return value, field, tools
     return None
 
@@ -269,10 +269,6 @@ def _tools_by_parameter(agent: Agent) -> dict[str, list[str]]:
 def _values(args: Any) -> list[Any]:
     """A call's argument values (text ReAct may record a bare ``Action Input`` as the text itself)."""
     return list(args.values()) if isinstance(args, dict) else [args]
-
-
-def _folded(value: Any) -> str:
-    return " ".join(str(value).split()).casefold()
 
 
 def _acknowledgement_nudge(agent: Agent, text: str) -> str | None:
@@ -334,7 +330,7 @@ LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {c
 
 def _head(text: str) -> str:
     """The first 40 characters of ``text``, spacing and case aside: enough to tell a copied message."""
-    return " ".join(text.split())[:40].casefold()
+    return folded(text)[:40]
 
 
 # The fixed opening of each message vero sends the model (up to the first placeholder, at most 40 characters).

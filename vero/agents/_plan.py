@@ -12,6 +12,7 @@ from typing import Any
 from vero.core.agent import tool_calls
 from vero.core.parsing import args_text, call_worked, written_call
 from vero.core.result import Step
+from vero.core.text import folded
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
 _TOOL_NAME = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\(.*\))?\s*", re.DOTALL)  # find_plant, find_plant(name: str)
@@ -75,8 +76,8 @@ class Plan:
 
     def gave_up(self) -> bool:
         """True when the plan went on without a failed step that no later step with its words did."""
-        done = {normalized(d) for d in self.completed()}
-        return any(normalized(d) not in done for d in self.given_up)
+        done = {folded(d) for d in self.completed()}
+        return any(folded(d) not in done for d in self.given_up)
 
     def failed_tools(self, description: str) -> list[str]:
         """The tools whose calls failed in earlier tries of a step with this description."""
@@ -94,24 +95,24 @@ class Plan:
         A proposed step that already failed twice is dropped; when the rest brings no step that is not
         already later in the plan, the failed step is given up and the plan goes on without it.
         """
-        later = {normalized(d) for d in self.remaining()}
+        later = {folded(d) for d in self.remaining()}
         repair = [d for d in proposed if self.failures(d) < 2]
         dropped = [d for d in proposed if self.failures(d) >= 2]
-        if not any(normalized(d) not in later for d in repair):
+        if not any(folded(d) not in later for d in repair):
             dropped.append(next(s.description for s in reversed(self.steps) if s.status == "failed"))
         given_up = [d for d in dict.fromkeys(dropped) if self._give_up(d)]
-        repaired = {normalized(d) for d in repair}
-        return repair + [d for d in self.remaining() if normalized(d) not in repaired], given_up
+        repaired = {folded(d) for d in repair}
+        return repair + [d for d in self.remaining() if folded(d) not in repaired], given_up
 
     def _give_up(self, description: str) -> bool:
         """Record that the plan goes on without this failed step; False if it was given up already."""
-        if any(normalized(d) == normalized(description) for d in self.given_up):
+        if any(folded(d) == folded(description) for d in self.given_up):
             return False
         self.given_up.append(description)
         return True
 
     def _failed_tries(self, description: str) -> list[PlanStep]:
-        return [s for s in self.steps if s.status == "failed" and normalized(s.description) == normalized(description)]
+        return [s for s in self.steps if s.status == "failed" and folded(s.description) == folded(description)]
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -149,7 +150,7 @@ def read_steps(data: dict[str, Any], tools: Collection[str] = ()) -> list[str]:
     if not isinstance(steps, list):
         raise ValueError("`steps` must be a list of strings")
     texts = [text for text in (_step_text(item, tools) for item in steps) if re.search(r"\w", text)]
-    return [text for i, text in enumerate(texts) if i == 0 or normalized(text) != normalized(texts[i - 1])]
+    return [text for i, text in enumerate(texts) if i == 0 or folded(text) != folded(texts[i - 1])]
 
 
 def _step_text(item: Any, tools: Collection[str]) -> str:
@@ -176,7 +177,7 @@ def read_plan(data: dict[str, Any], instructions: str, tools: Collection[str] = 
     """The plan's steps; a step copied word for word from the planner's ``instructions`` (their example,
     which small models copy) is re-asked for.  Steps without a word leave an empty plan (``failed``)."""
     steps = read_steps(data, tools)
-    copied = next((step for step in steps if len(step) >= 20 and normalized(step) in normalized(instructions)), None)
+    copied = next((step for step in steps if len(step) >= 20 and folded(step) in folded(instructions)), None)
     if copied is not None:
         raise ValueError(f"the step {copied!r} is copied from the example in the instructions; "
                          "plan this task's own steps, with the tools listed in the request")
@@ -198,8 +199,8 @@ def read_replan(data: dict[str, Any], completed: list[str], tools: Collection[st
     steps = read_steps(data, tools)
     if not steps:
         raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
-    done = {normalized(d) for d in completed}
-    while steps and normalized(steps[0]) in done:
+    done = {folded(d) for d in completed}
+    while steps and folded(steps[0]) in done:
         steps.pop(0)
     return Remaining(steps)
 
@@ -223,9 +224,6 @@ def lasting(calls: list[tuple[Step, Step]]) -> tuple[tuple[Step, Step], ...]:
     last_worked = max((i for i, (_, result) in enumerate(calls) if call_worked(result)), default=-1)
     return tuple(call for i, call in enumerate(calls) if i > last_worked or call_worked(call[1]))
 
-
-def normalized(description: str) -> str:
-    return " ".join(description.split()).casefold()
 
 
 def approval_text(verdict: bool | str) -> str:

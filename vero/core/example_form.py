@@ -12,14 +12,13 @@ call fails too, the model gets the first error, as before.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import args_text, call_worked, reports_error
-from vero.core.rerun import run_again
-from vero.tool.registry import ToolOutcome, parse_arguments
+from vero.core.parsing import args_text, call_worked, reports_error, strings_in
+from vero.core.rerun import read_call, run_again
+from vero.tool.registry import ToolOutcome
 
 if TYPE_CHECKING:  # the agent's module imports this one
     from vero.core.agent import Agent
@@ -48,13 +47,10 @@ def run_in_example_form(agent: Agent, name: str, args: Any, failure: ToolOutcome
     Only an error the tool gave (it raised, or returned an error report) counts: arguments the
     registry rejected (a wrong name or type) are not a value in the wrong form.
     """
-    tool = agent.tools.get(name)
-    if tool is None or not (failure.error == "exception" or (failure.ok and reports_error(failure.output))):
+    call = read_call(agent, name, args)
+    if call is None or not (failure.error == "exception" or (failure.ok and reports_error(failure.output))):
         return None
-    try:
-        args = parse_arguments(tool, args)
-    except ValueError:
-        return None
+    tool, args = call
     texts = [result.content for _, result in agent.earlier_calls() if call_worked(result)]
     corrected = in_example_form(args, failure.output, "\n".join([agent.task, *texts]), tools=agent.tools.names(),
                                 strings=_string_parameters(tool.parameters))
@@ -85,7 +81,7 @@ def in_example_form(args: dict[str, Any], error: str, seen: str, tools: Collecti
     """
     values = {key: str(value) for key, value in args.items() if isinstance(value, (str, int))
               and not isinstance(value, bool) and (strings is None or key in strings)}
-    text = " ".join(_texts(error))
+    text = " ".join(strings_in(error))
     quoted = [(match[1], text[: match.start()]) for pattern in _QUOTES for match in pattern.finditer(text)]
     numbers = {key: value for key, value in values.items() if _NUMBER_IN_WORDS.fullmatch(value)}
     keys = [key for key, value in numbers.items() if value in {word for word, _ in quoted}]
@@ -123,26 +119,6 @@ def _written_like(digits: str, example: str) -> str:
     run = _DIGITS.search(example)
     assert run is not None  # an example has one run of digits
     return example[: run.start()] + _number(digits).zfill(len(run[0])) + example[run.end():]
-
-
-def _texts(output: str) -> list[str]:
-    """The text of a tool's error: the strings in a JSON error (``{"error": "..."}``, also nested),
-    not its keys and quotes; the output itself otherwise."""
-    try:
-        data = json.loads(output)
-    except (ValueError, RecursionError):
-        return [output]
-    found: list[str] = []
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.append(item)
-        elif isinstance(item, dict):
-            stack.extend(reversed(list(item.values())))
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-    return found or [output]
 
 
 def _string_parameters(schema: dict[str, Any]) -> set[str] | None:

@@ -18,11 +18,11 @@ import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import args_text, call_worked, output_record, parse_json_value
-from vero.core.rerun import run_again
+from vero.core.parsing import args_text, call_worked, output_record, strings_in
+from vero.core.rerun import read_call, run_again
 from vero.core.result import Step
 from vero.core.text import clip
-from vero.tool.registry import ToolOutcome, parse_arguments
+from vero.tool.registry import ToolOutcome
 
 if TYPE_CHECKING:  # the agent's module imports this one
     from vero.core.agent import Agent
@@ -55,13 +55,10 @@ def run_with_values(agent: Agent, name: str, args: Any, failure: ToolOutcome) ->
     Only an error that rejects the arguments, or names one of the names (``cannot evaluate 'stock * 2'``,
     ``name 'stock' is not defined``), counts: a tool that failed part-way for another reason is not run twice.
     """
-    tool = agent.tools.get(name)
-    if tool is None:
+    call = read_call(agent, name, args)
+    if call is None:
         return None
-    try:  # as the tool read them: also text ReAct's bare `Action Input: stock * 2`, and sloppy JSON
-        args = parse_arguments(tool, args)
-    except ValueError:
-        return None
+    tool, args = call
     accepted = None if tool.parameters.get("additionalProperties", True) is not False else tool.parameters["properties"]
     resolved = resolved_arguments(args, _worked(agent.earlier_calls()), accepted)
     if resolved is None or not (failure.error == "bad_arguments" or _mentions(failure.output, resolved[1])):
@@ -79,7 +76,7 @@ def named_values_hint(args: Any, results: list[tuple[str, str]]) -> str:
     only number fields of outputs that are JSON objects count, and only names
     in arguments that read as arithmetic (``stock * price``, ``temperature_c``).
     """
-    named = {name for text in _strings(args) if _EXPRESSION.fullmatch(text) for name in _IDENTIFIER.findall(text)}
+    named = {name for text in strings_in(args) if _EXPRESSION.fullmatch(text) for name in _IDENTIFIER.findall(text)}
     values: dict[str, list[str]] = {}
     for call, output in results:
         for field, value in _numbers(output).items():
@@ -149,22 +146,6 @@ def _mentions(error: str, names: list[str]) -> bool:
 def _worked(calls: list[tuple[Step, Step]]) -> list[tuple[str, str]]:
     """``(call, output)`` of the calls that worked."""
     return [(action.content, result.content) for action, result in calls if call_worked(result)]
-
-
-def _strings(value: Any) -> list[str]:
-    """Every string inside a call's arguments (``{"expression": "a * b"}``, also as JSON text -> ``["a * b"]``)."""
-    if isinstance(value, str) and value.lstrip().startswith("{"):
-        try:
-            value = parse_json_value(value, repair=False)
-        except ValueError:
-            return [value]
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
-    if isinstance(value, list):
-        return [s for item in value for s in _strings(item)]
-    return []
 
 
 def _numbers(output: str) -> dict[str, int | float]:

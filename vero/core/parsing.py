@@ -673,6 +673,28 @@ def output_record(output: str) -> dict[str, Any]:
 _ERROR_TEXT = re.compile(r'^\s*(?:error\b|\{\s*"error"\s*:)', re.IGNORECASE)
 
 
+def strings_in(value: Any) -> list[str]:
+    """Every string inside ``value`` (dict values and list items, at any depth; not the keys), reading
+    text that is a JSON object or list as JSON: ``'{"error": "unknown id"}'`` -> ``["unknown id"]``.
+    Text that is not JSON is one string."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and item.lstrip()[:1] in ("{", "["):
+            try:
+                item = parse_json_value(item, repair=False)
+            except ValueError:
+                pass
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+    return found
+
+
 def call_worked(observation: Step) -> bool:
     """True when a tool call's observation is a result, not an error (a timeout counts as an error)."""
     return bool(observation.data.get("ok", True)) and not reports_error(observation.content)

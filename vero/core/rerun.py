@@ -9,10 +9,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from vero.core.parsing import reports_error
-from vero.tool.registry import ToolOutcome
+from vero.tool.base import Tool
+from vero.tool.registry import ToolOutcome, parse_arguments
 
 if TYPE_CHECKING:  # the agent's module imports this one
     from vero.core.agent import Agent
+
+
+def read_call(agent: Agent, name: str, args: Any) -> tuple[Tool, dict[str, Any]] | None:
+    """The tool ``name`` and ``args`` as it reads them (also text ReAct's bare ``Action Input: stock * 2``,
+    and sloppy JSON), for a rule to correct; None for an unknown tool or arguments it cannot read."""
+    tool = agent.tools.get(name)
+    if tool is None:
+        return None
+    try:
+        return tool, parse_arguments(tool, args)
+    except ValueError:
+        return None
 
 
 def run_again(agent: Agent, name: str, args: dict[str, Any], warning: str, note: str,

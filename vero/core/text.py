@@ -1,4 +1,4 @@
-"""Cutting text to a length: one rule for prompts, logs and error messages."""
+"""Cutting text to a length (one rule for prompts, logs and error messages), and comparing it."""
 
 from __future__ import annotations
 
@@ -17,3 +17,9 @@ def clip(text: str, limit: int, marker: str = "", *, within: bool = False) -> st
         return text
     keep = limit - len(marker) if within else limit
     return text[: max(0, keep)] + marker
+
+
+def folded(text: str) -> str:
+    """``text`` with spacing and case aside (runs of whitespace as one space, case folded): how two
+    texts a model wrote are compared."""
+    return " ".join(text.split()).casefold()
