@@ -45,7 +45,7 @@ from vero.core.parsing import (
     strip_template_tags,
     tool_calls_in_text,
 )
-from vero.core.text import clip, folded
+from vero.core.text import clip, folded, looks_like_id
 
 # One call at a time, arguments only from the question or earlier results, and one example of
 # a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
@@ -91,7 +91,6 @@ GAVE_UP_NUDGE = ("Not yet: the results above lead further. Take from them the va
                  "name) and call the tool that finds the missing fact. The tools:\n{tools}")
 # Seen (text ReAct, t11): "In which city is the Moonpetal Lily grown?" answered "The Moonpetal Lily grows in
 # GH-03." right after the plant lookup, whose greenhouse_id the greenhouse tool takes.  Once per run.
-_ID = re.compile(r"(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[\w.-]{2,40}")  # GH-03, ORD-7: letters and digits, no space
 LINK_NUDGE = ("Your answer gives {value}, the {field}. To find what the task asks about {value}, call {tool} with "
               "{field} {value} now. (If {value} itself is the answer, give the same answer again.)")
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "
@@ -246,7 +245,7 @@ def unfollowed_link(agent: Agent, answer: str) -> tuple[str, str, list[str]] | N
             continue
         for field, value in output_record(result.content).items():
             tools = [name for name in takes.get(field, []) if name != action.data.get("tool")]
-            if not (tools and isinstance(value, str) and _ID.fullmatch(value)) or folded(value) in task \
+            if not (tools and isinstance(value, str) and looks_like_id(value)) or folded(value) in task \
                     or any(word in task for word in field.casefold().split("_") if word != "id"):
                 continue
             if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", answer) \

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.example_form import run_in_example_form
+from vero.core.given_id import run_with_given_id
 from vero.core.message import ChatModel, Message
 from vero.core.named_values import argument_hint, run_with_values
 from vero.core.options import AgentOptions
@@ -346,8 +347,9 @@ class Agent(ABC):
         word, so the observation says so and lists the other tools.  A call that failed because its
         arguments name values of earlier results (``calculate("stock * 2")``) runs again with the values
         (``vero.core.named_values``), and one whose number is not written in the form of the example
-        its error gives runs again in that form (``vero.core.example_form``), inside ``run()``; such a
-        correction is not corrected again.
+        its error gives runs again in that form (``vero.core.example_form``), and one whose id is made up
+        runs again with the id another tool's result gave (``vero.core.given_id``), inside ``run()``;
+        such a correction is not corrected again.
         """
         failed = self._earlier_failure(name, args)
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
@@ -363,7 +365,8 @@ class Agent(ABC):
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
             if self._run is not None and not self._run.correcting:
-                rerun = run_with_values(self, name, args, outcome) or run_in_example_form(self, name, args, outcome)
+                rerun = (run_with_values(self, name, args, outcome) or run_in_example_form(self, name, args, outcome)
+                         or run_with_given_id(self, name, args, outcome))
                 if rerun is not None:
                     return rerun
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown

@@ -1,7 +1,8 @@
 """A failed tool call that vero runs again itself, with arguments it corrected by a rule.
 
-The rules: ``vero.core.named_values`` (names of values written where the values belong) and
-``vero.core.example_form`` (a number not written in the form the error's example shows).
+The rules: ``vero.core.named_values`` (names of values written where the values belong),
+``vero.core.example_form`` (a number not written in the form the error's example shows) and
+``vero.core.given_id`` (an id made up where another tool's result gave one).
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def clip(text: str, limit: int, marker: str = "", *, within: bool = False) -> str:
     """``text`` cut to ``limit`` characters, with ``marker`` added only when something was cut.
@@ -23,3 +25,11 @@ def folded(text: str) -> str:
     """``text`` with spacing and case aside (runs of whitespace as one space, case folded): how two
     texts a model wrote are compared."""
     return " ".join(text.split()).casefold()
+
+
+_ID = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[\w.-]{2,40}")
+
+
+def looks_like_id(text: str) -> bool:
+    """True for an id such as ``GH-03`` or ``ORD-7``: letters and digits, no space (not a name, not a number)."""
+    return bool(_ID.fullmatch(text))
