@@ -697,7 +697,7 @@ def test_a_call_that_failed_in_an_earlier_step_is_not_run_again_by_a_later_execu
     GREENHOUSE_CALLS.clear()
     wrong = 'Action: greenhouse_info\nAction Input: {"greenhouse_id": "moonpetal_lily"}'
     step = "Find the greenhouse where the Moonpetal Lily grows with greenhouse_info"
-    replies = [plan(step, "Find the city of that greenhouse with greenhouse_info"), wrong, *BROKEN, plan(step),
+    replies = [plan(step), wrong, *BROKEN, plan(step, "Find the city of that greenhouse with greenhouse_info"),
                wrong, 'Action: find_plant\nAction Input: {"name": "Moonpetal Lily"}', "Final Answer: GH-03",
                'Action: greenhouse_info\nAction Input: {"greenhouse_id": "GH-03"}', "Final Answer: Quarry Hollow",
                "Quarry Hollow"]
@@ -894,3 +894,73 @@ def test_a_cut_off_answer_after_a_failed_step_falls_back_to_a_completed_steps_re
     agent, llm = make_default(replies, max_replans=0)
     assert agent.run("task") == "1"
     assert agent.last_result.status == MAX_TURNS and llm.calls == len(replies)
+
+
+@tool
+def plant_record(name: str) -> dict:
+    """Look up a plant by its name: its greenhouse."""
+    return {"name": name, "greenhouse_id": "GH-03"}
+
+
+LOOKUP_FIRST = "Find the greenhouse's city with greenhouse_info"
+MADE_UP_ID = 'Action: greenhouse_info\nAction Input: {"greenhouse_id": "12345"}'
+
+
+def test_a_step_whose_calls_all_failed_runs_again_after_the_next_step():
+    """Seen with Qwen2.5-Coder-1.5B (t26, t17): the plan looked the greenhouse up before the plant that
+    names it, the executor made up an id ('12345'), and the repairs that followed never recovered."""
+    GREENHOUSE_CALLS.clear()
+    replies = [plan(LOOKUP_FIRST, "Find the Moonpetal Lily with plant_record"),
+               MADE_UP_ID, "Final Answer: unknown", "Final Answer: unknown",  # (the second after the guess nudge)
+               'Action: plant_record\nAction Input: {"name": "Moonpetal Lily"}', "Final Answer: GH-03",
+               'Action: greenhouse_info\nAction Input: {"greenhouse_id": "GH-03"}', "Final Answer: Quarry Hollow",
+               "Quarry Hollow"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[plant_record, greenhouse_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
+    result = agent.last_result
+    assert result.status == OK and llm.calls == len(replies)  # no replanner call
+    assert GREENHOUSE_CALLS == ["12345", "GH-03"]
+    done = [(s.data["description"], s.data["status"]) for s in result.steps_of("plan_step") if "description" in s.data]
+    assert done == [(LOOKUP_FIRST, "failed"), ("Find the Moonpetal Lily with plant_record", "completed"),
+                    (LOOKUP_FIRST, "completed")]
+    deferred = [s.content for s in result.steps_of("warning") if s.depth == 0]
+    assert len(deferred) == 1 and "runs again after the next step" in deferred[0]
+    retry = llm.requests[6].messages
+    assert "plant_record(" not in retry[0]["content"]  # the step's own tool, as the first time
+    assert "failed before" not in retry[-1]["content"] and "Tool result: plant_record(" in retry[-1]["content"]
+
+
+def test_a_step_that_fails_again_after_the_next_step_is_repaired():
+    GREENHOUSE_CALLS.clear()
+    replies = [plan(LOOKUP_FIRST, "Find the Moonpetal Lily with plant_record"),
+               MADE_UP_ID, "Final Answer: unknown", "Final Answer: unknown",
+               'Action: plant_record\nAction Input: {"name": "Moonpetal Lily"}', "Final Answer: GH-03",
+               'Action: greenhouse_info\nAction Input: {"greenhouse_id": "GH-09"}', "Final Answer: none",
+               "Final Answer: none", respond("The greenhouse is GH-03; its city is unknown.")]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[plant_record, greenhouse_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "The greenhouse is GH-03; its city is unknown."
+    assert "A step of the plan failed" in llm.requests[-1].messages[0]["content"]  # the repair, as before
+    deferred = [s for s in agent.last_result.steps_of("warning") if "runs again after" in s.content]
+    assert len(deferred) == 1  # once
+
+
+def test_only_a_step_whose_every_call_failed_and_that_has_a_next_step_is_deferred():
+    p = Plan.of(["a", "b"])
+    first = p.steps[0]
+    first.status, first.errors = "failed", [("t(x='1')", "error")]
+    assert p.defer(first) and [s.description for s in p.steps] == ["a", "b", "a"] and p.steps[2].deferred
+    p.steps[1].status = "completed"
+    again = p.steps[2]
+    again.status, again.errors = "failed", [("t(x='1')", "error")]
+    assert not p.defer(again)  # once
+    no_calls = Plan.of(["a", "b"])
+    no_calls.steps[0].status = "failed"  # the executor broke down: no call to make up an input for
+    assert not no_calls.defer(no_calls.steps[0])
+    worked = Plan.of(["a", "b"])
+    worked.steps[0].status, worked.steps[0].tool_results = "failed", [("t()", "ok")]
+    assert not worked.defer(worked.steps[0])
+    last = Plan.of(["a"])
+    last.steps[0].status, last.steps[0].errors = "failed", [("t()", "error")]
+    assert not last.defer(last.steps[0])  # nothing after it

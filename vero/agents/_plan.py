@@ -26,6 +26,7 @@ class PlanStep:
     result: str = ""
     tool_results: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", output) of calls that worked
     errors: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", error) of its calls that failed
+    deferred: bool = False  # a failed step run again after the next step (see Plan.defer)
 
 
 @dataclass
@@ -72,7 +73,23 @@ class Plan:
         wrong one, and the executor may pick another.
         """
         named = [name for name in tool_names if re.search(rf"\b{re.escape(name)}\b", step.description)]
-        return [] if self.failures(step.description) else named
+        return [] if self.failures(step.description) and not step.deferred else named
+
+    def defer(self, step: PlanStep) -> bool:
+        """Run a failed step again, as it is, after the next pending step, and return True; once per step.
+
+        Small planners put a lookup before the step whose result it needs ("Find the greenhouse's
+        capacity with greenhouse_info", then "Find the Frostvine with find_plant"), and the executor,
+        with no id to use, makes one up.  Run after the next step, it has that step's result.  Only a
+        step whose every call failed counts: False (the plan is unchanged) when no step is pending, a
+        call of the step worked, it made no call, or it failed before.
+        """
+        pending = [i for i, s in enumerate(self.steps) if s.status == "pending"]
+        if not pending or step.tool_results or not step.errors or step.deferred \
+                or self.failures(step.description) > 1:
+            return False
+        self.steps.insert(pending[0] + 1, PlanStep(step.description, deferred=True))
+        return True
 
     def gave_up(self) -> bool:
         """True when the plan went on without a failed step that no later step with its words did."""

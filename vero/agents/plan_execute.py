@@ -20,6 +20,11 @@ steps instead of answering; it also saves a call per step.  With
 ``replan_every_step=True`` the replanner runs after every step, as in the
 classic plan-and-execute loop (LangChain's, after Wang et al.).
 
+A failed step whose every call failed runs again, once, after the next step, before any repair: small
+planners put a lookup before the step whose result it needs ("Find the greenhouse's capacity", then
+"Find the Frostvine"), and its executor, with no id to use, makes one up.  Run later, it has that
+result.  Only when it fails again does the replanner repair it.
+
 A step is run at most twice with the same words.  A repair step that already
 failed twice is dropped, and when a repair offers nothing new (no step that
 is not already later in the plan: only the failed step again, only the later
@@ -35,7 +40,8 @@ plan, with a warning.
 
 Model calls: 1 for the plan (+1 per feedback round), then per executed step
 the ReAct calls, plus 1 for the answer.  A two-step plan whose steps each
-finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; each failed step adds
+finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; a failed step that is run again after the
+next step costs that step's ReAct calls again, each failed step that is not adds
 a replanner call (up to ``max_replans`` of them: the next failed step ends the loop), and a step
 that names a tool but is answered without calling one gets one nudge (one more call).  With
 ``replan_every_step=True`` every step adds a replanner call instead, and the answer comes from it:
@@ -214,6 +220,10 @@ class PlanExecuteAgent(Planner):
                 if plan.remaining():
                     continue
                 return self._answer(task, plan)
+            if plan.defer(step):
+                self.record("warning", f"the step {step.description!r} failed; it runs again after the next "
+                                       "step, whose result it may need")
+                continue
             repairs += 1
             if self._past_cap(repairs):
                 break
@@ -271,7 +281,8 @@ class PlanExecuteAgent(Planner):
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
             executor.tools_named, executor.plan_calls = bool(named), lasting(tool_calls(self.steps_so_far(), depth=1))
-        failed_tools = plan.failed_tools(step.description)  # a retry: the planner may have named the wrong tool
+        # a retry: the planner may have named the wrong tool (not for a deferred step: its input was missing)
+        failed_tools = [] if step.deferred else plan.failed_tools(step.description)
         retry_note = self.retry_note.format(tools=", ".join(failed_tools)) if failed_tools else ""
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
                                      step=step.description + retry_note)
