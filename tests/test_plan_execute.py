@@ -955,6 +955,11 @@ def test_only_a_step_whose_every_call_failed_and_that_has_a_next_step_is_deferre
     again = p.steps[2]
     again.status, again.errors = "failed", [("t(x='1')", "error")]
     assert not p.defer(again)  # once
+    other = Plan.of(["a", "b", "c"])
+    other.steps[0].status, other.steps[0].errors = "failed", [("t(x='1')", "error")]
+    assert other.defer(other.steps[0])
+    other.steps[1].status, other.steps[1].errors = "failed", [("t(x='2')", "error")]
+    assert not other.defer(other.steps[1])  # one step per plan
     no_calls = Plan.of(["a", "b"])
     no_calls.steps[0].status = "failed"  # the executor broke down: no call to make up an input for
     assert not no_calls.defer(no_calls.steps[0])

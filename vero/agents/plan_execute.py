@@ -20,7 +20,7 @@ steps instead of answering; it also saves a call per step.  With
 ``replan_every_step=True`` the replanner runs after every step, as in the
 classic plan-and-execute loop (LangChain's, after Wang et al.).
 
-A failed step whose every call failed runs again, once, after the next step, before any repair: small
+The first step whose every call failed runs again, once, after the next step, before any repair: small
 planners put a lookup before the step whose result it needs ("Find the greenhouse's capacity", then
 "Find the Frostvine"), and its executor, with no id to use, makes one up.  Run later, it has that
 result.  Only when it fails again does the replanner repair it.
