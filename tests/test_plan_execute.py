@@ -936,7 +936,8 @@ def test_a_step_that_fails_again_after_the_next_step_is_repaired():
     replies = [plan(LOOKUP_FIRST, "Find the Moonpetal Lily with plant_record"),
                MADE_UP_ID, "Final Answer: unknown", "Final Answer: unknown",
                'Action: plant_record\nAction Input: {"name": "Moonpetal Lily"}', "Final Answer: GH-03",
-               'Action: greenhouse_info\nAction Input: {"greenhouse_id": "GH-09"}', "Final Answer: none",
+               # the plant's name, which the task gives: a wrong id, not a made-up one (vero.core.given_id)
+               'Action: greenhouse_info\nAction Input: {"greenhouse_id": "Moonpetal Lily"}', "Final Answer: none",
                "Final Answer: none", respond("The greenhouse is GH-03; its city is unknown.")]
     llm = ScriptedLLM(replies)
     agent = PlanExecuteAgent("pe", llm, tools=[plant_record, greenhouse_info], verbose=False)
@@ -944,6 +945,20 @@ def test_a_step_that_fails_again_after_the_next_step_is_repaired():
     assert "A step of the plan failed" in llm.requests[-1].messages[0]["content"]  # the repair, as before
     deferred = [s for s in agent.last_result.steps_of("warning") if "runs again after" in s.content]
     assert len(deferred) == 1  # once
+
+
+def test_a_deferred_step_that_makes_up_the_same_id_runs_with_the_id_the_next_step_found():
+    """Seen (t26): run after the plant lookup, the executor called greenhouse_info('12345') again."""
+    GREENHOUSE_CALLS.clear()
+    replies = [plan(LOOKUP_FIRST, "Find the Moonpetal Lily with plant_record"),
+               MADE_UP_ID, "Final Answer: unknown", "Final Answer: unknown",
+               'Action: plant_record\nAction Input: {"name": "Moonpetal Lily"}', "Final Answer: GH-03",
+               MADE_UP_ID, "Final Answer: Quarry Hollow", "Quarry Hollow"]
+    llm = ScriptedLLM(replies)
+    agent = PlanExecuteAgent("pe", llm, tools=[plant_record, greenhouse_info], verbose=False)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
+    assert GREENHOUSE_CALLS == ["12345", "12345", "GH-03"] and agent.last_result.status == OK
+    assert "plant_record gave greenhouse_id 'GH-03'" in llm.requests[7].messages[-1]["content"]
 
 
 def test_only_a_step_whose_every_call_failed_and_that_has_a_next_step_is_deferred():

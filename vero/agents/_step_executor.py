@@ -46,6 +46,9 @@ class StepExecutor(ReActAgent):
     follows_links = False  # a step's result is often the id itself ("Find the greenhouse of the Frostvine")
     tools_named = False  # set when the step names its tools: its result must come from one of them
     plan_calls: tuple[tuple[Step, Step], ...] = ()  # set to the earlier steps' calls (see _plan.lasting)
+    # set to the user's task: a value found only in this step's text (the plan, an earlier failed call) is
+    # still made up (vero.core.given_id)
+    overall_task = ""
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """The plan's earlier calls count too.  Its executor writes ``calculate("stock * price")`` with

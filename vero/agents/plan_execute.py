@@ -280,7 +280,8 @@ class PlanExecuteAgent(Planner):
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
-            executor.tools_named, executor.plan_calls = bool(named), lasting(tool_calls(self.steps_so_far(), depth=1))
+            executor.tools_named, executor.overall_task = bool(named), task
+            executor.plan_calls = lasting(tool_calls(self.steps_so_far(), depth=1))
         # a retry: the planner may have named the wrong tool (not for a deferred step: its input was missing)
         failed_tools = [] if step.deferred else plan.failed_tools(step.description)
         retry_note = self.retry_note.format(tools=", ".join(failed_tools)) if failed_tools else ""

@@ -39,7 +39,8 @@ def run_with_given_id(agent: Agent, name: str, args: Any, failure: ToolOutcome) 
     _, args = call
     results = [(action.data.get("tool"), result.content) for action, result in agent.earlier_calls()
                if call_worked(result)]
-    found = given_id(args, name, agent.task, results)
+    task = getattr(agent, "overall_task", "") or agent.task  # a plan step's text quotes its earlier failed calls
+    found = given_id(args, name, task, results)
     if found is None:
         return None
     key, given, source = found
