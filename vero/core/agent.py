@@ -256,26 +256,13 @@ class Agent(ABC):
 
     def _finish(self, outcome: Outcome, error: BaseException | None) -> RunResult:
         run = self.current_run
-        result = RunResult(
-            answer=outcome.answer,
-            status=outcome.status,
-            steps=list(run.steps),
-            usage=dict(run.usage),
-            llm_calls=run.llm_calls,
-            elapsed_s=time.perf_counter() - run.started,
-            error=error,
-            task=run.task,
-        )
+        result = RunResult(answer=outcome.answer, status=outcome.status, steps=list(run.steps), usage=dict(run.usage),
+                           llm_calls=run.llm_calls, elapsed_s=time.perf_counter() - run.started, error=error,
+                           task=run.task)
         self.last_result = result
-        self._emit(
-            "run_end",
-            answer=result.answer,
-            status=result.status,
-            elapsed_s=result.elapsed_s,
-            llm_calls=result.llm_calls,
-            usage=result.usage,
-            error=f"{type(error).__name__}: {error}" if error else None,
-        )
+        self._emit("run_end", answer=result.answer, status=result.status, elapsed_s=result.elapsed_s,
+                   llm_calls=result.llm_calls, usage=result.usage,
+                   error=f"{type(error).__name__}: {error}" if error else None)
         return result
 
     # -- helpers for the loops --------------------------------------------------
