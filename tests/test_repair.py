@@ -21,7 +21,9 @@ from vero.tool.builtin.arithmetic import evaluate
 STOCK = {"Moonpetal Lily": 1288}
 
 
-@tool
+# auto_correct=False: vero would run the name the error suggests itself (vero.core.suggestion); these
+# tests are about the repair request, which also serves errors that suggest nothing.
+@tool(auto_correct=False)
 def find_plant(name: str) -> dict:
     """Look up a plant by its name.
 

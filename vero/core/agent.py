@@ -27,11 +27,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from vero.core.corrections import run_corrected
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
-from vero.core.example_form import run_in_example_form
-from vero.core.given_id import run_with_given_id
 from vero.core.message import ChatModel, Message
-from vero.core.named_values import argument_hint, run_with_values
+from vero.core.named_values import argument_hint
 from vero.core.options import AgentOptions
 from vero.core.parsing import (
     args_text,
@@ -331,12 +330,10 @@ class Agent(ABC):
         A call that already failed with the same arguments (in this run, or for a
         plan step's executor in an earlier step, see ``earlier_calls``) is not run
         again (unless it timed out): small models repeat a failing call word for
-        word, so the observation says so and lists the other tools.  A call that failed because its
-        arguments name values of earlier results (``calculate("stock * 2")``) runs again with the values
-        (``vero.core.named_values``), and one whose number is not written in the form of the example
-        its error gives runs again in that form (``vero.core.example_form``), and one whose id is made up
-        runs again with the id another tool's result gave (``vero.core.given_id``), inside ``run()``;
-        such a correction is not corrected again.
+        word, so the observation says so and lists the other tools.  Inside ``run()``, a failed call
+        whose meant arguments are plain runs again with them (``vero.core.corrections``: the values its
+        arguments name, a number in the form of the error's example, the value the error suggests, an
+        id another tool's result gave); such a correction is not corrected again.
         """
         failed = self._earlier_failure(name, args)
         self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
@@ -352,8 +349,7 @@ class Agent(ABC):
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
             if self._run is not None and not self._run.correcting:
-                rerun = (run_with_values(self, name, args, outcome) or run_in_example_form(self, name, args, outcome)
-                         or run_with_given_id(self, name, args, outcome))
+                rerun = run_corrected(self, name, args, outcome)
                 if rerun is not None:
                     return rerun
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown

@@ -1,8 +1,6 @@
 """A failed tool call that vero runs again itself, with arguments it corrected by a rule.
 
-The rules: ``vero.core.named_values`` (names of values written where the values belong),
-``vero.core.example_form`` (a number not written in the form the error's example shows) and
-``vero.core.given_id`` (an id made up where another tool's result gave one).
+The rules, and the order they are tried in, are in ``vero.core.corrections``.
 """
 
 from __future__ import annotations
@@ -19,9 +17,10 @@ if TYPE_CHECKING:  # the agent's module imports this one
 
 def read_call(agent: Agent, name: str, args: Any) -> tuple[Tool, dict[str, Any]] | None:
     """The tool ``name`` and ``args`` as it reads them (also text ReAct's bare ``Action Input: stock * 2``,
-    and sloppy JSON), for a rule to correct; None for an unknown tool or arguments it cannot read."""
+    and sloppy JSON), for a rule to correct; None for an unknown tool, one made with
+    ``auto_correct=False``, or arguments it cannot read."""
     tool = agent.tools.get(name)
-    if tool is None:
+    if tool is None or not tool.auto_correct:  # a tool that changes something runs only the model's calls
         return None
     try:
         return tool, parse_arguments(tool, args)

@@ -302,7 +302,9 @@ class Tool:
     """A function plus the JSON schema that tells a model how to call it.
 
     ``timeout`` is in seconds; ``None`` means "use the registry's default" and
-    ``math.inf`` means "no limit".
+    ``math.inf`` means "no limit".  ``auto_correct=False`` keeps an agent from running a failed call
+    again with arguments it corrected itself (the name the error suggests, the id an earlier result
+    gave: see ``vero.core.rerun``); set it for a tool that changes something rather than looks it up.
     Calling the tool calls the function directly, so decorated functions keep
     working as functions.
     """
@@ -313,6 +315,7 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         timeout: float | None = None,
+        auto_correct: bool = True,
     ):
         if isinstance(func, Tool):  # re-wrapping a tool (e.g. under another name)
             func = func.func
@@ -325,6 +328,7 @@ class Tool:
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
         self.timeout = timeout
+        self.auto_correct = auto_correct
         self._positional = _positional_only(func)
         self._required = self.parameters["required"]
         self._accepts_extra = "additionalProperties" not in self.parameters
@@ -424,8 +428,9 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout: float | None = None,
+    auto_correct: bool = True,
 ):
-    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``.
+    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., auto_correct=...)``.
 
     Every named parameter is in the schema and is filled by name from the
     model's arguments; positional-only ones (``def add(a, b, /)``) are passed
@@ -433,5 +438,5 @@ def tool(
     nothing; ``**kwargs`` receives any argument the schema does not name.
     """
     if func is None:
-        return lambda f: Tool(f, name=name, description=description, timeout=timeout)
-    return Tool(func, name=name, description=description, timeout=timeout)
+        return lambda f: Tool(f, name=name, description=description, timeout=timeout, auto_correct=auto_correct)
+    return Tool(func, name=name, description=description, timeout=timeout, auto_correct=auto_correct)
