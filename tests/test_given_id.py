@@ -130,9 +130,47 @@ RESULTS = [("find_plant", '{"name": "Frostvine", "greenhouse_id": "GH-05"}')]
     ({"greenhouse_id": "12345"}, "greenhouse_info", [("find_plant", "Frostvine grows in GH-05")], None),  # no record
 ])
 def test_given_id(args, tool, results, expected):
-    assert given_id(args, tool, "How full is the Frostvine's greenhouse?", results) == expected
+    error = f"unknown {next(iter(args))} {next(iter(args.values()))!r}"
+    assert given_id(args, tool, "How full is the Frostvine's greenhouse?", results, error) == expected
 
 
 def test_a_value_the_task_gives_is_not_made_up():
     assert given_id({"greenhouse_id": "north wing"}, "greenhouse_info", "Who works in the North  Wing?",
-                    RESULTS) is None
+                    RESULTS, "unknown greenhouse 'north wing'") is None
+
+
+def test_only_a_value_the_error_names_is_made_up():
+    # "not shipped yet" is about the order, not an unknown id: the call was right
+    assert given_id({"order_id": "ORD-77"}, "shipping_status", "Has it shipped?",
+                    [("get_customer", '{"name": "Ann", "order_id": "ORD-9"}')], "Error: not shipped yet") is None
+
+
+def test_a_records_own_id_is_no_link():
+    """Found by review (an HR world): the manager's id made up, the employee's own id is no answer."""
+    results = [("find_employee", '{"employee_id": "E-17", "name": "Ann Lee", "manager_id": "E-03"}')]
+    assert given_id({"employee_id": "E-3"}, "employee_info", "Who is Ann Lee's manager?", results,
+                    "no employee 'E-3'") is None
+    assert given_id({"manager_id": "x"}, "manager_info", "Who is Ann Lee's manager?", results,
+                    "no manager 'x'") == ("manager_id", "E-03", "find_employee")
+
+
+def test_an_id_from_an_earlier_turn_is_not_made_up():
+    """Found by review (a shop): the order number the user gave a turn before is the one meant."""
+    @tool
+    def get_customer(name: str) -> dict:
+        """Look up a customer."""
+        return {"name": name, "order_id": "ORD-9"}
+
+    @tool
+    def shipping_status(order_id: str) -> str:
+        """The shipping status of an order."""
+        CALLS.append(order_id)
+        return "shipped 2 May" if order_id == "ORD-9" else f"Error: no order {order_id!r} is on its way yet"
+
+    CALLS.clear()
+    llm = ScriptedLLM(["Noted.", native("get_customer", name="Ann"), native("shipping_status", order_id="ORD-77"),
+                       "It has not shipped yet."])
+    agent = NoRepairAgent("t", llm, tools=[get_customer, shipping_status], verbose=False)
+    agent.run("My order number is ORD-77.")
+    agent.run("I am Ann. Has my order shipped?")
+    assert CALLS == ["ORD-77"]

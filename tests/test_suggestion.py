@@ -84,6 +84,15 @@ def test_a_tool_made_with_auto_correct_false_runs_only_the_models_call():
     assert "Did you mean: Moonpetal Lily?" in llm.requests[1].messages[-1]["content"]
 
 
+def test_a_rewrapped_tool_keeps_auto_correct_false_and_its_timeout():
+    """Found by review: re-wrapping a tool under another name turned its corrections back on."""
+    from vero.tool.base import Tool
+    slow = tool(timeout=3, auto_correct=False)(lookup)
+    for wrapped in (Tool(slow, name="place_order"), tool(name="place_order")(slow), Tool.from_function(slow)):
+        assert wrapped.auto_correct is False and wrapped.timeout == 3
+    assert Tool(slow, auto_correct=True, timeout=5).auto_correct is True  # unless given again
+
+
 def test_a_suggestion_that_fails_too_is_answered_with_the_first_error():
     CALLS.clear()
 
@@ -120,6 +129,19 @@ def test_a_suggestion_that_fails_too_is_answered_with_the_first_error():
     ({"name": "Moonpetal Lily"}, "no plant named 'Moonpetal Lily'. Did you mean: Moonpetal Lily?", None),  # the same
     ({"name": "Moon Lily"}, "no plant named 'Moon Lily'.", None),  # no suggestion
     ({"count": 3}, "no 3. Did you mean: 4?", None),  # not text
+    # found by review in other worlds: a question, not a suggestion; two suggestions; another argument's value
+    ({"customer": "Ann Lee"}, "Ann Lee has several accounts. Did you mean to search by email?", None),
+    ({"title": "Dune Mesiah"}, "no book 'Dune Mesiah'. Did you mean 'Dune Messiah'? Or maybe 'Children of Dune'?",
+     None),
+    ({"author": "Tolkien", "genre": "fantsy"}, "no books by Tolkien in that genre. Did you mean: fantasy?", None),
+    ({"name": "Jon Smith"}, "no user 'Jon Smith'. Did you mean: John Smith. Is the spelling right?", None),
 ])
 def test_suggested(args, error, expected):
     assert suggested(args, error) == expected
+
+
+def test_a_long_run_of_spaces_is_read_at_once():
+    """Found by review: a suggestion pattern with two ways to read spaces took minutes on 2,000 of them."""
+    for error in ["Did you mean" + " " * 100_000, "Did you mean\n" + "        \n" * 20_000,
+                  "Did you mean:" + " " * 100_000 + "x", "no 'x'. Did you mean " + "'" * 50_000]:
+        assert suggested({"name": "x"}, error) is None

@@ -40,7 +40,8 @@ def run_with_given_id(agent: Agent, name: str, args: Any, failure: ToolOutcome) 
     results = [(action.data.get("tool"), result.content) for action, result in agent.earlier_calls()
                if call_worked(result)]
     task = getattr(agent, "overall_task", "") or agent.task  # a plan step's text quotes its earlier failed calls
-    found = given_id(args, name, task, results)
+    told = "\n".join([task, *(message.text for message in agent.history)])  # or in an earlier turn
+    found = given_id(args, name, told, results, failure.output)
     if found is None:
         return None
     key, given, source = found
@@ -52,26 +53,37 @@ def run_with_given_id(agent: Agent, name: str, args: Any, failure: ToolOutcome) 
                      given_id=key)
 
 
-def given_id(args: dict[str, Any], tool: str, task: str,
-             results: list[tuple[str | None, str]]) -> tuple[str, str, str] | None:
+def given_id(args: dict[str, Any], tool: str, task: str, results: list[tuple[str | None, str]],
+             error: str) -> tuple[str, str, str] | None:
     """``(parameter, id, source)`` for the first of ``args`` whose value is made up and that the
     ``results`` (``(tool, output)`` of the earlier calls that worked) of other tools than ``tool``
     give exactly one id for (``GH-05`` under ``greenhouse_id``, from ``find_plant``); else None.
 
-    Made up: a text found in neither the task nor any result.  Not a parameter named only ``id``: in
-    a result, ``id`` is the record's own id, not a link to another tool's record.  Not two different
-    ids (two plants in two greenhouses): which one the call meant is the model's to say.
+    Made up: a text found in neither the task (with the conversation before it) nor any result, that
+    the tool's ``error`` names.  Not a parameter named only ``id``, nor a field that is the record's
+    own id (``employee_id`` in ``find_employee``'s result, when the call asks for the manager's):
+    only a link to another tool's record counts.  Not two different ids (two plants in two
+    greenhouses): which one the call meant is the model's to say.
     """
     seen = folded("\n".join([task, *(output for _, output in results)]))
     for key, value in args.items():
-        if key.casefold() == "id" or not isinstance(value, str) or folded(value) in seen:
+        if key.casefold() == "id" or not isinstance(value, str) or folded(value) in seen \
+                or folded(value) not in folded(error):
             continue
         ids: dict[str, str] = {}
         for source, output in results:
             found = output_record(output).get(key)
-            if source is not None and source != tool and isinstance(found, str) and looks_like_id(found):
+            if source is not None and source != tool and isinstance(found, str) and looks_like_id(found) \
+                    and not _own_id(key, source):
                 ids.setdefault(found, source)
         if len(ids) == 1:
             given, source = next(iter(ids.items()))
             return key, given, source
     return None
+
+
+def _own_id(field: str, source: str) -> bool:
+    """True when ``field`` is the id of the record that ``source`` finds (``employee_id`` from
+    ``find_employee``, ``order_id`` from ``get_order``), not a link to another record."""
+    kind = field.casefold().removesuffix("id").strip("_- ")
+    return bool(kind) and kind in source.casefold()

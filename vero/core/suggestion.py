@@ -12,20 +12,27 @@ first error.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
 from vero.core.parsing import args_text, reports_error
 from vero.core.rerun import read_call, run_again
+from vero.core.text import folded
 from vero.tool.registry import ToolOutcome
 
 if TYPE_CHECKING:  # the agent's module imports this one
     from vero.core.agent import Agent
 
 RAN_SUGGESTION = "(The error suggests {suggested!r} for {value!r}: ran {call} instead:)\n"
-# "Did you mean: Moonpetal Lily?", "did you mean 'Velvet Nettle'?", "Did you mean `GH-04`?"
-_SUGGESTION = re.compile(r"\bdid you mean\b\s*:?\s*(?P<text>[^?\n]{1,80}?)\s*\?", re.IGNORECASE)
-_QUOTED = re.compile(r"""^(['"`\u2018\u201c])(.*)['"`\u2019\u201d]$""")
-_SEVERAL = re.compile(r",|;|\bor\b|\bone of\b", re.IGNORECASE)
+# "Did you mean: Moonpetal Lily?", "did you mean 'Velvet Nettle'?", "Did you mean `GH-04`?"; not "Did you mean
+# to search by email?" (no colon, no quotes).  No two ways to read a run of spaces: a long one must not
+# make the search slow.
+_SUGGESTION = re.compile(r"""\bdid you mean\b\s*(?::\s*(?P<plain>[^?\s'"`\u2018\u201c][^?\n]{0,79}?)|(?::\s*)?"""
+                         r"""(?P<quoted>'[^'\n]{1,80}'|"[^"\n]{1,80}"|`[^`\n]{1,80}`|\u2018[^\u2019\n]{1,80}\u2019"""
+                         r"""|\u201c[^\u201d\n]{1,80}\u201d))\s*\?(?!\s*or\b)""", re.IGNORECASE)
+_SEVERAL = re.compile(r",|;|\bor\b|\bone of\b|\.\s", re.IGNORECASE)
+_MAX_ERROR_CHARS = 2000  # the suggestion follows the value it is for, near the start of an error
+_MIN_LIKENESS = 0.5  # 'Moon Petal Lilies' and 'Moonpetal Lily': 0.84; 'Tolkien' and 'fantasy': 0.14
 
 
 def run_with_suggestion(agent: Agent, name: str, args: Any, failure: ToolOutcome) -> ToolOutcome | None:
@@ -52,20 +59,27 @@ def suggested(args: dict[str, Any], error: str) -> tuple[str, str] | None:
     """``(parameter, value)`` when ``error`` suggests exactly one value ("Did you mean: X?") in place
     of the one text argument whose whole value it names; else None.
 
-    Not a list of suggestions ("'A' or 'B'", "one of A, B"): which one is meant is the model's to say.
-    Not an error about a part of an argument (Python's "name 'x' is not defined. Did you mean: 'y'?"
-    for ``python_exec(code='print(x)')``): the whole value must be the one named.
+    Not a list of suggestions ("'A' or 'B'", "one of A, B", "'A'? Or maybe 'B'?"): which one is meant
+    is the model's to say.  Not an error about a part of an argument (Python's "name 'x' is not
+    defined. Did you mean: 'y'?" for ``python_exec(code='print(x)')``): the whole value must be the one
+    named.  Not a question ("Did you mean to search by email?"): a suggestion follows a colon or is
+    quoted.  Not a value unlike the one named (``author='Tolkien'``, "Did you mean: fantasy?"): it
+    is likely for another argument.
     """
-    matches = _SUGGESTION.findall(error)
+    matches = list(_SUGGESTION.finditer(error[:_MAX_ERROR_CHARS]))
     if len(matches) != 1:
         return None
-    text = matches[0].strip()
-    quoted = _QUOTED.match(text)
-    value = quoted.group(2).strip() if quoted else text
+    value = (matches[0]["plain"] or matches[0]["quoted"][1:-1]).strip()
     if not value or _SEVERAL.search(value) or re.search(r"""['"`]""", value):
         return None
     named = [key for key, given in args.items() if isinstance(given, str) and given.strip()
              and re.search(rf"(?<!\w){re.escape(given.strip())}(?!\w)", error, re.IGNORECASE)]
-    if len(named) != 1 or args[named[0]].strip() == value:
+    if len(named) != 1 or args[named[0]].strip() == value or not _alike(args[named[0]], value):
         return None
     return named[0], value
+
+
+def _alike(given: str, suggestion: str) -> bool:
+    """True when ``suggestion`` is written much like ``given``: a correction of it, not a value for
+    another argument ("no books by 'Tolkien' in that genre. Did you mean: fantasy?")."""
+    return SequenceMatcher(None, folded(given), folded(suggestion)).ratio() >= _MIN_LIKENESS

@@ -304,7 +304,8 @@ class Tool:
     ``timeout`` is in seconds; ``None`` means "use the registry's default" and
     ``math.inf`` means "no limit".  ``auto_correct=False`` keeps an agent from running a failed call
     again with arguments it corrected itself (the name the error suggests, the id an earlier result
-    gave: see ``vero.core.rerun``); set it for a tool that changes something rather than looks it up.
+    gave: see ``vero.core.corrections``); set it for a tool that changes something rather than looks
+    it up.  Re-wrapping a tool keeps its ``timeout`` and ``auto_correct`` unless they are given again.
     Calling the tool calls the function directly, so decorated functions keep
     working as functions.
     """
@@ -315,9 +316,11 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         timeout: float | None = None,
-        auto_correct: bool = True,
+        auto_correct: bool | None = None,
     ):
-        if isinstance(func, Tool):  # re-wrapping a tool (e.g. under another name)
+        if isinstance(func, Tool):  # re-wrapping a tool (e.g. under another name): its settings stay
+            timeout = func.timeout if timeout is None else timeout
+            auto_correct = func.auto_correct if auto_correct is None else auto_correct
             func = func.func
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
         summary, arg_docs = parse_docstring(func.__doc__)
@@ -327,8 +330,8 @@ class Tool:
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
-        self.timeout = timeout
-        self.auto_correct = auto_correct
+        self.timeout: float | None = timeout
+        self.auto_correct: bool = auto_correct is not False
         self._positional = _positional_only(func)
         self._required = self.parameters["required"]
         self._accepts_extra = "additionalProperties" not in self.parameters
@@ -340,8 +343,8 @@ class Tool:
 
     @classmethod
     def from_function(cls, func: Callable, name: str | None = None, description: str | None = None,
-                      timeout: float | None = None) -> Tool:
-        return cls(func, name=name, description=description, timeout=timeout)
+                      timeout: float | None = None, auto_correct: bool | None = None) -> Tool:
+        return cls(func, name=name, description=description, timeout=timeout, auto_correct=auto_correct)
 
     @property
     def schema(self) -> dict:
@@ -428,7 +431,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout: float | None = None,
-    auto_correct: bool = True,
+    auto_correct: bool | None = None,
 ):
     """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., auto_correct=...)``.
 
