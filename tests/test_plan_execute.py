@@ -975,6 +975,9 @@ def test_only_a_step_whose_every_call_failed_and_that_has_a_next_step_is_deferre
     assert other.defer(other.steps[0])
     other.steps[1].status, other.steps[1].errors = "failed", [("t(x='2')", "error")]
     assert not other.defer(other.steps[1])  # one step per plan
+    other.replace_remaining(["d", "e"])  # seen (t23): the deferred copy went with a repair, and a repair step
+    other.steps[2].status, other.steps[2].errors = "failed", [("t(x='3')", "error")]  # was put off too
+    assert not other.defer(other.steps[2])
     no_calls = Plan.of(["a", "b"])
     no_calls.steps[0].status = "failed"  # the executor broke down: no call to make up an input for
     assert not no_calls.defer(no_calls.steps[0])

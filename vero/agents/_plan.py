@@ -35,6 +35,7 @@ class Plan:
 
     steps: list[PlanStep] = field(default_factory=list)
     given_up: list[str] = field(default_factory=list)  # failed steps that could not be repaired
+    put_off: bool = False  # a step was deferred (see defer): once per plan, also after a repair
 
     @classmethod
     def of(cls, descriptions: list[str]) -> Plan:
@@ -86,10 +87,10 @@ class Plan:
         pending, a call of the step worked, it made no call, it failed before, or a step was put off.
         """
         pending = [i for i, s in enumerate(self.steps) if s.status == "pending"]
-        if not pending or step.tool_results or not step.errors or any(s.deferred for s in self.steps) \
-                or self.failures(step.description) > 1:
+        if not pending or step.tool_results or not step.errors or self.put_off or self.failures(step.description) > 1:
             return False
         self.steps.insert(pending[0] + 1, PlanStep(step.description, deferred=True))
+        self.put_off = True
         return True
 
     def gave_up(self) -> bool:
