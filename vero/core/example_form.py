@@ -16,8 +16,8 @@ import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import args_text, call_worked, reports_error, strings_in
-from vero.core.rerun import read_call, run_again
+from vero.core.parsing import args_text, strings_in
+from vero.core.rerun import read_failed_call, run_again, worked_results
 from vero.tool.registry import ToolOutcome
 
 if TYPE_CHECKING:  # the agent's module imports this one
@@ -44,14 +44,13 @@ def run_in_example_form(agent: Agent, name: str, args: Any, failure: ToolOutcome
     """The failed call run again (``agent.run_tool``) with its number written in the form of the
     example its error gives (see ``in_example_form``); None if there is none, or if it fails again.
 
-    Only an error the tool gave (it raised, or returned an error report) counts: arguments the
-    registry rejected (a wrong name or type) are not a value in the wrong form.
+    Only an error the tool gave counts (see ``read_failed_call``).
     """
-    call = read_call(agent, name, args)
-    if call is None or not (failure.error == "exception" or (failure.ok and reports_error(failure.output))):
+    call = read_failed_call(agent, name, args, failure)
+    if call is None:
         return None
     tool, args = call
-    texts = [result.content for _, result in agent.earlier_calls() if call_worked(result)]
+    texts = [output for _, output in worked_results(agent)]
     corrected = in_example_form(args, failure.output, "\n".join([agent.task, *texts]), tools=agent.tools.names(),
                                 strings=_string_parameters(tool.parameters))
     if corrected is None:

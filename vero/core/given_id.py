@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import args_text, call_worked, output_record, reports_error
-from vero.core.rerun import read_call, run_again
+from vero.core.parsing import args_text, output_record
+from vero.core.rerun import read_failed_call, run_again, told, worked_results
 from vero.core.text import folded, looks_like_id
 from vero.tool.registry import ToolOutcome
 
@@ -30,18 +30,13 @@ def run_with_given_id(agent: Agent, name: str, args: Any, failure: ToolOutcome) 
     """The failed call run again (``agent.run_tool``) with the id another tool's result gave for the
     value it made up (see ``given_id``); None if there is none, or if it fails again.
 
-    Only an error the tool gave (it raised, or returned an error report) counts: arguments the
-    registry rejected (a wrong name or type) are not a made-up id.
+    Only an error the tool gave counts (see ``read_failed_call``).
     """
-    call = read_call(agent, name, args)
-    if call is None or not (failure.error == "exception" or (failure.ok and reports_error(failure.output))):
+    call = read_failed_call(agent, name, args, failure)
+    if call is None:
         return None
     _, args = call
-    results = [(action.data.get("tool"), result.content) for action, result in agent.earlier_calls()
-               if call_worked(result)]
-    task = getattr(agent, "overall_task", "") or agent.task  # a plan step's text quotes its earlier failed calls
-    told = "\n".join([task, *(message.text for message in agent.history)])  # or in an earlier turn
-    found = given_id(args, name, told, results, failure.output)
+    found = given_id(args, name, told(agent), worked_results(agent), failure.output)
     if found is None:
         return None
     key, given, source = found

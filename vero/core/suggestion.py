@@ -15,8 +15,8 @@ import re
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any
 
-from vero.core.parsing import args_text, reports_error
-from vero.core.rerun import read_call, run_again
+from vero.core.parsing import args_text
+from vero.core.rerun import names_whole, read_failed_call, run_again
 from vero.core.text import folded
 from vero.tool.registry import ToolOutcome
 
@@ -39,10 +39,10 @@ def run_with_suggestion(agent: Agent, name: str, args: Any, failure: ToolOutcome
     """The failed call run again (``agent.run_tool``) with the value its error suggests (see
     ``suggested``); None if there is none, or if it fails again.
 
-    Only an error the tool gave (it raised, or returned an error report) counts.
+    Only an error the tool gave counts (see ``read_failed_call``).
     """
-    call = read_call(agent, name, args)
-    if call is None or not (failure.error == "exception" or (failure.ok and reports_error(failure.output))):
+    call = read_failed_call(agent, name, args, failure)
+    if call is None:
         return None
     _, args = call
     found = suggested(args, failure.output)
@@ -72,8 +72,7 @@ def suggested(args: dict[str, Any], error: str) -> tuple[str, str] | None:
     value = (matches[0]["plain"] or matches[0]["quoted"][1:-1]).strip()
     if not value or _SEVERAL.search(value) or re.search(r"""['"`]""", value):
         return None
-    named = [key for key, given in args.items() if isinstance(given, str) and given.strip()
-             and re.search(rf"(?<!\w){re.escape(given.strip())}(?!\w)", error, re.IGNORECASE)]
+    named = [key for key, given in args.items() if isinstance(given, str) and names_whole(given, error)]
     if len(named) != 1 or args[named[0]].strip() == value or not _alike(args[named[0]], value):
         return None
     return named[0], value
