@@ -2,8 +2,9 @@
 
 Each rule reads a failed call and its error, and when the arguments it meant are plain, runs the
 call again with them (``vero.core.rerun.run_again``): the names of values written where the values
-belong, a number not written in the form of the error's example, the value the error suggests, an
-id made up where another tool's result gave one.
+belong, a number not written in the form of the error's example, the value the error suggests, the
+one value the error lists as known that the conversation gave, an id made up where another tool's
+result gave one.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vero.core.example_form import run_in_example_form
 from vero.core.given_id import run_with_given_id
+from vero.core.listed_value import run_with_listed_value
 from vero.core.named_values import run_with_values
 from vero.core.suggestion import run_with_suggestion
 from vero.tool.registry import ToolOutcome
@@ -19,7 +21,7 @@ from vero.tool.registry import ToolOutcome
 if TYPE_CHECKING:  # the agent's module imports this one
     from vero.core.agent import Agent
 
-RULES = (run_with_values, run_in_example_form, run_with_suggestion, run_with_given_id)
+RULES = (run_with_values, run_in_example_form, run_with_suggestion, run_with_listed_value, run_with_given_id)
 
 
 def run_corrected(agent: Agent, name: str, args: Any, failure: ToolOutcome) -> ToolOutcome | None:
