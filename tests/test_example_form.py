@@ -8,9 +8,10 @@ written like 'GH-04'.``, and the next call, also when vero asks for a repaired o
 import json
 
 import pytest
+from correction_helpers import NoRepairAgent, agent_for
 
 from vero import tool
-from vero.agents import PlanExecuteAgent, ReActAgent, ToolCallingAgent
+from vero.agents import PlanExecuteAgent, ToolCallingAgent
 from vero.core.example_form import in_example_form
 from vero.core.result import OK
 from vero.testing import ScriptedLLM
@@ -41,18 +42,8 @@ def bare_number_call(protocol: str) -> object:
     return {"tool_calls": [{"name": "greenhouse_info", "arguments": {"greenhouse_id": "1"}}]}
 
 
-class NoRepairAgent(ToolCallingAgent):
-    max_repairs = 0  # no separate request to repair a failed call: the scripts stay short
-
-
 def last_observation(request) -> str:
     return request.messages[-1]["content"]
-
-
-def make_agent(protocol: str, llm: ScriptedLLM, tools: list):
-    if protocol == "tool_calling":
-        return ToolCallingAgent("t", llm, tools=tools, verbose=False)
-    return ReActAgent("t", llm, tools=tools, protocol=protocol, verbose=False)
 
 
 @pytest.mark.parametrize("protocol", ["tool_calling", "native", "text"])
@@ -60,7 +51,7 @@ def test_a_bare_number_runs_again_in_the_form_of_the_errors_example(protocol):
     CALLS.clear()
     answer = "Final Answer: Ostrava Vale" if protocol == "text" else "Ostrava Vale"
     llm = ScriptedLLM([bare_number_call(protocol), answer])
-    agent = make_agent(protocol, llm, [greenhouse_info])
+    agent = agent_for(protocol, llm, [greenhouse_info])
     assert agent.run("In which city is greenhouse 1?") == "Ostrava Vale"
     assert CALLS == ["1", "GH-01"] and llm.calls == 2  # no model call for the second one
     sent = last_observation(llm.requests[1])

@@ -6,9 +6,10 @@ in another task ``greenhouse_info(greenhouse_id='moonpetal_lily')``, then repeat
 """
 
 import pytest
+from correction_helpers import NoRepairAgent, agent_for, native
 
 from vero import tool
-from vero.agents import PlanExecuteAgent, ReActAgent, ToolCallingAgent
+from vero.agents import PlanExecuteAgent
 from vero.core.given_id import given_id
 from vero.core.result import OK
 from vero.testing import ScriptedLLM
@@ -32,14 +33,6 @@ def greenhouse_info(greenhouse_id: str) -> dict:
     if greenhouse_id not in GREENHOUSES:
         return {"error": f"unknown greenhouse id {greenhouse_id!r}. Greenhouse ids are written like 'GH-04'."}
     return {"greenhouse_id": greenhouse_id, **GREENHOUSES[greenhouse_id]}
-
-
-def native(tool_name: str, **args) -> dict:
-    return {"tool_calls": [{"name": tool_name, "arguments": args}]}
-
-
-class NoRepairAgent(ToolCallingAgent):
-    max_repairs = 0  # no separate request to repair a failed call: the scripts stay short
 
 
 def test_a_plan_steps_made_up_id_runs_again_with_the_id_an_earlier_step_found():
@@ -74,8 +67,7 @@ def test_a_name_written_as_an_id_runs_again_with_the_id_found(protocol):
                    native("greenhouse_info", greenhouse_id="moonpetal_lily"), "Quarry Hollow"]
     llm = ScriptedLLM(replies)
     tools = [find_plant, greenhouse_info]
-    agent = (ToolCallingAgent("t", llm, tools=tools, verbose=False) if protocol == "tool_calling"
-             else ReActAgent("t", llm, tools=tools, protocol=protocol, verbose=False))
+    agent = agent_for(protocol, llm, tools)
     assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
     assert CALLS == ["moonpetal_lily", "GH-03"] and llm.calls == 3
     assert "unknown greenhouse id 'moonpetal_lily'" in agent.last_result.steps_of("observation")[1].content

@@ -9,6 +9,7 @@ same call again; in other tasks it called ``keeper_profile(name='GH-03')`` and `
 import json
 
 import pytest
+from correction_helpers import NoRepairAgent, native
 
 from vero import tool
 from vero.agents import PlanExecuteAgent, ToolCallingAgent
@@ -33,14 +34,6 @@ def keeper_profile(name: str) -> dict:
     if name not in KEEPERS:
         return {"error": f"no keeper named {name!r}. Known names: {', '.join(KEEPERS)}."}
     return {"name": name, "weekly_hours": KEEPERS[name]}
-
-
-def native(tool_name: str, **args) -> dict:
-    return {"tool_calls": [{"name": tool_name, "arguments": args}]}
-
-
-class NoRepairAgent(ToolCallingAgent):
-    max_repairs = 0  # no separate request to repair a failed call: the scripts stay short
 
 
 def test_the_keeper_an_earlier_result_named_is_looked_up():

@@ -6,9 +6,10 @@ same call again, or answered with the error, step after step.
 """
 
 import pytest
+from correction_helpers import NoRepairAgent, agent_for, native
 
 from vero import tool
-from vero.agents import PlanExecuteAgent, ReActAgent, ToolCallingAgent
+from vero.agents import PlanExecuteAgent
 from vero.core.result import OK
 from vero.core.suggestion import suggested
 from vero.testing import ScriptedLLM
@@ -37,14 +38,6 @@ def order_plants(name: str) -> dict:
     return lookup(name)
 
 
-def native(tool_name: str, **args) -> dict:
-    return {"tool_calls": [{"name": tool_name, "arguments": args}]}
-
-
-class NoRepairAgent(ToolCallingAgent):
-    max_repairs = 0  # no separate request to repair a failed call: the scripts stay short
-
-
 @pytest.mark.parametrize("protocol", ["tool_calling", "native", "text"])
 def test_the_suggested_name_runs_at_once(protocol):
     CALLS.clear()
@@ -54,8 +47,7 @@ def test_the_suggested_name_runs_at_once(protocol):
     else:
         replies = [native("find_plant", name="Moon Petal Lilies"), "1288"]
     llm = ScriptedLLM(replies)
-    agent = (ToolCallingAgent("t", llm, tools=[find_plant], verbose=False) if protocol == "tool_calling"
-             else ReActAgent("t", llm, tools=[find_plant], protocol=protocol, verbose=False))
+    agent = agent_for(protocol, llm, [find_plant])
     assert agent.run("How many Moon Petal Lilies are in stock?") == "1288"
     assert CALLS == ["Moon Petal Lilies", "Moonpetal Lily"] and llm.calls == 2
     sent = llm.requests[1].messages[-1]["content"]
