@@ -1,4 +1,5 @@
-"""Arithmetic a model did in its head, checked: ``37 * 59.99 = 2219.33`` is found and its right value given.
+"""Arithmetic a model did in its head, checked: ``37 * 59.99 = 2219.33`` is found and its right value given,
+and an answer's number that no tool gave is found.
 
 Small models answer "What is 7.35 percent of 86420?" with ``0.0735 * 86420 =
 6300.0735`` (it is 6351.87) instead of calling a calculator.  ``miscalculation``
@@ -7,11 +8,16 @@ built-in ``calculator`` tool; ``answer_nudge`` (in ``_native``) sends the
 correction back.  Sums written in LaTeX (``\\[ 26.6 \\times 37.5 \\]``, often with
 the result in the next display block) are read as plain arithmetic first.
 Anything that does not read as plain arithmetic is left alone.
+
+A bare result ("... is 480,600 crowns.") cannot be checked that way: ``unsourced_number`` finds the
+number an answer ends on when neither the task nor any tool call gave it, and ``answer_nudge`` asks
+the model once to compute it with a tool.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from vero.tool.builtin.arithmetic import evaluate
@@ -37,6 +43,10 @@ _LINE_MARK = re.compile(r"^(?:[-*+][ \t]+|\*+|\d{1,3}\.[ \t]+)")  # a list bulle
 _SENTENCE_END = re.compile(r"^.*\.[ \t]+(?=\S)")  # `Each costs 59.99. 37 * 59.99` -> `37 * 59.99`
 _THOUSANDS_COMMA = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _RANGE = re.compile(r"(\d+)[ \t]*-[ \t]*(\d+)")  # `18 - 25`: read as a range when the first is smaller
+# A number as written in text (`1,271.6`, `0.543`), sign aside, not part of a word, an id or a time
+_NUMBER = re.compile(r"(?<![\w.:])(?<!\w-)\d+(?:,\d{3})*(?:\.\d+)?(?![\w:]|[.,]\d)")
+_SCALE = re.compile(r"[ \t]*(thousand|million|billion)\b", re.IGNORECASE)
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 MAX_CHECKED_EQUATIONS = 50  # per reply: the check stays cheap on any reply
 # LaTeX as small models write their sums, rewritten as plain arithmetic: units and labels in `\text{}` go,
 # `\times` is `*`, `\frac{a}{b}` is `(a)/(b)`, and each math delimiter starts a line of its own
@@ -64,6 +74,12 @@ def miscalculation(text: str) -> Miscalculation | None:
     ``2024-01-05``), times (``11:30 - 2``), versions, sums glued to words, sums
     longer than 200 characters, and anything the safe evaluator refuses.
     """
+    return next((slip for slip, wrong in _equations(text) if wrong), None)
+
+
+def _equations(text: str) -> Iterator[tuple[Miscalculation, bool]]:
+    """Each equation in ``text`` that reads as plain arithmetic (at most ``MAX_CHECKED_EQUATIONS``), and
+    whether its stated result is wrong."""
     text = _plain_math(text)
     for number, match in enumerate(_RESULT.finditer(text)):
         if number == MAX_CHECKED_EQUATIONS:
@@ -79,9 +95,48 @@ def miscalculation(text: str) -> Miscalculation | None:
             wrong = all(round(abs(v - claimed), decimals + 6) >= 10 ** -decimals for v in candidates)
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):  # refused, or too big for a float
             continue
-        if wrong:
-            return Miscalculation(" ".join(expression.split()), match.group("claimed"), _plain(value))
-    return None
+        yield Miscalculation(" ".join(expression.split()), match.group("claimed"), _plain(value)), wrong
+
+
+def unsourced_number(answer: str, sources: Iterable[str]) -> str | None:
+    """The number ``answer`` ends on (as written), when none of ``sources`` gives it; else None.
+
+    Only the last number is checked: an answer ends on its result ("... is 480,600 crowns."), while
+    the numbers before it may explain it with what the model knows ("366 days of 3,600 seconds").
+    A number a source gives rounded (``1271.6`` for ``1271.5999``) or as a percentage (``54.3%`` for
+    ``0.543``; ``2.1 million`` for ``2102650``) counts as given, and so does the result of a sum the
+    answer writes out correctly.
+    Left alone: whole numbers below 10 (counts, list items), and digits that are part of a word, an
+    id or a time (``GH-03``, ``t14``, ``11:30``).
+    """
+    numbers = [number for number in _scaled_numbers(answer) if number[0] >= 10 or not number[0].is_integer()]
+    if not numbers:
+        return None
+    value, unit, written = numbers[-1]
+    known = [given for source in sources for given in _numbers(source)]
+    known += [_number(slip.claimed) for slip, wrong in _equations(answer) if not wrong]
+    if any(abs(candidate - value) < unit for given in known for candidate in (given, given * 100, given / 100)):
+        return None
+    return written
+
+
+def _numbers(text: str) -> list[float]:
+    """The numbers in ``text``, each also scaled by the word after it (``2.1 million``: 2.1 and 2100000)."""
+    return [number for value, unit, written in _scaled_numbers(text) for number in {value, _number(written)}]
+
+
+def _scaled_numbers(text: str) -> Iterator[tuple[float, float, str]]:
+    """``(value, unit of its last digit, as written)`` for each number in ``text``, by the word after it
+    (``2.1 million``: 2100000.0, 100000.0, "2.1")."""
+    for match in _NUMBER.finditer(text):
+        scale = _SCALE.match(text, match.end())
+        factor = _SCALES[scale.group(1).lower()] if scale else 1
+        decimals = len(match.group().partition(".")[2])
+        yield _number(match.group()) * factor, 10.0 ** -decimals * factor, match.group()
+
+
+def _number(written: str) -> float:
+    return float(written.replace(",", ""))
 
 
 def _plain_math(text: str) -> str:

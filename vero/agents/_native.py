@@ -14,8 +14,8 @@ API tool calls is read once more before it is taken as the answer:
   far failed, one given right after a failed call, one that gives up right
   after a call that worked, one that repeats vero's own message or a tool's
   error, one that gives an id another tool takes but was never given, one
-  whose arithmetic is wrong (``answer_nudge``, also used by the text
-  protocol), one that only acknowledges a tool result ("This is the response
+  whose arithmetic is wrong, one that ends on a number no tool gave
+  (``answer_nudge``, also used by the text protocol), one that only acknowledges a tool result ("This is the response
   from ..."), or a reply that only announces a tool call ("I will use the
   `find_plant` tool...") or is a tool result the model made up gets a short
   nudge instead of being returned (``nudge_for``).  All but the cut-off nudge
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from vero.agents._miscalculation import miscalculation
+from vero.agents._miscalculation import miscalculation, unsourced_number
 from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
@@ -45,6 +45,7 @@ from vero.core.parsing import (
     strip_template_tags,
     tool_calls_in_text,
 )
+from vero.core.rerun import told, worked_results
 from vero.core.text import clip, folded, looks_like_id
 
 # One call at a time, arguments only from the question or earlier results, and one example of
@@ -101,6 +102,15 @@ MAX_ECHO_NUDGES = 2  # per run: a model still repeating messages or errors after
 # Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
 ARITHMETIC_NUDGE = "Correction: {expression} = {value}, not {claimed}. Answer the task again with this value."
 MAX_ARITHMETIC_NUDGES = 2  # per run
+# Seen: "What is the combined value (stock times price) of A and B?" answered 480,600 (it is 5,101.36) right
+# after the two lookups; a plan step "Find the hourly wage and weekly hours" answered with their product,
+# wrong.  Once per run.
+UNSOURCED_NUDGE = "Your answer gives {number}, but no tool result shows that number. {how} \
+(If a result does give it, give the same answer again.)"
+COMPUTE_IT = "If you worked it out yourself, compute it with {tool} now, from the values in the results."
+QUOTE_RESULTS = "Answer with the values exactly as the tool results give them."
+# A tool that does arithmetic, found by its name or description (`calculate`, "Evaluate an expression")
+_COMPUTING = re.compile(r"calculat|arithmetic|\bmath|expression|evaluat|comput", re.IGNORECASE)
 
 
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
@@ -149,7 +159,8 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
     taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES``
     times in a row (a tool call in between starts the count again: a small
     model often announces each step of a chain); a give-up right after a call
-    that worked; an id a tool takes but was never given; last, wrong arithmetic.  An announcement comes before the
+    that worked; an id a tool takes but was never given; wrong arithmetic; last, a number no tool gave.
+    An announcement comes before the
     give-up and the arithmetic: "Go ahead" made a small model take the next
     lookup where "look further" did not, and one that announced the next lookup
     went on to write made-up values and sums with them, and correcting its sum
@@ -164,7 +175,8 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
         agent.record("warning", "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
     return (_not_an_answer(agent, text) or _acknowledgement_nudge(agent, text) or _announcement_nudge(agent, text)
-            or _give_up_nudge(agent, text) or _link_nudge(agent, text) or _arithmetic_nudge(agent, text))
+            or _give_up_nudge(agent, text) or _link_nudge(agent, text) or _arithmetic_nudge(agent, text)
+            or _unsourced_nudge(agent, text))
 
 
 def answer_nudge(agent: Agent, answer: str) -> str | None:
@@ -181,10 +193,11 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
     the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).  ``LINK_NUDGE`` comes
     once, for an answer that gives an id another tool takes but was never given (``unfollowed_link``;
-    not for an agent whose ``follows_links`` is False).
+    not for an agent whose ``follows_links`` is False).  ``UNSOURCED_NUDGE`` comes once, for an answer
+    that ends on a number neither the task nor any tool call gave (``unsourced_number``).
     """
     return (_not_an_answer(agent, answer) or _give_up_nudge(agent, answer) or _link_nudge(agent, answer)
-            or _arithmetic_nudge(agent, answer))
+            or _arithmetic_nudge(agent, answer) or _unsourced_nudge(agent, answer))
 
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
@@ -321,6 +334,24 @@ def _arithmetic_nudge(agent: Agent, answer: str) -> str | None:
     return correction
 
 
+def _unsourced_nudge(agent: Agent, answer: str) -> str | None:
+    """A nudge for an answer that ends on a number that neither the task nor any tool call gives (a
+    product worked out in the head), after a call that worked; once per run.  It offers the tool that computes,
+    if the agent has one, else asks for the values as the results give them."""
+    if not worked_results(agent):
+        return None
+    calls = [f"{action.data.get('args')}\n{result.content}" for action, result in agent.earlier_calls()]
+    warnings = [step.content for step in agent.steps_so_far() if step.kind == "warning"]  # vero's corrections
+    number = unsourced_number(answer, [told(agent), agent.task, *calls, *warnings])
+    if number is None or agent.tally("unsourced") > 1:
+        return None
+    computing = next((tool.name for tool in agent.tools if _COMPUTING.search(f"{tool.name} {tool.description}")), None)
+    how = COMPUTE_IT.format(tool=computing) if computing else QUOTE_RESULTS
+    agent.record("warning", f"the answer gives {number}, which no tool result shows; asked where it comes from",
+                 raw=answer)
+    return UNSOURCED_NUDGE.format(number=number, how=how)
+
+
 TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
 LOOP_WARNING_PROMPT = ("You have repeated the same action with the same input {count} times in a row; "
                        "it was not run again and the result would not change. Try a different action, "
@@ -337,7 +368,7 @@ def _head(text: str) -> str:
 _OPENINGS = [_head(t.split("{")[0]) for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE.format(which="first"), ANNOUNCED_NUDGE.format(which="next"), REPEATED_CALL_NUDGE,
     EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, ERROR_ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE,
-    LOOP_WARNING_PROMPT, GAVE_UP_NUDGE, AFTER_FAILED_CALL_NUDGE, LINK_NUDGE)]
+    LOOP_WARNING_PROMPT, GAVE_UP_NUDGE, AFTER_FAILED_CALL_NUDGE, LINK_NUDGE, UNSOURCED_NUDGE)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
