@@ -1060,8 +1060,7 @@ def test_a_reply_that_is_a_made_up_tool_result_is_told_to_make_the_call(protocol
 
 def test_made_up_results_are_told_to_go_ahead_twice_in_a_row_then_stand():
     fenced = "```json\n" + SEEN_MADE_UP_RESULT.replace("GL-02", "GL-03") + "\n```"  # each one made up anew
-    made_up = SEEN_MADE_UP_RESULT.replace("GL-02", "GL-04")
-    replies = [SEEN_MADE_UP_RESULT, fenced, made_up, made_up]  # the last after the unsourced-number nudge
+    replies = [SEEN_MADE_UP_RESULT, fenced, SEEN_MADE_UP_RESULT.replace("GL-02", "GL-04")]
     llm = ScriptedLLM([{"tool_calls": [{"name": "plant", "arguments": {"name": "Moonpetal Lily"}}]}, *replies])
 
     @tool
@@ -1071,7 +1070,7 @@ def test_made_up_results_are_told_to_go_ahead_twice_in_a_row_then_stand():
                 '"price_per_plant_crowns": 37.45}')
 
     agent = ToolCallingAgent("t", llm, tools=[plant], verbose=False)
-    assert agent.run("The two plants' value?") == replies[-1] and llm.calls == 5
+    assert agent.run("The two plants' value?") == replies[-1] and llm.calls == 4
     assert [m["content"] for m in (llm.requests[2].messages[-1], llm.requests[3].messages[-1])] == \
         [ANNOUNCED_NUDGE.format(which="next")] * 2
 

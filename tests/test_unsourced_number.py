@@ -13,7 +13,7 @@ import pytest
 from vero import tool
 from vero.agents import PlanExecuteAgent, ReActAgent, ToolCallingAgent
 from vero.agents._miscalculation import unsourced_number
-from vero.agents._native import COMPUTE_IT, QUOTE_RESULTS, UNSOURCED_NUDGE
+from vero.agents._native import COMPUTE_IT, QUOTE_RESULTS, UNSOURCED_NUDGE, _computing_tool
 from vero.core.result import OK
 from vero.testing import ScriptedLLM
 from vero.tool.builtin.arithmetic import evaluate
@@ -62,6 +62,14 @@ SUM = {"tool_calls": [{"name": "calculate", "arguments": {"expression": "120 * 1
     ("It is 480,600 crowns for 2 plants.", ["12.5"], "480,600"),  # small whole numbers are counts
     ("It grows in GH-03, checked at 11:30 by keeper t14.", [""], None),  # ids and times are no numbers
     ("The Frostvine is out of stock.", ["{}"], None),
+    ("About 5,100 crowns.", ["5102.76"], None),  # rounded to hundreds
+    ("There are 12 books by her.", ['[' + ",".join(['{"id": "B-01"}'] * 12) + "]"], None),  # a list's length
+    ("1. Dune\n2. Emma\n12. Ulysses", ["[]"], None),  # list items
+    ("It is due on March 19.", ['{"due": "2024-03-19"}'], None),  # a source's number may be inside anything
+    ("It is order 1042, 4500 kg, at dock 14.", ['{"order": "ORD-1042", "kg": "4500kg", "dock": "dock_14"}'], None),
+    ("The total value is 5102.76 crowns.", ['{"total":5102.76}'], None),
+    ("120 × 12.5 = 1500 and 84 × 42.89 = 3602.76, so the total is 5102.76", ["120 12.5 84 42.89"], None),
+    ("The average grade is 85.33.", ['{"grades": [80, 90, 86]}'], "85.33"),
 ])
 def test_unsourced_number_is_the_last_number_no_source_gives(answer, sources, unsourced):
     assert unsourced_number(answer, sources) == unsourced
@@ -122,3 +130,39 @@ def test_a_plan_step_without_a_calculator_is_asked_for_the_values_as_the_results
         UNSOURCED_NUDGE.format(number="1234.16", how=QUOTE_RESULTS))
     results = [step.data["result"] for step in agent.last_result.steps_of("plan_step") if "result" in step.data]
     assert results == ["hourly wage 28.9, weekly hours 44", "1271.6"]
+
+
+def test_an_agent_without_a_calculating_tool_is_not_sent_back():
+    """It can only work numbers out itself: asking it for the values would undo a right total."""
+    llm = ScriptedLLM([*LOOKUPS, "The total value is 5102.76 crowns."])
+    agent = ToolCallingAgent("t", llm, tools=[find_plant], verbose=False)
+    assert agent.run(TASK) == "The total value is 5102.76 crowns." and llm.calls == 3
+
+
+def _described(name: str, description: str):
+    def run(text: str) -> str:
+        return text
+    run.__name__, run.__doc__ = name, description
+    return tool(run)
+
+
+@pytest.mark.parametrize("tools, named", [
+    ([("plan_route", "Compute the shipping route between two ports."), ("calc", "Do sums.")], "calc"),
+    ([("search_catalog", "Search the catalog with a regular expression."),
+      ("evaluate", "Evaluate an arithmetic expression.")], "evaluate"),
+    ([("math_eval", "Evaluate."), ("lookup", "Look up a book.")], "math_eval"),
+    ([("plan_route", "Compute the shipping route."), ("search", "Regular expression search.")], None),
+])
+def test_the_calculating_tool_is_found_by_its_name_else_by_its_description(tools, named):
+    agent = ToolCallingAgent("t", ScriptedLLM([]), tools=[_described(*pair) for pair in tools], verbose=False)
+    assert _computing_tool(agent) == named
+
+
+def test_a_number_only_a_failed_call_or_a_wrong_sum_wrote_is_still_unsourced():
+    failed = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "480600"}}]}  # KeyError: a failed call
+    sums = "Moonpetal Lily: 120 * 12.5 = 480600"  # corrected to 1500
+    llm = ScriptedLLM([LOOKUPS[0], failed, LOOKUPS[1], sums, SEEN_HEAD_SUM, SUM, "It is 5102.76 crowns."])
+    agent = ToolCallingAgent("t", llm, tools=[find_plant, calculate], verbose=False)
+    assert agent.run(TASK) == "It is 5102.76 crowns."
+    assert llm.requests[4].messages[-1]["content"].startswith("Correction: 120 * 12.5 = 1500, not 480600.")
+    assert llm.requests[5].messages[-1]["content"].startswith("Your answer gives 480,600, but no tool result")

@@ -109,8 +109,10 @@ UNSOURCED_NUDGE = "Your answer gives {number}, but no tool result shows that num
 (If a result does give it, give the same answer again.)"
 COMPUTE_IT = "If you worked it out yourself, compute it with {tool} now, from the values in the results."
 QUOTE_RESULTS = "Answer with the values exactly as the tool results give them."
-# A tool that does arithmetic, found by its name or description (`calculate`, "Evaluate an expression")
-_COMPUTING = re.compile(r"calculat|arithmetic|\bmath|expression|evaluat|comput", re.IGNORECASE)
+# A tool that does arithmetic: by its name (`calculate`, `math_eval`, `compute`), else by its description
+# ("Evaluate an arithmetic expression"); not by "compute the route" or "regular expression"
+_COMPUTING_NAME = re.compile(r"calc|math|arith|^comput", re.IGNORECASE)
+_COMPUTING_DESCRIPTION = re.compile(r"arithmetic|calculat|\bmath", re.IGNORECASE)
 
 
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
@@ -330,26 +332,36 @@ def _arithmetic_nudge(agent: Agent, answer: str) -> str | None:
     if slip is None or agent.tally("arithmetic") > MAX_ARITHMETIC_NUDGES:
         return None
     correction = ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed)
-    agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer)
+    agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer, corrected=slip.value)
     return correction
 
 
 def _unsourced_nudge(agent: Agent, answer: str) -> str | None:
     """A nudge for an answer that ends on a number that neither the task nor any tool call gives (a
-    product worked out in the head), after a call that worked; once per run.  It offers the tool that computes,
-    if the agent has one, else asks for the values as the results give them."""
-    if not worked_results(agent):
+    product worked out in the head), after a call that worked; once per run.  It offers the tool that
+    computes; an agent without one is not sent back (it can only work numbers out itself), unless its
+    ``quotes_results`` is True (a plan step's executor: the plan has a step of its own for the sum)."""
+    computing = _computing_tool(agent)
+    if not (computing or getattr(agent, "quotes_results", False)) or not worked_results(agent):
         return None
-    calls = [f"{action.data.get('args')}\n{result.content}" for action, result in agent.earlier_calls()]
-    warnings = [step.content for step in agent.steps_so_far() if step.kind == "warning"]  # vero's corrections
-    number = unsourced_number(answer, [told(agent), agent.task, *calls, *warnings])
+    calls = [f"{action.data.get('args')}\n{result.content}" for action, result in agent.earlier_calls()
+             if call_worked(result)]
+    corrections = [str(step.data["corrected"]) for step in agent.steps_so_far() if "corrected" in step.data]
+    number = unsourced_number(answer, [told(agent), agent.task, *calls, *corrections])
     if number is None or agent.tally("unsourced") > 1:
         return None
-    computing = next((tool.name for tool in agent.tools if _COMPUTING.search(f"{tool.name} {tool.description}")), None)
     how = COMPUTE_IT.format(tool=computing) if computing else QUOTE_RESULTS
     agent.record("warning", f"the answer gives {number}, which no tool result shows; asked where it comes from",
                  raw=answer)
     return UNSOURCED_NUDGE.format(number=number, how=how)
+
+
+def _computing_tool(agent: Agent) -> str | None:
+    """The name of the agent's tool that does arithmetic, if it has one (see ``_COMPUTING_NAME``)."""
+    tools = list(agent.tools)
+    named = [tool.name for tool in tools if _COMPUTING_NAME.search(tool.name)]
+    described = [tool.name for tool in tools if _COMPUTING_DESCRIPTION.search(tool.description or "")]
+    return next(iter(named + described), None)
 
 
 TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
