@@ -10,16 +10,14 @@ API tool calls is read once more before it is taken as the answer:
   as real calls (``with_text_tool_calls``), only the first of them: the others
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
-- a reply cut off by the output cap, an answer given when every tool call so
-  far failed, one given right after a failed call, one that gives up right
-  after a call that worked, one that repeats vero's own message or a tool's
-  error, one that gives an id another tool takes but was never given, one
-  whose arithmetic is wrong, one that ends on a number no tool gave
-  (``answer_nudge``, also used by the text protocol), one that only acknowledges a tool result ("This is the response
-  from ..."), or a reply that only announces a tool call ("I will use the
-  `find_plant` tool...") or is a tool result the model made up gets a short
-  nudge instead of being returned (``nudge_for``).  All but the cut-off nudge
-  are bounded per run.
+- a reply cut off by the output cap, an answer given when every tool call so far failed, one given
+  right after a failed call, one that gives up right after a call that worked, one that repeats
+  vero's own message or a tool's error, one that gives an id another tool takes but was never given,
+  one whose arithmetic is wrong, one that ends on a number no tool gave (``answer_nudge``, also used
+  by the text protocol), one that only acknowledges a tool result ("This is the response from ..."),
+  or a reply that only announces a tool call ("I will use the `find_plant` tool...") or is a tool
+  result the model made up gets a short nudge instead of being returned (``nudge_for``).  All but
+  the cut-off nudge are bounded per run.
 
 Before any of that, a reply that gives up when every call so far failed is
 replaced by a repaired call, if a separate request gets one (``vero.agents._repair``).
@@ -153,20 +151,16 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
 def nudge_for(agent: Agent, reply: Message) -> str | None:
     """The message to send back when a text reply is not yet an answer, else None.
 
-    A reply cut off by the output cap is never an answer; an empty one gets at
-    most ``MAX_EMPTY_NUDGES`` nudges per run.  Then, in this order: vero's own
-    words or a tool's error repeated, a guess after failed calls, or an answer
-    right after a failed call (``answer_nudge``); a reply that only acknowledges
-    a tool result; one that announces a tool call, or lays out steps without
-    taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES``
-    times in a row (a tool call in between starts the count again: a small
-    model often announces each step of a chain); a give-up right after a call
-    that worked; an id a tool takes but was never given; wrong arithmetic; last, a number no tool gave.
-    An announcement comes before the
-    give-up and the arithmetic: "Go ahead" made a small model take the next
-    lookup where "look further" did not, and one that announced the next lookup
-    went on to write made-up values and sums with them, and correcting its sum
-    did not make it look the values up.
+    A reply cut off by the output cap is never an answer; an empty one gets at most ``MAX_EMPTY_NUDGES``
+    nudges per run.  Then, in this order: vero's own words or a tool's error repeated, a guess after
+    failed calls, or an answer right after a failed call (``answer_nudge``); a reply that only
+    acknowledges a tool result; one that announces a tool call, or lays out steps without taking the
+    first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times in a row (a tool call in between
+    starts the count again: a small model often announces each step of a chain); a give-up right after a
+    call that worked; an id a tool takes but was never given; wrong arithmetic; last, a number no tool
+    gave.  An announcement comes before the give-up and the arithmetic: "Go ahead" made a small model
+    take the next lookup where "look further" did not, and one that announced the next lookup went on to
+    write made-up values and sums with them, and correcting its sum did not make it look the values up.
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
