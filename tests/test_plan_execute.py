@@ -495,7 +495,7 @@ def test_later_steps_and_the_answer_see_the_tool_results_as_the_tool_gave_them()
     the executor's answer was "earns 1,255 crowns in a week", and the next step multiplied that."""
     replies = [plan("Find the population of Paris with population", "Double it"),
                'Action: population\nAction Input: {"city": "Paris"}', "Final Answer: about 2.1 million",
-               "Final Answer: 2 * 2102650 = 4205300", "4205300"]
+               "Final Answer: 4205300", "4205300"]
     llm = ScriptedLLM(replies)
     agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False)
     assert agent.run("What is twice the population of Paris?") == "4205300"

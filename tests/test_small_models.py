@@ -36,7 +36,6 @@ from vero.core.parsing import (
 )
 from vero.core.result import FAILED, MAX_TURNS, NEEDS_REVIEW, OK
 from vero.testing import MockOpenAIServer, ScriptedLLM
-from vero.tool.builtin.arithmetic import evaluate
 
 CALLS: list = []
 
@@ -56,10 +55,7 @@ def find_plant(name: str) -> dict:
 def calculate(expression: str) -> str:
     """Evaluate an arithmetic expression."""
     CALLS.append(("calculate", expression))
-    try:
-        return str(evaluate(expression))
-    except ValueError:  # not arithmetic: a result with float noise, for the tests that tidy it
-        return "16353.999999999998"
+    return "16353.999999999998"
 
 
 TOOLS = [find_plant, calculate]
@@ -937,20 +933,18 @@ def test_an_answer_right_after_a_failed_call_is_sent_back(protocol, answer):
 def test_text_react_sends_back_an_answer_right_after_a_failed_call():
     llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}',
                        'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * price"}',
-                       "Final Answer: 5000",
-                       'Thought: again\nAction: strict_calculate\nAction Input: {"expression": "2715 * 2"}',
-                       "Final Answer: 5430"])
+                       "Final Answer: 5000", "Final Answer: 5430"])
     agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
-    assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 5
+    assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 4
     assert "Your last call, strict_calculate, failed" in llm.requests[3].messages[-1]["content"]
 
 
 def test_no_after_a_failed_call_nudge_after_a_repeated_call_that_was_not_run():
     named = 'Thought: sum\nAction: strict_calculate\nAction Input: {"expression": "stock * price"}'
     llm = ScriptedLLM(['Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}', named, named,
-                       "Final Answer: twice 2715"])
+                       "Final Answer: 5430"])
     agent = ReActAgent("r", llm, tools=[*TOOLS, strict_calculate], verbose=False)
-    assert agent.run("What is twice the Frostvine stock?") == "twice 2715" and llm.calls == 4  # "Not run" said enough
+    assert agent.run("What is twice the Frostvine stock?") == "5430" and llm.calls == 4  # "Not run" said enough
 
 
 def test_replies_that_repeat_the_new_nudges_are_echoes():
@@ -966,9 +960,9 @@ def test_the_after_a_failed_call_nudge_comes_once_per_run():
 
 
 def test_an_answer_is_not_sent_back_when_the_latest_call_worked_or_every_call_failed():
-    llm = ScriptedLLM([LOOKUP_THEN_NAMES[0], "About 2,715 plants."])
+    llm = ScriptedLLM([LOOKUP_THEN_NAMES[0], "About 5,000 plants."])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
-    assert agent.run("Roughly how many Frostvine plants?") == "About 2,715 plants." and llm.calls == 2
+    assert agent.run("Roughly how many Frostvine plants?") == "About 5,000 plants." and llm.calls == 2
     llm = ScriptedLLM([LOOKUP_THEN_NAMES[1], "I could not compute it.", NO_REPAIR, "I could not compute it."])
     agent = ToolCallingAgent("t", llm, tools=[*TOOLS, strict_calculate], verbose=False)
     assert agent.run("Twice the stock?") == "I could not compute it." and llm.calls == 4  # repair, then guess nudge
@@ -1050,10 +1044,10 @@ def test_a_reply_that_is_a_made_up_tool_result_is_told_to_make_the_call(protocol
 
     llm = ScriptedLLM([{"tool_calls": [{"name": "plant", "arguments": {"name": "Moonpetal Lily"}}]},
                        SEEN_MADE_UP_RESULT, {"tool_calls": [{"name": "plant", "arguments": {"name": "Glasswort"}}]},
-                       "1288 at 37.45"])
+                       "98927.15"])
     agent = (ToolCallingAgent("t", llm, tools=[plant], verbose=False) if protocol is None
              else ReActAgent("r", llm, tools=[plant], protocol=protocol, verbose=False))
-    assert agent.run("What is the combined value of the two plants' stock?") == "1288 at 37.45" and llm.calls == 4
+    assert agent.run("What is the combined value of the two plants' stock?") == "98927.15" and llm.calls == 4
     assert llm.requests[2].messages[-1]["content"] == ANNOUNCED_NUDGE.format(which="next")
     assert "a tool result the model made up" in agent.last_result.steps_of("warning")[0].content
 
@@ -1087,7 +1081,7 @@ def test_a_real_result_given_back_as_the_model_saw_it_stands():
 
 
 @pytest.mark.parametrize("answer", [
-    '{"answer": 2715}',  # JSON, but not shaped like a result
+    '{"answer": 98927.15}',  # JSON, but not shaped like a result
     'It is {"name": "Frostvine", "stock": 3, "greenhouse_id": "GH-05"}',  # result-shaped, not the whole reply
 ])
 def test_json_that_is_not_a_made_up_result_stands(answer):
@@ -1254,10 +1248,9 @@ def test_an_announced_lookup_with_made_up_sums_is_told_to_go_ahead_first(protoco
 
 def test_once_the_announcement_nudges_are_spent_the_arithmetic_is_still_corrected():
     lookup = {"tool_calls": [{"name": "find_plant", "arguments": {"name": "Moonpetal Lily"}}]}
-    corrected = "The Moonpetal Lily stock alone is worth 48235.6 crowns."  # the correction's value is given
-    llm = ScriptedLLM([lookup, *[SEEN_ANNOUNCED_WITH_SUMS] * (MAX_ANNOUNCED_NUDGES + 1), corrected])
+    llm = ScriptedLLM([lookup, *[SEEN_ANNOUNCED_WITH_SUMS] * (MAX_ANNOUNCED_NUDGES + 1), "98927.15"])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
-    assert agent.run("What is the combined value of the Moonpetal Lily and Glasswort Pearl stock?") == corrected
+    assert agent.run("What is the combined value of the Moonpetal Lily and Glasswort Pearl stock?") == "98927.15"
     last_nudge = llm.requests[-1].messages[-1]["content"]
     assert last_nudge.startswith("Correction: 1288 * 37.45 = 48235.6, not 480,000.")
 

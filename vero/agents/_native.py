@@ -10,14 +10,16 @@ API tool calls is read once more before it is taken as the answer:
   as real calls (``with_text_tool_calls``), only the first of them: the others
   were written before the model saw its result, and small models fill them with
   invented arguments (or repeat them until the output cap);
-- a reply cut off by the output cap, an answer given when every tool call so far failed, one given
-  right after a failed call, one that gives up right after a call that worked, one that repeats
-  vero's own message or a tool's error, one that gives an id another tool takes but was never given,
-  one whose arithmetic is wrong, one that ends on a number no tool gave (``answer_nudge``, also used
-  by the text protocol), one that only acknowledges a tool result ("This is the response from ..."),
-  or a reply that only announces a tool call ("I will use the `find_plant` tool...") or is a tool
-  result the model made up gets a short nudge instead of being returned (``nudge_for``).  All but
-  the cut-off nudge are bounded per run.
+- a reply cut off by the output cap, an answer given when every tool call so
+  far failed, one given right after a failed call, one that gives up right
+  after a call that worked, one that repeats vero's own message or a tool's
+  error, one that gives an id another tool takes but was never given, one
+  whose arithmetic is wrong (``answer_nudge``, also used by the text
+  protocol), one that only acknowledges a tool result ("This is the response
+  from ..."), or a reply that only announces a tool call ("I will use the
+  `find_plant` tool...") or is a tool result the model made up gets a short
+  nudge instead of being returned (``nudge_for``).  All but the cut-off nudge
+  are bounded per run.
 
 Before any of that, a reply that gives up when every call so far failed is
 replaced by a repaired call, if a separate request gets one (``vero.agents._repair``).
@@ -30,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from vero.agents._miscalculation import miscalculation, unsourced_number
+from vero.agents._miscalculation import miscalculation
 from vero.core.agent import REPEATED_FAILURE, Agent, MalformedOutputError, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import (
@@ -43,7 +45,6 @@ from vero.core.parsing import (
     strip_template_tags,
     tool_calls_in_text,
 )
-from vero.core.rerun import told, worked_results
 from vero.core.text import clip, folded, looks_like_id
 
 # One call at a time, arguments only from the question or earlier results, and one example of
@@ -100,17 +101,6 @@ MAX_ECHO_NUDGES = 2  # per run: a model still repeating messages or errors after
 # Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
 ARITHMETIC_NUDGE = "Correction: {expression} = {value}, not {claimed}. Answer the task again with this value."
 MAX_ARITHMETIC_NUDGES = 2  # per run
-# Seen: "What is the combined value (stock times price) of A and B?" answered 480,600 (it is 5,101.36) right
-# after the two lookups; a plan step "Find the hourly wage and weekly hours" answered with their product,
-# wrong.  Once per run.
-UNSOURCED_NUDGE = "Your answer gives {number}, but no tool result shows that number. {how} \
-(If a result does give it, give the same answer again.)"
-COMPUTE_IT = "If you worked it out yourself, compute it with {tool} now, from the values in the results."
-QUOTE_RESULTS = "Answer with the values exactly as the tool results give them."
-# A tool that does arithmetic: by its name (`calculate`, `math_eval`, `compute`), else by its description
-# ("Evaluate an arithmetic expression"); not by "compute the route" or "regular expression"
-_COMPUTING_NAME = re.compile(r"calc|math|arith|^comput", re.IGNORECASE)
-_COMPUTING_DESCRIPTION = re.compile(r"arithmetic|calculat|\bmath", re.IGNORECASE)
 
 
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
@@ -151,16 +141,19 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
 def nudge_for(agent: Agent, reply: Message) -> str | None:
     """The message to send back when a text reply is not yet an answer, else None.
 
-    A reply cut off by the output cap is never an answer; an empty one gets at most ``MAX_EMPTY_NUDGES``
-    nudges per run.  Then, in this order: vero's own words or a tool's error repeated, a guess after
-    failed calls, or an answer right after a failed call (``answer_nudge``); a reply that only
-    acknowledges a tool result; one that announces a tool call, or lays out steps without taking the
-    first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES`` times in a row (a tool call in between
-    starts the count again: a small model often announces each step of a chain); a give-up right after a
-    call that worked; an id a tool takes but was never given; wrong arithmetic; last, a number no tool
-    gave.  An announcement comes before the give-up and the arithmetic: "Go ahead" made a small model
-    take the next lookup where "look further" did not, and one that announced the next lookup went on to
-    write made-up values and sums with them, and correcting its sum did not make it look the values up.
+    A reply cut off by the output cap is never an answer; an empty one gets at
+    most ``MAX_EMPTY_NUDGES`` nudges per run.  Then, in this order: vero's own
+    words or a tool's error repeated, a guess after failed calls, or an answer
+    right after a failed call (``answer_nudge``); a reply that only acknowledges
+    a tool result; one that announces a tool call, or lays out steps without
+    taking the first, is told to go ahead, at most ``MAX_ANNOUNCED_NUDGES``
+    times in a row (a tool call in between starts the count again: a small
+    model often announces each step of a chain); a give-up right after a call
+    that worked; an id a tool takes but was never given; last, wrong arithmetic.  An announcement comes before the
+    give-up and the arithmetic: "Go ahead" made a small model take the next
+    lookup where "look further" did not, and one that announced the next lookup
+    went on to write made-up values and sums with them, and correcting its sum
+    did not make it look the values up.
     """
     if reply.truncated:
         return CUT_OFF_NUDGE
@@ -171,8 +164,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
         agent.record("warning", "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
     return (_not_an_answer(agent, text) or _acknowledgement_nudge(agent, text) or _announcement_nudge(agent, text)
-            or _give_up_nudge(agent, text) or _link_nudge(agent, text) or _arithmetic_nudge(agent, text)
-            or _unsourced_nudge(agent, text))
+            or _give_up_nudge(agent, text) or _link_nudge(agent, text) or _arithmetic_nudge(agent, text))
 
 
 def answer_nudge(agent: Agent, answer: str) -> str | None:
@@ -189,11 +181,10 @@ def answer_nudge(agent: Agent, answer: str) -> str | None:
     shows a calculation with a wrong result (``37 * 59.99 = 2219.33``) is sent
     the right one (``ARITHMETIC_NUDGE``, at most ``MAX_ARITHMETIC_NUDGES`` times).  ``LINK_NUDGE`` comes
     once, for an answer that gives an id another tool takes but was never given (``unfollowed_link``;
-    not for an agent whose ``follows_links`` is False).  ``UNSOURCED_NUDGE`` comes once, for an answer
-    that ends on a number neither the task nor any tool call gave (``unsourced_number``).
+    not for an agent whose ``follows_links`` is False).
     """
     return (_not_an_answer(agent, answer) or _give_up_nudge(agent, answer) or _link_nudge(agent, answer)
-            or _arithmetic_nudge(agent, answer) or _unsourced_nudge(agent, answer))
+            or _arithmetic_nudge(agent, answer))
 
 
 def _not_an_answer(agent: Agent, answer: str) -> str | None:
@@ -326,36 +317,8 @@ def _arithmetic_nudge(agent: Agent, answer: str) -> str | None:
     if slip is None or agent.tally("arithmetic") > MAX_ARITHMETIC_NUDGES:
         return None
     correction = ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed)
-    agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer, corrected=slip.value)
+    agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer)
     return correction
-
-
-def _unsourced_nudge(agent: Agent, answer: str) -> str | None:
-    """A nudge for an answer that ends on a number that neither the task nor any tool call gives (a
-    product worked out in the head), after a call that worked; once per run.  It offers the tool that
-    computes; an agent without one is not sent back (it can only work numbers out itself), unless its
-    ``quotes_results`` is True (a plan step's executor: the plan has a step of its own for the sum)."""
-    computing = _computing_tool(agent)
-    if not (computing or getattr(agent, "quotes_results", False)) or not worked_results(agent):
-        return None
-    calls = [f"{action.data.get('args')}\n{result.content}" for action, result in agent.earlier_calls()
-             if call_worked(result)]
-    corrections = [str(step.data["corrected"]) for step in agent.steps_so_far() if "corrected" in step.data]
-    number = unsourced_number(answer, [told(agent), agent.task, *calls, *corrections])
-    if number is None or agent.tally("unsourced") > 1:
-        return None
-    how = COMPUTE_IT.format(tool=computing) if computing else QUOTE_RESULTS
-    agent.record("warning", f"the answer gives {number}, which no tool result shows; asked where it comes from",
-                 raw=answer)
-    return UNSOURCED_NUDGE.format(number=number, how=how)
-
-
-def _computing_tool(agent: Agent) -> str | None:
-    """The name of the agent's tool that does arithmetic, if it has one (see ``_COMPUTING_NAME``)."""
-    tools = list(agent.tools)
-    named = [tool.name for tool in tools if _COMPUTING_NAME.search(tool.name)]
-    described = [tool.name for tool in tools if _COMPUTING_DESCRIPTION.search(tool.description or "")]
-    return next(iter(named + described), None)
 
 
 TOO_MANY_CALLS = "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
@@ -374,7 +337,7 @@ def _head(text: str) -> str:
 _OPENINGS = [_head(t.split("{")[0]) for t in (
     CUT_OFF_NUDGE, ANNOUNCED_NUDGE.format(which="first"), ANNOUNCED_NUDGE.format(which="next"), REPEATED_CALL_NUDGE,
     EMPTY_NUDGE, GUESS_NUDGE, ACKNOWLEDGED_NUDGE, ECHO_NUDGE, ERROR_ECHO_NUDGE, TOO_MANY_CALLS, REPEATED_FAILURE,
-    LOOP_WARNING_PROMPT, GAVE_UP_NUDGE, AFTER_FAILED_CALL_NUDGE, LINK_NUDGE, UNSOURCED_NUDGE)]
+    LOOP_WARNING_PROMPT, GAVE_UP_NUDGE, AFTER_FAILED_CALL_NUDGE, LINK_NUDGE)]
 
 
 def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],

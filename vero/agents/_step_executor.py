@@ -44,9 +44,6 @@ class StepExecutor(ReActAgent):
     # some call worked: measured, 4 tasks lost and 1 gained over 21.
     max_repairs = 0
     follows_links = False  # a step's result is often the id itself ("Find the greenhouse of the Frostvine")
-    # a step's result is what its tools gave: a number none gave is sent back even without a calculator
-    # (seen: "Find the hourly wage and weekly hours" answered with their product, wrong)
-    quotes_results = True
     tools_named = False  # set when the step names its tools: its result must come from one of them
     plan_calls: tuple[tuple[Step, Step], ...] = ()  # set to the earlier steps' calls (see _plan.lasting)
     # set to the user's task: a value found only in this step's text (the plan, an earlier failed call) is
