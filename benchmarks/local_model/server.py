@@ -332,8 +332,11 @@ def _tail(path: Path, lines: int = 30) -> str:
 class LlamaServer:
     """A llama-server on 127.0.0.1 for the duration of a ``with`` block.
 
-    ``-np 1``: one slot, so the whole context is one conversation and the
-    server's prompt cache carries over between the agent's turns.
+    ``-np 1`` (the default): one slot, so the whole context is one conversation
+    and the server's prompt cache carries over between the agent's turns.
+    ``slots=N`` serves N conversations at once, each with its own slot of ``ctx``
+    tokens and its own prompt cache; the server batches their generation, which
+    on a CPU costs little more than one conversation's (see ``run.py --parallel``).
     """
 
     def __init__(
@@ -343,6 +346,7 @@ class LlamaServer:
         ctx: int = 16384,
         threads: int = 2,
         extra_args=(),
+        slots: int = 1,
         *,
         binary: Path | None = None,
         startup_timeout: float = 180.0,
@@ -351,6 +355,7 @@ class LlamaServer:
         self.port = port or _free_port()
         self.ctx = ctx
         self.threads = threads
+        self.slots = slots
         self.extra_args = list(extra_args)
         self.binary = binary
         self.startup_timeout = startup_timeout
@@ -365,7 +370,7 @@ class LlamaServer:
         return [
             str(binary), "-m", str(self.model),
             "--host", "127.0.0.1", "--port", str(self.port),
-            "--jinja", "-c", str(self.ctx), "-np", "1", "-t", str(self.threads),
+            "--jinja", "-c", str(self.ctx * self.slots), "-np", str(self.slots), "-t", str(self.threads),
             *self.extra_args,
         ]  # fmt: skip
 
