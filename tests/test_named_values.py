@@ -147,11 +147,11 @@ SOURCES = sorted([*VERO.glob("agents/*.py"), *VERO.glob("core/*.py")])
 
 
 def recorded_kinds() -> dict[str, list[str]]:
-    """Each string literal the built-in agents pass as a kind, with where.
+    """The kind each ``record(...)`` and ``Step(...)`` call of the built-in agents passes, with where.
 
     A static scan of the source (the syntax tree, so docstrings and comments do
-    not count): the first argument or ``kind=`` of every ``record(...)``
-    (``self.record``, ``agent.record`` ...) and ``Step(...)`` call.
+    not count): the first argument or ``kind=``, as written (``StepKind.WARNING``,
+    or ``'warning'`` for a string literal).
     """
     found: dict[str, list[str]] = {}
     for path in SOURCES:
@@ -161,22 +161,25 @@ def recorded_kinds() -> dict[str, list[str]]:
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             if name not in ("record", "Step"):
                 continue
-            args = node.args[:1] + [k.value for k in node.keywords if k.arg == "kind"]
-            for arg in args:
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                    found.setdefault(arg.value, []).append(f"{path.relative_to(VERO.parent)}:{arg.lineno}")
+            for arg in node.args[:1] + [k.value for k in node.keywords if k.arg == "kind"]:
+                found.setdefault(ast.unparse(arg), []).append(f"{path.relative_to(VERO.parent)}:{arg.lineno}")
     return found
 
 
 def test_the_scan_finds_the_kinds_it_should():
     # guards the scan itself: a broken pattern would make the next test pass vacuously
     found = recorded_kinds()
-    assert {"action", "observation", "final", "warning", "draft", "plan", "evaluation"} <= set(found)
+    assert {"StepKind.ACTION", "StepKind.OBSERVATION", "StepKind.FINAL", "StepKind.WARNING", "StepKind.DRAFT",
+            "StepKind.PLAN", "StepKind.EVALUATION"} <= set(found)
+    assert sum(map(len, found.values())) >= 60
 
 
-def test_every_recorded_kind_literal_is_a_step_kind():
-    unknown = {kind: where for kind, where in recorded_kinds().items() if kind not in set(StepKind)}
-    assert not unknown, f"recorded kinds that are no StepKind (add them to StepKind and STEP_ICONS): {unknown}"
+def test_the_built_in_agents_record_step_kinds_not_string_literals():
+    # a literal typo ("warnign") would only show as the console's plain bullet; a member typo fails at import
+    literals = {kind: where for kind, where in recorded_kinds().items() if kind.startswith(("'", '"'))}
+    assert not literals, f"kinds recorded as string literals (use StepKind members): {literals}"
+    members = {kind.removeprefix("StepKind.") for kind in recorded_kinds() if kind.startswith("StepKind.")}
+    assert members <= {member.name for member in StepKind}
 
 
 # -- the console has an icon for each ------------------------------------------------

@@ -21,6 +21,7 @@ from vero.config import get_settings
 from vero.core.agent import Agent
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.events import ConsolePrinter, footer_lines
+from vero.core.result import Status
 from vero.errors import LLMCallError, SessionFormatError
 
 # --agent NAME -> the agent class in vero.agents
@@ -192,7 +193,7 @@ def print_error(result, err=None, debug: bool = False) -> None:
         if debug:
             traceback.print_exception(result.error)
         print(f"❌ {error_line(result.error)}", file=err)
-    elif result.status == "failed":
+    elif result.status == Status.FAILED:
         print("❌ the run failed", file=err)
 
 
@@ -204,7 +205,7 @@ def print_result(result, out=None, err=None, debug: bool = False) -> None:
     """
     out = out or sys.stdout
     print_error(result, err, debug)
-    for line in footer_lines(result.status, result.answer or ("" if result.status == "failed" else "(no answer)"),
+    for line in footer_lines(result.status, result.answer or ("" if result.status == Status.FAILED else "(no answer)"),
                              result.elapsed_s, result.llm_calls, result.usage):
         print(line, file=out)
 

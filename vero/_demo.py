@@ -20,6 +20,7 @@ import time
 from vero._console import agent_class, print_error, step_printer
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.events import footer_lines
+from vero.core.result import Status, StepKind
 
 SCRIPTED = "scripted model, not a real LLM"
 
@@ -182,7 +183,7 @@ def run_demo(out=None, fast: bool = False) -> int:
     say('    vero run --agent react "What is 2**20?"')
     say("For a local server (Ollama, llama.cpp, vLLM) no key is needed:")
     say("    vero chat --base-url http://localhost:11434/v1 --model llama3.1")
-    ok = all(status == "ok" for status in statuses) and leftover == 0
+    ok = all(status == Status.OK for status in statuses) and leftover == 0
     return 0 if ok else 1
 
 
@@ -194,11 +195,11 @@ def _tour_printer(printer, pause):
 
     def on_step(event):
         kind, content = event.data["kind"], str(event.data.get("content", "")).strip()
-        if kind in ("draft", "revision") and not event.data.get("depth") and content == printer.last_text:
+        if kind in (StepKind.DRAFT, StepKind.REVISION) and not event.data.get("depth") and content == printer.last_text:
             printer._line(f"📝 {printer._dim(kind.capitalize() + ':')} unchanged from the {printer.last_kind} above")
         else:
             show(event)
-        if kind in ("draft", "revision", "attempt") and not event.data.get("depth"):
+        if kind in (StepKind.DRAFT, StepKind.REVISION, StepKind.ATTEMPT) and not event.data.get("depth"):
             printer.last_text, printer.last_kind = content, kind
         pause(STEP_PAUSE_S)
 

@@ -47,6 +47,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
 )
 from vero._demo import run_demo
 from vero.config import get_settings
+from vero.core.result import Status
 from vero.errors import LLMConfigError
 from vero.repl import Repl
 
@@ -183,7 +184,7 @@ def cmd_run(args) -> int:
         print(result.to_json())
     else:
         print_result(result, debug=args.debug)
-    return EXIT_OK if result.status == "ok" else EXIT_FAILED
+    return EXIT_OK if result.status == Status.OK else EXIT_FAILED
 
 
 def read_task(task: str) -> str:

@@ -26,6 +26,7 @@ from vero._console import (
     usage_line,
     watch_model,
 )
+from vero.core.result import Status, StepKind
 
 REPL_HELP = """\
 Type a message and press Enter; the agent remembers the conversation.
@@ -74,7 +75,7 @@ class Repl:
         if on:
             # the answer is printed after the run; a streaming agent's thoughts were streamed
             # and the approval gate says itself what it will do with the user's reply
-            hide = ("final", "thought") if kind == "chat" else ("final", "approval")
+            hide = (StepKind.FINAL, StepKind.THOUGHT) if kind == "chat" else (StepKind.FINAL, StepKind.APPROVAL)
             printer = step_printer(show_start=False, hide=hide)
             printer.before_line = self.end_line
             agent.events.callbacks.append(printer)
@@ -176,9 +177,9 @@ class Repl:
             self.agent.run(text)
         self.end_line()
         result = self.agent.last_result
-        if self.turn_calls and result.status != "failed" and self.agent.history:
+        if self.turn_calls and result.status != Status.FAILED and self.agent.history:
             self.calls_of.append((self.agent.history[-1], self.turn_calls))
-        if result.status == "failed":  # its partial text is no answer and is not kept in the history
+        if result.status == Status.FAILED:  # its partial text is no answer and is not kept in the history
             print_error(result, sys.stdout, self.args.debug)
             if result.answer:
                 print(f"(partial, not kept): {result.answer}")
@@ -188,7 +189,7 @@ class Repl:
             print(f"Assistant: {result.answer}")
         if result.error is not None:
             print_error(result, sys.stdout, self.args.debug)
-        elif result.status != "ok":
+        elif result.status != Status.OK:
             print(f"⚠️  The run ended with status {result.status}.")
 
     def banner(self) -> list[str]:

@@ -45,6 +45,7 @@ from vero.core.parsing import (
     strip_template_tags,
     tool_calls_in_text,
 )
+from vero.core.result import StepKind
 from vero.core.text import clip, folded, looks_like_id
 
 # One call at a time, arguments only from the question or earlier results, and one example of
@@ -128,11 +129,11 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
         return reply if clean == reply.text else replace(reply, content=clean)
     call, dropped = found.calls[0], len(found.calls) - 1
     note = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
-    agent.record("warning", f"tool call written as text, run as a call: {call.name}{note}",
+    agent.record(StepKind.WARNING, f"tool call written as text, run as a call: {call.name}{note}",
                  recovered_from_text=True, raw=reply.text)
     prose = strip_template_tags(found.prose)
     if prose:
-        agent.record("thought", prose)
+        agent.record(StepKind.THOUGHT, prose)
         agent.keep_partial(prose)
     return Message("assistant", None, tool_calls=[call], reasoning=reply.reasoning,
                    usage=reply.usage, finish_reason=reply.finish_reason)
@@ -161,7 +162,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | None:
     if not text.strip():
         if agent.tally("empty") > MAX_EMPTY_NUDGES:
             return None
-        agent.record("warning", "the reply was empty; asked again")
+        agent.record(StepKind.WARNING, "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
     return (_not_an_answer(agent, text) or _acknowledgement_nudge(agent, text) or _announcement_nudge(agent, text)
             or _give_up_nudge(agent, text) or _link_nudge(agent, text) or _arithmetic_nudge(agent, text))
@@ -195,14 +196,15 @@ def _not_an_answer(agent: Agent, answer: str) -> str | None:
             what = "vero's own messages" if ours else "a tool's error"
             raise MalformedOutputError(f"the model kept repeating {what} instead of answering", answer)
         what = "one of vero's messages" if ours else "a failed tool call's error"
-        agent.record("warning", f"the reply repeated {what}; asked for an answer", raw=answer)
+        agent.record(StepKind.WARNING, f"the reply repeated {what}; asked for an answer", raw=answer)
         return with_task(ECHO_NUDGE if ours else ERROR_ECHO_NUDGE, agent)
     if agent.only_failed_tools() and agent.tally("guess") == 1:
-        agent.record("warning", "an answer after only failed tool calls; asked to try a fitting tool", raw=answer)
+        agent.record(StepKind.WARNING, "an answer after only failed tool calls; asked to try a fitting tool",
+                     raw=answer)
         return with_task(GUESS_NUDGE.format(tools=agent.tools.short_lines()), agent)
     failed = _failed_after_one_worked(agent)
     if failed is not None and agent.tally("after_failed_call") == 1:
-        agent.record("warning", f"an answer right after a failed {failed} call; asked to make the call again",
+        agent.record(StepKind.WARNING, f"an answer right after a failed {failed} call; asked to make the call again",
                      raw=answer)
         return with_task(AFTER_FAILED_CALL_NUDGE.format(tool=failed), agent)
     return None
@@ -210,7 +212,8 @@ def _not_an_answer(agent: Agent, answer: str) -> str | None:
 
 def _give_up_nudge(agent: Agent, answer: str) -> str | None:
     if gives_up(answer) and _latest_call_worked(agent) and agent.tally("gave_up") == 1:
-        agent.record("warning", "the answer gave up after a tool call that worked; asked to look further", raw=answer)
+        agent.record(StepKind.WARNING, "the answer gave up after a tool call that worked; asked to look further",
+                     raw=answer)
         return with_task(GAVE_UP_NUDGE.format(tools=agent.tools.short_lines()), agent)
     return None
 
@@ -222,7 +225,8 @@ def _link_nudge(agent: Agent, answer: str) -> str | None:
     if link is None or agent.tally("link") > 1:
         return None
     value, field, tools = link
-    agent.record("warning", f"the answer gives {value!r}, a {field} no call took; asked to follow it", raw=answer)
+    agent.record(StepKind.WARNING, f"the answer gives {value!r}, a {field} no call took; asked to follow it",
+                 raw=answer)
     return with_task(LINK_NUDGE.format(value=value, field=field, tool=" or ".join(tools)), agent)
 
 
@@ -272,7 +276,7 @@ def _values(args: Any) -> list[Any]:
 
 def _acknowledgement_nudge(agent: Agent, text: str) -> str | None:
     if acknowledges_result(text) and agent.tally("acknowledged") == 1:
-        agent.record("warning", "the reply talked about the tool result instead of answering; asked to answer",
+        agent.record(StepKind.WARNING, "the reply talked about the tool result instead of answering; asked to answer",
                      raw=text)
         return with_task(ACKNOWLEDGED_NUDGE, agent)
     return None
@@ -287,7 +291,7 @@ def _announcement_nudge(agent: Agent, text: str) -> str | None:
     if nudges_since_last_call(agent, "announced") >= MAX_ANNOUNCED_NUDGES:
         return None
     what = "was a tool result the model made up" if made_up else "announced a tool call but made none"
-    agent.record("warning", f"the reply {what}; asked to act", raw=text, nudge="announced")
+    agent.record(StepKind.WARNING, f"the reply {what}; asked to act", raw=text, nudge="announced")
     return ANNOUNCED_NUDGE.format(which="next" if tool_calls(agent.steps_so_far()) else "first")
 
 
@@ -317,7 +321,7 @@ def _arithmetic_nudge(agent: Agent, answer: str) -> str | None:
     if slip is None or agent.tally("arithmetic") > MAX_ARITHMETIC_NUDGES:
         return None
     correction = ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed)
-    agent.record("warning", f"the answer's arithmetic is wrong; sent: {correction}", raw=answer)
+    agent.record(StepKind.WARNING, f"the answer's arithmetic is wrong; sent: {correction}", raw=answer)
     return correction
 
 
@@ -357,12 +361,12 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
     limit = agent.max_tool_calls_per_reply
     messages.append(Message.assistant(reply.content, calls))
     if len(calls) > limit:
-        agent.record("warning", f"{len(calls)} tool calls in one reply; only the first {limit} run")
+        agent.record(StepKind.WARNING, f"{len(calls)} tool calls in one reply; only the first {limit} run")
     for number, call in enumerate(calls):
         text = observe(call) if number < limit else TOO_MANY_CALLS.format(limit=limit)
         messages.append(Message.tool(text, call.id, call.name))
     if repeated:  # small models loop on a call whose result they do not know how to use
-        agent.record("warning", "the same tool call again; asked to use the results it has")
+        agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")
         messages.append(Message.user(with_task(REPEATED_CALL_NUDGE, agent)))
 
 
@@ -413,9 +417,9 @@ def nudges_since_last_call(agent: Agent, nudge: str) -> int:
     """How many warnings marked ``nudge=nudge`` this run recorded since its last tool call."""
     count = 0
     for step in reversed(agent.steps_so_far()):
-        if step.kind == "action":
+        if step.kind == StepKind.ACTION:
             break
-        count += step.kind == "warning" and step.data.get("nudge") == nudge
+        count += step.kind == StepKind.WARNING and step.data.get("nudge") == nudge
     return count
 
 

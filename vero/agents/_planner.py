@@ -12,7 +12,7 @@ from collections.abc import Callable
 from vero.agents._plan import Finished, Plan, Remaining, approval_text, read_plan, read_replan
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
-from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome
+from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome, StepKind
 from vero.errors import VeroError
 
 PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
@@ -51,7 +51,7 @@ class Planner(Agent):
             return plan
         for revision in range(self.max_plan_revisions + 1):
             verdict = self.approve(plan)
-            self.record("approval", approval_text(verdict), approved=verdict is True)
+            self.record(StepKind.APPROVAL, approval_text(verdict), approved=verdict is True)
             if verdict is True:
                 return plan
             if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
@@ -70,18 +70,18 @@ class Planner(Agent):
                                   lambda data: read_plan(data, self.planner_rules, self.tools.names()),
                                   schema=PLAN_SCHEMA)
         except MalformedOutputError as error:  # a small planner may copy the example however often it is re-asked
-            self.record("warning", f"no usable plan ({error}); the task runs as a single step")
+            self.record(StepKind.WARNING, f"no usable plan ({error}); the task runs as a single step")
             steps = [task]
         plan = Plan.of(self._capped(steps))
-        self.record("plan", plan.render(), steps=plan.remaining())
+        self.record(StepKind.PLAN, plan.render(), steps=plan.remaining())
         if not plan:
-            self.record("error", "the planner returned an empty plan")
+            self.record(StepKind.ERROR, "the planner returned an empty plan")
             raise EmptyPlanError("the planner returned an empty plan")
         return plan
 
     def _capped(self, steps: list[str]) -> list[str]:
         if len(steps) > self.max_plan_steps:
-            self.record("warning", f"the plan had {len(steps)} steps; keeping the first {self.max_plan_steps}")
+            self.record(StepKind.WARNING, f"the plan had {len(steps)} steps; keeping the first {self.max_plan_steps}")
         return steps[: self.max_plan_steps]
 
     def _tools_text(self) -> str:
@@ -108,7 +108,7 @@ class Planner(Agent):
             return decision
         remaining, given_up = plan.repair(decision.steps)
         for description in given_up:
-            self.record("warning", f"the failed step {description!r} could not be repaired; the plan goes on "
+            self.record(StepKind.WARNING, f"the failed step {description!r} could not be repaired; the plan goes on "
                                    "without it")
         return Remaining(self._capped(remaining))
 
@@ -131,7 +131,7 @@ class Planner(Agent):
         reply = self.call_llm(self._progress(self.final_prompt if unfinished else self.answer_prompt, task, plan))
         answer = reply.text.strip()
         if not answer or reply.truncated:
-            self.record("warning", "the answer from the step results was empty or cut off")
+            self.record(StepKind.WARNING, "the answer from the step results was empty or cut off")
             return Outcome(self.partial, MAX_TURNS if capped else NEEDS_REVIEW)  # the last step's result
-        self.record("final", answer, **({"reason": "max_turns"} if capped else {}))
+        self.record(StepKind.FINAL, answer, **({"reason": "max_turns"} if capped else {}))
         return Outcome(answer, MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK)

@@ -29,6 +29,7 @@ from vero.agents._native import echoes
 from vero.core.agent import Agent, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import normalized_arguments, tool_calls_in_text
+from vero.core.result import StepKind
 from vero.core.text import clip
 
 REPAIR_PROMPT = """Fix a failed tool call.
@@ -65,7 +66,7 @@ def repair(agent: Agent, answer: str, limit: int = MAX_REPAIRS) -> ToolCall | No
         agent.keep_partial(answer)
     call = repaired_call(agent, failed)
     if call is not None:
-        agent.record("warning", f"every tool call failed and the reply made none; a separate request repaired "
+        agent.record(StepKind.WARNING, f"every tool call failed and the reply made none; a separate request repaired "
                      f"the call: {call.name}({call.arguments})", repaired=True, raw=answer)
     return call
 
@@ -81,7 +82,7 @@ def repaired_call(agent: Agent, failed: str) -> ToolCall | None:
         text = agent.call_llm(request).text
         call = _call_in(agent, text)
     if call is None or agent.earlier_results(call.name, call.arguments):
-        agent.record("warning", "a separate request to repair a failed call wrote no new call", raw=text)
+        agent.record(StepKind.WARNING, "a separate request to repair a failed call wrote no new call", raw=text)
         return None
     return call
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from vero.agents.react import ReActAgent
 from vero.core.agent import tool_calls
-from vero.core.result import Step
+from vero.core.result import Step, StepKind
 
 STEP_FORMAT_PROMPT = """You have access to the following tools:
 {tools}
@@ -61,6 +61,7 @@ class StepExecutor(ReActAgent):
         """Small executors "answer" a step that names a tool without calling it, with an invented
         value (often the whole task's answer): the first such answer gets one nudge to call it."""
         if self.tools_named and not tool_calls(self.steps_so_far()) and self.tally("uncalled_tool") == 1:
-            self.record("warning", "the step's answer came without calling its tool; asked to call it", raw=answer)
+            self.record(StepKind.WARNING, "the step's answer came without calling its tool; asked to call it",
+                        raw=answer)
             return self.step_tool_nudge.format(tools=self.tools.short_lines())
         return super().answer_check(answer)

@@ -29,7 +29,7 @@ from typing import Any
 from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.parsing import as_bool
-from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome
+from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, StepKind
 
 GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
 Output only the answer to the user task.
@@ -122,19 +122,19 @@ class BasicReflectionAgent(Agent):
         reply = self._generate(task)
         draft = reply.text
         if not draft.strip():
-            self.record("error", "the model returned an empty draft")
+            self.record(StepKind.ERROR, "the model returned an empty draft")
             return Outcome("", FAILED)
-        self.record("draft", draft)
+        self.record(StepKind.DRAFT, draft)
         self.keep_partial(draft)
 
         for turn in self.turns():
             try:
                 critique = Critique(False, CUT_OFF_FEEDBACK) if reply.truncated else self._reflect(task, draft)
             except MalformedOutputError as exc:
-                self.record("error", exc.raw, reason=str(exc))
+                self.record(StepKind.ERROR, exc.raw, reason=str(exc))
                 return Outcome(draft, NEEDS_REVIEW)
             verdict = "sufficient" if critique.is_sufficient else f"not sufficient: {critique.feedback}"
-            self.record("critique", verdict,
+            self.record(StepKind.CRITIQUE, verdict,
                         is_sufficient=critique.is_sufficient, feedback=critique.feedback,
                         thinking=critique.thinking)
             if critique.is_sufficient:
@@ -143,10 +143,10 @@ class BasicReflectionAgent(Agent):
                 break  # the budget is spent: no revision that nobody would critique
             reply = self._revise(task, draft, critique.feedback)
             if not reply.text.strip():
-                self.record("error", "the model returned an empty revision")
+                self.record(StepKind.ERROR, "the model returned an empty revision")
                 return Outcome(draft, NEEDS_REVIEW)
             draft = reply.text
-            self.record("revision", draft)
+            self.record(StepKind.REVISION, draft)
             self.keep_partial(draft)
         return Outcome(draft, NEEDS_REVIEW)
 

@@ -64,7 +64,7 @@ from vero.agents.react import ReActAgent
 from vero.core.agent import Tools, tool_calls
 from vero.core.message import ChatModel
 from vero.core.options import renamed_budget
-from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome
+from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, StepKind
 
 # Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
@@ -221,7 +221,7 @@ class PlanExecuteAgent(Planner):
                     continue
                 return self._answer(task, plan)
             if plan.defer(step):
-                self.record("warning", f"the step {step.description!r} failed; it runs again after the next "
+                self.record(StepKind.WARNING, f"the step {step.description!r} failed; it runs again after the next "
                                        "step, whose result it may need")
                 continue
             repairs += 1
@@ -244,10 +244,10 @@ class PlanExecuteAgent(Planner):
             if isinstance(decision, Finished):
                 return self._finished(decision, plan)
             if not decision.steps:
-                self.record("warning", "every step is done, but the replanner gave no answer")
+                self.record(StepKind.WARNING, "every step is done, but the replanner gave no answer")
                 break
             if decision == proposed:
-                self.record("warning", "the replanner proposed the same plan twice in a row")
+                self.record(StepKind.WARNING, "the replanner proposed the same plan twice in a row")
                 break
             proposed = decision
             if decision.steps != plan.remaining():
@@ -260,22 +260,22 @@ class PlanExecuteAgent(Planner):
     def _replace_remaining(self, plan: Plan, steps: list[str]) -> None:
         if steps != plan.remaining():
             plan.replace_remaining(steps)
-            self.record("replan", plan.render(), steps=steps)
+            self.record(StepKind.REPLAN, plan.render(), steps=steps)
 
     def _finished(self, decision: Finished, plan: Plan) -> Outcome:
-        self.record("final", decision.answer)
+        self.record(StepKind.FINAL, decision.answer)
         return Outcome(decision.answer, NEEDS_REVIEW if plan.gave_up() else OK)
 
     def _past_cap(self, replans: int) -> bool:
         """True, with a warning, when ``replans`` is past ``max_replans`` (the loop then ends)."""
         if replans > self.max_replans:
-            self.record("warning", f"the replan cap ({self.max_replans}) is reached")
+            self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
         return replans > self.max_replans
 
     # -- executor ------------------------------------------------------------------
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = "in_progress"
-        self.record("plan_step", f"[>] {step.description}", status=step.status)
+        self.record(StepKind.PLAN_STEP, f"[>] {step.description}", status=step.status)
         named = plan.tools_for(step, self.tools.names())
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
@@ -291,7 +291,7 @@ class PlanExecuteAgent(Planner):
         step.tool_results, step.errors = tool_results(result.steps)
         step.status = "completed" if result.ok and (step.tool_results or not step.errors) else "failed"
         step.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
-        self.record("plan_step", f"{MARKERS[step.status]} {step.description} -> {step.result}",
+        self.record(StepKind.PLAN_STEP, f"{MARKERS[step.status]} {step.description} -> {step.result}",
                     status=step.status, description=step.description, result=step.result)
         if step.status == "completed":  # a failed step's answer is a guess: never the run's partial answer
             self.keep_partial(result.answer)

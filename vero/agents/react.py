@@ -43,7 +43,7 @@ from vero.agents._repair import MAX_REPAIRS
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.parsing import ReActStep, normalized_arguments, parse_action_input, parse_react
-from vero.core.result import MAX_TURNS, Outcome
+from vero.core.result import MAX_TURNS, Outcome, StepKind
 
 # The text protocol's parser lives with the other parsers; it is re-exported here.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]
@@ -167,7 +167,7 @@ class ReActAgent(Agent):
         for turn in self.turns():
             answer = self._strategy.step(self, self.call_llm(messages, **self._strategy.options(self)), messages)
             if answer is not None:
-                self.record("final", answer)
+                self.record(StepKind.FINAL, answer)
                 return answer
             if self.reflect_every and turn % self.reflect_every == 0 and turn < self.max_turns:
                 self.reflect(messages)
@@ -192,7 +192,7 @@ class ReActAgent(Agent):
                               **self._strategy.options(self, final=True))
         if not reply.text.strip():
             return
-        self.record("reflection", reply.text.strip())
+        self.record(StepKind.REFLECTION, reply.text.strip())
         note = Message.user(self.reflection_note.format(reflection=reply.text.strip()))
         messages.append(note)
         kept = self.current_run.notes.setdefault("reflection_notes", [])
@@ -207,21 +207,21 @@ class ReActAgent(Agent):
         for attempt in range(1, self.final_answer_retries + 2):
             answer = self._strategy.final_text(self.call_llm(prompt, **self._strategy.options(self, final=True)).text)
             if answer:
-                self.record("final", answer, reason="max_turns")
+                self.record(StepKind.FINAL, answer, reason="max_turns")
                 return answer
-            self.record("warning", "the final answer came back empty", attempt=attempt)
+            self.record(StepKind.WARNING, "the final answer came back empty", attempt=attempt)
         return self.partial
 
     # -- shared by the protocols' steps --------------------------------------
     def _thought(self, thought: str) -> None:
         if thought.strip():
-            self.record("thought", thought.strip())
+            self.record(StepKind.THOUGHT, thought.strip())
             self.keep_partial(thought.strip())
 
     def _format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
         """A correction as the next observation; ``max_format_errors`` in a row end the run."""
         errors = self.tally("format_errors")
-        self.record("warning", f"malformed reply: {problem}", raw=raw)
+        self.record(StepKind.WARNING, f"malformed reply: {problem}", raw=raw)
         if errors >= self.max_format_errors:
             raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
         messages.append(Message.user(self._strategy.correction(self, problem)))
@@ -236,6 +236,6 @@ class ReActAgent(Agent):
             raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
         if repeats == self.max_repeats:
             warning = self.loop_warning_prompt.format(count=repeats)
-            self.record("warning", warning, actions=key)
+            self.record(StepKind.WARNING, warning, actions=key)
             return warning
         return None

@@ -26,7 +26,7 @@ from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.options import renamed_budget
 from vero.core.parsing import as_bool, as_score
-from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult
+from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult, StepKind
 
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
@@ -149,22 +149,22 @@ class ReflexionAgent(Agent):
         for number in self.turns():
             attempt = self._attempt(task, number, memory)
             attempts.append(attempt)
-            self.record("attempt", attempt.answer, attempt=number, status=attempt.status)
+            self.record(StepKind.ATTEMPT, attempt.answer, attempt=number, status=attempt.status)
             self.keep_partial(best(attempts).answer)
             try:
                 verdict = self._evaluate(task, attempt)
             except MalformedOutputError as exc:
-                self.record("error", exc.raw, reason=str(exc))
+                self.record(StepKind.ERROR, exc.raw, reason=str(exc))
                 return Outcome(best(attempts).answer, NEEDS_REVIEW)
             attempt = attempts[-1] = replace(attempt, verdict=verdict)
-            self.record("evaluation", str(verdict), attempt=number, **asdict(verdict))
+            self.record(StepKind.EVALUATION, str(verdict), attempt=number, **asdict(verdict))
             self.keep_partial(best(attempts).answer)
             if verdict.passed:
                 return Outcome(attempt.answer, OK)
             if number < self.max_turns:
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
-                self.record("reflection", reflection, attempt=number)
+                self.record(StepKind.REFLECTION, reflection, attempt=number)
         return Outcome(best(attempts).answer, NEEDS_REVIEW)
 
     # -- executor ----------------------------------------------------------------
@@ -186,7 +186,7 @@ class ReflexionAgent(Agent):
 
     def _trajectory(self, result: RunResult) -> str:
         lines = [f"{s.kind}: {self.clip(s.content, 600)}" for s in result.steps
-                 if s.depth == 0 and s.kind != "thinking"]
+                 if s.depth == 0 and s.kind != StepKind.THINKING]
         if result.status != OK:
             lines.append(f"(the run ended with status {result.status}: {result.error or 'no answer accepted'})")
         return self.clip("\n".join(lines) or "(no steps recorded)", 6000)
@@ -217,7 +217,7 @@ class ReflexionAgent(Agent):
             except (TypeError, ValueError) as exc:
                 problem = (f"evaluator returned {self.clip(repr(verdict), 300)} "
                            f"(expected (passed, score, feedback)): {exc}")
-        self.record("error", problem, attempt=attempt.number)
+        self.record(StepKind.ERROR, problem, attempt=attempt.number)
         return Verdict(False, 0.0, problem)
 
     def _read_verdict(self, data: dict[str, Any]) -> Verdict:

@@ -34,7 +34,7 @@ from vero.agents._native import (
 from vero.agents._repair import MAX_REPAIRS, with_repaired_call
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
-from vero.core.result import MAX_TURNS, Outcome
+from vero.core.result import MAX_TURNS, Outcome, StepKind
 
 TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
 
@@ -69,16 +69,16 @@ class ToolCallingAgent(Agent):
                 messages += [Message.assistant(reply.text), Message.user(nudge)]
                 continue
             if reply.text.strip():
-                self.record("thought", reply.text)
+                self.record(StepKind.THOUGHT, reply.text)
                 self.keep_partial(reply.text)
             answer_tool_calls(self, reply, messages)
         reply = self.call_llm(messages, on_token=on_token, **tool_options(self, tool_choice="none"))
         answer = reply.text if reply.text.strip() else self.partial
-        self.record("final", answer)
+        self.record(StepKind.FINAL, answer)
         return Outcome(answer, MAX_TURNS)
 
     def _final(self, answer: str) -> str:
         if not answer.strip():
             raise MalformedOutputError("the model replied with no text and no tool call", raw=answer)
-        self.record("final", answer)
+        self.record(StepKind.FINAL, answer)
         return answer

@@ -40,7 +40,7 @@ from vero.core.parsing import (
     reports_error,
     tidy_numbers,
 )
-from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, add_usage, empty_usage
+from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, StepKind, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
 from vero.errors import VeroError
@@ -245,7 +245,7 @@ class Agent(ABC):
             log.debug("run of %s failed", self.name, exc_info=True)
             outcome, error = Outcome(run.partial, FAILED), exc
         if outcome.status == FAILED and error is None:  # a failed run always says why
-            reasons = [s.content for s in run.steps if s.kind == "error"]
+            reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
             error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
         result = self._finish(outcome, error)
         if result.answer and result.status != FAILED:  # a failed run adds no half turn
@@ -285,9 +285,9 @@ class Agent(ABC):
                 usage=reply.usage, messages=len(messages), tool_calls=len(reply.tool_calls or ()),
             )
         if reply.reasoning:
-            self.record("thinking", reply.reasoning)
+            self.record(StepKind.THINKING, reply.reasoning)
         if reply.truncated:
-            self.record("warning", "the reply was cut off at the output limit (max_tokens)", raw=reply.text,
+            self.record(StepKind.WARNING, "the reply was cut off at the output limit (max_tokens)", raw=reply.text,
                         cut_off=True)
         self._check_token_budget()
         return reply
@@ -317,7 +317,8 @@ class Agent(ABC):
                 return validate(parse_json_object(reply.text))
             except (ValueError, KeyError, TypeError) as exc:
                 problem = str(exc) if not isinstance(exc, KeyError) else f"missing field {exc}"
-                self.record("warning", f"unusable JSON from the model: {problem}", raw=reply.text, attempt=attempt + 1)
+                self.record(StepKind.WARNING, f"unusable JSON from the model: {problem}", raw=reply.text,
+                            attempt=attempt + 1)
                 messages += [
                     Message.assistant(reply.text),
                     Message.user(JSON_REASK.format(error=problem, schema=schema)),
@@ -336,16 +337,16 @@ class Agent(ABC):
         id another tool's result gave); such a correction is not corrected again.
         """
         failed = self._earlier_failure(name, args)
-        self.record("action", f"{name}({args_text(args)})", tool=name, args=args)
+        self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
                                            tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
-            self.record("observation", text, tool=name, ok=False, error="repeated_failure")
+            self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error="repeated_failure")
             return Observation(text, False, "repeated_failure")
         self._emit("tool_call", tool=name, args=args)
         outcome = self.tools.run(name, args)
         self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
-        self.record("observation", outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
+        self.record(StepKind.OBSERVATION, outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
             if self._run is not None and not self._run.correcting:
@@ -524,7 +525,8 @@ def tool_calls(steps: list[Step], depth: int = 0) -> list[tuple[Step, Step]]:
     """The ``(action, observation)`` step pairs of the tool calls made at this level (``depth=1``: by the
     sub-agents this run ran)."""
     return [(action, result) for action, result in zip(steps, steps[1:])
-            if action.kind == "action" and result.kind == "observation" and action.depth == result.depth == depth]
+            if (action.kind, result.kind) == (StepKind.ACTION, StepKind.OBSERVATION)
+            and action.depth == result.depth == depth]
 
 
 def _same_call(call: Step, name: str, args: Any) -> bool:

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from vero.core.parsing import call_worked, reports_error
+from vero.core.result import StepKind
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, parse_arguments
 
@@ -61,7 +62,7 @@ def run_again(agent: Agent, name: str, args: dict[str, Any], warning: str, note:
     """``name(args)`` run through ``agent.run_tool`` after a ``warning`` step; its result with
     ``note`` before it, or None if it fails too (the model is then sent the first error; both calls
     stay in the steps).  A correction is not corrected again: one failed call runs at most twice."""
-    agent.record("warning", warning, **data)
+    agent.record(StepKind.WARNING, warning, **data)
     run = agent.current_run
     run.correcting = True
     try:
