@@ -1,11 +1,14 @@
 """A run's state lives in a ``Run`` object that ends with the run: a finished
 ``RunResult`` is a snapshot nothing on the agent can change afterwards."""
 
+import dataclasses
+
 import pytest
 
 from vero import tool
 from vero.agents import ReActAgent
 from vero.core.agent import Run
+from vero.core.result import RunResult, Step
 from vero.testing import ScriptedLLM
 
 
@@ -29,11 +32,32 @@ def finished_agent() -> ReActAgent:
 def test_nothing_done_after_a_run_changes_its_result():
     agent = finished_agent()
     result = agent.last_result
-    steps, usage = list(result.steps), dict(result.usage)
+    steps, usage = tuple(result.steps), dict(result.usage)
     agent.record("note", "after the run")
     with pytest.raises(RuntimeError, match="only inside run"):
         agent.call_llm([])
     assert result.steps == steps and result.usage == usage
+
+
+def test_a_run_result_is_frozen_and_holds_its_own_steps_and_usage():
+    result = finished_agent().last_result
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.answer = "changed"  # type: ignore[misc]
+    assert isinstance(result.steps, tuple)
+    assert dataclasses.replace(result, answer="43").answer == "43" and result.answer == "42"
+    made = RunResult(steps=[Step("final", "x")], usage={"total_tokens": 1})
+    assert made.steps == (Step("final", "x"),)
+
+
+def test_a_callback_that_changes_the_run_end_usage_leaves_the_result_alone():
+    def spoil(event):
+        if event.type == "run_end":
+            event.data["usage"]["total_tokens"] = -1
+
+    llm = ScriptedLLM(["Final Answer: 42"])
+    agent = ReActAgent("t", llm, tools=[lookup], verbose=False, callbacks=[spoil])
+    agent.run("What is x?")
+    assert agent.last_result.usage["total_tokens"] > 0
 
 
 def test_the_run_object_exists_only_while_the_agent_runs():

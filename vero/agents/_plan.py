@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,7 +224,7 @@ def read_replan(data: dict[str, Any], completed: list[str], tools: Collection[st
     return Remaining(steps)
 
 
-def tool_results(steps: list[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """``("tool(args)", output)`` for each call of a step's executor that worked, and for each that failed.
 
     Later steps and the answer see these values as the tools gave them: a small

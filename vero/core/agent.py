@@ -255,12 +255,12 @@ class Agent(ABC):
 
     def _finish(self, outcome: Outcome, error: BaseException | None) -> RunResult:
         run = self.current_run
-        result = RunResult(answer=outcome.answer, status=outcome.status, steps=list(run.steps), usage=dict(run.usage),
+        result = RunResult(answer=outcome.answer, status=outcome.status, steps=tuple(run.steps), usage=run.usage,
                            llm_calls=run.llm_calls, elapsed_s=time.perf_counter() - run.started, error=error,
                            task=run.task)
         self.last_result = result
         self._emit("run_end", answer=result.answer, status=result.status, elapsed_s=result.elapsed_s,
-                   llm_calls=result.llm_calls, usage=result.usage,
+                   llm_calls=result.llm_calls, usage=dict(result.usage),
                    error=f"{type(error).__name__}: {error}" if error else None)
         return result
 
@@ -521,7 +521,7 @@ class Agent(ABC):
         self.history = load_session(path)
 
 
-def tool_calls(steps: list[Step], depth: int = 0) -> list[tuple[Step, Step]]:
+def tool_calls(steps: Sequence[Step], depth: int = 0) -> list[tuple[Step, Step]]:
     """The ``(action, observation)`` step pairs of the tool calls made at this level (``depth=1``: by the
     sub-agents this run ran)."""
     return [(action, result) for action, result in zip(steps, steps[1:])

@@ -207,13 +207,18 @@ class Outcome:
         self.status = _as_status(self.status)
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunResult:
-    """The structured result of one ``run``."""
+    """The structured result of one ``run``: a snapshot, made when the run ends.
+
+    Frozen, with the steps as a tuple and a usage dict of its own, so that nothing
+    the agent does later (another run, a callback) changes it; ``dataclasses.replace``
+    makes a changed copy.
+    """
 
     answer: str = ""
     status: Status | str = OK
-    steps: list[Step] = field(default_factory=list)
+    steps: tuple[Step, ...] = ()
     usage: dict[str, int] = field(default_factory=dict)
     llm_calls: int = 0
     elapsed_s: float = 0.0
@@ -221,7 +226,9 @@ class RunResult:
     task: str = ""
 
     def __post_init__(self) -> None:
-        self.status = _as_status(self.status)
+        object.__setattr__(self, "status", _as_status(self.status))  # frozen: set once, here
+        object.__setattr__(self, "steps", tuple(self.steps))
+        object.__setattr__(self, "usage", dict(self.usage))
 
     @property
     def ok(self) -> bool:
