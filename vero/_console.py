@@ -22,6 +22,7 @@ from vero.core.agent import Agent
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.events import ConsolePrinter, footer_lines
 from vero.core.result import Status
+from vero.core.text import clip
 from vero.errors import LLMCallError, SessionFormatError
 
 # --agent NAME -> the agent class in vero.agents
@@ -69,7 +70,7 @@ def error_line(error: BaseException, limit: int = 300) -> str:
     """An error as one short line: LLMCallError messages already say what failed."""
     text = str(error) if isinstance(error, LLMCallError) else f"run failed: {type(error).__name__}: {error}"
     text = " ".join(text.split())
-    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    text = clip(text, limit, "…", within=True)
     return text + (HINTS.get(getattr(error, "status", None)) or connection_hint(error))
 
 

@@ -27,6 +27,7 @@ from vero._console import (
     watch_model,
 )
 from vero.core.result import Status, StepKind
+from vero.core.text import clip
 
 REPL_HELP = """\
 Type a message and press Enter; the agent remembers the conversation.
@@ -228,7 +229,7 @@ class Repl:
         except Exception as exc:  # a command's own bug must not end the chat and lose the conversation
             self.end_line()
             detail = " ".join(f"{type(exc).__name__}: {exc}".split())
-            print(f"❌ {name} failed: {detail[:300]}")
+            print(f"❌ {name} failed: {clip(detail, 300)}")
 
     def cmd_help(self, _rest: str) -> None:
         print(REPL_HELP.format(agents=", ".join(AGENTS)))

@@ -81,8 +81,9 @@ EMPTY_NUDGE = "Your reply was empty. Call the tool you still need, or give the f
 MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
 GUESS_NUDGE = ("None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
                "Call the one that fits the task (if none can answer it, say that you could not find the answer).")
-# Seen: `calculate("stock * price_per_plant_crowns")` failed (names, not numbers), then an answer with a
-# number no tool gave ("... is 520,096.0"), or one that only said how to compute it.  Once per run.
+# Seen on a 1.5B model (docs/benchmarks.md): `calculate("stock * price_per_plant_crowns")` failed (names,
+# not numbers), then an answer with a number no tool gave ("... is 520,096.0"), or one that only said how
+# to compute it.  Once per run.
 AFTER_FAILED_CALL_NUDGE = ("Your last call, {tool}, failed, so its result is still missing. Make the call again "
                            "with the values from the results above in its arguments, or call the tool that fits.")
 ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, answer it now."
@@ -90,8 +91,9 @@ ACKNOWLEDGED_NUDGE = "That does not answer the task. Using the results above, an
 # information." (the keeper lookup was still to come).  Once per run.
 GAVE_UP_NUDGE = ("Not yet: the results above lead further. Take from them the value the next lookup needs (an id, a "
                  "name) and call the tool that finds the missing fact. The tools:\n{tools}")
-# Seen (text ReAct, t11): "In which city is the Moonpetal Lily grown?" answered "The Moonpetal Lily grows in
-# GH-03." right after the plant lookup, whose greenhouse_id the greenhouse tool takes.  Once per run.
+# Seen (text ReAct, docs/benchmarks.md): "In which city is the Moonpetal Lily grown?" answered "The
+# Moonpetal Lily grows in GH-03." right after the plant lookup, whose greenhouse_id the greenhouse tool
+# takes.  Once per run.
 LINK_NUDGE = ("Your answer gives {value}, the {field}. To find what the task asks about {value}, call {tool} with "
               "{field} {value} now. (If {value} itself is the answer, give the same answer again.)")
 ECHO_NUDGE = ("You repeated my message instead of answering. Using the tool results above, call the tool you still "

@@ -41,7 +41,7 @@ class StepExecutor(ReActAgent):
     step_tool_nudge = STEP_TOOL_NUDGE
     # A step whose calls all failed goes to the replanner, plan-and-execute's own repair.  Repairing the
     # call inside the step instead (vero.agents._repair) kept executors going on pointless steps until
-    # some call worked: measured, 4 tasks lost and 1 gained over 21.
+    # some call worked: measured on a 1.5B model, 4 tasks lost and 1 gained over 21 (docs/benchmarks.md).
     max_repairs = 0
     follows_links = False  # a step's result is often the id itself ("Find the greenhouse of the Frostvine")
     tools_named = False  # set when the step names its tools: its result must come from one of them

@@ -12,8 +12,8 @@ critiques and N - 1 revisions.  The last rejected draft is returned without a
 further revision, so every returned draft has been critiqued.  JSON re-asks
 for an unusable critique (``json_retries``, default 2) come on top.
 
-A critique that stays unusable after the re-asks is never read as acceptance
-(the original vero's ``except: is_sufficient = True``): the run ends
+A critique that stays unusable after the re-asks is never read as acceptance (as
+the original vero, https://github.com/nlp-greyfoss/vero, read it): the run ends
 ``needs_review`` with the raw critic output recorded as an ``error`` step.
 
 A draft cut off by the output cap (``max_tokens``) is never accepted: it gets
@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError
-from vero.core.message import Message
+from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools
+from vero.core.message import ChatModel, Message
 from vero.core.parsing import as_bool
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, StepKind
 
@@ -111,8 +111,8 @@ class BasicReflectionAgent(Agent):
     revise_prompt = REVISE_PROMPT
     critique_schema = CRITIQUE_SCHEMA
 
-    def __init__(self, name: str, llm: Any, tools: list[Any] | None = None, system_prompt: str | None = None,
-                 max_turns: int | None = None, verbose: bool = True, *, critic_llm: Any = None,
+    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
+                 max_turns: int | None = None, verbose: bool = True, *, critic_llm: ChatModel | None = None,
                  **base_options: Any) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         self.critic_llm = critic_llm or llm

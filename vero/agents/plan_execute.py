@@ -61,7 +61,7 @@ from vero.agents._plan import MARKERS, Finished, Plan, PlanStep, Remaining, last
 from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import Tools, tool_calls
+from vero.core.agent import HISTORY_SECTION, Tools, tool_calls
 from vero.core.message import ChatModel
 from vero.core.options import renamed_budget
 from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, StepKind
@@ -87,7 +87,7 @@ Examples (other tools: country_info, city_info, calculate).
 
 Reply with only the JSON object of your plan."""
 
-PLAN_REQUEST = "## Task\n{task}\n\n## Available tools\n{tools}\n\n## Conversation History\n{history}"
+PLAN_REQUEST = "## Task\n{task}\n\n## Available tools\n{tools}\n" + HISTORY_SECTION.rstrip("\n")
 
 PLAN_FEEDBACK = """
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from vero.agents._attempts import NOT_EVALUATED, Attempt, ReflexionMemory, Verdict, best
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent, MalformedOutputError
-from vero.core.message import Message
+from vero.core.agent import Agent, MalformedOutputError, Tools
+from vero.core.message import ChatModel, Message
 from vero.core.options import renamed_budget
 from vero.core.parsing import as_bool, as_score
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult, StepKind
@@ -124,7 +124,7 @@ class ReflexionAgent(Agent):
     reflect_request = REFLECT_REQUEST
     max_attempts = property(lambda self: self.max_turns)  # the old name of max_turns
 
-    def __init__(self, name: str, llm: Any, tools: list[Any] | None = None, system_prompt: str | None = None,
+    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *,
                  max_attempts: int | None = None, executor: Agent | None = None,
                  evaluator: Evaluator | None = None, pass_score: float = 80,

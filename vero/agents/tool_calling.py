@@ -40,7 +40,8 @@ TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
 
 
 class ToolCallingAgent(Agent):
-    """Native tool calls until a text reply (``OpenAIFunctionAgent`` in the original vero).
+    """Native tool calls until a text reply (``OpenAIFunctionAgent`` in the original vero,
+    https://github.com/nlp-greyfoss/vero).
 
     Steps: ``thought`` (text sent along with tool calls), ``action`` and
     ``observation`` per tool call, ``final`` with the answer.

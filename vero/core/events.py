@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from vero.core.result import Status, StepKind
+from vero.core.text import clip
 
 log = logging.getLogger("vero.events")
 
@@ -90,7 +91,7 @@ def use_colour(stream: TextIO) -> bool:
 
 
 class ConsolePrinter:
-    """Prints one line per step, in the spirit of the original framework."""
+    """Prints one line per step, an icon and the step's kind before its text."""
 
     def __init__(self, stream: TextIO | None = None, max_chars: int = 2000):
         self.stream = stream or sys.stdout
@@ -131,9 +132,7 @@ class ConsolePrinter:
 
     def _short(self, text: str) -> str:
         text = str(text)
-        if len(text) > self.max_chars:
-            return text[: self.max_chars] + f" … [{len(text) - self.max_chars} more chars]"
-        return text
+        return clip(text, self.max_chars, f" … [{len(text) - self.max_chars} more chars]")
 
     def _dim(self, text: str) -> str:
         return f"\033[1m{text}\033[0m" if self.colour else text
