@@ -54,6 +54,7 @@ def test_a_plan_steps_executor_takes_the_keeper_an_earlier_step_found():
     llm = ScriptedLLM(['{"steps": ["Find the keeper of GH-02 with greenhouse_info", '
                        '"Find the keeper\'s weekly hours with keeper_profile"]}',
                        'Action: greenhouse_info\nAction Input: {"greenhouse_id": "GH-02"}', "Final Answer: Tamsin Reed",
+                       "NOT YET",  # the early-answer check after the first step
                        'Action: keeper_profile\nAction Input: {"name": "GH-02"}', "Final Answer: 40", "40"])
     agent = PlanExecuteAgent("p", llm, tools=[greenhouse_info, keeper_profile], verbose=False)
     assert agent.run("How many hours a week does the keeper of greenhouse GH-02 work?") == "40"

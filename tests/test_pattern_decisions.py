@@ -39,7 +39,7 @@ def top_steps(result):
 # -- one budget name: max_turns; max_steps / max_attempts are aliases ---------------------------
 def test_max_steps_alias_sets_the_step_budget():
     agent, llm = planner([plan("a", "b", "c"), "Final Answer: ra", "Final Answer: rb", "Best effort", "never"],
-                         max_steps=2)
+                         max_steps=2, answer_early=False)
     assert agent.max_turns == 2 and agent.max_steps == 2
     assert agent.run("task") == "Best effort"
     assert agent.last_result.status == MAX_TURNS and llm.calls == 4  # plan + 2 steps + the final answer

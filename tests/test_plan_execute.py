@@ -359,7 +359,10 @@ def test_step_agents_inherit_max_observation_chars():
 
 # -- the default loop: replan only after a failed step, answer in plain text at the end -----------
 def make_default(replies, **kwargs):
+    """The default loop without the early-answer check, unless ``answer_early=True``: these tests script
+    the repair and the steps; the check's own tests (``test_early_answer_*``) script its replies."""
     llm = ScriptedLLM(list(replies))
+    kwargs.setdefault("answer_early", False)
     return PlanExecuteAgent("pe", llm, verbose=False, **kwargs), llm
 
 
@@ -421,7 +424,7 @@ def test_a_step_that_names_a_tool_gets_only_that_tool():
     replies = [plan("Find the weather in Paris with weather", "Summarise it"), CALL_WEATHER, "Final Answer: sunny",
                "Final Answer: Paris is sunny", "Paris is sunny."]
     llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False, answer_early=False)
     assert agent.run("What is the weather in Paris?") == "Paris is sunny."
     named, unnamed = executor_system_prompt(llm, 1), executor_system_prompt(llm, 3)
     assert "weather(city: string)" in named and "lookup(" not in named
@@ -449,7 +452,7 @@ def test_a_step_answered_without_calling_the_tool_it_names_gets_one_nudge():
 def test_the_uncalled_tool_nudge_comes_once_per_step_and_not_for_steps_that_name_no_tool():
     llm = ScriptedLLM([plan("Find the weather in Paris with weather", "Say it nicely"), INVENTED_STEP_RESULT,
                        INVENTED_STEP_RESULT, "Final Answer: a fine day", "It is a fine day."])
-    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False)
+    agent = PlanExecuteAgent("pe", llm, tools=[lookup, weather], verbose=False, answer_early=False)
     assert agent.run("What is the weather in Paris?") == "It is a fine day."
     assert llm.calls == 5  # plan, the invented answer, its nudge's reply (taken), step 2 at once, the answer
     assert len(agent.last_result.steps_of("warning")) == 1
@@ -497,7 +500,7 @@ def test_later_steps_and_the_answer_see_the_tool_results_as_the_tool_gave_them()
                'Action: population\nAction Input: {"city": "Paris"}', "Final Answer: about 2.1 million",
                "Final Answer: 4205300", "4205300"]
     llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False)
+    agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False, answer_early=False)
     assert agent.run("What is twice the population of Paris?") == "4205300"
     handed_on = "Tool result: population(city='Paris') -> {\"city\": \"Paris\", \"population\": 2102650}"
     second_step, answer_request = llm.requests[3].messages[1]["content"], llm.requests[4].messages[1]["content"]
@@ -651,7 +654,7 @@ def test_a_step_executor_naming_fields_of_an_earlier_steps_result_runs_with_thei
                'Action: calculate\nAction Input: {"expression": "stock * price_per_plant_crowns"}',
                "Final Answer: 52113.6", "52113.6 crowns"]
     llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False)
+    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False, answer_early=False)
     assert agent.run("What are the Emberroot plants in stock worth?") == "52113.6 crowns"
     sent = llm.requests[4].messages[-1]["content"]
     assert "(stock, price_per_plant_crowns); ran calculate(expression='462 * 112.8') with them instead:)\n52113.6" \
@@ -673,7 +676,7 @@ def test_a_step_executor_naming_a_field_two_earlier_results_give_differently_get
         return {"name": name, "stock": stocks[name]}
 
     llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False)
+    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False, answer_early=False)
     assert agent.run("How many Emberroot and Frostvine plants are in stock?") == "3177"
     hint = llm.requests[6].messages[-1]["content"]
     assert "stock is 462 (from find_plant(name='Emberroot')) or 2715 (from find_plant(name='Frostvine'))" in hint
@@ -736,7 +739,7 @@ def test_a_failed_call_runs_again_in_a_later_step_once_another_call_worked_since
                "Action: unlock\nAction Input: {}", "Final Answer: unlocked",
                "Action: open_door\nAction Input: {}", "Final Answer: open", "The door is open."]
     llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[open_door, unlock], verbose=False)
+    agent = PlanExecuteAgent("pe", llm, tools=[open_door, unlock], verbose=False, answer_early=False)
     assert agent.run("Open the door.") == "The door is open." and agent.last_result.status == OK
     assert DOOR["opened"] == 2 and llm.calls == len(replies)
 
@@ -987,3 +990,102 @@ def test_only_a_step_whose_every_call_failed_and_that_has_a_next_step_is_deferre
     last = Plan.of(["a"])
     last.steps[0].status, last.steps[0].errors = "failed", [("t()", "error")]
     assert not last.defer(last.steps[0])  # nothing after it
+
+
+# -- the early-answer check (answer_early, on by default) ----------------------------------------
+@tool
+def keeper_profile(name: str) -> str:
+    """A greenhouse keeper's profile.
+
+    Args:
+        name: the keeper's full name
+    """
+    return json.dumps({"name": name, "years_of_service": 21, "hourly_wage": 31.15, "weekly_hours": 35})
+
+
+# The plan Qwen2.5-Coder-1.5B wrote for "How many years of service does Idris Calloway have?": the divide
+# step is one the task does not need, and with it the run answered 0.403846.
+IDRIS_PLAN = plan("Find Idris Calloway's years of service with keeper_profile",
+                  "Divide the years of service by 52 with calculate")
+IDRIS_LOOKUP = ["Thought: I need to look up Idris Calloway's years of service.\nAction: keeper_profile\n"
+                'Action Input: {"name": "Idris Calloway"}', "Final Answer: 21"]
+
+
+def early(replies, **kwargs):
+    llm = ScriptedLLM(list(replies))
+    return PlanExecuteAgent("pe", llm, tools=[keeper_profile], verbose=False, **kwargs), llm
+
+
+def test_early_answer_ends_the_run_when_a_completed_step_already_answers_the_task():
+    agent, llm = early([IDRIS_PLAN, *IDRIS_LOOKUP, "21"])
+    assert agent.run("How many years of service does Idris Calloway have?") == "21"
+    result = agent.last_result
+    assert result.status == OK and llm.calls == 4  # plan, the step's two ReAct calls, the check
+    assert "Some steps of the plan are still to come" in llm.requests[3].messages[0]["content"]
+    assert "Step 1 [x] Find Idris Calloway's years of service" in llm.requests[3].messages[1]["content"]
+    assert "2. [ ] Divide the years of service by 52" in llm.requests[3].messages[1]["content"]
+    assert [s.data["status"] for s in result.steps_of("plan_step")] == ["in_progress", "completed"]
+    assert kinds(agent)[-1] == "final" and result.steps_of("final")[-1].content == "21"
+
+
+def test_early_answer_not_yet_runs_the_next_step_and_the_documented_count_holds():
+    """1 + 2 * 1 + 1 + 1 = 5 calls for two one-call steps: the check after step 1, none after the last."""
+    agent, llm = make_default([plan("find A", "find B"), "Final Answer: 1", "Not yet.", "Final Answer: 2",
+                               "A is 1 and B is 2."], answer_early=True)
+    assert agent.run("task") == "A is 1 and B is 2."
+    assert agent.last_result.status == OK and llm.calls == 5
+    assert "Every step of the plan is done" in llm.requests[4].messages[0]["content"]
+
+
+@pytest.mark.parametrize("reply", ["NOT YET", "**NOT YET**", "not yet: the rate is still to be looked up", "",
+                                   {"content": "The years of service are 21, and dividing", "finish_reason": "length"}])
+def test_early_answer_a_not_yet_empty_or_cut_off_reply_lets_the_plan_go_on(reply):
+    agent, llm = early([IDRIS_PLAN, *IDRIS_LOOKUP, reply, "Final Answer: 0.403846", "0.403846"])
+    assert agent.run("How many years of service does Idris Calloway have?") == "0.403846"
+    assert llm.calls == 6
+    # a cut-off reply is recorded as such by call_llm; no reply here is read as an answer without the result
+    assert all(s.data.get("cut_off") for s in agent.last_result.steps_of("warning"))
+
+
+def test_early_answer_that_does_not_give_the_steps_result_is_not_taken():
+    """A value the step did not produce is the model's own arithmetic (or a guess): the plan goes on."""
+    agent, llm = early([IDRIS_PLAN, *IDRIS_LOOKUP, "Idris Calloway has 1092 weeks of service.",
+                        "Final Answer: 0.403846", "0.403846"])
+    agent.run("How many years of service does Idris Calloway have?")
+    assert llm.calls == 6
+    warning = agent.last_result.steps_of("warning")[0]
+    assert "without the step's result" in warning.content and "1092" in warning.data["raw"]
+
+
+def test_early_answer_is_not_asked_after_a_step_whose_result_is_an_id():
+    """An id (GH-03) is a link to the next lookup, not an answer to a task that asks what it leads to."""
+    agent, llm = make_default([plan("Find the greenhouse of the Moonpetal Lily", "Find that greenhouse's city"),
+                               "Final Answer: GH-03", "Final Answer: Quarry Hollow", "Quarry Hollow"],
+                              answer_early=True)
+    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
+    assert llm.calls == 4
+
+
+def test_early_answer_is_not_asked_in_the_classic_loop_or_when_turned_off():
+    agent, llm = make([plan("find A", "find B"), "Final Answer: 1", plan("find B"), "Final Answer: 2",
+                       respond("A is 1 and B is 2.")])
+    assert agent.run("task") == "A is 1 and B is 2." and llm.calls == 5
+    agent, llm = early([IDRIS_PLAN, *IDRIS_LOOKUP, "Final Answer: 0.403846", "0.403846"], answer_early=False)
+    assert agent.run("How many years of service does Idris Calloway have?") == "0.403846" and llm.calls == 5
+
+
+@pytest.mark.parametrize(("answer", "result", "gives"), [
+    ("21", "21", True),
+    ("Idris Calloway has 21 years of service.", "21", True),
+    ("The total is 52,113.6 crowns.", "52113.6", True),
+    ("52113.6", "The stock is 462 and the price is 112.8 crowns.", False),  # its own arithmetic
+    ("462 plants at 112.8 crowns each", "The stock is 462 and the price is 112.8 crowns.", True),
+    ("Tamsin Reed", "The keeper is Tamsin Reed.", True),
+    ("The keeper is tamsin  reed", "Tamsin Reed", True),
+    ("Orla Venn", "Tamsin Reed", False),
+    ("anything", "", False),
+])
+def test_gives_result_reads_numbers_and_text(answer, result, gives):
+    from vero.agents._planner import gives_result
+
+    assert gives_result(answer, result) is gives

@@ -7,16 +7,20 @@ calls send, are its class attributes and are documented there.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from vero.agents._plan import Finished, Plan, Remaining, approval_text, read_plan, read_replan
+from vero.agents._plan import Finished, Plan, PlanStep, Remaining, approval_text, read_plan, read_replan
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome, StepKind
+from vero.core.text import folded, looks_like_id
 from vero.errors import VeroError
 
 PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
 REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
+_NOT_YET = re.compile(r"\bnot yet\b")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 class EmptyPlanError(VeroError):
@@ -38,6 +42,8 @@ class Planner(Agent):
     replan_prompt: str
     repair_prompt: str
     answer_prompt: str
+    early_answer_prompt: str
+    answer_early: bool
     progress_request: str
     final_prompt: str
     approve: Callable[[Plan], bool | str] | None
@@ -123,6 +129,27 @@ class Planner(Agent):
         return self.ask_json(self._progress(prompt, task, plan),
                              lambda data: read_replan(data, plan.completed(), self.tools.names()), schema=REPLAN_SCHEMA)
 
+    def _answered_early(self, task: str, plan: Plan, step: PlanStep) -> str | None:
+        """After a completed step with steps still to come: the answer, when the step results already give it.
+
+        Small planners add steps after the one that answers the task ("Divide the years of service by 52"
+        after "Find the years of service"), and each costs an executor's calls and can change the answer.
+        One short call asks; a reply of NOT YET, a cut-off reply, or an answer that does not give the
+        step's result (a value the step did not produce: the model's own arithmetic) lets the plan go on.
+        Not asked when the step's result is an id (``GH-03``): an id is a link to the next lookup.
+        """
+        if not self.answer_early or looks_like_id(step.result.strip()):
+            return None
+        reply = self.call_llm(self._progress(self.early_answer_prompt, task, plan))
+        answer = reply.text.strip()
+        if reply.truncated or not answer or _NOT_YET.search(folded(answer)):
+            return None
+        if not gives_result(answer, step.result):
+            self.record(StepKind.WARNING, "an answer before the plan's end without the step's result; the plan goes on",
+                        raw=answer)
+            return None
+        return answer
+
     def _answer(self, task: str, plan: Plan, capped: bool = False) -> Outcome:
         """The answer from the step results, in plain text: after the last step, or when a cap ended the
         loop (status ``max_turns``).  When a failed step was given up or a cap struck, it comes from
@@ -135,3 +162,14 @@ class Planner(Agent):
             return Outcome(self.partial, MAX_TURNS if capped else NEEDS_REVIEW)  # the last step's result
         self.record(StepKind.FINAL, answer, **({"reason": "max_turns"} if capped else {}))
         return Outcome(answer, MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK)
+
+
+def gives_result(answer: str, result: str) -> bool:
+    """True when ``answer`` gives ``result``: each of the result's numbers (commas aside), or, with no number,
+    the result's text (spacing and case aside) within the answer or the answer within it."""
+    numbers = _NUMBER.findall(result.replace(",", ""))
+    if numbers:
+        return set(numbers) <= set(_NUMBER.findall(answer.replace(",", "")))
+    said, found = folded(answer).strip(" ."), folded(result).strip(" .")
+    return bool(found) and (found in said or said in found)
+

@@ -12,9 +12,11 @@ still remains).
 
 When to replan.  By default (``replan_every_step=False``) the replanner runs
 only after a step that failed, and its steps go in place of the failed one,
-before the later steps of the plan; after a completed step the next step runs, and
-once every step is done one plain-text call writes the answer from the step
-results (status ``ok``).  Small local models handle this far better than the
+before the later steps of the plan; after a completed step one short call asks whether
+the results already answer the task (``answer_early``: small planners add steps after
+the one that answers it, and each costs calls and can change the answer), and if
+not the next step runs; once every step is done one plain-text call writes the
+answer from the step results (status ``ok``).  Small local models handle this far better than the
 classic loop, whose JSON replanner after every step tends to add pointless
 steps instead of answering; it also saves a call per step.  With
 ``replan_every_step=True`` the replanner runs after every step, as in the
@@ -38,18 +40,19 @@ A planner whose reply stays unusable after the JSON re-asks (small models copy
 the prompt's example plan) does not end the run: the task becomes a one-step
 plan, with a warning.
 
-Model calls: 1 for the plan (+1 per feedback round), then per executed step
-the ReAct calls, plus 1 for the answer.  A two-step plan whose steps each
-finish in one ReAct call costs 1 + 2 * 1 + 1 = 4 calls; a failed step that is run again after the
-next step costs that step's ReAct calls again, each failed step that is not adds
-a replanner call (up to ``max_replans`` of them: the next failed step ends the loop), and a step
-that names a tool but is answered without calling one gets one nudge (one more call).  With
-``replan_every_step=True`` every step adds a replanner call instead, and the answer comes from it:
-1 + 2 * (1 + 1) = 5 calls.  When a cap ends the loop (``max_turns`` executed steps, ``max_replans``;
-with ``replan_every_step`` also the same remaining plan proposed twice in a row, or no step left
-but no answer) one more call writes the final answer from the step results, and the status is
-``max_turns``; if that reply is empty or cut off, the answer is the last completed step's result.
-JSON re-asks come on top.
+Model calls: 1 for the plan (+1 per feedback round), then per executed step the ReAct calls, plus 1
+for the answer, plus 1 after each completed step that has steps after it (the early-answer check;
+none when the step's result is an id, or with ``answer_early=False``). A two-step plan whose steps
+each finish in one ReAct call costs 1 + 2 * 1 + 1 + 1 = 5 calls (3 when the check answers after the
+first step); a failed step that is run again after the next step costs that step's ReAct calls
+again, each failed step that is not adds a replanner call (up to ``max_replans`` of them: the next
+failed step ends the loop), and a step that names a tool but is answered without calling one gets
+one nudge (one more call). With ``replan_every_step=True`` every step adds a replanner call instead,
+and the answer comes from it: 1 + 2 * (1 + 1) = 5 calls. When a cap ends the loop (``max_turns``
+executed steps, ``max_replans``; with ``replan_every_step`` also the same remaining plan proposed
+twice in a row, or no step left but no answer) one more call writes the final answer from the step
+results, and the status is ``max_turns``; if that reply is empty or cut off, the answer is the last
+completed step's result. JSON re-asks come on top.
 """
 
 from __future__ import annotations
@@ -131,6 +134,11 @@ as in "Find the capital of Norway with country_info". Reply with only the JSON o
 
 PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{results}\n\n## Available tools\n{tools}"
 
+EARLY_ANSWER_PROMPT = """Some steps of the plan are still to come. Read the step results below.
+If they already give exactly what the task asks for, reply with the final answer to the task for the user:
+short and direct, with the exact values from the results.
+If something the task asks for is still missing (a value still to be looked up or computed), reply only: NOT YET"""
+
 ANSWER_PROMPT = """Every step of the plan is done. Using the step results below, write the final answer to the task
 for the user: short and direct, with the exact values from the results. Reply with the answer only."""
 
@@ -153,6 +161,9 @@ class PlanExecuteAgent(Planner):
             failed step ends the loop; with ``replan_every_step``, changes of the remaining plan.
         replan_every_step: run the replanner after every step, not only after a
             failed one (default False; see the module docstring).
+        answer_early: after a completed step with steps still to come, ask once whether the
+            results already answer the task, and answer if so (default True; see the module
+            docstring).  Without ``replan_every_step`` only: there the replanner asks that.
 
     Statuses: ``ok`` (answered after the last step, or the replanner answered), ``needs_review``
     (answered while a failed step that was given up was never done), ``rejected``, ``failed`` (empty
@@ -182,6 +193,7 @@ class PlanExecuteAgent(Planner):
     replan_prompt = REPLAN_PROMPT
     repair_prompt = REPAIR_PROMPT
     answer_prompt = ANSWER_PROMPT
+    early_answer_prompt = EARLY_ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
     max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
@@ -191,6 +203,7 @@ class PlanExecuteAgent(Planner):
                  system_prompt: str | None = None, max_turns: int | None = None, verbose: bool = True, *,
                  max_steps: int | None = None, approve: Callable[[Plan], bool | str] | None = None,
                  max_plan_revisions: int = 3, max_replans: int = 5, replan_every_step: bool = False,
+                 answer_early: bool = True,
                  **base_options: Any) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
@@ -200,6 +213,7 @@ class PlanExecuteAgent(Planner):
         self.max_plan_revisions = max_plan_revisions
         self.max_replans = max_replans
         self.replan_every_step = replan_every_step
+        self.answer_early = answer_early
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
@@ -217,9 +231,12 @@ class PlanExecuteAgent(Planner):
             step = plan.next_step()
             self._execute(task, plan, step, number)
             if step.status == "completed":
-                if plan.remaining():
-                    continue
-                return self._answer(task, plan)
+                if not plan.remaining():
+                    return self._answer(task, plan)
+                answer = self._answered_early(task, plan, step)
+                if answer is not None:
+                    return self._finished(Finished(answer), plan)
+                continue
             if plan.defer(step):
                 self.record(StepKind.WARNING, f"the step {step.description!r} failed; it runs again after the next "
                                        "step, whose result it may need")
