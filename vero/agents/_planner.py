@@ -7,6 +7,7 @@ calls send, are its class attributes and are documented there.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 
@@ -134,19 +135,21 @@ class Planner(Agent):
 
         Small planners add steps after the one that answers the task ("Divide the years of service by 52"
         after "Find the years of service"), and each costs an executor's calls and can change the answer.
-        One short call asks; a reply of NOT YET, a cut-off reply, or an answer that does not give the
-        step's result (a value the step did not produce: the model's own arithmetic) lets the plan go on.
-        Not asked when the step's result is an id (``GH-03``): an id is a link to the next lookup.
+        One short call asks; a reply of NOT YET, a cut-off reply, or an answer not taken from the results
+        (see ``from_results``: a number no result gave is the model's own arithmetic) lets the plan go on.
+        Not asked when the step's result is an id (``GH-03``), nor taken when the answer is one: an id is a
+        link to the next lookup.
         """
         if not self.answer_early or looks_like_id(step.result.strip()):
             return None
         reply = self.call_llm(self._progress(self.early_answer_prompt, task, plan))
         answer = reply.text.strip()
-        if reply.truncated or not answer or _NOT_YET.search(folded(answer)):
-            return None
-        if not gives_result(answer, step.result):
-            self.record(StepKind.WARNING, "an answer before the plan's end without the step's result; the plan goes on",
-                        raw=answer)
+        if reply.truncated or not answer or _NOT_YET.search(folded(answer)) or looks_like_id(answer):
+            return None  # not yet; or only an id, which again is a link
+        done = [s for s in plan.steps if s.status == "completed"]
+        if not from_results(answer, [s.result for s in done], [out for s in done for _, out in s.tool_results], task):
+            self.record(StepKind.WARNING, "an answer before the plan's end that the results do not give; the plan "
+                                          "goes on", raw=answer)
             return None
         return answer
 
@@ -164,12 +167,18 @@ class Planner(Agent):
         return Outcome(answer, MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK)
 
 
-def gives_result(answer: str, result: str) -> bool:
-    """True when ``answer`` gives ``result``: each of the result's numbers (commas aside), or, with no number,
-    the result's text (spacing and case aside) within the answer or the answer within it."""
-    numbers = _NUMBER.findall(result.replace(",", ""))
+def from_results(answer: str, step_results: list[str], tool_outputs: list[str], task: str) -> bool:
+    """True when ``answer`` is taken from the results: each of its numbers (commas aside, 18 and 18.0 alike)
+    is in a step's result, a tool's output or the task; an answer with no number is a step's result, or
+    holds one (spacing and case aside)."""
+    numbers = _numbers(answer)
     if numbers:
-        return set(numbers) <= set(_NUMBER.findall(answer.replace(",", "")))
-    said, found = folded(answer).strip(" ."), folded(result).strip(" .")
-    return bool(found) and (found in said or said in found)
+        known = set().union(*map(_numbers, [*step_results, *tool_outputs, task]))
+        return all(any(math.isclose(n, k, rel_tol=1e-9, abs_tol=1e-9) for k in known) for n in numbers)
+    said = folded(answer).strip(" .")
+    return bool(said) and any(result and (result in said or said in result)
+               for result in (folded(r).strip(" .") for r in step_results))
 
+
+def _numbers(text: str) -> set[float]:
+    return {float(n) for n in _NUMBER.findall(re.sub(r"(?<=\d),(?=\d{3})", "", text))}
