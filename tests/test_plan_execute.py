@@ -1090,20 +1090,25 @@ def test_early_answer_that_is_only_an_id_is_not_taken():
     assert llm.calls == 6
 
 
-@pytest.mark.parametrize(("answer", "results", "outputs", "taken"), [
-    ("21", ["21"], [], True),
-    ("Idris Calloway has 21 years of service.", ["21"], [], True),
-    ("The total is 52,113.6 crowns.", ["52113.6"], [], True),
-    ("18", ["Ashbourne Reach"], ['{"city": "Ashbourne Reach", "temperature_c": 18.0}'], True),
-    ("52113.6", ["The stock is 462 and the price is 112.8 crowns."], ['{"stock": 462}'], False),  # own arithmetic
-    ("37 plants cost 2219.63 crowns", ["2219.63"], [], True),  # 37 is the task's
-    ("Tamsin Reed", ["The keeper is Tamsin Reed."], [], True),
-    ("The keeper is tamsin  reed", ["Tamsin Reed"], [], True),
-    ("Orla Venn", ["Tamsin Reed"], ['{"keeper": "Orla Venn"}'], False),  # text: a step's result, not an output
-    ("anything", [""], [], False),
-    (".", ["Tamsin Reed"], [], False),
+GH03 = '{"greenhouse_id": "GH-03", "city": "Quarry Hollow", "keeper": "Idris Calloway", "temperature_c": 22.0}'
+IDRIS = '{"name": "Idris Calloway", "years_of_service": 21, "hourly_wage": 31.15}'
+
+
+@pytest.mark.parametrize(("answer", "outputs", "task", "taken"), [
+    ("21", [IDRIS], "How many years of service does Idris Calloway have?", True),
+    ("Idris Calloway has 21 years of service.", [IDRIS], "How many years of service does Idris Calloway have?", True),
+    # seen (t20): the executor answered "Find the greenhouse GH-03" with its temperature, and the check repeated it
+    ("22.0", [GH03], "How many years of service does the keeper of greenhouse GH-03 have?", False),
+    ("22", [GH03], "What is the temperature in greenhouse GH-03?", True),  # 22 and 22.0 alike
+    ("Quarry Hollow", [GH03], "In which city is the Moonpetal Lily grown?", True),
+    ("Idris Calloway", [GH03], "Who keeps greenhouse GH-03?", True),  # keeps / keeper
+    ("Quarry Hollow", [GH03], "Who keeps greenhouse GH-03?", False),  # a value, but not of the field asked about
+    ("The total is 52,113.6 crowns.", ["52113.6"], "What are the Emberroot plants worth?", True),  # computed
+    ("52113.6", ['{"stock": 462, "price_per_plant_crowns": 112.8}'], "What is the stock worth?", False),  # own sum
+    ("37 plants cost 2219.63 crowns", ["2219.63"], "How much would 37 plants cost?", True),  # 37 is the task's
+    ("nothing", [], "Who keeps greenhouse GH-03?", False),
 ])
-def test_from_results_reads_numbers_and_text(answer, results, outputs, taken):
+def test_from_results_takes_values_of_fields_the_task_asks_about(answer, outputs, task, taken):
     from vero.agents._planner import from_results
 
-    assert from_results(answer, results, outputs, "How much would 37 plants cost?") is taken
+    assert from_results(answer, outputs, task) is taken

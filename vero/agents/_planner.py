@@ -10,10 +10,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from typing import Any
 
 from vero.agents._plan import Finished, Plan, PlanStep, Remaining, approval_text, read_plan, read_replan
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
+from vero.core.parsing import output_record
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome, StepKind
 from vero.core.text import folded, looks_like_id
 from vero.errors import VeroError
@@ -135,8 +137,8 @@ class Planner(Agent):
 
         Small planners add steps after the one that answers the task ("Divide the years of service by 52"
         after "Find the years of service"), and each costs an executor's calls and can change the answer.
-        One short call asks; a reply of NOT YET, a cut-off reply, or an answer not taken from the results
-        (see ``from_results``: a number no result gave is the model's own arithmetic) lets the plan go on.
+        One short call asks; a reply of NOT YET, a cut-off reply, or an answer not taken from what the tools
+        returned about what the task asks (``from_results``) lets the plan go on.
         Not asked when the step's result is an id (``GH-03``), nor taken when the answer is one: an id is a
         link to the next lookup.
         """
@@ -146,8 +148,8 @@ class Planner(Agent):
         answer = reply.text.strip()
         if reply.truncated or not answer or _NOT_YET.search(folded(answer)) or looks_like_id(answer):
             return None  # not yet; or only an id, which again is a link
-        done = [s for s in plan.steps if s.status == "completed"]
-        if not from_results(answer, [s.result for s in done], [out for s in done for _, out in s.tool_results], task):
+        outputs = [output for s in plan.steps if s.status == "completed" for _, output in s.tool_results]
+        if not from_results(answer, outputs, task):
             self.record(StepKind.WARNING, "an answer before the plan's end that the results do not give; the plan "
                                           "goes on", raw=answer)
             return None
@@ -167,17 +169,31 @@ class Planner(Agent):
         return Outcome(answer, MAX_TURNS if capped else NEEDS_REVIEW if unfinished else OK)
 
 
-def from_results(answer: str, step_results: list[str], tool_outputs: list[str], task: str) -> bool:
-    """True when ``answer`` is taken from the results: each of its numbers (commas aside, 18 and 18.0 alike)
-    is in a step's result, a tool's output or the task; an answer with no number is a step's result, or
-    holds one (spacing and case aside)."""
+def from_results(answer: str, tool_outputs: list[str], task: str) -> bool:
+    """True when ``answer`` gives what the tools returned about what the task asks: a value of a field whose
+    name shares a word with the task (``temperature_c`` for "What is the temperature ..."), or a whole
+    output that is no record (a computed number).  Each number of the answer must be such a value or the
+    task's (commas aside, 18 and 18.0 alike); an answer without numbers must hold such a text value.
+
+    Not a step's result: a small executor's result can be a field the step did not ask for (22.0, the
+    greenhouse's temperature, as "the greenhouse GH-03"), or its own arithmetic.
+    """
+    asked = _stems(task)
+    values: list[Any] = []
+    for output in tool_outputs:
+        record = output_record(output)
+        values += [value for field, value in record.items() if _stems(field) & asked] if record else [output]
     numbers = _numbers(answer)
     if numbers:
-        known = set().union(*map(_numbers, [*step_results, *tool_outputs, task]))
+        known = set().union(_numbers(task), *(_numbers(str(value)) for value in values))
         return all(any(math.isclose(n, k, rel_tol=1e-9, abs_tol=1e-9) for k in known) for n in numbers)
-    said = folded(answer).strip(" .")
-    return bool(said) and any(result and (result in said or said in result)
-               for result in (folded(r).strip(" .") for r in step_results))
+    said = folded(answer)
+    return any(isinstance(value, str) and folded(value) and folded(value) in said for value in values)
+
+
+def _stems(text: str) -> set[str]:
+    """The first four letters of each word of three letters or more (``keeper`` and ``keeps`` meet)."""
+    return {word[:4] for word in re.findall(r"[a-z]{3,}", text.casefold())}
 
 
 def _numbers(text: str) -> set[float]:
