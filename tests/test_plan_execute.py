@@ -1107,6 +1107,14 @@ IDRIS = '{"name": "Idris Calloway", "years_of_service": 21, "hourly_wage": 31.15
     ("52113.6", ['{"stock": 462, "price_per_plant_crowns": 112.8}'], "What is the stock worth?", False),  # own sum
     ("37 plants cost 2219.63 crowns", ["2219.63"], "How much would 37 plants cost?", True),  # 37 is the task's
     ("nothing", [], "Who keeps greenhouse GH-03?", False),
+    # seen (t24): asked for the weekly pay (hourly wage times weekly hours), the check gave the hourly wage
+    ("26.6", ['{"hourly_wage": 26.6, "weekly_hours": 37.5}'],
+     "What is the weekly pay (hourly wage times weekly hours) of the keeper, in crowns?", False),
+    ("997.5", ['{"hourly_wage": 26.6, "weekly_hours": 37.5}', "997.5"],
+     "What is the weekly pay (hourly wage times weekly hours) of the keeper, in crowns?", True),
+    ("26.6", ['{"hourly_wage": 26.6, "weekly_hours": 37.5}'], "What is Wendell Okafor's hourly wage?", True),
+    ("462", ['{"stock": 462, "price_per_plant_crowns": 112.8}'],
+     "What is the total value in crowns of all Emberroot plants in stock (stock times price)?", False),
 ])
 def test_from_results_takes_values_of_fields_the_task_asks_about(answer, outputs, task, taken):
     from vero.agents._planner import from_results

@@ -23,7 +23,7 @@ from vero.errors import VeroError
 PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
 REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
 _NOT_YET = re.compile(r"\bnot yet\b")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"(?<![\w.-])-?\d+(?:\.\d+)?(?!\w)")  # not the digits of an id (GH-03)
 
 
 class EmptyPlanError(VeroError):
@@ -170,30 +170,46 @@ class Planner(Agent):
 
 
 def from_results(answer: str, tool_outputs: list[str], task: str) -> bool:
-    """True when ``answer`` gives what the tools returned about what the task asks: a value of a field whose
-    name shares a word with the task (``temperature_c`` for "What is the temperature ..."), or a whole
-    output that is no record (a computed number).  Each number of the answer must be such a value or the
-    task's (commas aside, 18 and 18.0 alike); an answer without numbers must hold such a text value.
+    """True when ``answer`` gives what the tools returned about what the task asks.
+
+    A field the task names (every word of its name is in the task: ``temperature_c`` for "What is the
+    temperature ...", ``hourly_wage`` but not ``weekly_hours`` for "Wendell's hourly wage") gives values;
+    so does a whole output that is no record (a computed number).  Each number of the answer must be
+    such a value or the task's own (commas aside, 18 and 18.0 alike), and an answer without numbers must
+    hold such a text value.  When the task names two or more numeric fields ("hourly wage times weekly
+    hours"), its answer is computed from them, so only a computed output or the task's numbers count.
 
     Not a step's result: a small executor's result can be a field the step did not ask for (22.0, the
-    greenhouse's temperature, as "the greenhouse GH-03"), or its own arithmetic.
+    greenhouse's temperature, for "Find the greenhouse GH-03"), or its own arithmetic.
     """
     asked = _stems(task)
-    values: list[Any] = []
+    named: dict[str, list[Any]] = {}
+    computed: list[str] = []
     for output in tool_outputs:
         record = output_record(output)
-        values += [value for field, value in record.items() if _stems(field) & asked] if record else [output]
+        if not record:
+            computed.append(output)
+        for field, value in record.items():
+            if _stems(field) and _stems(field) <= asked:
+                named.setdefault(field, []).append(value)
     numbers = _numbers(answer)
     if numbers:
-        known = set().union(_numbers(task), *(_numbers(str(value)) for value in values))
+        numeric = [field for field, values in named.items()
+                   if any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)]
+        sources = computed + ([] if len(numeric) > 1 else [str(v) for values in named.values() for v in values])
+        known = set().union(_numbers(task), *map(_numbers, sources))
         return all(any(math.isclose(n, k, rel_tol=1e-9, abs_tol=1e-9) for k in known) for n in numbers)
     said = folded(answer)
-    return any(isinstance(value, str) and folded(value) and folded(value) in said for value in values)
+    return any(isinstance(v, str) and folded(v) and folded(v) in said for values in named.values() for v in values)
+
+
+_FUNCTION_WORDS = {"the", "and", "for", "per", "with", "from", "into", "that", "this", "its"}
 
 
 def _stems(text: str) -> set[str]:
-    """The first four letters of each word of three letters or more (``keeper`` and ``keeps`` meet)."""
-    return {word[:4] for word in re.findall(r"[a-z]{3,}", text.casefold())}
+    """The first four letters of each word of three letters or more, but for a few function words
+    (``keeper`` and ``keeps`` meet; ``price_per_plant`` is price, plant)."""
+    return {word[:4] for word in re.findall(r"[a-z]{3,}", text.casefold()) if word not in _FUNCTION_WORDS}
 
 
 def _numbers(text: str) -> set[float]:
