@@ -1037,7 +1037,8 @@ def test_early_answer_not_yet_runs_the_next_step_and_the_documented_count_holds(
     assert "Every step of the plan is done" in llm.requests[4].messages[0]["content"]
 
 
-@pytest.mark.parametrize("reply", ["NOT YET", "**NOT YET**", "not yet: the rate is still to be looked up", "",
+@pytest.mark.parametrize("reply", ["NOT YET", "**NOT YET**", "not yet: the rate is still to be looked up", "NOT_YET",
+                                   "I still need the weekly hours; the wage is 31.15.", "",
                                    {"content": "The years of service are 21, and dividing", "finish_reason": "length"}])
 def test_early_answer_a_not_yet_empty_or_cut_off_reply_lets_the_plan_go_on(reply):
     agent, llm = early([IDRIS_PLAN, *IDRIS_LOOKUP, reply, "Final Answer: 0.403846", "0.403846"])
@@ -1115,6 +1116,22 @@ IDRIS = '{"name": "Idris Calloway", "years_of_service": 21, "hourly_wage": 31.15
     ("26.6", ['{"hourly_wage": 26.6, "weekly_hours": 37.5}'], "What is Wendell Okafor's hourly wage?", True),
     ("462", ['{"stock": 462, "price_per_plant_crowns": 112.8}'],
      "What is the total value in crowns of all Emberroot plants in stock (stock times price)?", False),
+    # other worlds (a review): each needs a further lookup or arithmetic, so none is taken
+    ("50000", ['{"name": "Bob Lin", "salary": 50000, "manager": "Carol Diaz"}'],
+     "What is the salary of Bob Lin's manager?", False),  # the record links to the manager's
+    ("The late fee is $0.25 per day.", ['{"loan_id": "L-7", "days_overdue": 12}'],
+     "What is the late fee for loan L-7 at $0.25 per day overdue?", False),  # only the task's numbers
+    ("88 days", ["Loan L-7: borrowed 2024-04-17 by member 88, due 2024-05-01"],
+     "How many days overdue is loan L-7 today?", False),  # a sentence is no computed output
+    ("Ana Ruiz's manager is E-12.", ['{"name": "Ana Ruiz", "manager_id": "E-12"}'], "Who is the manager of Ana Ruiz?",
+     False),  # an id in a sentence
+    ("Not available", ['{"employee": "Ana", "grade": "A"}'], "What grade does Ana have?", False),  # "a" in "available"
+    ("1200", ['{"shipment_id": "S-1", "weight_kg": 1200}'], "What is the total weight of shipments S-1 and S-2?",
+     False),  # a total
+    ("12.5", ['{"title": "Dune", "price": 12.5}'], "What do 3 copies of Dune cost at the listed price?", False),
+    ("3", ['{"loan": {"days_overdue": 3, "fine": 1.5}}'], "What is the fine on the loan?", False),  # not plain
+    ("37.5", ['{"name": "Dune", "price": 12.5}', "37.5"], "What do 3 copies of Dune cost at the listed price?",
+     True),  # computed
 ])
 def test_from_results_takes_values_of_fields_the_task_asks_about(answer, outputs, task, taken):
     from vero.agents._planner import from_results
