@@ -1134,6 +1134,6 @@ IDRIS = '{"name": "Idris Calloway", "years_of_service": 21, "hourly_wage": 31.15
      True),  # computed
 ])
 def test_from_results_takes_values_of_fields_the_task_asks_about(answer, outputs, task, taken):
-    from vero.agents._planner import from_results
+    from vero.agents._early_answer import from_results
 
     assert from_results(answer, outputs, task) is taken
