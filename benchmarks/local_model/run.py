@@ -177,7 +177,7 @@ def main() -> int:
                              "prompt and runaway replies make it take minutes per task")
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
     parser.add_argument("--parallel", type=int, default=1,
-                        help="tools-suite tasks run at once, on a server with as many slots (default 1, the "
+                        help="tasks run at once (tools and code suites), on a server with as many slots (default 1, the "
                              "measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
                              "and batching changes the last digits, so trajectories differ from -np 1)")
     parser.add_argument("--base-url", help="use this running server instead of starting one")
@@ -217,7 +217,7 @@ def main() -> int:
                 rows += peer_rows
             print_table(f"tools suite, {len(tasks)} tasks, {model_name}", rows)
         if args.suite in ("code", "all"):
-            rows = run_code_suite(llm, args.limit, out)
+            rows = run_code_suite(llm, args.limit, out, args.parallel)
             print_table(f"code suite (HumanEval sample, seed {CODE_SAMPLE_SEED}), {model_name}", rows)
         if args.suite in ("reflection", "all"):
             from reflection_tasks import run_reflection_suite
@@ -236,17 +236,18 @@ def report(paths: list[str]) -> int:
     return 0
 
 
-def run_code_suite(llm, limit: int | None, out) -> list[dict]:
-    """A seeded sample of HumanEval: plain, BasicReflectionAgent and ReflexionAgent."""
+def run_code_suite(llm, limit: int | None, out, parallel: int = 1) -> list[dict]:
+    """A seeded sample of HumanEval: plain, BasicReflectionAgent and ReflexionAgent; ``parallel`` at a time."""
     import humaneval
+    from server import ensure_humaneval
 
-    problems = humaneval.load_problems()
+    problems = humaneval.load_problems(str(ensure_humaneval()))
     sample = sorted(random.Random(CODE_SAMPLE_SEED).sample(range(len(problems)), CODE_SAMPLE_SIZE))
     chosen = [problems[i] for i in sample][:limit]
     rows = []
     for kind, label in (("plain", "plain (one call)"), ("reflection", "BasicReflectionAgent"),
                         ("reflexion", "ReflexionAgent")):
-        records, _ = humaneval.evaluate(kind, llm, chosen, workers=1)
+        records, _ = humaneval.evaluate(kind, llm, chosen, workers=parallel)
         for record in records:
             rows.append(_emit({"suite": "code", "agent": label, "task": record["task_id"], "correct": record["passed"],
                                "status": record["status"], "answer": record["completion"],
