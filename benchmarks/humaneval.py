@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import doctest
 import gzip
 import json
 import os
@@ -190,6 +191,95 @@ def parse_asserts(text: str, entry_point: str, limit: int = OWN_TESTS_MAX) -> li
     return tests[:limit]
 
 
+# An example in prose: ``f(x) == y``, ``f(x) ==> y``, ``f(x) ➞ y``, ``f(x) returns y``, ``f(x) should return y``...
+_EXAMPLE_LINK = re.compile(r"\s*(?:==>|=>|==|=|➞|->|→|:|returns?|should (?:return|be)|will (?:return|be)|gives?)\s*",
+                           re.IGNORECASE)
+
+
+def stated_examples(prompt: str, entry_point: str) -> list[str]:
+    """The examples the task itself states, as asserts.
+
+    Doctest examples (``>>> f(x)`` and its output) and prose ones (``f(x) ==> y``).
+    They are facts of the task, unlike the tests a model writes, so the evaluator
+    trusts them more.  Only examples whose arguments and result are plain literals
+    are kept: an example that refers to a variable or a description is skipped.
+    """
+    pairs = [(e.source.strip(), e.want.strip()) for e in doctest.DocTestParser().get_examples(prompt)]
+    for line in prompt.splitlines():
+        if not line.lstrip().startswith((">>>", "def ")):
+            pairs += _prose_examples(line, entry_point)
+    asserts: list[str] = []
+    for call, result in pairs:
+        expected = _literal_prefix(result)
+        if expected is not None and _is_literal_call(call, entry_point):
+            test = _canonical(f"assert {call} == {expected}")
+            if test not in asserts:
+                asserts.append(test)
+    return asserts
+
+
+def _prose_examples(line: str, entry_point: str) -> list[tuple[str, str]]:
+    """(call, the text after its link word) for each ``entry_point(...)`` in a line of prose."""
+    pairs = []
+    for match in re.finditer(rf"\b{re.escape(entry_point)}\(", line):
+        for end in (i for i, char in enumerate(line) if char == ")" and i > match.start()):
+            call = line[match.start(): end + 1]
+            if _parses(call):
+                link = _EXAMPLE_LINK.match(line, end + 1)
+                if link:
+                    pairs.append((call, line[link.end():]))
+                break
+    return pairs
+
+
+def _literal_prefix(text: str) -> str | None:
+    """The longest run of leading words that is a Python literal (``[1, 5] # why`` -> ``[1, 5]``).
+
+    None when arithmetic follows (``19 - 5 - 6 = 8``): the value is then a step of a worked
+    example, not its result.
+    """
+    words = text.strip().rstrip(".").split()
+    for count in range(len(words), 0, -1):
+        candidate = " ".join(words[:count]).rstrip(".,;")
+        if count < len(words) and words[count][0] in "+-*/%=<>":
+            continue
+        try:
+            ast.literal_eval(candidate)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        return candidate
+    return None
+
+
+def _canonical(test: str) -> str:
+    """One spelling per test (quotes, spaces, no comment), to tell a repeated example."""
+    return ast.unparse(ast.parse(test))
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source, mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+def _is_literal_call(source: str, entry_point: str) -> bool:
+    """``entry_point(...)`` whose every argument is a literal (no names from the surrounding prose)."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point):
+        return False
+    try:
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            ast.literal_eval(argument)
+    except (ValueError, SyntaxError, TypeError):
+        return False
+    return True
+
+
 _SELF_TEST_RUNNER = '''
 
 def _vero_run_tests(tests):
@@ -220,15 +310,24 @@ _vero_run_tests(TESTS)
 class SelfTestEvaluator:
     """``evaluator(task, answer) -> (passed, score, feedback)`` for ``ReflexionAgent``.
 
-    On first use it asks the model (through the agent, so the call counts toward the run)
-    for unit tests; then it runs each attempt against them in a subprocess.
+    Two kinds of evidence, weighed differently:
+
+    - the examples the task states (``stated_examples``): facts of the task;
+    - asserts the model writes on first use (one call through the agent, so it counts
+      toward the run): its guesses, which on a small model are often wrong themselves.
+
+    An attempt passes when it passes the stated examples, or, for a task that states
+    none, the model's own tests.  The score ranks attempts for ``ReflexionAgent``'s best
+    answer: every stated example passed comes first, then the share of own tests passed.
+    Each attempt runs in a subprocess with a time limit.
     """
 
     def __init__(self, agent: Agent, problems_by_task: dict[str, dict], timeout: float = OWN_TESTS_TIMEOUT):
         self.agent = agent
         self.problems_by_task = problems_by_task
         self.timeout = timeout
-        self.tests: list[str] | None = None
+        self.stated: list[str] = []
+        self.tests: list[str] | None = None  # the model's own, apart from stated examples
 
     def generate_tests(self, problem: dict) -> list[str]:
         prompt = TESTS_PROMPT.format(n=OWN_TESTS_WANTED, entry_point=problem["entry_point"], prompt=problem["prompt"])
@@ -240,22 +339,52 @@ class SelfTestEvaluator:
     def __call__(self, task: str, answer: str) -> tuple[bool, float, str]:
         problem = self.problems_by_task[task]
         if self.tests is None:
-            self.tests = self.generate_tests(problem)
+            self.stated = stated_examples(problem["prompt"], problem["entry_point"])
+            self.tests = [test for test in self.generate_tests(problem) if _canonical(test) not in self.stated]
         program = build_program(problem, extract_code(answer, problem["entry_point"]))
-        if not self.tests:  # nothing to test against: at least the code must run
+        tests = self.stated + self.tests
+        if not tests:  # nothing to test against: at least the code must run
             ok, output = run_python(program, self.timeout)
-            return ok, 50.0 if ok else 0.0, "No usable self-written tests; the code runs." if ok else output
-        ok, output = run_python(f"{program}\nTESTS = {self.tests!r}\n{_SELF_TEST_RUNNER}", self.timeout)
+            return ok, 50.0 if ok else 0.0, "No usable tests; the code runs." if ok else output
+        ok, output = run_python(f"{program}\nTESTS = {tests!r}\n{_SELF_TEST_RUNNER}", self.timeout)
         marker = output.rfind("@@vero-self-tests@@")
         if marker < 0:
             return False, 0.0, f"The code does not run:\n{output.strip()[-1500:]}"
-        results = json.loads(output[marker + len("@@vero-self-tests@@"):].strip())
-        failed = [f"{test}  # {outcome}" for test, outcome in zip(self.tests, results) if outcome]
-        passed = [test for test, outcome in zip(self.tests, results) if not outcome]
-        score = 100.0 * len(passed) / len(self.tests)
-        feedback = "Tests passed:\n" + ("\n".join(passed) or "(none)")
-        feedback += "\n\nTests failed:\n" + ("\n".join(failed) or "(none)")
-        return not failed, score, feedback
+        outcomes = json.loads(output[marker + len("@@vero-self-tests@@"):].strip())
+        stated = list(zip(self.stated, outcomes))
+        own = list(zip(self.tests, outcomes[len(self.stated):]))
+        return weigh(stated, own), score(stated, own), feedback(stated, own)
+
+
+def _passed_share(results: list[tuple[str, str | None]]) -> float:
+    return sum(outcome is None for _, outcome in results) / len(results) if results else 1.0
+
+
+def weigh(stated: list[tuple[str, str | None]], own: list[tuple[str, str | None]]) -> bool:
+    """Passed: the task's own examples all pass; own tests decide only when the task states none."""
+    return _passed_share(stated or own) == 1.0
+
+
+def score(stated: list[tuple[str, str | None]], own: list[tuple[str, str | None]]) -> float:
+    """0-100: passing every stated example ranks above any own-test count (50 + up to 50)."""
+    if _passed_share(stated) == 1.0:
+        return 50.0 + 50.0 * _passed_share(own)
+    return 45.0 * _passed_share(stated) + 5.0 * _passed_share(own)
+
+
+def feedback(stated: list[tuple[str, str | None]], own: list[tuple[str, str | None]]) -> str:
+    """What the reflector reads: the stated examples as facts, the model's tests as checks to weigh."""
+
+    def listed(results: list[tuple[str, str | None]]) -> str:
+        return "\n".join(f"{test}  # {outcome or 'passed'}" for test, outcome in results) or "(none)"
+
+    text = ""
+    if stated:
+        text += f"Examples stated in the task (correct by definition):\n{listed(stated)}\n\n"
+    if own:
+        text += ("Tests written by the model (a test's expected value can itself be wrong: if it contradicts "
+                 f"the task, keep the code and ignore the test):\n{listed(own)}")
+    return text.strip()
 
 
 # -- agents and the run -----------------------------------------------------------------------------------
@@ -316,6 +445,8 @@ def evaluate(agent_kind: str, llm, problems: list[dict], workers: int = 4, *, at
             "elapsed_s": round(result.elapsed_s, 3),
             "completion": code,
             "hidden_test_output": "" if passed else output[-1000:],
+            "trace": [{"kind": str(s.kind), "content": s.content[:3000], "score": s.data.get("score")}
+                      for s in result.steps if s.depth == 0],
             "error": f"{type(result.error).__name__}: {result.error}" if result.error else None,
         })
     count = max(len(records), 1)

@@ -98,7 +98,7 @@ def test_reflexion_runs_its_own_tests_and_never_sees_the_hidden_ones():
     assert "def check(candidate)" not in sent and "METADATA" not in sent
     reflections = [c.prompt for c in llm.requests if "analyse why an attempt" in c.prompt]
     assert len(reflections) == 3
-    assert all("Tests failed:" in r and "# output: None" in r for r in reflections)
+    assert all("Examples stated in the task" in r and "# output: None" in r for r in reflections)
 
 
 def test_reflection_agent_runs_through_the_harness():
@@ -142,6 +142,46 @@ def test_parse_asserts_keeps_only_valid_single_asserts():
     text = "```python\n" + "\n".join([*OWN_TESTS["truncate_number"], "print(1)", "assert truncate_number(3.5) == 0.5",
                                        "assert other(1) == 2"]) + "\n```"
     assert he.parse_asserts(text, "truncate_number") == OWN_TESTS["truncate_number"][:2]
+
+
+def test_stated_examples_are_read_from_doctests_and_prose():
+    prompt = ('''def f(xs, n):
+    """Pick words.
+    >>> f([1, 2], 3)
+    [1, 2]
+    For example:
+    f("Mary had a lamb", 4) ==> ["Mary"]
+    f("a b", 1) ➞ ["a", "b"] # both words
+    f('x', 2) should return [].
+    f([1, 3, 2, 0], 1) == 1 + 9 + 0 + 0 = 10
+    f(lst, 2) == 5
+    f(xs, n) returns the words of xs with n consonants
+    """
+''')
+    assert he.stated_examples(prompt, "f") == [
+        "assert f([1, 2], 3) == [1, 2]",
+        "assert f('Mary had a lamb', 4) == ['Mary']",
+        "assert f('a b', 1) == ['a', 'b']",
+        "assert f('x', 2) == []",
+    ]  # a worked sum, a variable argument and a description are not examples
+    for problem in PROBLEMS:  # the canonical solutions pass every example their task states
+        examples = he.stated_examples(problem["prompt"], problem["entry_point"])
+        assert examples
+        program = he.build_program(problem, problem["prompt"] + problem["canonical_solution"])
+        assert he.run_python(program + "\n" + "\n".join(examples) + "\n", 10)[0]
+
+
+def test_stated_examples_decide_and_own_tests_rank():
+    stated_ok, stated_bad = [("assert f(1) == 2", None)], [("assert f(1) == 2", "output: 3")]
+    own_bad = [("assert f(0) == 0", None), ("assert f([]) == 0", "raised TypeError: ...")]
+    assert he.weigh(stated_ok, own_bad)  # a model's test may be wrong: the task's examples decide
+    assert not he.weigh(stated_bad, [])
+    assert not he.weigh([], own_bad) and he.weigh([], own_bad[:1])  # no stated examples: own tests decide
+    assert he.score(stated_ok, own_bad) == 75.0 and he.score(stated_ok, own_bad[:1]) == 100.0
+    assert he.score(stated_bad, own_bad[:1]) == 5.0 < he.score(stated_ok, own_bad)
+    text = he.feedback(stated_bad, own_bad)
+    assert text.index("Examples stated in the task") < text.index("Tests written by the model")
+    assert "assert f(1) == 2  # output: 3" in text and "assert f(0) == 0  # passed" in text
 
 
 def test_load_problems_without_the_package_says_how_to_install(monkeypatch):

@@ -167,6 +167,9 @@ def main() -> int:
     parser.add_argument("--agents", nargs="*",
                         help="tools-suite vero agents to run (default: all; `--agents` with no names: none, "
                              "e.g. to run only --peers)")
+    parser.add_argument("--code-agents", nargs="*", choices=list(CODE_AGENTS),
+                        help="code-suite agents to run: plain, reflection (BasicReflectionAgent), reflexion "
+                             "(ReflexionAgent); default: all three")
     parser.add_argument("--tasks", nargs="*", help="tools-suite task ids to run (default: all)")
     parser.add_argument("--limit", type=int, help="only the first N tasks of each suite")
     parser.add_argument("--peers", action="store_true", help="also run the peer frameworks on the tools suite")
@@ -177,8 +180,8 @@ def main() -> int:
                              "prompt and runaway replies make it take minutes per task")
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
     parser.add_argument("--parallel", type=int, default=1,
-                        help="tasks run at once (tools and code suites), on a server with as many slots (default 1, the "
-                             "measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
+                        help="tasks run at once (tools and code suites), on a server with as many slots (default 1, "
+                             "the measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
                              "and batching changes the last digits, so trajectories differ from -np 1)")
     parser.add_argument("--base-url", help="use this running server instead of starting one")
     parser.add_argument("--model-name", default="local", help="model name sent with --base-url")
@@ -217,7 +220,7 @@ def main() -> int:
                 rows += peer_rows
             print_table(f"tools suite, {len(tasks)} tasks, {model_name}", rows)
         if args.suite in ("code", "all"):
-            rows = run_code_suite(llm, args.limit, out, args.parallel)
+            rows = run_code_suite(llm, args.limit, out, args.parallel, args.code_agents)
             print_table(f"code suite (HumanEval sample, seed {CODE_SAMPLE_SEED}), {model_name}", rows)
         if args.suite in ("reflection", "all"):
             from reflection_tasks import run_reflection_suite
@@ -236,7 +239,10 @@ def report(paths: list[str]) -> int:
     return 0
 
 
-def run_code_suite(llm, limit: int | None, out, parallel: int = 1) -> list[dict]:
+CODE_AGENTS = {"plain": "plain (one call)", "reflection": "BasicReflectionAgent", "reflexion": "ReflexionAgent"}
+
+
+def run_code_suite(llm, limit: int | None, out, parallel: int = 1, agents: list[str] | None = None) -> list[dict]:
     """A seeded sample of HumanEval: plain, BasicReflectionAgent and ReflexionAgent; ``parallel`` at a time."""
     import humaneval
     from server import ensure_humaneval
@@ -245,8 +251,9 @@ def run_code_suite(llm, limit: int | None, out, parallel: int = 1) -> list[dict]
     sample = sorted(random.Random(CODE_SAMPLE_SEED).sample(range(len(problems)), CODE_SAMPLE_SIZE))
     chosen = [problems[i] for i in sample][:limit]
     rows = []
-    for kind, label in (("plain", "plain (one call)"), ("reflection", "BasicReflectionAgent"),
-                        ("reflexion", "ReflexionAgent")):
+    for kind, label in CODE_AGENTS.items():
+        if agents is not None and kind not in agents:
+            continue
         records, _ = humaneval.evaluate(kind, llm, chosen, workers=parallel)
         for record in records:
             rows.append(_emit({"suite": "code", "agent": label, "task": record["task_id"], "correct": record["passed"],
@@ -254,7 +261,8 @@ def run_code_suite(llm, limit: int | None, out, parallel: int = 1) -> list[dict]
                                "llm_calls": record["llm_calls"], "prompt_tokens": record["prompt_tokens"],
                                "completion_tokens": record["completion_tokens"],
                                "cached_tokens": record.get("cached_tokens", 0), "seconds": record["elapsed_s"],
-                               "error": record["error"], "hidden_test_output": record["hidden_test_output"]}, out))
+                               "error": record["error"], "hidden_test_output": record["hidden_test_output"],
+                               "trace": record["trace"]}, out))
     return rows
 
 
