@@ -213,8 +213,12 @@ def stated_examples(prompt: str, entry_point: str) -> list[str]:
         expected = _literal_prefix(result)
         if expected is not None and _is_literal_call(call, entry_point):
             test = _canonical(f"assert {call} == {expected}")
-            if test not in asserts:
-                asserts.append(test)
+        elif result.strip("\"' ") in ("", "True") and _is_literal_check(call, entry_point):  # >>> f(x) == y
+            test = _canonical(f"assert {call}")
+        else:
+            continue
+        if test not in asserts:
+            asserts.append(test)
     return asserts
 
 
@@ -262,6 +266,17 @@ def _parses(source: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def _is_literal_check(source: str, entry_point: str) -> bool:
+    """``entry_point(...) == literal``: a doctest that shows a comparison and ``True``."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    return (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
+            and _is_literal_call(ast.unparse(node.left), entry_point)
+            and _literal_prefix(ast.unparse(node.comparators[0])) is not None)
 
 
 def _is_literal_call(source: str, entry_point: str) -> bool:

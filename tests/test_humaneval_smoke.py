@@ -149,6 +149,7 @@ def test_stated_examples_are_read_from_doctests_and_prose():
     """Pick words.
     >>> f([1, 2], 3)
     [1, 2]
+    >>> f([3], 1) == [3]
     For example:
     f("Mary had a lamb", 4) ==> ["Mary"]
     f("a b", 1) ➞ ["a", "b"] # both words
@@ -160,6 +161,7 @@ def test_stated_examples_are_read_from_doctests_and_prose():
 ''')
     assert he.stated_examples(prompt, "f") == [
         "assert f([1, 2], 3) == [1, 2]",
+        "assert f([3], 1) == [3]",
         "assert f('Mary had a lamb', 4) == ['Mary']",
         "assert f('a b', 1) == ['a', 'b']",
         "assert f('x', 2) == []",
