@@ -213,7 +213,7 @@ def stated_examples(prompt: str, entry_point: str) -> list[str]:
         expected = _literal_prefix(result)
         if expected is not None and _is_literal_call(call, entry_point):
             test = _canonical(f"assert {call} == {expected}")
-        elif result.strip("\"' ") in ("", "True") and _is_literal_check(call, entry_point):  # >>> f(x) == y
+        elif expected in (None, "True") and _is_literal_check(call, entry_point):  # >>> f(x) == y (+ True)
             test = _canonical(f"assert {call}")
         else:
             continue
