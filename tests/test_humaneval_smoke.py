@@ -6,6 +6,7 @@ OpenAI's HumanEval dataset (https://github.com/openai/human-eval, MIT license).
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -214,6 +215,7 @@ def test_the_local_model_benchmark_reads_the_problems_from_the_cached_wheel(tmp_
     spec = importlib.util.spec_from_file_location("vero_bench_server", HERE.parent / "benchmarks" / "local_model"
                                                   / "server.py")
     server = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, server)  # its dataclasses look their module up there
     spec.loader.exec_module(server)
     monkeypatch.setenv("VERO_BENCH_CACHE", str(tmp_path))
     folder = tmp_path / "human-eval"
