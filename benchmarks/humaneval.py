@@ -404,25 +404,32 @@ def feedback(stated: list[tuple[str, str | None]], own: list[tuple[str, str | No
 
 # -- agents and the run -----------------------------------------------------------------------------------
 class PlainAgent(Agent):
-    """The baseline: one model call."""
+    """The baseline: one model call, the same first request as the other agents' first draft."""
 
     def solve(self, task: str, **kwargs) -> str:
-        return self.call_llm([Message.system(self.system_prompt or CODER_SYSTEM), Message.user(task)]).text
+        return self.call_llm([Message.system(self.with_history(self.system_prompt or CODER_SYSTEM)),
+                              Message.user(task)]).text
 
 
 def agent_factory(kind: str, llm, problems_by_task: dict[str, dict], attempts: int = 3):
-    """``make_agent`` for ``run_many``: a fresh agent of ``kind`` per problem."""
+    """``make_agent`` for ``run_many``: a fresh agent of ``kind`` per problem.
+
+    Every agent drafts with the same system prompt, so its first request is plain's: what
+    differs between the rows is the pattern, not the prompt.
+    """
     if kind == "plain":
         return lambda: PlainAgent("humaneval-plain", llm, verbose=False)
     if kind == "reflection":
         from vero.agents import BasicReflectionAgent
 
-        return lambda: BasicReflectionAgent("humaneval-reflection", llm, max_turns=attempts, verbose=False)
+        return lambda: BasicReflectionAgent("humaneval-reflection", llm, system_prompt=CODER_SYSTEM,
+                                            max_turns=attempts, verbose=False)
     if kind == "reflexion":
         from vero.agents import ReflexionAgent
 
         def make_reflexion():
-            agent = ReflexionAgent("humaneval-reflexion", llm, max_attempts=attempts, verbose=False)
+            agent = ReflexionAgent("humaneval-reflexion", llm, system_prompt=CODER_SYSTEM, max_turns=attempts,
+                                   verbose=False)
             agent.evaluator = SelfTestEvaluator(agent, problems_by_task)
             return agent
 
@@ -455,6 +462,7 @@ def evaluate(agent_kind: str, llm, problems: list[dict], workers: int = 4, *, at
             "llm_calls": result.llm_calls,
             "prompt_tokens": result.usage.get("prompt_tokens", 0),
             "completion_tokens": result.usage.get("completion_tokens", 0),
+            "cached_tokens": result.usage.get("cached_tokens", 0),
             "attempts": len(result.steps_of("attempt")) or len(result.steps_of("revision")) + 1,
             "own_tests": own[0].data.get("count") if own else None,
             "elapsed_s": round(result.elapsed_s, 3),

@@ -230,3 +230,13 @@ def test_the_local_model_benchmark_reads_the_problems_from_the_cached_wheel(tmp_
     path = server.ensure_humaneval()
     assert he.load_problems(path=str(path)) == PROBLEMS
     assert server.ensure_humaneval() == path and not list(folder.glob("*.partial"))
+
+
+def test_every_agent_drafts_with_plains_request():
+    first_requests = []
+    for kind in ("plain", "reflection", "reflexion"):
+        llm = scripted_coder(_canonical)
+        he.evaluate(kind, llm, PROBLEMS[:1], workers=1)
+        first_requests.append(llm.requests[0].messages)
+    assert first_requests[0] == first_requests[1] == first_requests[2]
+    assert first_requests[0][0]["content"].startswith(he.CODER_SYSTEM)
