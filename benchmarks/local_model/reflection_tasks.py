@@ -76,12 +76,12 @@ sys.modules["pytest_raises_stub"] = _stub
 
 
 class PlainCoder(Agent):
-    """The baseline: one model call."""
+    """The baseline: one model call, the same request as BasicReflectionAgent's first draft."""
 
     uses_tools = False
 
     def solve(self, task: str, **kwargs) -> str:
-        return self.call_llm([Message.system(CODER_SYSTEM), Message.user(task)]).text
+        return self.call_llm([Message.system(self.with_history(CODER_SYSTEM)), Message.user(task)]).text
 
 
 def passes(code_reply: str, tests: list[str]) -> tuple[bool, str]:
@@ -96,8 +96,11 @@ def run_reflection_suite(llm, limit: int | None = None) -> list[dict]:
     from run import result_row
 
     rows = []
+    def reflection() -> BasicReflectionAgent:
+        return BasicReflectionAgent("reflection", llm, system_prompt=CODER_SYSTEM, verbose=False)
+
     for label, make in (("plain (one call)", lambda: PlainCoder("plain", llm, verbose=False)),
-                        ("BasicReflectionAgent", lambda: BasicReflectionAgent("reflection", llm, verbose=False))):
+                        ("BasicReflectionAgent", reflection)):
         for name, task, tests in TASKS[:limit]:
             agent = make()
             started = time.perf_counter()
