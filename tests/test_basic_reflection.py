@@ -158,11 +158,22 @@ def test_history_is_shared_across_runs_and_reaches_the_prompts():
 
 
 def test_system_prompt_replaces_the_generator_prompt_verbatim():
-    agent, llm = make(["ok", critique(True)], system_prompt="You are terse. Literal {braces} stay.")
+    agent, llm = make(["ok", critique(True), "ok again", critique(True)],
+                      system_prompt="You are terse. Literal {braces} stay.")
     agent.run("task")
-    system = llm.requests[0].messages[0]["content"]
-    assert system.startswith("You are terse. Literal {braces} stay.")
-    assert "## Conversation History" in system and "helpful assistant" not in system
+    assert llm.requests[0].messages[0]["content"] == "You are terse. Literal {braces} stay."
+    agent.run("next task")
+    system = llm.requests[2].messages[0]["content"]
+    assert system.startswith("You are terse. Literal {braces} stay.\n## Conversation History\n")
+    assert "User: task\nAssistant: ok" in system and "helpful assistant" not in system
+
+
+def test_no_empty_history_section_before_a_conversation():
+    agent, llm = make(["draft", critique(False, "too short"), "longer draft", critique(True)])
+    agent.run("task")
+    systems = [request.messages[0]["content"] for request in llm.requests]
+    assert len(systems) == 4 and not any("Conversation History" in s or "(none)" in s for s in systems)
+    assert systems[0] == agent.generate_prompt.format(history_section="")
 
 
 def test_a_subclass_can_override_a_prompt():

@@ -26,17 +26,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools
+from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.parsing import as_bool
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, StepKind
 
 GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
 Output only the answer to the user task.
-""" + HISTORY_SECTION
+{history_section}"""
 
 REFLECT_PROMPT = """You are a strict critic. Evaluate whether the response sufficiently answers the user task.
-""" + HISTORY_SECTION + """
+{history_section}
 ## Evaluation criteria for `is_sufficient`
 Set `is_sufficient` to true if the response correctly answers what the user asked, even if it could be phrased better or include extra detail.
 Set `is_sufficient` to false only if:
@@ -60,7 +60,7 @@ CRITIQUE_REQUEST = "## User Task\n{task}\n\n## Response\n{response}"
 REVISE_PROMPT = """You are a helpful assistant.
 Revise your previous response using the critic's feedback below.
 Produce only the improved response with no additional commentary.
-""" + HISTORY_SECTION + """
+{history_section}
 ## Previous Response
 {response}
 
@@ -155,19 +155,23 @@ class BasicReflectionAgent(Agent):
         if self.system_prompt:  # the user's prompt is used verbatim, never formatted
             system = self.with_history(self.system_prompt)
         else:
-            system = self.generate_prompt.format(history=self.history_text())
+            system = self.generate_prompt.format(**self._history_slots())
         return self.call_llm([Message.system(system), Message.user(task)])
 
     def _reflect(self, task: str, response: str) -> Critique:
         messages = [
-            Message.system(self.reflect_prompt.format(history=self.history_text())),
+            Message.system(self.reflect_prompt.format(**self._history_slots())),
             Message.user(self.critique_request.format(task=task, response=response)),
         ]
         critique: Critique = self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
         return critique
 
+    def _history_slots(self) -> dict[str, str]:
+        """The slots a prompt may have: ``{history_section}`` (these prompts) or ``{history}`` (a subclass's own)."""
+        return {"history_section": self.history_section(), "history": self.history_text()}
+
     def _revise(self, task: str, response: str, feedback: str) -> Message:
-        system = self.revise_prompt.format(history=self.history_text(), response=response, feedback=feedback)
+        system = self.revise_prompt.format(**self._history_slots(), response=response, feedback=feedback)
         return self.call_llm([Message.system(system), Message.user(task)])
 
 

@@ -489,9 +489,18 @@ class Agent(ABC):
         """``format_history()`` for a prompt section, ``(none)`` when there is no history yet."""
         return self.format_history() or "(none)"
 
+    def history_section(self) -> str:
+        """``HISTORY_SECTION`` with the recent conversation, or ``""`` before there is one.
+
+        An empty "(none)" section is noise to a small model: on HumanEval it cost 3 of 40
+        problems (docs/benchmarks.md).
+        """
+        history = self.format_history()
+        return HISTORY_SECTION.format(history=history) if history else ""
+
     def with_history(self, system: str) -> str:
-        """``system`` (never formatted: it may be the user's own prompt) and then ``HISTORY_SECTION``."""
-        return system + HISTORY_SECTION.format(history=self.history_text())
+        """``system`` (never formatted: it may be the user's own prompt) and then ``history_section()``."""
+        return system + self.history_section()
 
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""
