@@ -168,8 +168,8 @@ def main() -> int:
                         help="tools-suite vero agents to run (default: all; `--agents` with no names: none, "
                              "e.g. to run only --peers)")
     parser.add_argument("--code-agents", nargs="*", choices=list(CODE_AGENTS),
-                        help="code-suite agents to run: plain, reflection (BasicReflectionAgent), reflexion "
-                             "(ReflexionAgent); default: all three")
+                        help="code-suite agents to run, in this order: plain, reflection (BasicReflectionAgent), "
+                             "reflexion (ReflexionAgent); default: all three")
     parser.add_argument("--tasks", nargs="*", help="tools-suite task ids to run (default: all)")
     parser.add_argument("--limit", type=int, help="only the first N tasks of each suite")
     parser.add_argument("--peers", action="store_true", help="also run the peer frameworks on the tools suite")
@@ -251,9 +251,8 @@ def run_code_suite(llm, limit: int | None, out, parallel: int = 1, agents: list[
     sample = sorted(random.Random(CODE_SAMPLE_SEED).sample(range(len(problems)), CODE_SAMPLE_SIZE))
     chosen = [problems[i] for i in sample][:limit]
     rows = []
-    for kind, label in CODE_AGENTS.items():
-        if agents is not None and kind not in agents:
-            continue
+    for kind in agents or CODE_AGENTS:  # in the order given
+        label = CODE_AGENTS[kind]
         records, _ = humaneval.evaluate(kind, llm, chosen, workers=parallel)
         for record in records:
             rows.append(_emit({"suite": "code", "agent": label, "task": record["task_id"], "correct": record["passed"],
