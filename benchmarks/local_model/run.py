@@ -19,7 +19,8 @@ Suites:
 
 Columns: solved/total (the answer is correct, whatever the status), runs that
 ended ``ok``, model calls, prompt tokens, completion tokens, prompt tokens the
-server served from its cache, calls that hit the output cap, wall time.
+server served from its cache, calls that hit the output cap, and the tasks' times summed (the wall
+time with the default ``--parallel 1``; about N times the wall time with ``--parallel N``).
 ``--report FILE.jsonl ...`` prints the tables again from the per-task rows.
 """
 
@@ -144,7 +145,7 @@ def summary(rows: list[dict]) -> list[dict]:
 def print_table(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
     headers = ["agent", "solved", "rate", "ended ok", "calls", "prompt tok", "completion tok", "cached tok",
-               "cached %", "cut off", "wall s"]
+               "cached %", "cut off", "task s"]
     table = [headers]
     for line in summary(rows):
         table.append([line["agent"], f"{line['solved']}/{line['total']}", f"{line['solved'] / line['total']:.0%}",
