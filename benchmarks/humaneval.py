@@ -7,11 +7,14 @@
 - ``plain``: one model call per problem (the baseline).
 - ``reflection``: ``BasicReflectionAgent``: draft, an LLM critic reads it, revise (up to
   ``--attempts`` critiques).  The critic never runs the code.
-- ``reflexion``: ``ReflexionAgent`` as in the paper's programming setting: the model's
-  own unit tests are the evaluator.  One extra call asks for several asserts, each is
-  syntax-checked with ``ast.parse`` (broken ones are dropped), and every attempt is run
-  against them in a subprocess with a timeout; the failing asserts (with the actual
-  output) are the feedback the reflector reads.  Up to ``--attempts`` attempts.
+- ``reflexion``: ``ReflexionAgent`` as in the paper's programming setting, with tests weighed
+  by where they come from: the examples the task states (doctests, ``f(x) ==> y``) decide
+  whether an attempt passes; one extra call asks the model for several asserts of its own
+  (syntax-checked with ``ast.parse``; broken ones are dropped), which only rank attempts and
+  decide only when the task states no example.  Every attempt runs against both in a
+  subprocess with a timeout; the results (with the actual output) are the feedback the
+  reflector reads.  Up to ``--attempts`` attempts.
+- All three draft with the same system prompt, so their first request is the same.
 
 The hidden HumanEval tests run once per problem, after the agent has finished, only to
 score the final answer; the agent never sees them.  All generated code runs in a
