@@ -12,7 +12,6 @@ import time
 
 import humaneval
 
-from vero import Agent, Message
 from vero.agents import BasicReflectionAgent
 
 CODER_SYSTEM = "You are an expert Python programmer. Reply with the complete code in one ```python code block."
@@ -75,15 +74,6 @@ sys.modules["pytest_raises_stub"] = _stub
 '''
 
 
-class PlainCoder(Agent):
-    """The baseline: one model call, the same request as BasicReflectionAgent's first draft."""
-
-    uses_tools = False
-
-    def solve(self, task: str, **kwargs) -> str:
-        return self.call_llm([Message.system(self.with_history(CODER_SYSTEM)), Message.user(task)]).text
-
-
 def passes(code_reply: str, tests: list[str]) -> tuple[bool, str]:
     """Run the reply's code and the hidden tests in a subprocess."""
     code = humaneval.extract_code(code_reply)
@@ -95,12 +85,14 @@ def passes(code_reply: str, tests: list[str]) -> tuple[bool, str]:
 def run_reflection_suite(llm, limit: int | None = None) -> list[dict]:
     from run import result_row
 
-    rows = []
+    def plain() -> humaneval.PlainAgent:  # the same first request as BasicReflectionAgent's draft
+        return humaneval.PlainAgent("plain", llm, system_prompt=CODER_SYSTEM, verbose=False)
+
     def reflection() -> BasicReflectionAgent:
         return BasicReflectionAgent("reflection", llm, system_prompt=CODER_SYSTEM, verbose=False)
 
-    for label, make in (("plain (one call)", lambda: PlainCoder("plain", llm, verbose=False)),
-                        ("BasicReflectionAgent", reflection)):
+    rows = []
+    for label, make in (("plain (one call)", plain), ("BasicReflectionAgent", reflection)):
         for name, task, tests in TASKS[:limit]:
             agent = make()
             started = time.perf_counter()
