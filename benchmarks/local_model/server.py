@@ -317,6 +317,14 @@ def _free_port() -> int:
 _RUNNING: list[LlamaServer] = []  # the servers this process started and has not stopped yet
 
 
+def _stop_running() -> None:
+    for server in list(_RUNNING):
+        server.stop()
+
+
+atexit.register(_stop_running)  # also when the program ends without leaving the ``with`` block
+
+
 def _stop_on_signals() -> None:
     """Ctrl-C and SIGTERM stop the servers first, then end the program as usual.
 
@@ -329,21 +337,17 @@ def _stop_on_signals() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
 
-    def stop_servers() -> None:
-        for server in list(_RUNNING):
-            server.stop()
-
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
 
         def on_sigterm(signum, frame):
-            stop_servers()
+            _stop_running()
             raise SystemExit(128 + signum)
 
         signal.signal(signal.SIGTERM, on_sigterm)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
 
         def on_sigint(signum, frame):
-            stop_servers()
+            _stop_running()
             raise KeyboardInterrupt
 
         signal.signal(signal.SIGINT, on_sigint)
@@ -422,7 +426,6 @@ class LlamaServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "wb")
         _stop_on_signals()
-        atexit.register(self.stop)
         _RUNNING.append(self)
         main_thread = threading.current_thread() is threading.main_thread()
         try:
@@ -467,7 +470,7 @@ class LlamaServer:
             time.sleep(0.25)
 
     def stop(self) -> None:
-        """Terminate, wait, then kill; safe to call more than once (atexit calls it too)."""
+        """Terminate, wait, then kill; safe to call more than once (``_stop_running`` calls it too)."""
         process, self.process = self.process, None
         if self in _RUNNING:
             _RUNNING.remove(self)
@@ -481,7 +484,6 @@ class LlamaServer:
         if self._log is not None:
             self._log.close()
             self._log = None
-        atexit.unregister(self.stop)
 
 
 # -- command line ------------------------------------------------------------------------
