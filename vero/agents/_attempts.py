@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from vero.core.parsing import as_score
+from vero.core.text import clip
+
+# fn(task, answer) -> (passed, score 0-100, feedback): an external check, such as unit tests
+Evaluator = Callable[[str, str], tuple[bool, float, str]]
 
 
 class ReflexionMemory:
@@ -58,3 +65,20 @@ class Attempt:
 def best(attempts: list[Attempt]) -> Attempt:
     """The highest-scoring attempt; ``max`` keeps the earliest on ties."""
     return max(attempts, key=lambda a: a.verdict.score)
+
+
+def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verdict, str | None]:
+    """The evaluator's verdict on ``answer``, and None; or, when it raises or returns anything but
+    ``(passed, score, feedback)``, a failing verdict (score 0, the problem as its feedback) and the problem."""
+    try:
+        verdict = evaluator(task, answer)
+    except Exception as exc:
+        problem = f"evaluator raised {type(exc).__name__}: {exc}"
+    else:
+        try:
+            passed, score, feedback = verdict
+            return Verdict(bool(passed), as_score(score), str(feedback or "")), None
+        except (TypeError, ValueError) as exc:
+            shown = clip(repr(verdict), 300, " ...")
+            problem = f"evaluator returned {shown} (expected (passed, score, feedback)): {exc}"
+    return Verdict(False, 0.0, problem), problem

@@ -11,22 +11,32 @@ from typing import Any
 
 from vero.core.agent import tool_calls
 from vero.core.parsing import args_text, call_worked, written_call
-from vero.core.result import Step
+from vero.core.result import PlanStepStatus, RunResult, Step
 from vero.core.text import folded
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
 _TOOL_NAME = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\(.*\))?\s*", re.DOTALL)  # find_plant, find_plant(name: str)
-MARKERS = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]", "failed": "[!]"}
+MARKERS = {PlanStepStatus.PENDING: "[ ]", PlanStepStatus.IN_PROGRESS: "[>]", PlanStepStatus.COMPLETED: "[x]",
+           PlanStepStatus.FAILED: "[!]"}
 
 
 @dataclass
 class PlanStep:
     description: str
-    status: str = "pending"  # pending | in_progress | completed | failed
+    status: PlanStepStatus = PlanStepStatus.PENDING
     result: str = ""
     tool_results: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", output) of calls that worked
     errors: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", error) of its calls that failed
     deferred: bool = False  # a failed step run again after the next step (see Plan.defer)
+
+    def finish(self, result: RunResult) -> None:
+        """Take the outcome of the step's executor run: its tool calls, its result, and its status,
+        ``completed`` only when the run ended ok and a call worked or none failed (a step whose
+        every call failed is not done, whatever the executor then said)."""
+        self.tool_results, self.errors = tool_results(result.steps)
+        worked = result.ok and (self.tool_results or not self.errors)
+        self.status = PlanStepStatus.COMPLETED if worked else PlanStepStatus.FAILED
+        self.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
 
 
 @dataclass
@@ -46,22 +56,23 @@ class Plan:
 
     def next_step(self) -> PlanStep:
         """The first pending step (the loops run while one is left)."""
-        return next(s for s in self.steps if s.status == "pending")
+        return next(s for s in self.steps if s.status == PlanStepStatus.PENDING)
 
     def remaining(self) -> list[str]:
-        return [s.description for s in self.steps if s.status == "pending"]
+        return [s.description for s in self.steps if s.status == PlanStepStatus.PENDING]
 
     def completed(self) -> list[str]:
-        return [s.description for s in self.steps if s.status == "completed"]
+        return [s.description for s in self.steps if s.status == PlanStepStatus.COMPLETED]
 
     def replace_remaining(self, descriptions: list[str]) -> None:
-        self.steps = [s for s in self.steps if s.status != "pending"] + [PlanStep(d) for d in descriptions]
+        self.steps = [s for s in self.steps if s.status != PlanStepStatus.PENDING] + [PlanStep(d) for d in descriptions]
 
     def results(self, clip: Callable[[str, int], str]) -> str:
         """The finished steps: each with its result and the output of its tool calls that worked; a
         failed step with those outputs and the errors of its last two failed calls, but not its
         answer: no tool result is behind it, and a small model copied such a guess into the final answer."""
-        done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in ("completed", "failed")]
+        finished = (PlanStepStatus.COMPLETED, PlanStepStatus.FAILED)
+        done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in finished]
         return "\n\n".join(f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done) \
             or "(none yet)"
 
@@ -86,7 +97,7 @@ class Plan:
         each put off in turn, cost 19 more calls): False (the plan is unchanged) when no step is
         pending, a call of the step worked, it made no call, it failed before, or a step was put off.
         """
-        pending = [i for i, s in enumerate(self.steps) if s.status == "pending"]
+        pending = [i for i, s in enumerate(self.steps) if s.status == PlanStepStatus.PENDING]
         if not pending or step.tool_results or not step.errors or self.put_off or self.failures(step.description) > 1:
             return False
         self.steps.insert(pending[0] + 1, PlanStep(step.description, deferred=True))
@@ -118,7 +129,7 @@ class Plan:
         repair = [d for d in proposed if self.failures(d) < 2]
         dropped = [d for d in proposed if self.failures(d) >= 2]
         if not any(folded(d) not in later for d in repair):
-            dropped.append(next(s.description for s in reversed(self.steps) if s.status == "failed"))
+            dropped.append(next(s.description for s in reversed(self.steps) if s.status == PlanStepStatus.FAILED))
         given_up = [d for d in dict.fromkeys(dropped) if self._give_up(d)]
         repaired = {folded(d) for d in repair}
         return repair + [d for d in self.remaining() if folded(d) not in repaired], given_up
@@ -131,7 +142,8 @@ class Plan:
         return True
 
     def _failed_tries(self, description: str) -> list[PlanStep]:
-        return [s for s in self.steps if s.status == "failed" and folded(s.description) == folded(description)]
+        wanted = folded(description)
+        return [s for s in self.steps if s.status == PlanStepStatus.FAILED and folded(s.description) == wanted]
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -139,7 +151,7 @@ class Plan:
 
 def _outcome(step: PlanStep, clip: Callable[[str, int], str]) -> str:
     worked = "".join(f"\nTool result: {clip(f'{call} -> {output}', 1000)}" for call, output in step.tool_results)
-    if step.status != "failed":
+    if step.status != PlanStepStatus.FAILED:
         return f"Result: {clip(step.result, 2000)}{worked}"
     if not step.errors and not step.tool_results:  # no call was made: what the executor ended with says why
         return f"Result: none (the step failed; it ended with: {clip(step.result, 300)})"

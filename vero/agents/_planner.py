@@ -14,7 +14,7 @@ from vero.agents._early_answer import from_results
 from vero.agents._plan import Finished, Plan, PlanStep, Remaining, approval_text, read_plan, read_replan
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
-from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome, StepKind
+from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome, PlanStepStatus, StepKind
 from vero.core.text import folded, looks_like_id
 from vero.errors import VeroError
 
@@ -145,7 +145,7 @@ class Planner(Agent):
         answer = reply.text.strip()
         if reply.truncated or not answer or _NOT_YET.search(folded(answer)) or looks_like_id(answer):
             return None  # not yet; or only an id, which again is a link
-        outputs = [output for s in plan.steps if s.status == "completed" for _, output in s.tool_results]
+        outputs = [output for s in plan.steps if s.status == PlanStepStatus.COMPLETED for _, output in s.tool_results]
         if not from_results(answer, outputs, task):
             self.record(StepKind.WARNING, "an answer before the plan's end that the results do not give; the plan "
                                           "goes on", raw=answer)

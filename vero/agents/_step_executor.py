@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vero.agents._plan import lasting
 from vero.agents.react import ReActAgent
 from vero.core.agent import tool_calls
 from vero.core.result import Step, StepKind
@@ -49,6 +50,12 @@ class StepExecutor(ReActAgent):
     # set to the user's task: a value found only in this step's text (the plan, an earlier failed call) is
     # still made up (vero.core.given_id)
     overall_task = ""
+
+    def join_plan(self, task: str, tools_named: bool, plan_steps: list[Step]) -> None:
+        """Before the run: the user's task, whether the step names its tools, and the plan's steps so far
+        (their tool calls that still hold, see ``_plan.lasting``), which this executor's checks read."""
+        self.overall_task, self.tools_named = task, tools_named
+        self.plan_calls = lasting(tool_calls(plan_steps, depth=1))
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """The plan's earlier calls count too.  Its executor writes ``calculate("stock * price")`` with

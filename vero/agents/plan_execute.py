@@ -60,14 +60,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vero.agents._plan import MARKERS, Finished, Plan, PlanStep, Remaining, lasting, tool_results
+from vero.agents._plan import MARKERS, Finished, Plan, PlanStep, Remaining
 from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import HISTORY_SECTION, Tools, tool_calls
+from vero.core.agent import HISTORY_SECTION, Tools
 from vero.core.message import ChatModel
 from vero.core.options import renamed_budget
-from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, StepKind
+from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, PlanStepStatus, StepKind
 
 # Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
@@ -198,12 +198,10 @@ class PlanExecuteAgent(Planner):
     final_prompt = FINAL_PROMPT
     max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
 
-    def __init__(self, name: str, llm: ChatModel,
-                 tools: Tools = None,
-                 system_prompt: str | None = None, max_turns: int | None = None, verbose: bool = True, *,
-                 max_steps: int | None = None, approve: Callable[[Plan], bool | str] | None = None,
-                 max_plan_revisions: int = 3, max_replans: int = 5, replan_every_step: bool = False,
-                 answer_early: bool = True,
+    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
+                 max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
+                 approve: Callable[[Plan], bool | str] | None = None, max_plan_revisions: int = 3,
+                 max_replans: int = 5, replan_every_step: bool = False, answer_early: bool = True,
                  **base_options: Any) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
@@ -226,11 +224,10 @@ class PlanExecuteAgent(Planner):
 
     def _repair_failed_steps(self, task: str, plan: Plan) -> Outcome:
         """The default loop: the steps in order, a repair after each failed one, the answer after the last."""
-        repairs = 0
         for number in self.turns():
             step = plan.next_step()
             self._execute(task, plan, step, number)
-            if step.status == "completed":
+            if step.status == PlanStepStatus.COMPLETED:
                 if not plan.remaining():
                     return self._answer(task, plan)
                 answer = self._answered_early(task, plan, step)
@@ -241,8 +238,7 @@ class PlanExecuteAgent(Planner):
                 self.record(StepKind.WARNING, f"the step {step.description!r} failed; it runs again after the next "
                                        "step, whose result it may need")
                 continue
-            repairs += 1
-            if self._past_cap(repairs):
+            if self._past_cap():
                 break
             decision = self._repair(task, plan)
             if isinstance(decision, Finished):
@@ -254,7 +250,7 @@ class PlanExecuteAgent(Planner):
 
     def _replan_after_every_step(self, task: str, plan: Plan) -> Outcome:
         """The classic loop (``replan_every_step``): the replanner answers, or says what remains, after each step."""
-        proposed, replans = None, 0
+        proposed = None
         for number in self.turns():
             self._execute(task, plan, plan.next_step(), number)
             decision = self._replan(task, plan)
@@ -267,10 +263,8 @@ class PlanExecuteAgent(Planner):
                 self.record(StepKind.WARNING, "the replanner proposed the same plan twice in a row")
                 break
             proposed = decision
-            if decision.steps != plan.remaining():
-                replans += 1
-                if self._past_cap(replans):
-                    break
+            if decision.steps != plan.remaining() and self._past_cap():
+                break
             self._replace_remaining(plan, decision.steps)
         return self._answer(task, plan, capped=True)
 
@@ -283,32 +277,30 @@ class PlanExecuteAgent(Planner):
         self.record(StepKind.FINAL, decision.answer)
         return Outcome(decision.answer, NEEDS_REVIEW if plan.gave_up() else OK)
 
-    def _past_cap(self, replans: int) -> bool:
-        """True, with a warning, when ``replans`` is past ``max_replans`` (the loop then ends)."""
-        if replans > self.max_replans:
+    def _past_cap(self) -> bool:
+        """Count one more repair or change of plan; True, with a warning, once they pass ``max_replans``."""
+        capped = self.tally("replans") > self.max_replans
+        if capped:
             self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
-        return replans > self.max_replans
+        return capped
 
     # -- executor ------------------------------------------------------------------
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
-        step.status = "in_progress"
+        step.status = PlanStepStatus.IN_PROGRESS
         self.record(StepKind.PLAN_STEP, f"[>] {step.description}", status=step.status)
         named = plan.tools_for(step, self.tools.names())
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
                                  tools=self.tools.only(named) if named else self.tools)
         if isinstance(executor, StepExecutor):
-            executor.tools_named, executor.overall_task = bool(named), task
-            executor.plan_calls = lasting(tool_calls(self.steps_so_far(), depth=1))
+            executor.join_plan(task, tools_named=bool(named), plan_steps=self.steps_so_far())
         # a retry: the planner may have named the wrong tool (not for a deferred step: its input was missing)
         failed_tools = [] if step.deferred else plan.failed_tools(step.description)
         retry_note = self.retry_note.format(tools=", ".join(failed_tools)) if failed_tools else ""
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
                                      step=step.description + retry_note)
         result = self.run_subagent(executor, text)
-        step.tool_results, step.errors = tool_results(result.steps)
-        step.status = "completed" if result.ok and (step.tool_results or not step.errors) else "failed"
-        step.result = result.answer or f"(no result: the step ended {result.status}; {result.error})"
+        step.finish(result)
         self.record(StepKind.PLAN_STEP, f"{MARKERS[step.status]} {step.description} -> {step.result}",
                     status=step.status, description=step.description, result=step.result)
-        if step.status == "completed":  # a failed step's answer is a guess: never the run's partial answer
+        if step.status == PlanStepStatus.COMPLETED:  # a failed step's answer is a guess: never the run's partial answer
             self.keep_partial(result.answer)

@@ -134,21 +134,10 @@ class ReActAgent(Agent):
     max_repairs = MAX_REPAIRS  # failed calls repaired in a separate request, per run (vero.agents._repair)
     follows_links = True  # an answer that gives an id a tool takes but was never given is sent back once
 
-    def __init__(
-        self,
-        name: str,
-        llm: ChatModel,
-        tools: Tools = None,
-        system_prompt: str | None = None,
-        max_turns: int | None = None,
-        verbose: bool = True,
-        *,
-        protocol: str = "text",
-        reflect_every: int | None = None,
-        max_format_errors: int = 3,
-        max_repeats: int = 3,
-        **base_options: Any,
-    ) -> None:
+    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
+                 max_turns: int | None = None, verbose: bool = True, *, protocol: str = "text",
+                 reflect_every: int | None = None, max_format_errors: int = 3, max_repeats: int = 3,
+                 **base_options: Any) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be 'text' or 'native', got {protocol!r}")

@@ -16,11 +16,10 @@ and a first-time pass costs 2; JSON re-asks of the judge come on top.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any
 
-from vero.agents._attempts import NOT_EVALUATED, Attempt, ReflexionMemory, Verdict, best
+from vero.agents._attempts import NOT_EVALUATED, Attempt, Evaluator, ReflexionMemory, Verdict, best, external_verdict
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
@@ -75,8 +74,6 @@ MAX_REFLECTION_WORDS = 200  # the prompt asks for 150; longer replies are cut he
 
 # Re-exported, so that `from vero.agents.reflexion import ReflexionMemory, Verdict, ...` keeps working.
 __all__ = ["ReflexionAgent", "ReflexionMemory", "Attempt", "Verdict", "NOT_EVALUATED", "Evaluator"]
-
-Evaluator = Callable[[str, str], tuple[bool, float, str]]  # fn(task, answer) -> (passed, score, feedback)
 
 
 class ReflexionAgent(Agent):
@@ -196,29 +193,15 @@ class ReflexionAgent(Agent):
         if attempt.status == FAILED or not attempt.answer.strip():
             return Verdict(False, 0.0, f"The attempt produced no usable answer (executor status: {attempt.status}).")
         if self.evaluator is not None:
-            return self._run_evaluator(self.evaluator, task, attempt)
+            verdict, problem = external_verdict(self.evaluator, task, attempt.answer)
+            if problem:  # that attempt fails; the next attempts go on
+                self.record(StepKind.ERROR, problem, attempt=attempt.number)
+            return verdict
         messages = [
             Message.system(self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
             Message.user(self.evaluate_request.format(task=task, answer=attempt.answer)),
         ]
         return self.ask_json(messages, self._read_verdict, schema=VERDICT_SCHEMA)
-
-    def _run_evaluator(self, evaluator: Evaluator, task: str, attempt: Attempt) -> Verdict:
-        """The external check.  One that raises or returns an unusable verdict fails
-        this attempt (score 0, the problem as feedback); the next attempts go on."""
-        try:
-            verdict = evaluator(task, attempt.answer)
-        except Exception as exc:
-            problem = f"evaluator raised {type(exc).__name__}: {exc}"
-        else:
-            try:
-                passed, score, feedback = verdict
-                return Verdict(bool(passed), as_score(score), str(feedback or ""))
-            except (TypeError, ValueError) as exc:
-                problem = (f"evaluator returned {self.clip(repr(verdict), 300)} "
-                           f"(expected (passed, score, feedback)): {exc}")
-        self.record(StepKind.ERROR, problem, attempt=attempt.number)
-        return Verdict(False, 0.0, problem)
 
     def _read_verdict(self, data: dict[str, Any]) -> Verdict:
         score = as_score(data["score"])

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from vero.core.result import Status, StepKind
+from vero.core.result import PlanStepStatus, Status, StepKind
 from vero.core.text import clip
 
 log = logging.getLogger("vero.events")
@@ -79,8 +79,8 @@ STEP_ICONS: dict[str, str] = {
 }
 DEFAULT_STEP_ICON = "•"
 # A step kind whose label depends on its data: plan_step starts ([>]) and ends (done or failed).
-PLAN_STEP_LABELS = {"in_progress": ("▶️", "Step started"), "completed": ("✅", "Step done"),
-                    "failed": ("❌", "Step failed")}
+PLAN_STEP_LABELS = {PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
+                    PlanStepStatus.COMPLETED: ("✅", "Step done"), PlanStepStatus.FAILED: ("❌", "Step failed")}
 STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
                                 Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌"}
 

@@ -83,6 +83,15 @@ class StepKind(_Named):
     ANSWER = "answer"
 
 
+class PlanStepStatus(_Named):
+    """Where a step of a plan stands (``PlanStep.status``; a ``plan_step`` step's ``data["status"]``)."""
+
+    PENDING = "pending"          # not run yet
+    IN_PROGRESS = "in_progress"  # its executor is running
+    COMPLETED = "completed"      # it ended ok, and a tool call of it worked or none failed
+    FAILED = "failed"            # it ended otherwise, or every tool call of it failed
+
+
 def step_kind(kind: str) -> StepKind | str:
     """``kind`` as a ``StepKind`` when it is one; another kind (a subclass's own) is kept as given."""
     try:
@@ -100,10 +109,10 @@ def _as_status(status: str) -> Status | str:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` with each ``Status`` or ``StepKind`` (also inside dicts and lists)
+    """``value`` with each of vero's named values (``Status``, ``StepKind``...; also inside dicts and lists)
     turned into its plain string: ``to_dict`` output then prints and compares
     like the JSON it becomes, with no ``<Status.OK: 'ok'>``."""
-    if isinstance(value, (Status, StepKind)):
+    if isinstance(value, _Named):
         return value.value
     if isinstance(value, dict):
         return {_plain(k): _plain(v) for k, v in value.items()}
