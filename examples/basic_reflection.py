@@ -10,7 +10,7 @@ endpoint is configured.
 
 import sys
 
-from vero import ChatOpenAI, LLMConfigError
+from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import BasicReflectionAgent
 
 CODE_TASK = """Write a Python function parse_json(text: str).
@@ -73,7 +73,7 @@ def main(names: list[str]) -> int:
         # verbose (the default): the agent prints its steps, the final answer, the status and the time.
         agent = BasicReflectionAgent("test-agent", llm, max_turns=5)
         agent.run(TASKS[name])
-        failed = failed or agent.last_result.status == "failed"
+        failed = failed or agent.last_result.status == Status.FAILED
         print()
     return 1 if failed else 0
 

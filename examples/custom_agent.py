@@ -12,7 +12,7 @@ Run:  python examples/custom_agent.py
 import sys
 from collections import Counter
 
-from vero import Agent, ChatOpenAI, LLMConfigError, Message, Outcome
+from vero import Agent, ChatOpenAI, LLMConfigError, Message, Outcome, Status, StepKind
 from vero.agents import ReActAgent
 from vero.core import Observation
 from vero.tool.builtin import calculator, python_exec
@@ -39,7 +39,7 @@ class SelfConsistencyAgent(Agent):
         self.record("vote", f"{votes} of {len(answers)} samples agree")
         if votes * 2 > len(answers):
             return answer  # status "ok"
-        return Outcome(answer, "needs_review")  # no majority
+        return Outcome(answer, Status.NEEDS_REVIEW)  # no majority
 
 
 class CarefulReActAgent(ReActAgent):
@@ -52,7 +52,7 @@ class CarefulReActAgent(ReActAgent):
             print()
             reply = ""
         if reply.strip().lower() not in ("y", "yes"):
-            self.record("warning", f"the user refused to run {name}")
+            self.record(StepKind.WARNING, f"the user refused to run {name}")
             return Observation("The user refused to run this tool. Continue without it.", ok=False, error="refused")
         return super().run_tool(name, args)
 

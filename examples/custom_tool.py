@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Literal
 
-from vero import ChatOpenAI, LLMConfigError, tool
+from vero import ChatOpenAI, LLMConfigError, Status, tool
 from vero.agents import ReActAgent
 
 NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
@@ -46,4 +46,4 @@ if __name__ == "__main__":
     # verbose (the default): the agent prints its steps and the final answer itself
     agent = ReActAgent("traveller", llm, tools=[convert_currency], max_turns=5)
     agent.run("I have 250 US dollars and 12,000 yen. How many British pounds is that in total?")
-    sys.exit(1 if agent.last_result.status == "failed" else 0)
+    sys.exit(1 if agent.last_result.status == Status.FAILED else 0)

@@ -9,7 +9,7 @@ Run:  python examples/plan_execute_research.py [--approve]
 
 import sys
 
-from vero import ChatOpenAI, LLMConfigError
+from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import PlanExecuteAgent
 from vero.tool.builtin import calculator, web_search
 
@@ -34,4 +34,4 @@ if __name__ == "__main__":
     agent = PlanExecuteAgent("researcher", llm, tools=[web_search, calculator],
                              approve=ask if "--approve" in sys.argv else None, max_steps=8)
     agent.run(TASK)  # verbose: prints the plan, each step, the answer and its status (ok, rejected, max_turns, failed)
-    sys.exit(1 if agent.last_result.status == "failed" else 0)
+    sys.exit(1 if agent.last_result.status == Status.FAILED else 0)

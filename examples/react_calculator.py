@@ -9,7 +9,7 @@ run failed, 2 if no model endpoint is configured.
 
 import sys
 
-from vero import ChatOpenAI, LLMConfigError
+from vero import ChatOpenAI, LLMConfigError, Status, StepKind
 from vero.agents import ReActAgent
 from vero.tool.builtin import calculator
 
@@ -29,6 +29,6 @@ if __name__ == "__main__":
         "How much is repaid? Use the calculator, and round to cents."
     )
     result = agent.last_result  # the answer, status, time and usage were printed by the agent
-    for step in result.steps_of("action"):
+    for step in result.steps_of(StepKind.ACTION):
         print("Tool call:", step.content)
-    sys.exit(1 if result.status == "failed" else 0)
+    sys.exit(1 if result.status == Status.FAILED else 0)

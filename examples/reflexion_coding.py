@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from vero import ChatOpenAI, LLMConfigError
+from vero import ChatOpenAI, LLMConfigError, Status, StepKind
 from vero.agents import ReflexionAgent
 
 NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
@@ -83,6 +83,6 @@ if __name__ == "__main__":
     agent = ReflexionAgent("coder", llm, evaluator=run_unit_tests, max_attempts=4)
     agent.run(TASK)  # verbose: prints each attempt, evaluation and reflection, then the answer and status
     result = agent.last_result
-    for step in result.steps_of("evaluation"):
+    for step in result.steps_of(StepKind.EVALUATION):
         print(f"  attempt {step.data['attempt']}: score {step.data['score']:g}")
-    sys.exit(1 if result.status == "failed" else 0)
+    sys.exit(1 if result.status == Status.FAILED else 0)

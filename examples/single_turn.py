@@ -7,7 +7,7 @@ Run:  python examples/single_turn.py [react|chat|reflection|plan|reflexion]   (d
 import sys
 import time
 
-from vero import ChatOpenAI, LLMConfigError
+from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.tool.builtin import calculator, web_search
 
@@ -48,4 +48,4 @@ if __name__ == "__main__":
     except LLMConfigError:
         print(NO_MODEL, file=sys.stderr)
         sys.exit(2)
-    sys.exit(1 if result.status == "failed" else 0)
+    sys.exit(1 if result.status == Status.FAILED else 0)

@@ -6,7 +6,7 @@ import pytest
 
 import vero
 from vero import ChatOpenAI, LLMConfigError
-from vero.config import Settings, reload_settings
+from vero.config import Settings, env_flag, reload_settings
 
 
 def test_import_vero_needs_no_configuration_and_does_not_import_openai(tmp_path):
@@ -74,3 +74,22 @@ def test_agents_are_reexported_from_vero_lazily(tmp_path):
 def test_a_bad_setting_names_the_variable():
     with pytest.raises(ValueError, match="TIMEOUT='soon' is not a valid float"):
         Settings.from_env(environ={"TIMEOUT": "soon"})
+
+
+@pytest.mark.parametrize("value, default, expected", [
+    ("y", False, True), ("ON", False, True), (" 1 ", False, True),
+    ("n", True, False), ("No", True, False), ("off", True, False),
+    ("fail", True, True), ("maybe", False, False), ("", True, True), (None, False, False),
+])
+def test_env_flag_reads_on_and_off_words_and_keeps_the_default_for_anything_else(value, default, expected):
+    assert env_flag(value, default) is expected
+
+
+def test_debug_and_the_sandbox_switch_read_the_same_words(monkeypatch):
+    from vero.tool.builtin import python_runner
+
+    monkeypatch.setenv("DEBUG", "y")
+    monkeypatch.setenv("VERO_PYTHON_SANDBOX", "n")
+    assert Settings.from_env().DEBUG is True and python_runner.sandbox_enabled() is False
+    monkeypatch.setenv("VERO_PYTHON_SANDBOX", "unsure")  # unclear: the sandbox stays on
+    assert python_runner.sandbox_enabled() is True

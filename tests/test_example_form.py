@@ -152,7 +152,7 @@ ERROR = json.dumps({"error": "unknown greenhouse id '7'. Greenhouse ids are writ
     ("7.5", ERROR.replace("'7'", "'7.5'"), None),  # nor a decimal
     ("GH-7 or GH-04", ERROR, None),  # two runs of digits in the value
     ("greenhouse_info('7')['city']", ERROR, None),  # an expression, not a number in words
-    # the review's cases: quoted words that are no example
+    # quoted words that are no example
     ("7", "could not reach host 'db1'", None),
     ("7", "order '7' is stored in warehouse 'WH2', not here", None),
     ("7", "SKU '7' is discontinued; replaced by 'SKU-5678'", None),
@@ -210,7 +210,7 @@ def fussy_info(greenhouse_id: str) -> dict:
 
 
 def test_a_rewritten_call_is_not_rewritten_again():
-    # the review's case: '1' -> 'GH-01' -> 'gh-01' would be two rewritings from one model call
+    # '1' -> 'GH-01' -> 'gh-01' would be two rewritings from one model call
     CALLS.clear()
     llm = ScriptedLLM([{"tool_calls": [{"name": "fussy_info", "arguments": {"greenhouse_id": "1"}}]},
                        "unknown", "unknown"])

@@ -608,7 +608,7 @@ def letters_rejected(expression: str) -> str:
 
 
 def test_a_run_with_values_never_leads_to_another():
-    # the review's case: a value that Python writes with a letter (1e-05 for `e`) is not written in
+    # a value that Python writes with a letter (1e-05 for `e`) is not written in
     CALLS.clear()
     llm = ScriptedLLM([{"tool_calls": [{"name": "lookup", "arguments": {}}]},
                        {"tool_calls": [{"name": "letters_rejected", "arguments": {"expression": "e * 2"}}]}, "done"])

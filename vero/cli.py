@@ -47,7 +47,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
 )
 from vero._demo import run_demo
 from vero.config import get_settings
-from vero.core.result import Status
+from vero.core.result import Status, StepKind
 from vero.errors import LLMConfigError
 from vero.repl import Repl
 
@@ -176,7 +176,7 @@ def cmd_run(args) -> int:
         load_session_into(agent, args.load)
     watch_model(llm)  # on stderr: --json keeps stdout for the result
     if not (args.quiet or args.json):
-        agent.events.callbacks.append(step_printer(hide=("final",)))
+        agent.events.callbacks.append(step_printer(hide=(StepKind.FINAL,)))
     agent.run(task)
     result = agent.last_result
     if args.json:

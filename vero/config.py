@@ -30,8 +30,14 @@ def _cap(value: str | None, default: int | None) -> int | None:
     return cap
 
 
-def _bool(value: str | None) -> bool:
-    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+_ON, _OFF = frozenset({"1", "true", "yes", "y", "on"}), frozenset({"0", "false", "no", "n", "off"})
+
+
+def env_flag(value: str | None, default: bool) -> bool:
+    """A yes/no switch from the environment (``DEBUG``, ``VERO_PYTHON_SANDBOX``): on or off words in any
+    case, else ``default``, so an unclear value never turns a safety switch off."""
+    word = (value or "").strip().lower()
+    return True if word in _ON else False if word in _OFF else default
 
 
 @dataclass
@@ -71,7 +77,7 @@ class Settings:
             TIMEOUT=_number("TIMEOUT", get("TIMEOUT"), cls.TIMEOUT, float),
             MAX_RETRIES=_number("MAX_RETRIES", get("MAX_RETRIES"), cls.MAX_RETRIES, int),
             MAX_TOKENS=_cap(get("MAX_TOKENS"), cls.MAX_TOKENS),
-            DEBUG=_bool(get("DEBUG")),
+            DEBUG=env_flag(get("DEBUG"), default=False),
             TAVILY_API_KEY=get("TAVILY_API_KEY"),
             BOCHA_API_KEY=get("BOCHA_API_KEY"),
         )

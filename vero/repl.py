@@ -319,7 +319,7 @@ class Repl:
 def _one_line(args, limit: int = 200) -> str:
     text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit, "…", within=True)
 
 
 def read_line(prompt: str) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vero.core.parsing import as_score
+from vero.core.result import Status
 from vero.core.text import clip
 
 # fn(task, answer) -> (passed, score 0-100, feedback): an external check, such as unit tests
@@ -57,7 +58,7 @@ class Attempt:
 
     number: int
     answer: str
-    status: str  # the executor's run status
+    status: Status | str  # the executor's run status (a custom executor may report its own)
     trajectory: str
     verdict: Verdict = NOT_EVALUATED
 

@@ -129,8 +129,8 @@ def _nesting(text: str) -> int:
 # ("verbose": "on") alike.  A model uses the same words whatever the field, none
 # of these can mean the opposite in either place, and a word left out only
 # costs a re-ask or a failed tool call.  (Switches in the environment, such as
-# VERO_PYTHON_SANDBOX, are not read with it: there an unclear value must fall
-# back to the safe default, and "fail" must not turn anything off.)
+# VERO_PYTHON_SANDBOX, are read by vero.config.env_flag: there an unclear value
+# must fall back to the default, and "fail" must not turn anything off.)
 _TRUE = frozenset({"true", "yes", "y", "1", "on", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "n", "0", "off", "fail", "failed"})
 

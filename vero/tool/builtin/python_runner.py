@@ -54,6 +54,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vero.config import env_flag
 from vero.tool.base import Tool
 
 DEFAULT_TIMEOUT = 10.0
@@ -212,10 +213,10 @@ def _communicate_with_threads(proc, data: bytes, timeout: float, limit: int) -> 
 
 
 def sandbox_enabled(sandbox: bool | None = None) -> bool:
-    """``sandbox`` if given, else on unless ``VERO_PYTHON_SANDBOX=off`` (or 0/false/no)."""
+    """``sandbox`` if given, else on unless ``VERO_PYTHON_SANDBOX=off`` (or 0/false/no/n)."""
     if sandbox is not None:
         return sandbox
-    return os.environ.get(SANDBOX_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
+    return env_flag(os.environ.get(SANDBOX_ENV), default=True)
 
 
 def _refusal(reason: str) -> str:

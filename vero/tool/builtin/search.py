@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlparse
 
+from vero.config import get_settings
 from vero.core.text import clip
 from vero.tool.base import tool
 
@@ -182,9 +183,7 @@ def _search(provider: str, query: str, max_results: int, api_key: str | None = N
 
 
 def _keys() -> tuple[str | None, str | None]:
-    from vero.config import get_settings  # read at call time: keys may be set after import
-
-    settings = get_settings()
+    settings = get_settings()  # read at call time: keys may be set after import
     return settings.TAVILY_API_KEY, settings.BOCHA_API_KEY
 
 
