@@ -1,4 +1,5 @@
-"""Statuses and step kinds as named values: ``Status`` and ``StepKind`` (StrEnums).
+"""Statuses and step kinds as named values: ``Status`` and ``StepKind`` (StrEnums), and with them
+``ToolError`` (why a tool call failed) and ``PlanStepStatus`` (where a plan step stands).
 
 They must stay interchangeable with the strings they replaced (old code and saved
 traces compare with ``"ok"``), JSON must get plain strings, every kind the built-in
@@ -16,8 +17,17 @@ import pytest
 import vero
 from vero import Agent, Message, Outcome, RunResult, Status, Step, StepKind
 from vero.agents import ReActAgent
+from vero.core import PlanStepStatus, ToolError
 from vero.core import result as result_module
-from vero.core.events import DEFAULT_STEP_ICON, STATUS_ICONS, STEP_ICONS, ConsolePrinter, Event, JsonlTrace
+from vero.core.events import (
+    DEFAULT_STEP_ICON,
+    PLAN_STEP_LABELS,
+    STATUS_ICONS,
+    STEP_ICONS,
+    ConsolePrinter,
+    Event,
+    JsonlTrace,
+)
 from vero.core.result import FAILED, MAX_TOKENS, MAX_TURNS, NEEDS_REVIEW, OK, REJECTED, STATUSES, step_kind
 from vero.testing import ScriptedLLM
 
@@ -33,7 +43,7 @@ def test_the_old_status_constants_are_the_enum_members_and_equal_the_old_strings
     assert all(isinstance(status, Status) for status in STATUSES)
 
 
-@pytest.mark.parametrize("member", [*Status, *StepKind], ids=str)
+@pytest.mark.parametrize("member", [*Status, *StepKind, *ToolError, *PlanStepStatus], ids=str)
 def test_a_member_is_its_string_in_every_text_form(member):
     value = member.value
     assert member == value and hash(member) == hash(value) and {value: 1}[member] == 1
@@ -215,3 +225,38 @@ def test_the_printer_leaves_a_top_level_final_step_to_the_run_end_line():
 
 def test_old_status_constants_are_exported_where_they_were():
     assert result_module.OK == "ok" and vero.Status is Status and vero.StepKind is StepKind
+
+
+# -- tool errors and plan-step statuses ------------------------------------------------
+def test_a_failed_tool_call_says_why_with_a_tool_error():
+    from vero.tool import ToolRegistry
+
+    def boom() -> str:
+        """Always fails."""
+        raise RuntimeError("no")
+
+    registry = ToolRegistry([boom])
+    assert registry.run("nope", {}).error is ToolError.UNKNOWN_TOOL
+    assert registry.run("boom", {"x": 1}).error is ToolError.BAD_ARGUMENTS
+    assert registry.run("boom", {}).error is ToolError.EXCEPTION == "exception"
+
+
+def test_vero_names_tool_errors_and_plan_step_statuses_by_their_members():
+    values = {member.value for member in (*ToolError, *PlanStepStatus)} - {member.value for member in Status}
+    literals = []
+    for path in VERO.rglob("*.py"):
+        if path.name == "result.py":  # where the members are defined
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            # compared with, or given as a result's error or a step's status ("timeout" is also a setting's name)
+            used = [*node.comparators, node.left] if isinstance(node, ast.Compare) else \
+                [k.value for k in node.keywords if k.arg in ("error", "status")] + node.args[1:] \
+                if isinstance(node, ast.Call) else []
+            for value in (v for item in used for v in ast.walk(item)):
+                if isinstance(value, ast.Constant) and value.value in values:
+                    literals.append(f"{path.relative_to(VERO)}:{value.lineno} {value.value!r}")
+    assert not literals, f"use the ToolError or PlanStepStatus member: {literals}"
+
+
+def test_the_printer_labels_every_plan_step_status_but_pending():
+    assert set(PLAN_STEP_LABELS) == set(PlanStepStatus) - {PlanStepStatus.PENDING}

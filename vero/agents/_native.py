@@ -45,7 +45,7 @@ from vero.core.parsing import (
     strip_template_tags,
     tool_calls_in_text,
 )
-from vero.core.result import StepKind
+from vero.core.result import StepKind, ToolError
 from vero.core.text import clip, folded, looks_like_id
 
 # One call at a time, arguments only from the question or earlier results, and one example of
@@ -410,7 +410,7 @@ def _failed_after_one_worked(agent: Agent) -> str | None:
     calls = tool_calls(agent.steps_so_far())
     if not calls or call_worked(calls[-1][1]) or not any(call_worked(result) for _, result in calls):
         return None
-    if calls[-1][1].data.get("error") == "repeated_failure":
+    if calls[-1][1].data.get("error") == ToolError.REPEATED_FAILURE:
         return None
     return str(calls[-1][0].data.get("tool"))
 

@@ -29,7 +29,7 @@ from vero.agents._native import echoes
 from vero.core.agent import Agent, tool_calls
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import normalized_arguments, tool_calls_in_text
-from vero.core.result import StepKind
+from vero.core.result import StepKind, ToolError
 from vero.core.text import clip
 
 REPAIR_PROMPT = """Fix a failed tool call.
@@ -91,7 +91,7 @@ def failed_calls_text(agent: Agent) -> str:
     """The run's latest distinct failed calls, each with the start of its error."""
     latest: dict[str, str] = {}
     for action, result in tool_calls(agent.steps_so_far()):
-        if result.data.get("error") == "repeated_failure":  # vero's note, not the tool's error
+        if result.data.get("error") == ToolError.REPEATED_FAILURE:  # vero's note, not the tool's error
             continue
         call = f"Call: {action.data.get('tool')}({_json(action.data.get('args'))})"
         latest.pop(call, None)

@@ -40,7 +40,7 @@ from vero.core.parsing import (
     reports_error,
     tidy_numbers,
 )
-from vero.core.result import FAILED, MAX_TOKENS, OK, Outcome, RunResult, Step, StepKind, add_usage, empty_usage
+from vero.core.result import Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
 from vero.errors import VeroError
@@ -234,21 +234,21 @@ class Agent(ABC):
             if not isinstance(outcome, Outcome):
                 if not isinstance(outcome, str):
                     raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
-                outcome = Outcome(outcome, OK)
+                outcome = Outcome(outcome, Status.OK)
             outcome.answer = tidy_numbers(outcome.answer) if isinstance(outcome.answer, str) else outcome.answer
         except BudgetExceeded as stop:
             outcome, error = Outcome(run.partial, stop.status), stop
         except KeyboardInterrupt as interrupt:
-            self._finish(Outcome(run.partial, FAILED), interrupt)
+            self._finish(Outcome(run.partial, Status.FAILED), interrupt)
             raise
         except Exception as exc:  # every other failure becomes a `failed` result
             log.debug("run of %s failed", self.name, exc_info=True)
-            outcome, error = Outcome(run.partial, FAILED), exc
-        if outcome.status == FAILED and error is None:  # a failed run always says why
+            outcome, error = Outcome(run.partial, Status.FAILED), exc
+        if outcome.status == Status.FAILED and error is None:  # a failed run always says why
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
             error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
         result = self._finish(outcome, error)
-        if result.answer and result.status != FAILED:  # a failed run adds no half turn
+        if result.answer and result.status != Status.FAILED:  # a failed run adds no half turn
             self.add_message(Message.user(task))
             self.add_message(Message.assistant(result.answer))
         return result.answer
@@ -341,14 +341,15 @@ class Agent(ABC):
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
                                            tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
-            self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error="repeated_failure")
-            return Observation(text, False, "repeated_failure")
+            self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
+            return Observation(text, False, ToolError.REPEATED_FAILURE)
         self._emit("tool_call", tool=name, args=args)
         outcome = self.tools.run(name, args)
         self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
         self.record(StepKind.OBSERVATION, outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
-        if outcome.error in ("bad_arguments", "exception") or (outcome.ok and reports_error(outcome.output)):
+        correctable = outcome.error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION)
+        if correctable or (outcome.ok and reports_error(outcome.output)):
             if self._run is not None and not self._run.correcting:
                 rerun = run_corrected(self, name, args, outcome)
                 if rerun is not None:
@@ -471,7 +472,7 @@ class Agent(ABC):
         run = self.current_run
         if run.token_budget and run.usage["total_tokens"] > run.token_budget:
             budget, used = run.token_budget, run.usage["total_tokens"]
-            raise BudgetExceeded(MAX_TOKENS, f"token budget of {budget} exceeded ({used} used)")
+            raise BudgetExceeded(Status.MAX_TOKENS, f"token budget of {budget} exceeded ({used} used)")
 
     # -- conversation history -------------------------------------------------------
     def add_message(self, message: Message) -> None:
@@ -546,6 +547,6 @@ def _same_call(call: Step, name: str, args: Any) -> bool:
 def _failed(observation: Step) -> bool:
     """A tool result that reports a failure that would happen again (a timeout might not)."""
     error = observation.data.get("error")
-    if error in ("timeout", "busy"):
+    if error in (ToolError.TIMEOUT, ToolError.BUSY):
         return False
     return error is not None or not observation.data.get("ok", True) or reports_error(observation.content)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from vero.core.parsing import args_text, call_worked, output_record, strings_in
 from vero.core.rerun import read_call, run_again
-from vero.core.result import Step
+from vero.core.result import Step, ToolError
 from vero.core.text import clip
 from vero.tool.registry import ToolOutcome
 
@@ -61,7 +61,7 @@ def run_with_values(agent: Agent, name: str, args: Any, failure: ToolOutcome) ->
     tool, args = call
     accepted = None if tool.parameters.get("additionalProperties", True) is not False else tool.parameters["properties"]
     resolved = resolved_arguments(args, _worked(agent.earlier_calls()), accepted)
-    if resolved is None or not (failure.error == "bad_arguments" or _mentions(failure.output, resolved[1])):
+    if resolved is None or not (failure.error == ToolError.BAD_ARGUMENTS or _mentions(failure.output, resolved[1])):
         return None
     values, names = resolved
     listed = ", ".join(names)

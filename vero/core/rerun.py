@@ -9,7 +9,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from vero.core.parsing import call_worked, reports_error
-from vero.core.result import StepKind
+from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, parse_arguments
 
@@ -33,7 +33,7 @@ def read_call(agent: Agent, name: str, args: Any) -> tuple[Tool, dict[str, Any]]
 def read_failed_call(agent: Agent, name: str, args: Any, failure: ToolOutcome) -> tuple[Tool, dict[str, Any]] | None:
     """``read_call``, when the tool itself failed (it raised, or returned an error report): arguments
     the registry rejected (a wrong name or type) hold no value the error could be about."""
-    if not (failure.error == "exception" or (failure.ok and reports_error(failure.output))):
+    if not (failure.error == ToolError.EXCEPTION or (failure.ok and reports_error(failure.output))):
         return None
     return read_call(agent, name, args)
 

@@ -83,6 +83,17 @@ class StepKind(_Named):
     ANSWER = "answer"
 
 
+class ToolError(_Named):
+    """Why a tool call failed (``ToolOutcome.error``; an observation step's ``data["error"]``)."""
+
+    UNKNOWN_TOOL = "unknown_tool"    # no tool of that name
+    BAD_ARGUMENTS = "bad_arguments"  # the arguments do not fit the tool's schema
+    EXCEPTION = "exception"          # the tool raised
+    TIMEOUT = "timeout"              # the tool ran past its time limit
+    BUSY = "busy"                    # not run: too many timed-out calls are still running
+    REPEATED_FAILURE = "repeated_failure"  # not run by Agent.run_tool: the same call failed before
+
+
 class PlanStepStatus(_Named):
     """Where a step of a plan stands (``PlanStep.status``; a ``plan_step`` step's ``data["status"]``)."""
 

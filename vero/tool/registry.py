@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vero.core.parsing import parse_json_value
+from vero.core.result import ToolError
 from vero.core.text import clip
 from vero.tool.base import Tool, ToolArgumentError, tool
 
@@ -61,16 +62,15 @@ class ToolOutcome:
     returns the same type (as ``Observation``) with the text the model is sent
     (clipped, with hints), which is also readable as ``text``.
 
-    ``error`` is a short kind when ``ok`` is False:
-    ``"unknown_tool" | "bad_arguments" | "exception" | "timeout" | "busy"``
-    (``busy``: not run, too many timed-out calls are still running), and from
-    ``Agent.run_tool`` also ``"repeated_failure"`` (not run: the same call failed
-    before).  Agents of your own may use kinds of their own.
+    ``error`` says why when ``ok`` is False: a ``vero.core.ToolError`` (``unknown_tool``,
+    ``bad_arguments``, ``exception``, ``timeout``, ``busy``; from ``Agent.run_tool``
+    also ``repeated_failure``), each equal to its string.  Agents of your own may
+    use kinds of their own.
     """
 
     output: str
     ok: bool
-    error: str | None = None
+    error: ToolError | str | None = None
 
     @property
     def text(self) -> str:
@@ -234,7 +234,7 @@ def _observe(found: Tool, kwargs: dict, on_worker: bool) -> ToolOutcome:
 
 def _raised(name: str, exc: BaseException) -> ToolOutcome:
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, "exception")
+    return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, ToolError.EXCEPTION)
 
 
 def parse_arguments(tool: Tool, args: Any) -> dict:
@@ -360,23 +360,23 @@ class ToolRegistry:
         found = self._tools.get(name) if isinstance(name, str) else None
         if found is None:
             valid = ", ".join(self._tools) or "(none)"
-            return ToolOutcome(f"Error: unknown tool {name!r}. Valid tools: {valid}.", False, "unknown_tool")
+            return ToolOutcome(f"Error: unknown tool {name!r}. Valid tools: {valid}.", False, ToolError.UNKNOWN_TOOL)
         try:
             kwargs = found.validate(parse_arguments(found, args))
         except ToolArgumentError as exc:
-            return ToolOutcome(f"Error: tool {name!r} {exc}", False, "bad_arguments")
+            return ToolOutcome(f"Error: tool {name!r} {exc}", False, ToolError.BAD_ARGUMENTS)
         timeout = found.timeout if found.timeout is not None else self.default_timeout
         if timeout is None or math.isinf(timeout):
             return _observe(found, kwargs, on_worker=False)
         try:
             return _call_with_timeout(lambda: _observe(found, kwargs, on_worker=True), timeout)
         except _TimedOut:
-            return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, "timeout")
+            return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, ToolError.TIMEOUT)
         except _Busy:
             return ToolOutcome(f"Error: tool {name!r} was not run: {MAX_STUCK_WORKERS} earlier tool calls timed "
-                               "out and are still running; try again later.", False, "busy")
+                               "out and are still running; try again later.", False, ToolError.BUSY)
         except Exception as exc:  # only when even formatting the tool's error failed
-            return ToolOutcome(f"Error: tool {name!r} raised {type(exc).__name__}", False, "exception")
+            return ToolOutcome(f"Error: tool {name!r} raised {type(exc).__name__}", False, ToolError.EXCEPTION)
 
 
 def _call_shape(tool: Tool) -> str:
