@@ -98,7 +98,7 @@ class ReflexionAgent(Agent):
         memory_size: how many recent reflections the next attempt sees (default 3).
 
     Each run starts with an empty ``ReflexionMemory``; ``agent.memory`` (read-only)
-    is the latest run's, so a finished run's reflections stay as they were.
+    is the latest finished run's, read from its ``reflection`` steps.
 
     Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the
     best attempt (highest score, earliest on ties) when none passed or the
@@ -131,17 +131,21 @@ class ReflexionAgent(Agent):
         self.executor = executor
         self.evaluator = evaluator
         self.pass_score = as_score(pass_score, "pass_score")
-        self.memory_size = memory_size
-        self._last_memory = ReflexionMemory(memory_size)  # checks memory_size now, not at the first run
+        self.memory_size = ReflexionMemory(memory_size).max_size  # checked now, not at the first run
 
     @property
     def memory(self) -> ReflexionMemory:
-        """The reflections of the latest run (empty before the first); each run starts a new memory."""
-        return self._last_memory
+        """The reflections of the latest finished run (empty before the first), read from its steps: each
+        run starts a new memory, and changing this one changes no run."""
+        memory = ReflexionMemory(self.memory_size)
+        for step in self.last_result.steps if self.last_result else ():
+            if step.kind == StepKind.REFLECTION and step.depth == 0:
+                memory.add(step.content, step.data["attempt"])
+        return memory
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
-        memory = self._last_memory = ReflexionMemory(self.memory_size)
+        memory = ReflexionMemory(self.memory_size)
         attempts: list[Attempt] = []
         for number in self.turns():
             attempt = self._attempt(task, number, memory)
