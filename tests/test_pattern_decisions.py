@@ -8,7 +8,7 @@ import json
 import pytest
 
 from vero.agents._plan import read_replan
-from vero.agents.plan_execute import Finished, PlanExecuteAgent, Remaining
+from vero.agents.plan_execute import Approval, Finished, PlanExecuteAgent, Remaining
 from vero.agents.reflexion import NOT_EVALUATED, Attempt, ReflexionAgent, Verdict
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED
 from vero.testing import ScriptedLLM
@@ -146,6 +146,23 @@ def test_a_plan_still_sent_back_after_the_revisions_ends_rejected_with_the_same_
     assert top_steps(result) == [("plan", "1. [ ] v0"), ("approval", "sent back with feedback: no"),
                                  ("plan", "1. [ ] v1"), ("approval", "sent back with feedback: no")]
     assert "## Feedback on that plan\n no " in llm.requests[1].messages[1]["content"]  # the feedback as given
+
+
+@pytest.mark.parametrize("returned, expected", [
+    (True, Approval(True)), ("add a check", Approval(False, "add a check")), (False, Approval(False)),
+    (None, Approval(False)), ("  ", Approval(False)), (1, Approval(False)), (Approval(True), Approval(True)),
+])
+def test_what_an_approve_function_returns_is_read_as_an_approval(returned, expected):
+    assert Approval.of(returned) == expected
+
+
+def test_an_approve_function_may_return_an_approval_with_feedback():
+    verdicts = iter([Approval(False, "name the tool"), Approval(True)])
+    agent, llm = planner([plan("v0"), plan("v1 with lookup"), "done", "the answer"], approve=lambda p: next(verdicts))
+    agent.run("task")
+    assert [content for kind, content in top_steps(agent.last_result) if kind == "approval"] == [
+        "sent back with feedback: name the tool", "approved"]
+    assert "## Feedback on that plan\nname the tool" in llm.requests[1].messages[1]["content"]
 
 
 def test_negative_max_plan_revisions_is_refused_when_the_agent_is_made():

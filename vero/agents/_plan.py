@@ -256,11 +256,25 @@ def lasting(calls: list[tuple[Step, Step]]) -> tuple[tuple[Step, Step], ...]:
     return tuple(call for i, call in enumerate(calls) if i > last_worked or call_worked(call[1]))
 
 
+@dataclass(frozen=True)
+class Approval:
+    """The approval gate's verdict on a plan: approved, or not, with feedback for the planner when given."""
 
-def approval_text(verdict: bool | str) -> str:
-    """An approval gate's verdict, as the ``approval`` step shows it."""
-    if verdict is True:
-        return "approved"
-    if isinstance(verdict, str) and verdict.strip():
-        return f"sent back with feedback: {verdict.strip()}"
-    return "rejected"
+    approved: bool
+    feedback: str = ""  # as the user wrote it: the planner reads it so
+
+    @classmethod
+    def of(cls, verdict: object) -> Approval:
+        """What an ``approve`` function returned, as a verdict: True approves, a non-empty string is
+        feedback, an ``Approval`` is kept, and anything else (False, None, "") rejects."""
+        if isinstance(verdict, Approval):
+            return verdict
+        if isinstance(verdict, str) and verdict.strip():
+            return cls(False, verdict)
+        return cls(verdict is True)
+
+    def __str__(self) -> str:
+        """As the ``approval`` step shows it."""
+        if self.approved:
+            return "approved"
+        return f"sent back with feedback: {self.feedback.strip()}" if self.feedback.strip() else "rejected"

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from vero.agents._early_answer import from_results
-from vero.agents._plan import Finished, Plan, PlanStep, Remaining, approval_text, read_plan, read_replan
+from vero.agents._plan import Approval, Finished, Plan, PlanStep, Remaining, read_plan, read_replan
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, Outcome, PlanStepStatus, StepKind
@@ -46,7 +46,7 @@ class Planner(Agent):
     answer_early: bool
     progress_request: str
     final_prompt: str
-    approve: Callable[[Plan], bool | str] | None
+    approve: Callable[[Plan], bool | str | Approval] | None
     max_plan_revisions: int
 
     # -- planner and approval gate ------------------------------------------------------
@@ -56,13 +56,13 @@ class Planner(Agent):
         if self.approve is None:
             return plan
         for revision in range(self.max_plan_revisions + 1):
-            verdict = self.approve(plan)
-            self.record(StepKind.APPROVAL, approval_text(verdict), approved=verdict is True)
-            if verdict is True:
+            verdict = Approval.of(self.approve(plan))
+            self.record(StepKind.APPROVAL, str(verdict), approved=verdict.approved)
+            if verdict.approved:
                 return plan
-            if not (isinstance(verdict, str) and verdict.strip()) or revision == self.max_plan_revisions:
+            if not verdict.feedback.strip() or revision == self.max_plan_revisions:
                 break
-            plan = self._make_plan(task, feedback=verdict, previous=plan)
+            plan = self._make_plan(task, feedback=verdict.feedback, previous=plan)
         raise PlanRejected("the plan was not approved")
 
     def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:

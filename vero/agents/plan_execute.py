@@ -60,7 +60,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from vero.agents._plan import MARKERS, Finished, Plan, PlanStep, Remaining
+from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining
 from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
@@ -71,7 +71,7 @@ from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, PlanStepStatus
 
 # Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
-           "Remaining"]
+           "Remaining", "Approval"]
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -154,7 +154,7 @@ class PlanExecuteAgent(Planner):
             its old name and still works (``agent.max_steps`` reads it).
         approve: ``fn(plan) -> True | False | str``; True runs the plan, False
             ends the run ``rejected`` before any step runs, a non-empty string
-            is feedback for the planner.  Default None: auto-approve.
+            is feedback for the planner (or return an ``Approval``).  Default None: auto-approve.
         max_plan_revisions: feedback rounds (default 3); a plan still not
             approved after them is ``rejected`` (it never runs unapproved).
         max_replans: repairs after a failed step, also one that gives the step up (default 5): the next
@@ -200,7 +200,7 @@ class PlanExecuteAgent(Planner):
 
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
-                 approve: Callable[[Plan], bool | str] | None = None, max_plan_revisions: int = 3,
+                 approve: Callable[[Plan], bool | str | Approval] | None = None, max_plan_revisions: int = 3,
                  max_replans: int = 5, replan_every_step: bool = False, answer_early: bool = True,
                  **base_options: Any) -> None:
         if max_plan_revisions < 0:
