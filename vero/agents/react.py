@@ -35,7 +35,7 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, answer_nudge
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
@@ -135,7 +135,7 @@ class ReActAgent(Agent):
     follows_links = True  # an answer that gives an id a tool takes but was never given is sent back once
 
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
-                 max_turns: int | None = None, verbose: bool = True, *, protocol: str = "text",
+                 max_turns: int | None = None, verbose: bool = True, *, protocol: Literal["text", "native"] = "text",
                  reflect_every: int | None = None, max_format_errors: int = 3, max_repeats: int = 3,
                  **base_options: Any) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
