@@ -1,10 +1,18 @@
 """``AgentOptions``: the shared settings, one validated value handed to sub-agents whole."""
 
+import ast
+import dataclasses
+import inspect
+from pathlib import Path
+
 import pytest
 
-from vero import AgentOptions
-from vero.agents import PlanExecuteAgent, ReActAgent
+from vero import Agent, AgentOptions
+from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent
+from vero.core.options import AgentKeywords, SharedSettings
 from vero.testing import ScriptedLLM
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_keyword_settings_and_an_options_value_give_the_same_agent():
@@ -49,3 +57,27 @@ def test_options_cannot_change_under_a_running_agent():
         agent.options.history_window = 1  # type: ignore[misc]
     with pytest.raises(AttributeError):
         agent.history_window = 1  # type: ignore[misc]
+
+
+# -- the keyword arguments are typed for type checkers -------------------------------------------
+def test_the_typed_keywords_are_the_agents_keyword_arguments_and_the_shared_settings():
+    keyword_only = [p.name for p in inspect.signature(Agent.__init__).parameters.values()
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    assert set(SharedSettings.__annotations__) == {f.name for f in dataclasses.fields(AgentOptions)}
+    assert set(AgentKeywords.__annotations__) == set(SharedSettings.__annotations__) | set(keyword_only)
+
+
+@pytest.mark.parametrize("pattern", [ReActAgent, ReflexionAgent, PlanExecuteAgent, BasicReflectionAgent])
+def test_each_pattern_passes_its_other_keywords_on_typed(pattern):
+    base_options = inspect.signature(pattern.__init__).parameters["base_options"]
+    assert base_options.kind is inspect.Parameter.VAR_KEYWORD and base_options.annotation == "Unpack[AgentKeywords]"
+
+
+def test_type_checkers_see_the_agent_classes_that_load_on_first_use():
+    import vero.agents
+
+    source = (ROOT / "vero" / "agents" / "__init__.py").read_text(encoding="utf-8")
+    seen = {alias.asname for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)
+            for alias in node.names if alias.asname}
+    assert seen == set(vero.agents.__all__)
+    assert (ROOT / "vero" / "py.typed").exists() and '"py.typed"' in (ROOT / "pyproject.toml").read_text()

@@ -8,6 +8,7 @@ Importing vero is cheap: the ``openai`` SDK is imported only when a
 """
 
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from vero.core import (
     Agent,
@@ -30,6 +31,13 @@ from vero.core import (
 # by its full name: ``from vero.tool import ToolOutcome``, ``from vero.tool.builtin
 # import calculator`` (not ``vero.tool.builtin.calculator`` after ``import vero``).
 from vero.tool import Tool, ToolRegistry, tool
+
+if TYPE_CHECKING:  # type checkers see the agents ("X as X": re-exported); at run time they load on first use
+    from vero.agents import BasicReflectionAgent as BasicReflectionAgent
+    from vero.agents import PlanExecuteAgent as PlanExecuteAgent
+    from vero.agents import ReActAgent as ReActAgent
+    from vero.agents import ReflexionAgent as ReflexionAgent
+    from vero.agents import ToolCallingAgent as ToolCallingAgent
 
 __version__ = "0.1.0"
 

@@ -4,7 +4,15 @@ Loaded on first use so that ``import vero.agents`` stays cheap.
 """
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # type checkers see the classes ("X as X": re-exported); at run time each loads on first use
+    from vero.agents.basic_reflection import BasicReflectionAgent as BasicReflectionAgent
+    from vero.agents.plan_execute import PlanExecuteAgent as PlanExecuteAgent
+    from vero.agents.react import ReActAgent as ReActAgent
+    from vero.agents.reflexion import ReflexionAgent as ReflexionAgent
+    from vero.agents.reflexion import ReflexionMemory as ReflexionMemory
+    from vero.agents.tool_calling import ToolCallingAgent as ToolCallingAgent
 
 _WHERE = {
     "BasicReflectionAgent": "basic_reflection",

@@ -24,12 +24,16 @@ call, so a cut-off draft costs one call less than a critiqued one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
+from vero.core.options import AgentKeywords
 from vero.core.parsing import as_bool
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, StepKind
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
 Output only the answer to the user task.
@@ -113,7 +117,7 @@ class BasicReflectionAgent(Agent):
 
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *, critic_llm: ChatModel | None = None,
-                 **base_options: Any) -> None:
+                 **base_options: Unpack[AgentKeywords]) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         self.critic_llm = critic_llm or llm
 

@@ -58,7 +58,7 @@ completed step's result. JSON re-asks come on top.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining
 from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
@@ -66,8 +66,11 @@ from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
 from vero.core.agent import HISTORY_SECTION, Tools
 from vero.core.message import ChatModel
-from vero.core.options import renamed_budget
+from vero.core.options import AgentKeywords, renamed_budget
 from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, PlanStepStatus, StepKind
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 # Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
@@ -202,7 +205,7 @@ class PlanExecuteAgent(Planner):
                  max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
                  approve: Callable[[Plan], bool | str | Approval] | None = None, max_plan_revisions: int = 3,
                  max_replans: int = 5, replan_every_step: bool = False, answer_early: bool = True,
-                 **base_options: Any) -> None:
+                 **base_options: Unpack[AgentKeywords]) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
         budget = renamed_budget("max_steps", max_steps, max_turns)

@@ -35,15 +35,19 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, answer_nudge
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
 from vero.agents._repair import MAX_REPAIRS
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
+from vero.core.options import AgentKeywords
 from vero.core.parsing import ReActStep, normalized_arguments, parse_action_input, parse_react
 from vero.core.result import MAX_TURNS, Outcome, StepKind
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 # The text protocol's parser lives with the other parsers; it is re-exported here.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]
@@ -137,7 +141,7 @@ class ReActAgent(Agent):
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *, protocol: Literal["text", "native"] = "text",
                  reflect_every: int | None = None, max_format_errors: int = 3, max_repeats: int = 3,
-                 **base_options: Any) -> None:
+                 **base_options: Unpack[AgentKeywords]) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be 'text' or 'native', got {protocol!r}")

@@ -17,15 +17,18 @@ and a first-time pass costs 2; JSON re-asks of the judge come on top.
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vero.agents._attempts import NOT_EVALUATED, Attempt, Evaluator, ReflexionMemory, Verdict, best, external_verdict
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
-from vero.core.options import renamed_budget
+from vero.core.options import AgentKeywords, renamed_budget
 from vero.core.parsing import as_bool, as_score
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult, StepKind
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
@@ -125,7 +128,7 @@ class ReflexionAgent(Agent):
                  max_turns: int | None = None, verbose: bool = True, *,
                  max_attempts: int | None = None, executor: Agent | None = None,
                  evaluator: Evaluator | None = None, pass_score: float = 80,
-                 memory_size: int = 3, **base_options: Any) -> None:
+                 memory_size: int = 3, **base_options: Unpack[AgentKeywords]) -> None:
         budget = renamed_budget("max_attempts", max_attempts, max_turns)
         super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.executor = executor

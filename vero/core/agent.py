@@ -25,13 +25,13 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vero.core.corrections import run_corrected
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
 from vero.core.named_values import argument_hint
-from vero.core.options import AgentOptions
+from vero.core.options import AgentOptions, SharedSettings
 from vero.core.parsing import (
     args_text,
     call_worked,
@@ -46,6 +46,9 @@ from vero.core.text import clip as clip_text
 from vero.errors import VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 log = logging.getLogger("vero.agent")
 T = TypeVar("T")
@@ -153,7 +156,7 @@ class Agent(ABC):
         options: AgentOptions | None = None,
         trace: str | None = None,
         callbacks: list[Callback] | None = None,
-        **settings: Any,
+        **settings: Unpack[SharedSettings],
     ) -> None:
         self.name = name
         self.llm = llm

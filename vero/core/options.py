@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from vero.core.events import Callback
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,25 @@ class AgentOptions:
         ) if not _fits(value, rule)]
         if problems:
             raise ValueError("; ".join(problems))
+
+
+class SharedSettings(TypedDict, total=False):
+    """``AgentOptions``' fields as keyword arguments (``Agent(..., json_retries=1)``), for type checkers."""
+
+    max_observation_chars: int
+    history_window: int
+    json_retries: int
+    max_tool_calls_per_reply: int
+
+
+class AgentKeywords(SharedSettings, total=False):
+    """``Agent.__init__``'s keyword-only arguments: what a pattern's ``**base_options`` passes on to it,
+    typed, so that a type checker names a misspelt or mistyped one where the agent is made."""
+
+    max_tokens_per_run: int | None
+    options: AgentOptions | None
+    trace: str | None
+    callbacks: list[Callback] | None
 
 
 def renamed_budget(old_name: str, old: int | None, max_turns: int | None) -> int | None:
