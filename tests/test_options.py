@@ -3,13 +3,14 @@
 import ast
 import dataclasses
 import inspect
+import typing
 from pathlib import Path
 
 import pytest
 
 from vero import Agent, AgentOptions
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent
-from vero.core.options import AgentKeywords, SharedSettings
+from vero.core.options import AgentKeywords, SharedSettings, Unpack
 from vero.testing import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,6 +72,9 @@ def test_the_typed_keywords_are_the_agents_keyword_arguments_and_the_shared_sett
 def test_each_pattern_passes_its_other_keywords_on_typed(pattern):
     base_options = inspect.signature(pattern.__init__).parameters["base_options"]
     assert base_options.kind is inspect.Parameter.VAR_KEYWORD and base_options.annotation == "Unpack[AgentKeywords]"
+    # the hints resolve at run time too (documentation tools and validators read them)
+    assert typing.get_type_hints(pattern.__init__)["base_options"] == Unpack[AgentKeywords]
+    assert typing.get_type_hints(Agent.__init__)["settings"] == Unpack[SharedSettings]
 
 
 def test_type_checkers_see_the_agent_classes_that_load_on_first_use():

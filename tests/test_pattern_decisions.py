@@ -90,6 +90,21 @@ def test_reflexion_memory_is_fresh_per_run_and_a_finished_run_is_not_changed_by_
     assert agent.last_result is not first
 
 
+def test_reflexion_memory_during_a_run_is_that_runs():
+    seen = []
+
+    def evaluator(task, answer):
+        seen.append([r["reflection"] for r in agent.memory.reflections])
+        return answer == "42", 100 if answer == "42" else 10, "wrong"
+
+    agent = ReflexionAgent("rx", ScriptedLLM(["41", "lesson A", "42", "40", "lesson B", "42"]), evaluator=evaluator,
+                           verbose=False)
+    agent.run("6 * 7?")
+    agent.run("7 * 6?")
+    assert seen == [[], ["lesson A"], [], ["lesson B"]]  # never the other run's lesson
+    assert [r["reflection"] for r in agent.memory.reflections] == ["lesson B"]
+
+
 def test_reflexion_memory_cannot_be_replaced_from_outside():
     agent = reflexion([])[0]
     assert len(agent.memory) == 0 and agent.memory.max_size == 3

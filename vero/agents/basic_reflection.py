@@ -24,16 +24,13 @@ call, so a cut-off draft costs one call less than a critiqued one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
-from vero.core.options import AgentKeywords
+from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import as_bool
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, StepKind
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
 Output only the answer to the user task.

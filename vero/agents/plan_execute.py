@@ -58,7 +58,7 @@ completed step's result. JSON re-asks come on top.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining
 from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
@@ -66,11 +66,8 @@ from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
 from vero.core.agent import HISTORY_SECTION, Tools
 from vero.core.message import ChatModel
-from vero.core.options import AgentKeywords, renamed_budget
+from vero.core.options import AgentKeywords, Unpack, renamed_budget
 from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, PlanStepStatus, StepKind
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 # Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",

@@ -35,19 +35,16 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, answer_nudge
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
 from vero.agents._repair import MAX_REPAIRS
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
-from vero.core.options import AgentKeywords
+from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import ReActStep, normalized_arguments, parse_action_input, parse_react
 from vero.core.result import MAX_TURNS, Outcome, StepKind
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 # The text protocol's parser lives with the other parsers; it is re-exported here.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]

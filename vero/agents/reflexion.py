@@ -17,18 +17,15 @@ and a first-time pass costs 2; JSON re-asks of the judge come on top.
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vero.agents._attempts import NOT_EVALUATED, Attempt, Evaluator, ReflexionMemory, Verdict, best, external_verdict
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
-from vero.core.options import AgentKeywords, renamed_budget
+from vero.core.options import AgentKeywords, Unpack, renamed_budget
 from vero.core.parsing import as_bool, as_score
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult, StepKind
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
@@ -101,7 +98,7 @@ class ReflexionAgent(Agent):
         memory_size: how many recent reflections the next attempt sees (default 3).
 
     Each run starts with an empty ``ReflexionMemory``; ``agent.memory`` (read-only)
-    is the latest finished run's, read from its ``reflection`` steps.
+    is the running or else the latest finished run's, read from its ``reflection`` steps.
 
     Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the
     best attempt (highest score, earliest on ties) when none passed or the
@@ -138,12 +135,12 @@ class ReflexionAgent(Agent):
 
     @property
     def memory(self) -> ReflexionMemory:
-        """The reflections of the latest finished run (empty before the first), read from its steps: each
-        run starts a new memory, and changing this one changes no run."""
+        """The reflections of the run in progress, or else of the latest finished run (empty before the
+        first), read from its steps: each run starts a new memory, and changing this one changes no run."""
         memory = ReflexionMemory(self.memory_size)
-        for step in self.last_result.steps if self.last_result else ():
+        for step in self.steps_so_far() if self._run else self.last_result.steps if self.last_result else ():
             if step.kind == StepKind.REFLECTION and step.depth == 0:
-                memory.add(step.content, step.data["attempt"])
+                memory.add(step.content, step.data.get("attempt", 0))
         return memory
 
     # -- the loop ------------------------------------------------------------

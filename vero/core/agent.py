@@ -25,13 +25,13 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from vero.core.corrections import run_corrected
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
 from vero.core.named_values import argument_hint
-from vero.core.options import AgentOptions, SharedSettings
+from vero.core.options import AgentOptions, SharedSettings, Unpack
 from vero.core.parsing import (
     args_text,
     call_worked,
@@ -46,9 +46,6 @@ from vero.core.text import clip as clip_text
 from vero.errors import VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
 
 log = logging.getLogger("vero.agent")
 T = TypeVar("T")

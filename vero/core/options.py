@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, TypedDict
 
-if TYPE_CHECKING:
-    from vero.core.events import Callback
+from vero.core.events import Callback
+
+# Unpack types a **kwargs by a TypedDict; typing has it from Python 3.11 (typing_extensions before).
+# Imported at run time, so that typing.get_type_hints works on every agent's __init__.
+if sys.version_info >= (3, 11):
+    from typing import Unpack as Unpack
+else:
+    from typing_extensions import Unpack as Unpack
 
 
 @dataclass(frozen=True)
