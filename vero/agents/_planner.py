@@ -1,5 +1,6 @@
 """The planner's side of ``PlanExecuteAgent``: the model calls that write the plan (through the approval
-gate), repair or replan it as step results come in, and write the answer from the step results.
+gate), repair or replan it as step results come in, and write the answer from the step results; and the
+recording of what they decide (the new remaining steps, the answer).
 
 ``PlanExecuteAgent`` (``plan_execute.py``) holds the loop and runs the steps; its prompts, which these
 calls send, are its class attributes and are documented there.
@@ -125,6 +126,12 @@ class Planner(Agent):
             return decision
         return Remaining(self._capped(decision.steps or plan.remaining()))
 
+    def _replace_remaining(self, plan: Plan, steps: list[str]) -> None:
+        """Put the repair's or the replanner's steps in place of the pending ones (a ``replan`` step)."""
+        if steps != plan.remaining():
+            plan.replace_remaining(steps)
+            self.record(StepKind.REPLAN, plan.render(), steps=steps)
+
     def _ask_progress(self, prompt: str, task: str, plan: Plan) -> Finished | Remaining:
         return self.ask_json(self._progress(prompt, task, plan),
                              lambda data: read_replan(data, plan.completed(), self.tools.names()), schema=REPLAN_SCHEMA)
@@ -151,6 +158,11 @@ class Planner(Agent):
                                           "goes on", raw=answer)
             return None
         return answer
+
+    def _finished(self, decision: Finished, plan: Plan) -> Outcome:
+        """The replanner's or the early check's answer; ``needs_review`` when a given-up step was never done."""
+        self.record(StepKind.FINAL, decision.answer)
+        return Outcome(decision.answer, NEEDS_REVIEW if plan.gave_up() else OK)
 
     def _answer(self, task: str, plan: Plan, capped: bool = False) -> Outcome:
         """The answer from the step results, in plain text: after the last step, or when a cap ended the

@@ -67,7 +67,7 @@ from vero.agents.react import ReActAgent
 from vero.core.agent import HISTORY_SECTION, Tools
 from vero.core.message import ChatModel
 from vero.core.options import AgentKeywords, Unpack, renamed_budget
-from vero.core.result import NEEDS_REVIEW, OK, REJECTED, Outcome, PlanStepStatus, StepKind
+from vero.core.result import REJECTED, Outcome, PlanStepStatus, StepKind
 
 # Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
@@ -178,7 +178,8 @@ class PlanExecuteAgent(Planner):
     ``StepExecutor``) gets, ``replan_prompt`` the replanner's system prompt.
 
     This file holds the loop and runs the steps; the model calls that write, repair and replan the
-    plan and write the answer are the planner's, in ``Planner`` (``vero/agents/_planner.py``).
+    plan and write the answer, and the recording of what they decide, are the planner's, in ``Planner``
+    (``vero/agents/_planner.py``).
     """
 
     default_max_turns = 20
@@ -267,15 +268,6 @@ class PlanExecuteAgent(Planner):
                 break
             self._replace_remaining(plan, decision.steps)
         return self._answer(task, plan, capped=True)
-
-    def _replace_remaining(self, plan: Plan, steps: list[str]) -> None:
-        if steps != plan.remaining():
-            plan.replace_remaining(steps)
-            self.record(StepKind.REPLAN, plan.render(), steps=steps)
-
-    def _finished(self, decision: Finished, plan: Plan) -> Outcome:
-        self.record(StepKind.FINAL, decision.answer)
-        return Outcome(decision.answer, NEEDS_REVIEW if plan.gave_up() else OK)
 
     def _past_cap(self) -> bool:
         """Count one more repair or change of plan; True, with a warning, once they pass ``max_replans``."""
