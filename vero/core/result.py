@@ -193,12 +193,13 @@ def empty_usage() -> dict[str, int]:
     return dict.fromkeys(USAGE_KEYS, 0)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """One recorded step: a draft, critique, thought, action, observation, plan, ...
 
     ``content`` is the full text (never truncated); ``data`` holds the
-    structured details (tool arguments, scores, plan items, ...).
+    structured details (tool arguments, scores, plan items, ...).  Frozen: a
+    finished ``RunResult``'s steps stay as they were recorded.
     """
 
     kind: StepKind | str  # a known kind becomes a StepKind; a subclass's own stays a str
@@ -208,7 +209,7 @@ class Step:
     depth: int = 0  # 0 for this agent, 1 for a sub-agent's steps, ...
 
     def __post_init__(self) -> None:
-        self.kind = step_kind(self.kind)
+        object.__setattr__(self, "kind", step_kind(self.kind))  # frozen: set once, here
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict of plain values (``"kind": "final"``)."""
