@@ -8,7 +8,7 @@ import pytest
 from vero import tool
 from vero.agents import ReActAgent
 from vero.core.agent import Run
-from vero.core.result import RunResult, Step
+from vero.core.result import RunResult, Step, StepKind
 from vero.testing import ScriptedLLM
 
 
@@ -47,6 +47,9 @@ def test_a_run_result_is_frozen_and_holds_its_own_steps_and_usage():
     assert dataclasses.replace(result, answer="43").answer == "43" and result.answer == "42"
     made = RunResult(steps=[Step("final", "x")], usage={"total_tokens": 1})
     assert made.steps == (Step("final", "x"),)
+    with pytest.raises(dataclasses.FrozenInstanceError):  # its steps too
+        result.steps[-1].content = "changed"  # type: ignore[misc]
+    assert result.steps[-1].content == "42" and Step("final").kind is StepKind.FINAL
 
 
 def test_a_callback_that_changes_the_run_end_usage_leaves_the_result_alone():
