@@ -505,3 +505,25 @@ def test_a_tool_name_the_api_would_refuse_is_rejected_at_definition():
     with pytest.raises(ValueError, match="must be 1-64 letters"):
         tool(lambda x: x)
     assert tool(name="shout")(lambda text: text.upper()).name == "shout"
+
+
+def test_tools_are_taken_to_change_things_unless_marked_read_only():
+    from vero import tool
+    from vero.tool.base import Tool
+    from vero.tool.builtin import calculator, current_time, web_search
+
+    @tool
+    def delete_note(title: str) -> str:
+        """Delete a note."""
+        return "deleted"
+
+    @tool(read_only=True)
+    def find_note(title: str) -> str:
+        """Find a note."""
+        return "found"
+
+    assert delete_note.read_only is False
+    assert find_note.read_only is True
+    assert Tool(find_note, name="lookup").read_only is True  # re-wrapping keeps it
+    assert Tool(find_note, read_only=False).read_only is False
+    assert all(t.read_only for t in (calculator, current_time, web_search))

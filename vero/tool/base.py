@@ -305,7 +305,10 @@ class Tool:
     ``math.inf`` means "no limit".  ``auto_correct=False`` keeps an agent from running a failed call
     again with arguments it corrected itself (the name the error suggests, the id an earlier result
     gave: see ``vero.core.corrections``); set it for a tool that changes something rather than looks
-    it up.  Re-wrapping a tool keeps its ``timeout`` and ``auto_correct`` unless they are given again.
+    it up.  ``read_only=True`` says the tool only looks things up and changes nothing (a calculator,
+    a clock, a search); unmarked tools are taken to change things, and vero never runs one with
+    arguments the model did not write (docs/tools.md, "Safety").  Re-wrapping a tool keeps its
+    ``timeout``, ``auto_correct`` and ``read_only`` unless they are given again.
     Calling the tool calls the function directly, so decorated functions keep
     working as functions.
     """
@@ -317,10 +320,12 @@ class Tool:
         description: str | None = None,
         timeout: float | None = None,
         auto_correct: bool | None = None,
+        read_only: bool | None = None,
     ):
         if isinstance(func, Tool):  # re-wrapping a tool (e.g. under another name): its settings stay
             timeout = func.timeout if timeout is None else timeout
             auto_correct = func.auto_correct if auto_correct is None else auto_correct
+            read_only = func.read_only if read_only is None else read_only
             func = func.func
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
         summary, arg_docs = parse_docstring(func.__doc__)
@@ -332,6 +337,7 @@ class Tool:
         self.parameters = function_parameters(func, arg_docs)
         self.timeout: float | None = timeout
         self.auto_correct: bool = auto_correct is not False
+        self.read_only: bool = read_only is True  # unmarked: may change things
         self._positional = _positional_only(func)
         self._required = self.parameters["required"]
         self._accepts_extra = "additionalProperties" not in self.parameters
@@ -343,8 +349,10 @@ class Tool:
 
     @classmethod
     def from_function(cls, func: Callable, name: str | None = None, description: str | None = None,
-                      timeout: float | None = None, auto_correct: bool | None = None) -> Tool:
-        return cls(func, name=name, description=description, timeout=timeout, auto_correct=auto_correct)
+                      timeout: float | None = None, auto_correct: bool | None = None,
+                      read_only: bool | None = None) -> Tool:
+        return cls(func, name=name, description=description, timeout=timeout, auto_correct=auto_correct,
+                   read_only=read_only)
 
     @property
     def schema(self) -> dict:
@@ -432,14 +440,17 @@ def tool(
     description: str | None = None,
     timeout: float | None = None,
     auto_correct: bool | None = None,
+    read_only: bool | None = None,
 ):
-    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., auto_correct=...)``.
+    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., auto_correct=..., read_only=...)``.
 
     Every named parameter is in the schema and is filled by name from the
     model's arguments; positional-only ones (``def add(a, b, /)``) are passed
     positionally, in order.  ``*args`` is not in the schema and always gets
     nothing; ``**kwargs`` receives any argument the schema does not name.
     """
-    if func is None:
-        return lambda f: Tool(f, name=name, description=description, timeout=timeout, auto_correct=auto_correct)
-    return Tool(func, name=name, description=description, timeout=timeout, auto_correct=auto_correct)
+    def wrap(f: Callable) -> Tool:
+        return Tool(f, name=name, description=description, timeout=timeout, auto_correct=auto_correct,
+                    read_only=read_only)
+
+    return wrap if func is None else wrap(func)

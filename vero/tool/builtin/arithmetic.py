@@ -144,7 +144,7 @@ def evaluate(expression: str) -> int | float:
         raise ValueError("expression is nested too deeply") from None
 
 
-@tool
+@tool(read_only=True)
 def calculator(expression: str) -> str:
     """Evaluate an arithmetic expression and return the result.
 

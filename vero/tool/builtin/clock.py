@@ -7,7 +7,7 @@ from datetime import datetime
 from vero.tool.base import tool
 
 
-@tool
+@tool(read_only=True)
 def current_time() -> str:
     """Return the current local date and time in ISO 8601 format, with the UTC offset."""
     now = datetime.now().astimezone()

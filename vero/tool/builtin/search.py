@@ -217,7 +217,7 @@ def search_duckduckgo(query: str, max_results: int = 5) -> str:
     return _search("duckduckgo", query, max_results)
 
 
-@tool
+@tool(read_only=True)
 def web_search(query: str, max_results: int = 5) -> str:
     """Search the web and return a numbered list of titles, links and snippets.
 
