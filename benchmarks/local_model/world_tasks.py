@@ -48,6 +48,8 @@ class WorldTask:
 
 def _task(question: str, expected: Any, hops: int, kind: str, answer: str, oracle: Callable[..., str],
           effect: Callable[[World], bool] | None = None, exclude: tuple[str, ...] = ()) -> WorldTask:
+    if isinstance(expected, float):
+        expected = round(expected, 6)  # 1025.64, not 1025.6399999999999
     return WorldTask("", question, expected, hops, kind, answer, exclude, effect, oracle)
 
 
@@ -90,12 +92,27 @@ def _arithmetic(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
     what = d["count"]["what"]
     for _ in range(4):
         x, y, z = rng.sample(names, 3)
-        sums.append(_task(f"Add up the {what} of the {t['things']} {x} and {y}. What is the total?",
+        sums.append(_task(f"Add up the {what} for the {t['things']} {x} and {y}. What is the total?",
                           w.things[x]["count"] + w.things[y]["count"], 3, "arithmetic", "number",
                           lambda use, x=x, y=y: _sum(use, [x, y], k)))
-        sums.append(_task(f"Add up the {what} of the {t['things']} {x}, {y} and {z}. What is the total?",
+        sums.append(_task(f"Add up the {what} for the {t['things']} {x}, {y} and {z}. What is the total?",
                           w.things[x]["count"] + w.things[y]["count"] + w.things[z]["count"], 4, "arithmetic", "number",
                           lambda use, x=x, y=y, z=z: _sum(use, [x, y, z], k)))
+    price_what = d["price"]["what"].format(cur=cur)
+    for _ in range(4):
+        x, y = rng.sample(names, 2)
+        if w.things[x]["count"] < w.things[y]["count"]:
+            x, y = y, x
+        n, m = rng.randint(3, 40), rng.randint(3, 40)
+        sums.append(_task(f"How much larger is the {what} for the {t['thing']} {x} than for the {t['thing']} {y}?",
+                          w.things[x]["count"] - w.things[y]["count"], 3, "arithmetic", "number",
+                          lambda use, x=x, y=y: use("calc", f"{use('thing', x)[k['count']]} - "
+                                                            f"{use('thing', y)[k['count']]}")))
+        sums.append(_task(f"What is {n} times the {price_what} of the {t['thing']} {x}, plus {m} times the "
+                          f"{price_what} of the {t['thing']} {y}?",
+                          n * w.things[x]["price"] + m * w.things[y]["price"], 3, "arithmetic", "number",
+                          lambda use, x=x, y=y, n=n, m=m: use("calc", f"{n} * {use('thing', x)[k['price']]} + "
+                                                                      f"{m} * {use('thing', y)[k['price']]}")))
     families = [pure, product, buy, sums]
     if "person" in roles:
         pay = []
@@ -145,7 +162,7 @@ def _compare(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
         for _ in range(3):
             x, y = rng.sample(names, 2)
             expected = "yes" if w.things[x][attr] > w.things[y][attr] else "no"
-            tasks.append(_task(f"Is the {what} of the {t['thing']} {x} higher than that of the {t['thing']} {y}? "
+            tasks.append(_task(f"Is the {what} for the {t['thing']} {x} higher than for the {t['thing']} {y}? "
                                "Answer yes or no.", expected, 2, "compare", "yesno",
                                lambda use, x=x, y=y, key=k[attr]:
                                "yes" if use("thing", x)[key] > use("thing", y)[key] else "no"))
@@ -223,11 +240,22 @@ def _lists(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
                 _task(f"How many {t['things']} have the {label} {value}?", len(members), 1, "list", "number",
                       lambda use, value=value: str(len(use("list", value)))),
                 _task(f"Of the {t['things']} with the {label} {value}, which has the highest {price_what}?", top, 1,
-                      "list", "name", lambda use, value=value: max(use("list", value), key=lambda i: i[k["price"]])
-                      ["name"]),
+                      "list", "name", lambda use, value=value: _priciest(use("list", value), k)),
             ]
+            tasks.append(_task(f"What is the {d['date']['what']} of the {t['thing']} with the {label} {value} that has "
+                               f"the highest {price_what}?", w.things[top]["date"], 2, "list", "date",
+                               lambda use, value=value: use("thing", _priciest(use("list", value), k))[k["date"]]))
     else:
         by_count = sorted(w.things, key=lambda n: -w.things[n]["count"])
+        top = by_count[0]
+        tasks += [
+            _task(f"What is the {price_what} of the {t['thing']} with the highest {d['count']['what']}?",
+                  w.things[top]["price"], 2, "list", "number",
+                  lambda use: _number(use("thing", use("list", k["count"])[0]["name"])[k["price"]])),
+            _task(d["product"].format(x=f"with the highest {d['count']['what']}", thing=t["thing"], cur=t["cur"]),
+                  w.things[top]["count"] * w.things[top]["price"], 3, "list", "number",
+                  lambda use: _product(use, use("list", k["count"])[0]["name"], k)),
+        ]
         by_price = sorted(w.things, key=lambda n: -w.things[n]["price"])
         tasks += [
             _task(f"Which {t['thing']} has the highest {d['count']['what']}?", by_count[0], 1, "list", "name",
@@ -242,6 +270,10 @@ def _lists(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
                   exclude=tuple(by_count[:-2])),
         ]
     return [tasks]
+
+
+def _priciest(listed: list[dict], k: dict) -> str:
+    return max(listed, key=lambda item: item[k["price"]])["name"]
 
 
 def _dates(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
@@ -387,8 +419,16 @@ FAMILY_CAPS = {_lookups: 4, _compare: 2}
 
 def make_tasks(w: World, rng: random.Random, d: dict) -> list[WorldTask]:
     """``TASKS_PER_WORLD`` tasks mixed across the families this world's tools allow, numbered in order."""
-    families = [interleave(family(w, rng, d), rng)[: FAMILY_CAPS.get(family, TASKS_PER_WORLD)]
-                for family in FAMILIES]
+    families = []
+    deep: list[WorldTask] = []  # tasks of three or more dependent calls, from every family
+    for family in FAMILIES:
+        shallow = []
+        for candidates in family(w, rng, d):
+            deep += [task for task in candidates if task.hops >= 3]
+            shallow.append([task for task in candidates if task.hops < 3])
+        families.append(interleave(shallow, rng)[: FAMILY_CAPS.get(family, TASKS_PER_WORLD)])
+    deep = rng.sample(deep, len(deep))
+    families += [deep[0::2], deep[1::2]]  # two turns in each round: about a quarter of the tasks
     chosen: list[WorldTask] = []
     seen: set[str] = set()
     for task in interleave(families, rng):
