@@ -321,9 +321,11 @@ def test_run_py_runs_a_split_end_to_end_against_a_server_and_reports_it(tmp_path
         ("worlds-heldout", task.id, HELDOUT[0].seed, True)]
     printed = capsys.readouterr().out
     assert "generated worlds, heldout split: 1 worlds, 1 tasks" in printed and "95% CI" in printed
+    assert "| ToolCallingAgent | 1/1" in printed.split("by skill")[1]
     monkeypatch.setattr(sys, "argv", ["run.py", "--report", str(out)])
     assert run.main() == 0
-    assert "worlds-heldout suite, 1 tasks" in capsys.readouterr().out
+    reported = capsys.readouterr().out
+    assert "worlds-heldout suite, 1 tasks" in reported and "by dependent calls" in reported
 
 
 def test_show_world_prints_the_tools_docstrings_and_the_tasks(monkeypatch, capsys):

@@ -218,6 +218,27 @@ def print_table(title: str, rows: list[dict]) -> None:
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
 
 
+def print_by_skill(rows: list[dict]) -> None:
+    """Solved/total per agent and skill (the task's ``kind``), then by dependent calls, to see where runs fail."""
+    for label, key in (("skill", "kind"), ("dependent calls", "hops")):
+        columns = sorted({row[key] for row in rows if key in row}, key=str)
+        if not columns:
+            continue
+        table = [["agent", *map(str, columns)]]
+        for agent in dict.fromkeys(row["agent"] for row in rows):
+            cells = [agent]
+            for column in columns:
+                chosen = [row for row in rows if row["agent"] == agent and row.get(key) == column]
+                cells.append(f"{sum(row['correct'] for row in chosen)}/{len(chosen)}" if chosen else "-")
+            table.append(cells)
+        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+        print(f"\nby {label}")
+        for number, cells in enumerate(table):
+            print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |")
+            if number == 0:
+                print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
 # -- main -----------------------------------------------------------------------------------
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -289,6 +310,7 @@ def main() -> int:
             n_worlds = len({worlds.seed_of(t.id) for t in tasks})
             print_table(f"generated worlds, {args.split} split: {n_worlds} worlds, {len(tasks)} tasks, {model_name}",
                         rows)
+            print_by_skill(rows)
         if args.suite in ("code", "all"):
             rows = run_code_suite(llm, args.limit, out, args.parallel, args.code_agents)
             print_table(f"code suite (HumanEval sample, seed {CODE_SAMPLE_SEED}), {model_name}", rows)
@@ -314,9 +336,12 @@ def run_peer_rows(args, base_url: str, model_name: str, tasks: list, suite: str,
         if len(sample) < len(tasks):
             row["agent"] += f" ({len(sample)}-task sample)"
         peer_rows.append(row)
+    by_id = {task.id: task for task in tasks}
     for row in peer_rows:
         if suite.startswith("worlds"):
-            row["seed"] = worlds.seed_of(row["task"])
+            task = by_id[row["task"]]
+            row.update(seed=worlds.seed_of(task.id), expected=task.expected, hops=task.hops, kind=task.kind,
+                       answer_kind=task.answer)
         _emit({"suite": suite, **row}, out)
     return peer_rows
 
@@ -327,6 +352,8 @@ def report(paths: list[str]) -> int:
     for suite in dict.fromkeys(row.get("suite", "tools") for row in rows):
         chosen = [row for row in rows if row.get("suite", "tools") == suite]
         print_table(f"{suite} suite, {len({row['task'] for row in chosen})} tasks", chosen)
+        if suite.startswith("worlds"):
+            print_by_skill(chosen)
     return 0
 
 
