@@ -296,8 +296,8 @@ def _dates(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
             end = day + dt.timedelta(days=data["days"])
             ends.append(_task(d["days"]["ask"].format(x=x, thing=t["thing"]), end.isoformat(), 2, "date", "date",
                               lambda use, x=x: _end(use, x, k)["date"]))
-            ends.append(_task(d["days"]["ask"].format(x=x, thing=t["thing"]).rsplit(" On which", 1)[0]
-                              + " On which weekday is that?", WEEKDAYS[end.weekday()], 2, "date", "name",
+            weekday_ask = d["days"]["ask"].replace("On which date", "On which weekday")
+            ends.append(_task(weekday_ask.format(x=x, thing=t["thing"]), WEEKDAYS[end.weekday()], 2, "date", "name",
                               lambda use, x=x: _end(use, x, k)["weekday"]))
     return [weekday, ends]
 
