@@ -258,7 +258,7 @@ def main() -> int:
     parser.add_argument("--code-agents", nargs="*", choices=list(CODE_AGENTS),
                         help="code-suite agents to run, in this order: plain, reflection (BasicReflectionAgent), "
                              "reflexion (ReflexionAgent); default: all three")
-    parser.add_argument("--tasks", nargs="*", help="tools-suite task ids to run (default: all)")
+    parser.add_argument("--tasks", nargs="*", help="task ids to run, of the tools suite or the --split (default: all)")
     parser.add_argument("--limit", type=int, help="only the first N tasks of each suite")
     parser.add_argument("--peers", action="store_true",
                         help="also run the peer frameworks on the tools suite and the generated worlds")

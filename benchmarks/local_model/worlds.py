@@ -66,7 +66,9 @@ from world_vocab import (  # noqa: E402
     invented_word,
 )
 
-# The two splits, kept here and nowhere else.  Never tune on HELDOUT_SEEDS.
+# The two splits, kept here and nowhere else.  Never tune on HELDOUT_SEEDS.  The held-out block
+# was picked on structure alone, before any model ran on it: the first ten consecutive seeds whose
+# worlds together have every tool shape, error style, answer kind and tool count (tests/test_worlds.py).
 DEV_SEEDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 HELDOUT_SEEDS: tuple[int, ...] = tuple(range(301, 311))
 SPLITS = {"dev": DEV_SEEDS, "heldout": HELDOUT_SEEDS}
@@ -99,7 +101,7 @@ class World:
     @property
     def error_styles(self) -> set[str]:
         styles = {self.errors.name_style}
-        if "group" in self.roles:
+        if "group" in self.roles or self.variants.get("action") in ("transfer", "assign"):  # tools that take ids
             styles.add(self.errors.id_style)
         return styles
 
@@ -230,6 +232,8 @@ def _add_tools(w: World, rng: random.Random, d: dict) -> None:
         w.shapes.add("changes_world")
     if "distractor" in w.roles:
         w.shapes.add("distractor")
+        if w.variants["distractor"] == "rate":
+            w.shapes.add("literal_parameter")
 
 
 def _reply_thing(w: World, name: str) -> dict:
