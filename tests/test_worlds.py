@@ -384,3 +384,12 @@ def test_the_task_mix_of_the_held_out_split():
     counts = Counter(t.kind for w in HELDOUT for t in w.tasks)
     assert counts["compare"] <= 2 * len(HELDOUT)
     assert sum(1 for w in HELDOUT for t in w.tasks if t.hops >= 3) >= len(HELDOUT)
+
+
+@pytest.mark.parametrize("agent", list(run.TOOL_AGENTS))
+def test_every_tool_agent_takes_a_generated_worlds_tools(agent):
+    w = HELDOUT[2]
+    rows = run.run_world_suite(ScriptedLLM(default="Final Answer: 42"), [agent], w.tasks[:2], io.StringIO(),
+                               suite="worlds-test")
+    assert [row["task"] for row in rows] == [t.id for t in w.tasks[:2]]
+    assert all(row["seed"] == w.seed and row["llm_calls"] >= 1 and row["correct"] is False for row in rows)
