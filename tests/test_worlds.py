@@ -393,3 +393,11 @@ def test_every_tool_agent_takes_a_generated_worlds_tools(agent):
                                suite="worlds-test")
     assert [row["task"] for row in rows] == [t.id for t in w.tasks[:2]]
     assert all(row["seed"] == w.seed and row["llm_calls"] >= 1 and row["correct"] is False for row in rows)
+
+
+def test_no_world_asks_the_same_question_twice_in_another_order():
+    import re
+
+    for seed in ALL_SEEDS:
+        asked = [(frozenset(re.findall(r"\w+", t.question)), repr(t.expected)) for t in worlds.make_world(seed).tasks]
+        assert len(set(asked)) == len(asked)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -430,10 +431,11 @@ def make_tasks(w: World, rng: random.Random, d: dict) -> list[WorldTask]:
     deep = rng.sample(deep, len(deep))
     families += [deep[0::2], deep[1::2]]  # two turns in each round: about a quarter of the tasks
     chosen: list[WorldTask] = []
-    seen: set[str] = set()
+    seen: set[tuple] = set()
     for task in interleave(families, rng):
-        if task.question not in seen:
-            seen.add(task.question)
+        same = (frozenset(re.findall(r"\w+", task.question)), repr(task.expected))  # the same things reordered
+        if same not in seen:
+            seen.add(same)
             chosen.append(task)
         if len(chosen) == TASKS_PER_WORLD:
             break
