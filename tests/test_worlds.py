@@ -401,3 +401,21 @@ def test_no_world_asks_the_same_question_twice_in_another_order():
     for seed in ALL_SEEDS:
         asked = [(frozenset(re.findall(r"\w+", t.question)), repr(t.expected)) for t in worlds.make_world(seed).tasks]
         assert len(set(asked)) == len(asked)
+
+
+def test_a_change_the_task_did_not_ask_for_fails_its_effect_check():
+    checked = 0
+    for w in HELDOUT:
+        effects = [t for t in w.tasks if t.effect]
+        if len(effects) < 2:
+            continue
+        asked, other = effects[0], effects[1]
+        both = worlds.make_world(w.seed)
+        _oracle_calls(both, asked)
+        assert asked.effect(both)
+        before = json.dumps([both.things, both.groups, both.people], sort_keys=True)
+        _oracle_calls(both, other)
+        if json.dumps([both.things, both.groups, both.people], sort_keys=True) != before:
+            assert not asked.effect(both), (asked.id, other.id)
+            checked += 1
+    assert checked >= 2

@@ -11,6 +11,7 @@ Standard library only: the peers' worker imports this in its own environment.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 import re
@@ -323,20 +324,20 @@ def _actions(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
             n = rng.randint(5, 60)
             tasks.append(_task(d["reserve"].format(n=n, x=x, thing=t["thing"]), data["count"] - n, 1, "action",
                                "number", lambda use, x=x, n=n: _number(use("action", x, n)[k["count"]]),
-                               effect=lambda world, x=x, left=data["count"] - n: world.things[x]["count"] == left))
+                               effect=_only(w, "things", x, "count", data["count"] - n)))
     elif variant == "transfer":
         for x, data in w.things.items():
             gid = rng.choice([g for g in w.groups if g != data["group"]])
             tasks.append(_task(f"Move the {t['thing']} {x} to {t['group']} {gid}. In which {t['place']} is it now?",
                                w.groups[gid]["place"], 1, "action", "name",
                                lambda use, x=x, gid=gid: use("action", x, gid)[k["place"]],
-                               effect=lambda world, x=x, gid=gid: world.things[x]["group"] == gid))
+                               effect=_only(w, "things", x, "group", gid)))
             y = rng.choice([n for n, other in w.things.items() if other["group"] != data["group"]])
             target = w.things[y]["group"]
             tasks.append(_task(f"Move the {t['thing']} {x} to the {t['group']} where the {t['thing']} {y} is. "
                                f"What is the id of that {t['group']}?", target, 2, "action", "name",
                                lambda use, x=x, y=y: use("action", x, use("thing", y)[k["group_ref"]])["to"],
-                               effect=lambda world, x=x, target=target: world.things[x]["group"] == target))
+                               effect=_only(w, "things", x, "group", target)))
     else:
         free = [p for p in w.people if all(g["person"] != p for g in w.groups.values())]
         for who in free:
@@ -344,8 +345,20 @@ def _actions(w: World, rng: random.Random, d: dict) -> list[list[WorldTask]]:
                 tasks.append(_task(f"Make {who} the {t['person']} of {t['group']} {gid}. Who was the {t['person']} "
                                    "there before?", g["person"], 1, "action", "name",
                                    lambda use, who=who, gid=gid: use("action", who, gid)["previous"],
-                                   effect=lambda world, who=who, gid=gid: world.groups[gid]["person"] == who))
+                                   effect=_only(w, "groups", gid, "person", who)))
     return [tasks]
+
+
+def _only(w: World, table: str, key: str, field_: str, value: Any) -> Callable[[World], bool]:
+    """The effect check of a change: ``table[key][field_]`` is ``value`` and nothing else in the world differs
+    from its state before the run (so a wrong change made on the way, or made twice, fails the task)."""
+    wanted = copy.deepcopy({"things": w.things, "groups": w.groups, "people": w.people})
+    wanted[table][key][field_] = value
+
+    def check(world: World) -> bool:
+        return {"things": world.things, "groups": world.groups, "people": world.people} == wanted
+
+    return check
 
 
 def misspell(name: str, rng: random.Random, names: list[str]) -> str | None:
