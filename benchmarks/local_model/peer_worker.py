@@ -283,7 +283,8 @@ def _reply(handler, status: int, data: bytes, headers=(), close: bool = False) -
 
 # -- the frameworks ------------------------------------------------------------------------
 # Each runner builds the framework's agent the way its docs show, against
-# ``url`` (the task's proxy) with ``tools`` (plain functions), runs ``question`` and returns (answer, status).
+# ``url`` (the task's proxy) with ``functions`` (the tools, plain functions), runs ``question`` and returns
+# (answer, status).
 # An exception becomes status "error" in ``run_task``.
 
 
