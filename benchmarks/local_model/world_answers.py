@@ -12,7 +12,7 @@ from typing import Any
 import world as fixed_world
 
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
-_TIME = re.compile(r"(\d{1,2})[:.h](\d{2})")
+_TIME = re.compile(r"(?<![\d:.])(\d{1,2})(?:[:.h](\d{2}))?(?:\s*([ap])\.?m\b)?", re.IGNORECASE)
 _MONTHS = {m.casefold(): i for i, m in enumerate(("January", "February", "March", "April", "May", "June", "July",
                                                   "August", "September", "October", "November", "December"), 1)}
 
@@ -37,6 +37,17 @@ def _iso(year: str, month: str, day: str) -> str:
         return ""
 
 
+def times_in(text: str) -> set[tuple[int, int]]:
+    """(hour, minute) of the times written in ``text``: 07:30, 7.30, 7:30 am, 7 am, 1:15 pm (13:15)."""
+    found = set()
+    for hour, minute, half in _TIME.findall(text):
+        if not minute and not half:
+            continue  # a bare number is not a time
+        h = int(hour) % 12 + (12 if half.lower() == "p" else 0) if half else int(hour)
+        found.add((h, int(minute or 0)))
+    return found
+
+
 def yes_or_no(text: str) -> str | None:
     """The first "yes" or "no" in ``text``."""
     for word in re.findall(r"[a-z]+", text.casefold()):
@@ -57,7 +68,7 @@ def is_correct(answer: str | None, expected: Any, exclude: tuple[str, ...] | lis
     if _ISO.fullmatch(expected):
         return expected in dates_in(text)
     if re.fullmatch(r"\d{2}:\d{2}", expected):
-        return any((int(h), int(m)) == (int(expected[:2]), int(expected[3:])) for h, m in _TIME.findall(text))
+        return (int(expected[:2]), int(expected[3:])) in times_in(text)
     if expected in ("yes", "no"):
         return yes_or_no(text) == expected
     return names_in(text, expected)
