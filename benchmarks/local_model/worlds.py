@@ -459,7 +459,7 @@ def world_tasks(seeds: tuple[int, ...] | list[int], tasks_per_world: int | None 
 
 def seed_of(task_id: str) -> int:
     """The world seed in a task id such as ``w104-t07``."""
-    return int(task_id[1:].split("-")[0])
+    return int(task_id[1:].rsplit("-t", 1)[0])
 
 
 def main(argv: list[str]) -> int:
