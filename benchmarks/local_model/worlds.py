@@ -23,6 +23,7 @@ seeds only.  Standard library only: the peers' worker imports this too.
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import random
 import sys
 from collections.abc import Callable
@@ -81,6 +82,8 @@ ANSWER_KINDS = ("number", "name", "time", "date", "yesno", "list")
 
 @dataclass
 class World:
+    """One generated world: its data (the state its tools read and change), its tools and its tasks."""
+
     seed: int
     domain: str
     words: dict[str, str]  # thing, things, group, groups, person, place, cur
@@ -111,8 +114,6 @@ class World:
 
     def describe(self) -> str:
         """The world as text: its tools' signatures and docstrings, then its tasks."""
-        import inspect
-
         lines = [f"world {self.seed}: {self.domain}, {len(self.tools)} tools, {len(self.tasks)} tasks, errors "
                  f"{self.errors.name_style}/{self.errors.id_style} ({self.errors.shape})", ""]
         for tool in self.tools:
