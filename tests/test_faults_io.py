@@ -579,6 +579,41 @@ def thousand_calls(kind):
     return "8 run, 992 answered 'not run'; ok"
 
 
+# =========================================================================== untrusted folders (issue 34)
+
+
+SANDBOX_CHECK = ("from vero.config import get_settings; get_settings(); "
+                 "from vero.tool.builtin.python_runner import sandbox_enabled; print('sandbox on:', sandbox_enabled())")
+
+
+@fault("config/dotenv-cannot-disable-safety", ("direct",),
+       "a ./.env with VERO_PYTHON_SANDBOX=off leaves the sandbox on (one `ignored` line); a ./.env naming "
+       "OPENAI_BASE_URL while the key comes from the environment gives one warning line naming the file and host, "
+       "before the first request; the key is never printed")
+def config_dotenv_safety(kind):
+    from test_faults import KEY
+
+    from mock_pool import pooled_mock_server
+
+    with tempfile.TemporaryDirectory() as folder, pooled_mock_server(["Paris", "Rome"]) as srv:
+        dotenv = os.path.join(folder, ".env")
+        Path(dotenv).write_text(f"OPENAI_BASE_URL={srv.base_url}\nVERO_PYTHON_SANDBOX=off\n", encoding="utf-8")
+        check = subprocess.run([sys.executable, "-c", SANDBOX_CHECK], cwd=folder, env=cli_env(),
+                               capture_output=True, text=True, timeout=60)
+        run = subprocess.run([sys.executable, "-m", "vero", "run", TASK, "--agent", "chat", "--tools", "none"],
+                             cwd=folder, env=cli_env(), capture_output=True, text=True, timeout=60)
+        requests = len(srv.requests)
+    assert check.stdout.strip() == "sandbox on: True", (check.stdout, check.stderr)
+    ignored = [line for line in check.stderr.splitlines() if "VERO_PYTHON_SANDBOX" in line]
+    assert len(ignored) == 1 and "ignored" in ignored[0] and dotenv in ignored[0], check.stderr
+    assert run.returncode == 0 and "Paris" in run.stdout and requests == 1, (run.stdout, run.stderr)
+    warned = [line for line in run.stderr.splitlines() if "OPENAI_BASE_URL" in line]
+    assert len(warned) == 1 and dotenv in warned[0] and "host 127.0.0.1" in warned[0], run.stderr
+    assert "OPENAI_API_KEY comes from the environment" in warned[0], warned
+    assert KEY not in run.stderr + run.stdout + check.stderr
+    return "the sandbox stays on; one warning naming the .env and the host"
+
+
 # =========================================================================== pytest
 
 
