@@ -30,11 +30,14 @@ from pathlib import Path
 import pytest
 from test_faults import (
     ALL,
+    REACT_FAMILY,
     TASK,
     TOOL_AGENTS,
     FaultRow,
+    around_react,
     cli_env,
     fault_test,
+    final,
     happy,
     happy_default,
     history_texts,
@@ -42,6 +45,7 @@ from test_faults import (
     patched,
     row_registry,
     run_one_tool,
+    tool_script,
 )
 
 from vero import tool
@@ -591,9 +595,8 @@ SANDBOX_CHECK = ("from vero.config import get_settings; get_settings(); "
        "OPENAI_BASE_URL while the key comes from the environment gives one warning line naming the file and host, "
        "before the first request; the key is never printed")
 def config_dotenv_safety(kind):
-    from test_faults import KEY
-
     from mock_pool import pooled_mock_server
+    from test_faults import KEY
 
     with tempfile.TemporaryDirectory() as folder, pooled_mock_server(["Paris", "Rome"]) as srv:
         dotenv = os.path.join(folder, ".env")
@@ -791,6 +794,106 @@ def cli_trace_odd(kind):
     assert len(lines) == 1 and "trace file trace.jsonl could not be written" in lines[0], failed.stderr
     assert 0 < len(written) <= 600, len(written)
     return "refused at once (exit 2); a failed write: one line, exit 1"
+
+
+# =========================================================================== cancelling (issue 34)
+
+
+@fault("agents/cancel-stops-at-next-call", ALL + ("react_native",),
+       "Agent.cancel() during a model call (as from another thread) stops the run before its next model or tool "
+       "call: status cancelled, the Cancelled error, exactly one model call, history unchanged; the agent runs again")
+def agents_cancel(kind):
+    from vero.errors import Cancelled
+
+    holder: list = []
+    ran: list = []
+
+    @tool
+    def remember(note: str) -> str:
+        """Remember a note."""
+        ran.append(note)
+        return "remembered"
+
+    # Each script needs a second model call (the critic) or a tool call after the first reply.
+    script = happy(kind) if kind == "reflection" else tool_script(kind, "remember", {"note": "x"})
+
+    def cancel_now(messages):
+        assert holder[0].cancel() is True  # a run is in progress
+        return script[0]
+
+    again = around_react(kind, [final("Rome")], "Rome") if kind in REACT_FAMILY else happy(kind, "Rome")
+    llm = ScriptedLLM([cancel_now, *again])
+    agent = make_agent(kind, llm, [remember])
+    holder.append(agent)
+    assert agent.cancel() is False  # no run: nothing to cancel
+    answer = agent.run(TASK)
+    result = agent.last_result
+    assert result.status == "cancelled" and isinstance(result.error, Cancelled), (result.status, result.error)
+    assert llm.calls == 1 and ran == [] and agent.history == [], (llm.calls, ran, agent.history)
+    assert isinstance(answer, str)
+    assert agent.run("And of Italy?") == "Rome" and agent.last_result.ok, agent.last_result.error
+    return "cancelled after 1 call; history unchanged; the next run ok"
+
+
+RUN_MANY_SLOW = """
+import itertools, sys, time
+from vero import ReActAgent, tool
+from vero.batch import run_many
+from vero.testing import ScriptedLLM
+
+CALL_SECONDS = float(sys.argv[1])
+count = itertools.count()
+
+
+@tool(read_only=True)
+def add(a: int, b: int) -> int:
+    \"\"\"Add two numbers.\"\"\"
+    return a + b
+
+
+def slow_reply(messages):
+    time.sleep(CALL_SECONDS)  # one model call
+    return f'Thought: more\\nAction: add\\nAction Input: {{"a": {next(count)}, "b": 1}}'
+
+
+llm, made = ScriptedLLM(default=slow_reply), []
+
+
+def make():
+    made.append(ReActAgent("slow", llm, tools=[add], max_turns=40, verbose=False))
+    return made[-1]
+
+
+print("started", flush=True)
+try:
+    run_many(make, ["count up"] * 4, max_workers=4, progress=False)
+except KeyboardInterrupt:
+    print("interrupted", sorted(str(a.last_result.status) for a in made), llm.calls, flush=True)
+"""
+
+
+@fault("batch/ctrl-c-stops-running-agents", ("direct",),
+       "one Ctrl-C (SIGINT) during run_many with 4 agents, each 40 model calls of 0.25 s: run_many raises "
+       "KeyboardInterrupt within about one model call; every running agent ends cancelled")
+def batch_ctrl_c(kind):
+    call_seconds = 0.25
+    proc = subprocess.Popen([sys.executable, "-c", RUN_MANY_SLOW, str(call_seconds)], env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
+        time.sleep(4 * call_seconds)  # the agents are mid-run
+        proc.send_signal(2)  # SIGINT, as Ctrl-C sends it
+        interrupted = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - interrupted
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert out.startswith("interrupted"), (out, err[-2000:])
+    assert "['cancelled', 'cancelled', 'cancelled', 'cancelled']" in out, out
+    assert took < 8 * call_seconds, f"returned {took:.1f} s after Ctrl-C (a run takes {40 * call_seconds:g} s)"
+    return f"returned {took:.2f} s after Ctrl-C; 4 runs cancelled"
 
 
 # =========================================================================== pytest

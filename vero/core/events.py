@@ -102,7 +102,8 @@ DEFAULT_STEP_ICON = "•"
 PLAN_STEP_LABELS = {PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
                     PlanStepStatus.COMPLETED: ("✅", "Step done"), PlanStepStatus.FAILED: ("❌", "Step failed")}
 STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
-                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌"}
+                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌",
+                                Status.CANCELLED: "⏹️"}
 
 
 def use_colour(stream: TextIO) -> bool:
