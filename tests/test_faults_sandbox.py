@@ -259,6 +259,88 @@ def timeout_with_grandchild(kind):
     return f"ok; returned after {elapsed:.1f} s"
 
 
+# =========================================================================== project layouts (issue 34)
+
+
+def _writable(folder: str) -> bool:
+    return os.path.isdir(folder) and os.access(folder, os.W_OK)
+
+
+READ_SECRETS = """
+import os
+for path in {paths!r}:
+    try:
+        print(path, "READ", open(path).read())
+    except OSError as exc:
+        print(path, "unreadable:", type(exc).__name__)
+for folder in {folders!r}:
+    try:
+        print(folder, "LISTED", sorted(os.listdir(folder)))
+    except OSError as exc:
+        print(folder, "unlisted:", type(exc).__name__)
+print("DONE")
+"""
+
+
+@fault("sandbox/project-beside-the-installation", DIRECT,
+       "a project folder under a system prefix (/usr/local/src/app, /usr/src/app, or inside the interpreter's own "
+       "prefix), with vero run from a subfolder of it or from /: its .env cannot be read nor the folder listed")
+def project_beside_installation(kind):
+    homes = [f for f in ("/usr/local/src", "/usr/src", sys.base_prefix) if _writable(f)]
+    if not homes:
+        pytest.skip("no writable system prefix to put a project in (needs root)")
+    checked = []
+    for home in homes:
+        with tempfile.TemporaryDirectory(prefix="vero-app-", dir=home) as app:
+            secret = canary()
+            os.chmod(app, 0o755)  # as an app's folder is: readable by every user, nobody included
+            Path(app, ".env").write_text(f"OPENAI_API_KEY={secret}\n")
+            os.mkdir(os.path.join(app, "sub"))
+            for cwd in (os.path.join(app, "sub"), "/"):
+                with working_dir(cwd):
+                    out = ran(run(READ_SECRETS.format(paths=[f"{app}/.env"], folders=[app, f"{app}/sub"])))
+                assert secret not in out and "READ" not in out and "LISTED" not in out, out
+                checked.append(cwd)
+    return f"ok; hidden in {len(homes)} prefixes, from {len(checked)} working folders"
+
+
+VENV_PARENT = """
+import os, sys
+sys.path.insert(0, {root!r})
+from vero.tool.builtin.python_runner import run_python
+os.chdir({project!r})
+print(run_python({code!r}), end="")
+"""
+
+
+@fault("sandbox/project-is-the-venv", DIRECT,
+       "vero run by a venv that is itself the project folder: the project's .env and a key exported in "
+       "bin/activate cannot be read; the venv's packages still import")
+def project_is_the_venv(kind):
+    secret = canary()
+    with tempfile.TemporaryDirectory(prefix="vero-project-") as project:
+        os.chmod(project, 0o755)  # readable by every user, nobody included (a temporary folder is not)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", project], check=True, timeout=120)
+        Path(project, ".env").write_text(f"OPENAI_API_KEY={secret}\n")
+        with open(os.path.join(project, "bin", "activate"), "a") as activate:
+            activate.write(f"export OPENAI_API_KEY={secret}\n")
+        python = os.path.join(project, "bin", "python")
+        site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+        Path(site, "vero_probe_module.py").write_text("VALUE = 'imported'\n")
+        code = READ_SECRETS.format(paths=[f"{project}/.env", f"{project}/bin/activate"], folders=[project])
+        code += "import vero_probe_module\nprint(vero_probe_module.VALUE)\n"
+        proc = subprocess.run([python, "-c", VENV_PARENT.format(root=str(ROOT), project=project, code=code)],
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, capture_output=True,
+                              text=True, timeout=60)
+    out = ran(proc.stdout)
+    assert secret not in out and "READ" not in out, out
+    assert f"{project}/.env unreadable" in out and f"{project}/bin/activate unreadable" in out, out
+    listed = out.split("LISTED", 1)[1].splitlines()[0] if "LISTED" in out else ""
+    assert ".env" not in listed and "imported" in out, out
+    return "ok; .env and bin/activate unreadable, packages import"
+
+
 # =========================================================================== limits
 
 

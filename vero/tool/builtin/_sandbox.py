@@ -43,8 +43,10 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 
-# Shown read-only inside (when they exist), besides the Python installation.
-SYSTEM_PATHS = ("/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr")
+# Shown read-only inside (when they exist), besides what the interpreter needs.  Not /usr
+# itself: /usr/src and /usr/local hold applications (and their .env files) in many images.
+SYSTEM_PATHS = ("/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr/bin", "/usr/sbin",
+                "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec", "/usr/share")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
              "stderr": "/proc/self/fd/2", "shm": "/tmp"}
@@ -201,18 +203,38 @@ def run_init(config: dict, status_w: int) -> None:
 
 
 def python_paths() -> list[str]:
-    """The folders the interpreter needs: its prefixes, its venv and its real binary's folder.
+    """What the interpreter needs, never a whole prefix: its standard library, its site-packages
+    (the venv's too), the venv's ``pyvenv.cfg``, its binary and the shared libraries it has loaded.
 
-    Run with -S, this interpreter does not know it is in a venv (site.py sets
-    sys.prefix to it), so the venv is found as ``pyvenv.cfg`` next to bin/.
+    So a project folder that *is* the venv, or that sits beside the installation
+    (``/usr/local/src/app`` next to ``/usr/local/lib/python3.X``), stays out of sight,
+    ``bin/activate`` and ``.env`` included.  Run with -S, this interpreter does not
+    know it is in a venv (site.py would say), so the venv is found as ``pyvenv.cfg`` next to bin/.
     """
-    exe = sys.executable
-    paths = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
-             os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))}
-    venv = os.path.dirname(os.path.dirname(exe))
-    if os.path.exists(os.path.join(venv, "pyvenv.cfg")):
-        paths.add(venv)
-    return sorted(os.path.normpath(p) for p in paths if p)
+    import site  # with -S, importing site does not run it
+
+    venv = os.path.dirname(os.path.dirname(sys.executable))
+    venvs = [venv] if os.path.isfile(os.path.join(venv, "pyvenv.cfg")) else []
+    paths = {os.path.dirname(os.__file__), *site.getsitepackages([sys.base_prefix, *venvs])}
+    paths |= {os.path.join(v, "pyvenv.cfg") for v in venvs} | set(link_chain(sys.executable)) | mapped_files()
+    paths |= {os.path.realpath(p) for p in paths}  # a folder given through a symlink: its target too
+    return sorted(os.path.normpath(p) for p in paths if os.path.exists(p))
+
+
+def link_chain(path: str) -> list[str]:
+    """``path``, then each path its symlinks lead to, up to the real file (venv/bin/python -> python3 -> ...)."""
+    chain = [path]
+    while os.path.islink(path) and len(chain) < 40:
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+        chain.append(path)
+    return chain
+
+
+def mapped_files() -> set[str]:
+    """The files this interpreter has mapped: its binary, libpython and the other shared libraries."""
+    with open("/proc/self/maps") as f:
+        fields = (line.split(None, 5) for line in f)
+        return {parts[5].rstrip("\n") for parts in fields if len(parts) == 6 and parts[5].startswith("/")}
 
 
 def _under(path: str, folders) -> bool:
@@ -233,12 +255,13 @@ def build_root(config: dict) -> str:
     os.mkdir(root + "/tmp")
     mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, scratch_opts)
     shown: list[str] = []
-    for path in sorted(set(SYSTEM_PATHS) | set(python_paths())):
-        if os.path.exists(path) and not _under(path, shown):
+    needed = python_paths()
+    for path in sorted(set(SYSTEM_PATHS) | set(needed)):
+        if os.path.lexists(path) and not _under(path, shown):
             show_readonly(path, root)
             shown.append(path)
     for path in config["hide"]:
-        if should_hide(path):
+        if should_hide(path, needed):
             mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     make_dev(root)
     os.mkdir(root + "/proc")  # mounted while the old /proc is visible: the kernel requires it
@@ -255,24 +278,24 @@ def build_root(config: dict) -> str:
     return inside
 
 
-def should_hide(path: str) -> bool:
+def should_hide(path: str, needed: list[str]) -> bool:
     """Whether to cover the parent's cwd (or home) with an empty tmpfs: when a system folder shows it.
 
-    /usr/src/app and /usr/local/app are usual project folders (with a .env);
-    such a folder (two levels or more below a system folder) is hidden unless
-    the interpreter's own files are inside it.  Shallower ones (/usr/lib) hold
-    what programs need and stay.  Folders elsewhere are not shown at all.
+    /usr/share/app and /usr/lib/app could be project folders (with a .env);
+    such a folder (three levels deep or more, inside a system folder) is hidden
+    unless the interpreter's own files are inside it.  Shallower ones (/usr/lib)
+    hold what programs need and stay.  Folders elsewhere are not shown at all.
     """
-    needed = [*python_paths(), os.path.dirname(os.__file__)]  # the last is the standard library
-    deep = any(_under(path, [top]) and os.path.relpath(path, top).count("/") >= 1
-               for top in SYSTEM_PATHS if not os.path.islink(top))
+    deep = path.rstrip("/").count("/") >= 3 and any(_under(path, [top]) for top in SYSTEM_PATHS
+                                                     if not os.path.islink(top))
     return deep and os.path.isdir(path) and not any(_under(p, [path]) for p in needed)
 
 
 def show_readonly(path: str, root: str) -> None:
     """Make ``path`` appear at the same place in the new root, read-only (a symlink stays a symlink)."""
     target = root + path
-    if os.path.islink(path) and path in SYSTEM_PATHS:  # /bin -> usr/bin on merged-/usr systems
+    if os.path.islink(path):  # /bin -> usr/bin on merged-/usr systems; venv/bin/python -> python3
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         os.symlink(os.readlink(path), target)
         return
     if os.path.isdir(path):
