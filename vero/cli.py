@@ -47,6 +47,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
 )
 from vero._demo import run_demo
 from vero.config import get_settings
+from vero.core.events import JsonlTrace
 from vero.core.result import Status, StepKind
 from vero.errors import LLMConfigError
 from vero.repl import Repl
@@ -184,7 +185,8 @@ def cmd_run(args) -> int:
         print(result.to_json())
     else:
         print_result(result, debug=args.debug)
-    return EXIT_OK if result.status == Status.OK else EXIT_FAILED
+    trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged
+    return EXIT_OK if result.status == Status.OK and not trace_failed else EXIT_FAILED
 
 
 def read_task(task: str) -> str:

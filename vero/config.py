@@ -7,8 +7,22 @@ built on first use, so ``import vero`` stays fast and does not read files.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, fields
+from urllib.parse import urlsplit
+
+log = logging.getLogger("vero")
+
+# Safety switches: only the real environment (or code) may turn them off, never a .env file,
+# which may come with a folder someone else made.
+SAFETY_SWITCHES = ("VERO_PYTHON_SANDBOX",)
+# An endpoint and the key sent to it: a .env naming the endpoint while the key comes from
+# elsewhere sends your key to whoever wrote that .env.
+ENDPOINT_KEYS = {"OPENAI_BASE_URL": "OPENAI_API_KEY", "VERO_TAVILY_URL": "TAVILY_API_KEY",
+                 "VERO_BOCHA_URL": "BOCHA_API_KEY"}
+_from_file: dict[str, str] = {}  # setting name -> the .env file it was taken from
+_warned: set[str] = set()  # endpoints already warned about (once per process)
 
 
 def _number(name: str, value: str | None, default, kind):
@@ -64,9 +78,7 @@ class Settings:
         """Read settings, loading ``env_file`` first (existing variables win)."""
         if environ is None:
             if env_file and os.path.exists(env_file):
-                from dotenv import load_dotenv  # here: only when a .env exists; python-dotenv costs a few ms
-
-                load_dotenv(env_file, override=False)
+                load_env_file(env_file)
             environ = os.environ
         get = lambda name: environ.get(name) or None  # noqa: E731 - empty means unset
         return cls(
@@ -90,6 +102,47 @@ class Settings:
                 value = "***"
             shown.append(f"{f.name}={value!r}")
         return f"Settings({', '.join(shown)})"
+
+
+def load_env_file(path: str) -> None:
+    """Put ``path``'s settings into ``os.environ`` (existing variables win), except a safety switch turned off.
+
+    Each name taken from the file is remembered, so that ``warn_if_endpoint_from_env_file``
+    can tell an endpoint from a file apart from one the user set.
+    """
+    from dotenv import dotenv_values  # here: only when a .env exists; python-dotenv costs a few ms
+
+    where = os.path.abspath(path)
+    for name, value in dotenv_values(path).items():
+        if value is None or name in os.environ:
+            continue
+        if name in SAFETY_SWITCHES and not env_flag(value, default=True):
+            log.warning("vero: ignored %s=%s in %s: a .env file cannot switch off a safety setting "
+                        "(set it in the environment to do so)", name, value.strip(), where)
+            continue
+        os.environ[name] = value
+        _from_file[name] = where
+
+
+def warn_if_endpoint_from_env_file(endpoint: str, key_given: bool = False) -> None:
+    """Warn once if setting ``endpoint`` (e.g. ``OPENAI_BASE_URL``) came from a .env file but its key did not.
+
+    ``key_given``: the key was passed in code, so it did not come from that file either.
+    Called before the first request that would send the key there.
+    """
+    source, key = _from_file.get(endpoint), ENDPOINT_KEYS[endpoint]
+    if source is None or endpoint in _warned:
+        return
+    if key_given:
+        origin = "your code"
+    elif os.environ.get(key) and _from_file.get(key) != source:  # the same file setting both is its author's choice
+        origin = "the environment"
+    else:
+        return
+    _warned.add(endpoint)
+    host = urlsplit(os.environ.get(endpoint, "")).hostname or "?"  # the host only: no user, password or path
+    log.warning("vero: warning: %s comes from %s (host %s) while %s comes from %s: your key will be sent "
+                "to that host", endpoint, source, host, key, origin)
 
 
 _settings: Settings | None = None

@@ -260,7 +260,10 @@ class Repl:
             return
         try:
             self.agent.save(path)
-        except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        except OSError as exc:  # the error names the user's path, never the temporary file
+            print(f"❌ cannot save to {path}: {exc.strerror or exc}")
+            return
+        except ValueError as exc:  # a NUL in the path
             print(f"❌ cannot save to {path}: {exc}")
             return
         print(f"Saved {len(self.agent.history)} messages to {path}.")

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from vero.config import get_settings
+from vero.config import get_settings, warn_if_endpoint_from_env_file
 from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
@@ -66,6 +66,8 @@ class ChatOpenAI:
         **client_kwargs: Any,
     ) -> None:
         settings = get_settings()
+        if not base_url and settings.OPENAI_BASE_URL:  # before any request: say if a .env chose where the key goes
+            warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
         api_key = api_key or settings.OPENAI_API_KEY
         base_url = base_url or settings.OPENAI_BASE_URL
         if not api_key and not base_url:

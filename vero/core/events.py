@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from vero.core.files import open_regular
 from vero.core.result import PlanStepStatus, Status, StepKind
 from vero.core.text import clip
 
@@ -50,20 +51,39 @@ Callback = Callable[[Event], None]
 
 
 class JsonlTrace:
-    """Appends every event as one JSON line, flushed at once."""
+    """Appends every event as one JSON line, flushed at once.
+
+    Only a regular file (or a new one) is opened: a FIFO or device is refused
+    at once.  A write that fails (disk full, ``/dev/full`` behind a link) stops
+    the trace: one warning is logged, ``error`` keeps the reason, and the run
+    goes on.
+    """
 
     def __init__(self, path: str):
         self.path = path
+        self.error: OSError | None = None  # the first failed write; nothing is written after it
+        fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         # backslashreplace: text the model or user sent that is not valid
         # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
-        self._file = open(path, "a", encoding="utf-8", errors="backslashreplace")
+        self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
 
     def __call__(self, event: Event) -> None:
-        self._file.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
-        self._file.flush()
+        if self.error is not None:
+            return
+        try:
+            self._file.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
+            self._file.flush()
+        except OSError as exc:
+            self.error = exc
+            log.warning("vero: the trace file %s could not be written (%s); the trace stops here",
+                        self.path, exc.strerror or exc)
+            self.close()
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:
+            pass  # the failed write's bytes are still buffered: closing retries them, and fails the same way
 
 
 # -- console output -------------------------------------------------------------
@@ -82,7 +102,8 @@ DEFAULT_STEP_ICON = "•"
 PLAN_STEP_LABELS = {PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
                     PlanStepStatus.COMPLETED: ("✅", "Step done"), PlanStepStatus.FAILED: ("❌", "Step failed")}
 STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
-                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌"}
+                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌",
+                                Status.CANCELLED: "⏹️"}
 
 
 def use_colour(stream: TextIO) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from vero.config import get_settings
+from vero.config import get_settings, warn_if_endpoint_from_env_file
 from vero.core.text import clip
 from vero.tool.base import tool
 
@@ -79,6 +79,7 @@ def _json(raw: bytes) -> dict:
 
 def tavily(query: str, max_results: int, api_key: str) -> list[SearchResult]:
     url = os.environ.get("VERO_TAVILY_URL") or TAVILY_URL
+    warn_if_endpoint_from_env_file("VERO_TAVILY_URL")
     payload = {"api_key": api_key, "query": query, "max_results": max_results}
     data = _json(_http(url, payload, {"Authorization": f"Bearer {api_key}"}))
     return [
@@ -90,6 +91,7 @@ def tavily(query: str, max_results: int, api_key: str) -> list[SearchResult]:
 
 def bocha(query: str, max_results: int, api_key: str) -> list[SearchResult]:
     url = os.environ.get("VERO_BOCHA_URL") or BOCHA_URL
+    warn_if_endpoint_from_env_file("VERO_BOCHA_URL")
     payload = {"query": query, "count": max_results, "summary": True, "freshness": "noLimit"}
     data = _json(_http(url, payload, {"Authorization": f"Bearer {api_key}"}))
     if data.get("code") not in (None, 200):
