@@ -154,16 +154,16 @@ class PlanExecuteAgent(Agent):
     # -- the loop: plan -> (approve) -> execute a step -> replan -> ... -> answer ------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         try:
-            plan = self._approved_plan(task)
+            plan = self._approved_plan(task)  # plan -> (approve)
         except PlanRejected:
             return Outcome("", REJECTED)
-        for number in self.turns():
-            self._execute(task, plan, plan.next_step(), number)
-            decision = self._replan(task, plan)
+        for number in self.turns():  # at most max_turns steps
+            self._execute(task, plan, plan.next_step(), number)  # execute the next step
+            decision = self._replan(task, plan)  # replan: the answer, or the steps that remain
             if isinstance(decision, Finished):
                 self.record(StepKind.FINAL, decision.answer)
                 return Outcome(decision.answer, OK)
-            if decision.steps != plan.remaining():
+            if decision.steps != plan.remaining():  # a new plan for the rest
                 if self.tally("replans") > self.max_replans:
                     self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
                     break
