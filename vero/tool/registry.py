@@ -59,8 +59,7 @@ class ToolOutcome:
     """What running a tool produced: the one tool-result type of vero.
 
     ``ToolRegistry.run`` returns the tool's full ``output``; ``Agent.run_tool``
-    returns the same type (as ``Observation``) with the text the model is sent
-    (clipped, with hints), which is also readable as ``text``.
+    returns the same type with the ``output`` the model is sent (clipped, with hints).
 
     ``error`` says why when ``ok`` is False: a ``vero.core.ToolError`` (``unknown_tool``,
     ``bad_arguments``, ``exception``, ``timeout``, ``busy``; from ``Agent.run_tool``
@@ -71,11 +70,6 @@ class ToolOutcome:
     output: str
     ok: bool
     error: ToolError | str | None = None
-
-    @property
-    def text(self) -> str:
-        """The output (the name an agent loop reads it by)."""
-        return self.output
 
     def __str__(self) -> str:
         return self.output
@@ -350,10 +344,6 @@ class ToolRegistry:
         return f"ToolRegistry({', '.join(self._tools)})"
 
     # ------------------------------------------------------------------ running
-
-    def execute(self, name: str, args: Any = None) -> str:
-        """Run a tool and return only the observation text."""
-        return self.run(name, args).output
 
     def run(self, name: str, args: Any = None) -> ToolOutcome:
         """Run tool ``name`` with ``args``; every failure becomes an observation."""
