@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import inspect
 import logging
 import time
@@ -529,3 +530,54 @@ def test_tools_are_taken_to_change_things_unless_marked_read_only():
     assert Tool(find_note, name="lookup").read_only is True  # re-wrapping keeps it
     assert Tool(find_note, read_only=False).read_only is False
     assert all(t.read_only for t in (calculator, current_time, web_search))
+
+
+# -- enum.Enum parameters: offered, checked and passed like a Literal of their values, as members ----------
+class Shade(enum.Enum):
+    LIGHT = "light"
+    DARK = "dark"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 3
+
+
+@tool
+def tint(shade: Shade, level: Level = Level.LOW, trim: Shade | None = None, layers: list[Shade] | None = None) -> str:
+    """Tint a sample."""
+    return repr((shade, level, trim, layers))
+
+
+def test_an_enum_parameter_lists_its_members_values_in_the_schema():
+    props = tint.parameters["properties"]
+    assert props["shade"] == {"type": "string", "enum": ["light", "dark"]}
+    assert props["level"] == {"type": "integer", "enum": [1, 3], "default": 1}  # the default as its value
+    assert props["trim"]["enum"] == ["light", "dark", None]
+    assert props["layers"]["items"] == {"type": "string", "enum": ["light", "dark"]}
+    assert 'shade: "light" | "dark"' in tint.signature()
+
+
+def test_an_enum_argument_reaches_the_function_as_the_member():
+    out = ToolRegistry([tint]).run("tint", {"shade": "dark", "level": "3", "trim": "light", "layers": ["dark"]})
+    assert out.ok and out.output == repr((Shade.DARK, Level.HIGH, Shade.LIGHT, [Shade.DARK]))
+    assert ToolRegistry([tint]).run("tint", {"shade": "light"}).output == repr((Shade.LIGHT, Level.LOW, None, None))
+
+
+@pytest.mark.parametrize("args", [{"shade": "blue"}, {"shade": "DARK"}, {"shade": "light", "level": 2}])
+def test_a_value_that_is_no_members_value_is_refused_naming_the_allowed_ones(args):
+    out = ToolRegistry([tint]).run("tint", args)
+    assert not out.ok and out.error == "bad_arguments"
+    assert 'expected "light" | "dark"' in out.output or "expected 1 | 3" in out.output
+
+
+class Point(enum.Enum):
+    ORIGIN = (0, 0)
+
+
+def test_an_enum_whose_values_are_not_strings_or_numbers_is_refused_when_the_tool_is_made():
+    def place(at: Point) -> str:
+        return str(at)
+
+    with pytest.raises(TypeError, match="the Enum Point cannot be a tool parameter"):
+        tool(place)

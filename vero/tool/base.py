@@ -4,11 +4,14 @@ The JSON schema comes from the type hints, the descriptions from the docstring
 (a Google-style ``Args:`` section), so a tool is written once, as a normal
 function.  ``Tool.validate`` coerces the loose arguments models produce
 (``"3"`` for an int, a JSON string for a list) and says precisely what is wrong
-when they cannot be used.
+when they cannot be used.  A ``Literal`` or ``enum.Enum`` parameter lists its
+allowed values in the schema (an Enum's member values), and an Enum argument
+reaches the function as the member.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import json
@@ -97,8 +100,23 @@ def _literal_schema(values: tuple) -> dict:
     return schema
 
 
+def _is_enum(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def _enum_schema(tp: type[enum.Enum]) -> dict:
+    """An Enum is offered as its members' values, like a ``Literal`` of them."""
+    values = tuple(member.value for member in tp)
+    if not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
+        raise TypeError(f"the Enum {tp.__name__} cannot be a tool parameter: its members' values must be strings "
+                        f"or numbers (got {[member.value for member in tp]!r})")
+    return _literal_schema(values)
+
+
 def type_to_schema(tp: Any) -> dict:
     """JSON schema for a Python type hint (unknown types are treated as strings)."""
+    if _is_enum(tp):
+        return _enum_schema(tp)
     if tp is Any:
         return {}
     if tp is None or tp is type(None):
@@ -151,7 +169,8 @@ def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) 
         if param.default is param.empty:
             required.append(param.name)
         else:
-            schema["default"] = param.default if _is_json(param.default) else repr(param.default)
+            default = param.default.value if isinstance(param.default, enum.Enum) else param.default
+            schema["default"] = default if _is_json(default) else repr(default)
         properties[param.name] = schema
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if not accepts_extra:
@@ -287,6 +306,29 @@ def _coerce_any_of(value: Any, options: list[dict], schema: dict) -> Any:
     raise ValueError(f"expected {type_label(schema)}, got {_short_repr(value)}")
 
 
+def with_members(value: Any, tp: Any) -> Any:
+    """A valid argument as the function's hint ``tp`` asks for it: each Enum value as its member
+    (also inside ``X | None``, ``list[X]`` and ``dict[str, X]``); anything else as it is."""
+    if _is_enum(tp):
+        return tp(value)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        if value is None or len(options) == 1:
+            return None if value is None else with_members(value, options[0])
+        for option in (a for a in options if _is_enum(a)):
+            try:
+                return option(value)
+            except ValueError:
+                continue
+        return value
+    if origin in _ARRAY_TYPES and len(args) >= 1 and isinstance(value, list):
+        return [with_members(v, args[0]) for v in value]
+    if origin is dict and len(args) == 2 and isinstance(value, dict):
+        return {k: with_members(v, args[1]) for k, v in value.items()}
+    return value
+
+
 def _short_repr(value: Any, limit: int = 60) -> str:
     try:
         text = repr(value)
@@ -335,6 +377,7 @@ class Tool:
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
+        self._hints = _type_hints(func)
         self.timeout: float | None = timeout
         self.auto_correct: bool = auto_correct is not False
         self.read_only: bool = read_only is True  # unmarked: may change things
@@ -412,7 +455,7 @@ class Tool:
         for key, value in args.items():
             if key in props:
                 try:
-                    kwargs[key] = coerce(value, props[key])
+                    kwargs[key] = with_members(coerce(value, props[key]), self._hints.get(key, Any))
                 except ValueError as exc:
                     invalid.append(f"{key} ({exc})")
             elif self._accepts_extra:
