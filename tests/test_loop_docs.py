@@ -22,4 +22,5 @@ BLOCK = re.compile(r"```python\n(def solve\(.*?)```", re.DOTALL)
                                          ("basic-reflection.md", BasicReflectionAgent)])
 def test_the_docs_page_shows_the_real_solve_loop(page, agent):
     shown = BLOCK.findall((DOCS / page).read_text(encoding="utf-8"))
-    assert shown == [textwrap.dedent(inspect.getsource(agent.solve))]
+    real = textwrap.dedent(inspect.getsource(agent.solve))
+    assert shown == [real], f"docs/{page}: copy {agent.__name__}.solve into the page as it is now:\n{real}"
