@@ -373,7 +373,7 @@ def test_chat_plan_approval_reads_as_a_question_and_its_answer(srv, tmp_path):
     srv.enqueue(json.dumps({"steps": ["Say hi."]}),
                 json.dumps({"steps": ["Say hello in French."]}),
                 "Final Answer: Bonjour !",
-                "Bonjour !")  # every step done: the answer as plain text
+                json.dumps({"response": "Bonjour !"}))  # the replanner answers
     done = vero("chat", "--agent", "plan", "--base-url", srv.base_url, cwd=tmp_path,
                 input="Greet me.\nin French please\ny\nbye\n")
     assert done.returncode == 0, done.stderr
@@ -398,7 +398,7 @@ def test_chat_plan_feedback_then_approval_runs_the_plan(srv, tmp_path):
     srv.enqueue(json.dumps({"steps": ["Say hi."]}),
                 json.dumps({"steps": ["Say hello in French."]}),
                 "Final Answer: Bonjour !",
-                "Bonjour !")  # every step done: the answer as plain text
+                json.dumps({"response": "Bonjour !"}))  # the replanner answers
     done = vero("chat", "--agent", "plan", "-q", "--base-url", srv.base_url, cwd=tmp_path,
                 input="Greet me.\nin French please\ny\nbye\n")
     assert done.returncode == 0, done.stderr

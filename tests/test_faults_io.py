@@ -297,9 +297,9 @@ def tools_positional_only(kind):
     _, _, sent, step = run_one_tool(kind, [add_positional], "add_positional", {"a": 2, "b": "3"})
     assert sent == "5" and step.data["ok"], sent
     registry = ToolRegistry([add_positional, mixed_kinds])
-    assert registry.execute("add_positional", {"a": 2}) == "12"
-    assert registry.execute("add_positional", '{"b": 1, "a": 2}') == "3"
-    assert registry.execute("mixed_kinds", {"c": 3, "b": 2, "a": 1}) == "1-2-3"
+    assert registry.run("add_positional", {"a": 2}).output == "12"
+    assert registry.run("add_positional", '{"b": 1, "a": 2}').output == "3"
+    assert registry.run("mixed_kinds", {"c": 3, "b": 2, "a": 1}).output == "1-2-3"
     assert registry.run("add_positional", {"b": 1}).error == "bad_arguments"
     return "ok; called positionally"
 
@@ -450,7 +450,7 @@ def tools_calculator_complex(kind):
         assert outcome.error == "exception" and "not a real number" in outcome.output, (expression, outcome)
     expected = {"8**(1/3)": "2.0", "-(8**(1/3))": "-2.0", "(-8)**3": "-512", "(-8)**-1": "-0.125"}
     for expression, value in expected.items():
-        assert registry.execute("calculator", {"expression": expression}) == value, expression
+        assert registry.run("calculator", {"expression": expression}).output == value, expression
     return "error for 3 complex results"
 
 
@@ -915,7 +915,7 @@ def test_var_positional_gets_nothing_and_var_keyword_gets_the_extra_arguments():
         return f"{first} {rest} {sorted(options.items())}"
 
     assert "rest" not in gather.parameters["properties"] and "additionalProperties" not in gather.parameters
-    assert ToolRegistry([gather]).execute("gather", {"first": "1", "x": 2, "rest": 3}) == \
+    assert ToolRegistry([gather]).run("gather", {"first": "1", "x": 2, "rest": 3}).output == \
         "1 () [('rest', 3), ('x', 2)]"
 
 

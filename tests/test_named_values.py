@@ -181,7 +181,7 @@ def test_the_scan_finds_the_kinds_it_should():
     found = recorded_kinds()
     assert {"StepKind.ACTION", "StepKind.OBSERVATION", "StepKind.FINAL", "StepKind.WARNING", "StepKind.DRAFT",
             "StepKind.PLAN", "StepKind.EVALUATION"} <= set(found)
-    assert sum(map(len, found.values())) >= 60
+    assert sum(map(len, found.values())) >= 30  # record() call sites; far fewer means the scan broke
 
 
 def test_the_built_in_agents_record_step_kinds_not_string_literals():

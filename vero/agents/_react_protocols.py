@@ -80,7 +80,7 @@ class TextProtocol:
         assert step.action is not None
         repeated = made_before(agent, step.action, step.action_input)
         result = agent.run_tool(step.action, step.action_input)
-        return f"{result.text}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok else result.text
+        return f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok else result.output
 
     def correction(self, agent: ReActAgent, problem: str) -> str:
         return agent.format_error_prompt.format(problem=problem, names=self.names(agent))

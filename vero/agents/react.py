@@ -75,8 +75,6 @@ Action Input: {{"answer": "the final answer"}}"""
 # With native tool calls, "solve step by step" made a small model write out a numbered plan instead of
 # making the first call (then answer with invented values): the native intro does not say it.  The
 # native system prompt is ToolCallingAgent's: the intro, then the instructions, in one paragraph.
-REACT_NATIVE_INTRO = NATIVE_INTRO
-REACT_NATIVE_PROMPT = NATIVE_INSTRUCTIONS
 
 FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
 Thought: ...
@@ -84,9 +82,6 @@ Action: one of [{names}]
 Action Input: a JSON object
 or, if you know the answer, with
 Final Answer: ..."""
-
-NATIVE_EMPTY_PROMPT = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
-
 
 REFLECT_PROMPT = """Pause and reflect on the steps so far, in at most three sentences:
 Which steps helped? What went wrong or is still missing? What is the best next step?
@@ -122,10 +117,10 @@ class ReActAgent(Agent):
 
     intro_prompt = REACT_SYSTEM_PROMPT
     format_prompt = REACT_FORMAT_PROMPT
-    native_intro_prompt = REACT_NATIVE_INTRO
-    native_prompt = REACT_NATIVE_PROMPT
+    native_intro_prompt = NATIVE_INTRO
+    native_prompt = NATIVE_INSTRUCTIONS
     format_error_prompt = FORMAT_ERROR_PROMPT
-    native_empty_prompt = NATIVE_EMPTY_PROMPT
+    native_empty_prompt = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
     loop_warning_prompt = LOOP_WARNING_PROMPT
     reflect_prompt = REFLECT_PROMPT
     reflection_note = REFLECTION_NOTE

@@ -148,12 +148,12 @@ class ReflexionAgent(Agent):
         memory = ReflexionMemory(self.memory_size)
         attempts: list[Attempt] = []
         for number in self.turns():
-            attempt = self._attempt(task, number, memory)
+            attempt = self._attempt(task, number, memory)  # attempt, with the reflections so far
             attempts.append(attempt)
             self.record(StepKind.ATTEMPT, attempt.answer, attempt=number, status=attempt.status)
             self.keep_partial(best(attempts).answer)
             try:
-                verdict = self._evaluate(task, attempt)
+                verdict = self._evaluate(task, attempt)  # evaluate
             except MalformedOutputError as exc:
                 self.record(StepKind.ERROR, exc.raw, reason=str(exc))
                 return Outcome(best(attempts).answer, NEEDS_REVIEW)
@@ -162,11 +162,11 @@ class ReflexionAgent(Agent):
             self.keep_partial(best(attempts).answer)
             if verdict.passed:
                 return Outcome(attempt.answer, OK)
-            if number < self.max_turns:
+            if number < self.max_turns:  # reflect (not after the last attempt: none would read it)
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
-        return Outcome(best(attempts).answer, NEEDS_REVIEW)
+        return Outcome(best(attempts).answer, NEEDS_REVIEW)  # none passed: the best attempt
 
     # -- executor ----------------------------------------------------------------
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:

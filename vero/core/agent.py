@@ -92,7 +92,6 @@ class MalformedOutputError(VeroError):
 
 
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
-Observation = ToolOutcome  # run_tool's result; its text is what the model is sent
 
 
 @dataclass
@@ -345,7 +344,7 @@ class Agent(ABC):
                 ]
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
-    def run_tool(self, name: str, args: Any) -> Observation:
+    def run_tool(self, name: str, args: Any) -> ToolOutcome:
         """Run a tool; record the action and the full observation as steps.
 
         A call that already failed with the same arguments (in this run, or for a
@@ -363,7 +362,7 @@ class Agent(ABC):
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
                                            tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
-            return Observation(text, False, ToolError.REPEATED_FAILURE)
+            return ToolOutcome(text, False, ToolError.REPEATED_FAILURE)
         self._emit("tool_call", tool=name, args=args)
         outcome = self.tools.run(name, args)
         self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
@@ -378,7 +377,7 @@ class Agent(ABC):
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
             # tool's error lists the tools already)
             text += argument_hint(args, self.earlier_calls()) or self.tools.others_hint(name)
-        return Observation(text, outcome.ok, outcome.error)
+        return ToolOutcome(text, outcome.ok, outcome.error)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the named-values hint and the

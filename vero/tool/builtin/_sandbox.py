@@ -32,6 +32,7 @@ import ctypes
 import os
 import resource
 import sys
+from typing import Any
 
 SETUP_FAILED = 125
 MARK = "vero-sandbox:"
@@ -209,7 +210,7 @@ def main() -> None:
 # --------------------------------------------------------------------------- init
 
 
-def run_init(config: dict, status_w: int) -> None:
+def run_init(config: dict[str, Any], status_w: int) -> None:
     """Pid 1 of the sandbox: build its file system, run the program, reap, report."""
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # outer killed: init dies, and the namespace with it
@@ -267,18 +268,18 @@ def mapped_files() -> set[str]:
         return {parts[5].rstrip("\n") for parts in fields if len(parts) == 6 and parts[5].startswith("/")}
 
 
-def _under(path: str, folders) -> bool:
+def _under(path: str, folders: list[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
-def build_root(config: dict) -> str:
+def build_root(config: dict[str, Any]) -> str:
     """Assemble the sandbox's file system on a tmpfs and pivot_root into it.
 
     Only system folders and the Python installation are visible (read-only),
     so the parent's working directory, home and .env files are not there.
     Returns the program's working directory (inside).
     """
-    root = config["workdir"]  # an empty host folder: the mount point of the new root
+    root: str = config["workdir"]  # an empty host folder: the mount point of the new root
     mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount propagates to the host
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     scratch_opts = f"size={config['disk_mb']}m,mode=1777"
@@ -374,7 +375,7 @@ def make_dev(root: str) -> None:
 # --------------------------------------------------------------------------- program
 
 
-def set_limits(config: dict) -> None:
+def set_limits(config: dict[str, Any]) -> None:
     """The rlimits; the program and everything it starts inherit them."""
     mib, seconds = 1 << 20, config["cpu_seconds"]
     limits = {
@@ -441,7 +442,7 @@ def install_syscall_filter() -> None:
     prctl(PR_SET_SECCOMP, 2, ctypes.addressof(fprog))  # SECCOMP_MODE_FILTER
 
 
-def run_program(config: dict, workdir: str) -> None:
+def run_program(config: dict[str, Any], workdir: str) -> None:
     """The model's code: limits, no privileges, a fresh interpreter reading stdin."""
     try:
         os.chdir(workdir)

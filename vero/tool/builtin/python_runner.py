@@ -61,7 +61,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from vero.config import env_flag
 from vero.tool.base import Tool
@@ -125,7 +125,7 @@ class _HeadTail:
         return f"{self.head}\n... [{cut:,} characters cut] ...\n{self.tail}"
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kill the child's whole process group (in the sandbox: init too, so the whole namespace)."""
     try:
         if hasattr(os, "killpg"):
@@ -136,7 +136,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass  # already gone
 
 
-def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
+def _communicate(proc: subprocess.Popen[bytes], data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
     """Feed stdin, drain stdout and stderr, kill at the deadline: (stdout, stderr, timed_out).
 
     No reader threads, so none can leak: select() on the pipes, and once the
@@ -179,7 +179,7 @@ def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int
     return outputs[stdout].text(), outputs[stderr].text(), timed_out
 
 
-def _write_some(stdin, data: bytes, selector) -> bytes:
+def _write_some(stdin: IO[bytes], data: bytes, selector: selectors.BaseSelector) -> bytes:
     """Write what the pipe takes now; close stdin (EOF for the code) once all is written."""
     try:
         data = data[os.write(stdin.fileno(), data[:65536]):]
@@ -193,11 +193,12 @@ def _write_some(stdin, data: bytes, selector) -> bytes:
     return data
 
 
-def _communicate_with_threads(proc, data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
+def _communicate_with_threads(proc: subprocess.Popen[bytes], data: bytes, timeout: float,
+                              limit: int) -> tuple[str, str, bool]:
     """Windows (never sandboxed): reader threads, as select() cannot wait on pipes."""
     outputs = [_HeadTail(limit), _HeadTail(limit)]
 
-    def drain(stream, output):
+    def drain(stream: Any, output: _HeadTail) -> None:
         for chunk in iter(lambda: stream.read1(65536), b""):
             output.feed(chunk)
 
@@ -205,6 +206,7 @@ def _communicate_with_threads(proc, data: bytes, timeout: float, limit: int) -> 
                for pair in zip((proc.stdout, proc.stderr), outputs)]
     for reader in readers:
         reader.start()
+    assert proc.stdin is not None  # the caller opened all three pipes
     try:
         proc.stdin.write(data)
         proc.stdin.close()
@@ -239,7 +241,7 @@ def _refusal(reason: str) -> str:
             f"set {SANDBOX_ENV}=off or use make_python_exec(sandbox=False).")
 
 
-def _sandbox_command(workdir: str, report_fd: int, cgroup: str | None, limits: dict) -> list[str]:
+def _sandbox_command(workdir: str, report_fd: int, cgroup: str | None, limits: dict[str, Any]) -> list[str]:
     """``python -I -S _sandbox.py WORKDIR REPORT_FD CGROUP LIMITS... HIDE...``: the bootstrap, running stdin's code."""
     try:  # hidden if they lie inside a folder the sandbox shows (e.g. the cwd /usr/share/app)
         hide = [os.getcwd(), os.path.expanduser("~")]
@@ -292,7 +294,7 @@ def memory_bound() -> str:
             "queues and nested user namespaces are refused")
 
 
-def _call_cgroup(limits: dict) -> str | None:
+def _call_cgroup(limits: dict[str, Any]) -> str | None:
     """A new cgroup for one call, its memory.max set, or None when no cgroup can be had (rlimits still apply)."""
     parent = memory_cgroup_parent()
     if parent is None:
@@ -323,7 +325,7 @@ def _remove_cgroup(folder: str | None) -> None:
             time.sleep(0.01)
 
 
-def _status(returncode: int, timed_out: bool, timeout: float, limits: dict | None) -> str:
+def _status(returncode: int, timed_out: bool, timeout: float, limits: dict[str, Any] | None) -> str:
     """``exit status: N``, with the reason when a signal (a limit, typically) killed it."""
     if timed_out:
         return f"timed out after {timeout:g} s"

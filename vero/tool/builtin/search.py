@@ -14,6 +14,7 @@ import json
 import os
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 from vero.config import get_settings, warn_if_endpoint_from_env_file
@@ -43,7 +44,7 @@ class SearchError(Exception):
 # --------------------------------------------------------------------------- HTTP
 
 
-def _http(url: str, data: dict | None = None, headers: dict | None = None) -> bytes:
+def _http(url: str, data: dict[str, Any] | None = None, headers: dict[str, Any] | None = None) -> bytes:
     """GET (or POST ``data`` as JSON) and return the body; failures raise SearchError."""
     import urllib.error
     import urllib.request  # lazy: it pulls in ssl and http.client
@@ -54,7 +55,8 @@ def _http(url: str, data: dict | None = None, headers: dict | None = None) -> by
         request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
-            return response.read()
+            raw: bytes = response.read()
+            return raw
     except urllib.error.HTTPError as exc:
         detail = exc.read(300).decode("utf-8", errors="replace").strip()
         raise SearchError(f"HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else "")) from None
@@ -64,7 +66,7 @@ def _http(url: str, data: dict | None = None, headers: dict | None = None) -> by
         raise SearchError(f"network error ({exc})") from None
 
 
-def _json(raw: bytes) -> dict:
+def _json(raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except ValueError:
