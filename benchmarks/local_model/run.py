@@ -53,6 +53,11 @@ TOOL_AGENTS = {
     "ReActAgent (native)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, protocol="native", verbose=False),
     "PlanExecuteAgent": lambda llm: PlanExecuteAgent("bench", llm, tools=world.TOOLS, verbose=False),
     "ReflexionAgent (tools)": lambda llm: ReflexionAgent("bench", llm, tools=world.TOOLS, verbose=False),
+    "ReActAgent (guided)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, protocol="guided", verbose=False),
+    "PlanExecuteAgent (guided)": lambda llm: PlanExecuteAgent("bench", llm, tools=world.TOOLS, protocol="guided",
+                                                              verbose=False),
+    "ReflexionAgent (guided)": lambda llm: ReflexionAgent("bench", llm, tools=world.TOOLS, protocol="guided",
+                                                          verbose=False),
 }
 CODE_SAMPLE_SEED = 12
 CODE_SAMPLE_SIZE = 40

@@ -58,7 +58,7 @@ completed step's result. JSON re-asks come on top.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining
 from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
@@ -164,6 +164,8 @@ class PlanExecuteAgent(Planner):
         answer_early: after a completed step with steps still to come, ask once whether the
             results already answer the task, and answer if so (default True; see the module
             docstring).  Without ``replan_every_step`` only: there the replanner asks that.
+        protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``:
+            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``).
 
     Statuses: ``ok`` (answered after the last step, or the replanner answered), ``needs_review``
     (answered while a failed step that was given up was never done), ``rejected``, ``failed`` (empty
@@ -203,7 +205,7 @@ class PlanExecuteAgent(Planner):
                  max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
                  approve: Callable[[Plan], bool | str | Approval] | None = None, max_plan_revisions: int = 3,
                  max_replans: int = 5, replan_every_step: bool = False, answer_early: bool = True,
-                 **base_options: Unpack[AgentKeywords]) -> None:
+                 protocol: Literal["text", "native", "guided", "auto"] = "text", **base_options: Unpack[AgentKeywords]) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
         budget = renamed_budget("max_steps", max_steps, max_turns)
@@ -213,6 +215,7 @@ class PlanExecuteAgent(Planner):
         self.max_replans = max_replans
         self.replan_every_step = replan_every_step
         self.answer_early = answer_early
+        self.protocol = protocol
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
@@ -282,7 +285,7 @@ class PlanExecuteAgent(Planner):
         self.record(StepKind.PLAN_STEP, f"[>] {step.description}", status=step.status)
         named = plan.tools_for(step, self.tools.names())
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
-                                 tools=self.tools.only(named) if named else self.tools)
+                                 tools=self.tools.only(named) if named else self.tools, protocol=self.protocol)
         if isinstance(executor, StepExecutor):
             executor.join_plan(task, tools_named=bool(named), plan_steps=self.steps_so_far())
         # a retry: the planner may have named the wrong tool (not for a deferred step: its input was missing)
