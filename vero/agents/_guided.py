@@ -163,7 +163,7 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
         data = parse_json_object(text)  # fenced or sloppy: a server that does not enforce the schema
     if not isinstance(data, dict) or not isinstance(data.get("step"), dict):
         raise ValueError('the reply is not a JSON object with a "step" object')
-    thought = data.get("thought") if isinstance(data.get("thought"), str) else ""
+    thought = data["thought"] if isinstance(data.get("thought"), str) else ""
     choice = data["step"]
     if isinstance(choice.get("final_answer"), str):
         return thought, {"final_answer": choice["final_answer"]}

@@ -205,7 +205,8 @@ class PlanExecuteAgent(Planner):
                  max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
                  approve: Callable[[Plan], bool | str | Approval] | None = None, max_plan_revisions: int = 3,
                  max_replans: int = 5, replan_every_step: bool = False, answer_early: bool = True,
-                 protocol: Literal["text", "native", "guided", "auto"] = "text", **base_options: Unpack[AgentKeywords]) -> None:
+                 protocol: Literal["text", "native", "guided", "auto"] = "text",
+                 **base_options: Unpack[AgentKeywords]) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
         budget = renamed_budget("max_steps", max_steps, max_turns)
