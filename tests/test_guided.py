@@ -241,6 +241,16 @@ def test_a_tool_that_changes_things_runs_only_with_the_models_own_arguments():
         ("reserve", {"room": "R-7", "guests": 4})]
 
 
+def test_a_failed_call_repeated_in_a_row_is_not_run_again_and_the_fourth_ends_the_run():
+    agent, llm = make([call("reserve", room="R-9", guests=2)] * 4)
+    assert agent.run("Reserve a room for 2.") == "I need a tool"  # the best partial answer: the last thought
+    result = agent.last_result
+    assert result.status == MAX_TURNS and llm.calls == 4 and CALLS == [("reserve", "R-9", 2)]
+    observations = [m["content"] for m in llm.requests[3].messages if m["role"] == "user"][1:]
+    assert observations[1].startswith("Observation: Not run: you made this exact call before and it failed")
+    assert "repeated the same action with the same input 3 times" in observations[2]
+
+
 def test_a_call_of_an_unknown_tool_from_a_server_that_ignores_the_schema_is_an_observation():
     agent, llm = make([call("plus", a=2, b=3), call("add", a=2, b=3), final("5")])
     assert agent.run("What is 2 + 3?") == "5"

@@ -33,7 +33,9 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
   (``MalformedOutputError``) after exactly that many calls;
 - the same actions ``max_repeats`` (3) times in a row: the third is not run,
   its observation is a warning; a fourth in a row ends the run ``max_turns``
-  with the best partial answer (no final-answer call), after 4 calls.
+  with the best partial answer (no final-answer call), after 4 calls;
+- ``protocol="guided"``: as above, without the repair of failed calls; a server
+  that refuses the schema costs one more call (the text protocol's first step).
 """
 
 from __future__ import annotations
