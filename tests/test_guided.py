@@ -145,10 +145,21 @@ def test_grammar_schema_keeps_the_common_subset_and_writes_out_local_references(
             "colour": {"enum": ["red", "blue"]},
             "size": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 9}, {"type": "null"}]},
             "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
-            "tree": {"type": "object", "properties": {"child": {}}},  # recursive: the second level is any value
+            "tree": {"type": "object", "properties": {"child": {}}, "additionalProperties": True},  # recursive:
+            # the second level is any value
             "remote": {},
         },
     }
+
+
+def test_an_object_that_does_not_close_its_keys_says_it_takes_others():
+    @tool
+    def note(**fields) -> str:
+        """Save a note with any fields."""
+        return "saved"
+
+    arguments = choices(step_schema(ToolRegistry([note])))[0]["properties"]["arguments"]
+    assert arguments == {"type": "object", "properties": {}, "required": [], "additionalProperties": True}
 
 
 def test_strict_is_asked_only_for_a_schema_that_fits_strict_mode():

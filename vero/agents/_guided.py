@@ -213,7 +213,8 @@ def response_format(schema: dict[str, Any]) -> dict[str, Any]:
 # an example into its call), and what a converter may refuse: pattern (a regex it cannot translate is
 # an error in llama.cpp), format (llguidance errors on formats it does not know), minLength/maxLength,
 # allOf of several schemas, not, if/then/else, patternProperties.  oneOf becomes anyOf, local $ref are
-# written out (a recursive or remote one becomes "any value").
+# written out (a recursive or remote one becomes "any value": llama.cpp refuses a remote one), and an object
+# that does not say whether it takes other keys says it does (llama.cpp would take none).
 KEPT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "const",
                            "anyOf", "description", "minItems", "maxItems", "minimum", "maximum"})
 
@@ -244,6 +245,8 @@ def grammar_schema(schema: Any, definitions: dict[str, Any] | None = None, seen:
         elif key == "anyOf" and isinstance(value, list):
             value = [grammar_schema(part, definitions, seen) for part in value]
         kept[key] = value
+    if kept.get("type") == "object" and "additionalProperties" not in kept:
+        kept["additionalProperties"] = True  # absent means "any other keys" (a **kwargs tool); llama.cpp reads "none"
     return kept
 
 
