@@ -24,6 +24,7 @@ from vero.core.agent import CUT_OFF
 from vero.core.capabilities import json_schema_support
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.result import FAILED, MAX_TURNS, OK
+from vero.errors import LLMCallError
 from vero.testing import HTTPFault, MockOpenAIServer, ScriptedLLM
 from vero.tool import ToolRegistry
 
@@ -352,6 +353,8 @@ def test_a_server_that_rejects_response_format_gets_the_text_protocol_for_the_re
         requests = list(server.requests)
     result = agent.last_result
     assert result.status == OK and result.llm_calls == 2 and len(requests) == 3  # the refused one, then two
+    assert CALLS == [("add", 2, 3)]  # the text step after the refusal is read as a text step
+    assert [s.kind for s in result.steps] == ["warning", "thought", "action", "observation", "final"]
     assert ["response_format" in r for r in requests] == [True, False, False]
     assert requests[1]["messages"][0]["content"].endswith(REACT_FORMAT_PROMPT.format(
         tools=agent.tools.describe(), names="add, Finish"))
@@ -359,6 +362,17 @@ def test_a_server_that_rejects_response_format_gets_the_text_protocol_for_the_re
     assert len(fallbacks) == 1 and fallbacks[0].data["http_status"] == 400
     assert "this run goes on with the text protocol" in caplog.text
     assert agent.run_protocol == "guided"  # the next run tries the schema again
+
+
+def test_after_a_refusal_auto_picks_the_text_protocol_for_that_client():
+    refusal = LLMCallError("model call failed (HTTP 400): response_format is not supported", status=400)
+    refused_once = [refusal, "Final Answer: 5", "Final Answer: 6"]
+    llm = ScriptedLLM(refused_once, json_schema=True)
+    agent = ReActAgent("auto", llm, tools=[add], protocol="auto", verbose=False)
+    assert agent.run("What is 2 + 3?") == "5" and len(warnings(agent)) == 1
+    assert agent.run("What is 3 + 3?") == "6" and not warnings(agent)
+    assert llm.calls == 3 and ["response_format" in r.options for r in llm.requests] == [True, False, False]
+    assert ReActAgent("other", ScriptedLLM([], json_schema=True), protocol="auto").run_protocol == "guided"
 
 
 def test_a_server_error_that_is_not_a_refusal_fails_the_run_without_a_fallback():

@@ -180,7 +180,8 @@ class ReActAgent(Agent):
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         messages = [Message.system(self.build_system_prompt()), *self.history_messages(), Message.user(task)]
         for turn in self.turns():
-            answer = self._strategy.step(self, self._step_reply(messages), messages)
+            reply = self._step_reply(messages)  # first: it may switch the protocol (a refused guided step)
+            answer = self._strategy.step(self, reply, messages)
             if answer is not None:
                 self.record(StepKind.FINAL, answer)
                 return answer
