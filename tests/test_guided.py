@@ -11,6 +11,7 @@ from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent
 from vero.agents._guided import (
     ANSWER_NOW_NOTE,
     ANSWERED,
+    GUIDED_ERROR_PROMPT,
     GUIDED_PROMPT,
     MAX_REPEATED_CALLS,
     REPEATED_CALL_NOTE,
@@ -196,7 +197,8 @@ def test_a_reply_that_is_not_json_gets_one_correction_and_the_run_goes_on():
     assert agent.run("What is 2 + 3?") == "5"
     assert agent.last_result.status == OK and llm.calls == 3
     correction = llm.requests[1].messages[-1]["content"]
-    assert correction.startswith("Observation: Your reply could not be read: the reply contains no JSON object")
+    assert correction == GUIDED_ERROR_PROMPT.format(problem="the reply contains no JSON object", names="add, reserve",
+                                                    answered=ANSWERED)
     assert [w.content for w in warnings(agent)] == ["malformed reply: the reply contains no JSON object"]
 
 
@@ -212,6 +214,11 @@ def test_a_cut_off_reply_is_asked_again_shorter():
     agent, llm = make([{"content": '{"thought": "first I', "finish_reason": "length"}, final("5")])
     assert agent.run("What is 2 + 3?") == "5"
     assert llm.calls == 2 and CUT_OFF in llm.requests[1].messages[-1]["content"]
+
+
+def test_a_number_as_the_final_answer_from_a_server_without_the_schema_is_read_as_text():
+    agent, llm = make(['{"thought": "easy", "step": {"final_answer": 5}}'])
+    assert agent.run("What is 2 + 3?") == "5" and llm.calls == 1
 
 
 def test_an_empty_final_answer_is_asked_again():

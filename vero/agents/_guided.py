@@ -139,8 +139,8 @@ class GuidedProtocol:
         return f"{agent.clip(earlier)}\n{ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE}"
 
     def correction(self, agent: ReActAgent, problem: str) -> str:
-        names = ", ".join(agent.tools.names()) if not answer_only(agent) else ""
-        return agent.guided_error_prompt.format(problem=problem, names=names, answered=ANSWERED)
+        return agent.guided_error_prompt.format(problem=problem, names=", ".join(agent.tools.names()),
+                                                answered=ANSWERED)
 
     @staticmethod
     def final_text(text: str) -> str:
@@ -168,8 +168,9 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
         raise ValueError('the reply is not a JSON object with a "step" object')
     thought = data["thought"] if isinstance(data.get("thought"), str) else ""
     choice = data["step"]
-    if isinstance(choice.get("final_answer"), str):
-        return thought, {"final_answer": choice["final_answer"]}
+    answer = choice.get("final_answer")
+    if isinstance(answer, (str, int, float)) and not isinstance(answer, bool):  # a number: a server without
+        return thought, {"final_answer": str(answer)}  # the schema; a bool is no answer
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
         return thought, {"tool": choice["tool"], "arguments": arguments}
