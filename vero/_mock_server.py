@@ -25,6 +25,8 @@ retry a test bug).
 A reply is one of:
 
 * ``str``: an assistant message with that content.
+* ``dict`` with the key ``json``: an assistant message whose content is that
+  value as JSON text (a reply to a request with a ``response_format`` schema).
 * ``dict`` with any of the keys ``content``, ``tool_calls`` (a list of
   ``{"name", "arguments", "id"?}``; ``arguments`` may be a dict or a raw
   string), ``reasoning_content``, ``usage``, ``finish_reason``, ``choices``
@@ -194,7 +196,9 @@ Reply = (str | dict | HTTPFault | DisconnectFault | MidStreamDisconnectFault | S
 RouteHandler = Callable[[RecordedRequest], "tuple[int, dict[str, str], bytes | str | dict]"]
 """``handler(request) -> (status, headers, body)`` for :meth:`MockOpenAIServer.add_route`."""
 
-_REPLY_KEYS = {"content", "tool_calls", "reasoning_content", "usage", "finish_reason", "choices", "raw"}
+REJECTED_RESPONSE_FORMAT = "Unrecognized request argument supplied: response_format"
+
+_REPLY_KEYS = {"content", "json", "tool_calls", "reasoning_content", "usage", "finish_reason", "choices", "raw"}
 
 
 def _check_reply(reply: Any) -> None:
@@ -208,6 +212,8 @@ def _check_reply(reply: Any) -> None:
     unknown = set(reply) - _REPLY_KEYS
     if unknown:
         raise ValueError(f"MockOpenAIServer: unknown reply keys {sorted(unknown)}; allowed: {sorted(_REPLY_KEYS)}")
+    if "json" in reply and "content" in reply:
+        raise ValueError("MockOpenAIServer: a reply has 'content' or 'json', not both")
     for call in reply.get("tool_calls") or []:
         if not isinstance(call, dict) or "name" not in call:
             raise ValueError(f"MockOpenAIServer: a tool call needs a 'name': {call!r}")
@@ -432,6 +438,10 @@ class MockOpenAIServer:
             listed by ``GET /v1/models``.
         stream_chunk_chars: size of streamed text deltas; by default text is
             streamed word by word.
+        reject_response_format: answer every chat completion that has a
+            ``response_format`` with HTTP 400 and this message (``True``: a
+            stock message), as a server without structured outputs does; no
+            scripted reply is used up.
 
     Attributes (read them after the requests you care about):
         requests: the JSON bodies of the chat completion requests, in order
@@ -455,8 +465,10 @@ class MockOpenAIServer:
         port: int = 0,
         model: str = "mock-model",
         stream_chunk_chars: int | None = None,
+        reject_response_format: bool | str = False,
     ) -> None:
         self.responder = responder
+        self.reject_response_format = reject_response_format
         self.latency = latency
         self.host = host
         self.port = port
@@ -629,7 +641,12 @@ class MockOpenAIServer:
         with self._lock:
             self.requests.append(body)
             number = self._completions = self._completions + 1
-            reply = self._replies.popleft() if self._replies else self.responder
+            if self.reject_response_format and "response_format" in body:
+                message = self.reject_response_format
+                message = message if isinstance(message, str) else REJECTED_RESPONSE_FORMAT
+                reply: Any = HTTPFault(400, message, code="unsupported_parameter")
+            else:
+                reply = self._replies.popleft() if self._replies else self.responder
         if self.latency:
             started = time.perf_counter()
             self._stopping.wait(self.latency)  # ends early when the server stops
@@ -697,7 +714,7 @@ class MockOpenAIServer:
                 handler.send(200, b'{"id": "broken", "choices": [', {"content-type": "application/json"})
 
     def _answer(self, reply: dict, body: dict, number: int) -> _Answer:
-        content = reply.get("content")
+        content = _dumps(reply["json"]) if "json" in reply else reply.get("content")
         tool_calls = []
         for call in reply.get("tool_calls") or ():
             arguments = call.get("arguments", {})

@@ -64,6 +64,12 @@ TOOL_AGENTS = {
                                                                      verbose=False),
     "PlanExecuteAgent": lambda llm, tools=world.TOOLS: PlanExecuteAgent("bench", llm, tools=tools, verbose=False),
     "ReflexionAgent (tools)": lambda llm, tools=world.TOOLS: ReflexionAgent("bench", llm, tools=tools, verbose=False),
+    "ReActAgent (guided)": lambda llm, tools=world.TOOLS: ReActAgent("bench", llm, tools=tools, protocol="guided",
+                                                                     verbose=False),
+    "PlanExecuteAgent (guided)": lambda llm, tools=world.TOOLS: PlanExecuteAgent("bench", llm, tools=tools,
+                                                                             protocol="guided", verbose=False),
+    "ReflexionAgent (guided)": lambda llm, tools=world.TOOLS: ReflexionAgent("bench", llm, tools=tools,
+                                                                         protocol="guided", verbose=False),
 }
 CODE_SAMPLE_SEED = 12
 CODE_SAMPLE_SIZE = 40

@@ -1,7 +1,8 @@
 """ReAct's two protocols: how a reply is read and acted on, one small strategy each.
 
 ``TextProtocol`` parses ``Thought:`` / ``Action:`` / ``Action Input:`` lines (any endpoint);
-``NativeProtocol`` takes the API's tool calls as the actions.  ``ReActAgent`` (``vero.agents.react``)
+``NativeProtocol`` takes the API's tool calls as the actions; ``GuidedProtocol`` (``vero.agents._guided``)
+reads JSON steps that a schema constrains.  ``ReActAgent`` (``vero.agents.react``)
 holds the loop and picks one by name from ``PROTOCOLS``.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from vero.agents._guided import GuidedProtocol
 from vero.agents._native import (
     REPEATED_CALL_NUDGE,
     answer_tool_calls,
@@ -136,4 +138,5 @@ def _in_place_of(step: ReActStep, call: ToolCall, messages: list[Message]) -> Re
     return ReActStep(action=call.name, action_input=parse_action_input(call.arguments))
 
 
-PROTOCOLS: dict[str, TextProtocol | NativeProtocol] = {"text": TextProtocol(), "native": NativeProtocol()}
+PROTOCOLS: dict[str, TextProtocol | NativeProtocol | GuidedProtocol] = {
+    "text": TextProtocol(), "native": NativeProtocol(), "guided": GuidedProtocol()}  # guided: vero.agents._guided

@@ -19,7 +19,7 @@ the step results (status ``max_turns``).  JSON re-asks come on top.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining, read_plan, read_replan
 from vero.agents._step_executor import StepExecutor
@@ -114,6 +114,8 @@ class PlanExecuteAgent(Agent):
         max_plan_revisions: feedback rounds (default 3); a plan still not
             approved after them is ``rejected`` (it never runs unapproved).
         max_replans: changes of the remaining plan by the replanner (default 5); the next one ends the loop.
+        protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``:
+            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``).
 
     Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (an empty plan, a replanner
     whose reply stays unusable, or another error), ``max_turns`` (a cap ended the loop).
@@ -142,7 +144,8 @@ class PlanExecuteAgent(Agent):
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
                  approve: Callable[[Plan], bool | str | Approval] | None = None, max_plan_revisions: int = 3,
-                 max_replans: int = 5, **base_options: Unpack[AgentKeywords]) -> None:
+                 max_replans: int = 5, protocol: Literal["text", "native", "guided", "auto"] = "text",
+                 **base_options: Unpack[AgentKeywords]) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
         budget = renamed_budget("max_steps", max_steps, max_turns)
@@ -150,6 +153,7 @@ class PlanExecuteAgent(Agent):
         self.approve = approve
         self.max_plan_revisions = max_plan_revisions
         self.max_replans = max_replans
+        self.protocol = protocol
 
     # -- the loop: plan -> (approve) -> execute a step -> replan -> ... -> answer ------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
@@ -218,7 +222,7 @@ class PlanExecuteAgent(Agent):
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = PlanStepStatus.IN_PROGRESS
         self.record(StepKind.PLAN_STEP, f"[>] {step.description}", status=step.status)
-        executor = self.subagent(self.executor_class, f"{self.name}-step{number}")
+        executor = self.subagent(self.executor_class, f"{self.name}-step{number}", protocol=self.protocol)
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
                                      step=step.description)
         result = self.run_subagent(executor, text)

@@ -84,6 +84,8 @@ class ChatOpenAI:
         self.callbacks: list[Callable[[Any], None]] = []
         self._lock = threading.Lock()
         self._secret = api_key or ""
+        self._json_schema: bool | None = None  # supports_json_schema(), once asked
+        self._probe_lock = threading.Lock()
 
         import openai  # imported here: it takes ~0.5 s, and `import vero` should not pay it
 
@@ -142,6 +144,17 @@ class ChatOpenAI:
             assert text_stream.message is not None  # set when the stream is exhausted
             return text_stream.message
         return self._complete(request)
+
+    def supports_json_schema(self) -> bool:
+        """True when this endpoint is known to constrain replies to ``response_format``'s JSON schema
+        (``vero.core.capabilities``: hosted endpoints by host, a local server by one cheap probe).
+        Asked once per client; never raises (unknown: False)."""
+        with self._probe_lock:
+            if self._json_schema is None:
+                from vero.core.capabilities import json_schema_support
+
+                self._json_schema = json_schema_support(self.base_url, self._secret or None)
+            return self._json_schema
 
     # -- steps ---------------------------------------------------------------
     def _request(self, messages: Iterable[Message | dict[str, Any]], tools: list[Any] | None,
