@@ -321,7 +321,7 @@ def test_an_unknown_protocol_names_the_four():
 # -- other patterns use it -----------------------------------------------------------------
 def test_plan_and_execute_runs_its_steps_with_the_guided_protocol():
     llm = ScriptedLLM([json.dumps({"steps": ["Add 2 and 3 with add"]}), call("add", a=2, b=3), final("5"),
-                       "The sum is 5."])
+                       json.dumps({"response": "The sum is 5."})])  # the replanner answers
     agent = PlanExecuteAgent("pe", llm, tools=[add], protocol="guided", verbose=False)
     assert agent.run("What is 2 + 3?") == "The sum is 5."
     assert agent.last_result.status == OK and llm.calls == 4 and CALLS == [("add", 2, 3)]
