@@ -98,9 +98,8 @@ class ChatOpenAI:
         settings = get_settings()
         api_key = clean_api_key(api_key or settings.OPENAI_API_KEY)
         base_url = base_url or settings.OPENAI_BASE_URL
-        # Without a key or an endpoint the first call raises LLMConfigError (not here: an agent
-        # built only to look at its options, prompts or tools needs no endpoint).
-        self.configured = bool(api_key or base_url)
+        if not api_key and not base_url:  # here, not at the first call: a script says what to set at once
+            raise LLMConfigError(CONFIG_HELP)
         self.model_name = model_name or settings.MODEL_NAME
         self.base_url = base_url
         self.temperature = settings.TEMPERATURE if temperature is None else temperature
@@ -169,8 +168,6 @@ class ChatOpenAI:
         holds the full reply.  With ``on_token`` the request is streamed, each
         answer delta goes to the callback, and the full ``Message`` is returned.
         """
-        if not self.configured:
-            raise LLMConfigError(CONFIG_HELP)
         request = self._request(messages, tools, tool_choice, stop, response_format, temperature, max_tokens)
         if stream:
             return TextStream(self, request)

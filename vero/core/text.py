@@ -58,6 +58,16 @@ def printable(text: object) -> str:
     return str(text).replace("\r\n", "\n").translate(_PRINTABLE)
 
 
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable_json(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``, which escapes C0 controls only) with
+    DEL, C1 controls and bidirectional overrides written as ``\\uXXXX`` escapes: the same JSON, safe
+    to print.  (Outside strings JSON text has no such characters.)"""
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 # -- credentials in URLs ------------------------------------------------------------
 MASK = "***"
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
