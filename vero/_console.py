@@ -8,6 +8,7 @@ loads neither the ``openai`` SDK nor an agent pattern, so ``vero --help`` stays 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import logging
@@ -15,6 +16,7 @@ import os
 import sys
 import threading
 import traceback
+from collections.abc import Iterator
 
 import vero.agents  # the package only: each agent pattern loads on first use
 from vero.config import get_settings
@@ -158,8 +160,9 @@ class LogRedactor(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.msg, record.args = self.clean(record.getMessage()), None
-        if record.exc_info and not record.exc_text:  # the traceback, formatted here to be cleaned
-            record.exc_text = self.clean("".join(traceback.format_exception(*record.exc_info)).rstrip("\n"))
+        if record.exc_info:  # the traceback, formatted here (or by a handler before) to be cleaned
+            text = record.exc_text or "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+            record.exc_text = self.clean(text)
         return True
 
 
@@ -171,17 +174,13 @@ class _StderrHandler(logging.StreamHandler):
         super().emit(record)
 
 
-_log_handler: logging.Handler | None = None
-
-
-def setup_logging(debug: bool, secrets: list[str | None]) -> None:
-    """The command's log output on stderr, through ``LogRedactor``: everything with ``--debug``
-    (the SDK's and httpx's requests too), else warnings only, as Python prints them by default."""
-    global _log_handler
+@contextlib.contextmanager
+def command_logging(debug: bool, secrets: list[str | None]) -> Iterator[None]:
+    """While a command runs: its log output on stderr, through ``LogRedactor``; everything with
+    ``--debug`` (the SDK's and httpx's requests too), else warnings only, as Python prints them
+    by default.  Afterwards the logging set-up is as it was (``main`` may run in a test process)."""
     root = logging.getLogger()
-    if _log_handler is not None:
-        root.removeHandler(_log_handler)
-    handler = _log_handler = _StderrHandler()
+    handler, level = _StderrHandler(), root.level
     handler.addFilter(LogRedactor(secrets))
     if debug:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -189,6 +188,11 @@ def setup_logging(debug: bool, secrets: list[str | None]) -> None:
     else:
         handler.setLevel(logging.WARNING)
     root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
 
 
 def agent_class(kind: str):

@@ -26,6 +26,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     TOOL_NAMES,
     WAIT_NOTICE_S,
     CliError,
+    command_logging,
     agent_class,
     check_endpoint,
     config_help,
@@ -41,7 +42,6 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     print_result,
     say,
     say_traceback,
-    setup_logging,
     step_printer,
     usage_line,
     watch_model,
@@ -157,8 +157,14 @@ def main(argv: list[str] | None = None) -> int:
         say(f"vero: a setting in the environment or .env is not valid: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     debug = args.debug = args.debug or settings.DEBUG
-    setup_logging(debug, secrets=[getattr(args, "api_key", None), settings.OPENAI_API_KEY,
-                                  settings.TAVILY_API_KEY, settings.BOCHA_API_KEY])
+    secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY,
+               settings.BOCHA_API_KEY]
+    with command_logging(debug, secrets):
+        return run_command(args, debug)
+
+
+def run_command(args, debug: bool) -> int:
+    """Run the chosen command; each way it can fail is one short message and an exit code."""
     try:
         return args.func(args)
     except KeyboardInterrupt:

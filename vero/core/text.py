@@ -93,6 +93,14 @@ def _mask_query_value(match: re.Match[str]) -> str:
     return match.group(0) if name in PLAIN_QUERY_NAMES else match.group(1) + MASK
 
 
+_SECRET_PARAMETER = re.compile(r"([?&;][\w.-]*(?:key|token|secret|sig|password|passwd|pwd|auth|credential)"
+                               r"[\w.-]*=)[^&;#\s'\"]+", re.IGNORECASE)
+
+
 def redact_urls(text: str) -> str:
-    """``text`` with every URL in it redacted (``redact_url``): for log lines and error messages."""
-    return _URL.sub(lambda match: redact_url(match.group(0)), text) if "://" in text else text
+    """``text`` with every URL in it redacted (``redact_url``), and any other query parameter named
+    like a secret (``?api_key=``, ``&token=``: a server that echoes the request's path): for log
+    lines and error messages."""
+    if "://" in text:
+        text = _URL.sub(lambda match: redact_url(match.group(0)), text)
+    return _SECRET_PARAMETER.sub(rf"\1{MASK}", text) if "=" in text else text
