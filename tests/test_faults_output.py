@@ -48,7 +48,7 @@ from vero.config import Settings, call_seconds_for, reload_settings
 from vero.core.chat_openai import ChatOpenAI, reply_char_limit
 from vero.core.result import FAILED, OK
 from vero.core.text import printable, redact_url
-from vero.testing import Fault, HTTPFault, MockOpenAIServer, ScriptedLLM
+from vero.testing import Fault, HTTPFault, ScriptedLLM
 from vero.tool import tool
 
 FAULTS: list[FaultRow] = []

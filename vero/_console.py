@@ -102,7 +102,8 @@ def connection_hint(error: BaseException) -> str:
         return ""
     url = _endpoint_of(cause)
     settings = get_settings()
-    tries = f"{settings.MAX_RETRIES + 1} attempt{'s' if settings.MAX_RETRIES else ''} with MAX_RETRIES={settings.MAX_RETRIES}"
+    retries = settings.MAX_RETRIES
+    tries = f"{retries + 1} attempt{'s' if retries else ''} with MAX_RETRIES={retries}"
     if names[0] == "APITimeoutError":
         return (f" (Hint: no reply from {url} within TIMEOUT={settings.TIMEOUT:g} s, {tries}; "
                 "a slow local model needs a larger TIMEOUT, e.g. TIMEOUT=300.)")
@@ -239,8 +240,8 @@ def load_file(path: str):
     """The module in the Python file ``path`` (``--agent my_agent.py:MyAgent``), imported as
     ``python my_agent.py`` would see it: its folder first on ``sys.path``."""
     if not os.path.isfile(path):
-        module = path[:-3].replace(os.sep, ".").strip(".")
-        raise CliError(f"no file {path!r}; to import a module, name it without .py: {module}:ClassName")
+        dotted = path[:-3].replace(os.sep, ".").strip(".")
+        raise CliError(f"no file {path!r}; to import a module, name it without .py: {dotted}:ClassName")
     import importlib.util  # here: only a file path needs it
 
     folder, name = os.path.split(os.path.abspath(path))

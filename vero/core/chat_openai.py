@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
-import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -417,7 +417,9 @@ def _too_large(limit: int, max_tokens: int | None, unit: str) -> str:
 def _shorten_waits(request: Any, remaining: float) -> None:
     """Make no wait of ``request`` (connect, read, write, pool) longer than ``remaining`` seconds."""
     extensions = getattr(request, "extensions", None)
-    timeout = extensions.get("timeout") if isinstance(extensions, dict) else None
+    if not isinstance(extensions, dict):
+        return
+    timeout = extensions.get("timeout")
     if isinstance(timeout, dict) and math.isfinite(remaining):
         extensions["timeout"] = {name: max(0.0, remaining if wait is None else min(wait, remaining))
                                  for name, wait in timeout.items()}
