@@ -14,6 +14,7 @@ follow as plain tests.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 import logging
@@ -286,6 +287,23 @@ def huge_reply(kind):
     fails_cleanly(kind, [Fault.endless("x" * 65536)], None, r"larger than 1,048,576 bytes .*cut off",
                   max_call_seconds=60)
     return fails_cleanly(kind, ["y" * 1601], None, r"larger than 1,600 characters", max_tokens=100)
+
+
+@fault("model/compressed-huge-reply", DIRECT,
+       "a gzip body of 8 KB that unpacks to 8 MB counts at its unpacked size: failed at 1 MiB "
+       "(max_tokens=1024), one request")
+def compressed_huge_reply(kind):
+    body = json.dumps({"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "x" * 8_000_000}}]})
+    packed = gzip.compress(body.encode())
+    assert len(packed) < 64_000
+    with pooled_mock_server() as srv:
+        srv.add_route("POST", "/v1/chat/completions", lambda request: (
+            200, {"content-type": "application/json", "content-encoding": "gzip"}, packed))
+        with pytest.raises(LLMCallError, match=r"larger than 1,048,576 bytes"):
+            chat_openai(srv).generate([{"role": "user", "content": "hi"}])
+        assert len(srv.request_log) == 1
+    return "failed at the size limit, counted unpacked; not retried"
 
 
 @fault("model/endless-stream", DIRECT,

@@ -112,11 +112,15 @@ class Settings:
         )
 
     def __repr__(self) -> str:
+        from vero.core.text import redact_url  # here: vero.core imports this module
+
         shown = []
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name.endswith("_KEY") and value:
                 value = "***"
+            elif f.name.endswith("_URL") and value:
+                value = redact_url(value)
             shown.append(f"{f.name}={value!r}")
         return f"Settings({', '.join(shown)})"
 

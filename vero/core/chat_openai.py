@@ -353,8 +353,8 @@ class _CallLimits:
 
     ``TIMEOUT`` stays the longest wait for the next bytes; each wait is shortened so
     that none outlasts the deadline.  The body is read here, not by the HTTP client, so
-    that a reply that never ends is cut where it crosses a limit.  Hitting a limit
-    raises ``_call_limit(...)``, which the SDK does not retry.
+    that a reply that never ends is cut where it crosses a limit (``_bound_body``).
+    Hitting a limit raises ``_call_limit(...)``, which the SDK does not retry.
     """
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
@@ -378,7 +378,7 @@ class _CallLimits:
         except Exception as exc:
             self.check_time(exc)
             raise
-        _bound_stream(response, self)
+        _bound_body(response, self)
         if read_body:  # what the SDK asked for: the whole body, read here within the limits
             try:
                 response.read()
@@ -425,39 +425,23 @@ def _shorten_waits(request: Any, remaining: float) -> None:
                                  for name, wait in timeout.items()}
 
 
-def _bound_stream(response: Any, limits: _CallLimits) -> None:
-    """Route the body of ``response`` through ``limits`` as it is read."""
-    base = next((cls for cls in type(response.stream).__mro__ if cls.__name__ == "SyncByteStream"), None)
-    if base is not None:  # httpx's (or httpx2's) base class, which the response checks for
-        response.stream = _bounded_stream_class(base)(response.stream, limits)
+def _bound_body(response: Any, limits: _CallLimits) -> None:
+    """Route the body of ``response`` through ``limits`` as it is read, decoded (a compressed
+    body counts at its full size).  ``read()``, the SDK's event stream and every other reader
+    of an httpx response go through its ``iter_bytes``."""
+    iter_bytes = response.iter_bytes
 
+    def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
+        try:
+            for chunk in iter_bytes(*args, **kwargs):
+                limits.count(len(chunk))
+                yield chunk
+        except Exception as exc:  # a read that timed out at the deadline is the time limit
+            if exc is not limits.hit:
+                limits.check_time(exc)
+            raise
 
-_bounded_classes: dict[type, type] = {}
-
-
-def _bounded_stream_class(base: type) -> type:
-    """A subclass of the HTTP package's ``SyncByteStream`` that counts and times the body."""
-    cls = _bounded_classes.get(base)
-    if cls is None:
-        def __init__(self: Any, stream: Any, limits: _CallLimits) -> None:
-            self.stream, self.limits = stream, limits
-
-        def __iter__(self: Any) -> Iterator[bytes]:
-            try:
-                for chunk in self.stream:
-                    self.limits.count(len(chunk))
-                    yield chunk
-            except Exception as exc:  # a read that timed out at the deadline is the time limit
-                if exc is not self.limits.hit:
-                    self.limits.check_time(exc)
-                raise
-
-        def close(self: Any) -> None:
-            self.stream.close()
-
-        cls = _bounded_classes[base] = type("BoundedStream", (base,), {
-            "__init__": __init__, "__iter__": __iter__, "close": close})
-    return cls
+    response.iter_bytes = bounded
 
 
 _limit_class: type[Exception] | None = None
