@@ -423,3 +423,12 @@ def test_agent_given_as_a_file_path_loads_and_a_missing_one_says_drop_py(tmp_pat
 def test_api_key_help_warns_about_the_process_list(tmp_path):
     code, out, _ = raw_cli(["run", "--help"], tmp_path)
     assert code == 0 and "visible to every local user in the process list" in " ".join(out.split())
+
+
+def test_max_call_seconds_on_the_command_line_ends_an_endless_reply(tmp_path):
+    with pooled_mock_server([Fault.endless(every=0.2)]) as srv:
+        code, out, err = raw_cli(["run", "hi", "--base-url", srv.base_url, "--max-call-seconds", "1"], tmp_path)
+    assert code == 1 and "❌ model call failed: it took longer than MAX_CALL_SECONDS=1 s" in err, err
+    assert len(srv.requests) == 1
+    code, _, err = raw_cli(["run", "hi", "--max-call-seconds", "soon"], tmp_path)
+    assert code == 2 and "expected a number of seconds" in err

@@ -81,6 +81,12 @@ class ChatOpenAI:
     ``llm_retry`` (the SDK retries; ``attempt``, ``max_attempts``, ``reason``,
     ``url``), so a printer can say why nothing is happening.  Retries are also
     logged (``vero.llm``, INFO).  The SDK does the retrying (``max_retries``).
+
+    ``timeout`` bounds each wait for the next bytes; ``max_call_seconds``
+    (``MAX_CALL_SECONDS``; default ``300 + max_tokens / 2``; ``0``: no limit)
+    bounds a whole call, retries included, and a reply may hold at most
+    ``REPLY_CHARS_PER_TOKEN`` characters per token of the output cap: past
+    either, the reply is cut off and the call raises ``LLMCallError``.
     """
 
     def __init__(
