@@ -209,7 +209,8 @@ def test_api_error_is_one_line_without_traceback(tmp_path):
     errors = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith("❌ model call failed (HTTP 500)")
     assert "Traceback" not in done.stderr + done.stdout
-    assert "❌ Run failed\n⏳ Elapsed: " in done.stdout and "no model call succeeded" in done.stdout
+    assert "=\n⏳ Elapsed: " in done.stdout and "no model call succeeded" in done.stdout
+    assert "❌" not in done.stdout  # the error line on stderr says it failed, once
 
 
 def test_debug_shows_the_traceback_but_never_the_api_key(tmp_path):

@@ -78,6 +78,7 @@ __all__ = [
     "MidStreamDisconnectFault",
     "SleepFault",
     "MalformedChunkFault",
+    "EndlessFault",
     "Reply",
     "RouteHandler",
 ]
@@ -165,6 +166,17 @@ class MalformedChunkFault:
     content: str = "Hello from a broken stream."
 
 
+@dataclass(frozen=True)
+class EndlessFault:
+    """A reply that never ends: ``text`` sent again and again, one piece every ``every``
+    seconds (0: as fast as the client reads), until the client hangs up or the server
+    stops.  Streamed, each piece is one SSE content chunk; otherwise the JSON body is
+    sent up to the open ``content`` string and never closed."""
+
+    text: str = "and so on "
+    every: float = 0.0
+
+
 class Fault:
     """Factories for transport-level faults, e.g. ``Fault.disconnect()``."""
 
@@ -186,11 +198,15 @@ class Fault:
     def malformed_chunk(content: str = MalformedChunkFault.content) -> MalformedChunkFault:
         return MalformedChunkFault(content)
 
+    @staticmethod
+    def endless(text: str = EndlessFault.text, every: float = 0.0) -> EndlessFault:
+        return EndlessFault(text, every)
 
-_FAULTS = (HTTPFault, DisconnectFault, MidStreamDisconnectFault, SleepFault, MalformedChunkFault)
+
+_FAULTS = (HTTPFault, DisconnectFault, MidStreamDisconnectFault, SleepFault, MalformedChunkFault, EndlessFault)
 
 Reply = (str | dict | HTTPFault | DisconnectFault | MidStreamDisconnectFault | SleepFault | MalformedChunkFault
-         | Callable[[dict], Any])
+         | EndlessFault | Callable[[dict], Any])
 """What a scripted reply may be (see the module docstring)."""
 
 RouteHandler = Callable[[RecordedRequest], "tuple[int, dict[str, str], bytes | str | dict]"]
@@ -419,6 +435,29 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             write(frame)
         if cut_after is not None:
             self.close_connection = True
+
+    def send_endless(self, fault: EndlessFault, stream: bool, stopping: threading.Event) -> None:
+        """Send ``fault.text`` forever (see ``EndlessFault``), until the client hangs up or ``stopping``."""
+        self.close_connection = True
+        if stream:
+            chunk = {"id": "chatcmpl-endless", "object": "chat.completion.chunk", "created": 0, "model": "endless",
+                     "choices": [{"index": 0, "delta": {"content": fault.text}, "finish_reason": None}]}
+            start, piece = b"", b"data: " + _dumps(chunk).encode() + b"\n\n"
+        else:
+            start = b'{"id": "chatcmpl-endless", "object": "chat.completion", "created": 0, "model": "endless", ' \
+                    b'"choices": [{"index": 0, "finish_reason": null, "message": {"role": "assistant", "content": "'
+            piece = json.dumps(fault.text)[1:-1].encode()
+        content_type = "text/event-stream" if stream else "application/json"
+        frame = lambda data: b"%x\r\n%s\r\n" % (len(data), data)  # noqa: E731 - one chunk of the chunked body
+        try:
+            self.wfile.write(self._head(200, {"content-type": content_type, "transfer-encoding": "chunked"})
+                             + (frame(start) if start else b""))
+            while not stopping.is_set():
+                self.wfile.write(frame(piece))
+                if fault.every:
+                    stopping.wait(fault.every)
+        except OSError:  # the client hung up: what a client with a limit does
+            pass
 
 
 # --------------------------------------------------------------------------
@@ -704,6 +743,8 @@ class MockOpenAIServer:
                 handler.send_events(answer.chunks(self.stream_chunk_chars, False), cut_after=reply.after_chunks)
             else:
                 handler.send_truncated(200, _dumps(answer.completion()).encode())
+        elif isinstance(reply, EndlessFault):
+            handler.send_endless(reply, stream, self._stopping)
         elif isinstance(reply, MalformedChunkFault):
             answer = self._answer({"content": reply.content}, body, number)
             if stream:

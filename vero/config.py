@@ -8,6 +8,7 @@ built on first use, so ``import vero`` stays fast and does not read files.
 from __future__ import annotations
 
 import logging
+import math
 import os
 from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
@@ -44,6 +45,29 @@ def _cap(value: str | None, default: int | None) -> int | None:
     return cap
 
 
+def _call_seconds(value: str | None) -> float | None:
+    """``MAX_CALL_SECONDS``: seconds > 0, ``0``/``none``/``off`` for no limit (``math.inf``), unset: ``None``."""
+    if value is not None and value.strip().lower() in {"0", "none", "off"}:
+        return math.inf
+    seconds = _number("MAX_CALL_SECONDS", value, None, float)
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"setting MAX_CALL_SECONDS={value!r} must be a number of seconds > 0, or 0 for no limit")
+    return seconds
+
+
+# The default MAX_CALL_SECONDS: time for a slow local model (2 tokens/s on a laptop CPU) to
+# write a whole reply of the output cap, plus 5 minutes to read a long prompt first.
+SLOW_TOKENS_PER_S = 2.0
+PROMPT_SECONDS = 300.0
+UNCAPPED_TOKENS = 8192  # the reply length assumed when there is no output cap
+
+
+def call_seconds_for(max_tokens: int | None) -> float:
+    """The default bound on one model call for an output cap of ``max_tokens`` (``None``: no cap):
+    1024 tokens give 812 s, no cap 4396 s."""
+    return PROMPT_SECONDS + (max_tokens or UNCAPPED_TOKENS) / SLOW_TOKENS_PER_S
+
+
 _ON, _OFF = frozenset({"1", "true", "yes", "y", "on"}), frozenset({"0", "false", "no", "n", "off"})
 
 
@@ -69,6 +93,9 @@ class Settings:
     # 1024 leaves room for both, while a small model stuck repeating itself stops
     # after about a minute on a laptop CPU instead of filling its context window.
     MAX_TOKENS: int | None = 1024
+    # The longest one model call may take, from connect to the last byte (None: the
+    # default, from the output cap: see ``call_seconds_for``).  TIMEOUT bounds each wait.
+    MAX_CALL_SECONDS: float | None = None
     DEBUG: bool = False
     TAVILY_API_KEY: str | None = None
     BOCHA_API_KEY: str | None = None
@@ -81,25 +108,31 @@ class Settings:
                 load_env_file(env_file)
             environ = os.environ
         get = lambda name: environ.get(name) or None  # noqa: E731 - empty means unset
+        key = lambda name: (environ.get(name) or "").strip() or None  # noqa: E731 - a pasted key's newline goes
         return cls(
-            OPENAI_API_KEY=get("OPENAI_API_KEY"),
+            OPENAI_API_KEY=key("OPENAI_API_KEY"),
             OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
             MODEL_NAME=get("MODEL_NAME") or cls.MODEL_NAME,
             TEMPERATURE=_number("TEMPERATURE", get("TEMPERATURE"), cls.TEMPERATURE, float),
             TIMEOUT=_number("TIMEOUT", get("TIMEOUT"), cls.TIMEOUT, float),
             MAX_RETRIES=_number("MAX_RETRIES", get("MAX_RETRIES"), cls.MAX_RETRIES, int),
             MAX_TOKENS=_cap(get("MAX_TOKENS"), cls.MAX_TOKENS),
+            MAX_CALL_SECONDS=_call_seconds(get("MAX_CALL_SECONDS")),
             DEBUG=env_flag(get("DEBUG"), default=False),
-            TAVILY_API_KEY=get("TAVILY_API_KEY"),
-            BOCHA_API_KEY=get("BOCHA_API_KEY"),
+            TAVILY_API_KEY=key("TAVILY_API_KEY"),
+            BOCHA_API_KEY=key("BOCHA_API_KEY"),
         )
 
     def __repr__(self) -> str:
+        from vero.core.text import redact_url  # here: vero.core imports this module
+
         shown = []
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name.endswith("_KEY") and value:
                 value = "***"
+            elif f.name.endswith("_URL") and value:
+                value = redact_url(value)
             shown.append(f"{f.name}={value!r}")
         return f"Settings({', '.join(shown)})"
 

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from vero.core.files import open_regular
 from vero.core.result import PlanStepStatus, Status, StepKind
-from vero.core.text import clip
+from vero.core.text import clip, printable, printable_json
 
 log = logging.getLogger("vero.events")
 
@@ -71,7 +71,7 @@ class JsonlTrace:
         if self.error is not None:
             return
         try:
-            self._file.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
+            self._file.write(printable_json(json.dumps(event.to_dict(), ensure_ascii=False, default=str)) + "\n")
             self._file.flush()
         except OSError as exc:
             self.error = exc
@@ -112,7 +112,12 @@ def use_colour(stream: TextIO) -> bool:
 
 
 class ConsolePrinter:
-    """Prints one line per step, an icon and the step's kind before its text."""
+    """Prints one line per step, an icon and the step's kind before its text.
+
+    Every line goes through ``_line``, which escapes control characters
+    (``vero.core.text.printable``): what a model, a tool or a server wrote
+    cannot move the cursor, retitle the window or write the clipboard.
+    """
 
     def __init__(self, stream: TextIO | None = None, max_chars: int = 2000):
         self.stream = stream or sys.stdout
@@ -139,7 +144,7 @@ class ConsolePrinter:
         label = kind.replace("_", " ").capitalize()
         if kind == StepKind.PLAN_STEP:
             icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status", ""), (icon, label))
-        self._line(f"{indent}{icon} {self._dim(label + ':')} {self._short(event.data.get('content', ''))}")
+        self._line(self._short(_step_text(event.data)), label=f"{label}:", before=f"{indent}{icon} ")
 
     def on_run_end(self, event: Event) -> None:
         data = event.data
@@ -158,12 +163,31 @@ class ConsolePrinter:
     def _dim(self, text: str) -> str:
         return f"\033[1m{text}\033[0m" if self.colour else text
 
-    def _line(self, text: str) -> None:
+    def _line(self, text: str, label: str = "", before: str = "") -> None:
+        """Print ``before``, ``label`` (bold on a colour terminal) and ``text``, as one line with
+        control characters escaped (the bold is vero's own, added after)."""
+        text = printable(text)
+        if label:
+            text = f"{printable(before)}{self._dim(printable(label))} {text}"
         try:
             print(text, file=self.stream, flush=True)
         except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
             encoding = getattr(self.stream, "encoding", None) or "utf-8"
             print(text.encode(encoding, "backslashreplace").decode(encoding), file=self.stream, flush=True)
+
+
+REPLY_EXCERPT_CHARS = 200
+
+
+def _step_text(data: dict[str, Any]) -> str:
+    """What a step line shows: its content; for an ``error`` step with a ``reason`` (a reply that
+    stayed unusable, recorded whole), the reason first and an excerpt of the reply after it."""
+    content = str(data.get("content", ""))
+    reason = (data.get("data") or {}).get("reason")
+    if data.get("kind") != StepKind.ERROR or not reason:
+        return content
+    excerpt = clip(" ".join(content.split()), REPLY_EXCERPT_CHARS, "…", within=True)
+    return f"{reason}; the reply was: {excerpt}" if excerpt else str(reason)
 
 
 def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usage: dict[str, Any] | None = None,
@@ -221,5 +245,7 @@ class EventBus:
                 continue
             try:
                 callback(event)
-            except Exception:  # a broken listener must not break the run it watches
+            except KeyboardInterrupt:  # the user's Ctrl-C cancels the run, wherever it lands
+                raise
+            except BaseException:  # a broken listener (even one calling sys.exit) must not break the run it watches
                 log.warning("event listener %r failed on %s", callback, type, exc_info=True)
