@@ -513,14 +513,13 @@ def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_sai
     answered "The Moonpetal Lily is not grown in any greenhouse."; the step must not count as done."""
     replies = [plan("Find the population of Lyon with population"),
                'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has no people.",
-               "Final Answer: Lyon has no people.",  # the same answer after the executor's guess nudge
                respond("The population of Lyon could not be found.")]
     llm = ScriptedLLM(replies)
     agent = PlanExecuteAgent("pe", llm, tools=[population], verbose=False)
     assert agent.run("How many people live in Lyon?") == "The population of Lyon could not be found."
     done = [s for s in agent.last_result.steps_of("plan_step") if s.data["status"] != "in_progress"]
     assert [s.data["status"] for s in done] == ["failed"]
-    assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 5  # the replanner answered
+    assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 4  # the replanner answered
 
 
 def test_a_failed_step_hands_on_its_failed_calls_not_its_guess():
@@ -644,42 +643,6 @@ def find_plant(name: str) -> dict:
 def calculate(expression: str) -> str:
     """Evaluate an arithmetic expression."""
     return str(eval(expression, {"__builtins__": {}}))  # test double: a name in the expression raises
-
-
-def test_a_step_executor_naming_fields_of_an_earlier_steps_result_runs_with_their_values():
-    """Seen with Qwen2.5-Coder-1.5B (t13): the executor of the multiplication step wrote the field names of
-    the first step's result, calculate(expression='stock * price_per_plant_crowns')."""
-    replies = [plan("Find Emberroot with find_plant", "Multiply the stock by the price with calculate"),
-               'Action: find_plant\nAction Input: {"name": "Emberroot"}', "Final Answer: found",
-               'Action: calculate\nAction Input: {"expression": "stock * price_per_plant_crowns"}',
-               "Final Answer: 52113.6", "52113.6 crowns"]
-    llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False, answer_early=False)
-    assert agent.run("What are the Emberroot plants in stock worth?") == "52113.6 crowns"
-    sent = llm.requests[4].messages[-1]["content"]
-    assert "(stock, price_per_plant_crowns); ran calculate(expression='462 * 112.8') with them instead:)\n52113.6" \
-        in sent
-    assert "calculate(expression='462 * 112.8') -> 52113.6" in llm.requests[5].messages[-1]["content"]  # a result
-
-
-def test_a_step_executor_naming_a_field_two_earlier_results_give_differently_gets_both_values():
-    replies = [plan("Find Emberroot with find_plant", "Find Frostvine with find_plant", "Add them with calculate"),
-               'Action: find_plant\nAction Input: {"name": "Emberroot"}', "Final Answer: found",
-               'Action: find_plant\nAction Input: {"name": "Frostvine"}', "Final Answer: found",
-               'Action: calculate\nAction Input: {"expression": "stock + stock"}',
-               'Action: calculate\nAction Input: {"expression": "462 + 2715"}', "Final Answer: 3177", "3177"]
-    stocks = {"Emberroot": 462, "Frostvine": 2715}
-
-    @tool
-    def find_plant(name: str) -> dict:
-        """Look up a plant by its name."""
-        return {"name": name, "stock": stocks[name]}
-
-    llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[find_plant, calculate], verbose=False, answer_early=False)
-    assert agent.run("How many Emberroot and Frostvine plants are in stock?") == "3177"
-    hint = llm.requests[6].messages[-1]["content"]
-    assert "stock is 462 (from find_plant(name='Emberroot')) or 2715 (from find_plant(name='Frostvine'))" in hint
 
 
 GREENHOUSE_CALLS: list[str] = []
@@ -948,20 +911,6 @@ def test_a_step_that_fails_again_after_the_next_step_is_repaired():
     assert "A step of the plan failed" in llm.requests[-1].messages[0]["content"]  # the repair, as before
     deferred = [s for s in agent.last_result.steps_of("warning") if "runs again after" in s.content]
     assert len(deferred) == 1  # once
-
-
-def test_a_deferred_step_that_makes_up_the_same_id_runs_with_the_id_the_next_step_found():
-    """Seen (t26): run after the plant lookup, the executor called greenhouse_info('12345') again."""
-    GREENHOUSE_CALLS.clear()
-    replies = [plan(LOOKUP_FIRST, "Find the Moonpetal Lily with plant_record"),
-               MADE_UP_ID, "Final Answer: unknown", "Final Answer: unknown",
-               'Action: plant_record\nAction Input: {"name": "Moonpetal Lily"}', "Final Answer: GH-03",
-               MADE_UP_ID, "Final Answer: Quarry Hollow", "Quarry Hollow"]
-    llm = ScriptedLLM(replies)
-    agent = PlanExecuteAgent("pe", llm, tools=[plant_record, greenhouse_info], verbose=False)
-    assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow"
-    assert GREENHOUSE_CALLS == ["12345", "12345", "GH-03"] and agent.last_result.status == OK
-    assert "plant_record gave greenhouse_id 'GH-03'" in llm.requests[7].messages[-1]["content"]
 
 
 def test_only_a_step_whose_every_call_failed_and_that_has_a_next_step_is_deferred():

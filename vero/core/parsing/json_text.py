@@ -11,6 +11,7 @@ from vero.core.thinking import split_thinking
 
 FENCE = "```"
 MAX_JSON_DEPTH = 100  # model output nested deeper than this is not data an agent can use
+MAX_REPAIR_CHARS = 64_000  # longer JSON must be valid as it is: repairing is slow per character
 DECODER = json.JSONDecoder(strict=False)  # strict=False: raw newlines inside strings are common
 
 
@@ -99,6 +100,8 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
     if repair:
         from json_repair import loads as repair_loads  # imported here: it adds ~45 ms to `import vero`
 
+        if len(text) > MAX_REPAIR_CHARS:
+            raise ValueError(f"the JSON is not valid, and longer than {MAX_REPAIR_CHARS:,} characters to repair")
         if _nesting(text) > MAX_JSON_DEPTH:
             raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
         loads = repair_loads

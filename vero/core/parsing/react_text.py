@@ -32,7 +32,8 @@ class ReActStep:
 
 
 _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
-_INPUT = re.compile(r"\bAction\s+Input\s*:\s*(.*?)(?=\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:|\Z)", re.DOTALL)
+_INPUT = re.compile(r"\bAction\s+Input\s*:\s*")
+_NEXT_LABEL = re.compile(r"\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:")  # where an Action Input ends
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
@@ -41,13 +42,15 @@ _OPEN_FENCE = re.compile(r"`{1,3}(?:json)?\s*", re.IGNORECASE)  # a code fence o
 _CLOSE_FENCE = re.compile(r"\s*`{1,3}")
 
 
-_LABEL_PREFIX = r"^[ \t>#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}"
-_LABEL_SUFFIX = r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]*(?:\*\*|__)?[ \t]*"
-# Each label as small models write it, and its canonical form (bounded patterns: linear on any reply).
-_LABELS = [(re.compile(_LABEL_PREFIX + label + _LABEL_SUFFIX, re.IGNORECASE | re.MULTILINE), canonical)
-           for label, canonical in ((r"thought", "Thought: "), (r"action[ \t_]{0,3}input", "Action Input: "),
-                                    (r"action", "Action: "), (r"final[ \t_]{0,3}answer", "Final Answer: "),
-                                    (r"observation", "Observation: "))]
+# A label as small models write it at the start of a line (bounded: one line is read in constant time).
+_LABEL_LINE = re.compile(
+    r"[ \t>#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
+    r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
+    re.IGNORECASE,
+)
+_CANONICAL = {"thought": "Thought", "actioninput": "Action Input", "action": "Action",
+              "finalanswer": "Final Answer", "observation": "Observation"}
+_NOT_LETTERS = re.compile(r"[\s_]")
 
 
 def normalize_labels(text: str) -> str:
@@ -55,10 +58,15 @@ def normalize_labels(text: str) -> str:
 
     Small models write ``**Action:** find_book``, ``action input:`` or
     ``### Final answer:``; these become ``Action: find_book`` and so on.
+    Each line is matched once, at its start: linear in the reply's length.
     """
-    for label, canonical in _LABELS:
-        text = label.sub(canonical, text)
-    return text
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        label = _LABEL_LINE.match(line)
+        if label is not None:
+            name = _CANONICAL[_NOT_LETTERS.sub("", label.group(1).lower())]
+            lines[number] = f"{name}: {line[label.end():]}"
+    return "\n".join(lines)
 
 
 def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
@@ -77,16 +85,18 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
     action, given = _ACTION.search(text), _INPUT.search(text)
     if action and given and action.start() < given.start():
+        following = _NEXT_LABEL.search(text, given.end())
+        given_text = text[given.end() : following.start() if following else len(text)]
         # `find_book`, ```find_book``` or `find_book(name: 'x')`: small models sometimes write the call itself
         # on the Action line and repeat its arguments in the Action Input, which is what counts
         name = action.group(1).strip().strip("`*'\"")
         called = _CALLED_NAME.match(name)
         step.action = called.group(1) if called else name
-        parsed = _json_object_at(text, given.start(1))
+        parsed = _json_object_at(text, given.end())
         if parsed:
             step.action_input, end = parsed
         else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
-            step.action_input, end = parse_action_input(given.group(1)), given.end()
+            step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
         step.text = text[:end].rstrip()
         if step.action.lower() == "finish":
             return _finish(step)
