@@ -47,13 +47,29 @@ import world  # noqa: E402
 from vero import ChatOpenAI  # noqa: E402
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
 
+RECOVERY: bool | str | tuple[str, ...] = True  # --recovery: the agents' recovery= setting (docs/recovery.md)
 TOOL_AGENTS = {
-    "ToolCallingAgent": lambda llm: ToolCallingAgent("bench", llm, tools=world.TOOLS, verbose=False),
-    "ReActAgent (text)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, verbose=False),
-    "ReActAgent (native)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, protocol="native", verbose=False),
-    "PlanExecuteAgent": lambda llm: PlanExecuteAgent("bench", llm, tools=world.TOOLS, verbose=False),
-    "ReflexionAgent (tools)": lambda llm: ReflexionAgent("bench", llm, tools=world.TOOLS, verbose=False),
+    "ToolCallingAgent": lambda llm: ToolCallingAgent("bench", llm, tools=world.TOOLS, verbose=False,
+                                                     recovery=RECOVERY),
+    "ReActAgent (text)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, verbose=False, recovery=RECOVERY),
+    "ReActAgent (native)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, protocol="native", verbose=False,
+                                                  recovery=RECOVERY),
+    "PlanExecuteAgent": lambda llm: PlanExecuteAgent("bench", llm, tools=world.TOOLS, verbose=False,
+                                                     recovery=RECOVERY),
+    "ReflexionAgent (tools)": lambda llm: ReflexionAgent("bench", llm, tools=world.TOOLS, verbose=False,
+                                                         recovery=RECOVERY),
 }
+
+
+def recovery_setting(text: str) -> bool | str | tuple[str, ...]:
+    """``--recovery``: ``default`` (the general mechanisms), ``off``, a preset name, or rule names joined by commas."""
+    from vero.recovery import PRESETS, resolve
+
+    setting: bool | str | tuple[str, ...] = {"default": True, "off": False}.get(text, text)
+    if isinstance(setting, str) and setting not in PRESETS:
+        setting = tuple(name.strip() for name in setting.split(",") if name.strip())
+    resolve(setting)  # an unknown name is an error now, not in every run
+    return setting
 CODE_SAMPLE_SEED = 12
 CODE_SAMPLE_SIZE = 40
 
@@ -180,6 +196,9 @@ def main() -> int:
                         help="run smolagents on every N-th task only (default 4; 1: all): on a CPU its long "
                              "prompt and runaway replies make it take minutes per task")
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
+    parser.add_argument("--recovery", type=recovery_setting, default=True, metavar="SETTING",
+                        help="the agents' recovery rules: default, off, small-model, or rule names joined by "
+                             "commas (e.g. grounding,arithmetic)")
     parser.add_argument("--parallel", type=int, default=1,
                         help="tasks run at once (tools and code suites), on a server with as many slots (default 1, "
                              "the measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
@@ -192,12 +211,15 @@ def main() -> int:
     args = parser.parse_args()
     if args.report:
         return report(args.report)
+    global RECOVERY
+    RECOVERY = args.recovery
 
     out_path = Path(args.out or f"local_model-{args.suite}-{args.model}.jsonl")
     with _server(args) as (base_url, model_name), open(out_path, "w", encoding="utf-8") as out:
         llm = ChatOpenAI(model_name=model_name, base_url=base_url, api_key="sk-no-key", temperature=0,
                          max_tokens=args.max_tokens, timeout=600, max_retries=0)
-        print(f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; per-task rows: {out_path}")
+        print(f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; recovery={RECOVERY!r}; "
+              f"per-task rows: {out_path}")
         if args.suite in ("tools", "all"):
             tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks][: args.limit]
             rows = run_tools_suite(llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out,

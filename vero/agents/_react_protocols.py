@@ -7,7 +7,8 @@ holds the loop and picks one by name from ``PROTOCOLS``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from abc import abstractmethod
+from typing import Any
 
 from vero.agents._native import (
     REPEATED_CALL_NUDGE,
@@ -19,12 +20,41 @@ from vero.agents._native import (
     with_task,
     with_text_tool_calls,
 )
-from vero.core.agent import CUT_OFF
+from vero.core.agent import CUT_OFF, Agent
 from vero.core.message import Message, ToolCall
 from vero.core.parsing import OBSERVATION_LABEL, final_answer_text, parse_react
 
-if TYPE_CHECKING:  # annotations only (never run): the agent's module imports this one
-    from vero.agents.react import ReActAgent
+
+
+class ReActAgentBase(Agent):
+    """What a protocol uses of its agent beyond ``Agent``: the prompts and four hooks.
+
+    ``ReActAgent`` (``vero.agents.react``) fills them in; the protocols see only this,
+    so neither module imports the other's.
+    """
+
+    intro_prompt: str
+    format_prompt: str
+    native_intro_prompt: str
+    native_prompt: str
+    format_error_prompt: str
+    native_empty_prompt: str
+
+    @abstractmethod
+    def note_thought(self, thought: str) -> None:
+        """Record a thought (also the best partial answer so far)."""
+
+    @abstractmethod
+    def format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
+        """A malformed reply: a correction as the next message (bounded)."""
+
+    @abstractmethod
+    def check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
+        """Loop detection: a warning instead of the observation, or None to run the actions."""
+
+    @abstractmethod
+    def answer_check(self, answer: str) -> str | None:
+        """A note to send instead of accepting ``answer``, or None to accept it."""
 
 STOP = [OBSERVATION_LABEL]  # the text protocol ends a reply before a self-written observation
 NO_STEP = "no `Action:` line with a tool name, and no `Final Answer:`"
@@ -42,16 +72,16 @@ NO_STEP = "no `Action:` line with a tool name, and no `Final Answer:`"
 class TextProtocol:
     """``Thought:`` / ``Action:`` / ``Action Input:`` lines, parsed from the reply; works with any endpoint."""
 
-    def system_prompt(self, agent: ReActAgent) -> str:
+    def system_prompt(self, agent: ReActAgentBase) -> str:
         """The intro (or ``system_prompt=``), then the format prompt with the tools."""
         names = ", ".join([*agent.tools.names(), "Finish"])
         instructions = agent.format_prompt.format(tools=agent.tools.describe() or "(no tools)", names=names)
         return f"{agent.system_prompt or agent.intro_prompt}\n\n{instructions}"
 
-    def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
+    def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]:
         return {} if final else {"stop": STOP}
 
-    def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
+    def step(self, agent: ReActAgentBase, reply: Message, messages: list[Message]) -> str | None:
         """Thought, then the Action and its Observation, or the Final Answer (returned when accepted)."""
         step = parse_react(reply.text, agent.tools.names() if agent.options.recovery is not False else ())
         if step.text:
@@ -81,26 +111,26 @@ class TextProtocol:
         messages.append(Message("user", f"Observation: {observation}"))
         return None
 
-    def correction(self, agent: ReActAgent, problem: str) -> str:
+    def correction(self, agent: ReActAgentBase, problem: str) -> str:
         return agent.format_error_prompt.format(problem=problem, names=self.names(agent))
 
     final_text = staticmethod(final_answer_text)  # its Final Answer, else its prose
 
-    def names(self, agent: ReActAgent) -> str:
+    def names(self, agent: ReActAgentBase) -> str:
         return ", ".join([*agent.tools.names(), "Finish"])
 
 
 class NativeProtocol:
     """The API's tool calls are the actions, the text beside them is the thought, and text alone is the answer."""
 
-    def system_prompt(self, agent: ReActAgent) -> str:
+    def system_prompt(self, agent: ReActAgentBase) -> str:
         """The intro (or ``system_prompt=``), then the instructions, in one paragraph."""
         return f"{agent.system_prompt or agent.native_intro_prompt} {agent.native_prompt}"
 
-    def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
+    def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]:
         return tool_options(agent, tool_choice="none") if final else tool_options(agent)
 
-    def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
+    def step(self, agent: ReActAgentBase, reply: Message, messages: list[Message]) -> str | None:
         """The text is the thought, the tool calls are the actions and their results the observations;
         text alone is the answer, unless it was cut off, empty or a recovery rule objects (a note follows)."""
         reply = with_text_tool_calls(agent, reply)
@@ -124,7 +154,7 @@ class NativeProtocol:
             messages.append(Message("user", nudge))
         return None
 
-    def correction(self, agent: ReActAgent, problem: str) -> str:
+    def correction(self, agent: ReActAgentBase, problem: str) -> str:
         return with_task(agent.native_empty_prompt, agent)
 
     final_text = staticmethod(str.strip)  # the whole reply

@@ -37,7 +37,7 @@ import json
 from typing import Any, Literal
 
 from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, RAN_FOR_YOU
-from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
+from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, ReActAgentBase, TextProtocol
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.notes import note
@@ -99,7 +99,7 @@ you can to the task (say what is still uncertain). Do not call tools. Reply in t
 Final Answer: ...""")
 
 
-class ReActAgent(Agent):
+class ReActAgent(ReActAgentBase):
     """Reasoning and acting in a loop over the shared ``ToolRegistry``.
 
     Args (beyond ``Agent``'s):
