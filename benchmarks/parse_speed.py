@@ -26,7 +26,7 @@ from vero.core.thinking import split_thinking
 from vero.recovery.arithmetic import miscalculation
 
 NAMES = ["echo", "lookup"]
-CALL = '{"name": "echo", "arguments": {"text": "%s"}}'
+CALL = '{{"name": "echo", "arguments": {{"text": "{}"}}}}'
 
 
 def pad(unit: str, size: int) -> str:
@@ -51,23 +51,25 @@ def json_object(text: str) -> object:
 
 # (parser, shape) -> a reply of about `size` characters in that shape
 SHAPES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
-    "text calls: JSON, closed": (calls, lambda n: CALL % pad("x", n)),
+    "text calls: JSON, closed": (calls, lambda n: CALL.format(pad("x", n))),
     "text calls: JSON, unclosed": (calls, lambda n: '{"name": "echo", "arguments": {"text": "' + pad("x", n)),
-    "text calls: <tool_call>, closed": (calls, lambda n: f"<tool_call>{CALL % pad('x', n)}</tool_call>"),
+    "text calls: <tool_call>, closed": (calls, lambda n: f"<tool_call>{CALL.format(pad('x', n))}</tool_call>"),
     "text calls: <tool_call> repeated, unclosed": (calls, lambda n: pad("<tool_call>{", n)),
-    "text calls: fence, closed": (calls, lambda n: f"```json\n{CALL % pad('x', n)}\n```"),
+    "text calls: fence, closed": (calls, lambda n: f"```json\n{CALL.format(pad('x', n))}\n```"),
     "text calls: fence repeated, unclosed": (calls, lambda n: pad("```json\n{", n)),
     "text calls: <function=>, closed": (calls, lambda n: f"<function=echo><parameter=text>{pad('x', n)}"
                                                          "</parameter></function>"),
     "text calls: <function=> repeated, unclosed": (calls, lambda n: pad("<function=echo>", n)),
     "text calls: <parameter=> repeated, unclosed": (calls, lambda n: "<function=echo>" + pad("<parameter=a>", n)),
-    "react: action, closed": (react, lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "%s"}' % pad("x", n)),
-    "react: action input, unclosed": (react, lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "' + pad("x", n)),
+    "react: action, closed": (react, lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "'
+                              + pad("x", n) + '"}'),
+    "react: action input, unclosed": (react, lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "'
+                                      + pad("x", n)),
     "react: labels repeated": (react, lambda n: pad("**Action:** echo\n", n)),
     "react: spaces after a label": (react, lambda n: "Thought" + pad(" ", n) + "x"),
     "react: final answer": (react, lambda n: "Final Answer: " + pad("word ", n)),
     "react: call on the action line, unclosed": (react, lambda n: "Action: echo(" + pad("a", n)),
-    "json: object, closed": (json_object, lambda n: '{"a": "%s"}' % pad("x", n)),
+    "json: object, closed": (json_object, lambda n: '{"a": "' + pad("x", n) + '"}'),
     "json: object, unclosed": (json_object, lambda n: '{"a": "' + pad("x", n)),
     "json: fences repeated, unclosed": (json_object, lambda n: pad("```json\n{", n)),
     "thinking: <think>, closed": (split_thinking, lambda n: f"<think>{pad('x', n)}</think>answer"),

@@ -284,7 +284,8 @@ def test_text_react_tells_the_model_of_a_rule_s_read_only_lookup():
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False, recovery=[look_it_up])
     assert agent.run("What is on the page?") == "It is a forum page."
     observation = llm.requests[1].messages[-1]["content"]
-    assert observation.startswith("Observation: vero made the call fetch_page(") and "Welcome to the forum" in observation
+    assert observation.startswith("Observation: vero made the call fetch_page(")
+    assert "Welcome to the forum" in observation
 
 
 # -- the one switch ------------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ from vero.core.message import Message, ToolCall
 from vero.core.parsing import OBSERVATION_LABEL, final_answer_text, parse_react
 
 
-
 class ReActAgentBase(Agent):
     """What a protocol uses of its agent beyond ``Agent``: the prompts and four hooks.
 

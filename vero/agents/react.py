@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, RAN_FOR_YOU
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, ReActAgentBase, TextProtocol
-from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Tools
+from vero.core.agent import BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.notes import note
 from vero.core.options import AgentKeywords, Unpack
@@ -94,7 +94,9 @@ Do not call a tool and do not give the final answer yet.""")
 
 REFLECTION_NOTE = note("reflection", "Reflection on your progress so far: {reflection}\nContinue with the next step.")
 
-FINAL_ANSWER_PROMPT = note("final_answer", """You have run out of steps. Using only the steps above, write the best final answer
+FINAL_ANSWER_PROMPT = note(
+    "final_answer",
+    """You have run out of steps. Using only the steps above, write the best final answer
 you can to the task (say what is still uncertain). Do not call tools. Reply in the form
 Final Answer: ...""")
 

@@ -25,7 +25,6 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
@@ -97,6 +96,9 @@ Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools
 Observation = ToolOutcome  # run_tool's result; its text is what the model is sent
 
 
+_NO_USAGE: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
+
+
 @dataclass
 class Run:
     """The state of one ``run()``: created when it starts, dropped when it ends.
@@ -109,7 +111,7 @@ class Run:
     task: str
     started: float = field(default_factory=time.perf_counter)
     steps: list[Step] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=partial(dict.fromkeys, USAGE_KEYS, 0))  # empty_usage()
+    usage: dict[str, int] = field(default_factory=_NO_USAGE.copy)  # empty_usage(), without a Python call
     llm_calls: int = 0
     turn: int = 0
     partial: str = ""
@@ -358,7 +360,8 @@ class Agent(ABC):
         return Observation(text, outcome.ok, outcome.error)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
-        """``(action, observation)`` of the earlier tool calls that the repeated-failure check looks at: this run's (a plan step's executor adds the plan's earlier steps')."""
+        """``(action, observation)`` of the earlier tool calls that the repeated-failure check looks at:
+        this run's (a plan step's executor adds the plan's earlier steps')."""
         return tool_calls(self._run.steps if self._run else [])
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:

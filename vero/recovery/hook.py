@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Protocol
 
 from vero.core.agent import Agent
 from vero.core.message import ToolCall
@@ -48,14 +48,17 @@ class Nudge:
     text: str
 
 
-Response = Union[Nudge, ToolCall, None]
+Response = Nudge | ToolCall | None
 
 
 class Rule(Protocol):
     """What ``consult`` needs of a rule: a ``name`` (for presets and logs), a ``limit`` per run, and the call."""
 
-    name: str
-    limit: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def limit(self) -> int: ...
 
     def __call__(self, seen: Seen) -> Response: ...
 

@@ -188,8 +188,10 @@ def _is_schema(arguments: dict[str, Any]) -> bool:
 
 def _once_each(calls: list[ToolCall]) -> list[ToolCall]:
     """``calls`` without repeats: a call written twice is run once."""
-    seen: set[tuple[str, str]] = set()
-    return [call for call in calls if (call.name, call.arguments) not in seen and not seen.add((call.name, call.arguments))]
+    once: dict[tuple[str, str], ToolCall] = {}
+    for call in calls:
+        once.setdefault((call.name, call.arguments), call)
+    return list(once.values())
 
 
 def is_quoted(written: str, sources: Iterable[str]) -> bool:
