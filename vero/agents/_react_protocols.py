@@ -86,7 +86,7 @@ class TextProtocol:
         if step.text:
             messages.append(Message("assistant", step.text))
         agent.note_thought(step.thought)
-        if reply.truncated and step.action is None:  # a cut-off Final Answer may have lost its end
+        if reply.finish_reason == "length" and step.action is None:  # cut off: a Final Answer may have lost its end
             step.problem = step.problem or CUT_OFF
         if step.written and step.action and quotes_a_call(agent, step.action, step.written):
             step.problem = NO_STEP  # a call quoted from the task or a result is no action

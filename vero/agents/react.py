@@ -156,7 +156,7 @@ class ReActAgent(ReActAgentBase):
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         protocol = PROTOCOLS[self.protocol]
-        messages = [Message("system", protocol.system_prompt(self)), *self.history_messages(), Message("user", task)]
+        messages = [Message("system", self.build_system_prompt()), *self.history_messages(), Message("user", task)]
         for turn in self.turns():
             answer = protocol.step(self, self.call_llm(messages, **protocol.options(self)), messages)
             if answer is not None:
@@ -181,7 +181,8 @@ class ReActAgent(ReActAgentBase):
         return f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.text}"
 
     def build_system_prompt(self) -> str:
-        return self._strategy.system_prompt(self)
+        """The protocol's system prompt (a subclass may override this to change it)."""
+        return PROTOCOLS[self.protocol].system_prompt(self)
 
     def reflect(self, messages: list[Message]) -> None:
         """One extra call: a short reflection, appended so the next calls see it.
