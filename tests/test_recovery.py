@@ -298,3 +298,47 @@ def test_the_rules_send_the_task_with_their_note_and_keep_the_system_prompt():
     agent.run("How many copies of the Blue Atlas?")
     assert all(request.messages[0] == {"role": "system", "content": "Be exact."} for request in llm.requests)
     assert json.loads(llm.requests[1].messages[-1]["content"])["copies"] == 1288
+
+
+# -- did-you-mean -----------------------------------------------------------------------------------------
+@tool(read_only=True)
+def find_author(name: str) -> str:
+    """Look up an author by name."""
+    if name == "Ida Varga":
+        return '{"name": "Ida Varga", "born": 1931}'
+    return "Error: no author named " + repr(name) + ". Did you mean 'Ida Varga'?"
+
+
+@pytest.mark.parametrize("kind", AGENTS)
+def test_a_failed_read_only_lookup_runs_again_with_the_one_suggested_value_and_the_model_is_told(kind):
+    wrong = {"tool_calls": [{"name": "find_author", "arguments": {"name": "Ida Vargo"}}]}
+    llm = ScriptedLLM([wrong, "There is no such author.", "Ida Varga was born in 1931."])
+    agent = AGENTS[kind](llm, recovery=["did-you-mean"])
+    agent.tools.register(find_author)
+    assert agent.run("When was Ida Vargo born?") == "Ida Varga was born in 1931."
+    sent = llm.requests[2].messages
+    assert sent[-2]["role"] == "tool" and "1931" in sent[-2]["content"]
+    assert sent[-1]["content"] == NOTES["ran_for_you"].format(call='find_author({"name": "Ida Varga"})')
+
+
+def test_text_react_runs_the_suggested_lookup_as_its_next_observation():
+    llm = ScriptedLLM(['Thought: look\nAction: find_author\nAction Input: {"name": "Ida Vargo"}',
+                       "Final Answer: There is no such author.", "Final Answer: 1931"])
+    agent = ReActAgent("r", llm, tools=[find_author], verbose=False, recovery=["did-you-mean"])
+    assert agent.run("When was Ida Vargo born?") == "1931"
+    assert llm.requests[2].messages[-1]["content"].endswith('{"name": "Ida Varga", "born": 1931}')
+
+
+def test_no_suggested_value_is_used_for_a_tool_that_may_change_things():
+    done = []
+
+    @tool
+    def remove_author(name: str) -> str:
+        """Remove an author."""
+        done.append(name)
+        return "Error: no author named " + repr(name) + ". Did you mean 'Ida Varga'?"
+
+    llm = ScriptedLLM([{"tool_calls": [{"name": "remove_author", "arguments": {"name": "Ida Vargo"}}]},
+                       "Nothing was removed."])
+    agent = ToolCallingAgent("t", llm, tools=[remove_author], verbose=False, recovery=["did-you-mean"])
+    assert agent.run("Remove Ida Vargo.") == "Nothing was removed." and done == ["Ida Vargo"] and llm.calls == 2

@@ -16,10 +16,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from vero.recovery.hook import FunctionRule, Nudge, Response, Rule, Seen, consult, declines, rule
+from vero.recovery.hook import CallSeen, FunctionRule, Nudge, Response, Rule, Seen, consult, declines, rule
 from vero.recovery.rules import PRESETS, RULES
 
-__all__ = ["FunctionRule", "Nudge", "PRESETS", "RULES", "Response", "Rule", "Seen", "consult", "declines",
+__all__ = ["CallSeen", "FunctionRule", "Nudge", "PRESETS", "RULES", "Response", "Rule", "Seen", "consult", "declines",
            "resolve", "rule"]
 
 

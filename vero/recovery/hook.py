@@ -19,26 +19,49 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from vero.core.agent import Agent
+from vero.core.agent import Agent, tool_calls
 from vero.core.message import ToolCall
+from vero.core.parsing import call_worked, normalized_arguments
 from vero.core.result import Step, StepKind
 from vero.tool.registry import ToolRegistry
 
 
 @dataclass(frozen=True)
+class CallSeen:
+    """One tool call of the run: the tool, the arguments as the model wrote them, the output, and
+    whether it worked (an error report counts as a failure)."""
+
+    tool: str
+    arguments: Any
+    output: str
+    ok: bool
+
+
+@dataclass(frozen=True)
 class Seen:
-    """What a rule sees when the model proposes a final answer."""
+    """What a rule sees when the model proposes a final answer (the reply's text)."""
 
     task: str
-    answer: str  # the proposed final answer (the reply's text)
+    answer: str  # the proposed final answer: the model's reply
     steps: tuple[Step, ...]  # the run's steps so far: actions, observations, warnings...
     tools: ToolRegistry
 
     def results(self) -> list[str]:
         """The outputs of this run's tool calls, oldest first (failed ones included)."""
         return [step.content for step in self.steps if step.kind == StepKind.OBSERVATION and step.depth == 0]
+
+    def calls(self) -> list[CallSeen]:
+        """This run's tool calls, oldest first."""
+        return [CallSeen(str(action.data.get("tool")), normalized_arguments(action.data.get("args")),
+                         result.content, call_worked(result)) for action, result in tool_calls(self.steps)]
+
+    @property
+    def failed_call(self) -> CallSeen | None:
+        """The run's latest tool call when it failed (the answer came right after a failure), else None."""
+        calls = self.calls()
+        return calls[-1] if calls and not calls[-1].ok else None
 
 
 @dataclass(frozen=True)

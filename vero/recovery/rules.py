@@ -1,15 +1,18 @@
 """The built-in recovery rules, each for one *kind* of small-model behaviour, and the presets.
 
 Every rule sees the proposed final answer and the run so far (``vero.recovery.hook.Seen``)
-and answers with at most one nudge; none of them runs a tool.  docs/recovery.md
-describes each one and what it was measured to gain.
+and answers with at most one nudge; only ``did-you-mean`` makes a call, and only a read-only
+lookup.  docs/recovery.md describes each one and what it was measured to gain.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import uuid
 from collections.abc import Iterable
 
+from vero.core.message import ToolCall
 from vero.core.notes import note, repeats_a_note
 from vero.core.parsing import reports_error, tidy_numbers
 from vero.core.text import clip, looks_like_id
@@ -126,6 +129,28 @@ def _unfound_names(answer: str, sources: list[str]) -> list[str]:
     return missing
 
 
-RULES: dict[str, Rule] = {r.name: r for r in (echo, announced, arithmetic, grounding)}
+# -- did-you-mean: a failed read-only lookup whose error suggests one value ----------------------------------
+_SUGGESTION = re.compile(r"\b[Dd]id you mean:?[ \t]{0,4}['\"]([^'\"\n]{1,80})['\"][ \t]{0,4}\?")
+
+
+@rule("did-you-mean", limit=1)
+def did_you_mean(seen: Seen) -> Response:
+    """The answer came right after a failed call of a read-only tool whose error suggests exactly one
+    value ("Did you mean 'Ida Varga'?") and that took exactly one text argument: vero makes the same
+    lookup with the suggested value, and the model is told.  Never for a tool that may change things
+    (``consult`` would drop such a call anyway)."""
+    failed = seen.failed_call
+    tool = seen.tools.get(failed.tool) if failed is not None else None
+    if failed is None or tool is None or not tool.read_only or not isinstance(failed.arguments, dict):
+        return None
+    suggested = _SUGGESTION.findall(failed.output[:2000])
+    texts = [name for name, value in failed.arguments.items() if isinstance(value, str)]
+    if len(suggested) != 1 or len(texts) != 1 or failed.arguments[texts[0]] == suggested[0]:
+        return None
+    arguments = {**failed.arguments, texts[0]: suggested[0]}
+    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", failed.tool, json.dumps(arguments, ensure_ascii=False))
+
+
+RULES: dict[str, Rule] = {r.name: r for r in (echo, announced, arithmetic, grounding, did_you_mean)}
 # The preset's rules, in the order they are asked; the lead trims it to what measured gains keep.
 PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("echo", "announced", "arithmetic", "grounding")}
