@@ -105,8 +105,8 @@ class TextProtocol:
         if observation is None:  # run it; a call made before gets a note too (small models loop on its result)
             repeated = agent.options.recovery is not False and agent.earlier_results(step.action, step.action_input)
             result = agent.run_tool(step.action, step.action_input)
-            observation = f"{result.text}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok \
-                else result.text
+            observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok \
+                else result.output
         messages.append(Message("user", f"Observation: {observation}"))
         return None
 

@@ -178,7 +178,7 @@ class ReActAgent(ReActAgentBase):
         if isinstance(response, Nudge) or response is None:
             return response.text if response else None
         result = self.run_tool(response.name, response.arguments)
-        return f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.text}"
+        return f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.output}"
 
     def build_system_prompt(self) -> str:
         """The protocol's system prompt (a subclass may override this to change it)."""
