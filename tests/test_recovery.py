@@ -342,3 +342,20 @@ def test_no_suggested_value_is_used_for_a_tool_that_may_change_things():
                        "Nothing was removed."])
     agent = ToolCallingAgent("t", llm, tools=[remove_author], verbose=False, recovery=["did-you-mean"])
     assert agent.run("Remove Ida Vargo.") == "Nothing was removed." and done == ["Ida Vargo"] and llm.calls == 2
+
+
+def test_a_rule_object_that_cannot_be_hashed_is_accepted():
+    class Always:  # a plain class with __eq__ (so unhashable), as a user might write a rule
+        name, limit = "always", 1
+
+        def __eq__(self, other):
+            return isinstance(other, Always)
+
+        __hash__ = None
+
+        def __call__(self, seen):
+            return Nudge("Once more, please.")
+
+    llm = ScriptedLLM(["first", "second"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=[Always()])
+    assert agent.run("x") == "second" and last_sent(llm, 1) == "Once more, please."

@@ -13,7 +13,6 @@ a call of a read-only tool, or nothing; ``consult`` applies the safety rules.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from vero.recovery.hook import CallSeen, FunctionRule, Nudge, Response, Rule, Seen, consult, declines, rule
@@ -23,7 +22,6 @@ __all__ = ["CallSeen", "FunctionRule", "Nudge", "PRESETS", "RULES", "Response", 
            "resolve", "rule"]
 
 
-@lru_cache(maxsize=64)
 def resolve(setting: bool | str | tuple[Any, ...]) -> tuple[Rule, ...]:
     """The rules a ``recovery=`` setting turns on; ValueError for an unknown preset or rule name."""
     if isinstance(setting, bool):

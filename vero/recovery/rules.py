@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from vero.core.message import ToolCall
 from vero.core.notes import note, repeats_a_note
-from vero.core.parsing import reports_error, tidy_numbers
+from vero.core.parsing import tidy_numbers
 from vero.core.text import clip, looks_like_id
 from vero.recovery.arithmetic import miscalculation
 from vero.recovery.hook import Nudge, Response, Rule, Seen, rule
@@ -41,7 +41,7 @@ def with_task(text: str, task: str) -> str:
 def echo(seen: Seen) -> Response:
     """A small model parrots the last message it got: vero's note (``vero.core.notes``) or a tool's error."""
     head = " ".join(seen.answer.split()).casefold()[:40]
-    errors = (" ".join(r.split()).casefold()[:40] for r in seen.results() if reports_error(r))
+    errors = (" ".join(call.output.split()).casefold()[:40] for call in seen.calls() if not call.ok)
     if repeats_a_note(seen.answer) or any(error and head.startswith(error) for error in errors):
         return Nudge(with_task(ECHO_NUDGE, seen.task))
     return None
