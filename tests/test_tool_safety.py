@@ -12,6 +12,8 @@ import pytest
 
 from vero import tool
 from vero.agents import ReActAgent, ToolCallingAgent
+from vero.agents._native import RAN_FOR_YOU
+from vero.agents.react import FORMAT_ERROR_PROMPT
 from vero.core.message import ToolCall
 from vero.recovery import Nudge, rule
 from vero.testing import ScriptedLLM
@@ -156,7 +158,8 @@ def test_text_react_does_not_run_a_call_quoted_in_its_final_answer_or_as_its_who
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
     assert agent.run(QUOTE_TASK.format(url="tag")) == PAGES["tag"]
     assert DONE == []
-    assert "Invalid format" in llm.requests[2].messages[-1]["content"]  # the quoted call was no action
+    sent = llm.requests[2].messages[-1]["content"]  # the quoted call was no action: the format correction
+    assert sent.startswith(FORMAT_ERROR_PROMPT.split("{")[0])
 
 
 @pytest.mark.parametrize("kind", AGENTS)
@@ -276,7 +279,7 @@ def test_a_rule_s_read_only_lookup_runs_and_the_model_is_told(kind):
     assert agent.run("What is on the page?") == "It is a forum page."
     sent = llm.requests[1].messages
     assert sent[-2]["role"] == "tool" and "Welcome to the forum" in sent[-2]["content"]
-    assert sent[-1]["content"].startswith("vero made the call fetch_page(")
+    assert sent[-1]["content"].startswith(RAN_FOR_YOU.split("{")[0] + "fetch_page(")
 
 
 def test_text_react_tells_the_model_of_a_rule_s_read_only_lookup():
@@ -284,7 +287,7 @@ def test_text_react_tells_the_model_of_a_rule_s_read_only_lookup():
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False, recovery=[look_it_up])
     assert agent.run("What is on the page?") == "It is a forum page."
     observation = llm.requests[1].messages[-1]["content"]
-    assert observation.startswith("Observation: vero made the call fetch_page(")
+    assert observation.startswith("Observation: " + RAN_FOR_YOU.split("{")[0] + "fetch_page(")
     assert "Welcome to the forum" in observation
 
 

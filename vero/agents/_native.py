@@ -59,7 +59,7 @@ REPEATED_CALL_NUDGE = note("repeated_call", "You made that same call before, and
 EMPTY_NUDGE = note("empty", "Your reply was empty. Call the tool you still need, or give the final answer from the "
                             "results above.")
 MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
-RAN_FOR_YOU = note("ran_for_you", "vero made the call {call} for you (a read-only lookup); its result is above.")
+RAN_FOR_YOU = note("ran_for_you", "vero made the call {call} for you (a read-only lookup) and gave you its result.")
 TOO_MANY_CALLS = note("too_many_calls", "Not run: at most {limit} tool calls are run per reply. "
                                         "Call the rest in your next reply.")
 LOOP_WARNING_PROMPT = note("loop_warning", "You have repeated the same action with the same input {count} times "
