@@ -434,7 +434,6 @@ def test_later_steps_and_the_replanner_see_the_tool_results_as_the_tool_gave_the
 def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_said():
     replies = [plan("Find the population of Lyon with population"),
                'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has no people.",
-               "Final Answer: Lyon has no people.",  # the same answer after the executor's guess nudge
                respond("The population of Lyon could not be found.")]
     agent, llm = make(replies, tools=[population])
     assert agent.run("How many people live in Lyon?") == "The population of Lyon could not be found."
