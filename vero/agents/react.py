@@ -163,7 +163,13 @@ class ReActAgent(ReActAgentBase):
 
     @property
     def _strategy(self) -> TextProtocol | NativeProtocol | GuidedProtocol:
-        return PROTOCOLS[self.run_protocol]
+        """The protocol of the run in progress (see ``run_protocol``), chosen once per run."""
+        if self._run is None:
+            return PROTOCOLS[chosen_protocol(self.protocol, self.llm)]
+        notes = self._run.notes
+        if "protocol" not in notes:
+            notes["protocol"] = self.protocol if self.protocol != "auto" else chosen_protocol("auto", self.llm)
+        return PROTOCOLS[notes["protocol"]]
 
     @property
     def run_protocol(self) -> str:
@@ -171,10 +177,7 @@ class ReActAgent(ReActAgentBase):
         ``"text"`` after a server refused a guided step (``vero.agents._guided.fall_back``)."""
         if self._run is None:
             return chosen_protocol(self.protocol, self.llm)
-        notes = self.current_run.notes
-        if "protocol" not in notes:
-            notes["protocol"] = chosen_protocol(self.protocol, self.llm)
-        return str(notes["protocol"])
+        return next(name for name, strategy in PROTOCOLS.items() if strategy is self._strategy)
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
