@@ -373,7 +373,11 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
 
 
 def _observe(agent: Agent, call: ToolCall) -> str:
-    return agent.run_tool(call.name, call.arguments).text
+    agent.current_run.tool_call_id = call.id  # for listeners: the tool_call event carries it
+    try:
+        return agent.run_tool(call.name, call.arguments).text
+    finally:
+        agent.current_run.tool_call_id = None
 
 
 def echoes(agent: Agent, text: str) -> bool:

@@ -18,14 +18,15 @@ status and the best partial answer so far.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vero.core.corrections import run_corrected
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
@@ -42,10 +43,14 @@ from vero.core.parsing import (
 )
 from vero.core.result import Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage, empty_usage
 from vero.core.session import load_session, save_session
+from vero.core.stream import reply_record, request_record, streams_text
 from vero.core.text import clip as clip_text
 from vero.errors import VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
+
+if TYPE_CHECKING:
+    from vero.core.stream import StreamEvent
 
 log = logging.getLogger("vero.agent")
 T = TypeVar("T")
@@ -57,6 +62,7 @@ JSON_REASK = (
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
+RELAYED_EVENTS = ("llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_result")  # see _relay
 REPEATED_FAILURE = ("Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
                     "Use a different tool, or different arguments. The tools:\n{tools}")
 
@@ -70,6 +76,13 @@ class BudgetExceeded(VeroError):
 
     def __reduce__(self) -> tuple[type[BudgetExceeded], tuple[str, str]]:  # picklable, for process pools
         return type(self), (self.status, str(self))
+
+
+class RunCancelled(VeroError):
+    """The run was cancelled (``Agent.cancel``, or a stream left early); ``run`` ends ``cancelled``.
+
+    Raised at the run's next model or tool call (or text delta): a call in flight is not cut off.
+    """
 
 
 class ConcurrentRunError(VeroError):
@@ -116,6 +129,10 @@ class Run:
     parent: Callable[[Step], None] | None = None  # run_subagent: where each step also goes, one level deeper
     notes: dict[str, Any] = field(default_factory=dict)  # a pattern's other per-run state
     correcting: bool = False  # run_tool runs vero's own correction of a failed call (vero.core.rerun)
+    cancelled: threading.Event = field(default_factory=threading.Event)  # set: stop at the next model or tool call
+    watch: Callable[[str, dict[str, Any]], None] | None = None  # also hears this run's events (stream, parent)
+    deltas: bool = False  # send the model's text deltas as ``text_delta`` events (Agent.stream)
+    tool_call_id: str | None = None  # the id of the native tool call being answered, for the tool events
 
 
 class Agent(ABC):
@@ -207,7 +224,49 @@ class Agent(ABC):
         Raises ``ConcurrentRunError`` at once when this agent is already running.
         ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
         """
-        return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
+        return self._guarded(self.new_run(task), kwargs)
+
+    def new_run(self, task: str) -> Run:
+        """The state of a top-level run of ``task`` (``stream`` and ``arun`` watch it before it starts)."""
+        return Run(task, token_budget=self.max_tokens_per_run)
+
+    def cancel(self) -> None:
+        """Cancel the run in progress (from another thread or a callback): it ends ``cancelled`` at its next
+        model or tool call, with ``history`` unchanged.  Does nothing when no run is in progress."""
+        run = self._run
+        if run is not None:
+            run.cancelled.set()
+
+    def stream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> Iterator[StreamEvent]:
+        """Run ``task`` in a worker thread and yield its events as they happen (``vero.core.stream``).
+
+        The last event is always a ``RunFinished`` with the ``RunResult``.  ``deltas``: the model's
+        text arrives as ``TextDelta`` events too (the request is streamed).  Leaving the loop early
+        (``break``, ``close()``) cancels the run at its next model or tool call and waits for it to end.
+        """
+        from vero.core.stream import stream_events
+
+        run = self.new_run(task)
+        run.deltas = deltas
+        yield from stream_events(self, run, kwargs)
+
+    async def arun(self, task: str, **kwargs: Any) -> str:
+        """``run`` for async code: the run goes on in a thread of its own, so the event loop is not blocked.
+
+        Cancelling the awaiting task cancels the run (as ``cancel``) and waits for it to stop.
+        """
+        from vero.core.stream import run_async
+
+        return await run_async(self, self.new_run(task), kwargs)
+
+    async def astream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> AsyncIterator[StreamEvent]:
+        """``stream`` for async code: ``async for event in agent.astream(task)``; the run goes on in a thread."""
+        from vero.core.stream import astream_events
+
+        run = self.new_run(task)
+        run.deltas = deltas
+        async for event in astream_events(self, run, kwargs):
+            yield event
 
     def _guarded(self, run: Run, kwargs: dict[str, Any]) -> str:
         """``_run_once`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends."""
@@ -238,6 +297,8 @@ class Agent(ABC):
             outcome.answer = tidy_numbers(outcome.answer) if isinstance(outcome.answer, str) else outcome.answer
         except BudgetExceeded as stop:
             outcome, error = Outcome(run.partial, stop.status), stop
+        except RunCancelled as stop:
+            outcome, error = Outcome(run.partial, Status.CANCELLED), stop
         except KeyboardInterrupt as interrupt:
             self._finish(Outcome(run.partial, Status.FAILED), interrupt)
             raise
@@ -248,7 +309,7 @@ class Agent(ABC):
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
             error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
         result = self._finish(outcome, error)
-        if result.answer and result.status != Status.FAILED:  # a failed run adds no half turn
+        if result.answer and result.status not in (Status.FAILED, Status.CANCELLED):  # no half turn
             self.add_message(Message.user(task))
             self.add_message(Message.assistant(result.answer))
         return result.answer
@@ -273,16 +334,34 @@ class Agent(ABC):
             yield turn
 
     def call_llm(self, messages: list[Message], *, llm: ChatModel | None = None, **options: Any) -> Message:
-        """Call the model, count its usage, and enforce the token budget."""
-        started = time.perf_counter()
+        """Call the model, count its usage, and enforce the token budget.
+
+        Listeners hear the request as sent (``llm_start``) and the reply as received (``llm_call``),
+        or the error (``llm_error``); a cancelled run stops here (``RunCancelled``).
+        """
         run = self.current_run
-        reply: Message = (llm or self.llm).generate(messages, **options)
+        self._check_cancelled()
+        model = llm or self.llm
+        watched = bool(self.events.callbacks) or run.watch is not None
+        if watched:
+            self._emit("llm_start", turn=run.turn, request=request_record(model, messages, options))
+        if run.deltas and streams_text(model):
+            options["on_token"] = functools.partial(self._send_delta, options.get("on_token"))
+        started = time.perf_counter()
+        try:
+            reply: Message = model.generate(messages, **options)
+        except Exception as exc:
+            if watched:
+                self._emit("llm_error", turn=run.turn, seconds=time.perf_counter() - started,
+                           error=f"{type(exc).__name__}: {exc}")
+            raise
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
-        if self.events.callbacks:
+        if watched:
             self._emit(
                 "llm_call", turn=run.turn, seconds=time.perf_counter() - started,
                 usage=reply.usage, messages=len(messages), tool_calls=len(reply.tool_calls or ()),
+                reply=reply_record(model, reply),
             )
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
@@ -325,6 +404,18 @@ class Agent(ABC):
                 ]
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
+    def _send_delta(self, also: Callable[[str], None] | None, text: str) -> None:
+        """One text delta of a streamed reply: to the caller's ``on_token``, then to the listeners."""
+        self._check_cancelled()  # a streamed reply stops at once
+        if also is not None:
+            also(text)
+        self._emit("text_delta", text=text)
+
+    def _check_cancelled(self) -> None:
+        run = self._run
+        if run is not None and run.cancelled.is_set():
+            raise RunCancelled("the run was cancelled")
+
     def run_tool(self, name: str, args: Any) -> Observation:
         """Run a tool; record the action and the full observation as steps.
 
@@ -336,6 +427,7 @@ class Agent(ABC):
         arguments name, a number in the form of the error's example, the value the error suggests, an
         id another tool's result gave); such a correction is not corrected again.
         """
+        self._check_cancelled()
         failed = self._earlier_failure(name, args)
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
@@ -343,9 +435,12 @@ class Agent(ABC):
                                            tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return Observation(text, False, ToolError.REPEATED_FAILURE)
-        self._emit("tool_call", tool=name, args=args)
+        call_id = self._run.tool_call_id if self._run else None
+        self._emit("tool_call", tool=name, args=args, call_id=call_id)
+        started = time.perf_counter()
         outcome = self.tools.run(name, args)
-        self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
+        self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output),
+                   output=outcome.output, call_id=call_id, seconds=time.perf_counter() - started)
         self.record(StepKind.OBSERVATION, outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = self.clip(tidy_numbers(outcome.output))
         correctable = outcome.error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION)
@@ -390,9 +485,20 @@ class Agent(ABC):
         return step
 
     def _emit(self, type: str, **data: Any) -> None:
-        """Emit an event; a sub-agent's printer rests (its steps are printed by the parent, one level deeper)."""
-        quiet = self._run is not None and self._run.parent is not None
+        """Emit an event; a sub-agent's printer rests (its steps are printed by the parent, one level deeper).
+
+        The run's ``watch`` (a stream, or the parent of a sub-agent) hears it too.
+        """
+        run = self._run
+        quiet = run is not None and run.parent is not None
         self.events.emit(type, exclude=ConsolePrinter if quiet else None, **data)
+        if run is not None and run.watch is not None:
+            run.watch(type, data)
+
+    def _relay(self, subagent: str, type: str, data: dict[str, Any]) -> None:
+        """A sub-agent's model and tool events, emitted here one level deeper (its steps come via ``_adopt``)."""
+        if type in RELAYED_EVENTS:
+            self._emit(type, **{**data, "depth": data.get("depth", 0) + 1, "subagent": data.get("subagent", subagent)})
 
     def keep_partial(self, answer: str) -> None:
         """Remember the best answer so far, returned if a budget cuts the run short."""
@@ -443,7 +549,8 @@ class Agent(ABC):
         budget = agent.max_tokens_per_run
         if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
             budget = max(1, run.token_budget - run.usage["total_tokens"])
-        agent._guarded(Run(task, token_budget=budget, parent=self._adopt), {})
+        agent._guarded(Run(task, token_budget=budget, parent=self._adopt, cancelled=run.cancelled,
+                           watch=functools.partial(self._relay, agent.name), deltas=run.deltas), {})
         result = agent.last_result
         assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls

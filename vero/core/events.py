@@ -1,10 +1,11 @@
 """Events: loops report what happens; printers and trace files listen.
 
-The agent loops never print.  They emit events (``run_start``, ``llm_call``,
-``tool_call``, ``tool_result``, ``step``, ``run_end``) to callbacks.
+The agent loops never print.  They emit events (``run_start``, ``llm_start``,
+``llm_call``, ``tool_call``, ``tool_result``, ``step``, ``run_end``) to callbacks.
 ``ConsolePrinter`` turns them into one emoji line per step, and
 ``JsonlTrace`` appends each to a file, flushed per event, so a killed
-process keeps every completed step.
+process keeps every completed step (``vero trace FILE`` reads it back).
+``vero.core.stream`` turns the same events into typed objects for ``Agent.stream``.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ log = logging.getLogger("vero.events")
 class Event:
     """One thing that happened, as listeners get it.
 
-    ``type`` is ``run_start``, ``llm_call``, ``tool_call``, ``tool_result``,
-    ``step`` or ``run_end`` from an agent; ``llm_request``, ``llm_response``
-    and ``llm_retry`` from a ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``).
+    ``type`` is ``run_start``, ``llm_start`` (the request as sent), ``llm_call``
+    (the reply as received) or ``llm_error``, ``text_delta`` (only while
+    streaming), ``tool_call``, ``tool_result``, ``step`` or ``run_end`` from an
+    agent; ``llm_request``, ``llm_response`` and ``llm_retry`` from a
+    ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``).  A sub-agent's model and tool
+    events reach its parent's listeners too, with ``depth`` 1 and ``subagent``.
     ``agent`` is the agent's name (empty for a model client's events),
     ``data`` the details (a step's ``kind`` and ``content`` ...), ``time``
     the Unix time it was emitted.
@@ -50,7 +54,7 @@ Callback = Callable[[Event], None]
 
 
 class JsonlTrace:
-    """Appends every event as one JSON line, flushed at once."""
+    """Appends every event as one JSON line, flushed at once (text deltas aside: the reply has the text)."""
 
     def __init__(self, path: str):
         self.path = path
@@ -59,6 +63,8 @@ class JsonlTrace:
         self._file = open(path, "a", encoding="utf-8", errors="backslashreplace")
 
     def __call__(self, event: Event) -> None:
+        if event.type == "text_delta":
+            return
         self._file.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
         self._file.flush()
 
@@ -82,7 +88,8 @@ DEFAULT_STEP_ICON = "•"
 PLAN_STEP_LABELS = {PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
                     PlanStepStatus.COMPLETED: ("✅", "Step done"), PlanStepStatus.FAILED: ("❌", "Step failed")}
 STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
-                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌"}
+                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌",
+                                Status.CANCELLED: "🛑"}
 
 
 def use_colour(stream: TextIO) -> bool:
