@@ -39,7 +39,7 @@ OLD_STATUSES = ("ok", "needs_review", "max_turns", "max_tokens", "rejected", "fa
 def test_the_old_status_constants_are_the_enum_members_and_equal_the_old_strings():
     assert (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED) == OLD_STATUSES
     assert OK is Status.OK and FAILED is Status.FAILED and REJECTED is Status.REJECTED
-    assert STATUSES == OLD_STATUSES and set(STATUSES) == set(Status)
+    assert STATUSES == (*OLD_STATUSES, "cancelled") and set(STATUSES) == set(Status)
     assert all(isinstance(status, Status) for status in STATUSES)
 
 

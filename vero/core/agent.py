@@ -132,6 +132,7 @@ class Run:
     cancelled: threading.Event = field(default_factory=threading.Event)  # set: stop at the next model or tool call
     watch: Callable[[str, dict[str, Any]], None] | None = None  # also hears this run's events (stream, parent)
     deltas: bool = False  # send the model's text deltas as ``text_delta`` events (Agent.stream)
+    pace: Callable[[], None] | None = None  # a stream: wait at each call until its consumer has caught up
     tool_call_id: str | None = None  # the id of the native tool call being answered, for the tool events
 
 
@@ -413,7 +414,11 @@ class Agent(ABC):
 
     def _check_cancelled(self) -> None:
         run = self._run
-        if run is not None and run.cancelled.is_set():
+        if run is None:
+            return
+        if run.pace is not None:
+            run.pace()
+        if run.cancelled.is_set():
             raise RunCancelled("the run was cancelled")
 
     def run_tool(self, name: str, args: Any) -> Observation:
@@ -550,7 +555,7 @@ class Agent(ABC):
         if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
             budget = max(1, run.token_budget - run.usage["total_tokens"])
         agent._guarded(Run(task, token_budget=budget, parent=self._adopt, cancelled=run.cancelled,
-                           watch=functools.partial(self._relay, agent.name), deltas=run.deltas), {})
+                           watch=functools.partial(self._relay, agent.name), deltas=run.deltas, pace=run.pace), {})
         result = agent.last_result
         assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls

@@ -171,13 +171,47 @@ class _Raised:
 _Item = Union[StreamEvent, _Raised]
 
 
-def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_Item], None]) -> threading.Thread:
+class _Pace:
+    """Keeps a run from getting ahead of its consumer.
+
+    At each model or tool call (and text delta) the run waits until the consumer has taken every
+    event sent so far and asked for the next: leaving the loop at an event then stops the run at its
+    next call, not some calls later.  ``close`` (the consumer is gone) lets the run go on to see that.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.sent = self.taken = 0
+        self.closed = False
+
+    def send(self, deliver: Callable[[_Item], None], item: _Item) -> None:
+        with self._changed:
+            self.sent += 1
+        deliver(item)
+
+    def took_one(self) -> None:
+        with self._changed:
+            self.taken += 1
+            self._changed.notify_all()
+
+    def wait(self) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self.taken >= self.sent or self.closed)
+
+    def close(self) -> None:
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+
+
+def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_Item], None],
+           pace: _Pace) -> threading.Thread:
     """Run ``run`` in a worker thread, delivering its events, then ``RunFinished`` (or ``_Raised``)."""
 
     def watch(type: str, data: dict[str, Any]) -> None:
         event = typed_event(agent.name, type, data)
         if event is not None:
-            deliver(event)
+            pace.send(deliver, event)
 
     def work() -> None:
         try:
@@ -188,7 +222,7 @@ def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_I
         assert agent.last_result is not None  # set by every run that returns
         deliver(RunFinished(agent.name, agent.last_result))
 
-    run.watch = watch
+    run.watch, run.pace = watch, pace.wait
     thread = threading.Thread(target=work, name=f"vero-run-{agent.name}", daemon=True)
     thread.start()
     return thread
@@ -197,7 +231,8 @@ def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_I
 def stream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Iterator[StreamEvent]:
     """``Agent.stream``: the events of ``run``, ending with ``RunFinished``; leaving early cancels the run."""
     items: queue.SimpleQueue[_Item] = queue.SimpleQueue()
-    thread = _start(agent, run, kwargs, items.put)
+    pace = _Pace()
+    thread = _start(agent, run, kwargs, items.put, pace)
     try:
         while True:
             item = items.get()
@@ -206,8 +241,10 @@ def stream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Iterator[St
             yield item
             if isinstance(item, RunFinished):
                 return
+            pace.took_one()
     finally:
         run.cancelled.set()  # no effect on a finished run
+        pace.close()
         thread.join()  # the run stops at its next model or tool call: then the agent is free
 
 
@@ -227,7 +264,8 @@ async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Asyn
         except RuntimeError:  # the loop was closed under a run left running
             pass
 
-    thread = _start(agent, run, kwargs, deliver)
+    pace = _Pace()
+    thread = _start(agent, run, kwargs, deliver, pace)
     try:
         while True:
             item = await items.get()
@@ -236,8 +274,10 @@ async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Asyn
             yield item
             if isinstance(item, RunFinished):
                 return
+            pace.took_one()
     finally:
         run.cancelled.set()
+        pace.close()
         if not finished.is_set():
             await asyncio.to_thread(thread.join)
 
