@@ -95,6 +95,8 @@ def tour() -> list[dict]:
                 # step 1, a ReAct sub-agent: the scripted model "knows" the dates
                 "Thought: Apollo 11 landed on 1969-07-20 and Apollo 17 on 1972-12-11.\n"
                 "Final Answer: Apollo 11 landed on 1969-07-20; Apollo 17 landed on 1972-12-11.",
+                # before step 2, one short call asks whether the results already answer the task: not yet
+                "NOT YET",
                 # step 2: count the days with the calculator (a failed step would be replanned)
                 "Thought: From 1969-07-20 to 1972-07-20 is 3 years including the leap day of 1972 (1096 days); "
                 "then 1972-07-20 to 1972-12-11 is 11 + 31 + 30 + 31 + 30 + 11 days.\n"
@@ -125,10 +127,11 @@ def tour() -> list[dict]:
     ]
 
 
-def run_demo(out=None, fast: bool = False) -> int:
+def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     """Run the tour; returns 0 (the exit code) when every agent ended ``ok``.
 
-    Paced unless ``fast`` or the output is not a terminal.
+    Paced unless ``fast`` or the output is not a terminal.  ``trace``: a JSONL file that every
+    agent of the tour appends its events and model requests to (``vero trace FILE`` shows them).
     """
     # Imported here, when the demo runs, so that `vero --help` need not load them:
     import openai  # the SDK: ~0.4 s
@@ -160,10 +163,11 @@ def run_demo(out=None, fast: bool = False) -> int:
             say("#" * WIDTH)
             srv.enqueue(*stop["replies"])
             tools = [BUILTIN_TOOLS[name] for name in stop.get("tools", [])]
-            agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False)
+            agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False, trace=trace)
             printer = _tour_printer(step_printer(stream=out), pause)
             agent.events.callbacks.append(printer)
             agent.run(stop["task"])
+            agent.close()
             result = agent.last_result
             statuses.append(result.status)
             print_error(result, stream)
@@ -183,6 +187,8 @@ def run_demo(out=None, fast: bool = False) -> int:
     say('    vero run --agent react "What is 2**20?"')
     say("For a local server (Ollama, llama.cpp, vLLM) no key is needed:")
     say("    vero chat --base-url http://localhost:11434/v1 --model llama3.1")
+    if trace:
+        say(f"Every request of the tour is in {trace}; see them with:  vero trace {trace}")
     ok = all(status == Status.OK for status in statuses) and leftover == 0
     return 0 if ok else 1
 

@@ -183,7 +183,7 @@ class Agent(ABC):
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)
-        self._trace = JsonlTrace(trace) if trace else None
+        self._trace = JsonlTrace(trace, secret=getattr(llm, "_secret", "")) if trace else None
         if self._trace:
             self.events.callbacks.append(self._trace)
         self.verbose = verbose

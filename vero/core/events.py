@@ -24,6 +24,8 @@ from vero.core.result import PlanStepStatus, Status, StepKind
 from vero.core.text import clip
 
 log = logging.getLogger("vero.events")
+MASK = "***"  # a secret in a trace, as ChatOpenAI masks it in error messages
+MIN_SECRET = 8  # a shorter "key" is a placeholder a local server ignores ("demo"), not a secret to hunt for
 
 
 @dataclass(slots=True)
@@ -54,10 +56,14 @@ Callback = Callable[[Event], None]
 
 
 class JsonlTrace:
-    """Appends every event as one JSON line, flushed at once (text deltas aside: the reply has the text)."""
+    """Appends every event as one JSON line, flushed at once (text deltas aside: the reply has the text).
 
-    def __init__(self, path: str):
+    ``secret`` (the model client's API key) is masked wherever it appears, as ``***``.
+    """
+
+    def __init__(self, path: str, secret: str = ""):
         self.path = path
+        self.secret = secret if len(secret) >= MIN_SECRET else ""
         # backslashreplace: text the model or user sent that is not valid
         # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
         self._file = open(path, "a", encoding="utf-8", errors="backslashreplace")
@@ -65,7 +71,10 @@ class JsonlTrace:
     def __call__(self, event: Event) -> None:
         if event.type == "text_delta":
             return
-        self._file.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
+        line = json.dumps(event.to_dict(), ensure_ascii=False, default=str)
+        if self.secret and self.secret in line:
+            line = line.replace(self.secret, MASK)
+        self._file.write(line + "\n")
         self._file.flush()
 
     def close(self) -> None:

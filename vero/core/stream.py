@@ -32,6 +32,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
+from vero.core.events import MASK, MIN_SECRET
 from vero.core.message import Message, as_api_dict
 from vero.core.result import RunResult, Step
 
@@ -359,12 +360,11 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
     return _masked(record, getattr(model, "_secret", ""))
 
 
-MASK = "***"
 
 
 def _masked(value: Any, secret: str) -> Any:
     """``value`` with every occurrence of ``secret`` in its strings (dicts and lists walked) replaced by ``***``."""
-    if not secret:
+    if len(secret) < MIN_SECRET:
         return value
     if isinstance(value, str):
         return value.replace(secret, MASK) if secret in value else value
