@@ -78,7 +78,7 @@ def test_text_deltas_add_up_to_the_reply_and_the_reply_carries_usage_and_finish_
     deltas = "".join(e.text for e in events if isinstance(e, TextDelta))
     reply = next(e for e in events if isinstance(e, ModelCallFinished))
     assert deltas == reply.text == "Five, as two plus three."
-    assert reply.finish_reason == "stop" and reply.usage["completion_tokens"] == 6
+    assert reply.finish_reason == "stop" and reply.usage["completion_tokens"] == 6 and reply.cached_tokens == 4
     assert reply.error is None
 
 

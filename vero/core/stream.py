@@ -24,17 +24,18 @@ options as sent, the reply as received, with the API key masked.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 import queue
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from vero.core.events import MASK, MIN_SECRET
 from vero.core.message import Message, as_api_dict
-from vero.core.result import RunResult, Step
+from vero.core.result import RunResult, Step, token_counts
 
 if TYPE_CHECKING:
     import asyncio
@@ -93,7 +94,7 @@ class ModelCallFinished:
     @property
     def cached_tokens(self) -> int:
         """Prompt tokens the server took from its prompt cache."""
-        return int(self.usage.get("cached_tokens") or 0)
+        return token_counts(self.usage)["cached_tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +134,8 @@ class RunFinished:
     result: RunResult
 
 
-StreamEvent = Union[RunStarted, ModelCallStarted, TextDelta, ModelCallFinished, ToolCallStarted, ToolCallFinished,
-                    StepRecorded, RunFinished]
+StreamEvent = (RunStarted | ModelCallStarted | TextDelta | ModelCallFinished | ToolCallStarted | ToolCallFinished
+               | StepRecorded | RunFinished)
 
 
 def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | None:
@@ -169,7 +170,7 @@ class _Raised:
     error: BaseException
 
 
-_Item = Union[StreamEvent, _Raised]
+_Item = StreamEvent | _Raised
 
 
 class _Pace:
@@ -224,7 +225,9 @@ def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_I
         deliver(RunFinished(agent.name, agent.last_result))
 
     run.watch, run.pace = watch, pace.wait
-    thread = threading.Thread(target=work, name=f"vero-run-{agent.name}", daemon=True)
+    # The caller's context variables go along (an OpenTelemetry span the stream was started in, say).
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), name=f"vero-run-{agent.name}",
+                              daemon=True)
     thread.start()
     return thread
 
@@ -308,7 +311,8 @@ async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> str:
         except RuntimeError:  # the loop was closed under a run left running
             pass
 
-    threading.Thread(target=work, name=f"vero-arun-{agent.name}", daemon=True).start()
+    threading.Thread(target=contextvars.copy_context().run, args=(work,), name=f"vero-arun-{agent.name}",
+                     daemon=True).start()
     try:
         return await asyncio.shield(done)
     except asyncio.CancelledError:
@@ -345,7 +349,8 @@ def request_record(model: Any, messages: list[Message] | list[Any], options: dic
             value = getattr(model, name, None)
         if value is not None and (name != "tool_choice" or tools):
             record[name] = value
-    return _masked(record, getattr(model, "_secret", ""))
+    masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
+    return masked
 
 
 def reply_record(model: Any, reply: Message) -> dict[str, Any]:
@@ -357,7 +362,8 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
         record["reasoning"] = reply.reasoning
     record["finish_reason"] = reply.finish_reason
     record["usage"] = reply.usage
-    return _masked(record, getattr(model, "_secret", ""))
+    masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
+    return masked
 
 
 
