@@ -8,6 +8,10 @@ interleaved round by round (the order rotates each round), after warm-up:
 - ``bare-sdk``: a hand-written loop on the ``openai`` SDK
   (``client.chat.completions.create``), 10 tool calls then an answer: the baseline;
 - ``ToolCallingAgent``: the same exchange through vero (10 native tool calls + answer);
+- ``ToolCallingAgent (stream)``: the same, watched through ``agent.stream(task)`` (the run in a worker
+  thread, every event handed over; text deltas on, so each request is streamed);
+- ``ToolCallingAgent (trace)``: the same with ``trace=FILE`` (every event and each request as sent
+  written to a JSONL file);
 - ``ReActAgent``: the text protocol, 10 Thought/Action/Observation steps + Final Answer;
 - ``BasicReflectionAgent``: draft, critique (rejects), revision, critique (rejects), revision,
   critique (accepts): 6 calls;
@@ -31,12 +35,14 @@ observations) to choose the reply, so every run is the same deterministic exchan
 from __future__ import annotations
 
 import argparse
+import atexit
 import http.client
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from urllib.parse import urlsplit
 
@@ -227,6 +233,33 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
         return lambda: ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2,
                                         verbose=False).run(TASKS["native"])
 
+    def tool_calling_stream():
+        from vero.agents import ToolCallingAgent
+
+        model = llm()
+
+        def watched() -> str:
+            agent = ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2, verbose=False)
+            *_, finished = agent.stream(TASKS["native"])  # every event taken, the last is RunFinished
+            return finished.result.answer
+        return watched
+
+    def tool_calling_trace():
+        from vero.agents import ToolCallingAgent
+
+        model = llm()
+        handle, path = tempfile.mkstemp(prefix="vero-overhead-", suffix=".jsonl")
+        os.close(handle)
+        atexit.register(os.remove, path)
+
+        def traced() -> str:
+            agent = ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2, verbose=False, trace=path)
+            try:
+                return agent.run(TASKS["native"])
+            finally:
+                agent.close()
+        return traced
+
     def react():
         from vero.agents import ReActAgent
 
@@ -257,6 +290,8 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
     builders = {
         "bare-sdk": bare,
         "ToolCallingAgent": tool_calling,
+        "ToolCallingAgent (stream)": tool_calling_stream,
+        "ToolCallingAgent (trace)": tool_calling_trace,
         "ReActAgent": react,
         "BasicReflectionAgent": reflection,
         "ReflexionAgent": reflexion,
@@ -269,6 +304,7 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
 REFLEXION_OPTIONS: dict = {"max_attempts": 2}
 EXPECTED_ANSWERS = {
     "bare-sdk": "The total is 55.", "ToolCallingAgent": "The total is 55.", "ReActAgent": "55",
+    "ToolCallingAgent (stream)": "The total is 55.", "ToolCallingAgent (trace)": "The total is 55.",
     "BasicReflectionAgent": "Draft v3: 2, 3 and 5; each has no divisor but 1 and itself.",
     "ReflexionAgent": "Final answer 6 (attempt 2)",
     "ChatOpenAI (ref)": "The total is 55.", "raw http.client (ref)": "The total is 55.",
@@ -332,7 +368,11 @@ def sdk_replay(client, bodies: list[dict]):
     """The bare SDK sending exactly the requests an agent sent (its same-exchange baseline)."""
     def replay() -> None:
         for body in bodies:
-            client.chat.completions.create(**body).choices[0].message  # noqa: B018 (reads the reply, as an agent does)
+            if body.get("stream"):  # a streamed request: read every chunk, as an agent does
+                for _ in client.chat.completions.create(**body):
+                    pass
+            else:
+                client.chat.completions.create(**body).choices[0].message  # noqa: B018 (reads the reply, as an agent does)
     return replay
 
 

@@ -24,10 +24,7 @@ options as sent, the reply as received, with the API key masked.
 
 from __future__ import annotations
 
-import contextvars
 import functools
-import inspect
-import queue
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -209,6 +206,7 @@ class _Pace:
 def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_Item], None],
            pace: _Pace) -> threading.Thread:
     """Run ``run`` in a worker thread, delivering its events, then ``RunFinished`` (or ``_Raised``)."""
+    import contextvars  # here and below: `import vero` need not load what only a stream uses
 
     def watch(type: str, data: dict[str, Any]) -> None:
         event = typed_event(agent.name, type, data)
@@ -234,6 +232,7 @@ def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_I
 
 def stream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Iterator[StreamEvent]:
     """``Agent.stream``: the events of ``run``, ending with ``RunFinished``; leaving early cancels the run."""
+    import queue
     items: queue.SimpleQueue[_Item] = queue.SimpleQueue()
     pace = _Pace()
     thread = _start(agent, run, kwargs, items.put, pace)
@@ -289,6 +288,7 @@ async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Asyn
 async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> str:
     """``Agent.arun``: ``run`` in a thread of its own; cancelling the awaiting task cancels the run."""
     import asyncio
+    import contextvars
 
     loop = asyncio.get_running_loop()
     done: asyncio.Future[str] = loop.create_future()
@@ -389,6 +389,8 @@ def streams_text(model: Any) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _takes_on_token(generate: Callable[..., Any]) -> bool:
+    import inspect
+
     try:
         parameters = inspect.signature(generate).parameters.values()
     except (TypeError, ValueError):
