@@ -200,3 +200,14 @@ def test_a_message_given_as_a_dict_is_recorded_as_sent(tmp_path):
     request = next(e["request"] for e in events(path) if e["type"] == "llm_start")
     assert request["messages"] == [{"role": "user", "content": "What is 2 + 3?"},
                                    {"role": "assistant", "content": "ok"}]
+
+
+def test_demo_with_a_trace_file_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
+    code = main(["demo", "--trace", str(tmp_path / "missing-folder" / "demo.jsonl")])
+    assert code == 2 and "cannot write the trace file" in capsys.readouterr().err
+
+
+def test_vero_help_lists_the_trace_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "trace" in capsys.readouterr().out

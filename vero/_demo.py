@@ -17,7 +17,7 @@ import sys
 import textwrap
 import time
 
-from vero._console import agent_class, print_error, step_printer
+from vero._console import CliError, agent_class, print_error, step_printer
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.events import footer_lines
 from vero.core.result import Status, StepKind
@@ -139,6 +139,11 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     from vero.testing import MockOpenAIServer  # http.server, email and ssl: ~35 ms
     from vero.tool.builtin import BUILTIN_TOOLS  # the sandbox runner and the search client: ~15 ms
 
+    if trace:
+        try:  # before the tour: a trace file that cannot be written is a usage error, not a failed agent
+            open(trace, "a", encoding="utf-8").close()
+        except OSError as exc:
+            raise CliError(f"cannot write the trace file {trace}: {exc.strerror or exc}") from exc
     stream = out or sys.stdout
     paced = not fast and getattr(stream, "isatty", lambda: False)()
     pause = time.sleep if paced else (lambda seconds: None)

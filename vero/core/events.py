@@ -63,7 +63,7 @@ class JsonlTrace:
 
     def __init__(self, path: str, secret: str = ""):
         self.path = path
-        self.secret = secret if len(secret) >= MIN_SECRET else ""
+        self.secret = secret if isinstance(secret, str) and len(secret) >= MIN_SECRET else ""
         # backslashreplace: text the model or user sent that is not valid
         # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
         self._file = open(path, "a", encoding="utf-8", errors="backslashreplace")

@@ -370,7 +370,7 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
 
 def _masked(value: Any, secret: str) -> Any:
     """``value`` with every occurrence of ``secret`` in its strings (dicts and lists walked) replaced by ``***``."""
-    if len(secret) < MIN_SECRET:
+    if not isinstance(secret, str) or len(secret) < MIN_SECRET:
         return value
     if isinstance(value, str):
         return value.replace(secret, MASK) if secret in value else value
