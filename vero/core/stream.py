@@ -233,6 +233,7 @@ def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_I
 def stream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Iterator[StreamEvent]:
     """``Agent.stream``: the events of ``run``, ending with ``RunFinished``; leaving early cancels the run."""
     import queue
+
     items: queue.SimpleQueue[_Item] = queue.SimpleQueue()
     pace = _Pace()
     thread = _start(agent, run, kwargs, items.put, pace)
