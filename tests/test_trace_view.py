@@ -211,3 +211,15 @@ def test_vero_help_lists_the_trace_command(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "trace" in capsys.readouterr().out
+
+
+def test_warnings_after_a_call_are_shown_where_they_happened(tmp_path, capsys):
+    class AskForJson(ToolCallingAgent):
+        def solve(self, task):
+            return str(self.ask_json([Message.user(task)], lambda obj: obj["sum"], schema='{"sum": 5}'))
+
+    path, _ = traced_run(tmp_path, ["five, I think", '{"sum": 5}'], cls=AskForJson)
+    _, out, _ = view(capsys, path)
+    first, second = out.split("── Call 2")
+    assert "⚠️ warning: unusable JSON from the model" in first
+    assert "🏁 Run 1 ended ok: 5" in second

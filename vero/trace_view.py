@@ -25,6 +25,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 MESSAGE_CHARS = 2000  # a message longer than this is cut in the overview (not with --call or --full)
 OUTPUT_CHARS = 500  # a tool's output, in the overview
 INDENT = "    "
+NOTED_STEPS = {"warning": "⚠️", "error": "❌"}  # steps shown after the call they follow: why a loop re-asks
 BIDI_CONTROLS = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))  # can reorder what a terminal shows
 
 
@@ -56,7 +57,8 @@ class Call:
     reply: dict[str, Any] | None = None
     error: str | None = None
     seconds: float | None = None
-    tools: list[dict[str, Any]] = field(default_factory=list)  # tool_call events, each with its "result"
+    # what followed it, in order: tool_call events (each with its "result") and warning or error steps
+    after: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -99,9 +101,11 @@ def read_trace(lines: list[str]) -> Trace:
             call.error, call.seconds = event.get("error"), event.get("seconds")
         elif kind == "tool_call" and call is not None:
             pending_tools[depth] = {**event}
-            call.tools.append(pending_tools[depth])
+            call.after.append(pending_tools[depth])
         elif kind == "tool_result" and depth in pending_tools:
             pending_tools.pop(depth)["result"] = event
+        elif kind == "step" and event.get("kind") in NOTED_STEPS and call is not None:
+            call.after.append(event)
         elif kind == "run_end" and depth == 0 and run is not None:
             run["end"] = event
             trace.items.append(("end", run))
@@ -202,8 +206,12 @@ def show_call(printer: Printer, trace: Trace, call: Call) -> None:
     if options:
         printer.line(f"options: {options}", depth)
     show_reply(printer, call)
-    for tool_call in call.tools:
-        show_tool_call(printer, tool_call)
+    for event in call.after:
+        if event.get("type") == "tool_call":
+            show_tool_call(printer, event)
+        else:
+            text = printer.cut(str(event.get("content", "")), OUTPUT_CHARS)
+            printer.line(f"{NOTED_STEPS[event['kind']]} {event['kind']}: {text}", _depth(event))
     printer.line()
 
 
