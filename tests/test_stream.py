@@ -337,3 +337,10 @@ def test_the_stream_carries_text_deltas_from_chat_openai_over_http(shared_mock_s
     assert events[-1].result.answer == "Streamed over real HTTP."
     request = next(e for e in events if isinstance(e, ModelCallStarted)).request
     assert request["model"] == "mock" and "sk-test-0123456789abcdef" not in json.dumps(request)
+
+
+def test_a_cancelled_run_prints_no_final_answer():
+    from vero.core.events import footer_lines
+
+    assert footer_lines(Status.CANCELLED, "half", 0.1, 1)[0] == "🛑 Run cancelled; partial, not kept: half"
+    assert footer_lines(Status.CANCELLED, "", 0.1, 1)[0] == "🛑 Run cancelled"

@@ -168,13 +168,13 @@ def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usa
         🏁 Final Answer (ok): Paris.
         ⏳ Elapsed: 0.4 s, 1 model call, 31 tokens (25 prompt + 6 completion)
 
-    A ``failed`` run's partial text is not an answer (history does not keep
+    A ``failed`` or ``cancelled`` run's partial text is not an answer (history does not keep
     it): ``❌ Run failed; partial, not kept: ...``.  ``error`` adds a ``❌ Error:``
     line.  A run that made requests but got no reply says ``no model call succeeded``.
     """
     icon = STATUS_ICONS.get(status, "🏁")
-    if status == Status.FAILED:
-        lines = [f"{icon} Run failed" + (f"; partial, not kept: {answer}" if answer else "")]
+    if status in (Status.FAILED, Status.CANCELLED):
+        lines = [f"{icon} Run {status}" + (f"; partial, not kept: {answer}" if answer else "")]
     else:
         lines = [f"{icon} Final Answer ({status}): {answer}"]
     if error:
