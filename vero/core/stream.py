@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vero.core.events import MASK, MIN_SECRET
-from vero.core.message import Message, as_api_dict
+from vero.core.message import Message
 from vero.core.result import RunResult, Step, token_counts
 
 if TYPE_CHECKING:
@@ -339,7 +339,7 @@ def request_record(model: Any, messages: list[Message] | list[Any], options: dic
     key is masked wherever it appears."""
     record: dict[str, Any] = {
         "model": getattr(model, "model_name", None) or type(model).__name__,
-        "messages": [dict(as_api_dict(m)) for m in messages],
+        "messages": [m.to_dict() if isinstance(m, Message) else dict(m) for m in messages],  # a copy, as sent
     }
     tools = options.get("tools")
     if tools:
