@@ -246,7 +246,7 @@ def test_events_reach_callbacks_and_trace_file_per_event(tmp_path):
     agent, _ = make(replies=["hello"], callbacks=[seen.append], trace=str(trace))
     agent.run("hi")
     types = [e.type for e in seen]
-    assert types == ["run_start", "llm_call", "step", "run_end"]
+    assert types == ["run_start", "llm_start", "llm_call", "step", "run_end"]
     lines = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [line["type"] for line in lines] == types
     assert lines[-1]["status"] == "ok"

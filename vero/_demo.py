@@ -17,7 +17,7 @@ import sys
 import textwrap
 import time
 
-from vero._console import agent_class, print_error, step_printer
+from vero._console import CliError, agent_class, print_error, step_printer
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.events import footer_lines
 from vero.core.result import Status, StepKind
@@ -127,10 +127,11 @@ def tour() -> list[dict]:
     ]
 
 
-def run_demo(out=None, fast: bool = False) -> int:
+def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     """Run the tour; returns 0 (the exit code) when every agent ended ``ok``.
 
-    Paced unless ``fast`` or the output is not a terminal.
+    Paced unless ``fast`` or the output is not a terminal.  ``trace``: a JSONL file that every
+    agent of the tour appends its events and model requests to (``vero trace FILE`` shows them).
     """
     # Imported here, when the demo runs, so that `vero --help` need not load them:
     import openai  # the SDK: ~0.4 s
@@ -138,6 +139,11 @@ def run_demo(out=None, fast: bool = False) -> int:
     from vero.testing import MockOpenAIServer  # http.server, email and ssl: ~35 ms
     from vero.tool.builtin import BUILTIN_TOOLS  # the sandbox runner and the search client: ~15 ms
 
+    if trace:
+        try:  # before the tour: a trace file that cannot be written is a usage error, not a failed agent
+            open(trace, "a", encoding="utf-8").close()
+        except OSError as exc:
+            raise CliError(f"cannot write the trace file {trace}: {exc.strerror or exc}") from exc
     stream = out or sys.stdout
     paced = not fast and getattr(stream, "isatty", lambda: False)()
     pause = time.sleep if paced else (lambda seconds: None)
@@ -162,10 +168,11 @@ def run_demo(out=None, fast: bool = False) -> int:
             say("#" * WIDTH)
             srv.enqueue(*stop["replies"])
             tools = [BUILTIN_TOOLS[name] for name in stop.get("tools", [])]
-            agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False)
+            agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False, trace=trace)
             printer = _tour_printer(step_printer(stream=out), pause)
             agent.events.callbacks.append(printer)
             agent.run(stop["task"])
+            agent.close()
             result = agent.last_result
             statuses.append(result.status)
             print_error(result, stream)
@@ -185,6 +192,8 @@ def run_demo(out=None, fast: bool = False) -> int:
     say('    vero run --agent react "What is 2**20?"')
     say("For a local server (Ollama, llama.cpp, vLLM) no key is needed:")
     say("    vero chat --base-url http://localhost:11434/v1 --model llama3.1")
+    if trace:
+        say(f"Every request of the tour is in {trace}; see them with:  vero trace {trace}")
     ok = all(status == Status.OK for status in statuses) and leftover == 0
     return 0 if ok else 1
 

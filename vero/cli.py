@@ -1,4 +1,4 @@
-"""The ``vero`` command: ``vero chat`` (a REPL), ``vero run "TASK"`` and ``vero demo``.
+"""The ``vero`` command: ``vero chat`` (a REPL), ``vero run "TASK"``, ``vero demo`` and ``vero trace FILE``.
 
 The helpers the commands share with the REPL and the demo live in
 ``vero._console``; they are importable from here too, as before.  Nothing
@@ -54,6 +54,7 @@ from vero.core.result import Status, StepKind
 from vero.core.text import printable_json
 from vero.errors import LLMConfigError
 from vero.repl import Repl
+from vero.trace_view import add_trace_command
 
 # --------------------------------------------------------------------------- the parser
 
@@ -112,7 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--fast", action="store_true", help="no pauses between the steps (the default when "
                       "the output is not a terminal)")
     demo.add_argument("--debug", action="store_true", help="debug logging and full tracebacks")
+    demo.add_argument("--trace", metavar="FILE", help="append every event and model request to FILE as JSON "
+                      "lines (read it with: vero trace FILE)")
     demo.set_defaults(func=cmd_demo)
+    add_trace_command(commands)
     return parser
 
 
@@ -245,4 +249,4 @@ def cmd_chat(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    return run_demo(fast=args.fast)
+    return run_demo(fast=args.fast, trace=args.trace)

@@ -179,7 +179,7 @@ class Repl:
             self.agent.run(text)
         self.end_line()
         result = self.agent.last_result
-        if self.turn_calls and result.status != Status.FAILED and self.agent.history:
+        if self.turn_calls and result.status not in (Status.FAILED, Status.CANCELLED) and self.agent.history:
             self.calls_of.append((self.agent.history[-1], self.turn_calls))
         if result.status == Status.FAILED:  # its partial text is no answer and is not kept in the history
             print_error(result, sys.stdout, self.args.debug)

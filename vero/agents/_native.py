@@ -156,7 +156,9 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
         if number >= limit:
             text = TOO_MANY_CALLS.format(limit=limit)
         else:
+            agent.current_run.tool_call_id = call.id  # for listeners: the tool_call event carries it
             text = observe(call) if observe else agent.run_tool(call.name, call.arguments).output
+            agent.current_run.tool_call_id = None
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
     if repeated:  # small models loop on a call whose result they do not know how to use
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")

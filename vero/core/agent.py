@@ -18,14 +18,15 @@ status and the best partial answer so far.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
@@ -42,10 +43,14 @@ from vero.core.parsing import (
 from vero.core.parsing.tool_output import ERROR_TEXT
 from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage
 from vero.core.session import load_session, save_session
+from vero.core.stream import reply_record, request_record, streams_text
 from vero.core.text import clip as clip_text
 from vero.errors import Cancelled, VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
+
+if TYPE_CHECKING:
+    from vero.core.stream import StreamEvent
 
 log = logging.getLogger("vero.agent")
 T = TypeVar("T")
@@ -57,6 +62,7 @@ JSON_REASK = note("json_reask", (
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
+RELAYED_EVENTS = ("llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_result")  # see _relay
 REPEATED_FAILURE = note("repeated_failure", (
     "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
     "Use a different tool, or different arguments. The tools:\n{tools}"))
@@ -118,7 +124,11 @@ class Run:
     token_budget: int | None = None  # max_tokens_per_run, or what is left of the parent run's budget
     parent: Callable[[Step], None] | None = None  # run_subagent: where each step also goes, one level deeper
     notes: dict[str, Any] = field(default_factory=dict)  # a pattern's other per-run state
-    cancel: threading.Event = field(default_factory=threading.Event)  # set by Agent.cancel(); shared with sub-agents
+    cancelled: threading.Event = field(default_factory=threading.Event)  # Agent.cancel(); shared with sub-agents
+    watch: Callable[[str, dict[str, Any]], None] | None = None  # also hears this run's events (stream, parent)
+    deltas: bool = False  # send the model's text deltas as ``text_delta`` events (Agent.stream)
+    pace: Callable[[], None] | None = None  # a stream: wait at each call until its consumer has caught up
+    tool_call_id: str | None = None  # the id of the native tool call being answered, for the tool events
 
 
 class Agent(ABC):
@@ -168,7 +178,7 @@ class Agent(ABC):
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)
-        self._trace = JsonlTrace(trace) if trace else None
+        self._trace = JsonlTrace(trace, secret=getattr(llm, "_secret", "")) if trace else None
         if self._trace:
             self.events.callbacks.append(self._trace)
         self.verbose = verbose
@@ -211,7 +221,56 @@ class Agent(ABC):
         Raises ``ConcurrentRunError`` at once when this agent is already running.
         ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
         """
-        return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
+        return self._guarded(self.new_run(task), kwargs)
+
+    def new_run(self, task: str) -> Run:
+        """The state of a top-level run of ``task`` (``stream`` and ``arun`` watch it before it starts)."""
+        return Run(task, token_budget=self.max_tokens_per_run)
+
+    def cancel(self) -> bool:
+        """Stop the run in progress at its next model or tool call; it ends with status ``cancelled``,
+        ``history`` unchanged.
+
+        Safe to call from any thread or a callback (``run_many`` calls it on Ctrl-C; leaving a ``stream``
+        early does too).  A model or tool call already under way finishes first.  Returns False when
+        no run is in progress (nothing to cancel).
+        """
+        run = self._run
+        if run is None:
+            return False
+        run.cancelled.set()
+        return True
+
+    def stream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> Iterator[StreamEvent]:
+        """Run ``task`` in a worker thread and yield its events as they happen (``vero.core.stream``).
+
+        The last event is always a ``RunFinished`` with the ``RunResult``.  ``deltas``: the model's
+        text arrives as ``TextDelta`` events too (the request is streamed).  Leaving the loop early
+        (``break``, ``close()``) cancels the run at its next model or tool call and waits for it to end.
+        """
+        from vero.core.stream import stream_events
+
+        run = self.new_run(task)
+        run.deltas = deltas
+        yield from stream_events(self, run, kwargs)
+
+    async def arun(self, task: str, **kwargs: Any) -> str:
+        """``run`` for async code: the run goes on in a thread of its own, so the event loop is not blocked.
+
+        Cancelling the awaiting task cancels the run (as ``cancel``) and waits for it to stop.
+        """
+        from vero.core.stream import run_async
+
+        return await run_async(self, self.new_run(task), kwargs)
+
+    async def astream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> AsyncIterator[StreamEvent]:
+        """``stream`` for async code: ``async for event in agent.astream(task)``; the run goes on in a thread."""
+        from vero.core.stream import astream_events
+
+        run = self.new_run(task)
+        run.deltas = deltas
+        async for event in astream_events(self, run, kwargs):
+            yield event
 
     def _guarded(self, run: Run, kwargs: dict[str, Any]) -> str:
         """Run ``solve`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends."""
@@ -269,22 +328,6 @@ class Agent(ABC):
                    error=f"{type(error).__name__}: {error}" if error else None)
         return result
 
-    def cancel(self) -> bool:
-        """Stop the run in progress at its next model or tool call; it ends with status ``cancelled``.
-
-        Safe to call from any thread (``run_many`` calls it on Ctrl-C).  A model or tool call already
-        under way finishes first.  Returns False when no run is in progress (nothing to cancel).
-        """
-        run = self._run
-        if run is None:
-            return False
-        run.cancel.set()
-        return True
-
-    def _stop_if_cancelled(self) -> None:
-        if self.current_run.cancel.is_set():
-            raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
-
     # -- helpers for the loops --------------------------------------------------
     def turns(self, limit: int | None = None) -> Iterator[int]:
         """The turn budget: yields 1 .. ``max_turns`` (or ``limit``)."""
@@ -294,19 +337,34 @@ class Agent(ABC):
             yield turn
 
     def call_llm(self, messages: list[Message], *, llm: ChatModel | None = None, **options: Any) -> Message:
-        """Call the model, count its usage, and enforce the token budget."""
-        self._stop_if_cancelled()
+        """Call the model, count its usage, and enforce the token budget.
+
+        Listeners hear the request as sent (``llm_start``) and the reply as received (``llm_call``),
+        or the error (``llm_error``); a cancelled run stops here (``vero.errors.Cancelled``).
+        """
+        run = self.current_run
+        self._check_cancelled()
+        model = llm or self.llm
+        watched = bool(self.events.callbacks) or run.watch is not None
+        if watched:
+            self._emit("llm_start", turn=run.turn, request=request_record(model, messages, options))
+        if run.deltas and streams_text(model):
+            options["on_token"] = functools.partial(self._send_delta, options.get("on_token"))
         started = time.perf_counter()
-        run = self._run
-        if run is None:
-            raise RuntimeError(f"{type(self).__name__}: the loop helpers work only inside run()")
-        reply: Message = (llm or self.llm).generate(messages, **options)
+        try:
+            reply: Message = model.generate(messages, **options)
+        except Exception as exc:
+            if watched:
+                self._emit("llm_error", turn=run.turn, seconds=time.perf_counter() - started,
+                           error=f"{type(exc).__name__}: {exc}")
+            raise
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
-        if self.events.callbacks:
+        if watched:
             self._emit(
                 "llm_call", turn=run.turn, seconds=time.perf_counter() - started,
                 usage=reply.usage, messages=len(messages), tool_calls=len(reply.tool_calls or ()),
+                reply=reply_record(model, reply),
             )
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
@@ -350,6 +408,22 @@ class Agent(ABC):
                 ]
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
+    def _send_delta(self, also: Callable[[str], None] | None, text: str) -> None:
+        """One text delta of a streamed reply: to the caller's ``on_token``, then to the listeners."""
+        self._check_cancelled()  # a streamed reply stops at once
+        if also is not None:
+            also(text)
+        self._emit("text_delta", text=text)
+
+    def _check_cancelled(self) -> None:
+        run = self._run
+        if run is None:
+            return
+        if run.pace is not None:
+            run.pace()
+        if run.cancelled.is_set():
+            raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
+
     def run_tool(self, name: str, args: Any) -> ToolOutcome:
         """Run a tool; record the action and the full observation as steps.
 
@@ -360,7 +434,7 @@ class Agent(ABC):
         is never changed and run again by vero: the error goes back to the model,
         which writes the next call itself (docs/tools.md, "Safety").
         """
-        self._stop_if_cancelled()
+        self._check_cancelled()
         failed = next((result for action, result in self.earlier_calls()
                        if _same_call(action, name, args) and _failed(result)), None)  # not by a timeout
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
@@ -369,9 +443,12 @@ class Agent(ABC):
                                            tools=self.tools.short_lines())
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return ToolOutcome(text, False, ToolError.REPEATED_FAILURE)
-        self._emit("tool_call", tool=name, args=args)
+        call_id = self._run.tool_call_id if self._run else None
+        self._emit("tool_call", tool=name, args=args, call_id=call_id)
+        started = time.perf_counter()
         outcome = self.tools.run(name, args)
-        self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
+        self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output),
+                   output=outcome.output, call_id=call_id, seconds=time.perf_counter() - started)
         self.record(StepKind.OBSERVATION, outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = tidy_numbers(outcome.output)
         text = text if len(text) <= self.options.max_observation_chars else self.clip(text)
@@ -408,11 +485,22 @@ class Agent(ABC):
         return step
 
     def _emit(self, type: str, **data: Any) -> None:
-        """Emit an event; a sub-agent's printer rests (its steps are printed by the parent, one level deeper)."""
-        if not self.events.callbacks:  # nobody listens
+        """Emit an event; a sub-agent's printer rests (its steps are printed by the parent, one level deeper).
+
+        The run's ``watch`` (a stream, or the parent of a sub-agent) hears it too.
+        """
+        run = self._run
+        if run is not None and run.watch is not None:
+            run.watch(type, data)
+        if not self.events.callbacks:  # nobody else listens
             return
-        quiet = self._run is not None and self._run.parent is not None
+        quiet = run is not None and run.parent is not None
         self.events.emit(type, exclude=ConsolePrinter if quiet else None, **data)
+
+    def _relay(self, subagent: str, type: str, data: dict[str, Any]) -> None:
+        """A sub-agent's model and tool events, emitted here one level deeper (its steps come via ``_adopt``)."""
+        if type in RELAYED_EVENTS:
+            self._emit(type, **{**data, "depth": data.get("depth", 0) + 1, "subagent": data.get("subagent", subagent)})
 
     def keep_partial(self, answer: str) -> None:
         """Remember the best answer so far, returned if a budget cuts the run short."""
@@ -463,13 +551,14 @@ class Agent(ABC):
         budget = agent.max_tokens_per_run
         if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
             budget = max(1, run.token_budget - run.usage["total_tokens"])
-        agent._guarded(Run(task, token_budget=budget, parent=self._adopt, cancel=run.cancel), {})
+        agent._guarded(Run(task, token_budget=budget, parent=self._adopt, cancelled=run.cancelled,
+                           watch=functools.partial(self._relay, agent.name), deltas=run.deltas, pace=run.pace), {})
         result = agent.last_result
         assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls
         add_usage(run.usage, result.usage)
         self._check_token_budget()
-        self._stop_if_cancelled()  # cancelled during the sub-agent's run: this run stops too
+        self._check_cancelled()  # cancelled during the sub-agent's run: this run stops too
         return result
 
     def _adopt(self, step: Step) -> None:

@@ -1,10 +1,11 @@
 """Events: loops report what happens; printers and trace files listen.
 
-The agent loops never print.  They emit events (``run_start``, ``llm_call``,
-``tool_call``, ``tool_result``, ``step``, ``run_end``) to callbacks.
+The agent loops never print.  They emit events (``run_start``, ``llm_start``,
+``llm_call``, ``tool_call``, ``tool_result``, ``step``, ``run_end``) to callbacks.
 ``ConsolePrinter`` turns them into one emoji line per step, and
 ``JsonlTrace`` appends each to a file, flushed per event, so a killed
-process keeps every completed step.
+process keeps every completed step (``vero trace FILE`` reads it back).
+``vero.core.stream`` turns the same events into typed objects for ``Agent.stream``.
 """
 
 from __future__ import annotations
@@ -24,15 +25,20 @@ from vero.core.result import PlanStepStatus, Status, StepKind
 from vero.core.text import clip, printable, printable_json
 
 log = logging.getLogger("vero.events")
+MASK = "***"  # a secret in a trace, as ChatOpenAI masks it in error messages
+MIN_SECRET = 8  # a shorter "key" is a placeholder a local server ignores ("demo"), not a secret to hunt for
 
 
 @dataclass(slots=True)
 class Event:
     """One thing that happened, as listeners get it.
 
-    ``type`` is ``run_start``, ``llm_call``, ``tool_call``, ``tool_result``,
-    ``step`` or ``run_end`` from an agent; ``llm_request``, ``llm_response``
-    and ``llm_retry`` from a ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``).
+    ``type`` is ``run_start``, ``llm_start`` (the request as sent), ``llm_call``
+    (the reply as received) or ``llm_error``, ``text_delta`` (only while
+    streaming), ``tool_call``, ``tool_result``, ``step`` or ``run_end`` from an
+    agent; ``llm_request``, ``llm_response`` and ``llm_retry`` from a
+    ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``).  A sub-agent's model and tool
+    events reach its parent's listeners too, with ``depth`` 1 and ``subagent``.
     ``agent`` is the agent's name (empty for a model client's events),
     ``data`` the details (a step's ``kind`` and ``content`` ...), ``time``
     the Unix time it was emitted.
@@ -51,27 +57,33 @@ Callback = Callable[[Event], None]
 
 
 class JsonlTrace:
-    """Appends every event as one JSON line, flushed at once.
+    """Appends every event as one JSON line, flushed at once (text deltas aside: the reply has the text).
 
     Only a regular file (or a new one) is opened: a FIFO or device is refused
     at once.  A write that fails (disk full, ``/dev/full`` behind a link) stops
     the trace: one warning is logged, ``error`` keeps the reason, and the run
     goes on.
+
+    ``secret`` (the model client's API key) is masked wherever it appears, as ``***``.
     """
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, secret: str = ""):
         self.path = path
         self.error: OSError | None = None  # the first failed write; nothing is written after it
         fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        self.secret = secret if isinstance(secret, str) and len(secret) >= MIN_SECRET else ""
         # backslashreplace: text the model or user sent that is not valid
         # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
         self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
 
     def __call__(self, event: Event) -> None:
-        if self.error is not None:
+        if self.error is not None or event.type == "text_delta":
             return
+        line = printable_json(json.dumps(event.to_dict(), ensure_ascii=False, default=str))
+        if self.secret and self.secret in line:
+            line = line.replace(self.secret, MASK)
         try:
-            self._file.write(printable_json(json.dumps(event.to_dict(), ensure_ascii=False, default=str)) + "\n")
+            self._file.write(line + "\n")
             self._file.flush()
         except OSError as exc:
             self.error = exc
@@ -103,7 +115,7 @@ PLAN_STEP_LABELS = {PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
                     PlanStepStatus.COMPLETED: ("✅", "Step done"), PlanStepStatus.FAILED: ("❌", "Step failed")}
 STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
                                 Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌",
-                                Status.CANCELLED: "⏹️"}
+                                Status.CANCELLED: "🛑"}
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -197,13 +209,13 @@ def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usa
         🏁 Final Answer (ok): Paris.
         ⏳ Elapsed: 0.4 s, 1 model call, 31 tokens (25 prompt + 6 completion)
 
-    A ``failed`` run's partial text is not an answer (history does not keep
+    A ``failed`` or ``cancelled`` run's partial text is not an answer (history does not keep
     it): ``❌ Run failed; partial, not kept: ...``.  ``error`` adds a ``❌ Error:``
     line.  A run that made requests but got no reply says ``no model call succeeded``.
     """
     icon = STATUS_ICONS.get(status, "🏁")
-    if status == Status.FAILED:
-        lines = [f"{icon} Run failed" + (f"; partial, not kept: {answer}" if answer else "")]
+    if status in (Status.FAILED, Status.CANCELLED):
+        lines = [f"{icon} Run {status}" + (f"; partial, not kept: {answer}" if answer else "")]
     else:
         lines = [f"{icon} Final Answer ({status}): {answer}"]
     if error:

@@ -38,7 +38,7 @@ class Status(_Named):
     MAX_TOKENS = "max_tokens"      # the token budget (max_tokens_per_run) ran out
     REJECTED = "rejected"          # the user refused the plan
     FAILED = "failed"              # an error, unusable model output, or empty input
-    CANCELLED = "cancelled"        # Agent.cancel() stopped it before a model or tool call
+    CANCELLED = "cancelled"        # stopped by Agent.cancel(), or by leaving a stream (Agent.stream) early
 
 
 # The old names, kept: `from vero.core.result import OK` still works.

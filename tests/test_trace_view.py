@@ -1,0 +1,225 @@
+"""The exact requests in a JSONL trace, and ``vero trace FILE`` reading them back."""
+
+import json
+import re
+
+import openai
+import pytest
+
+from vero import ChatOpenAI, Message, tool
+from vero.agents import ReActAgent, ToolCallingAgent
+from vero.cli import main
+from vero.errors import LLMCallError
+from vero.testing import ScriptedLLM
+from vero.trace_view import printable
+
+KEY = "sk-trace-test-0123456789abcdef"
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool
+def divide(a: int, b: int) -> float:
+    """Divide a by b."""
+    return a / b
+
+
+def events(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def view(capsys, *args):
+    code = main(["trace", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def traced_run(tmp_path, replies, tools=(add,), cls=ToolCallingAgent, task="What is 2 + 3?"):
+    path = tmp_path / "run.jsonl"
+    agent = cls("adder", ScriptedLLM(replies), tools=list(tools), verbose=False, trace=str(path))
+    agent.run(task)
+    agent.close()
+    return path, agent
+
+
+# -- what the trace records ----------------------------------------------------------------------------
+def test_the_trace_holds_each_request_as_the_server_received_it_and_each_reply(tmp_path, shared_mock_server):
+    shared_mock_server.enqueue({"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}, "The sum is 5.")
+    llm = ChatOpenAI(model_name="mock", api_key=KEY, base_url=shared_mock_server.base_url, max_retries=0,
+                     max_tokens=256, http_client=openai.DefaultHttpxClient(trust_env=False))
+    path = tmp_path / "run.jsonl"
+    agent = ToolCallingAgent("adder", llm, tools=[add], verbose=False, trace=str(path))
+    agent.run("What is 2 + 3?")
+    agent.close()
+    recorded = [e["request"] for e in events(path) if e["type"] == "llm_start"]
+    received = shared_mock_server.requests[-2:]
+    for request, body in zip(recorded, received):
+        assert request["messages"] == body["messages"] and request["tools"] == body["tools"]
+        assert (request["model"], request["max_tokens"], request.get("stop")) == \
+            (body["model"], body["max_tokens"], body.get("stop"))
+    replies = [e["reply"] for e in events(path) if e["type"] == "llm_call"]
+    assert replies[0]["tool_calls"][0]["function"]["name"] == "add"
+    assert replies[1]["content"] == "The sum is 5." and replies[1]["finish_reason"] == "stop"
+    assert replies[1]["usage"]["prompt_tokens"] > 0
+
+
+def test_the_api_key_never_appears_in_the_trace(tmp_path, shared_mock_server):
+    shared_mock_server.enqueue(f"You said {KEY}.")
+    llm = ChatOpenAI(model_name="mock", api_key=KEY, base_url=shared_mock_server.base_url, max_retries=0,
+                     http_client=openai.DefaultHttpxClient(trust_env=False))
+    path = tmp_path / "run.jsonl"
+    agent = ToolCallingAgent("t", llm, verbose=False, trace=str(path))
+    agent.run(f"Remember {KEY}")
+    agent.close()
+    text = path.read_text(encoding="utf-8")
+    assert KEY not in text and "Remember ***" in text and "You said ***." in text
+
+
+def test_text_deltas_are_not_written_to_the_trace(tmp_path):
+    path = tmp_path / "run.jsonl"
+    agent = ToolCallingAgent("t", ScriptedLLM(["one two three"]), verbose=False, trace=str(path))
+    list(agent.stream("count"))
+    agent.close()
+    types = [e["type"] for e in events(path)]
+    assert "text_delta" not in types and types.count("llm_call") == 1
+
+
+# -- the viewer ------------------------------------------------------------------------------------------
+def test_the_demo_trace_shows_every_request_of_the_demo(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--trace", "demo.jsonl"]) == 0
+    capsys.readouterr()
+    trace = events(tmp_path / "demo.jsonl")
+    requests = sum(e["type"] == "llm_start" for e in trace)
+    model_calls = sum(e["llm_calls"] for e in trace if e["type"] == "run_end")
+    assert requests == model_calls > 10
+    code, out, _ = view(capsys, "demo.jsonl")
+    assert code == 0
+    assert re.findall(r"── Call (\d+) ·", out) == [str(n) for n in range(1, requests + 1)]
+    assert out.count("━━ Run ") == 5 and out.count("🏁 Run ") == 5
+    assert "(sub-agent)" in out  # plan-and-execute's executors
+
+
+def test_each_call_shows_its_new_messages_reply_tokens_time_and_tool_calls(tmp_path, capsys):
+    path, _ = traced_run(tmp_path, [{"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}],
+                                     "usage": {"prompt_tokens": 50, "completion_tokens": 7,
+                                               "prompt_tokens_details": {"cached_tokens": 32}}},
+                                    "The sum is 5."])
+    code, out, _ = view(capsys, path)
+    assert code == 0
+    first, second = out.split("── Call 2")
+    assert "2 messages, a new conversation:" in first and "[user] What is 2 + 3?" in first
+    assert "50 prompt tokens (32 cached) + 7 completion" in first
+    assert '→ add({"a": 2, "b": 3})' in first
+    assert re.search(r'🔧 add\(\{"a": 2, "b": 3\}\) → ok, \d+\.\d\d s: 5', first)
+    assert "4 messages, the first 2 as in call 1; new:" in second
+    assert "[tool add] 5" in second and "[assistant] The sum is 5." in second
+    assert "[user] What is 2 + 3?" not in second  # not new: shown once, in call 1
+    assert "🏁 Run 1 ended ok: The sum is 5." in second
+
+
+def test_a_failed_tool_call_and_a_failed_model_call_are_shown(tmp_path, capsys):
+    path, _ = traced_run(tmp_path, [{"tool_calls": [{"name": "divide", "arguments": {"a": 1, "b": 0}}]},
+                                    LLMCallError("model call failed (HTTP 500)", status=500)], tools=[divide])
+    _, out, _ = view(capsys, path)
+    assert "🔧 divide(" in out and "→ failed (exception)" in out
+    assert "⬅ no reply" in out and "LLMCallError: model call failed (HTTP 500)" in out
+    assert "🏁 Run 1 ended failed" in out
+
+
+def test_call_n_prints_one_request_whole(tmp_path, capsys):
+    long_task = "Add these. " + "x" * 5000
+    path, agent = traced_run(tmp_path, ['Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
+                                        "Final Answer: 5"], cls=ReActAgent, task=long_task)
+    _, overview, _ = view(capsys, path)
+    assert long_task not in overview and "--full shows all" in overview
+    code, out, _ = view(capsys, path, "--call", 2)
+    assert code == 0 and long_task in out and "Observation: 5" in out
+    assert out.startswith("Call 2 (run 1, adder)") and 'stop: ["Observation:"]' in out
+    code, body, _ = view(capsys, path, "--call", 2, "--json")
+    assert json.loads(body) == agent.llm.requests[1].messages or json.loads(body)["messages"] == \
+        agent.llm.requests[1].messages
+
+
+def test_full_shows_long_messages_whole(tmp_path, capsys):
+    long_task = "Add these. " + "y" * 5000
+    path, _ = traced_run(tmp_path, ["5"], task=long_task)
+    _, out, _ = view(capsys, path, "--full")
+    assert long_task in out
+
+
+def test_terminal_control_characters_in_the_trace_are_escaped(tmp_path, capsys):
+    path, _ = traced_run(tmp_path, ["\x1b[2J\x1b]0;owned\x07Cleared\rthe \u202eevil screen"])
+    _, out, _ = view(capsys, path)
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out and "\u202e" not in out
+    assert "\\x1b[2J\\x1b]0;owned\\x07Cleared\\rthe \\u202eevil screen" in out
+
+
+def test_printable_keeps_newlines_tabs_and_ordinary_text():
+    assert printable("a\tb\nc é 👍") == "a\tb\nc é 👍"
+    assert printable("\x9b31m") == "\\x9b31m"
+
+
+@pytest.mark.parametrize("content, code, message", [
+    (None, 2, "cannot read"),
+    ("", 1, "has no events"),
+    (json.dumps({"type": "run_start", "agent": "a", "task": "t"}) + "\n", 1, "no model requests"),
+])
+def test_a_trace_that_cannot_be_shown_says_why(tmp_path, capsys, content, code, message):
+    path = tmp_path / "t.jsonl"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    result, out, err = view(capsys, path)
+    assert result == code and message in err and out == ""
+
+
+def test_a_line_that_is_not_an_event_is_skipped_and_reported(tmp_path, capsys):
+    path, _ = traced_run(tmp_path, ["5"])
+    with open(path, "a", encoding="utf-8") as file:
+        file.write('{"type": "run_start", "cut off\n')
+    code, out, _ = view(capsys, path)
+    assert code == 0 and "── Call 1" in out and "not a JSON event (skipped)" in out
+
+
+def test_call_n_out_of_range_is_a_usage_error(tmp_path, capsys):
+    path, _ = traced_run(tmp_path, ["5"])
+    code, out, err = view(capsys, path, "--call", 2)
+    assert code == 2 and "there is no call 2" in err and "calls 1 to 1" in err
+
+
+def test_a_message_given_as_a_dict_is_recorded_as_sent(tmp_path):
+    class DictAgent(ToolCallingAgent):
+        def solve(self, task):
+            return self.call_llm([{"role": "user", "content": task}, Message.assistant("ok")]).text
+
+    path, _ = traced_run(tmp_path, ["5"], cls=DictAgent)
+    request = next(e["request"] for e in events(path) if e["type"] == "llm_start")
+    assert request["messages"] == [{"role": "user", "content": "What is 2 + 3?"},
+                                   {"role": "assistant", "content": "ok"}]
+
+
+def test_demo_with_a_trace_file_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):
+    code = main(["demo", "--trace", str(tmp_path / "missing-folder" / "demo.jsonl")])
+    assert code == 2 and "cannot write the trace file" in capsys.readouterr().err
+
+
+def test_vero_help_lists_the_trace_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "trace" in capsys.readouterr().out
+
+
+def test_warnings_after_a_call_are_shown_where_they_happened(tmp_path, capsys):
+    class AskForJson(ToolCallingAgent):
+        def solve(self, task):
+            return str(self.ask_json([Message.user(task)], lambda obj: obj["sum"], schema='{"sum": 5}'))
+
+    path, _ = traced_run(tmp_path, ["five, I think", '{"sum": 5}'], cls=AskForJson)
+    _, out, _ = view(capsys, path)
+    first, second = out.split("── Call 2")
+    assert "⚠️ warning: unusable JSON from the model" in first
+    assert "🏁 Run 1 ended ok: 5" in second

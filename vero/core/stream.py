@@ -1,0 +1,399 @@
+"""Watching a run as it happens: typed events for ``Agent.stream``, ``astream`` and ``arun``.
+
+The agent loops emit plain events (``vero.core.events``); a stream turns each
+into a frozen dataclass below and hands it over from the run's worker thread
+through a queue::
+
+    for event in agent.stream("What is 6 * 7?"):
+        if isinstance(event, TextDelta):
+            print(event.text, end="")
+        elif isinstance(event, RunFinished):
+            print(event.result.status)
+
+The run goes on in a thread of its own (``arun`` and ``astream`` too: the
+model client is synchronous), so a slow model call blocks neither the
+consumer's loop nor an asyncio event loop.  Leaving a stream early, or
+cancelling an ``arun``, sets the run's cancel flag: the run ends
+``cancelled`` at its next model or tool call (``Cancelled``) and the
+stream waits for that, so the agent is free again when the loop is left.
+
+This module also builds the request and reply records that ``llm_start`` and
+``llm_call`` events carry (and a JSONL trace keeps): the messages, tools and
+options as sent, the reply as received, with the API key masked.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vero.core.events import MASK, MIN_SECRET
+from vero.core.message import Message
+from vero.core.result import RunResult, Step, token_counts
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from vero.core.agent import Agent, Run
+
+
+# -- the events ------------------------------------------------------------------------------
+# `agent` is the name of the agent the event is about (a sub-agent's, for depth >= 1).
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    agent: str
+    task: str
+    agent_class: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallStarted:
+    """A request about to be sent: ``request`` holds the model, messages, tools and options as sent."""
+
+    agent: str
+    turn: int
+    request: dict[str, Any]
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the model's answer text, as the server streams it (thinking is not included)."""
+
+    agent: str
+    text: str
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallFinished:
+    """A reply received (``reply``: content, tool calls, reasoning, finish reason, usage), or ``error``."""
+
+    agent: str
+    turn: int
+    seconds: float
+    reply: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    depth: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.reply.get("content") or ""
+
+    @property
+    def finish_reason(self) -> str | None:
+        return self.reply.get("finish_reason")
+
+    @property
+    def cached_tokens(self) -> int:
+        """Prompt tokens the server took from its prompt cache."""
+        return token_counts(self.usage)["cached_tokens"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    agent: str
+    tool: str
+    args: Any
+    call_id: str | None = None  # the native tool call's id, when there is one
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    """A tool's outcome: ``output`` is its full text (the model may be sent a clipped copy)."""
+
+    agent: str
+    tool: str
+    ok: bool
+    output: str
+    error: str | None = None  # a ToolError, when the call failed
+    call_id: str | None = None
+    seconds: float = 0.0
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepRecorded:
+    agent: str
+    step: Step
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    """Always the last event of a stream, whatever the status: ``result`` is the run's ``RunResult``."""
+
+    agent: str
+    result: RunResult
+
+
+StreamEvent = (RunStarted | ModelCallStarted | TextDelta | ModelCallFinished | ToolCallStarted | ToolCallFinished
+               | StepRecorded | RunFinished)
+
+
+def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | None:
+    """The stream event for a plain event (``None`` for ``run_end``: ``RunFinished`` comes with the result)."""
+    name = data.get("subagent", agent)
+    depth = data.get("depth", 0)
+    if type == "llm_start":
+        return ModelCallStarted(name, data.get("turn", 0), data["request"], depth)
+    if type == "text_delta":
+        return TextDelta(name, data["text"], depth)
+    if type in ("llm_call", "llm_error"):
+        return ModelCallFinished(name, data.get("turn", 0), data.get("seconds", 0.0), data.get("reply") or {},
+                                 data.get("usage") or {}, data.get("error"), depth)
+    if type == "tool_call":
+        return ToolCallStarted(name, data["tool"], data.get("args"), data.get("call_id"), depth)
+    if type == "tool_result":
+        return ToolCallFinished(name, data["tool"], bool(data.get("ok")), data.get("output", ""), data.get("error"),
+                                data.get("call_id"), data.get("seconds", 0.0), depth)
+    if type == "step":
+        return StepRecorded(agent, Step(data["kind"], data.get("content", ""), data.get("data") or {},
+                                        data.get("turn", 0), depth))
+    if type == "run_start":
+        return RunStarted(agent, data.get("task", ""), data.get("cls", ""))
+    return None
+
+
+# -- running in a thread -----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    """The run could not start (``ConcurrentRunError``) or raised through ``run``: re-raised to the consumer."""
+
+    error: BaseException
+
+
+_Item = StreamEvent | _Raised
+
+
+class _Pace:
+    """Keeps a run from getting ahead of its consumer.
+
+    At each model or tool call (and text delta) the run waits until the consumer has taken every
+    event sent so far and asked for the next: leaving the loop at an event then stops the run at its
+    next call, not some calls later.  ``close`` (the consumer is gone) lets the run go on to see that.
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.sent = self.taken = 0
+        self.closed = False
+
+    def send(self, deliver: Callable[[_Item], None], item: _Item) -> None:
+        with self._changed:
+            self.sent += 1
+        deliver(item)
+
+    def took_one(self) -> None:
+        with self._changed:
+            self.taken += 1
+            self._changed.notify_all()
+
+    def wait(self) -> None:
+        with self._changed:
+            self._changed.wait_for(lambda: self.taken >= self.sent or self.closed)
+
+    def close(self) -> None:
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+
+
+def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_Item], None],
+           pace: _Pace) -> threading.Thread:
+    """Run ``run`` in a worker thread, delivering its events, then ``RunFinished`` (or ``_Raised``)."""
+    import contextvars  # here and below: `import vero` need not load what only a stream uses
+
+    def watch(type: str, data: dict[str, Any]) -> None:
+        event = typed_event(agent.name, type, data)
+        if event is not None:
+            pace.send(deliver, event)
+
+    def work() -> None:
+        try:
+            agent._guarded(run, kwargs)
+        except BaseException as exc:  # handed to the consumer's thread
+            deliver(_Raised(exc))
+            return
+        assert agent.last_result is not None  # set by every run that returns
+        deliver(RunFinished(agent.name, agent.last_result))
+
+    run.watch, run.pace = watch, pace.wait
+    # The caller's context variables go along (an OpenTelemetry span the stream was started in, say).
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), name=f"vero-run-{agent.name}",
+                              daemon=True)
+    thread.start()
+    return thread
+
+
+def stream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Iterator[StreamEvent]:
+    """``Agent.stream``: the events of ``run``, ending with ``RunFinished``; leaving early cancels the run."""
+    import queue
+
+    items: queue.SimpleQueue[_Item] = queue.SimpleQueue()
+    pace = _Pace()
+    thread = _start(agent, run, kwargs, items.put, pace)
+    try:
+        while True:
+            item = items.get()
+            if isinstance(item, _Raised):
+                raise item.error
+            yield item
+            if isinstance(item, RunFinished):
+                return
+            pace.took_one()
+    finally:
+        run.cancelled.set()  # no effect on a finished run
+        pace.close()
+        thread.join()  # the run stops at its next model or tool call: then the agent is free
+
+
+async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+    """``Agent.astream``: as ``stream_events``, for an asyncio event loop."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    items: asyncio.Queue[_Item] = asyncio.Queue()
+    finished = threading.Event()
+
+    def deliver(item: _Item) -> None:
+        if isinstance(item, (RunFinished, _Raised)):
+            finished.set()
+        try:
+            loop.call_soon_threadsafe(items.put_nowait, item)
+        except RuntimeError:  # the loop was closed under a run left running
+            pass
+
+    pace = _Pace()
+    thread = _start(agent, run, kwargs, deliver, pace)
+    try:
+        while True:
+            item = await items.get()
+            if isinstance(item, _Raised):
+                raise item.error
+            yield item
+            if isinstance(item, RunFinished):
+                return
+            pace.took_one()
+    finally:
+        run.cancelled.set()
+        pace.close()
+        if not finished.is_set():
+            await asyncio.to_thread(thread.join)
+
+
+async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> str:
+    """``Agent.arun``: ``run`` in a thread of its own; cancelling the awaiting task cancels the run."""
+    import asyncio
+    import contextvars
+
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[str] = loop.create_future()
+
+    def settle(answer: str | None, error: BaseException | None) -> None:
+        if done.cancelled():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(answer or "")
+
+    def work() -> None:
+        try:
+            answer, error = agent._guarded(run, kwargs), None
+        except BaseException as exc:  # handed to the awaiting task
+            answer, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, answer, error)
+        except RuntimeError:  # the loop was closed under a run left running
+            pass
+
+    threading.Thread(target=contextvars.copy_context().run, args=(work,), name=f"vero-arun-{agent.name}",
+                     daemon=True).start()
+    try:
+        return await asyncio.shield(done)
+    except asyncio.CancelledError:
+        run.cancelled.set()
+        await _settled(done)  # the run stops at its next model or tool call: then the agent is free
+        raise
+
+
+async def _settled(future: asyncio.Future[Any]) -> None:
+    """Wait for ``future`` to be done, whatever its outcome."""
+    import asyncio
+
+    await asyncio.wait([future])
+
+
+# -- what a trace records of each model call ------------------------------------------------------------
+OPTIONS_RECORDED = ("tool_choice", "stop", "response_format", "temperature", "max_tokens")
+
+
+def request_record(model: Any, messages: list[Message] | list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The request as the model client is asked to send it: model name, messages in the API's form, tool
+    schemas and options (the client's own output cap and temperature when the call sets none).  The API
+    key is masked wherever it appears."""
+    record: dict[str, Any] = {
+        "model": getattr(model, "model_name", None) or type(model).__name__,
+        "messages": [m.to_dict() if isinstance(m, Message) else dict(m) for m in messages],  # a copy, as sent
+    }
+    tools = options.get("tools")
+    if tools:
+        record["tools"] = [getattr(t, "schema", t) for t in tools]
+    for name in OPTIONS_RECORDED:
+        value = options.get(name)
+        if value is None and name in ("temperature", "max_tokens"):
+            value = getattr(model, name, None)
+        if value is not None and (name != "tool_choice" or tools):
+            record[name] = value
+    masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
+    return masked
+
+
+def reply_record(model: Any, reply: Message) -> dict[str, Any]:
+    """The reply as received: text, tool calls, reasoning, finish reason and usage (the API key masked)."""
+    record: dict[str, Any] = {"content": reply.content}
+    if reply.tool_calls:
+        record["tool_calls"] = [call.to_dict() for call in reply.tool_calls]
+    if reply.reasoning:
+        record["reasoning"] = reply.reasoning
+    record["finish_reason"] = reply.finish_reason
+    record["usage"] = reply.usage
+    masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
+    return masked
+
+
+
+
+def _masked(value: Any, secret: str) -> Any:
+    """``value`` with every occurrence of ``secret`` in its strings (dicts and lists walked) replaced by ``***``."""
+    if not isinstance(secret, str) or len(secret) < MIN_SECRET:
+        return value
+    if isinstance(value, str):
+        return value.replace(secret, MASK) if secret in value else value
+    if isinstance(value, dict):
+        return {key: _masked(item, secret) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_masked(item, secret) for item in value]
+    return value
+
+
+def streams_text(model: Any) -> bool:
+    """True when the model's ``generate`` takes ``on_token`` (a ``ChatModel`` of one's own may not)."""
+    generate = getattr(model, "generate", None)
+    return generate is not None and _takes_on_token(getattr(generate, "__func__", generate))
+
+
+@functools.lru_cache(maxsize=64)
+def _takes_on_token(generate: Callable[..., Any]) -> bool:
+    import inspect
+
+    try:
+        parameters = inspect.signature(generate).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "on_token" or p.kind is p.VAR_KEYWORD for p in parameters)
