@@ -146,8 +146,7 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
     """
     calls = reply.tool_calls
     assert calls is not None  # callers pass a reply that has tool calls
-    repeated = observe is None and agent.options.recovery is not False and any(
-        agent.earlier_results(call.name, call.arguments) for call in calls)
+    repeated = False  # a call made before: small models loop on a result they do not know how to use
     limit = agent.options.max_tool_calls_per_reply
     messages.append(Message("assistant", reply.content, tool_calls=calls))
     if len(calls) > limit:
@@ -157,10 +156,14 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
             text = TOO_MANY_CALLS.format(limit=limit)
         else:
             agent.current_run.tool_call_id = call.id  # for listeners: the tool_call event carries it
-            text = observe(call) if observe else agent.run_tool(call.name, call.arguments).output
+            if observe is not None:
+                text = observe(call)
+            else:
+                result = agent.run_tool(call.name, call.arguments)
+                text, repeated = result.output, repeated or result.repeated
             agent.current_run.tool_call_id = None
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
-    if repeated:  # small models loop on a call whose result they do not know how to use
+    if repeated and agent.options.recovery is not False:
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")
         messages.append(Message.user(with_task(REPEATED_CALL_NUDGE, agent)))
 

@@ -74,10 +74,9 @@ class TextProtocol:
         assert step.action is not None  # parse_react gives a problem, a final answer or an action
         observation = agent.check_repeats([(step.action, step.action_input)])
         if observation is None:  # run it; a call made before gets a note too (small models loop on its result)
-            repeated = agent.options.recovery is not False and agent.earlier_results(step.action, step.action_input)
             result = agent.run_tool(step.action, step.action_input)
-            observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok \
-                else result.output
+            repeated = result.repeated and result.ok and agent.options.recovery is not False
+            observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated else result.output
         messages.append(Message("user", f"Observation: {observation}"))
         return None
 

@@ -183,7 +183,12 @@ class ReActAgent(ReActAgentBase):
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         messages = [Message("system", self.build_system_prompt()), *self.history_messages(), Message("user", task)]
         for turn in self.turns():
-            reply = self._step_reply(messages)  # first: it may switch the protocol (a refused guided step)
+            try:
+                reply = self.call_llm(messages, **self._strategy.options(self))
+            except LLMCallError as error:  # a server that refuses guided steps: the text protocol from here on
+                if not fall_back(self, error, messages):
+                    raise
+                continue
             answer = self._strategy.step(self, reply, messages)
             if answer is not None:
                 self.record(StepKind.FINAL, answer)
@@ -191,17 +196,6 @@ class ReActAgent(ReActAgentBase):
             if self.reflect_every and turn % self.reflect_every == 0 and turn < self.max_turns:
                 self.reflect(messages)
         return Outcome(self.final_answer(messages), MAX_TURNS)
-
-    def _step_reply(self, messages: list[Message]) -> Message:
-        """The model's next step.  A server that refuses the step's ``response_format`` (a guided
-        step) gets the same step once more, in the text protocol, for the rest of the run."""
-        options = self._strategy.options(self)
-        try:
-            return self.call_llm(messages, **options)
-        except LLMCallError as error:
-            if "response_format" not in options or not fall_back(self, error, messages):
-                raise
-        return self.call_llm(messages, **self._strategy.options(self))
 
     def answer_check(self, answer: str) -> str | None:
         """The text protocol's check of a Final Answer: the next observation instead, or None to accept it.

@@ -221,10 +221,11 @@ class Agent(ABC):
         Raises ``ConcurrentRunError`` at once when this agent is already running.
         ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
         """
-        return self._guarded(self.new_run(task), kwargs)
+        return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
 
     def new_run(self, task: str) -> Run:
-        """The state of a top-level run of ``task`` (``stream`` and ``arun`` watch it before it starts)."""
+        """The state of a top-level run of ``task``, as ``run`` makes it (``stream`` and ``arun`` watch it
+        before it starts)."""
         return Run(task, token_budget=self.max_tokens_per_run)
 
     def cancel(self) -> bool:
@@ -435,14 +436,14 @@ class Agent(ABC):
         which writes the next call itself (docs/tools.md, "Safety").
         """
         self._check_cancelled()
-        failed = next((result for action, result in self.earlier_calls()
-                       if _same_call(action, name, args) and _failed(result)), None)  # not by a timeout
+        earlier = [result for action, result in self.earlier_calls() if _same_call(action, name, args)]
+        failed = next((result for result in earlier if _failed(result)), None)  # not by a timeout
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
                                            tools=self.tools.short_lines())
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
-            return ToolOutcome(text, False, ToolError.REPEATED_FAILURE)
+            return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
         call_id = self._run.tool_call_id if self._run else None
         self._emit("tool_call", tool=name, args=args, call_id=call_id)
         started = time.perf_counter()
@@ -454,7 +455,7 @@ class Agent(ABC):
         text = text if len(text) <= self.options.max_observation_chars else self.clip(text)
         if outcome.error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (outcome.ok and ERROR_TEXT.match(text)):
             text += self.tools.others_hint(name)  # perhaps the wrong tool (an unknown tool's error lists them)
-        return ToolOutcome(text, outcome.ok, outcome.error)
+        return ToolOutcome(text, outcome.ok, outcome.error, repeated=bool(earlier))
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the repeated-failure check looks at:

@@ -64,12 +64,14 @@ class ToolOutcome:
     ``error`` says why when ``ok`` is False: a ``vero.core.ToolError`` (``unknown_tool``,
     ``bad_arguments``, ``exception``, ``timeout``, ``busy``; from ``Agent.run_tool``
     also ``repeated_failure``), each equal to its string.  Agents of your own may
-    use kinds of their own.
+    use kinds of their own.  ``repeated`` (from ``Agent.run_tool``): this run made the same
+    call before, so the model may be looping on its result.
     """
 
     output: str
     ok: bool
     error: ToolError | str | None = None
+    repeated: bool = False
 
     def __str__(self) -> str:
         return self.output
