@@ -72,6 +72,11 @@ def clear_calls():
      [("calculate", {"expression": "2 < 3"})]),
     ("<function=calculate>\n<parameter=expression>\n1 + 1\n</parameter>\n</function>",
      [("calculate", {"expression": "1 + 1"})]),
+    # seen (Qwen2.5-Coder-1.5B, llama-server --jinja, most of its first replies on generated worlds): the
+    # template's <tools> tag it imitated, and the template's doubled braces
+    ('<tools>\n{{"name": "find_book", "arguments": {"name": "F"}}}\n', [("find_book", {"name": "F"})]),
+    ('<tools>\n{"name": "find_book", "arguments": {"name": "G"}}\n</tools>', [("find_book", {"name": "G"})]),
+    ('{{"name": "find_book", "arguments": {"name": "H"}}}', [("find_book", {"name": "H"})]),
 ])
 def test_a_reply_that_is_wholly_a_call_is_read_as_one(text, expected):
     found = tool_calls_in_text(text, NAMES)
@@ -92,6 +97,8 @@ def test_a_reply_that_is_wholly_a_call_is_read_as_one(text, expected):
     '{"result": 2715}',
     "<function=find_book>\n<parameter=name>A</parameter>\n</function>\nDone.",
     "<function=find_book>\n<function=find_book>\n",  # unclosed
+    'Sure. <tools>{"name": "find_book", "arguments": {"name": "A"}}</tools>',  # prose before the tags
+    '<tools>{"name": "find_book", "arguments": {"name": "A"}}</tools> Then I will add them.',
 ])
 def test_a_call_inside_other_text_or_in_another_shape_is_not_a_call(text):
     assert tool_calls_in_text(text, NAMES) is None

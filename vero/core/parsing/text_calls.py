@@ -8,7 +8,10 @@ read as a call only when its *whole* content (trimmed) is the call or calls:
   list of them, or several in a row;
 - the same inside ONE code fence (```` ```json ... ``` ````);
 - one or more ``<tool_call>...</tool_call>`` blocks (Hermes, Qwen), holding such
-  JSON or Qwen's ``<function=name><parameter=key>value</parameter></function>``.
+  JSON or Qwen's ``<function=name><parameter=key>value</parameter></function>``;
+- any of these wrapped in other tags of a chat template that the model imitated
+  (``<tools>{...}</tools>``), and a JSON call with its outer braces doubled
+  (``{{"name": ..., "arguments": {...}}}``), as models copy a template's escaping.
 
 Prose around a call, a call inside a quote, an example or a document, attribute
 tags such as ``<delete_file name="x"/>``: not a call.  Only a registered tool
@@ -53,6 +56,8 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
     body = (text or "").strip()
     if not names or body[:1] not in ("{", "[", "<", "`") or len(body) > MAX_CALL_TEXT_CHARS:
         return None
+    if body.startswith("<") and not body.startswith((_OPEN, _FUNCTION)):  # a template's tags around the call
+        body = strip_template_tags(body)
     snippets = _tagged(body) if body.startswith(_OPEN) else [_unfenced(body)]
     calls: list[ToolCall] = []
     for snippet in snippets:
@@ -103,6 +108,8 @@ def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
         return [call] if call is not None else []
     if snippet[:1] not in ("{", "["):
         return []
+    if snippet.startswith("{{") and snippet.endswith("}}"):  # a template's escaped braces, copied
+        snippet = snippet[1:-1]
     calls: list[ToolCall] = []
     position = 0
     while position < len(snippet):
