@@ -311,3 +311,52 @@ def test_recovery_off_reads_no_unlabelled_call_in_text_react():
     llm = ScriptedLLM([FENCED_CALL, "Final Answer: no"])
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False, recovery=False)
     assert agent.run("Delete alice's account.") == "no" and DONE == []
+
+
+# -- read-only lookups written amid prose --------------------------------------------------------
+# seen (Qwen2.5-Coder-1.5B, llama-server --jinja): a plan in prose, then the first lookup in the template's tags
+PROSE_THEN_LOOKUP = ("To answer this, I need both prices.\n\n1. Look up the first lamp.\n2. Look up the second.\n\n"
+                     "Let's start with the first lamp:\n\n<tools>\n"
+                     '{{"name": "lamp_price", "arguments": {"lamp": "Orvel"}}}\n')
+
+
+def test_a_read_only_lookup_written_amid_prose_is_run_and_shown_as_a_call():
+    @tool(read_only=True)
+    def lamp_price(lamp: str) -> str:
+        """The price of a lamp."""
+        return "12.5"
+
+    llm = ScriptedLLM([PROSE_THEN_LOOKUP, "The lamp costs 12.5."])
+    agent = ToolCallingAgent("t", llm, tools=[lamp_price], verbose=False)
+    assert agent.run("What does the lamp Orvel cost?") == "The lamp costs 12.5."
+    assert [s.content for s in agent.last_result.steps_of("action")] == ["lamp_price(lamp='Orvel')"]
+    sent = llm.requests[1].messages
+    assert sent[-2]["tool_calls"][0]["function"]["name"] == "lamp_price" and sent[-1]["content"] == "12.5"
+
+
+def test_a_changing_tool_written_amid_prose_is_never_run():
+    runs = []
+
+    @tool
+    def lamp_discard(lamp: str) -> str:
+        """Throw a lamp away."""
+        runs.append(lamp)
+        return "discarded"
+
+    reply = PROSE_THEN_LOOKUP.replace("lamp_price", "lamp_discard")
+    for recovery in (True, "small-model"):
+        agent = ToolCallingAgent("t", ScriptedLLM([reply, "done"]), tools=[lamp_discard], verbose=False,
+                                 recovery=recovery)
+        agent.run("Tell me about the lamp Orvel.")
+        assert runs == [] and agent.last_result.steps_of("action") == []
+
+
+def test_recovery_off_reads_no_call_amid_prose():
+    @tool(read_only=True)
+    def lamp_price(lamp: str) -> str:
+        """The price of a lamp."""
+        return "12.5"
+
+    agent = ToolCallingAgent("t", ScriptedLLM([PROSE_THEN_LOOKUP]), tools=[lamp_price], verbose=False, recovery=False)
+    agent.run("What does the lamp Orvel cost?")
+    assert agent.last_result.steps_of("action") == []

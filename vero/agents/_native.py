@@ -25,7 +25,7 @@ from typing import Any
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message, ToolCall
 from vero.core.notes import note
-from vero.core.parsing import is_quoted, strip_template_tags, tool_calls_in_text
+from vero.core.parsing import calls_in_prose, is_quoted, strip_template_tags, tool_calls_in_text
 from vero.core.result import StepKind
 from vero.core.text import clip
 from vero.recovery import Nudge, consult, resolve
@@ -77,17 +77,18 @@ def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
 
 
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
-    """``reply``, or a copy whose call written as its whole text became a real tool call.
+    """``reply``, or a copy whose call written as text became a real tool call.
 
-    Only the first call runs.  A call of a tool that may change things is not run when its
-    text appears in the task, the history or a tool result: it is a quote (a warning step says so).
+    A reply whose whole text is a call is read as that call; a call of a read-only tool written
+    amid prose is read too (running a lookup changes nothing).  Only the first call runs.  A call
+    of a tool that may change things is not run when its text appears in the task, the history or
+    a tool result: it is a quote (a warning step says so).
     """
     if reply.tool_calls or not agent.tools or agent.options.recovery is False:
         return reply
     found = tool_calls_in_text(reply.text, agent.tools.names())
-    if found is None:  # a reply that begins with a template's tags (imitated) is read without them
-        clean = strip_template_tags(reply.text) if reply.text.lstrip().startswith("<") else reply.text
-        return reply if clean == reply.text else replace(reply, content=clean)
+    if found is None:
+        return _with_lookup_in_prose(agent, reply)
     call, dropped = found.calls[0], len(found.calls) - 1
     if quotes_a_call(agent, call.name, found.written):
         agent.record(StepKind.WARNING, f"the reply is a call of {call.name} quoted from the task or a tool result; "
@@ -97,6 +98,21 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     agent.record(StepKind.WARNING, f"tool call written as text, run as a call: {call.name}{note_}",
                  recovered_from_text=True, raw=reply.text)
     return Message("assistant", None, tool_calls=[call], reasoning=reply.reasoning,
+                   usage=reply.usage, finish_reason=reply.finish_reason)
+
+
+def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
+    """``reply`` with the first read-only call written amid its prose made a real call (its prose kept as
+    the message's text); else ``reply`` without the chat-template tags a model may imitate."""
+    read_only = [name for name in agent.tools.names() if (found := agent.tools.get(name)) and found.read_only]
+    calls = calls_in_prose(reply.text, read_only)
+    if not calls:
+        # a reply that begins with a template's tags (imitated) is read without them
+        clean = strip_template_tags(reply.text) if reply.text.lstrip().startswith("<") else reply.text
+        return reply if clean == reply.text else replace(reply, content=clean)
+    agent.record(StepKind.WARNING, f"read-only tool call written amid prose, run as a call: {calls[0].name}",
+                 recovered_from_text=True, raw=reply.text)
+    return Message("assistant", reply.text, tool_calls=calls[:1], reasoning=reply.reasoning,
                    usage=reply.usage, finish_reason=reply.finish_reason)
 
 

@@ -29,6 +29,7 @@ from vero.core.parsing.react_text import (
 from vero.core.parsing.text_calls import (
     MAX_CALL_TEXT_CHARS,
     TextToolCalls,
+    calls_in_prose,
     is_quoted,
     strip_template_tags,
     tool_calls_in_text,
@@ -40,6 +41,7 @@ from vero.core.parsing.verdicts import as_bool, as_score, parse_bool
 __all__ = [
     "MAX_JSON_DEPTH", "args_text", "normalized_arguments", "parse_json_object", "parse_json_value", "valid_text",
     "OBSERVATION_LABEL", "ReActStep", "final_answer_text", "normalize_labels", "parse_action_input", "parse_react",
-    "MAX_CALL_TEXT_CHARS", "TextToolCalls", "is_quoted", "strip_template_tags", "tool_calls_in_text", "written_call",
+    "MAX_CALL_TEXT_CHARS", "TextToolCalls", "calls_in_prose", "is_quoted", "strip_template_tags",
+    "tool_calls_in_text", "written_call",
     "call_worked", "output_record", "reports_error", "tidy_numbers", "as_bool", "as_score", "parse_bool",
 ]

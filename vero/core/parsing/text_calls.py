@@ -201,6 +201,42 @@ def _once_each(calls: list[ToolCall]) -> list[ToolCall]:
     return list(once.values())
 
 
+MAX_EMBEDDED_CANDIDATES = 20  # JSON objects tried inside prose: keeps a hostile reply's scan bounded
+_CALL_KEYS = tuple(f'"{key}"' for key in _NAME_KEYS)
+
+
+def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall]:
+    """The JSON calls of ``tool_names`` written anywhere in ``text`` (amid prose, in fences or tags).
+
+    Only for tools that change nothing: the agents run such a call only when the tool is
+    read-only (docs/tools.md, "Safety").  Each ``{`` that opens an object whose first key
+    names a tool is decoded once, at most ``MAX_EMBEDDED_CANDIDATES`` of them, in a reply of at
+    most ``MAX_CALL_TEXT_CHARS``: linear in the reply's length.
+    """
+    names, body = set(tool_names), text or ""
+    if not names or len(body) > MAX_CALL_TEXT_CHARS:
+        return []
+    calls: list[ToolCall] = []
+    position, tried = body.find("{"), 0
+    while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
+        following = body[position + 1 : position + 40].lstrip()
+        if following.startswith("{"):  # a template's doubled braces: the inner object is the call
+            position = body.find("{", position + 1)
+            continue
+        if following.startswith(_CALL_KEYS):
+            tried += 1
+            try:
+                value, end = DECODER.raw_decode(body, position)
+            except (ValueError, RecursionError):
+                end = position + 1
+            else:
+                calls += _calls_in_value(value, names)
+            position = body.find("{", max(end, position + 1))
+        else:
+            position = body.find("{", position + 1)
+    return _once_each(calls)
+
+
 def is_quoted(written: str, sources: Iterable[str]) -> bool:
     """True when ``written`` (a call's text) appears in one of ``sources`` (the task, tool results),
     spacing aside: the model is quoting a call it was shown, not making one."""
