@@ -146,7 +146,7 @@ def test_a_sub_agents_model_and_tool_calls_reach_the_parents_stream_one_level_de
         json.dumps({"steps": ["Add 2 and 3."]}),
         'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
         "Thought: done\nFinal Answer: 5",
-        "The answer is 5.",
+        json.dumps({"response": "The answer is 5."}),  # the replanner answers
     ])
     events = list(PlanExecuteAgent("planner", llm, tools=[add], verbose=False).stream("2 + 3?", deltas=False))
     calls = [e for e in events if isinstance(e, ModelCallStarted)]

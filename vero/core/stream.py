@@ -28,7 +28,7 @@ import functools
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vero.core.events import MASK, MIN_SECRET
 from vero.core.message import Message
@@ -37,7 +37,23 @@ from vero.core.result import RunResult, Step, token_counts
 if TYPE_CHECKING:
     import asyncio
 
-    from vero.core.agent import Agent, Run
+
+class Run(Protocol):
+    """What the stream reads and sets of a run's state (``vero.core.agent.Run``; named here by its
+    shape, so that this module and the agent's do not import each other)."""
+
+    cancelled: threading.Event
+    watch: Callable[[str, dict[str, Any]], None] | None
+    pace: Callable[[], None] | None
+
+
+class Agent(Protocol):
+    """What the stream uses of an agent (``vero.core.agent.Agent``, by its shape)."""
+
+    name: str
+    last_result: RunResult | None
+
+    def _guarded(self, run: Any, kwargs: dict[str, Any]) -> str: ...
 
 
 # -- the events ------------------------------------------------------------------------------
