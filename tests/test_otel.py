@@ -132,7 +132,8 @@ def test_message_content_when_turned_on(provider, exporter, monkeypatch, by_env)
 def test_a_sub_agents_calls_are_spans_inside_the_run(provider, exporter):
     llm = ScriptedLLM([json.dumps({"steps": ["Add 2 and 3."]}),
                        'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
-                       "Thought: done\nFinal Answer: 5", json.dumps({"response": "The answer is 5."})],  # the replanner answers
+                       "Thought: done\nFinal Answer: 5",
+                       json.dumps({"response": "The answer is 5."})],  # the replanner answers
                       model_name="small-model")
     PlanExecuteAgent("planner", llm, tools=[add], verbose=False, callbacks=[GenAISpans(provider)]).run("2 + 3?")
     spans = exporter.get_finished_spans()
