@@ -184,6 +184,16 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
         messages.append(Message.user(with_task(REPEATED_CALL_NUDGE, agent)))
 
 
+def send_nudge(agent: Agent, reply_text: str, nudge: str | ToolCall, messages: list[Message]) -> None:
+    """The reply, then the nudge: a note as the next user message, or a recovery rule's read-only
+    lookup, made for the model."""
+    messages.append(Message("assistant", reply_text))
+    if isinstance(nudge, ToolCall):
+        run_for_the_model(agent, nudge, messages)
+    else:
+        messages.append(Message("user", nudge))
+
+
 def run_for_the_model(agent: Agent, call: ToolCall, messages: list[Message]) -> None:
     """A recovery rule's read-only call, run and shown as a call, then a note saying vero made it."""
     answer_tool_calls(agent, Message("assistant", None, tool_calls=[call]), messages)

@@ -16,14 +16,14 @@ from vero.agents._native import (
     answer_tool_calls,
     nudge_for,
     quotes_a_call,
-    run_for_the_model,
+    send_nudge,
     tool_options,
     with_task,
     with_text_tool_calls,
 )
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
-from vero.core.message import Message, ToolCall
+from vero.core.message import Message
 from vero.core.parsing import OBSERVATION_LABEL, final_answer_text, parse_react
 
 STOP = [OBSERVATION_LABEL]  # the text protocol ends a reply before a self-written observation
@@ -116,11 +116,7 @@ class NativeProtocol:
             agent.format_error("the reply was empty", reply.text, messages)
             return None
         agent.note_thought(reply.text)
-        messages.append(Message("assistant", reply.text))
-        if isinstance(nudge, ToolCall):  # a recovery rule's read-only lookup, made for the model
-            run_for_the_model(agent, nudge, messages)
-        else:
-            messages.append(Message("user", nudge))
+        send_nudge(agent, reply.text, nudge, messages)
         return None
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:

@@ -30,12 +30,12 @@ from vero.agents._native import (
     NATIVE_INTRO,
     answer_tool_calls,
     nudge_for,
-    run_for_the_model,
+    send_nudge,
     tool_options,
     with_text_tool_calls,
 )
 from vero.core.agent import Agent, MalformedOutputError
-from vero.core.message import Message, ToolCall
+from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome, StepKind
 
 TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
@@ -74,11 +74,7 @@ class ToolCallingAgent(Agent):
                 self.record(StepKind.FINAL, reply.text)
                 return reply.text
             self.keep_partial(reply.text)
-            messages.append(Message("assistant", reply.text))
-            if isinstance(nudge, ToolCall):  # a recovery rule's read-only lookup, made for the model
-                run_for_the_model(self, nudge, messages)
-            else:
-                messages.append(Message("user", nudge))
+            send_nudge(self, reply.text, nudge, messages)  # a note, or a recovery rule's read-only lookup
         reply = self.call_llm(messages, on_token=on_token, **tool_options(self, tool_choice="none"))
         answer = reply.text if reply.text.strip() else self.partial
         self.record(StepKind.FINAL, answer)
