@@ -12,6 +12,7 @@ Exit codes: 0 the run ended ``ok``; 1 any other status or an error;
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 import traceback
@@ -84,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--trace", metavar="FILE", help="append every event to FILE as JSON lines")
     group.add_argument("-q", "--quiet", action="store_true", help="do not print the agent's steps")
     group.add_argument("--debug", action="store_true", help="debug logging and full tracebacks (also DEBUG=1)")
+    mcp = common.add_argument_group("MCP servers (their tools are added to the agent's; docs/mcp.md)")
+    mcp.add_argument("--mcp", metavar="CMD", action="append", default=[],
+                     help='a server to start, as one string: --mcp "npx -y @modelcontextprotocol/server-filesystem '
+                     '/some/dir"; or a Streamable HTTP URL (repeatable)')
+    mcp.add_argument("--mcp-config", metavar="FILE",
+                     help='the servers of a JSON file: {"mcpServers": {NAME: {"command", "args", "env"} | '
+                     '{"url", "headers"}}}')
 
     chat = commands.add_parser("chat", parents=[common], help="chat with an agent (interactive, multi-turn)",
                                description="Chat with an agent. Type /help inside for the commands; bye to leave.")
@@ -143,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        return args.func(args)
+        with contextlib.ExitStack() as args.exit_stack:  # the --mcp servers stop when the command ends
+            return args.func(args)
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         return 130
@@ -162,12 +171,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 
+def with_mcp_tools(args, tools: list):
+    """``tools`` and the tools of the ``--mcp`` / ``--mcp-config`` servers, which stop when the command ends."""
+    from vero.tool.mcp import servers_from_cli  # here: ``vero --help`` does not load the MCP client
+
+    return servers_from_cli(args, tools, args.exit_stack)
+
+
 # --------------------------------------------------------------------------- vero run
 
 
 def cmd_run(args) -> int:
     task = read_task(args.task)
-    tools = parse_tools(args.tools)
+    tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     agent = make_agent(args.agent, llm, tools, args)
     if args.tools is not None and tools and not agent.uses_tools:
@@ -200,7 +216,7 @@ def read_task(task: str) -> str:
 
 
 def cmd_chat(args) -> int:
-    tools = parse_tools(args.tools)
+    tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     repl = Repl(args, llm, tools)
     warning = check_endpoint(llm) if sys.stdin is not None else None  # closed stdin: nothing will be sent

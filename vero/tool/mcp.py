@@ -220,7 +220,8 @@ class _StdioTransport:
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
                 cwd=self.cwd, start_new_session=hasattr(os, "setsid"))
         except OSError as exc:
-            raise MCPError(f"cannot start {self.describe()}: {exc.strerror or exc}") from None
+            raise MCPError(f"cannot start the MCP server {self.server.name!r} ({self.describe()}): "
+                           f"{exc.strerror or exc}") from None
         for reader, stream in ((self._read_stdout, "out"), (self._read_stderr, "err")):
             threading.Thread(target=reader, args=(self.process,), name=f"mcp-{self.server.name}-{stream}",
                              daemon=True).start()
@@ -370,6 +371,22 @@ class _HTTPTransport:
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", None) or exc
             raise MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.url}: {reason}") from None
+
+    def listen(self) -> None:
+        """Open the stream on which the server sends news that answers no request (a changed tool list),
+        on a daemon thread; a server that offers no such stream (HTTP 405) is fine."""
+        if self.session_id:
+            threading.Thread(target=self._listen, name=f"mcp-{self.server.name}-events", daemon=True).start()
+
+    def _listen(self) -> None:
+        headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
+        request = urllib.request.Request(self.url, headers={**headers, "Accept": "text/event-stream"}, method="GET")
+        try:
+            with urllib.request.urlopen(request, timeout=None) as response:
+                if response.headers.get_content_type() == "text/event-stream":
+                    self._read_events(response)
+        except (urllib.error.URLError, OSError, ValueError) as exc:  # 405: no stream; or the session ended
+            logger.debug("[%s] the event stream ended: %s", self.server.name, exc)
 
     def _read_json(self, response: Any) -> None:
         body = response.read(self.server.max_message_bytes + 1)
@@ -534,6 +551,8 @@ class MCPServer:
         self.server_info = _object(result.get("serverInfo"))
         self.instructions = result.get("instructions") if isinstance(result.get("instructions"), str) else None
         self.notify("notifications/initialized")
+        if isinstance(self.transport, _HTTPTransport):
+            self.transport.listen()
 
     # ------------------------------------------------------------------ tools
 
@@ -555,7 +574,7 @@ class MCPServer:
     def _load_tools(self) -> None:
         specs: list[dict] = []
         cursor = None
-        while True:
+        for _page in range(self.max_tools + 1):  # a server that gives empty pages forever is stopped too
             result = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=self.handshake_timeout)
             page = result.get("tools")
             specs += [s for s in page if isinstance(s, dict) and isinstance(s.get("name"), str)] \
@@ -566,6 +585,8 @@ class MCPServer:
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
                 break
+        else:
+            raise MCPError(f"the MCP server {self.name!r} gave more than {self.max_tools} pages of tools")
         old = self._tools
         self._tools = {}
         for spec in specs:
@@ -595,6 +616,7 @@ class MCPServer:
     def call(self, name: str, arguments: Mapping[str, Any] | None = None, timeout: float | None = None) -> str:
         """Call tool ``name`` (the server's name for it) and return the result's text; ``MCPError`` if the
         call failed.  ``timeout`` defaults to ``call_timeout``."""
+        self._refresh_if_changed()
         try:
             result = self.request("tools/call", {"name": name, "arguments": dict(arguments or {})},
                                   timeout=self.call_timeout if timeout is None else timeout)
