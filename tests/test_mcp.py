@@ -554,3 +554,22 @@ def test_the_node_filesystem_server_refuses_a_path_outside_its_folder(filesystem
     read = "read_text_file" if "read_text_file" in tools else "read_file"
     outcome = ToolRegistry(server.tools()).run(read, {"path": "/etc/passwd"})
     assert not outcome.ok and "root:" not in outcome.output
+
+
+def test_the_example_answers_with_the_filesystem_servers_tools(filesystem_server, monkeypatch, capsys):
+    import importlib.util
+
+    server, folder = filesystem_server
+    spec = importlib.util.spec_from_file_location("example_mcp_filesystem", ROOT / "examples" / "mcp_filesystem.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    entry = node_filesystem_server()
+    monkeypatch.setattr(example, "filesystem_server",
+                        lambda where: MCPServer.stdio("node", [str(entry), where], name="files"))
+    path = str(folder / "todo.txt")
+    monkeypatch.setattr(example, "ChatOpenAI", lambda: ScriptedLLM([calls(("read_text_file", {"path": path})),
+                                                                   "The list says: buy lamp oil."]))
+    monkeypatch.setattr(example.shutil, "which", lambda name: "/usr/bin/npx")  # node runs it here, not npx
+    assert example.main(["--folder", str(folder), "What is on my list?"]) == 0
+    out = capsys.readouterr().out
+    assert "files: " in out and "read_text_file" in out and "The list says: buy lamp oil." in out
