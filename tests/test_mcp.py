@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from test_cli import ROOT, vero
+
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.result import OK, ToolError
 from vero.testing import ScriptedLLM
@@ -221,7 +221,7 @@ def test_a_server_that_only_writes_garbage_says_so_in_the_handshake_error():
 
 
 def test_a_command_that_does_not_exist_is_a_clear_error():
-    with pytest.raises(MCPError, match=r"cannot start the MCP server 'no-such-mcp-server' \(no-such-mcp-server --flag\): "):
+    with pytest.raises(MCPError, match=r"cannot start the MCP server 'no-such-mcp-server' \(no-such-mcp-server --flag"):
         MCPServer.stdio("no-such-mcp-server", ["--flag"]).start()
 
 
@@ -573,3 +573,16 @@ def test_the_example_answers_with_the_filesystem_servers_tools(filesystem_server
     assert example.main(["--folder", str(folder), "What is on my list?"]) == 0
     out = capsys.readouterr().out
     assert "files: " in out and "read_text_file" in out and "The list says: buy lamp oil." in out
+
+
+def test_a_result_over_the_message_cap_over_http_is_an_observation(http_notes):
+    with MCPServer.http(http_notes, max_message_bytes=1_000_000) as server:
+        registry = ToolRegistry(server.tools())
+        outcome = registry.run("huge", {"megabytes": 3})
+        assert not outcome.ok and "sent a message of more than 1,000,000 bytes" in outcome.output
+        assert registry.run("add", {"a": 2, "b": 2}).output == "4"
+
+
+def test_a_key_in_the_url_query_is_not_shown():
+    server = MCPServer.http("https://mcp.example.com/mcp?api_key=sk-123", name="remote")
+    assert repr(server) == "MCPServer('remote', https://mcp.example.com/mcp?***)"

@@ -332,7 +332,9 @@ class _HTTPTransport:
         self.protocol_version: str | None = None
 
     def describe(self) -> str:
-        return self.url
+        """The URL without its query, which may hold a key (``?api_key=...``)."""
+        parts = urllib.parse.urlsplit(self.url)
+        return parts._replace(query="***" if parts.query else "", fragment="").geturl()
 
     def header_names(self) -> list[str]:
         return list(self._headers)
@@ -370,7 +372,8 @@ class _HTTPTransport:
                            + (" (its session has ended)" if expired else "")) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", None) or exc
-            raise MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.url}: {reason}") from None
+            raise MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}") \
+                from None
 
     def listen(self) -> None:
         """Open the stream on which the server sends news that answers no request (a changed tool list),
@@ -384,7 +387,7 @@ class _HTTPTransport:
         try:
             with urllib.request.urlopen(request, timeout=None) as response:
                 if response.headers.get_content_type() == "text/event-stream":
-                    self._read_events(response)
+                    self._read_events(response, answers=False)
         except (urllib.error.URLError, OSError, ValueError) as exc:  # 405: no stream; or the session ended
             logger.debug("[%s] the event stream ended: %s", self.server.name, exc)
 
@@ -401,26 +404,29 @@ class _HTTPTransport:
             if isinstance(item, dict):
                 self.server._receive(item)
 
-    def _read_events(self, response: Any) -> None:
-        """Server-sent events: ``data:`` lines up to a blank line make one message; the stream ends
-        when the response to our request has come."""
+    def _read_events(self, response: Any, answers: bool = True) -> None:
+        """Server-sent events: ``data:`` lines up to a blank line make one message.  The stream of a
+        request ends when its answer has come; ``answers=False``: the stream of news, which answers nothing."""
         cap = self.server.max_message_bytes
         data: list[bytes] = []
         size = 0
-        for line in iter(lambda: response.readline(cap + 2), b""):
+        for line in iter(lambda: response.readline(cap + 8), b""):
             if line.startswith(b"data:"):
                 chunk = line[5:].removeprefix(b" ").rstrip(b"\r\n")
                 size += len(chunk)
-                if size > cap:
-                    self.server._message_too_big()
+                if size > cap or not line.endswith(b"\n"):  # a line longer than the cap: the message is too
+                    if answers:
+                        self.server._message_too_big()
+                    else:
+                        logger.warning("[%s] a message over max_message_bytes was dropped", self.server.name)
                     return
                 data.append(chunk)
             elif not line.strip() and data:
                 text, data, size = b"\n".join(data), [], 0
                 with contextlib.suppress(ValueError):
                     message = json.loads(text)
-                    if isinstance(message, dict) and self.server._receive(message):
-                        return  # our response: the stream has nothing more for us
+                    if isinstance(message, dict) and self.server._receive(message) and answers:
+                        return  # our answer: the stream has nothing more for us
 
     def close(self) -> None:
         if not self.session_id:
@@ -474,6 +480,7 @@ class MCPServer:
         self._lock = threading.Lock()
         self._tools: dict[str, MCPTool] = {}
         self._tools_changed = False
+        self._refresh_lock = threading.Lock()
         self._registries: list[ToolRegistry] = []
         self._closed_reason: str | None = None
         self._started = False
@@ -606,7 +613,9 @@ class MCPServer:
                     registry.register(made)
 
     def _refresh_if_changed(self) -> None:
-        if self._tools_changed and self._closed_reason is None:
+        with self._refresh_lock:  # one refresh at a time, even if tools run in parallel
+            if not self._tools_changed or self._closed_reason is not None:
+                return
             self._tools_changed = False
             try:
                 self._load_tools()
