@@ -13,7 +13,7 @@
 - ``rpc-error``: answers every ``tools/call`` with a JSON-RPC error.
 
 Every call is answered with its arguments as text; ``record`` answers with the server's environment
-variable named by ``name``.
+variable named by ``name``; ``quit`` ends the server (exit code 3) in the middle of the call.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ TOOLS = [
     {"name": "files.read", "description": "A name with a dot.", "inputSchema": {"type": "object"}},
     {"name": "record", "description": "An environment variable of the server.",
      "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
+    {"name": "quit", "description": "The server exits during the call.", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -72,6 +73,8 @@ def answer(request: dict) -> None:
         if MODE == "rpc-error":
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "Unknown tool: nope"}})
             return
+        if params["name"] == "quit":
+            sys.exit(3)
         arguments = params.get("arguments") or {}
         text = json.dumps(arguments, sort_keys=True)
         if params["name"] == "record":
