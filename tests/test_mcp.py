@@ -200,6 +200,13 @@ def test_the_subprocess_gets_a_small_environment_without_the_api_key(monkeypatch
         assert registry.run("record", {"name": "PATH"}).output == os.environ["PATH"]
 
 
+def test_a_registry_can_lose_a_tool():
+    registry = ToolRegistry()
+    added = registry.register(lambda: "hi")
+    assert registry.remove(added.name) is added and added.name not in registry and registry.schemas() == []
+    assert registry.remove("never-there") is None
+
+
 # --------------------------------------------------------------------------- faults of hand-written servers
 
 

@@ -53,6 +53,7 @@ MAX_TOOLS = 128  # tools taken from one server
 SHUTDOWN_GRACE = 2.0  # seconds a server gets to exit after its stdin closes, then after SIGTERM
 _STDERR_LINES_KEPT = 20  # the last lines of a server's stderr, for the error when it fails to start
 _SAFE_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",  # POSIX
+             "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",  # npx, uvx fetch
              "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATHEXT", "PROCESSOR_ARCHITECTURE",  # Windows
              "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES")
 
