@@ -13,7 +13,8 @@
 - ``rpc-error``: answers every ``tools/call`` with a JSON-RPC error.
 
 Every call is answered with its arguments as text; ``record`` answers with the server's environment
-variable named by ``name``; ``quit`` ends the server (exit code 3) in the middle of the call.
+variable named by ``name``; ``quit`` ends the server (exit code 3) in the middle of the call; ``hang`` is
+never answered; ``heard`` answers with the notifications the server got, as JSON.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ TOOLS = [
     {"name": "record", "description": "An environment variable of the server.",
      "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
     {"name": "quit", "description": "The server exits during the call.", "inputSchema": {"type": "object"}},
+    {"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}},
+    {"name": "heard", "description": "The notifications heard so far.", "inputSchema": {"type": "object"}},
 ]
+HEARD: list = []
 
 
 def send(message: dict) -> None:
@@ -75,8 +79,12 @@ def answer(request: dict) -> None:
             return
         if params["name"] == "quit":
             sys.exit(3)
+        if params["name"] == "hang":
+            return
         arguments = params.get("arguments") or {}
         text = json.dumps(arguments, sort_keys=True)
+        if params["name"] == "heard":
+            text = json.dumps(HEARD)
         if params["name"] == "record":
             text = str(os.environ.get(arguments.get("name", ""), "(not set)"))
         if MODE == "asks":
@@ -93,5 +101,7 @@ while True:
     message = receive()
     if message is None:
         break
+    if "method" in message and "id" not in message:
+        HEARD.append(message)
     if MODE != "silent" and "method" in message:
         answer(message)

@@ -35,7 +35,6 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -46,7 +45,7 @@ logger = logging.getLogger("vero.mcp")
 
 PROTOCOL_VERSION = "2025-11-25"  # the revision vero asks for
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # what a server may answer with
-HANDSHAKE_TIMEOUT = 30.0  # seconds for the server to start and answer ``initialize``
+HANDSHAKE_TIMEOUT = 60.0  # seconds to start and answer ``initialize`` (npx may first fetch the package)
 CALL_TIMEOUT = 60.0  # seconds for one tool call (the tool's ``timeout``)
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024  # one message from the server; a bigger one is refused
 MAX_TOOLS = 128  # tools taken from one server
@@ -441,7 +440,7 @@ class _HTTPTransport:
 # --------------------------------------------------------------------------- the server
 
 
-_open_servers: weakref.WeakSet[MCPServer] = weakref.WeakSet()
+_open_servers: set[MCPServer] = set()  # started and not closed: held here until they are
 
 
 @atexit.register
