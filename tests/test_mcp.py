@@ -32,7 +32,16 @@ from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.result import OK, ToolError
 from vero.testing import ScriptedLLM
 from vero.tool import ToolRegistry
-from vero.tool.mcp import MCPError, MCPServer, MCPTool, result_text, servers_from_config
+from vero.tool.mcp import (
+    MCPError,
+    MCPServer,
+    MCPTool,
+    _HTTPTransport,
+    _StdioTransport,
+    result_text,
+    server_from_command,
+    servers_from_config,
+)
 
 SERVERS = Path(__file__).resolve().parent / "mcp_servers"
 NOTES = str(SERVERS / "notes_server.py")
@@ -525,6 +534,23 @@ def test_an_mcp_server_that_does_not_start_is_a_usage_error(srv, tmp_path):
     done = vero("run", "hi", "--mcp", "no-such-mcp-server --stdio", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 2
     assert "vero: cannot start the MCP server 'no-such-mcp-server' (no-such-mcp-server --stdio): " in done.stderr
+
+
+@pytest.mark.parametrize("command, name", [
+    ("npx -y @modelcontextprotocol/server-filesystem /home/me", "server-filesystem"),
+    ("npx -y @example/calendar-mcp@1.2.0", "calendar-mcp"),
+    ("uvx mcp-server-time --local-timezone UTC", "mcp-server-time"),
+    ("python tests/mcp_servers/notes_server.py", "notes_server"),
+    ("docker run -i --rm mcp/fetch", "fetch"),
+])
+def test_a_server_from_the_command_line_is_named_after_its_package_or_script(command, name):
+    server = server_from_command(command)
+    assert server.name == name and isinstance(server.transport, _StdioTransport)
+
+
+def test_an_mcp_url_on_the_command_line_is_a_streamable_http_server():
+    server = server_from_command(" https://mcp.example.com/mcp ")
+    assert isinstance(server.transport, _HTTPTransport) and server.name == "mcp.example.com"
 
 
 def test_the_config_headers_are_kept_for_the_server_and_masked(tmp_path):

@@ -833,4 +833,5 @@ def servers_from_cli(args: Any, tools: list, stack: contextlib.ExitStack) -> lis
     return registry
 
 
-__all__ = ["MCPError", "MCPServer", "MCPTool", "result_text", "servers_from_cli", "servers_from_config"]
+__all__ = ["MCPError", "MCPServer", "MCPTool", "result_text", "server_from_command", "servers_from_cli",
+           "servers_from_config"]
