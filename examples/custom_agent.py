@@ -14,7 +14,7 @@ from collections import Counter
 
 from vero import Agent, ChatOpenAI, LLMConfigError, Message, Outcome, Status, StepKind
 from vero.agents import ReActAgent
-from vero.core import Observation
+from vero.tool import ToolOutcome
 from vero.tool.builtin import calculator, python_exec
 
 NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
@@ -45,7 +45,7 @@ class SelfConsistencyAgent(Agent):
 class CarefulReActAgent(ReActAgent):
     """ReAct that asks you before it runs any tool: only ``run_tool`` changes."""
 
-    def run_tool(self, name: str, args) -> Observation:
+    def run_tool(self, name: str, args) -> ToolOutcome:
         try:
             reply = input(f"Run {name}({args})? [y/N] ")
         except EOFError:  # no more input (e.g. stdin is not a terminal): that is a "no"
@@ -53,7 +53,7 @@ class CarefulReActAgent(ReActAgent):
             reply = ""
         if reply.strip().lower() not in ("y", "yes"):
             self.record(StepKind.WARNING, f"the user refused to run {name}")
-            return Observation("The user refused to run this tool. Continue without it.", ok=False, error="refused")
+            return ToolOutcome("The user refused to run this tool. Continue without it.", ok=False, error="refused")
         return super().run_tool(name, args)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from vero.testing import MockOpenAIServer
 
 _IDLE: list[MockOpenAIServer] = []
-_OPTIONS = ("responder", "latency", "model", "stream_chunk_chars")
+_OPTIONS = ("responder", "latency", "model", "stream_chunk_chars", "reject_response_format")
 
 
 def reset_mock_server(server: MockOpenAIServer) -> None:

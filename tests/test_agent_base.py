@@ -152,7 +152,7 @@ def test_as_bool_and_as_score():
 class ToolAgent(Agent):
     def solve(self, task, name="add", args=None):
         observation = self.run_tool(name, args if args is not None else {"a": 2, "b": 3})
-        return observation.text
+        return observation.output
 
 
 def test_run_tool_records_action_and_full_observation():

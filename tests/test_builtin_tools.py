@@ -121,7 +121,7 @@ def test_calculator_refuses_hostile_input_quickly(tools, expression):
 
 def test_calculator_error_messages_say_what_was_wrong(tools):
     def message(expression: str) -> str:
-        return tools.execute("calculator", {"expression": expression})
+        return tools.run("calculator", {"expression": expression}).output
 
     assert "unknown name 'a'" in message("a")
     assert "function '__import__' is not allowed" in message("__import__('os')")
@@ -326,7 +326,7 @@ def fake_search(server, monkeypatch):
 
 def test_web_search_uses_tavily_when_its_key_is_set(tools, fake_search):
     fake_search(tavily="tvly-SECRET-123", bocha="bocha-SECRET")
-    out = tools.execute("web_search", {"query": "python", "max_results": 2})
+    out = tools.run("web_search", {"query": "python", "max_results": 2}).output
     assert out == (
         "1. Tavily One — https://one.example\n"
         "   first snippet\n"
@@ -342,7 +342,7 @@ def test_web_search_uses_tavily_when_its_key_is_set(tools, fake_search):
 
 def test_web_search_uses_bocha_when_only_its_key_is_set(tools, fake_search):
     fake_search(bocha="bocha-SECRET-456")
-    out = tools.execute("web_search", "量子计算")  # a bare string goes to `query`
+    out = tools.run("web_search", "量子计算").output  # a bare string goes to `query`
     assert out == "1. 博查结果 — https://bocha.example\n   中文摘要"
     [request] = FakeSearchHandler.requests
     assert request["path"] == "/bocha" and request["body"]["query"] == "量子计算"
@@ -351,7 +351,7 @@ def test_web_search_uses_bocha_when_only_its_key_is_set(tools, fake_search):
 
 
 def test_web_search_falls_back_to_duckduckgo_without_keys(tools, fake_search):
-    out = tools.execute("web_search", {"query": "python docs"})
+    out = tools.run("web_search", {"query": "python docs"}).output
     assert out == (
         "1. Welcome to Python.org — https://www.python.org/\n"
         "   The official home of the Python Programming Language.\n"
@@ -364,7 +364,7 @@ def test_web_search_falls_back_to_duckduckgo_without_keys(tools, fake_search):
 
 
 def test_web_search_respects_max_results(tools, fake_search):
-    out = tools.execute("web_search", {"query": "python", "max_results": 1})
+    out = tools.run("web_search", {"query": "python", "max_results": 1}).output
     assert out.startswith("1. Welcome") and "2." not in out
 
 
@@ -383,7 +383,7 @@ def test_web_search_connection_refused_becomes_an_observation(tools, fake_search
         port = s.getsockname()[1]
     monkeypatch.setenv("VERO_BOCHA_URL", f"http://127.0.0.1:{port}/bocha")
     fake_search(bocha="bocha-SECRET")
-    out = tools.execute("web_search", {"query": "x"})
+    out = tools.run("web_search", {"query": "x"}).output
     assert out.startswith("Search failed: bocha: could not connect")
     assert "SECRET" not in out
 
@@ -408,7 +408,7 @@ def test_alias_search_without_its_key_says_what_to_set(fake_search):
 
 
 def test_current_time_is_iso_with_timezone(tools):
-    out = tools.execute("current_time", None)
+    out = tools.run("current_time", None).output
     stamp = out.split(" ")[0]
     parsed = datetime.fromisoformat(stamp)
     assert parsed.tzinfo is not None
@@ -434,4 +434,4 @@ def test_buildin_alias_package_provides_the_original_names():
     assert namespace["math_calculator"]("2 * 21") == "42"
     registry = ToolRegistry([namespace["math_calculator"], namespace["duckduckgo_search"]])
     assert registry.names() == ["math_calculator", "duckduckgo_search"]
-    assert registry.execute("math_calculator", "sqrt(81)") == "9.0"
+    assert registry.run("math_calculator", "sqrt(81)").output == "9.0"

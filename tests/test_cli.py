@@ -209,7 +209,8 @@ def test_api_error_is_one_line_without_traceback(tmp_path):
     errors = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith("❌ model call failed (HTTP 500)")
     assert "Traceback" not in done.stderr + done.stdout
-    assert "❌ Run failed\n⏳ Elapsed: " in done.stdout and "no model call succeeded" in done.stdout
+    assert "=\n⏳ Elapsed: " in done.stdout and "no model call succeeded" in done.stdout
+    assert "❌" not in done.stdout  # the error line on stderr says it failed, once
 
 
 def test_debug_shows_the_traceback_but_never_the_api_key(tmp_path):
@@ -373,7 +374,7 @@ def test_chat_plan_approval_reads_as_a_question_and_its_answer(srv, tmp_path):
     srv.enqueue(json.dumps({"steps": ["Say hi."]}),
                 json.dumps({"steps": ["Say hello in French."]}),
                 "Final Answer: Bonjour !",
-                "Bonjour !")  # every step done: the answer as plain text
+                json.dumps({"response": "Bonjour !"}))  # the replanner answers
     done = vero("chat", "--agent", "plan", "--base-url", srv.base_url, cwd=tmp_path,
                 input="Greet me.\nin French please\ny\nbye\n")
     assert done.returncode == 0, done.stderr
@@ -398,7 +399,7 @@ def test_chat_plan_feedback_then_approval_runs_the_plan(srv, tmp_path):
     srv.enqueue(json.dumps({"steps": ["Say hi."]}),
                 json.dumps({"steps": ["Say hello in French."]}),
                 "Final Answer: Bonjour !",
-                "Bonjour !")  # every step done: the answer as plain text
+                json.dumps({"response": "Bonjour !"}))  # the replanner answers
     done = vero("chat", "--agent", "plan", "-q", "--base-url", srv.base_url, cwd=tmp_path,
                 input="Greet me.\nin French please\ny\nbye\n")
     assert done.returncode == 0, done.stderr

@@ -79,18 +79,18 @@ def test_retries_are_events_of_the_model_client_that_any_printer_can_show(quick_
     assert printed.getvalue().splitlines()[0] == f"🔁 retrying (2/3) {url}: HTTP 503"
 
 
-def test_no_listener_means_no_attempt_bookkeeping():
+def test_no_listener_means_no_attempt_events():
     from vero.core import chat_openai
 
     with MockOpenAIServer(["Hi."]) as server:
         llm = chat_openai.ChatOpenAI(model_name="m", base_url=server.base_url, api_key="k")
         seen = []
-        original = chat_openai._Attempts.send
-        chat_openai._Attempts.send = lambda self, *a: seen.append(1) or original(self, *a)
+        original = chat_openai.Event
+        chat_openai.Event = lambda *a: seen.append(a) or original(*a)  # type: ignore[misc]
         try:
             llm.generate([{"role": "user", "content": "hi"}])
         finally:
-            chat_openai._Attempts.send = original
+            chat_openai.Event = original  # type: ignore[misc]
     assert seen == []
 
 

@@ -93,3 +93,43 @@ def test_debug_and_the_sandbox_switch_read_the_same_words(monkeypatch):
     assert Settings.from_env().DEBUG is True and python_runner.sandbox_enabled() is False
     monkeypatch.setenv("VERO_PYTHON_SANDBOX", "unsure")  # unclear: the sandbox stays on
     assert python_runner.sandbox_enabled() is True
+
+
+@pytest.fixture
+def fresh_env_file_state(monkeypatch):
+    """Forget which names earlier tests took from a .env file, and which endpoints were warned about."""
+    from vero import config
+
+    monkeypatch.setattr(config, "_from_file", {})
+    monkeypatch.setattr(config, "_warned", set())
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "VERO_PYTHON_SANDBOX"):
+        monkeypatch.delenv(name, raising=False)
+    return config
+
+
+def test_a_dotenv_may_switch_the_sandbox_on_but_never_off(tmp_path, monkeypatch, fresh_env_file_state, caplog):
+    config = fresh_env_file_state
+    (tmp_path / ".env").write_text("VERO_PYTHON_SANDBOX=off\n")
+    config.load_env_file(str(tmp_path / ".env"))
+    assert "VERO_PYTHON_SANDBOX" not in os.environ and "cannot switch off a safety setting" in caplog.text
+    (tmp_path / ".env").write_text("VERO_PYTHON_SANDBOX=on\n")
+    config.load_env_file(str(tmp_path / ".env"))
+    assert os.environ["VERO_PYTHON_SANDBOX"] == "on"
+    monkeypatch.delenv("VERO_PYTHON_SANDBOX")
+
+
+def test_an_endpoint_from_a_dotenv_is_warned_about_once_unless_its_key_comes_from_the_same_file(
+        tmp_path, monkeypatch, fresh_env_file_state, caplog):
+    config = fresh_env_file_state
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("OPENAI_BASE_URL=http://user:s3cr3t-pw@elsewhere.invalid:8080/v1\nOPENAI_API_KEY=sk-file-key\n")
+    config.load_env_file(str(dotenv))
+    config.warn_if_endpoint_from_env_file("OPENAI_BASE_URL")
+    assert caplog.text == ""  # the file's author sends their own key to their own server
+    config.warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=True)
+    config.warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=True)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1 and str(dotenv) in warnings[0] and "host elsewhere.invalid" in warnings[0]
+    assert "your code" in warnings[0] and "s3cr3t" not in warnings[0] and "sk-file-key" not in warnings[0]
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name)

@@ -456,7 +456,8 @@ def test_reliability_page_lists_every_new_fault_row():
     sys.path.insert(0, str(ROOT / "tests"))
     try:
         modules = [importlib.import_module(name) for name in
-                   ("test_faults", "test_faults_io", "test_faults_model_io", "test_faults_sandbox")]
+                   ("test_faults", "test_faults_io", "test_faults_model_io", "test_faults_output",
+                    "test_faults_sandbox")]
     finally:
         sys.path.remove(str(ROOT / "tests"))
     grouped, *others = [{row.name for row in module.FAULTS} for module in modules]

@@ -70,7 +70,7 @@ def test_a_plan_steps_executor_runs_the_call_in_the_examples_form():
     CALLS.clear()
     llm = ScriptedLLM(['{"steps": ["Find the city of greenhouse 1 with greenhouse_info"]}',
                        'Thought: look\nAction: greenhouse_info\nAction Input: {"greenhouse_id": "1"}',
-                       "Final Answer: Ostrava Vale", "Ostrava Vale"])
+                       "Final Answer: Ostrava Vale", '{"response": "Ostrava Vale"}'])
     agent = PlanExecuteAgent("p", llm, tools=[greenhouse_info], verbose=False)
     assert agent.run("In which city is greenhouse 1?") == "Ostrava Vale"
     assert CALLS == ["1", "GH-01"] and agent.last_result.status == OK

@@ -30,11 +30,14 @@ from pathlib import Path
 import pytest
 from test_faults import (
     ALL,
+    REACT_FAMILY,
     TASK,
     TOOL_AGENTS,
     FaultRow,
+    around_react,
     cli_env,
     fault_test,
+    final,
     happy,
     happy_default,
     history_texts,
@@ -42,6 +45,7 @@ from test_faults import (
     patched,
     row_registry,
     run_one_tool,
+    tool_script,
 )
 
 from vero import tool
@@ -293,9 +297,9 @@ def tools_positional_only(kind):
     _, _, sent, step = run_one_tool(kind, [add_positional], "add_positional", {"a": 2, "b": "3"})
     assert sent == "5" and step.data["ok"], sent
     registry = ToolRegistry([add_positional, mixed_kinds])
-    assert registry.execute("add_positional", {"a": 2}) == "12"
-    assert registry.execute("add_positional", '{"b": 1, "a": 2}') == "3"
-    assert registry.execute("mixed_kinds", {"c": 3, "b": 2, "a": 1}) == "1-2-3"
+    assert registry.run("add_positional", {"a": 2}).output == "12"
+    assert registry.run("add_positional", '{"b": 1, "a": 2}').output == "3"
+    assert registry.run("mixed_kinds", {"c": 3, "b": 2, "a": 1}).output == "1-2-3"
     assert registry.run("add_positional", {"b": 1}).error == "bad_arguments"
     return "ok; called positionally"
 
@@ -446,7 +450,7 @@ def tools_calculator_complex(kind):
         assert outcome.error == "exception" and "not a real number" in outcome.output, (expression, outcome)
     expected = {"8**(1/3)": "2.0", "-(8**(1/3))": "-2.0", "(-8)**3": "-512", "(-8)**-1": "-0.125"}
     for expression, value in expected.items():
-        assert registry.execute("calculator", {"expression": expression}) == value, expression
+        assert registry.run("calculator", {"expression": expression}).output == value, expression
     return "error for 3 complex results"
 
 
@@ -579,6 +583,319 @@ def thousand_calls(kind):
     return "8 run, 992 answered 'not run'; ok"
 
 
+# =========================================================================== untrusted folders (issue 34)
+
+
+SANDBOX_CHECK = ("from vero.config import get_settings; get_settings(); "
+                 "from vero.tool.builtin.python_runner import sandbox_enabled; print('sandbox on:', sandbox_enabled())")
+
+
+@fault("config/dotenv-cannot-disable-safety", ("direct",),
+       "a ./.env with VERO_PYTHON_SANDBOX=off leaves the sandbox on (one `ignored` line); a ./.env naming "
+       "OPENAI_BASE_URL while the key comes from the environment gives one warning line naming the file and host, "
+       "before the first request; the key is never printed")
+def config_dotenv_safety(kind):
+    from mock_pool import pooled_mock_server
+    from test_faults import KEY
+
+    with tempfile.TemporaryDirectory() as folder, pooled_mock_server(["Paris", "Rome"]) as srv:
+        dotenv = os.path.join(folder, ".env")
+        Path(dotenv).write_text(f"OPENAI_BASE_URL={srv.base_url}\nVERO_PYTHON_SANDBOX=off\n", encoding="utf-8")
+        check = subprocess.run([sys.executable, "-c", SANDBOX_CHECK], cwd=folder, env=cli_env(),
+                               capture_output=True, text=True, timeout=60)
+        run = subprocess.run([sys.executable, "-m", "vero", "run", TASK, "--agent", "chat", "--tools", "none"],
+                             cwd=folder, env=cli_env(), capture_output=True, text=True, timeout=60)
+        requests = len(srv.requests)
+    assert check.stdout.strip() == "sandbox on: True", (check.stdout, check.stderr)
+    ignored = [line for line in check.stderr.splitlines() if "VERO_PYTHON_SANDBOX" in line]
+    assert len(ignored) == 1 and "ignored" in ignored[0] and dotenv in ignored[0], check.stderr
+    assert run.returncode == 0 and "Paris" in run.stdout and requests == 1, (run.stdout, run.stderr)
+    warned = [line for line in run.stderr.splitlines() if "OPENAI_BASE_URL" in line]
+    assert len(warned) == 1 and dotenv in warned[0] and "host 127.0.0.1" in warned[0], run.stderr
+    assert "OPENAI_API_KEY comes from the environment" in warned[0], warned
+    assert KEY not in run.stderr + run.stdout + check.stderr
+    return "the sandbox stays on; one warning naming the .env and the host"
+
+
+# =========================================================================== odd files (issue 34)
+
+
+def odd_targets(folder: str) -> dict[str, str]:
+    """Things in ``folder`` that are not regular files: a FIFO, a socket, a folder and (as root) a device node.
+
+    Made in a temporary folder, never in /dev: the device node has /dev/null's numbers, so replacing
+    it (the old bug) harms nothing.
+    """
+    import socket
+    import stat
+
+    targets = {"fifo": os.path.join(folder, "fifo"), "folder": os.path.join(folder, "folder"),
+               "socket": os.path.join(folder, "sock")}
+    os.mkfifo(targets["fifo"])
+    os.mkdir(targets["folder"])
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(targets["socket"])
+    listener.close()  # the socket file stays
+    if os.geteuid() == 0:
+        targets["device"] = os.path.join(folder, "null-device")
+        os.mknod(targets["device"], stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    return targets
+
+
+def in_time(function: Callable[[], object], seconds: float = 10.0) -> object:
+    """``function()`` on a daemon thread; a call still running after ``seconds`` (a hang) fails the check."""
+    outcome: list = []
+
+    def call():
+        try:
+            outcome.append(("returned", function()))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            outcome.append(("raised", exc))
+
+    worker = threading.Thread(target=call, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"still running after {seconds:g} s (a hang)"
+    return outcome[0]
+
+
+def unblock_fifo(path: str) -> None:
+    """Release a thread of the old code stuck opening ``path`` (a FIFO) by opening its other end."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+        os.close(fd)
+
+
+@fault("persistence/save-odd-targets", ALL,
+       "saving onto a FIFO, socket, folder or device node (directly or through a symlink) raises OSError naming "
+       "the path and leaves it as it was; saving through a symlink keeps the target's mode and owner; a failed save "
+       "names the user's path, never the temporary file")
+def persistence_save_odd(kind):
+    import stat
+
+    agent = agent_after_one_turn(kind)
+    with tempfile.TemporaryDirectory() as folder:
+        targets = odd_targets(folder)
+        for name, path in targets.items():
+            link = os.path.join(folder, f"link-to-{name}")
+            os.symlink(path, link)
+            for given in (path, link):
+                kind_before = stat.S_IFMT(os.lstat(path).st_mode)
+                status, value = in_time(lambda given=given: agent.save(given))
+                assert status == "raised" and isinstance(value, OSError), (given, status, value)
+                assert "not a regular file" in str(value) and given in str(value), str(value)
+                assert stat.S_IFMT(os.lstat(path).st_mode) == kind_before, f"{given} was replaced"
+        real, link = os.path.join(folder, "shared.json"), os.path.join(folder, "link.json")
+        Path(real).write_text("{}", encoding="utf-8")
+        os.chmod(real, 0o640)
+        owner = (12345, 12345) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
+        os.chown(real, *owner)
+        os.symlink(real, link)
+        agent.save(link)
+        info = os.stat(real)
+        assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o640, *owner), oct(info.st_mode)
+        assert os.path.islink(link) and len(Path(real).read_text(encoding="utf-8")) > 2
+        missing = os.path.join(folder, "no-such-folder", "s.json")
+        status, value = in_time(lambda: agent.save(missing))
+        assert status == "raised" and missing in str(value) and ".vero-" not in str(value), str(value)
+        assert sorted(os.listdir(folder)) == sorted(["shared.json", "link.json", *(os.path.basename(p) for p in
+                                                     targets.values()), *(f"link-to-{n}" for n in targets)])
+    return f"{len(targets)} kinds refused, directly and through links; mode and owner kept; errors name the path"
+
+
+LOAD_ZERO = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # the old code reads /dev/zero until this stops it
+from vero.core.session import load_session
+from vero.errors import SessionFormatError
+try:
+    load_session(sys.argv[1])
+except SessionFormatError as exc:
+    print("refused:", exc)
+"""
+
+
+@fault("persistence/load-odd-targets", ("direct",),
+       "loading a FIFO (no writer), /dev/zero through a symlink, a socket or a folder raises SessionFormatError at "
+       "once; a file larger than 64 MiB is refused without being read")
+def persistence_load_odd(kind):
+    from vero.core.session import MAX_SESSION_BYTES, load_session
+
+    with tempfile.TemporaryDirectory() as folder:
+        targets = odd_targets(folder)
+        zero = os.path.join(folder, "zero.json")
+        os.symlink("/dev/zero", zero)
+        big = os.path.join(folder, "big.json")
+        with open(big, "wb") as file:
+            file.truncate(MAX_SESSION_BYTES + 1)  # sparse: costs no disk
+        try:
+            for name, path in {**targets, "big": big}.items():
+                status, value = in_time(lambda path=path: load_session(path))
+                assert status == "raised" and isinstance(value, SessionFormatError), (name, status, value)
+                assert ("not a regular file" if name != "big" else "larger than 64 MiB") in str(value), str(value)
+        finally:
+            unblock_fifo(targets["fifo"])
+        proc = subprocess.run([sys.executable, "-c", LOAD_ZERO, zero], env=cli_env(), capture_output=True,
+                              text=True, timeout=60)
+    assert proc.stdout.startswith("refused:") and "not a regular file but a device" in proc.stdout, \
+        (proc.stdout, proc.stderr[-500:])
+    return f"{len(targets) + 2} odd files refused at once"
+
+
+@fault("repl/load-save-odd-targets", ALL,
+       "`/load` of a FIFO and `/save` onto one: one ❌ line each naming the path, no hang; the conversation goes on")
+def repl_odd_targets(kind):
+    with tempfile.TemporaryDirectory() as folder:
+        fifo = os.path.join(folder, "fifo")
+        os.mkfifo(fifo)
+        try:
+            status, value = in_time(lambda: survives_commands(kind, [f"/load {fifo}", f"/save {fifo}"], 2,
+                                                              re.escape(fifo) + ".*not a regular file"))
+        finally:
+            unblock_fifo(fifo)
+    if status == "raised":
+        raise value
+    return str(value)
+
+
+TRACE_LIMITED = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of killing
+resource.setrlimit(resource.RLIMIT_FSIZE, (600, 600))  # the trace's first lines fit, the rest do not
+from vero.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@fault("cli/trace-odd-targets", ("direct",),
+       "`vero run --trace` onto a FIFO or a link to /dev/full exits 2 with one `vero: cannot write the trace file` "
+       "line, without waiting; a trace write that fails mid-run (file size limit) is reported in one line and the "
+       "run exits 1")
+def cli_trace_odd(kind):
+    from mock_pool import pooled_mock_server
+
+    with tempfile.TemporaryDirectory() as folder, pooled_mock_server(["Paris"]) as srv:
+        os.mkfifo(os.path.join(folder, "fifo"))
+        os.symlink("/dev/full", os.path.join(folder, "full"))
+        base = ["run", TASK, "--agent", "chat", "--tools", "none", "--base-url", srv.base_url]
+        refused = {}
+        for name in ("fifo", "full"):
+            refused[name] = subprocess.run([sys.executable, "-m", "vero", *base, "--trace", name], cwd=folder,
+                                           env=cli_env(), capture_output=True, text=True, timeout=60)
+        failed = subprocess.run([sys.executable, "-c", TRACE_LIMITED, *base, "--trace", "trace.jsonl"], cwd=folder,
+                                env=cli_env(), capture_output=True, text=True, timeout=60)
+        written = Path(folder, "trace.jsonl").read_text(encoding="utf-8", errors="replace")
+    for name, proc in refused.items():
+        assert proc.returncode == 2 and proc.stdout == "", (name, proc.returncode, proc.stdout, proc.stderr)
+        assert proc.stderr.startswith(f"vero: cannot write the trace file {name}: not a regular file"), proc.stderr
+        assert len(proc.stderr.splitlines()) == 1, proc.stderr
+    lines = failed.stderr.splitlines()
+    assert failed.returncode == 1 and "Paris" in failed.stdout, (failed.returncode, failed.stdout, failed.stderr)
+    assert len(lines) == 1 and "trace file trace.jsonl could not be written" in lines[0], failed.stderr
+    assert 0 < len(written) <= 600, len(written)
+    return "refused at once (exit 2); a failed write: one line, exit 1"
+
+
+# =========================================================================== cancelling (issue 34)
+
+
+@fault("agents/cancel-stops-at-next-call", ALL + ("react_native",),
+       "Agent.cancel() during a model call (as from another thread) stops the run before its next model or tool "
+       "call: status cancelled, the Cancelled error, exactly one model call, history unchanged; the agent runs again")
+def agents_cancel(kind):
+    from vero.errors import Cancelled
+
+    holder: list = []
+    ran: list = []
+
+    @tool
+    def remember(note: str) -> str:
+        """Remember a note."""
+        ran.append(note)
+        return "remembered"
+
+    # Each script needs a second model call (the critic) or a tool call after the first reply.
+    script = happy(kind) if kind == "reflection" else tool_script(kind, "remember", {"note": "x"})
+
+    def cancel_now(messages):
+        assert holder[0].cancel() is True  # a run is in progress
+        return script[0]
+
+    again = around_react(kind, [final("Rome")], "Rome") if kind in REACT_FAMILY else happy(kind, "Rome")
+    llm = ScriptedLLM([cancel_now, *again])
+    agent = make_agent(kind, llm, [remember])
+    holder.append(agent)
+    assert agent.cancel() is False  # no run: nothing to cancel
+    answer = agent.run(TASK)
+    result = agent.last_result
+    assert result.status == "cancelled" and isinstance(result.error, Cancelled), (result.status, result.error)
+    assert llm.calls == 1 and ran == [] and agent.history == [], (llm.calls, ran, agent.history)
+    assert isinstance(answer, str)
+    assert agent.run("And of Italy?") == "Rome" and agent.last_result.ok, agent.last_result.error
+    return "cancelled after 1 call; history unchanged; the next run ok"
+
+
+RUN_MANY_SLOW = """
+import itertools, sys, time
+from vero import ReActAgent, tool
+from vero.batch import run_many
+from vero.testing import ScriptedLLM
+
+CALL_SECONDS = float(sys.argv[1])
+count = itertools.count()
+
+
+@tool(read_only=True)
+def add(a: int, b: int) -> int:
+    \"\"\"Add two numbers.\"\"\"
+    return a + b
+
+
+def slow_reply(messages):
+    time.sleep(CALL_SECONDS)  # one model call
+    return f'Thought: more\\nAction: add\\nAction Input: {{"a": {next(count)}, "b": 1}}'
+
+
+llm, made = ScriptedLLM(default=slow_reply), []
+
+
+def make():
+    made.append(ReActAgent("slow", llm, tools=[add], max_turns=40, verbose=False))
+    return made[-1]
+
+
+print("started", flush=True)
+try:
+    run_many(make, ["count up"] * 4, max_workers=4, progress=False)
+except KeyboardInterrupt:
+    print("interrupted", sorted(str(a.last_result.status) for a in made), llm.calls, flush=True)
+"""
+
+
+@fault("batch/ctrl-c-stops-running-agents", ("direct",),
+       "one Ctrl-C (SIGINT) during run_many with 4 agents, each 40 model calls of 0.25 s: run_many raises "
+       "KeyboardInterrupt within about one model call; every running agent ends cancelled")
+def batch_ctrl_c(kind):
+    call_seconds = 0.25
+    proc = subprocess.Popen([sys.executable, "-c", RUN_MANY_SLOW, str(call_seconds)], env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
+        time.sleep(4 * call_seconds)  # the agents are mid-run
+        proc.send_signal(2)  # SIGINT, as Ctrl-C sends it
+        interrupted = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - interrupted
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert out.startswith("interrupted"), (out, err[-2000:])
+    assert "['cancelled', 'cancelled', 'cancelled', 'cancelled']" in out, out
+    assert took < 16 * call_seconds, f"returned {took:.1f} s after Ctrl-C (a run takes {40 * call_seconds:g} s)"
+    return f"returned {took:.2f} s after Ctrl-C; 4 runs cancelled"
+
+
 # =========================================================================== pytest
 
 
@@ -598,7 +915,7 @@ def test_var_positional_gets_nothing_and_var_keyword_gets_the_extra_arguments():
         return f"{first} {rest} {sorted(options.items())}"
 
     assert "rest" not in gather.parameters["properties"] and "additionalProperties" not in gather.parameters
-    assert ToolRegistry([gather]).execute("gather", {"first": "1", "x": 2, "rest": 3}) == \
+    assert ToolRegistry([gather]).run("gather", {"first": "1", "x": 2, "rest": 3}).output == \
         "1 () [('rest', 3), ('x', 2)]"
 
 

@@ -259,6 +259,88 @@ def timeout_with_grandchild(kind):
     return f"ok; returned after {elapsed:.1f} s"
 
 
+# =========================================================================== project layouts (issue 34)
+
+
+def _writable(folder: str) -> bool:
+    return os.path.isdir(folder) and os.access(folder, os.W_OK)
+
+
+READ_SECRETS = """
+import os
+for path in {paths!r}:
+    try:
+        print(path, "READ", open(path).read())
+    except OSError as exc:
+        print(path, "unreadable:", type(exc).__name__)
+for folder in {folders!r}:
+    try:
+        print(folder, "LISTED", sorted(os.listdir(folder)))
+    except OSError as exc:
+        print(folder, "unlisted:", type(exc).__name__)
+print("DONE")
+"""
+
+
+@fault("sandbox/project-beside-the-installation", DIRECT,
+       "a project folder under a system prefix (/usr/local/src/app, /usr/src/app, or inside the interpreter's own "
+       "prefix), with vero run from a subfolder of it or from /: its .env cannot be read nor the folder listed")
+def project_beside_installation(kind):
+    homes = [f for f in ("/usr/local/src", "/usr/src", sys.base_prefix) if _writable(f)]
+    if not homes:
+        pytest.skip("no writable system prefix to put a project in (needs root)")
+    checked = []
+    for home in homes:
+        with tempfile.TemporaryDirectory(prefix="vero-app-", dir=home) as app:
+            secret = canary()
+            os.chmod(app, 0o755)  # as an app's folder is: readable by every user, nobody included
+            Path(app, ".env").write_text(f"OPENAI_API_KEY={secret}\n")
+            os.mkdir(os.path.join(app, "sub"))
+            for cwd in (os.path.join(app, "sub"), "/"):
+                with working_dir(cwd):
+                    out = ran(run(READ_SECRETS.format(paths=[f"{app}/.env"], folders=[app, f"{app}/sub"])))
+                assert secret not in out and "READ" not in out and "LISTED" not in out, out
+                checked.append(cwd)
+    return f"ok; hidden in {len(homes)} prefixes, from {len(checked)} working folders"
+
+
+VENV_PARENT = """
+import os, sys
+sys.path.insert(0, {root!r})
+from vero.tool.builtin.python_runner import run_python
+os.chdir({project!r})
+print(run_python({code!r}), end="")
+"""
+
+
+@fault("sandbox/project-is-the-venv", DIRECT,
+       "vero run by a venv that is itself the project folder: the project's .env and a key exported in "
+       "bin/activate cannot be read; the venv's packages still import")
+def project_is_the_venv(kind):
+    secret = canary()
+    with tempfile.TemporaryDirectory(prefix="vero-project-") as project:
+        os.chmod(project, 0o755)  # readable by every user, nobody included (a temporary folder is not)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", project], check=True, timeout=120)
+        Path(project, ".env").write_text(f"OPENAI_API_KEY={secret}\n")
+        with open(os.path.join(project, "bin", "activate"), "a") as activate:
+            activate.write(f"export OPENAI_API_KEY={secret}\n")
+        python = os.path.join(project, "bin", "python")
+        site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+        Path(site, "vero_probe_module.py").write_text("VALUE = 'imported'\n")
+        code = READ_SECRETS.format(paths=[f"{project}/.env", f"{project}/bin/activate"], folders=[project])
+        code += "import vero_probe_module\nprint(vero_probe_module.VALUE)\n"
+        proc = subprocess.run([python, "-c", VENV_PARENT.format(root=str(ROOT), project=project, code=code)],
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, capture_output=True,
+                              text=True, timeout=60)
+    out = ran(proc.stdout)
+    assert secret not in out and "READ" not in out, out
+    assert f"{project}/.env unreadable" in out and f"{project}/bin/activate unreadable" in out, out
+    listed = out.split("LISTED", 1)[1].splitlines()[0] if "LISTED" in out else ""
+    assert ".env" not in listed and "imported" in out, out
+    return "ok; .env and bin/activate unreadable, packages import"
+
+
 # =========================================================================== limits
 
 
@@ -277,6 +359,95 @@ def memory_limit(kind):
     """))
     assert "100 MB ok" in out and "MemoryError" in out and "allocated" not in out, out
     return "ok; MemoryError"
+
+
+# Each way to hold memory that a per-process address-space limit does not see; each stops at {target_mb}.
+HOLD = r'''
+import ctypes, os, mmap
+libc = ctypes.CDLL(None, use_errno=True)
+MIB, TARGET = 1 << 20, {target_mb} << 20
+def err():
+    return os.strerror(ctypes.get_errno())
+
+def memfds():
+    held, fds = 0, []
+    try:
+        while held < TARGET:
+            fd = os.memfd_create("hold")
+            fds.append(fd)
+            for _ in range(16):  # 16 x 4 MiB per file, under a 64 MiB file_mb
+                os.posix_fallocate(fd, os.fstat(fd).st_size, 4 * MIB)
+                held += 4 * MIB
+    except OSError as exc:
+        return held, exc.strerror
+    return held, "held"
+
+def nested_tmpfs():
+    pid = os.fork()
+    if pid == 0:
+        if libc.unshare(0x10000000 | 0x00020000) != 0:
+            os.write(1, f"nested-tmpfs: 0 (unshare: {{err()}})\n".encode()); os._exit(0)
+        os.makedirs("/tmp/nest", exist_ok=True)
+        if libc.mount(b"none", b"/tmp/nest", b"tmpfs", 0, b"size=2g") != 0:
+            os.write(1, f"nested-tmpfs: 0 (mount: {{err()}})\n".encode()); os._exit(0)
+        held = 0
+        try:
+            while held < TARGET:
+                with open(f"/tmp/nest/{{held}}", "wb") as f:
+                    os.posix_fallocate(f.fileno(), 0, 16 * MIB)
+                held += 16 * MIB
+            reason = "held"
+        except OSError as exc:
+            reason = exc.strerror
+        os.write(1, f"nested-tmpfs: {{held >> 20}} ({{reason}})\n".encode()); os._exit(0)
+    os.waitpid(pid, 0)
+
+def sysv_shm():
+    libc.shmat.restype = ctypes.c_void_p
+    held = 0
+    while held < TARGET:
+        sid = libc.shmget(0, ctypes.c_size_t(32 * MIB), 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+        if sid < 0:
+            return held, "shmget: " + err()
+        address = libc.shmat(sid, None, 0)
+        if address in (None, ctypes.c_void_p(-1).value):
+            return held, "shmat: " + err()
+        ctypes.memset(address, 1, 32 * MIB)
+        libc.shmdt(ctypes.c_void_p(address))
+        held += 32 * MIB
+    return held, "held"
+
+def sysv_msg():
+    class Msg(ctypes.Structure):
+        _fields_ = [("mtype", ctypes.c_long), ("mtext", ctypes.c_char * 8192)]
+    msg, held = Msg(1, b"x" * 8192), 0
+    while held < TARGET:
+        qid = libc.msgget(0, 0o1600)
+        if qid < 0:
+            return held, "msgget: " + err()
+        while libc.msgsnd(qid, ctypes.byref(msg), 8192, 0o4000) == 0:  # IPC_NOWAIT
+            held += 8192
+    return held, "held"
+
+for name, hold in (("memfd", memfds), ("sysv-shm", sysv_shm), ("sysv-msg", sysv_msg)):
+    held, reason = hold()
+    print(f"{{name}}: {{held >> 20}} ({{reason}})", flush=True)
+nested_tmpfs()
+print("DONE")
+'''
+
+
+@fault("sandbox/memory-outside-the-limit", DIRECT,
+       "with memory_mb=128 and disk_mb=16, memfd_create files, System V shared memory and message queues, and a "
+       "tmpfs in a nested user namespace each hold nothing (refused), never the 320 MB asked for")
+def memory_outside_the_limit(kind):
+    out = ran(run(HOLD.format(target_mb=320), timeout=30, tool=make_python_exec(memory_mb=128, disk_mb=16)))
+    held = {line.split(":")[0]: int(line.split()[1]) for line in out.splitlines()
+            if line.split(":")[0] in ("memfd", "sysv-shm", "sysv-msg", "nested-tmpfs")}
+    assert len(held) == 4 and all(mb == 0 for mb in held.values()), out
+    if python_runner.memory_bound().startswith("rlimits") and os.uname().machine in ("x86_64", "aarch64"):
+        assert "memfd: 0 (Operation not permitted)" in out, out
+    return "ok; " + ", ".join(line.split(" (")[1].rstrip(")") for line in out.splitlines() if " (" in line)
 
 
 @fault("sandbox/cpu-loop", DIRECT,
@@ -376,6 +547,72 @@ def connect_localhost(kind):
             raise AssertionError("the sandbox connected to the parent's socket")
     assert "CONNECTED" not in out and "no network" in out, out
     return "ok; " + out.split("no network: ")[1].splitlines()[0]
+
+
+@fault("sandbox/unix-socket-in-shown-folder", DIRECT,
+       "a listening unix socket (stream and datagram) in a folder the sandbox shows (the venv's site-packages) "
+       "cannot be reached: connect and sendto fail, the listener receives nothing")
+def unix_socket_in_shown_folder(kind):
+    folder = next((p for p in sys.path if p.endswith("site-packages") and os.access(p, os.W_OK)), None)
+    if folder is None:
+        pytest.skip("no writable site-packages folder to put a socket in")
+    name = canary()[-12:]
+    stream_path, dgram_path = os.path.join(folder, f"s-{name}.sock"), os.path.join(folder, f"d-{name}.sock")
+    with socket.socket(socket.AF_UNIX) as stream, socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as dgram:
+        try:
+            stream.bind(stream_path)
+            dgram.bind(dgram_path)
+            os.chmod(stream_path, 0o777)  # anyone may connect: only the sandbox stands in the way
+            os.chmod(dgram_path, 0o777)
+            stream.listen(1)
+            stream.setblocking(False)
+            dgram.setblocking(False)
+            out = ran(run(f"""
+                import os, socket
+                print("visible:", os.path.exists({stream_path!r}))
+                for kind, path in ((socket.SOCK_STREAM, {stream_path!r}), (socket.SOCK_DGRAM, {dgram_path!r})):
+                    try:
+                        with socket.socket(socket.AF_UNIX, kind) as s:
+                            s.connect(path)
+                            s.send(b"hello")
+                            print("CONNECTED", kind)
+                    except OSError as exc:
+                        print("no connection:", exc.strerror)
+                try:
+                    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+                    a.sendto(b"hello", {dgram_path!r})
+                    print("SENT")
+                except OSError as exc:
+                    print("no datagram:", exc.strerror)
+                print("DONE")
+            """))
+            with contextlib.suppress(BlockingIOError):
+                stream.accept()
+                raise AssertionError("the sandbox connected to the stream socket")
+            with contextlib.suppress(BlockingIOError):
+                dgram.recv(10)
+                raise AssertionError("the sandbox sent to the datagram socket")
+        finally:
+            for path in (stream_path, dgram_path):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
+    assert "CONNECTED" not in out and "SENT" not in out and out.count("no connection") == 2, out
+    return "ok; " + out.split("no connection: ")[1].splitlines()[0]
+
+
+@fault("sandbox/fake-setup-failure", DIRECT,
+       "code that prints vero's own `vero-sandbox:` message and exits with its status (125) is reported as the "
+       "code's output and exit status, not as a sandbox that could not be set up; only fds 0-2 are open in it")
+def fake_setup_failure(kind):
+    out = run("""
+        import os, sys
+        print(sorted(int(fd) for fd in os.listdir("/proc/self/fd"))[:3], len(os.listdir("/proc/self/fd")))
+        sys.stderr.write("vero-sandbox: unshare(user, mount, pid, net, ipc): Operation not permitted\\n")
+        sys.exit(125)
+    """)
+    assert not out.startswith("Error: python_exec refused") and out.endswith("exit status: 125"), out
+    assert "stdout:\n[0, 1, 2] 4" in out and "stderr:\nvero-sandbox: unshare" in out, out
+    return "ok; the code's own output and exit status"
 
 
 # =========================================================================== refusing without a sandbox
@@ -565,3 +802,53 @@ def test_a_parent_cwd_inside_a_system_folder_is_hidden():
         out = ran(run(f"import os\nprint(os.listdir({folder!r}), os.listdir({os.path.dirname(folder)!r}) != [])\n"
                       "print('DONE')"))
     assert "[] True" in out, out
+
+
+def test_memory_bound_names_the_mechanism_in_force(monkeypatch, tmp_path):
+    """No usable cgroup: the rlimits; a folder whose children get the memory controller: the cgroup."""
+    monkeypatch.setenv("VERO_PYTHON_CGROUP", str(tmp_path / "missing"))
+    monkeypatch.setattr(python_runner, "_own_cgroup", lambda: None)
+    assert python_runner.memory_cgroup_parent() is None
+    assert python_runner.memory_bound().startswith("rlimits: ") and "memfd_create" in python_runner.memory_bound()
+    (tmp_path / "cgroup.subtree_control").write_text("cpu pids\n")
+    monkeypatch.setenv("VERO_PYTHON_CGROUP", str(tmp_path))
+    assert python_runner.memory_cgroup_parent() is None  # no memory controller for the children
+    (tmp_path / "cgroup.subtree_control").write_text("cpu memory pids\n")
+    assert python_runner.memory_cgroup_parent() == str(tmp_path)
+    assert python_runner.memory_bound().startswith("cgroup: memory.max")
+
+
+def test_each_call_joins_a_cgroup_of_its_own_with_memory_max(monkeypatch, tmp_path):
+    """The cgroup plumbing, on a stand-in folder (a real cgroupfs removes its files itself)."""
+    (tmp_path / "cgroup.subtree_control").write_text("memory\n")
+    monkeypatch.setenv("VERO_PYTHON_CGROUP", str(tmp_path))
+    removed: list = []
+    monkeypatch.setattr(python_runner, "_remove_cgroup", removed.append)
+    out = run("print('DONE')", tool=make_python_exec(memory_mb=100, disk_mb=28))
+    assert out == "stdout:\nDONE\nexit status: 0", out
+    (folder,) = removed
+    assert os.path.dirname(folder) == str(tmp_path) and os.path.basename(folder).startswith("vero-python-")
+    assert Path(folder, "memory.max").read_text() == str(128 << 20)
+    assert Path(folder, "cgroup.procs").read_text().strip().isdigit()  # the bootstrap joined before forking
+
+
+@pytest.mark.skipif(python_runner.memory_cgroup_parent() is None,
+                    reason="no cgroup v2 memory controller for vero's cgroup here (cgroup v1, or not delegated; "
+                           "VERO_PYTHON_CGROUP names one): the rlimit fallback is in force, tested by "
+                           "sandbox/memory-outside-the-limit")
+def test_a_real_cgroup_bounds_the_memory_of_all_processes_together():
+    out = ran(run("""
+        import os
+        children = []
+        for _ in range(4):  # 4 x 60 MB: each under memory_mb, together over memory.max (96 MB)
+            pid = os.fork()
+            if pid == 0:
+                block = bytearray(60 << 20)
+                block[::4096] = b"x" * len(block[::4096])  # touch every page: it is really used
+                import time; time.sleep(2)
+                os._exit(0)
+            children.append(pid)
+        print("killed:", sum(os.waitpid(pid, 0)[1] & 0x7f == 9 for pid in children))
+        print("DONE")
+    """, timeout=20, tool=make_python_exec(memory_mb=80, disk_mb=16)))
+    assert "killed: 0" not in out, out

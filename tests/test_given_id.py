@@ -9,9 +9,7 @@ import pytest
 from correction_helpers import NoRepairAgent, agent_for, native
 
 from vero import tool
-from vero.agents import PlanExecuteAgent
 from vero.core.given_id import given_id
-from vero.core.result import OK
 from vero.testing import ScriptedLLM
 
 PLANTS = {"Frostvine": "GH-05", "Moonpetal Lily": "GH-03"}
@@ -33,26 +31,6 @@ def greenhouse_info(greenhouse_id: str) -> dict:
     if greenhouse_id not in GREENHOUSES:
         return {"error": f"unknown greenhouse id {greenhouse_id!r}. Greenhouse ids are written like 'GH-04'."}
     return {"greenhouse_id": greenhouse_id, **GREENHOUSES[greenhouse_id]}
-
-
-def test_a_plan_steps_made_up_id_runs_again_with_the_id_an_earlier_step_found():
-    CALLS.clear()
-    llm = ScriptedLLM([
-        '{"steps": ["Find the Frostvine with find_plant", "Find its greenhouse\'s capacity with greenhouse_info"]}',
-        'Thought: look\nAction: find_plant\nAction Input: {"name": "Frostvine"}', "Final Answer: GH-05",
-        'Thought: I need the capacity\nAction: greenhouse_info\nAction Input: {"greenhouse_id": "12345"}',
-        "Final Answer: 5000", "5000"])
-    agent = PlanExecuteAgent("p", llm, tools=[find_plant, greenhouse_info], verbose=False)
-    assert agent.run("How many plants can the Frostvine's greenhouse hold?") == "5000"
-    assert CALLS == ["12345", "GH-05"] and llm.calls == 6  # no model call for the second one
-    sent = llm.requests[4].messages[-1]["content"]
-    assert ("(greenhouse_id '12345' is in neither the task nor any result; find_plant gave greenhouse_id "
-            "'GH-05': ran greenhouse_info(greenhouse_id='GH-05') instead:)") in sent
-    assert "5000" in sent and "unknown greenhouse id" not in sent
-    result = agent.last_result
-    assert result.status == OK
-    assert [s.content for s in result.steps_of("action")][-2:] == ["greenhouse_info(greenhouse_id='12345')",
-                                                                  "greenhouse_info(greenhouse_id='GH-05')"]
 
 
 @pytest.mark.parametrize("protocol", ["tool_calling", "native", "text"])

@@ -44,8 +44,8 @@ def test_a_tool_reads_a_verdict_word_as_its_boolean_argument():
         return repr(on)
 
     tools = ToolRegistry([flag])
-    assert [tools.execute("flag", {"on": word}) for word in ("passed", "off", "Yes")] == ["True", "False", "True"]
-    assert "expected boolean, got 'maybe'" in tools.execute("flag", {"on": "maybe"})
+    assert [tools.run("flag", {"on": word}).output for word in ("passed", "off", "Yes")] == ["True", "False", "True"]
+    assert "expected boolean, got 'maybe'" in tools.run("flag", {"on": "maybe"}).output
 
 
 def test_strict_json_reads_only_exact_json():
@@ -66,8 +66,8 @@ def test_a_quoted_sole_argument_is_read_as_strict_json():
         return text
 
     tools = ToolRegistry([echo])
-    assert tools.execute("echo", '"hello"') == "hello"
-    assert tools.execute("echo", '"a" and "b"') == '"a" and "b"'  # not one JSON string: given as written
+    assert tools.run("echo", '"hello"').output == "hello"
+    assert tools.run("echo", '"a" and "b"').output == '"a" and "b"'  # not one JSON string: given as written
 
 
 @pytest.mark.parametrize("text, limit, marker, within, expected", [

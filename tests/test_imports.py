@@ -85,7 +85,26 @@ def test_the_builtin_subpackage_is_reached_by_its_full_name():
                 "assert importlib.import_module('vero.tool.builtin') is builtin\n")
 
 
+def test_import_vero_tool_builtin_as_a_name_works_after_import_vero():
+    """``vero.tool`` is the decorator after ``import vero``; the import still finds the package."""
+    assert_runs("import vero\nimport vero.tool.builtin as b\nimport vero.tool.buildin as old\n"
+                "from vero.tool.builtin import BUILTIN_TOOLS\n"
+                "assert b.BUILTIN_TOOLS is BUILTIN_TOOLS and old.math_calculator('6 * 7') == '42'\n"
+                "assert vero.tool.builtin is b and vero.tool.buildin is old\n"
+                "from vero import tool\nfrom vero.tool import Tool\n" + DECORATE)
+
+
+def test_import_vero_tool_builtin_as_a_name_works_in_a_fresh_interpreter():
+    assert_runs("import vero.tool.builtin as b\nassert b.calculator('2 + 2') == '4'\n")
+
+
 # --------------------------------------------------------------------------- the buildin alias
+
+
+def test_buildin_is_one_compatibility_module():
+    import vero.tool.buildin
+
+    assert not hasattr(vero.tool.buildin, "__path__")  # a module, not a package
 
 
 def test_buildin_is_an_alias_with_no_code_of_its_own():

@@ -12,7 +12,7 @@ import pytest
 from correction_helpers import NoRepairAgent, native
 
 from vero import tool
-from vero.agents import PlanExecuteAgent, ToolCallingAgent
+from vero.agents import ToolCallingAgent
 from vero.core.listed_value import listed_value
 from vero.core.result import OK
 from vero.testing import ScriptedLLM
@@ -47,18 +47,6 @@ def test_the_keeper_an_earlier_result_named_is_looked_up():
     assert ("(\"Sunthistle's greenhouse\" is not one of the known values; 'Tamsin Reed' is, and greenhouse_info "
             "gave it: ran keeper_profile(name='Tamsin Reed') instead:)") in sent
     assert agent.last_result.status == OK
-
-
-def test_a_plan_steps_executor_takes_the_keeper_an_earlier_step_found():
-    CALLS.clear()
-    llm = ScriptedLLM(['{"steps": ["Find the keeper of GH-02 with greenhouse_info", '
-                       '"Find the keeper\'s weekly hours with keeper_profile"]}',
-                       'Action: greenhouse_info\nAction Input: {"greenhouse_id": "GH-02"}', "Final Answer: Tamsin Reed",
-                       "NOT YET",  # the early-answer check after the first step
-                       'Action: keeper_profile\nAction Input: {"name": "GH-02"}', "Final Answer: 40", "40"])
-    agent = PlanExecuteAgent("p", llm, tools=[greenhouse_info, keeper_profile], verbose=False)
-    assert agent.run("How many hours a week does the keeper of greenhouse GH-02 work?") == "40"
-    assert CALLS == ["GH-02", "Tamsin Reed"]
 
 
 def test_a_name_the_task_gives_is_taken():

@@ -39,7 +39,7 @@ OLD_STATUSES = ("ok", "needs_review", "max_turns", "max_tokens", "rejected", "fa
 def test_the_old_status_constants_are_the_enum_members_and_equal_the_old_strings():
     assert (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED) == OLD_STATUSES
     assert OK is Status.OK and FAILED is Status.FAILED and REJECTED is Status.REJECTED
-    assert STATUSES == OLD_STATUSES and set(STATUSES) == set(Status)
+    assert STATUSES == (*OLD_STATUSES, "cancelled") and set(STATUSES) == set(Status)  # cancelled: issue 34
     assert all(isinstance(status, Status) for status in STATUSES)
 
 
@@ -181,7 +181,7 @@ def test_the_scan_finds_the_kinds_it_should():
     found = recorded_kinds()
     assert {"StepKind.ACTION", "StepKind.OBSERVATION", "StepKind.FINAL", "StepKind.WARNING", "StepKind.DRAFT",
             "StepKind.PLAN", "StepKind.EVALUATION"} <= set(found)
-    assert sum(map(len, found.values())) >= 60
+    assert sum(map(len, found.values())) >= 30  # record() call sites; far fewer means the scan broke
 
 
 def test_the_built_in_agents_record_step_kinds_not_string_literals():

@@ -38,11 +38,11 @@ def top_steps(result):
 
 # -- one budget name: max_turns; max_steps / max_attempts are aliases ---------------------------
 def test_max_steps_alias_sets_the_step_budget():
-    agent, llm = planner([plan("a", "b", "c"), "Final Answer: ra", "Final Answer: rb", "Best effort", "never"],
-                         max_steps=2, answer_early=False)
+    agent, llm = planner([plan("a", "b", "c"), "Final Answer: ra", plan("b", "c"), "Final Answer: rb", plan("c"),
+                          "Best effort", "never"], max_steps=2)
     assert agent.max_turns == 2 and agent.max_steps == 2
     assert agent.run("task") == "Best effort"
-    assert agent.last_result.status == MAX_TURNS and llm.calls == 4  # plan + 2 steps + the final answer
+    assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # plan + 2 * (step + replan) + the answer
 
 
 def test_max_steps_and_max_turns_agreeing_is_fine_and_differing_raises_naming_both():
@@ -186,6 +186,8 @@ def test_negative_max_plan_revisions_is_refused_when_the_agent_is_made():
 
 
 def test_the_replanner_decision_is_a_typed_value():
-    assert read_replan({"response": " done "}, []) == Finished("done")
-    assert read_replan({"steps": ["A", "b"]}, ["a"]) == Remaining(["b"])  # a repeated completed step is dropped
-    assert read_replan({"steps": ["a"]}, ["a"]) == Remaining([])
+    assert read_replan({"response": " done "}, [], []) == Finished("done")
+    assert read_replan({"steps": ["A", "b"]}, ["a"], ["b"]) == Remaining(["b"])  # a repeated completed step is dropped
+    assert read_replan({"steps": ["a"]}, ["a"], ["b"]) == Remaining(["b"])  # only completed steps: the plan stands
+    with pytest.raises(ValueError, match="no steps remain"):
+        read_replan({"steps": ["a"]}, ["a"], [])

@@ -6,7 +6,6 @@ from vero import tool
 from vero.agents import ReActAgent
 from vero.agents.react import (
     FINAL_ANSWER_PROMPT,
-    REACT_NATIVE_INTRO,
     REACT_SYSTEM_PROMPT,
     REFLECT_PROMPT,
     parse_action_input,
@@ -119,7 +118,7 @@ def test_native_protocol_has_its_own_intro_without_step_by_step():
     agent, llm = make(["done"], protocol="native")
     agent.run("task")
     system = llm.requests[0].messages[0]["content"]
-    assert system.startswith(REACT_NATIVE_INTRO) and "step by step" not in system
+    assert system.startswith(ReActAgent.native_intro_prompt) and "step by step" not in system
     assert REACT_SYSTEM_PROMPT not in system
 
     class Terse(ReActAgent):

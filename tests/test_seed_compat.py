@@ -104,7 +104,7 @@ def test_run_agent_with_plan_execute(srv):
     driver = load_driver()
     srv.enqueue(json.dumps({"steps": ["Compute 2 + 2."]}),
                 "Thought: easy\nFinal Answer: 4",
-                "2 + 2 = 4")  # every step done: the answer as plain text
+                json.dumps({"response": "2 + 2 = 4"}))  # the replanner answers
     assert driver.run_agent(driver.PlanExecuteAgent, "What is 2 + 2?") == "2 + 2 = 4"
 
 

@@ -1396,7 +1396,8 @@ def test_an_id_already_given_to_its_tool_or_a_plan_steps_result_is_not_sent_back
     assert agent.run("In which city is the Moonpetal Lily grown?") == "Quarry Hollow, in greenhouse GH-03"
     assert followed.calls == 3
     step = "Find where the Moonpetal Lily grows with plant_site"
-    planned = ScriptedLLM([json.dumps({"steps": [step]}), LOOK_UP_THE_PLANT, "Final Answer: GH-03", "GH-03"])
+    planned = ScriptedLLM([json.dumps({"steps": [step]}), LOOK_UP_THE_PLANT, "Final Answer: GH-03",
+                           json.dumps({"response": "GH-03"})])
     planner = PlanExecuteAgent("p", planned, tools=[plant_site, site_info], verbose=False)
     assert planner.run("Where does the Moonpetal Lily grow?") == "GH-03" and planned.calls == 4
 

@@ -62,7 +62,7 @@ def test_a_plan_steps_executor_takes_the_suggestion():
     CALLS.clear()
     llm = ScriptedLLM(['{"steps": ["Find the Sunthistle\'s stock with find_plant"]}',
                        'Action: find_plant\nAction Input: {"name": "Sunthistle\'s greenhouse"}',
-                       "Final Answer: 904", "904"])
+                       "Final Answer: 904", '{"response": "904"}'])
     agent = PlanExecuteAgent("p", llm, tools=[find_plant], verbose=False)
     assert agent.run("How many Sunthistle plants are in stock?") == "904"
     assert CALLS == ["Sunthistle's greenhouse", "Sunthistle"] and agent.last_result.status == OK

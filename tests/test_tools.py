@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import inspect
 import logging
 import time
@@ -72,7 +73,7 @@ def test_unannotated_parameter_accepts_any_json_value_and_defaults_are_optional(
 
     params = Tool(f).parameters
     assert params["properties"]["a"] == {}
-    assert ToolRegistry([f]).execute("f", {"a": 2}) == "2"  # passed through, not turned into "2"
+    assert ToolRegistry([f]).run("f", {"a": 2}).output == "2"  # passed through, not turned into "2"
     assert params["properties"]["b"] == {"type": "integer", "default": 3}
     assert params["properties"]["c"]["default"] is None
     assert params["required"] == ["a"]
@@ -261,12 +262,12 @@ def reg() -> ToolRegistry:
     [{"a": 2, "b": 3}, '{"a": 2, "b": 3}', "{'a': 2, 'b': 3}", '  {"a": 2, "b": 3,}  ', b'{"a": 2, "b": 3}'],
 )
 def test_execute_accepts_dict_json_and_sloppy_json(reg, args):
-    assert reg.execute("add", args) == "5"
+    assert reg.run("add", args).output == "5"
 
 
 def test_execute_bare_string_goes_to_the_only_parameter(reg):
-    assert reg.execute("echo", "hello world") == "hello world"
-    assert reg.execute("echo", '"quoted json string"') == "quoted json string"
+    assert reg.run("echo", "hello world").output == "hello world"
+    assert reg.run("echo", '"quoted json string"').output == "quoted json string"
 
 
 def test_bare_string_goes_to_the_only_required_parameter():
@@ -274,7 +275,7 @@ def test_bare_string_goes_to_the_only_required_parameter():
     def find(query: str, limit: int = 3) -> str:
         return f"{query}/{limit}"
 
-    assert ToolRegistry([find]).execute("find", "cats") == "cats/3"
+    assert ToolRegistry([find]).run("find", "cats").output == "cats/3"
 
 
 def test_bare_string_for_a_multi_argument_tool_is_refused(reg):
@@ -289,7 +290,7 @@ def test_no_argument_tool_accepts_none_empty_and_stray_text():
         return "pong"
 
     reg = ToolRegistry([ping])
-    assert [reg.execute("ping", a) for a in (None, "", "{}", "None", {})] == ["pong"] * 5
+    assert [reg.run("ping", a).output for a in (None, "", "{}", "None", {})] == ["pong"] * 5
 
 
 @pytest.mark.parametrize(
@@ -367,7 +368,7 @@ def test_unparseable_list_argument_is_refused():
         return sum(xs)
 
     reg = ToolRegistry([total])
-    assert reg.execute("total", {"xs": "[1, 2]"}) == "3"
+    assert reg.run("total", {"xs": "[1, 2]"}).output == "3"
     out = reg.run("total", {"xs": "not a list"})
     assert out.error == "bad_arguments" and "xs (expected array of integer" in out.output
 
@@ -411,7 +412,7 @@ def test_registry_default_timeout_applies_and_none_means_no_limit():
         return "awake"
 
     assert ToolRegistry([nap], default_timeout=0.1).run("nap").error == "timeout"
-    assert ToolRegistry([nap], default_timeout=None).execute("nap") == "awake"
+    assert ToolRegistry([nap], default_timeout=None).run("nap").output == "awake"
 
 
 def test_tool_timeout_overrides_the_registry_default():
@@ -420,7 +421,7 @@ def test_tool_timeout_overrides_the_registry_default():
         time.sleep(0.3)
         return "awake"
 
-    assert ToolRegistry([nap], default_timeout=0.1).execute("nap") == "awake"
+    assert ToolRegistry([nap], default_timeout=0.1).run("nap").output == "awake"
 
 
 @pytest.mark.parametrize(
@@ -444,23 +445,25 @@ def test_non_string_results_are_converted(value, text):
 
 
 def test_long_output_is_not_truncated(reg):
-    assert reg.execute("echo", {"text": "x" * 100_000}) == "x" * 100_000
+    assert reg.run("echo", {"text": "x" * 100_000}).output == "x" * 100_000
 
 
-def test_outcome_fields_and_execute_returns_the_output(reg):
+def test_outcome_fields_and_one_name_for_each(reg):
     ok = reg.run("add", {"a": 1, "b": 1})
     assert (ok.output, ok.ok, ok.error) == ("2", True, None)
     assert str(ok) == "2"
-    assert reg.execute("add", {"a": 1}) == reg.run("add", {"a": 1}).output
+    assert not hasattr(ok, "text") and not hasattr(reg, "execute")  # `.output`, and `run(...).output`
+    import vero.core
+    assert not hasattr(vero.core, "Observation")  # the type is ToolOutcome
 
 
 def test_tool_calls_reuse_idle_worker_threads(reg):
     # Starting a thread per call would cost more than the tool; idle workers are reused.
     import threading
 
-    reg.execute("add", {"a": 1, "b": 2})
+    reg.run("add", {"a": 1, "b": 2})
     before = threading.active_count()
-    results = [reg.execute("add", {"a": i, "b": 1}) for i in range(200)]
+    results = [reg.run("add", {"a": i, "b": 1}).output for i in range(200)]
     assert results == [str(i + 1) for i in range(200)]
     assert threading.active_count() <= before + 1
 
@@ -469,7 +472,7 @@ def test_concurrent_tool_calls_get_their_own_results(reg):
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(16) as pool:
-        results = list(pool.map(lambda i: reg.execute("add", {"a": i, "b": i}), range(500)))
+        results = list(pool.map(lambda i: reg.run("add", {"a": i, "b": i}).output, range(500)))
     assert results == [str(2 * i) for i in range(500)]
 
 
@@ -485,7 +488,7 @@ def test_tools_see_the_callers_context_variables():
 
     registry = ToolRegistry([whoami])
     user.set("alice")
-    assert registry.execute("whoami") == "alice"
+    assert registry.run("whoami").output == "alice"
 
 
 def test_a_tool_calling_sys_exit_is_an_observation():
@@ -527,3 +530,54 @@ def test_tools_are_taken_to_change_things_unless_marked_read_only():
     assert Tool(find_note, name="lookup").read_only is True  # re-wrapping keeps it
     assert Tool(find_note, read_only=False).read_only is False
     assert all(t.read_only for t in (calculator, current_time, web_search))
+
+
+# -- enum.Enum parameters: offered, checked and passed like a Literal of their values, as members ----------
+class Shade(enum.Enum):
+    LIGHT = "light"
+    DARK = "dark"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 3
+
+
+@tool
+def tint(shade: Shade, level: Level = Level.LOW, trim: Shade | None = None, layers: list[Shade] | None = None) -> str:
+    """Tint a sample."""
+    return repr((shade, level, trim, layers))
+
+
+def test_an_enum_parameter_lists_its_members_values_in_the_schema():
+    props = tint.parameters["properties"]
+    assert props["shade"] == {"type": "string", "enum": ["light", "dark"]}
+    assert props["level"] == {"type": "integer", "enum": [1, 3], "default": 1}  # the default as its value
+    assert props["trim"]["enum"] == ["light", "dark", None]
+    assert props["layers"]["items"] == {"type": "string", "enum": ["light", "dark"]}
+    assert 'shade: "light" | "dark"' in tint.signature()
+
+
+def test_an_enum_argument_reaches_the_function_as_the_member():
+    out = ToolRegistry([tint]).run("tint", {"shade": "dark", "level": "3", "trim": "light", "layers": ["dark"]})
+    assert out.ok and out.output == repr((Shade.DARK, Level.HIGH, Shade.LIGHT, [Shade.DARK]))
+    assert ToolRegistry([tint]).run("tint", {"shade": "light"}).output == repr((Shade.LIGHT, Level.LOW, None, None))
+
+
+@pytest.mark.parametrize("args", [{"shade": "blue"}, {"shade": "DARK"}, {"shade": "light", "level": 2}])
+def test_a_value_that_is_no_members_value_is_refused_naming_the_allowed_ones(args):
+    out = ToolRegistry([tint]).run("tint", args)
+    assert not out.ok and out.error == "bad_arguments"
+    assert 'expected "light" | "dark"' in out.output or "expected 1 | 3" in out.output
+
+
+class Point(enum.Enum):
+    ORIGIN = (0, 0)
+
+
+def test_an_enum_whose_values_are_not_strings_or_numbers_is_refused_when_the_tool_is_made():
+    def place(at: Point) -> str:
+        return str(at)
+
+    with pytest.raises(TypeError, match="the Enum Point cannot be a tool parameter"):
+        tool(place)

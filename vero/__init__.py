@@ -27,9 +27,10 @@ from vero.core import (
 # Bound last, after the subpackage ``vero.tool`` is loaded: the name ``vero.tool``
 # is the decorator, so ``from vero import tool`` and ``@vero.tool`` give the
 # function.  Python sets a package attribute only when a submodule is first loaded,
-# so a later ``import vero.tool.builtin`` does not rebind it; reach the subpackage
-# by its full name: ``from vero.tool import ToolOutcome``, ``from vero.tool.builtin
-# import calculator`` (not ``vero.tool.builtin.calculator`` after ``import vero``).
+# so a later ``import vero.tool.builtin`` does not rebind it; ``vero.tool.builtin``
+# puts itself on the decorator when it loads, so ``import vero.tool.builtin as b``
+# works too.  Other names come from the package by their full name:
+# ``from vero.tool import ToolOutcome``.
 from vero.tool import Tool, ToolRegistry, tool
 
 if TYPE_CHECKING:  # type checkers see the agents ("X as X": re-exported); at run time they load on first use

@@ -8,6 +8,7 @@ loads neither the ``openai`` SDK nor an agent pattern, so ``vero --help`` stays 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import logging
@@ -15,14 +16,16 @@ import os
 import sys
 import threading
 import traceback
+from collections.abc import Iterator
 
 import vero.agents  # the package only: each agent pattern loads on first use
 from vero.config import get_settings
 from vero.core.agent import Agent
 from vero.core.chat_openai import ChatOpenAI
+from vero.core.chat_openai import _mask_secret as mask_secret  # the one masking rule for keys
 from vero.core.events import ConsolePrinter, footer_lines
 from vero.core.result import Status
-from vero.core.text import clip
+from vero.core.text import clip, printable, redact_url, redact_urls
 from vero.errors import LLMCallError, SessionFormatError
 
 # --agent NAME -> the agent class in vero.agents
@@ -45,6 +48,23 @@ class CliError(Exception):
     """A problem with what the user asked for; printed as one line, exit 2."""
 
 
+def say(text: object = "", file=None, end: str = "\n", flush: bool = False) -> None:
+    """``print`` for everything the command, the chat and the demo print: control characters in
+    ``text`` are escaped (``printable``), so a reply, a tool's output or a server's error text
+    cannot drive the terminal."""
+    line = printable(text)
+    try:
+        print(line, file=file, end=end, flush=flush)
+    except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
+        encoding = getattr(file or sys.stdout, "encoding", None) or "utf-8"
+        print(line.encode(encoding, "backslashreplace").decode(encoding), file=file, end=end, flush=flush)
+
+
+def say_traceback(error: BaseException, file=None) -> None:
+    """``error``'s traceback (``--debug``), with control characters escaped and URLs redacted."""
+    say(redact_urls("".join(traceback.format_exception(error))), file=file or sys.stderr, end="")
+
+
 def config_help(message: str = "") -> str:
     """What to set when no endpoint is configured: four short lines (``message``, the
     library's longer text for Python users, is not repeated)."""
@@ -63,7 +83,7 @@ HINTS: dict[int | None, str] = {  # what to try next, for the HTTP statuses (LLM
 }
 
 
-START_SERVER = "is the server running? (Ollama: `ollama serve`, llama.cpp: `llama-server -m MODEL.gguf`)"
+START_SERVER = "is the server running? Ollama: `ollama serve`; llama.cpp: `llama-server -m MODEL.gguf`"
 
 
 def error_line(error: BaseException, limit: int = 300) -> str:
@@ -82,19 +102,20 @@ def connection_hint(error: BaseException) -> str:
         return ""
     url = _endpoint_of(cause)
     settings = get_settings()
-    tries = f"{settings.MAX_RETRIES + 1} attempt{'s' if settings.MAX_RETRIES else ''}"
+    retries = settings.MAX_RETRIES
+    tries = f"{retries + 1} attempt{'s' if retries else ''} with MAX_RETRIES={retries}"
     if names[0] == "APITimeoutError":
-        return (f" (Hint: no reply from {url} within TIMEOUT={settings.TIMEOUT:g} s, {tries} "
-                f"(MAX_RETRIES={settings.MAX_RETRIES}); a slow local model needs a larger TIMEOUT, e.g. TIMEOUT=300.)")
+        return (f" (Hint: no reply from {url} within TIMEOUT={settings.TIMEOUT:g} s, {tries}; "
+                "a slow local model needs a larger TIMEOUT, e.g. TIMEOUT=300.)")
     if "ConnectError" in names:
         return f" (Hint: cannot connect to {url}: {START_SERVER}.)"
-    return f" (Hint: the connection to {url} failed, {tries} (MAX_RETRIES={settings.MAX_RETRIES}).)"
+    return f" (Hint: the connection to {url} failed, {tries}.)"
 
 
 def _endpoint_of(exc) -> str:
     """The base URL an SDK error's request went to (``.../v1`` without ``/chat/completions``)."""
     request = getattr(exc, "request", None)
-    url = str(getattr(request, "url", "") or "") or "the model endpoint"
+    url = redact_url(str(getattr(request, "url", "") or "")) or "the model endpoint"
     for suffix in ("/chat/completions", "/models"):
         if url.endswith(suffix):
             return url[: -len(suffix)]
@@ -118,9 +139,61 @@ def parse_tools(spec: str | None) -> list:
 def make_llm(args):
     """The ChatOpenAI client from the options and the settings (LLMConfigError if unconfigured)."""
     log.debug("settings: %r", get_settings())  # the masked repr: keys show as ***
-    llm = ChatOpenAI(model_name=args.model, api_key=args.api_key, base_url=args.base_url)
+    llm = ChatOpenAI(model_name=args.model, api_key=args.api_key, base_url=args.base_url,
+                     max_call_seconds=getattr(args, "max_call_seconds", None))
     log.debug("model client: %r", llm)
     return llm
+
+
+class LogRedactor(logging.Filter):
+    """What vero's log handler writes (the ``openai`` and ``httpx`` loggers' lines included):
+    URLs without credentials, the keys masked, control characters escaped."""
+
+    def __init__(self, secrets: list[str | None]) -> None:
+        super().__init__()
+        self.secrets = [secret.strip() for secret in secrets if secret and secret.strip()]
+
+    def clean(self, text: str) -> str:
+        text = redact_urls(text)
+        for secret in self.secrets:
+            text = mask_secret(text, secret)
+        return printable(text)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = self.clean(record.getMessage()), None
+        if record.exc_info:  # the traceback, formatted here (or by a handler before) to be cleaned
+            text = record.exc_text or "".join(traceback.format_exception(*record.exc_info)).rstrip("\n")
+            record.exc_text = self.clean(text)
+        return True
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to ``sys.stderr`` as it is when a record comes (tests and the REPL swap it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+@contextlib.contextmanager
+def command_logging(debug: bool, secrets: list[str | None]) -> Iterator[None]:
+    """While a command runs: its log output on stderr, through ``LogRedactor``; everything with
+    ``--debug`` (the SDK's and httpx's requests too), else warnings only, as Python prints them
+    by default.  Afterwards the logging set-up is as it was (``main`` may run in a test process)."""
+    root = logging.getLogger()
+    handler, level = _StderrHandler(), root.level
+    handler.addFilter(LogRedactor(secrets))
+    if debug:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.setLevel(logging.DEBUG)
+    else:
+        handler.setLevel(logging.WARNING)
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
 
 
 def agent_class(kind: str):
@@ -132,15 +205,18 @@ def agent_class(kind: str):
 
 
 def import_agent(spec: str):
-    """``package.module:ClassName`` -> the class; ``CliError`` unless it is an ``Agent`` subclass."""
-    module_name, _, class_name = (part.strip() for part in spec.partition(":"))
+    """``package.module:ClassName`` (or ``path/to/file.py:ClassName``) -> the class; ``CliError``
+    unless it is an ``Agent`` subclass."""
+    module_name, _, class_name = (part.strip() for part in spec.rpartition(":"))
     if not (module_name and class_name):
         raise CliError(f"unknown agent {spec!r}: choose one of {', '.join(AGENTS)}, "
                        "or give your own as package.module:ClassName")
     if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -m` does
         sys.path.insert(0, os.getcwd())
     try:
-        module = importlib.import_module(module_name)
+        module = load_file(module_name) if module_name.endswith(".py") else importlib.import_module(module_name)
+    except CliError:
+        raise
     except ModuleNotFoundError as exc:
         if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
             raise CliError(f"cannot import {spec}: no module named {exc.name!r} in the current folder "
@@ -158,6 +234,26 @@ def import_agent(spec: str):
         what = "a class that does not subclass vero.Agent" if inspect.isclass(cls) else f"a {type(cls).__name__}"
         raise CliError(f"{spec} is not an Agent: it is {what}")
     return cls
+
+
+def load_file(path: str):
+    """The module in the Python file ``path`` (``--agent my_agent.py:MyAgent``), imported as
+    ``python my_agent.py`` would see it: its folder first on ``sys.path``."""
+    if not os.path.isfile(path):
+        dotted = path[:-3].replace(os.sep, ".").strip(".")
+        raise CliError(f"no file {path!r}; to import a module, name it without .py: {dotted}:ClassName")
+    import importlib.util  # here: only a file path needs it
+
+    folder, name = os.path.split(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec_ = importlib.util.spec_from_file_location(name[:-3], path)
+    if spec_ is None or spec_.loader is None:
+        raise CliError(f"cannot import {path!r} as a Python module")
+    module = importlib.util.module_from_spec(spec_)
+    sys.modules[spec_.name] = module  # as an import does: dataclasses and pickle look the module up
+    spec_.loader.exec_module(module)
+    return module
 
 
 def make_agent(kind: str, llm, tools: list, args, **options):
@@ -192,23 +288,27 @@ def print_error(result, err=None, debug: bool = False) -> None:
     err = err or sys.stderr
     if result.error is not None:
         if debug:
-            traceback.print_exception(result.error)
-        print(f"❌ {error_line(result.error)}", file=err)
+            say_traceback(result.error)
+        say(f"❌ {error_line(result.error)}", file=err)
     elif result.status == Status.FAILED:
-        print("❌ the run failed", file=err)
+        say("❌ the run failed", file=err)
 
 
 def print_result(result, out=None, err=None, debug: bool = False) -> None:
     """The end of a run, for ``vero run`` and ``vero demo``: the error as one ❌ line on ``err``,
     then the footer ``ConsolePrinter`` prints (``footer_lines``) on ``out``: the answer with the
     status, the time, model calls and tokens.  A ``failed`` run's partial text is labelled as
-    such, not printed as the Final Answer (it is not kept in the history).
+    such, not printed as the Final Answer (it is not kept in the history); a failed run with an
+    error and no partial text has only the ❌ error line, not a second "❌ Run failed".
     """
     out = out or sys.stdout
     print_error(result, err, debug)
-    for line in footer_lines(result.status, result.answer or ("" if result.status == Status.FAILED else "(no answer)"),
-                             result.elapsed_s, result.llm_calls, result.usage):
-        print(line, file=out)
+    lines = footer_lines(result.status, result.answer or ("" if result.status == Status.FAILED else "(no answer)"),
+                         result.elapsed_s, result.llm_calls, result.usage)
+    if result.error is not None and result.status == Status.FAILED and not result.answer:
+        lines = lines[1:]  # "❌ Run failed": the ❌ error line has just said so
+    for line in lines:
+        say(line, file=out)
 
 
 def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
@@ -298,7 +398,7 @@ def check_endpoint(llm, timeout: float = 3.0) -> str | None:
         return None
     import openai  # here: importing this module must not load the SDK (~0.4 s); ChatOpenAI has by now
 
-    url = getattr(llm, "base_url", None) or "the model endpoint"
+    url = getattr(llm, "shown_url", None) or "the model endpoint"
     try:
         page = client.with_options(timeout=timeout, max_retries=0).models.list()
         names = [getattr(model, "id", "") for model in getattr(page, "data", None) or []]

@@ -85,7 +85,7 @@ def tour() -> list[dict]:
             ],
         },
         {
-            "title": "PlanExecuteAgent: plan -> execute each step (ReAct) -> answer",
+            "title": "PlanExecuteAgent: plan -> execute a step (ReAct) -> replan -> ... -> answer",
             "agent": "plan",
             "tools": ["calculator"],
             "task": PLAN_TASK,
@@ -95,14 +95,16 @@ def tour() -> list[dict]:
                 # step 1, a ReAct sub-agent: the scripted model "knows" the dates
                 "Thought: Apollo 11 landed on 1969-07-20 and Apollo 17 on 1972-12-11.\n"
                 "Final Answer: Apollo 11 landed on 1969-07-20; Apollo 17 landed on 1972-12-11.",
-                # step 2: count the days with the calculator (a failed step would be replanned)
+                # the replanner: the task is not answered yet, step 2 remains
+                json.dumps({"steps": ["Compute the number of days between the two dates."]}),
+                # step 2: count the days with the calculator
                 "Thought: From 1969-07-20 to 1972-07-20 is 3 years including the leap day of 1972 (1096 days); "
                 "then 1972-07-20 to 1972-12-11 is 11 + 31 + 30 + 31 + 30 + 11 days.\n"
                 "Action: calculator\nAction Input: {\"expression\": \"1096 + 11 + 31 + 30 + 31 + 30 + 11\"}",
                 "Thought: The calculator says 1240.\nFinal Answer: 1240 days.",
-                # every step is done: the answer, in plain text
-                "1240 days passed between the Apollo 11 landing (20 July 1969) "
-                "and the Apollo 17 landing (11 December 1972).",
+                # the replanner again: the results answer the task
+                json.dumps({"response": "1240 days passed between the Apollo 11 landing (20 July 1969) "
+                                        "and the Apollo 17 landing (11 December 1972)."}),
             ],
         },
         {

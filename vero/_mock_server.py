@@ -25,6 +25,8 @@ retry a test bug).
 A reply is one of:
 
 * ``str``: an assistant message with that content.
+* ``dict`` with the key ``json``: an assistant message whose content is that
+  value as JSON text (a reply to a request with a ``response_format`` schema).
 * ``dict`` with any of the keys ``content``, ``tool_calls`` (a list of
   ``{"name", "arguments", "id"?}``; ``arguments`` may be a dict or a raw
   string), ``reasoning_content``, ``usage``, ``finish_reason``, ``choices``
@@ -76,6 +78,7 @@ __all__ = [
     "MidStreamDisconnectFault",
     "SleepFault",
     "MalformedChunkFault",
+    "EndlessFault",
     "Reply",
     "RouteHandler",
 ]
@@ -163,6 +166,17 @@ class MalformedChunkFault:
     content: str = "Hello from a broken stream."
 
 
+@dataclass(frozen=True)
+class EndlessFault:
+    """A reply that never ends: ``text`` sent again and again, one piece every ``every``
+    seconds (0: as fast as the client reads), until the client hangs up or the server
+    stops.  Streamed, each piece is one SSE content chunk; otherwise the JSON body is
+    sent up to the open ``content`` string and never closed."""
+
+    text: str = "and so on "
+    every: float = 0.0
+
+
 class Fault:
     """Factories for transport-level faults, e.g. ``Fault.disconnect()``."""
 
@@ -184,17 +198,23 @@ class Fault:
     def malformed_chunk(content: str = MalformedChunkFault.content) -> MalformedChunkFault:
         return MalformedChunkFault(content)
 
+    @staticmethod
+    def endless(text: str = EndlessFault.text, every: float = 0.0) -> EndlessFault:
+        return EndlessFault(text, every)
 
-_FAULTS = (HTTPFault, DisconnectFault, MidStreamDisconnectFault, SleepFault, MalformedChunkFault)
+
+_FAULTS = (HTTPFault, DisconnectFault, MidStreamDisconnectFault, SleepFault, MalformedChunkFault, EndlessFault)
 
 Reply = (str | dict | HTTPFault | DisconnectFault | MidStreamDisconnectFault | SleepFault | MalformedChunkFault
-         | Callable[[dict], Any])
+         | EndlessFault | Callable[[dict], Any])
 """What a scripted reply may be (see the module docstring)."""
 
 RouteHandler = Callable[[RecordedRequest], "tuple[int, dict[str, str], bytes | str | dict]"]
 """``handler(request) -> (status, headers, body)`` for :meth:`MockOpenAIServer.add_route`."""
 
-_REPLY_KEYS = {"content", "tool_calls", "reasoning_content", "usage", "finish_reason", "choices", "raw"}
+REJECTED_RESPONSE_FORMAT = "Unrecognized request argument supplied: response_format"
+
+_REPLY_KEYS = {"content", "json", "tool_calls", "reasoning_content", "usage", "finish_reason", "choices", "raw"}
 
 
 def _check_reply(reply: Any) -> None:
@@ -208,6 +228,8 @@ def _check_reply(reply: Any) -> None:
     unknown = set(reply) - _REPLY_KEYS
     if unknown:
         raise ValueError(f"MockOpenAIServer: unknown reply keys {sorted(unknown)}; allowed: {sorted(_REPLY_KEYS)}")
+    if "json" in reply and "content" in reply:
+        raise ValueError("MockOpenAIServer: a reply has 'content' or 'json', not both")
     for call in reply.get("tool_calls") or []:
         if not isinstance(call, dict) or "name" not in call:
             raise ValueError(f"MockOpenAIServer: a tool call needs a 'name': {call!r}")
@@ -414,6 +436,29 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if cut_after is not None:
             self.close_connection = True
 
+    def send_endless(self, fault: EndlessFault, stream: bool, stopping: threading.Event) -> None:
+        """Send ``fault.text`` forever (see ``EndlessFault``), until the client hangs up or ``stopping``."""
+        self.close_connection = True
+        if stream:
+            chunk = {"id": "chatcmpl-endless", "object": "chat.completion.chunk", "created": 0, "model": "endless",
+                     "choices": [{"index": 0, "delta": {"content": fault.text}, "finish_reason": None}]}
+            start, piece = b"", b"data: " + _dumps(chunk).encode() + b"\n\n"
+        else:
+            start = b'{"id": "chatcmpl-endless", "object": "chat.completion", "created": 0, "model": "endless", ' \
+                    b'"choices": [{"index": 0, "finish_reason": null, "message": {"role": "assistant", "content": "'
+            piece = json.dumps(fault.text)[1:-1].encode()
+        content_type = "text/event-stream" if stream else "application/json"
+        frame = lambda data: b"%x\r\n%s\r\n" % (len(data), data)  # noqa: E731 - one chunk of the chunked body
+        try:
+            self.wfile.write(self._head(200, {"content-type": content_type, "transfer-encoding": "chunked"})
+                             + (frame(start) if start else b""))
+            while not stopping.is_set():
+                self.wfile.write(frame(piece))
+                if fault.every:
+                    stopping.wait(fault.every)
+        except OSError:  # the client hung up: what a client with a limit does
+            pass
+
 
 # --------------------------------------------------------------------------
 # The server
@@ -432,6 +477,10 @@ class MockOpenAIServer:
             listed by ``GET /v1/models``.
         stream_chunk_chars: size of streamed text deltas; by default text is
             streamed word by word.
+        reject_response_format: answer every chat completion that has a
+            ``response_format`` with HTTP 400 and this message (``True``: a
+            stock message), as a server without structured outputs does; no
+            scripted reply is used up.
 
     Attributes (read them after the requests you care about):
         requests: the JSON bodies of the chat completion requests, in order
@@ -455,8 +504,10 @@ class MockOpenAIServer:
         port: int = 0,
         model: str = "mock-model",
         stream_chunk_chars: int | None = None,
+        reject_response_format: bool | str = False,
     ) -> None:
         self.responder = responder
+        self.reject_response_format = reject_response_format
         self.latency = latency
         self.host = host
         self.port = port
@@ -629,7 +680,12 @@ class MockOpenAIServer:
         with self._lock:
             self.requests.append(body)
             number = self._completions = self._completions + 1
-            reply = self._replies.popleft() if self._replies else self.responder
+            if self.reject_response_format and "response_format" in body:
+                message = self.reject_response_format
+                message = message if isinstance(message, str) else REJECTED_RESPONSE_FORMAT
+                reply: Any = HTTPFault(400, message, code="unsupported_parameter")
+            else:
+                reply = self._replies.popleft() if self._replies else self.responder
         if self.latency:
             started = time.perf_counter()
             self._stopping.wait(self.latency)  # ends early when the server stops
@@ -687,6 +743,8 @@ class MockOpenAIServer:
                 handler.send_events(answer.chunks(self.stream_chunk_chars, False), cut_after=reply.after_chunks)
             else:
                 handler.send_truncated(200, _dumps(answer.completion()).encode())
+        elif isinstance(reply, EndlessFault):
+            handler.send_endless(reply, stream, self._stopping)
         elif isinstance(reply, MalformedChunkFault):
             answer = self._answer({"content": reply.content}, body, number)
             if stream:
@@ -697,7 +755,7 @@ class MockOpenAIServer:
                 handler.send(200, b'{"id": "broken", "choices": [', {"content-type": "application/json"})
 
     def _answer(self, reply: dict, body: dict, number: int) -> _Answer:
-        content = reply.get("content")
+        content = _dumps(reply["json"]) if "json" in reply else reply.get("content")
         tool_calls = []
         for call in reply.get("tool_calls") or ():
             arguments = call.get("arguments", {})

@@ -17,6 +17,11 @@ Dask would otherwise run identical tasks once), a Ray-backed executor ...  For
 executors in other processes, ``make_agent`` and the tasks must be picklable
 (a module-level function, not a lambda), and each worker process builds its own
 client.
+
+Ctrl-C stops the batch: tasks not started are dropped, and with the default
+thread pool every running agent is cancelled (``Agent.cancel()``): it stops
+before its next model or tool call, so ``run_many`` returns (raising the
+``KeyboardInterrupt``) within about one model call.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import replace
 from typing import Any, cast
 
@@ -81,9 +86,17 @@ def run_many(
     show = progress and sys.stderr.isatty()
     started, failed = time.perf_counter(), 0
     futures: dict = {}
+    agents: list[Any] = []  # the agents built so far (own thread pool only): Ctrl-C cancels them
+
+    def tracked_agent() -> Any:
+        agent = make_agent()
+        agents.append(agent)
+        return agent
+
+    factory = make_agent if executor else tracked_agent  # another executor may need a picklable make_agent
     try:
         for index, task in enumerate(tasks):
-            futures[pool.submit(run_one, make_agent, task)] = index
+            futures[pool.submit(run_one, factory, task)] = index
         for done, future in enumerate(as_completed(futures), 1):
             index = futures[future]
             try:
@@ -96,9 +109,10 @@ def run_many(
                 rate = done / max(time.perf_counter() - started, 1e-9)
                 sys.stderr.write(f"\r{done}/{len(tasks)} done, {failed} failed, {rate:.1f} tasks/s")
                 sys.stderr.flush()
-    except BaseException:  # Ctrl-C: drop the tasks not started yet
+    except BaseException:  # Ctrl-C: drop the tasks not started yet, and stop the running ones
         for future in futures:
             future.cancel()
+        _cancel_until_done(agents, list(futures))
         raise
     finally:
         if show and tasks:
@@ -106,3 +120,17 @@ def run_many(
         if executor is None:
             pool.shutdown(wait=True)
     return cast("list[RunResult]", results)  # every slot is filled: as_completed yields every future
+
+
+def _cancel_until_done(agents: list[Any], futures: list[Future]) -> None:
+    """Cancel every agent's run until all ``futures`` are done.
+
+    Repeated, because an agent built just now may not have started its run yet
+    (``cancel()`` then has nothing to stop); each running agent stops at its
+    next model or tool call.
+    """
+    while not all(future.done() for future in futures):
+        for agent in list(agents):
+            if callable(getattr(agent, "cancel", None)):
+                agent.cancel()
+        wait(futures, timeout=0.05)

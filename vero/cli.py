@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import sys
-import traceback
 
 from vero import __version__
 from vero._console import (  # noqa: F401 - the names not used here are re-exported, as before the split
@@ -31,6 +29,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     CliError,
     agent_class,
     check_endpoint,
+    command_logging,
     config_help,
     connection_hint,
     error_line,
@@ -42,13 +41,18 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     parse_tools,
     print_error,
     print_result,
+    say,
+    say_traceback,
     step_printer,
     usage_line,
     watch_model,
 )
 from vero._demo import run_demo
 from vero.config import get_settings
+from vero.core.chat_openai import CONFIG_HELP
+from vero.core.events import JsonlTrace
 from vero.core.result import Status, StepKind
+from vero.core.text import printable_json
 from vero.errors import LLMConfigError
 from vero.repl import Repl
 
@@ -70,10 +74,15 @@ def build_parser() -> argparse.ArgumentParser:
     group = common.add_argument_group("agent and model")
     group.add_argument("--agent", metavar="NAME", type=_agent_spec, default="chat",
                        help=f"the agent pattern: {', '.join(AGENTS)} (default: chat, plain chat with native "
-                       "tool calls), or your own Agent subclass as package.module:ClassName")
+                       "tool calls), or your own Agent subclass as package.module:ClassName or file.py:ClassName")
     group.add_argument("--model", metavar="M", help="model name (default: MODEL_NAME or gpt-4o-mini)")
     group.add_argument("--base-url", metavar="U", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
-    group.add_argument("--api-key", metavar="K", help="API key (default: OPENAI_API_KEY); never printed")
+    group.add_argument("--api-key", metavar="K", help="API key (default: OPENAI_API_KEY, the safer way: "
+                       "a key on the command line is visible to every local user in the process list); "
+                       "never printed")
+    group.add_argument("--max-call-seconds", metavar="S", type=_seconds,
+                       help="the longest one model call may take, from connect to the last byte "
+                       "(default: MAX_CALL_SECONDS, else 300 + MAX_TOKENS / 2; 0: no limit)")
     group.add_argument("--tools", metavar="LIST",
                        help=f"comma-separated built-in tools from {','.join(TOOL_NAMES)}, "
                        f"or 'none' (default: {DEFAULT_TOOLS})")
@@ -123,11 +132,21 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0 (0: no limit), got {text!r}")
+    return value
+
+
 def _agent_spec(text: str) -> str:
     """``--agent``: a built-in name, or ``package.module:ClassName`` (imported when the command runs)."""
     if text in AGENTS:
         return text
-    module, colon, name = text.partition(":")
+    module, colon, name = text.rpartition(":")
     if colon and module.strip() and name.strip():
         return text
     raise argparse.ArgumentTypeError(f"unknown agent {text!r}: choose one of {', '.join(AGENTS)}, "
@@ -144,28 +163,33 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = get_settings()  # the environment and ./.env
     except ValueError as exc:  # e.g. TEMPERATURE=warm
-        print(f"vero: a setting in the environment or .env is not valid: {exc}", file=sys.stderr)
+        say(f"vero: a setting in the environment or .env is not valid: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     debug = args.debug = args.debug or settings.DEBUG
-    if debug:
-        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY,
+               settings.BOCHA_API_KEY]
+    with command_logging(debug, secrets):
+        return run_command(args, debug)
+
+
+def run_command(args, debug: bool) -> int:
+    """Run the chosen command; each way it can fail is one short message and an exit code."""
     try:
         with contextlib.ExitStack() as args.exit_stack:  # the --mcp servers stop when the command ends
             return args.func(args)
     except KeyboardInterrupt:
-        print("\nInterrupted.", file=sys.stderr)
+        say("\nInterrupted.", file=sys.stderr)
         return 130
     except Exception as exc:
         if debug:
-            traceback.print_exc()
-        if isinstance(exc, LLMConfigError):
-            print(config_help(str(exc)), file=sys.stderr)
+            say_traceback(exc)
+        if isinstance(exc, LLMConfigError):  # no endpoint at all, or a key that cannot be sent
+            say(config_help() if str(exc) == CONFIG_HELP else f"vero: {exc}", file=sys.stderr)
             return EXIT_CONFIG
         if isinstance(exc, CliError):
-            print(f"vero: {exc}", file=sys.stderr)
+            say(f"vero: {exc}", file=sys.stderr)
             return EXIT_CONFIG
-        print(f"❌ {error_line(exc)}" + ("" if debug else "  (--debug shows the traceback)"), file=sys.stderr)
+        say(f"❌ {error_line(exc)}" + ("" if debug else "  (--debug shows the traceback)"), file=sys.stderr)
         return EXIT_FAILED
 
 
@@ -183,11 +207,13 @@ def with_mcp_tools(args, tools: list):
 
 def cmd_run(args) -> int:
     task = read_task(args.task)
+    if not task.strip():
+        raise CliError("the task is empty: give it as an argument (vero run \"What is 2+2?\"), or pipe it in with -")
     tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     agent = make_agent(args.agent, llm, tools, args)
     if args.tools is not None and tools and not agent.uses_tools:
-        print(f"vero: {type(agent).__name__} uses no tools; --tools {args.tools} is ignored.", file=sys.stderr)
+        say(f"vero: {type(agent).__name__} uses no tools; --tools {args.tools} is ignored.", file=sys.stderr)
     if args.load:
         load_session_into(agent, args.load)
     watch_model(llm)  # on stderr: --json keeps stdout for the result
@@ -197,10 +223,11 @@ def cmd_run(args) -> int:
     result = agent.last_result
     if args.json:
         print_error(result, debug=args.debug)
-        print(result.to_json())
+        print(printable_json(result.to_json()))  # valid JSON; C0 controls are escaped by json already
     else:
         print_result(result, debug=args.debug)
-    return EXIT_OK if result.status == Status.OK else EXIT_FAILED
+    trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged
+    return EXIT_OK if result.status == Status.OK and not trace_failed else EXIT_FAILED
 
 
 def read_task(task: str) -> str:
@@ -221,10 +248,10 @@ def cmd_chat(args) -> int:
     repl = Repl(args, llm, tools)
     warning = check_endpoint(llm) if sys.stdin is not None else None  # closed stdin: nothing will be sent
     if warning:
-        print(warning, file=sys.stderr)
+        say(warning, file=sys.stderr)
     if args.load:
         load_session_into(repl.agent, args.load)
-        print(f"Loaded {len(repl.agent.history)} messages from {args.load}.")
+        say(f"Loaded {len(repl.agent.history)} messages from {args.load}.")
     return repl.loop()
 
 

@@ -7,8 +7,23 @@ built on first use, so ``import vero`` stays fast and does not read files.
 
 from __future__ import annotations
 
+import logging
+import math
 import os
 from dataclasses import dataclass, fields
+from urllib.parse import urlsplit
+
+log = logging.getLogger("vero")
+
+# Safety switches: only the real environment (or code) may turn them off, never a .env file,
+# which may come with a folder someone else made.
+SAFETY_SWITCHES = ("VERO_PYTHON_SANDBOX",)
+# An endpoint and the key sent to it: a .env naming the endpoint while the key comes from
+# elsewhere sends your key to whoever wrote that .env.
+ENDPOINT_KEYS = {"OPENAI_BASE_URL": "OPENAI_API_KEY", "VERO_TAVILY_URL": "TAVILY_API_KEY",
+                 "VERO_BOCHA_URL": "BOCHA_API_KEY"}
+_from_file: dict[str, str] = {}  # setting name -> the .env file it was taken from
+_warned: set[str] = set()  # endpoints already warned about (once per process)
 
 
 def _number(name: str, value: str | None, default, kind):
@@ -28,6 +43,29 @@ def _cap(value: str | None, default: int | None) -> int | None:
     if cap is not None and cap < 0:
         raise ValueError(f"setting MAX_TOKENS={value!r} must be a positive number, or 0 for no cap")
     return cap
+
+
+def _call_seconds(value: str | None) -> float | None:
+    """``MAX_CALL_SECONDS``: seconds > 0, ``0``/``none``/``off`` for no limit (``math.inf``), unset: ``None``."""
+    if value is not None and value.strip().lower() in {"0", "none", "off"}:
+        return math.inf
+    seconds = _number("MAX_CALL_SECONDS", value, None, float)
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"setting MAX_CALL_SECONDS={value!r} must be a number of seconds > 0, or 0 for no limit")
+    return seconds
+
+
+# The default MAX_CALL_SECONDS: time for a slow local model (2 tokens/s on a laptop CPU) to
+# write a whole reply of the output cap, plus 5 minutes to read a long prompt first.
+SLOW_TOKENS_PER_S = 2.0
+PROMPT_SECONDS = 300.0
+UNCAPPED_TOKENS = 8192  # the reply length assumed when there is no output cap
+
+
+def call_seconds_for(max_tokens: int | None) -> float:
+    """The default bound on one model call for an output cap of ``max_tokens`` (``None``: no cap):
+    1024 tokens give 812 s, no cap 4396 s."""
+    return PROMPT_SECONDS + (max_tokens or UNCAPPED_TOKENS) / SLOW_TOKENS_PER_S
 
 
 _ON, _OFF = frozenset({"1", "true", "yes", "y", "on"}), frozenset({"0", "false", "no", "n", "off"})
@@ -55,6 +93,9 @@ class Settings:
     # 1024 leaves room for both, while a small model stuck repeating itself stops
     # after about a minute on a laptop CPU instead of filling its context window.
     MAX_TOKENS: int | None = 1024
+    # The longest one model call may take, from connect to the last byte (None: the
+    # default, from the output cap: see ``call_seconds_for``).  TIMEOUT bounds each wait.
+    MAX_CALL_SECONDS: float | None = None
     DEBUG: bool = False
     TAVILY_API_KEY: str | None = None
     BOCHA_API_KEY: str | None = None
@@ -64,32 +105,77 @@ class Settings:
         """Read settings, loading ``env_file`` first (existing variables win)."""
         if environ is None:
             if env_file and os.path.exists(env_file):
-                from dotenv import load_dotenv  # here: only when a .env exists; python-dotenv costs a few ms
-
-                load_dotenv(env_file, override=False)
+                load_env_file(env_file)
             environ = os.environ
         get = lambda name: environ.get(name) or None  # noqa: E731 - empty means unset
+        key = lambda name: (environ.get(name) or "").strip() or None  # noqa: E731 - a pasted key's newline goes
         return cls(
-            OPENAI_API_KEY=get("OPENAI_API_KEY"),
+            OPENAI_API_KEY=key("OPENAI_API_KEY"),
             OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
             MODEL_NAME=get("MODEL_NAME") or cls.MODEL_NAME,
             TEMPERATURE=_number("TEMPERATURE", get("TEMPERATURE"), cls.TEMPERATURE, float),
             TIMEOUT=_number("TIMEOUT", get("TIMEOUT"), cls.TIMEOUT, float),
             MAX_RETRIES=_number("MAX_RETRIES", get("MAX_RETRIES"), cls.MAX_RETRIES, int),
             MAX_TOKENS=_cap(get("MAX_TOKENS"), cls.MAX_TOKENS),
+            MAX_CALL_SECONDS=_call_seconds(get("MAX_CALL_SECONDS")),
             DEBUG=env_flag(get("DEBUG"), default=False),
-            TAVILY_API_KEY=get("TAVILY_API_KEY"),
-            BOCHA_API_KEY=get("BOCHA_API_KEY"),
+            TAVILY_API_KEY=key("TAVILY_API_KEY"),
+            BOCHA_API_KEY=key("BOCHA_API_KEY"),
         )
 
     def __repr__(self) -> str:
+        from vero.core.text import redact_url  # here: vero.core imports this module
+
         shown = []
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name.endswith("_KEY") and value:
                 value = "***"
+            elif f.name.endswith("_URL") and value:
+                value = redact_url(value)
             shown.append(f"{f.name}={value!r}")
         return f"Settings({', '.join(shown)})"
+
+
+def load_env_file(path: str) -> None:
+    """Put ``path``'s settings into ``os.environ`` (existing variables win), except a safety switch turned off.
+
+    Each name taken from the file is remembered, so that ``warn_if_endpoint_from_env_file``
+    can tell an endpoint from a file apart from one the user set.
+    """
+    from dotenv import dotenv_values  # here: only when a .env exists; python-dotenv costs a few ms
+
+    where = os.path.abspath(path)
+    for name, value in dotenv_values(path).items():
+        if value is None or name in os.environ:
+            continue
+        if name in SAFETY_SWITCHES and not env_flag(value, default=True):
+            log.warning("vero: ignored %s=%s in %s: a .env file cannot switch off a safety setting "
+                        "(set it in the environment to do so)", name, value.strip(), where)
+            continue
+        os.environ[name] = value
+        _from_file[name] = where
+
+
+def warn_if_endpoint_from_env_file(endpoint: str, key_given: bool = False) -> None:
+    """Warn once if setting ``endpoint`` (e.g. ``OPENAI_BASE_URL``) came from a .env file but its key did not.
+
+    ``key_given``: the key was passed in code, so it did not come from that file either.
+    Called before the first request that would send the key there.
+    """
+    source, key = _from_file.get(endpoint), ENDPOINT_KEYS[endpoint]
+    if source is None or endpoint in _warned:
+        return
+    if key_given:
+        origin = "your code"
+    elif os.environ.get(key) and _from_file.get(key) != source:  # the same file setting both is its author's choice
+        origin = "the environment"
+    else:
+        return
+    _warned.add(endpoint)
+    host = urlsplit(os.environ.get(endpoint, "")).hostname or "?"  # the host only: no user, password or path
+    log.warning("vero: warning: %s comes from %s (host %s) while %s comes from %s: your key will be sent "
+                "to that host", endpoint, source, host, key, origin)
 
 
 _settings: Settings | None = None

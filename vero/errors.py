@@ -32,3 +32,11 @@ class ScriptExhaustedError(VeroError):
 
 class SessionFormatError(VeroError):
     """A saved session file is corrupted or from a newer, unknown format."""
+
+
+class Cancelled(VeroError):
+    """The run was cancelled (``Agent.cancel()``, e.g. Ctrl-C in ``run_many``).
+
+    Raised inside the run at its next model or tool call; ``run()`` catches it
+    and ends with status ``cancelled``.
+    """

@@ -22,6 +22,7 @@ from vero._console import (
     load_session_into,
     make_agent,
     print_error,
+    say,
     step_printer,
     usage_line,
     watch_model,
@@ -89,22 +90,22 @@ class Repl:
         """
         self.end_line()
         if not self.verbose:  # otherwise the step printer has just shown it
-            print("📋 Proposed plan:")
-            print(plan.render())
+            say("📋 Proposed plan:")
+            say(plan.render())
         try:
             answer = read_line(APPROVAL_PROMPT).strip()
         except EOFError:
-            print("\n🚫 No reply (end of input): the plan is refused.")
+            say("\n🚫 No reply (end of input): the plan is refused.")
             return False
         if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
-            print(answer)
+            say(answer)
         if answer.lower() in ("", "y", "yes"):
-            print("✅ Plan approved; running it.")
+            say("✅ Plan approved; running it.")
             return True
         if answer.lower() in ("n", "no"):
-            print("🚫 Plan refused; nothing was run.")
+            say("🚫 Plan refused; nothing was run.")
             return False
-        print("🔄 Sending your feedback to the planner for a new plan.")
+        say("🔄 Sending your feedback to the planner for a new plan.")
         return answer
 
     # -- streaming -----------------------------------------------------------------
@@ -119,34 +120,34 @@ class Repl:
             self.end_line()
             self.call_ended = False
         if not self.mid_line:
-            print("Assistant: ", end="")
+            say("Assistant: ", end="")
             self.mid_line = True
         self.streamed.append(delta)
-        print(delta, end="", flush=True)
+        say(delta, end="", flush=True)
 
     def end_line(self) -> None:
         if self.mid_line:
-            print(flush=True)
+            say(flush=True)
             self.mid_line = False
 
     # -- the loop ------------------------------------------------------------------
     def loop(self) -> int:
         history_file = _enable_readline()
         for line in self.banner():
-            print(line)
+            say(line)
         interrupted = False  # the previous thing was a Ctrl-C: another one leaves
         try:
             while True:
                 try:
                     line = read_line("You: ")
                 except EOFError:
-                    print()
+                    say()
                     break
                 except KeyboardInterrupt:
                     if interrupted:
-                        print()
+                        say()
                         break
-                    print("\n(Ctrl-C again or bye to leave.)")
+                    say("\n(Ctrl-C again or bye to leave.)")
                     interrupted = True
                     continue
                 text = line.strip()
@@ -162,11 +163,11 @@ class Repl:
                         self.ask(text)
                 except KeyboardInterrupt:
                     self.end_line()
-                    print("⏹ Cancelled; the conversation is unchanged. (Ctrl-C again to leave.)")
+                    say("⏹ Cancelled; the conversation is unchanged. (Ctrl-C again to leave.)")
                     interrupted = True
         finally:
             _save_readline(history_file)
-        print("Bye.")
+        say("Bye.")
         return EXIT_OK
 
     def ask(self, text: str) -> None:
@@ -183,15 +184,15 @@ class Repl:
         if result.status == Status.FAILED:  # its partial text is no answer and is not kept in the history
             print_error(result, sys.stdout, self.args.debug)
             if result.answer:
-                print(f"(partial, not kept): {result.answer}")
+                say(f"(partial, not kept): {result.answer}")
             return
         streamed = "".join(self.streamed).strip()
         if result.answer and not (streamed and streamed.endswith(result.answer.strip())):
-            print(f"Assistant: {result.answer}")
+            say(f"Assistant: {result.answer}")
         if result.error is not None:
             print_error(result, sys.stdout, self.args.debug)
         elif result.status != Status.OK:
-            print(f"⚠️  The run ended with status {result.status}.")
+            say(f"⚠️  The run ended with status {result.status}.")
 
     def banner(self) -> list[str]:
         """The first lines of the chat, each at most 80 characters."""
@@ -209,7 +210,7 @@ class Repl:
 
     def _model_label(self) -> str:
         model = getattr(self.llm, "model_name", "?")
-        url = getattr(self.llm, "base_url", None)
+        url = getattr(self.llm, "shown_url", None)
         return f"{model}" + (f" at {url}" if url else "")
 
     # -- slash commands ---------------------------------------------------------------
@@ -222,98 +223,101 @@ class Repl:
             "/agent": self.cmd_agent, "/tools": self.cmd_tools, "/verbose": self.cmd_verbose,
         }.get(name.lower())
         if handler is None:
-            print(f"Unknown command {name}. Type /help for the list.")
+            say(f"Unknown command {name}. Type /help for the list.")
             return
         try:
             handler(rest)
         except Exception as exc:  # a command's own bug must not end the chat and lose the conversation
             self.end_line()
             detail = " ".join(f"{type(exc).__name__}: {exc}".split())
-            print(f"❌ {name} failed: {clip(detail, 300)}")
+            say(f"❌ {name} failed: {clip(detail, 300)}")
 
     def cmd_help(self, _rest: str) -> None:
-        print(REPL_HELP.format(agents=", ".join(AGENTS)))
+        say(REPL_HELP.format(agents=", ".join(AGENTS)))
 
     def cmd_reset(self, _rest: str) -> None:
         self.agent.clear_history()
-        print("Conversation cleared.")
+        say("Conversation cleared.")
 
     def cmd_history(self, _rest: str) -> None:
         history = self.agent.history
         if not history:
-            print("(no conversation yet)")
+            say("(no conversation yet)")
             return
         for message in history:
             calls = [(c.name, c.arguments) for c in message.tool_calls or []]
             calls += next((made for answer, made in self.calls_of if answer is message), [])
             for name, args in calls:  # the tools the turn used, one line each: the name and the arguments
-                print(f"  🔧 {name}({_one_line(args)})")
+                say(f"  🔧 {name}({_one_line(args)})")
             if message.text or not calls:
-                print(f"{message.role}: {message.text}")
+                say(f"{message.role}: {message.text}")
 
     def cmd_usage(self, _rest: str) -> None:
-        print(f"Usage so far: {usage_line(self.llm.total_usage, self.llm.calls)}.")
+        say(f"Usage so far: {usage_line(self.llm.total_usage, self.llm.calls)}.")
 
     def cmd_save(self, path: str) -> None:
         if not path:
-            print("Usage: /save FILE")
+            say("Usage: /save FILE")
             return
         try:
             self.agent.save(path)
-        except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-            print(f"❌ cannot save to {path}: {exc}")
+        except OSError as exc:  # the error names the user's path, never the temporary file
+            say(f"❌ cannot save to {path}: {exc.strerror or exc}")
             return
-        print(f"Saved {len(self.agent.history)} messages to {path}.")
+        except ValueError as exc:  # a NUL in the path
+            say(f"❌ cannot save to {path}: {exc}")
+            return
+        say(f"Saved {len(self.agent.history)} messages to {path}.")
 
     def cmd_load(self, path: str) -> None:
         if not path:
-            print("Usage: /load FILE")
+            say("Usage: /load FILE")
             return
         try:
             load_session_into(self.agent, path)
         except CliError as exc:
-            print(f"❌ {exc}")
+            say(f"❌ {exc}")
             return
-        print(f"Loaded {len(self.agent.history)} messages from {path}.")
+        say(f"Loaded {len(self.agent.history)} messages from {path}.")
 
     def cmd_agent(self, name: str) -> None:
         if not name:
-            print(f"Current agent: {self.kind} ({type(self.agent).__name__}). "
+            say(f"Current agent: {self.kind} ({type(self.agent).__name__}). "
                   f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}, or package.module:ClassName.")
             return
         if name not in AGENTS and ":" not in name:
-            print(f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}, or package.module:ClassName. "
+            say(f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}, or package.module:ClassName. "
                   f"Still using {self.kind} ({type(self.agent).__name__}).")
             return
         history = list(self.agent.history)
         try:
             agent = self._new_agent(name)
         except CliError as exc:
-            print(f"❌ {exc}. Still using {self.kind} ({type(self.agent).__name__}).")
+            say(f"❌ {exc}. Still using {self.kind} ({type(self.agent).__name__}).")
             return
         self.kind, self.agent = name, agent
         self.agent.history = history
         note = "" if self.agent.uses_tools else " This pattern uses no tools."
-        print(f"Switched to {type(self.agent).__name__}; the conversation is kept.{note}")
+        say(f"Switched to {type(self.agent).__name__}; the conversation is kept.{note}")
 
     def cmd_tools(self, _rest: str) -> None:
         if not self.agent.uses_tools:
-            print(f"{type(self.agent).__name__} uses no tools: it answers from the model alone. "
+            say(f"{type(self.agent).__name__} uses no tools: it answers from the model alone. "
                   "/agent chat or /agent react use the tools.")
             return
         if not self.agent.tools:
-            print("No tools. Start with --tools calculator,python,search,time to add some.")
+            say("No tools. Start with --tools calculator,python,search,time to add some.")
             return
         for item in self.agent.tools:
-            print(f"- {item.name}: {item.description}")
+            say(f"- {item.name}: {item.description}")
 
     def cmd_verbose(self, value: str) -> None:
         if value.lower() not in ("on", "off"):
-            print(f"Verbose is {'on' if self.verbose else 'off'}. Usage: /verbose on|off")
+            say(f"Verbose is {'on' if self.verbose else 'off'}. Usage: /verbose on|off")
             return
         self.verbose = value.lower() == "on"
         self._set_verbose(self.agent, self.verbose, self.kind)
-        print(f"Verbose {'on' if self.verbose else 'off'}.")
+        say(f"Verbose {'on' if self.verbose else 'off'}.")
 
 
 def _one_line(args, limit: int = 200) -> str:
@@ -325,7 +329,7 @@ def _one_line(args, limit: int = 200) -> str:
 def read_line(prompt: str) -> str:
     """``input(prompt)``; a closed stdin (``sys.stdin is None``) is the end of input."""
     if sys.stdin is None:
-        print(prompt, end="", flush=True)
+        say(prompt, end="", flush=True)
         raise EOFError
     return input(prompt)
 

@@ -63,11 +63,15 @@ class ScriptedLLM:
     ``stop`` sequences cut the text the way a real server does, and
     ``<think>`` blocks are split off as ``reasoning``, as ``ChatOpenAI`` does.
     Running out of script raises ``ScriptExhaustedError``, or, when
-    ``default`` is given, returns it forever.
+    ``default`` is given, returns it forever.  ``json_schema=True`` plays a
+    server that constrains replies to a JSON schema (``supports_json_schema()``,
+    which ``ReActAgent(protocol="auto")`` asks); the replies are still the script's.
     """
 
-    def __init__(self, responses: list | None = None, *, default: Any = None, model_name: str = "scripted"):
+    def __init__(self, responses: list | None = None, *, default: Any = None, model_name: str = "scripted",
+                 json_schema: bool = False):
         self.responses = list(responses or [])
+        self.json_schema = json_schema
         self.default = default
         self.model_name = model_name
         self.callbacks: list = []  # as ChatOpenAI.callbacks; a ScriptedLLM makes no HTTP attempts to report
@@ -82,6 +86,10 @@ class ScriptedLLM:
     @property
     def remaining(self) -> int:
         return len(self.responses)
+
+    def supports_json_schema(self) -> bool:
+        """What ``json_schema=`` says: as ``ChatOpenAI.supports_json_schema``, without a probe."""
+        return self.json_schema
 
     def generate(
         self,

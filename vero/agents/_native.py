@@ -373,7 +373,7 @@ def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
 
 
 def _observe(agent: Agent, call: ToolCall) -> str:
-    return agent.run_tool(call.name, call.arguments).text
+    return agent.run_tool(call.name, call.arguments).output
 
 
 def echoes(agent: Agent, text: str) -> bool:

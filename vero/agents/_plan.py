@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vero.core.agent import tool_calls
-from vero.core.parsing import args_text, call_worked, written_call
+from vero.core.parsing import call_worked
 from vero.core.result import PlanStepStatus, RunResult, Step
 from vero.core.text import folded
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
-_TOOL_NAME = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\(.*\))?\s*", re.DOTALL)  # find_plant, find_plant(name: str)
 MARKERS = {PlanStepStatus.PENDING: "[ ]", PlanStepStatus.IN_PROGRESS: "[>]", PlanStepStatus.COMPLETED: "[x]",
            PlanStepStatus.FAILED: "[!]"}
 
@@ -27,7 +26,6 @@ class PlanStep:
     result: str = ""
     tool_results: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", output) of calls that worked
     errors: list[tuple[str, str]] = field(default_factory=list)  # ("tool(args)", error) of its calls that failed
-    deferred: bool = False  # a failed step run again after the next step (see Plan.defer)
 
     def finish(self, result: RunResult) -> None:
         """Take the outcome of the step's executor run: its tool calls, its result, and its status,
@@ -44,8 +42,6 @@ class Plan:
     """An ordered list of steps with their status; ``render()`` shows ``[ ] [>] [x] [!]``."""
 
     steps: list[PlanStep] = field(default_factory=list)
-    given_up: list[str] = field(default_factory=list)  # failed steps that could not be repaired
-    put_off: bool = False  # a step was deferred (see defer): once per plan, also after a repair
 
     @classmethod
     def of(cls, descriptions: list[str]) -> Plan:
@@ -55,7 +51,7 @@ class Plan:
         return "\n".join(f"{i}. {MARKERS[s.status]} {s.description}" for i, s in enumerate(self.steps, 1))
 
     def next_step(self) -> PlanStep:
-        """The first pending step (the loops run while one is left)."""
+        """The first pending step (the replanner always leaves one, or answers)."""
         return next(s for s in self.steps if s.status == PlanStepStatus.PENDING)
 
     def remaining(self) -> list[str]:
@@ -70,80 +66,11 @@ class Plan:
     def results(self, clip: Callable[[str, int], str]) -> str:
         """The finished steps: each with its result and the output of its tool calls that worked; a
         failed step with those outputs and the errors of its last two failed calls, but not its
-        answer: no tool result is behind it, and a small model copied such a guess into the final answer."""
+        answer: no tool result is behind it, and a model copied such a guess into the final answer."""
         finished = (PlanStepStatus.COMPLETED, PlanStepStatus.FAILED)
         done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in finished]
         return "\n\n".join(f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done) \
             or "(none yet)"
-
-    def tools_for(self, step: PlanStep, tool_names: list[str]) -> list[str]:
-        """The tools ``step`` names, unless the same step failed before (then none: the executor gets all).
-
-        The planner names each step's tool; a small executor given every tool
-        tends to reach for the first one listed instead.  But when the same step
-        already failed (a small replanner repeats it), the named tool was the
-        wrong one, and the executor may pick another.
-        """
-        named = [name for name in tool_names if re.search(rf"\b{re.escape(name)}\b", step.description)]
-        return [] if self.failures(step.description) and not step.deferred else named
-
-    def defer(self, step: PlanStep) -> bool:
-        """Run a failed step again, as it is, after the next pending step, and return True; once per step.
-
-        Small planners put a lookup before the step whose result it needs ("Find the greenhouse's
-        capacity with greenhouse_info", then "Find the Frostvine with find_plant"), and the executor,
-        with no id to use, makes one up.  Run after the next step, it has that step's result.  Only a
-        step whose every call failed counts, and only one step per plan (measured: a repair's steps,
-        each put off in turn, cost 19 more calls): False (the plan is unchanged) when no step is
-        pending, a call of the step worked, it made no call, it failed before, or a step was put off.
-        """
-        pending = [i for i, s in enumerate(self.steps) if s.status == PlanStepStatus.PENDING]
-        if not pending or step.tool_results or not step.errors or self.put_off or self.failures(step.description) > 1:
-            return False
-        self.steps.insert(pending[0] + 1, PlanStep(step.description, deferred=True))
-        self.put_off = True
-        return True
-
-    def gave_up(self) -> bool:
-        """True when the plan went on without a failed step that no later step with its words did."""
-        done = {folded(d) for d in self.completed()}
-        return any(folded(d) not in done for d in self.given_up)
-
-    def failed_tools(self, description: str) -> list[str]:
-        """The tools whose calls failed in earlier tries of a step with this description."""
-        calls = [call for s in self._failed_tries(description) for call, _ in s.errors]
-        return list(dict.fromkeys(call.split("(", 1)[0] for call in calls))
-
-    def failures(self, description: str) -> int:
-        """How often a step with this description failed."""
-        return len(self._failed_tries(description))
-
-    def repair(self, proposed: list[str]) -> tuple[list[str], list[str]]:
-        """Take a repair that ``proposed`` these steps for the last failed one: the steps that then remain,
-        and the failed steps it gives up (each is recorded in ``given_up``, once).
-
-        A proposed step that already failed twice is dropped; when the rest brings no step that is not
-        already later in the plan, the failed step is given up and the plan goes on without it.
-        """
-        later = {folded(d) for d in self.remaining()}
-        repair = [d for d in proposed if self.failures(d) < 2]
-        dropped = [d for d in proposed if self.failures(d) >= 2]
-        if not any(folded(d) not in later for d in repair):
-            dropped.append(next(s.description for s in reversed(self.steps) if s.status == PlanStepStatus.FAILED))
-        given_up = [d for d in dict.fromkeys(dropped) if self._give_up(d)]
-        repaired = {folded(d) for d in repair}
-        return repair + [d for d in self.remaining() if folded(d) not in repaired], given_up
-
-    def _give_up(self, description: str) -> bool:
-        """Record that the plan goes on without this failed step; False if it was given up already."""
-        if any(folded(d) == folded(description) for d in self.given_up):
-            return False
-        self.given_up.append(description)
-        return True
-
-    def _failed_tries(self, description: str) -> list[PlanStep]:
-        wanted = folded(description)
-        return [s for s in self.steps if s.status == PlanStepStatus.FAILED and folded(s.description) == wanted]
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -168,46 +95,31 @@ class Finished:
 
 @dataclass(frozen=True)
 class Remaining:
-    """The replanner's decision: these steps remain (empty: none left, yet no answer)."""
+    """The replanner's decision: these steps remain (at least one)."""
 
     steps: list[str]
 
 
-def read_steps(data: dict[str, Any], tools: Collection[str] = ()) -> list[str]:
-    """``{"steps": [...]}`` as step texts; an item may also be an object naming one of ``tools``, see
-    ``_step_text``.  A step written again right after itself runs once (small replanners repeat a call), and
-    one without a word or number is no step (a stray "}" from JSON that a small replanner broke)."""
+def read_steps(data: dict[str, Any]) -> list[str]:
+    """``{"steps": [...]}`` as step texts: a string as it is, an object by its ``description`` (or ``step``,
+    ``instruction``, ``task``) or else as JSON; an item without a word or number is no step."""
     steps = data["steps"]
     if not isinstance(steps, list):
         raise ValueError("`steps` must be a list of strings")
-    texts = [text for text in (_step_text(item, tools) for item in steps) if re.search(r"\w", text)]
-    return [text for i, text in enumerate(texts) if i == 0 or folded(text) != folded(texts[i - 1])]
+    return [text for text in map(_step_text, steps) if re.search(r"\w", text)]
 
 
-def _step_text(item: Any, tools: Collection[str]) -> str:
-    """A step written as an object, in words: its ``description`` (or ``step``, ``instruction``, ``task``)
-    with the tool it names and that tool's arguments; or a call object (``{"tool": ..., "arguments":
-    {...}}``, written by small replanners, sometimes with the tool's signature as its name) as "Call tool
-    with a=1".  Anything else is kept as JSON rather than dropped."""
+def _step_text(item: Any) -> str:
     if not isinstance(item, dict):
         return str(item).strip()
-    text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str) and item[k].strip()), "").strip()
-    call = written_call(item)
-    names = ([call[0]] if call else []) + [value for value in item.values() if isinstance(value, str)]
-    tool = next((m[1] for name in names if (m := _TOOL_NAME.fullmatch(name)) and m[1] in tools), None)
-    if tool is None:
-        return text or (json.dumps(item, ensure_ascii=False) if item else "")
-    arguments = args_text(call[1]) if call and call[1] else ""
-    if not text:
-        return f"Call {tool} with {arguments}" if arguments else f"Call {tool}"
-    text = text if re.search(rf"\b{re.escape(tool)}\b", text) else f"{text} with {tool}"
-    return f"{text} ({arguments})" if arguments else text
+    text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str) and item[k].strip()), "")
+    return text.strip() or json.dumps(item, ensure_ascii=False)
 
 
-def read_plan(data: dict[str, Any], instructions: str, tools: Collection[str] = ()) -> list[str]:
-    """The plan's steps; a step copied word for word from the planner's ``instructions`` (their example,
-    which small models copy) is re-asked for.  Steps without a word leave an empty plan (``failed``)."""
-    steps = read_steps(data, tools)
+def read_plan(data: dict[str, Any], instructions: str) -> list[str]:
+    """The plan's steps; a step copied word for word from the planner's ``instructions`` (their example)
+    is re-asked for.  Steps without a word leave an empty plan (``failed``)."""
+    steps = read_steps(data)
     copied = next((step for step in steps if len(step) >= 20 and folded(step) in folded(instructions)), None)
     if copied is not None:
         raise ValueError(f"the step {copied!r} is copied from the example in the instructions; "
@@ -215,25 +127,25 @@ def read_plan(data: dict[str, Any], instructions: str, tools: Collection[str] = 
     return steps
 
 
-def read_replan(data: dict[str, Any], completed: list[str], tools: Collection[str] = ()) -> Finished | Remaining:
-    """A final answer (``response``) or the remaining steps.
+def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]) -> Finished | Remaining:
+    """A final answer (``response``) or the steps that remain, never none.
 
-    A replanner that repeats the whole plan would re-run finished steps, so
-    leading steps that match the ``completed`` ones are dropped (the steps are
-    empty if it listed only completed ones).
+    A replanner that repeats the whole plan would re-run finished steps, so leading steps that match
+    the ``completed`` ones are dropped; if that leaves none, the ``remaining`` plan stands, and with no
+    step remaining the replanner is asked again for its answer.
     """
     response = data.get("response")
     if isinstance(response, str) and response.strip():
         return Finished(response.strip())
     if "steps" not in data:
         raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
-    steps = read_steps(data, tools)
-    if not steps:
-        raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
+    steps = read_steps(data)
     done = {folded(d) for d in completed}
     while steps and folded(steps[0]) in done:
         steps.pop(0)
-    return Remaining(steps)
+    if not steps and not remaining:
+        raise ValueError('no steps remain, so reply with {"response": "<the final answer>"}')
+    return Remaining(steps or remaining)
 
 
 def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -246,14 +158,6 @@ def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tup
     calls = [(action.content, result.content.strip(), call_worked(result)) for action, result in tool_calls(steps)]
     return (list(dict.fromkeys((call, output) for call, output, worked in calls if worked)),
             list(dict.fromkeys((call, output) for call, output, worked in calls if not worked)))
-
-
-def lasting(calls: list[tuple[Step, Step]]) -> tuple[tuple[Step, Step], ...]:
-    """The plan's tool calls whose outcome still holds for a later step: every call that worked, and
-    the failed calls made since the last call that worked (a call that worked, such as one that
-    creates a file, may change what a failed call would now meet)."""
-    last_worked = max((i for i, (_, result) in enumerate(calls) if call_worked(result)), default=-1)
-    return tuple(call for i, call in enumerate(calls) if i > last_worked or call_worked(call[1]))
 
 
 @dataclass(frozen=True)

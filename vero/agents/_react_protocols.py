@@ -1,7 +1,8 @@
 """ReAct's two protocols: how a reply is read and acted on, one small strategy each.
 
 ``TextProtocol`` parses ``Thought:`` / ``Action:`` / ``Action Input:`` lines (any endpoint);
-``NativeProtocol`` takes the API's tool calls as the actions.  ``ReActAgent`` (``vero.agents.react``)
+``NativeProtocol`` takes the API's tool calls as the actions; ``GuidedProtocol`` (``vero.agents._guided``)
+reads JSON steps that a schema constrains.  ``ReActAgent`` (``vero.agents.react``)
 holds the loop and picks one by name from ``PROTOCOLS``.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from vero.agents._guided import GuidedProtocol
 from vero.agents._native import (
     REPEATED_CALL_NUDGE,
     answer_tool_calls,
@@ -80,7 +82,7 @@ class TextProtocol:
         assert step.action is not None
         repeated = made_before(agent, step.action, step.action_input)
         result = agent.run_tool(step.action, step.action_input)
-        return f"{result.text}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok else result.text
+        return f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated and result.ok else result.output
 
     def correction(self, agent: ReActAgent, problem: str) -> str:
         return agent.format_error_prompt.format(problem=problem, names=self.names(agent))
@@ -136,4 +138,5 @@ def _in_place_of(step: ReActStep, call: ToolCall, messages: list[Message]) -> Re
     return ReActStep(action=call.name, action_input=parse_action_input(call.arguments))
 
 
-PROTOCOLS: dict[str, TextProtocol | NativeProtocol] = {"text": TextProtocol(), "native": NativeProtocol()}
+PROTOCOLS: dict[str, TextProtocol | NativeProtocol | GuidedProtocol] = {
+    "text": TextProtocol(), "native": NativeProtocol(), "guided": GuidedProtocol()}  # guided: vero.agents._guided

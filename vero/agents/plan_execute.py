@@ -1,75 +1,35 @@
-"""PlanExecuteAgent: plan -> approve -> execute each step -> replan (Wang et al., 2023; BabyAGI).
+"""PlanExecuteAgent: plan -> approve -> execute each step -> replan -> answer (Wang et al., 2023; BabyAGI).
 
-A planner (which sees the tools but cannot call them) writes the plan as JSON
-``{"steps": [...]}``; an optional approval gate lets a person accept it,
-reject it, or send feedback to the planner; then each step runs through a
-fresh ReAct agent (``StepExecutor``) that shares this agent's llm, gets the
-tools the step names (all of them if it names none) and sees the whole plan
-and the earlier results, with the output of each earlier tool call that
-worked.  A step whose tool calls all failed counts as failed.  A replanner
-answers either ``{"response": "..."}`` (done) or ``{"steps": [...]}`` (what
-still remains).
+The textbook loop, as in LangChain's plan-and-execute:
 
-When to replan.  By default (``replan_every_step=False``) the replanner runs
-only after a step that failed, and its steps go in place of the failed one,
-before the later steps of the plan; after a completed step one short call asks whether
-the results already answer the task (``answer_early``: small planners add steps after
-the one that answers it, and each costs calls and can change the answer), and if
-not the next step runs; once every step is done one plain-text call writes the
-answer from the step results (status ``ok``).  Small local models handle this far better than the
-classic loop, whose JSON replanner after every step tends to add pointless
-steps instead of answering; it also saves a call per step.  With
-``replan_every_step=True`` the replanner runs after every step, as in the
-classic plan-and-execute loop (LangChain's, after Wang et al.).
+1. A planner (which sees the tools but cannot call them) writes the plan as JSON ``{"steps": [...]}``.
+2. An optional approval gate lets a person accept it, reject it, or send feedback to the planner.
+3. The next step runs through a fresh ReAct agent (``StepExecutor``) that shares this agent's llm and
+   tools and sees the whole plan and the earlier results, with the output of each tool call that worked.
+4. A replanner reads the results so far and answers either ``{"response": "..."}`` (the answer: done)
+   or ``{"steps": [...]}`` (what still remains); back to 3.
 
-The first step whose every call failed runs again, once, after the next step, before any repair: small
-planners put a lookup before the step whose result it needs ("Find the greenhouse's capacity", then
-"Find the Frostvine"), and its executor, with no id to use, makes one up.  Run later, it has that
-result.  Only when it fails again does the replanner repair it.
-
-A step is run at most twice with the same words.  A repair step that already
-failed twice is dropped, and when a repair offers nothing new (no step that
-is not already later in the plan: only the failed step again, only the later
-or completed steps, or a reply that stays unusable) the failed step is given
-up.  The plan goes on without it, and an answer written while a given-up step
-was never done ends ``needs_review``: small planners add steps a task does
-not need, and a step that cannot be done should not keep the later steps
-from running.
-
-A planner whose reply stays unusable after the JSON re-asks (small models copy
-the prompt's example plan) does not end the run: the task becomes a one-step
-plan, with a warning.
-
-Model calls: 1 for the plan (+1 per feedback round), then per executed step the ReAct calls, plus 1
-for the answer, plus 1 after each completed step that has steps after it (the early-answer check;
-none when the step's result is an id, or with ``answer_early=False``). A two-step plan whose steps
-each finish in one ReAct call costs 1 + 2 * 1 + 1 + 1 = 5 calls (3 when the check answers after the
-first step); a failed step that is run again after the next step costs that step's ReAct calls
-again, each failed step that is not adds a replanner call (up to ``max_replans`` of them: the next
-failed step ends the loop), and a step that names a tool but is answered without calling one gets
-one nudge (one more call). With ``replan_every_step=True`` every step adds a replanner call instead,
-and the answer comes from it: 1 + 2 * (1 + 1) = 5 calls. When a cap ends the loop (``max_turns``
-executed steps, ``max_replans``; with ``replan_every_step`` also the same remaining plan proposed
-twice in a row, or no step left but no answer) one more call writes the final answer from the step
-results, and the status is ``max_turns``; if that reply is empty or cut off, the answer is the last
-completed step's result. JSON re-asks come on top.
+Model calls: 1 for the plan (+1 per feedback round), then per executed step its ReAct calls plus 1
+for the replanner.  A two-step plan whose steps each finish in one ReAct call costs 1 + 2 * (1 + 1) = 5
+calls, or 3 when the replanner answers after the first step.  When a cap ends the loop (``max_turns``
+executed steps, or more than ``max_replans`` changes of the plan) one more call writes the answer from
+the step results (status ``max_turns``).  JSON re-asks come on top.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
-from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining
-from vero.agents._planner import EmptyPlanError, Planner, PlanRejected
+from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining, read_plan, read_replan
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import HISTORY_SECTION, Tools
-from vero.core.message import ChatModel
+from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools
+from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack, renamed_budget
-from vero.core.result import REJECTED, Outcome, PlanStepStatus, StepKind
+from vero.core.result import MAX_TURNS, OK, REJECTED, Outcome, PlanStepStatus, StepKind
+from vero.errors import VeroError
 
-# Re-exported, so that `from vero.agents.plan_execute import Plan, StepExecutor, ...` keeps working.
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
            "Remaining", "Approval"]
 
@@ -118,35 +78,31 @@ STEP_TASK = """You are carrying out one step of a larger plan.
 Do only this step. Use a tool for every fact or calculation; never guess a value.
 Give the step's result as your final answer."""
 
-RETRY_NOTE = "\n(This step failed before with {tools}: choose the tool whose description gives what the step needs.)"
-
 REPLAN_PROMPT = """You check the progress of a plan after each step.
 If the step results already answer the task, reply {"response": "<the final answer to the task, for the user>"}.
 Otherwise reply {"steps": ["...", "..."]} with only the steps that still remain (not the completed ones):
 keep the remaining plan if it still fits, or change it when a step failed or a result calls for it.
 Reply with only the JSON object."""
 
-REPAIR_PROMPT = """A step of the plan failed (marked [!]).
-If the step results already answer the task, reply {"response": "<the final answer to the task, for the user>"}.
-Otherwise reply {"steps": ["...", "..."]} with the step or steps to do instead of the failed one;
-the later steps ([ ]) stay in the plan after them. Write each step in plain words and name the tool it uses,
-as in "Find the capital of Norway with country_info". Reply with only the JSON object."""
-
 PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{results}\n\n## Available tools\n{tools}"
-
-EARLY_ANSWER_PROMPT = """Some steps of the plan are still to come. Read the step results below.
-If they already give exactly what the task asks for, reply with the final answer to the task for the user:
-short and direct, with the exact values from the results.
-If something the task asks for is still missing (a value still to be looked up or computed), reply only: NOT YET"""
-
-ANSWER_PROMPT = """Every step of the plan is done. Using the step results below, write the final answer to the task
-for the user: short and direct, with the exact values from the results. Reply with the answer only."""
 
 FINAL_PROMPT = """The plan could not be finished. Using only the step results below,
 write the best final answer to the task, and say briefly what is still unknown."""
 
-class PlanExecuteAgent(Planner):
-    """Plan first, then execute step by step with a ReAct sub-agent, replanning as results come in.
+PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
+REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
+
+
+class EmptyPlanError(VeroError):
+    """The planner returned a plan with no steps (the run ends ``failed``)."""
+
+
+class PlanRejected(VeroError):
+    """The approval gate refused the plan (the run ends ``rejected``; no step runs)."""
+
+
+class PlanExecuteAgent(Agent):
+    """Plan first, then execute step by step with a ReAct sub-agent, replanning after each step.
 
     Args (beyond ``Agent``'s):
         system_prompt: replaces the planner's introduction (its rules stay).
@@ -157,29 +113,19 @@ class PlanExecuteAgent(Planner):
             is feedback for the planner (or return an ``Approval``).  Default None: auto-approve.
         max_plan_revisions: feedback rounds (default 3); a plan still not
             approved after them is ``rejected`` (it never runs unapproved).
-        max_replans: repairs after a failed step, also one that gives the step up (default 5): the next
-            failed step ends the loop; with ``replan_every_step``, changes of the remaining plan.
-        replan_every_step: run the replanner after every step, not only after a
-            failed one (default False; see the module docstring).
-        answer_early: after a completed step with steps still to come, ask once whether the
-            results already answer the task, and answer if so (default True; see the module
-            docstring).  Without ``replan_every_step`` only: there the replanner asks that.
+        max_replans: changes of the remaining plan by the replanner (default 5); the next one ends the loop.
+        protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``:
+            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``).
 
-    Statuses: ``ok`` (answered after the last step, or the replanner answered), ``needs_review``
-    (answered while a failed step that was given up was never done), ``rejected``, ``failed`` (empty
-    plan, or another error), ``max_turns`` (a cap ended the loop).
+    Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (an empty plan, a replanner
+    whose reply stays unusable, or another error), ``max_turns`` (a cap ended the loop).
     Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
     ``final``, ``warning``; each step's ReAct steps are one level deeper.
 
-    Prompts are class attributes: the planner's system prompt is
-    ``planner_prompt`` (a subclass overrides it; ``system_prompt=`` replaces
-    it for one agent) followed by ``planner_rules``.  ``step_task`` is the
-    task each step's ReAct agent (an ``executor_class``, by default
+    Prompts are class attributes: the planner's system prompt is ``planner_prompt`` (a subclass
+    overrides it; ``system_prompt=`` replaces it for one agent) followed by ``planner_rules``.
+    ``step_task`` is the task each step's ReAct agent (an ``executor_class``, by default
     ``StepExecutor``) gets, ``replan_prompt`` the replanner's system prompt.
-
-    This file holds the loop and runs the steps; the model calls that write, repair and replan the
-    plan and write the answer, and the recording of what they decide, are the planner's, in ``Planner``
-    (``vero/agents/_planner.py``).
     """
 
     default_max_turns = 20
@@ -189,12 +135,8 @@ class PlanExecuteAgent(Planner):
     plan_request = PLAN_REQUEST
     plan_feedback = PLAN_FEEDBACK
     step_task = STEP_TASK
-    retry_note = RETRY_NOTE
     executor_class: type[ReActAgent] = StepExecutor
     replan_prompt = REPLAN_PROMPT
-    repair_prompt = REPAIR_PROMPT
-    answer_prompt = ANSWER_PROMPT
-    early_answer_prompt = EARLY_ANSWER_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
     max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
@@ -202,7 +144,7 @@ class PlanExecuteAgent(Planner):
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
                  approve: Callable[[Plan], bool | str | Approval] | None = None, max_plan_revisions: int = 3,
-                 max_replans: int = 5, replan_every_step: bool = False, answer_early: bool = True,
+                 max_replans: int = 5, protocol: Literal["text", "native", "guided", "auto"] = "text",
                  **base_options: Unpack[AgentKeywords]) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
@@ -211,88 +153,105 @@ class PlanExecuteAgent(Planner):
         self.approve = approve
         self.max_plan_revisions = max_plan_revisions
         self.max_replans = max_replans
-        self.replan_every_step = replan_every_step
-        self.answer_early = answer_early
+        self.protocol = protocol
 
-    # -- the loop ------------------------------------------------------------
+    # -- the loop: plan -> (approve) -> execute a step -> replan -> ... -> answer ------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         try:
-            plan = self._approved_plan(task)
+            plan = self._approved_plan(task)  # plan -> (approve)
         except PlanRejected:
             return Outcome("", REJECTED)
-        run_steps = self._replan_after_every_step if self.replan_every_step else self._repair_failed_steps
-        return run_steps(task, plan)
-
-    def _repair_failed_steps(self, task: str, plan: Plan) -> Outcome:
-        """The default loop: the steps in order, a repair after each failed one, the answer after the last."""
-        for number in self.turns():
-            step = plan.next_step()
-            self._execute(task, plan, step, number)
-            if step.status == PlanStepStatus.COMPLETED:
-                if not plan.remaining():
-                    return self._answer(task, plan)
-                answer = self._answered_early(task, plan, step)
-                if answer is not None:
-                    return self._finished(Finished(answer), plan)
-                continue
-            if plan.defer(step):
-                self.record(StepKind.WARNING, f"the step {step.description!r} failed; it runs again after the next "
-                                       "step, whose result it may need")
-                continue
-            if self._past_cap():
-                break
-            decision = self._repair(task, plan)
+        for number in self.turns():  # at most max_turns steps
+            self._execute(task, plan, plan.next_step(), number)  # execute the next step
+            decision = self._replan(task, plan)  # replan: the answer, or the steps that remain
             if isinstance(decision, Finished):
-                return self._finished(decision, plan)
-            if not decision.steps:  # the failed step was the last one left
-                return self._answer(task, plan)
-            self._replace_remaining(plan, decision.steps)
-        return self._answer(task, plan, capped=True)
+                self.record(StepKind.FINAL, decision.answer)
+                return Outcome(decision.answer, OK)
+            if decision.steps != plan.remaining():  # a new plan for the rest
+                if self.tally("replans") > self.max_replans:
+                    self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
+                    break
+                plan.replace_remaining(decision.steps)
+                self.record(StepKind.REPLAN, plan.render(), steps=decision.steps)
+        return self._answer_from_results(task, plan)
 
-    def _replan_after_every_step(self, task: str, plan: Plan) -> Outcome:
-        """The classic loop (``replan_every_step``): the replanner answers, or says what remains, after each step."""
-        proposed = None
-        for number in self.turns():
-            self._execute(task, plan, plan.next_step(), number)
-            decision = self._replan(task, plan)
-            if isinstance(decision, Finished):
-                return self._finished(decision, plan)
-            if not decision.steps:
-                self.record(StepKind.WARNING, "every step is done, but the replanner gave no answer")
+    # -- plan and approval gate ------------------------------------------------------------
+    def _approved_plan(self, task: str) -> Plan:
+        """The plan to run; raises ``PlanRejected`` when the gate refuses it (a plan never runs unapproved)."""
+        plan = self._make_plan(task)
+        if self.approve is None:
+            return plan
+        for revision in range(self.max_plan_revisions + 1):
+            verdict = Approval.of(self.approve(plan))
+            self.record(StepKind.APPROVAL, str(verdict), approved=verdict.approved)
+            if verdict.approved:
+                return plan
+            if not verdict.feedback.strip() or revision == self.max_plan_revisions:
                 break
-            if decision == proposed:
-                self.record(StepKind.WARNING, "the replanner proposed the same plan twice in a row")
-                break
-            proposed = decision
-            if decision.steps != plan.remaining() and self._past_cap():
-                break
-            self._replace_remaining(plan, decision.steps)
-        return self._answer(task, plan, capped=True)
+            plan = self._make_plan(task, feedback=verdict.feedback, previous=plan)
+        raise PlanRejected("the plan was not approved")
 
-    def _past_cap(self) -> bool:
-        """Count one more repair or change of plan; True, with a warning, once they pass ``max_replans``."""
-        capped = self.tally("replans") > self.max_replans
-        if capped:
-            self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
-        return capped
+    def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
+        request = self.plan_request.format(task=task, tools=self._tools_text(), history=self.history_text())
+        if feedback is not None:
+            assert previous is not None  # feedback is always on a previous plan
+            request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
+        system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
+        try:
+            steps = self.ask_json([Message.system(system), Message.user(request)],
+                                  lambda data: read_plan(data, self.planner_rules), schema=PLAN_SCHEMA)
+        except MalformedOutputError as error:  # no plan after the re-asks: the task itself is the one step
+            self.record(StepKind.WARNING, f"no usable plan ({error}); the task runs as a single step")
+            steps = [task]
+        plan = Plan.of(self._capped(steps))
+        self.record(StepKind.PLAN, plan.render(), steps=plan.remaining())
+        if not plan:
+            self.record(StepKind.ERROR, "the planner returned an empty plan")
+            raise EmptyPlanError("the planner returned an empty plan")
+        return plan
 
-    # -- executor ------------------------------------------------------------------
+    def _capped(self, steps: list[str]) -> list[str]:
+        if len(steps) > self.max_plan_steps:
+            self.record(StepKind.WARNING, f"the plan had {len(steps)} steps; keeping the first {self.max_plan_steps}")
+        return steps[: self.max_plan_steps]
+
+    def _tools_text(self) -> str:
+        return self.tools.describe() or "(no tools: steps are done by reasoning alone)"
+
+    # -- execute one step ------------------------------------------------------------------
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = PlanStepStatus.IN_PROGRESS
         self.record(StepKind.PLAN_STEP, f"[>] {step.description}", status=step.status)
-        named = plan.tools_for(step, self.tools.names())
-        executor = self.subagent(self.executor_class, f"{self.name}-step{number}",
-                                 tools=self.tools.only(named) if named else self.tools)
-        if isinstance(executor, StepExecutor):
-            executor.join_plan(task, tools_named=bool(named), plan_steps=self.steps_so_far())
-        # a retry: the planner may have named the wrong tool (not for a deferred step: its input was missing)
-        failed_tools = [] if step.deferred else plan.failed_tools(step.description)
-        retry_note = self.retry_note.format(tools=", ".join(failed_tools)) if failed_tools else ""
+        executor = self.subagent(self.executor_class, f"{self.name}-step{number}", protocol=self.protocol)
         text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
-                                     step=step.description + retry_note)
+                                     step=step.description)
         result = self.run_subagent(executor, text)
         step.finish(result)
         self.record(StepKind.PLAN_STEP, f"{MARKERS[step.status]} {step.description} -> {step.result}",
                     status=step.status, description=step.description, result=step.result)
         if step.status == PlanStepStatus.COMPLETED:  # a failed step's answer is a guess: never the run's partial answer
             self.keep_partial(result.answer)
+
+    # -- replan, and the answer when a cap ends the loop -------------------------------------
+    def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
+        request = self.progress_request.format(task=task, plan=plan.render(), results=plan.results(self.clip),
+                                               tools=self._tools_text())
+        return [Message.system(prompt), Message.user(request)]
+
+    def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
+        """The replanner's answer, or the steps that remain (at most ``max_plan_steps``)."""
+        decision = self.ask_json(self._progress(self.replan_prompt, task, plan),
+                                 lambda data: read_replan(data, plan.completed(), plan.remaining()),
+                                 schema=REPLAN_SCHEMA)
+        return decision if isinstance(decision, Finished) else Remaining(self._capped(decision.steps))
+
+    def _answer_from_results(self, task: str, plan: Plan) -> Outcome:
+        """A cap ended the loop: one call writes the best answer from the step results (status ``max_turns``);
+        if that reply is empty or cut off, the answer is the last completed step's result."""
+        reply = self.call_llm(self._progress(self.final_prompt, task, plan))
+        answer = reply.text.strip()
+        if not answer or reply.truncated:
+            self.record(StepKind.WARNING, "the answer from the step results was empty or cut off")
+            return Outcome(self.partial, MAX_TURNS)
+        self.record(StepKind.FINAL, answer, reason="max_turns")
+        return Outcome(answer, MAX_TURNS)

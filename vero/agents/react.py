@@ -5,8 +5,8 @@ assistant(step), user("Observation: ..."), ...]``.  The system prompt (tools
 and format) is built once per run and never changes, tool output never enters
 it, and each step is sent once per call.
 
-Two protocols, one small strategy each (``TextProtocol``, ``NativeProtocol``, in
-``vero.agents._react_protocols``).
+Three protocols, one small strategy each (``TextProtocol``, ``NativeProtocol``, in
+``vero.agents._react_protocols``; ``GuidedProtocol`` in ``vero.agents._guided``), and ``"auto"``.
 ``"text"`` (default, works with any endpoint): the model writes ``Thought:`` /
 ``Action:`` / ``Action Input: <JSON>`` and ends with ``Final Answer: ...`` or
 ``Action: Finish`` + ``{"answer": ...}``; the agent passes
@@ -15,7 +15,11 @@ action always wins over an invented final answer after it.  A call this run
 made before is run again, and its observation also says so and repeats the
 task (small models loop on a result they do not know how to use).  ``"native"``: the
 API's tool calls are the actions, the text beside them is the thought, and a
-plain text reply is the answer.
+plain text reply is the answer.  ``"guided"``: each step is one JSON object that
+a JSON schema (``response_format``) constrains to a thought and then one tool
+call or the final answer; a server that refuses the schema switches the run
+to ``"text"`` (one warning step, and one more model request).  ``"auto"``:
+``"guided"`` where the model client says it supports JSON-schema replies, else ``"text"``.
 
 Model calls, with ``n`` turns used and ``k = reflect_every``:
 - finishing on turn ``n``: ``n`` calls, plus one reflection after every
@@ -29,7 +33,9 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
   (``MalformedOutputError``) after exactly that many calls;
 - the same actions ``max_repeats`` (3) times in a row: the third is not run,
   its observation is a warning; a fourth in a row ends the run ``max_turns``
-  with the best partial answer (no final-answer call), after 4 calls.
+  with the best partial answer (no final-answer call), after 4 calls;
+- ``protocol="guided"``: as above, without the repair of failed calls; a server
+  that refuses the schema costs one more call (the text protocol's first step).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from vero.agents._guided import GUIDED_ERROR_PROMPT, GUIDED_PROMPT, GuidedProtocol, chosen_protocol, fall_back
 from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, answer_nudge
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
 from vero.agents._repair import MAX_REPAIRS
@@ -45,6 +52,7 @@ from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import ReActStep, normalized_arguments, parse_action_input, parse_react
 from vero.core.result import MAX_TURNS, Outcome, StepKind
+from vero.errors import LLMCallError
 
 # The text protocol's parser lives with the other parsers; it is re-exported here.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]
@@ -75,8 +83,6 @@ Action Input: {{"answer": "the final answer"}}"""
 # With native tool calls, "solve step by step" made a small model write out a numbered plan instead of
 # making the first call (then answer with invented values): the native intro does not say it.  The
 # native system prompt is ToolCallingAgent's: the intro, then the instructions, in one paragraph.
-REACT_NATIVE_INTRO = NATIVE_INTRO
-REACT_NATIVE_PROMPT = NATIVE_INSTRUCTIONS
 
 FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
 Thought: ...
@@ -84,9 +90,6 @@ Action: one of [{names}]
 Action Input: a JSON object
 or, if you know the answer, with
 Final Answer: ..."""
-
-NATIVE_EMPTY_PROMPT = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
-
 
 REFLECT_PROMPT = """Pause and reflect on the steps so far, in at most three sentences:
 Which steps helped? What went wrong or is still missing? What is the best next step?
@@ -102,8 +105,10 @@ class ReActAgent(Agent):
     """Reasoning and acting in a loop over the shared ``ToolRegistry``.
 
     Args (beyond ``Agent``'s):
-        protocol: ``"text"`` (Thought/Action lines, ``TextProtocol``) or ``"native"``
-            (API tool calls, ``NativeProtocol``); ``PROTOCOLS`` maps the names to the strategies.
+        protocol: ``"text"`` (Thought/Action lines, ``TextProtocol``), ``"native"``
+            (API tool calls, ``NativeProtocol``), ``"guided"`` (JSON steps a schema constrains,
+            ``GuidedProtocol``) or ``"auto"`` (``"guided"`` where the model client supports
+            JSON-schema replies, else ``"text"``); ``PROTOCOLS`` maps the names to the strategies.
         reflect_every: every k turns, one extra call reflects on the trajectory;
             the reflection is added to the conversation (a ``reflection`` step),
             which keeps the last ``max_reflections`` (2) of them.
@@ -117,15 +122,18 @@ class ReActAgent(Agent):
     Prompts are class attributes.  The system prompt is ``intro_prompt`` (a
     subclass overrides it; ``system_prompt=`` replaces it for one agent)
     followed by ``format_prompt`` (the Thought/Action protocol and the tools)
-    or, for ``protocol="native"``, ``native_intro_prompt`` followed by ``native_prompt``.
+    or, for ``protocol="native"``, ``native_intro_prompt`` followed by ``native_prompt``;
+    for ``protocol="guided"``, ``intro_prompt`` followed by ``guided_prompt``.
     """
 
     intro_prompt = REACT_SYSTEM_PROMPT
     format_prompt = REACT_FORMAT_PROMPT
-    native_intro_prompt = REACT_NATIVE_INTRO
-    native_prompt = REACT_NATIVE_PROMPT
+    native_intro_prompt = NATIVE_INTRO
+    native_prompt = NATIVE_INSTRUCTIONS
     format_error_prompt = FORMAT_ERROR_PROMPT
-    native_empty_prompt = NATIVE_EMPTY_PROMPT
+    native_empty_prompt = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
+    guided_prompt = GUIDED_PROMPT
+    guided_error_prompt = GUIDED_ERROR_PROMPT
     loop_warning_prompt = LOOP_WARNING_PROMPT
     reflect_prompt = REFLECT_PROMPT
     reflection_note = REFLECTION_NOTE
@@ -136,32 +144,56 @@ class ReActAgent(Agent):
     follows_links = True  # an answer that gives an id a tool takes but was never given is sent back once
 
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
-                 max_turns: int | None = None, verbose: bool = True, *, protocol: Literal["text", "native"] = "text",
+                 max_turns: int | None = None, verbose: bool = True, *,
+                 protocol: Literal["text", "native", "guided", "auto"] = "text",
                  reflect_every: int | None = None, max_format_errors: int = 3, max_repeats: int = 3,
                  **base_options: Unpack[AgentKeywords]) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
-        if protocol not in PROTOCOLS:
-            raise ValueError(f"protocol must be 'text' or 'native', got {protocol!r}")
+        if protocol not in (*PROTOCOLS, "auto"):
+            raise ValueError(f"protocol must be 'text', 'native', 'guided' or 'auto', got {protocol!r}")
         self.protocol = protocol
         self.reflect_every = reflect_every
         self.max_format_errors = max_format_errors
         self.max_repeats = max_repeats
 
     @property
-    def _strategy(self) -> TextProtocol | NativeProtocol:
-        return PROTOCOLS[self.protocol]
+    def _strategy(self) -> TextProtocol | NativeProtocol | GuidedProtocol:
+        return PROTOCOLS[self.run_protocol]
+
+    @property
+    def run_protocol(self) -> str:
+        """The protocol of the run in progress: ``protocol``, with ``"auto"`` decided once per run, and
+        ``"text"`` after a server refused a guided step (``vero.agents._guided.fall_back``)."""
+        if self._run is None:
+            return chosen_protocol(self.protocol, self.llm)
+        notes = self.current_run.notes
+        if "protocol" not in notes:
+            notes["protocol"] = chosen_protocol(self.protocol, self.llm)
+        return str(notes["protocol"])
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         messages = [Message.system(self.build_system_prompt()), *self.history_messages(), Message.user(task)]
         for turn in self.turns():
-            answer = self._strategy.step(self, self.call_llm(messages, **self._strategy.options(self)), messages)
+            reply = self._step_reply(messages)  # first: it may switch the protocol (a refused guided step)
+            answer = self._strategy.step(self, reply, messages)
             if answer is not None:
                 self.record(StepKind.FINAL, answer)
                 return answer
             if self.reflect_every and turn % self.reflect_every == 0 and turn < self.max_turns:
                 self.reflect(messages)
         return Outcome(self.final_answer(messages), MAX_TURNS)
+
+    def _step_reply(self, messages: list[Message]) -> Message:
+        """The model's next step.  A server that refuses the step's ``response_format`` (a guided
+        step) gets the same step once more, in the text protocol, for the rest of the run."""
+        options = self._strategy.options(self)
+        try:
+            return self.call_llm(messages, **options)
+        except LLMCallError as error:
+            if "response_format" not in options or not fall_back(self, error, messages):
+                raise
+        return self.call_llm(messages, **self._strategy.options(self))
 
     def answer_check(self, answer: str) -> str | None:
         """The text protocol's check of a Final Answer: a nudge to send instead, or None to accept

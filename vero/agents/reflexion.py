@@ -17,7 +17,7 @@ and a first-time pass costs 2; JSON re-asks of the judge come on top.
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from typing import Any
+from typing import Any, Literal
 
 from vero.agents._attempts import NOT_EVALUATED, Attempt, Evaluator, ReflexionMemory, Verdict, best, external_verdict
 from vero.agents.react import ReActAgent
@@ -96,6 +96,8 @@ class ReflexionAgent(Agent):
             JSON passes only if "pass" is true and score >= ``pass_score``.
         pass_score: the judge's pass mark, 0-100 (default 80).
         memory_size: how many recent reflections the next attempt sees (default 3).
+        protocol: the ReAct protocol of the default executor (``ReActAgent``'s ``protocol``:
+            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``).
 
     Each run starts with an empty ``ReflexionMemory``; ``agent.memory`` (read-only)
     is the running or else the latest finished run's, read from its ``reflection`` steps.
@@ -125,13 +127,15 @@ class ReflexionAgent(Agent):
                  max_turns: int | None = None, verbose: bool = True, *,
                  max_attempts: int | None = None, executor: Agent | None = None,
                  evaluator: Evaluator | None = None, pass_score: float = 80,
-                 memory_size: int = 3, **base_options: Unpack[AgentKeywords]) -> None:
+                 memory_size: int = 3, protocol: Literal["text", "native", "guided", "auto"] = "text",
+                 **base_options: Unpack[AgentKeywords]) -> None:
         budget = renamed_budget("max_attempts", max_attempts, max_turns)
         super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.executor = executor
         self.evaluator = evaluator
         self.pass_score = as_score(pass_score, "pass_score")
         self.memory_size = ReflexionMemory(memory_size).max_size  # checked now, not at the first run
+        self.protocol = protocol
 
     @property
     def memory(self) -> ReflexionMemory:
@@ -148,12 +152,12 @@ class ReflexionAgent(Agent):
         memory = ReflexionMemory(self.memory_size)
         attempts: list[Attempt] = []
         for number in self.turns():
-            attempt = self._attempt(task, number, memory)
+            attempt = self._attempt(task, number, memory)  # attempt, with the reflections so far
             attempts.append(attempt)
             self.record(StepKind.ATTEMPT, attempt.answer, attempt=number, status=attempt.status)
             self.keep_partial(best(attempts).answer)
             try:
-                verdict = self._evaluate(task, attempt)
+                verdict = self._evaluate(task, attempt)  # evaluate
             except MalformedOutputError as exc:
                 self.record(StepKind.ERROR, exc.raw, reason=str(exc))
                 return Outcome(best(attempts).answer, NEEDS_REVIEW)
@@ -162,11 +166,11 @@ class ReflexionAgent(Agent):
             self.keep_partial(best(attempts).answer)
             if verdict.passed:
                 return Outcome(attempt.answer, OK)
-            if number < self.max_turns:
+            if number < self.max_turns:  # reflect (not after the last attempt: none would read it)
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
-        return Outcome(best(attempts).answer, NEEDS_REVIEW)
+        return Outcome(best(attempts).answer, NEEDS_REVIEW)  # none passed: the best attempt
 
     # -- executor ----------------------------------------------------------------
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:
@@ -183,7 +187,8 @@ class ReflexionAgent(Agent):
     def _default_executor(self) -> Agent | None:
         if not self.tools:
             return None
-        return self.subagent(ReActAgent, f"{self.name}-executor", system_prompt=self.system_prompt)
+        return self.subagent(ReActAgent, f"{self.name}-executor", system_prompt=self.system_prompt,
+                             protocol=self.protocol)
 
     def _trajectory(self, result: RunResult) -> str:
         lines = [f"{s.kind}: {self.clip(s.content, 600)}" for s in result.steps

@@ -43,7 +43,7 @@ from vero.core.parsing import (
 from vero.core.result import Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage, empty_usage
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
-from vero.errors import VeroError
+from vero.errors import Cancelled, VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
 
@@ -92,7 +92,6 @@ class MalformedOutputError(VeroError):
 
 
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
-Observation = ToolOutcome  # run_tool's result; its text is what the model is sent
 
 
 @dataclass
@@ -116,6 +115,7 @@ class Run:
     parent: Callable[[Step], None] | None = None  # run_subagent: where each step also goes, one level deeper
     notes: dict[str, Any] = field(default_factory=dict)  # a pattern's other per-run state
     correcting: bool = False  # run_tool runs vero's own correction of a failed call (vero.core.rerun)
+    cancel: threading.Event = field(default_factory=threading.Event)  # set by Agent.cancel(); shared with sub-agents
 
 
 class Agent(ABC):
@@ -236,6 +236,8 @@ class Agent(ABC):
                     raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
                 outcome = Outcome(outcome, Status.OK)
             outcome.answer = tidy_numbers(outcome.answer) if isinstance(outcome.answer, str) else outcome.answer
+        except Cancelled as stop:
+            outcome, error = Outcome(run.partial, Status.CANCELLED), stop
         except BudgetExceeded as stop:
             outcome, error = Outcome(run.partial, stop.status), stop
         except KeyboardInterrupt as interrupt:
@@ -248,7 +250,7 @@ class Agent(ABC):
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
             error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
         result = self._finish(outcome, error)
-        if result.answer and result.status != Status.FAILED:  # a failed run adds no half turn
+        if result.answer and result.status not in (Status.FAILED, Status.CANCELLED):  # no half turn
             self.add_message(Message.user(task))
             self.add_message(Message.assistant(result.answer))
         return result.answer
@@ -264,6 +266,22 @@ class Agent(ABC):
                    error=f"{type(error).__name__}: {error}" if error else None)
         return result
 
+    def cancel(self) -> bool:
+        """Stop the run in progress at its next model or tool call; it ends with status ``cancelled``.
+
+        Safe to call from any thread (``run_many`` calls it on Ctrl-C).  A model or tool call already
+        under way finishes first.  Returns False when no run is in progress (nothing to cancel).
+        """
+        run = self._run
+        if run is None:
+            return False
+        run.cancel.set()
+        return True
+
+    def _stop_if_cancelled(self) -> None:
+        if self.current_run.cancel.is_set():
+            raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
+
     # -- helpers for the loops --------------------------------------------------
     def turns(self, limit: int | None = None) -> Iterator[int]:
         """The turn budget: yields 1 .. ``max_turns`` (or ``limit``)."""
@@ -274,6 +292,7 @@ class Agent(ABC):
 
     def call_llm(self, messages: list[Message], *, llm: ChatModel | None = None, **options: Any) -> Message:
         """Call the model, count its usage, and enforce the token budget."""
+        self._stop_if_cancelled()
         started = time.perf_counter()
         run = self.current_run
         reply: Message = (llm or self.llm).generate(messages, **options)
@@ -325,7 +344,7 @@ class Agent(ABC):
                 ]
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
-    def run_tool(self, name: str, args: Any) -> Observation:
+    def run_tool(self, name: str, args: Any) -> ToolOutcome:
         """Run a tool; record the action and the full observation as steps.
 
         A call that already failed with the same arguments (in this run, or for a
@@ -336,13 +355,14 @@ class Agent(ABC):
         arguments name, a number in the form of the error's example, the value the error suggests, an
         id another tool's result gave); such a correction is not corrected again.
         """
+        self._stop_if_cancelled()
         failed = self._earlier_failure(name, args)
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
                                            tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
-            return Observation(text, False, ToolError.REPEATED_FAILURE)
+            return ToolOutcome(text, False, ToolError.REPEATED_FAILURE)
         self._emit("tool_call", tool=name, args=args)
         outcome = self.tools.run(name, args)
         self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
@@ -357,7 +377,7 @@ class Agent(ABC):
             # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
             # tool's error lists the tools already)
             text += argument_hint(args, self.earlier_calls()) or self.tools.others_hint(name)
-        return Observation(text, outcome.ok, outcome.error)
+        return ToolOutcome(text, outcome.ok, outcome.error)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the named-values hint and the
@@ -443,12 +463,13 @@ class Agent(ABC):
         budget = agent.max_tokens_per_run
         if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
             budget = max(1, run.token_budget - run.usage["total_tokens"])
-        agent._guarded(Run(task, token_budget=budget, parent=self._adopt), {})
+        agent._guarded(Run(task, token_budget=budget, parent=self._adopt, cancel=run.cancel), {})
         result = agent.last_result
         assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls
         add_usage(run.usage, result.usage)
         self._check_token_budget()
+        self._stop_if_cancelled()  # cancelled during the sub-agent's run: this run stops too
         return result
 
     def _adopt(self, step: Step) -> None:

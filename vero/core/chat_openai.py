@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import threading
@@ -18,11 +19,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from vero.config import get_settings
+from vero.config import call_seconds_for, get_settings, warn_if_endpoint_from_env_file
 from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
+from vero.core.text import redact_url, redact_urls
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.errors import LLMCallError, LLMConfigError
 
@@ -35,6 +37,33 @@ CONFIG_HELP = (
     "(Ollama, vLLM, llama.cpp) works too: set OPENAI_BASE_URL, e.g. "
     "http://localhost:11434/v1, and no key is needed."
 )
+BAD_KEY = (
+    "OPENAI_API_KEY (or api_key= / --api-key) has a space, a control character or a non-ASCII "
+    "character inside; an API key is one run of printable ASCII characters: check how it was copied"
+)
+# A reply may hold at most this many characters per token of the output cap (text, reasoning
+# and tool-call arguments together; a token is about 4 characters), and its HTTP body this many
+# bytes per such character (JSON and server-sent-event framing).  A server that sends more
+# ignores the cap: the reply is cut off there, instead of growing without bound.
+REPLY_CHARS_PER_TOKEN = 16
+REPLY_BYTES_PER_CHAR = 64
+UNCAPPED_REPLY_TOKENS = 131_072  # the output cap assumed when there is none (a large context window)
+
+
+def reply_char_limit(max_tokens: int | None) -> int:
+    """The most characters a reply may have with an output cap of ``max_tokens`` (``None``: no cap)."""
+    return REPLY_CHARS_PER_TOKEN * (max_tokens or UNCAPPED_REPLY_TOKENS)
+
+
+def clean_api_key(key: str | None) -> str | None:
+    """``key`` without surrounding whitespace (a pasted newline); ``LLMConfigError`` (never showing
+    the key) when whitespace or another character a header cannot carry is inside."""
+    if key is None:
+        return None
+    key = key.strip()
+    if not all("!" <= char <= "~" for char in key):
+        raise LLMConfigError(BAD_KEY)
+    return key or None
 
 
 class ChatOpenAI:
@@ -52,6 +81,12 @@ class ChatOpenAI:
     ``llm_retry`` (the SDK retries; ``attempt``, ``max_attempts``, ``reason``,
     ``url``), so a printer can say why nothing is happening.  Retries are also
     logged (``vero.llm``, INFO).  The SDK does the retrying (``max_retries``).
+
+    ``timeout`` bounds each wait for the next bytes; ``max_call_seconds``
+    (``MAX_CALL_SECONDS``; default ``300 + max_tokens / 2``; ``0``: no limit)
+    bounds a whole call, retries included, and a reply may hold at most
+    ``REPLY_CHARS_PER_TOKEN`` characters per token of the output cap: past
+    either, the reply is cut off and the call raises ``LLMCallError``.
     """
 
     def __init__(
@@ -63,12 +98,15 @@ class ChatOpenAI:
         max_tokens: int | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
+        max_call_seconds: float | None = None,
         **client_kwargs: Any,
     ) -> None:
         settings = get_settings()
-        api_key = api_key or settings.OPENAI_API_KEY
+        if not base_url and settings.OPENAI_BASE_URL:  # before any request: say if a .env chose where the key goes
+            warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
+        api_key = clean_api_key(api_key or settings.OPENAI_API_KEY)
         base_url = base_url or settings.OPENAI_BASE_URL
-        if not api_key and not base_url:
+        if not api_key and not base_url:  # here, not at the first call: a script says what to set at once
             raise LLMConfigError(CONFIG_HELP)
         self.model_name = model_name or settings.MODEL_NAME
         self.base_url = base_url
@@ -77,18 +115,23 @@ class ChatOpenAI:
         self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
         self.timeout = settings.TIMEOUT if timeout is None else timeout
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
+        # None: from each request's output cap (``vero.config.call_seconds_for``); 0: no limit.
+        call_seconds = settings.MAX_CALL_SECONDS if max_call_seconds is None else (max_call_seconds or math.inf)
+        self.max_call_seconds: float | None = call_seconds
         self.total_usage = empty_usage()
         self.calls = 0
         self.callbacks: list[Callable[[Any], None]] = []
         self._lock = threading.Lock()
         self._secret = api_key or ""
+        self._json_schema: bool | None = None  # supports_json_schema(), once asked
+        self._probe_lock = threading.Lock()
 
         import openai  # imported here: it takes ~0.5 s, and `import vero` should not pay it
 
         self._openai = openai
         self._client_args = (api_key or "not-needed", base_url, self.timeout, self.max_retries, client_kwargs)
         self.client = _openai_client(*self._client_args)
-        log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, base_url)
+        log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, self.shown_url)
 
     @property
     def client(self) -> Any:
@@ -106,8 +149,13 @@ class ChatOpenAI:
     def client(self, client: Any) -> None:
         self._client, self._client_pid = client, os.getpid()
 
+    @property
+    def shown_url(self) -> str | None:
+        """The base URL as vero prints and logs it: without credentials (``redact_url``)."""
+        return redact_url(self.base_url) if self.base_url else self.base_url
+
     def __repr__(self) -> str:
-        return f"ChatOpenAI(model_name={self.model_name!r}, base_url={self.base_url!r})"
+        return f"ChatOpenAI(model_name={self.model_name!r}, base_url={self.shown_url!r})"
 
     # -- public API ----------------------------------------------------------
     def generate(
@@ -141,6 +189,17 @@ class ChatOpenAI:
             return text_stream.message
         return self._complete(request)
 
+    def supports_json_schema(self) -> bool:
+        """True when this endpoint is known to constrain replies to ``response_format``'s JSON schema
+        (``vero.core.capabilities``: hosted endpoints by host, a local server by one cheap probe).
+        Asked once per client; never raises (unknown: False)."""
+        with self._probe_lock:
+            if self._json_schema is None:
+                from vero.core.capabilities import json_schema_support
+
+                self._json_schema = json_schema_support(self.base_url, self._secret or None)
+            return self._json_schema
+
     # -- steps ---------------------------------------------------------------
     def _request(self, messages: Iterable[Message | dict[str, Any]], tools: list[Any] | None,
                  tool_choice: str | dict[str, Any] | None, stop: str | list[str] | None,
@@ -172,15 +231,18 @@ class ChatOpenAI:
             # as is): same retries, timeouts and error types as
             # `chat.completions.create`, minus its per-call walk over every
             # message to transform parameters and the response model objects.
-            with _Attempts(self):
+            with _Attempts(self, request):
                 body = self.client.post("/chat/completions", body=request, cast_to=object)
         except self._openai.OpenAIError as exc:
-            raise self._call_error(exc) from exc
+            raise self._call_error(exc) from _limit_of(exc) or exc
         except UnicodeEncodeError as exc:  # before ValueError: it is one
             raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from exc
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
         message = _message_from_body(body)
+        limit = reply_char_limit(request.get("max_tokens"))
+        if _reply_chars(message) > limit:
+            raise LLMCallError("model call failed: " + _too_large(limit, request.get("max_tokens"), "characters"))
         self._count(message.usage)
         return message
 
@@ -190,9 +252,12 @@ class ChatOpenAI:
             add_usage(self.total_usage, usage)
 
     def _call_error(self, exc: Exception) -> LLMCallError:
+        limit = _limit_of(exc)
+        if limit is not None:  # MAX_CALL_SECONDS or the reply size: said in full, no SDK error name
+            return LLMCallError(f"model call failed: {limit}")
         status = getattr(exc, "status_code", None)
         _scrub(exc, self._secret)
-        text = f"{type(exc).__name__}: {exc}"
+        text = redact_urls(f"{type(exc).__name__}: {exc}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
         return LLMCallError(f"{prefix}: {text}", status=status)
 
@@ -241,23 +306,26 @@ def _openai_client(api_key: str, base_url: str | None, timeout: float | None, ma
 # The SDK retries inside one `client.post(...)`; every attempt goes through its
 # HTTP client's `send`, which `_watch_attempts` wraps.  `_Attempts` tells that
 # wrapper which ChatOpenAI is calling in this thread, so the events reach its
-# callbacks (and none are built when nobody listens).
+# callbacks (and none are built when nobody listens), and so the call's limits
+# (`_CallLimits`) apply to every attempt.
 _current = threading.local()
 
 
 class _Attempts:
-    """While a ``ChatOpenAI`` call runs in this thread: count its HTTP attempts and report them."""
+    """While a ``ChatOpenAI`` call runs in this thread: count its HTTP attempts, report them,
+    and bound the call (``MAX_CALL_SECONDS``, the reply's size)."""
 
-    def __init__(self, llm: ChatOpenAI) -> None:
+    def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self.llm = llm
         self.attempt = 0
         self.failure: str | None = None
         self.outer: _Attempts | None = None
+        self.limits = _CallLimits(llm, request)
+        self.listened = bool(llm.callbacks) or log.isEnabledFor(logging.INFO)
 
     def __enter__(self) -> _Attempts:
-        if self.llm.callbacks or log.isEnabledFor(logging.INFO):
-            self.outer = getattr(_current, "attempts", None)
-            _current.attempts = self
+        self.outer = getattr(_current, "attempts", None)
+        _current.attempts = self
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -265,17 +333,21 @@ class _Attempts:
             _current.attempts = self.outer
 
     def emit(self, type: str, **data: Any) -> None:
+        if not self.listened:
+            return
         llm = self.llm
-        data = {"attempt": self.attempt, "max_attempts": llm.max_retries + 1, "url": llm.base_url,
+        data = {"attempt": self.attempt, "max_attempts": llm.max_retries + 1, "url": llm.shown_url,
                 "model": llm.model_name, "timeout": llm.timeout, **data}
         if type == "llm_retry":
             log.info("llm_retry: attempt %s/%s to %s after %s", data["attempt"], data["max_attempts"],
-                     llm.base_url, data.get("reason"))
+                     llm.shown_url, data.get("reason"))
         event = Event(type, "", data, time.time())
         for callback in list(llm.callbacks):
             try:
                 callback(event)
-            except Exception:  # a broken listener must not break the call
+            except KeyboardInterrupt:
+                raise
+            except BaseException:  # a broken listener (even one calling sys.exit) must not break the call
                 log.warning("llm listener %r failed on %s", callback, type, exc_info=True)
 
     def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -284,15 +356,134 @@ class _Attempts:
             self.emit("llm_retry", reason=self.failure)
         self.emit("llm_request")
         try:
-            response = send(request, *args, **kwargs)
+            response = self.limits.send(send, request, args, kwargs)
         except BaseException as exc:
-            self.failure = _failure_reason(exc, self.llm.timeout)
+            reason = _failure_reason(exc, self.llm.timeout)
+            self.failure = _mask_secret(redact_urls(reason), self.llm._secret)
             self.emit("llm_response", ok=False, reason=self.failure)
             raise
         status = getattr(response, "status_code", 200)
         self.failure = f"HTTP {status}" if status >= 400 else None
         self.emit("llm_response", ok=status < 400, status=status)
         return response
+
+
+class _CallLimits:
+    """The bounds of one model call: its deadline (``max_call_seconds`` from the first
+    connect to the last byte, however the bytes trickle in) and the size of its reply.
+
+    ``TIMEOUT`` stays the longest wait for the next bytes; each wait is shortened so
+    that none outlasts the deadline.  The body is read here, not by the HTTP client, so
+    that a reply that never ends is cut where it crosses a limit (``_bound_body``).
+    Hitting a limit raises ``_call_limit(...)``, which the SDK does not retry.
+    """
+
+    def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
+        max_tokens = request.get("max_tokens")
+        seconds = llm.max_call_seconds
+        self.seconds = call_seconds_for(max_tokens) if seconds is None else seconds
+        self.deadline = time.monotonic() + self.seconds
+        self.max_tokens = max_tokens
+        self.max_bytes = REPLY_BYTES_PER_CHAR * reply_char_limit(max_tokens)
+        self.received = 0
+        self.hit: Exception | None = None
+
+    def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if self.hit is not None:  # an SDK that retries every error (openai 1.x): do not send again
+            raise self.hit
+        self.check_time()
+        _shorten_waits(request, self.deadline - time.monotonic())
+        read_body = not kwargs.get("stream", False)
+        try:
+            response = send(request, *args, **{**kwargs, "stream": True})
+        except Exception as exc:
+            self.check_time(exc)
+            raise
+        _bound_body(response, self)
+        if read_body:  # what the SDK asked for: the whole body, read here within the limits
+            try:
+                response.read()
+            except BaseException:
+                response.close()
+                raise
+        return response
+
+    def check_time(self, cause: BaseException | None = None) -> None:
+        """Raise the time limit once the deadline has passed (``cause``: the error it explains)."""
+        if self.hit is None and time.monotonic() >= self.deadline - DEADLINE_SLACK_S:
+            self.hit = _call_limit(f"it took longer than MAX_CALL_SECONDS={self.seconds:g} s, from connect to "
+                                   "the last byte; the reply was cut off (a slow model needs a larger "
+                                   "MAX_CALL_SECONDS)")
+        if self.hit is not None:
+            raise self.hit from cause
+
+    def count(self, size: int) -> None:
+        """``size`` more bytes of the body arrived: raise if the reply is too large or too late."""
+        self.received += size
+        if self.hit is None and self.received > self.max_bytes:
+            self.hit = _call_limit(_too_large(self.max_bytes, self.max_tokens, "bytes"))
+        self.check_time()
+
+
+DEADLINE_SLACK_S = 0.01  # a wait shortened to end at the deadline may wake a little before it
+
+
+def _too_large(limit: int, max_tokens: int | None, unit: str) -> str:
+    cap = f"max_tokens={max_tokens}" if max_tokens else "no output cap"
+    per = REPLY_CHARS_PER_TOKEN * (REPLY_BYTES_PER_CHAR if unit == "bytes" else 1)
+    return (f"the reply is larger than {limit:,} {unit} ({per} per token of the output cap, {cap}), "
+            "so it was cut off there; the server does not keep to the output cap")
+
+
+def _shorten_waits(request: Any, remaining: float) -> None:
+    """Make no wait of ``request`` (connect, read, write, pool) longer than ``remaining`` seconds."""
+    extensions = getattr(request, "extensions", None)
+    if not isinstance(extensions, dict):
+        return
+    timeout = extensions.get("timeout")
+    if isinstance(timeout, dict) and math.isfinite(remaining):
+        extensions["timeout"] = {name: max(0.0, remaining if wait is None else min(wait, remaining))
+                                 for name, wait in timeout.items()}
+
+
+def _bound_body(response: Any, limits: _CallLimits) -> None:
+    """Route the body of ``response`` through ``limits`` as it is read, decoded (a compressed
+    body counts at its full size).  ``read()``, the SDK's event stream and every other reader
+    of an httpx response go through its ``iter_bytes``."""
+    iter_bytes = response.iter_bytes
+
+    def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
+        try:
+            for chunk in iter_bytes(*args, **kwargs):
+                limits.count(len(chunk))
+                yield chunk
+        except Exception as exc:  # a read that timed out at the deadline is the time limit
+            if exc is not limits.hit:
+                limits.check_time(exc)
+            raise
+
+    response.iter_bytes = bounded
+
+
+_limit_class: type[Exception] | None = None
+
+
+def _call_limit(message: str) -> Exception:
+    """The error that ends a call at a limit: an ``openai.OpenAIError``, which the SDK does not retry."""
+    global _limit_class
+    if _limit_class is None:
+        import openai  # loaded by now: a call is under way
+
+        _limit_class = type("CallLimitExceeded", (openai.OpenAIError,), {"_vero_limit": True})
+    return _limit_class(message)
+
+
+def _limit_of(exc: BaseException) -> BaseException | None:
+    """The call-limit error that ``exc`` is or was caused by (an SDK may wrap it)."""
+    for error in (exc, exc.__cause__):
+        if getattr(error, "_vero_limit", False):
+            return error
+    return None
 
 
 def _failure_reason(exc: BaseException, timeout: Any) -> str:
@@ -351,8 +542,9 @@ class TextStream:
         finish_reason = None
         splitter = ThinkingStream()
         held = ""  # the first half of a surrogate pair whose second half may come in the next delta
+        limit, size = reply_char_limit(self._request.get("max_tokens")), 0
         try:
-            with _Attempts(llm):  # the SDK retries before the first chunk, not after
+            with _Attempts(llm, self._request):  # the SDK retries before the first chunk, not after
                 chunks = llm.client.chat.completions.create(**self._request)
             for chunk in chunks:
                 usage = _as_dict(getattr(chunk, "usage", None)) or usage
@@ -363,17 +555,24 @@ class TextStream:
                     if thought:
                         reasoning.append(thought)
                     for call in getattr(delta, "tool_calls", None) or []:
-                        _merge_tool_call_delta(calls, call)
+                        size += _merge_tool_call_delta(calls, call)
+                    size += len(thought or "") + len(delta.content or "")
+                    if size > limit:
+                        chunks.close()
+                        raise LLMCallError("model call failed: " + _too_large(limit, self._request.get("max_tokens"),
+                                                                             "characters"))
                     if delta.content:
                         text, held = _hold_first_half(held + delta.content)
                         content.append(text)
                         visible = splitter.feed(valid_text(text))
                         if visible:
                             yield visible
+        except LLMCallError:
+            raise
         except llm._openai.OpenAIError as exc:
-            raise llm._call_error(exc) from exc
+            raise llm._call_error(exc) from _limit_of(exc) or exc
         except Exception as exc:  # a broken stream (reset, bad chunk) raised by httpx or the decoder
-            text = _mask_secret(f"model stream failed: {type(exc).__name__}: {exc}", llm._secret)
+            text = _mask_secret(redact_urls(f"model stream failed: {type(exc).__name__}: {exc}"), llm._secret)
             raise LLMCallError(text) from exc
         content.append(held)
         tail = splitter.feed(valid_text(held)) + splitter.flush()
@@ -520,6 +719,12 @@ def _message_from_body(body: Any) -> Message:
         raise LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}") from exc
 
 
+def _reply_chars(message: Message) -> int:
+    """How many characters a reply holds: its text, its reasoning and its tool calls' arguments."""
+    calls = message.tool_calls or []
+    return len(message.text) + len(message.reasoning or "") + sum(len(c.name) + len(c.arguments) for c in calls)
+
+
 def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tuple[str, str | None]:
     """Split inline ``<think>`` blocks off the answer and join them with a reasoning field (both made valid text)."""
     answer, inline = split_thinking(valid_text(content))
@@ -538,7 +743,8 @@ def _reasoning_of(delta: Any) -> str | None:
     return getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
 
 
-def _merge_tool_call_delta(calls: dict[int, dict[str, str]], delta: Any) -> None:
+def _merge_tool_call_delta(calls: dict[int, dict[str, str]], delta: Any) -> int:
+    """Add a streamed piece of a tool call to ``calls``; the number of characters it added."""
     index = getattr(delta, "index", None) or 0
     call = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
     if delta.id:
@@ -549,6 +755,8 @@ def _merge_tool_call_delta(calls: dict[int, dict[str, str]], delta: Any) -> None
             call["name"] += function.name
         if function.arguments:
             call["arguments"] += function.arguments
+        return len(function.name or "") + len(function.arguments or "")
+    return 0
 
 
 def _as_dict(usage: Any) -> dict[str, Any] | None:

@@ -19,8 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from vero.core.files import open_regular
 from vero.core.result import PlanStepStatus, Status, StepKind
-from vero.core.text import clip
+from vero.core.text import clip, printable, printable_json
 
 log = logging.getLogger("vero.events")
 
@@ -50,20 +51,39 @@ Callback = Callable[[Event], None]
 
 
 class JsonlTrace:
-    """Appends every event as one JSON line, flushed at once."""
+    """Appends every event as one JSON line, flushed at once.
+
+    Only a regular file (or a new one) is opened: a FIFO or device is refused
+    at once.  A write that fails (disk full, ``/dev/full`` behind a link) stops
+    the trace: one warning is logged, ``error`` keeps the reason, and the run
+    goes on.
+    """
 
     def __init__(self, path: str):
         self.path = path
+        self.error: OSError | None = None  # the first failed write; nothing is written after it
+        fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         # backslashreplace: text the model or user sent that is not valid
         # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
-        self._file = open(path, "a", encoding="utf-8", errors="backslashreplace")
+        self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
 
     def __call__(self, event: Event) -> None:
-        self._file.write(json.dumps(event.to_dict(), ensure_ascii=False, default=str) + "\n")
-        self._file.flush()
+        if self.error is not None:
+            return
+        try:
+            self._file.write(printable_json(json.dumps(event.to_dict(), ensure_ascii=False, default=str)) + "\n")
+            self._file.flush()
+        except OSError as exc:
+            self.error = exc
+            log.warning("vero: the trace file %s could not be written (%s); the trace stops here",
+                        self.path, exc.strerror or exc)
+            self.close()
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:
+            pass  # the failed write's bytes are still buffered: closing retries them, and fails the same way
 
 
 # -- console output -------------------------------------------------------------
@@ -82,7 +102,8 @@ DEFAULT_STEP_ICON = "•"
 PLAN_STEP_LABELS = {PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
                     PlanStepStatus.COMPLETED: ("✅", "Step done"), PlanStepStatus.FAILED: ("❌", "Step failed")}
 STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
-                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌"}
+                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌",
+                                Status.CANCELLED: "⏹️"}
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -91,7 +112,12 @@ def use_colour(stream: TextIO) -> bool:
 
 
 class ConsolePrinter:
-    """Prints one line per step, an icon and the step's kind before its text."""
+    """Prints one line per step, an icon and the step's kind before its text.
+
+    Every line goes through ``_line``, which escapes control characters
+    (``vero.core.text.printable``): what a model, a tool or a server wrote
+    cannot move the cursor, retitle the window or write the clipboard.
+    """
 
     def __init__(self, stream: TextIO | None = None, max_chars: int = 2000):
         self.stream = stream or sys.stdout
@@ -118,7 +144,7 @@ class ConsolePrinter:
         label = kind.replace("_", " ").capitalize()
         if kind == StepKind.PLAN_STEP:
             icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status", ""), (icon, label))
-        self._line(f"{indent}{icon} {self._dim(label + ':')} {self._short(event.data.get('content', ''))}")
+        self._line(self._short(_step_text(event.data)), label=f"{label}:", before=f"{indent}{icon} ")
 
     def on_run_end(self, event: Event) -> None:
         data = event.data
@@ -137,12 +163,31 @@ class ConsolePrinter:
     def _dim(self, text: str) -> str:
         return f"\033[1m{text}\033[0m" if self.colour else text
 
-    def _line(self, text: str) -> None:
+    def _line(self, text: str, label: str = "", before: str = "") -> None:
+        """Print ``before``, ``label`` (bold on a colour terminal) and ``text``, as one line with
+        control characters escaped (the bold is vero's own, added after)."""
+        text = printable(text)
+        if label:
+            text = f"{printable(before)}{self._dim(printable(label))} {text}"
         try:
             print(text, file=self.stream, flush=True)
         except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
             encoding = getattr(self.stream, "encoding", None) or "utf-8"
             print(text.encode(encoding, "backslashreplace").decode(encoding), file=self.stream, flush=True)
+
+
+REPLY_EXCERPT_CHARS = 200
+
+
+def _step_text(data: dict[str, Any]) -> str:
+    """What a step line shows: its content; for an ``error`` step with a ``reason`` (a reply that
+    stayed unusable, recorded whole), the reason first and an excerpt of the reply after it."""
+    content = str(data.get("content", ""))
+    reason = (data.get("data") or {}).get("reason")
+    if data.get("kind") != StepKind.ERROR or not reason:
+        return content
+    excerpt = clip(" ".join(content.split()), REPLY_EXCERPT_CHARS, "…", within=True)
+    return f"{reason}; the reply was: {excerpt}" if excerpt else str(reason)
 
 
 def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usage: dict[str, Any] | None = None,
@@ -200,5 +245,7 @@ class EventBus:
                 continue
             try:
                 callback(event)
-            except Exception:  # a broken listener must not break the run it watches
+            except KeyboardInterrupt:  # the user's Ctrl-C cancels the run, wherever it lands
+                raise
+            except BaseException:  # a broken listener (even one calling sys.exit) must not break the run it watches
                 log.warning("event listener %r failed on %s", callback, type, exc_info=True)

@@ -69,6 +69,6 @@ def run_again(agent: Agent, name: str, args: dict[str, Any], warning: str, note:
         observation = agent.run_tool(name, args)
     finally:
         run.correcting = False
-    if not observation.ok or reports_error(observation.text):
+    if not observation.ok or reports_error(observation.output):
         return None
-    return ToolOutcome(note + observation.text, observation.ok, observation.error)
+    return ToolOutcome(note + observation.output, observation.ok, observation.error)

@@ -38,6 +38,7 @@ class Status(_Named):
     MAX_TOKENS = "max_tokens"      # the token budget (max_tokens_per_run) ran out
     REJECTED = "rejected"          # the user refused the plan
     FAILED = "failed"              # an error, unusable model output, or empty input
+    CANCELLED = "cancelled"        # Agent.cancel() stopped it before a model or tool call
 
 
 # The old names, kept: `from vero.core.result import OK` still works.
@@ -47,7 +48,8 @@ MAX_TURNS = Status.MAX_TURNS
 MAX_TOKENS = Status.MAX_TOKENS
 REJECTED = Status.REJECTED
 FAILED = Status.FAILED
-STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED)
+CANCELLED = Status.CANCELLED
+STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED, CANCELLED)
 
 
 class StepKind(_Named):

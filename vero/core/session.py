@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import time
 from typing import Any
 
+from vero.core.files import check_regular_or_missing, read_regular, with_path
 from vero.core.message import Message
 from vero.errors import SessionFormatError
 
 SESSION_FORMAT = "vero.session"
 SESSION_VERSION = 1
+MAX_SESSION_BYTES = 64 << 20  # /load reads at most this much: far above a long conversation
 
 
 def atomic_write(path: str, text: str) -> None:
@@ -26,20 +29,40 @@ def atomic_write(path: str, text: str) -> None:
     The text goes to a temporary file in the same folder, is flushed to disk,
     and then renamed over ``path`` in one step.  A symlink is followed first,
     so its target is replaced and the link stays a link (as with ``open``).
+    Only a regular file (or a new name) is replaced, never a device, FIFO,
+    socket or folder; a replaced file keeps its mode and (as far as
+    permissions allow) its owner.  Errors name ``path``, not the temporary file.
     """
-    path = os.path.realpath(path)
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".vero-", suffix=".tmp", dir=folder)
+    real = os.path.realpath(path)
+    try:
+        old = check_regular_or_missing(real)
+        fd, tmp = tempfile.mkstemp(prefix=".vero-", suffix=".tmp", dir=os.path.dirname(real))
+    except OSError as exc:
+        raise with_path(exc, path) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(text)
             file.flush()
+            if old is not None:
+                _keep_mode_and_owner(file.fileno(), old)
             os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, real)
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise with_path(exc, path) from exc
         raise
+
+
+def _keep_mode_and_owner(fd: int, old: os.stat_result) -> None:
+    """Give the new file the old one's permission bits and owner (only root may give a file away)."""
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:
+            pass  # a normal user saving over a file it may write but does not own: the file becomes theirs
 
 
 def save_session(path: str, agent_name: str, agent_class: str, history: list[Message]) -> None:
@@ -78,8 +101,7 @@ def load_session(path: str) -> list[Message]:
 
 def _read_json(path: str) -> Any:
     try:
-        with open(path, encoding="utf-8") as file:
-            return json.load(file)
+        return json.loads(read_regular(path, MAX_SESSION_BYTES).decode("utf-8"))
     except RecursionError:  # json.load recurses once per level
         raise SessionFormatError(f"cannot read session file {path!r}: it is nested too deeply") from None
     except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, a NUL in the path

@@ -33,3 +33,74 @@ _ID = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[\w.-]{2,40}")
 def looks_like_id(text: str) -> bool:
     """True for an id such as ``GH-03`` or ``ORD-7``: letters and digits, no space (not a name, not a number)."""
     return bool(_ID.fullmatch(text))
+
+
+# -- what reaches a terminal ------------------------------------------------------
+# C0 controls except newline and tab, DEL, C1 controls (0x80-0x9f, e.g. the 8-bit CSI
+# "\x9b"), and the bidirectional overrides that reorder what a line shows.
+_CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0),
+             *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_NAMED = {0x0D: "\\r", 0x1B: "\\x1b"}
+_PRINTABLE = {code: _NAMED.get(code) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+              for code in _CONTROLS}
+
+
+def printable(text: object) -> str:
+    """``text`` safe to print on a terminal: control characters are shown escaped (``\\x1b``, ``\\r``).
+
+    A model's reply, a tool's output or a server's error text can hold escape
+    sequences that set the window title, write the clipboard (OSC 52), erase
+    lines, or hide text behind a carriage return.  Escaping each control
+    character on its own (not whole sequences) needs no parser and works on
+    streamed pieces too.  Newlines and tabs stay; a Windows line end
+    (``\\r\\n``) is a newline.
+    """
+    return str(text).replace("\r\n", "\n").translate(_PRINTABLE)
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable_json(text: str) -> str:
+    """JSON text (from ``json.dumps(..., ensure_ascii=False)``, which escapes C0 controls only) with
+    DEL, C1 controls and bidirectional overrides written as ``\\uXXXX`` escapes: the same JSON, safe
+    to print.  (Outside strings JSON text has no such characters.)"""
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+# -- credentials in URLs ------------------------------------------------------------
+MASK = "***"
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
+_QUERY_VALUE = re.compile(r"([?&;][^=&;#]*=)[^&;#]*")
+# Query parameters known to carry no secret (Azure's api-version ...): shown as they are.
+PLAIN_QUERY_NAMES = frozenset({"api-version", "api_version", "version", "model", "format", "stream"})
+
+
+def redact_url(url: str) -> str:
+    """``url`` as vero prints or logs it: ``user:password@`` becomes ``***@`` and query values are
+    masked (``?key=***``), except those of a few plain parameters such as ``api-version``.
+
+    Endpoints often carry their credentials in the URL (``https://alice:secret@host/v1``,
+    ``?api_key=...``, a signed ``?sig=...``); any parameter may, so only known plain ones show.
+    """
+    url = _USERINFO.sub(rf"\1{MASK}@", url, count=1)
+    return _QUERY_VALUE.sub(_mask_query_value, url)
+
+
+def _mask_query_value(match: re.Match[str]) -> str:
+    name = match.group(1)[1:-1].lower()
+    return match.group(0) if name in PLAIN_QUERY_NAMES else match.group(1) + MASK
+
+
+_SECRET_PARAMETER = re.compile(r"([?&;][\w.-]*(?:key|token|secret|sig|password|passwd|pwd|auth|credential)"
+                               r"[\w.-]*=)[^&;#\s'\"]+", re.IGNORECASE)
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with every URL in it redacted (``redact_url``), and any other query parameter named
+    like a secret (``?api_key=``, ``&token=``: a server that echoes the request's path): for log
+    lines and error messages."""
+    if "://" in text:
+        text = _URL.sub(lambda match: redact_url(match.group(0)), text)
+    return _SECRET_PARAMETER.sub(rf"\1{MASK}", text) if "=" in text else text

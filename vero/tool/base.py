@@ -4,11 +4,14 @@ The JSON schema comes from the type hints, the descriptions from the docstring
 (a Google-style ``Args:`` section), so a tool is written once, as a normal
 function.  ``Tool.validate`` coerces the loose arguments models produce
 (``"3"`` for an int, a JSON string for a list) and says precisely what is wrong
-when they cannot be used.
+when they cannot be used.  A ``Literal`` or ``enum.Enum`` parameter lists its
+allowed values in the schema (an Enum's member values), and an Enum argument
+reaches the function as the member.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import json
@@ -16,7 +19,7 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, overload
 
 from vero.core.parsing import parse_bool, parse_json_value
 from vero.core.text import clip
@@ -74,7 +77,7 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 # --------------------------------------------------------------------------- schemas
 
 
-def _nullable(schema: dict) -> dict:
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema of ``X | None`` given the schema of ``X``."""
     kind = schema.get("type")
     if isinstance(kind, str):
@@ -87,18 +90,33 @@ def _nullable(schema: dict) -> dict:
     return schema  # "any" already admits null
 
 
-def _literal_schema(values: tuple) -> dict:
+def _literal_schema(values: tuple[Any, ...]) -> dict[str, Any]:
     kinds = {_SIMPLE_TYPES.get(type(v)) for v in values}
     if kinds == {"integer", "number"}:
         kinds = {"number"}
-    schema: dict = {"enum": list(values)}
+    schema: dict[str, Any] = {"enum": list(values)}
     if len(kinds) == 1 and None not in kinds:
         schema = {"type": kinds.pop(), **schema}
     return schema
 
 
-def type_to_schema(tp: Any) -> dict:
+def _is_enum(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def _enum_schema(tp: type[enum.Enum]) -> dict[str, Any]:
+    """An Enum is offered as its members' values, like a ``Literal`` of them."""
+    values = tuple(member.value for member in tp)
+    if not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
+        raise TypeError(f"the Enum {tp.__name__} cannot be a tool parameter: its members' values must be strings "
+                        f"or numbers (got {[member.value for member in tp]!r})")
+    return _literal_schema(values)
+
+
+def type_to_schema(tp: Any) -> dict[str, Any]:
     """JSON schema for a Python type hint (unknown types are treated as strings)."""
+    if _is_enum(tp):
+        return _enum_schema(tp)
     if tp is Any:
         return {}
     if tp is None or tp is type(None):
@@ -126,17 +144,17 @@ def type_to_schema(tp: Any) -> dict:
     return {"type": "string"}
 
 
-def _type_hints(func: Callable) -> dict:
+def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(func)
     except Exception:  # unresolvable forward references: use what is there
         return {k: v for k, v in getattr(func, "__annotations__", {}).items() if not isinstance(v, str)}
 
 
-def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) -> dict:
+def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | None = None) -> dict[str, Any]:
     """The ``parameters`` JSON schema object of a function's signature."""
     hints, arg_docs = _type_hints(func), arg_docs or {}
-    properties: dict[str, dict] = {}
+    properties: dict[str, dict[str, Any]] = {}
     required: list[str] = []
     accepts_extra = False
     for param in inspect.signature(func).parameters.values():
@@ -151,7 +169,8 @@ def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) 
         if param.default is param.empty:
             required.append(param.name)
         else:
-            schema["default"] = param.default if _is_json(param.default) else repr(param.default)
+            default = param.default.value if isinstance(param.default, enum.Enum) else param.default
+            schema["default"] = default if _is_json(default) else repr(default)
         properties[param.name] = schema
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if not accepts_extra:
@@ -159,7 +178,7 @@ def function_parameters(func: Callable, arg_docs: dict[str, str] | None = None) 
     return parameters
 
 
-def _positional_only(func: Callable) -> list[tuple[str, Any]]:
+def _positional_only(func: Callable[..., Any]) -> list[tuple[str, Any]]:
     """(name, default) of each positional-only parameter of ``func``, in order."""
     return [(p.name, p.default) for p in inspect.signature(func).parameters.values()
             if p.kind is p.POSITIONAL_ONLY]
@@ -173,7 +192,7 @@ def _is_json(value: Any) -> bool:
         return False
 
 
-def type_label(schema: dict) -> str:
+def type_label(schema: dict[str, Any]) -> str:
     """A short human/model-readable name for a schema: ``integer``, ``array of string``..."""
     if "enum" in schema:
         return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
@@ -238,7 +257,7 @@ def _to_number(value: Any) -> float:
     return float(value.strip() if isinstance(value, str) else value)
 
 
-def coerce(value: Any, schema: dict) -> Any:
+def coerce(value: Any, schema: dict[str, Any]) -> Any:
     """Return ``value`` converted to fit ``schema``; raise ValueError (naming the
     expected type) when it cannot be."""
     kind = schema.get("type")
@@ -254,7 +273,7 @@ def coerce(value: Any, schema: dict) -> Any:
     return value
 
 
-def _coerce_kind(value: Any, kind: str | None, schema: dict) -> Any:
+def _coerce_kind(value: Any, kind: str | None, schema: dict[str, Any]) -> Any:
     if kind == "string":
         return _to_string(value)
     if kind == "integer":
@@ -277,7 +296,7 @@ def _coerce_kind(value: Any, kind: str | None, schema: dict) -> Any:
     return value  # no type: anything goes
 
 
-def _coerce_any_of(value: Any, options: list[dict], schema: dict) -> Any:
+def _coerce_any_of(value: Any, options: list[dict[str, Any]], schema: dict[str, Any]) -> Any:
     kind = _json_type(value)
     for option in sorted(options, key=lambda o: o.get("type") != kind):  # exact type first
         try:
@@ -285,6 +304,29 @@ def _coerce_any_of(value: Any, options: list[dict], schema: dict) -> Any:
         except ValueError:
             continue
     raise ValueError(f"expected {type_label(schema)}, got {_short_repr(value)}")
+
+
+def with_members(value: Any, tp: Any) -> Any:
+    """A valid argument as the function's hint ``tp`` asks for it: each Enum value as its member
+    (also inside ``X | None``, ``list[X]`` and ``dict[str, X]``); anything else as it is."""
+    if _is_enum(tp):
+        return tp(value)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        if value is None or len(options) == 1:
+            return None if value is None else with_members(value, options[0])
+        for option in (a for a in options if _is_enum(a)):
+            try:
+                return option(value)
+            except ValueError:
+                continue
+        return value
+    if origin in _ARRAY_TYPES and len(args) >= 1 and isinstance(value, list):
+        return [with_members(v, args[0]) for v in value]
+    if origin is dict and len(args) == 2 and isinstance(value, dict):
+        return {k: with_members(v, args[1]) for k, v in value.items()}
+    return value
 
 
 def _short_repr(value: Any, limit: int = 60) -> str:
@@ -315,7 +357,7 @@ class Tool:
 
     def __init__(
         self,
-        func: Callable,
+        func: Callable[..., Any],
         name: str | None = None,
         description: str | None = None,
         timeout: float | None = None,
@@ -335,6 +377,7 @@ class Tool:
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
+        self._hints = _type_hints(func)
         self.timeout: float | None = timeout
         self.auto_correct: bool = auto_correct is not False
         self.read_only: bool = read_only is True  # unmarked: may change things
@@ -348,24 +391,24 @@ class Tool:
             self.sole_parameter = self._required[0]
 
     @classmethod
-    def from_function(cls, func: Callable, name: str | None = None, description: str | None = None,
+    def from_function(cls, func: Callable[..., Any], name: str | None = None, description: str | None = None,
                       timeout: float | None = None, auto_correct: bool | None = None,
                       read_only: bool | None = None) -> Tool:
         return cls(func, name=name, description=description, timeout=timeout, auto_correct=auto_correct,
                    read_only=read_only)
 
     @property
-    def schema(self) -> dict:
+    def schema(self) -> dict[str, Any]:
         """The OpenAI ``tools=[...]`` entry for this tool."""
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
 
-    def call(self, arguments: dict) -> Any:
+    def call(self, arguments: dict[str, Any]) -> Any:
         """Call the function with validated ``arguments`` (a dict by name).
 
         Positional-only parameters are passed positionally, in order; one the
@@ -401,7 +444,7 @@ class Tool:
             parts.append(f"{name} ({type_label(schema)}{optional})")
         return ", ".join(parts) or "none"
 
-    def validate(self, args: dict) -> dict:
+    def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Check and coerce ``args`` into keyword arguments for ``func``.
 
         Raises ToolArgumentError naming every missing, unexpected or invalid
@@ -412,7 +455,7 @@ class Tool:
         for key, value in args.items():
             if key in props:
                 try:
-                    kwargs[key] = coerce(value, props[key])
+                    kwargs[key] = with_members(coerce(value, props[key]), self._hints.get(key, Any))
                 except ValueError as exc:
                     invalid.append(f"{key} ({exc})")
             elif self._accepts_extra:
@@ -433,15 +476,26 @@ class Tool:
         return kwargs
 
 
+@overload
+def tool(func: Callable[..., Any], *, name: str | None = None, description: str | None = None,
+         timeout: float | None = None, auto_correct: bool | None = None, read_only: bool | None = None) -> Tool: ...
+
+
+@overload
+def tool(func: None = None, *, name: str | None = None, description: str | None = None,
+         timeout: float | None = None, auto_correct: bool | None = None,
+         read_only: bool | None = None) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
 def tool(
-    func: Callable | None = None,
+    func: Callable[..., Any] | None = None,
     *,
     name: str | None = None,
     description: str | None = None,
     timeout: float | None = None,
     auto_correct: bool | None = None,
     read_only: bool | None = None,
-):
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., auto_correct=..., read_only=...)``.
 
     Every named parameter is in the schema and is filled by name from the
@@ -449,7 +503,7 @@ def tool(
     positionally, in order.  ``*args`` is not in the schema and always gets
     nothing; ``**kwargs`` receives any argument the schema does not name.
     """
-    def wrap(f: Callable) -> Tool:
+    def wrap(f: Callable[..., Any]) -> Tool:
         return Tool(f, name=name, description=description, timeout=timeout, auto_correct=auto_correct,
                     read_only=read_only)
 

@@ -124,7 +124,7 @@ def tool_name(remote: str, prefix: str = "") -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", f"{prefix}{remote}")[:64] or "tool"
 
 
-def _parameters(input_schema: Any) -> dict:
+def _parameters(input_schema: Any) -> dict[str, Any]:
     """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties)."""
     schema = dict(input_schema) if isinstance(input_schema, dict) else {}
     schema.pop("$schema", None)  # some OpenAI-compatible servers refuse the meta-schema key
@@ -187,7 +187,7 @@ class _Pending:
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.response: dict | None = None
+        self.response: dict[str, Any] | None = None
         self.error: str | None = None  # the transport failed: the server died, a message was too big...
 
     def fail(self, reason: str) -> None:
@@ -226,7 +226,7 @@ class _StdioTransport:
             threading.Thread(target=reader, args=(self.process,), name=f"mcp-{self.server.name}-{stream}",
                              daemon=True).start()
 
-    def send(self, message: dict) -> None:
+    def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         process = self.process
         if process is None or process.stdin is None:
@@ -352,7 +352,7 @@ class _HTTPTransport:
             headers["MCP-Protocol-Version"] = self.protocol_version
         return headers
 
-    def send(self, message: dict, timeout: float | None = None) -> None:
+    def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
         body = json.dumps(message, ensure_ascii=False).encode()
         request = urllib.request.Request(self.url, data=body, headers=self._request_headers(), method="POST")
         try:
@@ -473,7 +473,7 @@ class MCPServer:
         self.prefix = prefix
         self.transport = transport(self)
         self.protocol_version: str | None = None
-        self.server_info: dict = {}
+        self.server_info: dict[str, Any] = {}
         self.instructions: str | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
@@ -579,7 +579,7 @@ class MCPServer:
         return registry
 
     def _load_tools(self) -> None:
-        specs: list[dict] = []
+        specs: list[dict[str, Any]] = []
         cursor = None
         for _page in range(self.max_tools + 1):  # a server that gives empty pages forever is stopped too
             result = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=self.handshake_timeout)
@@ -638,7 +638,8 @@ class MCPServer:
 
     # ------------------------------------------------------------------ JSON-RPC
 
-    def request(self, method: str, params: Mapping[str, Any] | None = None, timeout: float | None = None) -> dict:
+    def request(self, method: str, params: Mapping[str, Any] | None = None,
+                timeout: float | None = None) -> dict[str, Any]:
         """Send a request and wait for its result; ``MCPError`` for an error response, a timeout, a
         server that died or a message too big."""
         if self._closed_reason:
@@ -688,7 +689,7 @@ class MCPServer:
         with contextlib.suppress(MCPError):
             self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
 
-    def _receive(self, message: dict) -> bool:
+    def _receive(self, message: dict[str, Any]) -> bool:
         """Handle one message from the server; True if it answered a request of ours."""
         method = message.get("method")
         if isinstance(method, str):
@@ -737,7 +738,7 @@ class MCPServer:
                 pending.fail(reason)
 
 
-def _object(value: Any) -> dict:
+def _object(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one: a server's fields are checked, not trusted."""
     return value if isinstance(value, dict) else {}
 
@@ -775,7 +776,7 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     return [_server_from_entry(name, entry, path, limits) for name, entry in entries.items()]
 
 
-def _server_from_entry(name: str, entry: Any, path: str, limits: dict) -> MCPServer:
+def _server_from_entry(name: str, entry: Any, path: str, limits: dict[str, Any]) -> MCPServer:
     where = f"the MCP config {path}, server {name!r}"
     if not isinstance(entry, dict):
         raise MCPError(f"{where}: expected an object with \"command\" or \"url\"")
@@ -809,7 +810,7 @@ def server_from_command(text: str, **limits: Any) -> MCPServer:
     return MCPServer.stdio(argv[0], argv[1:])
 
 
-def servers_from_cli(args: Any, tools: list, stack: contextlib.ExitStack) -> list | ToolRegistry:
+def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) -> list[Tool] | ToolRegistry:
     """``vero chat`` / ``vero run``: start the ``--mcp`` and ``--mcp-config`` servers (``stack`` stops them
     when the command ends) and return ``tools`` with theirs added.  Without those options, ``tools`` as it is."""
     commands, config = getattr(args, "mcp", None) or [], getattr(args, "mcp_config", None)

@@ -59,8 +59,7 @@ class ToolOutcome:
     """What running a tool produced: the one tool-result type of vero.
 
     ``ToolRegistry.run`` returns the tool's full ``output``; ``Agent.run_tool``
-    returns the same type (as ``Observation``) with the text the model is sent
-    (clipped, with hints), which is also readable as ``text``.
+    returns the same type with the ``output`` the model is sent (clipped, with hints).
 
     ``error`` says why when ``ok`` is False: a ``vero.core.ToolError`` (``unknown_tool``,
     ``bad_arguments``, ``exception``, ``timeout``, ``busy``; from ``Agent.run_tool``
@@ -71,11 +70,6 @@ class ToolOutcome:
     output: str
     ok: bool
     error: ToolError | str | None = None
-
-    @property
-    def text(self) -> str:
-        """The output (the name an agent loop reads it by)."""
-        return self.output
 
     def __str__(self) -> str:
         return self.output
@@ -204,7 +198,7 @@ def to_text(result: Any) -> str:
     return str(result)
 
 
-def _generated_text(generator: types.GeneratorType) -> str:
+def _generated_text(generator: types.GeneratorType[Any, Any, Any]) -> str:
     """A generator's items as a JSON list; it is stopped after ``MAX_GENERATED_ITEMS``."""
     try:
         items = list(itertools.islice(generator, MAX_GENERATED_ITEMS + 1))
@@ -216,7 +210,7 @@ def _generated_text(generator: types.GeneratorType) -> str:
     return text
 
 
-def _observe(found: Tool, kwargs: dict, on_worker: bool) -> ToolOutcome:
+def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcome:
     """Call the tool and turn what it returned or raised into its outcome.
 
     On a worker thread a KeyboardInterrupt is the tool's own (signals go to the
@@ -237,7 +231,7 @@ def _raised(name: str, exc: BaseException) -> ToolOutcome:
     return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, ToolError.EXCEPTION)
 
 
-def parse_arguments(tool: Tool, args: Any) -> dict:
+def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     """Accept a dict, a (possibly sloppy) JSON object string, None, or a bare string."""
     if args is None:
         return {}
@@ -280,10 +274,10 @@ class ToolRegistry:
     runs the tool directly on the caller's thread.
     """
 
-    def __init__(self, tools: Iterable[Tool | Callable] | None = None, default_timeout: float | None = 30.0):
+    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] | None = None, default_timeout: float | None = 30.0):
         self.default_timeout = default_timeout
         self._tools: dict[str, Tool] = {}
-        self._schemas: list[dict] | None = None
+        self._schemas: list[dict[str, Any]] | None = None
         self._description: str | None = None
         if isinstance(tools, dict):
             tools = tools.values()
@@ -292,7 +286,7 @@ class ToolRegistry:
 
     # ------------------------------------------------------------------ contents
 
-    def register(self, item: Tool | Callable) -> Tool:
+    def register(self, item: Tool | Callable[..., Any]) -> Tool:
         """Add a tool (plain functions are wrapped with ``@tool``); returns it,
         so ``@registry.register`` works as a decorator."""
         new = item if isinstance(item, Tool) else tool(item)
@@ -318,7 +312,7 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
-    def schemas(self) -> list[dict]:
+    def schemas(self) -> list[dict[str, Any]]:
         """The OpenAI ``tools=`` list (cached: it is sent with every model call)."""
         if self._schemas is None:
             self._schemas = [t.schema for t in self._tools.values()]
@@ -357,10 +351,6 @@ class ToolRegistry:
 
     # ------------------------------------------------------------------ running
 
-    def execute(self, name: str, args: Any = None) -> str:
-        """Run a tool and return only the observation text."""
-        return self.run(name, args).output
-
     def run(self, name: str, args: Any = None) -> ToolOutcome:
         """Run tool ``name`` with ``args``; every failure becomes an observation."""
         found = self._tools.get(name) if isinstance(name, str) else None
@@ -375,7 +365,8 @@ class ToolRegistry:
         if timeout is None or math.isinf(timeout):
             return _observe(found, kwargs, on_worker=False)
         try:
-            return _call_with_timeout(lambda: _observe(found, kwargs, on_worker=True), timeout)
+            outcome: ToolOutcome = _call_with_timeout(lambda: _observe(found, kwargs, on_worker=True), timeout)
+            return outcome
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, ToolError.TIMEOUT)
         except _Busy:

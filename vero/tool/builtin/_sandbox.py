@@ -1,9 +1,10 @@
-"""The sandbox bootstrap: ``python -I -S _sandbox.py WORKDIR LIMITS... HIDE...`` runs stdin's code confined.
+"""The sandbox bootstrap: ``python -I -S _sandbox.py WORKDIR REPORT_FD CGROUP LIMITS... HIDE...`` runs stdin's code.
 
 python_runner starts this file as a script; it is never imported by vero (it
 runs before site-packages, with the standard library only, and imports little:
 its start-up is paid on every call).  The arguments: an empty folder for the
-new root, the five ``LIMITS`` in that order, then folders to hide.
+new root, the pipe to report a setup failure on, the cgroup to join (``-``:
+none), the five ``LIMITS`` in that order, then folders to hide.
 Three processes are involved::
 
     vero ── outer ── init (pid 1 of a new pid namespace) ── program (python -I -, the model's code)
@@ -18,8 +19,9 @@ Three processes are involved::
   vero runs as root; vero's own uid otherwise, without capabilities),
   forbids gaining privileges, and execs a fresh interpreter on stdin.
 
-Any step that fails prints ``vero-sandbox: <step>: <reason>`` to stderr and
-exits with SETUP_FAILED: a missing mechanism is reported, never skipped.
+Any step that fails writes ``vero-sandbox: <step>: <reason>`` to REPORT_FD and
+exits with SETUP_FAILED: a missing mechanism is reported, never skipped.  The
+program never holds REPORT_FD, so its code cannot fake that report.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import ctypes
 import os
 import resource
 import sys
+from typing import Any
 
 SETUP_FAILED = 125
 MARK = "vero-sandbox:"
@@ -41,10 +44,26 @@ CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 1, 4, 22, 38
+OPEN_FILES = 64  # per process: bounds what can be held through file descriptors (pipes, sockets)
 
-# Shown read-only inside (when they exist), besides the Python installation.
-SYSTEM_PATHS = ("/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr")
+# Inside the sandbox's own namespaces (they change nothing outside): no nested user namespace (a
+# tmpfs mounted in one would hold memory no limit sees), no System V shared memory or message queues.
+NAMESPACE_LIMITS = {"/proc/sys/user/max_user_namespaces": "0", "/proc/sys/kernel/shmall": "0",
+                    "/proc/sys/kernel/shmmax": "0", "/proc/sys/kernel/msgmni": "0"}
+# System calls seccomp refuses (EPERM), per architecture: AUDIT_ARCH, then the numbers of
+#   refused: memfd_create, memfd_secret (memory files outside /tmp's size limit), io_uring_setup
+#     (its own memory, and connect() where seccomp cannot see it), connect (a unix socket in a
+#     folder the sandbox shows would be reachable: the network namespace covers only the network);
+#   socket and socketpair, refused for AF_UNIX datagram sockets (they send to a path without connect).
+SYSCALLS = {"x86_64": (0xC000003E, (319, 447, 425, 42), (41, 53)),
+            "aarch64": (0xC00000B7, (279, 447, 425, 203), (198, 199))}
+AF_UNIX, SOCK_DGRAM, SOCK_TYPE_MASK = 1, 2, 0xF
+
+# Shown read-only inside (when they exist), besides what the interpreter needs.  Not /usr
+# itself: /usr/src and /usr/local hold applications (and their .env files) in many images.
+SYSTEM_PATHS = ("/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr/bin", "/usr/sbin",
+                "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec", "/usr/share")
 DEVICES = ("null", "zero", "full", "random", "urandom")
 DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
              "stderr": "/proc/self/fd/2", "shm": "/tmp"}
@@ -65,8 +84,15 @@ def _check(step: str, result: int) -> None:
         raise SetupError(f"{step}: {os.strerror(ctypes.get_errno())}")
 
 
+REPORT_FD = [2]  # where a setup failure is reported: vero's private pipe (argv), never the program's stderr
+
+
 def _fail(error: BaseException) -> None:
-    print(f"{MARK} {error}", file=sys.stderr, flush=True)
+    """Report a failed step on the report pipe, which the model's code never holds, and exit."""
+    try:
+        os.write(REPORT_FD[0], f"{MARK} {error}\n".encode(errors="replace"))
+    except OSError:
+        pass  # vero reads nothing there: it refuses on the missing exit status alone
     os._exit(SETUP_FAILED)
 
 
@@ -87,8 +113,8 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
            libc.mount(_bytes(source), _bytes(target), _bytes(fstype), flags, _bytes(data)))
 
 
-def prctl(option: int, value: int) -> None:
-    _check(f"prctl({option})", libc.prctl(option, value, 0, 0, 0))
+def prctl(option: int, value: int, argument: int = 0) -> None:
+    _check(f"prctl({option})", libc.prctl(option, value, argument, 0, 0))
 
 
 # --------------------------------------------------------------------------- outer
@@ -154,11 +180,16 @@ def report_like(status: int) -> None:
 
 
 def main() -> None:
-    workdir, limits, hide = sys.argv[1], sys.argv[2:2 + len(LIMITS)], sys.argv[2 + len(LIMITS):]
+    workdir, report_fd, cgroup = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    limits, hide = sys.argv[4:4 + len(LIMITS)], sys.argv[4 + len(LIMITS):]
     config = {"workdir": workdir, "hide": hide, **{name: int(value) for name, value in zip(LIMITS, limits)}}
+    REPORT_FD[0] = report_fd
+    os.set_inheritable(report_fd, False)  # closed when the program execs: its code cannot write a setup failure
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # vero dies: so does outer, then init, then the namespace
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # dying "like the program" must not dump core
+        if cgroup != "-":  # before any fork: everything the call starts is in the cgroup and counts
+            _write(os.path.join(cgroup, "cgroup.procs"), str(os.getpid()))
         enter_namespaces()
     except SetupError as exc:
         _fail(exc)
@@ -179,11 +210,13 @@ def main() -> None:
 # --------------------------------------------------------------------------- init
 
 
-def run_init(config: dict, status_w: int) -> None:
+def run_init(config: dict[str, Any], status_w: int) -> None:
     """Pid 1 of the sandbox: build its file system, run the program, reap, report."""
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # outer killed: init dies, and the namespace with it
         prctl(PR_SET_DUMPABLE, 0)  # the program (maybe the same uid) may not ptrace init
+        for path, value in NAMESPACE_LIMITS.items():
+            _write(path, value)
         inside = build_root(config)
         program = os.fork()
         if program == 0:
@@ -201,44 +234,65 @@ def run_init(config: dict, status_w: int) -> None:
 
 
 def python_paths() -> list[str]:
-    """The folders the interpreter needs: its prefixes, its venv and its real binary's folder.
+    """What the interpreter needs, never a whole prefix: its standard library, its site-packages
+    (the venv's too), the venv's ``pyvenv.cfg``, its binary and the shared libraries it has loaded.
 
-    Run with -S, this interpreter does not know it is in a venv (site.py sets
-    sys.prefix to it), so the venv is found as ``pyvenv.cfg`` next to bin/.
+    So a project folder that *is* the venv, or that sits beside the installation
+    (``/usr/local/src/app`` next to ``/usr/local/lib/python3.X``), stays out of sight,
+    ``bin/activate`` and ``.env`` included.  Run with -S, this interpreter does not
+    know it is in a venv (site.py would say), so the venv is found as ``pyvenv.cfg`` next to bin/.
     """
-    exe = sys.executable
-    paths = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
-             os.path.dirname(exe), os.path.dirname(os.path.realpath(exe))}
-    venv = os.path.dirname(os.path.dirname(exe))
-    if os.path.exists(os.path.join(venv, "pyvenv.cfg")):
-        paths.add(venv)
-    return sorted(os.path.normpath(p) for p in paths if p)
+    import site  # with -S, importing site does not run it
+
+    venv = os.path.dirname(os.path.dirname(sys.executable))
+    venvs = [venv] if os.path.isfile(os.path.join(venv, "pyvenv.cfg")) else []
+    paths = {os.path.dirname(os.__file__), *site.getsitepackages([sys.base_prefix, *venvs])}
+    paths |= {os.path.join(v, "pyvenv.cfg") for v in venvs} | set(link_chain(sys.executable)) | mapped_files()
+    paths |= {os.path.realpath(p) for p in paths}  # a folder given through a symlink: its target too
+    return sorted(os.path.normpath(p) for p in paths if os.path.exists(p))
 
 
-def _under(path: str, folders) -> bool:
+def link_chain(path: str) -> list[str]:
+    """``path``, then each path its symlinks lead to, up to the real file (venv/bin/python -> python3 -> ...)."""
+    chain = [path]
+    while os.path.islink(path) and len(chain) < 40:
+        path = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+        chain.append(path)
+    return chain
+
+
+def mapped_files() -> set[str]:
+    """The files this interpreter has mapped: its binary, libpython and the other shared libraries."""
+    with open("/proc/self/maps") as f:
+        fields = (line.split(None, 5) for line in f)
+        return {parts[5].rstrip("\n") for parts in fields if len(parts) == 6 and parts[5].startswith("/")}
+
+
+def _under(path: str, folders: list[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
-def build_root(config: dict) -> str:
+def build_root(config: dict[str, Any]) -> str:
     """Assemble the sandbox's file system on a tmpfs and pivot_root into it.
 
     Only system folders and the Python installation are visible (read-only),
     so the parent's working directory, home and .env files are not there.
     Returns the program's working directory (inside).
     """
-    root = config["workdir"]  # an empty host folder: the mount point of the new root
+    root: str = config["workdir"]  # an empty host folder: the mount point of the new root
     mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount propagates to the host
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     scratch_opts = f"size={config['disk_mb']}m,mode=1777"
     os.mkdir(root + "/tmp")
     mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, scratch_opts)
     shown: list[str] = []
-    for path in sorted(set(SYSTEM_PATHS) | set(python_paths())):
-        if os.path.exists(path) and not _under(path, shown):
+    needed = python_paths()
+    for path in sorted(set(SYSTEM_PATHS) | set(needed)):
+        if os.path.lexists(path) and not _under(path, shown):
             show_readonly(path, root)
             shown.append(path)
     for path in config["hide"]:
-        if should_hide(path):
+        if should_hide(path, needed):
             mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
     make_dev(root)
     os.mkdir(root + "/proc")  # mounted while the old /proc is visible: the kernel requires it
@@ -255,24 +309,24 @@ def build_root(config: dict) -> str:
     return inside
 
 
-def should_hide(path: str) -> bool:
+def should_hide(path: str, needed: list[str]) -> bool:
     """Whether to cover the parent's cwd (or home) with an empty tmpfs: when a system folder shows it.
 
-    /usr/src/app and /usr/local/app are usual project folders (with a .env);
-    such a folder (two levels or more below a system folder) is hidden unless
-    the interpreter's own files are inside it.  Shallower ones (/usr/lib) hold
-    what programs need and stay.  Folders elsewhere are not shown at all.
+    /usr/share/app and /usr/lib/app could be project folders (with a .env);
+    such a folder (three levels deep or more, inside a system folder) is hidden
+    unless the interpreter's own files are inside it.  Shallower ones (/usr/lib)
+    hold what programs need and stay.  Folders elsewhere are not shown at all.
     """
-    needed = [*python_paths(), os.path.dirname(os.__file__)]  # the last is the standard library
-    deep = any(_under(path, [top]) and os.path.relpath(path, top).count("/") >= 1
-               for top in SYSTEM_PATHS if not os.path.islink(top))
+    deep = path.rstrip("/").count("/") >= 3 and any(_under(path, [top]) for top in SYSTEM_PATHS
+                                                     if not os.path.islink(top))
     return deep and os.path.isdir(path) and not any(_under(p, [path]) for p in needed)
 
 
 def show_readonly(path: str, root: str) -> None:
     """Make ``path`` appear at the same place in the new root, read-only (a symlink stays a symlink)."""
     target = root + path
-    if os.path.islink(path) and path in SYSTEM_PATHS:  # /bin -> usr/bin on merged-/usr systems
+    if os.path.islink(path):  # /bin -> usr/bin on merged-/usr systems; venv/bin/python -> python3
+        os.makedirs(os.path.dirname(target), exist_ok=True)
         os.symlink(os.readlink(path), target)
         return
     if os.path.isdir(path):
@@ -321,7 +375,7 @@ def make_dev(root: str) -> None:
 # --------------------------------------------------------------------------- program
 
 
-def set_limits(config: dict) -> None:
+def set_limits(config: dict[str, Any]) -> None:
     """The rlimits; the program and everything it starts inherit them."""
     mib, seconds = 1 << 20, config["cpu_seconds"]
     limits = {
@@ -329,6 +383,8 @@ def set_limits(config: dict) -> None:
         resource.RLIMIT_FSIZE: (config["file_mb"] * mib,) * 2,
         resource.RLIMIT_NPROC: (config["max_processes"],) * 2,  # counted per user in this user namespace
         resource.RLIMIT_CORE: (0, 0),
+        resource.RLIMIT_NOFILE: (OPEN_FILES, OPEN_FILES),
+        resource.RLIMIT_MSGQUEUE: (0, 0),  # no POSIX message queues
         resource.RLIMIT_CPU: (seconds, seconds + 1),  # SIGXCPU at the soft limit, SIGKILL a second later
     }
     for kind, (soft, hard) in limits.items():
@@ -338,7 +394,55 @@ def set_limits(config: dict) -> None:
         resource.setrlimit(kind, (soft, hard))
 
 
-def run_program(config: dict, workdir: str) -> None:
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def syscall_filter(machine: str) -> list[tuple[int, int, int, int]] | None:
+    """The seccomp BPF program refusing ``SYSCALLS`` (EPERM), or None on another architecture.
+
+    Instructions are (code, jump if true, jump if false, k); a jump skips that many.
+    Another ABI (32-bit calls on a 64-bit kernel, x32) is refused whole: nothing
+    the program needs uses one, and its syscall numbers differ.
+    """
+    if machine not in SYSCALLS:
+        return None
+    arch, refused, sockets = SYSCALLS[machine]
+    load, jeq, jset, alu_and, ret = 0x20, 0x15, 0x45, 0x54, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JSET|K, ALU|AND|K
+    deny, allow = (ret, 0, 0, 0x00050000 | 1), (ret, 0, 0, 0x7FFF0000)  # SECCOMP_RET_ERRNO | EPERM, RET_ALLOW
+    program = [(load, 0, 0, 4), (jeq, 1, 0, arch), deny, (load, 0, 0, 0)]  # seccomp_data: nr at 0, arch at 4
+    if machine == "x86_64":
+        program += [(jset, 0, 1, 0x40000000), deny]  # the x32 ABI's syscall bit
+    for number in refused:
+        program += [(jeq, 0, 1, number), deny]
+    socket, socketpair = sockets
+    return program + [
+        (jeq, 1, 0, socket), (jeq, 0, 6, socketpair),  # neither: allow
+        (load, 0, 0, 16), (jeq, 0, 4, AF_UNIX),  # args[0], the family (low half): not AF_UNIX: allow
+        (load, 0, 0, 24), (alu_and, 0, 0, SOCK_TYPE_MASK), (jeq, 0, 1, SOCK_DGRAM),  # args[1], the type
+        deny, allow,
+    ]
+
+
+def install_syscall_filter() -> None:
+    """Install ``syscall_filter`` for this process and everything it starts (after PR_SET_NO_NEW_PRIVS).
+
+    Elsewhere memfd files stay bounded per file by RLIMIT_FSIZE and in number by RLIMIT_NOFILE,
+    and a unix socket in a shown folder stays reachable (see docs/reliability.md).
+    """
+    program = syscall_filter(os.uname().machine)
+    if program is None:
+        return
+    filters = (_SockFilter * len(program))(*(_SockFilter(*instruction) for instruction in program))
+    fprog = _SockFprog(len(program), filters)
+    prctl(PR_SET_SECCOMP, 2, ctypes.addressof(fprog))  # SECCOMP_MODE_FILTER
+
+
+def run_program(config: dict[str, Any], workdir: str) -> None:
     """The model's code: limits, no privileges, a fresh interpreter reading stdin."""
     try:
         os.chdir(workdir)
@@ -348,6 +452,7 @@ def run_program(config: dict, workdir: str) -> None:
             os.setresgid(NOBODY, NOBODY, NOBODY)
             os.setresuid(NOBODY, NOBODY, NOBODY)
         prctl(PR_SET_NO_NEW_PRIVS, 1)  # setuid binaries cannot give privileges back
+        install_syscall_filter()
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):  # as a fresh process would have them
             signal.signal(sig, signal.SIG_DFL)
         os.execv(sys.executable, [sys.executable, "-I", "-X", "utf8", "-"])

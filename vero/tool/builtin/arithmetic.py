@@ -37,7 +37,7 @@ def _check_size(digits: float) -> None:
         raise ValueError(f"result too large (more than {MAX_DIGITS:,} digits)")
 
 
-def _power(base, exponent):
+def _power(base: Any, exponent: Any) -> Any:
     """``base ** exponent``, refused up front when the integer result would be huge."""
     if isinstance(base, int) and isinstance(exponent, int) and exponent > 0 and abs(base) > 1:
         # digits(base ** exponent) ~= exponent * log10(|base|), and log10(|base|) >= 0.3,
@@ -50,19 +50,19 @@ def _power(base, exponent):
     return result
 
 
-def _multiply(a, b):
+def _multiply(a: Any, b: Any) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         _check_size(_digits(a) + _digits(b))
     return a * b
 
 
-def _factorial(n):
+def _factorial(n: Any) -> int:
     if isinstance(n, int) and n > MAX_FACTORIAL:
         raise ValueError(f"factorial argument too large (limit {MAX_FACTORIAL})")
     return math.factorial(n)
 
 
-def _round(number, ndigits=None):
+def _round(number: Any, ndigits: int | None = None) -> Any:
     # round(5, -10**9) would compute 10**(10**9): bound ndigits.
     if ndigits is not None and abs(ndigits) > MAX_ROUND_DIGITS:
         raise ValueError(f"round() digits must be within ±{MAX_ROUND_DIGITS}")
@@ -87,7 +87,7 @@ BINARY_OPERATORS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 UNARY_OPERATORS: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
-def _evaluate(node: ast.AST):
+def _evaluate(node: ast.AST) -> Any:
     """Evaluate one whitelisted AST node; anything else raises ValueError."""
     if isinstance(node, ast.Constant):
         if type(node.value) in (int, float):
@@ -114,7 +114,7 @@ def _evaluate(node: ast.AST):
     raise ValueError(f"{type(node).__name__} is not allowed in a calculator expression")
 
 
-def _call(node: ast.Call):
+def _call(node: ast.Call) -> Any:
     if isinstance(node.func, ast.Attribute):
         _evaluate(node.func)  # raises the attribute-access message
     if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
@@ -139,9 +139,10 @@ def evaluate(expression: str) -> int | float:
     except (RecursionError, MemoryError):
         raise ValueError("expression is nested too deeply") from None
     try:
-        return _evaluate(tree.body)
+        value: int | float = _evaluate(tree.body)
     except RecursionError:
         raise ValueError("expression is nested too deeply") from None
+    return value
 
 
 @tool(read_only=True)

@@ -4,18 +4,25 @@ On Linux each call runs the code in new user, pid, mount, network and IPC
 namespaces, built by ``_sandbox.py`` with ``unshare(2)`` (through ctypes; no
 extra binary or package).  What the code gets:
 
-* its own file system: the Python installation and the system folders
-  (/usr, /etc, /bin, /lib...) read-only, an empty ``/tmp`` (a tmpfs of
-  ``disk_mb``) with its working directory in it, a minimal /dev.  The parent's
-  working directory, home folder, ``.env`` files and everything else on disk
-  are not there;
+* its own file system: what the interpreter needs (standard library,
+  site-packages, binary, loaded libraries; never a whole prefix) and the system
+  folders (/etc, /bin, /lib, /usr/lib, /usr/share...) read-only, an empty
+  ``/tmp`` (a tmpfs of ``disk_mb``) with its working directory in it, a
+  minimal /dev.  The parent's working directory, home folder, ``.env`` files
+  and everything else on disk are not there;
 * a fresh /proc that shows only its own processes: the parent's environment,
   memory and working directory cannot be reached (there is no pid to name);
-* no network at all (a network namespace whose loopback is down);
+* no network at all (a network namespace whose loopback is down), and no
+  ``connect()`` (seccomp), so a unix socket in a folder it sees is out of reach;
 * no privileges: uid 65534 (nobody) when vero runs as root, otherwise vero's
   own uid without any capability; setuid binaries cannot raise them;
 * rlimits per process: address space ``memory_mb``, CPU time ``cpu_seconds``,
-  file size ``file_mb``, and ``max_processes`` processes/threads in total;
+  file size ``file_mb``, 64 open files, and ``max_processes``
+  processes/threads in total; no memory it could hold outside those limits
+  (``memfd_create``, System V shared memory and message queues, a tmpfs in a
+  nested user namespace are refused); where a cgroup v2 memory controller is
+  delegated, a cgroup per call bounds all its memory together (``memory_bound()``
+  says which is in force);
 * a scrubbed environment (a few harmless variables, no secrets) and the
   wall-clock ``timeout``: when the program ends or times out, every process
   it started is killed with it (the pid namespace dies), however detached.
@@ -25,8 +32,9 @@ file_mb=..., disk_mb=..., max_processes=...)``; ``python_exec`` is the default.
 
 Not guaranteed: world-readable files in the folders it shows stay readable
 (/etc/environment, say); the kernel's own information in /proc and CPU side
-channels; memory in total (the limit is per process, so up to
-``max_processes`` times ``memory_mb``, plus ``disk_mb`` of /tmp).
+channels; without a cgroup, memory in total (the limit is per process, so up
+to ``max_processes`` times ``memory_mb``, plus ``disk_mb`` of /tmp and the
+kernel's pipe and socket buffers behind at most 64 open files per process).
 
 Where the sandbox cannot be built (not Linux; user namespaces disabled by
 ``user.max_user_namespaces=0``, restricted for normal users by
@@ -43,6 +51,7 @@ or ``VERO_PYTHON_SANDBOX=off`` in the environment (the CLI's way; an explicit
 from __future__ import annotations
 
 import codecs
+import itertools
 import os
 import selectors
 import signal
@@ -52,7 +61,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from vero.config import env_flag
 from vero.tool.base import Tool
@@ -71,6 +80,9 @@ DEFAULT_DISK_MB = 128  # its /tmp (held in memory): all files together
 DEFAULT_MAX_PROCESSES = 64  # processes and threads together
 
 SANDBOX_ENV = "VERO_PYTHON_SANDBOX"  # "off" opts out of the sandbox
+CGROUP_ENV = "VERO_PYTHON_CGROUP"  # a cgroup v2 folder delegated to vero (see memory_cgroup_parent)
+OPEN_FILES = 64  # open files per sandboxed process, as in _sandbox.py
+_CGROUP_NUMBERS = itertools.count()
 BOOTSTRAP = Path(__file__).with_name("_sandbox.py")
 SETUP_FAILED, SANDBOX_MARK = 125, "vero-sandbox:"  # as in _sandbox.py
 KILL_GRACE = 0.5  # seconds to drain the pipes after a kill or an exit
@@ -113,7 +125,7 @@ class _HeadTail:
         return f"{self.head}\n... [{cut:,} characters cut] ...\n{self.tail}"
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """Kill the child's whole process group (in the sandbox: init too, so the whole namespace)."""
     try:
         if hasattr(os, "killpg"):
@@ -124,7 +136,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass  # already gone
 
 
-def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
+def _communicate(proc: subprocess.Popen[bytes], data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
     """Feed stdin, drain stdout and stderr, kill at the deadline: (stdout, stderr, timed_out).
 
     No reader threads, so none can leak: select() on the pipes, and once the
@@ -167,7 +179,7 @@ def _communicate(proc: subprocess.Popen, data: bytes, timeout: float, limit: int
     return outputs[stdout].text(), outputs[stderr].text(), timed_out
 
 
-def _write_some(stdin, data: bytes, selector) -> bytes:
+def _write_some(stdin: IO[bytes], data: bytes, selector: selectors.BaseSelector) -> bytes:
     """Write what the pipe takes now; close stdin (EOF for the code) once all is written."""
     try:
         data = data[os.write(stdin.fileno(), data[:65536]):]
@@ -181,11 +193,12 @@ def _write_some(stdin, data: bytes, selector) -> bytes:
     return data
 
 
-def _communicate_with_threads(proc, data: bytes, timeout: float, limit: int) -> tuple[str, str, bool]:
+def _communicate_with_threads(proc: subprocess.Popen[bytes], data: bytes, timeout: float,
+                              limit: int) -> tuple[str, str, bool]:
     """Windows (never sandboxed): reader threads, as select() cannot wait on pipes."""
     outputs = [_HeadTail(limit), _HeadTail(limit)]
 
-    def drain(stream, output):
+    def drain(stream: Any, output: _HeadTail) -> None:
         for chunk in iter(lambda: stream.read1(65536), b""):
             output.feed(chunk)
 
@@ -193,6 +206,7 @@ def _communicate_with_threads(proc, data: bytes, timeout: float, limit: int) -> 
                for pair in zip((proc.stdout, proc.stderr), outputs)]
     for reader in readers:
         reader.start()
+    assert proc.stdin is not None  # the caller opened all three pipes
     try:
         proc.stdin.write(data)
         proc.stdin.close()
@@ -227,16 +241,91 @@ def _refusal(reason: str) -> str:
             f"set {SANDBOX_ENV}=off or use make_python_exec(sandbox=False).")
 
 
-def _sandbox_command(workdir: str, limits: dict) -> list[str]:
-    """``python -I -S _sandbox.py WORKDIR LIMITS... HIDE...``: the bootstrap, which then runs stdin's code."""
-    try:  # hidden if they lie inside a folder the sandbox shows (e.g. the cwd /usr/src/app)
+def _sandbox_command(workdir: str, report_fd: int, cgroup: str | None, limits: dict[str, Any]) -> list[str]:
+    """``python -I -S _sandbox.py WORKDIR REPORT_FD CGROUP LIMITS... HIDE...``: the bootstrap, running stdin's code."""
+    try:  # hidden if they lie inside a folder the sandbox shows (e.g. the cwd /usr/share/app)
         hide = [os.getcwd(), os.path.expanduser("~")]
     except OSError:  # the cwd was deleted
         hide = [os.path.expanduser("~")]
-    return [sys.executable, "-I", "-S", str(BOOTSTRAP), workdir, *map(str, limits.values()), *hide]
+    return [sys.executable, "-I", "-S", str(BOOTSTRAP), workdir, str(report_fd), cgroup or "-",
+            *map(str, limits.values()), *hide]
 
 
-def _status(returncode: int, timed_out: bool, timeout: float, limits: dict | None) -> str:
+# --------------------------------------------------------------------------- the memory bound
+
+
+def memory_cgroup_parent() -> str | None:
+    """The cgroup v2 folder under which each call gets a cgroup of its own with ``memory.max``, or None.
+
+    ``VERO_PYTHON_CGROUP`` names a folder delegated to vero; otherwise vero's own cgroup is
+    tried.  Usable when the memory controller is on for its children (``memory`` in its
+    ``cgroup.subtree_control``) and vero may create folders there.
+    """
+    folder = os.environ.get(CGROUP_ENV) or _own_cgroup()
+    if not folder:
+        return None
+    try:
+        with open(os.path.join(folder, "cgroup.subtree_control")) as f:
+            controllers = f.read().split()
+    except OSError:
+        return None
+    return folder if "memory" in controllers and os.access(folder, os.W_OK) else None
+
+
+def _own_cgroup() -> str | None:
+    """This process's cgroup v2 folder (``0::/path`` in /proc/self/cgroup, under the cgroup2 mount)."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            path = next((line[3:].strip() for line in f if line.startswith("0::")), None)
+        with open("/proc/self/mounts") as f:
+            mount = next((line.split()[1] for line in f if line.split()[2:3] == ["cgroup2"]), None)
+    except OSError:
+        return None
+    return mount + path if path and mount else None
+
+
+def memory_bound() -> str:
+    """Which mechanism bounds a sandboxed call's memory here, and what it bounds (also in the tool's description)."""
+    if memory_cgroup_parent():
+        return ("cgroup: memory.max of memory_mb + disk_mb bounds all memory of the call together (every "
+                "process, /tmp, shared memory), plus the per-process rlimits")
+    return ("rlimits: memory_mb of address space per process (so at most max_processes x memory_mb), disk_mb "
+            f"in /tmp, {OPEN_FILES} open files per process; memfd_create, System V shared memory and message "
+            "queues and nested user namespaces are refused")
+
+
+def _call_cgroup(limits: dict[str, Any]) -> str | None:
+    """A new cgroup for one call, its memory.max set, or None when no cgroup can be had (rlimits still apply)."""
+    parent = memory_cgroup_parent()
+    if parent is None:
+        return None
+    folder = os.path.join(parent, f"vero-python-{os.getpid()}-{next(_CGROUP_NUMBERS)}")
+    try:
+        os.mkdir(folder)
+        with open(os.path.join(folder, "memory.max"), "w") as f:
+            f.write(str((limits["memory_mb"] + limits["disk_mb"]) << 20))
+        if os.path.exists(os.path.join(folder, "memory.swap.max")):
+            with open(os.path.join(folder, "memory.swap.max"), "w") as f:
+                f.write("0")  # swapped-out pages would not count against memory.max
+    except OSError:
+        _remove_cgroup(folder)
+        return None
+    return folder
+
+
+def _remove_cgroup(folder: str | None) -> None:
+    """Remove a call's cgroup once its processes are gone (the kernel may need a moment)."""
+    deadline = time.monotonic() + 1.0
+    while folder and os.path.isdir(folder):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
+
+def _status(returncode: int, timed_out: bool, timeout: float, limits: dict[str, Any] | None) -> str:
     """``exit status: N``, with the reason when a signal (a limit, typically) killed it."""
     if timed_out:
         return f"timed out after {timeout:g} s"
@@ -276,26 +365,47 @@ def run_python(
         return _refusal(f"the sandbox works only on Linux, not on {sys.platform}")
     limits = dict(memory_mb=int(memory_mb), cpu_seconds=int(cpu_seconds), file_mb=int(file_mb),
                   disk_mb=int(disk_mb), max_processes=int(max_processes))  # _sandbox.LIMITS' order
-    with tempfile.TemporaryDirectory(prefix="vero-python-") as workdir:
-        command = _sandbox_command(workdir, limits) if sandboxed else [sys.executable, "-I", "-X", "utf8", "-"]
-        proc = subprocess.Popen(
-            command,  # the code arrives on stdin: nothing in the working directory
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=workdir,
-            env=scrubbed_env(),
-            start_new_session=True,  # its own process group, so killpg reaches its children
-        )
-        try:
-            stdout, stderr, timed_out = _communicate(proc, code.encode("utf-8", errors="replace"),
-                                                     timeout, output_limit)
-        finally:
-            _kill_group(proc)  # on success too: nothing it started may outlive the call
-            proc.wait()
-    if sandboxed and proc.returncode == SETUP_FAILED and stderr.startswith(SANDBOX_MARK):
-        return _refusal(f"the sandbox could not be set up ({stderr.strip()})")
+    report_r, report_w = os.pipe()  # the bootstrap's setup failures: a pipe the model's code never holds
+    cgroup = _call_cgroup(limits) if sandboxed else None
+    try:
+        with tempfile.TemporaryDirectory(prefix="vero-python-") as workdir:
+            command = (_sandbox_command(workdir, report_w, cgroup, limits) if sandboxed
+                       else [sys.executable, "-I", "-X", "utf8", "-"])
+            try:
+                proc = subprocess.Popen(
+                    command,  # the code arrives on stdin: nothing in the working directory
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=workdir,
+                    env=scrubbed_env(),
+                    start_new_session=True,  # its own process group, so killpg reaches its children
+                    pass_fds=(report_w,) if sandboxed else (),
+                )
+            finally:
+                os.close(report_w)  # the bootstrap holds its copy: EOF comes when it and init are gone
+            try:
+                stdout, stderr, timed_out = _communicate(proc, code.encode("utf-8", errors="replace"),
+                                                         timeout, output_limit)
+            finally:
+                _kill_group(proc)  # on success too: nothing it started may outlive the call
+                proc.wait()
+        setup_failure = _read_report(report_r)
+    finally:
+        os.close(report_r)
+        _remove_cgroup(cgroup)
+    if sandboxed and setup_failure:
+        return _refusal(f"the sandbox could not be set up ({setup_failure})")
     return _report(stdout, stderr, _status(proc.returncode, timed_out, timeout, limits if sandboxed else None))
+
+
+def _read_report(fd: int) -> str:
+    """What the bootstrap reported on its private pipe (empty when all went well); never waits."""
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 4096).decode("utf-8", errors="replace").strip()
+    except BlockingIOError:
+        return ""  # nothing written, but a writer is still alive (it is being killed)
 
 
 def _report(stdout: str, stderr: str, status: str) -> str:

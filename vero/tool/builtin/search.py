@@ -14,9 +14,10 @@ import json
 import os
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
-from vero.config import get_settings
+from vero.config import get_settings, warn_if_endpoint_from_env_file
 from vero.core.text import clip
 from vero.tool.base import tool
 
@@ -43,7 +44,7 @@ class SearchError(Exception):
 # --------------------------------------------------------------------------- HTTP
 
 
-def _http(url: str, data: dict | None = None, headers: dict | None = None) -> bytes:
+def _http(url: str, data: dict[str, Any] | None = None, headers: dict[str, Any] | None = None) -> bytes:
     """GET (or POST ``data`` as JSON) and return the body; failures raise SearchError."""
     import urllib.error
     import urllib.request  # lazy: it pulls in ssl and http.client
@@ -54,7 +55,8 @@ def _http(url: str, data: dict | None = None, headers: dict | None = None) -> by
         request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
-            return response.read()
+            raw: bytes = response.read()
+            return raw
     except urllib.error.HTTPError as exc:
         detail = exc.read(300).decode("utf-8", errors="replace").strip()
         raise SearchError(f"HTTP {exc.code} {exc.reason}" + (f": {detail}" if detail else "")) from None
@@ -64,7 +66,7 @@ def _http(url: str, data: dict | None = None, headers: dict | None = None) -> by
         raise SearchError(f"network error ({exc})") from None
 
 
-def _json(raw: bytes) -> dict:
+def _json(raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except ValueError:
@@ -79,6 +81,7 @@ def _json(raw: bytes) -> dict:
 
 def tavily(query: str, max_results: int, api_key: str) -> list[SearchResult]:
     url = os.environ.get("VERO_TAVILY_URL") or TAVILY_URL
+    warn_if_endpoint_from_env_file("VERO_TAVILY_URL")
     payload = {"api_key": api_key, "query": query, "max_results": max_results}
     data = _json(_http(url, payload, {"Authorization": f"Bearer {api_key}"}))
     return [
@@ -90,6 +93,7 @@ def tavily(query: str, max_results: int, api_key: str) -> list[SearchResult]:
 
 def bocha(query: str, max_results: int, api_key: str) -> list[SearchResult]:
     url = os.environ.get("VERO_BOCHA_URL") or BOCHA_URL
+    warn_if_endpoint_from_env_file("VERO_BOCHA_URL")
     payload = {"query": query, "count": max_results, "summary": True, "freshness": "noLimit"}
     data = _json(_http(url, payload, {"Authorization": f"Bearer {api_key}"}))
     if data.get("code") not in (None, 200):

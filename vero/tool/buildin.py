@@ -1,5 +1,5 @@
-"""An alias of ``vero.tool.builtin`` under the original framework's misspelled
-name, so scripts written for it run unmodified::
+"""The compatibility module for scripts written for the original framework: ``vero.tool.builtin``
+under its misspelled name, so those scripts run unmodified::
 
     from vero.tool.buildin import *
     tools = [math_calculator, google_search]
@@ -9,7 +9,9 @@ name below is a ``vero.tool.builtin`` tool, either the same object or the same
 function registered under the name the original scripts use.
 """
 
-from vero.tool.base import Tool
+import sys
+
+from vero.tool.base import Tool, tool
 from vero.tool.builtin import BUILTIN_TOOLS, calculator, current_time, python_exec, web_search
 from vero.tool.builtin.search import search_bocha, search_duckduckgo, search_tavily
 
@@ -19,6 +21,8 @@ math_calculator = Tool.from_function(calculator, name="math_calculator")
 google_search = Tool.from_function(search_tavily, name="google_search")
 bocha_search = Tool.from_function(search_bocha, name="bocha_search")
 duckduckgo_search = Tool.from_function(search_duckduckgo, name="duckduckgo_search")
+
+tool.__dict__["buildin"] = sys.modules[__name__]  # `import vero.tool.buildin as b`, as for vero.tool.builtin
 
 __all__ = [
     "math_calculator",

@@ -1,0 +1,304 @@
+"""ReAct's ``guided`` protocol: each step is one JSON object that a JSON schema constrains.
+
+The request carries ``response_format={"type": "json_schema", ...}``; llama.cpp, Ollama, vLLM and
+OpenAI turn the schema into a grammar the model cannot leave.  A step reads::
+
+    {"thought": "what I know and what to do next",
+     "step": {"results_answer_the_task": false, "tool": "lookup", "arguments": {"name": "Ada"}}}
+
+or, to finish, ``"step": {"results_answer_the_task": true, "final_answer": "..."}``.  The ``step`` is
+one of: a call of tool T with T's argument schema, for each T, or the final answer.  So an invented
+tool name, arguments that do not fit, a call written as prose or an announcement without a call
+cannot happen, and an answer is always marked as one.  The thought comes first (the model reasons
+before it chooses); then ``results_answer_the_task`` is a yes/no choice between finishing and calling
+(with the answer as one option among many tool calls, a small model went on calling tools after it
+had the answer).  The tool's result goes back as a user message ``Observation: ...``, as in text ReAct.
+
+Repeats: a call identical to one that worked earlier in the run is not run again (a tool that changes
+something would change it twice): its earlier result comes back with a note.  After
+``MAX_REPEATED_CALLS`` (2) such repeats the next steps offer only the final answer (a schema without
+the call branch).  A repeated call that failed is the core's business (``Agent.run_tool``: not run).
+
+A server that ignores the schema and writes prose gets the usual bounded re-ask (``correction``; the
+run ends ``failed`` after ``max_format_errors`` in a row).  A server that refuses ``response_format``
+(HTTP 400 and the like) switches the run to the text protocol once (``fall_back``); with ``"auto"``,
+later runs on the same model client use the text protocol from the start.
+
+Tool schemas are trimmed to what every server's converter takes (``grammar_schema``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from vero.core.agent import CUT_OFF
+from vero.core.message import Message
+from vero.core.parsing import call_worked, final_answer_text, parse_json_object
+from vero.core.result import StepKind
+from vero.errors import LLMCallError
+from vero.tool.registry import ToolRegistry
+
+if TYPE_CHECKING:  # the protocol acts on the agent; the agent's module imports this one
+    from vero.agents.react import ReActAgent
+
+log = logging.getLogger("vero.agent")
+
+ANSWERED = "results_answer_the_task"  # the choice's first field: finish (true) or call a tool (false)
+SCHEMA_NAME = "react_step"
+MAX_REPEATED_CALLS = 2  # repeats of a call that worked, per run; after them only the final answer is offered
+
+GUIDED_PROMPT = """You have access to the following tools:
+{tools}
+
+Reply with one JSON object per step. To call a tool:
+{{"thought": "what you know so far and what to do next",
+ "step": {{"{answered}": false, "tool": "the tool's name", "arguments": {{the tool's arguments}}}}}}
+The tool's result comes back to you as the Observation. Call one tool per step, as often as needed.
+When the results so far answer the task:
+{{"thought": "...", "step": {{"{answered}": true, "final_answer": "the answer to the task"}}}}"""
+
+GUIDED_ERROR_PROMPT = """Observation: Your reply could not be read: {problem}. Reply with one JSON object:
+{{"thought": "...", "step": {{"{answered}": false, "tool": "one of [{names}]", "arguments": {{...}}}}}}
+or, if the results so far answer the task:
+{{"thought": "...", "step": {{"{answered}": true, "final_answer": "..."}}}}"""
+
+REPEATED_CALL_NOTE = ("(You made this same call before; it was not run again. Its result is above. "
+                      "Use it: call another tool, or give the final answer.)")
+ANSWER_NOW_NOTE = ("(You made this same call before; it was not run again. Its result is above. "
+                   "You have what the tools can give: reply now with the final answer.)")
+
+# What a refused response_format comes back as: a bad request (llama.cpp, vLLM, OpenAI), a request the
+# server cannot process (422) or a feature it does not implement (501).
+REFUSED_STATUSES = (400, 415, 422, 501)
+
+
+class GuidedProtocol:
+    """Schema-guided JSON steps (``response_format`` with a JSON schema); needs a server that enforces it.
+
+    The same interface as ``TextProtocol`` and ``NativeProtocol`` (``vero.agents._react_protocols``).
+    """
+
+    def system_prompt(self, agent: ReActAgent) -> str:
+        """The intro (or ``system_prompt=``), then the step format with the tools."""
+        instructions = agent.guided_prompt.format(tools=agent.tools.describe() or "(no tools)", answered=ANSWERED)
+        return f"{agent.system_prompt or agent.intro_prompt}\n\n{instructions}"
+
+    def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
+        """The step's schema; the reflection and final-answer calls are free text."""
+        if final:
+            return {}
+        return {"response_format": response_format(step_schema(agent.tools, calls=not answer_only(agent)))}
+
+    def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
+        """Read the JSON step; run its call or return its answer."""
+        try:
+            thought, choice = read_step(reply.text, reply.truncated)
+        except ValueError as problem:
+            if reply.text.strip():
+                messages.append(Message.assistant(reply.text))
+            agent._format_error(str(problem), reply.text, messages)
+            return None
+        agent.current_run.counters["format_errors"] = 0
+        messages.append(Message.assistant(reply.text))
+        agent._thought(thought)
+        if "final_answer" in choice:
+            return self.answer(agent, choice["final_answer"], messages)
+        observation = self.observe(agent, choice["tool"], choice["arguments"])
+        messages.append(Message.user(f"Observation: {observation}"))
+        return None
+
+    def answer(self, agent: ReActAgent, answer: str, messages: list[Message]) -> str | None:
+        """The final answer, unless it is empty or the agent's ``answer_check`` sends a nudge instead
+        (not when only the answer is on offer: the model could do nothing else)."""
+        answer = answer.strip()
+        if not answer:
+            agent._format_error("the final answer was empty", answer, messages)
+            return None
+        nudge = None if answer_only(agent) else agent.answer_check(answer)
+        if nudge is not None:
+            messages.append(Message.user(f"Observation: {nudge}"))
+            return None
+        return answer
+
+    def observe(self, agent: ReActAgent, name: str, arguments: dict[str, Any]) -> str:
+        """The call's result.  A loop warning (``max_repeats`` in a row) or a repeat of a call that
+        worked is not run: the warning, or the earlier result with a note, comes back instead."""
+        warning = agent._check_repeats([(name, arguments)])
+        if warning is not None:
+            return warning
+        earlier = earlier_result(agent, name, arguments)
+        if earlier is None:
+            return agent.run_tool(name, arguments).output
+        repeats = agent.tally("repeated_calls")
+        agent.record(StepKind.WARNING, f"{name} was called again with the same arguments; not run again, its "
+                     "earlier result was sent", tool=name, args=arguments, repeats=repeats)
+        return f"{agent.clip(earlier)}\n{ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE}"
+
+    def correction(self, agent: ReActAgent, problem: str) -> str:
+        return agent.guided_error_prompt.format(problem=problem, names=", ".join(agent.tools.names()),
+                                                answered=ANSWERED)
+
+    @staticmethod
+    def final_text(text: str) -> str:
+        """The answer in the final-answer call's free reply: a guided step's ``final_answer`` (the model
+        may keep writing JSON), else its ``Final Answer:`` line or its prose."""
+        try:
+            _, choice = read_step(text, truncated=False)
+        except ValueError:
+            return final_answer_text(text)
+        answer = choice.get("final_answer")
+        return answer.strip() if isinstance(answer, str) else ""
+
+
+# -- reading a step ------------------------------------------------------------------------
+def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
+    """``(thought, choice)`` of a guided reply: the choice is ``{"final_answer": str}`` or
+    ``{"tool": str, "arguments": dict}``.  Raises ``ValueError`` saying what is wrong."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        if truncated:  # a repaired cut-off reply may have lost its end
+            raise ValueError(CUT_OFF) from None
+        data = parse_json_object(text)  # fenced or sloppy: a server that does not enforce the schema
+    if not isinstance(data, dict) or not isinstance(data.get("step"), dict):
+        raise ValueError('the reply is not a JSON object with a "step" object')
+    thought = data["thought"] if isinstance(data.get("thought"), str) else ""
+    choice = data["step"]
+    answer = choice.get("final_answer")
+    if isinstance(answer, (str, int, float)) and not isinstance(answer, bool):  # a number: a server without
+        return thought, {"final_answer": str(answer)}  # the schema; a bool is no answer
+    arguments = choice.get("arguments", {})
+    if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
+        return thought, {"tool": choice["tool"], "arguments": arguments}
+    raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
+
+
+def earlier_result(agent: ReActAgent, name: str, arguments: dict[str, Any]) -> str | None:
+    """The full result of an identical call that worked earlier in this run, if any."""
+    return next((result.content for result in agent.earlier_results(name, arguments) if call_worked(result)), None)
+
+
+def answer_only(agent: ReActAgent) -> bool:
+    """True once the run repeated calls that worked ``MAX_REPEATED_CALLS`` times: only the answer is offered."""
+    return agent.current_run.counters["repeated_calls"] >= MAX_REPEATED_CALLS
+
+
+# -- the schema ----------------------------------------------------------------------------
+def step_schema(tools: ToolRegistry, calls: bool = True) -> dict[str, Any]:
+    """``{"thought": string, "step": one of the calls or the final answer}``; ``calls=False``: the answer only."""
+    branches = [_call_branch(tool.name, tool.parameters) for tool in tools] if calls else []
+    branches.append(_closed_object({ANSWERED: {"const": True}, "final_answer": {"type": "string"}}))
+    choice = branches[0] if len(branches) == 1 else {"anyOf": branches}
+    return _closed_object({"thought": {"type": "string"}, "step": choice})
+
+
+def _call_branch(name: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    return _closed_object({ANSWERED: {"const": False}, "tool": {"const": name},
+                           "arguments": grammar_schema(parameters)})
+
+
+def _closed_object(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object with exactly these properties, in this order (grammar converters keep the order)."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def response_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """The request's ``response_format``.  ``strict`` only matters to OpenAI, which takes a strict schema
+    only if every object is closed with every property required (local servers always enforce it)."""
+    return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": is_strict(schema)}}
+
+
+# The keywords kept in a tool's argument schema: the subset that llama.cpp's, Ollama's, vLLM's and
+# OpenAI's converters all take.  Dropped: annotations (title, default, examples: a small model copies
+# an example into its call), and what a converter may refuse: pattern (a regex it cannot translate is
+# an error in llama.cpp), format (llguidance errors on formats it does not know), minLength/maxLength,
+# allOf of several schemas, not, if/then/else, patternProperties.  oneOf becomes anyOf, local $ref are
+# written out (a recursive or remote one becomes "any value": llama.cpp refuses a remote one), and an object
+# that does not say whether it takes other keys says it does (llama.cpp would take none).
+KEPT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "const",
+                           "anyOf", "description", "minItems", "maxItems", "minimum", "maximum"})
+
+
+def grammar_schema(schema: Any, definitions: dict[str, Any] | None = None, seen: frozenset[str] = frozenset()) -> Any:
+    """A tool's argument schema cut down to ``KEPT_KEYWORDS``, with local references written out."""
+    if isinstance(schema, bool):
+        return schema
+    if not isinstance(schema, dict):
+        return {}
+    definitions = {**(definitions or {}), **schema.get("$defs", {}), **schema.get("definitions", {})}
+    reference = schema.get("$ref")
+    if isinstance(reference, str):
+        target = definitions.get(reference.rsplit("/", 1)[-1]) if reference.startswith("#/") else None
+        return {} if target is None or reference in seen else grammar_schema(target, definitions, seen | {reference})
+    if "oneOf" in schema and "anyOf" not in schema:
+        schema = {**schema, "anyOf": schema["oneOf"]}
+    if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+        schema = {**schema, **schema["allOf"][0]}
+    kept: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key not in KEPT_KEYWORDS:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            value = {name: grammar_schema(part, definitions, seen) for name, part in value.items()}
+        elif key in ("items", "additionalProperties"):
+            value = grammar_schema(value, definitions, seen)
+        elif key == "anyOf" and isinstance(value, list):
+            value = [grammar_schema(part, definitions, seen) for part in value]
+        kept[key] = value
+    if kept.get("type") == "object" and "additionalProperties" not in kept:
+        kept["additionalProperties"] = True  # absent means "any other keys" (a **kwargs tool); llama.cpp reads "none"
+    return kept
+
+
+def is_strict(schema: Any) -> bool:
+    """True when ``schema`` fits OpenAI's strict mode: every value typed, every object closed with
+    every property required."""
+    if not isinstance(schema, dict):
+        return False
+    if "anyOf" in schema:
+        return all(is_strict(part) for part in schema["anyOf"])
+    if not {"type", "const", "enum"} & schema.keys():
+        return False
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False or set(schema.get("required", ())) != set(properties):
+            return False
+        if not all(is_strict(part) for part in properties.values()):
+            return False
+    return "items" not in schema or is_strict(schema["items"])
+
+
+# -- choosing and falling back -------------------------------------------------------------
+# Model clients whose server refused a guided step: "auto" picks the text protocol for them from then on.
+_refused: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def chosen_protocol(protocol: str, llm: Any) -> str:
+    """``protocol``, with ``"auto"`` decided by the model client: ``"guided"`` when it says it supports
+    JSON-schema replies (``supports_json_schema()``: ``ChatOpenAI`` asks the server once) and its server
+    never refused one, else ``"text"``."""
+    if protocol != "auto":
+        return protocol
+    supports = getattr(llm, "supports_json_schema", None)
+    return "guided" if callable(supports) and supports() is True and llm not in _refused else "text"
+
+
+def fall_back(agent: ReActAgent, error: LLMCallError, messages: list[Message]) -> bool:
+    """After a server refused a guided step's ``response_format``: the text protocol for the rest of
+    the run (a warning step and a log line say so, and the system prompt becomes text ReAct's).
+    False when the error is not such a refusal, or the run already fell back."""
+    notes = agent.current_run.notes
+    if error.status not in REFUSED_STATUSES or notes.get("protocol") != "guided":
+        return False
+    notes["protocol"] = "text"
+    with contextlib.suppress(TypeError):  # a client that cannot be weakly referenced is asked again next time
+        _refused.add(agent.llm)
+    message = f"the server refused the guided step ({error}); this run goes on with the text protocol"
+    log.warning("%s: %s", agent.name, message)
+    agent.record(StepKind.WARNING, message, fallback="text", http_status=error.status)
+    messages[0] = Message.system(agent.build_system_prompt())
+    return True

@@ -1,0 +1,86 @@
+"""Does a model endpoint constrain replies to a JSON schema?  ``json_schema_support(base_url)``.
+
+``ReActAgent(protocol="auto")`` asks ``ChatOpenAI.supports_json_schema()``, which asks this once per
+client.  A hosted endpoint is known by its host (``HOSTED``); any other server is asked who it is, with
+one cheap GET each until one answers (a short timeout, no retries):
+
+- llama.cpp's ``llama-server`` answers ``GET /props``: it turns a JSON schema into a grammar;
+- Ollama answers ``GET /api/version``: structured outputs since 0.5.0;
+- vLLM answers ``GET /version``: guided decoding of ``response_format`` since 0.6.0.
+
+Anything else, and any failure of the probe, is "unknown": no.  Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import urllib.error
+import urllib.request
+from typing import Any
+from urllib.parse import urlsplit
+
+log = logging.getLogger("vero.llm")
+
+PROBE_TIMEOUT = 1.5  # seconds per GET; a local server answers in milliseconds
+
+# Hosted endpoints, by host: True when they enforce ``response_format={"type": "json_schema", ...}``.
+# ollama.com accepts the field but does not enforce it; DeepSeek has only ``json_object``.
+HOSTED = {"api.openai.com": True, "ollama.com": False, "api.deepseek.com": False}
+
+OLLAMA_SINCE = (0, 5, 0)  # Ollama's first version with structured outputs
+VLLM_SINCE = (0, 6, 0)  # vLLM's first version that guides decoding by response_format's json_schema
+
+
+def json_schema_support(base_url: str | None, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) -> bool:
+    """True when the endpoint at ``base_url`` is known to decode by a ``json_schema`` response format."""
+    if not base_url:  # the SDK's default endpoint: OpenAI's
+        return True
+    url = urlsplit(base_url)
+    host = (url.hostname or "").lower()
+    if url.scheme not in ("http", "https"):
+        return False
+    if host in HOSTED:
+        return HOSTED[host]
+    try:
+        return _probe(_server_root(base_url), api_key, timeout)
+    except Exception as error:  # never raise: unknown is "no"
+        log.info("could not tell whether %s supports JSON-schema replies (%s): taken as no", host, error)
+        return False
+
+
+def _probe(root: str, api_key: str | None, timeout: float) -> bool:
+    """Ask the server at ``root`` who it is, llama.cpp first; a server that does not answer at all
+    is asked nothing more."""
+    props = _get_json(f"{root}/props", api_key, timeout)
+    if isinstance(props, dict) and ("default_generation_settings" in props or "total_slots" in props):
+        return True
+    for path, since in (("/api/version", OLLAMA_SINCE), ("/version", VLLM_SINCE)):
+        answer = _get_json(root + path, api_key, timeout)
+        if isinstance(answer, dict) and isinstance(answer.get("version"), str):
+            return _version(answer["version"]) >= since
+    return False
+
+
+def _server_root(base_url: str) -> str:
+    """``http://host:port`` of an OpenAI base URL such as ``http://host:port/v1``."""
+    return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
+
+
+def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
+    """The JSON body of ``GET url``, or None when the server answers with an error or with no JSON.
+    A server that cannot be reached raises (``URLError``, ``TimeoutError``): the probe stops there."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310  (http(s) base URL)
+            return json.loads(response.read(65536) or b"null")
+    except urllib.error.HTTPError:  # it answered, just not this path
+        return None
+    except ValueError:  # not JSON
+        return None
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """``"0.5.7"`` -> ``(0, 5, 7)``; the digits of each part only (``"0.6.3.post1"`` -> ``(0, 6, 3, 1)``)."""
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:4])
