@@ -643,6 +643,6 @@ def test_a_result_over_the_message_cap_over_http_is_an_observation(http_notes):
         assert registry.run("add", {"a": 2, "b": 2}).output == "4"
 
 
-def test_a_key_in_the_url_query_is_not_shown():
-    server = MCPServer.http("https://mcp.example.com/mcp?api_key=sk-123", name="remote")
-    assert repr(server) == "MCPServer('remote', https://mcp.example.com/mcp?***)"
+def test_a_key_in_the_url_is_not_shown():
+    server = MCPServer.http("https://bob:pw-1@mcp.example.com/mcp?api_key=sk-123", name="remote")
+    assert repr(server) == "MCPServer('remote', https://***@mcp.example.com/mcp?api_key=***)"

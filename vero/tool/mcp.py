@@ -38,6 +38,7 @@ import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from vero.core.text import redact_url
 from vero.tool.base import Tool
 from vero.tool.registry import ToolRegistry
 
@@ -332,9 +333,8 @@ class _HTTPTransport:
         self.protocol_version: str | None = None
 
     def describe(self) -> str:
-        """The URL without its query, which may hold a key (``?api_key=...``)."""
-        parts = urllib.parse.urlsplit(self.url)
-        return parts._replace(query="***" if parts.query else "", fragment="").geturl()
+        """The URL as vero shows any: a password or a query value (``?api_key=...``) masked."""
+        return redact_url(self.url)
 
     def header_names(self) -> list[str]:
         return list(self._headers)
