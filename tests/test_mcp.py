@@ -289,7 +289,8 @@ def test_a_call_that_times_out_is_cancelled_on_the_server():
             if len(heard) > 1:
                 break
             time.sleep(0.1)
-    assert heard[0]["method"] == "notifications/initialized"
+        heard = json.loads(registry.run("heard", {}).output)  # and nothing more: the call is cancelled once
+    assert [h["method"] for h in heard] == ["notifications/initialized", "notifications/cancelled"]
     assert heard[1]["method"] == "notifications/cancelled" and heard[1]["params"]["reason"] == "timed out"
     assert isinstance(heard[1]["params"]["requestId"], int)
 
@@ -421,10 +422,18 @@ class _RecordingHandler(http.server.BaseHTTPRequestHandler):
     """A JSON-answering MCP endpoint (no SSE) that records what the client sent."""
 
     seen: list = []
+    sessions = ["session-7"]  # the session ids to give, in turn
+    forget_at_call = False  # answer the next tools/call with 404, as a server that restarted
 
     def do_POST(self):  # noqa: N802 - the name http.server calls
         message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.seen.append((message.get("method"), {k.lower(): v for k, v in self.headers.items()}))
+        if message.get("method") == "tools/call" and _RecordingHandler.forget_at_call:
+            _RecordingHandler.forget_at_call = False
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if "id" not in message:
             self.send_response(202)
             self.end_headers()
@@ -437,7 +446,7 @@ class _RecordingHandler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         if message["method"] == "initialize":
-            self.send_header("Mcp-Session-Id", "session-7")
+            self.send_header("Mcp-Session-Id", _RecordingHandler.sessions.pop(0))
         self.end_headers()
         self.wfile.write(body)
 
@@ -452,7 +461,7 @@ class _RecordingHandler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def recording_endpoint():
-    _RecordingHandler.seen = []
+    _RecordingHandler.seen, _RecordingHandler.sessions, _RecordingHandler.forget_at_call = [], ["session-7"], False
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RecordingHandler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/mcp", _RecordingHandler.seen
@@ -471,6 +480,19 @@ def test_http_sends_the_headers_the_session_and_the_version_and_ends_the_session
     assert "mcp-session-id" not in seen[0][1] and all(h["mcp-session-id"] == "session-7" for _, h in seen[1:])
     assert all(h["mcp-protocol-version"] == "2025-06-18" for _, h in seen[1:])
     assert "tok-123" not in caplog.text
+
+
+def test_a_session_the_http_server_forgot_is_started_again(recording_endpoint):
+    url, seen = recording_endpoint
+    _RecordingHandler.sessions.append("session-8")
+    with MCPServer.http(url) as server:
+        _RecordingHandler.forget_at_call = True
+        assert ToolRegistry(server.tools()).run("ping_me", {}).output == "pong"
+        assert server.transport.session_id == "session-8"
+    methods = [m for m, _ in seen]
+    assert methods[3:] == ["tools/call", "initialize", "notifications/initialized", "tools/call", "tools/list",
+                           "DELETE"]
+    assert "mcp-session-id" not in seen[4][1] and seen[6][1]["mcp-session-id"] == "session-8"
 
 
 def test_an_unreachable_http_server_is_a_clear_error():

@@ -62,6 +62,10 @@ class MCPError(Exception):
     """An MCP server failed: it did not start, broke the protocol, died, or reported an error."""
 
 
+class _SessionExpired(MCPError):
+    """An HTTP server no longer knows our session (HTTP 404): the protocol says to start a new one."""
+
+
 # --------------------------------------------------------------------------- results as text
 
 
@@ -367,9 +371,10 @@ class _HTTPTransport:
                 else:
                     self._read_json(response)
         except urllib.error.HTTPError as exc:
-            expired = exc.code == 404 and self.session_id
-            raise MCPError(f"the MCP server {self.server.name!r} answered HTTP {exc.code} {exc.reason}"
-                           + (" (its session has ended)" if expired else "")) from None
+            failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {exc.reason}"
+            if exc.code == 404 and self.session_id:
+                raise _SessionExpired(f"{failed} (its session has ended)") from None
+            raise MCPError(failed) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", None) or exc
             raise MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}") \
@@ -651,19 +656,20 @@ class MCPServer:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = dict(params)
+        timed_out = False
         try:
             if isinstance(self.transport, _HTTPTransport):
-                self.transport.send(message, timeout=timeout)  # the answer is read before it returns
+                self._post(message, timeout)
                 if not pending.done.is_set():
                     raise MCPError(f"the MCP server {self.name!r} sent no answer to {method}")
             else:
                 self.transport.send(message)
             if not pending.done.wait(timeout):
-                self._cancel(request_id, "timed out")
+                timed_out = True
                 raise MCPError(f"the MCP server {self.name!r} did not answer {method} within {timeout} s")
-        except BaseException:  # the user's Ctrl-C too: the server is told to stop working on it
-            if not pending.done.is_set():
-                self._cancel(request_id, "interrupted")
+        except BaseException as exc:  # a timeout, or the user's Ctrl-C: the server is told to stop working on it
+            if not pending.done.is_set() and (timed_out or not isinstance(exc, MCPError)):
+                self._cancel(request_id, "timed out" if timed_out else "interrupted")
             raise
         finally:
             with self._lock:
@@ -676,6 +682,21 @@ class MCPServer:
             raise MCPError(f"{error.get('message', 'error')} (JSON-RPC error {error.get('code', '?')})")
         result = response.get("result")
         return result if isinstance(result, dict) else {}
+
+    def _post(self, message: dict[str, Any], timeout: float | None) -> None:
+        """Send a request over HTTP (its answer is read before this returns).  A server that forgot our
+        session gets a new one, and the request once more."""
+        assert isinstance(self.transport, _HTTPTransport)
+        try:
+            self.transport.send(message, timeout=timeout)
+        except _SessionExpired:
+            if message.get("method") == "initialize":
+                raise
+            logger.info("[%s] the server ended our session; starting a new one", self.name)
+            self.transport.session_id = self.transport.protocol_version = None
+            self._initialize()
+            self._tools_changed = True  # the new session may offer other tools
+            self.transport.send(message, timeout=timeout)
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
