@@ -623,3 +623,16 @@ def test_common_http_errors_come_with_a_hint(status, hint):
     line = error_line(LLMCallError(f"model call failed (HTTP {status}): nope", status=status))
     assert line.startswith(f"model call failed (HTTP {status})") and hint in line
     assert "Hint" not in error_line(LLMCallError("model call failed (HTTP 500): down", status=500))
+
+
+def test_run_recovery_small_model_turns_the_preset_on_and_off_turns_text_calls_off(srv, tmp_path):
+    srv.enqueue("3 * 4 = 13", "3 * 4 = 12")
+    done = vero("run", "3 times 4?", "--tools", "none", "--recovery", "small-model", "-q", "--base-url",
+                srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert contents(srv.requests[1])[-1].startswith("Correction: 3 * 4 = 12, not 13.")  # the arithmetic rule
+    written = '{"name": "calculator", "arguments": {"expression": "6*7"}}'
+    srv.enqueue(written)
+    done = vero("run", "6*7?", "--recovery", "off", "-q", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert written in done.stdout and len(srv.requests) == 3  # taken as the answer: no call was run

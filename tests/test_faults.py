@@ -808,21 +808,14 @@ def model_never_accepts(kind):
 def run_one_tool(kind: str, tools, name: str, args, fails: bool = False, **options):
     """One tool call then a final answer; returns (agent, llm, observation as sent, observation step).
 
-    When the call ``fails``, the first answer is a guess (no tool call worked): the agent
-    asks once for a fitting tool, and the model answers again, one call more.  Before that,
-    the agent (not a plan step's executor) asks once for the failed call repaired
-    (vero.agents._repair), and the model writes no call: one more.
+    When the call ``fails``, the error is the observation and the model's answer after it
+    stands: vero neither repairs the call nor asks again (docs/tools.md, "Safety").
     """
     CALLS.clear()
-    script = tool_script(kind, name, args)
-    repair = fails and kind != "plan"  # plan-and-execute's executors leave a failed step to the replanner
-    if fails:
-        guess = script.index("done") if "done" in script else script.index(final("done"))
-        script[guess + 1:guess + 1] = [script[guess]] * (1 + repair)
-    llm = ScriptedLLM(script)
+    llm = ScriptedLLM(tool_script(kind, name, args))
     agent = make_agent(kind, llm, tools, **options)
     answer = agent.run("Use the tool.")
-    expect_ok(agent, answer, "done", 2 + fails + repair + EXTRA_CALLS[kind], llm)
+    expect_ok(agent, answer, "done", 2 + EXTRA_CALLS[kind], llm)
     sent = observation_sent(llm.requests[observation_request(kind)], kind)
     steps = all_steps(agent.last_result, "observation")
     assert len(steps) == 1

@@ -501,6 +501,47 @@ def secrets_fragments(kind):
 # =========================================================================== pytest
 
 
+# =========================================================================== huge unclosed replies stay cheap
+
+
+echoed: list = []
+
+
+def echo(text: str) -> str:
+    """Say the text back."""
+    echoed.append(text)
+    return text
+
+
+UNCLOSED_REPLIES = {  # each about 400 KB: the shapes the reply parsers accept, never closed
+    "<function=echo>": "<function=echo>" * 27_000,
+    "<tool_call>{": "<tool_call>{" * 34_000,
+    "```json {": "```json\n{" * 45_000,
+    "**Action:**": "**Action:** echo\n" * 24_000,
+}
+
+
+@fault("model/huge-unclosed-reply", ("chat", "react", "react_native"),
+       "a 400 KB reply of unclosed call shapes (<function=, <tool_call>, fences, labels; an Action Input) is read "
+       "in one linear pass: no call runs, the run ends with a defined status (benchmarks/parse_speed.py "
+       "measures time per KB)")
+def model_huge_unclosed_reply(kind):
+    from vero.core.parsing import parse_react, tool_calls_in_text
+
+    for shape, text in UNCLOSED_REPLIES.items():
+        assert tool_calls_in_text(text, ["echo"]) is None, shape
+        assert parse_react(text, ["echo"]).action_input is None, shape
+        echoed.clear()
+        agent = make_agent(kind, ScriptedLLM([text], default=final("done")), [echo])
+        agent.run(TASK)
+        assert agent.last_result.status in (OK, "failed", "max_turns"), (shape, agent.last_result.status)
+        assert echoed == [], shape  # nothing written in these replies is a call
+    unclosed_input = 'Thought: go\nAction: echo\nAction Input: {"text": "' + "x" * 400_000
+    step = parse_react(unclosed_input, ["echo"])  # ReAct's own format: the call is the model's, its input text
+    assert (step.action, step.action_input) == ("echo", unclosed_input.split("Action Input: ")[1])
+    return "no call; a defined status"
+
+
 test_fault = fault_test(FAULTS)
 
 

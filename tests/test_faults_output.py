@@ -310,7 +310,9 @@ def compressed_huge_reply(kind):
        "streamed: an endless stream fails at MAX_CALL_SECONDS, a fast one at 16 characters per token of the cap; "
        "a chat agent streaming on_token ends failed, history intact")
 def endless_stream(kind):
-    with pooled_mock_server([Fault.endless(), Fault.endless(every=0.2), Fault.endless("z" * 512), "ok"]) as srv:
+    # every=0.01: a stream that never ends but stays under the size cap for the 1 s it may take
+    replies = [Fault.endless(every=0.01), Fault.endless(every=0.2), Fault.endless("z" * 512), "ok"]
+    with pooled_mock_server(replies) as srv:
         llm = chat_openai(srv, max_call_seconds=1)
         for expected in ("MAX_CALL_SECONDS=1 s", "MAX_CALL_SECONDS=1 s"):
             with pytest.raises(LLMCallError, match=expected):

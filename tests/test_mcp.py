@@ -108,6 +108,13 @@ def test_read_only_follows_the_servers_annotations_and_unmarked_tools_may_change
     assert not tools["write_note"].auto_correct  # vero runs a tool that changes things only as the model wrote it
 
 
+def test_a_server_whose_annotations_are_not_trusted_has_no_read_only_tools():
+    with raw_server("plain", trust_annotations=False) as server:
+        assert [t.read_only for t in server.tools()] == [False] * len(server.tools())
+    with raw_server("plain") as server:
+        assert [t.name for t in server.tools() if t.read_only] == ["echo"]  # its readOnlyHint
+
+
 def test_a_tool_call_goes_to_the_server_and_the_arguments_are_coerced_first(notes):
     registry = ToolRegistry(notes.tools())
     outcome = registry.run("add", {"a": "2", "b": 3})

@@ -434,13 +434,12 @@ def test_later_steps_and_the_replanner_see_the_tool_results_as_the_tool_gave_the
 def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_said():
     replies = [plan("Find the population of Lyon with population"),
                'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has no people.",
-               "Final Answer: Lyon has no people.",  # the same answer after the executor's guess nudge
                respond("The population of Lyon could not be found.")]
     agent, llm = make(replies, tools=[population])
     assert agent.run("How many people live in Lyon?") == "The population of Lyon could not be found."
     done = [s for s in agent.last_result.steps_of("plan_step") if s.data["status"] != "in_progress"]
     assert [s.data["status"] for s in done] == ["failed"]
-    assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 5
+    assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"] and llm.calls == 4  # the replanner answered
 
 
 def test_a_failed_step_hands_on_its_failed_calls_not_its_guess():

@@ -261,6 +261,8 @@ def make_agent(kind: str, llm, tools: list, args, **options):
     cls = agent_class(kind)
     if args.trace:
         options["trace"] = args.trace
+    if getattr(args, "recovery", None):  # --recovery small-model|off (docs/recovery.md)
+        options["recovery"] = False if args.recovery == "off" else args.recovery
     try:
         return cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
     except OSError as exc:  # the --trace file cannot be opened

@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "executed plan steps (plan, 20), attempts (reflexion, 3)")
     group.add_argument("--load", metavar="FILE", help="start from a conversation saved with /save")
     group.add_argument("--trace", metavar="FILE", help="append every event to FILE as JSON lines")
+    group.add_argument("--recovery", choices=["small-model", "off"], help="small-model: the recovery rules for small "
+                       "models (docs/recovery.md); off: no recovery at all (default: the general mechanisms only)")
     group.add_argument("-q", "--quiet", action="store_true", help="do not print the agent's steps")
     group.add_argument("--debug", action="store_true", help="debug logging and full tracebacks (also DEBUG=1)")
     mcp = common.add_argument_group("MCP servers (their tools are added to the agent's; docs/mcp.md)")

@@ -56,21 +56,36 @@ import worlds  # noqa: E402
 from vero import ChatOpenAI, Tool  # noqa: E402
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
 
-# Each takes the model and, for a generated world, that world's tools (default: the tools suite's).
+RECOVERY: bool | str | tuple[str, ...] = True  # --recovery: the agents' recovery= setting (docs/recovery.md)
+
+
+def _agent(cls, **options):
+    """A benchmark agent of ``cls``: takes the model and, for a generated world, that world's tools
+    (default: the tools suite's)."""
+    return lambda llm, tools=world.TOOLS: cls("bench", llm, tools=tools, verbose=False, recovery=RECOVERY, **options)
+
+
 TOOL_AGENTS = {
-    "ToolCallingAgent": lambda llm, tools=world.TOOLS: ToolCallingAgent("bench", llm, tools=tools, verbose=False),
-    "ReActAgent (text)": lambda llm, tools=world.TOOLS: ReActAgent("bench", llm, tools=tools, verbose=False),
-    "ReActAgent (native)": lambda llm, tools=world.TOOLS: ReActAgent("bench", llm, tools=tools, protocol="native",
-                                                                     verbose=False),
-    "PlanExecuteAgent": lambda llm, tools=world.TOOLS: PlanExecuteAgent("bench", llm, tools=tools, verbose=False),
-    "ReflexionAgent (tools)": lambda llm, tools=world.TOOLS: ReflexionAgent("bench", llm, tools=tools, verbose=False),
-    "ReActAgent (guided)": lambda llm, tools=world.TOOLS: ReActAgent("bench", llm, tools=tools, protocol="guided",
-                                                                     verbose=False),
-    "PlanExecuteAgent (guided)": lambda llm, tools=world.TOOLS: PlanExecuteAgent("bench", llm, tools=tools,
-                                                                             protocol="guided", verbose=False),
-    "ReflexionAgent (guided)": lambda llm, tools=world.TOOLS: ReflexionAgent("bench", llm, tools=tools,
-                                                                         protocol="guided", verbose=False),
+    "ToolCallingAgent": _agent(ToolCallingAgent),
+    "ReActAgent (text)": _agent(ReActAgent),
+    "ReActAgent (native)": _agent(ReActAgent, protocol="native"),
+    "PlanExecuteAgent": _agent(PlanExecuteAgent),
+    "ReflexionAgent (tools)": _agent(ReflexionAgent),
+    "ReActAgent (guided)": _agent(ReActAgent, protocol="guided"),
+    "PlanExecuteAgent (guided)": _agent(PlanExecuteAgent, protocol="guided"),
+    "ReflexionAgent (guided)": _agent(ReflexionAgent, protocol="guided"),
 }
+
+
+def recovery_setting(text: str) -> bool | str | tuple[str, ...]:
+    """``--recovery``: ``default`` (the general mechanisms), ``off``, a preset name, or rule names joined by commas."""
+    from vero.recovery import PRESETS, resolve
+
+    setting: bool | str | tuple[str, ...] = {"default": True, "off": False}.get(text, text)
+    if isinstance(setting, str) and setting not in PRESETS:
+        setting = tuple(name.strip() for name in setting.split(",") if name.strip())
+    resolve(setting)  # an unknown name is an error now, not in every run
+    return setting
 CODE_SAMPLE_SEED = 12
 CODE_SAMPLE_SIZE = 40
 
@@ -274,6 +289,9 @@ def main() -> int:
                         help="run smolagents on every N-th task only (default 4; 1: all): on a CPU its long "
                              "prompt and runaway replies make it take minutes per task")
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
+    parser.add_argument("--recovery", type=recovery_setting, default=True, metavar="SETTING",
+                        help="the agents' recovery rules: default, off, small-model, or rule names joined by "
+                             "commas (e.g. grounding,arithmetic)")
     parser.add_argument("--parallel", type=int, default=1,
                         help="tasks run at once (tools and code suites), on a server with as many slots (default 1, "
                              "the measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
@@ -291,13 +309,16 @@ def main() -> int:
         return 0
     if args.suite is None and args.split is None:
         args.suite = "tools"
+    global RECOVERY
+    RECOVERY = args.recovery
 
     name = "-".join(part for part in (args.suite, args.split and f"worlds-{args.split}") if part)
     out_path = Path(args.out or f"local_model-{name}-{args.model}.jsonl")
     with _server(args) as (base_url, model_name), open(out_path, "w", encoding="utf-8") as out:
         llm = ChatOpenAI(model_name=model_name, base_url=base_url, api_key="sk-no-key", temperature=0,
                          max_tokens=args.max_tokens, timeout=600, max_retries=0)
-        print(f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; per-task rows: {out_path}")
+        print(f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; recovery={RECOVERY!r}; "
+              f"per-task rows: {out_path}")
         if args.suite in ("tools", "all"):
             tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks][: args.limit]
             rows = run_tools_suite(llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out,

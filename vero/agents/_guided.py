@@ -33,17 +33,15 @@ import contextlib
 import json
 import logging
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.message import Message
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
 from vero.tool.registry import ToolRegistry
-
-if TYPE_CHECKING:  # the protocol acts on the agent; the agent's module imports this one
-    from vero.agents.react import ReActAgent
 
 log = logging.getLogger("vero.agent")
 
@@ -82,41 +80,41 @@ class GuidedProtocol:
     The same interface as ``TextProtocol`` and ``NativeProtocol`` (``vero.agents._react_protocols``).
     """
 
-    def system_prompt(self, agent: ReActAgent) -> str:
+    def system_prompt(self, agent: ReActAgentBase) -> str:
         """The intro (or ``system_prompt=``), then the step format with the tools."""
         instructions = agent.guided_prompt.format(tools=agent.tools.describe() or "(no tools)", answered=ANSWERED)
         return f"{agent.system_prompt or agent.intro_prompt}\n\n{instructions}"
 
-    def options(self, agent: ReActAgent, final: bool = False) -> dict[str, Any]:
+    def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]:
         """The step's schema; the reflection and final-answer calls are free text."""
         if final:
             return {}
         return {"response_format": response_format(step_schema(agent.tools, calls=not answer_only(agent)))}
 
-    def step(self, agent: ReActAgent, reply: Message, messages: list[Message]) -> str | None:
+    def step(self, agent: ReActAgentBase, reply: Message, messages: list[Message]) -> str | None:
         """Read the JSON step; run its call or return its answer."""
         try:
             thought, choice = read_step(reply.text, reply.truncated)
         except ValueError as problem:
             if reply.text.strip():
                 messages.append(Message.assistant(reply.text))
-            agent._format_error(str(problem), reply.text, messages)
+            agent.format_error(str(problem), reply.text, messages)
             return None
         agent.current_run.counters["format_errors"] = 0
         messages.append(Message.assistant(reply.text))
-        agent._thought(thought)
+        agent.note_thought(thought)
         if "final_answer" in choice:
             return self.answer(agent, choice["final_answer"], messages)
         observation = self.observe(agent, choice["tool"], choice["arguments"])
         messages.append(Message.user(f"Observation: {observation}"))
         return None
 
-    def answer(self, agent: ReActAgent, answer: str, messages: list[Message]) -> str | None:
+    def answer(self, agent: ReActAgentBase, answer: str, messages: list[Message]) -> str | None:
         """The final answer, unless it is empty or the agent's ``answer_check`` sends a nudge instead
         (not when only the answer is on offer: the model could do nothing else)."""
         answer = answer.strip()
         if not answer:
-            agent._format_error("the final answer was empty", answer, messages)
+            agent.format_error("the final answer was empty", answer, messages)
             return None
         nudge = None if answer_only(agent) else agent.answer_check(answer)
         if nudge is not None:
@@ -124,10 +122,10 @@ class GuidedProtocol:
             return None
         return answer
 
-    def observe(self, agent: ReActAgent, name: str, arguments: dict[str, Any]) -> str:
+    def observe(self, agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str:
         """The call's result.  A loop warning (``max_repeats`` in a row) or a repeat of a call that
         worked is not run: the warning, or the earlier result with a note, comes back instead."""
-        warning = agent._check_repeats([(name, arguments)])
+        warning = agent.check_repeats([(name, arguments)])
         if warning is not None:
             return warning
         earlier = earlier_result(agent, name, arguments)
@@ -138,7 +136,7 @@ class GuidedProtocol:
                      "earlier result was sent", tool=name, args=arguments, repeats=repeats)
         return f"{agent.clip(earlier)}\n{ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE}"
 
-    def correction(self, agent: ReActAgent, problem: str) -> str:
+    def correction(self, agent: ReActAgentBase, problem: str) -> str:
         return agent.guided_error_prompt.format(problem=problem, names=", ".join(agent.tools.names()),
                                                 answered=ANSWERED)
 
@@ -177,12 +175,12 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 
 
-def earlier_result(agent: ReActAgent, name: str, arguments: dict[str, Any]) -> str | None:
+def earlier_result(agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str | None:
     """The full result of an identical call that worked earlier in this run, if any."""
     return next((result.content for result in agent.earlier_results(name, arguments) if call_worked(result)), None)
 
 
-def answer_only(agent: ReActAgent) -> bool:
+def answer_only(agent: ReActAgentBase) -> bool:
     """True once the run repeated calls that worked ``MAX_REPEATED_CALLS`` times: only the answer is offered."""
     return agent.current_run.counters["repeated_calls"] >= MAX_REPEATED_CALLS
 
@@ -287,7 +285,7 @@ def chosen_protocol(protocol: str, llm: Any) -> str:
     return "guided" if callable(supports) and supports() is True and llm not in _refused else "text"
 
 
-def fall_back(agent: ReActAgent, error: LLMCallError, messages: list[Message]) -> bool:
+def fall_back(agent: ReActAgentBase, error: LLMCallError, messages: list[Message]) -> bool:
     """After a server refused a guided step's ``response_format``: the text protocol for the rest of
     the run (a warning step and a log line say so, and the system prompt becomes text ReAct's).
     False when the error is not such a refusal, or the run already fell back."""

@@ -27,8 +27,7 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 - turns exhausted: ``max_turns + 1`` calls (the final-answer call, asking for
   the best answer from the trajectory without tools), plus up to
   ``final_answer_retries`` (2) re-asks while it comes back empty; status ``max_turns``;
-- an answer given when every tool call failed: one or two more calls to repair
-  the failed call (``vero.agents._repair``), at most twice per run;
+- a recovery rule's note (``recovery=``, ``vero.recovery``): one more turn each;
 - ``max_format_errors`` (3) malformed replies in a row: the run ends ``failed``
   (``MalformedOutputError``) after exactly that many calls;
 - the same actions ``max_repeats`` (3) times in a row: the third is not run,
@@ -44,15 +43,17 @@ import json
 from typing import Any, Literal
 
 from vero.agents._guided import GUIDED_ERROR_PROMPT, GUIDED_PROMPT, GuidedProtocol, chosen_protocol, fall_back
-from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, answer_nudge
+from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, RAN_FOR_YOU
+from vero.agents._react_base import ReActAgentBase
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
-from vero.agents._repair import MAX_REPAIRS
-from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError, Tools
+from vero.core.agent import BudgetExceeded, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
+from vero.core.notes import note
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import ReActStep, normalized_arguments, parse_action_input, parse_react
 from vero.core.result import MAX_TURNS, Outcome, StepKind
 from vero.errors import LLMCallError
+from vero.recovery import Nudge, consult, resolve
 
 # The text protocol's parser lives with the other parsers; it is re-exported here.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]
@@ -84,24 +85,29 @@ Action Input: {{"answer": "the final answer"}}"""
 # making the first call (then answer with invented values): the native intro does not say it.  The
 # native system prompt is ToolCallingAgent's: the intro, then the instructions, in one paragraph.
 
-FORMAT_ERROR_PROMPT = """Observation: Invalid format: {problem}. Reply with
+FORMAT_ERROR_PROMPT = note("format_error", """Observation: Invalid format: {problem}. Reply with
 Thought: ...
 Action: one of [{names}]
 Action Input: a JSON object
 or, if you know the answer, with
 Final Answer: ..."""
+)
 
-REFLECT_PROMPT = """Pause and reflect on the steps so far, in at most three sentences:
+
+REFLECT_PROMPT = note("reflect", """Pause and reflect on the steps so far, in at most three sentences:
 Which steps helped? What went wrong or is still missing? What is the best next step?
-Do not call a tool and do not give the final answer yet."""
+Do not call a tool and do not give the final answer yet.""")
 
-REFLECTION_NOTE = "Reflection on your progress so far: {reflection}\nContinue with the next step."
+REFLECTION_NOTE = note("reflection", "Reflection on your progress so far: {reflection}\nContinue with the next step.")
 
-FINAL_ANSWER_PROMPT = """You have run out of steps. Using only the steps above, write the best final answer
+FINAL_ANSWER_PROMPT = note(
+    "final_answer",
+    """You have run out of steps. Using only the steps above, write the best final answer
 you can to the task (say what is still uncertain). Do not call tools. Reply in the form
-Final Answer: ..."""
+Final Answer: ...""")
 
-class ReActAgent(Agent):
+
+class ReActAgent(ReActAgentBase):
     """Reasoning and acting in a loop over the shared ``ToolRegistry``.
 
     Args (beyond ``Agent``'s):
@@ -140,8 +146,6 @@ class ReActAgent(Agent):
     final_answer_prompt = FINAL_ANSWER_PROMPT
     final_answer_retries = 2
     max_reflections = 2  # reflection notes kept in the conversation
-    max_repairs = MAX_REPAIRS  # failed calls repaired in a separate request, per run (vero.agents._repair)
-    follows_links = True  # an answer that gives an id a tool takes but was never given is sent back once
 
     def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
                  max_turns: int | None = None, verbose: bool = True, *,
@@ -155,10 +159,17 @@ class ReActAgent(Agent):
         self.reflect_every = reflect_every
         self.max_format_errors = max_format_errors
         self.max_repeats = max_repeats
+        resolve(self.options.recovery)  # an unknown preset or rule is an error here, not in the run
 
     @property
     def _strategy(self) -> TextProtocol | NativeProtocol | GuidedProtocol:
-        return PROTOCOLS[self.run_protocol]
+        """The protocol of the run in progress (see ``run_protocol``), chosen once per run."""
+        if self._run is None:
+            return PROTOCOLS[chosen_protocol(self.protocol, self.llm)]
+        notes = self._run.notes
+        if "protocol" not in notes:
+            notes["protocol"] = self.protocol if self.protocol != "auto" else chosen_protocol("auto", self.llm)
+        return PROTOCOLS[notes["protocol"]]
 
     @property
     def run_protocol(self) -> str:
@@ -166,14 +177,11 @@ class ReActAgent(Agent):
         ``"text"`` after a server refused a guided step (``vero.agents._guided.fall_back``)."""
         if self._run is None:
             return chosen_protocol(self.protocol, self.llm)
-        notes = self.current_run.notes
-        if "protocol" not in notes:
-            notes["protocol"] = chosen_protocol(self.protocol, self.llm)
-        return str(notes["protocol"])
+        return next(name for name, strategy in PROTOCOLS.items() if strategy is self._strategy)
 
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
-        messages = [Message.system(self.build_system_prompt()), *self.history_messages(), Message.user(task)]
+        messages = [Message("system", self.build_system_prompt()), *self.history_messages(), Message("user", task)]
         for turn in self.turns():
             reply = self._step_reply(messages)  # first: it may switch the protocol (a refused guided step)
             answer = self._strategy.step(self, reply, messages)
@@ -196,12 +204,21 @@ class ReActAgent(Agent):
         return self.call_llm(messages, **self._strategy.options(self))
 
     def answer_check(self, answer: str) -> str | None:
-        """The text protocol's check of a Final Answer: a nudge to send instead, or None to accept
-        it (``answer_nudge``: not a repeat of vero's own words, not a guess after failed calls, no
-        calculation with a wrong result)."""
-        return answer_nudge(self, answer)
+        """The text protocol's check of a Final Answer: the next observation instead, or None to accept it.
+
+        The recovery rules (``recovery=``, ``vero.recovery``) may send a note, or make a read-only
+        lookup for the model (the observation then says that vero made it, and gives its result).
+        """
+        if isinstance(self.options.recovery, bool):  # no rules
+            return None
+        response = consult(self, resolve(self.options.recovery), answer)
+        if isinstance(response, Nudge) or response is None:
+            return response.text if response else None
+        result = self.run_tool(response.name, response.arguments)
+        return f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.output}"
 
     def build_system_prompt(self) -> str:
+        """The protocol's system prompt (a subclass may override this to change it)."""
         return self._strategy.system_prompt(self)
 
     def reflect(self, messages: list[Message]) -> None:
@@ -210,12 +227,12 @@ class ReActAgent(Agent):
         Only the last ``max_reflections`` notes stay in the conversation (two by default,
         so the prompt stays short): adding one more removes the oldest note message.
         """
-        reply = self.call_llm([*messages, Message.user(self.reflect_prompt)],
+        reply = self.call_llm([*messages, Message("user", self.reflect_prompt)],
                               **self._strategy.options(self, final=True))
         if not reply.text.strip():
             return
         self.record(StepKind.REFLECTION, reply.text.strip())
-        note = Message.user(self.reflection_note.format(reflection=reply.text.strip()))
+        note = Message("user", self.reflection_note.format(reflection=reply.text.strip()))
         messages.append(note)
         kept = self.current_run.notes.setdefault("reflection_notes", [])
         kept.append(note)
@@ -225,7 +242,7 @@ class ReActAgent(Agent):
 
     def final_answer(self, messages: list[Message]) -> str:
         """The turns ran out: ask for the best answer from the trajectory, re-asking if empty."""
-        prompt = [*messages, Message.user(self.final_answer_prompt)]
+        prompt = [*messages, Message("user", self.final_answer_prompt)]
         for attempt in range(1, self.final_answer_retries + 2):
             answer = self._strategy.final_text(self.call_llm(prompt, **self._strategy.options(self, final=True)).text)
             if answer:
@@ -234,21 +251,22 @@ class ReActAgent(Agent):
             self.record(StepKind.WARNING, "the final answer came back empty", attempt=attempt)
         return self.partial
 
-    # -- shared by the protocols' steps --------------------------------------
-    def _thought(self, thought: str) -> None:
+    # -- used by the protocols' steps --------------------------------------
+    def note_thought(self, thought: str) -> None:
+        """Record a thought (also the best partial answer so far, see ``keep_partial``)."""
         if thought.strip():
             self.record(StepKind.THOUGHT, thought.strip())
-            self.keep_partial(thought.strip())
+            self.current_run.partial = thought.strip()
 
-    def _format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
+    def format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
         """A correction as the next observation; ``max_format_errors`` in a row end the run."""
         errors = self.tally("format_errors")
         self.record(StepKind.WARNING, f"malformed reply: {problem}", raw=raw)
         if errors >= self.max_format_errors:
             raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
-        messages.append(Message.user(self._strategy.correction(self, problem)))
+        messages.append(Message("user", self._strategy.correction(self, problem)))
 
-    def _check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
+    def check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
         """Loop detection: a warning instead of the observation, or the end of the run."""
         key = json.dumps([[name, normalized_arguments(args)] for name, args in actions], sort_keys=True, default=str)
         notes = self.current_run.notes

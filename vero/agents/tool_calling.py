@@ -4,17 +4,20 @@ The model sees ``[system, *history, user(task)]`` and the tools' schemas; it
 calls tools (results go back as ``tool`` messages) until it replies with text,
 which is the answer.  ``run(task, on_token=print)`` streams the model's text.
 
-Small models often break the protocol, so a reply is read before it is used
-(see ``vero.agents._native``): tool calls written as text are run as calls; a
-reply that gives up after only failed calls is replaced by a repaired call
-(``vero.agents._repair``); and a reply cut off by the output cap or one that
-only announces a tool call ("I will use `find_plant`...") gets a nudge instead.
+The loop, as its diagram::
 
-Model calls: one per turn (a nudge uses a turn).  When all ``max_turns`` calls
+    ask the model ─┬─ tool calls ─► run them, send the results back ─► ask again
+                   └─ text ─► cut off, empty, or a recovery rule objects? ─► send that note, ask again
+                              otherwise ─► the answer
+
+A reply whose whole text is a call written as text runs as that call
+(``vero.agents._native``, within the safety rules of docs/tools.md).
+
+Model calls: one per turn (a note uses a turn).  When all ``max_turns`` calls
 did not answer, one more call with ``tool_choice="none"`` gets the answer
-(status ``max_turns``), so a run makes at most ``max_turns + 1`` calls, plus
-one or two per repair (at most two per run).  An empty answer there falls back
-to the latest text the model sent.  An empty reply within the turns ends ``failed``.
+(status ``max_turns``), so a run makes at most ``max_turns + 1`` calls.  An
+empty answer there falls back to the latest text the model sent.  An empty
+reply within the turns ends ``failed``.
 """
 
 from __future__ import annotations
@@ -26,14 +29,13 @@ from vero.agents._native import (
     NATIVE_INSTRUCTIONS,
     NATIVE_INTRO,
     answer_tool_calls,
-    echoes,
     nudge_for,
+    run_for_the_model,
     tool_options,
     with_text_tool_calls,
 )
-from vero.agents._repair import MAX_REPAIRS, with_repaired_call
 from vero.core.agent import Agent, MalformedOutputError
-from vero.core.message import Message
+from vero.core.message import Message, ToolCall
 from vero.core.result import MAX_TURNS, Outcome, StepKind
 
 TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
@@ -51,35 +53,33 @@ class ToolCallingAgent(Agent):
     """
 
     default_system_prompt = TOOL_CALLING_SYSTEM_PROMPT
-    max_repairs = MAX_REPAIRS  # failed calls repaired in a separate request, per run (vero.agents._repair)
 
     def solve(self, task: str, on_token: Callable[[str], None] | None = None, **kwargs: Any) -> str | Outcome:
         if kwargs:  # as before `**kwargs` (there for Agent.solve's signature): an unknown option fails the run
             raise TypeError(f"ToolCallingAgent.solve() got an unexpected keyword argument {next(iter(kwargs))!r}")
         system = self.system_prompt or self.default_system_prompt
-        messages = [Message.system(system), *self.history_messages(), Message.user(task)]
+        messages = [Message("system", system), *self.history_messages(), Message("user", task)]
         for _ in self.turns():
-            reply = self.call_llm(messages, on_token=on_token, **tool_options(self))
-            reply = with_repaired_call(self, with_text_tool_calls(self, reply), self.max_repairs)
-            if not reply.tool_calls:
-                nudge = nudge_for(self, reply)
-                if nudge is None:
-                    return self._final(reply.text)
-                if not echoes(self, reply.text):  # vero's words or a tool's error are no partial answer
+            reply = with_text_tool_calls(self, self.call_llm(messages, on_token=on_token, **tool_options(self)))
+            if reply.tool_calls:
+                if reply.text.strip():
+                    self.record(StepKind.THOUGHT, reply.text)
                     self.keep_partial(reply.text)
-                messages += [Message.assistant(reply.text), Message.user(nudge)]
+                answer_tool_calls(self, reply, messages)
                 continue
-            if reply.text.strip():
-                self.record(StepKind.THOUGHT, reply.text)
-                self.keep_partial(reply.text)
-            answer_tool_calls(self, reply, messages)
+            nudge = nudge_for(self, reply)
+            if nudge is None and not reply.text.strip():
+                raise MalformedOutputError("the model replied with no text and no tool call", raw=reply.text)
+            if nudge is None:
+                self.record(StepKind.FINAL, reply.text)
+                return reply.text
+            self.keep_partial(reply.text)
+            messages.append(Message("assistant", reply.text))
+            if isinstance(nudge, ToolCall):  # a recovery rule's read-only lookup, made for the model
+                run_for_the_model(self, nudge, messages)
+            else:
+                messages.append(Message("user", nudge))
         reply = self.call_llm(messages, on_token=on_token, **tool_options(self, tool_choice="none"))
         answer = reply.text if reply.text.strip() else self.partial
         self.record(StepKind.FINAL, answer)
         return Outcome(answer, MAX_TURNS)
-
-    def _final(self, answer: str) -> str:
-        if not answer.strip():
-            raise MalformedOutputError("the model replied with no text and no tool call", raw=answer)
-        self.record(StepKind.FINAL, answer)
-        return answer

@@ -27,10 +27,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from vero.core.corrections import run_corrected
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.message import ChatModel, Message
-from vero.core.named_values import argument_hint
+from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
 from vero.core.parsing import (
     args_text,
@@ -40,7 +39,8 @@ from vero.core.parsing import (
     reports_error,
     tidy_numbers,
 )
-from vero.core.result import Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage, empty_usage
+from vero.core.parsing.tool_output import ERROR_TEXT
+from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage
 from vero.core.session import load_session, save_session
 from vero.core.text import clip as clip_text
 from vero.errors import Cancelled, VeroError
@@ -50,15 +50,16 @@ from vero.tool.registry import ToolOutcome, ToolRegistry
 log = logging.getLogger("vero.agent")
 T = TypeVar("T")
 
-JSON_REASK = (
+JSON_REASK = note("json_reask", (
     "Your previous reply could not be used: {error}.\n"
     "Reply again with only a JSON object of this form, and nothing else:\n{schema}"
-)
+))
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
-REPEATED_FAILURE = ("Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
-                    "Use a different tool, or different arguments. The tools:\n{tools}")
+REPEATED_FAILURE = note("repeated_failure", (
+    "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
+    "Use a different tool, or different arguments. The tools:\n{tools}"))
 
 
 class BudgetExceeded(VeroError):
@@ -94,6 +95,9 @@ class MalformedOutputError(VeroError):
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
 
 
+_NO_USAGE: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
+
+
 @dataclass
 class Run:
     """The state of one ``run()``: created when it starts, dropped when it ends.
@@ -106,7 +110,7 @@ class Run:
     task: str
     started: float = field(default_factory=time.perf_counter)
     steps: list[Step] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=empty_usage)
+    usage: dict[str, int] = field(default_factory=_NO_USAGE.copy)  # empty_usage(), without a Python call
     llm_calls: int = 0
     turn: int = 0
     partial: str = ""
@@ -114,7 +118,6 @@ class Run:
     token_budget: int | None = None  # max_tokens_per_run, or what is left of the parent run's budget
     parent: Callable[[Step], None] | None = None  # run_subagent: where each step also goes, one level deeper
     notes: dict[str, Any] = field(default_factory=dict)  # a pattern's other per-run state
-    correcting: bool = False  # run_tool runs vero's own correction of a failed call (vero.core.rerun)
     cancel: threading.Event = field(default_factory=threading.Event)  # set by Agent.cancel(); shared with sub-agents
 
 
@@ -131,7 +134,7 @@ class Agent(ABC):
         verbose: print one line per step to the console.
         max_tokens_per_run: optional token budget for one ``run``.
         max_observation_chars, history_window, json_retries,
-            max_tool_calls_per_reply: the shared settings of ``AgentOptions``
+            max_tool_calls_per_reply, recovery: the shared settings of ``AgentOptions``
             (documented there), one by one; or all at once as ``options=``.
         trace: path of a JSONL file that receives every event.
         callbacks: extra event listeners, ``fn(event)``.
@@ -177,6 +180,7 @@ class Agent(ABC):
     history_window = property(lambda self: self.options.history_window)
     json_retries = property(lambda self: self.options.json_retries)
     max_tool_calls_per_reply = property(lambda self: self.options.max_tool_calls_per_reply)
+    recovery = property(lambda self: self.options.recovery)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, llm={self.llm!r}, tools={self.tools.names()})"
@@ -210,54 +214,53 @@ class Agent(ABC):
         return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
 
     def _guarded(self, run: Run, kwargs: dict[str, Any]) -> str:
-        """``_run_once`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends."""
+        """Run ``solve`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends."""
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(
                 f"{type(self).__name__} {self.name!r} is already running a task; one agent runs one task at a "
                 "time (its history and steps belong to that run). Create one agent per thread, as run_many does."
             )
         try:
-            return self._run_once(run, **kwargs)
+            self._run = run
+            task = run.task
+            self._emit("run_start", task=task, cls=type(self).__name__)
+            error: BaseException | None = None
+            try:
+                if not isinstance(task, str) or not task.strip():
+                    raise ValueError("the task is empty")
+                outcome = self.solve(task, **kwargs)
+                if isinstance(outcome, Outcome):
+                    answer, status = outcome.answer, outcome.status
+                elif isinstance(outcome, str):
+                    answer, status = outcome, Status.OK
+                else:
+                    raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
+                answer = tidy_numbers(answer) if isinstance(answer, str) else answer
+            except Cancelled as stop:
+                answer, status, error = run.partial, Status.CANCELLED, stop
+            except BudgetExceeded as stop:
+                answer, status, error = run.partial, stop.status, stop
+            except KeyboardInterrupt as interrupt:
+                self._finish(run.partial, Status.FAILED, interrupt)
+                raise
+            except Exception as exc:  # every other failure becomes a `failed` result
+                log.debug("run of %s failed", self.name, exc_info=True)
+                answer, status, error = run.partial, Status.FAILED, exc
+            if status == Status.FAILED and error is None:  # a failed run always says why
+                reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
+                error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
+            result = self._finish(answer, status, error)
+            if result.answer and result.status not in (Status.FAILED, Status.CANCELLED):  # no half turn
+                self.history += [Message("user", task), Message("assistant", result.answer)]
+            return result.answer
         finally:
             self._run = None  # the run is over: its state lives on only in last_result
             self._running.release()
 
-    def _run_once(self, run: Run, **kwargs: Any) -> str:
-        self._run = run
-        task = run.task
-        self._emit("run_start", task=task, cls=type(self).__name__)
-        error: BaseException | None = None
-        try:
-            if not isinstance(task, str) or not task.strip():
-                raise ValueError("the task is empty")
-            outcome = self.solve(task, **kwargs)
-            if not isinstance(outcome, Outcome):
-                if not isinstance(outcome, str):
-                    raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
-                outcome = Outcome(outcome, Status.OK)
-            outcome.answer = tidy_numbers(outcome.answer) if isinstance(outcome.answer, str) else outcome.answer
-        except Cancelled as stop:
-            outcome, error = Outcome(run.partial, Status.CANCELLED), stop
-        except BudgetExceeded as stop:
-            outcome, error = Outcome(run.partial, stop.status), stop
-        except KeyboardInterrupt as interrupt:
-            self._finish(Outcome(run.partial, Status.FAILED), interrupt)
-            raise
-        except Exception as exc:  # every other failure becomes a `failed` result
-            log.debug("run of %s failed", self.name, exc_info=True)
-            outcome, error = Outcome(run.partial, Status.FAILED), exc
-        if outcome.status == Status.FAILED and error is None:  # a failed run always says why
-            reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
-            error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
-        result = self._finish(outcome, error)
-        if result.answer and result.status not in (Status.FAILED, Status.CANCELLED):  # no half turn
-            self.add_message(Message.user(task))
-            self.add_message(Message.assistant(result.answer))
-        return result.answer
-
-    def _finish(self, outcome: Outcome, error: BaseException | None) -> RunResult:
-        run = self.current_run
-        result = RunResult(answer=outcome.answer, status=outcome.status, steps=tuple(run.steps), usage=run.usage,
+    def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
+        run = self._run
+        assert run is not None  # called only by _guarded, inside the run
+        result = RunResult(answer=answer, status=status, steps=tuple(run.steps), usage=run.usage,
                            llm_calls=run.llm_calls, elapsed_s=time.perf_counter() - run.started, error=error,
                            task=run.task)
         self.last_result = result
@@ -294,7 +297,9 @@ class Agent(ABC):
         """Call the model, count its usage, and enforce the token budget."""
         self._stop_if_cancelled()
         started = time.perf_counter()
-        run = self.current_run
+        run = self._run
+        if run is None:
+            raise RuntimeError(f"{type(self).__name__}: the loop helpers work only inside run()")
         reply: Message = (llm or self.llm).generate(messages, **options)
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
@@ -305,10 +310,11 @@ class Agent(ABC):
             )
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
-        if reply.truncated:
+        if reply.finish_reason == "length":  # reply.truncated
             self.record(StepKind.WARNING, "the reply was cut off at the output limit (max_tokens)", raw=reply.text,
                         cut_off=True)
-        self._check_token_budget()
+        if run.token_budget:
+            self._check_token_budget()
         return reply
 
     def ask_json(
@@ -328,7 +334,7 @@ class Agent(ABC):
         not count as turns.  Raises ``MalformedOutputError`` if it stays unusable.
         """
         messages = list(messages)
-        for attempt in range(self.json_retries + 1):
+        for attempt in range(self.options.json_retries + 1):
             reply = self.call_llm(messages, llm=llm, **options)
             try:
                 if reply.truncated:  # even if the cut JSON could be repaired, it may have lost fields
@@ -350,52 +356,44 @@ class Agent(ABC):
         A call that already failed with the same arguments (in this run, or for a
         plan step's executor in an earlier step, see ``earlier_calls``) is not run
         again (unless it timed out): small models repeat a failing call word for
-        word, so the observation says so and lists the other tools.  Inside ``run()``, a failed call
-        whose meant arguments are plain runs again with them (``vero.core.corrections``: the values its
-        arguments name, a number in the form of the error's example, the value the error suggests, an
-        id another tool's result gave); such a correction is not corrected again.
+        word, so the observation says so and lists the other tools.  A failed call
+        is never changed and run again by vero: the error goes back to the model,
+        which writes the next call itself (docs/tools.md, "Safety").
         """
         self._stop_if_cancelled()
-        failed = self._earlier_failure(name, args)
+        failed = next((result for action, result in self.earlier_calls()
+                       if _same_call(action, name, args) and _failed(result)), None)  # not by a timeout
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
             text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tools.short_lines()) + argument_hint(args, self.earlier_calls())
+                                           tools=self.tools.short_lines())
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return ToolOutcome(text, False, ToolError.REPEATED_FAILURE)
         self._emit("tool_call", tool=name, args=args)
         outcome = self.tools.run(name, args)
         self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output))
         self.record(StepKind.OBSERVATION, outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
-        text = self.clip(tidy_numbers(outcome.output))
-        correctable = outcome.error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION)
-        if correctable or (outcome.ok and reports_error(outcome.output)):
-            if self._run is not None and not self._run.correcting:
-                rerun = run_corrected(self, name, args, outcome)
-                if rerun is not None:
-                    return rerun
-            # arguments that name values of earlier results, or else perhaps the wrong tool (an unknown
-            # tool's error lists the tools already)
-            text += argument_hint(args, self.earlier_calls()) or self.tools.others_hint(name)
+        text = tidy_numbers(outcome.output)
+        text = text if len(text) <= self.options.max_observation_chars else self.clip(text)
+        if outcome.error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (outcome.ok and ERROR_TEXT.match(text)):
+            text += self.tools.others_hint(name)  # perhaps the wrong tool (an unknown tool's error lists them)
         return ToolOutcome(text, outcome.ok, outcome.error)
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
-        """``(action, observation)`` of the earlier tool calls that the named-values hint and the
-        repeated-failure check look at: this run's (a plan step's executor adds the plan's earlier steps')."""
-        return tool_calls(self.steps_so_far())
+        """``(action, observation)`` of the earlier tool calls that the repeated-failure check looks at:
+        this run's (a plan step's executor adds the plan's earlier steps')."""
+        return tool_calls(self._run.steps if self._run else [])
 
     def earlier_results(self, name: str, args: Any) -> list[Step]:
         """The observations of this run's earlier calls of ``name`` with the same arguments."""
-        return [result for action, result in tool_calls(self.steps_so_far()) if _same_call(action, name, args)]
-
-    def _earlier_failure(self, name: str, args: Any) -> Step | None:
-        """The observation of an identical earlier call that failed (not by a timeout)."""
-        return next((result for action, result in self.earlier_calls()
-                     if _same_call(action, name, args) and _failed(result)), None)
+        steps = self._run.steps if self._run else []
+        return [result for action, result in tool_calls(steps) if _same_call(action, name, args)]
 
     def clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
-        limit = self.max_observation_chars if limit is None else limit
+        limit = self.options.max_observation_chars if limit is None else limit
+        if len(text) <= limit:
+            return text
         return clip_text(text, limit, TRUNCATION_MARKER.format(shown=limit, total=len(text)))
 
     def record(self, kind: str, content: str = "", **data: Any) -> Step:
@@ -411,13 +409,15 @@ class Agent(ABC):
 
     def _emit(self, type: str, **data: Any) -> None:
         """Emit an event; a sub-agent's printer rests (its steps are printed by the parent, one level deeper)."""
+        if not self.events.callbacks:  # nobody listens
+            return
         quiet = self._run is not None and self._run.parent is not None
         self.events.emit(type, exclude=ConsolePrinter if quiet else None, **data)
 
     def keep_partial(self, answer: str) -> None:
         """Remember the best answer so far, returned if a budget cuts the run short."""
-        run = self.current_run
-        run.partial = answer or run.partial
+        if answer:
+            self.current_run.partial = answer
 
     def tally(self, counter: str) -> int:
         """Add one to a per-run counter (nudges, format errors, ...) and return its new value."""
@@ -504,7 +504,7 @@ class Agent(ABC):
 
     def history_messages(self, max_messages: int | None = None) -> list[Message]:
         """The most recent history messages, at most ``max_messages`` (default ``history_window``)."""
-        limit = self.history_window if max_messages is None else max_messages
+        limit = self.options.history_window if max_messages is None else max_messages
         return self.history[-limit:] if limit > 0 else []
 
     def history_text(self) -> str:

@@ -36,6 +36,13 @@ class AgentOptions:
     max_tool_calls_per_reply: int = 8
     """Tool calls run from one model reply; the rest are answered "not run" (1 or more)."""
 
+    recovery: bool | str | tuple[Any, ...] = True
+    """How much vero helps a model that breaks the protocol (docs/recovery.md).  ``True``: the general
+    mechanisms only (a call written as the whole reply runs, an empty or cut-off reply is asked again,
+    a repeated call is pointed out); ``False``: none of them, a reply is taken as written; a preset name
+    (``"small-model"``) or a sequence of rule names or rule objects (``vero.recovery``): the general
+    mechanisms and those rules."""
+
     def updated(self, **settings: Any) -> AgentOptions:
         """A copy with ``settings`` changed; a TypeError names every unknown setting."""
         known = {f.name for f in fields(self)}
@@ -46,6 +53,11 @@ class AgentOptions:
         return replace(self, **settings) if settings else self
 
     def __post_init__(self) -> None:
+        if isinstance(self.recovery, (list, tuple)):  # a list works too; kept as a tuple (hashable, frozen)
+            object.__setattr__(self, "recovery", tuple(self.recovery))
+        elif not isinstance(self.recovery, (bool, str)):
+            raise ValueError(f"recovery must be True, False, a preset name or a sequence of rules, "
+                             f"got {self.recovery!r}")
         problems = [f"{name} must be {rule}, got {value!r}" for name, value, rule in (
             ("max_observation_chars", self.max_observation_chars, "a positive int"),
             ("history_window", self.history_window, "an int of 0 or more"),
@@ -63,6 +75,7 @@ class SharedSettings(TypedDict, total=False):
     history_window: int
     json_retries: int
     max_tool_calls_per_reply: int
+    recovery: bool | str | tuple[Any, ...] | list[Any]
 
 
 class AgentKeywords(SharedSettings, total=False):

@@ -105,12 +105,18 @@ class PlanStepStatus(_Named):
     FAILED = "failed"            # it ended otherwise, or every tool call of it failed
 
 
+_STEP_KINDS: dict[str, StepKind] = {kind.value: kind for kind in StepKind}
+
+
 def step_kind(kind: str) -> StepKind | str:
     """``kind`` as a ``StepKind`` when it is one; another kind (a subclass's own) is kept as given."""
     try:
         return StepKind(kind)
     except ValueError:
         return kind
+
+
+_STATUSES: dict[str, Status] = {status.value: status for status in Status}
 
 
 def _as_status(status: str) -> Status | str:
@@ -170,7 +176,8 @@ def token_counts(usage: dict[str, Any]) -> dict[str, int]:
     too small ``total_tokens`` is raised to prompt + completion: the token
     budget reads the total.
     """
-    counts = {key: _token_count(usage.get(key)) for key in USAGE_KEYS}
+    counts = {key: value if type(value := usage.get(key)) is int and 0 <= value <= MAX_CALL_TOKENS
+              else 0 if value is None else _token_count(value) for key in USAGE_KEYS}
     if "cached_tokens" not in usage:
         details = usage.get("prompt_tokens_details")
         counts["cached_tokens"] = _token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
@@ -211,7 +218,7 @@ class Step:
     depth: int = 0  # 0 for this agent, 1 for a sub-agent's steps, ...
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", step_kind(self.kind))  # frozen: set once, here
+        object.__setattr__(self, "kind", _STEP_KINDS.get(self.kind, self.kind))  # frozen: set once, here
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict of plain values (``"kind": "final"``)."""
@@ -227,7 +234,7 @@ class Outcome:
     status: Status | str = OK
 
     def __post_init__(self) -> None:
-        self.status = _as_status(self.status)
+        self.status = _STATUSES.get(self.status, self.status)
 
 
 @dataclass(frozen=True)
@@ -249,7 +256,7 @@ class RunResult:
     task: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "status", _as_status(self.status))  # frozen: set once, here
+        object.__setattr__(self, "status", _STATUSES.get(self.status, self.status))  # frozen: set once, here
         object.__setattr__(self, "steps", tuple(self.steps))
         object.__setattr__(self, "usage", dict(self.usage))
 

@@ -31,7 +31,7 @@ _ID = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[\w.-]{2,40}")
 
 
 def looks_like_id(text: str) -> bool:
-    """True for an id such as ``GH-03`` or ``ORD-7``: letters and digits, no space (not a name, not a number)."""
+    """True for an id such as ``AB-03`` or ``ORD-7``: letters and digits, no space (not a name, not a number)."""
     return bool(_ID.fullmatch(text))
 
 

@@ -306,6 +306,11 @@ def _coerce_any_of(value: Any, options: list[dict[str, Any]], schema: dict[str, 
     raise ValueError(f"expected {type_label(schema)}, got {_short_repr(value)}")
 
 
+def _holds_enum(tp: Any) -> bool:
+    """True when the hint ``tp`` is an Enum or has one inside (``X | None``, ``list[X]``, ...)."""
+    return _is_enum(tp) or any(_holds_enum(arg) for arg in typing.get_args(tp))
+
+
 def with_members(value: Any, tp: Any) -> Any:
     """A valid argument as the function's hint ``tp`` asks for it: each Enum value as its member
     (also inside ``X | None``, ``list[X]`` and ``dict[str, X]``); anything else as it is."""
@@ -377,7 +382,8 @@ class Tool:
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
-        self._hints = _type_hints(func)
+        # the parameters whose hint holds an Enum: their valid values are converted to members
+        self._enum_hints = {name: hint for name, hint in _type_hints(func).items() if _holds_enum(hint)}
         self.timeout: float | None = timeout
         self.auto_correct: bool = auto_correct is not False
         self.read_only: bool = read_only is True  # unmarked: may change things
@@ -455,7 +461,9 @@ class Tool:
         for key, value in args.items():
             if key in props:
                 try:
-                    kwargs[key] = with_members(coerce(value, props[key]), self._hints.get(key, Any))
+                    kwargs[key] = coerce(value, props[key])
+                    if key in self._enum_hints:
+                        kwargs[key] = with_members(kwargs[key], self._enum_hints[key])
                 except ValueError as exc:
                     invalid.append(f"{key} ({exc})")
             elif self._accepts_extra:

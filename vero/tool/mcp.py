@@ -155,7 +155,8 @@ class MCPTool(Tool):
         self.server = server
         self.remote_name = str(spec["name"])
         annotations = _object(spec.get("annotations"))
-        read_only = annotations.get("readOnlyHint") is True and annotations.get("destructiveHint") is not True
+        read_only = (server.trust_annotations and annotations.get("readOnlyHint") is True
+                     and annotations.get("destructiveHint") is not True)
 
         def call_remote(**arguments: Any) -> str:
             return self.server.call(self.remote_name, arguments, timeout=self._wait())
@@ -464,13 +465,17 @@ class MCPServer:
     (each tool's ``timeout``), ``max_message_bytes`` (a bigger message from the
     server is refused) and ``max_tools`` (a server that offers more is refused).
     ``prefix`` is put before each tool's name (``"files_"``) when two servers'
-    names would clash.
+    names would clash.  ``trust_annotations=False`` ignores the server's ``readOnlyHint``:
+    every tool is then taken to change things (the hints are the server's word, and vero
+    lets a recovery rule call a read-only tool for the model).
     """
 
     def __init__(self, transport: Callable[[MCPServer], _StdioTransport | _HTTPTransport], *, name: str,
                  handshake_timeout: float = HANDSHAKE_TIMEOUT, call_timeout: float = CALL_TIMEOUT,
-                 max_message_bytes: int = MAX_MESSAGE_BYTES, max_tools: int = MAX_TOOLS, prefix: str = ""):
+                 max_message_bytes: int = MAX_MESSAGE_BYTES, max_tools: int = MAX_TOOLS, prefix: str = "",
+                 trust_annotations: bool = True):
         self.name = name
+        self.trust_annotations = trust_annotations
         self.handshake_timeout = handshake_timeout
         self.call_timeout = call_timeout
         self.max_message_bytes = max_message_bytes

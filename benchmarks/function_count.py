@@ -1,0 +1,106 @@
+"""How many distinct vero functions one small run enters: a measure of how much machinery a step goes through.
+
+    python benchmarks/function_count.py [--list]
+
+With a scripted model (``vero.testing.ScriptedLLM``) and default options, two
+two-call runs: ``ReActAgent`` (one action, then ``Final Answer``) and
+``ToolCallingAgent`` (one native tool call, then the answer).  ``sys.setprofile``
+records every Python function entered during ``agent.run(...)`` whose code lives
+under ``vero/``: the agent, the core, the parsers and the tool plumbing.  Not
+counted: building the agent and importing; comprehensions (``<listcomp>``,
+``<genexpr>``...: Python 3.12 inlines most of them, so counting them would make
+the figure depend on the version); and what runs inside the model's ``generate``
+(the model call counts as one function: what the scripted model does inside
+stands for the server's work).  The tool runs in a worker thread, which the
+profiler does not follow.  Target: at most ``LIMIT`` each (issue 33; 116 and 111
+before the rules left the core).  ``--list`` prints the functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import vero
+from vero import tool
+from vero.agents import ReActAgent, ToolCallingAgent
+from vero.testing import ScriptedLLM
+
+LIMIT = 50
+COMPREHENSIONS = {"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"}
+VERO = str(Path(vero.__file__).resolve().parent)
+
+
+@tool
+def multiply(a: float, b: float) -> float:
+    """Multiply two numbers."""
+    return a * b
+
+
+def react_run() -> Callable[[], Any]:
+    llm = ScriptedLLM(['Thought: multiply\nAction: multiply\nAction Input: {"a": 46, "b": 28}',
+                       "Thought: I now know the final answer\nFinal Answer: 1288"])
+    agent = ReActAgent("count", llm, tools=[multiply], verbose=False)
+    return lambda: agent.run("What is 46 times 28?")
+
+
+def tool_calling_run() -> Callable[[], Any]:
+    llm = ScriptedLLM([{"tool_calls": [{"name": "multiply", "arguments": {"a": 46, "b": 28}}]}, "1288"])
+    agent = ToolCallingAgent("count", llm, tools=[multiply], verbose=False)
+    return lambda: agent.run("What is 46 times 28?")
+
+
+RUNS = {"ReActAgent (text)": react_run, "ToolCallingAgent": tool_calling_run}
+
+
+def functions_entered(run: Callable[[], Any]) -> set[str]:
+    """The vero functions (``file:line name``) entered while ``run()`` runs."""
+    entered: set[str] = set()
+    inside_model: list[FrameType] = []  # the model's generate frame, while it runs
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        code = frame.f_code
+        if inside_model:
+            if event == "return" and frame is inside_model[-1]:
+                inside_model.pop()
+            return
+        if event != "call" or not code.co_filename.startswith(VERO) or code.co_name in COMPREHENSIONS:
+            return
+        name = getattr(code, "co_qualname", code.co_name)
+        entered.add(f"{Path(code.co_filename).relative_to(VERO)}:{code.co_firstlineno} {name}")
+        if code.co_name == "generate":
+            inside_model.append(frame)
+
+    sys.setprofile(profile)
+    try:
+        answer = run()
+    finally:
+        sys.setprofile(None)
+    assert answer == "1288", answer
+    return entered
+
+
+def counts() -> dict[str, set[str]]:
+    return {name: functions_entered(make()) for name, make in RUNS.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="print the functions each run enters")
+    args = parser.parse_args()
+    over = False
+    for name, functions in counts().items():
+        files = {f.split(":")[0] for f in functions}
+        print(f"{name:20} {len(functions):4} functions in {len(files)} files (limit {LIMIT})")
+        if args.list:
+            print("".join(f"    {f}\n" for f in sorted(functions)))
+        over |= len(functions) > LIMIT
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

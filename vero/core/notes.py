@@ -1,0 +1,33 @@
+"""The one registry of the messages vero sends the model on its own: re-asks, nudges, "Not run:" notes.
+
+Each such message is a module constant defined through ``note(name, text)``,
+which records it here.  ``NOTES`` then lists every message vero can send
+(the modules that send them register them when imported), and ``repeats_a_note``
+tells whether a reply only repeats one of them: a small model parrots the last
+message it was sent, and such a reply is no answer.
+"""
+
+from __future__ import annotations
+
+NOTES: dict[str, str] = {}  # name -> text (with its ``{placeholders}``)
+HEAD_CHARS = 40  # the opening compared: enough to tell a copied message
+
+
+def note(name: str, text: str) -> str:
+    """Record ``text`` as vero's message ``name`` and return it unchanged."""
+    NOTES[name] = text
+    return text
+
+
+def _head(text: str) -> str:
+    """The first ``HEAD_CHARS`` characters of ``text``, spacing and case aside."""
+    return " ".join(text.split()).casefold()[:HEAD_CHARS]
+
+
+def repeats_a_note(text: str) -> bool:
+    """True when ``text`` begins like one of ``NOTES`` (the fixed part before its first placeholder),
+    in any case, also behind a "Not run:" that the model copied from another note."""
+    folded = " ".join(text.split()).casefold()
+    heads = (folded[:HEAD_CHARS], folded.removeprefix("not run:").lstrip()[:HEAD_CHARS])
+    openings = {_head(t.split("{")[0]) for t in NOTES.values()}
+    return any(h.startswith(opening) for h in heads for opening in openings if opening)

@@ -1,0 +1,45 @@
+"""Reading structured data out of model text, one module per job.
+
+- ``json_text``: JSON objects and values in replies and tool arguments;
+- ``react_text``: ReAct's ``Thought:`` / ``Action:`` / ``Final Answer:`` replies;
+- ``text_calls``: tool calls a model wrote as its whole reply;
+- ``tool_output``: error reports, JSON records and float noise in tool output;
+- ``verdicts``: yes/no and 0-100 scores.
+
+Every reply parser runs in linear time (``benchmarks/parse_speed.py`` measures it).
+The names below are the ones the rest of vero imports from here.
+"""
+
+from vero.core.parsing.json_text import (
+    MAX_JSON_DEPTH,
+    args_text,
+    normalized_arguments,
+    parse_json_object,
+    parse_json_value,
+    valid_text,
+)
+from vero.core.parsing.react_text import (
+    OBSERVATION_LABEL,
+    ReActStep,
+    final_answer_text,
+    normalize_labels,
+    parse_action_input,
+    parse_react,
+)
+from vero.core.parsing.text_calls import (
+    MAX_CALL_TEXT_CHARS,
+    TextToolCalls,
+    is_quoted,
+    strip_template_tags,
+    tool_calls_in_text,
+    written_call,
+)
+from vero.core.parsing.tool_output import call_worked, output_record, reports_error, tidy_numbers
+from vero.core.parsing.verdicts import as_bool, as_score, parse_bool
+
+__all__ = [
+    "MAX_JSON_DEPTH", "args_text", "normalized_arguments", "parse_json_object", "parse_json_value", "valid_text",
+    "OBSERVATION_LABEL", "ReActStep", "final_answer_text", "normalize_labels", "parse_action_input", "parse_react",
+    "MAX_CALL_TEXT_CHARS", "TextToolCalls", "is_quoted", "strip_template_tags", "tool_calls_in_text", "written_call",
+    "call_worked", "output_record", "reports_error", "tidy_numbers", "as_bool", "as_score", "parse_bool",
+]

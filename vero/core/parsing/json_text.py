@@ -1,0 +1,149 @@
+"""JSON out of model text: objects in replies and tool arguments, repaired when sloppy, read in linear time."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+from vero.core.thinking import split_thinking
+
+FENCE = "```"
+MAX_JSON_DEPTH = 100  # model output nested deeper than this is not data an agent can use
+MAX_REPAIR_CHARS = 64_000  # longer JSON must be valid as it is: repairing is slow per character
+DECODER = json.JSONDecoder(strict=False)  # strict=False: raw newlines inside strings are common
+
+
+def parse_json_object(text: str | None) -> dict[str, Any]:
+    """The JSON object in a model reply: fenced or bare, repaired if sloppy.
+
+    Single quotes, trailing commas, comments and code fences are repaired by
+    ``json_repair``.  Raises ``ValueError`` (with a reason the model can act on)
+    when there is no usable object.
+    """
+    answer, _ = split_thinking(text)
+    if not answer.strip():
+        raise ValueError("the reply was empty")
+    candidate = fenced(answer)
+    start, end = candidate.find("{"), candidate.rfind("}")
+    if start < 0:
+        raise ValueError("the reply contains no JSON object")
+    candidate = candidate[start : end + 1] if end > start else candidate[start:]
+    data = parse_json_value(candidate)
+    if isinstance(data, list) and len(data) == 1 and isinstance(data[0], dict):
+        data = data[0]
+    if not isinstance(data, dict) or not data:
+        raise ValueError("the reply is not a JSON object")
+    return data
+
+
+def fenced(text: str) -> str:
+    """The body of the first closed code fence in ``text`` (its ``json`` tag dropped), else ``text``.
+
+    Found with ``str.find``, so a reply full of unclosed fences is read in one pass.
+    """
+    start = text.find(FENCE)
+    end = text.find(FENCE, start + 3) if start >= 0 else -1
+    if end < 0:
+        return text
+    body = text[start + 3 : end]
+    return body[4:] if body[:4] in ("json", "JSON") else body
+
+
+# JSON can carry half of a surrogate pair ("\ud83d"), and a streamed pair can be
+# cut between two chunks.  Such text cannot be encoded as UTF-8: kept in a
+# message, it would break every later request (and any print of it).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_T = TypeVar("_T")
+
+
+@overload
+def valid_text(text: str) -> str: ...
+@overload
+def valid_text(text: _T) -> _T: ...
+def valid_text(text: object) -> object:
+    """``text`` with surrogate pairs joined into their character and lone halves as U+FFFD."""
+    if not isinstance(text, str) or text.isascii() or not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def valid_strings(value: Any) -> Any:
+    """``value`` (decoded JSON) with ``valid_text`` applied to every string in it."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [valid_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {valid_text(key): valid_strings(item) for key, item in value.items()}
+    return value
+
+
+def parse_json_value(text: str, *, repair: bool = True) -> Any:
+    """Any JSON value (object, list, string, number), repaired if sloppy.
+
+    The one place model JSON is read (nothing else imports ``json_repair``).
+    ``repair=False`` reads strict JSON only, for text that must be exactly
+    JSON to count (a quoted string given as a tool's sole argument).  Raises
+    ``ValueError`` (never ``RecursionError``) for unusable text, and for text
+    nested too deeply to be real arguments.
+    """
+    if repair:
+        try:  # most model JSON is valid: read it strictly first, and repair only what is not
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            return valid_strings(value) if "\\u" in text else value
+    loads: Callable[[str], Any]
+    if repair:
+        from json_repair import loads as repair_loads  # imported here: it adds ~45 ms to `import vero`
+
+        if len(text) > MAX_REPAIR_CHARS:
+            raise ValueError(f"the JSON is not valid, and longer than {MAX_REPAIR_CHARS:,} characters to repair")
+        if _nesting(text) > MAX_JSON_DEPTH:
+            raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+        loads = repair_loads
+    else:
+        loads = json.loads
+    try:
+        value = loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+    # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
+    return valid_strings(value) if "\\u" in text else value
+
+
+def normalized_arguments(args: Any) -> Any:
+    """Tool arguments in one comparable form (JSON text read as a dict), to spot a repeated call."""
+    if isinstance(args, str) and args.strip().startswith("{"):
+        try:
+            return parse_json_value(args)
+        except ValueError:  # unusable JSON: compared as text
+            return args.strip()
+    return args.strip() if isinstance(args, str) else args
+
+
+def _nesting(text: str) -> int:
+    """An upper bound on how deeply ``text`` nests brackets (linear, ignores strings)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def args_text(args: Any) -> str:
+    """Tool arguments as ``a=1, b='x'``, whether they came as a dict or as JSON text."""
+    if isinstance(args, str) and args.lstrip().startswith("{"):
+        try:
+            args = parse_json_value(args, repair=False)
+        except ValueError:
+            pass
+    if isinstance(args, dict):
+        return ", ".join(f"{k}={v!r}" for k, v in args.items())
+    return "" if args is None else str(args)

@@ -1,0 +1,218 @@
+"""ReAct's text protocol: ``Thought:`` / ``Action:`` / ``Action Input:`` or ``Final Answer:`` replies.
+
+Every pattern is bounded or anchored so that a reply is read in linear time, whatever it holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from vero.core.parsing.json_text import DECODER, parse_json_value, valid_strings
+from vero.core.parsing.text_calls import tool_calls_in_text
+
+OBSERVATION_LABEL = "Observation:"
+
+
+@dataclass
+class ReActStep:
+    """One parsed text-protocol reply; ``problem`` is set when it is unusable."""
+
+    thought: str = ""
+    action: str | None = None
+    action_input: dict[str, Any] | str | None = None
+    final_answer: str | None = None
+    problem: str | None = None
+    text: str = ""  # the part of the reply kept in the scratchpad
+    written: str = ""  # set when the action is a call written without labels (vero.core.parsing.text_calls)
+
+
+_ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
+_INPUT = re.compile(r"\bAction\s+Input\s*:\s*")
+_NEXT_LABEL = re.compile(r"\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:")  # where an Action Input ends
+_FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
+_CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
+_FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
+_THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
+_OPEN_FENCE = re.compile(r"`{1,3}(?:json)?\s*", re.IGNORECASE)  # a code fence or inline backticks
+_CLOSE_FENCE = re.compile(r"\s*`{1,3}")
+
+
+# A label as small models write it at the start of a line (bounded: one line is read in constant time).
+_LABEL_LINE = re.compile(
+    r"[ \t>#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
+    r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
+    re.IGNORECASE,
+)
+_CANONICAL = {"thought": "Thought", "actioninput": "Action Input", "action": "Action",
+              "finalanswer": "Final Answer", "observation": "Observation"}
+_NOT_LETTERS = re.compile(r"[\s_]")
+
+
+def normalize_labels(text: str) -> str:
+    """Labels at the start of a line in their canonical form.
+
+    Small models write ``**Action:** find_book``, ``action input:`` or
+    ``### Final answer:``; these become ``Action: find_book`` and so on.
+    Each line is matched once, at its start: linear in the reply's length.
+    """
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        label = _LABEL_LINE.match(line)
+        if label is not None:
+            name = _CANONICAL[_NOT_LETTERS.sub("", label.group(1).lower())]
+            lines[number] = f"{name}: {line[label.end():]}"
+    return "\n".join(lines)
+
+
+def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
+    """Read a Thought/Action/Action Input or Final Answer reply.
+
+    Everything from a self-written ``Observation:`` on is dropped; a complete
+    action wins over a final answer (whatever followed it was invented).
+    Forgiving of what small models write: labels in any case or in bold, JSON
+    in code fences, ``Action: tool(arg="x")`` without an input line, and (given
+    ``tool_names``) a tool call written as a JSON object without any labels.
+    """
+    text = normalize_labels(text or "").split(OBSERVATION_LABEL, 1)[0].strip()
+    if not text:
+        return ReActStep(problem="the reply was empty")
+    first = _FIRST_LABEL.search(text)
+    step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
+    action, given = _ACTION.search(text), _INPUT.search(text)
+    if action and given and action.start() < given.start():
+        following = _NEXT_LABEL.search(text, given.end())
+        given_text = text[given.end() : following.start() if following else len(text)]
+        # `find_book`, ```find_book``` or `find_book(name: 'x')`: small models sometimes write the call itself
+        # on the Action line and repeat its arguments in the Action Input, which is what counts
+        name = action.group(1).strip().strip("`*'\"")
+        called = _CALLED_NAME.match(name)
+        step.action = called.group(1) if called else name
+        parsed = _json_object_at(text, given.end())
+        if parsed:
+            step.action_input, end = parsed
+        else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
+            step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
+        step.text = text[:end].rstrip()
+        if step.action.lower() == "finish":
+            return _finish(step)
+        if step.action:
+            return step
+        step.action = None
+    if action and not given and (expression := _call_expression(action.group(1))):
+        step.action, step.action_input = expression
+        step.text = text[: action.end()].rstrip()
+        return step
+    final = _FINAL.search(text)
+    if final and final.group(1).strip():
+        answer = final.group(1).strip()
+        step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer
+        step.action = step.action_input = None
+    elif final:
+        step.problem = "the Final Answer is empty"
+    elif (written := tool_calls_in_text(text, tool_names)) is not None:  # the whole reply is a call, no labels
+        call = written.calls[0]
+        step.action, step.action_input = call.name, json.loads(call.arguments)
+        step.thought, step.written = "", written.written
+    elif action and action.group(1).strip():
+        step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
+    else:
+        step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
+    return step
+
+
+def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:
+    """``tool(a=1, b="x")`` or ``tool("x")`` as (name, arguments); literals only, else None."""
+    text = text.strip().strip("`")
+    if "(" not in text or not text.endswith(")"):
+        return None
+    try:
+        call = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None
+    try:
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+        args = [ast.literal_eval(a) for a in call.args]
+    except (ValueError, SyntaxError, TypeError, RecursionError):
+        return None
+    if args and (kwargs or len(args) > 1):
+        return None
+    return call.func.id, (str(args[0]) if args else kwargs)
+
+
+def _json_object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:
+    """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends.
+
+    Read with a JSON decoder, so a label inside a string value (``print("Final
+    Answer:", x)``) cannot cut it short.  None if it is not valid JSON.
+    """
+    fence = _OPEN_FENCE.match(text, start)
+    begin = fence.end() if fence else start
+    if not text.startswith("{", begin):
+        return None
+    try:
+        value, end = DECODER.raw_decode(text, begin)
+    except (ValueError, RecursionError):
+        return None
+    closing = _CLOSE_FENCE.match(text, end) if fence else None
+    value = valid_strings(value) if "\\u" in text else value  # an escaped half of a surrogate pair
+    return value, closing.end() if closing else end
+
+
+def parse_action_input(raw: str) -> dict[str, Any] | str:
+    """A JSON object (repaired: single quotes, trailing commas, code fences), else the bare text."""
+    text = raw.strip()
+    if text.startswith("`"):
+        text = text.strip("`").strip()
+        text = text[4:].strip() if text[:4].lower() == "json" else text
+    if text.startswith("{"):
+        try:
+            value = parse_json_value(text)
+        except ValueError:
+            return text
+        if isinstance(value, dict):
+            return value
+    return text
+
+
+def _finish(step: ReActStep) -> ReActStep:
+    """``Action: Finish`` with ``{"answer": ...}`` (or a bare answer) is the final answer."""
+    data = step.action_input
+    answer = data.get("answer") if isinstance(data, dict) else (data or "").strip().strip('"')
+    if answer in (None, ""):
+        step.problem = 'Action: Finish needs Action Input: {"answer": "..."}'
+    else:
+        step.final_answer = _answer_text(answer)
+    step.action = step.action_input = None
+    return step
+
+
+def _unwrapped_answer(answer: str) -> str:
+    """A Final Answer written as Finish's ``{"answer": ...}`` object (seen after a format
+    correction) is its value; any other text is kept as it is."""
+    try:
+        data = json.loads(answer)
+    except ValueError:
+        return answer
+    if isinstance(data, dict) and list(data) == ["answer"] and data["answer"] not in (None, ""):
+        return _answer_text(data["answer"])
+    return answer
+
+
+def _answer_text(value: Any) -> str:
+    """Finish's ``answer`` value as text: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def final_answer_text(text: str) -> str:
+    """The answer in a final-answer reply: its Final Answer, else its prose (never an action)."""
+    step = parse_react(text)
+    if step.final_answer is not None:
+        return step.final_answer
+    return "" if step.action or _ACTION.search(step.text) else step.thought

@@ -1,0 +1,216 @@
+"""Tool calls a model wrote as text, when its whole reply is the call.
+
+Small models served without a tool-call parser (or ignoring it) write the call
+into the message text, in the shapes their chat templates use.  Such a reply is
+read as a call only when its *whole* content (trimmed) is the call or calls:
+
+- a JSON object ``{"name": ..., "arguments": {...}}`` (or ``"parameters"``), a
+  list of them, or several in a row;
+- the same inside ONE code fence (```` ```json ... ``` ````);
+- one or more ``<tool_call>...</tool_call>`` blocks (Hermes, Qwen), holding such
+  JSON or Qwen's ``<function=name><parameter=key>value</parameter></function>``.
+
+Prose around a call, a call inside a quote, an example or a document, attribute
+tags such as ``<delete_file name="x"/>``: not a call.  Only a registered tool
+name with an arguments object counts.  Everything is read with ``str.find`` and
+a JSON decoder, in linear time; a reply longer than ``MAX_CALL_TEXT_CHARS`` is
+not read as a call at all.  (docs/tools.md, "Safety", says how the agents also
+refuse a call that is a quote from the task or a tool result.)
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vero.core.message import ToolCall
+from vero.core.parsing.json_text import DECODER, FENCE, valid_strings
+
+MAX_CALL_TEXT_CHARS = 100_000  # a longer reply is no call: real calls are short
+_OPEN, _CLOSE = "<tool_call>", "</tool_call>"
+_FUNCTION, _FUNCTION_END = "<function=", "</function>"
+_PARAMETER, _PARAMETER_END = "<parameter=", "</parameter>"
+_NAME_KEYS = ("name", "tool", "tool_name", "function")
+_ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "input")
+
+
+@dataclass
+class TextToolCalls:
+    """The calls a reply's text is, and the text they were read from (without fence or tags)."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    written: str = ""
+
+
+def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolCalls | None:
+    """The tool calls when the whole of ``text`` is calls of ``tool_names``, else None."""
+    names = set(tool_names)
+    body = (text or "").strip()
+    if not names or body[:1] not in ("{", "[", "<", "`") or len(body) > MAX_CALL_TEXT_CHARS:
+        return None
+    snippets = _tagged(body) if body.startswith(_OPEN) else [_unfenced(body)]
+    calls: list[ToolCall] = []
+    for snippet in snippets:
+        found = None if snippet is None else _calls_in_snippet(snippet, names)
+        if not found:
+            return None
+        calls += found
+    return TextToolCalls(_once_each(calls), "\n".join(s for s in snippets if s))
+
+
+def _unfenced(body: str) -> str | None:
+    """The body itself, or the inside of the one code fence that is the whole body (None: not one fence)."""
+    if not body.startswith(FENCE):
+        return body
+    inner = body[3:]
+    end = inner.find(FENCE)
+    if end < 0 or inner[end + 3 :].strip():  # unclosed, or more after the fence
+        return None
+    newline = inner.find("\n", 0, end)
+    tag = inner[:newline].strip() if newline >= 0 else ""
+    return (inner[newline + 1 : end] if tag.isalnum() or not tag else inner[:end]).strip()
+
+
+def _tagged(body: str) -> list[str | None]:
+    """The insides of the ``<tool_call>`` blocks that make up ``body`` (the last may be unclosed);
+    a None among them when anything but whitespace lies between or after them."""
+    snippets: list[str | None] = []
+    position = 0
+    while position < len(body):
+        if not body.startswith(_OPEN, position):
+            return [None]
+        start = position + len(_OPEN)
+        end = body.find(_CLOSE, start)
+        if end < 0:  # unclosed: the rest of the reply, once
+            snippets.append(body[start:].strip())
+            break
+        snippets.append(body[start:end].strip())
+        position = end + len(_CLOSE)
+        while position < len(body) and body[position].isspace():
+            position += 1
+    return snippets
+
+
+def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
+    """The calls a snippet is: JSON objects (one, a list, or several in a row) or one ``<function=...>``."""
+    if snippet.startswith(_FUNCTION):
+        call = _function_call(snippet, names)
+        return [call] if call is not None else []
+    if snippet[:1] not in ("{", "["):
+        return []
+    calls: list[ToolCall] = []
+    position = 0
+    while position < len(snippet):
+        try:
+            value, position = DECODER.raw_decode(snippet, position)
+        except (ValueError, RecursionError):
+            return []
+        found = _calls_in_value(value, names)
+        if not found:
+            return []
+        calls += found
+        while position < len(snippet) and snippet[position] in " \t\r\n,;":
+            position += 1
+    return calls
+
+
+def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
+    """``<function=name><parameter=key>value</parameter>...</function>`` and nothing after it."""
+    close = snippet.find(">")
+    if close < 0:
+        return None
+    name, position, arguments = snippet[len(_FUNCTION) : close].strip(), close + 1, {}
+    while True:
+        position = _skip_space(snippet, position)
+        if snippet.startswith(_FUNCTION_END, position):
+            position += len(_FUNCTION_END)
+            break
+        if not snippet.startswith(_PARAMETER, position):
+            return None
+        close = snippet.find(">", position)
+        end = snippet.find(_PARAMETER_END, close) if close >= 0 else -1
+        if end < 0:
+            return None
+        arguments[snippet[position + len(_PARAMETER) : close].strip()] = html.unescape(snippet[close + 1 : end].strip())
+        position = end + len(_PARAMETER_END)
+    if snippet[position:].strip():
+        return None
+    return _as_call({"name": name, "arguments": arguments}, names)
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _calls_in_value(value: Any, names: set[str]) -> list[ToolCall]:
+    """A decoded JSON value as tool calls: all of it must be calls, or nothing is."""
+    items = value if isinstance(value, list) else [value]
+    calls = [call for item in items if (call := _as_call(item, names)) is not None]
+    return calls if calls and len(calls) == len(items) else []
+
+
+def written_call(item: dict[str, Any]) -> tuple[str, Any] | None:
+    """The tool name and the arguments (None if absent) of an object written as a call, such as
+    ``{"name": ..., "arguments": {...}}`` or ``{"tool": ..., "parameters": {...}}``; nothing is checked."""
+    keys: tuple[str, ...] = _ARGUMENT_KEYS
+    if isinstance(item.get("function"), dict):  # the API's own shape: {"type": "function", "function": {...}}
+        item, keys = item["function"], ("arguments",)  # its "parameters" would be a tool's schema
+    name = next((item[k] for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
+    return None if name is None else (name, next((item[k] for k in keys if k in item), None))
+
+
+def _as_call(item: Any, names: set[str]) -> ToolCall | None:
+    if not isinstance(item, dict) or (call := written_call(item)) is None:
+        return None
+    name, arguments = call
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return None
+    if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
+        return None
+    arguments = valid_strings(arguments)
+    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, json.dumps(arguments, ensure_ascii=False))
+
+
+def _is_schema(arguments: dict[str, Any]) -> bool:
+    """A tool's JSON schema echoed from the prompt, not arguments for it."""
+    return arguments.get("type") == "object" and isinstance(arguments.get("properties"), dict)
+
+
+def _once_each(calls: list[ToolCall]) -> list[ToolCall]:
+    """``calls`` without repeats: a call written twice is run once."""
+    once: dict[tuple[str, str], ToolCall] = {}
+    for call in calls:
+        once.setdefault((call.name, call.arguments), call)
+    return list(once.values())
+
+
+def is_quoted(written: str, sources: Iterable[str]) -> bool:
+    """True when ``written`` (a call's text) appears in one of ``sources`` (the task, tool results),
+    spacing aside: the model is quoting a call it was shown, not making one."""
+    needle = "".join(written.split())
+    return bool(needle) and any(needle in "".join(source.split()) for source in sources)
+
+
+_TEMPLATE_TAG = re.compile(r"</?(?:tool_response|tool_call|tools)>")
+
+
+def strip_template_tags(text: str) -> str:
+    """``text`` without chat-template tags (``<tool_response>``, ``<tools>``, ``<tool_call>``).
+
+    Small models imitate the tags their chat template wraps tool results and
+    schemas in; in an answer they are noise, and a reply that is nothing but
+    such tags is empty.
+    """
+    if "<" not in text:
+        return text
+    return re.sub(r"\n{3,}", "\n\n", _TEMPLATE_TAG.sub("", text)).strip()

@@ -1,0 +1,156 @@
+"""The built-in recovery rules, each for one *kind* of small-model behaviour, and the presets.
+
+Every rule sees the proposed final answer and the run so far (``vero.recovery.hook.Seen``)
+and answers with at most one nudge; only ``did-you-mean`` makes a call, and only a read-only
+lookup.  docs/recovery.md describes each one and what it was measured to gain.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterable
+
+from vero.core.message import ToolCall
+from vero.core.notes import note, repeats_a_note
+from vero.core.parsing import tidy_numbers
+from vero.core.text import clip, looks_like_id
+from vero.recovery.arithmetic import miscalculation
+from vero.recovery.hook import Nudge, Response, Rule, Seen, rule
+
+ECHO_NUDGE = note("echo", "You repeated my message or a tool's error instead of answering. Using the tool results "
+                          "above, call the tool you still need, or give your own final answer.")
+# Told that it had not called a tool, a small model apologised or invented the answer; told to go ahead, it acts.
+ANNOUNCED_NUDGE = note("announced", "Go ahead: make the {which} call now.")
+GROUNDING_NUDGE = note("grounding", "Your answer gives {values}, which neither the task nor any tool result of "
+                                    "this run contains. Look up what you need with the tools, then answer with the "
+                                    "values they return.")
+# Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
+ARITHMETIC_NUDGE = note("arithmetic", "Correction: {expression} = {value}, not {claimed}. "
+                                      "Answer the task again with this value.")
+
+
+def with_task(text: str, task: str) -> str:
+    """``text`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
+    return f"{text}\nThe task: {clip(task, 300, ' ...')}" if task else text
+
+
+# -- echo: the answer repeats one of vero's messages or a tool's error --------------------------
+@rule("echo", limit=2)
+def echo(seen: Seen) -> Response:
+    """A small model parrots the last message it got: vero's note (``vero.core.notes``) or a tool's error."""
+    head = " ".join(seen.answer.split()).casefold()[:40]
+    errors = (" ".join(call.output.split()).casefold()[:40] for call in seen.calls() if not call.ok)
+    if repeats_a_note(seen.answer) or any(error and head.startswith(error) for error in errors):
+        return Nudge(with_task(ECHO_NUDGE, seen.task))
+    return None
+
+
+# -- announced: the answer says it will call a tool, and makes no call -----------------------------
+_INTENT = re.compile(r"\b(?:I will|I'll|I am going to|I'm going to|let me|let's|let us|I need to|we need to|"
+                     r"I should|we should|I can use|we can use|we will|we'll|next,? I|now I)\b", re.IGNORECASE)
+_TOOL_WORDS = re.compile(r"\b(?:tools?|functions?|look(?:ing)? (?:it |this |that )?up|call(?:ing)?)\b", re.IGNORECASE)
+
+
+@rule("announced", limit=2)
+def announced(seen: Seen) -> Response:
+    """"I will use the `find_book` tool..." is a plan, not an answer: told to go ahead, the model acts."""
+    if not seen.tools or not _INTENT.search(seen.answer):
+        return None
+    names_a_tool = any(f"`{name}`" in seen.answer or f"{name}(" in seen.answer for name in seen.tools.names())
+    if not (names_a_tool or _TOOL_WORDS.search(seen.answer)):
+        return None
+    return Nudge(ANNOUNCED_NUDGE.format(which="next" if seen.results() else "first"))
+
+
+# -- arithmetic: a sum written in the answer with a wrong result -----------------------------------
+@rule("arithmetic", limit=2)
+def arithmetic(seen: Seen) -> Response:
+    """``37 * 59.99 = 2219.33`` (it is 2219.63): the right value is sent back, checked by the calculator's
+    own evaluator (``vero.tool.builtin.arithmetic.evaluate``)."""
+    slip = miscalculation(seen.answer)
+    if slip is None:
+        return None
+    return Nudge(ARITHMETIC_NUDGE.format(expression=slip.expression, value=slip.value, claimed=slip.claimed))
+
+
+# -- grounding: a value in the answer that no source of the run gave ------------------------------------
+_NUMBER = re.compile(r"(?<![\w.-])-?\d{1,15}(?:,\d{3}){0,5}(?:\.\d{1,10})?(?![\w])")
+_TOKEN = re.compile(r"[^\W_][\w'-]{0,39}")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[\"'(\[]\s*)$")
+MAX_ANSWER_CHARS_CHECKED = 4000  # a longer answer is an essay or a document, not a lookup's result
+
+
+@rule("grounding", limit=1)
+def grounding(seen: Seen) -> Response:
+    """Each number (two digits or more), id (``AB-12``) and capitalised name in the answer must appear in
+    the task or in a tool result of the run; otherwise the model is asked once to look the values up.
+
+    A number counts as found also when a source has it with other grouping or rounding (``1,288`` for
+    ``1288.0``); a sum counts only when a tool (a calculator) returned it.  Only for an agent with tools.
+    """
+    if not seen.tools or len(seen.answer) > MAX_ANSWER_CHARS_CHECKED:
+        return None
+    sources = [seen.task, *(tidy_numbers(r) for r in seen.results())]
+    missing = _unfound_numbers(seen.answer, sources) + _unfound_names(seen.answer, sources)
+    if not missing:
+        return None
+    return Nudge(with_task(GROUNDING_NUDGE.format(values=", ".join(missing[:5])), seen.task))
+
+
+def _numbers(texts: Iterable[str]) -> set[float]:
+    """Every number in ``texts``, also rounded to 0-3 decimals (an answer may round a result)."""
+    found: set[float] = set()
+    for text in texts:
+        for match in _NUMBER.finditer(text):
+            value = float(match.group().replace(",", ""))
+            found.update(round(value, decimals) for decimals in range(4))
+            found.add(value)
+    return found
+
+
+def _unfound_numbers(answer: str, sources: list[str]) -> list[str]:
+    known = _numbers(sources)
+    return [m.group() for m in _NUMBER.finditer(answer)
+            if len(m.group().strip("-").replace(",", "").split(".")[0]) >= 2 or "." in m.group()
+            if float(m.group().replace(",", "")) not in known]
+
+
+def _unfound_names(answer: str, sources: list[str]) -> list[str]:
+    """Ids and capitalised words (not opening a sentence) that no source contains, case aside."""
+    haystack = "\n".join(sources).casefold()
+    missing = []
+    for match in _TOKEN.finditer(answer):
+        token = match.group()
+        name_like = token[:1].isupper() and token != "I" and not _SENTENCE_START.search(answer[: match.start()])
+        if (looks_like_id(token) or name_like) and not token.isdigit() and token.casefold() not in haystack:
+            missing.append(token)
+    return missing
+
+
+# -- did-you-mean: a failed read-only lookup whose error suggests one value ----------------------------------
+_SUGGESTION = re.compile(r"\b[Dd]id you mean:?[ \t]{0,4}['\"]([^'\"\n]{1,80})['\"][ \t]{0,4}\?")
+
+
+@rule("did-you-mean", limit=1)
+def did_you_mean(seen: Seen) -> Response:
+    """The answer came right after a failed call of a read-only tool whose error suggests exactly one
+    value ("Did you mean 'Ida Varga'?") and that took exactly one text argument: vero makes the same
+    lookup with the suggested value, and the model is told.  Never for a tool that may change things
+    (``consult`` would drop such a call anyway)."""
+    failed = seen.failed_call
+    tool = seen.tools.get(failed.tool) if failed is not None else None
+    if failed is None or tool is None or not tool.read_only or not isinstance(failed.arguments, dict):
+        return None
+    suggested = _SUGGESTION.findall(failed.output[:2000])
+    texts = [name for name, value in failed.arguments.items() if isinstance(value, str)]
+    if len(suggested) != 1 or len(texts) != 1 or failed.arguments[texts[0]] == suggested[0]:
+        return None
+    arguments = {**failed.arguments, texts[0]: suggested[0]}
+    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", failed.tool, json.dumps(arguments, ensure_ascii=False))
+
+
+RULES: dict[str, Rule] = {r.name: r for r in (echo, announced, arithmetic, grounding, did_you_mean)}
+# The preset's rules, in the order they are asked; the lead trims it to what measured gains keep.
+PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("echo", "announced", "arithmetic", "grounding")}
