@@ -199,7 +199,9 @@ def run_command(args, debug: bool) -> int:
 
 def with_mcp_tools(args, tools: list):
     """``tools`` and the tools of the ``--mcp`` / ``--mcp-config`` servers, which stop when the command ends."""
-    from vero.tool.mcp import servers_from_cli  # here: ``vero --help`` does not load the MCP client
+    if not (args.mcp or args.mcp_config):
+        return tools
+    from vero.tool.mcp import servers_from_cli  # here: only a command with MCP servers loads the client
 
     return servers_from_cli(args, tools, args.exit_stack)
 
