@@ -244,7 +244,7 @@ def test_a_server_that_never_answers_initialize_fails_the_handshake_and_is_stopp
 
 def test_a_server_that_only_writes_garbage_says_so_in_the_handshake_error():
     with pytest.raises(MCPError, match="it wrote text that is not JSON-RPC to stdout: Server listening on port 8080"):
-        raw_server("only-garbage", handshake_timeout=0.5).start()
+        raw_server("only-garbage").start()
 
 
 def test_a_command_that_does_not_exist_is_a_clear_error():

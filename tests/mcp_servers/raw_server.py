@@ -3,7 +3,7 @@
 ``python tests/mcp_servers/raw_server.py MODE``; the modes:
 
 - ``garbage``: prints a line that is not JSON-RPC before each answer (a stray ``print``);
-- ``only-garbage``: answers ``initialize`` with text that is not JSON-RPC, and nothing else;
+- ``only-garbage``: answers ``initialize`` with text that is not JSON-RPC, and exits;
 - ``silent``: reads everything and never answers (not even ``initialize``);
 - ``old-version``: answers ``initialize`` with a protocol version nobody speaks;
 - ``pages``: gives its three tools one per page of ``tools/list``;
@@ -55,7 +55,7 @@ def answer(request: dict) -> None:
     if method == "initialize":
         if MODE == "only-garbage":
             print("Server listening on port 8080", flush=True)
-            return
+            sys.exit(1)
         version = "1999-01-01" if MODE == "old-version" else params["protocolVersion"]
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "protocolVersion": version, "capabilities": {"tools": {"listChanged": True}},

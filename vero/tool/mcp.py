@@ -215,6 +215,7 @@ class _StdioTransport:
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES_KEPT)
         self.garbage: list[str] = []  # lines on stdout that are not JSON-RPC (the first few)
         self._write_lock = threading.Lock()
+        self._stderr_reader: threading.Thread | None = None
 
     def describe(self) -> str:
         return shlex.join(self.argv)
@@ -228,9 +229,11 @@ class _StdioTransport:
         except OSError as exc:
             raise MCPError(f"cannot start the MCP server {self.server.name!r} ({self.describe()}): "
                            f"{exc.strerror or exc}") from None
-        for reader, stream in ((self._read_stdout, "out"), (self._read_stderr, "err")):
-            threading.Thread(target=reader, args=(self.process,), name=f"mcp-{self.server.name}-{stream}",
-                             daemon=True).start()
+        threading.Thread(target=self._read_stdout, args=(self.process,), name=f"mcp-{self.server.name}-out",
+                         daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(self.process,),
+                                               name=f"mcp-{self.server.name}-err", daemon=True)
+        self._stderr_reader.start()
 
     def send(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
@@ -293,6 +296,8 @@ class _StdioTransport:
 
     def startup_details(self) -> str:
         """What helps the user see why the server did not start: its garbage and its last stderr lines."""
+        if self.exit_code is not None and self._stderr_reader is not None:
+            self._stderr_reader.join(timeout=2.0)  # it exited: its last words are on their way
         notes = []
         if self.garbage:
             notes.append("it wrote text that is not JSON-RPC to stdout: " + " | ".join(self.garbage))
