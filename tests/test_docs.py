@@ -9,7 +9,9 @@ Conventions in the Markdown (an HTML comment on the line just before a fence):
   replies: text, or dicts with ``tool_calls``), consumed in order by the whole
   block, and all of them must be consumed;
   ``by_task``: ``{"text in the task": [replies...]}``, for concurrent runs whose
-  order is not fixed; ``stdin``: what the block reads from standard input.
+  order is not fixed; ``stdin``: what the block reads from standard input;
+  ``"cwd": "repo"``: the block runs in the repository's root folder (to start a
+  server of the test suite, ``tests/mcp_servers/...``), not in an empty one.
 * ``<!-- output -->`` before a ```` ```text ```` block: the exact standard
   output of the Python blocks just before it (since the previous output block).
 * ``<!-- file: NAME -->``: the block is written to the file NAME in the working
@@ -188,6 +190,8 @@ def test_python_blocks_run(page, monkeypatch, capsys):
             continue
         before = {name: id(value) for name, value in namespace.items()}
         monkeypatch.setattr(sys, "stdin", io.StringIO(block.options.get("stdin", "")))
+        if block.options.get("cwd") == "repo":
+            monkeypatch.chdir(ROOT)
         try:
             with scripted_model(block.options, monkeypatch):
                 exec(compile(block.code, block.where, "exec"), namespace)

@@ -12,6 +12,7 @@ Exit codes: 0 the run ended ``ok``; 1 any other status or an error;
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from vero import __version__
@@ -96,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "models (docs/recovery.md); off: no recovery at all (default: the general mechanisms only)")
     group.add_argument("-q", "--quiet", action="store_true", help="do not print the agent's steps")
     group.add_argument("--debug", action="store_true", help="debug logging and full tracebacks (also DEBUG=1)")
+    mcp = common.add_argument_group("MCP servers (their tools are added to the agent's; docs/mcp.md)")
+    mcp.add_argument("--mcp", metavar="CMD", action="append", default=[],
+                     help='a server to start, as one string: --mcp "npx -y @modelcontextprotocol/server-filesystem '
+                     '/some/dir"; or a Streamable HTTP URL (repeatable)')
+    mcp.add_argument("--mcp-config", metavar="FILE",
+                     help='the servers of a JSON file: {"mcpServers": {NAME: {"command", "args", "env"} | '
+                     '{"url", "headers"}}}')
 
     chat = commands.add_parser("chat", parents=[common], help="chat with an agent (interactive, multi-turn)",
                                description="Chat with an agent. Type /help inside for the commands; bye to leave.")
@@ -173,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args, debug: bool) -> int:
     """Run the chosen command; each way it can fail is one short message and an exit code."""
     try:
-        return args.func(args)
+        with contextlib.ExitStack() as args.exit_stack:  # the --mcp servers stop when the command ends
+            return args.func(args)
     except KeyboardInterrupt:
         say("\nInterrupted.", file=sys.stderr)
         return 130
@@ -192,6 +201,15 @@ def run_command(args, debug: bool) -> int:
 
 
 
+def with_mcp_tools(args, tools: list):
+    """``tools`` and the tools of the ``--mcp`` / ``--mcp-config`` servers, which stop when the command ends."""
+    if not (args.mcp or args.mcp_config):
+        return tools
+    from vero.tool.mcp import servers_from_cli  # here: only a command with MCP servers loads the client
+
+    return servers_from_cli(args, tools, args.exit_stack)
+
+
 # --------------------------------------------------------------------------- vero run
 
 
@@ -199,7 +217,7 @@ def cmd_run(args) -> int:
     task = read_task(args.task)
     if not task.strip():
         raise CliError("the task is empty: give it as an argument (vero run \"What is 2+2?\"), or pipe it in with -")
-    tools = parse_tools(args.tools)
+    tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     agent = make_agent(args.agent, llm, tools, args)
     if args.tools is not None and tools and not agent.uses_tools:
@@ -233,7 +251,7 @@ def read_task(task: str) -> str:
 
 
 def cmd_chat(args) -> int:
-    tools = parse_tools(args.tools)
+    tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     repl = Repl(args, llm, tools)
     warning = check_endpoint(llm) if sys.stdin is not None else None  # closed stdin: nothing will be sent

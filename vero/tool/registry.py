@@ -298,6 +298,12 @@ class ToolRegistry:
         self._schemas = self._description = None
         return new
 
+    def remove(self, name: str) -> Tool | None:
+        """Take a tool out (an MCP server's tool the server no longer offers); returns it, or None."""
+        removed = self._tools.pop(name, None)
+        self._schemas = self._description = None
+        return removed
+
     def only(self, names: Iterable[str]) -> ToolRegistry:
         """A registry with just these of its tools (unknown names are skipped) and the same default timeout."""
         return ToolRegistry([self._tools[n] for n in names if n in self._tools], self.default_timeout)

@@ -1,0 +1,107 @@
+"""An MCP server written by hand (no SDK), for the faults an SDK server would not make.
+
+``python tests/mcp_servers/raw_server.py MODE``; the modes:
+
+- ``garbage``: prints a line that is not JSON-RPC before each answer (a stray ``print``);
+- ``only-garbage``: answers ``initialize`` with text that is not JSON-RPC, and exits;
+- ``silent``: reads everything and never answers (not even ``initialize``);
+- ``old-version``: answers ``initialize`` with a protocol version nobody speaks;
+- ``pages``: gives its three tools one per page of ``tools/list``;
+- ``endless``: gives a new page of ``tools/list`` forever;
+- ``asks``: during a call, sends the client a ``ping`` and a ``sampling/createMessage`` request,
+  and answers with what the client replied;
+- ``rpc-error``: answers every ``tools/call`` with a JSON-RPC error.
+
+Every call is answered with its arguments as text; ``record`` answers with the server's environment
+variable named by ``name``; ``quit`` ends the server (exit code 3) in the middle of the call; ``hang`` is
+never answered; ``heard`` answers with the notifications the server got, as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+TOOLS = [
+    {"name": "echo", "description": "Echo the arguments.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+     "annotations": {"readOnlyHint": True}},
+    {"name": "files.read", "description": "A name with a dot.", "inputSchema": {"type": "object"}},
+    {"name": "record", "description": "An environment variable of the server.",
+     "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
+    {"name": "quit", "description": "The server exits during the call.", "inputSchema": {"type": "object"}},
+    {"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}},
+    {"name": "heard", "description": "The notifications heard so far.", "inputSchema": {"type": "object"}},
+]
+HEARD: list = []
+
+
+def send(message: dict) -> None:
+    if MODE == "garbage":
+        print("a stray print() of the server", flush=True)
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def receive() -> dict | None:
+    line = sys.stdin.readline()
+    return json.loads(line) if line else None
+
+
+def answer(request: dict) -> None:
+    method, params, rid = request.get("method"), request.get("params") or {}, request.get("id")
+    if method == "initialize":
+        if MODE == "only-garbage":
+            print("Server listening on port 8080", flush=True)
+            sys.exit(1)
+        version = "1999-01-01" if MODE == "old-version" else params["protocolVersion"]
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "protocolVersion": version, "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "raw", "version": "1"}}})
+    elif method == "tools/list":
+        if MODE == "pages":
+            page = int(params.get("cursor") or 0)
+            result = {"tools": TOOLS[page:page + 1]}
+            if page + 1 < len(TOOLS):
+                result["nextCursor"] = str(page + 1)
+        elif MODE == "endless":
+            page = int(params.get("cursor") or 0)
+            result = {"tools": [{"name": f"tool{page}", "inputSchema": {"type": "object"}}],
+                      "nextCursor": str(page + 1)}
+        else:
+            result = {"tools": TOOLS}
+        send({"jsonrpc": "2.0", "id": rid, "result": result})
+    elif method == "tools/call":
+        if MODE == "rpc-error":
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "Unknown tool: nope"}})
+            return
+        if params["name"] == "quit":
+            sys.exit(3)
+        if params["name"] == "hang":
+            return
+        arguments = params.get("arguments") or {}
+        text = json.dumps(arguments, sort_keys=True)
+        if params["name"] == "heard":
+            text = json.dumps(HEARD)
+        if params["name"] == "record":
+            text = str(os.environ.get(arguments.get("name", ""), "(not set)"))
+        if MODE == "asks":
+            send({"jsonrpc": "2.0", "id": "p1", "method": "ping"})
+            send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {}})
+            replies = [receive(), receive()]
+            text = json.dumps([{k: r[k] for k in ("id", "result", "error") if k in r} for r in replies if r])
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}]}})
+    elif rid is not None:
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"no method {method}"}})
+
+
+while True:
+    message = receive()
+    if message is None:
+        break
+    if "method" in message and "id" not in message:
+        HEARD.append(message)
+    if MODE != "silent" and "method" in message:
+        answer(message)
