@@ -349,10 +349,8 @@ class Tool:
     """A function plus the JSON schema that tells a model how to call it.
 
     ``timeout`` is in seconds; ``None`` means "use the registry's default" and
-    ``math.inf`` means "no limit".  ``auto_correct=False`` keeps an agent from running a failed call
-    again with arguments it corrected itself (the name the error suggests, the id an earlier result
-    gave: see ``vero.core.corrections``); set it for a tool that changes something rather than looks
-    it up.  ``read_only=True`` says the tool only looks things up and changes nothing (a calculator,
+    ``math.inf`` means "no limit".  ``auto_correct`` is still accepted for old scripts and changes
+    nothing: vero no longer corrects a failed call's arguments itself.  ``read_only=True`` says the tool only looks things up and changes nothing (a calculator,
     a clock, a search); unmarked tools are taken to change things, and vero never runs one with
     arguments the model did not write (docs/tools.md, "Safety").  Re-wrapping a tool keeps its
     ``timeout``, ``auto_correct`` and ``read_only`` unless they are given again.
