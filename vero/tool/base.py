@@ -350,9 +350,10 @@ class Tool:
 
     ``timeout`` is in seconds; ``None`` means "use the registry's default" and
     ``math.inf`` means "no limit".  ``auto_correct`` is still accepted for old scripts and changes
-    nothing: vero no longer corrects a failed call's arguments itself.  ``read_only=True`` says the tool only looks things up and changes nothing (a calculator,
-    a clock, a search); unmarked tools are taken to change things, and vero never runs one with
-    arguments the model did not write (docs/tools.md, "Safety").  Re-wrapping a tool keeps its
+    nothing: vero no longer corrects a failed call's arguments itself.  ``read_only=True`` says the
+    tool only looks things up and changes nothing (a calculator, a clock, a search); unmarked tools
+    are taken to change things, and vero never runs one with arguments the model did not write
+    (docs/tools.md, "Safety").  Re-wrapping a tool keeps its
     ``timeout``, ``auto_correct`` and ``read_only`` unless they are given again.
     Calling the tool calls the function directly, so decorated functions keep
     working as functions.
