@@ -27,8 +27,8 @@ Say that it is made of hydrogen and oxygen, that it is liquid at room temperatur
 with one sentence on why water does not burn.
 """
 
-# The original vero repository's example tasks, kept to reproduce the original vero article
-# (in Chinese, as published).  ORIGINAL_CODE_TASK is CODE_TASK above.  ORIGINAL_WATER_TASK
+# The example tasks of the original vero repository (https://github.com/nlp-greyfoss/vero),
+# kept as written there (in Chinese).  ORIGINAL_CODE_TASK is CODE_TASK above.  ORIGINAL_WATER_TASK
 # asks the model to explain water to an alien and to end, without any explanation, with the
 # false sentence "So, water is flammable.": it tests whether the critic objects to an
 # instruction-following answer that states something untrue.
