@@ -58,7 +58,7 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
         return None
     if body.startswith("<") and not body.startswith((_OPEN, _FUNCTION)):  # a template's tags around the call
         body = strip_template_tags(body)
-    snippets = _tagged(body) if body.startswith(_OPEN) else [_unfenced(body)]
+    snippets = [_single_braces(s) for s in (_tagged(body) if body.startswith(_OPEN) else [_unfenced(body)])]
     calls: list[ToolCall] = []
     for snippet in snippets:
         found = None if snippet is None else _calls_in_snippet(snippet, names)
@@ -79,6 +79,14 @@ def _unfenced(body: str) -> str | None:
     newline = inner.find("\n", 0, end)
     tag = inner[:newline].strip() if newline >= 0 else ""
     return (inner[newline + 1 : end] if tag.isalnum() or not tag else inner[:end]).strip()
+
+
+def _single_braces(snippet: str | None) -> str | None:
+    """A JSON call with a template's escaped (doubled) outer braces, as the model copied them, with
+    single ones: so it is also compared as written when the agents check for a quoted call."""
+    if snippet is not None and snippet.startswith("{{") and snippet.endswith("}}"):
+        return snippet[1:-1]
+    return snippet
 
 
 def _tagged(body: str) -> list[str | None]:
@@ -108,8 +116,6 @@ def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
         return [call] if call is not None else []
     if snippet[:1] not in ("{", "["):
         return []
-    if snippet.startswith("{{") and snippet.endswith("}}"):  # a template's escaped braces, copied
-        snippet = snippet[1:-1]
     calls: list[ToolCall] = []
     position = 0
     while position < len(snippet):
