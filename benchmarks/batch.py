@@ -64,8 +64,10 @@ def respond(body: dict) -> str:
     done = [int(u.split(":", 1)[1]) for u in users if u.startswith("Observation:")]
     total = done[-1] if done else number
     if len(done) < steps:
-        return (f"Thought: the total is {total}; add {len(done) + 1}.\n"
-                f'Action: add\nAction Input: {{"a": {total}, "b": {len(done) + 1}}}')
+        return (
+            f"Thought: the total is {total}; add {len(done) + 1}.\n"
+            f'Action: add\nAction Input: {{"a": {total}, "b": {len(done) + 1}}}'
+        )
     return f"Thought: I now know the final answer\nFinal Answer: {total}"
 
 
@@ -87,8 +89,12 @@ class _Discard(list):
 
 class ServerProcess:
     def __init__(self, latency: float):
-        self.proc = subprocess.Popen([sys.executable, __file__, "--serve", str(latency)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(latency)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         self.base_url = self.proc.stdout.readline().strip()
         if not self.base_url.startswith("http"):
             raise RuntimeError("the mock server process did not start")
@@ -117,8 +123,9 @@ def bare_react(client, system: str, task: str) -> str:
     """A hand-written ReAct loop on the bare SDK, sending what ReActAgent sends."""
     messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     while True:
-        response = client.chat.completions.create(model=MODEL, messages=messages, stop=["Observation:"],
-                                                  temperature=0.7)
+        response = client.chat.completions.create(
+            model=MODEL, messages=messages, stop=["Observation:"], temperature=0.7
+        )
         text = response.choices[0].message.content
         final = _FINAL.search(text)
         if final:
@@ -186,8 +193,9 @@ def main() -> int:
     contestants = {
         "bare SDK threads": lambda url: timed(run_bare, tasks, answers, url, workers=args.workers),
         "run_many, shared ChatOpenAI": lambda url: timed(run_vero, tasks, answers, url, workers=args.workers),
-        "run_many, ChatOpenAI per agent": lambda url: timed(run_vero, tasks, answers, url, workers=args.workers,
-                                                            shared=False),
+        "run_many, ChatOpenAI per agent": lambda url: timed(
+            run_vero, tasks, answers, url, workers=args.workers, shared=False
+        ),
     }
     rates: dict[str, list[float]] = {name: [] for name in contestants}
     with ServerProcess(0.0) as srv:
@@ -212,8 +220,12 @@ def main() -> int:
             for _ in range(args.repeats):
                 vero_runs.append(timed(run_vero, subset, expected, srv.base_url, workers=workers))
                 bare_runs.append(timed(run_bare, subset, expected, srv.base_url, workers=workers))
-            scaling[workers] = {"tasks": count, "calls": 2 * count, "tasks_per_s": median(vero_runs),
-                                "bare_tasks_per_s": median(bare_runs)}
+            scaling[workers] = {
+                "tasks": count,
+                "calls": 2 * count,
+                "tasks_per_s": median(vero_runs),
+                "bare_tasks_per_s": median(bare_runs),
+            }
     one, bare_one = scaling[1]["tasks_per_s"], scaling[1]["bare_tasks_per_s"]
     for workers, entry in scaling.items():
         entry["efficiency"] = entry["tasks_per_s"] / (workers * one)
@@ -222,31 +234,49 @@ def main() -> int:
 
     result = {
         "machine": machine(),
-        "zero_latency": {"tasks": args.tasks, "calls_per_task": steps + 1, "workers": args.workers,
-                         "tasks_per_s": {k: round(v, 1) for k, v in zero.items()},
-                         "ratio_shared_to_bare": round(ratio, 3),
-                         "ratio_per_agent_to_bare": round(zero["run_many, ChatOpenAI per agent"] / bare, 3),
-                         "target": TARGET_THROUGHPUT_RATIO, "pass": ratio >= TARGET_THROUGHPUT_RATIO},
-        "latency_scaling": {"latency_s": args.latency, "calls_per_task": 2,
-                            "by_workers": {w: {k: round(v, 3) for k, v in e.items()} for w, e in scaling.items()},
-                            "efficiency_at_16": round(top, 3), "target": TARGET_EFFICIENCY,
-                            "pass": top >= TARGET_EFFICIENCY},
+        "zero_latency": {
+            "tasks": args.tasks,
+            "calls_per_task": steps + 1,
+            "workers": args.workers,
+            "tasks_per_s": {k: round(v, 1) for k, v in zero.items()},
+            "ratio_shared_to_bare": round(ratio, 3),
+            "ratio_per_agent_to_bare": round(zero["run_many, ChatOpenAI per agent"] / bare, 3),
+            "target": TARGET_THROUGHPUT_RATIO,
+            "pass": ratio >= TARGET_THROUGHPUT_RATIO,
+        },
+        "latency_scaling": {
+            "latency_s": args.latency,
+            "calls_per_task": 2,
+            "by_workers": {w: {k: round(v, 3) for k, v in e.items()} for w, e in scaling.items()},
+            "efficiency_at_16": round(top, 3),
+            "target": TARGET_EFFICIENCY,
+            "pass": top >= TARGET_EFFICIENCY,
+        },
     }
     if args.json:
         dump_json(result)
     else:
         print(f"machine: {machine_line(result['machine'])}; mock server in a separate process\n")
-        print(f"1. zero latency: {args.tasks} ReAct tasks x {steps + 1} calls, {args.workers} workers, "
-              f"median of {args.repeats}")
+        print(
+            f"1. zero latency: {args.tasks} ReAct tasks x {steps + 1} calls, {args.workers} workers, "
+            f"median of {args.repeats}"
+        )
         print_table(["contestant", "tasks/s", "x bare"], [[n, v, v / bare] for n, v in zero.items()])
-        print(f"run_many (shared ChatOpenAI) / bare threads: {ratio:.3f}  "
-              f"(target >= {TARGET_THROUGHPUT_RATIO})  {verdict(ratio >= TARGET_THROUGHPUT_RATIO)}\n")
+        print(
+            f"run_many (shared ChatOpenAI) / bare threads: {ratio:.3f}  "
+            f"(target >= {TARGET_THROUGHPUT_RATIO})  {verdict(ratio >= TARGET_THROUGHPUT_RATIO)}\n"
+        )
         print(f"2. {args.latency * 1000:.0f} ms server latency: run_many (shared ChatOpenAI), 2 calls per task")
-        print_table(["workers", "tasks", "tasks/s", "efficiency", "bare SDK tasks/s", "bare efficiency"],
-                    [[w, e["tasks"], e["tasks_per_s"], e["efficiency"], e["bare_tasks_per_s"], e["bare_efficiency"]]
-                     for w, e in scaling.items()])
-        print(f"efficiency at 16 workers: {top:.3f}  (target >= {TARGET_EFFICIENCY})  "
-              f"{verdict(top >= TARGET_EFFICIENCY)}")
+        print_table(
+            ["workers", "tasks", "tasks/s", "efficiency", "bare SDK tasks/s", "bare efficiency"],
+            [
+                [w, e["tasks"], e["tasks_per_s"], e["efficiency"], e["bare_tasks_per_s"], e["bare_efficiency"]]
+                for w, e in scaling.items()
+            ],
+        )
+        print(
+            f"efficiency at 16 workers: {top:.3f}  (target >= {TARGET_EFFICIENCY})  {verdict(top >= TARGET_EFFICIENCY)}"
+        )
     return 0 if result["zero_latency"]["pass"] and result["latency_scaling"]["pass"] else 1
 
 

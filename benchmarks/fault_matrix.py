@@ -25,8 +25,17 @@ for path in (ROOT, os.path.join(ROOT, "tests")):
     if path not in sys.path:  # `python benchmarks/fault_matrix.py` from a clean clone
         sys.path.insert(0, path)
 
-CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE", "TIMEOUT",
-               "MAX_RETRIES", "DEBUG", "TAVILY_API_KEY", "BOCHA_API_KEY")
+CONFIG_VARS = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MODEL_NAME",
+    "TEMPERATURE",
+    "TIMEOUT",
+    "MAX_RETRIES",
+    "DEBUG",
+    "TAVILY_API_KEY",
+    "BOCHA_API_KEY",
+)
 
 
 @contextlib.contextmanager
@@ -109,8 +118,15 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         results = run_row(row)
         survived = sum(ok for ok, _ in results.values())
-        table.append((row.name, ",".join(row.agents), f"{survived}/{len(results)}", outcome_text(results),
-                      survived == len(results)))
+        table.append(
+            (
+                row.name,
+                ",".join(row.agents),
+                f"{survived}/{len(results)}",
+                outcome_text(results),
+                survived == len(results),
+            )
+        )
         if not args.markdown:
             print(f"  ran {row.name} ({survived}/{len(results)})", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
@@ -133,8 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     survived_runs = sum(int(r[2].split("/")[0]) for r in table)
     bad_rows = [r[0] for r in table if not r[4]]
     print()
-    print(f"{len(table)} faults, {runs} agent runs, {survived_runs} survived, "
-          f"{len(table) - len(bad_rows)}/{len(table)} rows fully survived, in {elapsed:.1f} s.")
+    print(
+        f"{len(table)} faults, {runs} agent runs, {survived_runs} survived, "
+        f"{len(table) - len(bad_rows)}/{len(table)} rows fully survived, in {elapsed:.1f} s."
+    )
     if bad_rows:
         print("Not survived: " + ", ".join(bad_rows))
     return 0 if not bad_rows else 1

@@ -42,8 +42,12 @@ def multiply(a: float, b: float) -> float:
 
 
 def react_run() -> Callable[[], Any]:
-    llm = ScriptedLLM(['Thought: multiply\nAction: multiply\nAction Input: {"a": 46, "b": 28}',
-                       "Thought: I now know the final answer\nFinal Answer: 1288"])
+    llm = ScriptedLLM(
+        [
+            'Thought: multiply\nAction: multiply\nAction Input: {"a": 46, "b": 28}',
+            "Thought: I now know the final answer\nFinal Answer: 1288",
+        ]
+    )
     agent = ReActAgent("count", llm, tools=[multiply], verbose=False)
     return lambda: agent.run("What is 46 times 28?")
 

@@ -142,9 +142,14 @@ def run_python(source: str, timeout: float) -> tuple[bool, str]:
         path = os.path.join(folder, "program.py")
         with open(path, "w", encoding="utf-8") as f:
             f.write(source)
-        proc = subprocess.Popen([sys.executable, "-I", "-c", _LAUNCHER, path], cwd=folder,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-c", _LAUNCHER, path],
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             output, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -171,8 +176,9 @@ def run_hidden_tests(problem: dict, code: str, timeout: float = HIDDEN_TIMEOUT) 
     """
     token = secrets.token_hex(16)
     program = build_program(problem, code)
-    ok, output = run_python(f"{program}\n\n{problem['test']}\n\ncheck({problem['entry_point']})\nprint({token!r})\n",
-                            timeout)
+    ok, output = run_python(
+        f"{program}\n\n{problem['test']}\n\ncheck({problem['entry_point']})\nprint({token!r})\n", timeout
+    )
     passed = ok and token in output
     return passed, output.replace(token, "").rstrip() if passed else output
 
@@ -195,8 +201,9 @@ def parse_asserts(text: str, entry_point: str, limit: int = OWN_TESTS_MAX) -> li
 
 
 # An example in prose: ``f(x) == y``, ``f(x) ==> y``, ``f(x) ➞ y``, ``f(x) returns y``, ``f(x) should return y``...
-_EXAMPLE_LINK = re.compile(r"\s*(?:==>|=>|==|=|➞|->|→|:|returns?|should (?:return|be)|will (?:return|be)|gives?)\s*",
-                           re.IGNORECASE)
+_EXAMPLE_LINK = re.compile(
+    r"\s*(?:==>|=>|==|=|➞|->|→|:|returns?|should (?:return|be)|will (?:return|be)|gives?)\s*", re.IGNORECASE
+)
 
 
 def stated_examples(prompt: str, entry_point: str) -> list[str]:
@@ -230,11 +237,11 @@ def _prose_examples(line: str, entry_point: str) -> list[tuple[str, str]]:
     pairs = []
     for match in re.finditer(rf"\b{re.escape(entry_point)}\(", line):
         for end in (i for i, char in enumerate(line) if char == ")" and i > match.start()):
-            call = line[match.start(): end + 1]
+            call = line[match.start() : end + 1]
             if _parses(call):
                 link = _EXAMPLE_LINK.match(line, end + 1)
                 if link:
-                    pairs.append((call, line[link.end():]))
+                    pairs.append((call, line[link.end() :]))
                 break
     return pairs
 
@@ -277,9 +284,13 @@ def _is_literal_check(source: str, entry_point: str) -> bool:
         node = ast.parse(source.strip(), mode="eval").body
     except SyntaxError:
         return False
-    return (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
-            and _is_literal_call(ast.unparse(node.left), entry_point)
-            and _literal_prefix(ast.unparse(node.comparators[0])) is not None)
+    return (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], ast.Eq)
+        and _is_literal_call(ast.unparse(node.left), entry_point)
+        and _literal_prefix(ast.unparse(node.comparators[0])) is not None
+    )
 
 
 def _is_literal_call(source: str, entry_point: str) -> bool:
@@ -298,7 +309,7 @@ def _is_literal_call(source: str, entry_point: str) -> bool:
     return True
 
 
-_SELF_TEST_RUNNER = '''
+_SELF_TEST_RUNNER = """
 
 def _vero_run_tests(tests):
     import ast, json
@@ -322,7 +333,7 @@ def _vero_run_tests(tests):
 
 
 _vero_run_tests(TESTS)
-'''
+"""
 
 
 class SelfTestEvaluator:
@@ -368,9 +379,9 @@ class SelfTestEvaluator:
         marker = output.rfind("@@vero-self-tests@@")
         if marker < 0:
             return False, 0.0, f"The code does not run:\n{output.strip()[-1500:]}"
-        outcomes = json.loads(output[marker + len("@@vero-self-tests@@"):].strip())
+        outcomes = json.loads(output[marker + len("@@vero-self-tests@@") :].strip())
         stated = list(zip(self.stated, outcomes))
-        own = list(zip(self.tests, outcomes[len(self.stated):]))
+        own = list(zip(self.tests, outcomes[len(self.stated) :]))
         return weigh(stated, own), score(stated, own), feedback(stated, own)
 
 
@@ -400,8 +411,10 @@ def feedback(stated: list[tuple[str, str | None]], own: list[tuple[str, str | No
     if stated:
         text += f"Examples stated in the task (correct by definition):\n{listed(stated)}\n\n"
     if own:
-        text += ("Tests written by the model (a test's expected value can itself be wrong: if it contradicts "
-                 f"the task, keep the code and ignore the test):\n{listed(own)}")
+        text += (
+            "Tests written by the model (a test's expected value can itself be wrong: if it contradicts "
+            f"the task, keep the code and ignore the test):\n{listed(own)}"
+        )
     return text.strip()
 
 
@@ -410,8 +423,9 @@ class PlainAgent(Agent):
     """The baseline: one model call, the same first request as the other agents' first draft."""
 
     def solve(self, task: str, **kwargs) -> str:
-        return self.call_llm([Message.system(self.with_history(self.system_prompt or CODER_SYSTEM)),
-                              Message.user(task)]).text
+        return self.call_llm(
+            [Message.system(self.with_history(self.system_prompt or CODER_SYSTEM)), Message.user(task)]
+        ).text
 
 
 def agent_factory(kind: str, llm, problems_by_task: dict[str, dict], attempts: int = 3):
@@ -425,14 +439,16 @@ def agent_factory(kind: str, llm, problems_by_task: dict[str, dict], attempts: i
     if kind == "reflection":
         from vero.agents import BasicReflectionAgent
 
-        return lambda: BasicReflectionAgent("humaneval-reflection", llm, system_prompt=CODER_SYSTEM,
-                                            max_turns=attempts, verbose=False)
+        return lambda: BasicReflectionAgent(
+            "humaneval-reflection", llm, system_prompt=CODER_SYSTEM, max_turns=attempts, verbose=False
+        )
     if kind == "reflexion":
         from vero.agents import ReflexionAgent
 
         def make_reflexion():
-            agent = ReflexionAgent("humaneval-reflexion", llm, system_prompt=CODER_SYSTEM, max_turns=attempts,
-                                   verbose=False)
+            agent = ReflexionAgent(
+                "humaneval-reflexion", llm, system_prompt=CODER_SYSTEM, max_turns=attempts, verbose=False
+            )
             agent.evaluator = SelfTestEvaluator(agent, problems_by_task)
             return agent
 
@@ -440,8 +456,16 @@ def agent_factory(kind: str, llm, problems_by_task: dict[str, dict], attempts: i
     raise ValueError(f"unknown agent {kind!r}; expected one of {', '.join(AGENTS)}")
 
 
-def evaluate(agent_kind: str, llm, problems: list[dict], workers: int = 4, *, attempts: int = 3,
-             timeout: float = HIDDEN_TIMEOUT, progress: bool = False) -> tuple[list[dict], dict]:
+def evaluate(
+    agent_kind: str,
+    llm,
+    problems: list[dict],
+    workers: int = 4,
+    *,
+    attempts: int = 3,
+    timeout: float = HIDDEN_TIMEOUT,
+    progress: bool = False,
+) -> tuple[list[dict], dict]:
     """Run the agent on every problem, then score each final answer with the hidden tests.
 
     Returns (one record per problem, the summary).
@@ -457,24 +481,29 @@ def evaluate(agent_kind: str, llm, problems: list[dict], workers: int = 4, *, at
     records = []
     for problem, result, code, (passed, output) in zip(problems, results, codes, scores):
         own = result.steps_of("own_tests")
-        records.append({
-            "task_id": problem["task_id"],
-            "agent": agent_kind,
-            "passed": passed,
-            "status": result.status,
-            "llm_calls": result.llm_calls,
-            "prompt_tokens": result.usage.get("prompt_tokens", 0),
-            "completion_tokens": result.usage.get("completion_tokens", 0),
-            "cached_tokens": result.usage.get("cached_tokens", 0),
-            "attempts": len(result.steps_of("attempt")) or len(result.steps_of("revision")) + 1,
-            "own_tests": own[0].data.get("count") if own else None,
-            "elapsed_s": round(result.elapsed_s, 3),
-            "completion": code,
-            "hidden_test_output": "" if passed else output[-1000:],
-            "trace": [{"kind": str(s.kind), "content": s.content[:3000], "score": s.data.get("score")}
-                      for s in result.steps if s.depth == 0],
-            "error": f"{type(result.error).__name__}: {result.error}" if result.error else None,
-        })
+        records.append(
+            {
+                "task_id": problem["task_id"],
+                "agent": agent_kind,
+                "passed": passed,
+                "status": result.status,
+                "llm_calls": result.llm_calls,
+                "prompt_tokens": result.usage.get("prompt_tokens", 0),
+                "completion_tokens": result.usage.get("completion_tokens", 0),
+                "cached_tokens": result.usage.get("cached_tokens", 0),
+                "attempts": len(result.steps_of("attempt")) or len(result.steps_of("revision")) + 1,
+                "own_tests": own[0].data.get("count") if own else None,
+                "elapsed_s": round(result.elapsed_s, 3),
+                "completion": code,
+                "hidden_test_output": "" if passed else output[-1000:],
+                "trace": [
+                    {"kind": str(s.kind), "content": s.content[:3000], "score": s.data.get("score")}
+                    for s in result.steps
+                    if s.depth == 0
+                ],
+                "error": f"{type(result.error).__name__}: {result.error}" if result.error else None,
+            }
+        )
     count = max(len(records), 1)
     summary = {
         "agent": agent_kind,
@@ -514,8 +543,9 @@ def main() -> int:
         llm = ChatOpenAI(model_name=args.model, base_url=args.base_url, temperature=args.temperature)
     except LLMConfigError as exc:
         raise SystemExit(str(exc)) from None
-    records, summary = evaluate(args.agent, llm, problems, args.workers, attempts=args.attempts,
-                                timeout=args.timeout, progress=True)
+    records, summary = evaluate(
+        args.agent, llm, problems, args.workers, attempts=args.attempts, timeout=args.timeout, progress=True
+    )
     summary["model"] = llm.model_name
     out = args.out or f"humaneval-{args.agent}.jsonl"
     with open(out, "w", encoding="utf-8") as f:
@@ -524,14 +554,20 @@ def main() -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        print(f"HumanEval, agent={args.agent}, model={summary['model']}, {summary['problems']} problems, "
-              f"{args.workers} workers")
+        print(
+            f"HumanEval, agent={args.agent}, model={summary['model']}, {summary['problems']} problems, "
+            f"{args.workers} workers"
+        )
         print(f"pass@1: {summary['pass@1']:.1%} ({summary['passed']}/{summary['problems']})")
-        print(f"per problem: {summary['llm_calls_per_problem']:.2f} model calls, "
-              f"{summary['prompt_tokens_per_problem']:.0f} prompt + "
-              f"{summary['completion_tokens_per_problem']:.0f} completion tokens")
-        print(f"wall time: {summary['wall_s']:.1f} s (agents {summary['agent_wall_s']:.1f} s); "
-              f"failed runs: {summary['failed_runs']}; per-problem results: {out}")
+        print(
+            f"per problem: {summary['llm_calls_per_problem']:.2f} model calls, "
+            f"{summary['prompt_tokens_per_problem']:.0f} prompt + "
+            f"{summary['completion_tokens_per_problem']:.0f} completion tokens"
+        )
+        print(
+            f"wall time: {summary['wall_s']:.1f} s (agents {summary['agent_wall_s']:.1f} s); "
+            f"failed runs: {summary['failed_runs']}; per-problem results: {out}"
+        )
     return 0
 
 

@@ -96,8 +96,10 @@ def running_total(step: int) -> int:
 def react_reply(step: int, steps: int = STEPS) -> str:
     """The text-protocol reply when `step` observations have come back."""
     if step < steps:
-        return (f"Thought: the total so far is {running_total(step)}; add {step + 1}.\n"
-                f'Action: add\nAction Input: {{"a": {running_total(step)}, "b": {step + 1}}}')
+        return (
+            f"Thought: the total so far is {running_total(step)}; add {step + 1}.\n"
+            f'Action: add\nAction Input: {{"a": {running_total(step)}, "b": {step + 1}}}'
+        )
     return f"Thought: I now know the final answer\nFinal Answer: {running_total(steps)}"
 
 
@@ -128,8 +130,13 @@ def respond(body: dict):
         version = _version(users[-1], "## Response\n")
         if version >= 3:
             return '{"thinking": "Correct.", "is_sufficient": true, "feedback": ""}'
-        return json.dumps({"thinking": "Not yet.", "is_sufficient": False,
-                           "feedback": f"Draft v{version} lacks the proof that each number is prime."})
+        return json.dumps(
+            {
+                "thinking": "Not yet.",
+                "is_sufficient": False,
+                "feedback": f"Draft v{version} lacks the proof that each number is prime.",
+            }
+        )
     if "Revise your previous response" in system:
         version = _version(system, "## Previous Response\n") + 1
         return f"Draft v{version}: 2, 3 and 5; each has no divisor but 1 and itself."
@@ -163,9 +170,20 @@ def bare_sdk_loop(client, task: str = TASKS["native"]) -> str:
         message = response.choices[0].message
         if not message.tool_calls:
             return message.content
-        messages.append({"role": "assistant", "content": message.content, "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.function.name, "arguments": c.function.arguments}}
-            for c in message.tool_calls]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": message.content,
+                "tool_calls": [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.function.name, "arguments": c.function.arguments},
+                    }
+                    for c in message.tool_calls
+                ],
+            }
+        )
         for call in message.tool_calls:
             result = add.func(**json.loads(call.function.arguments))
             messages.append({"role": "tool", "tool_call_id": call.id, "content": str(result)})
@@ -233,8 +251,9 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
         from vero.agents import ToolCallingAgent
 
         model = llm()
-        return lambda: ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2,
-                                        verbose=False).run(TASKS["native"])
+        return lambda: ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2, verbose=False).run(
+            TASKS["native"]
+        )
 
     def tool_calling_stream():
         from vero.agents import ToolCallingAgent
@@ -245,6 +264,7 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
             agent = ToolCallingAgent("tc", model, tools=[add], max_turns=STEPS + 2, verbose=False)
             *_, finished = agent.stream(TASKS["native"], deltas=deltas)  # every event taken; the last: RunFinished
             return finished.result.answer
+
         return watched
 
     def tool_calling_stream_deltas():
@@ -265,6 +285,7 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
                 return agent.run(TASKS["native"])
             finally:
                 agent.close()
+
         return traced
 
     def react():
@@ -283,8 +304,9 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
         from vero.agents import ReflexionAgent
 
         model = llm()
-        return lambda: ReflexionAgent("reflexion", model, tools=[add], verbose=False,
-                                      **REFLEXION_OPTIONS).run(TASKS["reflexion"])
+        return lambda: ReflexionAgent("reflexion", model, tools=[add], verbose=False, **REFLEXION_OPTIONS).run(
+            TASKS["reflexion"]
+        )
 
     def bare():
         sdk = client()
@@ -311,12 +333,16 @@ def make_contestants(base_url: str, names: list[str] | None = None) -> dict:
 
 REFLEXION_OPTIONS: dict = {"max_attempts": 2}
 EXPECTED_ANSWERS = {
-    "bare-sdk": "The total is 55.", "ToolCallingAgent": "The total is 55.", "ReActAgent": "55",
-    "ToolCallingAgent (stream)": "The total is 55.", "ToolCallingAgent (stream, deltas)": "The total is 55.",
+    "bare-sdk": "The total is 55.",
+    "ToolCallingAgent": "The total is 55.",
+    "ReActAgent": "55",
+    "ToolCallingAgent (stream)": "The total is 55.",
+    "ToolCallingAgent (stream, deltas)": "The total is 55.",
     "ToolCallingAgent (trace)": "The total is 55.",
     "BasicReflectionAgent": "Draft v3: 2, 3 and 5; each has no divisor but 1 and itself.",
     "ReflexionAgent": "Final answer 6 (attempt 2)",
-    "ChatOpenAI (ref)": "The total is 55.", "raw http.client (ref)": "The total is 55.",
+    "ChatOpenAI (ref)": "The total is 55.",
+    "raw http.client (ref)": "The total is 55.",
 }
 REFERENCES = ("ChatOpenAI (ref)", "raw http.client (ref)")
 SAME_REQUESTS_TARGET = ("ToolCallingAgent (stream, deltas)",)  # judged against the SDK sending its (streamed) requests
@@ -337,11 +363,16 @@ def run_once(srv: MockOpenAIServer, fn) -> dict:
     answer = fn()
     wall = time.perf_counter() - started
     calls = settle(srv) - first
-    server = sum(srv.handler_seconds[first:first + calls])
-    return {"answer": answer, "calls": calls, "wall_s": wall, "server_s": server,
-            "client_ms_per_call": (wall - server) * 1000 / max(calls, 1),
-            "request_bytes": sum(r.raw_bytes for r in srv.request_log[first:first + calls]),
-            "bodies": srv.requests[-calls:] if calls else []}
+    server = sum(srv.handler_seconds[first : first + calls])
+    return {
+        "answer": answer,
+        "calls": calls,
+        "wall_s": wall,
+        "server_s": server,
+        "client_ms_per_call": (wall - server) * 1000 / max(calls, 1),
+        "request_bytes": sum(r.raw_bytes for r in srv.request_log[first : first + calls]),
+        "bodies": srv.requests[-calls:] if calls else [],
+    }
 
 
 def prompt_economy(srv: MockOpenAIServer, contestants: dict) -> dict:
@@ -354,14 +385,22 @@ def prompt_economy(srv: MockOpenAIServer, contestants: dict) -> dict:
     base = len(system.encode()) + len(TASKS["react"].encode())
     steps = [len(react_reply(i).encode()) + len(str(running_total(i + 1)).encode()) for i in range(STEPS)]
     minimum = sum(base + sum(steps[:call]) for call in range(len(bodies)))
-    return {"calls": len(bodies), "sent_bytes": sent, "minimum_bytes": minimum, "ratio": sent / minimum,
-            "system_prompt_bytes": len(system.encode())}
+    return {
+        "calls": len(bodies),
+        "sent_bytes": sent,
+        "minimum_bytes": minimum,
+        "ratio": sent / minimum,
+        "system_prompt_bytes": len(system.encode()),
+    }
 
 
 def child_rss(base_url: str, name: str, runs: int) -> float:
     """Peak RSS of a fresh process that runs only `name`."""
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", name, "--base-url", base_url,
-                           "--rounds", str(runs)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child", name, "--base-url", base_url, "--rounds", str(runs)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode:
         raise RuntimeError(f"child {name} failed: {proc.stderr[-1500:]}")
     return json.loads(proc.stdout)["peak_rss_mb"]
@@ -376,6 +415,7 @@ def child_main(name: str, base_url: str, runs: int) -> None:
 
 def sdk_replay(client, bodies: list[dict]):
     """The bare SDK sending exactly the requests an agent sent (its same-exchange baseline)."""
+
     def replay() -> None:
         for body in bodies:
             if body.get("stream"):  # a streamed request: read every chunk, as an agent does
@@ -383,6 +423,7 @@ def sdk_replay(client, bodies: list[dict]):
                     pass
             else:
                 client.chat.completions.create(**body).choices[0].message  # noqa: B018 (reads the reply, as an agent does)
+
     return replay
 
 
@@ -427,8 +468,9 @@ def main() -> int:
 
     def paired(name: str, baseline: str) -> float:
         """Median over rounds of name / baseline measured in the same round (robust to load drift)."""
-        return median([a["client_ms_per_call"] / b["client_ms_per_call"]
-                       for a, b in zip(samples[name], samples[baseline])])
+        return median(
+            [a["client_ms_per_call"] / b["client_ms_per_call"] for a, b in zip(samples[name], samples[baseline])]
+        )
 
     rows, report = [], {}
     for name in [n for n in contestants if not n.startswith("sdk-replay")]:
@@ -449,26 +491,60 @@ def main() -> int:
         }
         if name in agents:
             entry["pass"] = (same if name in SAME_REQUESTS_TARGET else ratio) <= TARGET_RATIO
-        rows.append([name, runs[0]["calls"], ms(name), ratio, ms(replay) if replay else "", same or "",
-                     runs[0]["request_bytes"], rss[name], verdict(entry["pass"]) if name in agents else ""])
+        rows.append(
+            [
+                name,
+                runs[0]["calls"],
+                ms(name),
+                ratio,
+                ms(replay) if replay else "",
+                same or "",
+                runs[0]["request_bytes"],
+                rss[name],
+                verdict(entry["pass"]) if name in agents else "",
+            ]
+        )
     if economy:
         economy["pass"] = economy["ratio"] <= TARGET_ECONOMY
-    result = {"machine": machine(), "rounds": args.rounds, "warmup": args.warmup, "target_ratio": TARGET_RATIO,
-              "contestants": report, "react_prompt_economy": economy, "target_economy": TARGET_ECONOMY}
+    result = {
+        "machine": machine(),
+        "rounds": args.rounds,
+        "warmup": args.warmup,
+        "target_ratio": TARGET_RATIO,
+        "contestants": report,
+        "react_prompt_economy": economy,
+        "target_economy": TARGET_ECONOMY,
+    }
     if args.json:
         dump_json(result)
     else:
         print(f"machine: {machine_line(result['machine'])}")
-        print(f"{args.rounds} interleaved rounds after {args.warmup} warm-up; ms/call = (run wall time - server "
-              f"handler time) / calls, median over rounds.\n'x bare' (the target, <= {TARGET_RATIO}) and "
-              "'x sdk same' are medians of per-round ratios; 'sdk same' replays the agent's exact requests "
-              "through the bare SDK.\n")
-        print_table(["contestant", "calls", "ms/call", "x bare", "sdk same ms", "x sdk same", "req bytes/run",
-                     "peak RSS MB", "target"], rows)
+        print(
+            f"{args.rounds} interleaved rounds after {args.warmup} warm-up; ms/call = (run wall time - server "
+            f"handler time) / calls, median over rounds.\n'x bare' (the target, <= {TARGET_RATIO}) and "
+            "'x sdk same' are medians of per-round ratios; 'sdk same' replays the agent's exact requests "
+            "through the bare SDK.\n"
+        )
+        print_table(
+            [
+                "contestant",
+                "calls",
+                "ms/call",
+                "x bare",
+                "sdk same ms",
+                "x sdk same",
+                "req bytes/run",
+                "peak RSS MB",
+                "target",
+            ],
+            rows,
+        )
         if economy:
-            print(f"\nReAct prompt economy ({economy['calls']} calls): {economy['sent_bytes']} content bytes sent, "
-                  f"minimum {economy['minimum_bytes']}: {economy['ratio']:.3f}x  "
-                  f"(target <= {TARGET_ECONOMY})  {verdict(economy['pass'])}")
+            print(
+                f"\nReAct prompt economy ({economy['calls']} calls): {economy['sent_bytes']} content bytes sent, "
+                f"minimum {economy['minimum_bytes']}: {economy['ratio']:.3f}x  "
+                f"(target <= {TARGET_ECONOMY})  {verdict(economy['pass'])}"
+            )
     passed = all(r.get("pass", True) for r in report.values()) and (economy is None or economy["pass"])
     return 0 if passed else 1
 

@@ -57,14 +57,20 @@ SHAPES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
     "text calls: <tool_call> repeated, unclosed": (calls, lambda n: pad("<tool_call>{", n)),
     "text calls: fence, closed": (calls, lambda n: f"```json\n{CALL.format(pad('x', n))}\n```"),
     "text calls: fence repeated, unclosed": (calls, lambda n: pad("```json\n{", n)),
-    "text calls: <function=>, closed": (calls, lambda n: f"<function=echo><parameter=text>{pad('x', n)}"
-                                                         "</parameter></function>"),
+    "text calls: <function=>, closed": (
+        calls,
+        lambda n: f"<function=echo><parameter=text>{pad('x', n)}</parameter></function>",
+    ),
     "text calls: <function=> repeated, unclosed": (calls, lambda n: pad("<function=echo>", n)),
     "text calls: <parameter=> repeated, unclosed": (calls, lambda n: "<function=echo>" + pad("<parameter=a>", n)),
-    "react: action, closed": (react, lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "'
-                              + pad("x", n) + '"}'),
-    "react: action input, unclosed": (react, lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "'
-                                      + pad("x", n)),
+    "react: action, closed": (
+        react,
+        lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "' + pad("x", n) + '"}',
+    ),
+    "react: action input, unclosed": (
+        react,
+        lambda n: 'Thought: go\nAction: echo\nAction Input: {"text": "' + pad("x", n),
+    ),
     "react: labels repeated": (react, lambda n: pad("**Action:** echo\n", n)),
     "react: spaces after a label": (react, lambda n: "Thought" + pad(" ", n) + "x"),
     "react: final answer": (react, lambda n: "Final Answer: " + pad("word ", n)),
@@ -116,8 +122,11 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=3.0, help="largest per-KB time / smallest, at most")
     args = parser.parse_args()
     sizes = [int(s) * 1024 for s in args.sizes.split(",")]
-    print(f"{'parser and shape':48}" + "".join(f"{s // 1024:>9} KB" for s in sizes)
-          + "  raw ratio  relative ratio  (CPU us per KB)")
+    print(
+        f"{'parser and shape':48}"
+        + "".join(f"{s // 1024:>9} KB" for s in sizes)
+        + "  raw ratio  relative ratio  (CPU us per KB)"
+    )
     failed = []
     for name, (parse, shape) in SHAPES.items():
         texts = [shape(size) for size in sizes]
@@ -126,8 +135,11 @@ def main() -> int:
         ratio = (times[-1] / scale[-1]) / (times[0] / scale[0])
         ok = ratio <= args.limit
         failed += [] if ok else [name]
-        print(f"{name:48}" + "".join(f"{t:12.1f}" for t in times)
-              + f"  {times[-1] / times[0]:9.2f}  {ratio:14.2f}  {'ok' if ok else 'SLOW'}")
+        print(
+            f"{name:48}"
+            + "".join(f"{t:12.1f}" for t in times)
+            + f"  {times[-1] / times[0]:9.2f}  {ratio:14.2f}  {'ok' if ok else 'SLOW'}"
+        )
     if failed:
         print(f"\nper-KB time grew more than {args.limit}x: {', '.join(failed)}")
     return 1 if failed else 0

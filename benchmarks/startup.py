@@ -35,8 +35,9 @@ def _env() -> dict:
 
 def importtime(code: str = "import vero") -> tuple[float, list[tuple[str, float, float]]]:
     """One run: (cumulative ms of the `vero` line, [(module, self ms, cumulative ms)])."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
-                          capture_output=True, text=True, env=_env(), cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, env=_env(), cwd=ROOT
+    )
     if proc.returncode:
         raise SystemExit(f"`{code}` failed:\n{proc.stderr[-2000:]}")
     modules, total = [], None
@@ -90,10 +91,10 @@ def main() -> int:
     help_ms = min(wall_ms(command) for _ in range(args.runs))
     python_ms = min(wall_ms([sys.executable, "-c", "pass"]) for _ in range(args.runs))
     import_wall_ms = min(wall_ms([sys.executable, "-c", "import vero"]) for _ in range(args.runs))
-    after_import = {code: heavy_modules_after(code) for code in
-                    ("import vero", "import vero.agents, vero.batch, vero.testing")}
-    after_client = heavy_modules_after(
-        "import vero\nvero.ChatOpenAI(api_key='k', base_url='http://127.0.0.1:9/v1')")
+    after_import = {
+        code: heavy_modules_after(code) for code in ("import vero", "import vero.agents, vero.batch, vero.testing")
+    }
+    after_client = heavy_modules_after("import vero\nvero.ChatOpenAI(api_key='k', base_url='http://127.0.0.1:9/v1')")
     lazy_ok = not any(m.split(".")[0] == "openai" for mods in after_import.values() for m in mods)
     slowest = sorted((m for m in modules if m[0].startswith("vero")), key=lambda m: -m[1])[:5]
     slowest_ext = sorted((m for m in modules if not m[0].startswith("vero")), key=lambda m: -m[2])[:5]
@@ -115,15 +116,21 @@ def main() -> int:
         dump_json(result)
     else:
         print(f"machine: {machine_line(result['machine'])}   (best of {args.runs} runs)")
-        print(f"python -X importtime -c 'import vero': {import_ms:6.1f} ms  "
-              f"(target < {IMPORT_TARGET_MS:.0f})  {verdict(import_ms < IMPORT_TARGET_MS)}")
-        print(f"{result['help_command']}: {help_ms:6.1f} ms wall  (target < {HELP_TARGET_MS:.0f}; "
-              f"`python -c pass`: {python_ms:.1f} ms, `python -c 'import vero'`: {import_wall_ms:.1f} ms)  "
-              f"{verdict(help_ms < HELP_TARGET_MS)}")
+        print(
+            f"python -X importtime -c 'import vero': {import_ms:6.1f} ms  "
+            f"(target < {IMPORT_TARGET_MS:.0f})  {verdict(import_ms < IMPORT_TARGET_MS)}"
+        )
+        print(
+            f"{result['help_command']}: {help_ms:6.1f} ms wall  (target < {HELP_TARGET_MS:.0f}; "
+            f"`python -c pass`: {python_ms:.1f} ms, `python -c 'import vero'`: {import_wall_ms:.1f} ms)  "
+            f"{verdict(help_ms < HELP_TARGET_MS)}"
+        )
         for code, mods in after_import.items():
             print(f"after `{code}`: heavy modules loaded: {', '.join(mods) or 'none'}")
-        print(f"openai not imported by `import vero`: {verdict(lazy_ok)}; "
-              f"imported once a ChatOpenAI is created: {result['openai_imported_by_ChatOpenAI']}")
+        print(
+            f"openai not imported by `import vero`: {verdict(lazy_ok)}; "
+            f"imported once a ChatOpenAI is created: {result['openai_imported_by_ChatOpenAI']}"
+        )
         print("largest self times inside vero: " + ", ".join(f"{n} {s:.1f} ms" for n, s, _ in slowest))
         print("largest other imports (cumulative): " + ", ".join(f"{n} {c:.1f} ms" for n, _, c in slowest_ext))
     return 0 if all(result["pass"].values()) else 1

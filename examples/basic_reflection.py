@@ -49,10 +49,16 @@ ORIGINAL_WATER_TASK = """请向一个外星人解释什么是‘水’。
 只输出解释的内容,不要输出任何开头和结尾的废话。
 """
 
-TASKS = {"code": CODE_TASK, "explain": EXPLAIN_TASK,
-         "original-code": ORIGINAL_CODE_TASK, "original-water": ORIGINAL_WATER_TASK}
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+TASKS = {
+    "code": CODE_TASK,
+    "explain": EXPLAIN_TASK,
+    "original-code": ORIGINAL_CODE_TASK,
+    "original-water": ORIGINAL_WATER_TASK,
+}
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
 
 
 def main(names: list[str]) -> int:

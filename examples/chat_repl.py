@@ -12,8 +12,10 @@ from vero import ChatOpenAI, LLMConfigError
 from vero.agents import ToolCallingAgent
 from vero.tool.builtin import calculator, current_time
 
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
 
 
 def main() -> int:

@@ -17,8 +17,10 @@ from vero.agents import ReActAgent
 from vero.tool import ToolOutcome
 from vero.tool.builtin import calculator, python_exec
 
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
 
 
 class SelfConsistencyAgent(Agent):
@@ -27,8 +29,11 @@ class SelfConsistencyAgent(Agent):
     default_max_turns = 5  # samples
 
     def solve(self, task: str, **kwargs):
-        prompt = [Message.system("Think briefly, then give only the final answer on the last line."),
-                  *self.history_messages(), Message.user(task)]
+        prompt = [
+            Message.system("Think briefly, then give only the final answer on the last line."),
+            *self.history_messages(),
+            Message.user(task),
+        ]
         answers = []
         for _ in self.turns():
             reply = self.call_llm(prompt, temperature=1.0)
@@ -65,8 +70,9 @@ if __name__ == "__main__":
         sys.exit(2)
     # verbose (the default): each agent prints its steps, its final answer, status and time
     voter = SelfConsistencyAgent("voter", llm, max_turns=5)
-    voter.run("A bat and a ball cost $1.10 in total. The bat costs $1.00 more than the ball. "
-              "How much does the ball cost?")
+    voter.run(
+        "A bat and a ball cost $1.10 in total. The bat costs $1.00 more than the ball. How much does the ball cost?"
+    )
 
     careful = CarefulReActAgent("careful", llm, tools=[calculator, python_exec], max_turns=5)
     careful.run("What is the 30th Fibonacci number?")

@@ -18,8 +18,10 @@ from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import ToolCallingAgent
 from vero.tool.mcp import MCPError, MCPServer
 
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
 TASK = "Which text files are in the folder, and what is the first line of the longest one?"
 
 

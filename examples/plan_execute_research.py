@@ -13,10 +13,14 @@ from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import PlanExecuteAgent
 from vero.tool.builtin import calculator, web_search
 
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
-TASK = ("Find the heights of the three tallest buildings in the world, "
-        "then compute their average height in metres and in feet.")
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
+TASK = (
+    "Find the heights of the three tallest buildings in the world, "
+    "then compute their average height in metres and in feet."
+)
 
 
 def ask(plan):
@@ -31,7 +35,8 @@ if __name__ == "__main__":
     except LLMConfigError:
         print(NO_MODEL, file=sys.stderr)
         sys.exit(2)
-    agent = PlanExecuteAgent("researcher", llm, tools=[web_search, calculator],
-                             approve=ask if "--approve" in sys.argv else None, max_steps=8)
+    agent = PlanExecuteAgent(
+        "researcher", llm, tools=[web_search, calculator], approve=ask if "--approve" in sys.argv else None, max_steps=8
+    )
     agent.run(TASK)  # verbose: prints the plan, each step, the answer and its status (ok, rejected, max_turns, failed)
     sys.exit(1 if agent.last_result.status == Status.FAILED else 0)

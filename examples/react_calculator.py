@@ -13,8 +13,10 @@ from vero import ChatOpenAI, LLMConfigError, Status, StepKind
 from vero.agents import ReActAgent
 from vero.tool.builtin import calculator
 
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
 
 
 if __name__ == "__main__":

@@ -19,16 +19,27 @@ from pathlib import Path
 from vero import ChatOpenAI, LLMConfigError, Status, StepKind
 from vero.agents import ReflexionAgent
 
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
 
 TASK = """Write a Python function is_valid_ipv4(address: str) -> bool that returns True only for a
 dotted-quad IPv4 address such as "192.168.0.1". Output only the code in a ```python block."""
 
 CASES = [
-    ("192.168.0.1", True), ("0.0.0.0", True), ("255.255.255.255", True),
-    ("256.1.1.1", False), ("1.2.3", False), ("1.2.3.4.5", False), ("01.2.3.4", False),
-    ("a.b.c.d", False), ("", False), (" 1.2.3.4", False), ("1..3.4", False), ("+1.2.3.4", False),
+    ("192.168.0.1", True),
+    ("0.0.0.0", True),
+    ("255.255.255.255", True),
+    ("256.1.1.1", False),
+    ("1.2.3", False),
+    ("1.2.3.4.5", False),
+    ("01.2.3.4", False),
+    ("a.b.c.d", False),
+    ("", False),
+    (" 1.2.3.4", False),
+    ("1..3.4", False),
+    ("+1.2.3.4", False),
 ]
 
 TEST_SCRIPT = """
@@ -58,8 +69,9 @@ def run_unit_tests(task: str, answer: str) -> tuple[bool, float, str]:
         Path(folder, "solution.py").write_text(extract_code(answer), encoding="utf-8")
         Path(folder, "run_tests.py").write_text(TEST_SCRIPT.format(cases=CASES), encoding="utf-8")
         try:
-            done = subprocess.run([sys.executable, "run_tests.py"], cwd=folder, capture_output=True,
-                                  text=True, timeout=10)
+            done = subprocess.run(
+                [sys.executable, "run_tests.py"], cwd=folder, capture_output=True, text=True, timeout=10
+            )
         except subprocess.TimeoutExpired:
             return False, 0, "The tests timed out after 10 s (an infinite loop?)."
     if done.returncode != 0:  # the code did not even import

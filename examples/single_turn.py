@@ -11,8 +11,10 @@ from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.tool.builtin import calculator, web_search
 
-NO_MODEL = ("No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
-            "for a local server, in the environment or .env.  (`vero demo` runs without a model.)")
+NO_MODEL = (
+    "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"
+    "for a local server, in the environment or .env.  (`vero demo` runs without a model.)"
+)
 TOOLS = [calculator, web_search]
 TASKS = {
     "reflection": (BasicReflectionAgent, "Explain in three sentences why the sky is blue."),

@@ -4,8 +4,19 @@ import pytest
 
 import vero.config
 
-_CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE", "TIMEOUT",
-                "MAX_RETRIES", "MAX_TOKENS", "DEBUG", "TAVILY_API_KEY", "BOCHA_API_KEY", "VERO_PYTHON_SANDBOX")
+_CONFIG_VARS = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MODEL_NAME",
+    "TEMPERATURE",
+    "TIMEOUT",
+    "MAX_RETRIES",
+    "MAX_TOKENS",
+    "DEBUG",
+    "TAVILY_API_KEY",
+    "BOCHA_API_KEY",
+    "VERO_PYTHON_SANDBOX",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -34,8 +34,15 @@ def reset_mock_server(server: MockOpenAIServer) -> None:
         server._routes.clear()
         server._completions = 0
         server._call_ids = fresh._call_ids
-        for name in (*_OPTIONS, "requests", "request_log", "handler_seconds", "sleep_seconds",
-                     "connections_accepted", "errors"):
+        for name in (
+            *_OPTIONS,
+            "requests",
+            "request_log",
+            "handler_seconds",
+            "sleep_seconds",
+            "connections_accepted",
+            "errors",
+        ):
             setattr(server, name, getattr(fresh, name))
 
 

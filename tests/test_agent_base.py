@@ -73,7 +73,11 @@ def test_history_gets_task_and_answer_and_is_shared_across_runs():
     agent.run("first")
     agent.run("second")
     assert [(m.role, m.content) for m in agent.history] == [
-        ("user", "first"), ("assistant", "one"), ("user", "second"), ("assistant", "two")]
+        ("user", "first"),
+        ("assistant", "one"),
+        ("user", "second"),
+        ("assistant", "two"),
+    ]
 
 
 def test_llm_error_ends_run_failed_with_error_and_keeps_history():
@@ -132,7 +136,7 @@ def test_ask_json_gives_up_after_bounded_retries():
 def test_parse_json_object_variants():
     assert parse_json_object('{"a": 1}') == {"a": 1}
     assert parse_json_object("Sure! ```json\n{'a': 1,}\n```") == {"a": 1}
-    assert parse_json_object("<think>{\"no\": 1}</think>{\"a\": 2}") == {"a": 2}
+    assert parse_json_object('<think>{"no": 1}</think>{"a": 2}') == {"a": 2}
     assert parse_json_object('Here: {"a": [1, 2]} done') == {"a": [1, 2]}
     for bad in ["", "just prose", "[1, 2]"]:
         with pytest.raises(ValueError):

@@ -39,8 +39,9 @@ def test_the_critic_sees_the_task_and_the_draft():
 
 
 def test_rejected_draft_is_revised_with_the_feedback_then_accepted():
-    agent, llm = make(["def f(): pass", critique(False, "Add a docstring."),
-                       'def f():\n    """Doc."""', critique(True)])
+    agent, llm = make(
+        ["def f(): pass", critique(False, "Add a docstring."), 'def f():\n    """Doc."""', critique(True)]
+    )
     assert agent.run("write f") == 'def f():\n    """Doc."""'
     assert agent.last_result.status == OK and llm.calls == 4
     assert kinds(agent) == ["draft", "critique", "revision", "critique"]
@@ -89,8 +90,14 @@ def test_unusable_critic_output_respects_json_retries():
 
 
 def test_string_booleans_are_read_as_booleans():
-    agent, llm = make(["v1", '{"is_sufficient": "false", "feedback": "fix it"}', "v2",
-                       "```json\n{'is_sufficient': 'true', 'feedback': '',}\n```"])
+    agent, llm = make(
+        [
+            "v1",
+            '{"is_sufficient": "false", "feedback": "fix it"}',
+            "v2",
+            "```json\n{'is_sufficient': 'true', 'feedback': '',}\n```",
+        ]
+    )
     assert agent.run("task") == "v2"
     assert agent.last_result.status == OK and llm.calls == 4
     assert [s.data["is_sufficient"] for s in agent.last_result.steps_of("critique")] == [False, True]
@@ -151,15 +158,20 @@ def test_history_is_shared_across_runs_and_reaches_the_prompts():
     agent.run("My name is Alice.")
     agent.run("What is my name?")
     assert [m.content for m in agent.history] == [
-        "My name is Alice.", "Alice", "What is my name?", "Your name is Alice."]
+        "My name is Alice.",
+        "Alice",
+        "What is my name?",
+        "Your name is Alice.",
+    ]
     second_generate, second_critique = llm.requests[2].messages[0]["content"], llm.requests[3].messages[0]["content"]
     assert "User: My name is Alice.\nAssistant: Alice" in second_generate
     assert "User: My name is Alice." in second_critique
 
 
 def test_system_prompt_replaces_the_generator_prompt_verbatim():
-    agent, llm = make(["ok", critique(True), "ok again", critique(True)],
-                      system_prompt="You are terse. Literal {braces} stay.")
+    agent, llm = make(
+        ["ok", critique(True), "ok again", critique(True)], system_prompt="You are terse. Literal {braces} stay."
+    )
     agent.run("task")
     assert llm.requests[0].messages[0]["content"] == "You are terse. Literal {braces} stay."
     agent.run("next task")
@@ -187,8 +199,7 @@ def test_a_subclass_can_override_a_prompt():
 
 def test_token_budget_returns_the_latest_draft():
     usage = {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": 50}
-    replies = [{"content": c, "usage": usage} for c in
-               ["v1", critique(False, "no"), "v2", critique(False, "no"), "v3"]]
+    replies = [{"content": c, "usage": usage} for c in ["v1", critique(False, "no"), "v2", critique(False, "no"), "v3"]]
     agent, llm = make(replies, max_tokens_per_run=170)
     assert agent.run("task") == "v2"  # 50, 100, 150, 200 > 170: the critique of v2 crossed the budget
     assert agent.last_result.status == MAX_TOKENS and llm.calls == 4

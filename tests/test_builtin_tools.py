@@ -274,14 +274,38 @@ class FakeSearchHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
         if self.path == "/tavily":
-            self._reply(200, json.dumps({"results": [
-                {"title": "Tavily One", "url": "https://one.example", "content": "first snippet"},
-                {"title": "Tavily Two", "url": "https://two.example", "content": "second\nsnippet"},
-            ]}))
+            self._reply(
+                200,
+                json.dumps(
+                    {
+                        "results": [
+                            {"title": "Tavily One", "url": "https://one.example", "content": "first snippet"},
+                            {"title": "Tavily Two", "url": "https://two.example", "content": "second\nsnippet"},
+                        ]
+                    }
+                ),
+            )
         elif self.path == "/bocha":
-            self._reply(200, json.dumps({"code": 200, "data": {"webPages": {"value": [
-                {"name": "博查结果", "url": "https://bocha.example", "snippet": "short", "summary": "中文摘要"},
-            ]}}}))
+            self._reply(
+                200,
+                json.dumps(
+                    {
+                        "code": 200,
+                        "data": {
+                            "webPages": {
+                                "value": [
+                                    {
+                                        "name": "博查结果",
+                                        "url": "https://bocha.example",
+                                        "snippet": "short",
+                                        "summary": "中文摘要",
+                                    },
+                                ]
+                            }
+                        },
+                    }
+                ),
+            )
         else:
             self._reply(500, '{"error": "internal"}')
 
@@ -328,10 +352,7 @@ def test_web_search_uses_tavily_when_its_key_is_set(tools, fake_search):
     fake_search(tavily="tvly-SECRET-123", bocha="bocha-SECRET")
     out = tools.run("web_search", {"query": "python", "max_results": 2}).output
     assert out == (
-        "1. Tavily One — https://one.example\n"
-        "   first snippet\n"
-        "2. Tavily Two — https://two.example\n"
-        "   second snippet"
+        "1. Tavily One — https://one.example\n   first snippet\n2. Tavily Two — https://two.example\n   second snippet"
     )
     [request] = FakeSearchHandler.requests
     assert request["path"] == "/tavily"
@@ -417,8 +438,12 @@ def test_current_time_is_iso_with_timezone(tools):
 
 
 def test_builtin_package_exports():
-    assert BUILTIN_TOOLS == {"calculator": calculator, "python": python_exec, "search": web_search,
-                             "time": current_time}
+    assert BUILTIN_TOOLS == {
+        "calculator": calculator,
+        "python": python_exec,
+        "search": web_search,
+        "time": current_time,
+    }
     assert all(isinstance(t, Tool) for t in BUILTIN_TOOLS.values())
     assert [t.name for t in BUILTIN_TOOLS.values()] == ["calculator", "python_exec", "web_search", "current_time"]
 
@@ -429,8 +454,10 @@ def test_buildin_alias_package_provides_the_original_names():
     for name in ("math_calculator", "google_search", "bocha_search", "duckduckgo_search"):
         assert isinstance(namespace[name], Tool) and namespace[name].name == name
     for name in ("calculator", "python_exec", "web_search", "current_time"):
-        assert namespace[name] is BUILTIN_TOOLS[{"python_exec": "python", "web_search": "search",
-                                                  "current_time": "time"}.get(name, name)]
+        assert (
+            namespace[name]
+            is BUILTIN_TOOLS[{"python_exec": "python", "web_search": "search", "current_time": "time"}.get(name, name)]
+        )
     assert namespace["math_calculator"]("2 * 21") == "42"
     registry = ToolRegistry([namespace["math_calculator"], namespace["duckduckgo_search"]])
     assert registry.names() == ["math_calculator", "duckduckgo_search"]

@@ -73,8 +73,9 @@ def test_streamed_reply_yields_deltas_in_order_and_keeps_the_message(server):
 
 
 def test_on_token_streams_and_returns_the_full_message(server):
-    server.enqueue({"content": "Hello there world",
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}})
+    server.enqueue(
+        {"content": "Hello there world", "usage": {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}}
+    )
     tokens = []
     llm = make_llm(server)
     reply = llm.generate([Message.user("hi")], on_token=tokens.append)
@@ -84,10 +85,15 @@ def test_on_token_streams_and_returns_the_full_message(server):
 
 
 def test_streamed_tool_calls_are_assembled(server):
-    server.enqueue({"content": "calling", "tool_calls": [
-        {"name": "add", "arguments": {"a": 10, "b": 20}, "id": "c1"},
-        {"name": "mul", "arguments": {"x": "long argument text " * 3}, "id": "c2"},
-    ]})
+    server.enqueue(
+        {
+            "content": "calling",
+            "tool_calls": [
+                {"name": "add", "arguments": {"a": 10, "b": 20}, "id": "c1"},
+                {"name": "mul", "arguments": {"x": "long argument text " * 3}, "id": "c2"},
+            ],
+        }
+    )
     tokens = []
     reply = make_llm(server).generate([Message.user("go")], on_token=tokens.append)
     assert [(c.id, c.name) for c in reply.tool_calls] == [("c1", "add"), ("c2", "mul")]
@@ -108,8 +114,10 @@ def test_think_tags_go_to_reasoning(server):
 
 
 def test_reasoning_content_field_goes_to_reasoning(server):
-    server.enqueue({"content": "42", "reasoning_content": "deep thought"},
-                   {"content": "43", "reasoning_content": "streamed deep thought"})
+    server.enqueue(
+        {"content": "42", "reasoning_content": "deep thought"},
+        {"content": "43", "reasoning_content": "streamed deep thought"},
+    )
     llm = make_llm(server)
     reply = llm.generate([Message.user("q")])
     assert reply.content == "42" and reply.reasoning == "deep thought"
@@ -171,8 +179,13 @@ def test_null_content_without_tool_calls_is_an_empty_message(server):
     assert reply.content == "" and reply.tool_calls is None
 
 
-@pytest.mark.parametrize("fault", [Fault.disconnect_mid_stream(after_chunks=2, content="partial answer here"),
-                                   Fault.malformed_chunk(content="some text")])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault.disconnect_mid_stream(after_chunks=2, content="partial answer here"),
+        Fault.malformed_chunk(content="some text"),
+    ],
+)
 def test_broken_stream_becomes_llm_call_error(server, fault):
     server.enqueue(fault)
     with pytest.raises(LLMCallError) as info:
@@ -207,12 +220,16 @@ def test_temperature_comes_from_the_settings_unless_given(server, monkeypatch):
     assert [r["temperature"] for r in server.requests] == [0.1, 0.9, 0.0]
 
 
-@pytest.mark.parametrize("body", [
-    {"choices": [None]},
-    {"choices": ["oops"]},
-    {"choices": [{"message": {"content": ["part"]}}]},
-    {"choices": [{"message": {"content": None, "tool_calls": [{"id": "c", "function": None}]}}]},
-], ids=["null-choice", "string-choice", "list-content", "null-function"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"choices": [None]},
+        {"choices": ["oops"]},
+        {"choices": [{"message": {"content": ["part"]}}]},
+        {"choices": [{"message": {"content": None, "tool_calls": [{"id": "c", "function": None}]}}]},
+    ],
+    ids=["null-choice", "string-choice", "list-content", "null-function"],
+)
 def test_malformed_200_bodies_become_llm_call_errors(server, body):
     server.enqueue({"raw": body})
     with pytest.raises(LLMCallError, match="malformed response"):

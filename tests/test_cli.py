@@ -28,8 +28,17 @@ from vero._mock_server import Fault
 from vero.testing import HTTPFault, MockOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE", "TIMEOUT",
-               "MAX_RETRIES", "DEBUG", "TAVILY_API_KEY", "BOCHA_API_KEY")
+CONFIG_VARS = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MODEL_NAME",
+    "TEMPERATURE",
+    "TIMEOUT",
+    "MAX_RETRIES",
+    "DEBUG",
+    "TAVILY_API_KEY",
+    "BOCHA_API_KEY",
+)
 
 
 @pytest.fixture
@@ -47,8 +56,16 @@ def cli_env(**extra) -> dict:
 
 def vero_process(*args, cwd, input=None, timeout=60, **env) -> subprocess.CompletedProcess:
     """``python -m vero ARGS`` as a real subprocess, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "vero", *args], cwd=cwd, input=input, env=cli_env(**env),
-                          capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "vero", *args],
+        cwd=cwd,
+        input=input,
+        env=cli_env(**env),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+    )
 
 
 def vero(*args, cwd, input=None, timeout=60, **env) -> subprocess.CompletedProcess:
@@ -120,18 +137,32 @@ def test_help_lists_the_commands(tmp_path):
     for command in ("chat", "run", "demo"):
         assert command in done.stdout
     run_help = vero_process("run", "--help", cwd=tmp_path)
-    for option in ("--agent", "--model", "--base-url", "--api-key", "--tools", "--max-turns", "--load",
-                   "--trace", "--quiet", "--debug", "--json"):
+    for option in (
+        "--agent",
+        "--model",
+        "--base-url",
+        "--api-key",
+        "--tools",
+        "--max-turns",
+        "--load",
+        "--trace",
+        "--quiet",
+        "--debug",
+        "--json",
+    ):
         assert option in run_help.stdout
     help_text = " ".join(run_help.stdout.split())  # argparse wraps the lines
-    assert ("--max-turns N the agent's loop budget: model calls that may use tools (chat, default 10), "
-            "Thought/Action turns (react, 10), critiques (reflection, 3), executed plan steps (plan, 20), "
-            "attempts (reflexion, 3)") in help_text
+    assert (
+        "--max-turns N the agent's loop budget: model calls that may use tools (chat, default 10), "
+        "Thought/Action turns (react, 10), critiques (reflection, 3), executed plan steps (plan, 20), "
+        "attempts (reflexion, 3)"
+    ) in help_text
 
 
 def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
-    code = ("import sys, vero.cli; "
-            "print('openai' in sys.modules, any(m.startswith('vero.agents.') for m in sys.modules))")
+    code = (
+        "import sys, vero.cli; print('openai' in sys.modules, any(m.startswith('vero.agents.') for m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
     assert done.stdout.split() == ["False", "False"]
 
@@ -141,8 +172,9 @@ def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
 
 def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
     srv.enqueue("Paris is the capital of France.")
-    done = vero_process("run", "What is the capital of France?", "--tools", "none", "--base-url", srv.base_url,
-                cwd=tmp_path)
+    done = vero_process(
+        "run", "What is the capital of France?", "--tools", "none", "--base-url", srv.base_url, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert "👤 User Input: What is the capital of France?" in done.stdout
     assert "🏁 Final Answer (ok): Paris is the capital of France." in done.stdout  # the library's footer
@@ -152,8 +184,7 @@ def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
 
 
 def test_run_quiet_hides_the_steps(srv, tmp_path):
-    srv.enqueue("Thought: multiply\nAction: calculator\nAction Input: {\"expression\": \"6*7\"}",
-                "Final Answer: 42")
+    srv.enqueue('Thought: multiply\nAction: calculator\nAction Input: {"expression": "6*7"}', "Final Answer: 42")
     done = vero("run", "6*7?", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Action" not in done.stdout and "User Input" not in done.stdout
@@ -161,10 +192,22 @@ def test_run_quiet_hides_the_steps(srv, tmp_path):
 
 
 def test_run_json_prints_only_the_run_result(srv, tmp_path):
-    srv.enqueue("Thought: I need the product.\nAction: calculator\nAction Input: {\"expression\": \"1299 * 85 / 100\"}",
-                "Final Answer: 1104.15")
-    done = vero("run", "1299 at 15% off?", "--agent", "react", "--tools", "calculator", "--json",
-                "--base-url", srv.base_url, cwd=tmp_path)
+    srv.enqueue(
+        'Thought: I need the product.\nAction: calculator\nAction Input: {"expression": "1299 * 85 / 100"}',
+        "Final Answer: 1104.15",
+    )
+    done = vero(
+        "run",
+        "1299 at 15% off?",
+        "--agent",
+        "react",
+        "--tools",
+        "calculator",
+        "--json",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)  # nothing but the JSON on stdout
     assert result["status"] == "ok" and result["answer"] == "1104.15"
@@ -184,8 +227,9 @@ def test_run_reads_the_task_from_stdin(srv, tmp_path):
 def test_run_with_a_non_ok_status_exits_1(srv, tmp_path):
     critique = json.dumps({"is_sufficient": False, "feedback": "Too vague."})
     srv.enqueue("A draft.", critique)
-    done = vero("run", "Explain water.", "--agent", "reflection", "--max-turns", "1",
-                "--base-url", srv.base_url, cwd=tmp_path)
+    done = vero(
+        "run", "Explain water.", "--agent", "reflection", "--max-turns", "1", "--base-url", srv.base_url, cwd=tmp_path
+    )
     assert done.returncode == 1
     assert "🧐 Final Answer (needs_review): A draft." in done.stdout
 
@@ -216,8 +260,9 @@ def test_api_error_is_one_line_without_traceback(tmp_path):
 def test_debug_shows_the_traceback_but_never_the_api_key(tmp_path):
     secret = "sk-very-secret-key-123"
     with MockOpenAIServer(responder=lambda body: HTTPFault(500)) as server:
-        done = vero_process("run", "hello", "--debug", "--api-key", secret, "--base-url", server.base_url,
-                    cwd=tmp_path, MAX_RETRIES="0")
+        done = vero_process(
+            "run", "hello", "--debug", "--api-key", secret, "--base-url", server.base_url, cwd=tmp_path, MAX_RETRIES="0"
+        )
         assert server.request_log[0].headers["authorization"] == f"Bearer {secret}"  # it was used
     assert done.returncode == 1
     assert "Traceback" in done.stderr and "LLMCallError" in done.stderr
@@ -245,8 +290,9 @@ def test_run_writes_a_trace_file(srv, tmp_path):
 
 def test_chat_keeps_the_conversation_and_streams(srv, tmp_path):
     srv.enqueue("Nice to meet you, Ada.", "Your name is Ada.")
-    done = vero_process("chat", "--base-url", srv.base_url, cwd=tmp_path,
-                input="My name is Ada.\nWhat is my name?\nbye\n")
+    done = vero_process(
+        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="My name is Ada.\nWhat is my name?\nbye\n"
+    )
     assert done.returncode == 0, done.stderr
     assert "Assistant: Nice to meet you, Ada." in done.stdout
     assert "Assistant: Your name is Ada." in done.stdout
@@ -266,9 +312,14 @@ def test_chat_ends_cleanly_at_end_of_input(srv, tmp_path):
 
 
 def test_chat_slash_commands(srv, tmp_path):
-    srv.enqueue({"content": "", "tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}}],
-                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}},
-                {"content": "It is 42.", "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23}})
+    srv.enqueue(
+        {
+            "content": "",
+            "tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        },
+        {"content": "It is 42.", "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23}},
+    )
     lines = ["/help", "/tools", "What is 6*7?", "/history", "/usage", "/nope", "/reset", "/history", "bye"]
     done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="\n".join(lines) + "\n")
     assert done.returncode == 0, done.stderr
@@ -278,7 +329,7 @@ def test_chat_slash_commands(srv, tmp_path):
     assert "- current_time:" in out
     assert "🔧 Action: calculator" in out and "👀 Observation: 42" in out  # verbose steps
     assert "Assistant: It is 42." in out
-    assert "user: What is 6*7?\n  🔧 calculator({\"expression\":\"6*7\"})\nassistant: It is 42." in out  # /history
+    assert 'user: What is 6*7?\n  🔧 calculator({"expression":"6*7"})\nassistant: It is 42.' in out  # /history
     assert "2 model calls, 38 tokens (30 prompt + 8 completion)" in out  # /usage
     assert "Unknown command /nope. Type /help for the list." in out
     assert "Conversation cleared." in out and "(no conversation yet)" in out  # /reset, then /history
@@ -293,24 +344,32 @@ def test_chat_verbose_off_hides_the_steps(srv, tmp_path):
 
 def test_chat_save_then_load_restores_the_conversation(srv, tmp_path):
     srv.enqueue("Noted: the code word is heron.")
-    first = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
-                 input="Remember the code word heron.\n/save conv.json\nbye\n")
+    first = vero(
+        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="Remember the code word heron.\n/save conv.json\nbye\n"
+    )
     assert "Saved 2 messages to conv.json." in first.stdout
     saved = json.loads((tmp_path / "conv.json").read_text())
-    assert [m["content"] for m in saved["history"]] == ["Remember the code word heron.",
-                                                        "Noted: the code word is heron."]
+    assert [m["content"] for m in saved["history"]] == [
+        "Remember the code word heron.",
+        "Noted: the code word is heron.",
+    ]
 
     srv.enqueue("The code word is heron.")
-    second = vero("chat", "--load", "conv.json", "--base-url", srv.base_url, cwd=tmp_path,
-                  input="What is the code word?\nbye\n")
+    second = vero(
+        "chat", "--load", "conv.json", "--base-url", srv.base_url, cwd=tmp_path, input="What is the code word?\nbye\n"
+    )
     assert second.returncode == 0
     assert "Loaded 2 messages from conv.json." in second.stdout
-    assert contents(srv.requests[-1])[1:] == ["Remember the code word heron.", "Noted: the code word is heron.",
-                                              "What is the code word?"]
+    assert contents(srv.requests[-1])[1:] == [
+        "Remember the code word heron.",
+        "Noted: the code word is heron.",
+        "What is the code word?",
+    ]
 
     srv.enqueue("Still heron.")
-    third = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
-                 input="/load conv.json\nAnd now?\n/load missing.json\nbye\n")
+    third = vero(
+        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="/load conv.json\nAnd now?\n/load missing.json\nbye\n"
+    )
     assert "Loaded 2 messages from conv.json." in third.stdout
     assert contents(srv.requests[-1])[1:3] == ["Remember the code word heron.", "Noted: the code word is heron."]
     assert "❌" in third.stdout and "missing.json" in third.stdout  # a bad file is one line, the session goes on
@@ -326,8 +385,14 @@ def test_chat_load_of_a_corrupt_file_exits_2(srv, tmp_path):
 
 def test_chat_survives_an_api_error(srv, tmp_path):
     srv.enqueue(HTTPFault(500), "Recovered.")
-    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, MAX_RETRIES="0",
-                input="first question\nsecond question\nbye\n")
+    done = vero(
+        "chat",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        MAX_RETRIES="0",
+        input="first question\nsecond question\nbye\n",
+    )
     assert done.returncode == 0
     failures = [line for line in done.stdout.splitlines() if "❌" in line]
     assert len(failures) == 1 and "model call failed (HTTP 500)" in failures[0]
@@ -338,8 +403,9 @@ def test_chat_survives_an_api_error(srv, tmp_path):
 
 def test_chat_switches_agent_and_keeps_history(srv, tmp_path):
     srv.enqueue("Hi Bob.", "Thought: I remember it.\nFinal Answer: Your name is Bob.")
-    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path,
-                input="I am Bob.\n/agent react\nWho am I?\n/agent\nbye\n")
+    done = vero(
+        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="I am Bob.\n/agent react\nWho am I?\n/agent\nbye\n"
+    )
     assert "Switched to ReActAgent; the conversation is kept." in done.stdout
     assert "Assistant: Your name is Bob." in done.stdout
     assert "Current agent: react (ReActAgent)" in done.stdout
@@ -352,8 +418,10 @@ def test_chat_agent_with_an_unknown_name_says_so_and_keeps_the_agent(srv, tmp_pa
     srv.enqueue("Hi.")
     done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="/agent bogus\nhello\nbye\n")
     assert done.returncode == 0, done.stderr
-    assert ("Unknown agent 'bogus'; choose one of chat, react, reflection, plan, reflexion, "
-            "or package.module:ClassName. Still using chat (ToolCallingAgent).") in done.stdout
+    assert (
+        "Unknown agent 'bogus'; choose one of chat, react, reflection, plan, reflexion, "
+        "or package.module:ClassName. Still using chat (ToolCallingAgent)."
+    ) in done.stdout
     assert "Switched" not in done.stdout and "Current agent" not in done.stdout
     assert "Assistant: Hi." in done.stdout
     assert srv.requests[0]["stream"] is True  # still the chat agent
@@ -371,17 +439,28 @@ def test_chat_plan_agent_asks_for_approval(srv, tmp_path):
 
 
 def test_chat_plan_approval_reads_as_a_question_and_its_answer(srv, tmp_path):
-    srv.enqueue(json.dumps({"steps": ["Say hi."]}),
-                json.dumps({"steps": ["Say hello in French."]}),
-                "Final Answer: Bonjour !",
-                json.dumps({"response": "Bonjour !"}))  # the replanner answers
-    done = vero("chat", "--agent", "plan", "--base-url", srv.base_url, cwd=tmp_path,
-                input="Greet me.\nin French please\ny\nbye\n")
+    srv.enqueue(
+        json.dumps({"steps": ["Say hi."]}),
+        json.dumps({"steps": ["Say hello in French."]}),
+        "Final Answer: Bonjour !",
+        json.dumps({"response": "Bonjour !"}),
+    )  # the replanner answers
+    done = vero(
+        "chat",
+        "--agent",
+        "plan",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="Greet me.\nin French please\ny\nbye\n",
+    )
     assert done.returncode == 0, done.stderr
     prompt = "Approve plan? [y]es / [n]o / or type feedback: "
-    assert (f"{prompt}in French please\n🔄 Sending your feedback to the planner for a new plan.\n"
-            "📋 Plan: 1. [ ] Say hello in French.\n"
-            f"{prompt}y\n✅ Plan approved; running it.\n▶️ Step started: [>] Say hello in French.") in done.stdout
+    assert (
+        f"{prompt}in French please\n🔄 Sending your feedback to the planner for a new plan.\n"
+        "📋 Plan: 1. [ ] Say hello in French.\n"
+        f"{prompt}y\n✅ Plan approved; running it.\n▶️ Step started: [>] Say hello in French."
+    ) in done.stdout
     assert "Approval" not in done.stdout and "True" not in done.stdout
     assert "Assistant: Bonjour !" in done.stdout
 
@@ -396,12 +475,22 @@ def test_chat_plan_approval_at_end_of_input_refuses_the_plan(srv, tmp_path):
 
 
 def test_chat_plan_feedback_then_approval_runs_the_plan(srv, tmp_path):
-    srv.enqueue(json.dumps({"steps": ["Say hi."]}),
-                json.dumps({"steps": ["Say hello in French."]}),
-                "Final Answer: Bonjour !",
-                json.dumps({"response": "Bonjour !"}))  # the replanner answers
-    done = vero("chat", "--agent", "plan", "-q", "--base-url", srv.base_url, cwd=tmp_path,
-                input="Greet me.\nin French please\ny\nbye\n")
+    srv.enqueue(
+        json.dumps({"steps": ["Say hi."]}),
+        json.dumps({"steps": ["Say hello in French."]}),
+        "Final Answer: Bonjour !",
+        json.dumps({"response": "Bonjour !"}),
+    )  # the replanner answers
+    done = vero(
+        "chat",
+        "--agent",
+        "plan",
+        "-q",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="Greet me.\nin French please\ny\nbye\n",
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("Approve plan?") == 2
     assert "1. [ ] Say hello in French." in done.stdout  # -q: the gate shows the plan itself
@@ -425,9 +514,16 @@ def _wait_for(predicate, timeout=15.0) -> None:
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
 def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigint_default):
     srv.enqueue(Fault.sleep(30, "too late"), "Fine, thanks.")
-    proc = subprocess.Popen([sys.executable, "-m", "vero", "chat", "--base-url", srv.base_url],
-                            cwd=tmp_path, env=cli_env(PYTHONUNBUFFERED="1"), text=True, encoding="utf-8",
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vero", "chat", "--base-url", srv.base_url],
+        cwd=tmp_path,
+        env=cli_env(PYTHONUNBUFFERED="1"),
+        text=True,
+        encoding="utf-8",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     out: list[str] = []
     threading.Thread(target=_read_into, args=(proc.stdout, out), daemon=True).start()
     try:
@@ -474,8 +570,16 @@ def test_demo_runs_every_agent_offline_and_exits_0(tmp_path):
 def test_every_example_compiles(tmp_path):
     examples = sorted((ROOT / "examples").glob("*.py"))
     names = {path.name for path in examples}
-    assert {"chat_repl.py", "single_turn.py", "custom_tool.py", "custom_agent.py", "basic_reflection.py",
-            "react_calculator.py", "plan_execute_research.py", "reflexion_coding.py"} <= names
+    assert {
+        "chat_repl.py",
+        "single_turn.py",
+        "custom_tool.py",
+        "custom_agent.py",
+        "basic_reflection.py",
+        "react_calculator.py",
+        "plan_execute_research.py",
+        "reflexion_coding.py",
+    } <= names
     for path in examples:
         py_compile.compile(str(path), doraise=True, cfile=str(tmp_path / (path.name + "c")))
 
@@ -488,7 +592,7 @@ def load_example(name: str):
     return module
 
 
-CALCULATE = "Thought: compute it\nAction: calculator\nAction Input: {\"expression\": \"6*7\"}"
+CALCULATE = 'Thought: compute it\nAction: calculator\nAction Input: {"expression": "6*7"}'
 
 CAREFUL_AT_END_OF_INPUT = """
 import sys
@@ -507,8 +611,16 @@ print("WARNING", agent.last_result.steps_of("warning")[0].content)
 
 def test_custom_agent_example_treats_end_of_input_as_no(tmp_path):
     code = CAREFUL_AT_END_OF_INPUT.format(examples=str(ROOT / "examples"), calculate=CALCULATE)
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "EOFError" not in done.stderr
     assert "Run calculator({'expression': '6*7'})? [y/N] \n" in done.stdout  # it asked, then saw no input
@@ -548,8 +660,15 @@ def test_single_turn_example_prints_the_answer_and_the_time_once(monkeypatch, ca
 
 
 def test_run_with_an_unwritable_trace_file_is_a_configuration_error(srv, tmp_path):
-    done = vero("run", "hello", "--trace", str(tmp_path / "no" / "such" / "dir" / "t.jsonl"),
-                "--base-url", srv.base_url, cwd=tmp_path)
+    done = vero(
+        "run",
+        "hello",
+        "--trace",
+        str(tmp_path / "no" / "such" / "dir" / "t.jsonl"),
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("vero: cannot write the trace file ") and "t.jsonl" in lines[0]
@@ -571,8 +690,9 @@ def test_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_path)
 
 def test_chat_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_path):
     srv.enqueue(*MALFORMED, "Thought: ok\nFinal Answer: hi")
-    done = vero("chat", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path,
-                input="say hi\nagain\nbye\n")
+    done = vero(
+        "chat", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path, input="say hi\nagain\nbye\n"
+    )
     assert done.returncode == 0, done.stderr
     assert "Assistant: echo" not in done.stdout
     assert "(partial, not kept): echo: hi" in done.stdout
@@ -582,8 +702,7 @@ def test_chat_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_
 
 
 def test_run_prints_the_answer_once(srv, tmp_path):
-    srv.enqueue("Thought: multiply\nAction: calculator\nAction Input: {\"expression\": \"6*7\"}",
-                "Final Answer: 42")
+    srv.enqueue('Thought: multiply\nAction: calculator\nAction Input: {"expression": "6*7"}', "Final Answer: 42")
     done = vero("run", "6*7?", "--agent", "react", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("42") == 2  # the observation and the answer: no second end-of-run block
@@ -591,9 +710,10 @@ def test_run_prints_the_answer_once(srv, tmp_path):
 
 
 def test_chat_text_of_consecutive_model_calls_starts_on_new_lines(srv, tmp_path):
-    srv.enqueue({"content": "Let me compute that.",
-                 "tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}]},
-                "It is 4.")
+    srv.enqueue(
+        {"content": "Let me compute that.", "tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}]},
+        "It is 4.",
+    )
     done = vero("chat", "-q", "--base-url", srv.base_url, cwd=tmp_path, input="2+2?\nbye\n")
     assert done.returncode == 0, done.stderr
     assert "that.It is" not in done.stdout
@@ -602,8 +722,15 @@ def test_chat_text_of_consecutive_model_calls_starts_on_new_lines(srv, tmp_path)
 
 
 def test_chat_with_the_reflection_pattern_says_it_uses_no_tools(srv, tmp_path):
-    done = vero("chat", "--agent", "reflection", "--base-url", srv.base_url, cwd=tmp_path,
-                input="/tools\n/agent react\n/tools\n/agent reflection\nbye\n")
+    done = vero(
+        "chat",
+        "--agent",
+        "reflection",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="/tools\n/agent react\n/tools\n/agent reflection\nbye\n",
+    )
     assert done.returncode == 0, done.stderr
     banner = done.stdout.splitlines()[0]
     assert "BasicReflectionAgent" in banner and "this pattern uses no tools" in banner
@@ -627,8 +754,18 @@ def test_common_http_errors_come_with_a_hint(status, hint):
 
 def test_run_recovery_small_model_turns_the_preset_on_and_off_turns_text_calls_off(srv, tmp_path):
     srv.enqueue("3 * 4 = 13", "3 * 4 = 12")
-    done = vero("run", "3 times 4?", "--tools", "none", "--recovery", "small-model", "-q", "--base-url",
-                srv.base_url, cwd=tmp_path)
+    done = vero(
+        "run",
+        "3 times 4?",
+        "--tools",
+        "none",
+        "--recovery",
+        "small-model",
+        "-q",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert contents(srv.requests[1])[-1].startswith("Correction: 3 * 4 = 12, not 13.")  # the arithmetic rule
     written = '{"name": "calculator", "arguments": {"expression": "6*7"}}'

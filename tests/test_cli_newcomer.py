@@ -177,12 +177,15 @@ def test_run_with_your_own_agent_class(srv, tmp_path):
     assert "🚀 ShoutAgent `vero`" in done.stdout and "🏁 Final Answer (ok): HELLO THERE" in done.stdout
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("nosuchmodule:Thing", "cannot import nosuchmodule:Thing: no module named 'nosuchmodule'"),
-    ("myagents:Missing", "module myagents has no class 'Missing'; its agents: ShoutAgent"),
-    ("myagents:NotAnAgent", "myagents:NotAnAgent is not an Agent: it is a class that does not subclass vero.Agent"),
-    ("myagents:Message", "myagents:Message is not an Agent"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("nosuchmodule:Thing", "cannot import nosuchmodule:Thing: no module named 'nosuchmodule'"),
+        ("myagents:Missing", "module myagents has no class 'Missing'; its agents: ShoutAgent"),
+        ("myagents:NotAnAgent", "myagents:NotAnAgent is not an Agent: it is a class that does not subclass vero.Agent"),
+        ("myagents:Message", "myagents:Message is not an Agent"),
+    ],
+)
 def test_a_bad_agent_class_is_a_clear_usage_error(srv, tmp_path, spec, message):
     (tmp_path / "myagents.py").write_text(MY_AGENTS)
     done = vero_cli("run", "--agent", spec, "hi", "--base-url", srv.base_url, cwd=tmp_path)
@@ -199,8 +202,13 @@ def test_an_unknown_agent_name_is_a_usage_error(tmp_path):
 def test_chat_switches_to_your_own_agent(srv, tmp_path):
     (tmp_path / "myagents.py").write_text(MY_AGENTS)
     srv.enqueue("quiet words")
-    done = vero_cli("chat", "--base-url", srv.base_url, cwd=tmp_path,
-                    input="/agent myagents:Missing\n/agent myagents:ShoutAgent\nsay it\nbye\n")
+    done = vero_cli(
+        "chat",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="/agent myagents:Missing\n/agent myagents:ShoutAgent\nsay it\nbye\n",
+    )
     assert done.returncode == 0, done.stderr
     assert "❌ module myagents has no class 'Missing'" in done.stdout
     assert "Switched to ShoutAgent; the conversation is kept." in done.stdout
@@ -213,9 +221,15 @@ def test_chat_switches_to_your_own_agent(srv, tmp_path):
 def start_serve(tmp_path, replies, *extra):
     path = tmp_path / "replies.json"
     path.write_text(json.dumps(replies))
-    proc = subprocess.Popen([sys.executable, "-m", "vero.testing", "serve", "--replies", str(path), *extra],
-                            cwd=tmp_path, env=cli_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vero.testing", "serve", "--replies", str(path), *extra],
+        cwd=tmp_path,
+        env=cli_env(PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
     first = proc.stdout.readline()
     match = re.search(r"(http://127\.0\.0\.1:\d+/v1)", first)
     assert match, first + proc.stderr.read()
@@ -223,9 +237,12 @@ def start_serve(tmp_path, replies, *extra):
 
 
 def post(url: str, model: str = "mock-model") -> tuple[int, dict]:
-    request = urllib.request.Request(url + "/chat/completions", method="POST",
-                                     data=json.dumps({"model": model, "messages": []}).encode(),
-                                     headers={"content-type": "application/json"})
+    request = urllib.request.Request(
+        url + "/chat/completions",
+        method="POST",
+        data=json.dumps({"model": model, "messages": []}).encode(),
+        headers={"content-type": "application/json"},
+    )
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(request, timeout=10) as response:
@@ -275,8 +292,14 @@ def test_serve_answers_404_for_an_unknown_model_and_500_once_the_script_ends(tmp
 
 def test_serve_rejects_a_bad_replies_file(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps([{"sleep": 1, "then": {"bogus": 1}}]))
-    done = subprocess.run([sys.executable, "-m", "vero.testing", "serve", "--replies", "bad.json"], cwd=tmp_path,
-                          env=cli_env(), capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "vero.testing", "serve", "--replies", "bad.json"],
+        cwd=tmp_path,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 2 and "cannot use bad.json" in done.stderr and "bogus" in done.stderr
 
 
@@ -301,8 +324,9 @@ class _Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize("stream, fast, paced", [(_Terminal, False, True), (_Terminal, True, False),
-                                                 (io.StringIO, False, False)])
+@pytest.mark.parametrize(
+    "stream, fast, paced", [(_Terminal, False, True), (_Terminal, True, False), (io.StringIO, False, False)]
+)
 def test_demo_is_paced_only_on_a_terminal_without_fast(monkeypatch, stream, fast, paced):
     from vero import _demo
 
@@ -330,8 +354,16 @@ EXAMPLES = sorted(path.name for path in (ROOT / "examples").glob("*.py"))
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_every_example_exits_2_with_a_short_message_when_nothing_is_configured(tmp_path, name):
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / name)], cwd=tmp_path, env=cli_env(),
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8", timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / name)],
+        cwd=tmp_path,
+        env=cli_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
@@ -382,12 +414,20 @@ def test_chat_repl_example_survives_ctrl_c_during_a_reply(monkeypatch, capsys):
     assert "(cancelled)" in out and "Fine, thanks." in out
 
 
-@pytest.mark.parametrize("name, replies", [
-    ("react_calculator", ["Thought: compute\nAction: calculator\nAction Input: {\"expression\": \"6*7\"}",
-                          "Thought: done\nFinal Answer: 42"]),
-    ("custom_tool", ["Thought: done\nFinal Answer: 42 GBP"]),
-    ("basic_reflection", [CODE, ACCEPT]),
-])
+@pytest.mark.parametrize(
+    "name, replies",
+    [
+        (
+            "react_calculator",
+            [
+                'Thought: compute\nAction: calculator\nAction Input: {"expression": "6*7"}',
+                "Thought: done\nFinal Answer: 42",
+            ],
+        ),
+        ("custom_tool", ["Thought: done\nFinal Answer: 42 GBP"]),
+        ("basic_reflection", [CODE, ACCEPT]),
+    ],
+)
 def test_examples_print_the_answer_once_and_exit_0(monkeypatch, capsys, name, replies):
     import runpy
 
@@ -424,8 +464,10 @@ def test_the_cli_and_the_library_print_the_same_footer():
 
 
 def test_vero_agents_is_an_attribute_after_import_vero(tmp_path):
-    code = ("import sys, vero; print(any(m.startswith('vero.agents') for m in sys.modules)); "
-            "print(vero.agents.ReActAgent.__name__, vero.batch.run_many.__name__)")
+    code = (
+        "import sys, vero; print(any(m.startswith('vero.agents') for m in sys.modules)); "
+        "print(vero.agents.ReActAgent.__name__, vero.batch.run_many.__name__)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=cli_env(), capture_output=True, text=True)
     assert done.stdout.split() == ["False", "ReActAgent", "run_many"], done.stderr
 
@@ -445,8 +487,7 @@ def test_public_helpers_have_docstrings():
 
 def test_run_says_when_the_pattern_ignores_the_tools(srv, tmp_path):
     srv.enqueue("A draft.", json.dumps({"is_sufficient": True, "feedback": ""}))
-    done = vero_cli("run", "--agent", "reflection", "--tools", "python", "hi", "--base-url", srv.base_url,
-                    cwd=tmp_path)
+    done = vero_cli("run", "--agent", "reflection", "--tools", "python", "hi", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "BasicReflectionAgent uses no tools; --tools python is ignored." in done.stderr
     default = vero_cli("run", "--agent", "reflection", "hi", "--base-url", srv.base_url, cwd=tmp_path)
@@ -454,15 +495,34 @@ def test_run_says_when_the_pattern_ignores_the_tools(srv, tmp_path):
 
 
 def test_history_shows_the_tool_calls_and_the_banner_fits_80_columns(srv, tmp_path):
-    srv.enqueue({"tool_calls": [{"name": "calculator", "arguments": {"expression": "2**10"}},
-                                {"name": "current_time", "arguments": {}}]}, "1024, at noon.")
+    srv.enqueue(
+        {
+            "tool_calls": [
+                {"name": "calculator", "arguments": {"expression": "2**10"}},
+                {"name": "current_time", "arguments": {}},
+            ]
+        },
+        "1024, at noon.",
+    )
     model = "a-model-with-a-rather-long-name-to-make-the-banner-wrap"
-    done = vero_cli("chat", "-q", "--base-url", srv.base_url, "--model", model,
-                    cwd=tmp_path, input="2**10 and the time?\n/history\nbye\n")
+    done = vero_cli(
+        "chat",
+        "-q",
+        "--base-url",
+        srv.base_url,
+        "--model",
+        model,
+        cwd=tmp_path,
+        input="2**10 and the time?\n/history\nbye\n",
+    )
     assert done.returncode == 0, done.stderr
     banner = done.stdout.split("You: ")[0].splitlines()
     assert len(banner) >= 3 and all(len(line) <= 80 for line in banner)
     assert model in done.stdout.split("You: ")[0] and "Type /help" in banner[-1]
     history = done.stdout.split("You: ")[2].splitlines()
-    assert history[:4] == ["user: 2**10 and the time?", '  🔧 calculator({"expression":"2**10"})',
-                           "  🔧 current_time({})", "assistant: 1024, at noon."]
+    assert history[:4] == [
+        "user: 2**10 and the time?",
+        '  🔧 calculator({"expression":"2**10"})',
+        "  🔧 current_time({})",
+        "assistant: 1024, at noon.",
+    ]

@@ -12,8 +12,9 @@ from vero.config import Settings, env_flag, reload_settings
 def test_import_vero_needs_no_configuration_and_does_not_import_openai(tmp_path):
     code = "import sys, vero; from vero.agents import ReActAgent; print('openai' in sys.modules)"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, check=True
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -63,11 +64,18 @@ def test_chat_openai_repr_never_shows_the_key():
 
 
 def test_agents_are_reexported_from_vero_lazily(tmp_path):
-    code = ("import sys, vero; loaded = 'vero.agents.react' in sys.modules; "
-            "from vero import ReActAgent, PlanExecuteAgent; print(loaded, ReActAgent.__module__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))},
-                         check=True)
+    code = (
+        "import sys, vero; loaded = 'vero.agents.react' in sys.modules; "
+        "from vero import ReActAgent, PlanExecuteAgent; print(loaded, ReActAgent.__module__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))},
+        check=True,
+    )
     assert out.stdout.split() == ["False", "vero.agents.react"]
 
 
@@ -76,11 +84,21 @@ def test_a_bad_setting_names_the_variable():
         Settings.from_env(environ={"TIMEOUT": "soon"})
 
 
-@pytest.mark.parametrize("value, default, expected", [
-    ("y", False, True), ("ON", False, True), (" 1 ", False, True),
-    ("n", True, False), ("No", True, False), ("off", True, False),
-    ("fail", True, True), ("maybe", False, False), ("", True, True), (None, False, False),
-])
+@pytest.mark.parametrize(
+    "value, default, expected",
+    [
+        ("y", False, True),
+        ("ON", False, True),
+        (" 1 ", False, True),
+        ("n", True, False),
+        ("No", True, False),
+        ("off", True, False),
+        ("fail", True, True),
+        ("maybe", False, False),
+        ("", True, True),
+        (None, False, False),
+    ],
+)
 def test_env_flag_reads_on_and_off_words_and_keeps_the_default_for_anything_else(value, default, expected):
     assert env_flag(value, default) is expected
 
@@ -119,7 +137,8 @@ def test_a_dotenv_may_switch_the_sandbox_on_but_never_off(tmp_path, monkeypatch,
 
 
 def test_an_endpoint_from_a_dotenv_is_warned_about_once_unless_its_key_comes_from_the_same_file(
-        tmp_path, monkeypatch, fresh_env_file_state, caplog):
+    tmp_path, monkeypatch, fresh_env_file_state, caplog
+):
     config = fresh_env_file_state
     dotenv = tmp_path / ".env"
     dotenv.write_text("OPENAI_BASE_URL=http://user:s3cr3t-pw@elsewhere.invalid:8080/v1\nOPENAI_API_KEY=sk-file-key\n")

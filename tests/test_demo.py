@@ -60,4 +60,3 @@ def test_each_demo_scenes_steps_match_its_script(scene):
     actions, observations = result.steps_of("action"), result.steps_of("observation")
     assert len(actions) == len(observations) == scripted_calls(scene["replies"])
     assert not [o.content for o in observations if o.content.startswith("Error")]  # each tool result was computed
-

@@ -61,8 +61,19 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 README_TEST_COMMAND = 'pip install -e ".[dev]" && python -m pytest'
 MAX_NOT_RUN = 6  # blocks that need a real server; keep them few
-SETTINGS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE", "TIMEOUT", "MAX_RETRIES",
-            "MAX_TOKENS", "DEBUG", "TAVILY_API_KEY", "BOCHA_API_KEY", "VERO_PYTHON_SANDBOX")
+SETTINGS = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MODEL_NAME",
+    "TEMPERATURE",
+    "TIMEOUT",
+    "MAX_RETRIES",
+    "MAX_TOKENS",
+    "DEBUG",
+    "TAVILY_API_KEY",
+    "BOCHA_API_KEY",
+    "VERO_PYTHON_SANDBOX",
+)
 
 
 # --------------------------------------------------------------------------- reading the pages
@@ -104,7 +115,7 @@ def blocks_of(page: Path) -> list[Block]:
         while end < len(lines) and lines[end].rstrip() != "```":
             end += 1
         assert end < len(lines), f"{page.name}:{start + 1}: unclosed code fence"
-        block = Block(page, start + 1, lang, "\n".join(lines[start + 1:end]) + "\n")
+        block = Block(page, start + 1, lang, "\n".join(lines[start + 1 : end]) + "\n")
         above = start - 1
         while above >= 0 and lines[above].startswith("<!--"):  # the comments just above the fence
             comment = lines[above]
@@ -169,8 +180,8 @@ def check_statuses(block: Block, values: list) -> None:
         if isinstance(value, Agent) and value.last_result is not None:
             result = value.last_result
             assert result.status == expected, (
-                f"{block.where}: agent {value.name!r} ended {result.status!r} (expected {expected!r}): "
-                f"{result.error!r}")
+                f"{block.where}: agent {value.name!r} ended {result.status!r} (expected {expected!r}): {result.error!r}"
+            )
 
 
 PYTHON_PAGES = sorted({b.page for b in ALL_BLOCKS if b.lang == "python"}, key=str)
@@ -295,8 +306,14 @@ def run_simple_pipeline(command: str, base_url: str, stdin: str, where: str) -> 
             code, data, err = run_vero_in_process(argv, data)
             assert code == 0, f"{where}: `{shlex.join(stage)}` in `{command}` exited {code}:\n{data}\n{err}"
         elif stage[:2] == ["python", "-c"] and len(stage) == 3:
-            done = subprocess.run([sys.executable, "-c", stage[2]], input=data, capture_output=True, text=True,
-                                  encoding="utf-8", timeout=60)
+            done = subprocess.run(
+                [sys.executable, "-c", stage[2]],
+                input=data,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                timeout=60,
+            )
             assert done.returncode == 0, f"{where}: `{shlex.join(stage)}` failed:\n{done.stderr}"
             data = done.stdout
         else:
@@ -307,11 +324,25 @@ def run_simple_pipeline(command: str, base_url: str, stdin: str, where: str) -> 
 def run_pipeline(command: str, base_url: str, stdin: str, cwd: Path) -> subprocess.CompletedProcess:
     command = re.sub(r"--base-url\s+\S+", f"--base-url {base_url}", command)
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS and "proxy" not in k.lower()}
-    env.update(OPENAI_BASE_URL=base_url, NO_COLOR="1", NO_PROXY="127.0.0.1,localhost", PYTHONIOENCODING="utf-8",
-               PYTHONPATH=str(ROOT), PATH=os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""))
+    env.update(
+        OPENAI_BASE_URL=base_url,
+        NO_COLOR="1",
+        NO_PROXY="127.0.0.1,localhost",
+        PYTHONIOENCODING="utf-8",
+        PYTHONPATH=str(ROOT),
+        PATH=os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", ""),
+    )
     script = f'vero() {{ "{sys.executable}" -m vero "$@"; }}\nset -eo pipefail\n{command}\n'
-    return subprocess.run(["bash", "-c", script], cwd=cwd, input=stdin, env=env, capture_output=True,
-                          text=True, encoding="utf-8", timeout=60)
+    return subprocess.run(
+        ["bash", "-c", script],
+        cwd=cwd,
+        input=stdin,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
 
 
 def start_serve(command: str, cwd: Path) -> tuple[subprocess.Popen, str]:
@@ -321,8 +352,14 @@ def start_serve(command: str, cwd: Path) -> tuple[subprocess.Popen, str]:
         argv[argv.index("--port") + 1] = "0"
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    process = subprocess.Popen([sys.executable, "-m", "vero.testing", *argv], cwd=cwd, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vero.testing", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines = []
     reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
     reader.start()
@@ -342,8 +379,14 @@ def test_shell_blocks(block, monkeypatch, tmp_path):
             (tmp_path / other.file).write_text(other.code, encoding="utf-8")
     monkeypatch.setattr(sys, "path", list(sys.path))  # `--agent module:Class` imports from the working folder
     modules = set(sys.modules)
-    stack_cleanup = lambda: [sys.modules.pop(name) for name in set(sys.modules) - modules  # noqa: E731
-                             if str(tmp_path) in str(getattr(sys.modules[name], "__file__", "") or "")]
+
+    def stack_cleanup():
+        return [
+            sys.modules.pop(name)
+            for name in set(sys.modules) - modules
+            if str(tmp_path) in str(getattr(sys.modules[name], "__file__", "") or "")
+        ]
+
     servers = []
     with scripted_model(block.options, monkeypatch) as server, contextlib.ExitStack() as stack:
         base_url = server.base_url
@@ -441,8 +484,9 @@ def test_links_point_to_existing_pages_and_headings(page):
         linked = (page.parent / path).resolve() if path else page
         assert linked.exists(), f"{page_id(page)}: broken link {target}"
         if fragment and linked.suffix == ".md":
-            headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", linked.read_text(encoding="utf-8"),
-                                                          flags=re.S), re.M)
+            headings = re.findall(
+                r"^#+ (.+)$", re.sub(r"```.*?```", "", linked.read_text(encoding="utf-8"), flags=re.S), re.M
+            )
             assert fragment in {anchor(h) for h in headings}, f"{page_id(page)}: no heading for {target}"
 
 
@@ -455,9 +499,16 @@ def test_reliability_page_lists_every_new_fault_row():
     listed = set(re.findall(r"^\| `([a-z]+/[A-Za-z0-9-]+)` \|", page, re.M))
     sys.path.insert(0, str(ROOT / "tests"))
     try:
-        modules = [importlib.import_module(name) for name in
-                   ("test_faults", "test_faults_io", "test_faults_model_io", "test_faults_output",
-                    "test_faults_sandbox")]
+        modules = [
+            importlib.import_module(name)
+            for name in (
+                "test_faults",
+                "test_faults_io",
+                "test_faults_model_io",
+                "test_faults_output",
+                "test_faults_sandbox",
+            )
+        ]
     finally:
         sys.path.remove(str(ROOT / "tests"))
     grouped, *others = [{row.name for row in module.FAULTS} for module in modules]

@@ -142,8 +142,11 @@ def run_repl(kind: str, script: list, lines: list[str], prepare: Callable | None
             raise EOFError from None
 
     out = io.StringIO()
-    with contextlib.redirect_stdout(out), patched(builtins, "input", fake_input), \
-            patched(repl_module, "_enable_readline", lambda: None):
+    with (
+        contextlib.redirect_stdout(out),
+        patched(builtins, "input", fake_input),
+        patched(repl_module, "_enable_readline", lambda: None),
+    ):
         args = cli.build_parser().parse_args(["chat", "--agent", kind, "--tools", "none", "-q"])
         repl = repl_module.Repl(args, ScriptedLLM(script), [])
         if prepare:
@@ -175,8 +178,9 @@ def survives_commands(kind: str, middle: list[str], errors: int, match: str, pre
 def vero_closed_stdin(args: list[str], folder: str) -> subprocess.CompletedProcess:
     """``python -m vero ARGS <&-``: standard input closed, not merely empty."""
     command = ["sh", "-c", 'exec "$0" -m vero "$@" <&-', sys.executable, *args]
-    return subprocess.run(command, cwd=folder, env=cli_env(), capture_output=True, text=True,
-                          encoding="utf-8", timeout=60)
+    return subprocess.run(
+        command, cwd=folder, env=cli_env(), capture_output=True, text=True, encoding="utf-8", timeout=60
+    )
 
 
 # =========================================================================== persistence
@@ -184,9 +188,12 @@ def vero_closed_stdin(args: list[str], folder: str) -> subprocess.CompletedProce
 NESTED = 100_000
 
 
-@fault("persistence/nested-session-file", ALL,
-       "a session file nested 100,000 deep (in the history, a message or unclosed) raises "
-       "SessionFormatError ('nested too deeply'); history unchanged; the next run ok")
+@fault(
+    "persistence/nested-session-file",
+    ALL,
+    "a session file nested 100,000 deep (in the history, a message or unclosed) raises "
+    "SessionFormatError ('nested too deeply'); history unchanged; the next run ok",
+)
 def persistence_nested(kind):
     head = '{"format": "vero.session", "version": 1, "history": '
     cases = {
@@ -221,33 +228,52 @@ WRONG_MESSAGES = {
 }
 
 
-@fault("persistence/session-wrong-types", ALL,
-       "any message field of the wrong type (role, content, tool_calls, function, ids, name, reasoning, usage) "
-       "or a history that is no list raises SessionFormatError; history unchanged; the next run ok")
+@fault(
+    "persistence/session-wrong-types",
+    ALL,
+    "any message field of the wrong type (role, content, tool_calls, function, ids, name, reasoning, usage) "
+    "or a history that is no list raises SessionFormatError; history unchanged; the next run ok",
+)
 def persistence_wrong_types(kind):
     good = {"role": "user", "content": "fine"}
     cases = {name: session_text([good, message]) for name, message in WRONG_MESSAGES.items()}
-    cases.update({
-        "history-text": session_text("user: hi"),
-        "history-object": session_text({"role": "user", "content": "hi"}),
-        "history-missing": json.dumps({"format": "vero.session", "version": 1}),
-    })
+    cases.update(
+        {
+            "history-text": session_text("user: hi"),
+            "history-object": session_text({"role": "user", "content": "hi"}),
+            "history-missing": json.dumps({"format": "vero.session", "version": 1}),
+        }
+    )
     return refuses_to_load(kind, cases, "corrupted history|no history")
 
 
-@fault("persistence/session-bad-version", ALL,
-       "a version that is not a positive whole number up to the current one (true, false, -7, 0, 1.5, '1', "
-       "null, [1], 2) raises SessionFormatError; history unchanged; the next run ok")
+@fault(
+    "persistence/session-bad-version",
+    ALL,
+    "a version that is not a positive whole number up to the current one (true, false, -7, 0, 1.5, '1', "
+    "null, [1], 2) raises SessionFormatError; history unchanged; the next run ok",
+)
 def persistence_bad_version(kind):
-    versions = {"true": True, "false": False, "negative": -7, "zero": 0, "fraction": 1.5, "text": "1",
-                "null": None, "list": [1], "newer": 2}
-    cases = {name: session_text([{"role": "user", "content": "hi"}], version)
-             for name, version in versions.items()}
+    versions = {
+        "true": True,
+        "false": False,
+        "negative": -7,
+        "zero": 0,
+        "fraction": 1.5,
+        "text": "1",
+        "null": None,
+        "list": [1],
+        "newer": 2,
+    }
+    cases = {name: session_text([{"role": "user", "content": "hi"}], version) for name, version in versions.items()}
     return refuses_to_load(kind, cases, "version")
 
 
-@fault("persistence/save-over-symlink", ALL,
-       "saving through a symlink (or a dangling one) writes the link's target atomically; the link stays a link")
+@fault(
+    "persistence/save-over-symlink",
+    ALL,
+    "saving through a symlink (or a dangling one) writes the link's target atomically; the link stays a link",
+)
 def persistence_symlink(kind):
     agent = agent_after_one_turn(kind)
     with tempfile.TemporaryDirectory() as folder:
@@ -291,8 +317,11 @@ def mixed_kinds(a: int, /, b: int, *, c: int = 0) -> str:
     return f"{a}-{b}-{c}"
 
 
-@fault("tools/positional-only-params", TOOL_AGENTS,
-       "a tool `def f(a, b=10, /)` is called with its arguments positionally, in order (defaults filled); ok")
+@fault(
+    "tools/positional-only-params",
+    TOOL_AGENTS,
+    "a tool `def f(a, b=10, /)` is called with its arguments positionally, in order (defaults filled); ok",
+)
 def tools_positional_only(kind):
     _, _, sent, step = run_one_tool(kind, [add_positional], "add_positional", {"a": 2, "b": "3"})
     assert sent == "5" and step.data["ok"], sent
@@ -304,9 +333,12 @@ def tools_positional_only(kind):
     return "ok; called positionally"
 
 
-@fault("tools/hung-tools-bounded-threads", ("direct",),
-       "hung tools (timeout 0.01 s) hold at most MAX_STUCK_WORKERS threads; further calls fail at once with a "
-       "`still running` observation (error `busy`); once they return, at most MAX_IDLE_WORKERS idle threads stay")
+@fault(
+    "tools/hung-tools-bounded-threads",
+    ("direct",),
+    "hung tools (timeout 0.01 s) hold at most MAX_STUCK_WORKERS threads; further calls fail at once with a "
+    "`still running` observation (error `busy`); once they return, at most MAX_IDLE_WORKERS idle threads stay",
+)
 def tools_hung_threads(kind):
     stuck_cap = getattr(registry_module, "MAX_STUCK_WORKERS", 32)
     idle_cap = getattr(registry_module, "MAX_IDLE_WORKERS", 8)
@@ -350,8 +382,11 @@ class SlowText:
     __repr__ = __str__
 
 
-@fault("tools/slow-str-result", TOOL_AGENTS,
-       "a result whose __str__ hangs is turned into text under the tool's timeout: `timed out after 0.2 s`; ok")
+@fault(
+    "tools/slow-str-result",
+    TOOL_AGENTS,
+    "a result whose __str__ hangs is turned into text under the tool's timeout: `timed out after 0.2 s`; ok",
+)
 def tools_slow_str(kind):
     gate = threading.Event()
 
@@ -386,9 +421,12 @@ def count_forever():
         yield number
 
 
-@fault("tools/generator-result", TOOL_AGENTS,
-       "a generator is consumed (in the worker, under the timeout) into a JSON list, at most "
-       "MAX_GENERATED_ITEMS items, then a `stopped after` note; ok")
+@fault(
+    "tools/generator-result",
+    TOOL_AGENTS,
+    "a generator is consumed (in the worker, under the timeout) into a JSON list, at most "
+    "MAX_GENERATED_ITEMS items, then a `stopped after` note; ok",
+)
 def tools_generator(kind):
     _, _, sent, step = run_one_tool(kind, [count_to], "count_to", {"n": 3})
     assert sent == "[1, 2, 3]" and step.data["ok"], sent
@@ -405,9 +443,12 @@ def interrupts() -> str:
     raise KeyboardInterrupt("the tool's own")
 
 
-@fault("tools/raises-keyboardinterrupt", TOOL_AGENTS,
-       "a KeyboardInterrupt raised by a tool on its worker thread is the tool's error: a `raised "
-       "KeyboardInterrupt` observation; ok (without a timeout, on the caller's thread, it propagates)")
+@fault(
+    "tools/raises-keyboardinterrupt",
+    TOOL_AGENTS,
+    "a KeyboardInterrupt raised by a tool on its worker thread is the tool's error: a `raised "
+    "KeyboardInterrupt` observation; ok (without a timeout, on the caller's thread, it propagates)",
+)
 def tools_keyboard_interrupt(kind):
     try:
         _, _, sent, step = run_one_tool(kind, [interrupts], "interrupts", {}, fails=True)
@@ -420,9 +461,12 @@ def tools_keyboard_interrupt(kind):
     return "ok; error observation"
 
 
-@fault("tools/deeply-nested-arguments", ("direct",),
-       "arguments nested 50,000-100,000 deep (unclosed JSON, valid JSON, or a Python dict) give a "
-       "`bad_arguments` observation, never an exception")
+@fault(
+    "tools/deeply-nested-arguments",
+    ("direct",),
+    "arguments nested 50,000-100,000 deep (unclosed JSON, valid JSON, or a Python dict) give a "
+    "`bad_arguments` observation, never an exception",
+)
 def tools_nested_arguments(kind):
     from vero.tool.builtin import calculator
 
@@ -438,9 +482,12 @@ def tools_nested_arguments(kind):
     return f"bad_arguments for {len(cases)} inputs"
 
 
-@fault("tools/calculator-complex", ("direct",),
-       "a power with a complex result ((-8)**(1/3), pow(-8, 1/3), (-1)**0.5) is an error "
-       "`... is not a real number`; real powers still work")
+@fault(
+    "tools/calculator-complex",
+    ("direct",),
+    "a power with a complex result ((-8)**(1/3), pow(-8, 1/3), (-1)**0.5) is an error "
+    "`... is not a real number`; real powers still work",
+)
 def tools_calculator_complex(kind):
     from vero.tool.builtin import calculator
 
@@ -457,9 +504,12 @@ def tools_calculator_complex(kind):
 # =========================================================================== the REPL
 
 
-@fault("repl/save-null-byte", ALL,
-       "`/save a<NUL>b.json`, `/load a<NUL>b.json` and a command that raises: each one ❌ line; "
-       "the conversation goes on; exit 0")
+@fault(
+    "repl/save-null-byte",
+    ALL,
+    "`/save a<NUL>b.json`, `/load a<NUL>b.json` and a command that raises: each one ❌ line; "
+    "the conversation goes on; exit 0",
+)
 def repl_save_null_byte(kind):
     def broken_usage(repl):
         repl.cmd_usage = lambda rest: 1 / 0  # a command with a bug of its own
@@ -471,21 +521,26 @@ def repl_save_null_byte(kind):
     return outcome
 
 
-@fault("repl/load-nested-file", ALL,
-       "`/load` of a file nested 100,000 deep: one ❌ line, the conversation kept; exit 0")
+@fault(
+    "repl/load-nested-file", ALL, "`/load` of a file nested 100,000 deep: one ❌ line, the conversation kept; exit 0"
+)
 def repl_load_nested(kind):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "nested.json")
-        Path(path).write_text('{"format": "vero.session", "version": 1, "history": ' + deep_json(NESTED) + "}",
-                              encoding="utf-8")
+        Path(path).write_text(
+            '{"format": "vero.session", "version": 1, "history": ' + deep_json(NESTED) + "}", encoding="utf-8"
+        )
         return survives_commands(kind, [f"/load {path}"], 1, "nested too deeply")
 
 
 # =========================================================================== the command line
 
 
-@fault("cli/closed-stdin", ("direct",),
-       "`vero chat <&-` ends like end of input (Bye., exit 0); `vero run - <&-` says there is no input (exit 2)")
+@fault(
+    "cli/closed-stdin",
+    ("direct",),
+    "`vero chat <&-` ends like end of input (Bye., exit 0); `vero run - <&-` says there is no input (exit 2)",
+)
 def cli_closed_stdin(kind):
     url = "http://127.0.0.1:9/v1"  # never called
     with tempfile.TemporaryDirectory() as folder:
@@ -499,17 +554,39 @@ def cli_closed_stdin(kind):
     return "chat: exit 0; run: exit 2 with one line"
 
 
-@fault("cli/run-load-nested-file", ("direct",),
-       "`vero run --load nested.json` exits 2 with one `vero: ...` line, like a corrupted file")
+@fault(
+    "cli/run-load-nested-file",
+    ("direct",),
+    "`vero run --load nested.json` exits 2 with one `vero: ...` line, like a corrupted file",
+)
 def cli_load_nested(kind):
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "nested.json").write_text(
-            '{"format": "vero.session", "version": 1, "history": ' + deep_json(NESTED) + "}", encoding="utf-8")
+            '{"format": "vero.session", "version": 1, "history": ' + deep_json(NESTED) + "}", encoding="utf-8"
+        )
         Path(folder, "corrupt.json").write_text("{not json", encoding="utf-8")
-        started = {name: subprocess.Popen(  # both at once: each is a process of its own
-            [sys.executable, "-m", "vero", "run", "hi", "--load", f"{name}.json", "--base-url",
-             "http://127.0.0.1:9/v1"], cwd=folder, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8") for name in ("nested", "corrupt")}
+        started = {
+            name: subprocess.Popen(  # both at once: each is a process of its own
+                [
+                    sys.executable,
+                    "-m",
+                    "vero",
+                    "run",
+                    "hi",
+                    "--load",
+                    f"{name}.json",
+                    "--base-url",
+                    "http://127.0.0.1:9/v1",
+                ],
+                cwd=folder,
+                env=cli_env(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+            )
+            for name in ("nested", "corrupt")
+        }
         done = {}
         try:
             for name, proc in started.items():
@@ -527,9 +604,12 @@ def cli_load_nested(kind):
     return "exit 2, one line, for both"
 
 
-@fault("agents/concurrent-runs-on-one-agent", ALL,
-       "a second run() while one is running raises ConcurrentRunError at once; the first run ends ok, "
-       "last_result and history are its own")
+@fault(
+    "agents/concurrent-runs-on-one-agent",
+    ALL,
+    "a second run() while one is running raises ConcurrentRunError at once; the first run ends ok, "
+    "last_result and history are its own",
+)
 def concurrent_runs(kind):
     from vero.core.agent import ConcurrentRunError
 
@@ -560,9 +640,12 @@ def concurrent_runs(kind):
     return "second run() refused at once (ConcurrentRunError); the first ended ok with its own result"
 
 
-@fault("tools/1000-calls-in-one-reply", ("chat", "react_native"),
-       "a reply with 1,000 tool calls runs the first max_tool_calls_per_reply (8); every other call is "
-       "answered 'Not run: at most 8 ...'; a warning step; the run ends ok")
+@fault(
+    "tools/1000-calls-in-one-reply",
+    ("chat", "react_native"),
+    "a reply with 1,000 tool calls runs the first max_tool_calls_per_reply (8); every other call is "
+    "answered 'Not run: at most 8 ...'; a warning step; the run ends ok",
+)
 def thousand_calls(kind):
     ran = []
 
@@ -586,14 +669,19 @@ def thousand_calls(kind):
 # =========================================================================== untrusted folders (issue 34)
 
 
-SANDBOX_CHECK = ("from vero.config import get_settings; get_settings(); "
-                 "from vero.tool.builtin.python_runner import sandbox_enabled; print('sandbox on:', sandbox_enabled())")
+SANDBOX_CHECK = (
+    "from vero.config import get_settings; get_settings(); "
+    "from vero.tool.builtin.python_runner import sandbox_enabled; print('sandbox on:', sandbox_enabled())"
+)
 
 
-@fault("config/dotenv-cannot-disable-safety", ("direct",),
-       "a ./.env with VERO_PYTHON_SANDBOX=off leaves the sandbox on (one `ignored` line); a ./.env naming "
-       "OPENAI_BASE_URL while the key comes from the environment gives one warning line naming the file and host, "
-       "before the first request; the key is never printed")
+@fault(
+    "config/dotenv-cannot-disable-safety",
+    ("direct",),
+    "a ./.env with VERO_PYTHON_SANDBOX=off leaves the sandbox on (one `ignored` line); a ./.env naming "
+    "OPENAI_BASE_URL while the key comes from the environment gives one warning line naming the file and host, "
+    "before the first request; the key is never printed",
+)
 def config_dotenv_safety(kind):
     from mock_pool import pooled_mock_server
     from test_faults import KEY
@@ -601,10 +689,17 @@ def config_dotenv_safety(kind):
     with tempfile.TemporaryDirectory() as folder, pooled_mock_server(["Paris", "Rome"]) as srv:
         dotenv = os.path.join(folder, ".env")
         Path(dotenv).write_text(f"OPENAI_BASE_URL={srv.base_url}\nVERO_PYTHON_SANDBOX=off\n", encoding="utf-8")
-        check = subprocess.run([sys.executable, "-c", SANDBOX_CHECK], cwd=folder, env=cli_env(),
-                               capture_output=True, text=True, timeout=60)
-        run = subprocess.run([sys.executable, "-m", "vero", "run", TASK, "--agent", "chat", "--tools", "none"],
-                             cwd=folder, env=cli_env(), capture_output=True, text=True, timeout=60)
+        check = subprocess.run(
+            [sys.executable, "-c", SANDBOX_CHECK], cwd=folder, env=cli_env(), capture_output=True, text=True, timeout=60
+        )
+        run = subprocess.run(
+            [sys.executable, "-m", "vero", "run", TASK, "--agent", "chat", "--tools", "none"],
+            cwd=folder,
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         requests = len(srv.requests)
     assert check.stdout.strip() == "sandbox on: True", (check.stdout, check.stderr)
     ignored = [line for line in check.stderr.splitlines() if "VERO_PYTHON_SANDBOX" in line]
@@ -629,8 +724,11 @@ def odd_targets(folder: str) -> dict[str, str]:
     import socket
     import stat
 
-    targets = {"fifo": os.path.join(folder, "fifo"), "folder": os.path.join(folder, "folder"),
-               "socket": os.path.join(folder, "sock")}
+    targets = {
+        "fifo": os.path.join(folder, "fifo"),
+        "folder": os.path.join(folder, "folder"),
+        "socket": os.path.join(folder, "sock"),
+    }
     os.mkfifo(targets["fifo"])
     os.mkdir(targets["folder"])
     listener = socket.socket(socket.AF_UNIX)
@@ -666,10 +764,13 @@ def unblock_fifo(path: str) -> None:
         os.close(fd)
 
 
-@fault("persistence/save-odd-targets", ALL,
-       "saving onto a FIFO, socket, folder or device node (directly or through a symlink) raises OSError naming "
-       "the path and leaves it as it was; saving through a symlink keeps the target's mode and owner; a failed save "
-       "names the user's path, never the temporary file")
+@fault(
+    "persistence/save-odd-targets",
+    ALL,
+    "saving onto a FIFO, socket, folder or device node (directly or through a symlink) raises OSError naming "
+    "the path and leaves it as it was; saving through a symlink keeps the target's mode and owner; a failed save "
+    "names the user's path, never the temporary file",
+)
 def persistence_save_odd(kind):
     import stat
 
@@ -698,8 +799,14 @@ def persistence_save_odd(kind):
         missing = os.path.join(folder, "no-such-folder", "s.json")
         status, value = in_time(lambda: agent.save(missing))
         assert status == "raised" and missing in str(value) and ".vero-" not in str(value), str(value)
-        assert sorted(os.listdir(folder)) == sorted(["shared.json", "link.json", *(os.path.basename(p) for p in
-                                                     targets.values()), *(f"link-to-{n}" for n in targets)])
+        assert sorted(os.listdir(folder)) == sorted(
+            [
+                "shared.json",
+                "link.json",
+                *(os.path.basename(p) for p in targets.values()),
+                *(f"link-to-{n}" for n in targets),
+            ]
+        )
     return f"{len(targets)} kinds refused, directly and through links; mode and owner kept; errors name the path"
 
 
@@ -715,9 +822,12 @@ except SessionFormatError as exc:
 """
 
 
-@fault("persistence/load-odd-targets", ("direct",),
-       "loading a FIFO (no writer), /dev/zero through a symlink, a socket or a folder raises SessionFormatError at "
-       "once; a file larger than 64 MiB is refused without being read")
+@fault(
+    "persistence/load-odd-targets",
+    ("direct",),
+    "loading a FIFO (no writer), /dev/zero through a symlink, a socket or a folder raises SessionFormatError at "
+    "once; a file larger than 64 MiB is refused without being read",
+)
 def persistence_load_odd(kind):
     from vero.core.session import MAX_SESSION_BYTES, load_session
 
@@ -735,22 +845,31 @@ def persistence_load_odd(kind):
                 assert ("not a regular file" if name != "big" else "larger than 64 MiB") in str(value), str(value)
         finally:
             unblock_fifo(targets["fifo"])
-        proc = subprocess.run([sys.executable, "-c", LOAD_ZERO, zero], env=cli_env(), capture_output=True,
-                              text=True, timeout=60)
-    assert proc.stdout.startswith("refused:") and "not a regular file but a device" in proc.stdout, \
-        (proc.stdout, proc.stderr[-500:])
+        proc = subprocess.run(
+            [sys.executable, "-c", LOAD_ZERO, zero], env=cli_env(), capture_output=True, text=True, timeout=60
+        )
+    assert proc.stdout.startswith("refused:") and "not a regular file but a device" in proc.stdout, (
+        proc.stdout,
+        proc.stderr[-500:],
+    )
     return f"{len(targets) + 2} odd files refused at once"
 
 
-@fault("repl/load-save-odd-targets", ALL,
-       "`/load` of a FIFO and `/save` onto one: one ❌ line each naming the path, no hang; the conversation goes on")
+@fault(
+    "repl/load-save-odd-targets",
+    ALL,
+    "`/load` of a FIFO and `/save` onto one: one ❌ line each naming the path, no hang; the conversation goes on",
+)
 def repl_odd_targets(kind):
     with tempfile.TemporaryDirectory() as folder:
         fifo = os.path.join(folder, "fifo")
         os.mkfifo(fifo)
         try:
-            status, value = in_time(lambda: survives_commands(kind, [f"/load {fifo}", f"/save {fifo}"], 2,
-                                                              re.escape(fifo) + ".*not a regular file"))
+            status, value = in_time(
+                lambda: survives_commands(
+                    kind, [f"/load {fifo}", f"/save {fifo}"], 2, re.escape(fifo) + ".*not a regular file"
+                )
+            )
         finally:
             unblock_fifo(fifo)
     if status == "raised":
@@ -767,10 +886,13 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-@fault("cli/trace-odd-targets", ("direct",),
-       "`vero run --trace` onto a FIFO or a link to /dev/full exits 2 with one `vero: cannot write the trace file` "
-       "line, without waiting; a trace write that fails mid-run (file size limit) is reported in one line and the "
-       "run exits 1")
+@fault(
+    "cli/trace-odd-targets",
+    ("direct",),
+    "`vero run --trace` onto a FIFO or a link to /dev/full exits 2 with one `vero: cannot write the trace file` "
+    "line, without waiting; a trace write that fails mid-run (file size limit) is reported in one line and the "
+    "run exits 1",
+)
 def cli_trace_odd(kind):
     from mock_pool import pooled_mock_server
 
@@ -780,10 +902,22 @@ def cli_trace_odd(kind):
         base = ["run", TASK, "--agent", "chat", "--tools", "none", "--base-url", srv.base_url]
         refused = {}
         for name in ("fifo", "full"):
-            refused[name] = subprocess.run([sys.executable, "-m", "vero", *base, "--trace", name], cwd=folder,
-                                           env=cli_env(), capture_output=True, text=True, timeout=60)
-        failed = subprocess.run([sys.executable, "-c", TRACE_LIMITED, *base, "--trace", "trace.jsonl"], cwd=folder,
-                                env=cli_env(), capture_output=True, text=True, timeout=60)
+            refused[name] = subprocess.run(
+                [sys.executable, "-m", "vero", *base, "--trace", name],
+                cwd=folder,
+                env=cli_env(),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        failed = subprocess.run(
+            [sys.executable, "-c", TRACE_LIMITED, *base, "--trace", "trace.jsonl"],
+            cwd=folder,
+            env=cli_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         written = Path(folder, "trace.jsonl").read_text(encoding="utf-8", errors="replace")
     for name, proc in refused.items():
         assert proc.returncode == 2 and proc.stdout == "", (name, proc.returncode, proc.stdout, proc.stderr)
@@ -799,9 +933,12 @@ def cli_trace_odd(kind):
 # =========================================================================== cancelling (issue 34)
 
 
-@fault("agents/cancel-stops-at-next-call", ALL + ("react_native",),
-       "Agent.cancel() during a model call (as from another thread) stops the run before its next model or tool "
-       "call: status cancelled, the Cancelled error, exactly one model call, history unchanged; the agent runs again")
+@fault(
+    "agents/cancel-stops-at-next-call",
+    ALL + ("react_native",),
+    "Agent.cancel() during a model call (as from another thread) stops the run before its next model or tool "
+    "call: status cancelled, the Cancelled error, exactly one model call, history unchanged; the agent runs again",
+)
 def agents_cancel(kind):
     from vero.errors import Cancelled
 
@@ -872,13 +1009,21 @@ except KeyboardInterrupt:
 """
 
 
-@fault("batch/ctrl-c-stops-running-agents", ("direct",),
-       "one Ctrl-C (SIGINT) during run_many with 4 agents, each 40 model calls of 0.25 s: run_many raises "
-       "KeyboardInterrupt within about one model call; every running agent ends cancelled")
+@fault(
+    "batch/ctrl-c-stops-running-agents",
+    ("direct",),
+    "one Ctrl-C (SIGINT) during run_many with 4 agents, each 40 model calls of 0.25 s: run_many raises "
+    "KeyboardInterrupt within about one model call; every running agent ends cancelled",
+)
 def batch_ctrl_c(kind):
     call_seconds = 0.25
-    proc = subprocess.Popen([sys.executable, "-c", RUN_MANY_SLOW, str(call_seconds)], env=cli_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RUN_MANY_SLOW, str(call_seconds)],
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "started"
         time.sleep(4 * call_seconds)  # the agents are mid-run
@@ -915,8 +1060,9 @@ def test_var_positional_gets_nothing_and_var_keyword_gets_the_extra_arguments():
         return f"{first} {rest} {sorted(options.items())}"
 
     assert "rest" not in gather.parameters["properties"] and "additionalProperties" not in gather.parameters
-    assert ToolRegistry([gather]).run("gather", {"first": "1", "x": 2, "rest": 3}).output == \
-        "1 () [('rest', 3), ('x', 2)]"
+    assert (
+        ToolRegistry([gather]).run("gather", {"first": "1", "x": 2, "rest": 3}).output == "1 () [('rest', 3), ('x', 2)]"
+    )
 
 
 def test_tool_call_arguments_sent_as_an_object_are_kept_as_json_text():

@@ -103,16 +103,28 @@ def encodable(text: str | None) -> bool:
 
 def completion_text(message: dict, usage: dict | None = None) -> dict:
     """A non-streamed reply sent as JSON text: lone surrogates travel as ``\\ud83d`` escapes."""
-    body = {"id": "chatcmpl-raw", "object": "chat.completion", "created": 0, "model": "mock",
-            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
-            "usage": usage or {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+    body = {
+        "id": "chatcmpl-raw",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "mock",
+        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": "stop"}],
+        "usage": usage or {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
     return {"raw": json.dumps(body)}  # ensure_ascii=True: "\ud83d" becomes the six characters \ud83d
 
 
 def chunk_text(delta: dict, finish_reason: str | None = None) -> str:
     """One streamed ``data:`` chunk as JSON text (again: surrogates as escapes)."""
-    return json.dumps({"id": "chatcmpl-raw", "object": "chat.completion.chunk", "created": 0, "model": "mock",
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
+    return json.dumps(
+        {
+            "id": "chatcmpl-raw",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "mock",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }
+    )
 
 
 def streamed(*deltas: dict) -> dict:
@@ -137,9 +149,12 @@ def split_stream(text: str) -> str:
     return stream.feed(text) + stream.flush()
 
 
-@fault("model/think-tags-quadratic", DIRECT,
-       "splitting <think> is linear: 16x the text takes about 16x the time (split_thinking and ThinkingStream); "
-       "16000 opening tags (112 KB) or 109 KB of tag soup, scripted or over HTTP (streamed too), split as before")
+@fault(
+    "model/think-tags-quadratic",
+    DIRECT,
+    "splitting <think> is linear: 16x the text takes about 16x the time (split_thinking and ThinkingStream); "
+    "16000 opening tags (112 KB) or 109 KB of tag soup, scripted or over HTTP (streamed too), split as before",
+)
 def model_think_quadratic(kind):
     ratios = {
         "split_thinking(<think>*N)": growth(split_thinking, tags, 2000),
@@ -188,16 +203,22 @@ def answer_replies(kind: str, answer: str) -> list:
     return replies
 
 
-@fault("model/lone-surrogate-in-reply", EVERY,
-       "a lone surrogate in a non-streamed reply becomes U+FFFD: ok; the history is valid text and the next "
-       "turn reaches the server: ok")
+@fault(
+    "model/lone-surrogate-in-reply",
+    EVERY,
+    "a lone surrogate in a non-streamed reply becomes U+FFFD: ok; the history is valid text and the next "
+    "turn reaches the server: ok",
+)
 def model_lone_surrogate(kind):
     first = [completion_text({"content": reply}) for reply in answer_replies(kind, HALF)]
     with pooled_mock_server([*first, *happy(kind)]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         answer = agent.run(TASK)
-        assert (agent.last_result.status, answer) == (OK, REPAIRED), (agent.last_result.status, answer,
-                                                                       agent.last_result.error)
+        assert (agent.last_result.status, answer) == (OK, REPAIRED), (
+            agent.last_result.status,
+            answer,
+            agent.last_result.error,
+        )
         assert all(encodable(m.text) and encodable(m.reasoning) for m in agent.history)
         second = agent.run("And of Italy?")
         result = agent.last_result
@@ -207,9 +228,12 @@ def model_lone_surrogate(kind):
     return "ok; repaired to U+FFFD; the next turn ok"
 
 
-@fault("model/lone-surrogate-escape-in-json", ("react", "react_native", "chat", "plan"),
-       "a lone surrogate the model writes as a JSON escape (\\ud83d) in tool arguments, a tool call "
-       "written as text or the planner's JSON becomes U+FFFD where the JSON is read: ok, valid text")
+@fault(
+    "model/lone-surrogate-escape-in-json",
+    ("react", "react_native", "chat", "plan"),
+    "a lone surrogate the model writes as a JSON escape (\\ud83d) in tool arguments, a tool call "
+    "written as text or the planner's JSON becomes U+FFFD where the JSON is read: ok, valid text",
+)
 def model_surrogate_escape_in_json(kind):
     seen = []
 
@@ -223,22 +247,30 @@ def model_surrogate_escape_in_json(kind):
         "react": [f"Thought: echo it\nAction: echo\nAction Input: {escaped}", final("done")],
         "react_native": [f'```json\n{{"name": "echo", "arguments": {escaped}}}\n```', "done"],
         "chat": [f'```json\n{{"name": "echo", "arguments": {escaped}}}\n```', "done"],
-        "plan": ['{"steps": ["Echo half \\ud83d."]}',
-                 f"Thought: echo it\nAction: echo\nAction Input: {escaped}", final("done"), respond("done")],
+        "plan": [
+            '{"steps": ["Echo half \\ud83d."]}',
+            f"Thought: echo it\nAction: echo\nAction Input: {escaped}",
+            final("done"),
+            respond("done"),
+        ],
     }[kind]
     llm = ScriptedLLM(replies)
     agent = make_agent(kind, llm, tools=[echo])
     answer = agent.run(TASK)
     assert (agent.last_result.status, answer) == (OK, "done"), (agent.last_result.status, agent.last_result.error)
     assert seen == ["half \ufffd"], seen
-    assert encodable(agent.last_result.to_json()) and all(encodable(json.dumps(r.messages, ensure_ascii=False))
-                                                          for r in llm.requests)
+    assert encodable(agent.last_result.to_json()) and all(
+        encodable(json.dumps(r.messages, ensure_ascii=False)) for r in llm.requests
+    )
     return "ok; the escape became U+FFFD where the JSON was read"
 
 
-@fault("model/surrogate-pair-split-across-chunks", ("chat",),
-       "a surrogate pair cut across two streamed chunks is joined into its character (streamed and in the "
-       "answer); a lone half becomes U+FFFD; the next turn ok")
+@fault(
+    "model/surrogate-pair-split-across-chunks",
+    ("chat",),
+    "a surrogate pair cut across two streamed chunks is joined into its character (streamed and in the "
+    "answer); a lone half becomes U+FFFD; the next turn ok",
+)
 def model_split_pair(kind):
     reply = streamed({"content": "Paris \ud83d"}, {"content": "\ude00 and half \ud83d"})
     with pooled_mock_server([reply, "Rome"]) as srv:
@@ -252,17 +284,32 @@ def model_split_pair(kind):
     return "ok; the pair joined, the lone half replaced"
 
 
-@fault("model/lone-surrogate-in-fields", DIRECT,
-       "content, reasoning, tool-call ids, names and arguments with lone surrogates are repaired, "
-       "streamed or not; pairs split across chunks are joined")
+@fault(
+    "model/lone-surrogate-in-fields",
+    DIRECT,
+    "content, reasoning, tool-call ids, names and arguments with lone surrogates are repaired, "
+    "streamed or not; pairs split across chunks are joined",
+)
 def model_surrogate_fields(kind):
     call = {"id": "call_\udc00", "type": "function", "function": {"name": "add\ud800", "arguments": '{"a": "\ud83d"}'}}
     plain = completion_text({"content": "x\udfff", "reasoning_content": "why \ud83d", "tool_calls": [call]})
-    live = streamed({"reasoning_content": "why \ud83d"}, {"reasoning_content": "\ude00"},
-                    {"content": "<think>\ud83d"}, {"content": "\ude00</think>x \ud83d"},
-                    {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                     "function": {"name": "add\ud83d", "arguments": '{"a": "\ud83d'}}]},
-                    {"tool_calls": [{"index": 0, "function": {"arguments": '\ude00"}'}}]})
+    live = streamed(
+        {"reasoning_content": "why \ud83d"},
+        {"reasoning_content": "\ude00"},
+        {"content": "<think>\ud83d"},
+        {"content": "\ude00</think>x \ud83d"},
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "add\ud83d", "arguments": '{"a": "\ud83d'},
+                }
+            ]
+        },
+        {"tool_calls": [{"index": 0, "function": {"arguments": '\ude00"}'}}]},
+    )
     with pooled_mock_server([plain, live]) as srv:
         llm = chat_openai(srv)
         first = llm.generate([Message.user("q")])
@@ -274,9 +321,12 @@ def model_surrogate_fields(kind):
     return "every field repaired; split pairs joined"
 
 
-@fault("model/lone-surrogate-via-cli", ALL,
-       "`vero run` (and `--json`) with a lone surrogate in the answer: exit 0, the answer printed with U+FFFD, "
-       "valid JSON, the trace says ok")
+@fault(
+    "model/lone-surrogate-via-cli",
+    ALL,
+    "`vero run` (and `--json`) with a lone surrogate in the answer: exit 0, the answer printed with U+FFFD, "
+    "valid JSON, the trace says ok",
+)
 def model_surrogate_cli(kind):
     outputs = []
     with tempfile.TemporaryDirectory() as folder:
@@ -284,8 +334,23 @@ def model_surrogate_cli(kind):
             replies = [completion_text({"content": r}) for r in happy_default(kind, HALF)]
             trace = os.path.join(folder, f"trace{len(outputs)}.jsonl")
             with pooled_mock_server(replies) as srv:
-                code, out, err = run_cli(["run", TASK, "--agent", kind, "--tools", "none", "--base-url",
-                                          srv.base_url, "--api-key", "sk-test", "--trace", trace, *extra])
+                code, out, err = run_cli(
+                    [
+                        "run",
+                        TASK,
+                        "--agent",
+                        kind,
+                        "--tools",
+                        "none",
+                        "--base-url",
+                        srv.base_url,
+                        "--api-key",
+                        "sk-test",
+                        "--trace",
+                        trace,
+                        *extra,
+                    ]
+                )
             assert code == 0 and "❌" not in err, (code, out, err)
             events = [json.loads(line) for line in Path(trace).read_text(encoding="utf-8").splitlines()]
             assert events[-1]["type"] == "run_end" and events[-1]["status"] == OK, events[-1]
@@ -310,12 +375,19 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 
 # =========================================================================== usage from the server
 
-STRING_USAGE = {"prompt_tokens": "12", "completion_tokens": " 3 ", "total_tokens": "15",
-                "prompt_tokens_details": {"cached_tokens": "4"}}
+STRING_USAGE = {
+    "prompt_tokens": "12",
+    "completion_tokens": " 3 ",
+    "total_tokens": "15",
+    "prompt_tokens_details": {"cached_tokens": "4"},
+}
 
 
-@fault("api/usage-as-strings", EVERY,
-       "numeric strings in usage are counted as numbers (cached_tokens too), streamed or not; ok, no TypeError")
+@fault(
+    "api/usage-as-strings",
+    EVERY,
+    "numeric strings in usage are counted as numbers (cached_tokens too), streamed or not; ok, no TypeError",
+)
 def api_usage_strings(kind):
     script = happy(kind)
     streams = [False, True] if kind == "chat" else [False]  # chat: a second turn, streamed
@@ -334,8 +406,12 @@ def api_usage_strings(kind):
 
 def counted(calls: int) -> dict:
     """What ``STRING_USAGE`` adds up to over ``calls`` calls."""
-    return {"prompt_tokens": 12 * calls, "completion_tokens": 3 * calls, "total_tokens": 15 * calls,
-            "cached_tokens": 4 * calls}
+    return {
+        "prompt_tokens": 12 * calls,
+        "completion_tokens": 3 * calls,
+        "total_tokens": 15 * calls,
+        "cached_tokens": 4 * calls,
+    }
 
 
 BUDGET_CASES = {  # kind: (replies as (text, extra), budget, calls, partial answer): see limits/token-budget
@@ -343,14 +419,21 @@ BUDGET_CASES = {  # kind: (replies as (text, extra), budget, calls, partial answ
     "react": ([(ADD, {}), (final("5"), {})], 60, 2, "I should add"),
     "plan": ([(plan_json("a", "b"), {}), (final("21"), {}), (plan_json("b"), {}), (final("42"), {})], 120, 3, "21"),
     "reflexion": ([("Paris", {}), (verdict(True, 95), {})], 60, 2, "Paris"),
-    "chat": ([("Let me add.", {"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}), ("5", {})],
-             60, 2, "Let me add."),
+    "chat": (
+        [("Let me add.", {"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}), ("5", {})],
+        60,
+        2,
+        "Let me add.",
+    ),
 }
 
 
-@fault("api/negative-usage", ALL,
-       "a negative total_tokens counts as prompt + completion: the token budget still stops the run "
-       "(max_tokens, the partial answer, the exact call count), as in limits/token-budget")
+@fault(
+    "api/negative-usage",
+    ALL,
+    "a negative total_tokens counts as prompt + completion: the token budget still stops the run "
+    "(max_tokens, the partial answer, the exact call count), as in limits/token-budget",
+)
 def api_negative_usage(kind):
     usage = {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": -1000}
     replies, budget, calls, partial = BUDGET_CASES[kind]
@@ -359,22 +442,52 @@ def api_negative_usage(kind):
         agent = make_agent(kind, llm, [add] if kind in ("react", "chat") else [], max_tokens_per_run=budget)
         answer = agent.run("task")
         result = agent.last_result
-    assert (result.status, answer, result.llm_calls) == (MAX_TOKENS, partial, calls), \
-        (result.status, answer, result.llm_calls, result.usage)
+    assert (result.status, answer, result.llm_calls) == (MAX_TOKENS, partial, calls), (
+        result.status,
+        answer,
+        result.llm_calls,
+        result.usage,
+    )
     assert result.usage["total_tokens"] == 50 * calls == llm.total_usage["total_tokens"], result.usage
     return f"max_tokens after {calls} calls; {result.usage['total_tokens']} tokens counted"
 
 
-@fault("api/usage-garbage-values", DIRECT,
-       "usage counts that are bool, negative, NaN, infinite, absurd (> 1e9) or not numbers count 0; "
-       "numeric strings count; a total below prompt + completion is raised to it; the running total never drops")
+@fault(
+    "api/usage-garbage-values",
+    DIRECT,
+    "usage counts that are bool, negative, NaN, infinite, absurd (> 1e9) or not numbers count 0; "
+    "numeric strings count; a total below prompt + completion is raised to it; the running total never drops",
+)
 def api_usage_garbage(kind):
-    cases = [("12", 12), (" 7 ", 7), ("12.0", 12), (9.0, 9), (5, 5), (True, 0), (False, 0), (-5, 0), ("-5", 0),
-             (float("nan"), 0), (float("inf"), 0), ("1e30", 0), (10**15, 0), (None, 0), ("abc", 0), ([3], 0),
-             ({"n": 3}, 0), ("", 0)]
+    cases = [
+        ("12", 12),
+        (" 7 ", 7),
+        ("12.0", 12),
+        (9.0, 9),
+        (5, 5),
+        (True, 0),
+        (False, 0),
+        (-5, 0),
+        ("-5", 0),
+        (float("nan"), 0),
+        (float("inf"), 0),
+        ("1e30", 0),
+        (10**15, 0),
+        (None, 0),
+        ("abc", 0),
+        ([3], 0),
+        ({"n": 3}, 0),
+        ("", 0),
+    ]
     for value, count in cases:
-        usage = normalize_usage({"prompt_tokens": value, "completion_tokens": 0, "total_tokens": value,
-                                 "prompt_tokens_details": {"cached_tokens": value}})
+        usage = normalize_usage(
+            {
+                "prompt_tokens": value,
+                "completion_tokens": 0,
+                "total_tokens": value,
+                "prompt_tokens_details": {"cached_tokens": value},
+            }
+        )
         assert [usage[k] for k in ("prompt_tokens", "total_tokens", "cached_tokens")] == [count] * 3, (value, usage)
         total = {**empty_usage(), "total_tokens": 100}
         add_usage(total, {"total_tokens": value, "prompt_tokens": value})
@@ -403,9 +516,12 @@ def _answer_the_task(body: dict) -> str:
     return f"answer to {task}"
 
 
-@fault("batch/client-shared-across-fork", DIRECT,
-       "a ChatOpenAI used in the parent, then used by forked workers (run_many, ProcessPoolExecutor): "
-       "each worker opens its own connections; every answer matches its task")
+@fault(
+    "batch/client-shared-across-fork",
+    DIRECT,
+    "a ChatOpenAI used in the parent, then used by forked workers (run_many, ProcessPoolExecutor): "
+    "each worker opens its own connections; every answer matches its task",
+)
 def batch_shared_fork(kind):
     from vero.batch import run_many
 
@@ -436,27 +552,40 @@ FRAGMENT = CANARY[10:24]  # a bare 14-character piece
 
 def key_leaks(texts: dict) -> dict:
     """For each text, the pieces of the key (8+ characters, or the masked tail) that it shows."""
-    pieces = {CANARY[i:i + 8] for i in range(len(CANARY) - 7)} | {"Z123"}
+    pieces = {CANARY[i : i + 8] for i in range(len(CANARY) - 7)} | {"Z123"}
     found = {name: sorted(p for p in pieces if p in text) for name, text in texts.items()}
     return {name: hits for name, hits in found.items() if hits}
 
 
 def echoing_fault() -> HTTPFault:
     message = f"Incorrect API key provided: {MASKED}. You sent {CANARY} (also shown as {DOTTED}; id {FRAGMENT})"
-    body = {"error": {"message": message, "type": "invalid_request_error", "code": "invalid_api_key",
-                      "param": MASKED, "details": [CANARY, f"key={MASKED}"]}}
+    body = {
+        "error": {
+            "message": message,
+            "type": "invalid_request_error",
+            "code": "invalid_api_key",
+            "param": MASKED,
+            "details": [CANARY, f"key={MASKED}"],
+        }
+    }
     return HTTPFault(401, body=body)
 
 
-@fault("secrets/masked-key-echoed", EVERY,
-       "a 401 echoing the key whole, masked (sk-canar****Z123, sk-can...Z123) and in pieces: no piece of the key "
-       "in the error, its cause, the cause's body, to_json, the trace or printed output; failed, history intact")
+@fault(
+    "secrets/masked-key-echoed",
+    EVERY,
+    "a 401 echoing the key whole, masked (sk-canar****Z123, sk-can...Z123) and in pieces: no piece of the key "
+    "in the error, its cause, the cause's body, to_json, the trace or printed output; failed, history intact",
+)
 def secrets_masked_key(kind):
     with tempfile.TemporaryDirectory() as folder:
         trace = os.path.join(folder, "trace.jsonl")
         out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-                pooled_mock_server([*happy(kind), echoing_fault()]) as srv:
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            pooled_mock_server([*happy(kind), echoing_fault()]) as srv,
+        ):
             llm = ChatOpenAI(model_name="mock", api_key=CANARY, base_url=srv.base_url, max_retries=0)
             agent = make_agent(kind, llm, verbose=True, trace=trace)
             assert agent.run(TASK) == "Paris"
@@ -466,18 +595,28 @@ def secrets_masked_key(kind):
         error = failed.error
         assert isinstance(error, LLMCallError) and error.status == 401, repr(error)
         cause = error.__cause__
-        texts = {"str(error)": str(error), "str(cause)": str(cause), "repr(cause)": repr(cause),
-                 "cause.body": json.dumps(cause.body), "cause.message": str(getattr(cause, "message", "")),
-                 "to_json": failed.to_json(), "trace": Path(trace).read_text(encoding="utf-8"),
-                 "stdout": out.getvalue(), "stderr": err.getvalue()}
+        texts = {
+            "str(error)": str(error),
+            "str(cause)": str(cause),
+            "repr(cause)": repr(cause),
+            "cause.body": json.dumps(cause.body),
+            "cause.message": str(getattr(cause, "message", "")),
+            "to_json": failed.to_json(),
+            "trace": Path(trace).read_text(encoding="utf-8"),
+            "stdout": out.getvalue(),
+            "stderr": err.getvalue(),
+        }
     assert not key_leaks(texts), key_leaks(texts)
     assert "***" in str(error) and "Incorrect API key provided" in str(error)
     return f"0 pieces of the key in {len(texts)} outputs"
 
 
-@fault("secrets/key-fragments-scrubbed", DIRECT,
-       "_scrub masks the whole key, any 8+ character piece of it, and prefix***suffix forms with 4+ character "
-       "pieces; a short key (< 12 characters) is masked only whole; other text is untouched; linear time")
+@fault(
+    "secrets/key-fragments-scrubbed",
+    DIRECT,
+    "_scrub masks the whole key, any 8+ character piece of it, and prefix***suffix forms with 4+ character "
+    "pieces; a short key (< 12 characters) is masked only whole; other text is untouched; linear time",
+)
 def secrets_fragments(kind):
     from vero.core.chat_openai import _scrub
 
@@ -486,8 +625,17 @@ def secrets_fragments(kind):
         _scrub(exc, secret)
         return exc.args[0]
 
-    for echoed in (CANARY, MASKED, DOTTED, FRAGMENT, "sk-canary…Z123", "sk-c****************Z123",
-                   CANARY[:8], CANARY[-8:], f"{CANARY[:6]}***{CANARY[-6:]}"):
+    for echoed in (
+        CANARY,
+        MASKED,
+        DOTTED,
+        FRAGMENT,
+        "sk-canary…Z123",
+        "sk-c****************Z123",
+        CANARY[:8],
+        CANARY[-8:],
+        f"{CANARY[:6]}***{CANARY[-6:]}",
+    ):
         text = scrubbed(f"key: {echoed}.")
         assert text == "key: ***.", (echoed, text)
     untouched = "Loading... **bold** *** sk-other-key-abcdef12 ok"
@@ -521,10 +669,13 @@ UNCLOSED_REPLIES = {  # each about 400 KB: the shapes the reply parsers accept, 
 }
 
 
-@fault("model/huge-unclosed-reply", ("chat", "react", "react_native"),
-       "a 400 KB reply of unclosed call shapes (<function=, <tool_call>, fences, labels; an Action Input) is read "
-       "in one linear pass: no call runs, the run ends with a defined status (benchmarks/parse_speed.py "
-       "measures time per KB)")
+@fault(
+    "model/huge-unclosed-reply",
+    ("chat", "react", "react_native"),
+    "a 400 KB reply of unclosed call shapes (<function=, <tool_call>, fences, labels; an Action Input) is read "
+    "in one linear pass: no call runs, the run ends with a defined status (benchmarks/parse_speed.py "
+    "measures time per KB)",
+)
 def model_huge_unclosed_reply(kind):
     from vero.core.parsing import parse_react, tool_calls_in_text
 
@@ -548,7 +699,13 @@ test_fault = fault_test(FAULTS)
 def test_the_rows_are_named_and_unique():
     names = [row.name for row in FAULTS]
     assert len(set(names)) == len(names)
-    for needed in ("model/think-tags-quadratic", "model/lone-surrogate-in-reply", "api/usage-as-strings",
-                   "api/negative-usage", "batch/client-shared-across-fork", "secrets/masked-key-echoed"):
+    for needed in (
+        "model/think-tags-quadratic",
+        "model/lone-surrogate-in-reply",
+        "api/usage-as-strings",
+        "api/negative-usage",
+        "batch/client-shared-across-fork",
+        "secrets/masked-key-echoed",
+    ):
         assert needed in names, needed
     assert all(row.agents and row.expected for row in FAULTS)

@@ -57,8 +57,20 @@ DIRECT = ("direct",)
 fault = row_registry(FAULTS)
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE", "TIMEOUT", "MAX_RETRIES",
-               "MAX_TOKENS", "MAX_CALL_SECONDS", "DEBUG", "TAVILY_API_KEY", "BOCHA_API_KEY", "VERO_PYTHON_SANDBOX")
+CONFIG_VARS = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "MODEL_NAME",
+    "TEMPERATURE",
+    "TIMEOUT",
+    "MAX_RETRIES",
+    "MAX_TOKENS",
+    "MAX_CALL_SECONDS",
+    "DEBUG",
+    "TAVILY_API_KEY",
+    "BOCHA_API_KEY",
+    "VERO_PYTHON_SANDBOX",
+)
 
 
 # =========================================================================== helpers
@@ -67,9 +79,11 @@ CONFIG_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MODEL_NAME", "TEMPERATURE",
 # title, erasing lines, clearing the screen, a hyperlink (OSC 8), DCS, CSI with odd parameters,
 # the alternate screen, 8-bit C1 controls, a lone ESC, a carriage return that hides text, DEL,
 # backspace, a right-to-left override.
-EVIL = ("\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[1A\x1b[2K\x1b[2J"
-        "\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\\x1bP1$r0m\x1b\\\x1b[?1049h\x1b[38;5;9;1;;;m"
-        "\x9b2J\x9d0;t\x9c\x1b safe\rHIDDEN\x7f\x08\x00\x0b\x0c\u202e")
+EVIL = (
+    "\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[1A\x1b[2K\x1b[2J"
+    "\x1b]8;;http://evil.example/\x1b\\link\x1b]8;;\x1b\\\x1bP1$r0m\x1b\\\x1b[?1049h\x1b[38;5;9;1;;;m"
+    "\x9b2J\x9d0;t\x9c\x1b safe\rHIDDEN\x7f\x08\x00\x0b\x0c\u202e"
+)
 CONTROLS = {chr(c) for c in [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0), 0x202E]}
 
 
@@ -133,10 +147,13 @@ def shout(text: str) -> str:
 # =========================================================================== the terminal
 
 
-@fault("terminal/escape-sequences", DIRECT,
-       "every printed line shows control characters escaped (\\x1b, \\x9b, \\r ...): the steps, tool output, "
-       "thinking and answer of a verbose agent; vero run's answer, HTTP error line and --debug log; vero chat's "
-       "banner, streamed tokens, /history and warnings; --json stays valid JSON with none raw")
+@fault(
+    "terminal/escape-sequences",
+    DIRECT,
+    "every printed line shows control characters escaped (\\x1b, \\x9b, \\r ...): the steps, tool output, "
+    "thinking and answer of a verbose agent; vero run's answer, HTTP error line and --debug log; vero chat's "
+    "banner, streamed tokens, /history and warnings; --json stays valid JSON with none raw",
+)
 def terminal_escapes(kind):
     # a verbose agent: thought, action, tool output (observation), thinking, the final answer
     printed = io.StringIO()
@@ -163,8 +180,11 @@ def terminal_escapes(kind):
 
     # the chat: a model name with escapes (banner, the /models warning), streamed tokens, /history
     with pooled_mock_server([f"streamed {EVIL} end"], stream_chunk_chars=3) as srv:
-        code, out, err = raw_cli(["chat", "--base-url", srv.base_url, "--model", f"m{EVIL}", "--tools", "none"],
-                                 tmp, input="hello\n/history\nbye\n")
+        code, out, err = raw_cli(
+            ["chat", "--base-url", srv.base_url, "--model", f"m{EVIL}", "--tools", "none"],
+            tmp,
+            input="hello\n/history\nbye\n",
+        )
         assert code == 0 and "Bye." in out, (out, err)
         assert not controls_in(out + err), controls_in(out + err)
         assert out.count("streamed \\x1b]52;c;") == 2  # streamed, then in /history
@@ -193,24 +213,29 @@ def with_query(base: str) -> str:
     return with_user(base) + "?api_key=qk-secret&sig=sg-secret&api-version=2024-10"
 
 
-@fault("credentials/base-url", DIRECT,
-       "user:password@ and query values (?api_key=, ?sig=...) never shown: repr(ChatOpenAI), the chat banner, "
-       "retry lines, error lines (a server echoing the path too), the connection hint, --debug logs (the SDK's "
-       "and httpx's too); api-version is shown")
+@fault(
+    "credentials/base-url",
+    DIRECT,
+    "user:password@ and query values (?api_key=, ?sig=...) never shown: repr(ChatOpenAI), the chat banner, "
+    "retry lines, error lines (a server echoing the path too), the connection hint, --debug logs (the SDK's "
+    "and httpx's too); api-version is shown",
+)
 def credentials_in_url(kind):
     tmp = scratch()
-    assert redact_url("https://alice:pw@h/v1?key=k&token=t&api-version=1") == \
-        "https://***@h/v1?key=***&token=***&api-version=1"
+    assert (
+        redact_url("https://alice:pw@h/v1?key=k&token=t&api-version=1")
+        == "https://***@h/v1?key=***&token=***&api-version=1"
+    )
     with pooled_mock_server([HTTPFault(503, "busy"), "Hi", "Hi"]) as srv:
         shown = repr(ChatOpenAI(model_name="m", base_url=with_query(srv.base_url), api_key="k"))
         assert "api-version=2024-10" in shown
-        code, out, err = raw_cli(["run", "hi", "--base-url", with_user(srv.base_url), "--debug"], tmp,
-                                 MAX_RETRIES="1")
+        code, out, err = raw_cli(["run", "hi", "--base-url", with_user(srv.base_url), "--debug"], tmp, MAX_RETRIES="1")
         assert code == 0 and "🔁 retrying (2/2) http://***@127.0.0.1" in err, (out, err)
         assert "HTTP Request: POST http://***@127.0.0.1" in err  # httpx's own log line
         shown += out + err
-        code, out, err = raw_cli(["chat", "--base-url", with_user(srv.base_url), "--tools", "none"], tmp,
-                                 input="hi\nbye\n")
+        code, out, err = raw_cli(
+            ["chat", "--base-url", with_user(srv.base_url), "--tools", "none"], tmp, input="hi\nbye\n"
+        )
         assert code == 0 and "at http://***@127.0.0.1" in out, (out, err)
         shown += out + err
         # the SDK puts the path after a query in the base URL: a 404 whose message echoes the query
@@ -229,14 +254,18 @@ def credentials_in_url(kind):
 # =========================================================================== the key
 
 
-@fault("credentials/key-whitespace", DIRECT,
-       "surrounding whitespace is stripped (env, .env, --api-key, api_key=): the request carries the bare key; "
-       "whitespace inside: one LLMConfigError / one CLI line (exit 2) naming OPENAI_API_KEY, never the key")
+@fault(
+    "credentials/key-whitespace",
+    DIRECT,
+    "surrounding whitespace is stripped (env, .env, --api-key, api_key=): the request carries the bare key; "
+    "whitespace inside: one LLMConfigError / one CLI line (exit 2) naming OPENAI_API_KEY, never the key",
+)
 def key_whitespace(kind):
     tmp = scratch()
     with pooled_mock_server(["one", "two", "three", "four"]) as srv:
-        ChatOpenAI(model_name="m", base_url=srv.base_url, api_key=f"  {KEY}\n").generate([{"role": "user",
-                                                                                        "content": "hi"}])
+        ChatOpenAI(model_name="m", base_url=srv.base_url, api_key=f"  {KEY}\n").generate(
+            [{"role": "user", "content": "hi"}]
+        )
         assert raw_cli(["run", "hi", "--base-url", srv.base_url], tmp, OPENAI_API_KEY=f"{KEY}\n")[0] == 0
         assert raw_cli(["run", "hi", "--base-url", srv.base_url, "--api-key", f" {KEY}\r\n"], tmp)[0] == 0
         (tmp / ".env").write_text(f'OPENAI_API_KEY="{KEY}\\n"\n')
@@ -259,56 +288,86 @@ def key_whitespace(kind):
 # =========================================================================== replies without end
 
 
-@fault("model/endless-reply", ALL,
-       "a reply that never ends: failed at MAX_CALL_SECONDS (max_call_seconds=1), LLMCallError naming it, "
-       "one request (not retried); history intact")
+@fault(
+    "model/endless-reply",
+    ALL,
+    "a reply that never ends: failed at MAX_CALL_SECONDS (max_call_seconds=1), LLMCallError naming it, "
+    "one request (not retried); history intact",
+)
 def endless_reply(kind):
     return fails_cleanly(kind, [Fault.endless()], None, "MAX_CALL_SECONDS=1 s", max_call_seconds=1)
 
 
-@fault("model/trickling-reply", ALL,
-       "a reply of one piece every 0.2 s (each wait within TIMEOUT): failed at MAX_CALL_SECONDS, one request")
+@fault(
+    "model/trickling-reply",
+    ALL,
+    "a reply of one piece every 0.2 s (each wait within TIMEOUT): failed at MAX_CALL_SECONDS, one request",
+)
 def trickling_reply(kind):
     return fails_cleanly(kind, [Fault.endless(every=0.2)], None, "MAX_CALL_SECONDS=1 s", max_call_seconds=1)
 
 
-@fault("model/silent-server-within-timeout", ALL,
-       "a server silent for longer than MAX_CALL_SECONDS but less than TIMEOUT: failed at MAX_CALL_SECONDS, "
-       "not retried")
+@fault(
+    "model/silent-server-within-timeout",
+    ALL,
+    "a server silent for longer than MAX_CALL_SECONDS but less than TIMEOUT: failed at MAX_CALL_SECONDS, not retried",
+)
 def silent_within_timeout(kind):
     return fails_cleanly(kind, [Fault.sleep(30)], None, "MAX_CALL_SECONDS=1 s", max_call_seconds=1, timeout=20)
 
 
-@fault("model/huge-reply", ALL,
-       "a body past 64 bytes per character of the cap (1 MiB at max_tokens=1024) is cut: failed, "
-       "'larger than 1,048,576 bytes', one request; a whole reply past 16 characters per token of the cap: "
-       "failed, 'larger than 1,600 characters'")
+@fault(
+    "model/huge-reply",
+    ALL,
+    "a body past 64 bytes per character of the cap (1 MiB at max_tokens=1024) is cut: failed, "
+    "'larger than 1,048,576 bytes', one request; a whole reply past 16 characters per token of the cap: "
+    "failed, 'larger than 1,600 characters'",
+)
 def huge_reply(kind):
-    fails_cleanly(kind, [Fault.endless("x" * 65536)], None, r"larger than 1,048,576 bytes .*cut off",
-                  max_call_seconds=60)
+    fails_cleanly(
+        kind, [Fault.endless("x" * 65536)], None, r"larger than 1,048,576 bytes .*cut off", max_call_seconds=60
+    )
     return fails_cleanly(kind, ["y" * 1601], None, r"larger than 1,600 characters", max_tokens=100)
 
 
-@fault("model/compressed-huge-reply", DIRECT,
-       "a gzip body of 8 KB that unpacks to 8 MB counts at its unpacked size: failed at 1 MiB "
-       "(max_tokens=1024), one request")
+@fault(
+    "model/compressed-huge-reply",
+    DIRECT,
+    "a gzip body of 8 KB that unpacks to 8 MB counts at its unpacked size: failed at 1 MiB "
+    "(max_tokens=1024), one request",
+)
 def compressed_huge_reply(kind):
-    body = json.dumps({"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [
-        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "x" * 8_000_000}}]})
+    body = json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "x" * 8_000_000}}
+            ],
+        }
+    )
     packed = gzip.compress(body.encode())
     assert len(packed) < 64_000
     with pooled_mock_server() as srv:
-        srv.add_route("POST", "/v1/chat/completions", lambda request: (
-            200, {"content-type": "application/json", "content-encoding": "gzip"}, packed))
+        srv.add_route(
+            "POST",
+            "/v1/chat/completions",
+            lambda request: (200, {"content-type": "application/json", "content-encoding": "gzip"}, packed),
+        )
         with pytest.raises(LLMCallError, match=r"larger than 1,048,576 bytes"):
             chat_openai(srv).generate([{"role": "user", "content": "hi"}])
         assert len(srv.request_log) == 1
     return "failed at the size limit, counted unpacked; not retried"
 
 
-@fault("model/endless-stream", DIRECT,
-       "streamed: an endless stream fails at MAX_CALL_SECONDS, a fast one at 16 characters per token of the cap; "
-       "a chat agent streaming on_token ends failed, history intact")
+@fault(
+    "model/endless-stream",
+    DIRECT,
+    "streamed: an endless stream fails at MAX_CALL_SECONDS, a fast one at 16 characters per token of the cap; "
+    "a chat agent streaming on_token ends failed, history intact",
+)
 def endless_stream(kind):
     # every=0.01: a stream that never ends but stays under the size cap for the 1 s it may take
     replies = [Fault.endless(every=0.01), Fault.endless(every=0.2), Fault.endless("z" * 512), "ok"]
@@ -341,9 +400,12 @@ def test_max_call_seconds_setting_and_its_default():
 # =========================================================================== listeners
 
 
-@fault("events/listener-sys-exit", ALL,
-       "a run listener and a model listener that call sys.exit on every event: caught and logged as "
-       "warnings, the run ends ok")
+@fault(
+    "events/listener-sys-exit",
+    ALL,
+    "a run listener and a model listener that call sys.exit on every event: caught and logged as "
+    "warnings, the run ends ok",
+)
 def listener_sys_exit(kind):
     def leave(event):
         raise SystemExit(3)
@@ -410,15 +472,16 @@ def test_a_connection_error_is_one_line_with_one_hint(tmp_path):
 
 
 def test_agent_given_as_a_file_path_loads_and_a_missing_one_says_drop_py(tmp_path):
-    (tmp_path / "my_agent.py").write_text("from vero import Agent\n\nclass Mine(Agent):\n"
-                                          "    def solve(self, task, **kwargs):\n        return 'mine'\n")
+    (tmp_path / "my_agent.py").write_text(
+        "from vero import Agent\n\nclass Mine(Agent):\n    def solve(self, task, **kwargs):\n        return 'mine'\n"
+    )
     for spec in ("my_agent.py:Mine", str(tmp_path / "my_agent.py") + ":Mine"):
-        code, out, err = raw_cli(["run", "hi", "--agent", spec, "--base-url", "http://127.0.0.1:9/v1", "-q"],
-                                 tmp_path)
+        code, out, err = raw_cli(["run", "hi", "--agent", spec, "--base-url", "http://127.0.0.1:9/v1", "-q"], tmp_path)
         assert code == 0 and "Final Answer (ok): mine" in out, (spec, err)
         sys.modules.pop("my_agent", None)
-    code, out, err = raw_cli(["run", "hi", "--agent", "agents/other.py:Mine", "--base-url",
-                              "http://127.0.0.1:9/v1"], tmp_path)
+    code, out, err = raw_cli(
+        ["run", "hi", "--agent", "agents/other.py:Mine", "--base-url", "http://127.0.0.1:9/v1"], tmp_path
+    )
     assert code == 2 and "name it without .py: agents.other:ClassName" in err, err
 
 

@@ -116,8 +116,14 @@ def in_a_fresh_parent(prelude: str, code: str, env: dict | None = None) -> str:
     Needed where the secret must be in the parent's *initial* environment:
     /proc/<pid>/environ shows that, not later changes to os.environ.
     """
-    script = "\n".join([f"import sys; sys.path.insert(0, {str(ROOT)!r})", textwrap.dedent(prelude),
-                        RUNNER_IMPORT, f"print(run_python({textwrap.dedent(code)!r}), end='')"])
+    script = "\n".join(
+        [
+            f"import sys; sys.path.insert(0, {str(ROOT)!r})",
+            textwrap.dedent(prelude),
+            RUNNER_IMPORT,
+            f"print(run_python({textwrap.dedent(code)!r}), end='')",
+        ]
+    )
     env = {**os.environ, **(env or {})}
     proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -127,11 +133,17 @@ def in_a_fresh_parent(prelude: str, code: str, env: dict | None = None) -> str:
 # =========================================================================== the parent's secrets
 
 
-@fault("sandbox/parent-environ-via-proc", DIRECT,
-       "the API key in the parent's environment is not in /proc/<ppid>/environ (unreadable or absent)")
+@fault(
+    "sandbox/parent-environ-via-proc",
+    DIRECT,
+    "the API key in the parent's environment is not in /proc/<ppid>/environ (unreadable or absent)",
+)
 def parent_environ(kind):
     key = "sk-" + canary()
-    out = ran(in_a_fresh_parent("", """
+    out = ran(
+        in_a_fresh_parent(
+            "",
+            """
         import os
         try:
             print(open(f"/proc/{os.getppid()}/environ", "rb").read())
@@ -139,18 +151,25 @@ def parent_environ(kind):
             print("unreadable:", exc)
         print(dict(os.environ))
         print("DONE")
-    """, env={"OPENAI_API_KEY": key}))
+    """,
+            env={"OPENAI_API_KEY": key},
+        )
+    )
     assert key not in out, out
     return "ok; key absent"
 
 
-@fault("sandbox/parent-cwd-dotenv", DIRECT,
-       "the .env in the parent's working directory cannot be read: not via /proc/<ppid>/cwd, not by its path")
+@fault(
+    "sandbox/parent-cwd-dotenv",
+    DIRECT,
+    "the .env in the parent's working directory cannot be read: not via /proc/<ppid>/cwd, not by its path",
+)
 def parent_cwd_dotenv(kind):
     secret = canary()
     with tempfile.TemporaryDirectory(prefix="vero-parent-") as folder, working_dir(folder):
         Path(folder, ".env").write_text(f"OPENAI_API_KEY={secret}\n")
-        out = ran(run(f"""
+        out = ran(
+            run(f"""
             import os
             for path in (f"/proc/{{os.getppid()}}/cwd/.env", "/proc/{os.getpid()}/cwd/.env", {folder + "/.env"!r}):
                 try:
@@ -158,7 +177,8 @@ def parent_cwd_dotenv(kind):
                 except OSError as exc:
                     print(path, "unreadable:", type(exc).__name__)
             print("DONE")
-        """))
+        """)
+        )
     assert secret not in out, out
     return "ok; unreadable by /proc and by path"
 
@@ -166,13 +186,18 @@ def parent_cwd_dotenv(kind):
 _HELD_IN_MEMORY: list[bytes] = []  # the canary the memory scan looks for
 
 
-@fault("sandbox/parent-memory-canary", DIRECT,
-       "a canary held only in the parent's memory is not found by scanning /proc/<ppid>/mem")
+@fault(
+    "sandbox/parent-memory-canary",
+    DIRECT,
+    "a canary held only in the parent's memory is not found by scanning /proc/<ppid>/mem",
+)
 def parent_memory(kind):
     secret = canary()
     _HELD_IN_MEMORY[:] = [secret.encode() * 4]
     try:
-        out = ran(run(f"""
+        out = ran(
+            run(
+                f"""
             import os, re
             needle = {secret[::-1]!r}[::-1].encode()  # reversed: the code's own text does not contain it
             def scan(pid):
@@ -195,7 +220,10 @@ def parent_memory(kind):
             for pid in (os.getppid(), {os.getpid()}):
                 print(pid, scan(pid))
             print("DONE")
-        """, timeout=20))
+        """,
+                timeout=20,
+            )
+        )
     finally:
         _HELD_IN_MEMORY.clear()
     assert "FOUND" not in out and secret not in out, out
@@ -205,26 +233,31 @@ def parent_memory(kind):
 # =========================================================================== escaping processes
 
 
-@fault("sandbox/detached-child-new-session", DIRECT,
-       "a child started with start_new_session=True does not outlive the call")
+@fault(
+    "sandbox/detached-child-new-session",
+    DIRECT,
+    "a child started with start_new_session=True does not outlive the call",
+)
 def detached_child(kind):
     marker = canary()
-    out = ran(run(f"""
+    out = ran(
+        run(f"""
         import subprocess, sys
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", {marker!r}],
                          start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print("DONE")
-    """))
+    """)
+    )
     assert out.endswith("exit status: 0"), out
     assert _gone(marker), "the detached child survived the call"
     return "ok; killed with the call"
 
 
-@fault("sandbox/double-fork-setsid", DIRECT,
-       "a double-forked setsid() grandchild does not outlive the call")
+@fault("sandbox/double-fork-setsid", DIRECT, "a double-forked setsid() grandchild does not outlive the call")
 def double_fork(kind):
     marker = canary()
-    out = ran(run(f"""
+    out = ran(
+        run(f"""
         import os, sys
         if os.fork() == 0:
             os.setsid()
@@ -233,24 +266,31 @@ def double_fork(kind):
             os._exit(0)
         os.wait()
         print("DONE")
-    """))
+    """)
+    )
     assert out.endswith("exit status: 0"), out
     assert _gone(marker), "the double-forked grandchild survived the call"
     return "ok; killed with the call"
 
 
-@fault("sandbox/timeout-grandchild-holds-pipes", DIRECT,
-       "a 1 s timeout returns within 2 s although a detached grandchild holds stdout; it is killed; no thread leaks")
+@fault(
+    "sandbox/timeout-grandchild-holds-pipes",
+    DIRECT,
+    "a 1 s timeout returns within 2 s although a detached grandchild holds stdout; it is killed; no thread leaks",
+)
 def timeout_with_grandchild(kind):
     marker = canary()
     threads = threading.active_count()
     start = time.monotonic()
-    out = run(f"""
+    out = run(
+        f"""
         import subprocess, sys, time
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", {marker!r}], start_new_session=True)
         print("started", flush=True)
         time.sleep(30)
-    """, timeout=1)
+    """,
+        timeout=1,
+    )
     elapsed = time.monotonic() - start
     assert out.endswith("timed out after 1 s") and "started" in out, out
     assert elapsed < 2.0, f"returned after {elapsed:.1f} s"
@@ -282,9 +322,12 @@ print("DONE")
 """
 
 
-@fault("sandbox/project-beside-the-installation", DIRECT,
-       "a project folder under a system prefix (/usr/local/src/app, /usr/src/app, or inside the interpreter's own "
-       "prefix), with vero run from a subfolder of it or from /: its .env cannot be read nor the folder listed")
+@fault(
+    "sandbox/project-beside-the-installation",
+    DIRECT,
+    "a project folder under a system prefix (/usr/local/src/app, /usr/src/app, or inside the interpreter's own "
+    "prefix), with vero run from a subfolder of it or from /: its .env cannot be read nor the folder listed",
+)
 def project_beside_installation(kind):
     homes = [f for f in ("/usr/local/src", "/usr/src", sys.base_prefix) if _writable(f)]
     if not homes:
@@ -313,9 +356,12 @@ print(run_python({code!r}), end="")
 """
 
 
-@fault("sandbox/project-is-the-venv", DIRECT,
-       "vero run by a venv that is itself the project folder: the project's .env and a key exported in "
-       "bin/activate cannot be read; the venv's packages still import")
+@fault(
+    "sandbox/project-is-the-venv",
+    DIRECT,
+    "vero run by a venv that is itself the project folder: the project's .env and a key exported in "
+    "bin/activate cannot be read; the venv's packages still import",
+)
 def project_is_the_venv(kind):
     secret = canary()
     with tempfile.TemporaryDirectory(prefix="vero-project-") as project:
@@ -325,14 +371,23 @@ def project_is_the_venv(kind):
         with open(os.path.join(project, "bin", "activate"), "a") as activate:
             activate.write(f"export OPENAI_API_KEY={secret}\n")
         python = os.path.join(project, "bin", "python")
-        site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                              capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+        site = subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout.strip()
         Path(site, "vero_probe_module.py").write_text("VALUE = 'imported'\n")
         code = READ_SECRETS.format(paths=[f"{project}/.env", f"{project}/bin/activate"], folders=[project])
         code += "import vero_probe_module\nprint(vero_probe_module.VALUE)\n"
-        proc = subprocess.run([python, "-c", VENV_PARENT.format(root=str(ROOT), project=project, code=code)],
-                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, capture_output=True,
-                              text=True, timeout=60)
+        proc = subprocess.run(
+            [python, "-c", VENV_PARENT.format(root=str(ROOT), project=project, code=code)],
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     out = ran(proc.stdout)
     assert secret not in out and "READ" not in out, out
     assert f"{project}/.env unreadable" in out and f"{project}/bin/activate unreadable" in out, out
@@ -344,10 +399,14 @@ def project_is_the_venv(kind):
 # =========================================================================== limits
 
 
-@fault("sandbox/memory-1GiB", DIRECT,
-       "allocating 1 GiB raises MemoryError under the default memory limit; 100 MB still works")
+@fault(
+    "sandbox/memory-1GiB",
+    DIRECT,
+    "allocating 1 GiB raises MemoryError under the default memory limit; 100 MB still works",
+)
 def memory_limit(kind):
-    out = ran(run("""
+    out = ran(
+        run("""
         small = bytearray(100 << 20)
         print("100 MB ok")
         try:
@@ -356,13 +415,14 @@ def memory_limit(kind):
         except MemoryError:
             print("MemoryError")
         print("DONE")
-    """))
+    """)
+    )
     assert "100 MB ok" in out and "MemoryError" in out and "allocated" not in out, out
     return "ok; MemoryError"
 
 
 # Each way to hold memory that a per-process address-space limit does not see; each stops at {target_mb}.
-HOLD = r'''
+HOLD = r"""
 import ctypes, os, mmap
 libc = ctypes.CDLL(None, use_errno=True)
 MIB, TARGET = 1 << 20, {target_mb} << 20
@@ -434,24 +494,33 @@ for name, hold in (("memfd", memfds), ("sysv-shm", sysv_shm), ("sysv-msg", sysv_
     print(f"{{name}}: {{held >> 20}} ({{reason}})", flush=True)
 nested_tmpfs()
 print("DONE")
-'''
+"""
 
 
-@fault("sandbox/memory-outside-the-limit", DIRECT,
-       "with memory_mb=128 and disk_mb=16, memfd_create files, System V shared memory and message queues, and a "
-       "tmpfs in a nested user namespace each hold nothing (refused), never the 320 MB asked for")
+@fault(
+    "sandbox/memory-outside-the-limit",
+    DIRECT,
+    "with memory_mb=128 and disk_mb=16, memfd_create files, System V shared memory and message queues, and a "
+    "tmpfs in a nested user namespace each hold nothing (refused), never the 320 MB asked for",
+)
 def memory_outside_the_limit(kind):
     out = ran(run(HOLD.format(target_mb=320), timeout=30, tool=make_python_exec(memory_mb=128, disk_mb=16)))
-    held = {line.split(":")[0]: int(line.split()[1]) for line in out.splitlines()
-            if line.split(":")[0] in ("memfd", "sysv-shm", "sysv-msg", "nested-tmpfs")}
+    held = {
+        line.split(":")[0]: int(line.split()[1])
+        for line in out.splitlines()
+        if line.split(":")[0] in ("memfd", "sysv-shm", "sysv-msg", "nested-tmpfs")
+    }
     assert len(held) == 4 and all(mb == 0 for mb in held.values()), out
     if python_runner.memory_bound().startswith("rlimits") and os.uname().machine in ("x86_64", "aarch64"):
         assert "memfd: 0 (Operation not permitted)" in out, out
     return "ok; " + ", ".join(line.split(" (")[1].rstrip(")") for line in out.splitlines() if " (" in line)
 
 
-@fault("sandbox/cpu-loop", DIRECT,
-       "a CPU loop is killed by SIGXCPU at its CPU limit (cpu_seconds=1), long before its timeout")
+@fault(
+    "sandbox/cpu-loop",
+    DIRECT,
+    "a CPU loop is killed by SIGXCPU at its CPU limit (cpu_seconds=1), long before its timeout",
+)
 def cpu_limit(kind):
     start = time.monotonic()
     out = run("while True: pass", timeout=30, tool=make_python_exec(cpu_seconds=1))
@@ -461,10 +530,15 @@ def cpu_limit(kind):
     return f"ok; SIGXCPU after {elapsed:.1f} s"
 
 
-@fault("sandbox/file-too-large", DIRECT,
-       "writing a file larger than file_mb fails with EFBIG (File too large); the program goes on")
+@fault(
+    "sandbox/file-too-large",
+    DIRECT,
+    "writing a file larger than file_mb fails with EFBIG (File too large); the program goes on",
+)
 def file_size_limit(kind):
-    out = ran(run("""
+    out = ran(
+        run(
+            """
         try:
             with open("big.bin", "wb") as f:
                 f.write(b"x" * (3 << 20))
@@ -472,19 +546,26 @@ def file_size_limit(kind):
         except OSError as exc:
             print("EFBIG:", exc.strerror)
         print("DONE")
-    """, tool=make_python_exec(file_mb=1)))
+    """,
+            tool=make_python_exec(file_mb=1),
+        )
+    )
     assert "EFBIG: File too large" in out and "written" not in out, out
     return "ok; File too large"
 
 
-@fault("sandbox/write-outside-workdir", DIRECT,
-       "writes outside /tmp fail (read-only or absent): /, /usr, /etc, the venv, the parent's folder")
+@fault(
+    "sandbox/write-outside-workdir",
+    DIRECT,
+    "writes outside /tmp fail (read-only or absent): /, /usr, /etc, the venv, the parent's folder",
+)
 def write_outside(kind):
     with tempfile.TemporaryDirectory(prefix="vero-parent-") as folder, working_dir(folder):
         name = canary()  # a unique name, so that only what the code wrote is removed
         targets = [f"{folder}/{name}", *(f"{top}/{name}" for top in ("", "/usr", "/etc", sys.prefix))]
         try:
-            out = ran(run(f"""
+            out = ran(
+                run(f"""
                 for path in {targets!r}:
                     try:
                         open(path, "w").write("x")
@@ -493,7 +574,8 @@ def write_outside(kind):
                         print("no:", path, exc.strerror)
                 open("/tmp/scratch", "w").write("ok")
                 print("DONE")
-            """))
+            """)
+            )
         finally:
             leaked = [path for path in targets if os.path.exists(path)]
             for path in leaked:
@@ -502,11 +584,12 @@ def write_outside(kind):
     return "ok; read-only outside /tmp"
 
 
-@fault("sandbox/fork-bomb", DIRECT,
-       "a fork bomb stops at the process limit (EAGAIN) and every fork dies with the call")
+@fault("sandbox/fork-bomb", DIRECT, "a fork bomb stops at the process limit (EAGAIN) and every fork dies with the call")
 def fork_bomb(kind):
     marker = canary()
-    out = ran(run(f"""
+    out = ran(
+        run(
+            f"""
         import os, sys
         children = 0
         try:
@@ -518,22 +601,28 @@ def fork_bomb(kind):
             print("stopped:", exc.strerror)
         print("children:", children)
         print("DONE")
-    """, timeout=20, tool=make_python_exec(max_processes=16)))
+    """,
+            timeout=20,
+            tool=make_python_exec(max_processes=16),
+        )
+    )
     children = int(out.split("children:")[1].split()[0])
     assert "stopped: Resource temporarily unavailable" in out and children < 16, out
     assert _gone(marker), "forks survived the call"
     return f"ok; stopped after {children} forks"
 
 
-@fault("sandbox/connect-localhost", DIRECT,
-       "a TCP connect to a listening 127.0.0.1 socket of the parent fails: no network")
+@fault(
+    "sandbox/connect-localhost", DIRECT, "a TCP connect to a listening 127.0.0.1 socket of the parent fails: no network"
+)
 def connect_localhost(kind):
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
         server.setblocking(False)
         port = server.getsockname()[1]
-        out = ran(run(f"""
+        out = ran(
+            run(f"""
             import socket
             try:
                 socket.create_connection(("127.0.0.1", {port}), timeout=2)
@@ -541,7 +630,8 @@ def connect_localhost(kind):
             except OSError as exc:
                 print("no network:", exc.strerror or exc)
             print("DONE")
-        """))
+        """)
+        )
         with contextlib.suppress(BlockingIOError):
             server.accept()
             raise AssertionError("the sandbox connected to the parent's socket")
@@ -549,9 +639,12 @@ def connect_localhost(kind):
     return "ok; " + out.split("no network: ")[1].splitlines()[0]
 
 
-@fault("sandbox/unix-socket-in-shown-folder", DIRECT,
-       "a listening unix socket (stream and datagram) in a folder the sandbox shows (the venv's site-packages) "
-       "cannot be reached: connect and sendto fail, the listener receives nothing")
+@fault(
+    "sandbox/unix-socket-in-shown-folder",
+    DIRECT,
+    "a listening unix socket (stream and datagram) in a folder the sandbox shows (the venv's site-packages) "
+    "cannot be reached: connect and sendto fail, the listener receives nothing",
+)
 def unix_socket_in_shown_folder(kind):
     folder = next((p for p in sys.path if p.endswith("site-packages") and os.access(p, os.W_OK)), None)
     if folder is None:
@@ -567,7 +660,8 @@ def unix_socket_in_shown_folder(kind):
             stream.listen(1)
             stream.setblocking(False)
             dgram.setblocking(False)
-            out = ran(run(f"""
+            out = ran(
+                run(f"""
                 import os, socket
                 print("visible:", os.path.exists({stream_path!r}))
                 for kind, path in ((socket.SOCK_STREAM, {stream_path!r}), (socket.SOCK_DGRAM, {dgram_path!r})):
@@ -585,7 +679,8 @@ def unix_socket_in_shown_folder(kind):
                 except OSError as exc:
                     print("no datagram:", exc.strerror)
                 print("DONE")
-            """))
+            """)
+            )
             with contextlib.suppress(BlockingIOError):
                 stream.accept()
                 raise AssertionError("the sandbox connected to the stream socket")
@@ -600,9 +695,12 @@ def unix_socket_in_shown_folder(kind):
     return "ok; " + out.split("no connection: ")[1].splitlines()[0]
 
 
-@fault("sandbox/fake-setup-failure", DIRECT,
-       "code that prints vero's own `vero-sandbox:` message and exits with its status (125) is reported as the "
-       "code's output and exit status, not as a sandbox that could not be set up; only fds 0-2 are open in it")
+@fault(
+    "sandbox/fake-setup-failure",
+    DIRECT,
+    "code that prints vero's own `vero-sandbox:` message and exits with its status (125) is reported as the "
+    "code's output and exit status, not as a sandbox that could not be set up; only fds 0-2 are open in it",
+)
 def fake_setup_failure(kind):
     out = run("""
         import os, sys
@@ -618,8 +716,11 @@ def fake_setup_failure(kind):
 # =========================================================================== refusing without a sandbox
 
 
-@fault("sandbox/not-linux-refuses", DIRECT,
-       "off Linux the code does not run: an Error text says why and how to opt out; sandbox=False runs it")
+@fault(
+    "sandbox/not-linux-refuses",
+    DIRECT,
+    "off Linux the code does not run: an Error text says why and how to opt out; sandbox=False runs it",
+)
 def not_linux(kind):
     platform, sys.platform = sys.platform, "darwin"
     try:
@@ -644,8 +745,11 @@ open("/proc/sys/user/max_user_namespaces", "w").write("0")  # from here on, none
 """
 
 
-@fault("sandbox/no-user-namespaces-refuses", DIRECT,
-       "where user namespaces cannot be created the code does not run: an Error text names the failed step")
+@fault(
+    "sandbox/no-user-namespaces-refuses",
+    DIRECT,
+    "where user namespaces cannot be created the code does not run: an Error text names the failed step",
+)
 def no_user_namespaces(kind):
     out = in_a_fresh_parent(_NO_USER_NAMESPACES, "print('RAN')")
     assert out.startswith("Error: python_exec refused") and "RAN" not in out, out
@@ -698,12 +802,14 @@ def test_the_program_runs_unprivileged_with_pid_1_as_its_parent():
     # The parent's files are not there.  (The folders leading to the Python installation are, so a
     # virtual environment inside the repository shows the repository's folder, holding only the venv.)
     here = os.path.abspath(__file__)
-    out = ran(run(f"""
+    out = ran(
+        run(f"""
         import os
         print(os.getuid(), os.getppid(), sorted(p for p in os.listdir("/proc") if p.isdigit()))
         print(os.path.exists({here!r}), os.path.exists({os.path.dirname(here)!r}), os.getcwd())
         print("DONE")
-    """))
+    """)
+    )
     uid, ppid, _ = out.splitlines()[1].split(" ", 2)
     assert ppid == "1" and (uid == "65534" if os.geteuid() == 0 else uid == str(os.geteuid())), out
     assert os.path.exists(here) and out.splitlines()[2].startswith("False False /tmp/vero-python-"), out
@@ -736,8 +842,16 @@ def _unprivileged_python(uid: int) -> tuple[list[str], dict] | None:
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     probe = "import subprocess, sys, vero.tool.builtin; subprocess.run([sys.executable, '-c', ''], check=True)"
     for python in dict.fromkeys([sys.executable, shutil.which(version, path="/usr/local/bin:/usr/bin") or ""]):
-        if python and subprocess.run([*prefix, python, "-c", probe], env=env,  # it must start itself, too
-                                     capture_output=True, timeout=60).returncode == 0:
+        if (
+            python
+            and subprocess.run(
+                [*prefix, python, "-c", probe],
+                env=env,  # it must start itself, too
+                capture_output=True,
+                timeout=60,
+            ).returncode
+            == 0
+        ):
             return [*prefix, python], env
     return None
 
@@ -772,8 +886,10 @@ def test_an_unprivileged_user_gets_the_same_sandbox():
     """vero run by a normal user (uid 65534 here): the same guarantees, or a clear refusal."""
     found = _unprivileged_python(65534)
     if found is None:
-        pytest.skip("no setpriv, or no Python that uid 65534 can run with vero importable "
-                    "(e.g. the interpreter lives under /root)")
+        pytest.skip(
+            "no setpriv, or no Python that uid 65534 can run with vero importable "
+            "(e.g. the interpreter lives under /root)"
+        )
     command, env = found
     key, marker = "sk-" + canary(), canary()
     with tempfile.TemporaryDirectory(prefix="vero-unprivileged-") as folder, socket.socket() as server:
@@ -794,13 +910,23 @@ def test_an_unprivileged_user_gets_the_same_sandbox():
 
 def test_a_parent_cwd_inside_a_system_folder_is_hidden():
     """/usr/src/app with its .env is a usual cwd: an existing folder at that depth stands in for it."""
-    folder = next((f for f in ("/usr/share/doc", "/usr/share/man", "/usr/share/locale", "/usr/include/linux")
-                   if os.path.isdir(f) and os.listdir(f)), None)
+    folder = next(
+        (
+            f
+            for f in ("/usr/share/doc", "/usr/share/man", "/usr/share/locale", "/usr/include/linux")
+            if os.path.isdir(f) and os.listdir(f)
+        ),
+        None,
+    )
     if folder is None:
         pytest.skip("no non-empty folder two levels below /usr")
     with working_dir(folder):
-        out = ran(run(f"import os\nprint(os.listdir({folder!r}), os.listdir({os.path.dirname(folder)!r}) != [])\n"
-                      "print('DONE')"))
+        out = ran(
+            run(
+                f"import os\nprint(os.listdir({folder!r}), os.listdir({os.path.dirname(folder)!r}) != [])\n"
+                "print('DONE')"
+            )
+        )
     assert "[] True" in out, out
 
 
@@ -832,12 +958,16 @@ def test_each_call_joins_a_cgroup_of_its_own_with_memory_max(monkeypatch, tmp_pa
     assert Path(folder, "cgroup.procs").read_text().strip().isdigit()  # the bootstrap joined before forking
 
 
-@pytest.mark.skipif(python_runner.memory_cgroup_parent() is None,
-                    reason="no cgroup v2 memory controller for vero's cgroup here (cgroup v1, or not delegated; "
-                           "VERO_PYTHON_CGROUP names one): the rlimit fallback is in force, tested by "
-                           "sandbox/memory-outside-the-limit")
+@pytest.mark.skipif(
+    python_runner.memory_cgroup_parent() is None,
+    reason="no cgroup v2 memory controller for vero's cgroup here (cgroup v1, or not delegated; "
+    "VERO_PYTHON_CGROUP names one): the rlimit fallback is in force, tested by "
+    "sandbox/memory-outside-the-limit",
+)
 def test_a_real_cgroup_bounds_the_memory_of_all_processes_together():
-    out = ran(run("""
+    out = ran(
+        run(
+            """
         import os
         children = []
         for _ in range(4):  # 4 x 60 MB: each under memory_mb, together over memory.max (96 MB)
@@ -850,5 +980,9 @@ def test_a_real_cgroup_bounds_the_memory_of_all_processes_together():
             children.append(pid)
         print("killed:", sum(os.waitpid(pid, 0)[1] & 0x7f == 9 for pid in children))
         print("DONE")
-    """, timeout=20, tool=make_python_exec(memory_mb=80, disk_mb=16)))
+    """,
+            timeout=20,
+            tool=make_python_exec(memory_mb=80, disk_mb=16),
+        )
+    )
     assert "killed: 0" not in out, out

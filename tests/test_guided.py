@@ -108,9 +108,15 @@ def test_step_schema_has_the_thought_first_then_one_branch_per_tool_then_the_fin
 
 def test_a_call_branch_carries_the_tools_argument_schema_without_its_defaults():
     arguments = choices(step_schema(ToolRegistry([add])))[0]["properties"]["arguments"]
-    assert arguments == {"type": "object", "required": ["a"], "additionalProperties": False, "properties": {
-        "a": {"type": "integer", "description": "the first number."},
-        "b": {"type": "integer", "description": "the second number."}}}
+    assert arguments == {
+        "type": "object",
+        "required": ["a"],
+        "additionalProperties": False,
+        "properties": {
+            "a": {"type": "integer", "description": "the first number."},
+            "b": {"type": "integer", "description": "the second number."},
+        },
+    }
     assert "default" in add.parameters["properties"]["b"]  # the tool's own schema is left as it is
 
 
@@ -126,22 +132,33 @@ def test_no_tools_offers_only_the_final_answer():
 
 def test_grammar_schema_keeps_the_common_subset_and_writes_out_local_references():
     schema = {
-        "type": "object", "title": "Args", "$defs": {"Colour": {"enum": ["red", "blue"], "title": "Colour"},
-                                                      "Node": {"type": "object", "properties": {
-                                                          "child": {"$ref": "#/$defs/Node"}}}},
+        "type": "object",
+        "title": "Args",
+        "$defs": {
+            "Colour": {"enum": ["red", "blue"], "title": "Colour"},
+            "Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node"}}},
+        },
         "properties": {
-            "code": {"type": "string", "pattern": "^[A-Z]+-\\d+$", "format": "uuid", "examples": ["AB-12"],
-                     "minLength": 2},
+            "code": {
+                "type": "string",
+                "pattern": "^[A-Z]+-\\d+$",
+                "format": "uuid",
+                "examples": ["AB-12"],
+                "minLength": 2,
+            },
             "colour": {"$ref": "#/$defs/Colour", "default": "red"},
             "size": {"oneOf": [{"type": "integer", "minimum": 1, "maximum": 9}, {"type": "null"}]},
             "tags": {"type": "array", "items": {"type": "string", "format": "email"}, "maxItems": 3},
             "tree": {"$ref": "#/$defs/Node"},
             "remote": {"$ref": "https://example.org/schema.json"},
         },
-        "required": ["code"], "additionalProperties": False,
+        "required": ["code"],
+        "additionalProperties": False,
     }
     assert grammar_schema(schema) == {
-        "type": "object", "required": ["code"], "additionalProperties": False,
+        "type": "object",
+        "required": ["code"],
+        "additionalProperties": False,
         "properties": {
             "code": {"type": "string"},
             "colour": {"enum": ["red", "blue"]},
@@ -197,8 +214,9 @@ def test_a_reply_that_is_not_json_gets_one_correction_and_the_run_goes_on():
     assert agent.run("What is 2 + 3?") == "5"
     assert agent.last_result.status == OK and llm.calls == 3
     correction = llm.requests[1].messages[-1]["content"]
-    assert correction == GUIDED_ERROR_PROMPT.format(problem="the reply contains no JSON object", names="add, reserve",
-                                                    answered=ANSWERED)
+    assert correction == GUIDED_ERROR_PROMPT.format(
+        problem="the reply contains no JSON object", names="add, reserve", answered=ANSWERED
+    )
     assert [w.content for w in warnings(agent)] == ["malformed reply: the reply contains no JSON object"]
 
 
@@ -248,16 +266,23 @@ def test_after_two_repeats_only_the_final_answer_is_offered():
 
 
 def test_a_tool_that_changes_things_runs_only_with_the_models_own_arguments():
-    agent, llm = make([call("reserve", room="R-9", guests=4), call("reserve", room="R-9", guests=4),
-                       call("reserve", room="R-7", guests=4), call("reserve", room="R-7", guests=4),
-                       final("Reserved R-7 for 4.")])
+    agent, llm = make(
+        [
+            call("reserve", room="R-9", guests=4),
+            call("reserve", room="R-9", guests=4),
+            call("reserve", room="R-7", guests=4),
+            call("reserve", room="R-7", guests=4),
+            final("Reserved R-7 for 4."),
+        ]
+    )
     assert agent.run("Reserve a room for 4.") == "Reserved R-7 for 4."
     # the failed call is not repeated, no call is made that the model did not write, and the call
     # that worked is not made twice
     assert CALLS == [("reserve", "R-9", 4), ("reserve", "R-7", 4)] and llm.calls == 5
     actions = [s.data for s in agent.last_result.steps if s.kind == "action"]
     assert [(a["tool"], a["args"]) for a in actions] == [("reserve", {"room": "R-9", "guests": 4})] * 2 + [
-        ("reserve", {"room": "R-7", "guests": 4})]
+        ("reserve", {"room": "R-7", "guests": 4})
+    ]
 
 
 def test_a_failed_call_repeated_in_a_row_is_not_run_again_and_the_fourth_ends_the_run():
@@ -320,8 +345,14 @@ def test_an_unknown_protocol_names_the_four():
 
 # -- other patterns use it -----------------------------------------------------------------
 def test_plan_and_execute_runs_its_steps_with_the_guided_protocol():
-    llm = ScriptedLLM([json.dumps({"steps": ["Add 2 and 3 with add"]}), call("add", a=2, b=3), final("5"),
-                       json.dumps({"response": "The sum is 5."})])  # the replanner answers
+    llm = ScriptedLLM(
+        [
+            json.dumps({"steps": ["Add 2 and 3 with add"]}),
+            call("add", a=2, b=3),
+            final("5"),
+            json.dumps({"response": "The sum is 5."}),
+        ]
+    )  # the replanner answers
     agent = PlanExecuteAgent("pe", llm, tools=[add], protocol="guided", verbose=False)
     assert agent.run("What is 2 + 3?") == "The sum is 5."
     assert agent.last_result.status == OK and llm.calls == 4 and CALLS == [("add", 2, 3)]
@@ -363,8 +394,9 @@ def test_a_server_that_rejects_response_format_gets_the_text_protocol_for_the_re
     assert CALLS == [("add", 2, 3)]  # the text step after the refusal is read as a text step
     assert [s.kind for s in result.steps] == ["warning", "thought", "action", "observation", "final"]
     assert ["response_format" in r for r in requests] == [True, False, False]
-    assert requests[1]["messages"][0]["content"].endswith(REACT_FORMAT_PROMPT.format(
-        tools=agent.tools.describe(), names="add, Finish"))
+    assert requests[1]["messages"][0]["content"].endswith(
+        REACT_FORMAT_PROMPT.format(tools=agent.tools.describe(), names="add, Finish")
+    )
     fallbacks = [w for w in warnings(agent) if w.data.get("fallback") == "text"]
     assert len(fallbacks) == 1 and fallbacks[0].data["http_status"] == 400
     assert "this run goes on with the text protocol" in caplog.text
@@ -395,12 +427,15 @@ def route(body):
     return lambda request: (200, {}, body)
 
 
-@pytest.mark.parametrize(("path", "body", "supported"), [
-    ("/props", {"default_generation_settings": {}, "total_slots": 1}, True),  # llama.cpp
-    ("/api/version", {"version": "0.5.7"}, True),  # Ollama with structured outputs
-    ("/api/version", {"version": "0.4.2"}, False),  # Ollama before them
-    ("/version", {"version": "0.8.5"}, True),  # vLLM
-])
+@pytest.mark.parametrize(
+    ("path", "body", "supported"),
+    [
+        ("/props", {"default_generation_settings": {}, "total_slots": 1}, True),  # llama.cpp
+        ("/api/version", {"version": "0.5.7"}, True),  # Ollama with structured outputs
+        ("/api/version", {"version": "0.4.2"}, False),  # Ollama before them
+        ("/version", {"version": "0.8.5"}, True),  # vLLM
+    ],
+)
 def test_supports_json_schema_probes_the_local_server_once(path, body, supported):
     with pooled_mock_server() as server:
         server.add_route("GET", path, route(body))
@@ -421,10 +456,16 @@ def test_an_unknown_server_is_no_and_a_server_that_does_not_answer_is_no():
     assert json_schema_support(url, timeout=0.5) is False  # nothing listens: no second probe, no exception
 
 
-@pytest.mark.parametrize(("base_url", "supported"), [
-    ("https://api.openai.com/v1", True), ("https://api.deepseek.com", False), ("https://ollama.com/v1", False),
-    (None, True), ("file:///etc/v1", False),
-])
+@pytest.mark.parametrize(
+    ("base_url", "supported"),
+    [
+        ("https://api.openai.com/v1", True),
+        ("https://api.deepseek.com", False),
+        ("https://ollama.com/v1", False),
+        (None, True),
+        ("file:///etc/v1", False),
+    ],
+)
 def test_hosted_endpoints_are_known_by_host_without_a_request(base_url, supported):
     assert json_schema_support(base_url) is supported
 
@@ -436,8 +477,9 @@ def test_the_mock_server_rejects_response_format_without_using_up_a_reply():
     with pooled_mock_server(["plain"], reject_response_format="no schemas here") as server:
         client = OpenAI(api_key="k", base_url=server.base_url, max_retries=0)
         with pytest.raises(BadRequestError, match="no schemas here"):
-            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}],
-                                           response_format={"type": "json_object"})
+            client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], response_format={"type": "json_object"}
+            )
         reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
     assert reply.choices[0].message.content == "plain"
 

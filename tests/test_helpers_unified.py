@@ -70,14 +70,17 @@ def test_a_quoted_sole_argument_is_read_as_strict_json():
     assert tools.run("echo", '"a" and "b"').output == '"a" and "b"'  # not one JSON string: given as written
 
 
-@pytest.mark.parametrize("text, limit, marker, within, expected", [
-    ("abcdef", 6, "...", False, "abcdef"),  # fits: no marker
-    ("abcdefg", 6, "...", False, "abcdef..."),  # the marker follows the kept text
-    ("abcdefg", 6, "...", True, "abc..."),  # the whole result fits in the limit
-    ("abcdefg", 3, "", False, "abc"),
-    ("abcdefg", 2, "...", True, "..."),  # a marker longer than the limit keeps no text
-    ("", 0, "...", False, ""),
-])
+@pytest.mark.parametrize(
+    "text, limit, marker, within, expected",
+    [
+        ("abcdef", 6, "...", False, "abcdef"),  # fits: no marker
+        ("abcdefg", 6, "...", False, "abcdef..."),  # the marker follows the kept text
+        ("abcdefg", 6, "...", True, "abc..."),  # the whole result fits in the limit
+        ("abcdefg", 3, "", False, "abc"),
+        ("abcdefg", 2, "...", True, "..."),  # a marker longer than the limit keeps no text
+        ("", 0, "...", False, ""),
+    ],
+)
 def test_clip(text, limit, marker, within, expected):
     assert clip(text, limit, marker, within=within) == expected
 
@@ -86,8 +89,10 @@ def test_scripted_model_and_mock_server_make_up_the_same_token_counts():
     from vero._mock_server import MockOpenAIServer
     from vero.core.chat_openai import ChatOpenAI
 
-    messages = [{"role": "system", "content": "x" * 40},
-                {"role": "user", "content": [{"type": "text", "text": "y" * 21}]}]
+    messages = [
+        {"role": "system", "content": "x" * 40},
+        {"role": "user", "content": [{"type": "text", "text": "y" * 21}]},
+    ]
     expected = estimated_usage(messages, "hello there")
     assert expected == {"prompt_tokens": 16, "completion_tokens": 3, "total_tokens": 19}
     assert ScriptedLLM(["hello there"]).generate(messages).usage == expected

@@ -27,14 +27,21 @@ he = _load_harness()
 PROBLEMS = he.load_problems(path=str(DATA))
 
 OWN_TESTS = {  # what a model might write; the last line of each is broken and must be dropped
-    "has_close_elements": ["assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False",
-                           "assert has_close_elements([1.0, 2.8, 3.0, 4.0], 0.3) == True",
-                           "assert has_close_elements([1.0, 2.0], 0.5 =="],
-    "truncate_number": ["assert truncate_number(3.5) == 0.5", "assert truncate_number(7.0) == 0.0",
-                        "assert truncate_number(("],
-    "filter_by_substring": ["assert filter_by_substring([], 'a') == []",
-                            "assert filter_by_substring(['abc', 'bcd', 'x'], 'b') == ['abc', 'bcd']",
-                            "assert filter_by_substring(['a'] 'a') == ['a']"],
+    "has_close_elements": [
+        "assert has_close_elements([1.0, 2.0, 3.0], 0.5) == False",
+        "assert has_close_elements([1.0, 2.8, 3.0, 4.0], 0.3) == True",
+        "assert has_close_elements([1.0, 2.0], 0.5 ==",
+    ],
+    "truncate_number": [
+        "assert truncate_number(3.5) == 0.5",
+        "assert truncate_number(7.0) == 0.0",
+        "assert truncate_number((",
+    ],
+    "filter_by_substring": [
+        "assert filter_by_substring([], 'a') == []",
+        "assert filter_by_substring(['abc', 'bcd', 'x'], 'b') == ['abc', 'bcd']",
+        "assert filter_by_substring(['a'] 'a') == ['a']",
+    ],
 }
 
 
@@ -139,13 +146,18 @@ def test_generated_code_runs_in_a_subprocess_with_a_timeout():
 
 
 def test_parse_asserts_keeps_only_valid_single_asserts():
-    text = "```python\n" + "\n".join([*OWN_TESTS["truncate_number"], "print(1)", "assert truncate_number(3.5) == 0.5",
-                                       "assert other(1) == 2"]) + "\n```"
+    text = (
+        "```python\n"
+        + "\n".join(
+            [*OWN_TESTS["truncate_number"], "print(1)", "assert truncate_number(3.5) == 0.5", "assert other(1) == 2"]
+        )
+        + "\n```"
+    )
     assert he.parse_asserts(text, "truncate_number") == OWN_TESTS["truncate_number"][:2]
 
 
 def test_stated_examples_are_read_from_doctests_and_prose():
-    prompt = ('''def f(xs, n):
+    prompt = '''def f(xs, n):
     """Pick words.
     >>> f([1, 2], 3)
     [1, 2]
@@ -158,7 +170,7 @@ def test_stated_examples_are_read_from_doctests_and_prose():
     f(lst, 2) == 5
     f(xs, n) returns the words of xs with n consonants
     """
-''')
+'''
     assert he.stated_examples(prompt, "f") == [
         "assert f([1, 2], 3) == [1, 2]",
         "assert f([3], 1) == [3]",

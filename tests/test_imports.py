@@ -30,8 +30,7 @@ def python(code: str) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter that imports vero from this work tree."""
     path = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
 def assert_runs(code: str) -> None:
@@ -65,14 +64,20 @@ assert isinstance(add, Tool) and add.name == "add" and add(2, 3) == 5
 
 
 def test_tool_stays_the_decorator_after_the_builtin_tools_are_imported():
-    assert_runs("from vero import tool\nimport vero.tool.builtin\nfrom vero.tool import Tool\n" + DECORATE +
-                "import vero\nassert vero.tool is tool\n")
+    assert_runs(
+        "from vero import tool\nimport vero.tool.builtin\nfrom vero.tool import Tool\n"
+        + DECORATE
+        + "import vero\nassert vero.tool is tool\n"
+    )
 
 
 def test_tool_is_the_decorator_when_the_builtin_tools_come_first():
-    assert_runs("import vero.tool.builtin\nfrom vero.tool.builtin import BUILTIN_TOOLS\n"
-                "from vero import tool\nfrom vero.tool import Tool\n" + DECORATE +
-                "assert BUILTIN_TOOLS['calculator']('6 * 7') == '42'\n")
+    assert_runs(
+        "import vero.tool.builtin\nfrom vero.tool.builtin import BUILTIN_TOOLS\n"
+        "from vero import tool\nfrom vero.tool import Tool\n"
+        + DECORATE
+        + "assert BUILTIN_TOOLS['calculator']('6 * 7') == '42'\n"
+    )
 
 
 def test_vero_dot_tool_decorates_after_import_vero_tool():
@@ -80,18 +85,22 @@ def test_vero_dot_tool_decorates_after_import_vero_tool():
 
 
 def test_the_builtin_subpackage_is_reached_by_its_full_name():
-    assert_runs("import importlib\nfrom vero.tool import builtin\nfrom vero.tool.builtin import BUILTIN_TOOLS\n"
-                "assert builtin.BUILTIN_TOOLS is BUILTIN_TOOLS\n"
-                "assert importlib.import_module('vero.tool.builtin') is builtin\n")
+    assert_runs(
+        "import importlib\nfrom vero.tool import builtin\nfrom vero.tool.builtin import BUILTIN_TOOLS\n"
+        "assert builtin.BUILTIN_TOOLS is BUILTIN_TOOLS\n"
+        "assert importlib.import_module('vero.tool.builtin') is builtin\n"
+    )
 
 
 def test_import_vero_tool_builtin_as_a_name_works_after_import_vero():
     """``vero.tool`` is the decorator after ``import vero``; the import still finds the package."""
-    assert_runs("import vero\nimport vero.tool.builtin as b\nimport vero.tool.buildin as old\n"
-                "from vero.tool.builtin import BUILTIN_TOOLS\n"
-                "assert b.BUILTIN_TOOLS is BUILTIN_TOOLS and old.math_calculator('6 * 7') == '42'\n"
-                "assert vero.tool.builtin is b and vero.tool.buildin is old\n"
-                "from vero import tool\nfrom vero.tool import Tool\n" + DECORATE)
+    assert_runs(
+        "import vero\nimport vero.tool.builtin as b\nimport vero.tool.buildin as old\n"
+        "from vero.tool.builtin import BUILTIN_TOOLS\n"
+        "assert b.BUILTIN_TOOLS is BUILTIN_TOOLS and old.math_calculator('6 * 7') == '42'\n"
+        "assert vero.tool.builtin is b and vero.tool.buildin is old\n"
+        "from vero import tool\nfrom vero.tool import Tool\n" + DECORATE
+    )
 
 
 def test_import_vero_tool_builtin_as_a_name_works_in_a_fresh_interpreter():
@@ -117,8 +126,11 @@ def test_buildin_is_an_alias_with_no_code_of_its_own():
         else:  # a built-in function under the original framework's name
             assert isinstance(value, Tool) and value.name == name
             assert value.func.__module__.startswith("vero.tool.builtin.")
-    defined_here = [name for name, value in vars(buildin).items()
-                    if inspect.isfunction(value) and value.__module__ == buildin.__name__]
+    defined_here = [
+        name
+        for name, value in vars(buildin).items()
+        if inspect.isfunction(value) and value.__module__ == buildin.__name__
+    ]
     assert defined_here == []
 
 

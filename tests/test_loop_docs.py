@@ -17,9 +17,14 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 BLOCK = re.compile(r"```python\n(def solve\(.*?)```", re.DOTALL)
 
 
-@pytest.mark.parametrize("page, agent", [("plan-execute.md", PlanExecuteAgent),
-                                         ("reflexion.md", ReflexionAgent),
-                                         ("basic-reflection.md", BasicReflectionAgent)])
+@pytest.mark.parametrize(
+    "page, agent",
+    [
+        ("plan-execute.md", PlanExecuteAgent),
+        ("reflexion.md", ReflexionAgent),
+        ("basic-reflection.md", BasicReflectionAgent),
+    ],
+)
 def test_the_docs_page_shows_the_real_solve_loop(page, agent):
     shown = BLOCK.findall((DOCS / page).read_text(encoding="utf-8"))
     real = textwrap.dedent(inspect.getsource(agent.solve))

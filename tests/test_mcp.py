@@ -49,7 +49,7 @@ RAW = str(SERVERS / "raw_server.py")
 
 
 def notes_server(**limits) -> MCPServer:
-    pytest.importorskip("mcp", reason="the notes server runs on the official MCP SDK: pip install -e \".[dev]\"")
+    pytest.importorskip("mcp", reason='the notes server runs on the official MCP SDK: pip install -e ".[dev]"')
     return MCPServer.stdio(sys.executable, [NOTES], name="notes", **limits)
 
 
@@ -95,8 +95,11 @@ def test_the_tools_of_a_stdio_server_are_vero_tools_with_the_servers_schemas(not
     assert notes.protocol_version == "2025-11-25" and notes.server_info["name"] == "notes"
     add = tools["add"]
     assert add.parameters["properties"]["a"]["type"] == "integer" and add.parameters["required"] == ["a", "b"]
-    assert add.schema["function"] == {"name": "add", "description": "Add two whole numbers.",
-                                      "parameters": add.parameters}
+    assert add.schema["function"] == {
+        "name": "add",
+        "description": "Add two whole numbers.",
+        "parameters": add.parameters,
+    }
     assert add.signature() == "a: integer, b: integer"
 
 
@@ -141,8 +144,9 @@ def test_a_react_agent_lists_mcp_tools_in_its_prompt_and_calls_them(notes):
 
 
 def test_an_is_error_result_is_an_observation_with_the_servers_text(notes):
-    llm = ScriptedLLM([calls(("read_note", {"title": "nothing"})), "There is no such note."],
-                      default="There is no such note.")
+    llm = ScriptedLLM(
+        [calls(("read_note", {"title": "nothing"})), "There is no such note."], default="There is no such note."
+    )
     agent = ToolCallingAgent("mcp", llm, tools=notes.tools(), verbose=False)
     assert agent.run("Read the note 'nothing'.") == "There is no such note."
     observation = agent.last_result.steps_of("observation")[0]
@@ -192,8 +196,9 @@ def test_a_tool_list_that_changes_mid_run_reaches_the_agent():
         assert [s.content for s in agent.last_result.steps_of("observation")] == ["unlocked", "the secret is 42"]
 
 
-@pytest.mark.parametrize("make, tool", [(notes_server, "crash"), (lambda: raw_server("plain", name="notes"), "quit")],
-                         ids=["sdk", "raw"])
+@pytest.mark.parametrize(
+    "make, tool", [(notes_server, "crash"), (lambda: raw_server("plain", name="notes"), "quit")], ids=["sdk", "raw"]
+)
 def test_a_server_that_exits_during_a_call_is_an_observation_not_an_exception(make, tool):
     with make() as server:
         llm = ScriptedLLM([calls((tool, {})), "The server is gone."], default="The server is gone.")
@@ -309,14 +314,20 @@ def test_a_json_rpc_error_is_an_observation():
 
 
 def test_result_text_describes_resources_and_keeps_text():
-    result = {"content": [
-        {"type": "text", "text": "two items"},
-        {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "x" * 1500}},
-        {"type": "resource_link", "uri": "file:///b.pdf", "name": "b.pdf", "mimeType": "application/pdf"},
-        {"type": "audio", "mimeType": "audio/wav", "data": "AAAA"}]}
+    result = {
+        "content": [
+            {"type": "text", "text": "two items"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "x" * 1500}},
+            {"type": "resource_link", "uri": "file:///b.pdf", "name": "b.pdf", "mimeType": "application/pdf"},
+            {"type": "audio", "mimeType": "audio/wav", "data": "AAAA"},
+        ]
+    }
     assert result_text(result).splitlines() == [
-        "two items", "[resource: file:///a.txt, text/plain, 1,500 characters]",
-        "[resource link: file:///b.pdf (b.pdf, application/pdf)]", "[audio: audio/wav, 3 bytes]"]
+        "two items",
+        "[resource: file:///a.txt, text/plain, 1,500 characters]",
+        "[resource link: file:///b.pdf (b.pdf, application/pdf)]",
+        "[audio: audio/wav, 3 bytes]",
+    ]
     assert result_text({"content": [], "structuredContent": {"n": 1}}) == '{"n": 1}'
     assert result_text({}) == "(no output)"
 
@@ -386,10 +397,11 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def http_notes():
     """The notes server over Streamable HTTP on 127.0.0.1 (SSE answers), started and stopped here."""
-    pytest.importorskip("mcp", reason="the notes server runs on the official MCP SDK: pip install -e \".[dev]\"")
+    pytest.importorskip("mcp", reason='the notes server runs on the official MCP SDK: pip install -e ".[dev]"')
     port = free_port()
-    process = subprocess.Popen([sys.executable, NOTES, "--http", str(port)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, NOTES, "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -445,9 +457,11 @@ class _RecordingHandler(http.server.BaseHTTPRequestHandler):
             self.send_response(202)
             self.end_headers()
             return
-        results = {"initialize": {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "r"}},
-                   "tools/list": {"tools": [{"name": "ping_me", "inputSchema": {"type": "object"}}]},
-                   "tools/call": {"content": [{"type": "text", "text": "pong"}]}}
+        results = {
+            "initialize": {"protocolVersion": "2025-06-18", "capabilities": {}, "serverInfo": {"name": "r"}},
+            "tools/list": {"tools": [{"name": "ping_me", "inputSchema": {"type": "object"}}]},
+            "tools/call": {"content": [{"type": "text", "text": "pong"}]},
+        }
         body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": results[message["method"]]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -497,8 +511,14 @@ def test_a_session_the_http_server_forgot_is_started_again(recording_endpoint):
         assert ToolRegistry(server.tools()).run("ping_me", {}).output == "pong"
         assert server.transport.session_id == "session-8"
     methods = [m for m, _ in seen]
-    assert methods[3:] == ["tools/call", "initialize", "notifications/initialized", "tools/call", "tools/list",
-                           "DELETE"]
+    assert methods[3:] == [
+        "tools/call",
+        "initialize",
+        "notifications/initialized",
+        "tools/call",
+        "tools/list",
+        "DELETE",
+    ]
     assert "mcp-session-id" not in seen[4][1] and seen[6][1]["mcp-session-id"] == "session-8"
 
 
@@ -518,8 +538,17 @@ def srv(shared_mock_server):
 
 def test_vero_run_takes_an_mcp_server(srv, tmp_path):
     srv.enqueue(calls(("echo", {"text": "hello"})), "The server said hello.")
-    done = vero("run", "Say hello through the server.", "--tools", "none", "--mcp", f"{sys.executable} {RAW} plain",
-                "--base-url", srv.base_url, cwd=tmp_path)
+    done = vero(
+        "run",
+        "Say hello through the server.",
+        "--tools",
+        "none",
+        "--mcp",
+        f"{sys.executable} {RAW} plain",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "The server said hello." in done.stdout
     assert [t["function"]["name"] for t in srv.requests[0]["tools"]][:3] == ["echo", "files_read", "record"]
@@ -528,11 +557,27 @@ def test_vero_run_takes_an_mcp_server(srv, tmp_path):
 
 def test_vero_run_takes_an_mcp_config_with_the_builtin_tools(srv, tmp_path):
     config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "raw": {"command": sys.executable, "args": [RAW, "plain"], "env": {"NOTES_DIR": "/srv/notes"}}}}))
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "raw": {"command": sys.executable, "args": [RAW, "plain"], "env": {"NOTES_DIR": "/srv/notes"}}
+                }
+            }
+        )
+    )
     srv.enqueue(calls(("record", {"name": "NOTES_DIR"})), "/srv/notes")
-    done = vero("run", "Where are the notes?", "--tools", "calculator", "--mcp-config", str(config), "--base-url",
-                srv.base_url, cwd=tmp_path)
+    done = vero(
+        "run",
+        "Where are the notes?",
+        "--tools",
+        "calculator",
+        "--mcp-config",
+        str(config),
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     names = [t["function"]["name"] for t in srv.requests[0]["tools"]]
     assert names[:4] == ["calculator", "echo", "files_read", "record"]
@@ -540,19 +585,31 @@ def test_vero_run_takes_an_mcp_config_with_the_builtin_tools(srv, tmp_path):
 
 
 def test_vero_chat_lists_mcp_tools(srv, tmp_path):
-    done = vero("chat", "--tools", "none", "--mcp", f"{sys.executable} {RAW} plain", "--base-url", srv.base_url,
-                cwd=tmp_path, input="/tools\nbye\n")
+    done = vero(
+        "chat",
+        "--tools",
+        "none",
+        "--mcp",
+        f"{sys.executable} {RAW} plain",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="/tools\nbye\n",
+    )
     assert done.returncode == 0, done.stderr
     assert "echo" in done.stdout and "Echo the arguments." in done.stdout and "files_read" in done.stdout
 
 
-@pytest.mark.parametrize("config, message", [
-    ("not json", "is not valid JSON"),
-    ('{"servers": {}}', 'has no "mcpServers" object'),
-    ('{"mcpServers": {"a": {"args": []}}}', "server 'a': expected \"command\" (a string) or \"url\""),
-    ('{"mcpServers": {"a": {"command": "x", "args": "-v"}}}', '"args" must be a list of strings'),
-    ('{"mcpServers": {"a": {"url": "http://h/mcp", "type": "sse"}}}', "the old SSE transport is not supported"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ("not json", "is not valid JSON"),
+        ('{"servers": {}}', 'has no "mcpServers" object'),
+        ('{"mcpServers": {"a": {"args": []}}}', 'server \'a\': expected "command" (a string) or "url"'),
+        ('{"mcpServers": {"a": {"command": "x", "args": "-v"}}}', '"args" must be a list of strings'),
+        ('{"mcpServers": {"a": {"url": "http://h/mcp", "type": "sse"}}}', "the old SSE transport is not supported"),
+    ],
+)
 def test_a_bad_mcp_config_is_a_usage_error(config, message, tmp_path, srv):
     (tmp_path / "mcp.json").write_text(config)
     done = vero("run", "hi", "--mcp-config", "mcp.json", "--base-url", srv.base_url, cwd=tmp_path)
@@ -565,13 +622,16 @@ def test_an_mcp_server_that_does_not_start_is_a_usage_error(srv, tmp_path):
     assert "vero: cannot start the MCP server 'no-such-mcp-server' (no-such-mcp-server --stdio): " in done.stderr
 
 
-@pytest.mark.parametrize("command, name", [
-    ("npx -y @modelcontextprotocol/server-filesystem /home/me", "server-filesystem"),
-    ("npx -y @example/calendar-mcp@1.2.0", "calendar-mcp"),
-    ("uvx mcp-server-time --local-timezone UTC", "mcp-server-time"),
-    ("python tests/mcp_servers/notes_server.py", "notes_server"),
-    ("docker run -i --rm mcp/fetch", "fetch"),
-])
+@pytest.mark.parametrize(
+    "command, name",
+    [
+        ("npx -y @modelcontextprotocol/server-filesystem /home/me", "server-filesystem"),
+        ("npx -y @example/calendar-mcp@1.2.0", "calendar-mcp"),
+        ("uvx mcp-server-time --local-timezone UTC", "mcp-server-time"),
+        ("python tests/mcp_servers/notes_server.py", "notes_server"),
+        ("docker run -i --rm mcp/fetch", "fetch"),
+    ],
+)
 def test_a_server_from_the_command_line_is_named_after_its_package_or_script(command, name):
     server = server_from_command(command)
     assert server.name == name and isinstance(server.transport, _StdioTransport)
@@ -583,8 +643,15 @@ def test_an_mcp_url_on_the_command_line_is_a_streamable_http_server():
 
 
 def test_the_config_headers_are_kept_for_the_server_and_masked(tmp_path):
-    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {
-        "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer tok-9"}}}}))
+    (tmp_path / "mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer tok-9"}}
+                }
+            }
+        )
+    )
     [server] = servers_from_config(str(tmp_path / "mcp.json"))
     assert repr(server) == "MCPServer('remote', https://mcp.example.com/mcp, headers: Authorization=***)"
 
@@ -596,7 +663,7 @@ def test_installing_vero_brings_only_its_three_run_time_dependencies():
     requirements = importlib.metadata.requires("vero") or []
     run_time = sorted(r.split(">")[0].split(";")[0].strip() for r in requirements if "extra ==" not in r)
     assert run_time == ["json-repair", "openai", "python-dotenv", "typing_extensions"]
-    assert any(r.startswith("mcp") and "extra == \"dev\"" in r for r in requirements)
+    assert any(r.startswith("mcp") and 'extra == "dev"' in r for r in requirements)
 
 
 # --------------------------------------------------------------------------- the Node reference server
@@ -615,8 +682,10 @@ def filesystem_server(tmp_path):
         pytest.skip("Node is not installed: the Node reference MCP server cannot run")
     entry = node_filesystem_server()
     if entry is None:
-        pytest.skip("@modelcontextprotocol/server-filesystem is not cached: run "
-                    "`npm install --prefix .ci-npm @modelcontextprotocol/server-filesystem` (as .ci/run does)")
+        pytest.skip(
+            "@modelcontextprotocol/server-filesystem is not cached: run "
+            "`npm install --prefix .ci-npm @modelcontextprotocol/server-filesystem` (as .ci/run does)"
+        )
     folder = tmp_path / "shared"
     folder.mkdir()
     (folder / "todo.txt").write_text("buy lamp oil\n")
@@ -653,11 +722,15 @@ def test_the_example_answers_with_the_filesystem_servers_tools(filesystem_server
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     entry = node_filesystem_server()
-    monkeypatch.setattr(example, "filesystem_server",
-                        lambda where: MCPServer.stdio("node", [str(entry), where], name="files"))
+    monkeypatch.setattr(
+        example, "filesystem_server", lambda where: MCPServer.stdio("node", [str(entry), where], name="files")
+    )
     path = str(folder / "todo.txt")
-    monkeypatch.setattr(example, "ChatOpenAI", lambda: ScriptedLLM([calls(("read_text_file", {"path": path})),
-                                                                   "The list says: buy lamp oil."]))
+    monkeypatch.setattr(
+        example,
+        "ChatOpenAI",
+        lambda: ScriptedLLM([calls(("read_text_file", {"path": path})), "The list says: buy lamp oil."]),
+    )
     monkeypatch.setattr(example.shutil, "which", lambda name: "/usr/bin/npx")  # node runs it here, not npx
     assert example.main(["--folder", str(folder), "What is on my list?"]) == 0
     out = capsys.readouterr().out

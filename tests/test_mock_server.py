@@ -67,8 +67,12 @@ def test_plain_reply_and_recorded_request():
 
 
 def test_tool_call_reply():
-    reply = {"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}},
-                            {"name": "echo", "arguments": '{"text": "x"}', "id": "my_id"}]}
+    reply = {
+        "tool_calls": [
+            {"name": "add", "arguments": {"a": 1, "b": 2}},
+            {"name": "echo", "arguments": '{"text": "x"}', "id": "my_id"},
+        ]
+    }
     with MockOpenAIServer([reply]) as srv:
         message_choice = chat(make_client(srv)).choices[0]
     assert message_choice.finish_reason == "tool_calls"
@@ -142,9 +146,13 @@ def test_stream_without_usage_and_fixed_chunk_size():
 
 
 def test_streamed_tool_calls_reassembled():
-    reply = {"content": "Let me add.",
-             "tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}},
-                            {"name": "mul", "arguments": {"x": 10, "y": 20}, "id": "call_mul"}]}
+    reply = {
+        "content": "Let me add.",
+        "tool_calls": [
+            {"name": "add", "arguments": {"a": 1, "b": 2}},
+            {"name": "mul", "arguments": {"x": 10, "y": 20}, "id": "call_mul"},
+        ],
+    }
     with MockOpenAIServer([reply]) as srv:
         chunks = list(chat(make_client(srv), stream=True))
     calls = assemble_tool_calls(chunks)
@@ -177,8 +185,13 @@ def test_reasoning_content_plain_and_streamed():
 
 
 def test_empty_choices_and_raw():
-    raw = {"id": "x", "object": "chat.completion", "created": 1, "model": "m",
-           "choices": [{"index": 0, "message": {"role": "assistant", "content": "raw!"}, "finish_reason": "stop"}]}
+    raw = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "raw!"}, "finish_reason": "stop"}],
+    }
     with MockOpenAIServer([{"choices": []}, {"raw": raw}]) as srv:
         client = make_client(srv)
         assert chat(client).choices == []
@@ -345,15 +358,16 @@ def test_streams_keep_connection_alive_when_read_to_the_end():
         bodies = []
         for _ in range(2):
             request = {"model": "m", "messages": MESSAGES, "stream": True}
-            conn.request("POST", "/v1/chat/completions", body=json.dumps(request),
-                         headers={"Content-Type": "application/json"})
+            conn.request(
+                "POST", "/v1/chat/completions", body=json.dumps(request), headers={"Content-Type": "application/json"}
+            )
             response = conn.getresponse()
             assert response.getheader("content-type") == "text/event-stream"
             bodies.append(response.read().decode())
         conn.close()
     assert srv.connections_accepted == 1
     for body in bodies:
-        events = [line[len("data: "):] for line in body.split("\n\n") if line]
+        events = [line[len("data: ") :] for line in body.split("\n\n") if line]
         assert events[-1] == "[DONE]"
         assert [json.loads(e)["object"] for e in events[:-1]] == ["chat.completion.chunk"] * (len(events) - 1)
 

@@ -29,8 +29,9 @@ def test_a_keyword_setting_overrides_the_options_value():
 
 
 def test_a_sub_agent_gets_the_options_whole_and_may_change_one():
-    parent = PlanExecuteAgent("p", ScriptedLLM([]), options=AgentOptions(max_observation_chars=123, json_retries=0),
-                              verbose=False)
+    parent = PlanExecuteAgent(
+        "p", ScriptedLLM([]), options=AgentOptions(max_observation_chars=123, json_retries=0), verbose=False
+    )
     assert parent.subagent(ReActAgent, "child").options is parent.options
     child = parent.subagent(ReActAgent, "child", history_window=3)
     assert child.options == AgentOptions(max_observation_chars=123, json_retries=0, history_window=3)
@@ -41,12 +42,15 @@ def test_every_unknown_setting_is_named():
         ReActAgent("a", ScriptedLLM([]), histroy_window=3, json_retry=1)
 
 
-@pytest.mark.parametrize("settings, problem", [
-    ({"json_retries": -1}, "json_retries must be an int of 0 or more, got -1"),
-    ({"max_tool_calls_per_reply": 0}, "max_tool_calls_per_reply must be a positive int, got 0"),
-    ({"max_observation_chars": "8000"}, "max_observation_chars must be a positive int, got '8000'"),
-    ({"history_window": True}, "history_window must be an int of 0 or more, got True"),
-])
+@pytest.mark.parametrize(
+    "settings, problem",
+    [
+        ({"json_retries": -1}, "json_retries must be an int of 0 or more, got -1"),
+        ({"max_tool_calls_per_reply": 0}, "max_tool_calls_per_reply must be a positive int, got 0"),
+        ({"max_observation_chars": "8000"}, "max_observation_chars must be a positive int, got '8000'"),
+        ({"history_window": True}, "history_window must be an int of 0 or more, got True"),
+    ],
+)
 def test_a_bad_value_is_refused_when_the_agent_is_created(settings, problem):
     with pytest.raises(ValueError, match=problem):
         ReActAgent("a", ScriptedLLM([]), **settings)
@@ -62,8 +66,11 @@ def test_options_cannot_change_under_a_running_agent():
 
 # -- the keyword arguments are typed for type checkers -------------------------------------------
 def test_the_typed_keywords_are_the_agents_keyword_arguments_and_the_shared_settings():
-    keyword_only = [p.name for p in inspect.signature(Agent.__init__).parameters.values()
-                    if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    keyword_only = [
+        p.name
+        for p in inspect.signature(Agent.__init__).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
     assert set(SharedSettings.__annotations__) == {f.name for f in dataclasses.fields(AgentOptions)}
     assert set(AgentKeywords.__annotations__) == set(SharedSettings.__annotations__) | set(keyword_only)
 

@@ -48,11 +48,20 @@ def provider(exporter):
 
 
 def adding_run(provider, *replies, tools=(add,), capture_content=False, **call):
-    script = [{"tool_calls": [{"name": tools[0].name, "arguments": call or {"a": 2, "b": 3}}],
-               "usage": {"prompt_tokens": 40, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 16}}},
-              *(replies or [{"content": "The sum is 5.", "finish_reason": "stop"}])]
-    agent = ToolCallingAgent("adder", ScriptedLLM(script, model_name="small-model"), tools=list(tools), verbose=False,
-                             callbacks=[GenAISpans(provider, capture_content=capture_content)])
+    script = [
+        {
+            "tool_calls": [{"name": tools[0].name, "arguments": call or {"a": 2, "b": 3}}],
+            "usage": {"prompt_tokens": 40, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 16}},
+        },
+        *(replies or [{"content": "The sum is 5.", "finish_reason": "stop"}]),
+    ]
+    agent = ToolCallingAgent(
+        "adder",
+        ScriptedLLM(script, model_name="small-model"),
+        tools=list(tools),
+        verbose=False,
+        callbacks=[GenAISpans(provider, capture_content=capture_content)],
+    )
     agent.run("What is 2 + 3?")
     return agent
 
@@ -64,8 +73,7 @@ def by_name(exporter):
 def test_a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_spans_inside(provider, exporter):
     adding_run(provider)
     spans = exporter.get_finished_spans()
-    assert [s.name for s in spans] == ["chat small-model", "execute_tool add", "chat small-model",
-                                       "invoke_agent adder"]
+    assert [s.name for s in spans] == ["chat small-model", "execute_tool add", "chat small-model", "invoke_agent adder"]
     root = spans[-1]
     assert all(s.parent.span_id == root.context.span_id for s in spans[:-1])
     assert root.attributes["gen_ai.operation.name"] == "invoke_agent"
@@ -79,8 +87,11 @@ def test_chat_spans_carry_the_model_usage_and_finish_reasons(provider, exporter)
     assert first.kind == SpanKind.CLIENT
     assert first.attributes["gen_ai.operation.name"] == "chat"
     assert first.attributes["gen_ai.request.model"] == "small-model"
-    assert (first.attributes["gen_ai.usage.input_tokens"], first.attributes["gen_ai.usage.output_tokens"],
-            first.attributes["gen_ai.usage.cache_read.input_tokens"]) == (40, 5, 16)
+    assert (
+        first.attributes["gen_ai.usage.input_tokens"],
+        first.attributes["gen_ai.usage.output_tokens"],
+        first.attributes["gen_ai.usage.cache_read.input_tokens"],
+    ) == (40, 5, 16)
     assert tuple(last.attributes["gen_ai.response.finish_reasons"]) == ("stop",)
     assert first.attributes["gen_ai.agent.name"] == "adder"
 
@@ -112,8 +123,12 @@ def test_message_content_is_left_out_unless_turned_on(provider, exporter, monkey
     monkeypatch.delenv(CAPTURE_ENV, raising=False)
     adding_run(provider)
     attributes = [key for span in exporter.get_finished_spans() for key in span.attributes]
-    assert not [key for key in attributes if key in ("gen_ai.input.messages", "gen_ai.output.messages",
-                                                     "gen_ai.tool.call.arguments", "gen_ai.tool.call.result")]
+    assert not [
+        key
+        for key in attributes
+        if key
+        in ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result")
+    ]
     assert "What is 2 + 3?" not in json.dumps([dict(s.attributes) for s in exporter.get_finished_spans()])
 
 
@@ -130,11 +145,15 @@ def test_message_content_when_turned_on(provider, exporter, monkeypatch, by_env)
 
 
 def test_a_sub_agents_calls_are_spans_inside_the_run(provider, exporter):
-    llm = ScriptedLLM([json.dumps({"steps": ["Add 2 and 3."]}),
-                       'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
-                       "Thought: done\nFinal Answer: 5",
-                       json.dumps({"response": "The answer is 5."})],  # the replanner answers
-                      model_name="small-model")
+    llm = ScriptedLLM(
+        [
+            json.dumps({"steps": ["Add 2 and 3."]}),
+            'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
+            "Thought: done\nFinal Answer: 5",
+            json.dumps({"response": "The answer is 5."}),
+        ],  # the replanner answers
+        model_name="small-model",
+    )
     PlanExecuteAgent("planner", llm, tools=[add], verbose=False, callbacks=[GenAISpans(provider)]).run("2 + 3?")
     spans = exporter.get_finished_spans()
     names = [s.name for s in spans]

@@ -38,8 +38,18 @@ def top_steps(result):
 
 # -- one budget name: max_turns; max_steps / max_attempts are aliases ---------------------------
 def test_max_steps_alias_sets_the_step_budget():
-    agent, llm = planner([plan("a", "b", "c"), "Final Answer: ra", plan("b", "c"), "Final Answer: rb", plan("c"),
-                          "Best effort", "never"], max_steps=2)
+    agent, llm = planner(
+        [
+            plan("a", "b", "c"),
+            "Final Answer: ra",
+            plan("b", "c"),
+            "Final Answer: rb",
+            plan("c"),
+            "Best effort",
+            "never",
+        ],
+        max_steps=2,
+    )
     assert agent.max_turns == 2 and agent.max_steps == 2
     assert agent.run("task") == "Best effort"
     assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # plan + 2 * (step + replan) + the answer
@@ -75,8 +85,9 @@ def test_budget_aliases_are_read_only_views_of_max_turns():
 # -- Reflexion: the memory belongs to the run -----------------------------------------------------
 def test_reflexion_memory_is_fresh_per_run_and_a_finished_run_is_not_changed_by_the_next():
     lesson = "Diagnosis: 6*6 was computed. Plan: compute 6*7."
-    agent, llm = reflexion(["36", verdict(False, 20, "wrong"), lesson, "42", verdict(True, 100),
-                            "blue", verdict(True, 90)])
+    agent, llm = reflexion(
+        ["36", verdict(False, 20, "wrong"), lesson, "42", verdict(True, 100), "blue", verdict(True, 90)]
+    )
     assert agent.run("6 * 7?") == "42"
     first, first_memory = agent.last_result, agent.memory
     first_steps = copy.deepcopy(first.steps)
@@ -97,8 +108,9 @@ def test_reflexion_memory_during_a_run_is_that_runs():
         seen.append([r["reflection"] for r in agent.memory.reflections])
         return answer == "42", 100 if answer == "42" else 10, "wrong"
 
-    agent = ReflexionAgent("rx", ScriptedLLM(["41", "lesson A", "42", "40", "lesson B", "42"]), evaluator=evaluator,
-                           verbose=False)
+    agent = ReflexionAgent(
+        "rx", ScriptedLLM(["41", "lesson A", "42", "40", "lesson B", "42"]), evaluator=evaluator, verbose=False
+    )
     agent.run("6 * 7?")
     agent.run("7 * 6?")
     assert seen == [[], ["lesson A"], [], ["lesson B"]]  # never the other run's lesson
@@ -158,15 +170,27 @@ def test_a_plan_still_sent_back_after_the_revisions_ends_rejected_with_the_same_
     assert agent.run("task") == ""
     result = agent.last_result
     assert result.status == REJECTED and llm.calls == 2
-    assert top_steps(result) == [("plan", "1. [ ] v0"), ("approval", "sent back with feedback: no"),
-                                 ("plan", "1. [ ] v1"), ("approval", "sent back with feedback: no")]
+    assert top_steps(result) == [
+        ("plan", "1. [ ] v0"),
+        ("approval", "sent back with feedback: no"),
+        ("plan", "1. [ ] v1"),
+        ("approval", "sent back with feedback: no"),
+    ]
     assert "## Feedback on that plan\n no " in llm.requests[1].messages[1]["content"]  # the feedback as given
 
 
-@pytest.mark.parametrize("returned, expected", [
-    (True, Approval(True)), ("add a check", Approval(False, "add a check")), (False, Approval(False)),
-    (None, Approval(False)), ("  ", Approval(False)), (1, Approval(False)), (Approval(True), Approval(True)),
-])
+@pytest.mark.parametrize(
+    "returned, expected",
+    [
+        (True, Approval(True)),
+        ("add a check", Approval(False, "add a check")),
+        (False, Approval(False)),
+        (None, Approval(False)),
+        ("  ", Approval(False)),
+        (1, Approval(False)),
+        (Approval(True), Approval(True)),
+    ],
+)
 def test_what_an_approve_function_returns_is_read_as_an_approval(returned, expected):
     assert Approval.of(returned) == expected
 
@@ -176,7 +200,9 @@ def test_an_approve_function_may_return_an_approval_with_feedback():
     agent, llm = planner([plan("v0"), plan("v1 with lookup"), "done", "the answer"], approve=lambda p: next(verdicts))
     agent.run("task")
     assert [content for kind, content in top_steps(agent.last_result) if kind == "approval"] == [
-        "sent back with feedback: name the tool", "approved"]
+        "sent back with feedback: name the tool",
+        "approved",
+    ]
     assert "## Feedback on that plan\nname the tool" in llm.requests[1].messages[1]["content"]
 
 

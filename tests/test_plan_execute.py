@@ -45,8 +45,13 @@ def test_plan_renders_each_status_marker():
 
 
 def test_happy_path_two_steps_costs_five_calls():
-    replies = [plan("find the number", "double it"), "Final Answer: 21", plan("double it"),
-               "Final Answer: 42", respond("The answer is 42.")]
+    replies = [
+        plan("find the number", "double it"),
+        "Final Answer: 21",
+        plan("double it"),
+        "Final Answer: 42",
+        respond("The answer is 42."),
+    ]
     agent, llm = make(replies)
     assert agent.run("double the number") == "The answer is 42."
     result = agent.last_result
@@ -55,13 +60,22 @@ def test_happy_path_two_steps_costs_five_calls():
     step_results = [s for s in result.steps_of("plan_step") if s.data["status"] != "in_progress"]
     assert [(s.data["result"], s.data["status"]) for s in step_results] == [("21", "completed"), ("42", "completed")]
     assert [s.content for s in result.steps_of("plan_step")] == [
-        "[>] find the number", "[x] find the number -> 21", "[>] double it", "[x] double it -> 42"]
+        "[>] find the number",
+        "[x] find the number -> 21",
+        "[>] double it",
+        "[x] double it -> 42",
+    ]
     assert result.steps_of("plan")[0].content == "1. [ ] find the number\n2. [ ] double it"
 
 
 def test_step_results_and_the_plan_are_in_the_executor_prompt():
-    replies = [plan("find the number", "double it"), "Final Answer: 21", plan("double it"),
-               "Final Answer: 42", respond("42")]
+    replies = [
+        plan("find the number", "double it"),
+        "Final Answer: 21",
+        plan("double it"),
+        "Final Answer: 42",
+        respond("42"),
+    ]
     agent, llm = make(replies)
     agent.run("double the number")
     first, second = llm.requests[1], llm.requests[3]
@@ -77,8 +91,12 @@ def test_step_results_and_the_plan_are_in_the_executor_prompt():
 
 
 def test_planner_sees_the_tools_but_cannot_call_them_and_steps_use_the_shared_registry():
-    replies = [plan("look up Paris"), 'Thought: look it up\nAction: lookup\nAction Input: {"city": "Paris"}',
-               "Final Answer: 2.1 million", respond("Paris has 2.1 million people.")]
+    replies = [
+        plan("look up Paris"),
+        'Thought: look it up\nAction: lookup\nAction Input: {"city": "Paris"}',
+        "Final Answer: 2.1 million",
+        respond("Paris has 2.1 million people."),
+    ]
     agent, llm = make(replies, tools=[lookup])
     assert agent.run("Population of Paris?") == "Paris has 2.1 million people."
     planner = llm.requests[0]
@@ -95,10 +113,14 @@ def flaky(x: str) -> str:
 
 
 def test_unknown_tool_and_raising_tool_in_a_step_become_observations():
-    replies = [plan("fetch"), 'Thought: t\nAction: nosuch\nAction Input: {}',
-               'Thought: t\nAction: flaky\nAction Input: {"x": "1"}', "Final Answer: unavailable",
-               "Final Answer: unavailable",  # asked once more: no tool call has worked, so it was a guess
-               respond("The service is down.")]
+    replies = [
+        plan("fetch"),
+        "Thought: t\nAction: nosuch\nAction Input: {}",
+        'Thought: t\nAction: flaky\nAction Input: {"x": "1"}',
+        "Final Answer: unavailable",
+        "Final Answer: unavailable",  # asked once more: no tool call has worked, so it was a guess
+        respond("The service is down."),
+    ]
     agent, llm = make(replies, tools=[flaky])
     assert agent.run("task") == "The service is down."
     observations = [s.content for s in agent.last_result.steps if s.kind == "observation"]
@@ -111,8 +133,9 @@ def test_unknown_tool_and_raising_tool_in_a_step_become_observations():
 
 def test_approved_plan_runs_and_the_gate_sees_the_plan():
     seen = []
-    agent, llm = make([plan("only step"), "Final Answer: done", respond("done")],
-                      approve=lambda p: seen.append(p.render()) or True)
+    agent, llm = make(
+        [plan("only step"), "Final Answer: done", respond("done")], approve=lambda p: seen.append(p.render()) or True
+    )
     assert agent.run("task") == "done" and llm.calls == 3
     assert seen == ["1. [ ] only step"]
     assert agent.last_result.steps_of("approval")[0].data == {"approved": True}
@@ -131,8 +154,14 @@ def test_rejected_plan_calls_no_executor():
 
 def test_feedback_sends_the_plan_back_to_the_planner():
     verdicts = iter(["add a step that checks the result", True])
-    replies = [plan("compute"), plan("compute", "check"), "Final Answer: 4", plan("check"),
-               "Final Answer: ok", respond("4 (checked)")]
+    replies = [
+        plan("compute"),
+        plan("compute", "check"),
+        "Final Answer: 4",
+        plan("check"),
+        "Final Answer: ok",
+        respond("4 (checked)"),
+    ]
     agent, llm = make(replies, approve=lambda p: next(verdicts))
     assert agent.run("2 + 2") == "4 (checked)"
     assert llm.calls == 6
@@ -141,7 +170,9 @@ def test_feedback_sends_the_plan_back_to_the_planner():
     assert "## Feedback on that plan\nadd a step that checks the result" in second_planner
     assert [s.data["approved"] for s in agent.last_result.steps_of("approval")] == [False, True]
     assert [s.content for s in agent.last_result.steps_of("approval")] == [
-        "sent back with feedback: add a step that checks the result", "approved"]
+        "sent back with feedback: add a step that checks the result",
+        "approved",
+    ]
 
 
 def test_feedback_that_never_approves_ends_rejected_after_max_plan_revisions():
@@ -187,8 +218,13 @@ def test_prose_planner_reply_then_json_proceeds():
 
 
 def test_failing_step_is_marked_failed_with_its_partial_result():
-    replies = [plan("try it", "report"), "gibberish one", "gibberish two", "gibberish three",
-               respond("could not do it")]
+    replies = [
+        plan("try it", "report"),
+        "gibberish one",
+        "gibberish two",
+        "gibberish three",
+        respond("could not do it"),
+    ]
     agent, llm = make(replies)
     assert agent.run("task") == "could not do it"
     result = agent.last_result
@@ -201,8 +237,15 @@ def test_failing_step_is_marked_failed_with_its_partial_result():
 
 
 def test_step_budget_ends_with_a_final_answer():
-    replies = [plan("a", "b", "c"), "Final Answer: ra", plan("b", "c"), "Final Answer: rb", plan("c"),
-               "Best effort answer", "never"]
+    replies = [
+        plan("a", "b", "c"),
+        "Final Answer: ra",
+        plan("b", "c"),
+        "Final Answer: rb",
+        plan("c"),
+        "Best effort answer",
+        "never",
+    ]
     agent, llm = make(replies, max_steps=2)
     assert agent.run("task") == "Best effort answer"
     assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # 1 + 2 * (1 + 1) + 1
@@ -262,8 +305,14 @@ def test_braces_in_the_task_are_safe():
 
 
 def test_history_reaches_the_planner_of_the_next_run_and_system_prompt_keeps_the_rules():
-    replies = [plan("greet"), "Final Answer: hi", respond("Hi Alice"), plan("recall"), "Final Answer: Alice",
-               respond("Alice")]
+    replies = [
+        plan("greet"),
+        "Final Answer: hi",
+        respond("Hi Alice"),
+        plan("recall"),
+        "Final Answer: Alice",
+        respond("Alice"),
+    ]
     agent, llm = make(replies, system_prompt="You plan tersely {literally}.")
     agent.run("I am Alice")
     agent.run("Who am I?")
@@ -279,8 +328,12 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
     from vero.core.chat_openai import ChatOpenAI
     from vero.testing import MockOpenAIServer
 
-    replies = [plan("look up Rome"), 'Thought: look\nAction: lookup\nAction Input: {"city": "Rome"}',
-               "Final Answer: 2.8 million", respond("Rome has 2.8 million people.")]
+    replies = [
+        plan("look up Rome"),
+        'Thought: look\nAction: lookup\nAction Input: {"city": "Rome"}',
+        "Final Answer: 2.8 million",
+        respond("Rome has 2.8 million people."),
+    ]
     with MockOpenAIServer(replies) as srv:
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = PlanExecuteAgent("e2e", llm, tools=[lookup], verbose=False)
@@ -292,9 +345,13 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
 
 # -- a replanner that repeats the whole plan; settings reach the step agents -------------------
 def test_a_replanner_repeating_completed_steps_does_not_rerun_them():
-    replies = [plan("Look up A", "Compute B"), "Final Answer: ra",
-               plan("  look up  a ", "Compute B"),  # the full plan, the done step spelled differently
-               "Final Answer: rb", respond("done: ra, rb")]
+    replies = [
+        plan("Look up A", "Compute B"),
+        "Final Answer: ra",
+        plan("  look up  a ", "Compute B"),  # the full plan, the done step spelled differently
+        "Final Answer: rb",
+        respond("done: ra, rb"),
+    ]
     agent, llm = make(replies)
     assert agent.run("task") == "done: ra, rb"
     result = agent.last_result
@@ -327,8 +384,12 @@ def dump() -> str:
 
 
 def test_step_agents_inherit_max_observation_chars():
-    replies = [plan("dump it"), 'Thought: go\nAction: dump\nAction Input: {}', "Final Answer: dumped",
-               respond("dumped")]
+    replies = [
+        plan("dump it"),
+        "Thought: go\nAction: dump\nAction Input: {}",
+        "Final Answer: dumped",
+        respond("dumped"),
+    ]
     agent, llm = make(replies, tools=[dump], max_observation_chars=100)
     assert agent.run("task") == "dumped"
     observation = llm.requests[2].messages[-1]["content"]
@@ -350,12 +411,24 @@ def test_a_replanner_that_answers_after_the_first_step_costs_three_calls_and_ski
 
 def test_a_failed_step_goes_to_the_replanner_whose_steps_replace_the_remaining_ones():
     broken = "Thought: hmm"  # no action and no answer: three in a row fail the step
-    agent, llm = make([plan("try it", "report"), broken, broken, broken, plan("try again", "report"),
-                       "Final Answer: ok", plan("report"), "Final Answer: reported", respond("It worked.")])
+    agent, llm = make(
+        [
+            plan("try it", "report"),
+            broken,
+            broken,
+            broken,
+            plan("try again", "report"),
+            "Final Answer: ok",
+            plan("report"),
+            "Final Answer: reported",
+            respond("It worked."),
+        ]
+    )
     assert agent.run("task") == "It worked."
     assert agent.last_result.status == OK and llm.calls == 9
     assert [s.content for s in agent.last_result.steps_of("replan")] == [
-        "1. [!] try it\n2. [ ] try again\n3. [ ] report"]
+        "1. [!] try it\n2. [ ] try again\n3. [ ] report"
+    ]
 
 
 def test_with_max_replans_0_the_first_change_of_plan_ends_the_loop():
@@ -377,8 +450,10 @@ def executor_system_prompt(llm, call):
 
 
 def test_every_step_gets_every_tool():
-    agent, llm = make([plan("Find the weather in Paris with weather"), "Final Answer: sunny", respond("Sunny.")],
-                      tools=[lookup, weather])
+    agent, llm = make(
+        [plan("Find the weather in Paris with weather"), "Final Answer: sunny", respond("Sunny.")],
+        tools=[lookup, weather],
+    )
     assert agent.run("What is the weather in Paris?") == "Sunny."
     system = executor_system_prompt(llm, 1)
     assert "weather(city: string)" in system and "lookup(city: string)" in system
@@ -387,8 +462,10 @@ def test_every_step_gets_every_tool():
 def test_the_step_executor_is_told_how_to_finish_before_the_action_format():
     """A small executor that reads ReAct's usual format last copies its closing lines
     ("Thought: I now know the final answer") and invents the step's result."""
-    agent, llm = make([plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million",
-                       respond("2.1 million")], tools=[lookup])
+    agent, llm = make(
+        [plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million", respond("2.1 million")],
+        tools=[lookup],
+    )
     agent.run("How many people live in Paris?")
     system = executor_system_prompt(llm, 1)
     assert StepExecutor.format_prompt.split("{tools}")[1].split("{names}")[0] in system
@@ -402,8 +479,9 @@ def test_a_subclass_can_choose_its_own_step_executor():
     class ClassicExecutors(PlanExecuteAgent):
         executor_class = ReActAgent
 
-    llm = ScriptedLLM([plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million",
-                       respond("2.1 million")])
+    llm = ScriptedLLM(
+        [plan("Find the population of Paris with lookup"), "Final Answer: 2.1 million", respond("2.1 million")]
+    )
     ClassicExecutors("pe", llm, tools=[lookup], verbose=False).run("How many people live in Paris?")
     system = executor_system_prompt(llm, 1)
     assert system.index("Final Answer:") > system.index("Action Input:")
@@ -420,21 +498,29 @@ def population(city: str) -> str:
 
 def test_later_steps_and_the_replanner_see_the_tool_results_as_the_tool_gave_them():
     """A small executor's retelling rounds the values, or computes something nobody asked for."""
-    replies = [plan("Find the population of Paris with population", "Double it"),
-               'Action: population\nAction Input: {"city": "Paris"}', "Final Answer: about 2.1 million",
-               plan("Double it"), "Final Answer: 4205300", respond("4205300")]
+    replies = [
+        plan("Find the population of Paris with population", "Double it"),
+        'Action: population\nAction Input: {"city": "Paris"}',
+        "Final Answer: about 2.1 million",
+        plan("Double it"),
+        "Final Answer: 4205300",
+        respond("4205300"),
+    ]
     agent, llm = make(replies, tools=[population])
     assert agent.run("What is twice the population of Paris?") == "4205300"
-    handed_on = "Tool result: population(city='Paris') -> {\"city\": \"Paris\", \"population\": 2102650}"
+    handed_on = 'Tool result: population(city=\'Paris\') -> {"city": "Paris", "population": 2102650}'
     replanner, second_step = llm.requests[3].messages[1]["content"], llm.requests[4].messages[1]["content"]
     assert "Result: about 2.1 million" + "\n" + handed_on in second_step
     assert handed_on in replanner
 
 
 def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_said():
-    replies = [plan("Find the population of Lyon with population"),
-               'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has no people.",
-               respond("The population of Lyon could not be found.")]
+    replies = [
+        plan("Find the population of Lyon with population"),
+        'Action: population\nAction Input: {"city": "Lyon"}',
+        "Final Answer: Lyon has no people.",
+        respond("The population of Lyon could not be found."),
+    ]
     agent, llm = make(replies, tools=[population])
     assert agent.run("How many people live in Lyon?") == "The population of Lyon could not be found."
     done = [s for s in agent.last_result.steps_of("plan_step") if s.data["status"] != "in_progress"]
@@ -443,56 +529,78 @@ def test_a_step_whose_every_tool_call_failed_is_failed_whatever_the_executor_sai
 
 
 def test_a_failed_step_hands_on_its_failed_calls_not_its_guess():
-    replies = [plan("Find the population of Lyon with population"),
-               'Action: population\nAction Input: {"city": "Lyon"}', "Final Answer: Lyon has 800000 people.",
-               "Final Answer: Lyon has 800000 people.",  # the same guess after the executor's guess nudge
-               plan("Find the population of Paris with population"),
-               'Action: population\nAction Input: {"city": "Paris"}', "Final Answer: 2102650", respond("2102650")]
+    replies = [
+        plan("Find the population of Lyon with population"),
+        'Action: population\nAction Input: {"city": "Lyon"}',
+        "Final Answer: Lyon has 800000 people.",
+        "Final Answer: Lyon has 800000 people.",  # the same guess after the executor's guess nudge
+        plan("Find the population of Paris with population"),
+        'Action: population\nAction Input: {"city": "Paris"}',
+        "Final Answer: 2102650",
+        respond("2102650"),
+    ]
     agent, llm = make(replies, tools=[population])
     assert agent.run("How many people live in Lyon or else Paris?") == "2102650" and llm.calls == 8
     first_replan, second_replan = llm.requests[4].messages[1]["content"], llm.requests[7].messages[1]["content"]
     for request in (first_replan, second_replan):
         assert "800000" not in request
-        assert ("Step 1 [!] Find the population of Lyon with population\nResult: none (the step failed)\n"
-                "Failed call: population(city='Lyon') -> {\"error\": \"unknown city\"}") in request
+        assert (
+            "Step 1 [!] Find the population of Lyon with population\nResult: none (the step failed)\n"
+            'Failed call: population(city=\'Lyon\') -> {"error": "unknown city"}'
+        ) in request
     assert "Result: 2102650" in second_replan
 
 
 def test_a_failed_step_still_hands_on_the_calls_of_it_that_worked():
-    replies = [plan("Find the populations of Paris and Lyon with population"),
-               'Action: population\nAction Input: {"city": "Paris"}',
-               'Action: population\nAction Input: {"city": "Lyon"}',
-               "hmm", "hmm", "hmm",  # three malformed replies end the executor `failed`
-               respond("Paris has 2102650 people; Lyon is unknown.")]
+    replies = [
+        plan("Find the populations of Paris and Lyon with population"),
+        'Action: population\nAction Input: {"city": "Paris"}',
+        'Action: population\nAction Input: {"city": "Lyon"}',
+        "hmm",
+        "hmm",
+        "hmm",  # three malformed replies end the executor `failed`
+        respond("Paris has 2102650 people; Lyon is unknown."),
+    ]
     agent, llm = make(replies, tools=[population])
     assert agent.run("How many people live in Paris and Lyon?") == "Paris has 2102650 people; Lyon is unknown."
     replanner = llm.requests[6].messages[1]["content"]
-    assert ("Result: none (the step failed)\nTool result: population(city='Paris') -> {\"city\": \"Paris\", "
-            "\"population\": 2102650}\nFailed call: population(city='Lyon') -> {\"error\": \"unknown city\"}") \
-        in replanner
+    assert (
+        'Result: none (the step failed)\nTool result: population(city=\'Paris\') -> {"city": "Paris", '
+        '"population": 2102650}\nFailed call: population(city=\'Lyon\') -> {"error": "unknown city"}'
+    ) in replanner
 
 
 # -- reading the planner's JSON ------------------------------------------------------------------
 def test_a_plan_copied_from_the_example_in_the_instructions_is_asked_for_again():
     example = PlanExecuteAgent.planner_rules.split('{"steps": ["')[1].split('"')[0]
-    replies = [plan(example), plan("Find the population of Paris with lookup"),
-               'Action: lookup\nAction Input: {"city": "Paris"}', "Final Answer: 2.1 million", respond("2.1 million")]
+    replies = [
+        plan(example),
+        plan("Find the population of Paris with lookup"),
+        'Action: lookup\nAction Input: {"city": "Paris"}',
+        "Final Answer: 2.1 million",
+        respond("2.1 million"),
+    ]
     agent, llm = make(replies, tools=[lookup])
     assert agent.run("How many people live in Paris?") == "2.1 million" and agent.last_result.status == OK
     assert "copied from the example" in llm.requests[1].messages[-1]["content"]
     assert agent.last_result.steps_of("plan")[0].content == "1. [ ] Find the population of Paris with lookup"
 
 
-@pytest.mark.parametrize("item, text", [
-    ("  Find it  ", "Find it"),
-    ({"description": "Find Rome's population", "tool": "lookup"}, "Find Rome's population"),
-    ({"step": "Find Rome's population"}, "Find Rome's population"),
-    ({"name": "Find the population", "details": "of Rome"}, '{"name": "Find the population", "details": "of Rome"}'),
-    ({"description": "  "}, '{"description": "  "}'),
-    ({}, None),
-    ("}", None),  # a stray brace from JSON the model broke is no step
-    (" -- ", None),
-])
+@pytest.mark.parametrize(
+    "item, text",
+    [
+        ("  Find it  ", "Find it"),
+        ({"description": "Find Rome's population", "tool": "lookup"}, "Find Rome's population"),
+        ({"step": "Find Rome's population"}, "Find Rome's population"),
+        (
+            {"name": "Find the population", "details": "of Rome"},
+            '{"name": "Find the population", "details": "of Rome"}',
+        ),
+        ({"description": "  "}, '{"description": "  "}'),
+        ({}, None),
+        ("}", None),  # a stray brace from JSON the model broke is no step
+        (" -- ", None),
+    ],
+)
 def test_a_step_is_read_as_text_an_object_by_its_description(item, text):
     assert read_steps({"steps": [item]}) == ([text] if text else [])
-

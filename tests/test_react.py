@@ -179,7 +179,10 @@ def test_history_after_two_runs_is_in_the_second_prompt():
     assert agent.run("And again?") == "still 5"
     messages = llm.requests[2].messages
     assert [(m["role"], m["content"]) for m in messages[1:4]] == [
-        ("user", "What is 2 + 3?"), ("assistant", "5"), ("user", "And again?")]
+        ("user", "What is 2 + 3?"),
+        ("assistant", "5"),
+        ("user", "And again?"),
+    ]
     assert [m.content for m in agent.history] == ["What is 2 + 3?", "5", "And again?", "still 5"]
 
 
@@ -235,12 +238,15 @@ def test_non_json_input_for_a_multi_argument_tool_becomes_an_error_observation()
     assert CALLS == [("add", 2, 3)]
 
 
-@pytest.mark.parametrize("raw", [
-    "{'a': 2, 'b': 3}",                  # single quotes
-    '{"a": 2, "b": 3,}',                 # trailing comma
-    '```json\n{"a": 2, "b": 3}\n```',    # code fence
-    '```\n{"a": "2", "b": 3}\n```',      # fence without language, a string number
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "{'a': 2, 'b': 3}",  # single quotes
+        '{"a": 2, "b": 3,}',  # trailing comma
+        '```json\n{"a": 2, "b": 3}\n```',  # code fence
+        '```\n{"a": "2", "b": 3}\n```',  # fence without language, a string number
+    ],
+)
 def test_sloppy_json_action_input_is_repaired(raw):
     agent, _ = make([act("add", raw), DONE])
     assert agent.run("task") == "5"
@@ -363,8 +369,9 @@ def test_a_different_action_after_the_warning_resets_the_count():
 
 # -- the turn budget ----------------------------------------------------------------------
 def test_max_turns_makes_one_final_answer_call_from_the_trajectory():
-    agent, llm = make([ADD, act("search", '{"query": "y"}'), "Thought: from what I saw\nFinal Answer: 5, probably"],
-                      max_turns=2)
+    agent, llm = make(
+        [ADD, act("search", '{"query": "y"}'), "Thought: from what I saw\nFinal Answer: 5, probably"], max_turns=2
+    )
     assert agent.run("task") == "5, probably"
     result = agent.last_result
     assert result.status == MAX_TURNS and llm.calls == 3  # max_turns + 1
@@ -373,7 +380,8 @@ def test_max_turns_makes_one_final_answer_call_from_the_trajectory():
     assert final.messages[-1] == {"role": "user", "content": FINAL_ANSWER_PROMPT}
     assert final.messages[:-1] == llm.requests[1].messages + [
         {"role": "assistant", "content": act("search", '{"query": "y"}')},
-        {"role": "user", "content": "Observation: results for y"}]
+        {"role": "user", "content": "Observation: results for y"},
+    ]
     assert result.steps[-1].kind == "final" and result.steps[-1].data == {"reason": "max_turns"}
 
 
@@ -425,8 +433,10 @@ def calls(*pairs, content=None):
 
 
 def test_native_protocol_runs_parallel_calls_in_order_and_finishes_on_text():
-    replies = [calls(("add", {"a": 1, "b": 2}), ("search", {"query": "q"}), content="Two things first."),
-               "The answer is 3."]
+    replies = [
+        calls(("add", {"a": 1, "b": 2}), ("search", {"query": "q"}), content="Two things first."),
+        "The answer is 3.",
+    ]
     agent, llm = make(replies, protocol="native")
     assert agent.run("task") == "The answer is 3."
     result = agent.last_result
@@ -440,7 +450,9 @@ def test_native_protocol_runs_parallel_calls_in_order_and_finishes_on_text():
     assert sent[2]["content"] == "Two things first."
     ids = [c["id"] for c in sent[2]["tool_calls"]]
     assert [(m["tool_call_id"], m["name"], m["content"]) for m in sent[3:]] == [
-        (ids[0], "add", "3"), (ids[1], "search", "results for q")]
+        (ids[0], "add", "3"),
+        (ids[1], "search", "results for q"),
+    ]
     assert "Action Input" not in sent[0]["content"]
 
 
@@ -459,7 +471,8 @@ def test_native_empty_replies_are_format_errors():
     assert agent.last_result.status == FAILED and llm.calls == 3
     assert llm.requests[1].messages[-1]["content"] == (
         "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
-        "\nThe task: task")  # as in ToolCallingAgent: the next call first (it usually comes mid-chain)
+        "\nThe task: task"
+    )  # as in ToolCallingAgent: the next call first (it usually comes mid-chain)
 
 
 def test_native_max_turns_final_call_disables_tools():
@@ -574,8 +587,9 @@ def test_a_subclass_default_max_turns_is_the_budget():
     assert ReActAgent("r", llm, verbose=False).max_turns == ReActAgent.default_max_turns
 
 
-@pytest.mark.parametrize("name", ["BasicReflectionAgent", "ToolCallingAgent", "PlanExecuteAgent",
-                                  "ReflexionAgent", "ReActAgent"])
+@pytest.mark.parametrize(
+    "name", ["BasicReflectionAgent", "ToolCallingAgent", "PlanExecuteAgent", "ReflexionAgent", "ReActAgent"]
+)
 def test_every_agent_takes_max_turns_from_a_subclass_default(name):
     import vero.agents
 
@@ -587,7 +601,7 @@ def test_the_format_prompt_explains_finish():
     agent, llm = make([DONE])
     agent.run("task")
     system = llm.requests[0].messages[0]["content"]
-    assert "Action: Finish\nAction Input: {\"answer\": \"the final answer\"}" in system
+    assert 'Action: Finish\nAction Input: {"answer": "the final answer"}' in system
 
 
 def test_only_the_last_two_reflections_stay_in_the_conversation():

@@ -48,9 +48,14 @@ def test_the_default_agent_has_no_rules_and_the_preset_is_a_tuple_of_rule_names(
     assert resolve("small-model") == tuple(RULES[name] for name in PRESETS["small-model"])
 
 
-@pytest.mark.parametrize("setting, message", [("large-model", "unknown recovery preset"),
-                                              (("echo", "guess"), "unknown recovery rule 'guess'"),
-                                              ((42,), "needs a name")])
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("large-model", "unknown recovery preset"),
+        (("echo", "guess"), "unknown recovery rule 'guess'"),
+        ((42,), "needs a name"),
+    ],
+)
 def test_an_unknown_preset_or_rule_is_a_clear_error(setting, message):
     with pytest.raises(ValueError, match=message):
         resolve(setting)
@@ -83,8 +88,15 @@ def test_a_user_rule_is_asked_and_its_limit_is_kept():
     assert [s.data.get("rule") for s in agent.last_result.steps_of("warning")] == ["ask-twice", "ask-twice"]
 
 
-@pytest.mark.parametrize("answer", ["I have stopped; please check with your bank.", "I won't send that.",
-                                    "I'm sorry, I cannot help with this.", "Please confirm with the owner first."])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I have stopped; please check with your bank.",
+        "I won't send that.",
+        "I'm sorry, I cannot help with this.",
+        "Please confirm with the owner first.",
+    ],
+)
 def test_answers_that_decline_or_stop_are_recognised(answer):
     assert declines(answer)
 
@@ -105,16 +117,20 @@ def test_an_answer_with_a_value_no_result_gave_is_asked_once_to_look_it_up(kind)
     assert nudge.endswith("The task: How many copies of the Blue Atlas are there?") and llm.calls == 3
 
 
-@pytest.mark.parametrize("answer", [
-    "The Blue Atlas has 1288 copies on shelf SH-07.",
-    "The Blue Atlas has 1,288 copies.",            # other grouping
-    "Ida Varga wrote it.",                         # a name from a result
-    "1288 copies cost 48,235.60 coins.",           # a sum the calculator returned, rounded
-    "Yes. There are 3 copies left to lend.",        # one-digit numbers and sentence openings are not checked
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The Blue Atlas has 1288 copies on shelf SH-07.",
+        "The Blue Atlas has 1,288 copies.",  # other grouping
+        "Ida Varga wrote it.",  # a name from a result
+        "1288 copies cost 48,235.60 coins.",  # a sum the calculator returned, rounded
+        "Yes. There are 3 copies left to lend.",  # one-digit numbers and sentence openings are not checked
+    ],
+)
 def test_values_found_in_the_task_or_a_result_pass(answer):
-    llm = ScriptedLLM([LOOKUP, {"tool_calls": [{"name": "calculator", "arguments": {"expression": "1288*37.45"}}]},
-                       answer])
+    llm = ScriptedLLM(
+        [LOOKUP, {"tool_calls": [{"name": "calculator", "arguments": {"expression": "1288*37.45"}}]}, answer]
+    )
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=["grounding"])
     assert agent.run("About the Blue Atlas at 37.45 coins each: how many copies?") == answer and llm.calls == 3
 
@@ -127,8 +143,13 @@ def test_a_name_the_model_made_up_is_not_grounded():
 
 
 def test_text_react_grounds_its_final_answer_too():
-    llm = ScriptedLLM(['Thought: look\nAction: find_book\nAction Input: {"title": "Blue Atlas"}',
-                       "Final Answer: 1300", "Final Answer: 1288"])
+    llm = ScriptedLLM(
+        [
+            'Thought: look\nAction: find_book\nAction Input: {"title": "Blue Atlas"}',
+            "Final Answer: 1300",
+            "Final Answer: 1288",
+        ]
+    )
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False, recovery=["grounding"])
     assert agent.run("How many copies of the Blue Atlas?") == "1288"
     assert last_sent(llm, 2).startswith("Observation: " + GROUNDING_NUDGE.format(values="1300"))
@@ -147,82 +168,124 @@ def test_arithmetic_nudges_are_bounded_and_then_the_answer_stands():
     llm = ScriptedLLM(default="3 * 4 = 13")
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=["arithmetic"])
     assert agent.run("3 times 4?") == "3 * 4 = 13" and llm.calls == 3  # two nudges, then it stands
+
+
 # -- arithmetic done in the head ------------------------------------------------------------------
 # seen (ToolCallingAgent): the whole answer, after a lookup, with no calculate call
 SEEN_WRONG_PRODUCT = "37 * 59.99 = 2219.33"
 # seen (ToolCallingAgent and native ReAct): "What is 7.35 percent of 86420?" answered with no call
-SEEN_WRONG_PERCENT = ("To find 7.35 percent of 86420, we can use the following calculation:\n\n1. Convert the "
-                      "percentage to a decimal: 7.35% = 0.0735\n2. Multiply the decimal by the number: 0.0735 * 86420"
-                      "\n\nLet's perform the multiplication:\n\n0.0735 * 86420 = 6300.0735")
+SEEN_WRONG_PERCENT = (
+    "To find 7.35 percent of 86420, we can use the following calculation:\n\n1. Convert the "
+    "percentage to a decimal: 7.35% = 0.0735\n2. Multiply the decimal by the number: 0.0735 * 86420"
+    "\n\nLet's perform the multiplication:\n\n0.0735 * 86420 = 6300.0735"
+)
 
 # seen (native ReAct, after the lookup): the sum in LaTeX, its result in the next display block
 SEEN_LATEX_CHAIN = (
     "To calculate Ida Varga's weekly earnings, we need to multiply her hourly wage by her weekly hours.\n\n"
     "1. Hourly wage: 28.9 coins\n2. Weekly hours: 44\n\n\\[ \\text{Weekly earnings} = \\text{Hourly wage} \\times "
     "\\text{Weekly hours} \\]\n\n\\[ \\text{Weekly earnings} = 28.9 \\times 44 \\]\n\n\\[ \\text{Weekly earnings} = "
-    "1285.6 \\]\n\nTherefore, Ida Varga earns 1285.6 coins in a week.")
+    "1285.6 \\]\n\nTherefore, Ida Varga earns 1285.6 coins in a week."
+)
 # seen (ToolCallingAgent, after three lookups): units in \text{} and a thin space \, between the numbers
 SEEN_LATEX_WITH_UNITS = (
     "Substituting the values we have:\n\\[ \\text{Weekly Pay} = 26.6 \\, \\text{coins/hour} \\times 37.5 \\, "
     "\\text{hours} \\]\n\n\\[ \\text{Weekly Pay} = 984 \\, \\text{coins} \\]\n\nTherefore, the weekly pay of the "
-    "editor of the Blue Atlas is 984 coins.")
+    "editor of the Blue Atlas is 984 coins."
+)
 # seen (native ReAct, no call): "What is 7.35 percent of 86420?"
 SEEN_LATEX_PERCENT = (
     "1. Convert 7.35% to a decimal:\n   \\[\n   7.35\\% = \\frac{7.35}{100} = 0.0735\n   \\]\n\n2. Multiply 0.0735 by "
     "86420:\n   \\[\n   0.0735 \\times 86420 = 6300.0735\n   \\]\n\n"
-    "So, 7.35 percent of 86420 is \\(\\boxed{6300.07}\\).")
+    "So, 7.35 percent of 86420 is \\(\\boxed{6300.07}\\)."
+)
 
 
-@pytest.mark.parametrize("text, expression, value, claimed", [
-    (SEEN_WRONG_PRODUCT, "37 * 59.99", "2219.63", "2219.33"),
-    (SEEN_WRONG_PERCENT, "0.0735 * 86420", "6351.87", "6300.0735"),
-    ("x = 3 × 4 = 13, so", "3 × 4", "12", "13"),
-    ("(1,288 * 37.45) + (845 * 59.99) = 98,000", "(1,288 * 37.45) + (845 * 59.99)", "98927.15", "98,000"),
-    ("**37 * 59.99 = 2219.33**", "37 * 59.99", "2219.63", "2219.33"),  # Markdown bold
-    ("- 3 * 4 = 13", "3 * 4", "12", "13"),  # a list item, not a minus
-    ("0.0000001 * 3 = 0.0000004", "0.0000001 * 3", "0.0000003", "0.0000004"),
-    ("0.1 * 3 = 0.4", "0.1 * 3", "0.3", "0.4"),  # float noise does not make it "within one unit"
-    ("123456789 * 987654321 = 1", "123456789 * 987654321", "121932631112635269", "1"),
-    ("12.50 * 3 = $37.00", "12.50 * 3", "37.5", "37.00"),
-    ("37 × $59.99 = $2,219.33", "37 × $59.99", "2219.63", "2,219.33"),
-    ("1. 37 * 59.99 = 2219.33", "37 * 59.99", "2219.63", "2219.33"),
-    ("Each costs 59.99. 37 * 59.99 = 2219.33.", "37 * 59.99", "2219.63", "2219.33"),
-    ("2715 / 5000 * 100 = 5.43%", "2715 / 5000 * 100", "54.3", "5.43"),
-    ("25 - 18 = 8 years", "25 - 18", "7", "8"),
-    (SEEN_LATEX_CHAIN, "28.9 * 44", "1271.6", "1285.6"),
-    (SEEN_LATEX_WITH_UNITS, "26.6 * 37.5", "997.5", "984"),
-    (SEEN_LATEX_PERCENT, "0.0735 * 86420", "6351.87", "6300.0735"),
-    ("\\[ 100 \\text{ books} \\times 5 \\text{ coins/book} = 600 \\text{ coins} \\]", "100 * 5", "500", "600"),
-    ("\\[\n\\frac{1288}{4} = 320\n\\]", "(1288)/(4)", "322", "320"),
-    ("\\(3 \\cdot 4 = 13\\)", "3 * 4", "12", "13"),
-    ("$$12 \\div 4 = 4$$", "12 / 4", "3", "4"),
-])
+@pytest.mark.parametrize(
+    "text, expression, value, claimed",
+    [
+        (SEEN_WRONG_PRODUCT, "37 * 59.99", "2219.63", "2219.33"),
+        (SEEN_WRONG_PERCENT, "0.0735 * 86420", "6351.87", "6300.0735"),
+        ("x = 3 × 4 = 13, so", "3 × 4", "12", "13"),
+        ("(1,288 * 37.45) + (845 * 59.99) = 98,000", "(1,288 * 37.45) + (845 * 59.99)", "98927.15", "98,000"),
+        ("**37 * 59.99 = 2219.33**", "37 * 59.99", "2219.63", "2219.33"),  # Markdown bold
+        ("- 3 * 4 = 13", "3 * 4", "12", "13"),  # a list item, not a minus
+        ("0.0000001 * 3 = 0.0000004", "0.0000001 * 3", "0.0000003", "0.0000004"),
+        ("0.1 * 3 = 0.4", "0.1 * 3", "0.3", "0.4"),  # float noise does not make it "within one unit"
+        ("123456789 * 987654321 = 1", "123456789 * 987654321", "121932631112635269", "1"),
+        ("12.50 * 3 = $37.00", "12.50 * 3", "37.5", "37.00"),
+        ("37 × $59.99 = $2,219.33", "37 × $59.99", "2219.63", "2,219.33"),
+        ("1. 37 * 59.99 = 2219.33", "37 * 59.99", "2219.63", "2219.33"),
+        ("Each costs 59.99. 37 * 59.99 = 2219.33.", "37 * 59.99", "2219.63", "2219.33"),
+        ("2715 / 5000 * 100 = 5.43%", "2715 / 5000 * 100", "54.3", "5.43"),
+        ("25 - 18 = 8 years", "25 - 18", "7", "8"),
+        (SEEN_LATEX_CHAIN, "28.9 * 44", "1271.6", "1285.6"),
+        (SEEN_LATEX_WITH_UNITS, "26.6 * 37.5", "997.5", "984"),
+        (SEEN_LATEX_PERCENT, "0.0735 * 86420", "6351.87", "6300.0735"),
+        ("\\[ 100 \\text{ books} \\times 5 \\text{ coins/book} = 600 \\text{ coins} \\]", "100 * 5", "500", "600"),
+        ("\\[\n\\frac{1288}{4} = 320\n\\]", "(1288)/(4)", "322", "320"),
+        ("\\(3 \\cdot 4 = 13\\)", "3 * 4", "12", "13"),
+        ("$$12 \\div 4 = 4$$", "12 / 4", "3", "4"),
+    ],
+)
 def test_a_wrong_result_written_in_an_answer_is_found(text, expression, value, claimed):
     assert miscalculation(text) == Miscalculation(expression, claimed, value)
 
 
-@pytest.mark.parametrize("text", [
-    "28.9 * 44 = 1271.6", "1,288 * 37.45 = 48,235.60 coins", "(1288 * 37.45) + (845 * 59.99) = 98,927.2",
-    "2219.63", "The answer is 42.", "7.35% of 86420 = 6352", "on 2024-01-05 = today", "AB-03 = 5",
-    "10 / 0 = 1", "step 1. 5 = 5", "- 3 * 4 = 12", "15 / 4 = 3 full boxes", "1/3 = 0.33", "1/4 = 25%",
-    "Pages 10-20 = 11 pages", "11:30 - 2 = 9:30", "v1.2 - 0.2 = 1", "version 1.2 - 0.2 = 1.0.0", "7 % 3 + 1 = 2",
-    "2 ^ 3 + 1 = 9", "12 * 250 = 3k", "2,5 * 2 = 5", "3 * 4.2 = 12,6", "6.02e23 / 2 = 3.01e23", "9 ** 9 ** 9 = 1",
-    "1 + 1 = " + "9" * 400, "Remaining: 20 apples - 3 - 2 = 15 apples", "Total: 5 kg + 2 + 1 = 8 kg",
-    "2x + 3 * 2 = 10", "11 + " * 60 + "1 = 661", "0.25 * 100 = 25%", "Ages 18 - 25 = 40% of users",
-    "Between 2020 - 2024 = 5 years", "1/3 + 1/3 = 2/3", "9.99 * 3 = 29.97",
-    # right sums seen in LaTeX
-    "\\[\n\\frac{100}{1000} = 0.1\n\\]", "\\[\n0.1 \\times 100 = 10\\%\n\\]",
-    "The combined value of the Velvet Atlas is \\(100 \\times 10 = 1000\\) coins.",
-    "\\[\n\\text{Total value} = \\text{Number of books in stock} \\times \\text{Price per book}\n\\]\n\n"
-    "\\[\n\\text{Total value} = 100 \\times 5 = 500\n\\]\n\nTherefore, the total value is \\(\\boxed{500}\\).",
-    "\\[ 15 \\text{ coins/hour} \\times 40 \\text{ hours/week} = 600 \\text{ coins/week} \\]",
-    "\\[ \\text{Pay} = 28.9 \\times 44 \\]\n\n\\[ \\text{Pay} = 1271.6 \\]",
-    # a unit before `+` or `-` keeps the sum from reading as one of plain numbers
-    "\\[ 2 \\text{ hours} + 30 \\text{ minutes} = 150 \\text{ minutes} \\]",
-    "\\[ 1 \\text{ kg} + 500 \\text{ g} = 1500 \\]",
-    # a line that starts with `=` continues the one above, but only a sum there is checked
-    "Price per book: 12\n\\[ \\text{Total} = 5 \\]", "\\[ x^2 \\]\n= 4",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "28.9 * 44 = 1271.6",
+        "1,288 * 37.45 = 48,235.60 coins",
+        "(1288 * 37.45) + (845 * 59.99) = 98,927.2",
+        "2219.63",
+        "The answer is 42.",
+        "7.35% of 86420 = 6352",
+        "on 2024-01-05 = today",
+        "AB-03 = 5",
+        "10 / 0 = 1",
+        "step 1. 5 = 5",
+        "- 3 * 4 = 12",
+        "15 / 4 = 3 full boxes",
+        "1/3 = 0.33",
+        "1/4 = 25%",
+        "Pages 10-20 = 11 pages",
+        "11:30 - 2 = 9:30",
+        "v1.2 - 0.2 = 1",
+        "version 1.2 - 0.2 = 1.0.0",
+        "7 % 3 + 1 = 2",
+        "2 ^ 3 + 1 = 9",
+        "12 * 250 = 3k",
+        "2,5 * 2 = 5",
+        "3 * 4.2 = 12,6",
+        "6.02e23 / 2 = 3.01e23",
+        "9 ** 9 ** 9 = 1",
+        "1 + 1 = " + "9" * 400,
+        "Remaining: 20 apples - 3 - 2 = 15 apples",
+        "Total: 5 kg + 2 + 1 = 8 kg",
+        "2x + 3 * 2 = 10",
+        "11 + " * 60 + "1 = 661",
+        "0.25 * 100 = 25%",
+        "Ages 18 - 25 = 40% of users",
+        "Between 2020 - 2024 = 5 years",
+        "1/3 + 1/3 = 2/3",
+        "9.99 * 3 = 29.97",
+        # right sums seen in LaTeX
+        "\\[\n\\frac{100}{1000} = 0.1\n\\]",
+        "\\[\n0.1 \\times 100 = 10\\%\n\\]",
+        "The combined value of the Velvet Atlas is \\(100 \\times 10 = 1000\\) coins.",
+        "\\[\n\\text{Total value} = \\text{Number of books in stock} \\times \\text{Price per book}\n\\]\n\n"
+        "\\[\n\\text{Total value} = 100 \\times 5 = 500\n\\]\n\nTherefore, the total value is \\(\\boxed{500}\\).",
+        "\\[ 15 \\text{ coins/hour} \\times 40 \\text{ hours/week} = 600 \\text{ coins/week} \\]",
+        "\\[ \\text{Pay} = 28.9 \\times 44 \\]\n\n\\[ \\text{Pay} = 1271.6 \\]",
+        # a unit before `+` or `-` keeps the sum from reading as one of plain numbers
+        "\\[ 2 \\text{ hours} + 30 \\text{ minutes} = 150 \\text{ minutes} \\]",
+        "\\[ 1 \\text{ kg} + 500 \\text{ g} = 1500 \\]",
+        # a line that starts with `=` continues the one above, but only a sum there is checked
+        "Price per book: 12\n\\[ \\text{Total} = 5 \\]",
+        "\\[ x^2 \\]\n= 4",
+    ],
+)
 def test_right_or_rounded_results_and_non_equations_are_left_alone(text):
     assert miscalculation(text) is None
 
@@ -230,14 +293,19 @@ def test_right_or_rounded_results_and_non_equations_are_left_alone(text):
 def test_long_runs_of_spaces_and_operators_are_read_in_one_pass():
     # an earlier pattern backtracked for minutes on such replies (small models do pad with blanks):
     # the check runs in a thread, so a regression fails here instead of hanging the suite
-    texts = ["1 +" + " " * 100_000 + "2 = 4", "1+" * 50_000 + "= 3", "= 1 " * 50_000, "= " + " " * 100_000,
-             "x\n1 + 1\n" + "=\n" * 50_000, "\\[ = \\]" * 50_000]
+    texts = [
+        "1 +" + " " * 100_000 + "2 = 4",
+        "1+" * 50_000 + "= 3",
+        "= 1 " * 50_000,
+        "= " + " " * 100_000,
+        "x\n1 + 1\n" + "=\n" * 50_000,
+        "\\[ = \\]" * 50_000,
+    ]
     results: list = []
     worker = threading.Thread(target=lambda: results.extend(miscalculation(t) for t in texts), daemon=True)
     worker.start()
     worker.join(timeout=60)
     assert results == [None] * len(texts)
-
 
 
 # -- announced --------------------------------------------------------------------------------------------
@@ -249,8 +317,10 @@ def test_an_announced_call_that_was_not_made_is_told_to_go_ahead(kind):
     assert last_sent(llm, 1) == ANNOUNCED_NUDGE.format(which="first")
 
 
-@pytest.mark.parametrize("answer", ["I will be brief: 1288 copies.", "Let me know if you need more. 1288.",
-                                    "We should calculate nothing more: 1288."])
+@pytest.mark.parametrize(
+    "answer",
+    ["I will be brief: 1288 copies.", "Let me know if you need more. 1288.", "We should calculate nothing more: 1288."],
+)
 def test_an_answer_that_does_not_speak_of_a_tool_is_no_announcement(answer):
     llm = ScriptedLLM([answer])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=["announced"])
@@ -261,13 +331,27 @@ def test_an_answer_that_does_not_speak_of_a_tool_is_no_announcement(answer):
 def test_every_message_vero_sends_on_its_own_is_in_the_registry():
     import vero.agents.react  # noqa: F401  (registers ReAct's messages)
 
-    for name in ("json_reask", "repeated_failure", "cut_off", "empty", "repeated_call", "too_many_calls",
-                 "loop_warning", "format_error", "final_answer", "echo", "announced", "grounding", "arithmetic"):
+    for name in (
+        "json_reask",
+        "repeated_failure",
+        "cut_off",
+        "empty",
+        "repeated_call",
+        "too_many_calls",
+        "loop_warning",
+        "format_error",
+        "final_answer",
+        "echo",
+        "announced",
+        "grounding",
+        "arithmetic",
+    ):
         assert name in NOTES
 
 
-@pytest.mark.parametrize("text", [NOTES["repeated_call"], "not run: " + NOTES["loop_warning"].upper(),
-                                  NOTES["grounding"].format(values="7")])
+@pytest.mark.parametrize(
+    "text", [NOTES["repeated_call"], "not run: " + NOTES["loop_warning"].upper(), NOTES["grounding"].format(values="7")]
+)
 def test_a_reply_that_repeats_one_of_vero_s_messages_is_recognised(text):
     assert repeats_a_note(text)
 
@@ -322,8 +406,13 @@ def test_a_failed_read_only_lookup_runs_again_with_the_one_suggested_value_and_t
 
 
 def test_text_react_runs_the_suggested_lookup_as_its_next_observation():
-    llm = ScriptedLLM(['Thought: look\nAction: find_author\nAction Input: {"name": "Ida Vargo"}',
-                       "Final Answer: There is no such author.", "Final Answer: 1931"])
+    llm = ScriptedLLM(
+        [
+            'Thought: look\nAction: find_author\nAction Input: {"name": "Ida Vargo"}',
+            "Final Answer: There is no such author.",
+            "Final Answer: 1931",
+        ]
+    )
     agent = ReActAgent("r", llm, tools=[find_author], verbose=False, recovery=["did-you-mean"])
     assert agent.run("When was Ida Vargo born?") == "1931"
     assert llm.requests[2].messages[-1]["content"].endswith('{"name": "Ida Varga", "born": 1931}')
@@ -338,8 +427,9 @@ def test_no_suggested_value_is_used_for_a_tool_that_may_change_things():
         done.append(name)
         return "Error: no author named " + repr(name) + ". Did you mean 'Ida Varga'?"
 
-    llm = ScriptedLLM([{"tool_calls": [{"name": "remove_author", "arguments": {"name": "Ida Vargo"}}]},
-                       "Nothing was removed."])
+    llm = ScriptedLLM(
+        [{"tool_calls": [{"name": "remove_author", "arguments": {"name": "Ida Vargo"}}]}, "Nothing was removed."]
+    )
     agent = ToolCallingAgent("t", llm, tools=[remove_author], verbose=False, recovery=["did-you-mean"])
     assert agent.run("Remove Ida Vargo.") == "Nothing was removed." and done == ["Ida Vargo"] and llm.calls == 2
 

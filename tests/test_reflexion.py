@@ -38,8 +38,9 @@ def test_memory_renders_past_reflections_and_keeps_only_the_last_ones():
     memory.add("second lesson", 2)
     memory.add("third lesson", 3)
     assert len(memory) == 2
-    assert memory.render() == ("<past_reflections>\nAttempt 2: second lesson\n"
-                               "Attempt 3: third lesson\n</past_reflections>")
+    assert memory.render() == (
+        "<past_reflections>\nAttempt 2: second lesson\nAttempt 3: third lesson\n</past_reflections>"
+    )
     with pytest.raises(ValueError):
         ReflexionMemory(0)
 
@@ -132,8 +133,9 @@ def test_external_evaluator_replaces_the_judge_and_its_feedback_reaches_the_refl
             return False, 30, "test_f: expected 3, got 2"
         return True, 100, "all tests passed"
 
-    agent, llm = make(["def f(): return 2", "Diagnosis: f returns 2. Plan: return 3.", "def f(): return 3"],
-                      evaluator=unit_tests)
+    agent, llm = make(
+        ["def f(): return 2", "Diagnosis: f returns 2. Plan: return 3.", "def f(): return 3"], evaluator=unit_tests
+    )
     assert agent.run("write f returning 3") == "def f(): return 3"
     assert agent.last_result.status == OK and llm.calls == 3  # no judge calls
     assert seen == [("write f returning 3", "def f(): return 2"), ("write f returning 3", "def f(): return 3")]
@@ -227,7 +229,7 @@ def flaky(x: str) -> str:
 
 def test_reflector_sees_the_failing_tool_call_and_unknown_tool():
     replies = [
-        'Thought: t\nAction: nosuch\nAction Input: {}',
+        "Thought: t\nAction: nosuch\nAction Input: {}",
         'Thought: t\nAction: flaky\nAction Input: {"x": "1"}',
         "Final Answer: guessed",
         "no call",  # the request to repair the failed call (vero.agents._repair): no call written
@@ -245,8 +247,14 @@ def test_reflector_sees_the_failing_tool_call_and_unknown_tool():
 
 
 def test_failed_executor_run_scores_zero_without_a_judge_call():
-    replies = ["no format", "still none", "nothing", "Diagnosis: no Action line. Plan: use the format.",
-               "Final Answer: 5", verdict(True, 90)]
+    replies = [
+        "no format",
+        "still none",
+        "nothing",
+        "Diagnosis: no Action line. Plan: use the format.",
+        "Final Answer: 5",
+        verdict(True, 90),
+    ]
     agent, llm = make(replies, tools=[add])
     assert agent.run("2 + 3?") == "5"
     first = agent.last_result.steps_of("evaluation")[0]
@@ -265,8 +273,9 @@ class Doubler(Agent):
 def test_any_agent_can_be_the_executor():
     executor_llm = ScriptedLLM(["draft", "better"])
     executor = Doubler("doubler", executor_llm, verbose=False)
-    agent, llm = make([verdict(False, 30, "too vague"), "Plan: be concrete about X.", verdict(True, 90)],
-                      executor=executor)
+    agent, llm = make(
+        [verdict(False, 30, "too vague"), "Plan: be concrete about X.", verdict(True, 90)], executor=executor
+    )
     assert agent.run("task") == "better"
     result = agent.last_result
     assert result.status == OK and result.llm_calls == 5 and llm.calls == 3 and executor_llm.calls == 2
@@ -278,8 +287,13 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
     from vero.core.chat_openai import ChatOpenAI
     from vero.testing import MockOpenAIServer
 
-    replies = ["41", verdict(False, 10, "off by one"), "Diagnosis: added 1 too few. Plan: add 1.", "42",
-               verdict(True, 100)]
+    replies = [
+        "41",
+        verdict(False, 10, "off by one"),
+        "Diagnosis: added 1 too few. Plan: add 1.",
+        "42",
+        verdict(True, 100),
+    ]
     with MockOpenAIServer(replies) as srv:
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = ReflexionAgent("e2e", llm, verbose=False)
@@ -293,13 +307,18 @@ def raises(task, answer):
     raise RuntimeError("the test runner crashed")
 
 
-@pytest.mark.parametrize("evaluator, feedback", [
-    (raises, "evaluator raised RuntimeError: the test runner crashed"),
-    (lambda task, answer: (True, 150, "great"), "evaluator returned (True, 150, 'great') "
-                                                "(expected (passed, score, feedback))"),
-    (lambda task, answer: True, "evaluator returned True (expected (passed, score, feedback))"),
-    (lambda task, answer: (True, 90), "evaluator returned (True, 90) (expected (passed, score, feedback))"),
-])
+@pytest.mark.parametrize(
+    "evaluator, feedback",
+    [
+        (raises, "evaluator raised RuntimeError: the test runner crashed"),
+        (
+            lambda task, answer: (True, 150, "great"),
+            "evaluator returned (True, 150, 'great') (expected (passed, score, feedback))",
+        ),
+        (lambda task, answer: True, "evaluator returned True (expected (passed, score, feedback))"),
+        (lambda task, answer: (True, 90), "evaluator returned (True, 90) (expected (passed, score, feedback))"),
+    ],
+)
 def test_a_broken_external_evaluator_fails_that_attempt_and_the_run_goes_on(evaluator, feedback):
     def evaluate(task, answer):  # broken on the first attempt only
         return evaluator(task, answer) if answer == "a1" else (True, 100, "all tests passed")
@@ -337,12 +356,12 @@ def load_example(name):
     return module
 
 
-GOOD_IPV4 = '''
+GOOD_IPV4 = """
 def is_valid_ipv4(address):
     parts = address.split(".")
     return len(parts) == 4 and all(p.isdigit() and p.isascii() and str(int(p)) == p and int(p) <= 255
                                    for p in parts)
-'''
+"""
 
 
 def test_the_coding_example_is_not_fooled_by_what_the_solution_prints():

@@ -72,7 +72,7 @@ def test_the_run_object_exists_only_while_the_agent_runs():
         seen.append(agent.current_run)
         return "ok"
 
-    llm = ScriptedLLM(['Thought: peek\nAction: peek\nAction Input: {}', "Final Answer: done"])
+    llm = ScriptedLLM(["Thought: peek\nAction: peek\nAction Input: {}", "Final Answer: done"])
     agent = ReActAgent("t", llm, tools=[peek], verbose=False)
     agent.run("peek")
     assert isinstance(seen[0], Run) and seen[0].task == "peek"
@@ -98,9 +98,13 @@ class Outer(ReActAgent):
 
 def test_run_subagent_leaves_the_child_as_it_was_and_nests_its_steps():
     seen: list = []
-    inner = ReActAgent("inner", ScriptedLLM(['Thought: t\nAction: lookup\nAction Input: {"name": "x"}',
-                                            "Final Answer: 42"]), tools=[lookup], callbacks=[seen.append],
-                       max_tokens_per_run=10**6)
+    inner = ReActAgent(
+        "inner",
+        ScriptedLLM(['Thought: t\nAction: lookup\nAction Input: {"name": "x"}', "Final Answer: 42"]),
+        tools=[lookup],
+        callbacks=[seen.append],
+        max_tokens_per_run=10**6,
+    )
     callbacks, budget = inner.events.callbacks, inner.max_tokens_per_run
     middle = Outer("middle", ScriptedLLM([]), verbose=False)
     middle.inner = inner
@@ -124,9 +128,11 @@ def test_a_sub_agent_s_own_printer_rests_while_the_parent_prints_its_steps(capsy
 
 
 def test_a_token_budget_covers_sub_agents_nested_two_deep():
-    inner = ReActAgent("inner", ScriptedLLM([{"content": "Final Answer: 42",
-                                              "usage": {"prompt_tokens": 900, "completion_tokens": 200}}]),
-                       verbose=False)
+    inner = ReActAgent(
+        "inner",
+        ScriptedLLM([{"content": "Final Answer: 42", "usage": {"prompt_tokens": 900, "completion_tokens": 200}}]),
+        verbose=False,
+    )
     middle = Outer("middle", ScriptedLLM([]), verbose=False)  # no budget of its own
     middle.inner = inner
     outer = Outer("outer", ScriptedLLM([]), verbose=False, max_tokens_per_run=1000)

@@ -57,11 +57,13 @@ def test_on_token_and_stream_deliver_the_text():
 
 def test_reply_functions_get_only_the_options_they_accept():
     seen = {}
-    llm = ScriptedLLM([
-        lambda messages: f"plain {len(messages)}",
-        lambda messages, stop: f"{len(stop)} stop sequence",
-        lambda messages, **options: seen.update(options) or "all",
-    ])
+    llm = ScriptedLLM(
+        [
+            lambda messages: f"plain {len(messages)}",
+            lambda messages, stop: f"{len(stop)} stop sequence",
+            lambda messages, **options: seen.update(options) or "all",
+        ]
+    )
     assert llm.generate([Message.user("q")], tools=[{"t": 1}]).content == "plain 1"
     assert llm.generate([Message.user("q")], stop=["X"]).content == "1 stop sequence"
     assert llm.generate([Message.user("q")], stop=["Y"], temperature=0.5).content == "all"

@@ -33,8 +33,10 @@ PARSE_JSON_TASK = """请用 Python 写一个函数 parse_json(text: str)。
 【关键要求】如果抛出的是其他任何异常(例如传入了非字符串类型导致的 TypeError),不要捕获,必须让异常原样抛出。
 只输出函数代码,不要输出测试用例和解释。
 """
-PARSE_JSON_CODE = ("```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
-                   "    except json.JSONDecodeError:\n        return {}\n```")
+PARSE_JSON_CODE = (
+    "```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
+    "    except json.JSONDecodeError:\n        return {}\n```"
+)
 ACCEPT = json.dumps({"thinking": "Correct.", "is_sufficient": True, "feedback": ""})
 
 
@@ -71,8 +73,10 @@ def test_run_agent_with_basic_reflection(srv):
 def test_single_turn_agent_with_react_uses_the_seed_tools(srv, capsys):
     driver = load_driver()
     assert [t.name for t in driver.tools] == ["math_calculator", "duckduckgo_search"]
-    srv.enqueue('Thought: compute it\nAction: math_calculator\nAction Input: {"expression": "(3 + 4) * 6"}',
-                "Thought: I now know the final answer\nFinal Answer: 42")
+    srv.enqueue(
+        'Thought: compute it\nAction: math_calculator\nAction Input: {"expression": "(3 + 4) * 6"}',
+        "Thought: I now know the final answer\nFinal Answer: 42",
+    )
     driver.test_single_turn_agent(driver.ReActAgent, "What is (3 + 4) * 6?", max_turns=3)
     out = capsys.readouterr().out
     assert "🏁 Final LLM Answer: 42" in out
@@ -93,8 +97,7 @@ def test_search_tool_follows_the_settings_keys(srv, monkeypatch, key, tool_name)
 
 def test_run_agent_with_tool_calling(srv):
     driver = load_driver()
-    srv.enqueue({"tool_calls": [{"name": "math_calculator", "arguments": {"expression": "2**10"}}]},
-                "2**10 is 1024.")
+    srv.enqueue({"tool_calls": [{"name": "math_calculator", "arguments": {"expression": "2**10"}}]}, "2**10 is 1024.")
     assert driver.run_agent(driver.ToolCallingAgent, "What is 2**10?") == "2**10 is 1024."
     tool_message = srv.requests[1]["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["content"] == "1024"
@@ -102,16 +105,17 @@ def test_run_agent_with_tool_calling(srv):
 
 def test_run_agent_with_plan_execute(srv):
     driver = load_driver()
-    srv.enqueue(json.dumps({"steps": ["Compute 2 + 2."]}),
-                "Thought: easy\nFinal Answer: 4",
-                json.dumps({"response": "2 + 2 = 4"}))  # the replanner answers
+    srv.enqueue(
+        json.dumps({"steps": ["Compute 2 + 2."]}),
+        "Thought: easy\nFinal Answer: 4",
+        json.dumps({"response": "2 + 2 = 4"}),
+    )  # the replanner answers
     assert driver.run_agent(driver.PlanExecuteAgent, "What is 2 + 2?") == "2 + 2 = 4"
 
 
 def test_run_agent_with_reflexion(srv):
     driver = load_driver()
-    srv.enqueue("Thought: easy\nFinal Answer: 4",
-                json.dumps({"pass": True, "reason": "correct", "score": 100}))
+    srv.enqueue("Thought: easy\nFinal Answer: 4", json.dumps({"pass": True, "reason": "correct", "score": 100}))
     assert driver.run_agent(driver.ReflexionAgent, "What is 2 + 2?") == "4"
 
 
@@ -132,8 +136,15 @@ def test_driver_script_runs_unmodified_as_main(srv, tmp_path):
     srv.enqueue(PARSE_JSON_CODE, ACCEPT)
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", NO_PROXY="127.0.0.1")
-    done = subprocess.run([sys.executable, str(DRIVER)], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, encoding="utf-8", timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(DRIVER)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert f"🏁 Final LLM Answer: {PARSE_JSON_CODE}" in done.stdout
     assert "⏳ Elapsed:" in done.stdout

@@ -54,52 +54,71 @@ def clear_calls():
 
 
 # -- calls written as the whole reply ---------------------------------------------------------------
-@pytest.mark.parametrize("text, expected", [
-    (SEEN_FENCED_CALL, [("find_book", {"name": "Nightjar"})]),
-    ('{"name": "find_book", "arguments": {"name": "A"}}', [("find_book", {"name": "A"})]),
-    ('  <tool_call>\n{"name": "find_book", "arguments": {"name": "B"}}\n</tool_call>\n',
-     [("find_book", {"name": "B"})]),
-    ('<tool_call>{"name": "find_book", "arguments": {"name": "B"}}</tool_call>\n'
-     '<tool_call>{"name": "calculate", "arguments": {"expression": "1+2"}}</tool_call>',
-     [("find_book", {"name": "B"}), ("calculate", {"expression": "1+2"})]),
-    ('```json\n[{"name": "find_book", "parameters": {"name": "C"}}, '
-     '{"name": "calculate", "arguments": "{\\"expression\\": \\"2*3\\"}"}]\n```',
-     [("find_book", {"name": "C"}), ("calculate", {"expression": "2*3"})]),
-    ('{"type": "function", "function": {"name": "find_book", "arguments": {"name": "D"}}}',
-     [("find_book", {"name": "D"})]),
-    ('<tool_call>\n{"name": "find_book", "arguments": {"name": "E"}}', [("find_book", {"name": "E"})]),  # unclosed
-    ("<tool_call>\n<function=calculate>\n<parameter=expression>\n2 &lt; 3\n</parameter>\n</function>\n</tool_call>",
-     [("calculate", {"expression": "2 < 3"})]),
-    ("<function=calculate>\n<parameter=expression>\n1 + 1\n</parameter>\n</function>",
-     [("calculate", {"expression": "1 + 1"})]),
-    # seen (Qwen2.5-Coder-1.5B, llama-server --jinja, most of its first replies on generated worlds): the
-    # template's <tools> tag it imitated, and the template's doubled braces
-    ('<tools>\n{{"name": "find_book", "arguments": {"name": "F"}}}\n', [("find_book", {"name": "F"})]),
-    ('<tools>\n{"name": "find_book", "arguments": {"name": "G"}}\n</tools>', [("find_book", {"name": "G"})]),
-    ('{{"name": "find_book", "arguments": {"name": "H"}}}', [("find_book", {"name": "H"})]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (SEEN_FENCED_CALL, [("find_book", {"name": "Nightjar"})]),
+        ('{"name": "find_book", "arguments": {"name": "A"}}', [("find_book", {"name": "A"})]),
+        (
+            '  <tool_call>\n{"name": "find_book", "arguments": {"name": "B"}}\n</tool_call>\n',
+            [("find_book", {"name": "B"})],
+        ),
+        (
+            '<tool_call>{"name": "find_book", "arguments": {"name": "B"}}</tool_call>\n'
+            '<tool_call>{"name": "calculate", "arguments": {"expression": "1+2"}}</tool_call>',
+            [("find_book", {"name": "B"}), ("calculate", {"expression": "1+2"})],
+        ),
+        (
+            '```json\n[{"name": "find_book", "parameters": {"name": "C"}}, '
+            '{"name": "calculate", "arguments": "{\\"expression\\": \\"2*3\\"}"}]\n```',
+            [("find_book", {"name": "C"}), ("calculate", {"expression": "2*3"})],
+        ),
+        (
+            '{"type": "function", "function": {"name": "find_book", "arguments": {"name": "D"}}}',
+            [("find_book", {"name": "D"})],
+        ),
+        ('<tool_call>\n{"name": "find_book", "arguments": {"name": "E"}}', [("find_book", {"name": "E"})]),  # unclosed
+        (
+            "<tool_call>\n<function=calculate>\n<parameter=expression>\n2 &lt; 3\n"
+            "</parameter>\n</function>\n</tool_call>",
+            [("calculate", {"expression": "2 < 3"})],
+        ),
+        (
+            "<function=calculate>\n<parameter=expression>\n1 + 1\n</parameter>\n</function>",
+            [("calculate", {"expression": "1 + 1"})],
+        ),
+        # seen (Qwen2.5-Coder-1.5B, llama-server --jinja, most of its first replies on generated worlds): the
+        # template's <tools> tag it imitated, and the template's doubled braces
+        ('<tools>\n{{"name": "find_book", "arguments": {"name": "F"}}}\n', [("find_book", {"name": "F"})]),
+        ('<tools>\n{"name": "find_book", "arguments": {"name": "G"}}\n</tools>', [("find_book", {"name": "G"})]),
+        ('{{"name": "find_book", "arguments": {"name": "H"}}}', [("find_book", {"name": "H"})]),
+    ],
+)
 def test_a_reply_that_is_wholly_a_call_is_read_as_one(text, expected):
     found = tool_calls_in_text(text, NAMES)
     assert found is not None
     assert [(c.name, json.loads(c.arguments)) for c in found.calls] == expected
 
 
-@pytest.mark.parametrize("text", [
-    'I need the stock.\n' + SEEN_FENCED_CALL,  # prose before
-    SEEN_FENCED_CALL + "\nThis returns the stock.",  # prose after
-    SEEN_FENCED_CALL + "\n" + SEEN_FENCED_CALL,  # two fences
-    'The page says: <tool_call>{"name": "find_book", "arguments": {"name": "B"}}</tool_call>',
-    '<find_book name="Nightjar"/>',  # attributes: no shape a chat template writes
-    "<tools>\n  <tool><name>find_book</name><arguments><name>A</name></arguments></tool>\n</tools>",
-    '{"name": "find_book", "arguments": {"name": "A"}} and then more',
-    '{"name": "unknown_tool", "arguments": {"name": "A"}}',  # not a registered tool
-    '{"name": "find_book", "arguments": "not an object"}',
-    '{"result": 2715}',
-    "<function=find_book>\n<parameter=name>A</parameter>\n</function>\nDone.",
-    "<function=find_book>\n<function=find_book>\n",  # unclosed
-    'Sure. <tools>{"name": "find_book", "arguments": {"name": "A"}}</tools>',  # prose before the tags
-    '<tools>{"name": "find_book", "arguments": {"name": "A"}}</tools> Then I will add them.',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need the stock.\n" + SEEN_FENCED_CALL,  # prose before
+        SEEN_FENCED_CALL + "\nThis returns the stock.",  # prose after
+        SEEN_FENCED_CALL + "\n" + SEEN_FENCED_CALL,  # two fences
+        'The page says: <tool_call>{"name": "find_book", "arguments": {"name": "B"}}</tool_call>',
+        '<find_book name="Nightjar"/>',  # attributes: no shape a chat template writes
+        "<tools>\n  <tool><name>find_book</name><arguments><name>A</name></arguments></tool>\n</tools>",
+        '{"name": "find_book", "arguments": {"name": "A"}} and then more',
+        '{"name": "unknown_tool", "arguments": {"name": "A"}}',  # not a registered tool
+        '{"name": "find_book", "arguments": "not an object"}',
+        '{"result": 2715}',
+        "<function=find_book>\n<parameter=name>A</parameter>\n</function>\nDone.",
+        "<function=find_book>\n<function=find_book>\n",  # unclosed
+        'Sure. <tools>{"name": "find_book", "arguments": {"name": "A"}}</tools>',  # prose before the tags
+        '<tools>{"name": "find_book", "arguments": {"name": "A"}}</tools> Then I will add them.',
+    ],
+)
 def test_a_call_inside_other_text_or_in_another_shape_is_not_a_call(text):
     assert tool_calls_in_text(text, NAMES) is None
 
@@ -115,8 +134,10 @@ def test_tool_calling_agent_runs_a_call_written_as_its_whole_reply_and_records_i
 
 
 def test_only_the_first_call_of_a_reply_runs_and_the_warning_says_so():
-    two = ('<tool_call>{"name": "find_book", "arguments": {"name": "A"}}</tool_call>\n'
-           '<tool_call>{"name": "find_book", "arguments": {"name": "B"}}</tool_call>')
+    two = (
+        '<tool_call>{"name": "find_book", "arguments": {"name": "A"}}</tool_call>\n'
+        '<tool_call>{"name": "find_book", "arguments": {"name": "B"}}</tool_call>'
+    )
     agent = ToolCallingAgent("t", ScriptedLLM([two, "2715"]), tools=TOOLS, verbose=False)
     assert agent.run("How many?") == "2715" and CALLS == [("find_book", "A")]
     assert "1 more call" in agent.last_result.steps_of("warning")[0].content
@@ -157,17 +178,20 @@ def test_with_recovery_off_a_cut_off_reply_fails_the_run():
 
 
 # -- ReAct, text protocol ----------------------------------------------------------------------
-@pytest.mark.parametrize("reply", [
-    '**Thought:** I need the stock.\n**Action:** find_book\n**Action Input:** {"name": "Nightjar"}',
-    'thought: I need the stock.\naction: find_book\naction input: {"name": "Nightjar"}',
-    'Thought: I need the stock.\nAction: find_book\nAction Input:\n```json\n{"name": "Nightjar"}\n```',
-    'Thought: I need the stock.\nAction: `find_book`\nAction Input: `{"name": "Nightjar"}`',
-    'Thought: I need the stock.\nAction: find_book(name="Nightjar")',
-    # seen from Qwen2.5-Coder-1.5B as a plan step's executor: the call on the Action line, then its input
-    "Thought: I need the book's stock.\n\nAction: find_book(name: 'Nightjar')\n\n"
-    'Action Input: {"name": "Nightjar"}',
-    SEEN_FENCED_CALL,  # the whole reply is a call, without labels
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '**Thought:** I need the stock.\n**Action:** find_book\n**Action Input:** {"name": "Nightjar"}',
+        'thought: I need the stock.\naction: find_book\naction input: {"name": "Nightjar"}',
+        'Thought: I need the stock.\nAction: find_book\nAction Input:\n```json\n{"name": "Nightjar"}\n```',
+        'Thought: I need the stock.\nAction: `find_book`\nAction Input: `{"name": "Nightjar"}`',
+        'Thought: I need the stock.\nAction: find_book(name="Nightjar")',
+        # seen from Qwen2.5-Coder-1.5B as a plan step's executor: the call on the Action line, then its input
+        "Thought: I need the book's stock.\n\nAction: find_book(name: 'Nightjar')\n\n"
+        'Action Input: {"name": "Nightjar"}',
+        SEEN_FENCED_CALL,  # the whole reply is a call, without labels
+    ],
+)
 def test_the_text_protocol_forgives_what_small_models_write(reply):
     step = parse_react(reply, NAMES)
     assert (step.action, step.action_input, step.problem) == ("find_book", {"name": "Nightjar"}, None)
@@ -178,13 +202,19 @@ def test_final_answer_labels_in_any_case_or_bold(reply):
     assert parse_react(reply, NAMES).final_answer == "2715"
 
 
-@pytest.mark.parametrize("reply, answer", [
-    ('Thought: I now know the final answer\nFinal Answer: {"answer": "28.9"}', "28.9"),  # seen (Reflexion's executor)
-    ('Final Answer: {"answer": 42}', "42"),
-    ('Final Answer: {"answer": "Oslo", "source": "city_info"}', '{"answer": "Oslo", "source": "city_info"}'),
-    ('Final Answer: {"answer": ""}', '{"answer": ""}'),
-    ("Final Answer: {not json}", "{not json}"),
-])
+@pytest.mark.parametrize(
+    "reply, answer",
+    [
+        (
+            'Thought: I now know the final answer\nFinal Answer: {"answer": "28.9"}',
+            "28.9",
+        ),  # seen (Reflexion's executor)
+        ('Final Answer: {"answer": 42}', "42"),
+        ('Final Answer: {"answer": "Oslo", "source": "city_info"}', '{"answer": "Oslo", "source": "city_info"}'),
+        ('Final Answer: {"answer": ""}', '{"answer": ""}'),
+        ("Final Answer: {not json}", "{not json}"),
+    ],
+)
 def test_a_final_answer_written_as_finish_s_json_is_unwrapped(reply, answer):
     assert parse_react(reply, NAMES).final_answer == answer
 
@@ -199,8 +229,10 @@ def test_text_react_tells_the_model_its_reply_was_cut_off():
 
 
 def test_text_react_still_runs_a_complete_action_from_a_cut_off_reply():
-    cut = {"content": 'Thought: look\nAction: find_book\nAction Input: {"name": "F"}\nThought: and then I will',
-           "finish_reason": "length"}
+    cut = {
+        "content": 'Thought: look\nAction: find_book\nAction Input: {"name": "F"}\nThought: and then I will',
+        "finish_reason": "length",
+    }
     llm = ScriptedLLM([cut, "Final Answer: 2715"])
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
     assert agent.run("How many?") == "2715" and CALLS == [("find_book", "F")]
@@ -217,9 +249,13 @@ def test_a_cut_off_plan_is_re_asked_not_used():
 
 
 def test_a_cut_off_draft_is_revised_without_asking_the_critic():
-    llm = ScriptedLLM([{"content": "def f(x):\n    return x +", "finish_reason": "length"},
-                       "def f(x):\n    return x + 1",
-                       '{"thinking": "ok", "is_sufficient": true, "feedback": ""}'])
+    llm = ScriptedLLM(
+        [
+            {"content": "def f(x):\n    return x +", "finish_reason": "length"},
+            "def f(x):\n    return x + 1",
+            '{"thinking": "ok", "is_sufficient": true, "feedback": ""}',
+        ]
+    )
     agent = BasicReflectionAgent("b", llm, verbose=False)
     assert agent.run("Write f") == "def f(x):\n    return x + 1"
     critiques = agent.last_result.steps_of("critique")
@@ -234,22 +270,29 @@ def test_a_cut_off_last_draft_ends_needs_review():
     assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 2
 
 
-@pytest.mark.parametrize("raw, clean", [
-    ("16353.999999999998", "16354"),
-    ("The total is 1271.6000000000001 coins.", "The total is 1271.6 coins."),
-    ("0.30000000000000004", "0.3"),
-    ("-2.9999999999999996", "-3"),
-    ("1.0000001", "1.0000001"),          # an ordinary value stays as written
-    ("3.141592653589793", "3.141592653589793"),
-    ("v1.000000000000001", "v1.000000000000001"),
-])
+@pytest.mark.parametrize(
+    "raw, clean",
+    [
+        ("16353.999999999998", "16354"),
+        ("The total is 1271.6000000000001 coins.", "The total is 1271.6 coins."),
+        ("0.30000000000000004", "0.3"),
+        ("-2.9999999999999996", "-3"),
+        ("1.0000001", "1.0000001"),  # an ordinary value stays as written
+        ("3.141592653589793", "3.141592653589793"),
+        ("v1.000000000000001", "v1.000000000000001"),
+    ],
+)
 def test_float_noise_is_tidied(raw, clean):
     assert tidy_numbers(raw) == clean
 
 
 def test_answers_and_observations_come_back_with_clean_numbers():
-    llm = ScriptedLLM(['Thought: compute\nAction: calculate\nAction Input: {"expression": "x"}',
-                       "Final Answer: 16353.999999999998 coins"])
+    llm = ScriptedLLM(
+        [
+            'Thought: compute\nAction: calculate\nAction Input: {"expression": "x"}',
+            "Final Answer: 16353.999999999998 coins",
+        ]
+    )
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
     assert agent.run("What is it?") == "16354 coins"
     assert llm.requests[1].messages[-1]["content"] == "Observation: 16354"
@@ -258,8 +301,12 @@ def test_answers_and_observations_come_back_with_clean_numbers():
 
 # -- the output cap and cached tokens over HTTP ---------------------------------------------------
 def test_max_tokens_defaults_to_the_setting_and_finish_reason_and_cached_tokens_are_read(monkeypatch):
-    usage = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105,
-             "prompt_tokens_details": {"cached_tokens": 80}}
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 5,
+        "total_tokens": 105,
+        "prompt_tokens_details": {"cached_tokens": 80},
+    }
     with MockOpenAIServer() as server:
         server.enqueue({"content": "cut", "finish_reason": "length", "usage": usage})
         reply = ChatOpenAI(model_name="m", base_url=server.base_url, max_retries=0).generate([Message.user("hi")])
@@ -274,8 +321,12 @@ def test_max_tokens_defaults_to_the_setting_and_finish_reason_and_cached_tokens_
 
 
 def test_streamed_replies_keep_finish_reason_and_cached_tokens():
-    usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12,
-             "prompt_tokens_details": {"cached_tokens": 7}}
+    usage = {
+        "prompt_tokens": 10,
+        "completion_tokens": 2,
+        "total_tokens": 12,
+        "prompt_tokens_details": {"cached_tokens": 7},
+    }
     with MockOpenAIServer() as server:
         server.enqueue({"content": "a b", "finish_reason": "length", "usage": usage})
         llm = ChatOpenAI(model_name="m", base_url=server.base_url, max_retries=0)
@@ -285,8 +336,14 @@ def test_streamed_replies_keep_finish_reason_and_cached_tokens():
 
 
 def test_run_usage_adds_up_cached_tokens():
-    llm = ScriptedLLM([{"content": "Final Answer: 1", "usage": {"prompt_tokens": 10, "completion_tokens": 1,
-                                                                "total_tokens": 11, "cached_tokens": 6}}])
+    llm = ScriptedLLM(
+        [
+            {
+                "content": "Final Answer: 1",
+                "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11, "cached_tokens": 6},
+            }
+        ]
+    )
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
     agent.run("x")
     assert agent.last_result.usage["cached_tokens"] == 6
@@ -309,14 +366,16 @@ def author_profile(name: str) -> dict:
 
 def test_a_tool_reporting_an_error_gets_a_hint_naming_the_other_tools():
     # seen: the model calls find_book for a person ("I need to find X's profile") again and again
-    llm = ScriptedLLM(['Thought: look\nAction: author_profile\nAction Input: {"name": "Nightjar"}',
-                       "Final Answer: unknown"])
+    llm = ScriptedLLM(
+        ['Thought: look\nAction: author_profile\nAction Input: {"name": "Nightjar"}', "Final Answer: unknown"]
+    )
     agent = ReActAgent("r", llm, tools=[*TOOLS, author_profile], verbose=False)
     agent.run("Who?")
     sent = llm.requests[1].messages[-1]["content"]
     assert sent.startswith('Observation: {"error": "no author named \'Nightjar\'"}')
-    assert ("(If author_profile is not the right tool for this, the others are: "
-            "find_book(name), calculate(expression).)") in sent
+    assert (
+        "(If author_profile is not the right tool for this, the others are: find_book(name), calculate(expression).)"
+    ) in sent
     assert agent.last_result.steps_of("observation")[0].content == '{"error": "no author named \'Nightjar\'"}'
 
 
@@ -324,7 +383,6 @@ def test_ordinary_output_gets_no_hint():
     llm = ScriptedLLM(['Thought: look\nAction: find_book\nAction Input: {"name": "Nightjar"}', "Final Answer: 2715"])
     agent = ReActAgent("r", llm, tools=[*TOOLS, author_profile], verbose=False)
     agent.run("How many?")
-
 
 
 def test_chat_template_tags_are_not_part_of_an_answer():
@@ -345,8 +403,10 @@ def test_a_repeated_call_gets_the_results_and_the_task_back():
 
 def test_text_react_answers_a_repeated_call_with_its_result_and_the_task():
     # seen: text ReAct made each lookup twice in a row, copying its thought, and lost the question
-    again = ("Thought: I now know the shelf of the Ashgrove. I need to find the shelf of the "
-             "Ashgrove.\nAction: find_book\nAction Input: {\"name\": \"Nightjar\"}")
+    again = (
+        "Thought: I now know the shelf of the Ashgrove. I need to find the shelf of the "
+        'Ashgrove.\nAction: find_book\nAction Input: {"name": "Nightjar"}'
+    )
     llm = ScriptedLLM([again, again, "Thought: I now know the final answer\nFinal Answer: 2715"])
     agent = ReActAgent("t", llm, tools=TOOLS, verbose=False)
     assert agent.run("How many Nightjar books are in stock?") == "2715"
@@ -366,8 +426,8 @@ def shelf_info(shelf_id: str) -> dict:
 
 def test_a_failed_call_repeated_word_for_word_is_not_run_again():
     # seen: text ReAct kept calling find_book with a shelf id, three times in a row
-    wrong = "Thought: I need to find the shelf SH-06.\nAction: find_book\nAction Input: {\"name\": \"SH-06\"}"
-    right = "Thought: use the shelf tool.\nAction: shelf_info\nAction Input: {\"shelf_id\": \"SH-06\"}"
+    wrong = 'Thought: I need to find the shelf SH-06.\nAction: find_book\nAction Input: {"name": "SH-06"}'
+    right = 'Thought: use the shelf tool.\nAction: shelf_info\nAction Input: {"shelf_id": "SH-06"}'
 
     @tool
     def find_book(name: str) -> dict:  # noqa: F811 - this test's own find_book, which knows no such book

@@ -54,9 +54,19 @@ def kinds(events):
 def test_stream_yields_each_event_as_it_happens_and_ends_with_the_result():
     events = list(adding_agent().stream("What is 2 + 3?"))
     assert kinds(events) == [
-        "RunStarted", "ModelCallStarted", "ModelCallFinished", "StepRecorded", "ToolCallStarted",
-        "ToolCallFinished", "StepRecorded", "ModelCallStarted", *["TextDelta"] * 4,
-        "ModelCallFinished", "StepRecorded", "RunFinished"]
+        "RunStarted",
+        "ModelCallStarted",
+        "ModelCallFinished",
+        "StepRecorded",
+        "ToolCallStarted",
+        "ToolCallFinished",
+        "StepRecorded",
+        "ModelCallStarted",
+        *["TextDelta"] * 4,
+        "ModelCallFinished",
+        "StepRecorded",
+        "RunFinished",
+    ]
     started, finished = events[4], events[5]
     assert (started.tool, json.loads(started.args), started.call_id) == ("add", {"a": 2, "b": 3}, "call_1")
     assert (finished.ok, finished.output, finished.call_id) == (True, "5", "call_1")
@@ -71,9 +81,15 @@ def test_the_events_are_frozen():
 
 
 def test_text_deltas_add_up_to_the_reply_and_the_reply_carries_usage_and_finish_reason():
-    llm = ScriptedLLM([{"content": "Five, as two plus three.", "finish_reason": "stop",
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 6, "prompt_tokens_details":
-                                  {"cached_tokens": 4}}}])
+    llm = ScriptedLLM(
+        [
+            {
+                "content": "Five, as two plus three.",
+                "finish_reason": "stop",
+                "usage": {"prompt_tokens": 10, "completion_tokens": 6, "prompt_tokens_details": {"cached_tokens": 4}},
+            }
+        ]
+    )
     events = list(ToolCallingAgent("t", llm, verbose=False).stream("2 + 3?"))
     deltas = "".join(e.text for e in events if isinstance(e, TextDelta))
     reply = next(e for e in events if isinstance(e, ModelCallFinished))
@@ -103,10 +119,13 @@ def test_a_model_without_on_token_still_streams_its_events():
     assert events[-1].result.answer == "plain" and not any(isinstance(e, TextDelta) for e in events)
 
 
-@pytest.mark.parametrize("task, replies, status", [
-    ("", ["unused"], Status.FAILED),
-    ("go", [LLMCallError("model call failed (HTTP 500)", status=500)], Status.FAILED),
-])
+@pytest.mark.parametrize(
+    "task, replies, status",
+    [
+        ("", ["unused"], Status.FAILED),
+        ("go", [LLMCallError("model call failed (HTTP 500)", status=500)], Status.FAILED),
+    ],
+)
 def test_the_last_event_carries_the_result_whatever_the_status(task, replies, status):
     events = list(AskTwice("mine", ScriptedLLM(replies), verbose=False).stream(task))
     assert isinstance(events[-1], RunFinished) and events[-1].result.status == status
@@ -122,15 +141,26 @@ def test_the_request_is_recorded_as_sent_with_tools_and_options():
     llm = ScriptedLLM(["5"])
     agent = AskTwice("mine", llm, verbose=False)
     messages = [Message.system("Be brief."), Message.user("2 + 3?")]
-    agent.solve = lambda task: agent.call_llm(messages, tools=[add], tool_choice="auto", stop=["\nObservation:"],
-                                              max_tokens=64, response_format={"type": "json_object"}).text
+    agent.solve = lambda task: (
+        agent.call_llm(
+            messages,
+            tools=[add],
+            tool_choice="auto",
+            stop=["\nObservation:"],
+            max_tokens=64,
+            response_format={"type": "json_object"},
+        ).text
+    )
     started = next(e for e in agent.stream("2 + 3?") if isinstance(e, ModelCallStarted))
     request = started.request
     assert request["model"] == "scripted"
     assert request["messages"] == llm.requests[0].messages
     assert request["tools"] == [add.schema] and request["tool_choice"] == "auto"
-    assert (request["stop"], request["max_tokens"], request["response_format"]) == \
-        (["\nObservation:"], 64, {"type": "json_object"})
+    assert (request["stop"], request["max_tokens"], request["response_format"]) == (
+        ["\nObservation:"],
+        64,
+        {"type": "json_object"},
+    )
 
 
 def test_the_api_key_is_masked_in_the_recorded_request():
@@ -142,12 +172,14 @@ def test_the_api_key_is_masked_in_the_recorded_request():
 
 
 def test_a_sub_agents_model_and_tool_calls_reach_the_parents_stream_one_level_deeper():
-    llm = ScriptedLLM([
-        json.dumps({"steps": ["Add 2 and 3."]}),
-        'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
-        "Thought: done\nFinal Answer: 5",
-        json.dumps({"response": "The answer is 5."}),  # the replanner answers
-    ])
+    llm = ScriptedLLM(
+        [
+            json.dumps({"steps": ["Add 2 and 3."]}),
+            'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
+            "Thought: done\nFinal Answer: 5",
+            json.dumps({"response": "The answer is 5."}),  # the replanner answers
+        ]
+    )
     events = list(PlanExecuteAgent("planner", llm, tools=[add], verbose=False).stream("2 + 3?", deltas=False))
     calls = [e for e in events if isinstance(e, ModelCallStarted)]
     assert [c.depth for c in calls] == [0, 1, 1, 0]
@@ -202,8 +234,13 @@ def test_cancel_outside_a_run_does_nothing():
 
 
 def test_a_cancelled_stream_stops_the_sub_agents_too():
-    llm = ScriptedLLM([json.dumps({"steps": ["Add 2 and 3.", "Add 5 and 5."]}),
-                       'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}'], default="Final Answer: 5")
+    llm = ScriptedLLM(
+        [
+            json.dumps({"steps": ["Add 2 and 3.", "Add 5 and 5."]}),
+            'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
+        ],
+        default="Final Answer: 5",
+    )
     agent = PlanExecuteAgent("planner", llm, tools=[add], verbose=False)
     for event in agent.stream("2 + 3, then + 5?"):
         if isinstance(event, ToolCallStarted):
@@ -257,6 +294,7 @@ def test_many_concurrent_aruns_neither_block_the_loop_nor_mix_their_results():
             waiting.release()
             release.wait(SAFETY_S)  # held until the loop, still running, sees every run waiting
             return f"answer {number}"
+
         return reply
 
     agents = [AskTwice(f"a{n}", ScriptedLLM([reply_for(n), f"final {n}"]), verbose=False) for n in range(count)]
@@ -329,8 +367,13 @@ def test_the_stream_carries_text_deltas_from_chat_openai_over_http(shared_mock_s
     from vero import ChatOpenAI
 
     shared_mock_server.enqueue("Streamed over real HTTP.")
-    llm = ChatOpenAI(model_name="mock", api_key="sk-test-0123456789abcdef", base_url=shared_mock_server.base_url,
-                     max_retries=0, http_client=openai.DefaultHttpxClient(trust_env=False))
+    llm = ChatOpenAI(
+        model_name="mock",
+        api_key="sk-test-0123456789abcdef",
+        base_url=shared_mock_server.base_url,
+        max_retries=0,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
+    )
     events = list(ToolCallingAgent("t", llm, verbose=False).stream("hi"))
     deltas = [e.text for e in events if isinstance(e, TextDelta)]
     assert len(deltas) > 1 and "".join(deltas) == "Streamed over real HTTP."

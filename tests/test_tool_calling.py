@@ -65,15 +65,27 @@ def test_happy_path_calls_a_tool_then_answers_in_text():
 
 
 def test_parallel_tool_calls_run_in_order_with_matching_ids():
-    agent, llm = make([calls(("weather", {"city": "Oslo"}), ("weather", {"city": "Rome"}), ("add", '{"a": 1, "b": 1}'),
-                             content="Checking both."), "Both sunny."])
+    agent, llm = make(
+        [
+            calls(
+                ("weather", {"city": "Oslo"}),
+                ("weather", {"city": "Rome"}),
+                ("add", '{"a": 1, "b": 1}'),
+                content="Checking both.",
+            ),
+            "Both sunny.",
+        ]
+    )
     assert agent.run("Weather in Oslo and Rome?") == "Both sunny."
     assert CALLS == [("weather", "Oslo"), ("weather", "Rome"), ("add", 1, 1)]
     sent = llm.requests[1].messages
     ids = [c["id"] for c in sent[2]["tool_calls"]]
     assert len(set(ids)) == 3
     assert [(m["tool_call_id"], m["content"]) for m in sent[3:]] == [
-        (ids[0], "sunny in Oslo"), (ids[1], "sunny in Rome"), (ids[2], "2")]
+        (ids[0], "sunny in Oslo"),
+        (ids[1], "sunny in Rome"),
+        (ids[2], "2"),
+    ]
     assert [s.kind for s in agent.last_result.steps][0] == "thought"
     assert agent.last_result.steps[0].content == "Checking both."
 
@@ -96,8 +108,11 @@ def test_history_after_two_runs_is_in_the_second_prompt():
     agent.run("I am Ann.")
     assert agent.run("What is my name?") == "Your name is Ann."
     assert [(m["role"], m["content"]) for m in llm.requests[1].messages] == [
-        ("system", TOOL_CALLING_SYSTEM_PROMPT), ("user", "I am Ann."), ("assistant", "Hi Ann!"),
-        ("user", "What is my name?")]
+        ("system", TOOL_CALLING_SYSTEM_PROMPT),
+        ("user", "I am Ann."),
+        ("assistant", "Hi Ann!"),
+        ("user", "What is my name?"),
+    ]
 
 
 def test_unknown_tool_and_raising_tool_become_tool_messages():

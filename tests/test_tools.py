@@ -454,6 +454,7 @@ def test_outcome_fields_and_one_name_for_each(reg):
     assert str(ok) == "2"
     assert not hasattr(ok, "text") and not hasattr(reg, "execute")  # `.output`, and `run(...).output`
     import vero.core
+
     assert not hasattr(vero.core, "Observation")  # the type is ToolOutcome
 
 

@@ -49,8 +49,14 @@ def traced_run(tmp_path, replies, tools=(add,), cls=ToolCallingAgent, task="What
 # -- what the trace records ----------------------------------------------------------------------------
 def test_the_trace_holds_each_request_as_the_server_received_it_and_each_reply(tmp_path, shared_mock_server):
     shared_mock_server.enqueue({"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}, "The sum is 5.")
-    llm = ChatOpenAI(model_name="mock", api_key=KEY, base_url=shared_mock_server.base_url, max_retries=0,
-                     max_tokens=256, http_client=openai.DefaultHttpxClient(trust_env=False))
+    llm = ChatOpenAI(
+        model_name="mock",
+        api_key=KEY,
+        base_url=shared_mock_server.base_url,
+        max_retries=0,
+        max_tokens=256,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
+    )
     path = tmp_path / "run.jsonl"
     agent = ToolCallingAgent("adder", llm, tools=[add], verbose=False, trace=str(path))
     agent.run("What is 2 + 3?")
@@ -59,8 +65,11 @@ def test_the_trace_holds_each_request_as_the_server_received_it_and_each_reply(t
     received = shared_mock_server.requests[-2:]
     for request, body in zip(recorded, received):
         assert request["messages"] == body["messages"] and request["tools"] == body["tools"]
-        assert (request["model"], request["max_tokens"], request.get("stop")) == \
-            (body["model"], body["max_tokens"], body.get("stop"))
+        assert (request["model"], request["max_tokens"], request.get("stop")) == (
+            body["model"],
+            body["max_tokens"],
+            body.get("stop"),
+        )
     replies = [e["reply"] for e in events(path) if e["type"] == "llm_call"]
     assert replies[0]["tool_calls"][0]["function"]["name"] == "add"
     assert replies[1]["content"] == "The sum is 5." and replies[1]["finish_reason"] == "stop"
@@ -69,8 +78,13 @@ def test_the_trace_holds_each_request_as_the_server_received_it_and_each_reply(t
 
 def test_the_api_key_never_appears_in_the_trace(tmp_path, shared_mock_server):
     shared_mock_server.enqueue(f"You said {KEY}.")
-    llm = ChatOpenAI(model_name="mock", api_key=KEY, base_url=shared_mock_server.base_url, max_retries=0,
-                     http_client=openai.DefaultHttpxClient(trust_env=False))
+    llm = ChatOpenAI(
+        model_name="mock",
+        api_key=KEY,
+        base_url=shared_mock_server.base_url,
+        max_retries=0,
+        http_client=openai.DefaultHttpxClient(trust_env=False),
+    )
     path = tmp_path / "run.jsonl"
     agent = ToolCallingAgent("t", llm, verbose=False, trace=str(path))
     agent.run(f"Remember {KEY}")
@@ -105,10 +119,16 @@ def test_the_demo_trace_shows_every_request_of_the_demo(tmp_path, capsys, monkey
 
 
 def test_each_call_shows_its_new_messages_reply_tokens_time_and_tool_calls(tmp_path, capsys):
-    path, _ = traced_run(tmp_path, [{"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}],
-                                     "usage": {"prompt_tokens": 50, "completion_tokens": 7,
-                                               "prompt_tokens_details": {"cached_tokens": 32}}},
-                                    "The sum is 5."])
+    path, _ = traced_run(
+        tmp_path,
+        [
+            {
+                "tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 7, "prompt_tokens_details": {"cached_tokens": 32}},
+            },
+            "The sum is 5.",
+        ],
+    )
     code, out, _ = view(capsys, path)
     assert code == 0
     first, second = out.split("── Call 2")
@@ -123,8 +143,14 @@ def test_each_call_shows_its_new_messages_reply_tokens_time_and_tool_calls(tmp_p
 
 
 def test_a_failed_tool_call_and_a_failed_model_call_are_shown(tmp_path, capsys):
-    path, _ = traced_run(tmp_path, [{"tool_calls": [{"name": "divide", "arguments": {"a": 1, "b": 0}}]},
-                                    LLMCallError("model call failed (HTTP 500)", status=500)], tools=[divide])
+    path, _ = traced_run(
+        tmp_path,
+        [
+            {"tool_calls": [{"name": "divide", "arguments": {"a": 1, "b": 0}}]},
+            LLMCallError("model call failed (HTTP 500)", status=500),
+        ],
+        tools=[divide],
+    )
     _, out, _ = view(capsys, path)
     assert "🔧 divide(" in out and "→ failed (exception)" in out
     assert "⬅ no reply" in out and "LLMCallError: model call failed (HTTP 500)" in out
@@ -133,16 +159,22 @@ def test_a_failed_tool_call_and_a_failed_model_call_are_shown(tmp_path, capsys):
 
 def test_call_n_prints_one_request_whole(tmp_path, capsys):
     long_task = "Add these. " + "x" * 5000
-    path, agent = traced_run(tmp_path, ['Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}',
-                                        "Final Answer: 5"], cls=ReActAgent, task=long_task)
+    path, agent = traced_run(
+        tmp_path,
+        ['Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}', "Final Answer: 5"],
+        cls=ReActAgent,
+        task=long_task,
+    )
     _, overview, _ = view(capsys, path)
     assert long_task not in overview and "--full shows all" in overview
     code, out, _ = view(capsys, path, "--call", 2)
     assert code == 0 and long_task in out and "Observation: 5" in out
     assert out.startswith("Call 2 (run 1, adder)") and 'stop: ["Observation:"]' in out
     code, body, _ = view(capsys, path, "--call", 2, "--json")
-    assert json.loads(body) == agent.llm.requests[1].messages or json.loads(body)["messages"] == \
-        agent.llm.requests[1].messages
+    assert (
+        json.loads(body) == agent.llm.requests[1].messages
+        or json.loads(body)["messages"] == agent.llm.requests[1].messages
+    )
 
 
 def test_full_shows_long_messages_whole(tmp_path, capsys):
@@ -164,11 +196,14 @@ def test_printable_keeps_newlines_tabs_and_ordinary_text():
     assert printable("\x9b31m") == "\\x9b31m"
 
 
-@pytest.mark.parametrize("content, code, message", [
-    (None, 2, "cannot read"),
-    ("", 1, "has no events"),
-    (json.dumps({"type": "run_start", "agent": "a", "task": "t"}) + "\n", 1, "no model requests"),
-])
+@pytest.mark.parametrize(
+    "content, code, message",
+    [
+        (None, 2, "cannot read"),
+        ("", 1, "has no events"),
+        (json.dumps({"type": "run_start", "agent": "a", "task": "t"}) + "\n", 1, "no model requests"),
+    ],
+)
 def test_a_trace_that_cannot_be_shown_says_why(tmp_path, capsys, content, code, message):
     path = tmp_path / "t.jsonl"
     if content is not None:
@@ -198,8 +233,10 @@ def test_a_message_given_as_a_dict_is_recorded_as_sent(tmp_path):
 
     path, _ = traced_run(tmp_path, ["5"], cls=DictAgent)
     request = next(e["request"] for e in events(path) if e["type"] == "llm_start")
-    assert request["messages"] == [{"role": "user", "content": "What is 2 + 3?"},
-                                   {"role": "assistant", "content": "ok"}]
+    assert request["messages"] == [
+        {"role": "user", "content": "What is 2 + 3?"},
+        {"role": "assistant", "content": "ok"},
+    ]
 
 
 def test_demo_with_a_trace_file_that_cannot_be_written_is_a_usage_error(tmp_path, capsys):

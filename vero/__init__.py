@@ -59,6 +59,20 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "Agent", "AgentOptions", "ChatOpenAI", "LLMCallError", "LLMConfigError", "Message", "Outcome",
-    "RunResult", "Status", "Step", "StepKind", "Tool", "ToolRegistry", "tool", "__version__", *_AGENTS,
+    "Agent",
+    "AgentOptions",
+    "ChatOpenAI",
+    "LLMCallError",
+    "LLMConfigError",
+    "Message",
+    "Outcome",
+    "RunResult",
+    "Status",
+    "Step",
+    "StepKind",
+    "Tool",
+    "ToolRegistry",
+    "tool",
+    "__version__",
+    *_AGENTS,
 ]

@@ -105,8 +105,10 @@ def connection_hint(error: BaseException) -> str:
     retries = settings.MAX_RETRIES
     tries = f"{retries + 1} attempt{'s' if retries else ''} with MAX_RETRIES={retries}"
     if names[0] == "APITimeoutError":
-        return (f" (Hint: no reply from {url} within TIMEOUT={settings.TIMEOUT:g} s, {tries}; "
-                "a slow local model needs a larger TIMEOUT, e.g. TIMEOUT=300.)")
+        return (
+            f" (Hint: no reply from {url} within TIMEOUT={settings.TIMEOUT:g} s, {tries}; "
+            "a slow local model needs a larger TIMEOUT, e.g. TIMEOUT=300.)"
+        )
     if "ConnectError" in names:
         return f" (Hint: cannot connect to {url}: {START_SERVER}.)"
     return f" (Hint: the connection to {url} failed, {tries}.)"
@@ -139,8 +141,12 @@ def parse_tools(spec: str | None) -> list:
 def make_llm(args):
     """The ChatOpenAI client from the options and the settings (LLMConfigError if unconfigured)."""
     log.debug("settings: %r", get_settings())  # the masked repr: keys show as ***
-    llm = ChatOpenAI(model_name=args.model, api_key=args.api_key, base_url=args.base_url,
-                     max_call_seconds=getattr(args, "max_call_seconds", None))
+    llm = ChatOpenAI(
+        model_name=args.model,
+        api_key=args.api_key,
+        base_url=args.base_url,
+        max_call_seconds=getattr(args, "max_call_seconds", None),
+    )
     log.debug("model client: %r", llm)
     return llm
 
@@ -209,8 +215,9 @@ def import_agent(spec: str):
     unless it is an ``Agent`` subclass."""
     module_name, _, class_name = (part.strip() for part in spec.rpartition(":"))
     if not (module_name and class_name):
-        raise CliError(f"unknown agent {spec!r}: choose one of {', '.join(AGENTS)}, "
-                       "or give your own as package.module:ClassName")
+        raise CliError(
+            f"unknown agent {spec!r}: choose one of {', '.join(AGENTS)}, or give your own as package.module:ClassName"
+        )
     if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -m` does
         sys.path.insert(0, os.getcwd())
     try:
@@ -219,15 +226,20 @@ def import_agent(spec: str):
         raise
     except ModuleNotFoundError as exc:
         if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-            raise CliError(f"cannot import {spec}: no module named {exc.name!r} in the current folder "
-                           f"({os.getcwd()}) or on sys.path") from exc
+            raise CliError(
+                f"cannot import {spec}: no module named {exc.name!r} in the current folder "
+                f"({os.getcwd()}) or on sys.path"
+            ) from exc
         raise CliError(f"cannot import {spec}: importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
     except Exception as exc:  # a syntax error or an exception in the user's module
         raise CliError(f"cannot import {spec}: importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
-        found = sorted(name for name, value in vars(module).items()
-                       if inspect.isclass(value) and issubclass(value, Agent) and value.__module__ == module.__name__)
+        found = sorted(
+            name
+            for name, value in vars(module).items()
+            if inspect.isclass(value) and issubclass(value, Agent) and value.__module__ == module.__name__
+        )
         hint = f"; its agents: {', '.join(found)}" if found else ""
         raise CliError(f"module {module_name} has no class {class_name!r}{hint}")
     if not (inspect.isclass(cls) and issubclass(cls, Agent)):
@@ -270,7 +282,7 @@ def make_agent(kind: str, llm, tools: list, args, **options):
     except TypeError as exc:  # a custom agent whose __init__ does not take the Agent arguments
         if kind in AGENTS:
             raise
-        raise CliError(f"cannot create {kind}(\"vero\", llm, tools=..., max_turns=..., verbose=False): {exc}") from exc
+        raise CliError(f'cannot create {kind}("vero", llm, tools=..., max_turns=..., verbose=False): {exc}') from exc
 
 
 def load_session_into(agent, path: str) -> None:
@@ -281,8 +293,10 @@ def load_session_into(agent, path: str) -> None:
 
 
 def usage_line(usage: dict, calls: int) -> str:
-    return (f"{calls} model call{'s' if calls != 1 else ''}, {usage.get('total_tokens', 0)} tokens "
-            f"({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)")
+    return (
+        f"{calls} model call{'s' if calls != 1 else ''}, {usage.get('total_tokens', 0)} tokens "
+        f"({usage.get('prompt_tokens', 0)} prompt + {usage.get('completion_tokens', 0)} completion)"
+    )
 
 
 def print_error(result, err=None, debug: bool = False) -> None:
@@ -305,8 +319,13 @@ def print_result(result, out=None, err=None, debug: bool = False) -> None:
     """
     out = out or sys.stdout
     print_error(result, err, debug)
-    lines = footer_lines(result.status, result.answer or ("" if result.status == Status.FAILED else "(no answer)"),
-                         result.elapsed_s, result.llm_calls, result.usage)
+    lines = footer_lines(
+        result.status,
+        result.answer or ("" if result.status == Status.FAILED else "(no answer)"),
+        result.elapsed_s,
+        result.llm_calls,
+        result.usage,
+    )
     if result.error is not None and result.status == Status.FAILED and not result.answer:
         lines = lines[1:]  # "❌ Run failed": the ❌ error line has just said so
     for line in lines:
@@ -317,6 +336,7 @@ def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
     """A ConsolePrinter for the CLI: the steps, but not its own end-of-run lines
     (``print_result`` or the REPL prints those).  Top-level steps of the kinds in
     ``hide`` are not shown (the REPL prints or streams those itself)."""
+
     class StepPrinter(ConsolePrinter):
         before_line = None  # set by the REPL to end a streamed line before a step
 
@@ -343,6 +363,7 @@ WAIT_NOTICE_S = 10.0  # no reply after this long (or a third of TIMEOUT, if shor
 def model_watch(stream=None, before_line=None):
     """A listener for ``ChatOpenAI.callbacks``: when the model is slow to answer, one
     ``⏳ waiting`` line; on each retry, ``🔁 retrying (2/3): why``."""
+
     class ModelWatch(ConsolePrinter):
         timer = None
 
@@ -370,9 +391,11 @@ def model_watch(stream=None, before_line=None):
                 before_line()
             timeout = data.get("timeout")
             limit = f"TIMEOUT={timeout:g} s" if isinstance(timeout, (int, float)) else "no TIMEOUT"
-            self._line(f"⏳ waiting for {data.get('model')} at {data.get('url') or 'the endpoint'}: "
-                       f"no reply after {delay:g} s (attempt {data.get('attempt')}/{data.get('max_attempts')}, "
-                       f"{limit} each) …")
+            self._line(
+                f"⏳ waiting for {data.get('model')} at {data.get('url') or 'the endpoint'}: "
+                f"no reply after {delay:g} s (attempt {data.get('attempt')}/{data.get('max_attempts')}, "
+                f"{limit} each) …"
+            )
 
         def cancel(self):
             if self.timer is not None:
@@ -409,8 +432,10 @@ def check_endpoint(llm, timeout: float = 3.0) -> str | None:
     except openai.APIConnectionError as exc:
         if "ConnectError" in type(exc.__cause__).__name__:
             return f"⚠️  cannot connect to {url}: {START_SERVER}"
-        return (f"⚠️  {url} failed on GET /models ({type(exc.__cause__ or exc).__name__}); "
-                "is it an OpenAI-compatible server?")
+        return (
+            f"⚠️  {url} failed on GET /models ({type(exc.__cause__ or exc).__name__}); "
+            "is it an OpenAI-compatible server?"
+        )
     except openai.AuthenticationError:
         return f"⚠️  {url} refused the API key (HTTP 401): check OPENAI_API_KEY or --api-key"
     except Exception:  # e.g. a 404: some servers have no /models; the first message will tell
@@ -418,6 +443,8 @@ def check_endpoint(llm, timeout: float = 3.0) -> str | None:
     model = getattr(llm, "model_name", None)
     if names and model and model not in names:
         listed = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
-        return (f"⚠️  {url} does not list the model {model!r} (it lists: {listed});\n"
-                "    if requests fail, set MODEL_NAME or pass --model")
+        return (
+            f"⚠️  {url} does not list the model {model!r} (it lists: {listed});\n"
+            "    if requests fail, set MODEL_NAME or pass --model"
+        )
     return None

@@ -53,8 +53,10 @@ def tour() -> list[dict]:
             "tools": ["calculator"],
             "task": SECONDS_TASK,
             "replies": [
-                {"content": "", "tool_calls": [{"name": "calculator",
-                                                "arguments": {"expression": "366 * 24 * 60 * 60"}}]},
+                {
+                    "content": "",
+                    "tool_calls": [{"name": "calculator", "arguments": {"expression": "366 * 24 * 60 * 60"}}],
+                },
                 "A leap year has 366 days of 24 hours of 3,600 seconds: 31,622,400 seconds.",
             ],
         },
@@ -65,8 +67,12 @@ def tour() -> list[dict]:
             "replies": [
                 "```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
                 "    except Exception:\n        return {}\n```",
-                _critique(False, "`except Exception` also swallows the TypeError that must propagate; "
-                          "catch only json.JSONDecodeError.", "The handler is too broad."),
+                _critique(
+                    False,
+                    "`except Exception` also swallows the TypeError that must propagate; "
+                    "catch only json.JSONDecodeError.",
+                    "The handler is too broad.",
+                ),
                 "```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
                 "    except json.JSONDecodeError:\n        return {}\n```",
                 _critique(True, "", "Only JSONDecodeError is caught; other exceptions propagate."),
@@ -79,9 +85,8 @@ def tour() -> list[dict]:
             "task": PRICE_TASK,
             "replies": [
                 "Thought: The discounted price is 1299 * 0.85, and tax multiplies it by 1.08.\n"
-                "Action: calculator\nAction Input: {\"expression\": \"1299 * 0.85 * 1.08\"}",
-                "Thought: The calculator says 1192.482, which rounds to 1192.48.\n"
-                "Final Answer: You pay $1,192.48.",
+                'Action: calculator\nAction Input: {"expression": "1299 * 0.85 * 1.08"}',
+                "Thought: The calculator says 1192.482, which rounds to 1192.48.\nFinal Answer: You pay $1,192.48.",
             ],
         },
         {
@@ -90,8 +95,14 @@ def tour() -> list[dict]:
             "tools": ["calculator"],
             "task": PLAN_TASK,
             "replies": [
-                json.dumps({"steps": ["Find the dates of the Apollo 11 and Apollo 17 Moon landings.",
-                                      "Compute the number of days between the two dates."]}),
+                json.dumps(
+                    {
+                        "steps": [
+                            "Find the dates of the Apollo 11 and Apollo 17 Moon landings.",
+                            "Compute the number of days between the two dates.",
+                        ]
+                    }
+                ),
                 # step 1, a ReAct sub-agent: the scripted model "knows" the dates
                 "Thought: Apollo 11 landed on 1969-07-20 and Apollo 17 on 1972-12-11.\n"
                 "Final Answer: Apollo 11 landed on 1969-07-20; Apollo 17 landed on 1972-12-11.",
@@ -100,11 +111,15 @@ def tour() -> list[dict]:
                 # step 2: count the days with the calculator
                 "Thought: From 1969-07-20 to 1972-07-20 is 3 years including the leap day of 1972 (1096 days); "
                 "then 1972-07-20 to 1972-12-11 is 11 + 31 + 30 + 31 + 30 + 11 days.\n"
-                "Action: calculator\nAction Input: {\"expression\": \"1096 + 11 + 31 + 30 + 31 + 30 + 11\"}",
+                'Action: calculator\nAction Input: {"expression": "1096 + 11 + 31 + 30 + 31 + 30 + 11"}',
                 "Thought: The calculator says 1240.\nFinal Answer: 1240 days.",
                 # the replanner again: the results answer the task
-                json.dumps({"response": "1240 days passed between the Apollo 11 landing (20 July 1969) "
-                                        "and the Apollo 17 landing (11 December 1972)."}),
+                json.dumps(
+                    {
+                        "response": "1240 days passed between the Apollo 11 landing (20 July 1969) "
+                        "and the Apollo 17 landing (11 December 1972)."
+                    }
+                ),
             ],
         },
         {
@@ -114,14 +129,20 @@ def tour() -> list[dict]:
             "task": LEAP_TASK,
             "replies": [
                 "def is_leap(year: int) -> bool:\n    return year % 4 == 0",
-                json.dumps({"pass": False, "score": 40,
-                            "reason": "is_leap(1900) returns True, but 1900 was not a leap year."}),
+                json.dumps(
+                    {"pass": False, "score": 40, "reason": "is_leap(1900) returns True, but 1900 was not a leap year."}
+                ),
                 "Diagnosis: the attempt only tested divisibility by 4, so century years such as 1900 are "
                 "wrongly leap years. Plan: a year is a leap year if divisible by 4 and not by 100, "
                 "unless it is divisible by 400.",
                 "def is_leap(year: int) -> bool:\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)",
-                json.dumps({"pass": True, "score": 95,
-                            "reason": "Handles 1900 (False), 2000 (True), 2024 (True) and 2023 (False)."}),
+                json.dumps(
+                    {
+                        "pass": True,
+                        "score": 95,
+                        "reason": "Handles 1900 (False), 2000 (True), 2024 (True) and 2023 (False).",
+                    }
+                ),
             ],
         },
     ]
@@ -156,8 +177,13 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     statuses = []
     with MockOpenAIServer(model="vero-demo") as srv:
         # trust_env=False: a proxy configured in the environment must not capture 127.0.0.1
-        llm = ChatOpenAI(model_name="vero-demo", api_key="demo", base_url=srv.base_url, max_retries=0,
-                         http_client=openai.DefaultHttpxClient(trust_env=False))
+        llm = ChatOpenAI(
+            model_name="vero-demo",
+            api_key="demo",
+            base_url=srv.base_url,
+            max_retries=0,
+            http_client=openai.DefaultHttpxClient(trust_env=False),
+        )
         for number, stop in enumerate(stops, 1):
             if number > 1:
                 pause(STOP_PAUSE_S)

@@ -205,8 +205,17 @@ class Fault:
 
 _FAULTS = (HTTPFault, DisconnectFault, MidStreamDisconnectFault, SleepFault, MalformedChunkFault, EndlessFault)
 
-Reply = (str | dict | HTTPFault | DisconnectFault | MidStreamDisconnectFault | SleepFault | MalformedChunkFault
-         | EndlessFault | Callable[[dict], Any])
+Reply = (
+    str
+    | dict
+    | HTTPFault
+    | DisconnectFault
+    | MidStreamDisconnectFault
+    | SleepFault
+    | MalformedChunkFault
+    | EndlessFault
+    | Callable[[dict], Any]
+)
 """What a scripted reply may be (see the module docstring)."""
 
 RouteHandler = Callable[[RecordedRequest], "tuple[int, dict[str, str], bytes | str | dict]"]
@@ -241,8 +250,13 @@ def _check_reply(reply: Any) -> None:
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _WORDS = re.compile(r"\S+\s*|\s+")
-_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                404: "not_found_error", 429: "rate_limit_error"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+}
 
 
 def _error_body(status: int, message: str, code: str | None = None) -> dict:
@@ -256,7 +270,7 @@ def _split_text(text: str, size: int | None) -> list[str]:
     if not text:
         return []
     if size:
-        return [text[i:i + size] for i in range(0, len(text), size)]
+        return [text[i : i + size] for i in range(0, len(text), size)]
     return _WORDS.findall(text)
 
 
@@ -265,7 +279,7 @@ def _split_arguments(arguments: str) -> list[str]:
     if len(arguments) < 2:
         return [arguments]
     step = -(-len(arguments) // 3)  # ceil(len / 3)
-    return [arguments[i:i + step] for i in range(0, len(arguments), step)]
+    return [arguments[i : i + step] for i in range(0, len(arguments), step)]
 
 
 @dataclass
@@ -294,8 +308,14 @@ class _Answer:
         choices = self.choices
         if choices is None:
             choices = [{"index": 0, "message": self.message(), "finish_reason": self.finish_reason}]
-        return {"id": self.id, "object": "chat.completion", "created": self.created, "model": self.model,
-                "choices": choices, "usage": self.usage}
+        return {
+            "id": self.id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+            "usage": self.usage,
+        }
 
     def chunks(self, chunk_chars: int | None, include_usage: bool) -> list[dict]:
         """The stream of ``chat.completion.chunk`` objects, without ``[DONE]``."""
@@ -312,8 +332,20 @@ class _Answer:
             events += [chunk({"content": p}) for p in _split_text(self.content or "", chunk_chars)]
             for index, call in enumerate(self.tool_calls):
                 function = call["function"]
-                events.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
-                                                     "function": {"name": function["name"], "arguments": ""}}]}))
+                events.append(
+                    chunk(
+                        {
+                            "tool_calls": [
+                                {
+                                    "index": index,
+                                    "id": call["id"],
+                                    "type": "function",
+                                    "function": {"name": function["name"], "arguments": ""},
+                                }
+                            ]
+                        }
+                    )
+                )
                 for piece in _split_arguments(function["arguments"]):
                     events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
             events.append(chunk({}, self.finish_reason))
@@ -419,8 +451,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         With ``cut_after``, send only that many events and drop the connection.
         """
         write = self.wfile.write
-        write(self._head(200, {"content-type": "text/event-stream", "cache-control": "no-cache",
-                               "transfer-encoding": "chunked"}))
+        write(
+            self._head(
+                200, {"content-type": "text/event-stream", "cache-control": "no-cache", "transfer-encoding": "chunked"}
+            )
+        )
         if cut_after is not None:
             events = events[:cut_after]
         else:
@@ -440,18 +475,27 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         """Send ``fault.text`` forever (see ``EndlessFault``), until the client hangs up or ``stopping``."""
         self.close_connection = True
         if stream:
-            chunk = {"id": "chatcmpl-endless", "object": "chat.completion.chunk", "created": 0, "model": "endless",
-                     "choices": [{"index": 0, "delta": {"content": fault.text}, "finish_reason": None}]}
+            chunk = {
+                "id": "chatcmpl-endless",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "endless",
+                "choices": [{"index": 0, "delta": {"content": fault.text}, "finish_reason": None}],
+            }
             start, piece = b"", b"data: " + _dumps(chunk).encode() + b"\n\n"
         else:
-            start = b'{"id": "chatcmpl-endless", "object": "chat.completion", "created": 0, "model": "endless", ' \
-                    b'"choices": [{"index": 0, "finish_reason": null, "message": {"role": "assistant", "content": "'
+            start = (
+                b'{"id": "chatcmpl-endless", "object": "chat.completion", "created": 0, "model": "endless", '
+                b'"choices": [{"index": 0, "finish_reason": null, "message": {"role": "assistant", "content": "'
+            )
             piece = json.dumps(fault.text)[1:-1].encode()
         content_type = "text/event-stream" if stream else "application/json"
         frame = lambda data: b"%x\r\n%s\r\n" % (len(data), data)  # noqa: E731 - one chunk of the chunked body
         try:
-            self.wfile.write(self._head(200, {"content-type": content_type, "transfer-encoding": "chunked"})
-                             + (frame(start) if start else b""))
+            self.wfile.write(
+                self._head(200, {"content-type": content_type, "transfer-encoding": "chunked"})
+                + (frame(start) if start else b"")
+            )
             while not stopping.is_set():
                 self.wfile.write(frame(piece))
                 if fault.every:
@@ -545,8 +589,11 @@ class MockOpenAIServer:
             self._httpd = _HTTPServer((self.host, self.port), self)
             self.port = self._httpd.server_address[1]
             self._thread = threading.Thread(
-                target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                name=f"MockOpenAIServer:{self.port}", daemon=True)
+                target=self._httpd.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name=f"MockOpenAIServer:{self.port}",
+                daemon=True,
+            )
             self._thread.start()
         return self
 
@@ -644,9 +691,14 @@ class MockOpenAIServer:
                     body = json.loads(content)
                 except ValueError:
                     pass
-            request = RecordedRequest(handler.command, handler.path,
-                                      {k.lower(): v for k, v in handler.headers.items()},
-                                      body, len(content), content)
+            request = RecordedRequest(
+                handler.command,
+                handler.path,
+                {k.lower(): v for k, v in handler.headers.items()},
+                body,
+                len(content),
+                content,
+            )
             self.request_log.append(request)
             self._route(handler, request)
         finally:
@@ -670,8 +722,13 @@ class MockOpenAIServer:
         elif request.method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
             self._chat_completion(handler, request.body if isinstance(request.body, dict) else {})
         elif request.method == "GET" and path in ("/v1/models", "/models"):
-            handler.send(200, {"object": "list", "data": [
-                {"id": self.model, "object": "model", "created": 0, "owned_by": "vero-mock"}]})
+            handler.send(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "vero-mock"}],
+                },
+            )
         else:
             message = f"MockOpenAIServer: no route for {request.method} {request.path}"
             handler.send(404, _error_body(404, message, "not_found"))
@@ -762,8 +819,9 @@ class MockOpenAIServer:
             if not isinstance(arguments, str):
                 arguments = _dumps(arguments)
             call_id = call.get("id") or f"call_{next(self._call_ids)}"
-            tool_calls.append({"id": call_id, "type": "function",
-                               "function": {"name": call["name"], "arguments": arguments}})
+            tool_calls.append(
+                {"id": call_id, "type": "function", "function": {"name": call["name"], "arguments": arguments}}
+            )
         return _Answer(
             id=f"chatcmpl-mock-{number}",
             model=body.get("model") or self.model,

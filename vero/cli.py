@@ -67,62 +67,109 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Configure the model with OPENAI_API_KEY / OPENAI_BASE_URL / MODEL_NAME (environment or .env), "
         "or --api-key / --base-url / --model.  Start with: vero demo",
     )
-    parser.add_argument("-V", "--version", action="version", version=f"vero {__version__}",
-                        help="print the version and exit")
+    parser.add_argument(
+        "-V", "--version", action="version", version=f"vero {__version__}", help="print the version and exit"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("agent and model")
-    group.add_argument("--agent", metavar="NAME", type=_agent_spec, default="chat",
-                       help=f"the agent pattern: {', '.join(AGENTS)} (default: chat, plain chat with native "
-                       "tool calls), or your own Agent subclass as package.module:ClassName or file.py:ClassName")
+    group.add_argument(
+        "--agent",
+        metavar="NAME",
+        type=_agent_spec,
+        default="chat",
+        help=f"the agent pattern: {', '.join(AGENTS)} (default: chat, plain chat with native "
+        "tool calls), or your own Agent subclass as package.module:ClassName or file.py:ClassName",
+    )
     group.add_argument("--model", metavar="M", help="model name (default: MODEL_NAME or gpt-4o-mini)")
     group.add_argument("--base-url", metavar="U", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
-    group.add_argument("--api-key", metavar="K", help="API key (default: OPENAI_API_KEY, the safer way: "
-                       "a key on the command line is visible to every local user in the process list); "
-                       "never printed")
-    group.add_argument("--max-call-seconds", metavar="S", type=_seconds,
-                       help="the longest one model call may take, from connect to the last byte "
-                       "(default: MAX_CALL_SECONDS, else 300 + MAX_TOKENS / 2; 0: no limit)")
-    group.add_argument("--tools", metavar="LIST",
-                       help=f"comma-separated built-in tools from {','.join(TOOL_NAMES)}, "
-                       f"or 'none' (default: {DEFAULT_TOOLS})")
-    group.add_argument("--max-turns", metavar="N", type=_positive_int,
-                       help="the agent's loop budget: model calls that may use tools (chat, default 10), "
-                       "Thought/Action turns (react, 10), critiques (reflection, 3), "
-                       "executed plan steps (plan, 20), attempts (reflexion, 3)")
+    group.add_argument(
+        "--api-key",
+        metavar="K",
+        help="API key (default: OPENAI_API_KEY, the safer way: "
+        "a key on the command line is visible to every local user in the process list); "
+        "never printed",
+    )
+    group.add_argument(
+        "--max-call-seconds",
+        metavar="S",
+        type=_seconds,
+        help="the longest one model call may take, from connect to the last byte "
+        "(default: MAX_CALL_SECONDS, else 300 + MAX_TOKENS / 2; 0: no limit)",
+    )
+    group.add_argument(
+        "--tools",
+        metavar="LIST",
+        help=f"comma-separated built-in tools from {','.join(TOOL_NAMES)}, or 'none' (default: {DEFAULT_TOOLS})",
+    )
+    group.add_argument(
+        "--max-turns",
+        metavar="N",
+        type=_positive_int,
+        help="the agent's loop budget: model calls that may use tools (chat, default 10), "
+        "Thought/Action turns (react, 10), critiques (reflection, 3), "
+        "executed plan steps (plan, 20), attempts (reflexion, 3)",
+    )
     group.add_argument("--load", metavar="FILE", help="start from a conversation saved with /save")
     group.add_argument("--trace", metavar="FILE", help="append every event to FILE as JSON lines")
-    group.add_argument("--recovery", choices=["small-model", "off"], help="small-model: the recovery rules for small "
-                       "models (docs/recovery.md); off: no recovery at all (default: the general mechanisms only)")
+    group.add_argument(
+        "--recovery",
+        choices=["small-model", "off"],
+        help="small-model: the recovery rules for small "
+        "models (docs/recovery.md); off: no recovery at all (default: the general mechanisms only)",
+    )
     group.add_argument("-q", "--quiet", action="store_true", help="do not print the agent's steps")
     group.add_argument("--debug", action="store_true", help="debug logging and full tracebacks (also DEBUG=1)")
     mcp = common.add_argument_group("MCP servers (their tools are added to the agent's; docs/mcp.md)")
-    mcp.add_argument("--mcp", metavar="CMD", action="append", default=[],
-                     help='a server to start, as one string: --mcp "npx -y @modelcontextprotocol/server-filesystem '
-                     '/some/dir"; or a Streamable HTTP URL (repeatable)')
-    mcp.add_argument("--mcp-config", metavar="FILE",
-                     help='the servers of a JSON file: {"mcpServers": {NAME: {"command", "args", "env"} | '
-                     '{"url", "headers"}}}')
+    mcp.add_argument(
+        "--mcp",
+        metavar="CMD",
+        action="append",
+        default=[],
+        help='a server to start, as one string: --mcp "npx -y @modelcontextprotocol/server-filesystem '
+        '/some/dir"; or a Streamable HTTP URL (repeatable)',
+    )
+    mcp.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help='the servers of a JSON file: {"mcpServers": {NAME: {"command", "args", "env"} | {"url", "headers"}}}',
+    )
 
-    chat = commands.add_parser("chat", parents=[common], help="chat with an agent (interactive, multi-turn)",
-                               description="Chat with an agent. Type /help inside for the commands; bye to leave.")
+    chat = commands.add_parser(
+        "chat",
+        parents=[common],
+        help="chat with an agent (interactive, multi-turn)",
+        description="Chat with an agent. Type /help inside for the commands; bye to leave.",
+    )
     chat.set_defaults(func=cmd_chat)
 
-    run = commands.add_parser("run", parents=[common], help="run one task and print the answer",
-                              description="Run one task. Exit 0 if the run ended ok, 1 otherwise, "
-                              "2 for a configuration error.")
+    run = commands.add_parser(
+        "run",
+        parents=[common],
+        help="run one task and print the answer",
+        description="Run one task. Exit 0 if the run ended ok, 1 otherwise, 2 for a configuration error.",
+    )
     run.add_argument("task", metavar="TASK", help="the task; '-' reads it from stdin")
     run.add_argument("--json", action="store_true", help="print only the RunResult as JSON")
     run.set_defaults(func=cmd_run)
 
-    demo = commands.add_parser("demo", help="an offline tour of the agents (scripted model, no key needed)",
-                               description="Run each agent on one task against a scripted local model.")
-    demo.add_argument("--fast", action="store_true", help="no pauses between the steps (the default when "
-                      "the output is not a terminal)")
+    demo = commands.add_parser(
+        "demo",
+        help="an offline tour of the agents (scripted model, no key needed)",
+        description="Run each agent on one task against a scripted local model.",
+    )
+    demo.add_argument(
+        "--fast",
+        action="store_true",
+        help="no pauses between the steps (the default when the output is not a terminal)",
+    )
     demo.add_argument("--debug", action="store_true", help="debug logging and full tracebacks")
-    demo.add_argument("--trace", metavar="FILE", help="append every event and model request to FILE as JSON "
-                      "lines (read it with: vero trace FILE)")
+    demo.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="append every event and model request to FILE as JSON lines (read it with: vero trace FILE)",
+    )
     demo.set_defaults(func=cmd_demo)
     add_trace_command(commands)
     return parser
@@ -155,8 +202,9 @@ def _agent_spec(text: str) -> str:
     module, colon, name = text.rpartition(":")
     if colon and module.strip() and name.strip():
         return text
-    raise argparse.ArgumentTypeError(f"unknown agent {text!r}: choose one of {', '.join(AGENTS)}, "
-                                     "or give your own as package.module:ClassName")
+    raise argparse.ArgumentTypeError(
+        f"unknown agent {text!r}: choose one of {', '.join(AGENTS)}, or give your own as package.module:ClassName"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,8 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"vero: a setting in the environment or .env is not valid: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     debug = args.debug = args.debug or settings.DEBUG
-    secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY,
-               settings.BOCHA_API_KEY]
+    secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY, settings.BOCHA_API_KEY]
     with command_logging(debug, secrets):
         return run_command(args, debug)
 
@@ -199,8 +246,6 @@ def run_command(args, debug: bool) -> int:
         return EXIT_FAILED
 
 
-
-
 def with_mcp_tools(args, tools: list):
     """``tools`` and the tools of the ``--mcp`` / ``--mcp-config`` servers, which stop when the command ends."""
     if not (args.mcp or args.mcp_config):
@@ -216,7 +261,7 @@ def with_mcp_tools(args, tools: list):
 def cmd_run(args) -> int:
     task = read_task(args.task)
     if not task.strip():
-        raise CliError("the task is empty: give it as an argument (vero run \"What is 2+2?\"), or pipe it in with -")
+        raise CliError('the task is empty: give it as an argument (vero run "What is 2+2?"), or pipe it in with -')
     tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     agent = make_agent(args.agent, llm, tools, args)

@@ -20,8 +20,11 @@ log = logging.getLogger("vero")
 SAFETY_SWITCHES = ("VERO_PYTHON_SANDBOX",)
 # An endpoint and the key sent to it: a .env naming the endpoint while the key comes from
 # elsewhere sends your key to whoever wrote that .env.
-ENDPOINT_KEYS = {"OPENAI_BASE_URL": "OPENAI_API_KEY", "VERO_TAVILY_URL": "TAVILY_API_KEY",
-                 "VERO_BOCHA_URL": "BOCHA_API_KEY"}
+ENDPOINT_KEYS = {
+    "OPENAI_BASE_URL": "OPENAI_API_KEY",
+    "VERO_TAVILY_URL": "TAVILY_API_KEY",
+    "VERO_BOCHA_URL": "BOCHA_API_KEY",
+}
 _from_file: dict[str, str] = {}  # setting name -> the .env file it was taken from
 _warned: set[str] = set()  # endpoints already warned about (once per process)
 
@@ -150,8 +153,13 @@ def load_env_file(path: str) -> None:
         if value is None or name in os.environ:
             continue
         if name in SAFETY_SWITCHES and not env_flag(value, default=True):
-            log.warning("vero: ignored %s=%s in %s: a .env file cannot switch off a safety setting "
-                        "(set it in the environment to do so)", name, value.strip(), where)
+            log.warning(
+                "vero: ignored %s=%s in %s: a .env file cannot switch off a safety setting "
+                "(set it in the environment to do so)",
+                name,
+                value.strip(),
+                where,
+            )
             continue
         os.environ[name] = value
         _from_file[name] = where
@@ -174,8 +182,14 @@ def warn_if_endpoint_from_env_file(endpoint: str, key_given: bool = False) -> No
         return
     _warned.add(endpoint)
     host = urlsplit(os.environ.get(endpoint, "")).hostname or "?"  # the host only: no user, password or path
-    log.warning("vero: warning: %s comes from %s (host %s) while %s comes from %s: your key will be sent "
-                "to that host", endpoint, source, host, key, origin)
+    log.warning(
+        "vero: warning: %s comes from %s (host %s) while %s comes from %s: your key will be sent to that host",
+        endpoint,
+        source,
+        host,
+        key,
+        origin,
+    )
 
 
 _settings: Settings | None = None

@@ -63,14 +63,21 @@ class GenAISpans:
             handler(event, event.data)
 
     def _on_run_start(self, event: Event, data: dict[str, Any]) -> None:
-        self._open("invoke_agent", f"invoke_agent {event.agent}", self._trace.SpanKind.INTERNAL, {
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": event.agent})
+        self._open(
+            "invoke_agent",
+            f"invoke_agent {event.agent}",
+            self._trace.SpanKind.INTERNAL,
+            {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": event.agent},
+        )
 
     def _on_llm_start(self, event: Event, data: dict[str, Any]) -> None:
         request = data.get("request") or {}
         model = str(request.get("model", ""))
-        attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,
-                      "gen_ai.agent.name": data.get("subagent", event.agent)}
+        attributes = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": model,
+            "gen_ai.agent.name": data.get("subagent", event.agent),
+        }
         for name, key in (("max_tokens", "gen_ai.request.max_tokens"), ("temperature", "gen_ai.request.temperature")):
             if isinstance(request.get(name), (int, float)):
                 attributes[key] = request[name]
@@ -92,9 +99,11 @@ class GenAISpans:
         counts = token_counts(usage) if isinstance(usage, dict) and usage else {}
         if reply.get("finish_reason"):
             span.set_attribute("gen_ai.response.finish_reasons", [str(reply["finish_reason"])])
-        for key, attribute in (("prompt_tokens", "gen_ai.usage.input_tokens"),
-                               ("completion_tokens", "gen_ai.usage.output_tokens"),
-                               ("cached_tokens", "gen_ai.usage.cache_read.input_tokens")):
+        for key, attribute in (
+            ("prompt_tokens", "gen_ai.usage.input_tokens"),
+            ("completion_tokens", "gen_ai.usage.output_tokens"),
+            ("cached_tokens", "gen_ai.usage.cache_read.input_tokens"),
+        ):
             if key in counts:
                 span.set_attribute(attribute, counts[key])
         if self.capture_content:
@@ -109,8 +118,12 @@ class GenAISpans:
 
     def _on_tool_call(self, event: Event, data: dict[str, Any]) -> None:
         tool = str(data.get("tool", ""))
-        attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool, "gen_ai.tool.type": "function",
-                      "gen_ai.agent.name": data.get("subagent", event.agent)}
+        attributes = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": tool,
+            "gen_ai.tool.type": "function",
+            "gen_ai.agent.name": data.get("subagent", event.agent),
+        }
         if data.get("call_id"):
             attributes["gen_ai.tool.call.id"] = str(data["call_id"])
         if self.capture_content:

@@ -196,11 +196,16 @@ class Repl:
 
     def banner(self) -> list[str]:
         """The first lines of the chat, each at most 80 characters."""
-        text = [f"vero chat: {type(self.agent).__name__}; {self._tools_label()}.",
-                f"Model {self._model_label()}.",
-                "Type /help for commands, bye to leave."]
-        return [wrapped for line in text
-                for wrapped in textwrap.wrap(line, 80, subsequent_indent="  ", break_on_hyphens=False)]
+        text = [
+            f"vero chat: {type(self.agent).__name__}; {self._tools_label()}.",
+            f"Model {self._model_label()}.",
+            "Type /help for commands, bye to leave.",
+        ]
+        return [
+            wrapped
+            for line in text
+            for wrapped in textwrap.wrap(line, 80, subsequent_indent="  ", break_on_hyphens=False)
+        ]
 
     def _tools_label(self) -> str:
         if not self.agent.uses_tools:
@@ -218,9 +223,15 @@ class Repl:
         name, _, rest = text.partition(" ")
         rest = rest.strip()
         handler = {
-            "/help": self.cmd_help, "/reset": self.cmd_reset, "/history": self.cmd_history,
-            "/usage": self.cmd_usage, "/save": self.cmd_save, "/load": self.cmd_load,
-            "/agent": self.cmd_agent, "/tools": self.cmd_tools, "/verbose": self.cmd_verbose,
+            "/help": self.cmd_help,
+            "/reset": self.cmd_reset,
+            "/history": self.cmd_history,
+            "/usage": self.cmd_usage,
+            "/save": self.cmd_save,
+            "/load": self.cmd_load,
+            "/agent": self.cmd_agent,
+            "/tools": self.cmd_tools,
+            "/verbose": self.cmd_verbose,
         }.get(name.lower())
         if handler is None:
             say(f"Unknown command {name}. Type /help for the list.")
@@ -282,12 +293,16 @@ class Repl:
 
     def cmd_agent(self, name: str) -> None:
         if not name:
-            say(f"Current agent: {self.kind} ({type(self.agent).__name__}). "
-                  f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}, or package.module:ClassName.")
+            say(
+                f"Current agent: {self.kind} ({type(self.agent).__name__}). "
+                f"Usage: /agent NAME with NAME one of {', '.join(AGENTS)}, or package.module:ClassName."
+            )
             return
         if name not in AGENTS and ":" not in name:
-            say(f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}, or package.module:ClassName. "
-                  f"Still using {self.kind} ({type(self.agent).__name__}).")
+            say(
+                f"Unknown agent {name!r}; choose one of {', '.join(AGENTS)}, or package.module:ClassName. "
+                f"Still using {self.kind} ({type(self.agent).__name__})."
+            )
             return
         history = list(self.agent.history)
         try:
@@ -302,8 +317,10 @@ class Repl:
 
     def cmd_tools(self, _rest: str) -> None:
         if not self.agent.uses_tools:
-            say(f"{type(self.agent).__name__} uses no tools: it answers from the model alone. "
-                  "/agent chat or /agent react use the tools.")
+            say(
+                f"{type(self.agent).__name__} uses no tools: it answers from the model alone. "
+                "/agent chat or /agent react use the tools."
+            )
             return
         if not self.agent.tools:
             say("No tools. Start with --tools calculator,python,search,time to add some.")

@@ -68,8 +68,14 @@ class ScriptedLLM:
     which ``ReActAgent(protocol="auto")`` asks); the replies are still the script's.
     """
 
-    def __init__(self, responses: list | None = None, *, default: Any = None, model_name: str = "scripted",
-                 json_schema: bool = False):
+    def __init__(
+        self,
+        responses: list | None = None,
+        *,
+        default: Any = None,
+        model_name: str = "scripted",
+        json_schema: bool = False,
+    ):
         self.responses = list(responses or [])
         self.json_schema = json_schema
         self.default = default
@@ -112,8 +118,13 @@ class ScriptedLLM:
         ``message`` is set at the end; ``on_token`` gets the pieces as well.
         """
         sent = [copy.deepcopy(as_api_dict(m)) for m in messages]
-        options = {k: v for k, v in dict(tool_choice=tool_choice, response_format=response_format,
-                                          temperature=temperature, max_tokens=max_tokens).items() if v is not None}
+        options = {
+            k: v
+            for k, v in dict(
+                tool_choice=tool_choice, response_format=response_format, temperature=temperature, max_tokens=max_tokens
+            ).items()
+            if v is not None
+        }
         with self._lock:
             self.requests.append(ScriptedCall(sent, tools, stop, options))
             self.calls += 1
@@ -146,9 +157,13 @@ class ScriptedLLM:
         if isinstance(reply, Message):
             message = copy.copy(reply)
         elif isinstance(reply, dict):
-            message = Message.assistant(reply.get("content"), reply.get("tool_calls"),
-                                        reasoning=reply.get("reasoning"), usage=reply.get("usage"),
-                                        finish_reason=reply.get("finish_reason"))
+            message = Message.assistant(
+                reply.get("content"),
+                reply.get("tool_calls"),
+                reasoning=reply.get("reasoning"),
+                usage=reply.get("usage"),
+                finish_reason=reply.get("finish_reason"),
+            )
             for number, call in enumerate(message.tool_calls or [], 1):
                 call.id = call.id or f"call_{number}"
         else:
@@ -221,20 +236,29 @@ def serve_main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m vero.testing", description="Offline helpers for vero.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    serve = commands.add_parser("serve", help="serve scripted replies on 127.0.0.1 until Ctrl-C",
-                                description=SERVE_USAGE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve = commands.add_parser(
+        "serve",
+        help="serve scripted replies on 127.0.0.1 until Ctrl-C",
+        description=SERVE_USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     serve.add_argument("--replies", metavar="FILE", required=True, help="the scripted replies, as JSON")
     serve.add_argument("--port", metavar="P", type=int, default=0, help="the port (default: a free one)")
     serve.add_argument("--host", metavar="H", default="127.0.0.1", help="the address (default: 127.0.0.1)")
-    serve.add_argument("--models", metavar="LIST", help="comma-separated model names to serve (as \"models\" in "
-                       "the file): other names get HTTP 404")
+    serve.add_argument(
+        "--models",
+        metavar="LIST",
+        help='comma-separated model names to serve (as "models" in the file): other names get HTTP 404',
+    )
     args = parser.parse_args(argv)
     try:
         with open(args.replies, encoding="utf-8") as file:
             spec = json.load(file)
         if args.models:
-            spec = {**(spec if isinstance(spec, dict) and "replies" in spec else {"replies": spec}),
-                    "models": [m.strip() for m in args.models.split(",") if m.strip()]}
+            spec = {
+                **(spec if isinstance(spec, dict) and "replies" in spec else {"replies": spec}),
+                "models": [m.strip() for m in args.models.split(",") if m.strip()],
+            }
         script = ServeScript(spec)
     except (OSError, ValueError, TypeError) as exc:
         print(f"python -m vero.testing serve: cannot use {args.replies}: {exc}", file=sys.stderr)
@@ -295,21 +319,32 @@ class ServeScript:
 
         model = body.get("model")
         if self.models is not None and model not in self.models:
-            return HTTPFault(404, f"model {model!r} not found; this server has: {', '.join(self.models)}",
-                             code="model_not_found")
+            return HTTPFault(
+                404, f"model {model!r} not found; this server has: {', '.join(self.models)}", code="model_not_found"
+            )
         with self._lock:
             index, self.served = self.served, self.served + 1
         if index < len(self.replies):
             return self.replies[index]
         if self.then == "repeat":
             return self.replies[-1]
-        return HTTPFault(500, f"no scripted reply left ({len(self.replies)} served)", code="mock_script_exhausted",
-                         headers={"x-should-retry": "false"})
+        return HTTPFault(
+            500,
+            f"no scripted reply left ({len(self.replies)} served)",
+            code="mock_script_exhausted",
+            headers={"x-should-retry": "false"},
+        )
 
     def models_route(self, request) -> tuple:
         names = self.models or [self.model]
-        return 200, {}, {"object": "list", "data": [{"id": n, "object": "model", "created": 0, "owned_by": "vero-mock"}
-                                                     for n in names]}
+        return (
+            200,
+            {},
+            {
+                "object": "list",
+                "data": [{"id": n, "object": "model", "created": 0, "owned_by": "vero-mock"} for n in names],
+            },
+        )
 
 
 def _serve_reply(item: Any) -> Any:
@@ -319,8 +354,9 @@ def _serve_reply(item: Any) -> Any:
     if isinstance(item, dict) and "status" in item:
         if not isinstance(item["status"], int) or not 400 <= item["status"] <= 599:
             raise ValueError(f"a fault's status must be an HTTP error code (400-599): {item!r}")
-        return HTTPFault(item["status"], item.get("message", "injected error"), headers=item.get("headers"),
-                         code=item.get("code"))
+        return HTTPFault(
+            item["status"], item.get("message", "injected error"), headers=item.get("headers"), code=item.get("code")
+        )
     if isinstance(item, dict) and "sleep" in item:
         return Fault.sleep(float(item["sleep"]), _serve_reply(item.get("then", "OK")))
     if isinstance(item, dict) and item.get("disconnect"):

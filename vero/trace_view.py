@@ -35,8 +35,9 @@ def printable(text: Any) -> str:
     text = str(text)
     if text.isprintable():
         return text
-    return "".join(ch if ch in "\n\t" or not _is_control(ch) else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
+    return "".join(
+        ch if ch in "\n\t" or not _is_control(ch) else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
 
 
 def _is_control(ch: str) -> bool:
@@ -92,8 +93,13 @@ def read_trace(lines: list[str]) -> Trace:
             trace.runs.append(run)
             trace.items.append(("run", run))
         elif kind == "llm_start" and isinstance(event.get("request"), dict):
-            call = Call(len(trace.calls) + 1, run["number"] if run else 0, event.get("subagent") or
-                        event.get("agent", ""), depth, event["request"])
+            call = Call(
+                len(trace.calls) + 1,
+                run["number"] if run else 0,
+                event.get("subagent") or event.get("agent", ""),
+                depth,
+                event["request"],
+            )
             trace.calls.append(call)
             trace.items.append(("call", call))
         elif kind in ("llm_call", "llm_error") and call is not None and call.reply is None and call.error is None:
@@ -122,7 +128,7 @@ def continued_call(calls: list[Call], call: Call) -> tuple[Call | None, int]:
     """The earlier call whose messages ``call`` repeats the most of, from the start, and how many it repeats."""
     messages = call.request.get("messages") or []
     best, shared = None, 0
-    for earlier in calls[:call.number - 1]:
+    for earlier in calls[: call.number - 1]:
         before = earlier.request.get("messages") or []
         same = 0
         while same < min(len(before), len(messages)) and before[same] == messages[same]:
@@ -152,8 +158,9 @@ class Printer:
         label = f"{role} {message['name']}" if role == "tool" and message.get("name") else role
         content = message.get("content")
         if isinstance(content, list):  # content parts
-            content = "\n".join(str(part.get("text", part)) if isinstance(part, dict) else str(part)
-                                for part in content)
+            content = "\n".join(
+                str(part.get("text", part)) if isinstance(part, dict) else str(part) for part in content
+            )
         text = self.cut(str(content), limit) if content else ""
         self.line(f"[{label}] {text}".rstrip(), depth)
         for tool_call in message.get("tool_calls") or []:
@@ -177,8 +184,9 @@ def show_trace(trace: Trace, out: TextIO, full: bool = False) -> None:
             printer.line(f"🏁 Run {item['number']} ended {end.get('status')}: {answer}")
             if end.get("error"):
                 printer.line(f"❌ {end['error']}")
-            printer.line(f"⏳ {end.get('elapsed_s', 0):.2f} s, {end.get('llm_calls', 0)} model calls, "
-                         f"{tokens(end.get('usage'))}")
+            printer.line(
+                f"⏳ {end.get('elapsed_s', 0):.2f} s, {end.get('llm_calls', 0)} model calls, {tokens(end.get('usage'))}"
+            )
             printer.line()
     for problem in trace.problems:
         printer.line(f"⚠️ {problem}")
@@ -196,11 +204,12 @@ def show_call(printer: Printer, trace: Trace, call: Call) -> None:
         printer.line(f"{len(messages)} messages, the first {shared} as in call {earlier.number}; new:", depth)
     for message in messages[shared:]:
         printer.message(message, depth)
-    options = ", ".join(f"{name}={json.dumps(request[name], ensure_ascii=False)}"
-                        for name in ("tool_choice", "stop", "max_tokens", "temperature", "response_format")
-                        if name in request)
-    tools = [str((t.get("function") or {}).get("name", "?")) for t in request.get("tools") or []
-             if isinstance(t, dict)]
+    options = ", ".join(
+        f"{name}={json.dumps(request[name], ensure_ascii=False)}"
+        for name in ("tool_choice", "stop", "max_tokens", "temperature", "response_format")
+        if name in request
+    )
+    tools = [str((t.get("function") or {}).get("name", "?")) for t in request.get("tools") or [] if isinstance(t, dict)]
     if tools:
         printer.line(f"tools: {', '.join(tools)}", depth)
     if options:
@@ -249,8 +258,10 @@ def tokens(usage: Any) -> str:
     if not isinstance(usage, dict) or not usage:
         return "tokens unknown"
     cached = usage.get("cached_tokens") or (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
-    return (f"{usage.get('prompt_tokens', 0)} prompt tokens ({cached} cached) + "
-            f"{usage.get('completion_tokens', 0)} completion")
+    return (
+        f"{usage.get('prompt_tokens', 0)} prompt tokens ({cached} cached) + "
+        f"{usage.get('completion_tokens', 0)} completion"
+    )
 
 
 def show_request(call: Call, out: TextIO, as_json: bool = False) -> None:
@@ -260,8 +271,10 @@ def show_request(call: Call, out: TextIO, as_json: bool = False) -> None:
     if as_json:
         printer.line(json.dumps(request, ensure_ascii=False, indent=2))
         return
-    printer.line(f"Call {call.number} (run {call.run}, {call.agent}) to {request.get('model', '?')}: "
-                 f"{len(request.get('messages') or [])} messages")
+    printer.line(
+        f"Call {call.number} (run {call.run}, {call.agent}) to {request.get('model', '?')}: "
+        f"{len(request.get('messages') or [])} messages"
+    )
     for message in request.get("messages") or []:
         printer.message(message, 0, limit=0)
     for schema in request.get("tools") or []:
@@ -274,10 +287,13 @@ def show_request(call: Call, out: TextIO, as_json: bool = False) -> None:
 # -- the command ------------------------------------------------------------------------------------------
 def add_trace_command(commands: Any) -> None:
     """Add ``vero trace`` to the ``vero`` command's subparsers."""
-    parser = commands.add_parser("trace", help="print a trace file as a readable, numbered conversation",
-                                 description="Print a JSONL trace (written by --trace FILE) as numbered model "
-                                 "calls: the new messages of each, its reply, tokens and time, and each tool "
-                                 "call with its outcome.")
+    parser = commands.add_parser(
+        "trace",
+        help="print a trace file as a readable, numbered conversation",
+        description="Print a JSONL trace (written by --trace FILE) as numbered model "
+        "calls: the new messages of each, its reply, tokens and time, and each tool "
+        "call with its outcome.",
+    )
     parser.add_argument("file", metavar="FILE", help="the trace, a JSON-lines file")
     parser.add_argument("--call", metavar="N", type=int, help="print request N whole")
     parser.add_argument("--json", action="store_true", help="with --call: print the request as its JSON body")
@@ -301,8 +317,9 @@ def cmd_trace(args: argparse.Namespace, out: TextIO | None = None) -> int:
             print(f"vero trace: {problem}", file=sys.stderr)
         return EXIT_FAILED
     if args.call is not None and not 1 <= args.call <= len(trace.calls):
-        print(f"vero trace: there is no call {args.call}; {args.file} has calls 1 to {len(trace.calls)}",
-              file=sys.stderr)
+        print(
+            f"vero trace: there is no call {args.call}; {args.file} has calls 1 to {len(trace.calls)}", file=sys.stderr
+        )
         return EXIT_USAGE
     try:
         if args.call is not None:

@@ -60,8 +60,20 @@ AGENT_NAMES = {
 
 
 # -- the counting proxy ------------------------------------------------------------------
-_HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-               "trailers", "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding"}
+_HOP_BY_HOP = {
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "trailers",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+    "content-length",
+    "accept-encoding",
+}
 
 
 class Counts:
@@ -126,8 +138,12 @@ class CountingProxy:
         self._httpd = Server(("127.0.0.1", 0), Handler)
         self.port = self._httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}{self.target_path}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name=f"CountingProxy:{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"CountingProxy:{self.port}",
+            daemon=True,
+        )
         self._thread.start()
 
     def close(self) -> None:
@@ -158,8 +174,9 @@ class CountingProxy:
         if self.closed:
             _reply(handler, 503, b'{"error": {"message": "the task timed out; its proxy is closed"}}', close=True)
             return
-        is_completion = (handler.command == "POST"
-                         and handler.path.split("?")[0].rstrip("/").endswith("/chat/completions"))
+        is_completion = handler.command == "POST" and handler.path.split("?")[0].rstrip("/").endswith(
+            "/chat/completions"
+        )
         if is_completion:
             with self.counts.lock:
                 self.counts.llm_calls += 1
@@ -297,8 +314,9 @@ def make_smolagents(job: dict):
 
     def run(url: str, question: str, functions: list):
         tools = [tool(fn) for fn in functions]
-        model = OpenAIServerModel(model_id=job["model"], api_base=url, api_key=API_KEY,
-                                  temperature=0, max_tokens=job["max_tokens"])
+        model = OpenAIServerModel(
+            model_id=job["model"], api_base=url, api_key=API_KEY, temperature=0, max_tokens=job["max_tokens"]
+        )
         agent = ToolCallingAgent(tools=tools, model=model, max_steps=job["max_steps"])
         result = agent.run(question, return_full_result=True)
         answer = "" if result.output is None else str(result.output)
@@ -319,8 +337,7 @@ def make_langgraph(job: dict):
         from langgraph.prebuilt import create_react_agent
 
     def run(url: str, question: str, functions: list):
-        llm = ChatOpenAI(model=job["model"], base_url=url, api_key=API_KEY,
-                         temperature=0, max_tokens=job["max_tokens"])
+        llm = ChatOpenAI(model=job["model"], base_url=url, api_key=API_KEY, temperature=0, max_tokens=job["max_tokens"])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             agent = create_react_agent(llm, functions)
@@ -345,8 +362,7 @@ def make_pydantic_ai(job: dict):
     def run(url: str, question: str, functions: list):
         provider = OpenAICompatibleProvider("llama-server", base_url=url, api_key=API_KEY)
         model = OpenAIChatModel(job["model"], provider=provider)
-        agent = Agent(model, tools=functions,
-                      model_settings={"temperature": 0, "max_tokens": job["max_tokens"]})
+        agent = Agent(model, tools=functions, model_settings={"temperature": 0, "max_tokens": job["max_tokens"]})
 
         async def main():
             try:
@@ -510,8 +526,17 @@ def main(argv: list[str]) -> int:
         for task in job["tasks"]:
             print(f"--- {agent} / {task['id']}: {task['question']}", flush=True)
             if runner is None:
-                row = {"task": task["id"], "answer": "", "status": "error", "error": setup_error, "llm_calls": 0,
-                       "prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "seconds": 0.0}
+                row = {
+                    "task": task["id"],
+                    "answer": "",
+                    "status": "error",
+                    "error": setup_error,
+                    "llm_calls": 0,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "cached_tokens": 0,
+                    "seconds": 0.0,
+                }
             else:
                 row = run_task(runner, job, task)
             row = {"framework": name, "agent": agent, **row}

@@ -81,8 +81,21 @@ FRAMEWORKS = {
 WORKER = HERE / "peer_worker.py"
 TASK_TIMEOUT_S = 600.0
 
-_ROW_KEYS = ("agent", "task", "answer", "correct", "status", "error", "llm_calls", "prompt_tokens",
-             "completion_tokens", "cached_tokens", "seconds", "effect_ok", "world_changes")
+_ROW_KEYS = (
+    "agent",
+    "task",
+    "answer",
+    "correct",
+    "status",
+    "error",
+    "llm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_tokens",
+    "seconds",
+    "effect_ok",
+    "world_changes",
+)
 
 
 def cache_dir() -> Path:
@@ -109,8 +122,11 @@ def ensure_venv(*, verbose: bool = True) -> Path:
         if python.exists() and stamp.exists() and stamp.read_text() == wanted:
             return python
         if verbose:
-            print(f"[peers] creating {venv} and installing {len(PINS)} pinned packages (takes a minute or two)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[peers] creating {venv} and installing {len(PINS)} pinned packages (takes a minute or two)",
+                file=sys.stderr,
+                flush=True,
+            )
         stamp.unlink(missing_ok=True)
         log_path = cache / "peers-venv-install.log"
         with open(log_path, "w") as log:
@@ -124,8 +140,9 @@ def ensure_venv(*, verbose: bool = True) -> Path:
                 done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT)
                 if done.returncode != 0:
                     tail = "".join(log_path.read_text().splitlines(keepends=True)[-20:])
-                    raise RuntimeError(f"making the peers' venv failed ({' '.join(command[:4])} ...); "
-                                       f"see {log_path}:\n{tail}")
+                    raise RuntimeError(
+                        f"making the peers' venv failed ({' '.join(command[:4])} ...); see {log_path}:\n{tail}"
+                    )
         stamp.write_text(wanted)
         return python
 
@@ -136,8 +153,13 @@ def _short_names(frameworks) -> list[str]:
     names = []
     for name in frameworks:
         key = name.strip().lower().replace("_", "-")
-        key = {"pydanticai": "pydantic-ai", "openai-agents-sdk": "openai-agents", "agents": "openai-agents",
-               "smol": "smolagents", "lang-graph": "langgraph"}.get(key, key)
+        key = {
+            "pydanticai": "pydantic-ai",
+            "openai-agents-sdk": "openai-agents",
+            "agents": "openai-agents",
+            "smol": "smolagents",
+            "lang-graph": "langgraph",
+        }.get(key, key)
         if key not in FRAMEWORKS:
             raise ValueError(f"unknown framework {name!r}; choose from {', '.join(FRAMEWORKS)}")
         if key not in names:
@@ -159,9 +181,18 @@ def _task_fields(task) -> tuple[str, str, object, int | None]:
     return task_id, question, lambda answer: world.is_correct(answer, expected), None
 
 
-def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024, max_steps: int = 10,
-              frameworks: list[str] | None = None, out_jsonl: Path | None = None,
-              timeout: float = TASK_TIMEOUT_S, verbose: bool = True) -> list[dict]:
+def run_peers(
+    base_url: str,
+    model: str,
+    tasks: list,
+    *,
+    max_tokens: int = 1024,
+    max_steps: int = 10,
+    frameworks: list[str] | None = None,
+    out_jsonl: Path | None = None,
+    timeout: float = TASK_TIMEOUT_S,
+    verbose: bool = True,
+) -> list[dict]:
     """Run ``tasks`` through the peer frameworks; one dict per (framework, task).
 
     Each dict has ``agent``, ``task``, ``answer``, ``correct`` (``world.is_correct``, or the
@@ -183,15 +214,25 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
     logs.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     log_path = logs / f"peers-{stamp}-{os.getpid()}.log"
-    job = {"base_url": base_url, "model": model, "max_tokens": max_tokens, "max_steps": max_steps,
-           "timeout": timeout, "frameworks": names,
-           "tasks": [{"id": task_id, "question": question, "seed": seed} for task_id, question, _, seed in fields]}
+    job = {
+        "base_url": base_url,
+        "model": model,
+        "max_tokens": max_tokens,
+        "max_steps": max_steps,
+        "timeout": timeout,
+        "frameworks": names,
+        "tasks": [{"id": task_id, "question": question, "seed": seed} for task_id, question, _, seed in fields],
+    }
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    env.update(PYTHONUNBUFFERED="1", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false",
-               OPENAI_AGENTS_DISABLE_TRACING="1")
+    env.update(
+        PYTHONUNBUFFERED="1", LANGSMITH_TRACING="false", LANGCHAIN_TRACING_V2="false", OPENAI_AGENTS_DISABLE_TRACING="1"
+    )
     if verbose:
-        print(f"[peers] {', '.join(names)} on {len(fields)} tasks; frameworks' output: {log_path}",
-              file=sys.stderr, flush=True)
+        print(
+            f"[peers] {', '.join(names)} on {len(fields)} tasks; frameworks' output: {log_path}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     rows: dict[tuple[str, str], dict] = {}
     with tempfile.TemporaryDirectory(prefix="vero-peers-") as tmp:
@@ -201,9 +242,14 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
         # The worker stops each task after `timeout`; this is only a backstop for a stuck worker.
         deadline = time.monotonic() + 120 + len(names) * (60 + len(fields) * (timeout + 10))
         with open(log_path, "w") as log, open(results_path) as results:
-            worker = subprocess.Popen([str(python), str(WORKER), str(job_path), str(results_path)],
-                                      stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      env=env, cwd=str(HERE))
+            worker = subprocess.Popen(
+                [str(python), str(WORKER), str(job_path), str(results_path)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=str(HERE),
+            )
             pending = ""
             try:
                 while True:
@@ -233,10 +279,21 @@ def run_peers(base_url: str, model: str, tasks: list, *, max_tokens: int = 1024,
         for task_id, _, _, _ in fields:
             row = rows.get((FRAMEWORKS[name], task_id))
             if row is None:  # the worker died or was stopped before this task
-                row = _finish_row({"agent": FRAMEWORKS[name], "task": task_id, "answer": "", "status": "error",
-                                   "error": f"the peer worker exited (code {code}) before this task; see {log_path}",
-                                   "llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                                   "cached_tokens": 0, "seconds": 0.0}, judges)
+                row = _finish_row(
+                    {
+                        "agent": FRAMEWORKS[name],
+                        "task": task_id,
+                        "answer": "",
+                        "status": "error",
+                        "error": f"the peer worker exited (code {code}) before this task; see {log_path}",
+                        "llm_calls": 0,
+                        "prompt_tokens": 0,
+                        "completion_tokens": 0,
+                        "cached_tokens": 0,
+                        "seconds": 0.0,
+                    },
+                    judges,
+                )
                 _emit(row, out_jsonl, verbose)
             ordered.append(row)
     return ordered
@@ -246,8 +303,9 @@ def _finish_row(raw: dict, judges: dict) -> dict:
     """The row of one task: correct when the answer is right and, for a task that asks for a change
     in a generated world, the worker found that change made (``effect_ok``)."""
     raw = dict(raw)
-    raw["correct"] = (bool(raw.get("answer")) and judges[raw["task"]](str(raw["answer"]))
-                      and raw.get("effect_ok") is not False)
+    raw["correct"] = (
+        bool(raw.get("answer")) and judges[raw["task"]](str(raw["answer"])) and raw.get("effect_ok") is not False
+    )
     return {key: raw.get(key) for key in _ROW_KEYS}
 
 
@@ -258,8 +316,12 @@ def _emit(row: dict, out_jsonl: Path | None, verbose: bool) -> None:
     if verbose:
         mark = "correct" if row["correct"] else "wrong"
         detail = f" ({row['error'][:120]})" if row["error"] else ""
-        print(f"[peers] {row['agent']} {row['task']}: {row['status']}, {mark}, {row['llm_calls']} calls, "
-              f"{row['seconds']:.1f} s, answer {row['answer'][:80]!r}{detail}", file=sys.stderr, flush=True)
+        print(
+            f"[peers] {row['agent']} {row['task']}: {row['status']}, {mark}, {row['llm_calls']} calls, "
+            f"{row['seconds']:.1f} s, answer {row['answer'][:80]!r}{detail}",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def summary(rows: list[dict]) -> list[list]:
@@ -267,10 +329,17 @@ def summary(rows: list[dict]) -> list[list]:
     table = []
     for agent in dict.fromkeys(r["agent"] for r in rows):
         mine = [r for r in rows if r["agent"] == agent]
-        table.append([agent, f"{sum(r['correct'] for r in mine)}/{len(mine)}",
-                      sum(r["llm_calls"] for r in mine), sum(r["prompt_tokens"] for r in mine),
-                      sum(r["completion_tokens"] for r in mine), sum(r["cached_tokens"] for r in mine),
-                      round(sum(r["seconds"] for r in mine), 1)])
+        table.append(
+            [
+                agent,
+                f"{sum(r['correct'] for r in mine)}/{len(mine)}",
+                sum(r["llm_calls"] for r in mine),
+                sum(r["prompt_tokens"] for r in mine),
+                sum(r["completion_tokens"] for r in mine),
+                sum(r["cached_tokens"] for r in mine),
+                round(sum(r["seconds"] for r in mine), 1),
+            ]
+        )
     return table
 
 
@@ -288,8 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run the local-model benchmark's tasks through peer frameworks.")
     parser.add_argument("--base-url", required=True, help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--model", required=True, help="the model name to send")
-    parser.add_argument("--frameworks", nargs="+", metavar="NAME",
-                        help=f"a subset of: {', '.join(FRAMEWORKS)} (default: all)")
+    parser.add_argument(
+        "--frameworks", nargs="+", metavar="NAME", help=f"a subset of: {', '.join(FRAMEWORKS)} (default: all)"
+    )
     parser.add_argument("--limit", type=int, help="only the first N tasks")
     parser.add_argument("--tasks", nargs="+", metavar="ID", help="only these task ids")
     parser.add_argument("--max-tokens", type=int, default=1024)
@@ -303,8 +373,16 @@ def main(argv: list[str] | None = None) -> int:
     tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks]
     if args.limit is not None:
         tasks = tasks[: args.limit]
-    rows = run_peers(args.base_url, args.model, tasks, max_tokens=args.max_tokens, max_steps=args.max_steps,
-                     frameworks=frameworks or None, out_jsonl=args.out_jsonl, timeout=args.timeout)
+    rows = run_peers(
+        args.base_url,
+        args.model,
+        tasks,
+        max_tokens=args.max_tokens,
+        max_steps=args.max_steps,
+        frameworks=frameworks or None,
+        out_jsonl=args.out_jsonl,
+        timeout=args.timeout,
+    )
     print()
     print_table(rows)
     return 0

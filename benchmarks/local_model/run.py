@@ -86,6 +86,8 @@ def recovery_setting(text: str) -> bool | str | tuple[str, ...]:
         setting = tuple(name.strip() for name in setting.split(",") if name.strip())
     resolve(setting)  # an unknown name is an error now, not in every run
     return setting
+
+
 CODE_SAMPLE_SEED = 12
 CODE_SAMPLE_SIZE = 40
 
@@ -96,11 +98,15 @@ def result_row(suite: str, agent: str, task_id: str, result, correct: bool, seco
     usage = result.usage if result is not None else {}
     steps = result.steps if result is not None else []
     return {
-        "suite": suite, "agent": agent, "task": task_id, "correct": bool(correct),
+        "suite": suite,
+        "agent": agent,
+        "task": task_id,
+        "correct": bool(correct),
         "status": result.status if result is not None else "error",
         "answer": result.answer if result is not None else "",
         "llm_calls": result.llm_calls if result is not None else 0,
-        "prompt_tokens": usage.get("prompt_tokens", 0), "completion_tokens": usage.get("completion_tokens", 0),
+        "prompt_tokens": usage.get("prompt_tokens", 0),
+        "completion_tokens": usage.get("completion_tokens", 0),
         "cached_tokens": usage.get("cached_tokens", 0),
         "cut_off": sum(1 for s in steps if s.kind == "warning" and s.data.get("cut_off")),
         "recovered_calls": sum(1 for s in steps if s.kind == "warning" and s.data.get("recovered_from_text")),
@@ -120,8 +126,17 @@ def run_tools_suite(llm, agents: list[str], tasks: list, out, parallel: int = 1)
         started = time.perf_counter()
         agent.run(task.question)
         result = agent.last_result
-        row = result_row("tools", name, task.id, result, world.is_correct(result.answer, task.expected),
-                         time.perf_counter() - started, expected=task.expected, hops=task.hops, kind=task.kind)
+        row = result_row(
+            "tools",
+            name,
+            task.id,
+            result,
+            world.is_correct(result.answer, task.expected),
+            time.perf_counter() - started,
+            expected=task.expected,
+            hops=task.hops,
+            kind=task.kind,
+        )
         return _emit(row, out)
 
     return in_parallel(run_one, [(name, task) for name in agents for task in tasks], parallel)
@@ -154,10 +169,22 @@ def run_world_suite(llm, agents: list[str], tasks: list, out, parallel: int = 1,
         result = agent.last_result
         answer_ok = task.is_correct(result.answer)
         effect_ok = None if task.effect is None else bool(task.effect(fresh))
-        row = result_row(suite, name, task.id, result, answer_ok and effect_ok is not False,
-                         time.perf_counter() - started, seed=seed, expected=task.expected, hops=task.hops,
-                         kind=task.kind, answer_kind=task.answer, answer_correct=answer_ok, effect_ok=effect_ok,
-                         world_changes=[list(change) for change in fresh.changes])
+        row = result_row(
+            suite,
+            name,
+            task.id,
+            result,
+            answer_ok and effect_ok is not False,
+            time.perf_counter() - started,
+            seed=seed,
+            expected=task.expected,
+            hops=task.hops,
+            kind=task.kind,
+            answer_kind=task.answer,
+            answer_correct=answer_ok,
+            effect_ok=effect_ok,
+            world_changes=[list(change) for change in fresh.changes],
+        )
         return _emit(row, out)
 
     return in_parallel(run_one, [(name, task) for name in agents for task in tasks], parallel)
@@ -186,8 +213,11 @@ def _emit(row: dict, out) -> dict:
         out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
         out.flush()
         mark = "✓" if row["correct"] else "✗"
-        print(f"  {mark} {row['agent']:<24} {row['task']:<14} {row['status']:<12} calls={row['llm_calls']:<3} "
-              f"{row['seconds']:>6.1f}s  {str(row['answer'])[:70]!r}", flush=True)
+        print(
+            f"  {mark} {row['agent']:<24} {row['task']:<14} {row['status']:<12} calls={row['llm_calls']:<3} "
+            f"{row['seconds']:>6.1f}s  {str(row['answer'])[:70]!r}",
+            flush=True,
+        )
     return row
 
 
@@ -196,8 +226,21 @@ def summary(rows: list[dict]) -> list[dict]:
     """One line per agent, in the order the agents first appear."""
     lines: dict[str, dict] = {}
     for row in rows:
-        line = lines.setdefault(row["agent"], dict(agent=row["agent"], solved=0, total=0, calls=0, prompt=0,
-                                                   completion=0, cached=0, cut_off=0, seconds=0.0, statuses={}))
+        line = lines.setdefault(
+            row["agent"],
+            dict(
+                agent=row["agent"],
+                solved=0,
+                total=0,
+                calls=0,
+                prompt=0,
+                completion=0,
+                cached=0,
+                cut_off=0,
+                seconds=0.0,
+                statuses={},
+            ),
+        )
         line["solved"] += row["correct"]
         line["total"] += 1
         line["calls"] += row["llm_calls"]
@@ -222,16 +265,39 @@ def wilson(solved: int, total: int, z: float = 1.96) -> tuple[float, float]:
 
 def print_table(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
-    headers = ["agent", "solved", "rate", "95% CI", "ended ok", "calls", "prompt tok", "completion tok", "cached tok",
-               "cached %", "cut off", "task s"]
+    headers = [
+        "agent",
+        "solved",
+        "rate",
+        "95% CI",
+        "ended ok",
+        "calls",
+        "prompt tok",
+        "completion tok",
+        "cached tok",
+        "cached %",
+        "cut off",
+        "task s",
+    ]
     table = [headers]
     for line in summary(rows):
         low, high = wilson(line["solved"], line["total"])
-        table.append([line["agent"], f"{line['solved']}/{line['total']}", f"{line['solved'] / line['total']:.0%}",
-                      f"{low:.0%}-{high:.0%}", line["statuses"].get("ok", 0),
-                      line["calls"], line["prompt"], line["completion"], line["cached"],
-                      f"{line['cached'] / line['prompt']:.0%}" if line["prompt"] else "-", line["cut_off"],
-                      f"{line['seconds']:.0f}"])
+        table.append(
+            [
+                line["agent"],
+                f"{line['solved']}/{line['total']}",
+                f"{line['solved'] / line['total']:.0%}",
+                f"{low:.0%}-{high:.0%}",
+                line["statuses"].get("ok", 0),
+                line["calls"],
+                line["prompt"],
+                line["completion"],
+                line["cached"],
+                f"{line['cached'] / line['prompt']:.0%}" if line["prompt"] else "-",
+                line["cut_off"],
+                f"{line['seconds']:.0f}",
+            ]
+        )
     widths = [max(len(str(r[i])) for r in table) for i in range(len(headers))]
     for number, row in enumerate(table):
         print("| " + " | ".join(str(c).ljust(w) for c, w in zip(row, widths)) + " |")
@@ -264,43 +330,81 @@ def print_by_skill(rows: list[dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=("1.5b", "0.5b"), default="1.5b")
-    parser.add_argument("--suite", choices=("tools", "code", "reflection", "all"),
-                        help="the fixed suites to run (default: tools, or none when --split is given)")
-    parser.add_argument("--split", choices=tuple(worlds.SPLITS),
-                        help="run the generated worlds of this split: dev (for reading trajectories and trying "
-                             "changes) or heldout (the one to report)")
+    parser.add_argument(
+        "--suite",
+        choices=("tools", "code", "reflection", "all"),
+        help="the fixed suites to run (default: tools, or none when --split is given)",
+    )
+    parser.add_argument(
+        "--split",
+        choices=tuple(worlds.SPLITS),
+        help="run the generated worlds of this split: dev (for reading trajectories and trying "
+        "changes) or heldout (the one to report)",
+    )
     parser.add_argument("--worlds", type=int, metavar="N", help="only the split's first N worlds")
     parser.add_argument("--tasks-per-world", type=int, metavar="N", help="only the first N tasks of each world")
-    parser.add_argument("--show-world", type=int, metavar="SEED",
-                        help="print one generated world (its tools' docstrings and its tasks), and exit")
-    parser.add_argument("--agents", nargs="*",
-                        help="tools-suite vero agents to run (default: all; `--agents` with no names: none, "
-                             "e.g. to run only --peers)")
-    parser.add_argument("--code-agents", nargs="*", choices=list(CODE_AGENTS),
-                        help="code-suite agents to run, in this order: plain, reflection (BasicReflectionAgent), "
-                             "reflexion (ReflexionAgent); default: all three")
+    parser.add_argument(
+        "--show-world",
+        type=int,
+        metavar="SEED",
+        help="print one generated world (its tools' docstrings and its tasks), and exit",
+    )
+    parser.add_argument(
+        "--agents",
+        nargs="*",
+        help="tools-suite vero agents to run (default: all; `--agents` with no names: none, e.g. to run only --peers)",
+    )
+    parser.add_argument(
+        "--code-agents",
+        nargs="*",
+        choices=list(CODE_AGENTS),
+        help="code-suite agents to run, in this order: plain, reflection (BasicReflectionAgent), "
+        "reflexion (ReflexionAgent); default: all three",
+    )
     parser.add_argument("--tasks", nargs="*", help="task ids to run, of the tools suite or the --split (default: all)")
     parser.add_argument("--limit", type=int, help="only the first N tasks of each suite")
-    parser.add_argument("--peers", action="store_true",
-                        help="also run the peer frameworks on the tools suite and the generated worlds")
-    parser.add_argument("--peer-timeout", type=float, default=300.0,
-                        help="wall-clock limit per peer task in seconds (default 300; a timeout counts as unsolved)")
-    parser.add_argument("--smolagents-every", type=int, default=4,
-                        help="run smolagents on every N-th task only (default 4; 1: all): on a CPU its long "
-                             "prompt and runaway replies make it take minutes per task")
+    parser.add_argument(
+        "--peers", action="store_true", help="also run the peer frameworks on the tools suite and the generated worlds"
+    )
+    parser.add_argument(
+        "--peer-timeout",
+        type=float,
+        default=300.0,
+        help="wall-clock limit per peer task in seconds (default 300; a timeout counts as unsolved)",
+    )
+    parser.add_argument(
+        "--smolagents-every",
+        type=int,
+        default=4,
+        help="run smolagents on every N-th task only (default 4; 1: all): on a CPU its long "
+        "prompt and runaway replies make it take minutes per task",
+    )
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
-    parser.add_argument("--recovery", type=recovery_setting, default=True, metavar="SETTING",
-                        help="the agents' recovery rules: default, off, small-model, or rule names joined by "
-                             "commas (e.g. grounding,arithmetic)")
-    parser.add_argument("--parallel", type=int, default=1,
-                        help="tasks run at once (tools and code suites), on a server with as many slots (default 1, "
-                             "the measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
-                             "and batching changes the last digits, so trajectories differ from -np 1)")
+    parser.add_argument(
+        "--recovery",
+        type=recovery_setting,
+        default=True,
+        metavar="SETTING",
+        help="the agents' recovery rules: default, off, small-model, or rule names joined by "
+        "commas (e.g. grounding,arithmetic)",
+    )
+    parser.add_argument(
+        "--parallel",
+        type=int,
+        default=1,
+        help="tasks run at once (tools and code suites), on a server with as many slots (default 1, "
+        "the measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
+        "and batching changes the last digits, so trajectories differ from -np 1)",
+    )
     parser.add_argument("--base-url", help="use this running server instead of starting one")
     parser.add_argument("--model-name", default="local", help="model name sent with --base-url")
     parser.add_argument("--out", help="per-task JSONL (default: local_model-<suite>-<model>.jsonl)")
-    parser.add_argument("--report", nargs="+", metavar="JSONL",
-                        help="print the tables of earlier runs from their per-task JSONL files, and exit")
+    parser.add_argument(
+        "--report",
+        nargs="+",
+        metavar="JSONL",
+        help="print the tables of earlier runs from their per-task JSONL files, and exit",
+    )
     args = parser.parse_args()
     if args.report:
         return report(args.report)
@@ -315,14 +419,24 @@ def main() -> int:
     name = "-".join(part for part in (args.suite, args.split and f"worlds-{args.split}") if part)
     out_path = Path(args.out or f"local_model-{name}-{args.model}.jsonl")
     with _server(args) as (base_url, model_name), open(out_path, "w", encoding="utf-8") as out:
-        llm = ChatOpenAI(model_name=model_name, base_url=base_url, api_key="sk-no-key", temperature=0,
-                         max_tokens=args.max_tokens, timeout=600, max_retries=0)
-        print(f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; recovery={RECOVERY!r}; "
-              f"per-task rows: {out_path}")
+        llm = ChatOpenAI(
+            model_name=model_name,
+            base_url=base_url,
+            api_key="sk-no-key",
+            temperature=0,
+            max_tokens=args.max_tokens,
+            timeout=600,
+            max_retries=0,
+        )
+        print(
+            f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; recovery={RECOVERY!r}; "
+            f"per-task rows: {out_path}"
+        )
         if args.suite in ("tools", "all"):
             tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks][: args.limit]
-            rows = run_tools_suite(llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out,
-                                   args.parallel)
+            rows = run_tools_suite(
+                llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out, args.parallel
+            )
             if args.peers:
                 rows += run_peer_rows(args, base_url, model_name, tasks, "tools", out)
             print_table(f"tools suite, {len(tasks)} tasks, {model_name}", rows)
@@ -330,13 +444,15 @@ def main() -> int:
             suite = f"worlds-{args.split}"
             tasks = split_tasks(args.split, args.worlds, args.tasks_per_world)
             tasks = [t for t in tasks if not args.tasks or t.id in args.tasks][: args.limit]
-            rows = run_world_suite(llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out,
-                                   args.parallel, suite)
+            rows = run_world_suite(
+                llm, list(TOOL_AGENTS) if args.agents is None else args.agents, tasks, out, args.parallel, suite
+            )
             if args.peers:
                 rows += run_peer_rows(args, base_url, model_name, tasks, suite, out)
             n_worlds = len({worlds.seed_of(t.id) for t in tasks})
-            print_table(f"generated worlds, {args.split} split: {n_worlds} worlds, {len(tasks)} tasks, {model_name}",
-                        rows)
+            print_table(
+                f"generated worlds, {args.split} split: {n_worlds} worlds, {len(tasks)} tasks, {model_name}", rows
+            )
             print_by_skill(rows)
         if args.suite in ("code", "all"):
             rows = run_code_suite(llm, args.limit, out, args.parallel, args.code_agents)
@@ -353,13 +469,27 @@ def run_peer_rows(args, base_url: str, model_name: str, tasks: list, suite: str,
     """The peer frameworks on ``tasks`` (the tools suite's or generated worlds'), their rows emitted."""
     from peers import run_peers
 
-    peer_rows = run_peers(base_url, model_name, tasks, max_tokens=args.max_tokens, max_steps=10,
-                          frameworks=["langgraph", "pydantic-ai", "openai-agents"], timeout=args.peer_timeout)
+    peer_rows = run_peers(
+        base_url,
+        model_name,
+        tasks,
+        max_tokens=args.max_tokens,
+        max_steps=10,
+        frameworks=["langgraph", "pydantic-ai", "openai-agents"],
+        timeout=args.peer_timeout,
+    )
     # smolagents sends a ~1.6k-token prompt and, on this model, replies that run to the output
     # cap; on a CPU one task can take many minutes, so --smolagents-every picks a sample.
     sample = tasks[:: args.smolagents_every]
-    for row in run_peers(base_url, model_name, sample, max_tokens=args.max_tokens, max_steps=10,
-                         frameworks=["smolagents"], timeout=args.peer_timeout):
+    for row in run_peers(
+        base_url,
+        model_name,
+        sample,
+        max_tokens=args.max_tokens,
+        max_steps=10,
+        frameworks=["smolagents"],
+        timeout=args.peer_timeout,
+    ):
         if len(sample) < len(tasks):
             row["agent"] += f" ({len(sample)}-task sample)"
         peer_rows.append(row)
@@ -367,8 +497,13 @@ def run_peer_rows(args, base_url: str, model_name: str, tasks: list, suite: str,
     for row in peer_rows:
         if suite.startswith("worlds"):
             task = by_id[row["task"]]
-            row.update(seed=worlds.seed_of(task.id), expected=task.expected, hops=task.hops, kind=task.kind,
-                       answer_kind=task.answer)
+            row.update(
+                seed=worlds.seed_of(task.id),
+                expected=task.expected,
+                hops=task.hops,
+                kind=task.kind,
+                answer_kind=task.answer,
+            )
         _emit({"suite": suite, **row}, out)
     return peer_rows
 
@@ -400,13 +535,27 @@ def run_code_suite(llm, limit: int | None, out, parallel: int = 1, agents: list[
         label = CODE_AGENTS[kind]
         records, _ = humaneval.evaluate(kind, llm, chosen, workers=parallel)
         for record in records:
-            rows.append(_emit({"suite": "code", "agent": label, "task": record["task_id"], "correct": record["passed"],
-                               "status": record["status"], "answer": record["completion"],
-                               "llm_calls": record["llm_calls"], "prompt_tokens": record["prompt_tokens"],
-                               "completion_tokens": record["completion_tokens"],
-                               "cached_tokens": record.get("cached_tokens", 0), "seconds": record["elapsed_s"],
-                               "error": record["error"], "hidden_test_output": record["hidden_test_output"],
-                               "trace": record["trace"]}, out))
+            rows.append(
+                _emit(
+                    {
+                        "suite": "code",
+                        "agent": label,
+                        "task": record["task_id"],
+                        "correct": record["passed"],
+                        "status": record["status"],
+                        "answer": record["completion"],
+                        "llm_calls": record["llm_calls"],
+                        "prompt_tokens": record["prompt_tokens"],
+                        "completion_tokens": record["completion_tokens"],
+                        "cached_tokens": record.get("cached_tokens", 0),
+                        "seconds": record["elapsed_s"],
+                        "error": record["error"],
+                        "hidden_test_output": record["hidden_test_output"],
+                        "trace": record["trace"],
+                    },
+                    out,
+                )
+            )
     return rows
 
 

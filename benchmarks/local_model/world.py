@@ -64,8 +64,13 @@ def find_plant(name: str) -> dict:
     if found is None:
         return {"error": f"no plant named {name!r}." + _suggest(name, PLANTS)}
     key, plant = found
-    return {"name": key, "code": plant["code"], "greenhouse_id": plant["greenhouse"],
-            "stock": plant["stock"], "price_per_plant_crowns": plant["price"]}
+    return {
+        "name": key,
+        "code": plant["code"],
+        "greenhouse_id": plant["greenhouse"],
+        "stock": plant["stock"],
+        "price_per_plant_crowns": plant["price"],
+    }
 
 
 def greenhouse_info(greenhouse_id: str) -> dict:
@@ -81,8 +86,13 @@ def greenhouse_info(greenhouse_id: str) -> dict:
     if key not in GREENHOUSES:
         return {"error": f"unknown greenhouse id {greenhouse_id!r}. Greenhouse ids are written like 'GH-04'."}
     house = GREENHOUSES[key]
-    return {"greenhouse_id": key, "city": house["city"], "keeper": house["keeper"],
-            "capacity": house["capacity"], "temperature_c": house["temperature_c"]}
+    return {
+        "greenhouse_id": key,
+        "city": house["city"],
+        "keeper": house["keeper"],
+        "capacity": house["capacity"],
+        "temperature_c": house["temperature_c"],
+    }
 
 
 def keeper_profile(name: str) -> dict:
@@ -174,59 +184,153 @@ def _tasks() -> list[Task]:
         t("t02", "What is the price of one Sunthistle plant, in crowns?", _p("Sunthistle")["price"], 1, "lookup"),
         t("t03", "In which city is greenhouse GH-06?", GREENHOUSES["GH-06"]["city"], 1, "lookup"),
         t("t04", "Who is the keeper of greenhouse GH-02?", GREENHOUSES["GH-02"]["keeper"], 1, "lookup"),
-        t("t05", "How many years of service does Idris Calloway have?",
-          KEEPERS["Idris Calloway"]["years_of_service"], 1, "lookup"),
-        t("t06", "What is Wendell Okafor's hourly wage in crowns?",
-          KEEPERS["Wendell Okafor"]["hourly_wage"], 1, "lookup"),
-        t("t07", "What is the temperature in greenhouse GH-05, in degrees Celsius?",
-          GREENHOUSES["GH-05"]["temperature_c"], 1, "lookup"),
+        t(
+            "t05",
+            "How many years of service does Idris Calloway have?",
+            KEEPERS["Idris Calloway"]["years_of_service"],
+            1,
+            "lookup",
+        ),
+        t(
+            "t06",
+            "What is Wendell Okafor's hourly wage in crowns?",
+            KEEPERS["Wendell Okafor"]["hourly_wage"],
+            1,
+            "lookup",
+        ),
+        t(
+            "t07",
+            "What is the temperature in greenhouse GH-05, in degrees Celsius?",
+            GREENHOUSES["GH-05"]["temperature_c"],
+            1,
+            "lookup",
+        ),
         t("t08", "What is 48173 multiplied by 2963?", 48173 * 2963, 1, "arithmetic"),
         t("t09", "What is the plant code of the Glasswort Pearl?", _p("Glasswort Pearl")["code"], 1, "lookup"),
         t("t10", "How many plants can greenhouse GH-07 hold?", GREENHOUSES["GH-07"]["capacity"], 1, "lookup"),
         # two dependent calls
         t("t11", "In which city is the Moonpetal Lily grown?", _g("Moonpetal Lily")["city"], 2, "chain"),
         t("t12", "Who keeps the greenhouse where Frostvine grows?", _g("Frostvine")["keeper"], 2, "chain"),
-        t("t13", "What is the total value in crowns of all Emberroot plants in stock (stock times price)?",
-          _p("Emberroot")["stock"] * _p("Emberroot")["price"], 2, "arithmetic"),
-        t("t14", "What does Marisol Achterberg earn in a week (hourly wage times weekly hours), in crowns?",
-          KEEPERS["Marisol Achterberg"]["hourly_wage"] * KEEPERS["Marisol Achterberg"]["weekly_hours"],
-          2, "arithmetic"),
-        t("t15", "What is the temperature of the greenhouse that grows Velvet Nettle, in degrees Celsius?",
-          _g("Velvet Nettle")["temperature_c"], 2, "chain"),
-        t("t16", "How much would it cost to buy 37 Glasswort Pearl plants, in crowns?",
-          37 * _p("Glasswort Pearl")["price"], 2, "arithmetic"),
-        t("t17", "How many more plants could the greenhouse of the Sunthistle hold than Sunthistle plants in stock?",
-          _g("Sunthistle")["capacity"] - _p("Sunthistle")["stock"], 3, "arithmetic"),
-        t("t18", "How many Duskmoss and Cinder Fern plants are in stock together?",
-          _p("Duskmoss")["stock"] + _p("Cinder Fern")["stock"], 3, "arithmetic"),
-        t("t19", "Which greenhouse id grows the Cinder Fern, and in which city is it? Give the city.",
-          _g("Cinder Fern")["city"], 2, "chain"),
-        t("t20", "How many years of service does the keeper of greenhouse GH-03 have?",
-          KEEPERS[GREENHOUSES["GH-03"]["keeper"]]["years_of_service"], 2, "chain"),
+        t(
+            "t13",
+            "What is the total value in crowns of all Emberroot plants in stock (stock times price)?",
+            _p("Emberroot")["stock"] * _p("Emberroot")["price"],
+            2,
+            "arithmetic",
+        ),
+        t(
+            "t14",
+            "What does Marisol Achterberg earn in a week (hourly wage times weekly hours), in crowns?",
+            KEEPERS["Marisol Achterberg"]["hourly_wage"] * KEEPERS["Marisol Achterberg"]["weekly_hours"],
+            2,
+            "arithmetic",
+        ),
+        t(
+            "t15",
+            "What is the temperature of the greenhouse that grows Velvet Nettle, in degrees Celsius?",
+            _g("Velvet Nettle")["temperature_c"],
+            2,
+            "chain",
+        ),
+        t(
+            "t16",
+            "How much would it cost to buy 37 Glasswort Pearl plants, in crowns?",
+            37 * _p("Glasswort Pearl")["price"],
+            2,
+            "arithmetic",
+        ),
+        t(
+            "t17",
+            "How many more plants could the greenhouse of the Sunthistle hold than Sunthistle plants in stock?",
+            _g("Sunthistle")["capacity"] - _p("Sunthistle")["stock"],
+            3,
+            "arithmetic",
+        ),
+        t(
+            "t18",
+            "How many Duskmoss and Cinder Fern plants are in stock together?",
+            _p("Duskmoss")["stock"] + _p("Cinder Fern")["stock"],
+            3,
+            "arithmetic",
+        ),
+        t(
+            "t19",
+            "Which greenhouse id grows the Cinder Fern, and in which city is it? Give the city.",
+            _g("Cinder Fern")["city"],
+            2,
+            "chain",
+        ),
+        t(
+            "t20",
+            "How many years of service does the keeper of greenhouse GH-03 have?",
+            KEEPERS[GREENHOUSES["GH-03"]["keeper"]]["years_of_service"],
+            2,
+            "chain",
+        ),
         # three dependent calls
-        t("t21", "What is the hourly wage of the keeper of the greenhouse where Duskmoss grows?",
-          _k("Duskmoss")["hourly_wage"], 3, "chain"),
-        t("t22", "How many years of service does the keeper who looks after the Emberroot have?",
-          _k("Emberroot")["years_of_service"], 3, "chain"),
-        t("t23", "How many hours a week does the keeper of the Sunthistle's greenhouse work?",
-          _k("Sunthistle")["weekly_hours"], 3, "chain"),
-        t("t24", "What is the weekly pay (hourly wage times weekly hours) of the keeper responsible for the Velvet "
-          "Nettle, in crowns?",
-          _k("Velvet Nettle")["hourly_wage"] * _k("Velvet Nettle")["weekly_hours"], 4, "arithmetic"),
-        t("t25", "What is the combined value in crowns (stock times price) of the Moonpetal Lily and the Glasswort "
-          "Pearl stock?",
-          _p("Moonpetal Lily")["stock"] * _p("Moonpetal Lily")["price"]
-          + _p("Glasswort Pearl")["stock"] * _p("Glasswort Pearl")["price"], 3, "arithmetic"),
-        t("t26", "What fraction of its greenhouse's capacity does the Frostvine stock fill? Give it as a percentage.",
-          100 * _p("Frostvine")["stock"] / _g("Frostvine")["capacity"], 3, "arithmetic"),
+        t(
+            "t21",
+            "What is the hourly wage of the keeper of the greenhouse where Duskmoss grows?",
+            _k("Duskmoss")["hourly_wage"],
+            3,
+            "chain",
+        ),
+        t(
+            "t22",
+            "How many years of service does the keeper who looks after the Emberroot have?",
+            _k("Emberroot")["years_of_service"],
+            3,
+            "chain",
+        ),
+        t(
+            "t23",
+            "How many hours a week does the keeper of the Sunthistle's greenhouse work?",
+            _k("Sunthistle")["weekly_hours"],
+            3,
+            "chain",
+        ),
+        t(
+            "t24",
+            "What is the weekly pay (hourly wage times weekly hours) of the keeper responsible for the Velvet "
+            "Nettle, in crowns?",
+            _k("Velvet Nettle")["hourly_wage"] * _k("Velvet Nettle")["weekly_hours"],
+            4,
+            "arithmetic",
+        ),
+        t(
+            "t25",
+            "What is the combined value in crowns (stock times price) of the Moonpetal Lily and the Glasswort "
+            "Pearl stock?",
+            _p("Moonpetal Lily")["stock"] * _p("Moonpetal Lily")["price"]
+            + _p("Glasswort Pearl")["stock"] * _p("Glasswort Pearl")["price"],
+            3,
+            "arithmetic",
+        ),
+        t(
+            "t26",
+            "What fraction of its greenhouse's capacity does the Frostvine stock fill? Give it as a percentage.",
+            100 * _p("Frostvine")["stock"] / _g("Frostvine")["capacity"],
+            3,
+            "arithmetic",
+        ),
         # a tool returns an error the model must recover from
         t("t27", "Who is the keeper of greenhouse number 7?", GREENHOUSES["GH-07"]["keeper"], 2, "recovery"),
         t("t28", "How many Moon Petal Lilies are in stock?", _p("Moonpetal Lily")["stock"], 2, "recovery"),
         t("t29", "In which city is greenhouse 1?", GREENHOUSES["GH-01"]["city"], 2, "recovery"),
-        t("t30", "What is the hourly wage of Orla, the keeper of greenhouse GH-01?",
-          KEEPERS["Orla Venn"]["hourly_wage"], 3, "recovery"),
-        t("t31", "What is the price of one Velvet Nettles plant in crowns?",
-          _p("Velvet Nettle")["price"], 2, "recovery"),
+        t(
+            "t30",
+            "What is the hourly wage of Orla, the keeper of greenhouse GH-01?",
+            KEEPERS["Orla Venn"]["hourly_wage"],
+            3,
+            "recovery",
+        ),
+        t(
+            "t31",
+            "What is the price of one Velvet Nettles plant in crowns?",
+            _p("Velvet Nettle")["price"],
+            2,
+            "recovery",
+        ),
         t("t32", "What is 7.35 percent of 86420?", 0.0735 * 86420, 1, "arithmetic"),
     ]
 

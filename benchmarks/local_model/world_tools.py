@@ -73,8 +73,9 @@ def _shown(value: object, limit: int = 60) -> str:
 def close_names(query: str, names: list[str]) -> list[str]:
     """Up to two of ``names`` that look like ``query`` (ignoring case)."""
     folded = {name.casefold(): name for name in names}
-    return [folded[m] for m in difflib.get_close_matches(" ".join(query.split()).casefold(), list(folded), n=2,
-                                                         cutoff=0.6)]
+    return [
+        folded[m] for m in difflib.get_close_matches(" ".join(query.split()).casefold(), list(folded), n=2, cutoff=0.6)
+    ]
 
 
 def find_name(table: dict, query: object, style: ErrorStyle, kind: str, kinds: str) -> str:
@@ -130,18 +131,21 @@ def calculate(expression: object, style: ErrorStyle) -> str:
     try:
         value = _evaluate(ast.parse(text, mode="eval").body)
     except (SyntaxError, ValueError, TypeError, ZeroDivisionError, KeyError, RecursionError, OverflowError):
-        raise Refused(style.bad_value(expression, "an arithmetic expression").args[0]
-                      + " Use numbers, + - * / and parentheses.") from None
+        raise Refused(
+            style.bad_value(expression, "an arithmetic expression").args[0] + " Use numbers, + - * / and parentheses."
+        ) from None
     value = round(value, 6)
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
-def make_tool(name: str, params: list[tuple[str, Any]], returns: Any, doc: str, body: Callable[..., Any],
-              style: ErrorStyle) -> Callable[..., Any]:
+def make_tool(
+    name: str, params: list[tuple[str, Any]], returns: Any, doc: str, body: Callable[..., Any], style: ErrorStyle
+) -> Callable[..., Any]:
     """A function named ``name`` taking ``params`` (name, type) that runs ``body`` and never raises."""
     signature = inspect.Signature(
         [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=t) for p, t in params],
-        return_annotation=returns)
+        return_annotation=returns,
+    )
     expected = ", ".join(p for p, _ in params)
 
     def generated_tool(*args: Any, **kwargs: Any) -> Any:

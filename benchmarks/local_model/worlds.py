@@ -74,8 +74,17 @@ DEV_SEEDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 HELDOUT_SEEDS: tuple[int, ...] = tuple(range(301, 311))
 SPLITS = {"dev": DEV_SEEDS, "heldout": HELDOUT_SEEDS}
 
-TOOL_SHAPES = ("lookup_by_name", "lookup_by_id", "list_filter", "list_sort", "literal_parameter", "dates",
-               "changes_world", "distractor", "calculator")
+TOOL_SHAPES = (
+    "lookup_by_name",
+    "lookup_by_id",
+    "list_filter",
+    "list_sort",
+    "literal_parameter",
+    "dates",
+    "changes_world",
+    "distractor",
+    "calculator",
+)
 ERROR_STYLES = ("suggest", "known", "id_hint", "terse")
 ANSWER_KINDS = ("number", "name", "time", "date", "yesno", "list")
 
@@ -114,8 +123,11 @@ class World:
 
     def describe(self) -> str:
         """The world as text: its tools' signatures and docstrings, then its tasks."""
-        lines = [f"world {self.seed}: {self.domain}, {len(self.tools)} tools, {len(self.tasks)} tasks, errors "
-                 f"{self.errors.name_style}/{self.errors.id_style} ({self.errors.shape})", ""]
+        lines = [
+            f"world {self.seed}: {self.domain}, {len(self.tools)} tools, {len(self.tasks)} tasks, errors "
+            f"{self.errors.name_style}/{self.errors.id_style} ({self.errors.shape})",
+            "",
+        ]
         for tool in self.tools:
             kind = "looks up only" if self.read_only[tool.__name__] else "CHANGES the world"
             lines.append(f"def {tool.__name__}{inspect.signature(tool)}:   # {kind}")
@@ -144,20 +156,41 @@ def make_world(seed: int) -> World:
     d = DOMAINS[domain]
     thing, things = rng.choice(d["thing"])
     group, groups = rng.choice(d["group"])
-    words = {"thing": thing, "things": things, "group": group, "groups": groups, "person": rng.choice(d["person"]),
-             "place": rng.choice(d["place"]), "cur": invented_word(rng, (1, 2)).lower() + "s"}
-    keys = {"count": rng.choice(d["count"]["key"]), "price": rng.choice(d["price"]["key"]),
-            "category": rng.choice(d["category"]["key"]), "date": rng.choice(d["date"]["key"]),
-            "days": rng.choice(d["days"]["key"]), "group_ref": f"{group}_id",
-            "person_ref": rng.choice([words["person"], f"{words['person']}_name"]),
-            "place": words["place"].replace(" ", "_"),
-            **{k: rng.choice(v) for k, v in {**GROUP_KEYS, **PERSON_KEYS}.items()}}
+    words = {
+        "thing": thing,
+        "things": things,
+        "group": group,
+        "groups": groups,
+        "person": rng.choice(d["person"]),
+        "place": rng.choice(d["place"]),
+        "cur": invented_word(rng, (1, 2)).lower() + "s",
+    }
+    keys = {
+        "count": rng.choice(d["count"]["key"]),
+        "price": rng.choice(d["price"]["key"]),
+        "category": rng.choice(d["category"]["key"]),
+        "date": rng.choice(d["date"]["key"]),
+        "days": rng.choice(d["days"]["key"]),
+        "group_ref": f"{group}_id",
+        "person_ref": rng.choice([words["person"], f"{words['person']}_name"]),
+        "place": words["place"].replace(" ", "_"),
+        **{k: rng.choice(v) for k, v in {**GROUP_KEYS, **PERSON_KEYS}.items()},
+    }
     errors = ErrorStyle(
-        shape=rng.choice(ERROR_SHAPES), name_style=rng.choice(("suggest", "known", "terse")),
+        shape=rng.choice(ERROR_SHAPES),
+        name_style=rng.choice(("suggest", "known", "terse")),
         id_style=rng.choice(("id_hint", "known", "terse")),
-        phrases={"not_found": rng.choice(NOT_FOUND), "suggest": rng.choice(SUGGEST), "known": rng.choice(KNOWN),
-                 "terse": rng.choice(TERSE), "bad_id": rng.choice(BAD_ID), "id_hint": rng.choice(ID_HINT),
-                 "known_ids": rng.choice(KNOWN_IDS), "bad_value": rng.choice(BAD_VALUE)})
+        phrases={
+            "not_found": rng.choice(NOT_FOUND),
+            "suggest": rng.choice(SUGGEST),
+            "known": rng.choice(KNOWN),
+            "terse": rng.choice(TERSE),
+            "bad_id": rng.choice(BAD_ID),
+            "id_hint": rng.choice(ID_HINT),
+            "known_ids": rng.choice(KNOWN_IDS),
+            "bad_value": rng.choice(BAD_VALUE),
+        },
+    )
     w = World(seed, domain, words, keys, {}, {}, {}, errors)
     _fill_data(w, rng, d)
     _add_tools(w, rng, d)
@@ -176,22 +209,32 @@ def _fill_data(w: World, rng: random.Random, d: dict) -> None:
     numbers = rng.sample(range(1, 40), n_groups + 1)
     w.id_example = id_format(prefix, numbers[-1])  # an id in the right form that no group has
     for i, (n, place) in enumerate(zip(numbers, places)):
-        w.groups[id_format(prefix, n)] = {"number": n, "place": place, "person": people[i],
-                                          "capacity": rng.randrange(500, 20000, 50),
-                                          "opens": f"{rng.randint(5, 10):02d}:{rng.choice((0, 15, 30, 45)):02d}"}
+        w.groups[id_format(prefix, n)] = {
+            "number": n,
+            "place": place,
+            "person": people[i],
+            "capacity": rng.randrange(500, 20000, 50),
+            "opens": f"{rng.randint(5, 10):02d}:{rng.choice((0, 15, 30, 45)):02d}",
+        }
     for name in people:
-        w.people[name] = {"years": rng.randint(1, 34), "wage": round(rng.uniform(12, 48), 2),
-                          "hours": rng.choice((30, 32, 35, 36, 37.5, 38, 40, 42, 44))}
+        w.people[name] = {
+            "years": rng.randint(1, 34),
+            "wage": round(rng.uniform(12, 48), 2),
+            "hours": rng.choice((30, 32, 35, 36, 37.5, 38, 40, 42, 44)),
+        }
     values = rng.sample(d["category"]["values"], rng.choice((3, 4)))
     w.variants["category_values"] = ",".join(values)
     group_ids = list(w.groups)
     start = dt.date(2026, 1, 1)
     for i, name in enumerate(names):
-        w.things[name] = {"group": group_ids[i % len(group_ids)] if i < len(group_ids) else rng.choice(group_ids),
-                          "count": rng.randint(120, 9800), "price": round(rng.uniform(0.5, 480), 2),
-                          "category": values[i % len(values)] if i < len(values) else rng.choice(values),
-                          "date": (start + dt.timedelta(days=rng.randint(0, 700))).isoformat(),
-                          "days": rng.randint(3, 75)}
+        w.things[name] = {
+            "group": group_ids[i % len(group_ids)] if i < len(group_ids) else rng.choice(group_ids),
+            "count": rng.randint(120, 9800),
+            "price": round(rng.uniform(0.5, 480), 2),
+            "category": values[i % len(values)] if i < len(values) else rng.choice(values),
+            "date": (start + dt.timedelta(days=rng.randint(0, 700))).isoformat(),
+            "days": rng.randint(3, 75),
+        }
 
 
 def _category_values(w: World) -> list[str]:
@@ -239,20 +282,30 @@ def _add_tools(w: World, rng: random.Random, d: dict) -> None:
 
 def _reply_thing(w: World, name: str) -> dict:
     t, k = w.things[name], w.keys
-    return {"name": name, k["group_ref"]: t["group"], k["count"]: t["count"], k["price"]: t["price"],
-            k["category"]: t["category"], k["date"]: t["date"], k["days"]: t["days"]}
+    return {
+        "name": name,
+        k["group_ref"]: t["group"],
+        k["count"]: t["count"],
+        k["price"]: t["price"],
+        k["category"]: t["category"],
+        k["date"]: t["date"],
+        k["days"]: t["days"],
+    }
 
 
 def _thing_tool(w: World, rng: random.Random, d: dict, doc_style: str):
     thing, k = w.words["thing"], w.keys
     name = rng.choice((f"find_{thing}", f"{thing}_info", f"lookup_{thing}", f"get_{thing}"))
     param = rng.choice(("name", f"{thing}_name", thing))
-    summary = rng.choice((f"Look up a {thing} by its name.", f"Find one {thing} and its details, by name.",
-                          f"Get a {thing}'s record."))
-    returns = (f"Returns the {thing}'s {w.words['group']} id ({k['group_ref']}), {d['count']['what']} "
-               f"({k['count']}), {d['price']['what'].format(cur=w.words['cur'])} ({k['price']}), its "
-               f"{k['category'].replace('_', ' ')}, the {d['date']['what']} ({k['date']}, an ISO date) and the "
-               f"{d['days']['what']} ({k['days']}).")
+    summary = rng.choice(
+        (f"Look up a {thing} by its name.", f"Find one {thing} and its details, by name.", f"Get a {thing}'s record.")
+    )
+    returns = (
+        f"Returns the {thing}'s {w.words['group']} id ({k['group_ref']}), {d['count']['what']} "
+        f"({k['count']}), {d['price']['what'].format(cur=w.words['cur'])} ({k['price']}), its "
+        f"{k['category'].replace('_', ' ')}, the {d['date']['what']} ({k['date']}, an ISO date) and the "
+        f"{d['days']['what']} ({k['days']})."
+    )
 
     def body(query):
         return _reply_thing(w, find_name(w.things, query, w.errors, thing, w.words["things"]))
@@ -266,14 +319,21 @@ def _group_tool(w: World, rng: random.Random, d: dict, doc_style: str):
     name = rng.choice((f"{group}_info", f"get_{group}", f"{group}_by_id", f"lookup_{group}"))
     param = rng.choice(("id", f"{group}_id"))
     summary = rng.choice((f"Look up a {group} by its id.", f"Details of one {group}, given its id."))
-    returns = (f"Returns the {w.words['place']} it is in ({k['place']}), the name of its {w.words['person']} "
-               f"({k['person_ref']}), its capacity ({k['capacity']}) and its opening time ({k['opens']}, HH:MM).")
+    returns = (
+        f"Returns the {w.words['place']} it is in ({k['place']}), the name of its {w.words['person']} "
+        f"({k['person_ref']}), its capacity ({k['capacity']}) and its opening time ({k['opens']}, HH:MM)."
+    )
 
     def body(query):
         key = find_id(w.groups, query, w.errors, w.id_example, group, w.words["groups"])
         g = w.groups[key]
-        return {k["group_ref"]: key, k["place"]: g["place"], k["person_ref"]: g["person"],
-                k["capacity"]: g["capacity"], k["opens"]: g["opens"]}
+        return {
+            k["group_ref"]: key,
+            k["place"]: g["place"],
+            k["person_ref"]: g["person"],
+            k["capacity"]: g["capacity"],
+            k["opens"]: g["opens"],
+        }
 
     doc = docstring(summary, [(param, f"the {group}'s id, e.g. {w.id_example}.")], returns, doc_style)
     return make_tool(name, [(param, str)], dict, doc, body, w.errors), True
@@ -284,8 +344,10 @@ def _person_tool(w: World, rng: random.Random, d: dict, doc_style: str):
     name = rng.choice((f"{person}_profile", f"find_{person}", f"get_{person}"))
     param = rng.choice(("name", "full_name", f"{person}_name"))
     summary = rng.choice((f"Look up a {person} by their full name.", f"The record of one {person}."))
-    returns = (f"Returns their years of service ({k['years']}), hourly wage in {w.words['cur']} ({k['wage']}) "
-               f"and working hours per week ({k['hours']}).")
+    returns = (
+        f"Returns their years of service ({k['years']}), hourly wage in {w.words['cur']} ({k['wage']}) "
+        f"and working hours per week ({k['hours']})."
+    )
 
     def body(query):
         key = find_name(w.people, query, w.errors, person, f"{person}s")
@@ -309,8 +371,11 @@ def _list_tool(w: World, rng: random.Random, d: dict, doc_style: str):
 
         def body(value):
             chosen = one_of(value, values, w.errors, f"a {k['category']}")
-            return [{"name": n, k["count"]: t["count"], k["price"]: t["price"]}
-                    for n, t in w.things.items() if t["category"] == chosen]
+            return [
+                {"name": n, k["count"]: t["count"], k["price"]: t["price"]}
+                for n, t in w.things.items()
+                if t["category"] == chosen
+            ]
     else:
         name = rng.choice((f"rank_{things}", f"sort_{things}", f"top_{things}"))
         param, kind = "by", Literal[(k["count"], k["price"])]  # type: ignore[valid-type]
@@ -406,12 +471,17 @@ def _action_tool(w: World, rng: random.Random, d: dict, doc_style: str):
 def _distractor_tool(w: World, rng: random.Random, d: dict, doc_style: str):
     variant = rng.choice(("weather", "rate", "contact"))
     w.variants["distractor"] = variant
-    forecast = {p: rng.choice(("rain", "fog", "clear", "wind", "snow")) for p in sorted(g["place"] for g in
-                                                                                      w.groups.values())}
+    forecast = {
+        p: rng.choice(("rain", "fog", "clear", "wind", "snow")) for p in sorted(g["place"] for g in w.groups.values())
+    }
     if variant == "weather":
         name, params = f"{w.keys['place']}_weather", [(w.keys["place"], str)]
-        doc = docstring(f"Tomorrow's weather in a {w.words['place']}.", [(params[0][0], f"the {w.words['place']}'s "
-                                                                         "name.")], "Returns the forecast.", doc_style)
+        doc = docstring(
+            f"Tomorrow's weather in a {w.words['place']}.",
+            [(params[0][0], f"the {w.words['place']}'s name.")],
+            "Returns the forecast.",
+            doc_style,
+        )
 
         def body(query):
             place = find_name(forecast, query, w.errors, w.words["place"], f"{w.words['place']}s")
@@ -420,16 +490,26 @@ def _distractor_tool(w: World, rng: random.Random, d: dict, doc_style: str):
         others = [invented_word(rng, (1, 2)).lower() + "s" for _ in range(3)]
         rates = {c: round(rng.uniform(0.2, 5), 4) for c in others}
         name, params = "exchange_rate", [("currency", Literal[tuple(others)])]  # type: ignore[valid-type]
-        doc = docstring(f"How many {w.words['cur']} one unit of another currency buys.",
-                        [("currency", f"the other currency: one of {', '.join(others)}.")], None, doc_style)
+        doc = docstring(
+            f"How many {w.words['cur']} one unit of another currency buys.",
+            [("currency", f"the other currency: one of {', '.join(others)}.")],
+            None,
+            doc_style,
+        )
 
         def body(query):
-            return {"currency": one_of(query, others, w.errors, "a currency"),
-                    w.words["cur"]: rates[one_of(query, others, w.errors, "a currency")]}
+            return {
+                "currency": one_of(query, others, w.errors, "a currency"),
+                w.words["cur"]: rates[one_of(query, others, w.errors, "a currency")],
+            }
     else:
         name, params = f"{w.words['person']}_contact", [("name", str)]
-        doc = docstring(f"How to reach a {w.words['person']}.", [("name", "their full name.")],
-                        "Returns a message address.", doc_style)
+        doc = docstring(
+            f"How to reach a {w.words['person']}.",
+            [("name", "their full name.")],
+            "Returns a message address.",
+            doc_style,
+        )
 
         def body(query):
             key = find_name(w.people, query, w.errors, w.words["person"], f"{w.words['person']}s")
@@ -441,17 +521,31 @@ def _distractor_tool(w: World, rng: random.Random, d: dict, doc_style: str):
 def _calc_tool(w: World, rng: random.Random, d: dict, doc_style: str):
     name = rng.choice(("calculate", "calculator", "compute", "evaluate"))
     param = rng.choice(("expression", "expr", "formula"))
-    doc = docstring(rng.choice(("Evaluate an arithmetic expression with + - * / and parentheses.",
-                                "Work out arithmetic exactly: numbers, + - * / and parentheses.")),
-                    [(param, "the expression, e.g. (12.5 + 3) * 4.")],
-                    "Returns the result as text.", doc_style)
+    doc = docstring(
+        rng.choice(
+            (
+                "Evaluate an arithmetic expression with + - * / and parentheses.",
+                "Work out arithmetic exactly: numbers, + - * / and parentheses.",
+            )
+        ),
+        [(param, "the expression, e.g. (12.5 + 3) * 4.")],
+        "Returns the result as text.",
+        doc_style,
+    )
     return make_tool(name, [(param, str)], str, doc, lambda expression: calculate(expression, w.errors), w.errors), True
 
 
 BUILDERS: dict[str, Callable[..., tuple[Callable[..., Any], bool]]] = {
-    "thing": _thing_tool, "group": _group_tool, "person": _person_tool, "list": _list_tool, "date": _date_tool,
-    "action": _action_tool, "distractor": _distractor_tool, "calc": _calc_tool,
+    "thing": _thing_tool,
+    "group": _group_tool,
+    "person": _person_tool,
+    "list": _list_tool,
+    "date": _date_tool,
+    "action": _action_tool,
+    "distractor": _distractor_tool,
+    "calc": _calc_tool,
 }
+
 
 def world_tasks(seeds: tuple[int, ...] | list[int], tasks_per_world: int | None = None) -> list[WorldTask]:
     """The tasks of these worlds, the first ``tasks_per_world`` of each (their order is already mixed)."""
@@ -471,4 +565,3 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-

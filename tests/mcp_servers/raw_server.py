@@ -25,12 +25,18 @@ import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 TOOLS = [
-    {"name": "echo", "description": "Echo the arguments.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-     "annotations": {"readOnlyHint": True}},
+    {
+        "name": "echo",
+        "description": "Echo the arguments.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        "annotations": {"readOnlyHint": True},
+    },
     {"name": "files.read", "description": "A name with a dot.", "inputSchema": {"type": "object"}},
-    {"name": "record", "description": "An environment variable of the server.",
-     "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
+    {
+        "name": "record",
+        "description": "An environment variable of the server.",
+        "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+    },
     {"name": "quit", "description": "The server exits during the call.", "inputSchema": {"type": "object"}},
     {"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object"}},
     {"name": "heard", "description": "The notifications heard so far.", "inputSchema": {"type": "object"}},
@@ -57,19 +63,29 @@ def answer(request: dict) -> None:
             print("Server listening on port 8080", flush=True)
             sys.exit(1)
         version = "1999-01-01" if MODE == "old-version" else params["protocolVersion"]
-        send({"jsonrpc": "2.0", "id": rid, "result": {
-            "protocolVersion": version, "capabilities": {"tools": {"listChanged": True}},
-            "serverInfo": {"name": "raw", "version": "1"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "result": {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": True}},
+                    "serverInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
     elif method == "tools/list":
         if MODE == "pages":
             page = int(params.get("cursor") or 0)
-            result = {"tools": TOOLS[page:page + 1]}
+            result = {"tools": TOOLS[page : page + 1]}
             if page + 1 < len(TOOLS):
                 result["nextCursor"] = str(page + 1)
         elif MODE == "endless":
             page = int(params.get("cursor") or 0)
-            result = {"tools": [{"name": f"tool{page}", "inputSchema": {"type": "object"}}],
-                      "nextCursor": str(page + 1)}
+            result = {
+                "tools": [{"name": f"tool{page}", "inputSchema": {"type": "object"}}],
+                "nextCursor": str(page + 1),
+            }
         else:
             result = {"tools": TOOLS}
         send({"jsonrpc": "2.0", "id": rid, "result": result})

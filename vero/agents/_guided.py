@@ -64,10 +64,14 @@ GUIDED_ERROR_PROMPT = """Observation: Your reply could not be read: {problem}. R
 or, if the results so far answer the task:
 {{"thought": "...", "step": {{"{answered}": true, "final_answer": "..."}}}}"""
 
-REPEATED_CALL_NOTE = ("(You made this same call before; it was not run again. Its result is above. "
-                      "Use it: call another tool, or give the final answer.)")
-ANSWER_NOW_NOTE = ("(You made this same call before; it was not run again. Its result is above. "
-                   "You have what the tools can give: reply now with the final answer.)")
+REPEATED_CALL_NOTE = (
+    "(You made this same call before; it was not run again. Its result is above. "
+    "Use it: call another tool, or give the final answer.)"
+)
+ANSWER_NOW_NOTE = (
+    "(You made this same call before; it was not run again. Its result is above. "
+    "You have what the tools can give: reply now with the final answer.)"
+)
 
 # What a refused response_format comes back as: a bad request (llama.cpp, vLLM, OpenAI), a request the
 # server cannot process (422) or a feature it does not implement (501).
@@ -132,13 +136,19 @@ class GuidedProtocol:
         if earlier is None:
             return agent.run_tool(name, arguments).output
         repeats = agent.tally("repeated_calls")
-        agent.record(StepKind.WARNING, f"{name} was called again with the same arguments; not run again, its "
-                     "earlier result was sent", tool=name, args=arguments, repeats=repeats)
+        agent.record(
+            StepKind.WARNING,
+            f"{name} was called again with the same arguments; not run again, its earlier result was sent",
+            tool=name,
+            args=arguments,
+            repeats=repeats,
+        )
         return f"{agent.clip(earlier)}\n{ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE}"
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:
-        return agent.guided_error_prompt.format(problem=problem, names=", ".join(agent.tools.names()),
-                                                answered=ANSWERED)
+        return agent.guided_error_prompt.format(
+            problem=problem, names=", ".join(agent.tools.names()), answered=ANSWERED
+        )
 
     @staticmethod
     def final_text(text: str) -> str:
@@ -195,8 +205,9 @@ def step_schema(tools: ToolRegistry, calls: bool = True) -> dict[str, Any]:
 
 
 def _call_branch(name: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    return _closed_object({ANSWERED: {"const": False}, "tool": {"const": name},
-                           "arguments": grammar_schema(parameters)})
+    return _closed_object(
+        {ANSWERED: {"const": False}, "tool": {"const": name}, "arguments": grammar_schema(parameters)}
+    )
 
 
 def _closed_object(properties: dict[str, Any]) -> dict[str, Any]:
@@ -217,8 +228,23 @@ def response_format(schema: dict[str, Any]) -> dict[str, Any]:
 # allOf of several schemas, not, if/then/else, patternProperties.  oneOf becomes anyOf, local $ref are
 # written out (a recursive or remote one becomes "any value": llama.cpp refuses a remote one), and an object
 # that does not say whether it takes other keys says it does (llama.cpp would take none).
-KEPT_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "enum", "const",
-                           "anyOf", "description", "minItems", "maxItems", "minimum", "maximum"})
+KEPT_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "anyOf",
+        "description",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+    }
+)
 
 
 def grammar_schema(schema: Any, definitions: dict[str, Any] | None = None, seen: frozenset[str] = frozenset()) -> Any:

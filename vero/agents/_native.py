@@ -49,22 +49,33 @@ NATIVE_INSTRUCTIONS = f"""Call a tool for every fact you need and for every calc
 {TOOL_CALL_GUIDE}
 As soon as the results answer the question, reply with the answer and call nothing more."""
 
-CUT_OFF_NUDGE = note("cut_off", "Your reply was cut off at the output limit. Reply again, shorter: "
-                                "call a tool, or give the final answer in a few sentences.")
-REPEATED_CALL_NUDGE = note("repeated_call", "You made that same call before, and its result is above. Use the "
-                           "results you have: give the final answer, or call a different tool for what is still "
-                           "missing.")
+CUT_OFF_NUDGE = note(
+    "cut_off",
+    "Your reply was cut off at the output limit. Reply again, shorter: "
+    "call a tool, or give the final answer in a few sentences.",
+)
+REPEATED_CALL_NUDGE = note(
+    "repeated_call",
+    "You made that same call before, and its result is above. Use the "
+    "results you have: give the final answer, or call a different tool for what is still "
+    "missing.",
+)
 # An empty reply comes mid-chain (after a result, before the next call): offering the answer first made
 # small models answer with a value from the wrong result, so the next call is offered first.
-EMPTY_NUDGE = note("empty", "Your reply was empty. Call the tool you still need, or give the final answer from the "
-                            "results above.")
+EMPTY_NUDGE = note(
+    "empty", "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
+)
 MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
 RAN_FOR_YOU = note("ran_for_you", "vero made the call {call} for you (a read-only lookup) and gave you its result.")
-TOO_MANY_CALLS = note("too_many_calls", "Not run: at most {limit} tool calls are run per reply. "
-                                        "Call the rest in your next reply.")
-LOOP_WARNING_PROMPT = note("loop_warning", "You have repeated the same action with the same input {count} times "
-                           "in a row; it was not run again and the result would not change. Try a different action, "
-                           "or give your final answer.")  # ReAct's loop detection
+TOO_MANY_CALLS = note(
+    "too_many_calls", "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
+)
+LOOP_WARNING_PROMPT = note(
+    "loop_warning",
+    "You have repeated the same action with the same input {count} times "
+    "in a row; it was not run again and the result would not change. Try a different action, "
+    "or give your final answer.",
+)  # ReAct's loop detection
 
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
 # until the output cap; only the first written call runs, so the rest is never needed.
@@ -91,14 +102,29 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
         return _with_lookup_in_prose(agent, reply)
     call, dropped = found.calls[0], len(found.calls) - 1
     if quotes_a_call(agent, call.name, found.written):
-        agent.record(StepKind.WARNING, f"the reply is a call of {call.name} quoted from the task or a tool result; "
-                     "not run (the tool may change things)", quoted=True, raw=reply.text)
+        agent.record(
+            StepKind.WARNING,
+            f"the reply is a call of {call.name} quoted from the task or a tool result; "
+            "not run (the tool may change things)",
+            quoted=True,
+            raw=reply.text,
+        )
         return reply
     note_ = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
-    agent.record(StepKind.WARNING, f"tool call written as text, run as a call: {call.name}{note_}",
-                 recovered_from_text=True, raw=reply.text)
-    return Message("assistant", None, tool_calls=[call], reasoning=reply.reasoning,
-                   usage=reply.usage, finish_reason=reply.finish_reason)
+    agent.record(
+        StepKind.WARNING,
+        f"tool call written as text, run as a call: {call.name}{note_}",
+        recovered_from_text=True,
+        raw=reply.text,
+    )
+    return Message(
+        "assistant",
+        None,
+        tool_calls=[call],
+        reasoning=reply.reasoning,
+        usage=reply.usage,
+        finish_reason=reply.finish_reason,
+    )
 
 
 def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
@@ -110,10 +136,20 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
         # a reply that begins with a template's tags (imitated) is read without them
         clean = strip_template_tags(reply.text) if reply.text.lstrip().startswith("<") else reply.text
         return reply if clean == reply.text else replace(reply, content=clean)
-    agent.record(StepKind.WARNING, f"read-only tool call written amid prose, run as a call: {calls[0].name}",
-                 recovered_from_text=True, raw=reply.text)
-    return Message("assistant", reply.text, tool_calls=calls[:1], reasoning=reply.reasoning,
-                   usage=reply.usage, finish_reason=reply.finish_reason)
+    agent.record(
+        StepKind.WARNING,
+        f"read-only tool call written amid prose, run as a call: {calls[0].name}",
+        recovered_from_text=True,
+        raw=reply.text,
+    )
+    return Message(
+        "assistant",
+        reply.text,
+        tool_calls=calls[:1],
+        reasoning=reply.reasoning,
+        usage=reply.usage,
+        finish_reason=reply.finish_reason,
+    )
 
 
 def quotes_a_call(agent: Agent, tool: str, written: str) -> bool:
@@ -122,8 +158,11 @@ def quotes_a_call(agent: Agent, tool: str, written: str) -> bool:
     found = agent.tools.get(tool)
     if found is not None and found.read_only:
         return False
-    sources = [agent.task, *(m.text for m in agent.history),
-               *(s.content for s in agent.steps_so_far() if s.kind == StepKind.OBSERVATION)]
+    sources = [
+        agent.task,
+        *(m.text for m in agent.history),
+        *(s.content for s in agent.steps_so_far() if s.kind == StepKind.OBSERVATION),
+    ]
     return is_quoted(written, sources)
 
 
@@ -150,8 +189,9 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
     return response.text if isinstance(response, Nudge) else response
 
 
-def answer_tool_calls(agent: Agent, reply: Message, messages: list[Message],
-                      observe: Callable[[ToolCall], str] | None = None) -> None:
+def answer_tool_calls(
+    agent: Agent, reply: Message, messages: list[Message], observe: Callable[[ToolCall], str] | None = None
+) -> None:
     """Append the assistant's tool-call message, then one ``tool`` message per call.
 
     The calls run in the order the model gave them, at most

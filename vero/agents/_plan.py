@@ -15,8 +15,12 @@ from vero.core.result import PlanStepStatus, RunResult, Step
 from vero.core.text import folded
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
-MARKERS = {PlanStepStatus.PENDING: "[ ]", PlanStepStatus.IN_PROGRESS: "[>]", PlanStepStatus.COMPLETED: "[x]",
-           PlanStepStatus.FAILED: "[!]"}
+MARKERS = {
+    PlanStepStatus.PENDING: "[ ]",
+    PlanStepStatus.IN_PROGRESS: "[>]",
+    PlanStepStatus.COMPLETED: "[x]",
+    PlanStepStatus.FAILED: "[!]",
+}
 
 
 @dataclass
@@ -69,8 +73,10 @@ class Plan:
         answer: no tool result is behind it, and a model copied such a guess into the final answer."""
         finished = (PlanStepStatus.COMPLETED, PlanStepStatus.FAILED)
         done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in finished]
-        return "\n\n".join(f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done) \
+        return (
+            "\n\n".join(f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done)
             or "(none yet)"
+        )
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -122,8 +128,10 @@ def read_plan(data: dict[str, Any], instructions: str) -> list[str]:
     steps = read_steps(data)
     copied = next((step for step in steps if len(step) >= 20 and folded(step) in folded(instructions)), None)
     if copied is not None:
-        raise ValueError(f"the step {copied!r} is copied from the example in the instructions; "
-                         "plan this task's own steps, with the tools listed in the request")
+        raise ValueError(
+            f"the step {copied!r} is copied from the example in the instructions; "
+            "plan this task's own steps, with the tools listed in the request"
+        )
     return steps
 
 
@@ -156,8 +164,10 @@ def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tup
     A step whose every call failed is not done, whatever the executor then said.
     """
     calls = [(action.content, result.content.strip(), call_worked(result)) for action, result in tool_calls(steps)]
-    return (list(dict.fromkeys((call, output) for call, output, worked in calls if worked)),
-            list(dict.fromkeys((call, output) for call, output, worked in calls if not worked)))
+    return (
+        list(dict.fromkeys((call, output) for call, output, worked in calls if worked)),
+        list(dict.fromkeys((call, output) for call, output, worked in calls if not worked)),
+    )
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ NO_STEP = "no `Action:` line with a tool name, and no `Final Answer:`"
 # from the agent (a subclass overrides them there), per-run state lives in ``agent.current_run``.
 # They use only the agent's public methods.
 
+
 class TextProtocol:
     """``Thought:`` / ``Action:`` / ``Action Input:`` lines, parsed from the reply; works with any endpoint."""
 
@@ -126,4 +127,7 @@ class NativeProtocol:
 
 
 PROTOCOLS: dict[str, TextProtocol | NativeProtocol | GuidedProtocol] = {
-    "text": TextProtocol(), "native": NativeProtocol(), "guided": GuidedProtocol()}  # guided: vero.agents._guided
+    "text": TextProtocol(),
+    "native": NativeProtocol(),
+    "guided": GuidedProtocol(),
+}  # guided: vero.agents._guided

@@ -19,6 +19,7 @@ Action Input: the tool's arguments as one JSON object
 
 Then stop: the Observation (the tool's result) will be sent to you. Never write the Observation yourself."""
 
+
 class StepExecutor(ReActAgent):
     """The ReAct agent that carries out one plan step.
 

@@ -69,8 +69,10 @@ Produce only the improved response with no additional commentary.
 {feedback}
 """
 
-CUT_OFF_FEEDBACK = ("The response was cut off at the output length limit. "
-                    "Write a complete response that is shorter: leave out anything the task does not ask for.")
+CUT_OFF_FEEDBACK = (
+    "The response was cut off at the output length limit. "
+    "Write a complete response that is shorter: leave out anything the task does not ask for."
+)
 
 CRITIQUE_SCHEMA = '{"thinking": "...", "is_sufficient": true or false, "feedback": "<the must-fix issue, or empty>"}'
 
@@ -112,9 +114,18 @@ class BasicReflectionAgent(Agent):
     revise_prompt = REVISE_PROMPT
     critique_schema = CRITIQUE_SCHEMA
 
-    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
-                 max_turns: int | None = None, verbose: bool = True, *, critic_llm: ChatModel | None = None,
-                 **base_options: Unpack[AgentKeywords]) -> None:
+    def __init__(
+        self,
+        name: str,
+        llm: ChatModel,
+        tools: Tools = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+        verbose: bool = True,
+        *,
+        critic_llm: ChatModel | None = None,
+        **base_options: Unpack[AgentKeywords],
+    ) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         self.critic_llm = critic_llm or llm
 
@@ -135,9 +146,13 @@ class BasicReflectionAgent(Agent):
                 self.record(StepKind.ERROR, exc.raw, reason=str(exc))
                 return Outcome(draft, NEEDS_REVIEW)
             verdict = "sufficient" if critique.is_sufficient else f"not sufficient: {critique.feedback}"
-            self.record(StepKind.CRITIQUE, verdict,
-                        is_sufficient=critique.is_sufficient, feedback=critique.feedback,
-                        thinking=critique.thinking)
+            self.record(
+                StepKind.CRITIQUE,
+                verdict,
+                is_sufficient=critique.is_sufficient,
+                feedback=critique.feedback,
+                thinking=critique.thinking,
+            )
             if critique.is_sufficient:
                 return Outcome(draft, OK)
             if turn == self.max_turns:

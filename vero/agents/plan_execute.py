@@ -30,8 +30,17 @@ from vero.core.options import AgentKeywords, Unpack, renamed_budget
 from vero.core.result import MAX_TURNS, OK, REJECTED, Outcome, PlanStepStatus, StepKind
 from vero.errors import VeroError
 
-__all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected", "Plan", "PlanStep", "Finished",
-           "Remaining", "Approval"]
+__all__ = [
+    "PlanExecuteAgent",
+    "StepExecutor",
+    "EmptyPlanError",
+    "PlanRejected",
+    "Plan",
+    "PlanStep",
+    "Finished",
+    "Remaining",
+    "Approval",
+]
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -141,11 +150,22 @@ class PlanExecuteAgent(Agent):
     final_prompt = FINAL_PROMPT
     max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
 
-    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
-                 max_turns: int | None = None, verbose: bool = True, *, max_steps: int | None = None,
-                 approve: Callable[[Plan], bool | str | Approval] | None = None, max_plan_revisions: int = 3,
-                 max_replans: int = 5, protocol: Literal["text", "native", "guided", "auto"] = "text",
-                 **base_options: Unpack[AgentKeywords]) -> None:
+    def __init__(
+        self,
+        name: str,
+        llm: ChatModel,
+        tools: Tools = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+        verbose: bool = True,
+        *,
+        max_steps: int | None = None,
+        approve: Callable[[Plan], bool | str | Approval] | None = None,
+        max_plan_revisions: int = 3,
+        max_replans: int = 5,
+        protocol: Literal["text", "native", "guided", "auto"] = "text",
+        **base_options: Unpack[AgentKeywords],
+    ) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
         budget = renamed_budget("max_steps", max_steps, max_turns)
@@ -198,8 +218,11 @@ class PlanExecuteAgent(Agent):
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
         try:
-            steps = self.ask_json([Message.system(system), Message.user(request)],
-                                  lambda data: read_plan(data, self.planner_rules), schema=PLAN_SCHEMA)
+            steps = self.ask_json(
+                [Message.system(system), Message.user(request)],
+                lambda data: read_plan(data, self.planner_rules),
+                schema=PLAN_SCHEMA,
+            )
         except MalformedOutputError as error:  # no plan after the re-asks: the task itself is the one step
             self.record(StepKind.WARNING, f"no usable plan ({error}); the task runs as a single step")
             steps = [task]
@@ -223,26 +246,35 @@ class PlanExecuteAgent(Agent):
         step.status = PlanStepStatus.IN_PROGRESS
         self.record(StepKind.PLAN_STEP, f"[>] {step.description}", status=step.status)
         executor = self.subagent(self.executor_class, f"{self.name}-step{number}", protocol=self.protocol)
-        text = self.step_task.format(task=task, plan=plan.render(), results=plan.results(self.clip),
-                                     step=step.description)
+        text = self.step_task.format(
+            task=task, plan=plan.render(), results=plan.results(self.clip), step=step.description
+        )
         result = self.run_subagent(executor, text)
         step.finish(result)
-        self.record(StepKind.PLAN_STEP, f"{MARKERS[step.status]} {step.description} -> {step.result}",
-                    status=step.status, description=step.description, result=step.result)
+        self.record(
+            StepKind.PLAN_STEP,
+            f"{MARKERS[step.status]} {step.description} -> {step.result}",
+            status=step.status,
+            description=step.description,
+            result=step.result,
+        )
         if step.status == PlanStepStatus.COMPLETED:  # a failed step's answer is a guess: never the run's partial answer
             self.keep_partial(result.answer)
 
     # -- replan, and the answer when a cap ends the loop -------------------------------------
     def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
-        request = self.progress_request.format(task=task, plan=plan.render(), results=plan.results(self.clip),
-                                               tools=self._tools_text())
+        request = self.progress_request.format(
+            task=task, plan=plan.render(), results=plan.results(self.clip), tools=self._tools_text()
+        )
         return [Message.system(prompt), Message.user(request)]
 
     def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
         """The replanner's answer, or the steps that remain (at most ``max_plan_steps``)."""
-        decision = self.ask_json(self._progress(self.replan_prompt, task, plan),
-                                 lambda data: read_replan(data, plan.completed(), plan.remaining()),
-                                 schema=REPLAN_SCHEMA)
+        decision = self.ask_json(
+            self._progress(self.replan_prompt, task, plan),
+            lambda data: read_replan(data, plan.completed(), plan.remaining()),
+            schema=REPLAN_SCHEMA,
+        )
         return decision if isinstance(decision, Finished) else Remaining(self._capped(decision.steps))
 
     def _answer_from_results(self, task: str, plan: Plan) -> Outcome:

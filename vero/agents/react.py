@@ -58,8 +58,10 @@ from vero.recovery import Nudge, consult, resolve
 # The text protocol's parser lives with the other parsers; it is re-exported here.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]
 
-REACT_SYSTEM_PROMPT = ("You are a helpful assistant that solves tasks step by step. "
-                       "Get facts and do arithmetic with the tools; never guess a value.")
+REACT_SYSTEM_PROMPT = (
+    "You are a helpful assistant that solves tasks step by step. "
+    "Get facts and do arithmetic with the tools; never guess a value."
+)
 
 REACT_FORMAT_PROMPT = """You have access to the following tools:
 {tools}
@@ -85,18 +87,23 @@ Action Input: {{"answer": "the final answer"}}"""
 # making the first call (then answer with invented values): the native intro does not say it.  The
 # native system prompt is ToolCallingAgent's: the intro, then the instructions, in one paragraph.
 
-FORMAT_ERROR_PROMPT = note("format_error", """Observation: Invalid format: {problem}. Reply with
+FORMAT_ERROR_PROMPT = note(
+    "format_error",
+    """Observation: Invalid format: {problem}. Reply with
 Thought: ...
 Action: one of [{names}]
 Action Input: a JSON object
 or, if you know the answer, with
-Final Answer: ..."""
+Final Answer: ...""",
 )
 
 
-REFLECT_PROMPT = note("reflect", """Pause and reflect on the steps so far, in at most three sentences:
+REFLECT_PROMPT = note(
+    "reflect",
+    """Pause and reflect on the steps so far, in at most three sentences:
 Which steps helped? What went wrong or is still missing? What is the best next step?
-Do not call a tool and do not give the final answer yet.""")
+Do not call a tool and do not give the final answer yet.""",
+)
 
 REFLECTION_NOTE = note("reflection", "Reflection on your progress so far: {reflection}\nContinue with the next step.")
 
@@ -104,7 +111,8 @@ FINAL_ANSWER_PROMPT = note(
     "final_answer",
     """You have run out of steps. Using only the steps above, write the best final answer
 you can to the task (say what is still uncertain). Do not call tools. Reply in the form
-Final Answer: ...""")
+Final Answer: ...""",
+)
 
 
 class ReActAgent(ReActAgentBase):
@@ -147,11 +155,21 @@ class ReActAgent(ReActAgentBase):
     final_answer_retries = 2
     max_reflections = 2  # reflection notes kept in the conversation
 
-    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
-                 max_turns: int | None = None, verbose: bool = True, *,
-                 protocol: Literal["text", "native", "guided", "auto"] = "text",
-                 reflect_every: int | None = None, max_format_errors: int = 3, max_repeats: int = 3,
-                 **base_options: Unpack[AgentKeywords]) -> None:
+    def __init__(
+        self,
+        name: str,
+        llm: ChatModel,
+        tools: Tools = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+        verbose: bool = True,
+        *,
+        protocol: Literal["text", "native", "guided", "auto"] = "text",
+        reflect_every: int | None = None,
+        max_format_errors: int = 3,
+        max_repeats: int = 3,
+        **base_options: Unpack[AgentKeywords],
+    ) -> None:
         super().__init__(name, llm, tools, system_prompt, max_turns, verbose, **base_options)
         if protocol not in (*PROTOCOLS, "auto"):
             raise ValueError(f"protocol must be 'text', 'native', 'guided' or 'auto', got {protocol!r}")
@@ -221,8 +239,9 @@ class ReActAgent(ReActAgentBase):
         Only the last ``max_reflections`` notes stay in the conversation (two by default,
         so the prompt stays short): adding one more removes the oldest note message.
         """
-        reply = self.call_llm([*messages, Message("user", self.reflect_prompt)],
-                              **self._strategy.options(self, final=True))
+        reply = self.call_llm(
+            [*messages, Message("user", self.reflect_prompt)], **self._strategy.options(self, final=True)
+        )
         if not reply.text.strip():
             return
         self.record(StepKind.REFLECTION, reply.text.strip())

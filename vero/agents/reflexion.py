@@ -123,12 +123,23 @@ class ReflexionAgent(Agent):
     reflect_request = REFLECT_REQUEST
     max_attempts = property(lambda self: self.max_turns)  # the old name of max_turns
 
-    def __init__(self, name: str, llm: ChatModel, tools: Tools = None, system_prompt: str | None = None,
-                 max_turns: int | None = None, verbose: bool = True, *,
-                 max_attempts: int | None = None, executor: Agent | None = None,
-                 evaluator: Evaluator | None = None, pass_score: float = 80,
-                 memory_size: int = 3, protocol: Literal["text", "native", "guided", "auto"] = "text",
-                 **base_options: Unpack[AgentKeywords]) -> None:
+    def __init__(
+        self,
+        name: str,
+        llm: ChatModel,
+        tools: Tools = None,
+        system_prompt: str | None = None,
+        max_turns: int | None = None,
+        verbose: bool = True,
+        *,
+        max_attempts: int | None = None,
+        executor: Agent | None = None,
+        evaluator: Evaluator | None = None,
+        pass_score: float = 80,
+        memory_size: int = 3,
+        protocol: Literal["text", "native", "guided", "auto"] = "text",
+        **base_options: Unpack[AgentKeywords],
+    ) -> None:
         budget = renamed_budget("max_attempts", max_attempts, max_turns)
         super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.executor = executor
@@ -187,12 +198,16 @@ class ReflexionAgent(Agent):
     def _default_executor(self) -> Agent | None:
         if not self.tools:
             return None
-        return self.subagent(ReActAgent, f"{self.name}-executor", system_prompt=self.system_prompt,
-                             protocol=self.protocol)
+        return self.subagent(
+            ReActAgent, f"{self.name}-executor", system_prompt=self.system_prompt, protocol=self.protocol
+        )
 
     def _trajectory(self, result: RunResult) -> str:
-        lines = [f"{s.kind}: {self.clip(s.content, 600)}" for s in result.steps
-                 if s.depth == 0 and s.kind != StepKind.THINKING]
+        lines = [
+            f"{s.kind}: {self.clip(s.content, 600)}"
+            for s in result.steps
+            if s.depth == 0 and s.kind != StepKind.THINKING
+        ]
         if result.status != OK:
             lines.append(f"(the run ended with status {result.status}: {result.error or 'no answer accepted'})")
         return self.clip("\n".join(lines) or "(no steps recorded)", 6000)
@@ -221,8 +236,14 @@ class ReflexionAgent(Agent):
     def _reflect(self, task: str, attempt: Attempt, memory: ReflexionMemory) -> str:
         verdict = attempt.verdict
         request = self.reflect_request.format(
-            task=task, attempt=attempt.number, trajectory=attempt.trajectory, answer=attempt.answer or "(none)",
-            score=verdict.score, feedback=verdict.feedback or "(no feedback)", past=memory.render())
+            task=task,
+            attempt=attempt.number,
+            trajectory=attempt.trajectory,
+            answer=attempt.answer or "(none)",
+            score=verdict.score,
+            feedback=verdict.feedback or "(no feedback)",
+            past=memory.render(),
+        )
         text = self.call_llm([Message.system(self.reflect_prompt), Message.user(request.rstrip())]).text.strip()
         words = text.split(" ")
         if len(words) > MAX_REFLECTION_WORDS:

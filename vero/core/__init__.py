@@ -9,8 +9,24 @@ from vero.core.result import Outcome, PlanStepStatus, RunResult, Status, Step, S
 from vero.errors import LLMCallError, LLMConfigError
 
 __all__ = [
-    "Agent", "AgentOptions", "BudgetExceeded", "MalformedOutputError",
-    "ChatOpenAI", "TextStream", "ConsolePrinter", "Event", "JsonlTrace",
-    "Message", "ToolCall", "Outcome", "RunResult", "Status", "Step", "StepKind", "ToolError", "PlanStepStatus",
-    "LLMCallError", "LLMConfigError",
+    "Agent",
+    "AgentOptions",
+    "BudgetExceeded",
+    "MalformedOutputError",
+    "ChatOpenAI",
+    "TextStream",
+    "ConsolePrinter",
+    "Event",
+    "JsonlTrace",
+    "Message",
+    "ToolCall",
+    "Outcome",
+    "RunResult",
+    "Status",
+    "Step",
+    "StepKind",
+    "ToolError",
+    "PlanStepStatus",
+    "LLMCallError",
+    "LLMConfigError",
 ]

@@ -55,17 +55,24 @@ if TYPE_CHECKING:
 log = logging.getLogger("vero.agent")
 T = TypeVar("T")
 
-JSON_REASK = note("json_reask", (
-    "Your previous reply could not be used: {error}.\n"
-    "Reply again with only a JSON object of this form, and nothing else:\n{schema}"
-))
+JSON_REASK = note(
+    "json_reask",
+    (
+        "Your previous reply could not be used: {error}.\n"
+        "Reply again with only a JSON object of this form, and nothing else:\n{schema}"
+    ),
+)
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
 RELAYED_EVENTS = ("llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_result")  # see _relay
-REPEATED_FAILURE = note("repeated_failure", (
-    "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
-    "Use a different tool, or different arguments. The tools:\n{tools}"))
+REPEATED_FAILURE = note(
+    "repeated_failure",
+    (
+        "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
+        "Use a different tool, or different arguments. The tools:\n{tools}"
+    ),
+)
 
 
 class BudgetExceeded(VeroError):
@@ -320,13 +327,26 @@ class Agent(ABC):
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
         run = self._run
         assert run is not None  # called only by _guarded, inside the run
-        result = RunResult(answer=answer, status=status, steps=tuple(run.steps), usage=run.usage,
-                           llm_calls=run.llm_calls, elapsed_s=time.perf_counter() - run.started, error=error,
-                           task=run.task)
+        result = RunResult(
+            answer=answer,
+            status=status,
+            steps=tuple(run.steps),
+            usage=run.usage,
+            llm_calls=run.llm_calls,
+            elapsed_s=time.perf_counter() - run.started,
+            error=error,
+            task=run.task,
+        )
         self.last_result = result
-        self._emit("run_end", answer=result.answer, status=result.status, elapsed_s=result.elapsed_s,
-                   llm_calls=result.llm_calls, usage=dict(result.usage),
-                   error=f"{type(error).__name__}: {error}" if error else None)
+        self._emit(
+            "run_end",
+            answer=result.answer,
+            status=result.status,
+            elapsed_s=result.elapsed_s,
+            llm_calls=result.llm_calls,
+            usage=dict(result.usage),
+            error=f"{type(error).__name__}: {error}" if error else None,
+        )
         return result
 
     # -- helpers for the loops --------------------------------------------------
@@ -356,22 +376,31 @@ class Agent(ABC):
             reply: Message = model.generate(messages, **options)
         except Exception as exc:
             if watched:
-                self._emit("llm_error", turn=run.turn, seconds=time.perf_counter() - started,
-                           error=f"{type(exc).__name__}: {exc}")
+                self._emit(
+                    "llm_error",
+                    turn=run.turn,
+                    seconds=time.perf_counter() - started,
+                    error=f"{type(exc).__name__}: {exc}",
+                )
             raise
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
         if watched:
             self._emit(
-                "llm_call", turn=run.turn, seconds=time.perf_counter() - started,
-                usage=reply.usage, messages=len(messages), tool_calls=len(reply.tool_calls or ()),
+                "llm_call",
+                turn=run.turn,
+                seconds=time.perf_counter() - started,
+                usage=reply.usage,
+                messages=len(messages),
+                tool_calls=len(reply.tool_calls or ()),
                 reply=reply_record(model, reply),
             )
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
         if reply.finish_reason == "length":  # reply.truncated
-            self.record(StepKind.WARNING, "the reply was cut off at the output limit (max_tokens)", raw=reply.text,
-                        cut_off=True)
+            self.record(
+                StepKind.WARNING, "the reply was cut off at the output limit (max_tokens)", raw=reply.text, cut_off=True
+            )
         if run.token_budget:
             self._check_token_budget()
         return reply
@@ -401,8 +430,9 @@ class Agent(ABC):
                 return validate(parse_json_object(reply.text))
             except (ValueError, KeyError, TypeError) as exc:
                 problem = str(exc) if not isinstance(exc, KeyError) else f"missing field {exc}"
-                self.record(StepKind.WARNING, f"unusable JSON from the model: {problem}", raw=reply.text,
-                            attempt=attempt + 1)
+                self.record(
+                    StepKind.WARNING, f"unusable JSON from the model: {problem}", raw=reply.text, attempt=attempt + 1
+                )
                 messages += [
                     Message.assistant(reply.text),
                     Message.user(JSON_REASK.format(error=problem, schema=schema)),
@@ -440,16 +470,25 @@ class Agent(ABC):
         failed = next((result for result in earlier if _failed(result)), None)  # not by a timeout
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
-            text = REPEATED_FAILURE.format(error=self.clip(failed.content.strip().splitlines()[0], 200),
-                                           tools=self.tools.short_lines())
+            text = REPEATED_FAILURE.format(
+                error=self.clip(failed.content.strip().splitlines()[0], 200), tools=self.tools.short_lines()
+            )
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
         call_id = self._run.tool_call_id if self._run else None
         self._emit("tool_call", tool=name, args=args, call_id=call_id)
         started = time.perf_counter()
         outcome = self.tools.run(name, args)
-        self._emit("tool_result", tool=name, ok=outcome.ok, error=outcome.error, chars=len(outcome.output),
-                   output=outcome.output, call_id=call_id, seconds=time.perf_counter() - started)
+        self._emit(
+            "tool_result",
+            tool=name,
+            ok=outcome.ok,
+            error=outcome.error,
+            chars=len(outcome.output),
+            output=outcome.output,
+            call_id=call_id,
+            seconds=time.perf_counter() - started,
+        )
         self.record(StepKind.OBSERVATION, outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
         text = tidy_numbers(outcome.output)
         text = text if len(text) <= self.options.max_observation_chars else self.clip(text)
@@ -552,8 +591,18 @@ class Agent(ABC):
         budget = agent.max_tokens_per_run
         if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
             budget = max(1, run.token_budget - run.usage["total_tokens"])
-        agent._guarded(Run(task, token_budget=budget, parent=self._adopt, cancelled=run.cancelled,
-                           watch=functools.partial(self._relay, agent.name), deltas=run.deltas, pace=run.pace), {})
+        agent._guarded(
+            Run(
+                task,
+                token_budget=budget,
+                parent=self._adopt,
+                cancelled=run.cancelled,
+                watch=functools.partial(self._relay, agent.name),
+                deltas=run.deltas,
+                pace=run.pace,
+            ),
+            {},
+        )
         result = agent.last_result
         assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls
@@ -567,8 +616,14 @@ class Agent(ABC):
         run = self.current_run
         adopted = Step(step.kind, step.content, step.data, run.turn, step.depth + 1)
         run.steps.append(adopted)
-        self._emit("step", kind=adopted.kind, content=adopted.content, data=adopted.data, turn=adopted.turn,
-                   depth=adopted.depth)
+        self._emit(
+            "step",
+            kind=adopted.kind,
+            content=adopted.content,
+            data=adopted.data,
+            turn=adopted.turn,
+            depth=adopted.depth,
+        )
         if run.parent is not None:
             run.parent(adopted)
 
@@ -645,9 +700,12 @@ class Agent(ABC):
 def tool_calls(steps: Sequence[Step], depth: int = 0) -> list[tuple[Step, Step]]:
     """The ``(action, observation)`` step pairs of the tool calls made at this level (``depth=1``: by the
     sub-agents this run ran)."""
-    return [(action, result) for action, result in zip(steps, steps[1:])
-            if (action.kind, result.kind) == (StepKind.ACTION, StepKind.OBSERVATION)
-            and action.depth == result.depth == depth]
+    return [
+        (action, result)
+        for action, result in zip(steps, steps[1:])
+        if (action.kind, result.kind) == (StepKind.ACTION, StepKind.OBSERVATION)
+        and action.depth == result.depth == depth
+    ]
 
 
 def _same_call(call: Step, name: str, args: Any) -> bool:

@@ -201,10 +201,16 @@ class ChatOpenAI:
             return self._json_schema
 
     # -- steps ---------------------------------------------------------------
-    def _request(self, messages: Iterable[Message | dict[str, Any]], tools: list[Any] | None,
-                 tool_choice: str | dict[str, Any] | None, stop: str | list[str] | None,
-                 response_format: dict[str, Any] | None, temperature: float | None,
-                 max_tokens: int | None) -> dict[str, Any]:
+    def _request(
+        self,
+        messages: Iterable[Message | dict[str, Any]],
+        tools: list[Any] | None,
+        tool_choice: str | dict[str, Any] | None,
+        stop: str | list[str] | None,
+        response_format: dict[str, Any] | None,
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.model_name,
             "messages": [as_api_dict(m) for m in messages],
@@ -278,8 +284,9 @@ def _forget_clients_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_clients_after_fork)
 
 
-def _openai_client(api_key: str, base_url: str | None, timeout: float | None, max_retries: int,
-                   client_kwargs: dict[str, Any]) -> Any:
+def _openai_client(
+    api_key: str, base_url: str | None, timeout: float | None, max_retries: int, client_kwargs: dict[str, Any]
+) -> Any:
     """An ``openai.OpenAI`` client, shared between instances with the same settings.
 
     Building one costs ~30 ms (an HTTP client with its TLS context), and a
@@ -290,15 +297,16 @@ def _openai_client(api_key: str, base_url: str | None, timeout: float | None, ma
     import openai  # here, not at the top: it takes ~0.5 s, and `import vero` should not pay it
 
     if client_kwargs:
-        return _watch_attempts(openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout,
-                                             max_retries=max_retries, **client_kwargs))
+        return _watch_attempts(
+            openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries, **client_kwargs)
+        )
     key = (api_key, base_url, timeout, max_retries)
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            client = _clients[key] = _watch_attempts(openai.OpenAI(
-                api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
-            ))
+            client = _clients[key] = _watch_attempts(
+                openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+            )
         return client
 
 
@@ -336,11 +344,22 @@ class _Attempts:
         if not self.listened:
             return
         llm = self.llm
-        data = {"attempt": self.attempt, "max_attempts": llm.max_retries + 1, "url": llm.shown_url,
-                "model": llm.model_name, "timeout": llm.timeout, **data}
+        data = {
+            "attempt": self.attempt,
+            "max_attempts": llm.max_retries + 1,
+            "url": llm.shown_url,
+            "model": llm.model_name,
+            "timeout": llm.timeout,
+            **data,
+        }
         if type == "llm_retry":
-            log.info("llm_retry: attempt %s/%s to %s after %s", data["attempt"], data["max_attempts"],
-                     llm.shown_url, data.get("reason"))
+            log.info(
+                "llm_retry: attempt %s/%s to %s after %s",
+                data["attempt"],
+                data["max_attempts"],
+                llm.shown_url,
+                data.get("reason"),
+            )
         event = Event(type, "", data, time.time())
         for callback in list(llm.callbacks):
             try:
@@ -411,9 +430,11 @@ class _CallLimits:
     def check_time(self, cause: BaseException | None = None) -> None:
         """Raise the time limit once the deadline has passed (``cause``: the error it explains)."""
         if self.hit is None and time.monotonic() >= self.deadline - DEADLINE_SLACK_S:
-            self.hit = _call_limit(f"it took longer than MAX_CALL_SECONDS={self.seconds:g} s, from connect to "
-                                   "the last byte; the reply was cut off (a slow model needs a larger "
-                                   "MAX_CALL_SECONDS)")
+            self.hit = _call_limit(
+                f"it took longer than MAX_CALL_SECONDS={self.seconds:g} s, from connect to "
+                "the last byte; the reply was cut off (a slow model needs a larger "
+                "MAX_CALL_SECONDS)"
+            )
         if self.hit is not None:
             raise self.hit from cause
 
@@ -431,8 +452,10 @@ DEADLINE_SLACK_S = 0.01  # a wait shortened to end at the deadline may wake a li
 def _too_large(limit: int, max_tokens: int | None, unit: str) -> str:
     cap = f"max_tokens={max_tokens}" if max_tokens else "no output cap"
     per = REPLY_CHARS_PER_TOKEN * (REPLY_BYTES_PER_CHAR if unit == "bytes" else 1)
-    return (f"the reply is larger than {limit:,} {unit} ({per} per token of the output cap, {cap}), "
-            "so it was cut off there; the server does not keep to the output cap")
+    return (
+        f"the reply is larger than {limit:,} {unit} ({per} per token of the output cap, {cap}), "
+        "so it was cut off there; the server does not keep to the output cap"
+    )
 
 
 def _shorten_waits(request: Any, remaining: float) -> None:
@@ -442,8 +465,9 @@ def _shorten_waits(request: Any, remaining: float) -> None:
         return
     timeout = extensions.get("timeout")
     if isinstance(timeout, dict) and math.isfinite(remaining):
-        extensions["timeout"] = {name: max(0.0, remaining if wait is None else min(wait, remaining))
-                                 for name, wait in timeout.items()}
+        extensions["timeout"] = {
+            name: max(0.0, remaining if wait is None else min(wait, remaining)) for name, wait in timeout.items()
+        }
 
 
 def _bound_body(response: Any, limits: _CallLimits) -> None:
@@ -559,8 +583,9 @@ class TextStream:
                     size += len(thought or "") + len(delta.content or "")
                     if size > limit:
                         chunks.close()
-                        raise LLMCallError("model call failed: " + _too_large(limit, self._request.get("max_tokens"),
-                                                                             "characters"))
+                        raise LLMCallError(
+                            "model call failed: " + _too_large(limit, self._request.get("max_tokens"), "characters")
+                        )
                     if delta.content:
                         text, held = _hold_first_half(held + delta.content)
                         content.append(text)
@@ -579,10 +604,17 @@ class TextStream:
         if tail:
             yield tail
         answer, thinking = _answer_and_thinking("".join(content), "".join(reasoning))
-        tool_calls = [_valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}"))
-                      for _, c in sorted(calls.items())]
-        self.message = Message("assistant", answer, tool_calls=tool_calls or None, reasoning=thinking,
-                               usage=usage, finish_reason=finish_reason)
+        tool_calls = [
+            _valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}")) for _, c in sorted(calls.items())
+        ]
+        self.message = Message(
+            "assistant",
+            answer,
+            tool_calls=tool_calls or None,
+            reasoning=thinking,
+            usage=usage,
+            finish_reason=finish_reason,
+        )
         llm._count(usage)
 
 
@@ -639,7 +671,7 @@ def _mask_secret(text: str, secret: str) -> str:
 def _piece_spans(text: str, secret: str) -> list[tuple[int, int]]:
     """Where ``text`` holds a piece of the key of ``MIN_PIECE`` characters (longer pieces overlap)."""
     spans = []
-    for piece in {secret[i:i + MIN_PIECE] for i in range(len(secret) - MIN_PIECE + 1)}:
+    for piece in {secret[i : i + MIN_PIECE] for i in range(len(secret) - MIN_PIECE + 1)}:
         start = text.find(piece)
         while start >= 0:
             spans.append((start, start + MIN_PIECE))
@@ -662,7 +694,7 @@ def _key_piece_size(text: str, at: int, secret: str, direction: int) -> int:
     """How many characters before (-1) or after (+1) ``at`` form a piece of the key."""
     size, limit = 0, min(len(secret), at if direction < 0 else len(text) - at)
     while size < limit:
-        piece = text[at - size - 1:at] if direction < 0 else text[at:at + size + 1]
+        piece = text[at - size - 1 : at] if direction < 0 else text[at : at + size + 1]
         if piece not in secret:
             break
         size += 1
@@ -674,9 +706,9 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
     parts, end = [], -1
     for start, stop in sorted(spans):
         if start > end:  # a new run
-            parts += [text[max(end, 0):start], MASK]
+            parts += [text[max(end, 0) : start], MASK]
         end = max(end, stop)
-    parts.append(text[max(end, 0):])
+    parts.append(text[max(end, 0) :])
     return "".join(parts)
 
 

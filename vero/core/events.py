@@ -87,8 +87,11 @@ class JsonlTrace:
             self._file.flush()
         except OSError as exc:
             self.error = exc
-            log.warning("vero: the trace file %s could not be written (%s); the trace stops here",
-                        self.path, exc.strerror or exc)
+            log.warning(
+                "vero: the trace file %s could not be written (%s); the trace stops here",
+                self.path,
+                exc.strerror or exc,
+            )
             self.close()
 
     def close(self) -> None:
@@ -103,19 +106,41 @@ class JsonlTrace:
 # StepKind, one a subclass of Agent records for itself, gets DEFAULT_STEP_ICON.
 # Keyed by members, looked up by member or plain string ("final" finds FINAL's icon).
 STEP_ICONS: dict[str, str] = {
-    StepKind.DRAFT: "📝", StepKind.REVISION: "📝", StepKind.CRITIQUE: "🔍", StepKind.THOUGHT: "💭",
-    StepKind.ACTION: "🔧", StepKind.OBSERVATION: "👀", StepKind.FINAL: "✅", StepKind.PLAN: "📋",
-    StepKind.REPLAN: "🔄", StepKind.PLAN_STEP: "▶️", StepKind.ATTEMPT: "🔁", StepKind.EVALUATION: "⚖️",
-    StepKind.REFLECTION: "🪞", StepKind.WARNING: "⚠️", StepKind.ERROR: "❌", StepKind.THINKING: "🤔",
-    StepKind.ANSWER: "💬", StepKind.APPROVAL: "🙋",
+    StepKind.DRAFT: "📝",
+    StepKind.REVISION: "📝",
+    StepKind.CRITIQUE: "🔍",
+    StepKind.THOUGHT: "💭",
+    StepKind.ACTION: "🔧",
+    StepKind.OBSERVATION: "👀",
+    StepKind.FINAL: "✅",
+    StepKind.PLAN: "📋",
+    StepKind.REPLAN: "🔄",
+    StepKind.PLAN_STEP: "▶️",
+    StepKind.ATTEMPT: "🔁",
+    StepKind.EVALUATION: "⚖️",
+    StepKind.REFLECTION: "🪞",
+    StepKind.WARNING: "⚠️",
+    StepKind.ERROR: "❌",
+    StepKind.THINKING: "🤔",
+    StepKind.ANSWER: "💬",
+    StepKind.APPROVAL: "🙋",
 }
 DEFAULT_STEP_ICON = "•"
 # A step kind whose label depends on its data: plan_step starts ([>]) and ends (done or failed).
-PLAN_STEP_LABELS = {PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
-                    PlanStepStatus.COMPLETED: ("✅", "Step done"), PlanStepStatus.FAILED: ("❌", "Step failed")}
-STATUS_ICONS: dict[str, str] = {Status.OK: "🏁", Status.NEEDS_REVIEW: "🧐", Status.MAX_TURNS: "⌛",
-                                Status.MAX_TOKENS: "⌛", Status.REJECTED: "🚫", Status.FAILED: "❌",
-                                Status.CANCELLED: "🛑"}
+PLAN_STEP_LABELS = {
+    PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
+    PlanStepStatus.COMPLETED: ("✅", "Step done"),
+    PlanStepStatus.FAILED: ("❌", "Step failed"),
+}
+STATUS_ICONS: dict[str, str] = {
+    Status.OK: "🏁",
+    Status.NEEDS_REVIEW: "🧐",
+    Status.MAX_TURNS: "⌛",
+    Status.MAX_TOKENS: "⌛",
+    Status.REJECTED: "🚫",
+    Status.FAILED: "❌",
+    Status.CANCELLED: "🛑",
+}
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -160,8 +185,14 @@ class ConsolePrinter:
 
     def on_run_end(self, event: Event) -> None:
         data = event.data
-        for line in footer_lines(data.get("status", ""), self._short(data.get("answer", "")), data.get("elapsed_s", 0),
-                                 data.get("llm_calls", 0), data.get("usage"), data.get("error")):
+        for line in footer_lines(
+            data.get("status", ""),
+            self._short(data.get("answer", "")),
+            data.get("elapsed_s", 0),
+            data.get("llm_calls", 0),
+            data.get("usage"),
+            data.get("error"),
+        ):
             self._line(line)
 
     def on_llm_retry(self, event: Event) -> None:
@@ -202,8 +233,14 @@ def _step_text(data: dict[str, Any]) -> str:
     return f"{reason}; the reply was: {excerpt}" if excerpt else str(reason)
 
 
-def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usage: dict[str, Any] | None = None,
-                 error: str | None = None) -> list[str]:
+def footer_lines(
+    status: str,
+    answer: str,
+    elapsed_s: float,
+    llm_calls: int,
+    usage: dict[str, Any] | None = None,
+    error: str | None = None,
+) -> list[str]:
     """The end of a run as printed by ``ConsolePrinter`` and the ``vero`` command.
 
         🏁 Final Answer (ok): Paris.
@@ -227,8 +264,10 @@ def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usa
     usage = usage or {}
     total = usage.get("total_tokens")
     if total:
-        calls += (f", {total} tokens ({usage.get('prompt_tokens', 0)} prompt"
-                  f" + {usage.get('completion_tokens', 0)} completion)")
+        calls += (
+            f", {total} tokens ({usage.get('prompt_tokens', 0)} prompt"
+            f" + {usage.get('completion_tokens', 0)} completion)"
+        )
     lines.append(f"⏳ Elapsed: {elapsed_s:.1f} s, {calls}")
     return lines
 
@@ -236,8 +275,10 @@ def footer_lines(status: str, answer: str, elapsed_s: float, llm_calls: int, usa
 def retry_line(data: dict[str, Any]) -> str:
     """``🔁 retrying (2/3) http://...: no reply within 2 s (timed out)`` for an ``llm_retry`` event."""
     where = f" {data['url']}" if data.get("url") else ""
-    return (f"🔁 retrying ({data.get('attempt', '?')}/{data.get('max_attempts', '?')}){where}: "
-            f"{data.get('reason') or 'failed'}")
+    return (
+        f"🔁 retrying ({data.get('attempt', '?')}/{data.get('max_attempts', '?')}){where}: "
+        f"{data.get('reason') or 'failed'}"
+    )
 
 
 class EventBus:

@@ -75,8 +75,9 @@ class Message:
         return cls("user", content)
 
     @classmethod
-    def assistant(cls, content: str | None = None, tool_calls: Iterable[ToolCall | dict[str, Any]] | None = None,
-                  **extra: Any) -> Message:
+    def assistant(
+        cls, content: str | None = None, tool_calls: Iterable[ToolCall | dict[str, Any]] | None = None, **extra: Any
+    ) -> Message:
         calls = [c if isinstance(c, ToolCall) else ToolCall.from_dict(c) for c in tool_calls or []]
         return cls("assistant", content, tool_calls=calls or None, **extra)
 

@@ -48,22 +48,29 @@ class AgentOptions:
         known = {f.name for f in fields(self)}
         unknown = sorted(set(settings) - known)
         if unknown:
-            raise TypeError(f"unexpected keyword argument{'s' * (len(unknown) > 1)}: {', '.join(unknown)} "
-                            f"(the shared settings are: {', '.join(sorted(known))})")
+            raise TypeError(
+                f"unexpected keyword argument{'s' * (len(unknown) > 1)}: {', '.join(unknown)} "
+                f"(the shared settings are: {', '.join(sorted(known))})"
+            )
         return replace(self, **settings) if settings else self
 
     def __post_init__(self) -> None:
         if isinstance(self.recovery, (list, tuple)):  # a list works too; kept as a tuple (hashable, frozen)
             object.__setattr__(self, "recovery", tuple(self.recovery))
         elif not isinstance(self.recovery, (bool, str)):
-            raise ValueError(f"recovery must be True, False, a preset name or a sequence of rules, "
-                             f"got {self.recovery!r}")
-        problems = [f"{name} must be {rule}, got {value!r}" for name, value, rule in (
-            ("max_observation_chars", self.max_observation_chars, "a positive int"),
-            ("history_window", self.history_window, "an int of 0 or more"),
-            ("json_retries", self.json_retries, "an int of 0 or more"),
-            ("max_tool_calls_per_reply", self.max_tool_calls_per_reply, "a positive int"),
-        ) if not _fits(value, rule)]
+            raise ValueError(
+                f"recovery must be True, False, a preset name or a sequence of rules, got {self.recovery!r}"
+            )
+        problems = [
+            f"{name} must be {rule}, got {value!r}"
+            for name, value, rule in (
+                ("max_observation_chars", self.max_observation_chars, "a positive int"),
+                ("history_window", self.history_window, "an int of 0 or more"),
+                ("json_retries", self.json_retries, "an int of 0 or more"),
+                ("max_tool_calls_per_reply", self.max_tool_calls_per_reply, "a positive int"),
+            )
+            if not _fits(value, rule)
+        ]
         if problems:
             raise ValueError("; ".join(problems))
 
@@ -94,8 +101,10 @@ def renamed_budget(old_name: str, old: int | None, max_turns: int | None) -> int
     Both given with different values is a ValueError: one budget has one name.
     """
     if old is not None and max_turns is not None and old != max_turns:
-        raise ValueError(f"{old_name}={old} and max_turns={max_turns} differ: {old_name} is the old name "
-                         "of max_turns, so give only max_turns")
+        raise ValueError(
+            f"{old_name}={old} and max_turns={max_turns} differ: {old_name} is the old name "
+            "of max_turns, so give only max_turns"
+        )
     return max_turns if max_turns is not None else old
 
 

@@ -32,13 +32,13 @@ class _Named(str, Enum):
 class Status(_Named):
     """How a run ended (``RunResult.status``); every agent uses these."""
 
-    OK = "ok"                      # the pattern finished and accepted its answer
+    OK = "ok"  # the pattern finished and accepted its answer
     NEEDS_REVIEW = "needs_review"  # a bounded loop ended without acceptance
-    MAX_TURNS = "max_turns"        # the turn budget ran out (or the agent looped)
-    MAX_TOKENS = "max_tokens"      # the token budget (max_tokens_per_run) ran out
-    REJECTED = "rejected"          # the user refused the plan
-    FAILED = "failed"              # an error, unusable model output, or empty input
-    CANCELLED = "cancelled"        # stopped by Agent.cancel(), or by leaving a stream (Agent.stream) early
+    MAX_TURNS = "max_turns"  # the turn budget ran out (or the agent looped)
+    MAX_TOKENS = "max_tokens"  # the token budget (max_tokens_per_run) ran out
+    REJECTED = "rejected"  # the user refused the plan
+    FAILED = "failed"  # an error, unusable model output, or empty input
+    CANCELLED = "cancelled"  # stopped by Agent.cancel(), or by leaving a stream (Agent.stream) early
 
 
 # The old names, kept: `from vero.core.result import OK` still works.
@@ -60,24 +60,24 @@ class StepKind(_Named):
     """
 
     # the Agent base class, so any agent
-    THINKING = "thinking"        # the model's reasoning, when the server sends it apart
-    ACTION = "action"            # a tool call: name(arguments)
+    THINKING = "thinking"  # the model's reasoning, when the server sends it apart
+    ACTION = "action"  # a tool call: name(arguments)
     OBSERVATION = "observation"  # a tool's result
-    WARNING = "warning"          # something went wrong, and the loop carries on
+    WARNING = "warning"  # something went wrong, and the loop carries on
     # several agents
-    ERROR = "error"              # something went wrong that ends the draft, attempt or plan
-    FINAL = "final"              # the answer
-    THOUGHT = "thought"          # ReAct, tool calling
-    REFLECTION = "reflection"    # ReAct's look back at failed steps, Reflexion's lesson
+    ERROR = "error"  # something went wrong that ends the draft, attempt or plan
+    FINAL = "final"  # the answer
+    THOUGHT = "thought"  # ReAct, tool calling
+    REFLECTION = "reflection"  # ReAct's look back at failed steps, Reflexion's lesson
     # basic reflection
     DRAFT = "draft"
     CRITIQUE = "critique"
     REVISION = "revision"
     # plan and execute
     PLAN = "plan"
-    PLAN_STEP = "plan_step"      # a plan step starting or ending (data["status"])
+    PLAN_STEP = "plan_step"  # a plan step starting or ending (data["status"])
     REPLAN = "replan"
-    APPROVAL = "approval"        # the user's verdict on the plan
+    APPROVAL = "approval"  # the user's verdict on the plan
     # Reflexion
     ATTEMPT = "attempt"
     EVALUATION = "evaluation"
@@ -88,21 +88,21 @@ class StepKind(_Named):
 class ToolError(_Named):
     """Why a tool call failed (``ToolOutcome.error``; an observation step's ``data["error"]``)."""
 
-    UNKNOWN_TOOL = "unknown_tool"    # no tool of that name
+    UNKNOWN_TOOL = "unknown_tool"  # no tool of that name
     BAD_ARGUMENTS = "bad_arguments"  # the arguments do not fit the tool's schema
-    EXCEPTION = "exception"          # the tool raised
-    TIMEOUT = "timeout"              # the tool ran past its time limit
-    BUSY = "busy"                    # not run: too many timed-out calls are still running
+    EXCEPTION = "exception"  # the tool raised
+    TIMEOUT = "timeout"  # the tool ran past its time limit
+    BUSY = "busy"  # not run: too many timed-out calls are still running
     REPEATED_FAILURE = "repeated_failure"  # not run by Agent.run_tool: the same call failed before
 
 
 class PlanStepStatus(_Named):
     """Where a step of a plan stands (``PlanStep.status``; a ``plan_step`` step's ``data["status"]``)."""
 
-    PENDING = "pending"          # not run yet
+    PENDING = "pending"  # not run yet
     IN_PROGRESS = "in_progress"  # its executor is running
-    COMPLETED = "completed"      # it ended ok, and a tool call of it worked or none failed
-    FAILED = "failed"            # it ended otherwise, or every tool call of it failed
+    COMPLETED = "completed"  # it ended ok, and a tool call of it worked or none failed
+    FAILED = "failed"  # it ended otherwise, or every tool call of it failed
 
 
 _STEP_KINDS: dict[str, StepKind] = {kind.value: kind for kind in StepKind}
@@ -176,8 +176,14 @@ def token_counts(usage: dict[str, Any]) -> dict[str, int]:
     too small ``total_tokens`` is raised to prompt + completion: the token
     budget reads the total.
     """
-    counts = {key: value if type(value := usage.get(key)) is int and 0 <= value <= MAX_CALL_TOKENS
-              else 0 if value is None else _token_count(value) for key in USAGE_KEYS}
+    counts = {
+        key: value
+        if type(value := usage.get(key)) is int and 0 <= value <= MAX_CALL_TOKENS
+        else 0
+        if value is None
+        else _token_count(value)
+        for key in USAGE_KEYS
+    }
     if "cached_tokens" not in usage:
         details = usage.get("prompt_tokens_details")
         counts["cached_tokens"] = _token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0

@@ -147,8 +147,16 @@ class RunFinished:
     result: RunResult
 
 
-StreamEvent = (RunStarted | ModelCallStarted | TextDelta | ModelCallFinished | ToolCallStarted | ToolCallFinished
-               | StepRecorded | RunFinished)
+StreamEvent = (
+    RunStarted
+    | ModelCallStarted
+    | TextDelta
+    | ModelCallFinished
+    | ToolCallStarted
+    | ToolCallFinished
+    | StepRecorded
+    | RunFinished
+)
 
 
 def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | None:
@@ -160,16 +168,32 @@ def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | No
     if type == "text_delta":
         return TextDelta(name, data["text"], depth)
     if type in ("llm_call", "llm_error"):
-        return ModelCallFinished(name, data.get("turn", 0), data.get("seconds", 0.0), data.get("reply") or {},
-                                 data.get("usage") or {}, data.get("error"), depth)
+        return ModelCallFinished(
+            name,
+            data.get("turn", 0),
+            data.get("seconds", 0.0),
+            data.get("reply") or {},
+            data.get("usage") or {},
+            data.get("error"),
+            depth,
+        )
     if type == "tool_call":
         return ToolCallStarted(name, data["tool"], data.get("args"), data.get("call_id"), depth)
     if type == "tool_result":
-        return ToolCallFinished(name, data["tool"], bool(data.get("ok")), data.get("output", ""), data.get("error"),
-                                data.get("call_id"), data.get("seconds", 0.0), depth)
+        return ToolCallFinished(
+            name,
+            data["tool"],
+            bool(data.get("ok")),
+            data.get("output", ""),
+            data.get("error"),
+            data.get("call_id"),
+            data.get("seconds", 0.0),
+            depth,
+        )
     if type == "step":
-        return StepRecorded(agent, Step(data["kind"], data.get("content", ""), data.get("data") or {},
-                                        data.get("turn", 0), depth))
+        return StepRecorded(
+            agent, Step(data["kind"], data.get("content", ""), data.get("data") or {}, data.get("turn", 0), depth)
+        )
     if type == "run_start":
         return RunStarted(agent, data.get("task", ""), data.get("cls", ""))
     return None
@@ -219,8 +243,9 @@ class _Pace:
             self._changed.notify_all()
 
 
-def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_Item], None],
-           pace: _Pace) -> threading.Thread:
+def _start(
+    agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_Item], None], pace: _Pace
+) -> threading.Thread:
     """Run ``run`` in a worker thread, delivering its events, then ``RunFinished`` (or ``_Raised``)."""
     import contextvars  # here and below: `import vero` need not load what only a stream uses
 
@@ -240,8 +265,9 @@ def _start(agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_I
 
     run.watch, run.pace = watch, pace.wait
     # The caller's context variables go along (an OpenTelemetry span the stream was started in, say).
-    thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), name=f"vero-run-{agent.name}",
-                              daemon=True)
+    thread = threading.Thread(
+        target=contextvars.copy_context().run, args=(work,), name=f"vero-run-{agent.name}", daemon=True
+    )
     thread.start()
     return thread
 
@@ -328,8 +354,9 @@ async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> str:
         except RuntimeError:  # the loop was closed under a run left running
             pass
 
-    threading.Thread(target=contextvars.copy_context().run, args=(work,), name=f"vero-arun-{agent.name}",
-                     daemon=True).start()
+    threading.Thread(
+        target=contextvars.copy_context().run, args=(work,), name=f"vero-arun-{agent.name}", daemon=True
+    ).start()
     try:
         return await asyncio.shield(done)
     except asyncio.CancelledError:
@@ -381,8 +408,6 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
     record["usage"] = reply.usage
     masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
     return masked
-
-
 
 
 def _masked(value: Any, secret: str) -> Any:

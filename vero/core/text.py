@@ -38,11 +38,16 @@ def looks_like_id(text: str) -> bool:
 # -- what reaches a terminal ------------------------------------------------------
 # C0 controls except newline and tab, DEL, C1 controls (0x80-0x9f, e.g. the 8-bit CSI
 # "\x9b"), and the bidirectional overrides that reorder what a line shows.
-_CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0),
-             *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+_CONTROLS = [
+    *range(0x00, 0x09),
+    *range(0x0B, 0x20),
+    0x7F,
+    *range(0x80, 0xA0),
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+]
 _NAMED = {0x0D: "\\r", 0x1B: "\\x1b"}
-_PRINTABLE = {code: _NAMED.get(code) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-              for code in _CONTROLS}
+_PRINTABLE = {code: _NAMED.get(code) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROLS}
 
 
 def printable(text: object) -> str:
@@ -93,8 +98,11 @@ def _mask_query_value(match: re.Match[str]) -> str:
     return match.group(0) if name in PLAIN_QUERY_NAMES else match.group(1) + MASK
 
 
-_SECRET_PARAMETER = re.compile(r"([?&;][\w.-]*(?:key|token|secret|sig|password|passwd|pwd|auth|credential)"
-                               r"[\w.-]*=)[^&;#\s'\"]+", re.IGNORECASE)
+_SECRET_PARAMETER = re.compile(
+    r"([?&;][\w.-]*(?:key|token|secret|sig|password|passwd|pwd|auth|credential)"
+    r"[\w.-]*=)[^&;#\s'\"]+",
+    re.IGNORECASE,
+)
 
 
 def redact_urls(text: str) -> str:

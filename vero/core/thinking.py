@@ -42,7 +42,7 @@ def _cut_blocks(text: str) -> tuple[str, list[str]]:
         if close_at < 0:
             break
         kept.append(text[start:open_at])
-        thoughts.append(text[open_at + len(OPEN):close_at].strip())
+        thoughts.append(text[open_at + len(OPEN) : close_at].strip())
         start = close_at + len(CLOSE)
     kept.append(text[start:])
     return "".join(kept), thoughts
@@ -78,8 +78,8 @@ class ThinkingStream:
             start = index + len(tag)
             self.in_think = not self.in_think
         keep = _partial_tag_suffix(text, tag, start)
-        self._emit(text[start:len(text) - keep], visible)
-        self.pending = text[len(text) - keep:]
+        self._emit(text[start : len(text) - keep], visible)
+        self.pending = text[len(text) - keep :]
         return "".join(visible)
 
     def flush(self) -> str:

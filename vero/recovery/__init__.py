@@ -18,8 +18,20 @@ from typing import Any
 from vero.recovery.hook import CallSeen, FunctionRule, Nudge, Response, Rule, Seen, consult, declines, rule
 from vero.recovery.rules import PRESETS, RULES
 
-__all__ = ["CallSeen", "FunctionRule", "Nudge", "PRESETS", "RULES", "Response", "Rule", "Seen", "consult", "declines",
-           "resolve", "rule"]
+__all__ = [
+    "CallSeen",
+    "FunctionRule",
+    "Nudge",
+    "PRESETS",
+    "RULES",
+    "Response",
+    "Rule",
+    "Seen",
+    "consult",
+    "declines",
+    "resolve",
+    "rule",
+]
 
 
 def resolve(setting: bool | str | tuple[Any, ...]) -> tuple[Rule, ...]:
@@ -28,8 +40,10 @@ def resolve(setting: bool | str | tuple[Any, ...]) -> tuple[Rule, ...]:
         return ()
     if isinstance(setting, str):
         if setting not in PRESETS:
-            raise ValueError(f"unknown recovery preset {setting!r} (the presets: {', '.join(PRESETS)}; "
-                             "or True, False, or a list of rules)")
+            raise ValueError(
+                f"unknown recovery preset {setting!r} (the presets: {', '.join(PRESETS)}; "
+                "or True, False, or a list of rules)"
+            )
         setting = PRESETS[setting]
     rules = []
     for item in setting:

@@ -28,8 +28,10 @@ class Miscalculation:
 
 # A stated result: `=`, then a number (`2,219.33`, `$37.50`), not followed by more digits (`1.0.0`,
 # `12,6`), a letter (`3k`) or more arithmetic (`= 2/3`; a closing `**` of bold is fine).
-_RESULT = re.compile(r"=[ \t]*\$?(?P<claimed>-?\d{1,20}(?:,\d{3})*(?:\.\d{1,20})?)"
-                     r"(?![\d.,]*\d|[^\W\d]|[ \t]*(?:[-+/×÷^(]|\*(?!\*)|\*\*[ \t]*[\d(]))")
+_RESULT = re.compile(
+    r"=[ \t]*\$?(?P<claimed>-?\d{1,20}(?:,\d{3})*(?:\.\d{1,20})?)"
+    r"(?![\d.,]*\d|[^\W\d]|[ \t]*(?:[-+/×÷^(]|\*(?!\*)|\*\*[ \t]*[\d(]))"
+)
 _EXPRESSION_CHARS = frozenset("0123456789.,()+-*/×÷$ \t")
 _MAX_EXPRESSION_CHARS = 200
 _OPERATOR_BETWEEN_NUMBERS = re.compile(r"[\d)][ \t]*[-+*/×÷]")
@@ -40,19 +42,22 @@ _RANGE = re.compile(r"(\d+)[ \t]*-[ \t]*(\d+)")  # `18 - 25`: read as a range wh
 MAX_CHECKED_EQUATIONS = 50  # per reply: the check stays cheap on any reply
 # LaTeX as small models write their sums, rewritten as plain arithmetic: units and labels in `\text{}` go,
 # `\times` is `*`, `\frac{a}{b}` is `(a)/(b)`, and each math delimiter starts a line of its own
-_LATEX_REWRITES = [(re.compile(pattern), replacement) for pattern, replacement in (
-    # a unit before `+` or `-` stays, as words: `2 \text{ hours} + 30 \text{ minutes}` is no sum of numbers
-    (r"\\(?:text|mathrm|textbf|mbox)[ \t]*\{([^{}\n]*)\}(?=[ \t]*[-+])", r" \1 "),
-    (r"\\(?:text|mathrm|textbf|mbox)[ \t]*\{[^{}\n]*\}", " "),
-    (r"\\[dt]?frac[ \t]*\{([^{}\n]*)\}[ \t]*\{([^{}\n]*)\}", r"(\1)/(\2)"),
-    (r"\\boxed[ \t]*\{([^{}\n]*)\}", r"\1"),
-    (r"\\(?:times|cdot|ast)(?![A-Za-z])", " * "),
-    (r"\\div(?![A-Za-z])", " / "),
-    (r"\\(?:left|right)(?![A-Za-z])", ""),
-    (r"\\%", "%"),
-    (r"\\[,;:! ]|\\q?quad(?![A-Za-z])", " "),
-    (r"\\[\[\]()]|\$\$", "\n"),
-)]
+_LATEX_REWRITES = [
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        # a unit before `+` or `-` stays, as words: `2 \text{ hours} + 30 \text{ minutes}` is no sum of numbers
+        (r"\\(?:text|mathrm|textbf|mbox)[ \t]*\{([^{}\n]*)\}(?=[ \t]*[-+])", r" \1 "),
+        (r"\\(?:text|mathrm|textbf|mbox)[ \t]*\{[^{}\n]*\}", " "),
+        (r"\\[dt]?frac[ \t]*\{([^{}\n]*)\}[ \t]*\{([^{}\n]*)\}", r"(\1)/(\2)"),
+        (r"\\boxed[ \t]*\{([^{}\n]*)\}", r"\1"),
+        (r"\\(?:times|cdot|ast)(?![A-Za-z])", " * "),
+        (r"\\div(?![A-Za-z])", " / "),
+        (r"\\(?:left|right)(?![A-Za-z])", ""),
+        (r"\\%", "%"),
+        (r"\\[,;:! ]|\\q?quad(?![A-Za-z])", " "),
+        (r"\\[\[\]()]|\$\$", "\n"),
+    )
+]
 
 
 def miscalculation(text: str) -> Miscalculation | None:
@@ -76,7 +81,7 @@ def miscalculation(text: str) -> Miscalculation | None:
             claimed = float(match.group("claimed").replace(",", ""))
             candidates = (value, value * 100) if text.startswith("%", match.end()) else (value,)
             decimals = len(match.group("claimed").partition(".")[2])
-            wrong = all(round(abs(v - claimed), decimals + 6) >= 10 ** -decimals for v in candidates)
+            wrong = all(round(abs(v - claimed), decimals + 6) >= 10**-decimals for v in candidates)
         except (ValueError, ZeroDivisionError, OverflowError, TypeError):  # refused, or too big for a float
             continue
         if wrong:

@@ -54,8 +54,15 @@ class Seen:
 
     def calls(self) -> list[CallSeen]:
         """This run's tool calls, oldest first."""
-        return [CallSeen(str(action.data.get("tool")), normalized_arguments(action.data.get("args")),
-                         result.content, call_worked(result)) for action, result in tool_calls(self.steps)]
+        return [
+            CallSeen(
+                str(action.data.get("tool")),
+                normalized_arguments(action.data.get("args")),
+                result.content,
+                call_worked(result),
+            )
+            for action, result in tool_calls(self.steps)
+        ]
 
     @property
     def failed_call(self) -> CallSeen | None:
@@ -128,8 +135,11 @@ def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
             continue
         response = candidate(seen)
         if isinstance(response, ToolCall) and not _read_only(agent.tools, response.name):
-            agent.record(StepKind.WARNING, f"recovery rule {candidate.name} proposed a call of {response.name}, "
-                         "which may change things: not run", rule=candidate.name)
+            agent.record(
+                StepKind.WARNING,
+                f"recovery rule {candidate.name} proposed a call of {response.name}, which may change things: not run",
+                rule=candidate.name,
+            )
             continue
         if response is not None:
             counters[f"rule:{candidate.name}"] += 1

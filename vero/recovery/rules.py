@@ -19,16 +19,23 @@ from vero.core.text import clip, looks_like_id
 from vero.recovery.arithmetic import miscalculation
 from vero.recovery.hook import Nudge, Response, Rule, Seen, rule
 
-ECHO_NUDGE = note("echo", "You repeated my message or a tool's error instead of answering. Using the tool results "
-                          "above, call the tool you still need, or give your own final answer.")
+ECHO_NUDGE = note(
+    "echo",
+    "You repeated my message or a tool's error instead of answering. Using the tool results "
+    "above, call the tool you still need, or give your own final answer.",
+)
 # Told that it had not called a tool, a small model apologised or invented the answer; told to go ahead, it acts.
 ANNOUNCED_NUDGE = note("announced", "Go ahead: make the {which} call now.")
-GROUNDING_NUDGE = note("grounding", "Your answer gives {values}, which neither the task nor any tool result of "
-                                    "this run contains. Look up what you need with the tools, then answer with the "
-                                    "values they return.")
+GROUNDING_NUDGE = note(
+    "grounding",
+    "Your answer gives {values}, which neither the task nor any tool result of "
+    "this run contains. Look up what you need with the tools, then answer with the "
+    "values they return.",
+)
 # Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
-ARITHMETIC_NUDGE = note("arithmetic", "Correction: {expression} = {value}, not {claimed}. "
-                                      "Answer the task again with this value.")
+ARITHMETIC_NUDGE = note(
+    "arithmetic", "Correction: {expression} = {value}, not {claimed}. Answer the task again with this value."
+)
 
 
 def with_task(text: str, task: str) -> str:
@@ -48,14 +55,17 @@ def echo(seen: Seen) -> Response:
 
 
 # -- announced: the answer says it will call a tool, and makes no call -----------------------------
-_INTENT = re.compile(r"\b(?:I will|I'll|I am going to|I'm going to|let me|let's|let us|I need to|we need to|"
-                     r"I should|we should|I can use|we can use|we will|we'll|next,? I|now I)\b", re.IGNORECASE)
+_INTENT = re.compile(
+    r"\b(?:I will|I'll|I am going to|I'm going to|let me|let's|let us|I need to|we need to|"
+    r"I should|we should|I can use|we can use|we will|we'll|next,? I|now I)\b",
+    re.IGNORECASE,
+)
 _TOOL_WORDS = re.compile(r"\b(?:tools?|functions?|look(?:ing)? (?:it |this |that )?up|call(?:ing)?)\b", re.IGNORECASE)
 
 
 @rule("announced", limit=2)
 def announced(seen: Seen) -> Response:
-    """"I will use the `find_book` tool..." is a plan, not an answer: told to go ahead, the model acts."""
+    """ "I will use the `find_book` tool..." is a plan, not an answer: told to go ahead, the model acts."""
     if not seen.tools or not _INTENT.search(seen.answer):
         return None
     names_a_tool = any(f"`{name}`" in seen.answer or f"{name}(" in seen.answer for name in seen.tools.names())
@@ -112,9 +122,12 @@ def _numbers(texts: Iterable[str]) -> set[float]:
 
 def _unfound_numbers(answer: str, sources: list[str]) -> list[str]:
     known = _numbers(sources)
-    return [m.group() for m in _NUMBER.finditer(answer)
-            if len(m.group().strip("-").replace(",", "").split(".")[0]) >= 2 or "." in m.group()
-            if float(m.group().replace(",", "")) not in known]
+    return [
+        m.group()
+        for m in _NUMBER.finditer(answer)
+        if len(m.group().strip("-").replace(",", "").split(".")[0]) >= 2 or "." in m.group()
+        if float(m.group().replace(",", "")) not in known
+    ]
 
 
 def _unfound_names(answer: str, sources: list[str]) -> list[str]:

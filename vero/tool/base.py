@@ -108,8 +108,10 @@ def _enum_schema(tp: type[enum.Enum]) -> dict[str, Any]:
     """An Enum is offered as its members' values, like a ``Literal`` of them."""
     values = tuple(member.value for member in tp)
     if not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
-        raise TypeError(f"the Enum {tp.__name__} cannot be a tool parameter: its members' values must be strings "
-                        f"or numbers (got {[member.value for member in tp]!r})")
+        raise TypeError(
+            f"the Enum {tp.__name__} cannot be a tool parameter: its members' values must be strings "
+            f"or numbers (got {[member.value for member in tp]!r})"
+        )
     return _literal_schema(values)
 
 
@@ -180,8 +182,7 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
 
 def _positional_only(func: Callable[..., Any]) -> list[tuple[str, Any]]:
     """(name, default) of each positional-only parameter of ``func``, in order."""
-    return [(p.name, p.default) for p in inspect.signature(func).parameters.values()
-            if p.kind is p.POSITIONAL_ONLY]
+    return [(p.name, p.default) for p in inspect.signature(func).parameters.values() if p.kind is p.POSITIONAL_ONLY]
 
 
 def _is_json(value: Any) -> bool:
@@ -207,6 +208,7 @@ def type_label(schema: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------- coercion
+
 
 def _json_type(value: Any) -> str:
     if value is None:
@@ -396,11 +398,18 @@ class Tool:
             self.sole_parameter = self._required[0]
 
     @classmethod
-    def from_function(cls, func: Callable[..., Any], name: str | None = None, description: str | None = None,
-                      timeout: float | None = None, auto_correct: bool | None = None,
-                      read_only: bool | None = None) -> Tool:
-        return cls(func, name=name, description=description, timeout=timeout, auto_correct=auto_correct,
-                   read_only=read_only)
+    def from_function(
+        cls,
+        func: Callable[..., Any],
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        auto_correct: bool | None = None,
+        read_only: bool | None = None,
+    ) -> Tool:
+        return cls(
+            func, name=name, description=description, timeout=timeout, auto_correct=auto_correct, read_only=read_only
+        )
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -484,14 +493,27 @@ class Tool:
 
 
 @overload
-def tool(func: Callable[..., Any], *, name: str | None = None, description: str | None = None,
-         timeout: float | None = None, auto_correct: bool | None = None, read_only: bool | None = None) -> Tool: ...
+def tool(
+    func: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    auto_correct: bool | None = None,
+    read_only: bool | None = None,
+) -> Tool: ...
 
 
 @overload
-def tool(func: None = None, *, name: str | None = None, description: str | None = None,
-         timeout: float | None = None, auto_correct: bool | None = None,
-         read_only: bool | None = None) -> Callable[[Callable[..., Any]], Tool]: ...
+def tool(
+    func: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    auto_correct: bool | None = None,
+    read_only: bool | None = None,
+) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
 def tool(
@@ -510,8 +532,10 @@ def tool(
     positionally, in order.  ``*args`` is not in the schema and always gets
     nothing; ``**kwargs`` receives any argument the schema does not name.
     """
+
     def wrap(f: Callable[..., Any]) -> Tool:
-        return Tool(f, name=name, description=description, timeout=timeout, auto_correct=auto_correct,
-                    read_only=read_only)
+        return Tool(
+            f, name=name, description=description, timeout=timeout, auto_correct=auto_correct, read_only=read_only
+        )
 
     return wrap if func is None else wrap(func)

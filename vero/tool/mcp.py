@@ -52,10 +52,35 @@ MAX_MESSAGE_BYTES = 8 * 1024 * 1024  # one message from the server; a bigger one
 MAX_TOOLS = 128  # tools taken from one server
 SHUTDOWN_GRACE = 2.0  # seconds a server gets to exit after its stdin closes, then after SIGTERM
 _STDERR_LINES_KEPT = 20  # the last lines of a server's stderr, for the error when it fails to start
-_SAFE_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",  # POSIX
-             "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",  # npx, uvx fetch
-             "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATHEXT", "PROCESSOR_ARCHITECTURE",  # Windows
-             "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES")
+_SAFE_ENV = (
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",  # POSIX
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",  # npx, uvx fetch
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",  # Windows
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+)
 
 
 class MCPError(Exception):
@@ -135,8 +160,9 @@ def _parameters(input_schema: Any) -> dict[str, Any]:
     schema.pop("$schema", None)  # some OpenAI-compatible servers refuse the meta-schema key
     schema["type"] = "object"
     properties = schema.get("properties")
-    schema["properties"] = {k: v for k, v in properties.items() if isinstance(v, dict)} \
-        if isinstance(properties, dict) else {}
+    schema["properties"] = (
+        {k: v for k, v in properties.items() if isinstance(v, dict)} if isinstance(properties, dict) else {}
+    )
     required = schema.get("required")
     schema["required"] = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
     return schema
@@ -155,15 +181,24 @@ class MCPTool(Tool):
         self.server = server
         self.remote_name = str(spec["name"])
         annotations = _object(spec.get("annotations"))
-        read_only = (server.trust_annotations and annotations.get("readOnlyHint") is True
-                     and annotations.get("destructiveHint") is not True)
+        read_only = (
+            server.trust_annotations
+            and annotations.get("readOnlyHint") is True
+            and annotations.get("destructiveHint") is not True
+        )
 
         def call_remote(**arguments: Any) -> str:
             return self.server.call(self.remote_name, arguments, timeout=self._wait())
 
         description = str(spec.get("description") or spec.get("title") or annotations.get("title") or "")
-        super().__init__(call_remote, name=tool_name(self.remote_name, prefix), description=description or None,
-                         timeout=server.call_timeout, auto_correct=read_only, read_only=read_only)
+        super().__init__(
+            call_remote,
+            name=tool_name(self.remote_name, prefix),
+            description=description or None,
+            timeout=server.call_timeout,
+            auto_correct=read_only,
+            read_only=read_only,
+        )
         self.__doc__ = description or None
         self.spec = dict(spec)
         self.parameters = _parameters(spec.get("inputSchema"))
@@ -204,8 +239,9 @@ class _Pending:
 class _StdioTransport:
     """The server as a subprocess: one JSON-RPC message per line on its stdin and stdout."""
 
-    def __init__(self, server: MCPServer, command: str, args: Sequence[str], env: Mapping[str, str] | None,
-                 cwd: str | None) -> None:
+    def __init__(
+        self, server: MCPServer, command: str, args: Sequence[str], env: Mapping[str, str] | None, cwd: str | None
+    ) -> None:
         self.server = server
         self.argv = [command, *args]
         self.env = {**{k: v for k, v in os.environ.items() if k in _SAFE_ENV}, **(env or {})}
@@ -224,15 +260,24 @@ class _StdioTransport:
         try:
             # Its own session: the user's Ctrl-C interrupts vero's turn, not the server, which vero stops itself.
             self.process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env,
-                cwd=self.cwd, start_new_session=hasattr(os, "setsid"))
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self.env,
+                cwd=self.cwd,
+                start_new_session=hasattr(os, "setsid"),
+            )
         except OSError as exc:
-            raise MCPError(f"cannot start the MCP server {self.server.name!r} ({self.describe()}): "
-                           f"{exc.strerror or exc}") from None
-        threading.Thread(target=self._read_stdout, args=(self.process,), name=f"mcp-{self.server.name}-out",
-                         daemon=True).start()
-        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(self.process,),
-                                               name=f"mcp-{self.server.name}-err", daemon=True)
+            raise MCPError(
+                f"cannot start the MCP server {self.server.name!r} ({self.describe()}): {exc.strerror or exc}"
+            ) from None
+        threading.Thread(
+            target=self._read_stdout, args=(self.process,), name=f"mcp-{self.server.name}-out", daemon=True
+        ).start()
+        self._stderr_reader = threading.Thread(
+            target=self._read_stderr, args=(self.process,), name=f"mcp-{self.server.name}-err", daemon=True
+        )
         self._stderr_reader.start()
 
     def send(self, message: dict[str, Any]) -> None:
@@ -354,8 +399,7 @@ class _HTTPTransport:
             raise MCPError(f"not an http(s) URL: {self.url!r}")
 
     def _request_headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                   **self._headers}
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **self._headers}
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version:
@@ -383,8 +427,7 @@ class _HTTPTransport:
             raise MCPError(failed) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", None) or exc
-            raise MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}") \
-                from None
+            raise MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}") from None
 
     def listen(self) -> None:
         """Open the stream on which the server sends news that answers no request (a changed tool list),
@@ -475,10 +518,18 @@ class MCPServer:
     lets a recovery rule call a read-only tool for the model).
     """
 
-    def __init__(self, transport: Callable[[MCPServer], _StdioTransport | _HTTPTransport], *, name: str,
-                 handshake_timeout: float = HANDSHAKE_TIMEOUT, call_timeout: float = CALL_TIMEOUT,
-                 max_message_bytes: int = MAX_MESSAGE_BYTES, max_tools: int = MAX_TOOLS, prefix: str = "",
-                 trust_annotations: bool = True):
+    def __init__(
+        self,
+        transport: Callable[[MCPServer], _StdioTransport | _HTTPTransport],
+        *,
+        name: str,
+        handshake_timeout: float = HANDSHAKE_TIMEOUT,
+        call_timeout: float = CALL_TIMEOUT,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        max_tools: int = MAX_TOOLS,
+        prefix: str = "",
+        trust_annotations: bool = True,
+    ):
         self.name = name
         self.trust_annotations = trust_annotations
         self.handshake_timeout = handshake_timeout
@@ -501,21 +552,36 @@ class MCPServer:
         self._started = False
 
     @classmethod
-    def stdio(cls, command: str, args: Sequence[str] = (), *, env: Mapping[str, str] | None = None,
-              cwd: str | None = None, name: str | None = None, **limits: Any) -> MCPServer:
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        name: str | None = None,
+        **limits: Any,
+    ) -> MCPServer:
         """A server that vero starts as a subprocess.  It gets a small environment (``PATH``, ``HOME``...,
         not your API keys) plus ``env``."""
         args = list(args)
-        return cls(lambda server: _StdioTransport(server, command, args, env, cwd),
-                   name=name or _name_of([command, *args]), **limits)
+        return cls(
+            lambda server: _StdioTransport(server, command, args, env, cwd),
+            name=name or _name_of([command, *args]),
+            **limits,
+        )
 
     @classmethod
-    def http(cls, url: str, *, headers: Mapping[str, str] | None = None, name: str | None = None,
-             **limits: Any) -> MCPServer:
+    def http(
+        cls, url: str, *, headers: Mapping[str, str] | None = None, name: str | None = None, **limits: Any
+    ) -> MCPServer:
         """A server at a Streamable HTTP endpoint.  ``headers`` (an ``Authorization`` token) are sent with
         every request and never printed, logged or traced."""
-        return cls(lambda server: _HTTPTransport(server, url, headers),
-                   name=name or (urllib.parse.urlsplit(url).hostname or "mcp"), **limits)
+        return cls(
+            lambda server: _HTTPTransport(server, url, headers),
+            name=name or (urllib.parse.urlsplit(url).hostname or "mcp"),
+            **limits,
+        )
 
     def __repr__(self) -> str:
         where = self.transport.describe()
@@ -555,18 +621,24 @@ class MCPServer:
         self.transport.close()
 
     def _initialize(self) -> None:
-        params = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-                  "clientInfo": {"name": "vero", "version": _vero_version()}}
+        params = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "vero", "version": _vero_version()},
+        }
         try:
             result = self.request("initialize", params, timeout=self.handshake_timeout)
         except MCPError as exc:
             details = self.transport.startup_details() if isinstance(self.transport, _StdioTransport) else ""
-            raise MCPError(f"the MCP server {self.name!r} ({self.transport.describe()}) did not start: "
-                           f"{exc}{details}") from None
+            raise MCPError(
+                f"the MCP server {self.name!r} ({self.transport.describe()}) did not start: {exc}{details}"
+            ) from None
         version = result.get("protocolVersion")
         if version not in SUPPORTED_VERSIONS:
-            raise MCPError(f"the MCP server {self.name!r} speaks protocol version {version!r}; "
-                           f"vero speaks {', '.join(SUPPORTED_VERSIONS)}")
+            raise MCPError(
+                f"the MCP server {self.name!r} speaks protocol version {version!r}; "
+                f"vero speaks {', '.join(SUPPORTED_VERSIONS)}"
+            )
         self.protocol_version = version
         if isinstance(self.transport, _HTTPTransport):
             self.transport.protocol_version = version
@@ -599,11 +671,16 @@ class MCPServer:
         for _page in range(self.max_tools + 1):  # a server that gives empty pages forever is stopped too
             result = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=self.handshake_timeout)
             page = result.get("tools")
-            specs += [s for s in page if isinstance(s, dict) and isinstance(s.get("name"), str)] \
-                if isinstance(page, list) else []
+            specs += (
+                [s for s in page if isinstance(s, dict) and isinstance(s.get("name"), str)]
+                if isinstance(page, list)
+                else []
+            )
             if len(specs) > self.max_tools:
-                raise MCPError(f"the MCP server {self.name!r} offers more than {self.max_tools} tools; "
-                               "pass max_tools= to take more")
+                raise MCPError(
+                    f"the MCP server {self.name!r} offers more than {self.max_tools} tools; "
+                    "pass max_tools= to take more"
+                )
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
                 break
@@ -614,8 +691,9 @@ class MCPServer:
         for spec in specs:
             made = MCPTool(self, spec, self.prefix)
             if made.name in self._tools:
-                logger.warning("[%s] two tools are both called %r for the model; the second is left out",
-                               self.name, made.name)
+                logger.warning(
+                    "[%s] two tools are both called %r for the model; the second is left out", self.name, made.name
+                )
                 continue
             self._tools[made.name] = made
         for registry in self._registries:
@@ -642,8 +720,11 @@ class MCPServer:
         call failed.  ``timeout`` defaults to ``call_timeout``."""
         self._refresh_if_changed()
         try:
-            result = self.request("tools/call", {"name": name, "arguments": dict(arguments or {})},
-                                  timeout=self.call_timeout if timeout is None else timeout)
+            result = self.request(
+                "tools/call",
+                {"name": name, "arguments": dict(arguments or {})},
+                timeout=self.call_timeout if timeout is None else timeout,
+            )
         finally:
             self._refresh_if_changed()
         text = result_text(result)
@@ -653,8 +734,9 @@ class MCPServer:
 
     # ------------------------------------------------------------------ JSON-RPC
 
-    def request(self, method: str, params: Mapping[str, Any] | None = None,
-                timeout: float | None = None) -> dict[str, Any]:
+    def request(
+        self, method: str, params: Mapping[str, Any] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
         """Send a request and wait for its result; ``MCPError`` for an error response, a timeout, a
         server that died or a message too big."""
         if self._closed_reason:
@@ -746,14 +828,19 @@ class MCPServer:
         if method == "ping":
             reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": {}}
         else:
-            reply = {"jsonrpc": "2.0", "id": request_id,
-                     "error": {"code": -32601, "message": f"vero does not offer {method}"}}
+            reply = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "error": {"code": -32601, "message": f"vero does not offer {method}"},
+            }
         with contextlib.suppress(MCPError):
             self.transport.send(reply)
 
     def _message_too_big(self) -> None:
-        self._fail_pending(f"the MCP server {self.name!r} sent a message of more than "
-                           f"{self.max_message_bytes:,} bytes (max_message_bytes); it was dropped")
+        self._fail_pending(
+            f"the MCP server {self.name!r} sent a message of more than "
+            f"{self.max_message_bytes:,} bytes (max_message_bytes); it was dropped"
+        )
 
     def _transport_closed(self, reason: str) -> None:
         if self._closed_reason is None:
@@ -810,21 +897,21 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
 def _server_from_entry(name: str, entry: Any, path: str, limits: dict[str, Any]) -> MCPServer:
     where = f"the MCP config {path}, server {name!r}"
     if not isinstance(entry, dict):
-        raise MCPError(f"{where}: expected an object with \"command\" or \"url\"")
+        raise MCPError(f'{where}: expected an object with "command" or "url"')
     if entry.get("type") == "sse":
         raise MCPError(f"{where}: the old SSE transport is not supported; use the server's Streamable HTTP URL")
     if isinstance(entry.get("url"), str):
         headers = entry.get("headers") or {}
         if not (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())):
-            raise MCPError(f"{where}: \"headers\" must be an object of strings")
+            raise MCPError(f'{where}: "headers" must be an object of strings')
         return MCPServer.http(entry["url"], headers=headers, name=name, **limits)
     command, args, env = entry.get("command"), entry.get("args", []), entry.get("env") or {}
     if not isinstance(command, str) or not command:
-        raise MCPError(f"{where}: expected \"command\" (a string) or \"url\"")
+        raise MCPError(f'{where}: expected "command" (a string) or "url"')
     if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
-        raise MCPError(f"{where}: \"args\" must be a list of strings")
+        raise MCPError(f'{where}: "args" must be a list of strings')
     if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
-        raise MCPError(f"{where}: \"env\" must be an object of strings")
+        raise MCPError(f'{where}: "env" must be an object of strings')
     return MCPServer.stdio(command, args, env=env, cwd=entry.get("cwd"), name=name, **limits)
 
 
@@ -837,7 +924,7 @@ def server_from_command(text: str, **limits: Any) -> MCPServer:
     except ValueError as exc:
         raise MCPError(f"cannot read --mcp {text!r}: {exc}") from None
     if not argv:
-        raise MCPError("--mcp needs a command, e.g. --mcp \"npx -y @modelcontextprotocol/server-filesystem .\"")
+        raise MCPError('--mcp needs a command, e.g. --mcp "npx -y @modelcontextprotocol/server-filesystem ."')
     return MCPServer.stdio(argv[0], argv[1:])
 
 
@@ -857,13 +944,21 @@ def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) 
             stack.enter_context(server)
             clashes = [t.name for t in server.tools() if t.name in registry]
             if clashes:
-                logger.warning("[%s] tools named like ones already given are left out: %s", server.name,
-                               ", ".join(clashes))
+                logger.warning(
+                    "[%s] tools named like ones already given are left out: %s", server.name, ", ".join(clashes)
+                )
             server.sync(registry)
     except MCPError as exc:
         raise CliError(str(exc)) from None
     return registry
 
 
-__all__ = ["MCPError", "MCPServer", "MCPTool", "result_text", "server_from_command", "servers_from_cli",
-           "servers_from_config"]
+__all__ = [
+    "MCPError",
+    "MCPServer",
+    "MCPTool",
+    "result_text",
+    "server_from_command",
+    "servers_from_cli",
+    "servers_from_config",
+]

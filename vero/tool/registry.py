@@ -372,8 +372,12 @@ class ToolRegistry:
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, ToolError.TIMEOUT)
         except _Busy:
-            return ToolOutcome(f"Error: tool {name!r} was not run: {MAX_STUCK_WORKERS} earlier tool calls timed "
-                               "out and are still running; try again later.", False, ToolError.BUSY)
+            return ToolOutcome(
+                f"Error: tool {name!r} was not run: {MAX_STUCK_WORKERS} earlier tool calls timed "
+                "out and are still running; try again later.",
+                False,
+                ToolError.BUSY,
+            )
         except Exception as exc:  # only when even formatting the tool's error failed
             return ToolOutcome(f"Error: tool {name!r} raised {type(exc).__name__}", False, ToolError.EXCEPTION)
 
@@ -385,6 +389,9 @@ def _call_shape(tool: Tool) -> str:
 
 def _describe_line(t: Tool) -> str:
     line = f"- {t.name}({t.signature()}): {t.description}"
-    notes = [f"{name} — {schema['description']}" for name, schema in t.parameters["properties"].items()
-             if schema.get("description")]
+    notes = [
+        f"{name} — {schema['description']}"
+        for name, schema in t.parameters["properties"].items()
+        if schema.get("description")
+    ]
     return f"{line} Args: {'; '.join(notes).rstrip('.')}." if notes else line

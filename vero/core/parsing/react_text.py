@@ -48,8 +48,13 @@ _LABEL_LINE = re.compile(
     r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
     re.IGNORECASE,
 )
-_CANONICAL = {"thought": "Thought", "actioninput": "Action Input", "action": "Action",
-              "finalanswer": "Final Answer", "observation": "Observation"}
+_CANONICAL = {
+    "thought": "Thought",
+    "actioninput": "Action Input",
+    "action": "Action",
+    "finalanswer": "Final Answer",
+    "observation": "Observation",
+}
 _NOT_LETTERS = re.compile(r"[\s_]")
 
 
@@ -65,7 +70,7 @@ def normalize_labels(text: str) -> str:
         label = _LABEL_LINE.match(line)
         if label is not None:
             name = _CANONICAL[_NOT_LETTERS.sub("", label.group(1).lower())]
-            lines[number] = f"{name}: {line[label.end():]}"
+            lines[number] = f"{name}: {line[label.end() :]}"
     return "\n".join(lines)
 
 

@@ -49,24 +49,50 @@ OPEN_FILES = 64  # per process: bounds what can be held through file descriptors
 
 # Inside the sandbox's own namespaces (they change nothing outside): no nested user namespace (a
 # tmpfs mounted in one would hold memory no limit sees), no System V shared memory or message queues.
-NAMESPACE_LIMITS = {"/proc/sys/user/max_user_namespaces": "0", "/proc/sys/kernel/shmall": "0",
-                    "/proc/sys/kernel/shmmax": "0", "/proc/sys/kernel/msgmni": "0"}
+NAMESPACE_LIMITS = {
+    "/proc/sys/user/max_user_namespaces": "0",
+    "/proc/sys/kernel/shmall": "0",
+    "/proc/sys/kernel/shmmax": "0",
+    "/proc/sys/kernel/msgmni": "0",
+}
 # System calls seccomp refuses (EPERM), per architecture: AUDIT_ARCH, then the numbers of
 #   refused: memfd_create, memfd_secret (memory files outside /tmp's size limit), io_uring_setup
 #     (its own memory, and connect() where seccomp cannot see it), connect (a unix socket in a
 #     folder the sandbox shows would be reachable: the network namespace covers only the network);
 #   socket and socketpair, refused for AF_UNIX datagram sockets (they send to a path without connect).
-SYSCALLS = {"x86_64": (0xC000003E, (319, 447, 425, 42), (41, 53)),
-            "aarch64": (0xC00000B7, (279, 447, 425, 203), (198, 199))}
+SYSCALLS = {
+    "x86_64": (0xC000003E, (319, 447, 425, 42), (41, 53)),
+    "aarch64": (0xC00000B7, (279, 447, 425, 203), (198, 199)),
+}
 AF_UNIX, SOCK_DGRAM, SOCK_TYPE_MASK = 1, 2, 0xF
 
 # Shown read-only inside (when they exist), besides what the interpreter needs.  Not /usr
 # itself: /usr/src and /usr/local hold applications (and their .env files) in many images.
-SYSTEM_PATHS = ("/bin", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr/bin", "/usr/sbin",
-                "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/libexec", "/usr/share")
+SYSTEM_PATHS = (
+    "/bin",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/usr/libx32",
+    "/usr/libexec",
+    "/usr/share",
+)
 DEVICES = ("null", "zero", "full", "random", "urandom")
-DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
-             "stderr": "/proc/self/fd/2", "shm": "/tmp"}
+DEV_LINKS = {
+    "fd": "/proc/self/fd",
+    "stdin": "/proc/self/fd/0",
+    "stdout": "/proc/self/fd/1",
+    "stderr": "/proc/self/fd/2",
+    "shm": "/tmp",
+}
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
@@ -109,8 +135,10 @@ def _bytes(text: str | None) -> bytes | None:
 
 
 def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    _check(f"mount {fstype or source or ''} on {target}",
-           libc.mount(_bytes(source), _bytes(target), _bytes(fstype), flags, _bytes(data)))
+    _check(
+        f"mount {fstype or source or ''} on {target}",
+        libc.mount(_bytes(source), _bytes(target), _bytes(fstype), flags, _bytes(data)),
+    )
 
 
 def prctl(option: int, value: int, argument: int = 0) -> None:
@@ -181,7 +209,7 @@ def report_like(status: int) -> None:
 
 def main() -> None:
     workdir, report_fd, cgroup = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    limits, hide = sys.argv[4:4 + len(LIMITS)], sys.argv[4 + len(LIMITS):]
+    limits, hide = sys.argv[4 : 4 + len(LIMITS)], sys.argv[4 + len(LIMITS) :]
     config = {"workdir": workdir, "hide": hide, **{name: int(value) for name, value in zip(LIMITS, limits)}}
     REPORT_FD[0] = report_fd
     os.set_inheritable(report_fd, False)  # closed when the program execs: its code cannot write a setup failure
@@ -317,8 +345,9 @@ def should_hide(path: str, needed: list[str]) -> bool:
     unless the interpreter's own files are inside it.  Shallower ones (/usr/lib)
     hold what programs need and stay.  Folders elsewhere are not shown at all.
     """
-    deep = path.rstrip("/").count("/") >= 3 and any(_under(path, [top]) for top in SYSTEM_PATHS
-                                                     if not os.path.islink(top))
+    deep = path.rstrip("/").count("/") >= 3 and any(
+        _under(path, [top]) for top in SYSTEM_PATHS if not os.path.islink(top)
+    )
     return deep and os.path.isdir(path) and not any(_under(p, [path]) for p in needed)
 
 
@@ -421,10 +450,15 @@ def syscall_filter(machine: str) -> list[tuple[int, int, int, int]] | None:
         program += [(jeq, 0, 1, number), deny]
     socket, socketpair = sockets
     return program + [
-        (jeq, 1, 0, socket), (jeq, 0, 6, socketpair),  # neither: allow
-        (load, 0, 0, 16), (jeq, 0, 4, AF_UNIX),  # args[0], the family (low half): not AF_UNIX: allow
-        (load, 0, 0, 24), (alu_and, 0, 0, SOCK_TYPE_MASK), (jeq, 0, 1, SOCK_DGRAM),  # args[1], the type
-        deny, allow,
+        (jeq, 1, 0, socket),
+        (jeq, 0, 6, socketpair),  # neither: allow
+        (load, 0, 0, 16),
+        (jeq, 0, 4, AF_UNIX),  # args[0], the family (low half): not AF_UNIX: allow
+        (load, 0, 0, 24),
+        (alu_and, 0, 0, SOCK_TYPE_MASK),
+        (jeq, 0, 1, SOCK_DGRAM),  # args[1], the type
+        deny,
+        allow,
     ]
 
 

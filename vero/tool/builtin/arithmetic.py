@@ -45,8 +45,10 @@ def _power(base: Any, exponent: Any) -> Any:
         _check_size(math.inf if exponent > 4 * MAX_DIGITS else exponent * math.log10(abs(base)))
     result = operator.pow(base, exponent)
     if isinstance(result, complex):  # a negative base to a fractional power
-        raise ValueError(f"{base!r} to the power {exponent!r} is not a real number "
-                         "(for the real cube root of -8, write -(8 ** (1/3)))")
+        raise ValueError(
+            f"{base!r} to the power {exponent!r} is not a real number "
+            "(for the real cube root of -8, write -(8 ** (1/3)))"
+        )
     return result
 
 
@@ -69,9 +71,7 @@ def _round(number: Any, ndigits: int | None = None) -> Any:
     return round(number, ndigits)
 
 
-_MATH_NAMES = (
-    "sqrt sin cos tan asin acos atan atan2 log log10 log2 exp floor ceil fabs gcd hypot degrees radians"
-)
+_MATH_NAMES = "sqrt sin cos tan asin acos atan atan2 log log10 log2 exp floor ceil fabs gcd hypot degrees radians"
 FUNCTIONS = {name: getattr(math, name) for name in _MATH_NAMES.split()}
 FUNCTIONS.update(factorial=_factorial, abs=abs, round=_round, min=min, max=max, pow=_power)
 

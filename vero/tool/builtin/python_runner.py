@@ -115,7 +115,7 @@ class _HeadTail:
             room = self.half - len(self.head)
             self.head, text = self.head + text[:room], text[room:]
         if text:
-            self.tail = (self.tail + text)[-self.half:]
+            self.tail = (self.tail + text)[-self.half :]
 
     def text(self) -> str:
         self.feed(b"", final=True)
@@ -182,7 +182,7 @@ def _communicate(proc: subprocess.Popen[bytes], data: bytes, timeout: float, lim
 def _write_some(stdin: IO[bytes], data: bytes, selector: selectors.BaseSelector) -> bytes:
     """Write what the pipe takes now; close stdin (EOF for the code) once all is written."""
     try:
-        data = data[os.write(stdin.fileno(), data[:65536]):]
+        data = data[os.write(stdin.fileno(), data[:65536]) :]
     except BlockingIOError:
         return data
     except BrokenPipeError:
@@ -193,8 +193,9 @@ def _write_some(stdin: IO[bytes], data: bytes, selector: selectors.BaseSelector)
     return data
 
 
-def _communicate_with_threads(proc: subprocess.Popen[bytes], data: bytes, timeout: float,
-                              limit: int) -> tuple[str, str, bool]:
+def _communicate_with_threads(
+    proc: subprocess.Popen[bytes], data: bytes, timeout: float, limit: int
+) -> tuple[str, str, bool]:
     """Windows (never sandboxed): reader threads, as select() cannot wait on pipes."""
     outputs = [_HeadTail(limit), _HeadTail(limit)]
 
@@ -202,8 +203,9 @@ def _communicate_with_threads(proc: subprocess.Popen[bytes], data: bytes, timeou
         for chunk in iter(lambda: stream.read1(65536), b""):
             output.feed(chunk)
 
-    readers = [threading.Thread(target=drain, args=pair, daemon=True)
-               for pair in zip((proc.stdout, proc.stderr), outputs)]
+    readers = [
+        threading.Thread(target=drain, args=pair, daemon=True) for pair in zip((proc.stdout, proc.stderr), outputs)
+    ]
     for reader in readers:
         reader.start()
     assert proc.stdin is not None  # the caller opened all three pipes
@@ -234,11 +236,13 @@ def sandbox_enabled(sandbox: bool | None = None) -> bool:
 
 
 def _refusal(reason: str) -> str:
-    return (f"Error: python_exec refused to run the code: {reason}. Its sandbox needs Linux with user "
-            "namespaces (unshare of user, pid, mount and network namespaces), which may be disabled "
-            "(sysctl user.max_user_namespaces, kernel.apparmor_restrict_unprivileged_userns) or blocked "
-            "in a container. To run code without the sandbox (no limits, full file and network access), "
-            f"set {SANDBOX_ENV}=off or use make_python_exec(sandbox=False).")
+    return (
+        f"Error: python_exec refused to run the code: {reason}. Its sandbox needs Linux with user "
+        "namespaces (unshare of user, pid, mount and network namespaces), which may be disabled "
+        "(sysctl user.max_user_namespaces, kernel.apparmor_restrict_unprivileged_userns) or blocked "
+        "in a container. To run code without the sandbox (no limits, full file and network access), "
+        f"set {SANDBOX_ENV}=off or use make_python_exec(sandbox=False)."
+    )
 
 
 def _sandbox_command(workdir: str, report_fd: int, cgroup: str | None, limits: dict[str, Any]) -> list[str]:
@@ -247,8 +251,17 @@ def _sandbox_command(workdir: str, report_fd: int, cgroup: str | None, limits: d
         hide = [os.getcwd(), os.path.expanduser("~")]
     except OSError:  # the cwd was deleted
         hide = [os.path.expanduser("~")]
-    return [sys.executable, "-I", "-S", str(BOOTSTRAP), workdir, str(report_fd), cgroup or "-",
-            *map(str, limits.values()), *hide]
+    return [
+        sys.executable,
+        "-I",
+        "-S",
+        str(BOOTSTRAP),
+        workdir,
+        str(report_fd),
+        cgroup or "-",
+        *map(str, limits.values()),
+        *hide,
+    ]
 
 
 # --------------------------------------------------------------------------- the memory bound
@@ -287,11 +300,15 @@ def _own_cgroup() -> str | None:
 def memory_bound() -> str:
     """Which mechanism bounds a sandboxed call's memory here, and what it bounds (also in the tool's description)."""
     if memory_cgroup_parent():
-        return ("cgroup: memory.max of memory_mb + disk_mb bounds all memory of the call together (every "
-                "process, /tmp, shared memory), plus the per-process rlimits")
-    return ("rlimits: memory_mb of address space per process (so at most max_processes x memory_mb), disk_mb "
-            f"in /tmp, {OPEN_FILES} open files per process; memfd_create, System V shared memory and message "
-            "queues and nested user namespaces are refused")
+        return (
+            "cgroup: memory.max of memory_mb + disk_mb bounds all memory of the call together (every "
+            "process, /tmp, shared memory), plus the per-process rlimits"
+        )
+    return (
+        "rlimits: memory_mb of address space per process (so at most max_processes x memory_mb), disk_mb "
+        f"in /tmp, {OPEN_FILES} open files per process; memfd_create, System V shared memory and message "
+        "queues and nested user namespaces are refused"
+    )
 
 
 def _call_cgroup(limits: dict[str, Any]) -> str | None:
@@ -363,14 +380,22 @@ def run_python(
     sandboxed = sandbox_enabled(sandbox)
     if sandboxed and not sys.platform.startswith("linux"):
         return _refusal(f"the sandbox works only on Linux, not on {sys.platform}")
-    limits = dict(memory_mb=int(memory_mb), cpu_seconds=int(cpu_seconds), file_mb=int(file_mb),
-                  disk_mb=int(disk_mb), max_processes=int(max_processes))  # _sandbox.LIMITS' order
+    limits = dict(
+        memory_mb=int(memory_mb),
+        cpu_seconds=int(cpu_seconds),
+        file_mb=int(file_mb),
+        disk_mb=int(disk_mb),
+        max_processes=int(max_processes),
+    )  # _sandbox.LIMITS' order
     report_r, report_w = os.pipe()  # the bootstrap's setup failures: a pipe the model's code never holds
     cgroup = _call_cgroup(limits) if sandboxed else None
     try:
         with tempfile.TemporaryDirectory(prefix="vero-python-") as workdir:
-            command = (_sandbox_command(workdir, report_w, cgroup, limits) if sandboxed
-                       else [sys.executable, "-I", "-X", "utf8", "-"])
+            command = (
+                _sandbox_command(workdir, report_w, cgroup, limits)
+                if sandboxed
+                else [sys.executable, "-I", "-X", "utf8", "-"]
+            )
             try:
                 proc = subprocess.Popen(
                     command,  # the code arrives on stdin: nothing in the working directory
@@ -385,8 +410,9 @@ def run_python(
             finally:
                 os.close(report_w)  # the bootstrap holds its copy: EOF comes when it and init are gone
             try:
-                stdout, stderr, timed_out = _communicate(proc, code.encode("utf-8", errors="replace"),
-                                                         timeout, output_limit)
+                stdout, stderr, timed_out = _communicate(
+                    proc, code.encode("utf-8", errors="replace"), timeout, output_limit
+                )
             finally:
                 _kill_group(proc)  # on success too: nothing it started may outlive the call
                 proc.wait()
@@ -426,8 +452,10 @@ _DOC = """Run Python code in a fresh interpreter and return its stdout, stderr a
         timeout: seconds before the program (and anything it started) is killed; at most 60.
     """
 
-_LIMITS_DOC = (" There is no network access; the program may use up to {memory_mb} MB of memory and "
-               "{cpu_seconds} s of CPU per process, files up to {file_mb} MB, {disk_mb} MB in all.")
+_LIMITS_DOC = (
+    " There is no network access; the program may use up to {memory_mb} MB of memory and "
+    "{cpu_seconds} s of CPU per process, files up to {file_mb} MB, {disk_mb} MB in all."
+)
 
 
 def make_python_exec(
@@ -444,8 +472,14 @@ def make_python_exec(
 
     ``sandbox=None`` (the default) follows ``VERO_PYTHON_SANDBOX`` at call time.
     """
-    options: dict[str, Any] = dict(sandbox=sandbox, memory_mb=memory_mb, cpu_seconds=cpu_seconds, file_mb=file_mb,
-                                   disk_mb=disk_mb, max_processes=max_processes)
+    options: dict[str, Any] = dict(
+        sandbox=sandbox,
+        memory_mb=memory_mb,
+        cpu_seconds=cpu_seconds,
+        file_mb=file_mb,
+        disk_mb=disk_mb,
+        max_processes=max_processes,
+    )
 
     def python_exec(code: str, timeout: float = DEFAULT_TIMEOUT) -> str:
         return run_python(code, timeout, **options)
