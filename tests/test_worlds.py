@@ -219,8 +219,9 @@ def _is_error(reply, w) -> bool:
     """Whether ``reply`` is an error reply of ``w``'s shape, with a message."""
     if not isinstance(reply, dict):
         return False
-    shape = {"error": ("error", None), "status": ("message", ("status", "failed")),
-             "ok": ("reason", ("ok", False))}[w.errors.shape]
+    shape = {"error": ("error", None), "status": ("message", ("status", "failed")), "ok": ("reason", ("ok", False))}[
+        w.errors.shape
+    ]
     text_key, flag = shape
     return bool(reply.get(text_key)) and (flag is None or reply.get(flag[0]) == flag[1])
 
@@ -261,29 +262,44 @@ def test_the_calculator_refuses_what_it_cannot_evaluate():
 
 
 # -- checking answers -------------------------------------------------------------------------------
-@pytest.mark.parametrize("answer, expected, exclude, right", [
-    ("It is 1,234.5 units.", 1234.5, (), True),
-    ("It is 1234 units.", 1234.5, (), False),
-    ("The date is 2027-03-05.", "2027-03-05", (), True),
-    ("It ends on 5 March 2027.", "2027-03-05", (), True),
-    ("It ends on March 5th, 2027.", "2027-03-05", (), True),
-    ("It ends on March 6, 2027.", "2027-03-05", (), False),
-    ("It opens at 7:30.", "07:30", (), True),
-    ("It opens at 07:45.", "07:30", (), False),
-    ("Doors open at 7 a.m.", "07:00", (), True),
-    ("From 1:15 pm.", "13:15", (), True),
-    ("It holds 7 apples.", "07:00", (), False),
-    ("Yes, it is higher.", "yes", (), True),
-    ("No. It is not higher.", "yes", (), False),
-    ("The tier is open.", "open", (), True),
-    ("It opens daily.", "open", (), False),
-    ("Kelda Rum and Vost", ("Kelda Rum", "Vost"), ("Ambel",), True),
-    ("Kelda Rum, Vost and Ambel", ("Kelda Rum", "Vost"), ("Ambel",), False),
-    ("Kelda Rum", ("Kelda Rum", "Vost"), (), False),
-    (None, "Vost", (), False),
-])
+@pytest.mark.parametrize(
+    "answer, expected, exclude, right",
+    [
+        ("It is 1,234.5 units.", 1234.5, (), True),
+        ("It is 1234 units.", 1234.5, (), False),
+        ("The date is 2027-03-05.", "2027-03-05", (), True),
+        ("It ends on 5 March 2027.", "2027-03-05", (), True),
+        ("It ends on March 5th, 2027.", "2027-03-05", (), True),
+        ("It ends on March 6, 2027.", "2027-03-05", (), False),
+        ("It opens at 7:30.", "07:30", (), True),
+        ("It opens at 07:45.", "07:30", (), False),
+        ("Doors open at 7 a.m.", "07:00", (), True),
+        ("From 1:15 pm.", "13:15", (), True),
+        ("It holds 7 apples.", "07:00", (), False),
+        ("Yes, it is higher.", "yes", (), True),
+        ("No. It is not higher.", "yes", (), False),
+        ("The tier is open.", "open", (), True),
+        ("It opens daily.", "open", (), False),
+        ("Kelda Rum and Vost", ("Kelda Rum", "Vost"), ("Ambel",), True),
+        ("Kelda Rum, Vost and Ambel", ("Kelda Rum", "Vost"), ("Ambel",), False),
+        ("Kelda Rum", ("Kelda Rum", "Vost"), (), False),
+        (None, "Vost", (), False),
+        ("The cheapest is Vost.", "Vost", ("Ambel", "Kelda Rum"), True),
+        ("Known names: Ambel, Vost, Kelda Rum.", "Vost", ("Ambel", "Kelda Rum"), False),
+    ],
+)
 def test_answers_are_checked_by_the_kind_of_value_expected(answer, expected, exclude, right):
     assert world_answers.is_correct(answer, expected, exclude) is right
+
+
+def test_a_one_name_answer_that_also_names_the_other_candidates_is_not_solved():
+    for seed in worlds.HELDOUT_SEEDS[:3]:
+        for task in worlds.make_world(seed).tasks:
+            if task.answer != "name":
+                continue
+            assert task.exclude and str(task.expected) not in task.exclude
+            assert task.is_correct(f"It is {task.expected}.")
+            assert not task.is_correct(f"Known: {', '.join(task.exclude)}, {task.expected}.")
 
 
 # -- run.py and the peers' path -----------------------------------------------------------------------
@@ -294,16 +310,18 @@ def _scripted_replies(task) -> list:
     replies = []
     for role, args in calls:
         fn = w.roles[role]
-        replies.append({"tool_calls": [{"name": fn.__name__, "arguments": dict(zip(inspect.signature(fn).parameters,
-                                                                                  args))}]})
+        replies.append(
+            {"tool_calls": [{"name": fn.__name__, "arguments": dict(zip(inspect.signature(fn).parameters, args))}]}
+        )
     return [*replies, f"The answer is {answer}."]
 
 
 def test_a_scripted_vero_agent_on_a_generated_world_makes_a_row():
     task = next(t for t in HELDOUT[0].tasks if t.hops >= 2 and t.kind != "recovery")
     out = io.StringIO()
-    rows = run.run_world_suite(ScriptedLLM(_scripted_replies(task)), ["ToolCallingAgent"], [task], out,
-                               suite="worlds-heldout")
+    rows = run.run_world_suite(
+        ScriptedLLM(_scripted_replies(task)), ["ToolCallingAgent"], [task], out, suite="worlds-heldout"
+    )
     assert len(rows) == 1 and json.loads(out.getvalue()) == json.loads(json.dumps(rows[0], default=str))
     row = rows[0]
     assert row["correct"] and row["status"] == "ok" and row["seed"] == HELDOUT[0].seed
@@ -315,13 +333,30 @@ def test_run_py_runs_a_split_end_to_end_against_a_server_and_reports_it(tmp_path
     task = next(t for t in HELDOUT[0].tasks if t.effect) if "action" in HELDOUT[0].roles else HELDOUT[0].tasks[0]
     out = tmp_path / "rows.jsonl"
     with MockOpenAIServer(_scripted_replies(task)) as server:
-        monkeypatch.setattr(sys, "argv", ["run.py", "--split", "heldout", "--worlds", "1", "--tasks", task.id,
-                                          "--agents", "ToolCallingAgent", "--base-url", server.base_url,
-                                          "--out", str(out)])
+        monkeypatch.setattr(
+            sys,
+            "argv",
+            [
+                "run.py",
+                "--split",
+                "heldout",
+                "--worlds",
+                "1",
+                "--tasks",
+                task.id,
+                "--agents",
+                "ToolCallingAgent",
+                "--base-url",
+                server.base_url,
+                "--out",
+                str(out),
+            ],
+        )
         assert run.main() == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["suite"], r["task"], r["seed"], r["correct"]) for r in rows] == [
-        ("worlds-heldout", task.id, HELDOUT[0].seed, True)]
+        ("worlds-heldout", task.id, HELDOUT[0].seed, True)
+    ]
     printed = capsys.readouterr().out
     assert "generated worlds, heldout split: 1 worlds, 1 tasks" in printed and "95% CI" in printed
     assert "| ToolCallingAgent | 1/1" in printed.split("by skill")[1]
@@ -351,8 +386,17 @@ def test_peers_get_the_seed_and_judge_by_the_task_and_its_effect():
     task = next(t for w in HELDOUT for t in w.tasks if t.effect)
     task_id, question, judge, seed = peers._task_fields(task)
     assert (task_id, question, seed) == (task.id, task.question, worlds.seed_of(task.id))
-    raw = {"agent": "a", "task": task.id, "answer": _answer_text(task.expected), "status": "ok", "llm_calls": 1,
-           "prompt_tokens": 1, "completion_tokens": 1, "cached_tokens": 0, "seconds": 0.1}
+    raw = {
+        "agent": "a",
+        "task": task.id,
+        "answer": _answer_text(task.expected),
+        "status": "ok",
+        "llm_calls": 1,
+        "prompt_tokens": 1,
+        "completion_tokens": 1,
+        "cached_tokens": 0,
+        "seconds": 0.1,
+    }
     assert peers._finish_row({**raw, "effect_ok": True}, {task.id: judge})["correct"] is True
     assert peers._finish_row({**raw, "effect_ok": False}, {task.id: judge})["correct"] is False
     old = run.world.TASKS[0]
@@ -378,8 +422,9 @@ def test_the_peer_worker_runs_a_task_on_a_fresh_copy_of_its_world():
     assert first["effect_ok"] is True and first["world_changes"]
     second = peer_worker.run_task(lambda url, question, functions: ("no idea", "ok"), job, spec)
     assert second["effect_ok"] is False and second["world_changes"] == []
-    fixed = peer_worker.run_task(lambda url, question, functions: (str(len(functions)), "ok"), job,
-                                 {"id": "t01", "question": "q"})
+    fixed = peer_worker.run_task(
+        lambda url, question, functions: (str(len(functions)), "ok"), job, {"id": "t01", "question": "q"}
+    )
     assert fixed["answer"] == str(len(run.world.TOOLS)) and "effect_ok" not in fixed
 
 
@@ -392,8 +437,9 @@ def test_the_task_mix_of_the_held_out_split():
 @pytest.mark.parametrize("agent", list(run.TOOL_AGENTS))
 def test_every_tool_agent_takes_a_generated_worlds_tools(agent):
     w = HELDOUT[2]
-    rows = run.run_world_suite(ScriptedLLM(default="Final Answer: 42"), [agent], w.tasks[:2], io.StringIO(),
-                               suite="worlds-test")
+    rows = run.run_world_suite(
+        ScriptedLLM(default="Final Answer: 42"), [agent], w.tasks[:2], io.StringIO(), suite="worlds-test"
+    )
     assert [row["task"] for row in rows] == [t.id for t in w.tasks[:2]]
     assert all(row["seed"] == w.seed and row["llm_calls"] >= 1 and row["correct"] is False for row in rows)
 

@@ -13,19 +13,37 @@ import world as fixed_world
 
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"(?<![\d:.])(\d{1,2})(?:[:.h](\d{2}))?(?:\s*([ap])\.?m\b)?", re.IGNORECASE)
-_MONTHS = {m.casefold(): i for i, m in enumerate(("January", "February", "March", "April", "May", "June", "July",
-                                                  "August", "September", "October", "November", "December"), 1)}
+_MONTHS = {
+    m.casefold(): i
+    for i, m in enumerate(
+        (
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ),
+        1,
+    )
+}
 
 
 def dates_in(text: str) -> set[str]:
     """ISO dates written in ``text``: 2027-03-05, 5 March 2027 or March 5, 2027."""
     found = set(_ISO.findall(text))
     month = "|".join(_MONTHS)
-    for day, name, year in re.findall(rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({month}),?\s+(\d{{4}})", text,
-                                      re.IGNORECASE):
+    for day, name, year in re.findall(
+        rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({month}),?\s+(\d{{4}})", text, re.IGNORECASE
+    ):
         found.add(_iso(year, name, day))
-    for name, day, year in re.findall(rf"({month})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})", text,
-                                      re.IGNORECASE):
+    for name, day, year in re.findall(rf"({month})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})", text, re.IGNORECASE):
         found.add(_iso(year, name, day))
     return found
 
@@ -58,7 +76,7 @@ def yes_or_no(text: str) -> str | None:
 
 def is_correct(answer: str | None, expected: Any, exclude: tuple[str, ...] | list[str] = ()) -> bool:
     """Whether ``answer`` gives ``expected``: a number within a tolerance, the same date, time, yes/no,
-    the name, or every name of a list (and none of ``exclude``)."""
+    the name, or every name of a list (and, for a name or a list, none of ``exclude``)."""
     text = "" if answer is None else str(answer)
     if isinstance(expected, (list, tuple)):
         return all(names_in(text, name) for name in expected) and not any(names_in(text, name) for name in exclude)
@@ -71,7 +89,7 @@ def is_correct(answer: str | None, expected: Any, exclude: tuple[str, ...] | lis
         return (int(expected[:2]), int(expected[3:])) in times_in(text)
     if expected in ("yes", "no"):
         return yes_or_no(text) == expected
-    return names_in(text, expected)
+    return names_in(text, expected) and not any(names_in(text, name) for name in exclude)
 
 
 def _squash(text: str) -> str:
@@ -81,5 +99,3 @@ def _squash(text: str) -> str:
 def names_in(text: str, name: str) -> bool:
     """Whether ``name`` is written in ``text`` as whole words, ignoring case, spacing and punctuation."""
     return re.search(rf"(?<![\w-]){re.escape(_squash(name))}(?![\w-])", _squash(text)) is not None
-
-
