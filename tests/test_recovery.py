@@ -376,6 +376,53 @@ def test_a_reply_repeating_a_tool_s_error_is_sent_back(kind):
     assert last_sent(llm, 2).startswith(ECHO_NUDGE)
 
 
+@tool(read_only=True)
+def find_locker(code: str) -> str:
+    """Look up a locker by its code."""
+    if code == "LK-4":
+        return '{"code": "LK-4", "holder": "Ruth Amsel"}'
+    return f"Error: no locker with code {code!r}. The lockers are: LK-2, LK-4, LK-9."
+
+
+@pytest.mark.parametrize("kind", AGENTS)
+def test_an_answer_that_restates_the_error_it_came_after_is_sent_back(kind):
+    wrong = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "4"}}]}
+    right = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "LK-4"}}]}
+    restated = "There is no locker with code 4. The lockers are LK-2, LK-4 and LK-9."
+    llm = ScriptedLLM([wrong, restated, right, "Ruth Amsel holds locker 4."])
+    agent = AGENTS[kind](llm, recovery=["echo"])
+    agent.tools.register(find_locker)
+    assert agent.run("Who holds locker number 4?") == "Ruth Amsel holds locker 4."
+    assert last_sent(llm, 2).startswith(ECHO_NUDGE)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Ruth Amsel holds it, as far as I know.",  # an answer of its own after the failure
+        "No.",  # too short to call a restatement
+    ],
+)
+def test_an_answer_after_an_error_in_its_own_words_is_left_alone(answer):
+    wrong = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "4"}}]}
+    llm = ScriptedLLM([wrong, answer])
+    agent = ToolCallingAgent("t", llm, verbose=False, recovery=["echo"])
+    agent.tools.register(find_locker)
+    assert agent.run("Who holds locker number 4?") == answer
+    assert len(llm.requests) == 2
+
+
+def test_an_answer_restating_an_earlier_error_after_a_call_that_worked_is_left_alone():
+    wrong = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "4"}}]}
+    right = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "LK-4"}}]}
+    answer = "There is no locker with code 4; the lockers are LK-2, LK-4 and LK-9."
+    llm = ScriptedLLM([wrong, right, answer])
+    agent = ToolCallingAgent("t", llm, verbose=False, recovery=["echo"])
+    agent.tools.register(find_locker)
+    assert agent.run("Who holds locker number 4?") == answer
+    assert len(llm.requests) == 3
+
+
 def test_the_rules_send_the_task_with_their_note_and_keep_the_system_prompt():
     llm = ScriptedLLM([LOOKUP, "There are 1300.", "There are 1288."])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery="small-model", system_prompt="Be exact.")

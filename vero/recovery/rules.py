@@ -21,16 +21,17 @@ from vero.recovery.hook import Nudge, Response, Rule, Seen, rule
 
 ECHO_NUDGE = note(
     "echo",
-    "You repeated my message or a tool's error instead of answering. Using the tool results "
-    "above, call the tool you still need, or give your own final answer.",
+    "You repeated my message or a tool's error instead of answering. If a call failed, call the "
+    "tool again with corrected arguments; otherwise, using the tool results above, call the tool "
+    "you still need or give your own final answer.",
 )
 # Told that it had not called a tool, a small model apologised or invented the answer; told to go ahead, it acts.
 ANNOUNCED_NUDGE = note("announced", "Go ahead: make the {which} call now.")
 GROUNDING_NUDGE = note(
     "grounding",
     "Your answer gives {values}, which neither the task nor any tool result of "
-    "this run contains. Look up what you need with the tools, then answer with the "
-    "values they return.",
+    "this run contains. Look up what you need with the tools and work out any "
+    "arithmetic with a tool, then answer with the values they return.",
 )
 # Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
 ARITHMETIC_NUDGE = note(
@@ -44,14 +45,32 @@ def with_task(text: str, task: str) -> str:
 
 
 # -- echo: the answer repeats one of vero's messages or a tool's error --------------------------
+ECHO_SHARE = 0.6  # of the answer's words, the share that comes from the error it answered right after
+
+
 @rule("echo", limit=2)
 def echo(seen: Seen) -> Response:
-    """A small model parrots the last message it got: vero's note (``vero.core.notes``) or a tool's error."""
+    """A small model parrots the last message it got: vero's note (``vero.core.notes``) or a tool's
+    error, word for word or restated ("No item 'X'. Known: A, B" answered as "There is no item X; the
+    items are A and B") instead of calling again with arguments the error shows are wrong."""
     head = " ".join(seen.answer.split()).casefold()[:40]
     errors = (" ".join(call.output.split()).casefold()[:40] for call in seen.calls() if not call.ok)
     if repeats_a_note(seen.answer) or any(error and head.startswith(error) for error in errors):
         return Nudge(with_task(ECHO_NUDGE, seen.task))
+    failed = seen.failed_call
+    if failed is not None and _restates(seen.answer, failed.output):
+        return Nudge(with_task(ECHO_NUDGE, seen.task))
     return None
+
+
+def _restates(answer: str, error: str) -> bool:
+    """Whether most words of ``answer`` (and at least four) are words of ``error``."""
+    words = _WORD.findall(answer.casefold())
+    known = set(_WORD.findall(error.casefold()))
+    return len(words) >= 4 and sum(word in known for word in words) >= ECHO_SHARE * len(words)
+
+
+_WORD = re.compile(r"\w+")
 
 
 # -- announced: the answer says it will call a tool, and makes no call -----------------------------
