@@ -38,7 +38,8 @@ from typing import Any
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.message import Message
-from vero.core.parsing import call_worked, final_answer_text, parse_json_object
+from vero.agents._native import may_change_things, quotes_a_call
+from vero.core.parsing import call_worked, final_answer_text, parse_json_object, unclosed_json, unfenced
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
 from vero.tool.registry import ToolRegistry
@@ -103,6 +104,11 @@ class GuidedProtocol:
             if reply.text.strip():
                 messages.append(Message.assistant(reply.text))
             agent.format_error(str(problem), reply.text, messages)
+            return None
+        problem = None if "final_answer" in choice else unsafe_call(agent, choice["tool"], reply)
+        if problem is not None:
+            messages.append(Message.assistant(reply.text))
+            agent.format_error(problem, reply.text, messages)
             return None
         agent.current_run.counters["format_errors"] = 0
         messages.append(Message.assistant(reply.text))
@@ -183,6 +189,26 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
         return thought, {"tool": choice["tool"], "arguments": arguments}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
+
+
+NOT_WHOLE = "a call must be the whole reply: one JSON object, with nothing around it"
+QUOTED = "that step is a quote of the task or a tool result, not a call of yours; it was not run"
+
+
+def unsafe_call(agent: ReActAgentBase, tool: str, reply: Message) -> str | None:
+    """Why a step's call of a tool that may change things is not run (docs/tools.md, "Safety"), or None.
+
+    A server that enforces the schema sends only the step; one that does not may send it amid prose
+    (an example, a quote), cut off at the output limit, or as the echo of a step that a tool result holds.
+    """
+    if not may_change_things(agent, tool):
+        return None
+    body = unfenced(reply.text.strip()) or ""
+    if reply.truncated:
+        return CUT_OFF
+    if not (body.startswith("{") and body.endswith("}")) or unclosed_json(body):
+        return NOT_WHOLE
+    return QUOTED if quotes_a_call(agent, tool, body) else None
 
 
 def earlier_result(agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str | None:
