@@ -39,7 +39,14 @@ from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.message import Message
 from vero.agents._native import may_change_things, quotes_a_call
-from vero.core.parsing import call_worked, final_answer_text, parse_json_object, unclosed_json, unfenced
+from vero.core.parsing import (
+    call_worked,
+    final_answer_text,
+    parse_json_object,
+    parse_json_value,
+    unclosed_json,
+    unfenced,
+)
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
 from vero.tool.registry import ToolRegistry
@@ -173,7 +180,7 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     """``(thought, choice)`` of a guided reply: the choice is ``{"final_answer": str}`` or
     ``{"tool": str, "arguments": dict}``.  Raises ``ValueError`` saying what is wrong."""
     try:
-        data = json.loads(text)
+        data = parse_json_value(text, repair=False)  # a key given twice with different values is an error
     except ValueError:
         if truncated:  # a repaired cut-off reply may have lost its end
             raise ValueError(CUT_OFF) from None

@@ -80,7 +80,8 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
     Everything from a self-written ``Observation:`` on is dropped; a complete
-    action wins over a final answer (whatever followed it was invented).
+    action wins over a final answer after it (whatever followed it was invented),
+    and an action after a ``Final Answer:`` line is part of that answer.
     Forgiving of what small models write: labels in any case or in bold, JSON
     in code fences, ``Action: tool(arg="x")`` without an input line, and (given
     ``tool_names``) a tool call written as a JSON object without any labels.
@@ -91,6 +92,9 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     first = _FIRST_LABEL.search(text)
     step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
     action, given = _ACTION.search(text), _INPUT.search(text)
+    final_line = _LINE_FINAL.search(text)
+    if action and final_line and final_line.start() < action.start():  # an Action after the answer is part of it
+        action = given = None
     if action and given and action.start() < given.start():
         following = _NEXT_LABEL.search(text, given.end())
         given_text = text[given.end() : following.start() if following else len(text)]
@@ -140,17 +144,15 @@ _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_lab
 
 def _embedded(text: str, start: int) -> bool:
     """True when the ``Action:`` label at ``start`` is not one the model wrote as its step: it does not
-    begin a line, or it follows a ``Final Answer:`` line, or lies in a code fence with text outside it
-    (an example), or in an HTML comment.  The agents do not run such an action of a tool that may
-    change things (docs/tools.md, "Safety")."""
+    begin a line, or lies in a code fence with text outside it (an example), or in an HTML comment.
+    The agents do not run such an action of a tool that may change things (docs/tools.md, "Safety")."""
     if start > 0 and text[start - 1] != "\n":
         return True
-    final = _LINE_FINAL.search(text, 0, start)
     fences = text.count("```", 0, start)
     whole_fence = text.startswith("```") and text.endswith("```") and text.count("```") == 2  # the step, fenced
     in_fence = fences % 2 == 1 and not whole_fence
     in_comment = text.rfind("<!--", 0, start) > text.rfind("-->", 0, start)
-    return final is not None or in_fence or in_comment
+    return in_fence or in_comment
 
 
 def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:

@@ -256,7 +256,8 @@ def is_quoted(written: str, sources: Iterable[str]) -> bool:
 
 # Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
 _QUOTE_MARKS = str.maketrans(
-    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"') | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
+    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
+    | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
 )
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
