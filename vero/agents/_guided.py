@@ -30,15 +30,14 @@ Tool schemas are trimmed to what every server's converter takes (``grammar_schem
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import weakref
 from typing import Any
 
+from vero.agents._native import may_change_things, quotes_a_call
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.message import Message
-from vero.agents._native import may_change_things, quotes_a_call
 from vero.core.parsing import (
     call_worked,
     final_answer_text,
@@ -112,10 +111,10 @@ class GuidedProtocol:
                 messages.append(Message.assistant(reply.text))
             agent.format_error(str(problem), reply.text, messages)
             return None
-        problem = None if "final_answer" in choice else unsafe_call(agent, choice["tool"], reply)
-        if problem is not None:
+        refused = None if "final_answer" in choice else unsafe_call(agent, choice["tool"], reply)
+        if refused is not None:
             messages.append(Message.assistant(reply.text))
-            agent.format_error(problem, reply.text, messages)
+            agent.format_error(refused, reply.text, messages)
             return None
         agent.current_run.counters["format_errors"] = 0
         messages.append(Message.assistant(reply.text))
