@@ -37,6 +37,7 @@ _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
 _INPUT = re.compile(r"\bAction\s+Input\s*:\s*")
 _NEXT_LABEL = re.compile(r"\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:")  # where an Action Input ends
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
+_LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
@@ -137,9 +138,6 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     else:
         step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
     return step
-
-
-_LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 
 
 def _embedded(text: str, start: int) -> bool:
