@@ -30,15 +30,22 @@ Tool schemas are trimmed to what every server's converter takes (``grammar_schem
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import weakref
 from typing import Any
 
+from vero.agents._native import may_change_things, quotes_a_call
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.message import Message
-from vero.core.parsing import call_worked, final_answer_text, parse_json_object
+from vero.core.parsing import (
+    call_worked,
+    final_answer_text,
+    parse_json_object,
+    parse_json_value,
+    unclosed_json,
+    unfenced,
+)
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
 from vero.tool.registry import ToolRegistry
@@ -104,6 +111,11 @@ class GuidedProtocol:
                 messages.append(Message.assistant(reply.text))
             agent.format_error(str(problem), reply.text, messages)
             return None
+        refused = None if "final_answer" in choice else unsafe_call(agent, choice["tool"], reply)
+        if refused is not None:
+            messages.append(Message.assistant(reply.text))
+            agent.format_error(refused, reply.text, messages)
+            return None
         agent.current_run.counters["format_errors"] = 0
         messages.append(Message.assistant(reply.text))
         agent.note_thought(thought)
@@ -167,7 +179,7 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     """``(thought, choice)`` of a guided reply: the choice is ``{"final_answer": str}`` or
     ``{"tool": str, "arguments": dict}``.  Raises ``ValueError`` saying what is wrong."""
     try:
-        data = json.loads(text)
+        data = parse_json_value(text, repair=False)  # a key given twice with different values is an error
     except ValueError:
         if truncated:  # a repaired cut-off reply may have lost its end
             raise ValueError(CUT_OFF) from None
@@ -183,6 +195,26 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
         return thought, {"tool": choice["tool"], "arguments": arguments}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
+
+
+NOT_WHOLE = "a call must be the whole reply: one JSON object, with nothing around it"
+QUOTED = "that step is a quote of the task or a tool result, not a call of yours; it was not run"
+
+
+def unsafe_call(agent: ReActAgentBase, tool: str, reply: Message) -> str | None:
+    """Why a step's call of a tool that may change things is not run (docs/tools.md, "Safety"), or None.
+
+    A server that enforces the schema sends only the step; one that does not may send it amid prose
+    (an example, a quote), cut off at the output limit, or as the echo of a step that a tool result holds.
+    """
+    if not may_change_things(agent, tool):
+        return None
+    body = unfenced(reply.text.strip()) or ""
+    if reply.truncated:
+        return CUT_OFF
+    if not (body.startswith("{") and body.endswith("}")) or unclosed_json(body):
+        return NOT_WHOLE
+    return QUOTED if quotes_a_call(agent, tool, body) else None
 
 
 def earlier_result(agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str | None:

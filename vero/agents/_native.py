@@ -93,14 +93,19 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     A reply whose whole text is a call is read as that call; a call of a read-only tool written
     amid prose is read too (running a lookup changes nothing).  Only the first call runs.  A call
     of a tool that may change things is not run when its text appears in the task, the history or
-    a tool result: it is a quote (a warning step says so).
+    a tool result: it is a quote (a warning step says so).  A reply cut off at the output limit runs
+    no call of a tool that may change things (``without_cut_off_calls``).
     """
+    reply = without_cut_off_calls(agent, reply)
     if reply.tool_calls or not agent.tools or agent.options.recovery is False:
         return reply
     found = tool_calls_in_text(reply.text, agent.tools.names())
     if found is None:
         return _with_lookup_in_prose(agent, reply)
     call, dropped = found.calls[0], len(found.calls) - 1
+    if reply.truncated and may_change_things(agent, call.name):
+        agent.record(StepKind.WARNING, cut_off_warning(call.name), cut_off=True, raw=reply.text)
+        return reply
     if quotes_a_call(agent, call.name, found.written):
         agent.record(
             StepKind.WARNING,
@@ -152,11 +157,31 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
     )
 
 
+def without_cut_off_calls(agent: Agent, reply: Message) -> Message:
+    """``reply`` without its tool calls when it was cut off at the output limit and one of them may
+    change things: the call may have lost the end of its arguments (``{"amount": 9`` of 900), and
+    the model is asked again (``nudge_for``), as for any cut-off reply."""
+    changing = [call.name for call in reply.tool_calls or [] if may_change_things(agent, call.name)]
+    if not reply.truncated or not changing:
+        return reply
+    agent.record(StepKind.WARNING, cut_off_warning(changing[0]), cut_off=True, raw=reply.text)
+    return replace(reply, tool_calls=None)
+
+
+def cut_off_warning(tool: str) -> str:
+    return f"the reply was cut off at the output limit; its call of {tool} was not run (the tool may change things)"
+
+
+def may_change_things(agent: Agent, tool: str) -> bool:
+    """True unless ``tool`` is one of the agent's tools marked read-only."""
+    found = agent.tools.get(tool)
+    return found is None or not found.read_only
+
+
 def quotes_a_call(agent: Agent, tool: str, written: str) -> bool:
     """True when ``written`` (a call of ``tool`` written as text) is a quote of the task, the
     history or a tool result, and ``tool`` may change things (a read-only lookup runs anyway)."""
-    found = agent.tools.get(tool)
-    if found is not None and found.read_only:
+    if not may_change_things(agent, tool):
         return False
     sources = [
         agent.task,

@@ -14,6 +14,8 @@ from vero.agents._guided import GuidedProtocol
 from vero.agents._native import (
     REPEATED_CALL_NUDGE,
     answer_tool_calls,
+    cut_off_warning,
+    may_change_things,
     nudge_for,
     quotes_a_call,
     send_nudge,
@@ -24,10 +26,15 @@ from vero.agents._native import (
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.message import Message
-from vero.core.parsing import OBSERVATION_LABEL, final_answer_text, parse_react
+from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_react
+from vero.core.result import StepKind
 
 STOP = [OBSERVATION_LABEL]  # the text protocol ends a reply before a self-written observation
 NO_STEP = "no `Action:` line with a tool name, and no `Final Answer:`"
+EMBEDDED_ACTION = (
+    "the `Action:` is inside other text (mid-line, a quote, an example or after the Final Answer), "
+    "so it was not run; an action starts its own line"
+)
 
 
 # -- the two protocols ---------------------------------------------------------
@@ -60,8 +67,8 @@ class TextProtocol:
         agent.note_thought(step.thought)
         if reply.finish_reason == "length" and step.action is None:  # cut off: a Final Answer may have lost its end
             step.problem = step.problem or CUT_OFF
-        if step.written and step.action and quotes_a_call(agent, step.action, step.written):
-            step.problem = NO_STEP  # a call quoted from the task or a result is no action
+        if step.action and not step.problem and may_change_things(agent, step.action):
+            step.problem = self.unsafe_action(agent, step, reply)
         if step.problem:
             agent.format_error(step.problem, reply.text, messages)
             return None
@@ -79,6 +86,22 @@ class TextProtocol:
             repeated = result.repeated and result.ok and agent.options.recovery is not False
             observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated else result.output
         messages.append(Message("user", f"Observation: {observation}"))
+        return None
+
+    @staticmethod
+    def unsafe_action(agent: ReActAgentBase, step: ReActStep, reply: Message) -> str | None:
+        """Why an action of a tool that may change things is no action (docs/tools.md, "Safety"), or None:
+        the reply was cut off in the action's input, the action lies inside other text,
+        or its text is a quote of the task, the history or a tool result."""
+        assert step.action is not None
+        if reply.truncated and step.open_ended:
+            agent.record(StepKind.WARNING, cut_off_warning(step.action), cut_off=True, raw=reply.text)
+            return CUT_OFF
+        if step.embedded:
+            return EMBEDDED_ACTION
+        if quotes_a_call(agent, step.action, step.written):
+            agent.record(StepKind.WARNING, f"the action {step.action} is quoted; not run", quoted=True, raw=reply.text)
+            return NO_STEP  # a call quoted from the task or a result is no action
         return None
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:
@@ -110,7 +133,7 @@ class NativeProtocol:
             warning = agent.check_repeats([(call.name, call.arguments) for call in reply.tool_calls])
             answer_tool_calls(agent, reply, messages, (lambda call: warning) if warning else None)
             return None
-        nudge = nudge_for(agent, reply) if reply.text.strip() else None
+        nudge = nudge_for(agent, reply) if reply.text.strip() or reply.truncated else None
         if nudge is None and reply.text.strip():
             return reply.text
         if nudge is None:

@@ -114,7 +114,8 @@ class PlanExecuteAgent(Agent):
     """Plan first, then execute step by step with a ReAct sub-agent, replanning after each step.
 
     Args (beyond ``Agent``'s):
-        system_prompt: replaces the planner's introduction (its rules stay).
+        system_prompt: replaces the planner's introduction (its rules stay) and the step executors'
+            (their format stays), so its rules reach the agent that calls the tools.
         max_turns: executed steps at most (default 20).  ``max_steps=`` is
             its old name and still works (``agent.max_steps`` reads it).
         approve: ``fn(plan) -> True | False | str``; True runs the plan, False
@@ -245,7 +246,9 @@ class PlanExecuteAgent(Agent):
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
         step.status = PlanStepStatus.IN_PROGRESS
         self.record(StepKind.PLAN_STEP, f"[>] {step.description}", status=step.status)
-        executor = self.subagent(self.executor_class, f"{self.name}-step{number}", protocol=self.protocol)
+        executor = self.subagent(  # the user's system prompt (its rules) reaches the agent that calls the tools
+            self.executor_class, f"{self.name}-step{number}", protocol=self.protocol, system_prompt=self.system_prompt
+        )
         text = self.step_task.format(
             task=task, plan=plan.render(), results=plan.results(self.clip), step=step.description
         )

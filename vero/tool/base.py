@@ -225,16 +225,20 @@ def _parse_json_text(value: str, wanted: type) -> Any:
     return parsed
 
 
+# A number written as text is read only when it is plainly one: Python would also read "1e3" as 1000,
+# "1_000" and "\u0661\u0660" as numbers, "1.000" (a thousand, in much of Europe) as 1, and "nan" or "inf":
+# a value the model did not plainly write.
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
 def _to_integer(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return _to_integer(float(value))
+    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
+        return int(value.strip())
     raise ValueError
 
 
@@ -254,7 +258,7 @@ def _to_string(value: Any) -> str:
 
 
 def _to_number(value: Any) -> float:
-    if isinstance(value, bool):
+    if isinstance(value, bool) or (isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip())):
         raise ValueError
     return float(value.strip() if isinstance(value, str) else value)
 

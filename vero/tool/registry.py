@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from vero.core.parsing import parse_json_value
+from vero.core.parsing import parse_json_value, unclosed_json
 from vero.core.result import ToolError
 from vero.core.text import clip
 from vero.tool.base import Tool, ToolArgumentError, tool
@@ -247,6 +247,11 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     if not text:
         return {}
     if text.startswith("{"):
+        if not tool.read_only and unclosed_json(text):
+            raise ToolArgumentError(
+                "got arguments that end before their JSON object is closed; a tool that may change things "
+                "is not run with arguments completed by guesswork: write the whole call again."
+            )
         try:
             parsed = parse_json_value(text)
         except ValueError as exc:

@@ -16,6 +16,7 @@ from vero.core.parsing.json_text import (
     normalized_arguments,
     parse_json_object,
     parse_json_value,
+    unclosed_json,
     valid_text,
 )
 from vero.core.parsing.react_text import (
@@ -33,6 +34,7 @@ from vero.core.parsing.text_calls import (
     is_quoted,
     strip_template_tags,
     tool_calls_in_text,
+    unfenced,
     written_call,
 )
 from vero.core.parsing.tool_output import call_worked, output_record, reports_error, tidy_numbers
@@ -44,6 +46,7 @@ __all__ = [
     "normalized_arguments",
     "parse_json_object",
     "parse_json_value",
+    "unclosed_json",
     "valid_text",
     "OBSERVATION_LABEL",
     "ReActStep",
@@ -57,6 +60,7 @@ __all__ = [
     "is_quoted",
     "strip_template_tags",
     "tool_calls_in_text",
+    "unfenced",
     "written_call",
     "call_worked",
     "output_record",

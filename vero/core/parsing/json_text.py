@@ -12,7 +12,23 @@ from vero.core.thinking import split_thinking
 FENCE = "```"
 MAX_JSON_DEPTH = 100  # model output nested deeper than this is not data an agent can use
 MAX_REPAIR_CHARS = 64_000  # longer JSON must be valid as it is: repairing is slow per character
-DECODER = json.JSONDecoder(strict=False)  # strict=False: raw newlines inside strings are common
+
+
+class ConflictingKeysError(ValueError):
+    """A JSON object gives one key two different values (``{"to": "bob", "to": "eve"}``): which one the
+    model meant is unknown, so neither is taken (json keeps the last one silently)."""
+
+
+def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value and value[key] != item:
+            raise ConflictingKeysError(f"the key {key!r} is given twice, with different values")
+        value[key] = item
+    return value
+
+
+DECODER = json.JSONDecoder(strict=False, object_pairs_hook=_one_value_per_key)  # raw newlines in strings are common
 
 
 def parse_json_object(text: str | None) -> dict[str, Any]:
@@ -91,7 +107,9 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
     """
     if repair:
         try:  # most model JSON is valid: read it strictly first, and repair only what is not
-            value = json.loads(text)
+            value = json.loads(text, object_pairs_hook=_one_value_per_key)
+        except ConflictingKeysError:
+            raise  # valid JSON that says two things: a repair would pick one
         except (ValueError, RecursionError):
             pass
         else:
@@ -106,13 +124,17 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
             raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
         loads = repair_loads
     else:
-        loads = json.loads
+        loads = _strict_loads
     try:
         value = loads(text)
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
     # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
     return valid_strings(value) if "\\u" in text else value
+
+
+def _strict_loads(text: str) -> Any:
+    return json.loads(text, object_pairs_hook=_one_value_per_key)
 
 
 def normalized_arguments(args: Any) -> Any:
@@ -123,6 +145,28 @@ def normalized_arguments(args: Any) -> Any:
         except ValueError:  # unusable JSON: compared as text
             return args.strip()
     return args.strip() if isinstance(args, str) else args
+
+
+def unclosed_json(text: str) -> bool:
+    """True when JSON ``text`` ends inside a string or an object or list (``{"amount": 9``): the model
+    did not finish writing it, and a repair would complete it with a value it never wrote.  Strings in
+    double or single quotes (sloppy JSON) count; linear."""
+    depth, quote, escaped = 0, "", False
+    for char in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+    return bool(quote) or depth > 0
 
 
 def _nesting(text: str) -> int:

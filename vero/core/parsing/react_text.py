@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from vero.core.parsing.json_text import DECODER, parse_json_value, valid_strings
+from vero.core.parsing.json_text import DECODER, parse_json_value, unclosed_json, valid_strings
 from vero.core.parsing.text_calls import tool_calls_in_text
 
 OBSERVATION_LABEL = "Observation:"
@@ -28,13 +28,16 @@ class ReActStep:
     final_answer: str | None = None
     problem: str | None = None
     text: str = ""  # the part of the reply kept in the scratchpad
-    written: str = ""  # set when the action is a call written without labels (vero.core.parsing.text_calls)
+    written: str = ""  # the action's text (its labels and input, or a call written without labels)
+    embedded: bool = False  # the action lies inside other text: mid-line, in a quote, an example or a comment
+    open_ended: bool = False  # its input is no complete JSON object and runs to the reply's end (a cut may end it)
 
 
 _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
 _INPUT = re.compile(r"\bAction\s+Input\s*:\s*")
 _NEXT_LABEL = re.compile(r"\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:")  # where an Action Input ends
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
+_LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
@@ -43,8 +46,8 @@ _CLOSE_FENCE = re.compile(r"\s*`{1,3}")
 
 
 # A label as small models write it at the start of a line (bounded: one line is read in constant time).
-_LABEL_LINE = re.compile(
-    r"[ \t>#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
+_LABEL_LINE = re.compile(  # not after ">": a quoted line is the quote of a label, not one
+    r"[ \t#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
     r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
     re.IGNORECASE,
 )
@@ -78,7 +81,8 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
     Everything from a self-written ``Observation:`` on is dropped; a complete
-    action wins over a final answer (whatever followed it was invented).
+    action wins over a final answer after it (whatever followed it was invented),
+    and an action after a ``Final Answer:`` line is part of that answer.
     Forgiving of what small models write: labels in any case or in bold, JSON
     in code fences, ``Action: tool(arg="x")`` without an input line, and (given
     ``tool_names``) a tool call written as a JSON object without any labels.
@@ -89,6 +93,9 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     first = _FIRST_LABEL.search(text)
     step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
     action, given = _ACTION.search(text), _INPUT.search(text)
+    final_line = _LINE_FINAL.search(text)
+    if action and final_line and final_line.start() < action.start():  # an Action after the answer is part of it
+        action = given = None
     if action and given and action.start() < given.start():
         following = _NEXT_LABEL.search(text, given.end())
         given_text = text[given.end() : following.start() if following else len(text)]
@@ -102,7 +109,9 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
             step.action_input, end = parsed
         else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
             step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
+            step.open_ended = following is None
         step.text = text[:end].rstrip()
+        step.written, step.embedded = text[action.start() : end], _embedded(text, action.start())
         if step.action.lower() == "finish":
             return _finish(step)
         if step.action:
@@ -111,6 +120,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if action and not given and (expression := _call_expression(action.group(1))):
         step.action, step.action_input = expression
         step.text = text[: action.end()].rstrip()
+        step.written, step.embedded = text[action.start() : action.end()], _embedded(text, action.start())
         return step
     final = _FINAL.search(text)
     if final and final.group(1).strip():
@@ -122,12 +132,25 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     elif (written := tool_calls_in_text(text, tool_names)) is not None:  # the whole reply is a call, no labels
         call = written.calls[0]
         step.action, step.action_input = call.name, json.loads(call.arguments)
-        step.thought, step.written = "", written.written
+        step.thought, step.written, step.open_ended = "", written.written, True
     elif action and action.group(1).strip():
         step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
     else:
         step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
     return step
+
+
+def _embedded(text: str, start: int) -> bool:
+    """True when the ``Action:`` label at ``start`` is not one the model wrote as its step: it does not
+    begin a line, or lies in a code fence with text outside it (an example), or in an HTML comment.
+    The agents do not run such an action of a tool that may change things (docs/tools.md, "Safety")."""
+    if start > 0 and text[start - 1] != "\n":
+        return True
+    fences = text.count("```", 0, start)
+    whole_fence = text.startswith("```") and text.endswith("```") and text.count("```") == 2  # the step, fenced
+    in_fence = fences % 2 == 1 and not whole_fence
+    in_comment = text.rfind("<!--", 0, start) > text.rfind("-->", 0, start)
+    return in_fence or in_comment
 
 
 def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:
@@ -177,6 +200,8 @@ def parse_action_input(raw: str) -> dict[str, Any] | str:
         text = text.strip("`").strip()
         text = text[4:].strip() if text[:4].lower() == "json" else text
     if text.startswith("{"):
+        if unclosed_json(text):  # completed only for a read-only tool (vero.tool.registry.parse_arguments)
+            return text
         try:
             value = parse_json_value(text)
         except ValueError:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import unicodedata
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
         return None
     if body.startswith("<") and not body.startswith((_OPEN, _FUNCTION)):  # a template's tags around the call
         body = strip_template_tags(body)
-    snippets = [_single_braces(s) for s in (_tagged(body) if body.startswith(_OPEN) else [_unfenced(body)])]
+    snippets = [_single_braces(s) for s in (_tagged(body) if body.startswith(_OPEN) else [unfenced(body)])]
     calls: list[ToolCall] = []
     for snippet in snippets:
         found = None if snippet is None else _calls_in_snippet(snippet, names)
@@ -68,7 +69,7 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
     return TextToolCalls(_once_each(calls), "\n".join(s for s in snippets if s))
 
 
-def _unfenced(body: str) -> str | None:
+def unfenced(body: str) -> str | None:
     """The body itself, or the inside of the one code fence that is the whole body (None: not one fence)."""
     if not body.startswith(FENCE):
         return body
@@ -245,9 +246,40 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
 
 def is_quoted(written: str, sources: Iterable[str]) -> bool:
     """True when ``written`` (a call's text) appears in one of ``sources`` (the task, tool results),
-    spacing aside: the model is quoting a call it was shown, not making one."""
-    needle = "".join(written.split())
-    return bool(needle) and any(needle in "".join(source.split()) for source in sources)
+    spacing, escaping and look-alike characters aside: the model is quoting a call it was shown,
+    not making one.  A model that echoes a document reads it unescaped: a call inside a JSON string
+    (``\\"name\\"``), an HTML page (``&quot;``), or written with curly quotes, full-width brackets or
+    zero-width characters is the same call to it."""
+    needle = comparable(written)
+    return bool(needle) and any(needle in comparable(source) for source in sources)
+
+
+# Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
+_QUOTE_MARKS = str.maketrans(
+    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
+    | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
+)
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_MARKUP = str.maketrans("", "", "*_#>`")  # markdown emphasis, headings, quotes and code marks
+
+
+def comparable(text: str) -> str:
+    """``text`` as ``is_quoted`` compares it: HTML and JSON escapes undone (twice: JSON inside JSON),
+    NFKC-normalised, look-alike quotes as ASCII ones, case folded, without spaces, invisible
+    (format) characters and markdown marks."""
+    text = html.unescape(text)
+    for _ in range(2):
+        text = _JSON_ESCAPE.sub(_unescaped, text)
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).casefold().translate(_MARKUP)
+    text = "".join(text.split())
+    return text if text.isascii() else "".join(char for char in text if unicodedata.category(char) != "Cf")
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    if match.group(1):
+        return chr(int(match.group(1), 16))
+    return _JSON_ESCAPED.get(match.group(2), match.group(2))
 
 
 _TEMPLATE_TAG = re.compile(r"</?(?:tool_response|tool_call|tools)>")
