@@ -12,8 +12,14 @@ counted: building the agent and importing; comprehensions (``<listcomp>``,
 the figure depend on the version); and what runs inside the model's ``generate``
 (the model call counts as one function: what the scripted model does inside
 stands for the server's work).  The tool runs in a worker thread, which the
-profiler does not follow.  Target: at most ``LIMIT`` each (issue 33; 116 and 111
+profiler does not follow; the first tool call of the process, which starts that thread, is made
+before counting.  Target: at most ``LIMIT`` each (issue 33; 116 and 111
 before the rules left the core).  ``--list`` prints the functions.
+
+The tool multiplies, so it is marked read-only, like the built-in calculator.  The same runs
+with a tool that may change things (unmarked) also go through the safety checks for such a
+tool (a cut-off call, an action inside other text, a quoted call: docs/tools.md, "Safety");
+they are printed too, against ``LIMIT_CHANGING``.
 """
 
 from __future__ import annotations
@@ -31,34 +37,36 @@ from vero.agents import ReActAgent, ToolCallingAgent
 from vero.testing import ScriptedLLM
 
 LIMIT = 50
+LIMIT_CHANGING = 60  # the same runs when the tool may change things
 COMPREHENSIONS = {"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"}
 VERO = str(Path(vero.__file__).resolve().parent)
 
 
-@tool
+@tool(read_only=True)
 def multiply(a: float, b: float) -> float:
     """Multiply two numbers."""
     return a * b
 
 
-def react_run() -> Callable[[], Any]:
+def react_run(tool: Any = multiply) -> Callable[[], Any]:
     llm = ScriptedLLM(
         [
             'Thought: multiply\nAction: multiply\nAction Input: {"a": 46, "b": 28}',
             "Thought: I now know the final answer\nFinal Answer: 1288",
         ]
     )
-    agent = ReActAgent("count", llm, tools=[multiply], verbose=False)
+    agent = ReActAgent("count", llm, tools=[tool], verbose=False)
     return lambda: agent.run("What is 46 times 28?")
 
 
-def tool_calling_run() -> Callable[[], Any]:
+def tool_calling_run(tool: Any = multiply) -> Callable[[], Any]:
     llm = ScriptedLLM([{"tool_calls": [{"name": "multiply", "arguments": {"a": 46, "b": 28}}]}, "1288"])
-    agent = ToolCallingAgent("count", llm, tools=[multiply], verbose=False)
+    agent = ToolCallingAgent("count", llm, tools=[tool], verbose=False)
     return lambda: agent.run("What is 46 times 28?")
 
 
 RUNS = {"ReActAgent (text)": react_run, "ToolCallingAgent": tool_calling_run}
+MAY_CHANGE = vero.Tool(multiply.func, read_only=False)  # the same tool, unmarked
 
 
 def functions_entered(run: Callable[[], Any]) -> set[str]:
@@ -88,8 +96,10 @@ def functions_entered(run: Callable[[], Any]) -> set[str]:
     return entered
 
 
-def counts() -> dict[str, set[str]]:
-    return {name: functions_entered(make()) for name, make in RUNS.items()}
+def counts(tool: Any = multiply) -> dict[str, set[str]]:
+    vero.ToolRegistry([multiply]).run("multiply", {"a": 1, "b": 1})  # the first tool call of a process starts
+    # the worker thread that later calls reuse: process setup, like the imports, not a step's machinery
+    return {name: functions_entered(make(tool)) for name, make in RUNS.items()}
 
 
 def main() -> int:
@@ -97,12 +107,16 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="print the functions each run enters")
     args = parser.parse_args()
     over = False
-    for name, functions in counts().items():
-        files = {f.split(":")[0] for f in functions}
-        print(f"{name:20} {len(functions):4} functions in {len(files)} files (limit {LIMIT})")
-        if args.list:
-            print("".join(f"    {f}\n" for f in sorted(functions)))
-        over |= len(functions) > LIMIT
+    for used, limit, kind in (
+        (multiply, LIMIT, "read-only tool"),
+        (MAY_CHANGE, LIMIT_CHANGING, "tool may change things"),
+    ):
+        for name, functions in counts(used).items():
+            files = {f.split(":")[0] for f in functions}
+            print(f"{name:20} {kind:24} {len(functions):4} functions in {len(files)} files (limit {limit})")
+            if args.list:
+                print("".join(f"    {f}\n" for f in sorted(functions)))
+            over |= len(functions) > limit
     return 1 if over else 0
 
 

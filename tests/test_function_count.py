@@ -20,6 +20,13 @@ def test_a_two_call_react_run_and_tool_calling_run_each_enter_at_most_50_vero_fu
     assert all(count <= benchmark.LIMIT == 50 for count in counts.values()), counts
 
 
+def test_with_a_tool_that_may_change_things_the_safety_checks_add_at_most_ten():
+    benchmark = load_benchmark()
+    counts = {name: len(functions) for name, functions in benchmark.counts(benchmark.MAY_CHANGE).items()}
+    assert all(count <= benchmark.LIMIT_CHANGING == 60 for count in counts.values()), counts
+    assert any(f.endswith("quotes_a_call") for f in benchmark.counts(benchmark.MAY_CHANGE)["ReActAgent (text)"])
+
+
 def test_the_count_sees_the_agent_s_own_functions():
     functions = load_benchmark().counts()["ToolCallingAgent"]
     assert any(f.endswith("ToolCallingAgent.solve") for f in functions)

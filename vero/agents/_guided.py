@@ -34,7 +34,7 @@ import logging
 import weakref
 from typing import Any
 
-from vero.agents._native import may_change_things, quotes_a_call
+from vero.agents._native import quotes_a_call
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.message import Message
@@ -207,7 +207,7 @@ def unsafe_call(agent: ReActAgentBase, tool: str, reply: Message) -> str | None:
     A server that enforces the schema sends only the step; one that does not may send it amid prose
     (an example, a quote), cut off at the output limit, or as the echo of a step that a tool result holds.
     """
-    if not may_change_things(agent, tool):
+    if not not agent.tools.read_only(tool):
         return None
     body = unfenced(reply.text.strip()) or ""
     if reply.truncated:

@@ -103,7 +103,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     if found is None:
         return _with_lookup_in_prose(agent, reply)
     call, dropped = found.calls[0], len(found.calls) - 1
-    if reply.truncated and may_change_things(agent, call.name):
+    if reply.finish_reason == "length" and not agent.tools.read_only(call.name):
         agent.record(StepKind.WARNING, cut_off_warning(call.name), cut_off=True, raw=reply.text)
         return reply
     if quotes_a_call(agent, call.name, found.written):
@@ -161,8 +161,8 @@ def without_cut_off_calls(agent: Agent, reply: Message) -> Message:
     """``reply`` without its tool calls when it was cut off at the output limit and one of them may
     change things: the call may have lost the end of its arguments (``{"amount": 9`` of 900), and
     the model is asked again (``nudge_for``), as for any cut-off reply."""
-    changing = [call.name for call in reply.tool_calls or [] if may_change_things(agent, call.name)]
-    if not reply.truncated or not changing:
+    changing = [call.name for call in reply.tool_calls or [] if not agent.tools.read_only(call.name)]
+    if reply.finish_reason != "length" or not changing:
         return reply
     agent.record(StepKind.WARNING, cut_off_warning(changing[0]), cut_off=True, raw=reply.text)
     return replace(reply, tool_calls=None)
@@ -172,21 +172,16 @@ def cut_off_warning(tool: str) -> str:
     return f"the reply was cut off at the output limit; its call of {tool} was not run (the tool may change things)"
 
 
-def may_change_things(agent: Agent, tool: str) -> bool:
-    """True unless ``tool`` is one of the agent's tools marked read-only."""
-    found = agent.tools.get(tool)
-    return found is None or not found.read_only
-
-
 def quotes_a_call(agent: Agent, tool: str, written: str) -> bool:
     """True when ``written`` (a call of ``tool`` written as text) is a quote of the task, the
     history or a tool result, and ``tool`` may change things (a read-only lookup runs anyway)."""
-    if not may_change_things(agent, tool):
+    if not not agent.tools.read_only(tool):
         return False
+    run = agent.current_run
     sources = [
-        agent.task,
+        run.task,
         *(m.text for m in agent.history),
-        *(s.content for s in agent.steps_so_far() if s.kind == StepKind.OBSERVATION),
+        *(s.content for s in run.steps if s.kind == StepKind.OBSERVATION),
     ]
     return is_quoted(written, sources)
 

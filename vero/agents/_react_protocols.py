@@ -15,7 +15,6 @@ from vero.agents._native import (
     REPEATED_CALL_NUDGE,
     answer_tool_calls,
     cut_off_warning,
-    may_change_things,
     nudge_for,
     quotes_a_call,
     send_nudge,
@@ -67,7 +66,7 @@ class TextProtocol:
         agent.note_thought(step.thought)
         if reply.finish_reason == "length" and step.action is None:  # cut off: a Final Answer may have lost its end
             step.problem = step.problem or CUT_OFF
-        if step.action and not step.problem and may_change_things(agent, step.action):
+        if step.action and not step.problem and not agent.tools.read_only(step.action):
             step.problem = self.unsafe_action(agent, step, reply)
         if step.problem:
             agent.format_error(step.problem, reply.text, messages)
@@ -94,7 +93,7 @@ class TextProtocol:
         the reply was cut off in the action's input, the action lies inside other text,
         or its text is a quote of the task, the history or a tool result."""
         assert step.action is not None
-        if reply.truncated and step.open_ended:
+        if reply.finish_reason == "length" and step.open_ended:
             agent.record(StepKind.WARNING, cut_off_warning(step.action), cut_off=True, raw=reply.text)
             return CUT_OFF
         if step.embedded:

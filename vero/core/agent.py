@@ -228,7 +228,7 @@ class Agent(ABC):
         Raises ``ConcurrentRunError`` at once when this agent is already running.
         ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
         """
-        return self._guarded(self.new_run(task), kwargs)
+        return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
 
     def new_run(self, task: str) -> Run:
         """The state of a top-level run of ``task``, as ``run`` makes it (``stream`` and ``arun`` watch it

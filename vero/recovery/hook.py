@@ -139,7 +139,7 @@ def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
         if counters[f"rule:{candidate.name}"] >= getattr(candidate, "limit", 1):
             continue
         response = candidate(seen)
-        if isinstance(response, ToolCall) and not _read_only(agent.tools, response.name):
+        if isinstance(response, ToolCall) and not agent.tools.read_only(response.name):
             agent.record(
                 StepKind.WARNING,
                 f"recovery rule {candidate.name} proposed a call of {response.name}, which may change things: not run",
@@ -152,8 +152,3 @@ def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
             agent.record(StepKind.WARNING, f"recovery rule {candidate.name}: {what}", rule=candidate.name, raw=answer)
             return response
     return None
-
-
-def _read_only(tools: ToolRegistry, name: str) -> bool:
-    tool = tools.get(name)
-    return tool is not None and tool.read_only

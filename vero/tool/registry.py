@@ -316,6 +316,11 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
+    def read_only(self, name: str) -> bool:
+        """True when ``name`` is a tool here marked read-only: an unknown name may change things."""
+        tool = self._tools.get(name)
+        return tool is not None and tool.read_only
+
     def names(self) -> list[str]:
         return list(self._tools)
 
@@ -328,7 +333,16 @@ class ToolRegistry:
     def describe(self) -> str:
         """One line per tool, for agents that list tools in the prompt."""
         if self._description is None:
-            self._description = "\n".join(_describe_line(t) for t in self._tools.values())
+            lines = []
+            for t in self._tools.values():
+                line = f"- {t.name}({t.signature()}): {t.description}"
+                notes = [
+                    f"{name} — {schema['description']}"
+                    for name, schema in t.parameters["properties"].items()
+                    if schema.get("description")
+                ]
+                lines.append(f"{line} Args: {'; '.join(notes).rstrip('.')}." if notes else line)
+            self._description = "\n".join(lines)
         return self._description
 
     def short_lines(self) -> str:
@@ -390,13 +404,3 @@ class ToolRegistry:
 def _call_shape(tool: Tool) -> str:
     """``name(arg, other)``: how a tool is named in nudges and error hints."""
     return f"{tool.name}({', '.join(tool.parameters['properties'])})"
-
-
-def _describe_line(t: Tool) -> str:
-    line = f"- {t.name}({t.signature()}): {t.description}"
-    notes = [
-        f"{name} — {schema['description']}"
-        for name, schema in t.parameters["properties"].items()
-        if schema.get("description")
-    ]
-    return f"{line} Args: {'; '.join(notes).rstrip('.')}." if notes else line

@@ -29,6 +29,7 @@ def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 DECODER = json.JSONDecoder(strict=False, object_pairs_hook=_one_value_per_key)  # raw newlines in strings are common
+STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_one_value_per_key)
 
 
 def parse_json_object(text: str | None) -> dict[str, Any]:
@@ -124,17 +125,13 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
             raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
         loads = repair_loads
     else:
-        loads = _strict_loads
+        loads = STRICT_DECODER.decode
     try:
         value = loads(text)
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
     # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
     return valid_strings(value) if "\\u" in text else value
-
-
-def _strict_loads(text: str) -> Any:
-    return json.loads(text, object_pairs_hook=_one_value_per_key)
 
 
 def normalized_arguments(args: Any) -> Any:

@@ -29,8 +29,25 @@ class ReActStep:
     problem: str | None = None
     text: str = ""  # the part of the reply kept in the scratchpad
     written: str = ""  # the action's text (its labels and input, or a call written without labels)
-    embedded: bool = False  # the action lies inside other text: mid-line, in a quote, an example or a comment
     open_ended: bool = False  # its input is no complete JSON object and runs to the reply's end (a cut may end it)
+    reply: str = ""  # the whole reply, and where the action's label starts in it (for ``embedded``)
+    at: int = -1
+
+    @property
+    def embedded(self) -> bool:
+        """True when the ``Action:`` label is not one the model wrote as its step: it does not begin a
+        line, or lies in a code fence with text outside it (an example), or in an HTML comment.  The
+        agents do not run such an action of a tool that may change things (docs/tools.md, "Safety")."""
+        text, start = self.reply, self.at
+        if start < 0:
+            return False
+        if start > 0 and text[start - 1] != "\n":
+            return True
+        fences = text.count("```", 0, start)
+        whole_fence = text.startswith("```") and text.endswith("```") and text.count("```") == 2  # the step, fenced
+        in_fence = fences % 2 == 1 and not whole_fence
+        in_comment = text.rfind("<!--", 0, start) > text.rfind("-->", 0, start)
+        return in_fence or in_comment
 
 
 _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
@@ -111,7 +128,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
             step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
             step.open_ended = following is None
         step.text = text[:end].rstrip()
-        step.written, step.embedded = text[action.start() : end], _embedded(text, action.start())
+        step.written, step.reply, step.at = text[action.start() : end], text, action.start()
         if step.action.lower() == "finish":
             return _finish(step)
         if step.action:
@@ -120,7 +137,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if action and not given and (expression := _call_expression(action.group(1))):
         step.action, step.action_input = expression
         step.text = text[: action.end()].rstrip()
-        step.written, step.embedded = text[action.start() : action.end()], _embedded(text, action.start())
+        step.written, step.reply, step.at = text[action.start() : action.end()], text, action.start()
         return step
     final = _FINAL.search(text)
     if final and final.group(1).strip():
@@ -138,19 +155,6 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     else:
         step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
     return step
-
-
-def _embedded(text: str, start: int) -> bool:
-    """True when the ``Action:`` label at ``start`` is not one the model wrote as its step: it does not
-    begin a line, or lies in a code fence with text outside it (an example), or in an HTML comment.
-    The agents do not run such an action of a tool that may change things (docs/tools.md, "Safety")."""
-    if start > 0 and text[start - 1] != "\n":
-        return True
-    fences = text.count("```", 0, start)
-    whole_fence = text.startswith("```") and text.endswith("```") and text.count("```") == 2  # the step, fenced
-    in_fence = fences % 2 == 1 and not whole_fence
-    in_comment = text.rfind("<!--", 0, start) > text.rfind("-->", 0, start)
-    return in_fence or in_comment
 
 
 def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:

@@ -250,8 +250,8 @@ def is_quoted(written: str, sources: Iterable[str]) -> bool:
     not making one.  A model that echoes a document reads it unescaped: a call inside a JSON string
     (``\\"name\\"``), an HTML page (``&quot;``), or written with curly quotes, full-width brackets or
     zero-width characters is the same call to it."""
-    needle = comparable(written)
-    return bool(needle) and any(needle in comparable(source) for source in sources)
+    needle, *haystacks = comparable([written, *sources])
+    return bool(needle) and any(needle in haystack for haystack in haystacks)
 
 
 # Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
@@ -264,16 +264,19 @@ _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _MARKUP = str.maketrans("", "", "*_#>`")  # markdown emphasis, headings, quotes and code marks
 
 
-def comparable(text: str) -> str:
-    """``text`` as ``is_quoted`` compares it: HTML and JSON escapes undone (twice: JSON inside JSON),
+def comparable(texts: list[str]) -> list[str]:
+    """``texts`` as ``is_quoted`` compares them: HTML and JSON escapes undone (twice: JSON inside JSON),
     NFKC-normalised, look-alike quotes as ASCII ones, case folded, without spaces, invisible
     (format) characters and markdown marks."""
-    text = html.unescape(text)
-    for _ in range(2):
-        text = _JSON_ESCAPE.sub(_unescaped, text)
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).casefold().translate(_MARKUP)
-    text = "".join(text.split())
-    return text if text.isascii() else "".join(char for char in text if unicodedata.category(char) != "Cf")
+    found = []
+    for text in texts:
+        text = html.unescape(text)
+        for _ in range(2):
+            text = _JSON_ESCAPE.sub(_unescaped, text)
+        text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).casefold().translate(_MARKUP)
+        text = "".join(text.split())
+        found.append(text if text.isascii() else "".join(c for c in text if unicodedata.category(c) != "Cf"))
+    return found
 
 
 def _unescaped(match: re.Match[str]) -> str:
