@@ -13,7 +13,7 @@ from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.notes import NOTES, repeats_a_note
 from vero.recovery import PRESETS, RULES, Nudge, declines, resolve, rule
 from vero.recovery.arithmetic import Miscalculation, miscalculation
-from vero.recovery.rules import ANNOUNCED_NUDGE, ARITHMETIC_NUDGE, ECHO_NUDGE, GROUNDING_NUDGE
+from vero.recovery.rules import ANNOUNCED_NUDGE, ARITHMETIC_NUDGE, GROUNDING_NUDGE
 from vero.testing import ScriptedLLM
 
 
@@ -52,7 +52,7 @@ def test_the_default_agent_has_no_rules_and_the_preset_is_a_tuple_of_rule_names(
     "setting, message",
     [
         ("large-model", "unknown recovery preset"),
-        (("echo", "guess"), "unknown recovery rule 'guess'"),
+        (("grounding", "guess"), "unknown recovery rule 'guess'"),
         ((42,), "needs a name"),
     ],
 )
@@ -327,7 +327,7 @@ def test_an_answer_that_does_not_speak_of_a_tool_is_no_announcement(answer):
     assert agent.run("How many?") == answer and llm.calls == 1
 
 
-# -- echo -------------------------------------------------------------------------------------------------
+# -- the registry of vero's messages ----------------------------------------------------------------------
 def test_every_message_vero_sends_on_its_own_is_in_the_registry():
     import vero.agents.react  # noqa: F401  (registers ReAct's messages)
 
@@ -341,7 +341,6 @@ def test_every_message_vero_sends_on_its_own_is_in_the_registry():
         "loop_warning",
         "format_error",
         "final_answer",
-        "echo",
         "announced",
         "grounding",
         "arithmetic",
@@ -359,68 +358,6 @@ def test_a_reply_that_repeats_one_of_vero_s_messages_is_recognised(text):
 @pytest.mark.parametrize("text", ["Your answer is 42.", "Go for it.", "1288 copies."])
 def test_answers_that_only_share_a_word_with_a_message_are_not_echoes(text):
     assert not repeats_a_note(text)
-
-
-@pytest.mark.parametrize("kind", AGENTS)
-def test_a_reply_repeating_a_tool_s_error_is_sent_back(kind):
-    @tool(read_only=True)
-    def find_author(name: str) -> str:
-        """Look up an author."""
-        return f"Error: no author named {name!r}"
-
-    failing = {"tool_calls": [{"name": "find_author", "arguments": {"name": "Nobody"}}]}
-    llm = ScriptedLLM([failing, "Error: no author named 'Nobody'", "I could not find that author."])
-    agent = AGENTS[kind](llm, recovery=["echo"])
-    agent.tools.register(find_author)
-    assert agent.run("Who is Nobody?") == "I could not find that author."
-    assert last_sent(llm, 2).startswith(ECHO_NUDGE)
-
-
-@tool(read_only=True)
-def find_locker(code: str) -> str:
-    """Look up a locker by its code."""
-    if code == "LK-4":
-        return '{"code": "LK-4", "holder": "Ruth Amsel"}'
-    return f"Error: no locker with code {code!r}. The lockers are: LK-2, LK-4, LK-9."
-
-
-@pytest.mark.parametrize("kind", AGENTS)
-def test_an_answer_that_restates_the_error_it_came_after_is_sent_back(kind):
-    wrong = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "4"}}]}
-    right = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "LK-4"}}]}
-    restated = "There is no locker with code 4. The lockers are LK-2, LK-4 and LK-9."
-    llm = ScriptedLLM([wrong, restated, right, "Ruth Amsel holds locker 4."])
-    agent = AGENTS[kind](llm, recovery=["echo"])
-    agent.tools.register(find_locker)
-    assert agent.run("Who holds locker number 4?") == "Ruth Amsel holds locker 4."
-    assert last_sent(llm, 2).startswith(ECHO_NUDGE)
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        "Ruth Amsel holds it, as far as I know.",  # an answer of its own after the failure
-        "No.",  # too short to call a restatement
-    ],
-)
-def test_an_answer_after_an_error_in_its_own_words_is_left_alone(answer):
-    wrong = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "4"}}]}
-    llm = ScriptedLLM([wrong, answer])
-    agent = ToolCallingAgent("t", llm, verbose=False, recovery=["echo"])
-    agent.tools.register(find_locker)
-    assert agent.run("Who holds locker number 4?") == answer
-    assert len(llm.requests) == 2
-
-
-def test_an_answer_restating_an_earlier_error_after_a_call_that_worked_is_left_alone():
-    wrong = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "4"}}]}
-    right = {"tool_calls": [{"name": "find_locker", "arguments": {"code": "LK-4"}}]}
-    answer = "There is no locker with code 4; the lockers are LK-2, LK-4 and LK-9."
-    llm = ScriptedLLM([wrong, right, answer])
-    agent = ToolCallingAgent("t", llm, verbose=False, recovery=["echo"])
-    agent.tools.register(find_locker)
-    assert agent.run("Who holds locker number 4?") == answer
-    assert len(llm.requests) == 3
 
 
 def test_the_rules_send_the_task_with_their_note_and_keep_the_system_prompt():

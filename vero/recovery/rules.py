@@ -13,18 +13,12 @@ import uuid
 from collections.abc import Iterable
 
 from vero.core.message import ToolCall
-from vero.core.notes import note, repeats_a_note
+from vero.core.notes import note
 from vero.core.parsing import tidy_numbers
 from vero.core.text import clip, looks_like_id
 from vero.recovery.arithmetic import miscalculation
 from vero.recovery.hook import Nudge, Response, Rule, Seen, rule
 
-ECHO_NUDGE = note(
-    "echo",
-    "You repeated my message or a tool's error instead of answering. If a call failed, call the "
-    "tool again with corrected arguments; otherwise, using the tool results above, call the tool "
-    "you still need or give your own final answer.",
-)
 # Told that it had not called a tool, a small model apologised or invented the answer; told to go ahead, it acts.
 ANNOUNCED_NUDGE = note("announced", "Go ahead: make the {which} call now.")
 GROUNDING_NUDGE = note(
@@ -42,35 +36,6 @@ ARITHMETIC_NUDGE = note(
 def with_task(text: str, task: str) -> str:
     """``text`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
     return f"{text}\nThe task: {clip(task, 300, ' ...')}" if task else text
-
-
-# -- echo: the answer repeats one of vero's messages or a tool's error --------------------------
-ECHO_SHARE = 0.6  # of the answer's words, the share that comes from the error it answered right after
-
-
-@rule("echo", limit=2)
-def echo(seen: Seen) -> Response:
-    """A small model parrots the last message it got: vero's note (``vero.core.notes``) or a tool's
-    error, word for word or restated ("No item 'X'. Known: A, B" answered as "There is no item X; the
-    items are A and B") instead of calling again with arguments the error shows are wrong."""
-    head = " ".join(seen.answer.split()).casefold()[:40]
-    errors = (" ".join(call.output.split()).casefold()[:40] for call in seen.calls() if not call.ok)
-    if repeats_a_note(seen.answer) or any(error and head.startswith(error) for error in errors):
-        return Nudge(with_task(ECHO_NUDGE, seen.task))
-    failed = seen.failed_call
-    if failed is not None and _restates(seen.answer, failed.output):
-        return Nudge(with_task(ECHO_NUDGE, seen.task))
-    return None
-
-
-def _restates(answer: str, error: str) -> bool:
-    """Whether most words of ``answer`` (and at least four) are words of ``error``."""
-    words = _WORD.findall(answer.casefold())
-    known = set(_WORD.findall(error.casefold()))
-    return len(words) >= 4 and sum(word in known for word in words) >= ECHO_SHARE * len(words)
-
-
-_WORD = re.compile(r"\w+")
 
 
 # -- announced: the answer says it will call a tool, and makes no call -----------------------------
@@ -183,6 +148,6 @@ def did_you_mean(seen: Seen) -> Response:
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", failed.tool, json.dumps(arguments, ensure_ascii=False))
 
 
-RULES: dict[str, Rule] = {r.name: r for r in (echo, announced, arithmetic, grounding, did_you_mean)}
+RULES: dict[str, Rule] = {r.name: r for r in (announced, arithmetic, grounding, did_you_mean)}
 # The preset's rules, in the order they are asked; the lead trims it to what measured gains keep.
-PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("echo", "announced", "arithmetic", "grounding")}
+PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("announced", "arithmetic", "grounding")}
