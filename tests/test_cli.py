@@ -503,7 +503,7 @@ def _read_into(stream, sink: list[str]) -> None:
         sink.append(chunk)
 
 
-def _wait_for(predicate, timeout=15.0) -> None:
+def _wait_for(predicate, timeout=60.0) -> None:  # a subprocess on a busy machine may take long to start
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
