@@ -4,7 +4,7 @@ import pytest
 
 import vero.config
 
-_CONFIG_VARS = (
+CONFIG_VARS = (  # every setting vero reads from the environment (test_docs checks the docs name only these)
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "MODEL_NAME",
@@ -22,7 +22,7 @@ _CONFIG_VARS = (
 @pytest.fixture(autouse=True)
 def clean_config(monkeypatch, tmp_path):
     """Each test starts with nothing configured and no .env in the working folder."""
-    for name in _CONFIG_VARS:
+    for name in CONFIG_VARS:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.chdir(tmp_path)

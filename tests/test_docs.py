@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from conftest import CONFIG_VARS
 
 import vero.config
 from vero.testing import MockOpenAIServer
@@ -61,19 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 README_TEST_COMMAND = 'pip install -e ".[dev]" && python -m pytest'
 MAX_NOT_RUN = 6  # blocks that need a real server; keep them few
-SETTINGS = (
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "MODEL_NAME",
-    "TEMPERATURE",
-    "TIMEOUT",
-    "MAX_RETRIES",
-    "MAX_TOKENS",
-    "DEBUG",
-    "TAVILY_API_KEY",
-    "BOCHA_API_KEY",
-    "VERO_PYTHON_SANDBOX",
-)
+SETTINGS = CONFIG_VARS
 
 
 # --------------------------------------------------------------------------- reading the pages
