@@ -25,17 +25,7 @@ for path in (ROOT, os.path.join(ROOT, "tests")):
     if path not in sys.path:  # `python benchmarks/fault_matrix.py` from a clean clone
         sys.path.insert(0, path)
 
-CONFIG_VARS = (
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "MODEL_NAME",
-    "TEMPERATURE",
-    "TIMEOUT",
-    "MAX_RETRIES",
-    "DEBUG",
-    "TAVILY_API_KEY",
-    "BOCHA_API_KEY",
-)
+from conftest import CONFIG_VARS  # noqa: E402  (tests/ is on the path above)
 
 
 @contextlib.contextmanager

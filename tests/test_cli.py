@@ -23,22 +23,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import CONFIG_VARS
 
 from vero._mock_server import Fault
 from vero.testing import HTTPFault, MockOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIG_VARS = (
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "MODEL_NAME",
-    "TEMPERATURE",
-    "TIMEOUT",
-    "MAX_RETRIES",
-    "DEBUG",
-    "TAVILY_API_KEY",
-    "BOCHA_API_KEY",
-)
 
 
 @pytest.fixture
