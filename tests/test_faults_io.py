@@ -973,7 +973,9 @@ def agents_cancel(kind):
 
 
 RUN_MANY_SLOW = """
-import itertools, sys, time
+import itertools, signal, sys, time
+# Ctrl-C as in a terminal, also when the tests run as a background job (SIGINT ignored, inherited)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from vero import ReActAgent, tool
 from vero.batch import run_many
 from vero.testing import ScriptedLLM
