@@ -364,6 +364,29 @@ def test_a_read_only_lookup_written_amid_prose_is_run_and_shown_as_a_call():
     assert sent[-2]["tool_calls"][0]["function"]["name"] == "lamp_price" and sent[-1]["content"] == "12.5"
 
 
+# invented, of a kind seen: the prose goes on past the call with the result it expects
+LOOKUP_THEN_GUESS = (
+    'First the price: {"name": "lamp_price", "arguments": {"lamp": "Orvel"}}\n'
+    "The lamp costs 40, so two lamps cost 80."
+)
+
+
+@pytest.mark.parametrize("make", [ToolCallingAgent, lambda *a, **k: ReActAgent(*a, protocol="native", **k)])
+def test_the_prose_around_a_lookup_is_recorded_as_a_thought_but_not_sent_back(make):
+    @tool(read_only=True)
+    def lamp_price(lamp: str) -> str:
+        """The price of a lamp."""
+        return "12.5"
+
+    llm = ScriptedLLM([LOOKUP_THEN_GUESS, "Two lamps cost 25."])
+    agent = make("t", llm, tools=[lamp_price], verbose=False)
+    agent.run("What do two Orvel lamps cost?")
+    replayed = llm.requests[1].messages[-2]
+    assert replayed["tool_calls"][0]["function"]["name"] == "lamp_price" and not replayed["content"]
+    assert not any("80" in str(m.get("content")) for m in llm.requests[1].messages)
+    assert LOOKUP_THEN_GUESS in [s.content for s in agent.last_result.steps_of("thought")]
+
+
 def test_a_changing_tool_written_amid_prose_is_never_run():
     runs = []
 

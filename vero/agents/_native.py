@@ -133,8 +133,14 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
 
 
 def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
-    """``reply`` with the first read-only call written amid its prose made a real call (its prose kept as
-    the message's text); else ``reply`` without the chat-template tags a model may imitate."""
+    """``reply`` with the first read-only call written amid its prose made a real call; else ``reply``
+    without the chat-template tags a model may imitate.
+
+    The prose is recorded as a thought but not sent back: a small model's prose around a call often
+    goes on past it (the result it expects, the answer it will give), and replayed, that guess was
+    taken as a result (the second lookup skipped, the guessed value answered).  The conversation
+    shows the call as a native call looks.
+    """
     read_only = [name for name in agent.tools.names() if (found := agent.tools.get(name)) and found.read_only]
     calls = calls_in_prose(reply.text, read_only)
     if not calls:
@@ -147,9 +153,10 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
         recovered_from_text=True,
         raw=reply.text,
     )
+    agent.record(StepKind.THOUGHT, reply.text)
     return Message(
         "assistant",
-        reply.text,
+        None,
         tool_calls=calls[:1],
         reasoning=reply.reasoning,
         usage=reply.usage,
