@@ -366,8 +366,7 @@ def test_a_read_only_lookup_written_amid_prose_is_run_and_shown_as_a_call():
 
 # invented, of a kind seen: the prose goes on past the call with the result it expects
 LOOKUP_THEN_GUESS = (
-    'First the price: {"name": "lamp_price", "arguments": {"lamp": "Orvel"}}\n'
-    "The lamp costs 40, so two lamps cost 80."
+    'First the price: {"name": "lamp_price", "arguments": {"lamp": "Orvel"}}\nThe lamp costs 40, so two lamps cost 80.'
 )
 
 

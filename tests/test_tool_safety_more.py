@@ -23,6 +23,7 @@ from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallin
 from vero.agents.plan_execute import FINAL_PROMPT, PLANNER_RULES, REPLAN_PROMPT
 from vero.agents.reflexion import EVALUATE_PROMPT, REFLECT_PROMPT
 from vero.core.message import Message
+from vero.core.parsing.json_text import repeats_a_key
 from vero.testing import ScriptedLLM
 
 SENT: list[tuple[str, Any]] = []  # every call of transfer, as it ran
@@ -322,19 +323,40 @@ def test_a_call_split_over_two_replies_is_not_run(kind):
 
 # -- values vero might change -------------------------------------------------------------------------
 CONFLICTING = '{"to": "Ilse Morrow", "to": "Quill Harte", "amount": 5}'
-DUPLICATE_KEYS = {
-    "native": {"tool_calls": [{"name": "transfer", "arguments": CONFLICTING}]},
-    "text": f"Thought: pay\nAction: transfer\nAction Input: {CONFLICTING}",
-    "guided": STEP.replace(json.dumps(PAYMENT), CONFLICTING),
-}
+# sloppy JSON, which json-repair reads keeping the last value
+CONFLICTING_SLOPPY = ["{to: 'Ilse Morrow', to: 'Quill Harte', amount: 5}", CONFLICTING.replace(', "amount": 5}', ",}")]
 
 
+def duplicate_keys(protocol: str, arguments: str) -> Any:
+    return {
+        "native": {"tool_calls": [{"name": "transfer", "arguments": arguments}]},
+        "text": f"Thought: pay\nAction: transfer\nAction Input: {arguments}",
+        "guided": STEP.replace(json.dumps(PAYMENT), arguments),
+    }[protocol]
+
+
+@pytest.mark.parametrize("arguments", [CONFLICTING, *CONFLICTING_SLOPPY])
 @pytest.mark.parametrize("kind", AGENTS)
 @pytest.mark.parametrize("recovery", RECOVERY)
-def test_a_key_given_twice_with_different_values_runs_nothing(kind, recovery):
-    agent, llm = make(kind, [LOOKUP[protocol_of(kind)], DUPLICATE_KEYS[protocol_of(kind)]], recovery)
+def test_a_key_given_twice_with_different_values_runs_nothing(kind, recovery, arguments):
+    agent, llm = make(kind, [LOOKUP[protocol_of(kind)], duplicate_keys(protocol_of(kind), arguments)], recovery)
     agent.run(TASK)
     assert_nothing_sent_and_a_clear_end(agent, llm)
+
+
+@pytest.mark.parametrize(
+    "text, repeats",
+    [
+        ("{to: 'a', to: 'b'}", True),
+        ('{"a": {"b": 1, b: 2}}', True),  # nested, one key quoted and one bare
+        ('{"to": "a", "note": "to: b, to: c",}', False),  # inside a string
+        ('{"a": {"to": 1}, "to": 2,}', False),  # two objects
+        ("[{to: 1}, {to: 2}]", False),
+        ("{note: it's odd, to: 1}", False),  # an apostrophe in a bare value
+    ],
+)
+def test_a_key_given_twice_is_found_in_sloppy_json(text, repeats):
+    assert repeats_a_key(text) is repeats
 
 
 def test_a_whole_reply_call_with_a_key_given_twice_is_not_a_call():

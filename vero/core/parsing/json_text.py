@@ -123,6 +123,8 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
             raise ValueError(f"the JSON is not valid, and longer than {MAX_REPAIR_CHARS:,} characters to repair")
         if _nesting(text) > MAX_JSON_DEPTH:
             raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+        if repeats_a_key(text):  # json_repair keeps the last value silently, as json does
+            raise ConflictingKeysError("an object in the JSON gives one key twice")
         loads = repair_loads
     else:
         loads = STRICT_DECODER.decode
@@ -164,6 +166,46 @@ def unclosed_json(text: str) -> bool:
         elif char in "]}":
             depth -= 1
     return bool(quote) or depth > 0
+
+
+def repeats_a_key(text: str) -> bool:
+    """True when an object in JSON ``text`` gives one key twice (``{to: 'bob', to: 'eve'}``).
+
+    For sloppy JSON, which ``json_repair`` reads keeping the last value: keys in double or single
+    quotes and bare ones count, at any depth; linear.  (Valid JSON is checked by ``_one_value_per_key``.)
+    """
+    objects: list[set[str] | None] = []  # per open bracket: an object's keys so far, or None for a list
+    quote, escaped, in_word = "", False, False
+    token, written = "", ""
+    for char in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote, token = "", written
+                continue
+            written += char
+            continue
+        if char in "\"'":
+            quote, written, in_word = char, "", False
+        elif char.isalnum() or char in "_$-":
+            token, in_word = (token + char if in_word else char), True
+        elif char.isspace():
+            in_word = False
+        else:
+            keys = objects[-1] if objects else None
+            if char == ":" and keys is not None and token:
+                if token in keys:
+                    return True
+                keys.add(token)
+            elif char in "{[":
+                objects.append(set() if char == "{" else None)
+            elif char in "]}" and objects:
+                objects.pop()
+            token, in_word = "", False
+    return False
 
 
 def _nesting(text: str) -> int:
