@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from vero.core.message import ToolCall
 from vero.core.notes import note
-from vero.core.parsing import tidy_numbers
+from vero.core.parsing import output_record, parse_json_object, tidy_numbers
 from vero.core.text import clip, looks_like_id
 from vero.recovery.arithmetic import miscalculation
 from vero.recovery.hook import Nudge, Response, Rule, Seen, rule
@@ -26,6 +26,17 @@ GROUNDING_NUDGE = note(
     "Your answer gives {values}, which neither the task nor any tool result of "
     "this run contains. Look up what you need with the tools and work out any "
     "arithmetic with a tool, then answer with the values they return.",
+)
+# Seen: after a failed lookup, an answer with a value no tool gave, or one that only said how to find it.
+FAILED_LOOKUP_NUDGE = note(
+    "failed_lookup",
+    "Your last call, {tool}, failed, so its result is still missing. Make the call again with values "
+    "from the task or the results above in its arguments, or call the tool that fits.",
+)
+NO_RESULT_NUDGE = note(
+    "no_result",
+    "None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
+    "Call the one that fits the task (if none can answer it, say that you could not find the answer).",
 )
 # Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
 ARITHMETIC_NUDGE = note(
@@ -126,6 +137,50 @@ def _unfound_names(answer: str, sources: list[str]) -> list[str]:
     return missing
 
 
+# -- made-up-result: the answer is a record shaped like a tool's result, which no tool returned ------------
+MAX_RECORD_CHARS = 20_000  # a record the model could retype; longer outputs are not compared
+
+
+@rule("made-up-result", limit=2)
+def made_up_result(seen: Seen) -> Response:
+    """The whole answer is a JSON object with the keys of an earlier tool result but other values: seen
+    after the first of two lookups, the second one's result, written by the model itself.  Told to go
+    ahead, the model makes the call."""
+    written = _whole_json_object(seen.answer)
+    if written is None:
+        return None
+    results = [output_record(result) for result in seen.results() if len(result) <= MAX_RECORD_CHARS]
+    if written in results or not any(result and set(result) == set(written) for result in results):
+        return None
+    return Nudge(ANNOUNCED_NUDGE.format(which="next"))
+
+
+def _whole_json_object(answer: str) -> dict[str, object] | None:
+    """The JSON object that is the whole ``answer`` (bare or in one code fence), else None."""
+    text = answer.strip()
+    if not (text[:1] in "{`" and text[-1:] in "}`") or len(text) > MAX_RECORD_CHARS:
+        return None
+    try:
+        return parse_json_object(tidy_numbers(text))
+    except ValueError:
+        return None
+
+
+# -- failed-lookup: an answer right after a failed call of a read-only tool ----------------------------
+@rule("failed-lookup", limit=1)
+def failed_lookup(seen: Seen) -> Response:
+    """The answer came right after a call of a read-only tool failed: what that call was to find is
+    still missing, so the model is asked to make it again with values from the task or the results
+    (or, when no call of the run worked, to call the tool that fits).  Never after a failed call of a
+    tool that may change things: vero does not push the model to try such a call again."""
+    failed = seen.failed_call
+    if failed is None or not seen.tools.read_only(failed.tool):
+        return None
+    if any(call.ok for call in seen.calls()):
+        return Nudge(with_task(FAILED_LOOKUP_NUDGE.format(tool=failed.tool), seen.task))
+    return Nudge(with_task(NO_RESULT_NUDGE.format(tools=seen.tools.short_lines()), seen.task))
+
+
 # -- did-you-mean: a failed read-only lookup whose error suggests one value ----------------------------------
 _SUGGESTION = re.compile(r"\b[Dd]id you mean:?[ \t]{0,4}['\"]([^'\"\n]{1,80})['\"][ \t]{0,4}\?")
 
@@ -148,6 +203,10 @@ def did_you_mean(seen: Seen) -> Response:
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", failed.tool, json.dumps(arguments, ensure_ascii=False))
 
 
-RULES: dict[str, Rule] = {r.name: r for r in (announced, arithmetic, grounding, did_you_mean)}
+RULES: dict[str, Rule] = {
+    r.name: r for r in (announced, made_up_result, failed_lookup, arithmetic, grounding, did_you_mean)
+}
 # The preset's rules, in the order they are asked; the lead trims it to what measured gains keep.
-PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("announced", "arithmetic", "grounding")}
+PRESETS: dict[str, tuple[str, ...]] = {
+    "small-model": ("failed-lookup", "announced", "made-up-result", "arithmetic", "grounding")
+}
