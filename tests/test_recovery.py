@@ -13,13 +13,7 @@ from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.notes import NOTES, repeats_a_note
 from vero.recovery import PRESETS, RULES, Nudge, declines, resolve, rule
 from vero.recovery.arithmetic import Miscalculation, miscalculation
-from vero.recovery.rules import (
-    ANNOUNCED_NUDGE,
-    ARITHMETIC_NUDGE,
-    FAILED_LOOKUP_NUDGE,
-    GROUNDING_NUDGE,
-    NO_RESULT_NUDGE,
-)
+from vero.recovery.rules import ANNOUNCED_NUDGE, ARITHMETIC_NUDGE, GROUNDING_NUDGE
 from vero.testing import ScriptedLLM
 
 
@@ -333,7 +327,7 @@ def test_an_answer_that_does_not_speak_of_a_tool_is_no_announcement(answer):
     assert agent.run("How many?") == answer and llm.calls == 1
 
 
-# -- made-up-result ---------------------------------------------------------------------------------------
+# -- announced: a result the model wrote itself ------------------------------------------------------------
 # invented, of a kind seen: after the first of two lookups, the second one's result written by the model
 MADE_UP = '{"title": "Red Atlas", "copies": 40, "shelf": "SH-02", "author": "Ida Varga"}'
 OTHER_LOOKUP = {"tool_calls": [{"name": "find_book", "arguments": {"title": "Red Atlas"}}]}
@@ -343,7 +337,7 @@ OTHER_LOOKUP = {"tool_calls": [{"name": "find_book", "arguments": {"title": "Red
 @pytest.mark.parametrize("written", [MADE_UP, f"```json\n{MADE_UP}\n```"])
 def test_a_record_shaped_like_a_tool_result_that_no_tool_returned_is_told_to_go_ahead(kind, written):
     llm = ScriptedLLM([LOOKUP, written, OTHER_LOOKUP, "2576 copies in all."])
-    agent = AGENTS[kind](llm, recovery=["made-up-result"])
+    agent = AGENTS[kind](llm, recovery=["announced"])
     assert agent.run("How many copies of the Blue Atlas and the Red Atlas together?") == "2576 copies in all."
     assert last_sent(llm, 2) == ANNOUNCED_NUDGE.format(which="next") and llm.calls == 4
 
@@ -358,56 +352,8 @@ def test_a_record_shaped_like_a_tool_result_that_no_tool_returned_is_told_to_go_
 )
 def test_a_result_restated_or_an_answer_in_json_is_not_made_up(answer):
     llm = ScriptedLLM([LOOKUP, answer])
-    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=["made-up-result"])
+    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=["announced"])
     assert agent.run("How many copies of the Blue Atlas?") == answer and llm.calls == 2
-
-
-# -- failed-lookup ----------------------------------------------------------------------------------------
-@tool(read_only=True)
-def find_shelf(shelf_id: str) -> str:
-    """Look up a shelf by its id."""
-    if shelf_id != "SH-07":
-        raise KeyError(f"no shelf {shelf_id}")
-    return '{"shelf_id": "SH-07", "room": "north"}'
-
-
-WRONG_SHELF = {"tool_calls": [{"name": "find_shelf", "arguments": {"shelf_id": "7"}}]}
-RIGHT_SHELF = {"tool_calls": [{"name": "find_shelf", "arguments": {"shelf_id": "SH-07"}}]}
-
-
-@pytest.mark.parametrize("kind", AGENTS)
-def test_an_answer_right_after_a_failed_lookup_is_asked_to_make_the_call_again(kind):
-    llm = ScriptedLLM([LOOKUP, WRONG_SHELF, "It is probably in the south room.", RIGHT_SHELF, "The north room."])
-    agent = AGENTS[kind](llm, recovery=["failed-lookup"])
-    agent.tools.register(find_shelf)
-    assert agent.run("In which room is the Blue Atlas?") == "The north room."
-    assert last_sent(llm, 3).startswith(FAILED_LOOKUP_NUDGE.format(tool="find_shelf"))
-    assert "In which room is the Blue Atlas?" in last_sent(llm, 3)
-
-
-def test_when_no_call_worked_the_answer_would_be_a_guess_and_the_tools_are_listed():
-    llm = ScriptedLLM([WRONG_SHELF, "The south room.", RIGHT_SHELF, "The north room."])
-    agent = ToolCallingAgent("t", llm, tools=[find_shelf], verbose=False, recovery=["failed-lookup"])
-    assert agent.run("In which room is shelf 7?") == "The north room."
-    assert last_sent(llm, 2).startswith(NO_RESULT_NUDGE.format(tools=agent.tools.short_lines()))
-
-
-def test_a_failed_call_of_a_tool_that_may_change_things_is_not_pushed_again():
-    @tool
-    def lend_book(title: str) -> str:
-        """Lend a book."""
-        raise RuntimeError("the book is out")
-
-    lend = {"tool_calls": [{"name": "lend_book", "arguments": {"title": "Blue Atlas"}}]}
-    llm = ScriptedLLM([LOOKUP, lend, "It could not be lent: it is out."])
-    agent = ToolCallingAgent("t", llm, tools=[*TOOLS, lend_book], verbose=False, recovery=["failed-lookup"])
-    assert agent.run("Lend me the Blue Atlas.") == "It could not be lent: it is out." and llm.calls == 3
-
-
-def test_an_answer_after_a_lookup_that_worked_gets_no_failed_lookup_nudge():
-    llm = ScriptedLLM([LOOKUP, "1288 copies."])
-    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=["failed-lookup"])
-    assert agent.run("How many copies?") == "1288 copies." and llm.calls == 2
 
 
 # -- the registry of vero's messages ----------------------------------------------------------------------

@@ -27,17 +27,6 @@ GROUNDING_NUDGE = note(
     "this run contains. Look up what you need with the tools and work out any "
     "arithmetic with a tool, then answer with the values they return.",
 )
-# Seen: after a failed lookup, an answer with a value no tool gave, or one that only said how to find it.
-FAILED_LOOKUP_NUDGE = note(
-    "failed_lookup",
-    "Your last call, {tool}, failed, so its result is still missing. Make the call again with values "
-    "from the task or the results above in its arguments, or call the tool that fits.",
-)
-NO_RESULT_NUDGE = note(
-    "no_result",
-    "None of your tool calls has worked yet, so that answer would be a guess. The tools:\n{tools}\n"
-    "Call the one that fits the task (if none can answer it, say that you could not find the answer).",
-)
 # Told "check your arithmetic", a small model repeated its wrong number; given the right value it uses it.
 ARITHMETIC_NUDGE = note(
     "arithmetic", "Correction: {expression} = {value}, not {claimed}. Answer the task again with this value."
@@ -49,24 +38,53 @@ def with_task(text: str, task: str) -> str:
     return f"{text}\nThe task: {clip(task, 300, ' ...')}" if task else text
 
 
-# -- announced: the answer says it will call a tool, and makes no call -----------------------------
+# -- announced: the answer says it will call a tool, or writes what such a call would return ----------
 _INTENT = re.compile(
     r"\b(?:I will|I'll|I am going to|I'm going to|let me|let's|let us|I need to|we need to|"
     r"I should|we should|I can use|we can use|we will|we'll|next,? I|now I)\b",
     re.IGNORECASE,
 )
 _TOOL_WORDS = re.compile(r"\b(?:tools?|functions?|look(?:ing)? (?:it |this |that )?up|call(?:ing)?)\b", re.IGNORECASE)
+MAX_RECORD_CHARS = 20_000  # a record the model could retype; longer outputs are not compared
 
 
 @rule("announced", limit=2)
 def announced(seen: Seen) -> Response:
-    """ "I will use the `find_book` tool..." is a plan, not an answer: told to go ahead, the model acts."""
-    if not seen.tools or not _INTENT.search(seen.answer):
-        return None
-    names_a_tool = any(f"`{name}`" in seen.answer or f"{name}(" in seen.answer for name in seen.tools.names())
-    if not (names_a_tool or _TOOL_WORDS.search(seen.answer)):
+    """A step not taken is not an answer: told to go ahead, the model makes the call.
+
+    Two kinds: a plan ("I will use the `find_book` tool..."), and a record shaped like an earlier tool
+    result (the same keys, other values) that no tool returned: seen after the first of two lookups,
+    the second one's result, written by the model itself.
+    """
+    if not seen.tools or not (_announces_a_call(seen) or _writes_a_result(seen)):
         return None
     return Nudge(ANNOUNCED_NUDGE.format(which="next" if seen.results() else "first"))
+
+
+def _announces_a_call(seen: Seen) -> bool:
+    if not _INTENT.search(seen.answer):
+        return False
+    names_a_tool = any(f"`{name}`" in seen.answer or f"{name}(" in seen.answer for name in seen.tools.names())
+    return names_a_tool or bool(_TOOL_WORDS.search(seen.answer))
+
+
+def _writes_a_result(seen: Seen) -> bool:
+    written = _whole_json_object(seen.answer)
+    if written is None:
+        return False
+    results = [output_record(result) for result in seen.results() if len(result) <= MAX_RECORD_CHARS]
+    return written not in results and any(result and set(result) == set(written) for result in results)
+
+
+def _whole_json_object(answer: str) -> dict[str, object] | None:
+    """The JSON object that is the whole ``answer`` (bare or in one code fence), else None."""
+    text = answer.strip()
+    if not (text[:1] in "{`" and text[-1:] in "}`") or len(text) > MAX_RECORD_CHARS:
+        return None
+    try:
+        return parse_json_object(tidy_numbers(text))
+    except ValueError:
+        return None
 
 
 # -- arithmetic: a sum written in the answer with a wrong result -----------------------------------
@@ -137,50 +155,6 @@ def _unfound_names(answer: str, sources: list[str]) -> list[str]:
     return missing
 
 
-# -- made-up-result: the answer is a record shaped like a tool's result, which no tool returned ------------
-MAX_RECORD_CHARS = 20_000  # a record the model could retype; longer outputs are not compared
-
-
-@rule("made-up-result", limit=2)
-def made_up_result(seen: Seen) -> Response:
-    """The whole answer is a JSON object with the keys of an earlier tool result but other values: seen
-    after the first of two lookups, the second one's result, written by the model itself.  Told to go
-    ahead, the model makes the call."""
-    written = _whole_json_object(seen.answer)
-    if written is None:
-        return None
-    results = [output_record(result) for result in seen.results() if len(result) <= MAX_RECORD_CHARS]
-    if written in results or not any(result and set(result) == set(written) for result in results):
-        return None
-    return Nudge(ANNOUNCED_NUDGE.format(which="next"))
-
-
-def _whole_json_object(answer: str) -> dict[str, object] | None:
-    """The JSON object that is the whole ``answer`` (bare or in one code fence), else None."""
-    text = answer.strip()
-    if not (text[:1] in "{`" and text[-1:] in "}`") or len(text) > MAX_RECORD_CHARS:
-        return None
-    try:
-        return parse_json_object(tidy_numbers(text))
-    except ValueError:
-        return None
-
-
-# -- failed-lookup: an answer right after a failed call of a read-only tool ----------------------------
-@rule("failed-lookup", limit=1)
-def failed_lookup(seen: Seen) -> Response:
-    """The answer came right after a call of a read-only tool failed: what that call was to find is
-    still missing, so the model is asked to make it again with values from the task or the results
-    (or, when no call of the run worked, to call the tool that fits).  Never after a failed call of a
-    tool that may change things: vero does not push the model to try such a call again."""
-    failed = seen.failed_call
-    if failed is None or not seen.tools.read_only(failed.tool):
-        return None
-    if any(call.ok for call in seen.calls()):
-        return Nudge(with_task(FAILED_LOOKUP_NUDGE.format(tool=failed.tool), seen.task))
-    return Nudge(with_task(NO_RESULT_NUDGE.format(tools=seen.tools.short_lines()), seen.task))
-
-
 # -- did-you-mean: a failed read-only lookup whose error suggests one value ----------------------------------
 _SUGGESTION = re.compile(r"\b[Dd]id you mean:?[ \t]{0,4}['\"]([^'\"\n]{1,80})['\"][ \t]{0,4}\?")
 
@@ -203,10 +177,6 @@ def did_you_mean(seen: Seen) -> Response:
     return ToolCall(f"call_{uuid.uuid4().hex[:12]}", failed.tool, json.dumps(arguments, ensure_ascii=False))
 
 
-RULES: dict[str, Rule] = {
-    r.name: r for r in (announced, made_up_result, failed_lookup, arithmetic, grounding, did_you_mean)
-}
+RULES: dict[str, Rule] = {r.name: r for r in (announced, arithmetic, grounding, did_you_mean)}
 # The preset's rules, in the order they are asked; the lead trims it to what measured gains keep.
-PRESETS: dict[str, tuple[str, ...]] = {
-    "small-model": ("failed-lookup", "announced", "made-up-result", "arithmetic", "grounding")
-}
+PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("announced", "arithmetic", "grounding")}
