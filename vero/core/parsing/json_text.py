@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, overload
 
 from vero.core.thinking import split_thinking
@@ -146,12 +146,19 @@ def normalized_arguments(args: Any) -> Any:
     return args.strip() if isinstance(args, str) else args
 
 
-def unclosed_json(text: str) -> bool:
-    """True when JSON ``text`` ends inside a string or an object or list (``{"amount": 9``): the model
-    did not finish writing it, and a repair would complete it with a value it never wrote.  Strings in
-    double or single quotes (sloppy JSON) count; linear."""
-    depth, quote, escaped = 0, "", False
-    for char in text:
+class _Quoted(str):
+    """The content of a string in JSON-like text, as ``_outside_strings`` yields it."""
+
+
+_UNCLOSED = _Quoted()  # yielded last when the text ends inside a string
+
+
+def _outside_strings(text: str) -> Iterator[str]:
+    """Each character of ``text`` outside its strings (in double or single quotes, as sloppy JSON has
+    them), with each string as one ``_Quoted`` item in its place; ``_UNCLOSED`` last when a string
+    does not end.  The one scan of JSON-like text that ``unclosed_json`` and ``repeats_a_key`` share."""
+    quote, escaped, start = "", False, 0
+    for index, char in enumerate(text):
         if quote:
             if escaped:
                 escaped = False
@@ -159,13 +166,26 @@ def unclosed_json(text: str) -> bool:
                 escaped = True
             elif char == quote:
                 quote = ""
+                yield _Quoted(text[start:index])
         elif char in "\"'":
-            quote = char
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-    return bool(quote) or depth > 0
+            quote, start = char, index + 1
+        else:
+            yield char
+    if quote:
+        yield _UNCLOSED
+
+
+def unclosed_json(text: str) -> bool:
+    """True when JSON ``text`` ends inside a string or an object or list (``{"amount": 9``): the model
+    did not finish writing it, and a repair would complete it with a value it never wrote.  Strings in
+    double or single quotes (sloppy JSON) count; linear."""
+    depth = 0
+    for item in _outside_strings(text):
+        if item is _UNCLOSED:
+            return True
+        if not isinstance(item, _Quoted):
+            depth += (item in "[{") - (item in "]}")
+    return depth > 0
 
 
 def repeats_a_key(text: str) -> bool:
@@ -175,34 +195,23 @@ def repeats_a_key(text: str) -> bool:
     quotes and bare ones count, at any depth; linear.  (Valid JSON is checked by ``_one_value_per_key``.)
     """
     objects: list[set[str] | None] = []  # per open bracket: an object's keys so far, or None for a list
-    quote, escaped, in_word = "", False, False
-    token, written = "", ""
-    for char in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote, token = "", written
-                continue
-            written += char
-            continue
-        if char in "\"'":
-            quote, written, in_word = char, "", False
-        elif char.isalnum() or char in "_$-":
-            token, in_word = (token + char if in_word else char), True
-        elif char.isspace():
+    token, in_word = "", False
+    for item in _outside_strings(text):
+        if isinstance(item, _Quoted):
+            token, in_word = str(item), False
+        elif item.isalnum() or item in "_$-":
+            token, in_word = (token + item if in_word else item), True
+        elif item.isspace():
             in_word = False
         else:
             keys = objects[-1] if objects else None
-            if char == ":" and keys is not None and token:
+            if item == ":" and keys is not None and token:
                 if token in keys:
                     return True
                 keys.add(token)
-            elif char in "{[":
-                objects.append(set() if char == "{" else None)
-            elif char in "]}" and objects:
+            elif item in "{[":
+                objects.append(set() if item == "{" else None)
+            elif item in "]}" and objects:
                 objects.pop()
             token, in_word = "", False
     return False
