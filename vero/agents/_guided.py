@@ -207,7 +207,7 @@ def unsafe_call(agent: ReActAgentBase, tool: str, reply: Message) -> str | None:
     A server that enforces the schema sends only the step; one that does not may send it amid prose
     (an example, a quote), cut off at the output limit, or as the echo of a step that a tool result holds.
     """
-    if not not agent.tools.read_only(tool):
+    if agent.tools.read_only(tool):
         return None
     body = unfenced(reply.text.strip()) or ""
     if reply.truncated:

@@ -141,7 +141,7 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
     taken as a result (the second lookup skipped, the guessed value answered).  The conversation
     shows the call as a native call looks.
     """
-    read_only = [name for name in agent.tools.names() if (found := agent.tools.get(name)) and found.read_only]
+    read_only = [name for name in agent.tools.names() if agent.tools.read_only(name)]
     calls = calls_in_prose(reply.text, read_only)
     if not calls:
         # a reply that begins with a template's tags (imitated) is read without them
@@ -182,7 +182,7 @@ def cut_off_warning(tool: str) -> str:
 def quotes_a_call(agent: Agent, tool: str, written: str) -> bool:
     """True when ``written`` (a call of ``tool`` written as text) is a quote of the task, the
     history or a tool result, and ``tool`` may change things (a read-only lookup runs anyway)."""
-    if not not agent.tools.read_only(tool):
+    if agent.tools.read_only(tool):
         return False
     run = agent.current_run
     sources = [
