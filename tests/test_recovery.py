@@ -431,6 +431,30 @@ def test_text_react_runs_the_suggested_lookup_as_its_next_observation():
     assert llm.requests[2].messages[-1]["content"].endswith('{"name": "Ida Varga", "born": 1931}')
 
 
+@pytest.mark.parametrize(
+    ("error", "runs"),
+    [
+        ("Error: no author named 'Ida Vargo'. Did you mean Ida Varga?", True),  # unquoted
+        ('Error: no author "Ida Vargo". Did you mean: "Ida Varga" ?', True),
+        ("Error: no author named 'Ida Vargo'. Did you mean Ida Varga, Ida Vargas or Ada Varga?", False),  # a list
+        ("Error: no author named 'Ida Vargo'. Did you mean one of these?\n- Ida Varga\n- Ida Vargas", False),
+        ("Error: no author named 'Ida Vargo'. Did you mean 'Ida Varga' or 'Ida Vargas'?", False),  # two values
+    ],
+)
+def test_only_one_suggested_value_quoted_or_not_is_looked_up(error, runs):
+    @tool(read_only=True)
+    def find_writer(name: str) -> str:
+        """Look up an author by name."""
+        return '{"name": "Ida Varga", "born": 1931}' if name == "Ida Varga" else error
+
+    wrong = {"tool_calls": [{"name": "find_writer", "arguments": {"name": "Ida Vargo"}}]}
+    llm = ScriptedLLM([wrong, "There is no such author.", "Ida Varga was born in 1931."])
+    agent = ToolCallingAgent("t", llm, tools=[find_writer], verbose=False, recovery=["did-you-mean"])
+    agent.run("When was Ida Vargo born?")
+    actions = [s.content for s in agent.last_result.steps_of("action")]
+    assert actions[1:] == (["find_writer(name='Ida Varga')"] if runs else [])
+
+
 def test_no_suggested_value_is_used_for_a_tool_that_may_change_things():
     done = []
 

@@ -15,6 +15,7 @@ from vero.agents import ReActAgent, ToolCallingAgent
 from vero.agents._native import RAN_FOR_YOU
 from vero.agents.react import FORMAT_ERROR_PROMPT
 from vero.core.message import ToolCall
+from vero.core.parsing import calls_in_prose
 from vero.recovery import Nudge, rule
 from vero.testing import ScriptedLLM
 
@@ -413,6 +414,52 @@ def test_recovery_off_reads_no_call_amid_prose():
     agent = ToolCallingAgent("t", ScriptedLLM([PROSE_THEN_LOOKUP]), tools=[lamp_price], verbose=False, recovery=False)
     agent.run("What does the lamp Orvel cost?")
     assert agent.last_result.steps_of("action") == []
+
+
+# invented, of a kind small models write: the call as a tag, its arguments as attributes
+TAG_LOOKUP = '<lamp_price lamp="Orvel"/>'
+
+
+@pytest.mark.parametrize("reply", [TAG_LOOKUP, f"I will look it up.\n{TAG_LOOKUP}", "<lamp_price lamp='Orvel' />"])
+def test_a_read_only_lookup_written_as_an_attribute_tag_is_run(reply):
+    @tool(read_only=True)
+    def lamp_price(lamp: str) -> str:
+        """The price of a lamp."""
+        return "12.5"
+
+    agent = ToolCallingAgent("t", ScriptedLLM([reply, "It costs 12.5."]), tools=[lamp_price], verbose=False)
+    assert agent.run("What does the lamp Orvel cost?") == "It costs 12.5."
+    assert [s.content for s in agent.last_result.steps_of("action")] == ["lamp_price(lamp='Orvel')"]
+
+
+def test_a_changing_tool_written_as_an_attribute_tag_is_never_run():
+    runs = []
+
+    @tool
+    def lamp_discard(lamp: str) -> str:
+        """Throw a lamp away."""
+        runs.append(lamp)
+        return "discarded"
+
+    reply = TAG_LOOKUP.replace("lamp_price", "lamp_discard")
+    for recovery in (True, "small-model"):
+        agent = ToolCallingAgent("t", ScriptedLLM([reply]), tools=[lamp_discard], verbose=False, recovery=recovery)
+        assert agent.run("Tell me about the lamp Orvel.") == reply
+        assert runs == [] and agent.last_result.steps_of("action") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<lamp_price lamp="Orvel">',  # not self-closing
+        '<lamp_prices lamp="Orvel"/>',  # another name
+        '<lamp_price lamp="Orvel" lamp="Ember"/>',  # one attribute twice: which was meant is unknown
+        "<lamp_price lamp=Orvel/>",  # unquoted value
+        "lamp_price(lamp='Orvel')",
+    ],
+)
+def test_what_is_not_an_attribute_tag_call(text):
+    assert calls_in_prose(text, ["lamp_price"]) == []
 
 
 def test_a_quoted_call_with_doubled_braces_is_still_a_quote():

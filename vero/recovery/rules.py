@@ -156,20 +156,26 @@ def _unfound_names(answer: str, sources: list[str]) -> list[str]:
 
 
 # -- did-you-mean: a failed read-only lookup whose error suggests one value ----------------------------------
-_SUGGESTION = re.compile(r"\b[Dd]id you mean:?[ \t]{0,4}['\"]([^'\"\n]{1,80})['\"][ \t]{0,4}\?")
+# "Did you mean 'Ida Varga'?" or, unquoted, "Did you mean Ida Varga?"; not a list ("Did you mean A, B or C?")
+# and not a pointer to one ("Did you mean one of these?").
+_SUGGESTION = re.compile(
+    r"\b[Dd]id you mean:?[ \t]{0,4}"
+    r"(?:['\"]([^'\"\n]{1,80})['\"]|(?!(?:one|any|either|some|these|those|this|that)\b)([^\s'\"?,;:][^'\"\n?,;:]{0,79}?))"
+    r"[ \t]{0,4}\?"
+)
 
 
 @rule("did-you-mean", limit=1)
 def did_you_mean(seen: Seen) -> Response:
     """The answer came right after a failed call of a read-only tool whose error suggests exactly one
-    value ("Did you mean 'Ida Varga'?") and that took exactly one text argument: vero makes the same
+    value ("Did you mean 'Ida Varga'?", quoted or not) and that took exactly one text argument: vero makes the same
     lookup with the suggested value, and the model is told.  Never for a tool that may change things
     (``consult`` would drop such a call anyway)."""
     failed = seen.failed_call
     tool = seen.tools.get(failed.tool) if failed is not None else None
     if failed is None or tool is None or not tool.read_only or not isinstance(failed.arguments, dict):
         return None
-    suggested = _SUGGESTION.findall(failed.output[:2000])
+    suggested = [quoted or bare for quoted, bare in _SUGGESTION.findall(failed.output[:2000])]
     texts = [name for name, value in failed.arguments.items() if isinstance(value, str)]
     if len(suggested) != 1 or len(texts) != 1 or failed.arguments[texts[0]] == suggested[0]:
         return None
@@ -179,4 +185,4 @@ def did_you_mean(seen: Seen) -> Response:
 
 RULES: dict[str, Rule] = {r.name: r for r in (announced, arithmetic, grounding, did_you_mean)}
 # The preset's rules, in the order they are asked; the lead trims it to what measured gains keep.
-PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("announced", "arithmetic", "grounding")}
+PRESETS: dict[str, tuple[str, ...]] = {"small-model": ("did-you-mean", "announced", "arithmetic", "grounding")}

@@ -14,7 +14,9 @@ read as a call only when its *whole* content (trimmed) is the call or calls:
   (``{{"name": ..., "arguments": {...}}}``), as models copy a template's escaping.
 
 Prose around a call, a call inside a quote, an example or a document, attribute
-tags such as ``<delete_file name="x"/>``: not a call.  Only a registered tool
+tags such as ``<delete_file name="x"/>``: not a call here.  (``calls_in_prose`` reads
+calls amid prose, attribute tags included, for the agents to run only read-only
+tools from.)  Only a registered tool
 name with an arguments object counts.  Everything is read with ``str.find`` and
 a JSON decoder, in linear time; a reply longer than ``MAX_CALL_TEXT_CHARS`` is
 not read as a call at all.  (docs/tools.md, "Safety", says how the agents also
@@ -213,17 +215,25 @@ _CALL_KEYS = tuple(f'"{key}"' for key in _NAME_KEYS)
 
 
 def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall]:
-    """The JSON calls of ``tool_names`` written anywhere in ``text`` (amid prose, in fences or tags).
+    """The calls of ``tool_names`` written anywhere in ``text`` (amid prose, in fences or tags), in
+    the order written: JSON calls, and tags with the arguments as attributes (``<weather city="Oslo"/>``).
 
     Only for tools that change nothing: the agents run such a call only when the tool is
     read-only (docs/tools.md, "Safety").  Each ``{`` that opens an object whose first key
-    names a tool is decoded once, at most ``MAX_EMBEDDED_CANDIDATES`` of them, in a reply of at
-    most ``MAX_CALL_TEXT_CHARS``: linear in the reply's length.
+    names a tool is decoded once, and each ``<`` + a tool's name is read once, at most
+    ``MAX_EMBEDDED_CANDIDATES`` of each, in a reply of at most ``MAX_CALL_TEXT_CHARS``:
+    linear in the reply's length.
     """
     names, body = set(tool_names), text or ""
     if not names or len(body) > MAX_CALL_TEXT_CHARS:
         return []
-    calls: list[ToolCall] = []
+    found = _json_calls_amid(body, names) + _attribute_tag_calls(body, names)
+    return _once_each([call for _, call in sorted(found, key=lambda place: place[0])])
+
+
+def _json_calls_amid(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
+    """``(where, call)`` for each JSON object in ``body`` that is a call of ``names``."""
+    calls: list[tuple[int, ToolCall]] = []
     position, tried = body.find("{"), 0
     while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
         following = body[position + 1 : position + 40].lstrip()
@@ -237,11 +247,46 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
             except (ValueError, RecursionError):
                 end = position + 1
             else:
-                calls += _calls_in_value(value, names)
+                calls += [(position, call) for call in _calls_in_value(value, names)]
             position = body.find("{", max(end, position + 1))
         else:
             position = body.find("{", position + 1)
-    return _once_each(calls)
+    return calls
+
+
+# One attribute of a tag: key="value" or key='value' (no quote inside the value, so no backtracking).
+_ATTRIBUTE = re.compile(r"""\s+([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+def _attribute_tag_calls(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
+    """``(where, call)`` for each self-closing tag named after a tool, its arguments as attributes:
+    ``<weather city="Oslo" unit='C'/>`` (small models write calls so); the values are strings."""
+    calls: list[tuple[int, ToolCall]] = []
+    tried = 0
+    for name in sorted(names):
+        position = body.find(f"<{name}")
+        while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
+            tried += 1
+            call = _attribute_tag(body, position + 1 + len(name), name, names)
+            if call is not None:
+                calls.append((position, call))
+            position = body.find(f"<{name}", position + 1)
+    return calls
+
+
+def _attribute_tag(body: str, position: int, name: str, names: set[str]) -> ToolCall | None:
+    """The call of the tag whose name ends at ``position``, when attributes and ``/>`` follow (none
+    when an attribute is given twice: which value was meant is unknown, as for JSON)."""
+    arguments: dict[str, str] = {}
+    while (attribute := _ATTRIBUTE.match(body, position)) is not None:
+        key, double, single = attribute.groups()
+        if key in arguments:
+            return None
+        arguments[key] = html.unescape(double if double is not None else single)
+        position = attribute.end()
+    if not body.startswith("/>", _skip_space(body, position)):
+        return None
+    return _as_call({"name": name, "arguments": arguments}, names)
 
 
 def is_quoted(written: str, sources: Iterable[str]) -> bool:
