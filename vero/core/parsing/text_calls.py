@@ -227,13 +227,7 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
     names, body = set(tool_names), text or ""
     if not names or len(body) > MAX_CALL_TEXT_CHARS:
         return []
-    found = _json_calls_amid(body, names) + _attribute_tag_calls(body, names)
-    return _once_each([call for _, call in sorted(found, key=lambda place: place[0])])
-
-
-def _json_calls_amid(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
-    """``(where, call)`` for each JSON object in ``body`` that is a call of ``names``."""
-    calls: list[tuple[int, ToolCall]] = []
+    calls: list[tuple[int, ToolCall]] = _attribute_tag_calls(body, names) if "<" in body else []
     position, tried = body.find("{"), 0
     while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
         following = body[position + 1 : position + 40].lstrip()
@@ -251,7 +245,7 @@ def _json_calls_amid(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
             position = body.find("{", max(end, position + 1))
         else:
             position = body.find("{", position + 1)
-    return calls
+    return _once_each([call for _, call in sorted(calls, key=lambda place: place[0])])
 
 
 # One attribute of a tag: key="value" or key='value' (no quote inside the value, so no backtracking).
