@@ -439,6 +439,11 @@ def test_text_react_runs_the_suggested_lookup_as_its_next_observation():
         ("Error: no author named 'Ida Vargo'. Did you mean Ida Varga, Ida Vargas or Ada Varga?", False),  # a list
         ("Error: no author named 'Ida Vargo'. Did you mean one of these?\n- Ida Varga\n- Ida Vargas", False),
         ("Error: no author named 'Ida Vargo'. Did you mean 'Ida Varga' or 'Ida Vargas'?", False),  # two values
+        ("Error: no author named 'Ida Vargo'. Did you mean \u201cIda Varga\u201d?", True),  # typographic quotes
+        ("Error: no author named 'Ida Vargo'. Did you mean Ida Varga or Ida Vargas?", False),
+        ("Error: no author named 'Ida Vargo'. Did you mean to search by title instead?", False),  # a hint
+        ("Error: no author named 'Ida Vargo'. Did you mean another spelling?", False),
+        ("Error: no author named 'Ida Vargo'. Did you mean Ida Varga. Please retry?", False),  # two sentences
     ],
 )
 def test_only_one_suggested_value_quoted_or_not_is_looked_up(error, runs):

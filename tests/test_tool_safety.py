@@ -441,9 +441,15 @@ def test_a_changing_tool_written_as_an_attribute_tag_is_never_run():
         runs.append(lamp)
         return "discarded"
 
+    @tool(read_only=True)
+    def lamp_price(lamp: str) -> str:
+        """The price of a lamp."""
+        return "12.5"
+
     reply = TAG_LOOKUP.replace("lamp_price", "lamp_discard")
     for recovery in (True, "small-model"):
-        agent = ToolCallingAgent("t", ScriptedLLM([reply]), tools=[lamp_discard], verbose=False, recovery=recovery)
+        tools = [lamp_price, lamp_discard]  # a read-only tool beside it: the tag is still not read
+        agent = ToolCallingAgent("t", ScriptedLLM([reply]), tools=tools, verbose=False, recovery=recovery)
         assert agent.run("Tell me about the lamp Orvel.") == reply
         assert runs == [] and agent.last_result.steps_of("action") == []
 

@@ -156,12 +156,17 @@ def _unfound_names(answer: str, sources: list[str]) -> list[str]:
 
 
 # -- did-you-mean: a failed read-only lookup whose error suggests one value ----------------------------------
-# "Did you mean 'Ida Varga'?" or, unquoted, "Did you mean Ida Varga?"; not a list ("Did you mean A, B or C?")
-# and not a pointer to one ("Did you mean one of these?").
+# "Did you mean 'Ida Varga'?" (any quote marks) or, unquoted, "Did you mean Ida Varga?".
+_QUOTES = "\"'`\u201c\u201d\u2018\u2019\u00ab\u00bb"
 _SUGGESTION = re.compile(
-    r"\b[Dd]id you mean:?[ \t]{0,4}"
-    r"(?:['\"]([^'\"\n]{1,80})['\"]|(?!(?:one|any|either|some|these|those|this|that)\b)([^\s'\"?,;:][^'\"\n?,;:]{0,79}?))"
-    r"[ \t]{0,4}\?"
+    rf"\b[Dd]id you mean:?[ \t]{{0,4}}(?:[{_QUOTES}]([^{_QUOTES}\n]{{1,80}})[{_QUOTES}]"
+    rf"|([^\s{_QUOTES}?,;:(][^{_QUOTES}\n?,;:(]{{0,79}}?))[ \t]{{0,4}}\?"
+)
+# An unquoted suggestion that is not one value: a list ("A or B"), a hint ("to use X instead",
+# "another spelling"), a pointer ("one of these"), or more than one sentence.
+_NOT_ONE_VALUE = re.compile(
+    r"^(?:one|any|either|some|these|those|this|that|to|a|an|the|another|something|different)\b"
+    r"|\b(?:or|and|instead)\b|/|\.\s|\t"
 )
 
 
@@ -175,7 +180,11 @@ def did_you_mean(seen: Seen) -> Response:
     tool = seen.tools.get(failed.tool) if failed is not None else None
     if failed is None or tool is None or not tool.read_only or not isinstance(failed.arguments, dict):
         return None
-    suggested = [quoted or bare for quoted, bare in _SUGGESTION.findall(failed.output[:2000])]
+    suggested = [
+        quoted or bare
+        for quoted, bare in _SUGGESTION.findall(failed.output[:2000])
+        if quoted or not _NOT_ONE_VALUE.search(bare)
+    ]
     texts = [name for name, value in failed.arguments.items() if isinstance(value, str)]
     if len(suggested) != 1 or len(texts) != 1 or failed.arguments[texts[0]] == suggested[0]:
         return None

@@ -220,7 +220,7 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
 
     Only for tools that change nothing: the agents run such a call only when the tool is
     read-only (docs/tools.md, "Safety").  Each ``{`` that opens an object whose first key
-    names a tool is decoded once, and each ``<`` + a tool's name is read once, at most
+    names a tool is decoded once, and each tag named after a tool is read once, at most
     ``MAX_EMBEDDED_CANDIDATES`` of each, in a reply of at most ``MAX_CALL_TEXT_CHARS``:
     linear in the reply's length.
     """
@@ -252,19 +252,25 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
 _ATTRIBUTE = re.compile(r"""\s+([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
+_TAG_NAME = re.compile(r"<([A-Za-z_][\w.-]{0,99})")
+MAX_TAG_ATTRIBUTES = 32  # a call has a few arguments; a longer tag is no call
+
+
 def _attribute_tag_calls(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
     """``(where, call)`` for each self-closing tag named after a tool, its arguments as attributes:
-    ``<weather city="Oslo" unit='C'/>`` (small models write calls so); the values are strings."""
+    ``<weather city="Oslo" unit='C'/>`` (small models write calls so); the values are strings.
+    At most ``MAX_EMBEDDED_CANDIDATES`` tags named after a tool are read."""
     calls: list[tuple[int, ToolCall]] = []
     tried = 0
-    for name in sorted(names):
-        position = body.find(f"<{name}")
-        while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
-            tried += 1
-            call = _attribute_tag(body, position + 1 + len(name), name, names)
-            if call is not None:
-                calls.append((position, call))
-            position = body.find(f"<{name}", position + 1)
+    for tag in _TAG_NAME.finditer(body):
+        if tag.group(1) not in names:
+            continue
+        tried += 1
+        if tried > MAX_EMBEDDED_CANDIDATES:
+            break
+        call = _attribute_tag(body, tag.end(), tag.group(1), names)
+        if call is not None:
+            calls.append((tag.start(), call))
     return calls
 
 
@@ -274,11 +280,11 @@ def _attribute_tag(body: str, position: int, name: str, names: set[str]) -> Tool
     arguments: dict[str, str] = {}
     while (attribute := _ATTRIBUTE.match(body, position)) is not None:
         key, double, single = attribute.groups()
-        if key in arguments:
+        if key in arguments or len(arguments) == MAX_TAG_ATTRIBUTES:
             return None
         arguments[key] = html.unescape(double if double is not None else single)
         position = attribute.end()
-    if not body.startswith("/>", _skip_space(body, position)):
+    if not body[position : position + 100].lstrip().startswith("/>"):  # a call's tag closes soon
         return None
     return _as_call({"name": name, "arguments": arguments}, names)
 
