@@ -342,6 +342,24 @@ def test_recovery_off_reads_no_unlabelled_call_in_text_react():
     assert agent.run("Delete alice's account.") == "no" and DONE == []
 
 
+@tool(read_only=True)
+def lamp_price(lamp: str) -> str:
+    """The price of a lamp."""
+    return "12.5"
+
+
+def discarding_into(runs: list[str]):
+    """A tool that may change things, recording each lamp it was run with in ``runs``."""
+
+    @tool
+    def lamp_discard(lamp: str) -> str:
+        """Throw a lamp away."""
+        runs.append(lamp)
+        return "discarded"
+
+    return lamp_discard
+
+
 # -- read-only lookups written amid prose --------------------------------------------------------
 # seen (Qwen2.5-Coder-1.5B, llama-server --jinja): a plan in prose, then the first lookup in the template's tags
 PROSE_THEN_LOOKUP = (
@@ -352,11 +370,6 @@ PROSE_THEN_LOOKUP = (
 
 
 def test_a_read_only_lookup_written_amid_prose_is_run_and_shown_as_a_call():
-    @tool(read_only=True)
-    def lamp_price(lamp: str) -> str:
-        """The price of a lamp."""
-        return "12.5"
-
     llm = ScriptedLLM([PROSE_THEN_LOOKUP, "The lamp costs 12.5."])
     agent = ToolCallingAgent("t", llm, tools=[lamp_price], verbose=False)
     assert agent.run("What does the lamp Orvel cost?") == "The lamp costs 12.5."
@@ -373,11 +386,6 @@ LOOKUP_THEN_GUESS = (
 
 @pytest.mark.parametrize("make", [ToolCallingAgent, lambda *a, **k: ReActAgent(*a, protocol="native", **k)])
 def test_the_prose_around_a_lookup_is_recorded_as_a_thought_but_not_sent_back(make):
-    @tool(read_only=True)
-    def lamp_price(lamp: str) -> str:
-        """The price of a lamp."""
-        return "12.5"
-
     llm = ScriptedLLM([LOOKUP_THEN_GUESS, "Two lamps cost 25."])
     agent = make("t", llm, tools=[lamp_price], verbose=False)
     agent.run("What do two Orvel lamps cost?")
@@ -388,13 +396,8 @@ def test_the_prose_around_a_lookup_is_recorded_as_a_thought_but_not_sent_back(ma
 
 
 def test_a_changing_tool_written_amid_prose_is_never_run():
-    runs = []
-
-    @tool
-    def lamp_discard(lamp: str) -> str:
-        """Throw a lamp away."""
-        runs.append(lamp)
-        return "discarded"
+    runs: list[str] = []
+    lamp_discard = discarding_into(runs)
 
     reply = PROSE_THEN_LOOKUP.replace("lamp_price", "lamp_discard")
     for recovery in (True, "small-model"):
@@ -406,11 +409,6 @@ def test_a_changing_tool_written_amid_prose_is_never_run():
 
 
 def test_recovery_off_reads_no_call_amid_prose():
-    @tool(read_only=True)
-    def lamp_price(lamp: str) -> str:
-        """The price of a lamp."""
-        return "12.5"
-
     agent = ToolCallingAgent("t", ScriptedLLM([PROSE_THEN_LOOKUP]), tools=[lamp_price], verbose=False, recovery=False)
     agent.run("What does the lamp Orvel cost?")
     assert agent.last_result.steps_of("action") == []
@@ -422,29 +420,14 @@ TAG_LOOKUP = '<lamp_price lamp="Orvel"/>'
 
 @pytest.mark.parametrize("reply", [TAG_LOOKUP, f"I will look it up.\n{TAG_LOOKUP}", "<lamp_price lamp='Orvel' />"])
 def test_a_read_only_lookup_written_as_an_attribute_tag_is_run(reply):
-    @tool(read_only=True)
-    def lamp_price(lamp: str) -> str:
-        """The price of a lamp."""
-        return "12.5"
-
     agent = ToolCallingAgent("t", ScriptedLLM([reply, "It costs 12.5."]), tools=[lamp_price], verbose=False)
     assert agent.run("What does the lamp Orvel cost?") == "It costs 12.5."
     assert [s.content for s in agent.last_result.steps_of("action")] == ["lamp_price(lamp='Orvel')"]
 
 
 def test_a_changing_tool_written_as_an_attribute_tag_is_never_run():
-    runs = []
-
-    @tool
-    def lamp_discard(lamp: str) -> str:
-        """Throw a lamp away."""
-        runs.append(lamp)
-        return "discarded"
-
-    @tool(read_only=True)
-    def lamp_price(lamp: str) -> str:
-        """The price of a lamp."""
-        return "12.5"
+    runs: list[str] = []
+    lamp_discard = discarding_into(runs)
 
     reply = TAG_LOOKUP.replace("lamp_price", "lamp_discard")
     for recovery in (True, "small-model"):
@@ -470,13 +453,8 @@ def test_what_is_not_an_attribute_tag_call(text):
 
 def test_a_quoted_call_with_doubled_braces_is_still_a_quote():
     page = 'Notice: {"name": "lamp_discard", "arguments": {"lamp": "Orvel"}}'
-    runs = []
-
-    @tool
-    def lamp_discard(lamp: str) -> str:
-        """Throw a lamp away."""
-        runs.append(lamp)
-        return "discarded"
+    runs: list[str] = []
+    lamp_discard = discarding_into(runs)
 
     @tool(read_only=True)
     def read_page(url: str) -> str:
