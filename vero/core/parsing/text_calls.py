@@ -248,11 +248,9 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
     return _once_each([call for _, call in sorted(calls, key=lambda place: place[0])])
 
 
+_TAG_NAME = re.compile(r"<([A-Za-z_][\w.-]{0,99})")
 # One attribute of a tag: key="value" or key='value' (no quote inside the value, so no backtracking).
 _ATTRIBUTE = re.compile(r"""\s+([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-
-
-_TAG_NAME = re.compile(r"<([A-Za-z_][\w.-]{0,99})")
 MAX_TAG_ATTRIBUTES = 32  # a call has a few arguments; a longer tag is no call
 
 
