@@ -376,8 +376,8 @@ def main() -> int:
         "--smolagents-every",
         type=int,
         default=4,
-        help="run smolagents on every N-th task only (default 4; 1: all): on a CPU its long "
-        "prompt and runaway replies make it take minutes per task",
+        help="run smolagents on every N-th task only (default 4; 1: all; 0: none): on a CPU its "
+        "long prompt and runaway replies make it take minutes per task",
     )
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
     parser.add_argument(
@@ -480,16 +480,21 @@ def run_peer_rows(args, base_url: str, model_name: str, tasks: list, suite: str,
     )
     # smolagents sends a ~1.6k-token prompt and, on this model, replies that run to the output
     # cap; on a CPU one task can take many minutes, so --smolagents-every picks a sample.
-    sample = tasks[:: args.smolagents_every]
-    for row in run_peers(
-        base_url,
-        model_name,
-        sample,
-        max_tokens=args.max_tokens,
-        max_steps=10,
-        frameworks=["smolagents"],
-        timeout=args.peer_timeout,
-    ):
+    sample = tasks[:: args.smolagents_every] if args.smolagents_every > 0 else []
+    smolagents_rows = (
+        run_peers(
+            base_url,
+            model_name,
+            sample,
+            max_tokens=args.max_tokens,
+            max_steps=10,
+            frameworks=["smolagents"],
+            timeout=args.peer_timeout,
+        )
+        if sample
+        else []
+    )
+    for row in smolagents_rows:
         if len(sample) < len(tasks):
             row["agent"] += f" ({len(sample)}-task sample)"
         peer_rows.append(row)
