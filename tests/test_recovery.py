@@ -4,6 +4,7 @@ Every example is invented; the prompt texts are compared against their constants
 """
 
 import json
+import re
 import threading
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from vero import tool
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.notes import NOTES, repeats_a_note
-from vero.recovery import PRESETS, RULES, Nudge, declines, resolve, rule
+from vero.recovery import PRESETS, RULES, Nudge, asks_the_user, declines, resolve, rule
 from vero.recovery.arithmetic import Miscalculation, miscalculation
 from vero.recovery.rules import ANNOUNCED_NUDGE, ARITHMETIC_NUDGE, GROUNDING_NUDGE
 from vero.testing import ScriptedLLM
@@ -491,3 +492,142 @@ def test_a_rule_object_that_cannot_be_hashed_is_accepted():
     llm = ScriptedLLM(["first", "second"])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=[Always()])
     assert agent.run("x") == "second" and last_sent(llm, 1) == "Once more, please."
+
+
+# -- never a nudge toward a change (issue 44, item 2) ------------------------------------------------------
+@tool
+def archive_note(name: str) -> str:
+    """Move a note to the archive (it may change things: not read-only)."""
+    ARCHIVED.append(name)
+    return '{"name": "' + name + '", "archived": true}'
+
+
+ARCHIVED: list = []
+ARCHIVE_CALL = {"tool_calls": [{"name": "archive_note", "arguments": {"name": "draft"}}]}
+
+
+def mixed_agent(kind, llm, **kw):
+    """An agent with a read-only lookup and a tool that may change things."""
+    if kind == "text_react":
+        return ReActAgent("r", llm, tools=[find_book, archive_note], protocol="text", verbose=False, **kw)
+    agent = AGENTS[kind](llm, **kw)
+    agent.tools.register(archive_note)
+    return agent
+
+
+@pytest.fixture
+def archive():
+    ARCHIVED.clear()
+    yield ARCHIVED
+    ARCHIVED.clear()
+
+
+# The issue's three, then invented ones of the same kind: the next step put to the user.
+ASKS_THE_USER = [
+    "Let me know if I should call `delete_file`.",
+    "I found the file. Do you want me to go ahead?",
+    "Let's wait for your confirmation before doing anything.",
+    "Shall I archive the draft now?",
+    "Should we move it to the archive?",
+    "Would you like me to archive the draft?",
+    "Is it okay if I archive the draft?",
+    "Can you confirm that the draft should go?",
+    "I am ready to call archive_note once you give the go-ahead.",
+    "Before I archive it, I need your approval.",
+    "Please confirm and I will proceed.",
+    "Tell me whether to archive it.",
+    "I can archive it if you\u2019d like.",
+    "Awaiting your decision on the draft.",
+    "Proceed with archiving the draft?",
+    "Are you sure you want the draft archived? (yes/no)",
+    "Archiving is your call.",
+    "May I go on with the archive step\uff1f",
+]
+
+
+@pytest.mark.parametrize("answer", ASKS_THE_USER)
+def test_answers_that_put_the_next_step_to_the_user_are_recognised(answer):
+    assert asks_the_user(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The shelf is SH-07.",
+        "Let me know if you need anything else.",
+        "There are 1288 copies. Can I help with anything else?",
+        "The order was confirmed on Monday.",
+        "Your transfer was approved; it continues on page 2.",
+        "If you add 2 and 2 you get 4.",
+        "What did the lookup return? It returned 1288.",
+        "I will be brief: 1288 copies.",
+    ],
+)
+def test_answers_that_hand_nothing_over_are_not_questions_to_the_user(answer):
+    assert not asks_the_user(answer)
+
+
+@pytest.mark.parametrize("kind", [*AGENTS, "text_react"])
+@pytest.mark.parametrize("question", ASKS_THE_USER)
+def test_a_request_for_confirmation_is_returned_as_it_is_and_nothing_changes(kind, question, archive):
+    answer = f"I will call `find_book` next. {question}"  # announced, read-only: a nudge without the question
+    reply = f"Final Answer: {answer}" if kind == "text_react" else answer
+    llm = ScriptedLLM([reply, ARCHIVE_CALL, "Archived."])
+    agent = mixed_agent(kind, llm, recovery="small-model")
+    assert agent.run("Archive the draft note.") == answer
+    assert llm.calls == 1 and archive == []
+
+
+@pytest.mark.parametrize("kind", [*AGENTS, "text_react"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I will call archive_note for the draft now.",  # names the changing tool
+        "Next, I need to use `archive_note` and then `find_book`.",  # names it among read-only ones
+        "I will use the right tool for this.",  # names none: any tool of the agent, one may change things
+    ],
+)
+def test_an_announced_call_that_may_change_things_gets_no_nudge(kind, answer, archive):
+    reply = f"Final Answer: {answer}" if kind == "text_react" else answer
+    llm = ScriptedLLM([reply, ARCHIVE_CALL, "Archived."])
+    agent = mixed_agent(kind, llm, recovery=["announced"])
+    assert agent.run("Archive the draft note.") == answer
+    assert llm.calls == 1 and archive == []
+    assert "may change things: not sent" in agent.last_result.steps_of("warning")[0].content
+
+
+@pytest.mark.parametrize("kind", AGENTS)
+def test_an_announced_read_only_lookup_is_still_told_to_go_ahead_beside_a_changing_tool(kind):
+    llm = ScriptedLLM(["I will use find_book to look it up.", LOOKUP, "1288 copies."])
+    agent = mixed_agent(kind, llm, recovery=["announced"])
+    assert agent.run("How many copies of the Blue Atlas?") == "1288 copies."
+    assert last_sent(llm, 1) == ANNOUNCED_NUDGE.format(which="first")
+
+
+def test_a_record_shaped_like_a_changing_tool_s_result_gets_no_nudge(archive):
+    written = '{"name": "final", "archived": true}'
+    llm = ScriptedLLM([ARCHIVE_CALL, written, {"tool_calls": [{"name": "archive_note", "arguments": {"name": "x"}}]}])
+    agent = mixed_agent("tool_calling", llm, recovery=["announced"])
+    assert agent.run("Archive the draft note.") == written and llm.calls == 2 and archive == ["draft"]
+
+
+@pytest.mark.parametrize(
+    "nudge",
+    [Nudge("Now call archive_note with the draft."), Nudge("Do it now.", toward=("archive_note",))],
+)
+def test_no_rule_of_a_user_may_nudge_toward_a_tool_that_may_change_things(nudge, archive):
+    llm = ScriptedLLM(["Done thinking.", ARCHIVE_CALL])
+    agent = mixed_agent("tool_calling", llm, recovery=[rule("push")(lambda seen: nudge)])
+    assert agent.run("Archive the draft note.") == "Done thinking." and llm.calls == 1 and archive == []
+
+
+def test_a_nudge_that_quotes_a_task_naming_a_changing_tool_is_still_sent():
+    llm = ScriptedLLM(["It is 12.", "It is 1288."])
+    agent = mixed_agent("tool_calling", llm, recovery=["grounding"])
+    assert agent.run("Use archive_note later; first, how many copies of the Blue Atlas?") == "It is 1288."
+    assert last_sent(llm, 1).startswith(GROUNDING_NUDGE.split("{")[0])
+
+
+def test_only_the_announced_note_says_go_ahead_and_consult_guards_it():
+    urging = [name for name, text in NOTES.items() if re.search(r"go ahead|make the \S+ ?call", text, re.IGNORECASE)]
+    assert urging == ["announced"]

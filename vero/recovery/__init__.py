@@ -15,7 +15,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from vero.recovery.hook import CallSeen, FunctionRule, Nudge, Response, Rule, Seen, consult, declines, rule
+from vero.recovery.hook import (
+    CallSeen,
+    FunctionRule,
+    Nudge,
+    Response,
+    Rule,
+    Seen,
+    asks_the_user,
+    consult,
+    declines,
+    rule,
+)
 from vero.recovery.rules import PRESETS, RULES
 
 __all__ = [
@@ -27,6 +38,7 @@ __all__ = [
     "Response",
     "Rule",
     "Seen",
+    "asks_the_user",
     "consult",
     "declines",
     "resolve",

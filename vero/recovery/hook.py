@@ -4,14 +4,17 @@ A rule is a callable with a ``name`` and a ``limit``; the agent calls it with a
 ``Seen`` (what the rule may look at) when the model proposes a final answer,
 and it returns one of:
 
-- ``Nudge(text)``: a message sent to the model instead of accepting the answer;
+- ``Nudge(text, toward=...)``: a message sent to the model instead of accepting the answer
+  (``toward`` names the tools it leads the model to call, if any);
 - a ``ToolCall``: a call vero makes for the model, ONLY of a read-only tool
   (``consult`` drops any other, and the model is told what ran);
 - ``None``: nothing to say.
 
 ``consult`` enforces the safety rules for every rule, built-in or a user's: a
 rule fires at most ``limit`` times per run, never on an answer that declines or
-stops (``declines``), and never runs a tool that may change things.
+stops (``declines``) or puts the next step to the user (``asks_the_user``), never
+runs a tool that may change things, and never nudges toward one: a nudge whose
+``toward`` or own words name such a tool is not sent.
 """
 
 from __future__ import annotations
@@ -73,9 +76,14 @@ class Seen:
 
 @dataclass(frozen=True)
 class Nudge:
-    """A message for the model, sent instead of accepting its answer."""
+    """A message for the model, sent instead of accepting its answer.
+
+    ``toward``: the tools the message leads the model to call (``consult`` drops a nudge toward a
+    tool that may change things; tools its text names count too).
+    """
 
     text: str
+    toward: tuple[str, ...] = ()
 
 
 Response = Nudge | ToolCall | None
@@ -129,9 +137,87 @@ def declines(answer: str) -> bool:
     return bool(_DECLINES.search(answer.translate(_APOSTROPHES)))
 
 
+# A question about the speaker's own next act ("Shall I delete it?", "Do you want me to go ahead?"),
+# or "if/whether I should ..." inside a request ("Let me know if I should call ...").
+_OWN_NEXT_STEP = re.compile(
+    r"\b(?:should|shall|may|can|could|must|do|am) (?:I|we)\b"
+    r"|\b(?:want|like|need|prefer|wish|expect|allow|permit|authori[sz]e|ask|tell) (?:me|us) to\b"
+    r"|\b(?:if|whether) (?:I|we) (?:should|shall|may|can|could|am to|are to|ought to)\b"
+    r"|\b(?:if|whether|when) to\b",
+    re.IGNORECASE,
+)
+# Words about going on with a step, confirming it or permitting it.
+_PROCEEDING = re.compile(
+    r"\b(?:proceed\w*|go(?:-| )?ahead|continu\w*|carry on|confirm\w*|permission|permit\w*|approv\w*"
+    r"|authori[sz]\w*|allow\w*|consent\w*|sign[- ]off|green light|say[- ]so|(?:say|give me) the word"
+    r"|ok(?:ay)?|alright|all right|sure|objection\w*|decid\w*|decision)\b",
+    re.IGNORECASE,
+)
+# Words that turn a sentence to the user: a request, or a wait for the user's word.
+_TO_THE_USER = re.compile(
+    r"\b(?:let (?:me|us) know|tell me|please|kindly|wait(?:ing)? (?:for|on|until)|await\w*|until you|once you"
+    r"|when you|if you|need your|with(?:out)? your|on your)\b",
+    re.IGNORECASE,
+)
+# The choice itself handed over: "if you'd like", "it is up to you", "your call".
+_USER_CHOICE = re.compile(
+    r"\bif you(?:'d| would)? (?:like|want|wish|prefer|agree)\b|\bup to you\b|\byour (?:call|choice|decision)\b",
+    re.IGNORECASE,
+)
+# A courtesy offer after an answer ("Can I help with anything else?") hands over no pending step.
+_COURTESY = re.compile(r"\b(?:any|some)(?: ?thing| ?one)? else\b|\bany (?:other|more|further)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff1f])[\s\"')\]*_]*\s|\n+")
+_TRAILING = " \t\"')]*_`\u201d\u2019"
+
+
+def asks_the_user(answer: str) -> bool:
+    """True for an answer that puts the next step to the user: asks for confirmation, permission or a
+    decision about proceeding ("Do you want me to go ahead?", "Let me know if I should call ...",
+    "Let's wait for your confirmation.", "I can cancel it if you'd like.").
+
+    Read sentence by sentence: a question about the speaker's own next act or about proceeding, or a
+    request or wait addressed to the user about either, or a choice handed over.  A courtesy offer
+    ("Can I help with anything else?") is not one.  Such an answer is handed to a person, as it is.
+    """
+    text = answer.translate(_APOSTROPHES)
+    return any(_hands_a_step_over(sentence) for sentence in _SENTENCE_END.split(text) if sentence.strip())
+
+
+def _hands_a_step_over(sentence: str) -> bool:
+    about_a_step = bool(_PROCEEDING.search(sentence) or _OWN_NEXT_STEP.search(sentence))
+    if not about_a_step and not _USER_CHOICE.search(sentence):
+        return False
+    if _COURTESY.search(sentence) and not _PROCEEDING.search(sentence):
+        return False
+    is_question = sentence.rstrip(_TRAILING).endswith(("?", "\uff1f"))
+    return is_question or bool(_TO_THE_USER.search(sentence)) or bool(_USER_CHOICE.search(sentence))
+
+
+def tools_named(text: str, names: list[str]) -> list[str]:
+    """The tool ``names`` that ``text`` mentions as a word (in code, before ``(``, or bare; case aside)."""
+    return [name for name in names if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE)]
+
+
+def _own_words(nudge: Nudge) -> str:
+    """The nudge's text without the task quoted at its end (``"\nThe task: ..."``): naming a tool the
+    task names is no lead toward it."""
+    return nudge.text.split("\nThe task: ", 1)[0]
+
+
+def _changing_tools_led_to(tools: ToolRegistry, response: Response) -> list[str]:
+    """The tools that may change things which ``response`` would run or lead the model to call."""
+    if isinstance(response, ToolCall):
+        led_to = [response.name]
+    elif isinstance(response, Nudge):
+        led_to = [*response.toward, *tools_named(_own_words(response), tools.names())]
+    else:
+        led_to = []
+    return [name for name in dict.fromkeys(led_to) if not tools.read_only(name)]
+
+
 def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
     """The first response of ``rules`` to the proposed ``answer``, within the safety rules above."""
-    if not rules or declines(answer):
+    if not rules or declines(answer) or asks_the_user(answer):
         return None
     seen = Seen(agent.task, answer, tuple(agent.steps_so_far()), agent.tools)
     counters = agent.current_run.counters
@@ -139,10 +225,13 @@ def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
         if counters[f"rule:{candidate.name}"] >= getattr(candidate, "limit", 1):
             continue
         response = candidate(seen)
-        if isinstance(response, ToolCall) and not agent.tools.read_only(response.name):
+        changing = _changing_tools_led_to(agent.tools, response)
+        if changing:
+            is_call = isinstance(response, ToolCall)
+            what, outcome = ("proposed a call of", "not run") if is_call else ("would nudge toward", "not sent")
             agent.record(
                 StepKind.WARNING,
-                f"recovery rule {candidate.name} proposed a call of {response.name}, which may change things: not run",
+                f"recovery rule {candidate.name} {what} {changing[0]}, which may change things: {outcome}",
                 rule=candidate.name,
             )
             continue

@@ -17,7 +17,7 @@ from vero.core.notes import note
 from vero.core.parsing import output_record, parse_json_object, tidy_numbers
 from vero.core.text import clip, looks_like_id
 from vero.recovery.arithmetic import miscalculation
-from vero.recovery.hook import Nudge, Response, Rule, Seen, rule
+from vero.recovery.hook import Nudge, Response, Rule, Seen, rule, tools_named
 
 # Told that it had not called a tool, a small model apologised or invented the answer; told to go ahead, it acts.
 ANNOUNCED_NUDGE = note("announced", "Go ahead: make the {which} call now.")
@@ -54,26 +54,39 @@ def announced(seen: Seen) -> Response:
 
     Two kinds: a plan ("I will use the `find_book` tool..."), and a record shaped like an earlier tool
     result (the same keys, other values) that no tool returned: seen after the first of two lookups,
-    the second one's result, written by the model itself.
+    the second one's result, written by the model itself.  The nudge leads toward the tools the plan
+    names (every tool of the agent when it names none) or the tool that returned such records; when
+    one of them may change things, ``consult`` does not send it: vero never urges a change.
     """
-    if not seen.tools or not (_announces_a_call(seen) or _writes_a_result(seen)):
+    if not seen.tools:
         return None
-    return Nudge(ANNOUNCED_NUDGE.format(which="next" if seen.results() else "first"))
+    toward = _announced_tools(seen) or _tools_whose_result_is_written(seen)
+    if not toward:
+        return None
+    return Nudge(ANNOUNCED_NUDGE.format(which="next" if seen.results() else "first"), toward=toward)
 
 
-def _announces_a_call(seen: Seen) -> bool:
+def _announced_tools(seen: Seen) -> tuple[str, ...]:
+    """The tools a plan in the answer would call: those it names, or, when it only speaks of tools or
+    calling, any tool of the agent; () when the answer announces no call."""
     if not _INTENT.search(seen.answer):
-        return False
-    names_a_tool = any(f"`{name}`" in seen.answer or f"{name}(" in seen.answer for name in seen.tools.names())
-    return names_a_tool or bool(_TOOL_WORDS.search(seen.answer))
+        return ()
+    named = tools_named(seen.answer, seen.tools.names())
+    if named:
+        return tuple(named)
+    return tuple(seen.tools.names()) if _TOOL_WORDS.search(seen.answer) else ()
 
 
-def _writes_a_result(seen: Seen) -> bool:
+def _tools_whose_result_is_written(seen: Seen) -> tuple[str, ...]:
+    """The tools whose earlier results have the keys of the JSON record that is the whole answer, when
+    no tool returned that record; () otherwise."""
     written = _whole_json_object(seen.answer)
     if written is None:
-        return False
-    results = [output_record(result) for result in seen.results() if len(result) <= MAX_RECORD_CHARS]
-    return written not in results and any(result and set(result) == set(written) for result in results)
+        return ()
+    results = [(call.tool, output_record(call.output)) for call in seen.calls() if len(call.output) <= MAX_RECORD_CHARS]
+    if any(record == written for _, record in results):
+        return ()
+    return tuple(dict.fromkeys(tool for tool, record in results if record and set(record) == set(written)))
 
 
 def _whole_json_object(answer: str) -> dict[str, object] | None:
