@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from vero.config import call_seconds_for, get_settings, warn_if_endpoint_from_env_file
+from vero.core.cassette import Cassette
 from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
@@ -99,6 +100,7 @@ class ChatOpenAI:
         timeout: float | None = None,
         max_retries: int | None = None,
         max_call_seconds: float | None = None,
+        cassette: Cassette | None = None,
         **client_kwargs: Any,
     ) -> None:
         settings = get_settings()
@@ -106,7 +108,8 @@ class ChatOpenAI:
             warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
         api_key = clean_api_key(api_key or settings.OPENAI_API_KEY)
         base_url = base_url or settings.OPENAI_BASE_URL
-        if not api_key and not base_url:  # here, not at the first call: a script says what to set at once
+        replaying = cassette is not None and cassette.replays_only  # a replayed session needs no key
+        if not api_key and not base_url and not replaying:  # here, not at the first call: say what to set at once
             raise LLMConfigError(CONFIG_HELP)
         self.model_name = model_name or settings.MODEL_NAME
         self.base_url = base_url
@@ -120,6 +123,8 @@ class ChatOpenAI:
         self.max_call_seconds: float | None = call_seconds
         self.total_usage = empty_usage()
         self.calls = 0
+        self.cassette = cassette  # vero.core.cassette: requests looked up there before they are sent
+        self.replayed = 0  # calls answered from the cassette (counted in ``calls`` too)
         self.callbacks: list[Callable[[Any], None]] = []
         self._lock = threading.Lock()
         self._secret = api_key or ""
@@ -232,6 +237,9 @@ class ChatOpenAI:
         return request
 
     def _complete(self, request: dict[str, Any]) -> Message:
+        replayed = self._replay(request)
+        if replayed is not None:
+            return replayed
         try:
             # The SDK's generic POST (its documented way to send a request body
             # as is): same retries, timeouts and error types as
@@ -250,7 +258,28 @@ class ChatOpenAI:
         if _reply_chars(message) > limit:
             raise LLMCallError("model call failed: " + _too_large(limit, request.get("max_tokens"), "characters"))
         self._count(message.usage)
+        self._keep(request, message)
         return message
+
+    def _replay(self, request: dict[str, Any]) -> Message | None:
+        """The cassette's reply to ``request``, counted like a call; None when the model must answer."""
+        if self.cassette is None:
+            return None
+        body = self.cassette.lookup(_without_secret(request, self._secret))
+        if body is None:
+            return None
+        message = _message_from_body(body)
+        self._count(message.usage)
+        with self._lock:
+            self.replayed += 1
+        details = {"model": self.model_name, "cassette": str(self.cassette.path)}
+        _notify(self, Event("llm_replay", "", details, time.time()))
+        return message
+
+    def _keep(self, request: dict[str, Any], message: Message) -> None:
+        """Write a live reply to the cassette, if there is one (the key masked, as everywhere)."""
+        if self.cassette is not None:
+            self.cassette.add(_without_secret(request, self._secret), message)
 
     def _count(self, usage: dict[str, Any] | None) -> None:
         with self._lock:
@@ -360,14 +389,7 @@ class _Attempts:
                 llm.shown_url,
                 data.get("reason"),
             )
-        event = Event(type, "", data, time.time())
-        for callback in list(llm.callbacks):
-            try:
-                callback(event)
-            except KeyboardInterrupt:
-                raise
-            except BaseException:  # a broken listener (even one calling sys.exit) must not break the call
-                log.warning("llm listener %r failed on %s", callback, type, exc_info=True)
+        _notify(llm, Event(type, "", data, time.time()))
 
     def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         self.attempt += 1
@@ -385,6 +407,30 @@ class _Attempts:
         self.failure = f"HTTP {status}" if status >= 400 else None
         self.emit("llm_response", ok=status < 400, status=status)
         return response
+
+
+def _notify(llm: ChatOpenAI, event: Event) -> None:
+    """Tell ``llm``'s listeners; a broken listener (even one calling sys.exit) must not break the call."""
+    for callback in list(llm.callbacks):
+        try:
+            callback(event)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            log.warning("llm listener %r failed on %s", callback, event.type, exc_info=True)
+
+
+def _without_secret(value: Any, secret: str) -> Any:
+    """``value`` with the API key masked in every string (a key pasted into a prompt stays out of a cassette)."""
+    if not secret:
+        return value
+    if isinstance(value, str):
+        return value.replace(secret, "[key]")
+    if isinstance(value, dict):
+        return {key: _without_secret(item, secret) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_secret(item, secret) for item in value]
+    return value
 
 
 class _CallLimits:
@@ -559,6 +605,12 @@ class TextStream:
 
     def __iter__(self) -> Iterator[str]:
         llm = self._llm
+        replayed = llm._replay(self._request)
+        if replayed is not None:
+            if replayed.text:
+                yield replayed.text
+            self.message = replayed
+            return
         content: list[str] = []
         reasoning: list[str] = []
         calls: dict[int, dict[str, str]] = {}
@@ -616,6 +668,7 @@ class TextStream:
             finish_reason=finish_reason,
         )
         llm._count(usage)
+        llm._keep(self._request, self.message)
 
 
 def _scrub(exc: Exception, secret: str) -> None:

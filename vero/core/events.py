@@ -37,7 +37,8 @@ class Event:
     (the reply as received) or ``llm_error``, ``text_delta`` (only while
     streaming), ``tool_call``, ``tool_result``, ``step`` or ``run_end`` from an
     agent; ``llm_request``, ``llm_response`` and ``llm_retry`` from a
-    ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``).  A sub-agent's model and tool
+    ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``), and ``llm_replay`` when its
+    cassette answered instead of the endpoint.  A sub-agent's model and tool
     events reach its parent's listeners too, with ``depth`` 1 and ``subagent``.
     ``agent`` is the agent's name (empty for a model client's events),
     ``data`` the details (a step's ``kind`` and ``content`` ...), ``time``

@@ -1,0 +1,246 @@
+"""Record and replay (vero.core.cassette) through the real openai client over real HTTP."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vero import ChatOpenAI, tool
+from vero.agents import ReActAgent, ToolCallingAgent
+from vero.core.cassette import MAX_LINE_BYTES, Cassette, CassetteError, CassetteMissError
+from vero.core.message import Message
+from vero.testing import HTTPFault, MockOpenAIServer
+
+REACT_REPLIES = [
+    'Thought: add them\nAction: add\nAction Input: {"a": 2, "b": 3}',
+    "Thought: done\nFinal Answer: 5",
+]
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: first addend
+        b: second addend
+    """
+    return a + b
+
+
+def live_llm(server: MockOpenAIServer, cassette: Cassette | None, **options) -> ChatOpenAI:
+    return ChatOpenAI(
+        model_name="m", base_url=server.url + "/v1", api_key="sk-test-key-123456", cassette=cassette, **options
+    )
+
+
+def offline_llm(cassette: Cassette, **options) -> ChatOpenAI:
+    """A replaying client with no key and no endpoint: nothing can reach a server."""
+    return ChatOpenAI(model_name="m", cassette=cassette, api_key=None, base_url=None, **options)
+
+
+def record_react(path, replies=REACT_REPLIES) -> tuple[str, MockOpenAIServer]:
+    with MockOpenAIServer(list(replies)) as server:
+        agent = ReActAgent("r", live_llm(server, Cassette(path, mode="record")), tools=[add], verbose=False)
+        answer = agent.run("What is 2 + 3?")
+    return answer, server
+
+
+def test_a_recorded_run_replays_offline_with_the_same_answer_steps_and_usage(tmp_path, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "session.jsonl"
+    answer, server = record_react(path)
+    assert answer == "5" and len(server.requests) == 2
+
+    llm = offline_llm(Cassette(path, mode="replay"))
+    agent = ReActAgent("r", llm, tools=[add], verbose=False)
+    assert agent.run("What is 2 + 3?") == "5"
+    assert agent.last_result.status == "ok"
+    assert llm.replayed == llm.calls == 2
+    assert [s.kind for s in agent.last_result.steps].count("action") == 1
+
+
+def test_the_cassette_holds_the_request_body_and_never_the_key(tmp_path):
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer(["Hi"]) as server:
+        llm = live_llm(server, Cassette(path, mode="record"), temperature=0.25)
+        llm.generate([Message.user("my key is sk-test-key-123456, say hi")])
+    text = path.read_text()
+    assert "sk-test-key-123456" not in text
+    entry = json.loads(text.splitlines()[1])
+    assert entry["request"]["model"] == "m" and entry["request"]["temperature"] == 0.25
+    assert entry["request"]["messages"][0]["content"] == "my key is [key], say hi"
+    assert entry["reply"]["choices"][0]["message"]["content"] == "Hi"
+    assert "authorization" not in text.lower()
+
+
+def test_a_request_not_in_the_cassette_names_the_first_difference(tmp_path):
+    path = tmp_path / "c.jsonl"
+    record_react(path)
+    llm = offline_llm(Cassette(path, mode="replay"))
+    agent = ReActAgent("r", llm, tools=[add], verbose=False)
+    agent.run("What is 2 + 4?")  # another task: the first request differs in the user message
+    result = agent.last_result
+    assert result.status == "failed"
+    assert isinstance(result.error, CassetteMissError)
+    message = str(result.error)
+    assert "messages[1].content" in message
+    assert "What is 2 + 3?" in message and "What is 2 + 4?" in message
+
+
+def test_another_model_is_a_miss_naming_the_model(tmp_path):
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer(["Hi"]) as server:
+        live_llm(server, Cassette(path, mode="record")).generate([Message.user("hi")])
+    llm = ChatOpenAI(model_name="other", cassette=Cassette(path, mode="replay"), api_key=None, base_url=None)
+    with pytest.raises(CassetteMissError, match=r'at model: recorded "m", sent "other"'):
+        llm.generate([Message.user("hi")])
+
+
+def test_replay_then_live_replays_what_it_has_and_appends_the_rest(tmp_path):
+    path = tmp_path / "c.jsonl"
+    record_react(path)
+    with MockOpenAIServer(["Thought: done\nFinal Answer: 6"]) as server:
+        cassette = Cassette(path, mode="replay_then_live")
+        llm = live_llm(server, cassette)
+        agent = ReActAgent("r", llm, tools=[add], verbose=False)
+        assert agent.run("What is 2 + 3?") == "5"
+        assert server.requests == [] and llm.replayed == 2
+        assert agent.run("And 3 + 3?") == "6"  # a new request: asked live and appended
+        assert len(server.requests) == 1 and cassette.misses == 1
+    assert len(path.read_text().splitlines()) == 4  # header + 3 entries
+    agent = ReActAgent("r", offline_llm(Cassette(path, mode="replay")), tools=[add], verbose=False)
+    agent.run("What is 2 + 3?")
+    assert agent.run("And 3 + 3?") == "6"  # the appended reply replays offline, in the same conversation
+
+
+def test_a_streamed_reply_is_recorded_and_replayed_as_text_deltas(tmp_path):
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer(["one two three"]) as server:
+        stream = live_llm(server, Cassette(path, mode="record")).generate([Message.user("count")], stream=True)
+        assert "".join(stream) == "one two three"
+    replay = offline_llm(Cassette(path, mode="replay")).generate([Message.user("count")], stream=True)
+    assert "".join(replay) == "one two three"
+    assert replay.message.content == "one two three"
+
+
+def test_a_streamed_request_replays_a_non_streamed_recording(tmp_path):
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer(["hello"]) as server:
+        live_llm(server, Cassette(path, mode="record")).generate([Message.user("hi")])
+    tokens: list[str] = []
+    message = offline_llm(Cassette(path, mode="replay")).generate([Message.user("hi")], on_token=tokens.append)
+    assert message.content == "hello" and "".join(tokens) == "hello"
+
+
+def test_native_tool_calls_survive_the_round_trip(tmp_path):
+    path = tmp_path / "c.jsonl"
+    replies = [{"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}, "It is 5."]
+    with MockOpenAIServer(replies) as server:
+        agent = ToolCallingAgent("t", live_llm(server, Cassette(path, mode="record")), tools=[add], verbose=False)
+        assert agent.run("2+3?") == "It is 5."
+    agent = ToolCallingAgent("t", offline_llm(Cassette(path, mode="replay")), tools=[add], verbose=False)
+    assert agent.run("2+3?") == "It is 5."
+    assert agent.last_result.steps_of("observation")[0].content == "5"
+
+
+def test_the_same_request_recorded_twice_replays_in_recorded_order_then_repeats_the_last(tmp_path):
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer(["first", "second"]) as server:
+        llm = live_llm(server, Cassette(path, mode="record"), temperature=1)
+        assert [llm.generate([Message.user("pick")]).content for _ in range(2)] == ["first", "second"]
+    llm = offline_llm(Cassette(path, mode="replay"), temperature=1)
+    assert [llm.generate([Message.user("pick")]).content for _ in range(3)] == ["first", "second", "second"]
+
+
+def test_replay_then_live_asks_the_model_once_the_recorded_samples_are_used(tmp_path):
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer(["first"]) as server:
+        live_llm(server, Cassette(path, mode="record")).generate([Message.user("pick")])
+    with MockOpenAIServer(["fresh"]) as server:
+        llm = live_llm(server, Cassette(path, mode="replay_then_live"))
+        assert [llm.generate([Message.user("pick")]).content for _ in range(2)] == ["first", "fresh"]
+
+
+def test_an_api_error_is_not_recorded(tmp_path):
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer([HTTPFault(400)]) as server:
+        llm = live_llm(server, Cassette(path, mode="record"), max_retries=0)
+        with pytest.raises(Exception, match="400"):
+            llm.generate([Message.user("hi")])
+    assert len(path.read_text().splitlines()) == 1  # the header only
+
+
+def test_llm_replay_events_tell_listeners_which_calls_were_replayed(tmp_path):
+    path = tmp_path / "c.jsonl"
+    record_react(path)
+    llm = offline_llm(Cassette(path, mode="replay"))
+    seen: list[str] = []
+    llm.callbacks.append(lambda event: seen.append(event.type))
+    ReActAgent("r", llm, tools=[add], verbose=False).run("What is 2 + 3?")
+    assert seen == ["llm_replay", "llm_replay"]
+
+
+# -- bad cassettes: a clear error naming the line, never a wrong replay ------------------------------
+def recorded_lines(tmp_path) -> tuple:
+    path = tmp_path / "c.jsonl"
+    record_react(path)
+    return path, path.read_text().splitlines(keepends=True)
+
+
+def test_a_cut_off_cassette_names_its_last_line(tmp_path):
+    path, lines = recorded_lines(tmp_path)
+    path.write_text("".join(lines)[:-40])
+    with pytest.raises(CassetteError, match=r"line 3: (cut off|not valid JSON)"):
+        Cassette(path, mode="replay")
+
+
+def test_a_hand_edited_reply_is_refused_naming_its_line(tmp_path):
+    path, lines = recorded_lines(tmp_path)
+    lines[2] = lines[2].replace("Final Answer: 5", "Final Answer: 7")
+    path.write_text("".join(lines))
+    with pytest.raises(CassetteError, match="line 3: changed after it was recorded"):
+        Cassette(path, mode="replay")
+
+
+def test_an_entry_of_the_wrong_shape_is_refused(tmp_path):
+    path, lines = recorded_lines(tmp_path)
+    path.write_text(lines[0] + '["not", "an", "entry"]\n')
+    with pytest.raises(CassetteError, match="line 2: not a cassette entry"):
+        Cassette(path, mode="replay")
+
+
+def test_a_cassette_of_another_format_version_is_refused(tmp_path):
+    path, lines = recorded_lines(tmp_path)
+    path.write_text('{"vero_cassette": 99}\n' + "".join(lines[1:]))
+    with pytest.raises(CassetteError, match="line 1: cassette format 99"):
+        Cassette(path, mode="replay")
+
+
+def test_a_file_that_is_no_cassette_is_refused(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"role": "user", "content": "hi"}\n')
+    with pytest.raises(CassetteError, match="line 1: not a vero cassette"):
+        Cassette(path, mode="replay")
+
+
+def test_a_missing_cassette_in_replay_mode_says_how_to_record_one(tmp_path):
+    with pytest.raises(CassetteError, match="no such cassette"):
+        Cassette(tmp_path / "absent.jsonl", mode="replay")
+
+
+def test_a_line_longer_than_the_limit_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
+    import vero.core.cassette as cassette_module
+
+    path, lines = recorded_lines(tmp_path)
+    monkeypatch.setattr(cassette_module, "MAX_LINE_BYTES", 100)
+    assert MAX_LINE_BYTES > 100
+    with pytest.raises(CassetteError, match="line 2: longer than 100 bytes"):
+        Cassette(path, mode="replay")
+
+
+def test_an_unknown_mode_is_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match="mode must be one of"):
+        Cassette(tmp_path / "c.jsonl", mode="rewind")  # type: ignore[arg-type]

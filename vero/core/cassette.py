@@ -1,0 +1,260 @@
+"""Record a model's replies once, replay them offline: a JSONL cassette of requests and replies.
+
+``ChatOpenAI(cassette=Cassette("session.jsonl", mode=...))`` looks every request up in the
+cassette before it goes to the endpoint.  A request is its whole body (model, messages, tools,
+options), compared as JSON; how it was delivered (streamed or not) is not part of it.  Headers,
+and so the API key, never reach the file.
+
+Modes:
+
+* ``"record"``: every request goes to the model; the file is started anew and each pair written.
+* ``"replay"``: every request must be in the file; one that is not raises ``CassetteMissError``,
+  naming the nearest recorded request and the first place where the two differ.  No key needed.
+* ``"replay_then_live"``: a recorded request is replayed; any other goes to the model and is appended.
+
+A request recorded several times (the same prompt sampled again) is replayed in recorded order;
+asked more often than recorded, ``replay`` gives the last reply again, ``replay_then_live`` asks the
+model for a new one.  The file is checked when it is opened: a line that is not a whole entry (cut
+off, edited by hand, from another format version, or longer than ``MAX_LINE_BYTES``) is a
+``CassetteError`` naming the line, never a wrong replay.  Only each entry's offset and hash stay in
+memory, so a cassette may be larger than memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Literal
+
+from vero.core.message import Message
+from vero.errors import LLMCallError, VeroError
+
+Mode = Literal["record", "replay", "replay_then_live"]
+MODES: tuple[Mode, ...] = ("record", "replay", "replay_then_live")
+FORMAT = 1  # the cassette format this vero writes and reads (the header line's "vero_cassette")
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one entry; longer lines are refused, not read into memory
+DELIVERY_KEYS = ("stream", "stream_options")  # how a reply is delivered, not what it says
+
+
+class CassetteError(VeroError):
+    """A cassette file that cannot be trusted: the message names the file and the line."""
+
+
+class CassetteMissError(LLMCallError):
+    """A request that is not in a ``replay`` cassette (the run ends ``failed`` with this message)."""
+
+
+class Cassette:
+    """A JSONL file of ``{"request": ..., "reply": ...}`` entries behind one header line.
+
+    Thread-safe: the agents of a thread pool may share one cassette.  ``hits`` and ``misses``
+    count this object's look-ups.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], mode: Mode = "replay") -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        self.path = Path(path)
+        self.mode: Mode = mode
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+        self._entries: dict[str, list[int]] = defaultdict(list)  # request hash -> offsets of its lines
+        self._played: dict[str, int] = defaultdict(int)
+        if mode == "record" or (mode == "replay_then_live" and not self.path.exists()):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps({"vero_cassette": FORMAT}) + "\n", encoding="utf-8")
+        elif not self.path.exists():
+            raise CassetteError(f"{self.path}: no such cassette (record one with mode='record')")
+        else:
+            self._index()
+
+    def __repr__(self) -> str:
+        return f"Cassette({str(self.path)!r}, mode={self.mode!r}, hits={self.hits}, misses={self.misses})"
+
+    @property
+    def replays_only(self) -> bool:
+        """True in ``replay`` mode: nothing may reach the model."""
+        return self.mode == "replay"
+
+    def lookup(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The recorded reply body for ``request``, or None when the model must be asked.
+
+        In ``replay`` mode a request that was never recorded raises ``CassetteMissError``.
+        """
+        if self.mode == "record":
+            return None
+        key = request_key(request)
+        with self._lock:
+            offsets = self._entries.get(key, [])
+            played = self._played[key]
+            if played < len(offsets) or (offsets and self.mode == "replay"):
+                self._played[key] = played + 1
+                self.hits += 1
+                return self._entry_at(offsets[min(played, len(offsets) - 1)])["reply"]  # type: ignore[no-any-return]
+            self.misses += 1
+        if self.mode == "replay":
+            raise CassetteMissError(self.miss_message(request))
+        return None
+
+    def add(self, request: dict[str, Any], reply: Message) -> None:
+        """Append what the model answered to ``request`` (``record`` and ``replay_then_live``)."""
+        body = reply_body(reply)
+        entry = {"request": _for_file(request), "reply": body, "check": _checksum(_for_file(request), body)}
+        line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._lock:
+            # one write of the whole line with O_APPEND: processes sharing the file never interleave lines
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            try:
+                offset = os.lseek(fd, 0, os.SEEK_END)
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+            key = request_key(request)
+            self._entries[key].append(offset)
+            self._played[key] += 1  # this reply was just given live
+
+    def miss_message(self, request: dict[str, Any]) -> str:
+        """Why ``request`` is not in the cassette: the first difference from the nearest recorded request."""
+        sent = _leaves(_for_file(request))
+        best: tuple[int, list[tuple[str, Any]]] | None = None
+        for _, entry in self._scan():
+            recorded = _leaves(entry["request"])
+            same = _common_prefix(sent, recorded)
+            if best is None or same > best[0]:
+                best = (same, recorded)
+        where = f"not in the cassette {self.path}"
+        if best is None:
+            return f"model request {where}, which holds no requests"
+        return f"model request {where}; it differs from the nearest recorded request at {_difference(sent, best[1])}"
+
+    # -- reading the file ---------------------------------------------------------
+    def _index(self) -> None:
+        """Check every line and remember where each request's entries are."""
+        for offset, entry in self._scan():
+            self._entries[request_key(entry["request"])].append(offset)
+
+    def _scan(self) -> Any:
+        """``(offset, entry)`` of every entry, each line checked; a bad line raises ``CassetteError``."""
+        with open(self.path, "rb") as file:
+            header = file.readline(MAX_LINE_BYTES + 1)
+            _check_header(self.path, header)
+            number, offset = 1, file.tell()
+            while True:
+                line = file.readline(MAX_LINE_BYTES + 1)
+                if not line:
+                    return
+                number += 1
+                yield offset, _entry(self.path, number, line)
+                offset = file.tell()
+
+    def _entry_at(self, offset: int) -> dict[str, Any]:
+        with open(self.path, "rb") as file:
+            file.seek(offset)
+            return _entry(self.path, 0, file.readline(MAX_LINE_BYTES + 1))
+
+
+def request_key(request: dict[str, Any]) -> str:
+    """The request as the cassette compares it: its body as canonical JSON, hashed."""
+    text = json.dumps(_for_file(request), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def reply_body(message: Message) -> dict[str, Any]:
+    """A reply as a chat completion body, the form ``ChatOpenAI`` reads, whether it came streamed or not."""
+    data = message.to_dict()
+    if message.reasoning:
+        data["reasoning_content"] = message.reasoning
+    return {"choices": [{"message": data, "finish_reason": message.finish_reason}], "usage": message.usage}
+
+
+def _for_file(request: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in request.items() if key not in DELIVERY_KEYS}
+
+
+def _checksum(request: dict[str, Any], reply: Any) -> str:
+    text = json.dumps([request, reply], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _check_header(path: Path, line: bytes) -> None:
+    try:
+        header = json.loads(line)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or "vero_cassette" not in header:
+        raise CassetteError(f"{path}, line 1: not a vero cassette (no header line)")
+    if header["vero_cassette"] != FORMAT:
+        raise CassetteError(
+            f"{path}, line 1: cassette format {header['vero_cassette']!r}; this vero reads format {FORMAT}: "
+            "record it again"
+        )
+
+
+def _entry(path: Path, number: int, line: bytes) -> dict[str, Any]:
+    where = f"{path}, line {number}" if number else str(path)
+    if len(line) > MAX_LINE_BYTES:
+        raise CassetteError(f"{where}: longer than {MAX_LINE_BYTES} bytes; not read")
+    if not line.endswith(b"\n"):
+        raise CassetteError(f"{where}: cut off (the line does not end); record the cassette again")
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise CassetteError(f"{where}: not valid JSON ({exc})") from None
+    if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict) or "reply" not in entry:
+        raise CassetteError(f"{where}: not a cassette entry (needs 'request', 'reply' and 'check')")
+    if entry.get("check") != _checksum(entry["request"], entry["reply"]):
+        raise CassetteError(f"{where}: changed after it was recorded (its check does not match); record it again")
+    return entry
+
+
+def _leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    """``value``'s scalars with their paths (``messages[2].content``), in a fixed order: at the top,
+    the model first and the conversation last, so that the first difference is the telling one."""
+    if isinstance(value, dict):
+        if not value:
+            return [(path, {})]
+        keys = sorted(value, key=lambda key: (_TOP_ORDER.get(key, 1), key)) if not path else sorted(value)
+        return [leaf for key in keys for leaf in _leaves(value[key], f"{path}.{key}" if path else key)]
+    if isinstance(value, list):
+        if not value:
+            return [(path, [])]
+        return [leaf for i, item in enumerate(value) for leaf in _leaves(item, f"{path}[{i}]")]
+    return [(path, value)]
+
+
+_TOP_ORDER = {"model": 0, "tools": 2, "messages": 3}  # other options (temperature, stop...) in between
+
+
+def _common_prefix(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> int:
+    count = 0
+    for left, right in zip(a, b):
+        if left != right:
+            break
+        count += 1
+    return count
+
+
+def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) -> str:
+    """The first leaf where the two requests part, said in words."""
+    at = _common_prefix(sent, recorded)
+    mine = sent[at] if at < len(sent) else None
+    theirs = recorded[at] if at < len(recorded) else None
+    if mine and theirs and mine[0] == theirs[0]:
+        return f"{mine[0]}: recorded {_shown(theirs[1])}, sent {_shown(mine[1])}"
+    if mine and theirs:
+        return f"{mine[0]} (sent {_shown(mine[1])}) where the recording has {theirs[0]} ({_shown(theirs[1])})"
+    if mine:
+        return f"{mine[0]}: sent {_shown(mine[1])}, which the recording does not have"
+    if theirs:
+        return f"{theirs[0]}: recorded {_shown(theirs[1])}, which the request does not have"
+    return "nothing (the same request, asked more often than recorded)"
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
