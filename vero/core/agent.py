@@ -19,6 +19,7 @@ status and the best partial answer so far.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import threading
 import time
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
+from vero.core.gate import Refusal, decide
 from vero.core.message import ChatModel, Message
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
@@ -136,6 +138,7 @@ class Run:
     deltas: bool = False  # send the model's text deltas as ``text_delta`` events (Agent.stream)
     pace: Callable[[], None] | None = None  # a stream: wait at each call until its consumer has caught up
     tool_call_id: str | None = None  # the id of the native tool call being answered, for the tool events
+    parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
 
 
 class Agent(ABC):
@@ -455,15 +458,19 @@ class Agent(ABC):
         if run.cancelled.is_set():
             raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
 
-    def run_tool(self, name: str, args: Any) -> ToolOutcome:
-        """Run a tool; record the action and the full observation as steps.
+    def run_tool(self, name: str, args: Any, *, origin: str = "native") -> ToolOutcome:
+        """Run a tool, if the gate lets it (``vero.core.gate``); record the action and the full observation.
 
-        A call that already failed with the same arguments (in this run, or for a
-        plan step's executor in an earlier step, see ``earlier_calls``) is not run
-        again (unless it timed out): small models repeat a failing call word for
-        word, so the observation says so and lists the other tools.  A failed call
-        is never changed and run again by vero: the error goes back to the model,
-        which writes the next call itself (docs/tools.md, "Safety").
+        ``args`` are the arguments as the model wrote them (JSON text, or a dict parsed from exactly
+        that); ``origin`` says how the call came: ``"native"`` (the API's tool call), ``"text"`` (read
+        from the model's text) or ``"vero"`` (a recovery rule's read-only lookup).  The gate decides
+        on the parsed call whether it runs (known tool, arguments as written, not a quote, approved);
+        a refusal is the observation.  A call that already failed with the same arguments (in this
+        run, or for a plan step's executor in an earlier step, see ``earlier_calls``) is not run
+        again (unless it timed out or was refused): small models repeat a failing call word for
+        word, so the observation says so and lists the other tools.  A failed call is never changed
+        and run again by vero: the error goes back to the model, which writes the next call itself
+        (docs/tools.md, "Safety").
         """
         self._check_cancelled()
         earlier = [result for action, result in self.earlier_calls() if _same_call(action, name, args)]
@@ -475,10 +482,16 @@ class Agent(ABC):
             )
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
-        call_id = self._run.tool_call_id if self._run else None
+        call = decide(self, name, args, origin)
+        if isinstance(call, Refusal):
+            self.record(StepKind.OBSERVATION, call.text, tool=name, ok=False, error=call.error)
+            hint = self.tools.others_hint(name) if call.error == ToolError.BAD_ARGUMENTS else ""
+            return ToolOutcome(call.text + hint, False, call.error, repeated=bool(earlier))
+        call_id = call.id
         self._emit("tool_call", tool=name, args=args, call_id=call_id)
+        self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
         started = time.perf_counter()
-        outcome = self.tools.run(name, args)
+        outcome = self.tools.run(name, call.arguments)
         self._emit(
             "tool_result",
             tool=name,
@@ -495,6 +508,18 @@ class Agent(ABC):
         if outcome.error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (outcome.ok and ERROR_TEXT.match(text)):
             text += self.tools.others_hint(name)  # perhaps the wrong tool (an unknown tool's error lists them)
         return ToolOutcome(text, outcome.ok, outcome.error, repeated=bool(earlier))
+
+    def quote_sources(self) -> list[str]:
+        """The texts a call read from the model's text is compared with, to tell a quote (the gate's
+        question 3): the system prompt, the tools' descriptions and schemas, the history, the task and
+        this run's tool results (a sub-agent's: its parent's too)."""
+        tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in self.tools]
+        sources = [self.system_prompt or "", *tools, *(message.text for message in self.history)]
+        run = self._run
+        if run is not None:
+            sources += [run.task, *(step.content for step in run.steps if step.kind == StepKind.OBSERVATION)]
+            sources += run.parent_sources() if run.parent_sources is not None else []
+        return sources
 
     def earlier_calls(self) -> list[tuple[Step, Step]]:
         """``(action, observation)`` of the earlier tool calls that the repeated-failure check looks at:
@@ -600,6 +625,7 @@ class Agent(ABC):
                 watch=functools.partial(self._relay, agent.name),
                 deltas=run.deltas,
                 pace=run.pace,
+                parent_sources=self.quote_sources,
             ),
             {},
         )
@@ -716,6 +742,6 @@ def _same_call(call: Step, name: str, args: Any) -> bool:
 def _failed(observation: Step) -> bool:
     """A tool result that reports a failure that would happen again (a timeout might not)."""
     error = observation.data.get("error")
-    if error in (ToolError.TIMEOUT, ToolError.BUSY):
+    if error in (ToolError.TIMEOUT, ToolError.BUSY, ToolError.REFUSED):  # a refused call is asked about again
         return False
     return error is not None or not observation.data.get("ok", True) or reports_error(observation.content)

@@ -42,6 +42,21 @@ class ToolCall:
         return cls(_check_type("a tool call's id", data.get("id"), str, None) or "", name or "", arguments or "{}")
 
 
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """A tool call as vero is about to run it, for an approver (``approve_tool=``).
+
+    ``arguments`` is the parsed dict the tool will get (``ToolCall.arguments`` stays the JSON text the
+    API sends); ``origin`` says where the call came from: ``"native"`` (the API's tool call), ``"text"``
+    (a call vero read from the model's text) or ``"vero"`` (a read-only lookup a recovery rule made).
+    """
+
+    name: str
+    arguments: dict[str, Any]
+    id: str | None = None
+    origin: str = "native"
+
+
 @dataclass(slots=True)
 class Message:
     """A chat message.

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypedDict
 
 from vero.core.events import Callback
+from vero.core.message import ToolCallRequest
 
 # Unpack types a **kwargs by a TypedDict; typing has it from Python 3.11 (typing_extensions before).
 # Imported at run time, so that typing.get_type_hints works on every agent's __init__.
@@ -43,6 +45,12 @@ class AgentOptions:
     (``"small-model"``) or a sequence of rule names or rule objects (``vero.recovery``): the general
     mechanisms and those rules."""
 
+    approve_tool: Callable[[ToolCallRequest], bool | str] | None = None
+    """Asked before a call of a tool that may change things (and of a ``needs_approval`` tool) runs:
+    ``fn(call)`` gets a ``ToolCallRequest`` (``call.name``, ``call.arguments`` as a dict)
+    and returns ``True`` to run it, ``False`` or a reason (a string, shown to the model) to refuse it.
+    ``None``: nobody is asked, and a ``needs_approval`` tool is never run (docs/tools.md, "Safety")."""
+
     def updated(self, **settings: Any) -> AgentOptions:
         """A copy with ``settings`` changed; a TypeError names every unknown setting."""
         known = {f.name for f in fields(self)}
@@ -61,6 +69,8 @@ class AgentOptions:
             raise ValueError(
                 f"recovery must be True, False, a preset name or a sequence of rules, got {self.recovery!r}"
             )
+        if self.approve_tool is not None and not callable(self.approve_tool):
+            raise ValueError(f"approve_tool must be a function, fn(call) -> bool | str, or None: {self.approve_tool!r}")
         problems = [
             f"{name} must be {rule}, got {value!r}"
             for name, value, rule in (
@@ -83,6 +93,7 @@ class SharedSettings(TypedDict, total=False):
     json_retries: int
     max_tool_calls_per_reply: int
     recovery: bool | str | tuple[Any, ...] | list[Any]
+    approve_tool: Callable[[ToolCallRequest], bool | str] | None
 
 
 class AgentKeywords(SharedSettings, total=False):

@@ -94,6 +94,7 @@ class ToolError(_Named):
     TIMEOUT = "timeout"  # the tool ran past its time limit
     BUSY = "busy"  # not run: too many timed-out calls are still running
     REPEATED_FAILURE = "repeated_failure"  # not run by Agent.run_tool: the same call failed before
+    REFUSED = "refused"  # not run by the gate (vero.core.gate): a quote, or not approved
 
 
 class PlanStepStatus(_Named):

@@ -359,8 +359,9 @@ class Tool:
     nothing: vero no longer corrects a failed call's arguments itself.  ``read_only=True`` says the
     tool only looks things up and changes nothing (a calculator, a clock, a search); unmarked tools
     are taken to change things, and vero never runs one with arguments the model did not write
-    (docs/tools.md, "Safety").  Re-wrapping a tool keeps its
-    ``timeout``, ``auto_correct`` and ``read_only`` unless they are given again.
+    (docs/tools.md, "Safety").  ``needs_approval=True``: every call is put to the agent's approver
+    (``approve_tool=``), read-only or not, and refused when there is none.  Re-wrapping a tool keeps its
+    ``timeout``, ``auto_correct``, ``read_only`` and ``needs_approval`` unless they are given again.
     Calling the tool calls the function directly, so decorated functions keep
     working as functions.
     """
@@ -373,11 +374,13 @@ class Tool:
         timeout: float | None = None,
         auto_correct: bool | None = None,
         read_only: bool | None = None,
+        needs_approval: bool | None = None,
     ):
         if isinstance(func, Tool):  # re-wrapping a tool (e.g. under another name): its settings stay
             timeout = func.timeout if timeout is None else timeout
             auto_correct = func.auto_correct if auto_correct is None else auto_correct
             read_only = func.read_only if read_only is None else read_only
+            needs_approval = func.needs_approval if needs_approval is None else needs_approval
             func = func.func
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
         summary, arg_docs = parse_docstring(func.__doc__)
@@ -392,6 +395,7 @@ class Tool:
         self.timeout: float | None = timeout
         self.auto_correct: bool = auto_correct is not False
         self.read_only: bool = read_only is True  # unmarked: may change things
+        self.needs_approval: bool = needs_approval is True
         self._positional = _positional_only(func)
         self._required = self.parameters["required"]
         self._accepts_extra = "additionalProperties" not in self.parameters
@@ -410,9 +414,16 @@ class Tool:
         timeout: float | None = None,
         auto_correct: bool | None = None,
         read_only: bool | None = None,
+        needs_approval: bool | None = None,
     ) -> Tool:
         return cls(
-            func, name=name, description=description, timeout=timeout, auto_correct=auto_correct, read_only=read_only
+            func,
+            name=name,
+            description=description,
+            timeout=timeout,
+            auto_correct=auto_correct,
+            read_only=read_only,
+            needs_approval=needs_approval,
         )
 
     @property
@@ -505,6 +516,7 @@ def tool(
     timeout: float | None = None,
     auto_correct: bool | None = None,
     read_only: bool | None = None,
+    needs_approval: bool | None = None,
 ) -> Tool: ...
 
 
@@ -517,6 +529,7 @@ def tool(
     timeout: float | None = None,
     auto_correct: bool | None = None,
     read_only: bool | None = None,
+    needs_approval: bool | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -528,8 +541,9 @@ def tool(
     timeout: float | None = None,
     auto_correct: bool | None = None,
     read_only: bool | None = None,
+    needs_approval: bool | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., auto_correct=..., read_only=...)``.
+    """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., read_only=..., needs_approval=...)``.
 
     Every named parameter is in the schema and is filled by name from the
     model's arguments; positional-only ones (``def add(a, b, /)``) are passed
@@ -539,7 +553,13 @@ def tool(
 
     def wrap(f: Callable[..., Any]) -> Tool:
         return Tool(
-            f, name=name, description=description, timeout=timeout, auto_correct=auto_correct, read_only=read_only
+            f,
+            name=name,
+            description=description,
+            timeout=timeout,
+            auto_correct=auto_correct,
+            read_only=read_only,
+            needs_approval=needs_approval,
         )
 
     return wrap if func is None else wrap(func)

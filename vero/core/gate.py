@@ -1,0 +1,202 @@
+"""The gate: the one place that decides whether a tool call runs (docs/tools.md, "Safety").
+
+``Agent.run_tool`` asks it about every call, whatever path the call came by (a native tool call,
+a call read from the model's text, a guided step, a recovery rule's lookup, a plan step's or a
+sub-agent's call).  It decides on the parsed call, never on the text around it, and asks four
+questions, in order:
+
+1. is the tool known;
+2. for a tool that may change things: are the arguments exactly what the model wrote (JSON as
+   ``json.loads`` reads it once a code fence is removed: one object, nothing after it, no NaN or
+   Infinity; nothing repaired by guesswork);
+3. for a call read from text (``origin="text"``) of a tool that may change things: is it a quote,
+   the same tool with the same arguments written in the task, the conversation, a tool result, a
+   tool description or the system prompt (``vero.core.parsing.quoted_calls``);
+4. does the user approve (``approve_tool=``; a ``needs_approval`` tool with nobody to ask is refused).
+
+A "no" is an observation the model reads (one wording per reason, below), and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vero.core.message import ToolCallRequest
+from vero.core.notes import note
+from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key
+from vero.core.parsing.quoted_calls import quoted_call
+from vero.core.result import StepKind, ToolError
+from vero.tool.base import Tool, ToolArgumentError
+from vero.tool.registry import parse_arguments
+
+if TYPE_CHECKING:
+    from vero.core.agent import Agent
+
+__all__ = ["ORIGINS", "RepairedArguments", "ToolCallRequest", "Refusal", "decide", "without_fence"]
+
+ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from text; a recovery rule's lookup
+
+NOT_AS_WRITTEN = note(
+    "not_as_written",
+    "Not run: {tool} may change things, so it runs only with arguments exactly as written: one JSON "
+    "object and nothing after it. {problem}. Write the call again, with the arguments you mean.",
+)
+QUOTED = note(
+    "quoted_call",
+    "Not run: this call of {tool} is a quote of a call shown to you (in the task, the conversation, a tool "
+    "result, a tool description or the instructions), not a call of yours; {tool} may change things.",
+)
+NOT_APPROVED = note("not_approved", "Not run: the user did not approve this call of {tool}{reason}.")
+NOBODY_TO_ASK = note("nobody_to_ask", "Not run: {tool} needs approval; nobody to ask.")
+APPROVAL_FAILED = note("approval_failed", "Not run: asking for approval of this call of {tool} failed ({error}).")
+NOT_FOR_VERO = note("not_for_vero", "Not run: vero makes no call of {tool} for the model (it may change things).")
+
+
+class RepairedArguments(dict[str, Any]):
+    """Arguments a parser could read only by repairing the model's text: a tool that may change things
+    refuses them (question 2), a read-only one takes them."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a call is not run: the observation the model reads, and its ``ToolError`` kind."""
+
+    text: str
+    error: str
+
+
+def decide(agent: Agent, name: str, args: Any, origin: str = "native") -> ToolCallRequest | Refusal:
+    """The gate's verdict on one call: the call to run (its arguments parsed), or why it is not run."""
+    found = agent.tools.get(name) if isinstance(name, str) else None
+    if found is None:
+        valid = ", ".join(agent.tools.names()) or "(none)"
+        return Refusal(f"Error: unknown tool {name!r}. Valid tools: {valid}.", ToolError.UNKNOWN_TOOL)
+    if origin == "vero" and not found.read_only:  # recovery rules name read-only tools only
+        return Refusal(NOT_FOR_VERO.format(tool=name), ToolError.REFUSED)
+    try:
+        arguments = read_arguments(found, args)
+    except ToolArgumentError as exc:
+        return Refusal(f"Error: tool {name!r} {exc}", ToolError.BAD_ARGUMENTS)
+    except NotAsWritten as exc:
+        agent.record(StepKind.WARNING, f"the arguments of {name} are not exactly as written; not run: {exc}")
+        return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=str(exc).capitalize()), ToolError.BAD_ARGUMENTS)
+    run = agent.current_run
+    call = ToolCallRequest(name, arguments, run.tool_call_id, origin)
+    if origin == "text" and not found.read_only and quoted_call(name, arguments, agent.quote_sources(), found):
+        agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
+        return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
+    refusal = _approval(agent, found, call)
+    return call if refusal is None else Refusal(refusal, ToolError.REFUSED)
+
+
+# -- question 2: the arguments ------------------------------------------------------------------
+class NotAsWritten(ValueError):
+    """Arguments of a tool that may change things that are not exactly one JSON object as written."""
+
+
+def read_arguments(tool: Tool, args: Any) -> dict[str, Any]:
+    """The call's arguments as a dict: exactly as written for a tool that may change things (else
+    ``NotAsWritten``), repaired if sloppy for a read-only one.  A code fence around them (any language
+    tag) is removed first.  ``ToolArgumentError``: unusable for any tool."""
+    if isinstance(args, str):
+        args = without_fence(args)
+    if tool.read_only:
+        return parse_arguments(tool, args)
+    if isinstance(args, RepairedArguments):
+        raise NotAsWritten("they could be read only by repairing them")
+    if isinstance(args, dict):
+        _check_finite(args)
+        return args
+    if isinstance(args, (bytes, bytearray)):
+        args = bytes(args).decode("utf-8", errors="replace")
+    if isinstance(args, str) and args.strip()[:1] in ("{", "["):
+        return _exact_object(args.strip())
+    return parse_arguments(tool, args)  # None, empty, or plain text for the tool's one parameter, as written
+
+
+def _exact_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text, object_pairs_hook=_one_value_per_key, parse_constant=_no_constant)
+    except ConflictingKeysError as exc:
+        raise NotAsWritten(str(exc)) from None
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            raise NotAsWritten("there is more after the arguments' JSON object (a second object?)") from None
+        raise NotAsWritten(f"they are not valid JSON ({exc.msg} at character {exc.pos})") from None
+    except (ValueError, RecursionError) as exc:
+        raise NotAsWritten(str(exc) or "they are nested too deeply") from None
+    if not isinstance(value, dict):
+        raise NotAsWritten("they are not one JSON object")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no number a tool that may change things takes")
+
+
+def _check_finite(value: Any) -> None:
+    """NaN and Infinity are no amounts: refused anywhere in parsed arguments."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise NotAsWritten(f"{value} is no number a tool that may change things takes")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_finite(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_finite(item)
+
+
+# A code fence (``` or ~~~, any language tag: json, jsonc, javascript...) or inline backticks around the
+# whole text.
+_FENCED = re.compile(r"(`{3,}|~{3,})[ \t]*[\w+#.-]*[ \t]*\r?\n?(.*?)\r?\n?[ \t]*\1", re.DOTALL)
+_INLINE = re.compile(r"`([^`]*)`")
+
+
+def without_fence(text: str) -> str:
+    """``text`` without the code fence (any language tag) or backticks that wrap the whole of it."""
+    body = text.strip()
+    for pattern in (_FENCED, _INLINE):
+        match = pattern.fullmatch(body)
+        if match is not None:
+            return match.group(match.lastindex or 0).strip()
+    return text
+
+
+# -- question 4: approval -----------------------------------------------------------------------
+def _approval(agent: Agent, tool: Tool, call: ToolCallRequest) -> str | None:
+    """None when the call may run; else the refusal.  The approver is asked for a tool that may change
+    things and for a ``needs_approval`` one; its verdict is an ``approval`` step and a ``tool_approval``
+    event."""
+    approver = agent.options.approve_tool
+    if not tool.needs_approval and (approver is None or tool.read_only):
+        return None
+    refusal: str | None
+    if approver is None:
+        refusal, reason = NOBODY_TO_ASK.format(tool=call.name), "nobody to ask"
+    else:
+        refusal, reason = _ask(approver, call)
+    approved = refusal is None
+    verdict = "approved" if approved else f"refused: {reason}" if reason else "refused"
+    agent.record(StepKind.APPROVAL, f"{call.name}: {verdict}", tool=call.name, args=call.arguments, approved=approved)
+    agent._emit("tool_approval", tool=call.name, args=call.arguments, approved=approved, reason=reason)
+    return refusal
+
+
+def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:
+    """``(refusal or None, reason)`` from the approver; anything but ``True`` or a string refuses."""
+    try:
+        verdict = approver(call)
+    except Exception as exc:  # an approver that fails never lets the call through
+        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return APPROVAL_FAILED.format(tool=call.name, error=error), f"the approver raised {error}"
+    if verdict is True:
+        return None, ""
+    if isinstance(verdict, str) and verdict.strip():
+        return NOT_APPROVED.format(tool=call.name, reason=f": {verdict.strip()}"), verdict.strip()
+    if verdict is False or isinstance(verdict, str):
+        return NOT_APPROVED.format(tool=call.name, reason=""), ""
+    return NOT_APPROVED.format(tool=call.name, reason=""), f"the approver returned {verdict!r}, not True"
