@@ -4,19 +4,8 @@ import pytest
 
 import vero.config
 
-CONFIG_VARS = (  # every setting vero reads from the environment (test_docs checks the docs name only these)
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "MODEL_NAME",
-    "TEMPERATURE",
-    "TIMEOUT",
-    "MAX_RETRIES",
-    "MAX_TOKENS",
-    "DEBUG",
-    "TAVILY_API_KEY",
-    "BOCHA_API_KEY",
-    "VERO_PYTHON_SANDBOX",
-)
+# every setting vero reads from the environment, the names a .env may set (test_docs checks the docs name only these)
+CONFIG_VARS = vero.config.SETTING_NAMES
 
 
 @pytest.fixture(autouse=True)

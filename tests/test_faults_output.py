@@ -45,7 +45,7 @@ from test_faults import (
 
 from vero import AgentOptions, LLMCallError, LLMConfigError
 from vero.agents import BasicReflectionAgent
-from vero.config import Settings, call_seconds_for, reload_settings
+from vero.config import SETTING_NAMES, Settings, call_seconds_for, reload_settings
 from vero.core.chat_openai import ChatOpenAI, reply_char_limit
 from vero.core.result import FAILED, OK
 from vero.core.text import printable, redact_url
@@ -60,20 +60,7 @@ CUT_OFF = 0.5
 fault = row_registry(FAULTS)
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG_VARS = (
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "MODEL_NAME",
-    "TEMPERATURE",
-    "TIMEOUT",
-    "MAX_RETRIES",
-    "MAX_TOKENS",
-    "MAX_CALL_SECONDS",
-    "DEBUG",
-    "TAVILY_API_KEY",
-    "BOCHA_API_KEY",
-    "VERO_PYTHON_SANDBOX",
-)
+CONFIG_VARS = SETTING_NAMES
 
 
 # =========================================================================== helpers

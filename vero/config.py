@@ -15,6 +15,25 @@ from urllib.parse import urlsplit
 
 log = logging.getLogger("vero")
 
+# The settings vero reads whose plain names other tools use too: each is also read as VERO_<NAME>,
+# which wins (MODEL_NAME set for another program then does not change vero's model).
+PREFIXED = ("MODEL_NAME", "TEMPERATURE", "TIMEOUT", "MAX_RETRIES", "MAX_TOKENS", "MAX_CALL_SECONDS", "DEBUG")
+# Every name vero reads as a setting, and so the only names a .env file may set (docs/configuration.md).
+# Anything else in a .env (HTTPS_PROXY, SSL_CERT_FILE, SSLKEYLOGFILE, OPENAI_LOG ...) would change the whole
+# process, how every HTTP client connects and whom it trusts, on the word of a file that may come with
+# a folder someone else made: it is ignored, with one warning naming it.
+SETTING_NAMES = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    *PREFIXED,
+    *(f"VERO_{name}" for name in PREFIXED),
+    "TAVILY_API_KEY",
+    "BOCHA_API_KEY",
+    "VERO_TAVILY_URL",
+    "VERO_BOCHA_URL",
+    "VERO_DDG_URL",
+    "VERO_PYTHON_SANDBOX",
+)
 # Safety switches: only the real environment (or code) may turn them off, never a .env file,
 # which may come with a folder someone else made.
 SAFETY_SWITCHES = ("VERO_PYTHON_SANDBOX",)
@@ -25,8 +44,8 @@ ENDPOINT_KEYS = {
     "VERO_TAVILY_URL": "TAVILY_API_KEY",
     "VERO_BOCHA_URL": "BOCHA_API_KEY",
 }
-_from_file: dict[str, str] = {}  # setting name -> the .env file it was taken from
-_warned: set[str] = set()  # endpoints already warned about (once per process)
+_from_file: dict[str, tuple[str, str]] = {}  # setting name -> (the .env file it was taken from, its value)
+_warned: set[str] = set()  # endpoints and files already warned about (once per process)
 
 
 def _number(name: str, value: str | None, default, kind):
@@ -38,23 +57,23 @@ def _number(name: str, value: str | None, default, kind):
         raise ValueError(f"setting {name}={value!r} is not a valid {kind.__name__}") from None
 
 
-def _cap(value: str | None, default: int | None) -> int | None:
+def _cap(name: str, value: str | None, default: int | None) -> int | None:
     """An output cap: a positive int, or ``0``/``none`` for no cap."""
     if value is not None and value.strip().lower() in {"0", "none", "off"}:
         return None
-    cap = _number("MAX_TOKENS", value, default, int)
+    cap = _number(name, value, default, int)
     if cap is not None and cap < 0:
-        raise ValueError(f"setting MAX_TOKENS={value!r} must be a positive number, or 0 for no cap")
+        raise ValueError(f"setting {name}={value!r} must be a positive number, or 0 for no cap")
     return cap
 
 
-def _call_seconds(value: str | None) -> float | None:
+def _call_seconds(name: str, value: str | None) -> float | None:
     """``MAX_CALL_SECONDS``: seconds > 0, ``0``/``none``/``off`` for no limit (``math.inf``), unset: ``None``."""
     if value is not None and value.strip().lower() in {"0", "none", "off"}:
         return math.inf
-    seconds = _number("MAX_CALL_SECONDS", value, None, float)
+    seconds = _number(name, value, None, float)
     if seconds is not None and not seconds > 0:
-        raise ValueError(f"setting MAX_CALL_SECONDS={value!r} must be a number of seconds > 0, or 0 for no limit")
+        raise ValueError(f"setting {name}={value!r} must be a number of seconds > 0, or 0 for no limit")
     return seconds
 
 
@@ -102,28 +121,40 @@ class Settings:
     DEBUG: bool = False
     TAVILY_API_KEY: str | None = None
     BOCHA_API_KEY: str | None = None
+    # Where the search tool sends its queries (None: the provider's own address).
+    VERO_TAVILY_URL: str | None = None
+    VERO_BOCHA_URL: str | None = None
+    VERO_DDG_URL: str | None = None
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env", environ=None) -> Settings:
-        """Read settings, loading ``env_file`` first (existing variables win)."""
+        """Read settings from ``environ`` (default: the environment, and vero's own settings in
+        ``env_file``; the environment wins)."""
         if environ is None:
-            if env_file and os.path.exists(env_file):
-                load_env_file(env_file)
-            environ = os.environ
+            environ = {**read_env_file(env_file), **os.environ}
         get = lambda name: environ.get(name) or None  # noqa: E731 - empty means unset
         key = lambda name: (environ.get(name) or "").strip() or None  # noqa: E731 - a pasted key's newline goes
+
+        def named(name: str) -> tuple[str, str | None]:
+            """The variable that sets ``name`` and its value: VERO_<NAME> wins over the plain name."""
+            prefixed = f"VERO_{name}"
+            return (prefixed, get(prefixed)) if get(prefixed) else (name, get(name))
+
         return cls(
             OPENAI_API_KEY=key("OPENAI_API_KEY"),
             OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
-            MODEL_NAME=get("MODEL_NAME") or cls.MODEL_NAME,
-            TEMPERATURE=_number("TEMPERATURE", get("TEMPERATURE"), cls.TEMPERATURE, float),
-            TIMEOUT=_number("TIMEOUT", get("TIMEOUT"), cls.TIMEOUT, float),
-            MAX_RETRIES=_number("MAX_RETRIES", get("MAX_RETRIES"), cls.MAX_RETRIES, int),
-            MAX_TOKENS=_cap(get("MAX_TOKENS"), cls.MAX_TOKENS),
-            MAX_CALL_SECONDS=_call_seconds(get("MAX_CALL_SECONDS")),
-            DEBUG=env_flag(get("DEBUG"), default=False),
+            MODEL_NAME=named("MODEL_NAME")[1] or cls.MODEL_NAME,
+            TEMPERATURE=_number(*named("TEMPERATURE"), cls.TEMPERATURE, float),
+            TIMEOUT=_number(*named("TIMEOUT"), cls.TIMEOUT, float),
+            MAX_RETRIES=_number(*named("MAX_RETRIES"), cls.MAX_RETRIES, int),
+            MAX_TOKENS=_cap(*named("MAX_TOKENS"), cls.MAX_TOKENS),
+            MAX_CALL_SECONDS=_call_seconds(*named("MAX_CALL_SECONDS")),
+            DEBUG=env_flag(named("DEBUG")[1], default=False),
             TAVILY_API_KEY=key("TAVILY_API_KEY"),
             BOCHA_API_KEY=key("BOCHA_API_KEY"),
+            VERO_TAVILY_URL=get("VERO_TAVILY_URL"),
+            VERO_BOCHA_URL=get("VERO_BOCHA_URL"),
+            VERO_DDG_URL=get("VERO_DDG_URL"),
         )
 
     def __repr__(self) -> str:
@@ -140,29 +171,62 @@ class Settings:
         return f"Settings({', '.join(shown)})"
 
 
-def load_env_file(path: str) -> None:
-    """Put ``path``'s settings into ``os.environ`` (existing variables win), except a safety switch turned off.
+def read_env_file(path: str | None) -> dict[str, str]:
+    """vero's own settings in the ``.env`` file ``path`` (none if there is no such file).
 
-    Each name taken from the file is remembered, so that ``warn_if_endpoint_from_env_file``
-    can tell an endpoint from a file apart from one the user set.
+    Only the names in ``SETTING_NAMES`` are taken, and never a safety switch turned off;
+    every other name is ignored, with one warning naming it (values are never shown).
+    Nothing is put into ``os.environ``.  Values are read as written (``${VAR}`` is not
+    expanded: a file must not copy a key from the environment into a URL of its own).
+    Each name taken is remembered, so that ``warn_if_endpoint_from_env_file`` can tell an
+    endpoint from a file apart from one the user set.
     """
+    _from_file.clear()
+    if not path or not os.path.isfile(path):
+        return {}
     from dotenv import dotenv_values  # here: only when a .env exists; python-dotenv costs a few ms
 
     where = os.path.abspath(path)
-    for name, value in dotenv_values(path).items():
-        if value is None or name in os.environ:
+    taken, ignored = {}, []
+    for name, value in dotenv_values(path, interpolate=False).items():
+        if value is None:
             continue
-        if name in SAFETY_SWITCHES and not env_flag(value, default=True):
-            log.warning(
-                "vero: ignored %s=%s in %s: a .env file cannot switch off a safety setting "
-                "(set it in the environment to do so)",
-                name,
-                value.strip(),
-                where,
-            )
-            continue
-        os.environ[name] = value
-        _from_file[name] = where
+        if name not in SETTING_NAMES:
+            ignored.append(name)
+        elif name in SAFETY_SWITCHES and not env_flag(value, default=True):
+            _warn_safety_switch(name, value, where)
+        else:
+            taken[name] = value
+            if name not in os.environ:  # the environment wins
+                _from_file[name] = (where, value)
+    if ignored:
+        _warn_ignored(ignored, where)
+    return taken
+
+
+def _warn_safety_switch(name: str, value: str, where: str) -> None:
+    log.warning(
+        "vero: ignored %s=%s in %s: a .env file cannot switch off a safety setting "
+        "(set it in the environment to do so)",
+        name,
+        value.strip().lower(),  # one of the off words (env_flag): no value of the user's own
+        where,
+    )
+
+
+def _warn_ignored(names: list[str], where: str) -> None:
+    """One warning per file and process: the names a .env may not set (never their values)."""
+    if where in _warned:
+        return
+    _warned.add(where)
+    from vero.core.text import printable  # here: vero.core imports this module
+
+    log.warning(
+        "vero: ignored %s in %s: a .env file sets only vero's own settings; process-wide variables "
+        "(proxies, certificates, key logs, other programs' settings) are read from the environment only",
+        printable(", ".join(sorted(names))),
+        printable(where),
+    )
 
 
 def warn_if_endpoint_from_env_file(endpoint: str, key_given: bool = False) -> None:
@@ -171,17 +235,21 @@ def warn_if_endpoint_from_env_file(endpoint: str, key_given: bool = False) -> No
     ``key_given``: the key was passed in code, so it did not come from that file either.
     Called before the first request that would send the key there.
     """
-    source, key = _from_file.get(endpoint), ENDPOINT_KEYS[endpoint]
-    if source is None or endpoint in _warned:
+    taken, key = _from_file.get(endpoint), ENDPOINT_KEYS[endpoint]
+    if taken is None or endpoint in _warned:
         return
+    source, url = taken
     if key_given:
         origin = "your code"
-    elif os.environ.get(key) and _from_file.get(key) != source:  # the same file setting both is its author's choice
+    elif os.environ.get(key):  # set in the environment (a key from the same file is its author's choice)
         origin = "the environment"
     else:
         return
     _warned.add(endpoint)
-    host = urlsplit(os.environ.get(endpoint, "")).hostname or "?"  # the host only: no user, password or path
+    try:
+        host = urlsplit(url).hostname or "?"  # the host only: no user, password or path
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        host = "?"
     log.warning(
         "vero: warning: %s comes from %s (host %s) while %s comes from %s: your key will be sent to that host",
         endpoint,

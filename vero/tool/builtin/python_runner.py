@@ -229,7 +229,8 @@ def _communicate_with_threads(
 
 
 def sandbox_enabled(sandbox: bool | None = None) -> bool:
-    """``sandbox`` if given, else on unless ``VERO_PYTHON_SANDBOX=off`` (or 0/false/no/n)."""
+    """``sandbox`` if given, else on unless ``VERO_PYTHON_SANDBOX=off`` (or 0/false/no/n) in the
+    environment (a .env file may only keep it on, the default: ``vero.config.read_env_file``)."""
     if sandbox is not None:
         return sandbox
     return env_flag(os.environ.get(SANDBOX_ENV), default=True)

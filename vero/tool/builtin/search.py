@@ -11,7 +11,6 @@ tests point them at a local server.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
@@ -80,7 +79,7 @@ def _json(raw: bytes) -> dict[str, Any]:
 
 
 def tavily(query: str, max_results: int, api_key: str) -> list[SearchResult]:
-    url = os.environ.get("VERO_TAVILY_URL") or TAVILY_URL
+    url = get_settings().VERO_TAVILY_URL or TAVILY_URL
     warn_if_endpoint_from_env_file("VERO_TAVILY_URL")
     payload = {"api_key": api_key, "query": query, "max_results": max_results}
     data = _json(_http(url, payload, {"Authorization": f"Bearer {api_key}"}))
@@ -92,7 +91,7 @@ def tavily(query: str, max_results: int, api_key: str) -> list[SearchResult]:
 
 
 def bocha(query: str, max_results: int, api_key: str) -> list[SearchResult]:
-    url = os.environ.get("VERO_BOCHA_URL") or BOCHA_URL
+    url = get_settings().VERO_BOCHA_URL or BOCHA_URL
     warn_if_endpoint_from_env_file("VERO_BOCHA_URL")
     payload = {"query": query, "count": max_results, "summary": True, "freshness": "noLimit"}
     data = _json(_http(url, payload, {"Authorization": f"Bearer {api_key}"}))
@@ -143,7 +142,7 @@ def _unwrap_ddg_link(href: str) -> str:
 
 
 def duckduckgo(query: str, max_results: int) -> list[SearchResult]:
-    url = os.environ.get("VERO_DDG_URL") or DDG_URL
+    url = get_settings().VERO_DDG_URL or DDG_URL
     parser = _DuckDuckGoParser()
     parser.feed(_http(f"{url}?{urlencode({'q': query})}").decode("utf-8", errors="replace"))
     ads = "duckduckgo.com/y.js"
