@@ -59,8 +59,9 @@ def raw_server(mode: str, name: str = "", **limits) -> MCPServer:
 
 @pytest.fixture(scope="module")
 def notes():
-    """One stdio notes server for the tests that do not change its tools or end it."""
-    with notes_server() as server:
+    """One stdio notes server for the tests that do not change its tools or end it; its read-only marks
+    are trusted (``trust=True``), as the user may do for a server they know."""
+    with notes_server(trust=True) as server:
         yield server
 
 
@@ -103,7 +104,7 @@ def test_the_tools_of_a_stdio_server_are_vero_tools_with_the_servers_schemas(not
     assert add.signature() == "a: integer, b: integer"
 
 
-def test_read_only_follows_the_servers_annotations_and_unmarked_tools_may_change_things(notes):
+def test_a_trusted_servers_read_only_marks_are_taken_and_unmarked_tools_may_change_things(notes):
     tools = {t.name: t for t in notes.tools()}
     assert tools["read_note"].read_only and tools["add"].read_only  # readOnlyHint: true
     assert not tools["write_note"].read_only  # no annotation
@@ -111,10 +112,11 @@ def test_read_only_follows_the_servers_annotations_and_unmarked_tools_may_change
     assert not tools["write_note"].auto_correct  # vero runs a tool that changes things only as the model wrote it
 
 
-def test_a_server_whose_annotations_are_not_trusted_has_no_read_only_tools():
-    with raw_server("plain", trust_annotations=False) as server:
-        assert [t.read_only for t in server.tools()] == [False] * len(server.tools())
+def test_a_server_is_not_trusted_by_default_so_it_has_no_read_only_tools():
     with raw_server("plain") as server:
+        assert [t.read_only for t in server.tools()] == [False] * len(server.tools())  # echo's hint is ignored
+        assert not any(t.auto_correct for t in server.tools())
+    with raw_server("plain", trust=True) as server:
         assert [t.name for t in server.tools() if t.read_only] == ["echo"]  # its readOnlyHint
 
 
@@ -604,7 +606,7 @@ def test_vero_chat_lists_mcp_tools(srv, tmp_path):
     "config, message",
     [
         ("not json", "is not valid JSON"),
-        ('{"servers": {}}', 'has no "mcpServers" object'),
+        ('{"tools": {}}', 'has no "mcpServers" object (Claude Desktop, Cursor) nor "servers" object (VS Code)'),
         ('{"mcpServers": {"a": {"args": []}}}', 'server \'a\': expected "command" (a string) or "url"'),
         ('{"mcpServers": {"a": {"command": "x", "args": "-v"}}}', '"args" must be a list of strings'),
         ('{"mcpServers": {"a": {"url": "http://h/mcp", "type": "sse"}}}', "the old SSE transport is not supported"),
@@ -689,7 +691,7 @@ def filesystem_server(tmp_path):
     folder = tmp_path / "shared"
     folder.mkdir()
     (folder / "todo.txt").write_text("buy lamp oil\n")
-    with MCPServer.stdio("node", [str(entry), str(folder)], name="files") as server:
+    with MCPServer.stdio("node", [str(entry), str(folder)], name="files", trust=True) as server:
         yield server, folder
 
 

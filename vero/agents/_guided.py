@@ -34,18 +34,11 @@ import logging
 import weakref
 from typing import Any
 
-from vero.agents._native import quotes_a_call
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
+from vero.core.gate import RepairedArguments, without_fence
 from vero.core.message import Message
-from vero.core.parsing import (
-    call_worked,
-    final_answer_text,
-    parse_json_object,
-    parse_json_value,
-    unclosed_json,
-    unfenced,
-)
+from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
 from vero.tool.registry import ToolRegistry
@@ -146,7 +139,7 @@ class GuidedProtocol:
             return warning
         earlier = earlier_result(agent, name, arguments)
         if earlier is None:
-            return agent.run_tool(name, arguments).output
+            return agent.run_tool(name, arguments, origin="text").output
         repeats = agent.tally("repeated_calls")
         agent.record(
             StepKind.WARNING,
@@ -177,13 +170,16 @@ class GuidedProtocol:
 # -- reading a step ------------------------------------------------------------------------
 def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     """``(thought, choice)`` of a guided reply: the choice is ``{"final_answer": str}`` or
-    ``{"tool": str, "arguments": dict}``.  Raises ``ValueError`` saying what is wrong."""
-    try:
-        data = parse_json_value(text, repair=False)  # a key given twice with different values is an error
+    ``{"tool": str, "arguments": dict}``; arguments read only by repairing the reply are
+    ``RepairedArguments`` (the gate refuses them for a tool that may change things).  Raises
+    ``ValueError`` saying what is wrong."""
+    repaired = False
+    try:  # a key given twice with different values is an error; a code fence around the step is no repair
+        data = parse_json_value(without_fence(text), repair=False)
     except ValueError:
         if truncated:  # a repaired cut-off reply may have lost its end
             raise ValueError(CUT_OFF) from None
-        data = parse_json_object(text)  # fenced or sloppy: a server that does not enforce the schema
+        data, repaired = parse_json_object(text), True  # sloppy or amid prose: a server without the schema
     if not isinstance(data, dict) or not isinstance(data.get("step"), dict):
         raise ValueError('the reply is not a JSON object with a "step" object')
     thought = data["thought"] if isinstance(data.get("thought"), str) else ""
@@ -193,28 +189,15 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
         return thought, {"final_answer": str(answer)}  # the schema; a bool is no answer
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
-        return thought, {"tool": choice["tool"], "arguments": arguments}
+        return thought, {"tool": choice["tool"], "arguments": RepairedArguments(arguments) if repaired else arguments}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 
 
-NOT_WHOLE = "a call must be the whole reply: one JSON object, with nothing around it"
-QUOTED = "that step is a quote of the task or a tool result, not a call of yours; it was not run"
-
-
 def unsafe_call(agent: ReActAgentBase, tool: str, reply: Message) -> str | None:
-    """Why a step's call of a tool that may change things is not run (docs/tools.md, "Safety"), or None.
-
-    A server that enforces the schema sends only the step; one that does not may send it amid prose
-    (an example, a quote), cut off at the output limit, or as the echo of a step that a tool result holds.
-    """
-    if agent.tools.read_only(tool):
-        return None
-    body = unfenced(reply.text.strip()) or ""
-    if reply.truncated:
-        return CUT_OFF
-    if not (body.startswith("{") and body.endswith("}")) or unclosed_json(body):
-        return NOT_WHOLE
-    return QUOTED if quotes_a_call(agent, tool, body) else None
+    """``CUT_OFF`` when a step's call of a tool that may change things was cut off at the output limit
+    (its arguments may have lost their end), else None.  Whether the call runs is the gate's to decide
+    (``Agent.run_tool``: arguments as written, not a quote, approved; docs/tools.md, "Safety")."""
+    return CUT_OFF if reply.truncated and not agent.tools.read_only(tool) else None
 
 
 def earlier_result(agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str | None:

@@ -7,8 +7,8 @@ Small local models do not always keep to that protocol.  The general mechanisms
 (on unless ``recovery=False``):
 
 - a reply whose whole content is a call written as text (``vero.core.parsing.text_calls``)
-  runs as that call, only the first of them; never a call of a tool that may change
-  things when its text is a quote from the task or a tool result (docs/tools.md, "Safety");
+  runs as that call, only the first of them, if the gate lets it: never a call of a tool that
+  may change things that is a quote of a call the model was shown (docs/tools.md, "Safety");
 - a reply cut off by the output cap, or an empty one, is asked again (bounded);
 - the same call made again gets its result and a note to use it.
 
@@ -25,7 +25,7 @@ from typing import Any
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.message import Message, ToolCall
 from vero.core.notes import note
-from vero.core.parsing import calls_in_prose, is_quoted, strip_template_tags, tool_calls_in_text
+from vero.core.parsing import calls_in_prose, strip_template_tags, tool_calls_in_text
 from vero.core.result import StepKind
 from vero.core.text import clip
 from vero.recovery import Nudge, consult, resolve
@@ -91,9 +91,9 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     """``reply``, or a copy whose call written as text became a real tool call.
 
     A reply whose whole text is a call is read as that call; a call of a read-only tool written
-    amid prose is read too (running a lookup changes nothing).  Only the first call runs.  A call
-    of a tool that may change things is not run when its text appears in the task, the history or
-    a tool result: it is a quote (a warning step says so).  A reply cut off at the output limit runs
+    amid prose is read too (running a lookup changes nothing).  Only the first call runs.  Such a
+    call is marked as read from text (``Run.text_calls``): the gate (``Agent.run_tool``) refuses it
+    when it is a quote of a call the model was shown.  A reply cut off at the output limit runs
     no call of a tool that may change things (``without_cut_off_calls``).
     """
     reply = without_cut_off_calls(agent, reply)
@@ -106,15 +106,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     if reply.finish_reason == "length" and not agent.tools.read_only(call.name):
         agent.record(StepKind.WARNING, cut_off_warning(call.name), cut_off=True, raw=reply.text)
         return reply
-    if quotes_a_call(agent, call.name, found.written):
-        agent.record(
-            StepKind.WARNING,
-            f"the reply is a call of {call.name} quoted from the task or a tool result; "
-            "not run (the tool may change things)",
-            quoted=True,
-            raw=reply.text,
-        )
-        return reply
+    agent.current_run.text_calls.add(call.id)
     note_ = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
     agent.record(
         StepKind.WARNING,
@@ -154,6 +146,7 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
         raw=reply.text,
     )
     agent.record(StepKind.THOUGHT, reply.text)
+    agent.current_run.text_calls.add(calls[0].id)
     return Message(
         "assistant",
         None,
@@ -177,20 +170,6 @@ def without_cut_off_calls(agent: Agent, reply: Message) -> Message:
 
 def cut_off_warning(tool: str) -> str:
     return f"the reply was cut off at the output limit; its call of {tool} was not run (the tool may change things)"
-
-
-def quotes_a_call(agent: Agent, tool: str, written: str) -> bool:
-    """True when ``written`` (a call of ``tool`` written as text) is a quote of the task, the
-    history or a tool result, and ``tool`` may change things (a read-only lookup runs anyway)."""
-    if agent.tools.read_only(tool):
-        return False
-    run = agent.current_run
-    sources = [
-        run.task,
-        *(m.text for m in agent.history),
-        *(s.content for s in run.steps if s.kind == StepKind.OBSERVATION),
-    ]
-    return is_quoted(written, sources)
 
 
 def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
@@ -217,7 +196,11 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
 
 
 def answer_tool_calls(
-    agent: Agent, reply: Message, messages: list[Message], observe: Callable[[ToolCall], str] | None = None
+    agent: Agent,
+    reply: Message,
+    messages: list[Message],
+    observe: Callable[[ToolCall], str] | None = None,
+    origin: str | None = None,
 ) -> None:
     """Append the assistant's tool-call message, then one ``tool`` message per call.
 
@@ -225,7 +208,8 @@ def answer_tool_calls(
     ``agent.max_tool_calls_per_reply`` of them (the rest are answered "not
     run"); ``observe(call)`` returns the text sent back (default: run the tool
     through ``agent.run_tool``, which records the ``action`` and ``observation``
-    steps).
+    steps).  ``origin`` (for the gate): the calls' origin, else ``"text"`` for a call
+    read from text (``Run.text_calls``) and ``"native"`` for the others.
     """
     calls = reply.tool_calls
     assert calls is not None  # callers pass a reply that has tool calls
@@ -242,7 +226,9 @@ def answer_tool_calls(
             if observe is not None:
                 text = observe(call)
             else:
-                result = agent.run_tool(call.name, call.arguments)
+                run = agent.current_run
+                where = origin or ("text" if call.id in run.text_calls else "native")
+                result = agent.run_tool(call.name, call.arguments, origin=where)
                 text, repeated = result.output, repeated or result.repeated
             agent.current_run.tool_call_id = None
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
@@ -263,7 +249,7 @@ def send_nudge(agent: Agent, reply_text: str, nudge: str | ToolCall, messages: l
 
 def run_for_the_model(agent: Agent, call: ToolCall, messages: list[Message]) -> None:
     """A recovery rule's read-only call, run and shown as a call, then a note saying vero made it."""
-    answer_tool_calls(agent, Message("assistant", None, tool_calls=[call]), messages)
+    answer_tool_calls(agent, Message("assistant", None, tool_calls=[call]), messages, origin="vero")
     messages.append(Message.user(RAN_FOR_YOU.format(call=f"{call.name}({call.arguments})")))
 
 

@@ -16,7 +16,6 @@ from vero.agents._native import (
     answer_tool_calls,
     cut_off_warning,
     nudge_for,
-    quotes_a_call,
     send_nudge,
     tool_options,
     with_task,
@@ -81,7 +80,8 @@ class TextProtocol:
         assert step.action is not None  # parse_react gives a problem, a final answer or an action
         observation = agent.check_repeats([(step.action, step.action_input)])
         if observation is None:  # run it; a call made before gets a note too (small models loop on its result)
-            result = agent.run_tool(step.action, step.action_input)
+            written = step.action_input if step.input_text is None else step.input_text  # the gate reads it
+            result = agent.run_tool(step.action, written, origin="text")
             repeated = result.repeated and result.ok and agent.options.recovery is not False
             observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated else result.output
         messages.append(Message("user", f"Observation: {observation}"))
@@ -89,19 +89,14 @@ class TextProtocol:
 
     @staticmethod
     def unsafe_action(agent: ReActAgentBase, step: ReActStep, reply: Message) -> str | None:
-        """Why an action of a tool that may change things is no action (docs/tools.md, "Safety"), or None:
-        the reply was cut off in the action's input, the action lies inside other text,
-        or its text is a quote of the task, the history or a tool result."""
+        """Why the reply holds no action of a tool that may change things (docs/tools.md, "Safety"), or
+        None: it was cut off in the action's input, or the action lies inside other text (an example).
+        Whether an action runs is the gate's to decide (``Agent.run_tool``)."""
         assert step.action is not None
         if reply.finish_reason == "length" and step.open_ended:
             agent.record(StepKind.WARNING, cut_off_warning(step.action), cut_off=True, raw=reply.text)
             return CUT_OFF
-        if step.embedded:
-            return EMBEDDED_ACTION
-        if quotes_a_call(agent, step.action, step.written):
-            agent.record(StepKind.WARNING, f"the action {step.action} is quoted; not run", quoted=True, raw=reply.text)
-            return NO_STEP  # a call quoted from the task or a result is no action
-        return None
+        return EMBEDDED_ACTION if step.embedded else None
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:
         return agent.format_error_prompt.format(problem=problem, names=self.names(agent))

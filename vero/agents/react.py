@@ -226,7 +226,7 @@ class ReActAgent(ReActAgentBase):
         response = consult(self, resolve(self.options.recovery), answer)
         if isinstance(response, Nudge) or response is None:
             return response.text if response else None
-        result = self.run_tool(response.name, response.arguments)
+        result = self.run_tool(response.name, response.arguments, origin="vero")
         return f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.output}"
 
     def build_system_prompt(self) -> str:

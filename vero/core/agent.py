@@ -139,6 +139,7 @@ class Run:
     pace: Callable[[], None] | None = None  # a stream: wait at each call until its consumer has caught up
     tool_call_id: str | None = None  # the id of the native tool call being answered, for the tool events
     parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
+    text_calls: set[str] = field(default_factory=set)  # ids of the tool calls vero read from the model's text
 
 
 class Agent(ABC):

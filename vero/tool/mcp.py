@@ -22,6 +22,7 @@ import atexit
 import base64
 import collections
 import contextlib
+import http.client
 import itertools
 import json
 import logging
@@ -30,8 +31,10 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -50,8 +53,15 @@ HANDSHAKE_TIMEOUT = 60.0  # seconds to start and answer ``initialize`` (npx may 
 CALL_TIMEOUT = 60.0  # seconds for one tool call (the tool's ``timeout``)
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024  # one message from the server; a bigger one is refused
 MAX_TOOLS = 128  # tools taken from one server
+MAX_DESCRIPTION_CHARS = 4_000  # one tool's description; a longer one is clipped, with a note saying so
+MAX_SCHEMA_BYTES = 64 * 1024  # one tool's input schema, as JSON; a tool with a bigger one is left out
+MAX_TOOLS_BYTES = 256 * 1024  # all of a server's descriptions and schemas; the tools past it are left out
+MAX_JSON_DEPTH = 100  # how deeply a message from the server may nest; a deeper one is refused
 SHUTDOWN_GRACE = 2.0  # seconds a server gets to exit after its stdin closes, then after SIGTERM
 _STDERR_LINES_KEPT = 20  # the last lines of a server's stderr, for the error when it fails to start
+_STDERR_LINE_CHARS = 2_000  # of each stderr line, what is logged and kept (20 lines: at most ~40 KB)
+_LOGGED_CHARS = 2_000  # of a server's log message, what goes to vero's log
+_CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "mcp-session-id"})
 _SAFE_ENV = (
     "HOME",
     "LOGNAME",
@@ -89,6 +99,36 @@ class MCPError(Exception):
 
 class _SessionExpired(MCPError):
     """An HTTP server no longer knows our session (HTTP 404): the protocol says to start a new one."""
+
+
+class _TooDeep(Exception):
+    """A message from the server nests deeper than ``MAX_JSON_DEPTH``."""
+
+
+def _json_of(data: bytes | str) -> Any:
+    """``data`` read as JSON: ``ValueError`` if it is not JSON, ``_TooDeep`` if it nests deeper than
+    ``MAX_JSON_DEPTH`` (reading it, or any later walk through it, would overflow Python's stack)."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise _TooDeep from None
+    if _nests_deeper(value, MAX_JSON_DEPTH):
+        raise _TooDeep
+    return value
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """True if ``value`` has lists or objects nested more than ``limit`` levels (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
 
 
 # --------------------------------------------------------------------------- results as text
@@ -154,6 +194,15 @@ def tool_name(remote: str, prefix: str = "") -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", f"{prefix}{remote}")[:64] or "tool"
 
 
+def _description(spec: Mapping[str, Any], limit: int) -> str:
+    """A tool's description (or title), clipped to ``limit`` characters with a note saying so."""
+    annotations = _object(spec.get("annotations"))
+    text = str(spec.get("description") or spec.get("title") or annotations.get("title") or "")
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … [clipped by vero: {len(text) - limit:,} more characters]"
+
+
 def _parameters(input_schema: Any) -> dict[str, Any]:
     """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties)."""
     schema = dict(input_schema) if isinstance(input_schema, dict) else {}
@@ -173,8 +222,8 @@ class MCPTool(Tool):
 
     Arguments are checked as vero checks any tool's (required names, the types of
     the properties, coerced where they can be); the rest of the schema is the
-    server's to check.  ``read_only`` follows the server's ``readOnlyHint``: with
-    no such annotation the tool is taken to change things.
+    server's to check.  ``read_only`` follows the server's ``readOnlyHint`` only for
+    a server the user trusts (``trust=True``); every other tool is taken to change things.
     """
 
     def __init__(self, server: MCPServer, spec: Mapping[str, Any], prefix: str = ""):
@@ -182,15 +231,13 @@ class MCPTool(Tool):
         self.remote_name = str(spec["name"])
         annotations = _object(spec.get("annotations"))
         read_only = (
-            server.trust_annotations
-            and annotations.get("readOnlyHint") is True
-            and annotations.get("destructiveHint") is not True
+            server.trust and annotations.get("readOnlyHint") is True and annotations.get("destructiveHint") is not True
         )
 
         def call_remote(**arguments: Any) -> str:
             return self.server.call(self.remote_name, arguments, timeout=self._wait())
 
-        description = str(spec.get("description") or spec.get("title") or annotations.get("title") or "")
+        description = _description(spec, server.max_description_chars)
         super().__init__(
             call_remote,
             name=tool_name(self.remote_name, prefix),
@@ -251,7 +298,7 @@ class _StdioTransport:
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES_KEPT)
         self.garbage: list[str] = []  # lines on stdout that are not JSON-RPC (the first few)
         self._write_lock = threading.Lock()
-        self._stderr_reader: threading.Thread | None = None
+        self._readers: list[threading.Thread] = []  # of stdout, then stderr
 
     def describe(self) -> str:
         return shlex.join(self.argv)
@@ -272,15 +319,15 @@ class _StdioTransport:
             raise MCPError(
                 f"cannot start the MCP server {self.server.name!r} ({self.describe()}): {exc.strerror or exc}"
             ) from None
-        threading.Thread(
-            target=self._read_stdout, args=(self.process,), name=f"mcp-{self.server.name}-out", daemon=True
-        ).start()
-        self._stderr_reader = threading.Thread(
-            target=self._read_stderr, args=(self.process,), name=f"mcp-{self.server.name}-err", daemon=True
-        )
-        self._stderr_reader.start()
+        self._readers = [
+            threading.Thread(target=read, args=(self.process,), name=f"mcp-{self.server.name}-{what}", daemon=True)
+            for read, what in ((self._read_stdout, "out"), (self._read_stderr, "err"))
+        ]
+        for reader in self._readers:
+            reader.start()
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
+        """Write one message (``timeout`` is for HTTP: a pipe takes a line at once, or the server is gone)."""
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         process = self.process
         if process is None or process.stdin is None:
@@ -318,9 +365,12 @@ class _StdioTransport:
         if not text:
             return
         try:
-            message = json.loads(text)
+            message = _json_of(text)
         except ValueError:
             message = None
+        except _TooDeep:
+            self.server._message_too_deep()
+            return
         if isinstance(message, dict):
             self.server._receive(message)
         elif isinstance(message, list):  # a batch (protocol 2025-03-26)
@@ -333,16 +383,27 @@ class _StdioTransport:
             logger.warning("[%s] not a JSON-RPC message on stdout, skipped: %.200s", self.server.name, text)
 
     def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
+        """Each line to the log and the tail, its start only: a server that writes megabytes with no
+        newline must not grow vero's memory (the rest of such a line is read and dropped)."""
         assert process.stderr is not None
-        for raw in process.stderr:
-            line = raw.decode("utf-8", errors="replace").rstrip()
+        stream, most = process.stderr, _STDERR_LINE_CHARS * 4  # bytes: up to 4 per character in UTF-8
+        while raw := stream.readline(most):
+            size = len(raw)
+            while not raw.endswith(b"\n") and (more := stream.readline(1 << 16)):
+                size += len(more)
+                if more.endswith(b"\n"):
+                    break
+            text = raw.decode("utf-8", errors="replace").rstrip()
+            line = text[:_STDERR_LINE_CHARS]
+            if size > len(raw) or len(text) > len(line):
+                line += f" … ({size:,} bytes)"
             self.stderr_tail.append(line)
             logger.info("[%s] %s", self.server.name, line)
 
     def startup_details(self) -> str:
         """What helps the user see why the server did not start: its garbage and its last stderr lines."""
-        if self.exit_code is not None and self._stderr_reader is not None:
-            self._stderr_reader.join(timeout=2.0)  # it exited: its last words are on their way
+        if self.exit_code is not None and self._readers:
+            self._readers[1].join(timeout=2.0)  # it exited: its last words are on their way
         notes = []
         if self.garbage:
             notes.append("it wrote text that is not JSON-RPC to stdout: " + " | ".join(self.garbage))
@@ -351,22 +412,30 @@ class _StdioTransport:
         return ("; " + "; ".join(notes)) if notes else ""
 
     def close(self) -> None:
-        """Close stdin, then SIGTERM, then SIGKILL, to the server and what it started; reap it."""
+        """Stop the server and all it started, and reap it: its stdin is closed (MCP servers exit then),
+        then SIGTERM and, for what is left after ``shutdown_grace``, SIGKILL go to its process group and to
+        every process it started (found before it exits and orphans them, even one that called
+        ``setsid()``).  Its pipes then close, so the reader threads end."""
         process, self.process = self.process, None
         if process is None:
             return
+        grace = self.server.shutdown_grace
+        family = _started_by(process.pid)
         with contextlib.suppress(OSError, ValueError):
             if process.stdin:
                 process.stdin.close()
-        for sig in (None, signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
-            if sig is not None:
-                self._signal(process, sig)
-            try:
-                process.wait(timeout=SHUTDOWN_GRACE)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+        for sig in (signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
+            family.update(_started_by(process.pid))  # once the server has exited: its group and session
+            self._signal(process, sig)
+            _signal_all(family, sig)
+            if _ended(process, family, within=grace):
                 break
-            except subprocess.TimeoutExpired:
-                continue
-        self._signal(process, signal.SIGTERM)  # what the server started and left behind (npx starts node)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+        for reader in self._readers:
+            reader.join(timeout=grace)
 
     @staticmethod
     def _signal(process: subprocess.Popen[bytes], sig: int) -> None:
@@ -375,6 +444,198 @@ class _StdioTransport:
                 os.killpg(process.pid, sig)  # the server leads its own process group
             elif process.poll() is None:
                 process.send_signal(sig)
+
+
+# The processes a server started (Linux: /proc; elsewhere none are found, and its process group is what
+# is stopped).  Each is known by its pid and start time, so that a pid used again is never signalled.
+
+
+def _started_by(pid: int) -> dict[int, str]:
+    """The processes that ``pid`` started, at any depth, and those of its process group and session:
+    pid -> start time."""
+    table = _processes()
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    for child, (_state, parent, _group, _session, _start) in table.items():
+        children[parent].append(child)
+    found = {other for other, (_state, _parent, group, session, _start) in table.items() if pid in (group, session)}
+    stack = [pid, *found]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    found.discard(pid)
+    return {other: table[other][4] for other in found}
+
+
+def _processes() -> dict[int, tuple[str, int, int, int, str]]:
+    """Every process: pid -> (state, parent, process group, session, start time); none without /proc."""
+    table = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None:
+                table[int(entry.name)] = stat
+    return table
+
+
+def _stat(pid: int) -> tuple[str, int, int, int, str] | None:
+    """What ``/proc/PID/stat`` says of a process, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().decode("latin-1").rsplit(")", 1)[1].split()  # after "pid (name)"
+        return fields[0], int(fields[1]), int(fields[2]), int(fields[3]), fields[19]
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _living(family: Mapping[int, str]) -> list[int]:
+    """The processes of ``family`` still running (a zombie has ended; its parent or init reaps it)."""
+    living = []
+    for pid, start in family.items():
+        stat = _stat(pid)
+        if stat is not None and stat[4] == start and stat[0] not in "ZX":
+            living.append(pid)
+    return living
+
+
+def _signal_all(family: Mapping[int, str], sig: int) -> None:
+    for pid in _living(family):
+        with contextlib.suppress(OSError):
+            os.kill(pid, sig)
+
+
+def _ended(process: subprocess.Popen[bytes], family: Mapping[int, str], within: float) -> bool:
+    """Wait up to ``within`` seconds for the server and ``family`` to end; True if they did."""
+    deadline = time.monotonic() + within
+    while process.poll() is None or _living(family):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+# HTTP exchanges with a wall-clock limit.  A socket timeout bounds each wait, not the whole: a server
+# that drips its headers, or sends an SSE comment every second, would hold a call forever.  So each
+# exchange's sockets are watched, and shut down when its time is up; a blocked read then returns at once.
+
+
+class _Cutoff:
+    """The sockets of one HTTP exchange, shut down after ``seconds`` (never, for None) or by ``cut()``."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.passed = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self.cut) if seconds is not None else None
+        if self._timer is not None:
+            self._timer.daemon = True
+            self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            if not self.passed:
+                return
+        _shut(sock)
+
+    def cut(self) -> None:
+        with self._lock:
+            self.passed = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def __enter__(self) -> _Cutoff:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut a socket down under a read blocked in another thread (for TLS too: the plain socket's call)."""
+    with contextlib.suppress(OSError):
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+class _WatchedHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, *args: Any, cutoff: _Cutoff, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cutoff = cutoff
+
+    def connect(self) -> None:
+        super().connect()
+        self.cutoff.watch(self.sock)
+
+
+class _WatchedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, *args: Any, cutoff: _Cutoff, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cutoff = cutoff
+
+    def connect(self) -> None:
+        super().connect()
+        self.cutoff.watch(self.sock)
+
+
+class _WatchedHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, cutoff: _Cutoff) -> None:
+        super().__init__()
+        self.cutoff = cutoff
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_WatchedHTTPConnection, req, cutoff=self.cutoff)  # type: ignore[arg-type]
+
+
+class _WatchedHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, cutoff: _Cutoff) -> None:
+        super().__init__()
+        self.cutoff = cutoff
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_WatchedHTTPSConnection, req, cutoff=self.cutoff)  # type: ignore[arg-type]
+
+
+class _RedirectHandler(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect, a POST too for 307 and 308 (body and method kept, as browsers do).  To another
+    origin (scheme, host or port), without the credentials: ``Authorization``, cookies, the session id and
+    every header the user gave (an ``X-Api-Key`` is a credential too)."""
+
+    def __init__(self, secret_headers: Sequence[str]) -> None:
+        super().__init__()
+        self.secret_headers = _CREDENTIAL_HEADERS | {name.lower() for name in secret_headers}
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if code in (307, 308) and req.get_method() == "POST":
+            moved: urllib.request.Request | None = urllib.request.Request(
+                newurl.replace(" ", "%20"), data=req.data, headers=dict(req.headers), method="POST"
+            )
+        else:
+            moved = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if moved is not None and _origin(moved.full_url) != _origin(req.full_url):
+            for name in [n for n in moved.headers if n.lower() in self.secret_headers]:
+                moved.remove_header(name)
+        return moved
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    try:
+        port = parts.port or default
+    except ValueError:
+        port = None
+    return parts.scheme.lower(), (parts.hostname or "").lower(), port
 
 
 class _HTTPTransport:
@@ -386,6 +647,7 @@ class _HTTPTransport:
         self._headers = dict(headers or {})  # secrets (an Authorization token): never printed or logged
         self.session_id: str | None = None
         self.protocol_version: str | None = None
+        self._stream = _Cutoff(None)  # the stream of news: no time limit, cut when the server is closed
 
     def describe(self) -> str:
         """The URL as vero shows any: a password or a query value (``?api_key=...``) masked."""
@@ -406,32 +668,55 @@ class _HTTPTransport:
             headers["MCP-Protocol-Version"] = self.protocol_version
         return headers
 
+    def _open(self, request: urllib.request.Request, cutoff: _Cutoff, idle: float | None) -> Any:
+        """``urlopen`` with the exchange's sockets watched by ``cutoff``, credentials kept from other origins,
+        and ``idle`` the longest wait for a byte."""
+        opener = urllib.request.build_opener(
+            _WatchedHTTPHandler(cutoff), _WatchedHTTPSHandler(cutoff), _RedirectHandler(self.header_names())
+        )
+        return opener.open(request, timeout=idle)
+
     def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
+        """POST one message and read its answer, all within ``timeout`` seconds (wall-clock)."""
         body = json.dumps(message, ensure_ascii=False).encode()
         request = urllib.request.Request(self.url, data=body, headers=self._request_headers(), method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout or HANDSHAKE_TIMEOUT) as response:
-                if message.get("method") == "initialize":
-                    self.session_id = response.headers.get("Mcp-Session-Id") or None
-                if response.status == 202 or "id" not in message or "method" not in message:
-                    return  # a notification or a response: nothing comes back
-                kind = response.headers.get_content_type()
-                if kind == "text/event-stream":
-                    self._read_events(response)
-                else:
-                    self._read_json(response)
-        except urllib.error.HTTPError as exc:
-            failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {exc.reason}"
-            if exc.code == 404 and self.session_id:
-                raise _SessionExpired(f"{failed} (its session has ended)") from None
-            raise MCPError(failed) from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", None) or exc
-            raise MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}") from None
+        with _Cutoff(timeout) as cutoff:
+            try:
+                self._exchange(request, message, cutoff)
+            except urllib.error.HTTPError as exc:
+                failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {exc.reason}"
+                if exc.code == 404 and self.session_id:
+                    raise _SessionExpired(f"{failed} (its session has ended)") from None
+                raise MCPError(failed) from None
+            except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+                if cutoff.passed:
+                    raise self._late(message, timeout) from None
+                reason = getattr(exc, "reason", None) or exc
+                raise MCPError(
+                    f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}"
+                ) from None
+            if cutoff.passed:
+                raise self._late(message, timeout)
+
+    def _exchange(self, request: urllib.request.Request, message: dict[str, Any], cutoff: _Cutoff) -> None:
+        with self._open(request, cutoff, idle=cutoff.seconds or HANDSHAKE_TIMEOUT) as response:
+            if message.get("method") == "initialize":
+                self.session_id = response.headers.get("Mcp-Session-Id") or None
+            if response.status == 202 or "id" not in message or "method" not in message:
+                return  # a notification or a response: nothing comes back
+            kind = response.headers.get_content_type()
+            if kind == "text/event-stream":
+                self._read_events(response)
+            else:
+                self._read_json(response)
+
+    def _late(self, message: dict[str, Any], timeout: float | None) -> MCPError:
+        what = message.get("method") or "a message"
+        return MCPError(f"the MCP server {self.server.name!r} did not answer {what} within {timeout} s")
 
     def listen(self) -> None:
         """Open the stream on which the server sends news that answers no request (a changed tool list),
-        on a daemon thread; a server that offers no such stream (HTTP 405) is fine."""
+        on a daemon thread; a server that offers no such stream (HTTP 405) is fine.  ``close()`` ends it."""
         if self.session_id:
             threading.Thread(target=self._listen, name=f"mcp-{self.server.name}-events", daemon=True).start()
 
@@ -439,11 +724,11 @@ class _HTTPTransport:
         headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
         request = urllib.request.Request(self.url, headers={**headers, "Accept": "text/event-stream"}, method="GET")
         try:
-            with urllib.request.urlopen(request, timeout=None) as response:
+            with self._open(request, self._stream, idle=None) as response:
                 if response.headers.get_content_type() == "text/event-stream":
                     self._read_events(response, answers=False)
-        except (urllib.error.URLError, OSError, ValueError) as exc:  # 405: no stream; or the session ended
-            logger.debug("[%s] the event stream ended: %s", self.server.name, exc)
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+            logger.debug("[%s] the event stream ended: %s", self.server.name, exc)  # 405: no stream; or closed
 
     def _read_json(self, response: Any) -> None:
         body = response.read(self.server.max_message_bytes + 1)
@@ -451,9 +736,12 @@ class _HTTPTransport:
             self.server._message_too_big()
             return
         try:
-            message = json.loads(body)
+            message = _json_of(body)
         except ValueError:
             raise MCPError(f"the MCP server {self.server.name!r} answered with something that is not JSON") from None
+        except _TooDeep:
+            self.server._message_too_deep()
+            return
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
                 self.server._receive(item)
@@ -477,17 +765,28 @@ class _HTTPTransport:
                 data.append(chunk)
             elif not line.strip() and data:
                 text, data, size = b"\n".join(data), [], 0
-                with contextlib.suppress(ValueError):
-                    message = json.loads(text)
-                    if isinstance(message, dict) and self.server._receive(message) and answers:
-                        return  # our answer: the stream has nothing more for us
+                try:
+                    message = _json_of(text)
+                except ValueError:
+                    continue
+                except _TooDeep:
+                    if answers:
+                        self.server._message_too_deep()
+                        return
+                    logger.warning("[%s] a message nested too deeply was dropped", self.server.name)
+                    continue
+                if isinstance(message, dict) and self.server._receive(message) and answers:
+                    return  # our answer: the stream has nothing more for us
 
     def close(self) -> None:
+        """End the stream of news and the session (a ``DELETE``, within ``shutdown_grace``)."""
+        self._stream.cut()
         if not self.session_id:
             return
         request = urllib.request.Request(self.url, headers=self._request_headers(), method="DELETE")
-        with contextlib.suppress(urllib.error.URLError, OSError):
-            urllib.request.urlopen(request, timeout=SHUTDOWN_GRACE).close()
+        with contextlib.suppress(urllib.error.URLError, OSError, http.client.HTTPException, ValueError):
+            with _Cutoff(self.server.shutdown_grace) as cutoff:
+                self._open(request, cutoff, idle=self.server.shutdown_grace).close()
         self.session_id = None
 
 
@@ -510,12 +809,18 @@ class MCPServer:
     Make one with ``MCPServer.stdio(command, args)`` or ``MCPServer.http(url)``;
     ``with`` starts it (the handshake, then the tool list) and stops it.  The
     limits: ``handshake_timeout`` (seconds to start and answer), ``call_timeout``
-    (each tool's ``timeout``), ``max_message_bytes`` (a bigger message from the
-    server is refused) and ``max_tools`` (a server that offers more is refused).
-    ``prefix`` is put before each tool's name (``"files_"``) when two servers'
-    names would clash.  ``trust_annotations=False`` ignores the server's ``readOnlyHint``:
-    every tool is then taken to change things (the hints are the server's word, and vero
-    lets a recovery rule call a read-only tool for the model).
+    (each tool's ``timeout``), both wall-clock whatever the server sends;
+    ``max_message_bytes`` (a bigger message from the server is refused),
+    ``max_tools`` (a server that offers more is refused), ``max_description_chars``,
+    ``max_schema_bytes`` and ``max_tools_bytes`` (what the tools' descriptions and
+    schemas may add to every request) and ``shutdown_grace`` (seconds to exit after
+    stdin closes, then after SIGTERM).  ``prefix`` is put before each tool's name
+    (``"files_"``) when two servers' names would clash.
+
+    ``trust=True`` takes the server's word for which tools only read (``readOnlyHint``).
+    By default every tool is taken to change things, whatever its annotations say:
+    a server could mark a deleting tool read-only, and a read-only tool is one vero
+    lets run with less care (arguments repaired, a recovery rule calling it).
     """
 
     def __init__(
@@ -523,19 +828,27 @@ class MCPServer:
         transport: Callable[[MCPServer], _StdioTransport | _HTTPTransport],
         *,
         name: str,
+        trust: bool = False,
         handshake_timeout: float = HANDSHAKE_TIMEOUT,
         call_timeout: float = CALL_TIMEOUT,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         max_tools: int = MAX_TOOLS,
+        max_description_chars: int = MAX_DESCRIPTION_CHARS,
+        max_schema_bytes: int = MAX_SCHEMA_BYTES,
+        max_tools_bytes: int = MAX_TOOLS_BYTES,
+        shutdown_grace: float = SHUTDOWN_GRACE,
         prefix: str = "",
-        trust_annotations: bool = True,
     ):
         self.name = name
-        self.trust_annotations = trust_annotations
+        self.trust = trust
         self.handshake_timeout = handshake_timeout
         self.call_timeout = call_timeout
         self.max_message_bytes = max_message_bytes
         self.max_tools = max_tools
+        self.max_description_chars = max_description_chars
+        self.max_schema_bytes = max_schema_bytes
+        self.max_tools_bytes = max_tools_bytes
+        self.shutdown_grace = shutdown_grace
         self.prefix = prefix
         self.transport = transport(self)
         self.protocol_version: str | None = None
@@ -605,9 +918,10 @@ class MCPServer:
         self._started = True
         _open_servers.add(self)
         try:
+            ends = time.monotonic() + self.handshake_timeout  # for the whole handshake
             self.transport.open()
             self._initialize()
-            self._load_tools()
+            self._load_tools(ends)
         except BaseException:
             self.close()
             raise
@@ -665,11 +979,16 @@ class MCPServer:
                 registry.register(found)
         return registry
 
-    def _load_tools(self) -> None:
+    def _load_tools(self, ends: float | None = None) -> None:
+        """Read the tool list (every page, all within ``handshake_timeout`` or until ``ends``) and make its tools."""
+        ends = ends if ends is not None else time.monotonic() + self.handshake_timeout
         specs: list[dict[str, Any]] = []
         cursor = None
         for _page in range(self.max_tools + 1):  # a server that gives empty pages forever is stopped too
-            result = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=self.handshake_timeout)
+            left = ends - time.monotonic()
+            if left <= 0:
+                raise MCPError(f"the MCP server {self.name!r} did not list its tools within {self.handshake_timeout} s")
+            result = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=left)
             page = result.get("tools")
             specs += (
                 [s for s in page if isinstance(s, dict) and isinstance(s.get("name"), str)]
@@ -688,7 +1007,7 @@ class MCPServer:
             raise MCPError(f"the MCP server {self.name!r} gave more than {self.max_tools} pages of tools")
         old = self._tools
         self._tools = {}
-        for spec in specs:
+        for spec in self._within_size_limits(specs):
             made = MCPTool(self, spec, self.prefix)
             if made.name in self._tools:
                 logger.warning(
@@ -704,6 +1023,31 @@ class MCPServer:
                 if name not in registry or registry.get(name) is old.get(name):
                     registry.remove(name)
                     registry.register(made)
+
+    def _within_size_limits(self, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The tools whose schemas fit ``max_schema_bytes``, while all descriptions and schemas together fit
+        ``max_tools_bytes``; each tool left out is named in a warning.  (They are sent with every request.)"""
+        kept: list[dict[str, Any]] = []
+        total = 0
+        for index, spec in enumerate(specs):
+            name = tool_name(spec["name"], self.prefix)
+            schema = len(json.dumps(spec.get("inputSchema"), ensure_ascii=False).encode())
+            if schema > self.max_schema_bytes:
+                logger.warning(
+                    "[%s] the tool %r is left out: its input schema is %s bytes, more than max_schema_bytes (%s)",
+                    *(self.name, name, f"{schema:,}", f"{self.max_schema_bytes:,}"),
+                )
+                continue
+            total += schema + len(_description(spec, self.max_description_chars).encode())
+            if total > self.max_tools_bytes:
+                left_out = ", ".join(tool_name(s["name"], self.prefix) for s in specs[index:])
+                logger.warning(
+                    "[%s] tools left out, as their descriptions and schemas pass max_tools_bytes (%s) in all: %s",
+                    *(self.name, f"{self.max_tools_bytes:,}", left_out),
+                )
+                break
+            kept.append(spec)
+        return kept
 
     def _refresh_if_changed(self) -> None:
         with self._refresh_lock:  # one refresh at a time, even if tools run in parallel
@@ -794,7 +1138,7 @@ class MCPServer:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = dict(params)
-        self.transport.send(message)
+        self.transport.send(message, timeout=self.handshake_timeout)
 
     def _cancel(self, request_id: int, reason: str) -> None:
         if request_id == 1:  # ``initialize`` is never cancelled (the protocol says so)
@@ -812,7 +1156,8 @@ class MCPServer:
                 self._tools_changed = True
             elif method == "notifications/message":
                 params = _object(message.get("params"))
-                logger.info("[%s] %s: %s", self.name, params.get("level", "info"), params.get("data"))
+                data = str(params.get("data"))[:_LOGGED_CHARS]
+                logger.info("[%s] %s: %s", self.name, str(params.get("level", "info"))[:20], data)
             return False
         request_id = message.get("id")
         with self._lock:
@@ -834,13 +1179,20 @@ class MCPServer:
                 "error": {"code": -32601, "message": f"vero does not offer {method}"},
             }
         with contextlib.suppress(MCPError):
-            self.transport.send(reply)
+            self.transport.send(reply, timeout=self.handshake_timeout)
 
     def _message_too_big(self) -> None:
-        self._fail_pending(
-            f"the MCP server {self.name!r} sent a message of more than "
-            f"{self.max_message_bytes:,} bytes (max_message_bytes); it was dropped"
-        )
+        self._refuse_message(f"a message of more than {self.max_message_bytes:,} bytes (max_message_bytes)")
+
+    def _message_too_deep(self) -> None:
+        self._refuse_message(f"a message nested more than {MAX_JSON_DEPTH} levels deep")
+
+    def _refuse_message(self, what: str) -> None:
+        """A message vero will not read: the log says so, and the calls waiting fail at once (which of them
+        it answered cannot be known) rather than waiting out their time limits."""
+        reason = f"the MCP server {self.name!r} sent {what}; it was dropped"
+        logger.error("[%s] %s", self.name, reason)
+        self._fail_pending(reason)
 
     def _transport_closed(self, reason: str) -> None:
         if self._closed_reason is None:
@@ -880,39 +1232,99 @@ def _vero_version() -> str:
 
 
 def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
-    """The servers of an ``{"mcpServers": {name: {command, args, env, cwd} | {url, headers}}}`` file."""
+    """The servers of an MCP config file, in the layout of Claude Desktop and Cursor
+    (``{"mcpServers": {name: entry}}``) or of VS Code (``{"servers": {name: entry}}``); an entry is
+    ``{command, args, env, cwd}`` or ``{url, headers}``, with ``"disabled": true`` to leave it out and
+    ``"trust": true`` to take its read-only marks.  ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` in
+    the strings are read from the environment."""
     try:
         with open(path, encoding="utf-8") as file:
             config = json.load(file)
     except OSError as exc:
         raise MCPError(f"cannot read the MCP config {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise MCPError(f"the MCP config {path} is not valid JSON: {exc}") from None
-    entries = config.get("mcpServers") if isinstance(config, dict) else None
-    if not isinstance(entries, dict):
-        raise MCPError(f'the MCP config {path} has no "mcpServers" object')
-    return [_server_from_entry(name, entry, path, limits) for name, entry in entries.items()]
+    except (ValueError, RecursionError) as exc:
+        raise MCPError(f"the MCP config {path} is not valid JSON: {str(exc)[:200]}") from None
+    layouts = [config.get(key) for key in ("mcpServers", "servers")] if isinstance(config, dict) else []
+    if not any(isinstance(entries, dict) for entries in layouts):
+        raise MCPError(
+            f'the MCP config {path} has no "mcpServers" object (Claude Desktop, Cursor) nor "servers" object (VS Code)'
+        )
+    entries = {name: entry for found in layouts if isinstance(found, dict) for name, entry in found.items()}
+    servers = []
+    for name, entry in entries.items():
+        where = f"the MCP config {path}, server {name!r}"
+        if not isinstance(entry, dict):
+            raise MCPError(f'{where}: expected an object with "command" or "url"')
+        if _flag(entry, "disabled", where):
+            logger.info("[%s] disabled in %s: not started", name, path)
+            continue
+        servers.append(_server_from_entry(name, entry, where, limits))
+    return servers
 
 
-def _server_from_entry(name: str, entry: Any, path: str, limits: dict[str, Any]) -> MCPServer:
-    where = f"the MCP config {path}, server {name!r}"
-    if not isinstance(entry, dict):
-        raise MCPError(f'{where}: expected an object with "command" or "url"')
+def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dict[str, Any]) -> MCPServer:
     if entry.get("type") == "sse":
         raise MCPError(f"{where}: the old SSE transport is not supported; use the server's Streamable HTTP URL")
-    if isinstance(entry.get("url"), str):
-        headers = entry.get("headers") or {}
-        if not (isinstance(headers, dict) and all(isinstance(v, str) for v in headers.values())):
-            raise MCPError(f'{where}: "headers" must be an object of strings')
-        return MCPServer.http(entry["url"], headers=headers, name=name, **limits)
-    command, args, env = entry.get("command"), entry.get("args", []), entry.get("env") or {}
-    if not isinstance(command, str) or not command:
+    if "envFile" in entry:
+        raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
+    limits = {**limits, "trust": _flag(entry, "trust", where)}
+    if "url" in entry:
+        url = _expanded(_strings(entry, "url", where, str), where, "url")
+        headers = {k: _expanded(v, where, "headers") for k, v in _strings(entry, "headers", where, dict).items()}
+        return MCPServer.http(url, headers=headers, name=name, **limits)
+    if not isinstance(entry.get("command"), str) or not entry["command"]:
         raise MCPError(f'{where}: expected "command" (a string) or "url"')
-    if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
-        raise MCPError(f'{where}: "args" must be a list of strings')
-    if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
-        raise MCPError(f'{where}: "env" must be an object of strings')
-    return MCPServer.stdio(command, args, env=env, cwd=entry.get("cwd"), name=name, **limits)
+    command = _expanded(entry["command"], where, "command")
+    args = [_expanded(arg, where, "args") for arg in _strings(entry, "args", where, list)]
+    env = {k: _expanded(v, where, "env") for k, v in _strings(entry, "env", where, dict).items()}
+    cwd = _expanded(_strings(entry, "cwd", where, str), where, "cwd") or None
+    return MCPServer.stdio(command, args, env=env, cwd=cwd, name=name, **limits)
+
+
+def _flag(entry: Mapping[str, Any], key: str, where: str) -> bool:
+    value = entry.get(key, False)
+    if not isinstance(value, bool):
+        raise MCPError(f'{where}: "{key}" must be true or false')
+    return value
+
+
+def _strings(entry: Mapping[str, Any], key: str, where: str, kind: type) -> Any:
+    """``entry[key]``: a string, a list of strings or an object of strings (empty when missing)."""
+    value = entry.get(key)
+    if value is None:
+        return kind()
+    values = value if kind is list else value.values() if isinstance(value, dict) else [value]
+    if not isinstance(value, kind) or not all(isinstance(v, str) for v in values):
+        kinds: dict[type, str] = {str: "a string", list: "a list of strings", dict: "an object of strings"}
+        what = kinds[kind]
+        raise MCPError(f'{where}: "{key}" must be {what}')
+    return value
+
+
+_VARIABLE = re.compile(r"\$\{([^{}]*)\}")
+_VARIABLE_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
+
+
+def _expanded(text: str, where: str, field: str) -> str:
+    """``text`` with ``${VAR}``, ``${env:VAR}`` (as VS Code writes it) and ``${VAR:-default}`` read from the
+    environment; a variable that is not set, or another kind of ``${...}``, is an ``MCPError`` naming it."""
+
+    def value(match: re.Match[str]) -> str:
+        inside = match.group(1)
+        parsed = _VARIABLE_NAME.fullmatch(inside)
+        if parsed is None:
+            raise MCPError(
+                f"{where}: {field} has ${{{inside}}}; vero reads only environment variables: "
+                "${NAME}, ${env:NAME} or ${NAME:-default}"
+            )
+        name, default = parsed.groups()
+        if name in os.environ:
+            return os.environ[name]
+        if default is not None:
+            return default
+        raise MCPError(f"{where}: {field} uses the environment variable {name}, which is not set")
+
+    return _VARIABLE.sub(value, text)
 
 
 def server_from_command(text: str, **limits: Any) -> MCPServer:
@@ -925,7 +1337,7 @@ def server_from_command(text: str, **limits: Any) -> MCPServer:
         raise MCPError(f"cannot read --mcp {text!r}: {exc}") from None
     if not argv:
         raise MCPError('--mcp needs a command, e.g. --mcp "npx -y @modelcontextprotocol/server-filesystem ."')
-    return MCPServer.stdio(argv[0], argv[1:])
+    return MCPServer.stdio(argv[0], argv[1:], **limits)
 
 
 def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) -> list[Tool] | ToolRegistry:
@@ -939,6 +1351,7 @@ def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) 
     try:
         servers = [server_from_command(text) for text in commands]
         servers += servers_from_config(config) if config else []
+        _trust(servers, getattr(args, "mcp_trust", None) or [])
         registry = ToolRegistry(tools)
         for server in servers:
             stack.enter_context(server)
@@ -951,6 +1364,17 @@ def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) 
     except MCPError as exc:
         raise CliError(str(exc)) from None
     return registry
+
+
+def _trust(servers: Sequence[MCPServer], names: Sequence[str]) -> None:
+    """``--mcp-trust NAME``: take that server's read-only marks; a name no server has is an error."""
+    known = {server.name: server for server in servers}
+    for name in names:
+        if name not in known:
+            raise MCPError(
+                f"--mcp-trust {name}: no MCP server has that name; the servers are: {', '.join(known) or 'none'}"
+            )
+        known[name].trust = True
 
 
 __all__ = [
