@@ -1,0 +1,671 @@
+"""Python types and JSON schemas: one builder for tool parameters and typed results.
+
+``type_to_schema`` writes the JSON schema of a type hint; ``convert`` checks a JSON value
+(what a model wrote) against the hint and builds the Python value the hint asks for: a
+dataclass instance, a ``TypedDict``'s dict, a ``NamedTuple``, an Enum member, a pydantic
+model.  ``check`` does the same for a bare JSON schema (an MCP tool's, ``--output-schema``'s),
+returning plain JSON values.  Both name every problem with its path (``address.zip``), and
+neither returns a half-filled object.
+
+Simple values keep vero's lenient reading of what models write (``"3"`` for an int, a JSON
+string for a list).  A type with no JSON form (a ``Callable``, a plain class without fields)
+is a ``TypeError`` here, so ``@tool`` refuses it at decoration time instead of offering a
+string.  pydantic is imported by nobody here: a pydantic model is recognised through the
+module the user already imported, and read through its own ``model_json_schema`` and
+``model_validate``.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import enum
+import json
+import re
+import sys
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, Literal, Union
+
+from vero.core.parsing import parse_bool, parse_json_value
+from vero.core.text import clip
+
+_SIMPLE_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_ARRAY_TYPES = (list, tuple, set, frozenset, collections.abc.Sequence, collections.abc.Set)
+_MAPPING_TYPES = (dict, collections.abc.Mapping)
+_NONE = type(None)
+_REQUIRED_MARKS = tuple(m for m in (getattr(typing, "Required", None), getattr(typing, "NotRequired", None)) if m)
+
+Problem = tuple[str, str]  # (where: "address.zip", or "" for the value itself; what is wrong)
+
+
+class InvalidValue(ValueError):
+    """A value does not fit its type; ``problems`` names each misfit with its path."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("; ".join(describe(problem) for problem in problems))
+
+
+def describe(problem: Problem) -> str:
+    """``address.zip: expected integer, got 'abc'`` (or just the message for the value itself)."""
+    path, message = problem
+    return f"{path}: {message}" if path else message
+
+
+# --------------------------------------------------------------------------- what a hint is
+
+
+def _is_enum(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def _is_pydantic(tp: Any) -> bool:
+    """A pydantic model class; pydantic is never imported here (a user with such a model has)."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
+
+
+def _is_typed_dict(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__required_keys__")
+
+
+def _is_named_tuple(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields")
+
+
+def _is_record(tp: Any) -> bool:
+    """A type with named fields: a dataclass, a ``TypedDict`` or a ``NamedTuple``."""
+    return (isinstance(tp, type) and dataclasses.is_dataclass(tp)) or _is_typed_dict(tp) or _is_named_tuple(tp)
+
+
+def unannotated(tp: Any) -> tuple[Any, str]:
+    """``(T, description)`` for ``Annotated[T, "description", ...]``; ``(tp, "")`` otherwise.
+
+    The description is the first string in the metadata, or the first ``description`` attribute
+    (a pydantic ``Field(description=...)``).
+    """
+    if typing.get_origin(tp) is not typing.Annotated:
+        return tp, ""
+    inner, *metadata = typing.get_args(tp)
+    for item in metadata:
+        text = item if isinstance(item, str) else getattr(item, "description", None)
+        if isinstance(text, str) and text.strip():
+            return unannotated(inner)[0], text.strip()
+    return unannotated(inner)
+
+
+def _without_required_mark(tp: Any) -> Any:
+    """``T`` for a TypedDict field's ``Required[T]`` or ``NotRequired[T]``."""
+    while typing.get_origin(tp) in _REQUIRED_MARKS:
+        tp = typing.get_args(tp)[0]
+    return tp
+
+
+class Field(typing.NamedTuple):
+    """One named field of a record type."""
+
+    name: str
+    hint: Any
+    required: bool
+    default: Any = dataclasses.MISSING
+
+
+def record_fields(tp: type) -> list[Field]:
+    """The fields of a dataclass, ``TypedDict`` or ``NamedTuple``, in order."""
+    try:
+        hints = typing.get_type_hints(tp, include_extras=True)
+    except NameError as exc:  # a string annotation naming a class defined inside a function
+        raise TypeError(f"{tp.__name__}: cannot resolve its field types ({exc}); define them at module level") from None
+    if _is_typed_dict(tp):
+        required = tp.__required_keys__  # type: ignore[attr-defined]
+        return [Field(name, _without_required_mark(hint), name in required) for name, hint in hints.items()]
+    if _is_named_tuple(tp):
+        defaults = tp._field_defaults  # type: ignore[attr-defined]
+        return [
+            Field(name, hints.get(name, Any), name not in defaults, defaults.get(name, dataclasses.MISSING))
+            for name in tp._fields  # type: ignore[attr-defined]
+        ]
+    return [
+        Field(
+            f.name,
+            hints.get(f.name, Any),
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            f.default,
+        )
+        for f in dataclasses.fields(tp)
+        if f.init
+    ]
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+def type_to_schema(tp: Any) -> dict[str, Any]:
+    """The JSON schema of a type hint.
+
+    Raises ``TypeError`` for a type with no JSON form (a ``Callable``, a class without fields, a
+    recursive dataclass): offering it as a string would only make the model's calls fail.
+    """
+    return _schema(tp, frozenset())
+
+
+def _schema(tp: Any, seen: frozenset[Any]) -> dict[str, Any]:
+    tp, description = unannotated(tp)
+    schema = _bare_schema(tp, seen)
+    return {**schema, "description": description} if description else schema
+
+
+def _bare_schema(tp: Any, seen: frozenset[Any]) -> dict[str, Any]:
+    if tp is Any or tp is object:
+        return {}
+    if tp is None or tp is _NONE:
+        return {"type": "null"}
+    if _is_enum(tp):
+        return _enum_schema(tp)
+    if tp in _SIMPLE_TYPES:
+        return {"type": _SIMPLE_TYPES[tp]}
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Literal:
+        return _literal_schema(args)
+    if origin in (Union, types.UnionType):
+        return _union_schema(args, seen)
+    if tp in _ARRAY_TYPES or origin in _ARRAY_TYPES:
+        return _array_schema(origin or tp, args, seen)
+    if tp in _MAPPING_TYPES or origin in _MAPPING_TYPES:
+        return _mapping_schema(args, seen)
+    if _is_record(tp):
+        if tp in seen:
+            raise TypeError(f"{tp.__name__} contains itself: a recursive type has no JSON schema vero can write")
+        return _record_schema(tp, seen | {tp})
+    if _is_pydantic(tp):
+        schema: dict[str, Any] = inline_refs(tp.model_json_schema())
+        return schema
+    raise TypeError(
+        f"{_type_name(tp)} has no JSON form: use str, int, float, bool, Literal, an Enum, a list, a dict with "
+        "str keys, a dataclass, a TypedDict, a NamedTuple, a pydantic model, or a union of these"
+    )
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or repr(tp)
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema of ``X | None`` given the schema of ``X``."""
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        nullable = {**schema, "type": [kind, "null"]}
+        if "enum" in schema:
+            nullable["enum"] = [*schema["enum"], None]
+        return nullable
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    if not schema or set(schema) == {"description"}:
+        return schema  # "any" already admits null
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _literal_schema(values: tuple[Any, ...]) -> dict[str, Any]:
+    kinds = {_SIMPLE_TYPES.get(type(v)) for v in values}
+    if kinds == {"integer", "number"}:
+        kinds = {"number"}
+    schema: dict[str, Any] = {"enum": list(values)}
+    if len(kinds) == 1 and None not in kinds:
+        schema = {"type": kinds.pop(), **schema}
+    return schema
+
+
+def _enum_schema(tp: type[enum.Enum]) -> dict[str, Any]:
+    """An Enum is offered as its members' values, like a ``Literal`` of them."""
+    values = tuple(member.value for member in tp)
+    if not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
+        raise TypeError(
+            f"the Enum {tp.__name__} cannot be a tool parameter: its members' values must be strings "
+            f"or numbers (got {[member.value for member in tp]!r})"
+        )
+    return _literal_schema(values)
+
+
+def _union_schema(args: tuple[Any, ...], seen: frozenset[Any]) -> dict[str, Any]:
+    options = [a for a in args if a is not _NONE]
+    schema = _schema(options[0], seen) if len(options) == 1 else {"anyOf": [_schema(a, seen) for a in options]}
+    return _nullable(schema) if len(options) < len(args) else schema
+
+
+def _array_schema(origin: Any, args: tuple[Any, ...], seen: frozenset[Any]) -> dict[str, Any]:
+    if not args:
+        return {"type": "array"}
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):  # tuple[int, str]: fixed length
+        kinds = [_schema(a, seen) for a in args]
+        distinct = [k for i, k in enumerate(kinds) if k not in kinds[:i]]
+        items = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
+        return {"type": "array", "items": items, "minItems": len(args), "maxItems": len(args)}
+    return {"type": "array", "items": _schema(args[0], seen)}
+
+
+def _mapping_schema(args: tuple[Any, ...], seen: frozenset[Any]) -> dict[str, Any]:
+    if not args:
+        return {"type": "object"}
+    if unannotated(args[0])[0] not in (str, Any):
+        raise TypeError(f"a dict with {_type_name(args[0])} keys has no JSON form: JSON object keys are strings")
+    return {"type": "object", "additionalProperties": _schema(args[1], seen)}
+
+
+def _record_schema(tp: type, seen: frozenset[Any]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    fields = record_fields(tp)
+    for field in fields:
+        try:
+            schema = _schema(field.hint, seen)
+        except TypeError as exc:
+            raise TypeError(f"{tp.__name__}.{field.name}: {exc}") from None
+        if field.default is not dataclasses.MISSING and is_json(field.default):
+            schema["default"] = field.default.value if isinstance(field.default, enum.Enum) else field.default
+        properties[field.name] = schema
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": [f.name for f in fields if f.required],
+        "additionalProperties": False,
+    }
+    description = _own_docstring(tp)
+    return {**schema, "description": description} if description else schema
+
+
+def _own_docstring(tp: type) -> str:
+    """The class's own docstring, on one line; not the one ``dataclass`` or ``NamedTuple`` writes."""
+    doc = tp.__dict__.get("__doc__") or ""
+    if not doc or doc.startswith(f"{tp.__name__}("):
+        return ""
+    return " ".join(doc.split())
+
+
+def is_json(value: Any) -> bool:
+    try:
+        json.dumps(value.value if isinstance(value, enum.Enum) else value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def inline_refs(schema: Any, definitions: dict[str, Any] | None = None, seen: frozenset[str] = frozenset()) -> Any:
+    """``schema`` with its local ``$ref``s written out and its ``$defs`` and ``title``s dropped.
+
+    A tool's parameter schema sits inside the tool's own, where ``#/$defs/...`` would point
+    nowhere; a reference to itself (a recursive model) becomes "any value".
+    """
+    if isinstance(schema, list):
+        return [inline_refs(item, definitions, seen) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    definitions = {**(definitions or {}), **schema.get("$defs", {}), **schema.get("definitions", {})}
+    reference = schema.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/"):
+        target = definitions.get(reference.rsplit("/", 1)[-1])
+        if target is None or reference in seen:
+            return {}
+        beside = {k: v for k, v in schema.items() if k != "$ref"}  # a description next to the reference
+        return inline_refs({**target, **beside}, definitions, seen | {reference})
+    written: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("$defs", "definitions", "title", "$schema"):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            written[key] = {name: inline_refs(part, definitions, seen) for name, part in value.items()}
+        else:
+            written[key] = inline_refs(value, definitions, seen) if isinstance(value, (dict, list)) else value
+    return written
+
+
+def type_label(schema: dict[str, Any]) -> str:
+    """A short human/model-readable name for a schema: ``integer``, ``array of string``, ``{x: integer}``..."""
+    if "enum" in schema:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(type_label(s) for s in schema["anyOf"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " or ".join(type_label({**schema, "type": k}) for k in kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {type_label(schema['items'])}"
+    if kind == "object" and isinstance(schema.get("properties"), dict) and schema["properties"]:
+        required = schema.get("required", ())
+        fields = (
+            f"{name}{'' if name in required else '?'}: {type_label(part) if isinstance(part, dict) else 'any'}"
+            for name, part in schema["properties"].items()
+        )
+        return "{" + ", ".join(fields) + "}"
+    return kind or "any"
+
+
+# --------------------------------------------------------------------------- simple values
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return {int: "integer", float: "number", str: "string", list: "array", dict: "object"}.get(type(value), "")
+
+
+def _parse_json_text(value: Any, wanted: type) -> Any:
+    parsed = parse_json_value(value) if isinstance(value, str) else None
+    if not isinstance(parsed, wanted):
+        raise ValueError("not valid JSON")
+    return parsed
+
+
+# A number written as text is read only when it is plainly one: Python would also read "1e3" as 1000,
+# "1_000" and "\u0661\u0660" as numbers, "1.000" (a thousand, in much of Europe) as 1, and "nan" or "inf":
+# a value the model did not plainly write.
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def _to_integer(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
+        return int(value.strip())
+    raise ValueError
+
+
+def _to_boolean(value: Any) -> bool:
+    flag = parse_bool(value)  # the same words as a verdict in model JSON
+    if flag is None:
+        raise ValueError
+    return flag
+
+
+def _to_string(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise ValueError
+
+
+def _to_number(value: Any) -> float:
+    if isinstance(value, bool) or (isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip())):
+        raise ValueError
+    return float(value.strip() if isinstance(value, str) else value)
+
+
+def _to_null(value: Any) -> None:
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("null", "none")):
+        return None
+    raise ValueError
+
+
+_SCALARS: dict[str, Callable[[Any], Any]] = {
+    "string": _to_string,
+    "integer": _to_integer,
+    "number": _to_number,
+    "boolean": _to_boolean,
+    "null": _to_null,
+}
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested 100,000 deep; an int of over 4,300 digits
+        return f"a {type(value).__name__} too large to show"
+    return clip(text, limit, "...", within=True)
+
+
+def _misfit(schema: dict[str, Any], value: Any) -> str:
+    return f"expected {type_label(schema)}, got {_short_repr(value)}"
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+# --------------------------------------------------------------------------- checking a JSON schema
+
+
+def coerce(value: Any, schema: dict[str, Any]) -> Any:
+    """``value`` converted to fit ``schema``; raises ``InvalidValue`` (a ValueError naming each problem)
+    when it cannot be."""
+    problems: list[Problem] = []
+    result = check(value, schema, "", problems)
+    if problems:
+        raise InvalidValue(problems)
+    return result
+
+
+def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
+    """``value`` converted to fit the JSON ``schema`` (plain JSON values); each misfit is added to
+    ``problems`` with its path."""
+    kind = schema.get("type")
+    if isinstance(kind, list) or "anyOf" in schema:
+        options = [{**schema, "type": k} for k in kind] if isinstance(kind, list) else schema["anyOf"]
+        return _check_any_of(value, options, schema, path, problems)
+    if kind == "array":
+        return _check_array(value, schema, path, problems)
+    if kind == "object":
+        return _check_object(value, schema, path, problems)
+    try:
+        value = _SCALARS[kind](value) if kind in _SCALARS else value  # no type: anything goes
+    except (ValueError, TypeError, OverflowError):
+        problems.append((path, _misfit(schema, value)))
+        return None
+    if "enum" in schema and value not in schema["enum"]:
+        problems.append((path, _misfit(schema, value)))
+    return value
+
+
+def _check_any_of(
+    value: Any, options: list[dict[str, Any]], schema: dict[str, Any], path: str, problems: list[Problem]
+) -> Any:
+    kind = _json_type(value)
+    for option in sorted(options, key=lambda o: o.get("type") != kind):  # exact type first
+        attempt: list[Problem] = []
+        result = check(value, option, path, attempt)
+        if not attempt:
+            return result
+    problems.append((path, _misfit(schema, value)))
+    return None
+
+
+def _check_array(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
+    items = _as_list(value, schema, path, problems)
+    if items is None:
+        return None
+    inner = schema.get("items")
+    if not isinstance(inner, dict):
+        return items
+    return [check(v, inner, _join(path, i), problems) for i, v in enumerate(items)]
+
+
+def _as_list(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> list[Any] | None:
+    """The items of an array value (or of a JSON text of one) of the schema's length; None if it is none."""
+    try:
+        items = list(value) if isinstance(value, (list, tuple)) else _parse_json_text(value, list)
+    except ValueError:
+        problems.append((path, _misfit(schema, value)))
+        return None
+    if not _fits_length(items, schema):
+        problems.append((path, f"expected {_length_text(schema)}, got {len(items)}"))
+        return None
+    return items
+
+
+def _fits_length(items: list[Any], schema: dict[str, Any]) -> bool:
+    low, high = schema.get("minItems", 0), schema.get("maxItems", len(items))
+    return bool(low <= len(items) <= high)
+
+
+def _length_text(schema: dict[str, Any]) -> str:
+    low, high = schema.get("minItems"), schema.get("maxItems")
+    if low == high:
+        return f"{low} items"
+    if high is None:
+        return f"at least {low} items"
+    return f"at most {high} items" if low is None else f"{low}-{high} items"
+
+
+def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
+    try:
+        obj = value if isinstance(value, dict) else _parse_json_text(value, dict)
+    except ValueError:
+        problems.append((path, _misfit(schema, value)))
+        return None
+    properties: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+    extra = schema.get("additionalProperties")
+    result: dict[str, Any] = {}
+    for key, item in obj.items():
+        if key in properties:
+            result[key] = check(item, properties[key], _join(path, key), problems)
+        elif isinstance(extra, dict):
+            result[key] = check(item, extra, _join(path, key), problems)
+        elif extra is False and properties:
+            problems.append((_join(path, key), f"unexpected field (the fields: {', '.join(properties)})"))
+        else:
+            result[key] = item
+    for name in schema.get("required", ()):
+        if name not in obj:
+            problems.append((_join(path, name), "required, missing"))
+    return result
+
+
+# --------------------------------------------------------------------------- converting to a Python type
+
+
+def convert(value: Any, tp: Any, path: str = "") -> Any:
+    """``value`` (JSON, as a model wrote it) as the type hint ``tp`` asks for; raises ``InvalidValue``
+    naming every problem, so nothing half-filled is ever returned."""
+    problems: list[Problem] = []
+    result = convert_into(value, tp, path, problems)
+    if problems:
+        raise InvalidValue(problems)
+    return result
+
+
+def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any:
+    """``convert``, adding each problem to ``problems`` (the result is then meaningless)."""
+    tp, _ = unannotated(tp)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if _is_pydantic(tp):
+        return _convert_pydantic(value, tp, path, problems)
+    if _is_record(tp):
+        return _convert_record(value, tp, path, problems)
+    if origin in (Union, types.UnionType) and not all(_is_leaf(a) for a in args):
+        return _convert_union(value, tp, args, path, problems)
+    if (tp in _ARRAY_TYPES or origin in _ARRAY_TYPES) and args:
+        return _convert_array(value, tp, origin, args, path, problems)
+    if (tp in _MAPPING_TYPES or origin in _MAPPING_TYPES) and args:
+        items = check(value, {"type": "object"}, path, problems)
+        return {k: convert_into(v, args[1], _join(path, k), problems) for k, v in (items or {}).items()}
+    before = len(problems)
+    result = check(value, type_to_schema(tp), path, problems)  # a simple value: read leniently
+    return _as_member(result, tp) if len(problems) == before else None
+
+
+def _is_leaf(tp: Any) -> bool:
+    """A hint checked by its schema alone: a simple value, a Literal, an Enum, None or Any."""
+    tp, _ = unannotated(tp)
+    return tp in (Any, object, None, _NONE) or tp in _SIMPLE_TYPES or _is_enum(tp) or typing.get_origin(tp) is Literal
+
+
+def _as_member(value: Any, tp: Any) -> Any:
+    """A valid value of a leaf hint as the function gets it: an Enum value as its member."""
+    if _is_enum(tp):
+        return tp(value)
+    for option in (a for a in typing.get_args(tp) if _is_enum(a)):  # Color | None, Color | int
+        try:
+            return option(value)
+        except ValueError:
+            continue
+    return value
+
+
+def _convert_union(value: Any, tp: Any, args: tuple[Any, ...], path: str, problems: list[Problem]) -> Any:
+    options = [a for a in args if a is not _NONE]
+    if value is None and len(options) < len(args):
+        return None
+    if len(options) == 1:  # X | None: X's own problems, with their paths
+        return convert_into(value, options[0], path, problems)
+    kind = _json_type(value)
+    for option in sorted(options, key=lambda o: _schema_kind(o) != kind):  # the option of the value's kind first
+        attempt: list[Problem] = []
+        result = convert_into(value, option, path, attempt)
+        if not attempt:
+            return result
+    problems.append((path, _misfit(type_to_schema(tp), value)))
+    return None
+
+
+def _schema_kind(tp: Any) -> Any:
+    return type_to_schema(tp).get("type")
+
+
+def _convert_array(value: Any, tp: Any, origin: Any, args: tuple[Any, ...], path: str, problems: list[Problem]) -> Any:
+    items = _as_list(value, type_to_schema(tp), path, problems)
+    if items is None:
+        return None
+    fixed = origin is tuple and not (len(args) == 2 and args[1] is Ellipsis)
+    hints = args if fixed else [args[0]] * len(items)
+    converted = [convert_into(v, hint, _join(path, i), problems) for i, (v, hint) in enumerate(zip(items, hints))]
+    container = origin if origin in (list, tuple, set, frozenset) else list
+    try:
+        return container(converted)
+    except TypeError:  # a set of unhashable items (dicts)
+        problems.append((path, "the items cannot be put in a set (they are not hashable)"))
+        return None
+
+
+def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) -> Any:
+    fields = record_fields(tp)
+    if _is_named_tuple(tp) and isinstance(value, (list, tuple)) and len(value) == len(fields):
+        value = dict(zip((f.name for f in fields), value))  # a NamedTuple may come as its tuple
+    before = len(problems)
+    obj = check(value, {"type": "object"}, path, problems)
+    if len(problems) > before:
+        return None
+    names = [f.name for f in fields]
+    for key in obj:
+        if key not in names:
+            problems.append((_join(path, key), f"unexpected field (the fields of {tp.__name__}: {', '.join(names)})"))
+    values: dict[str, Any] = {}
+    for field in fields:
+        if field.name in obj:
+            values[field.name] = convert_into(obj[field.name], field.hint, _join(path, field.name), problems)
+        elif field.required:
+            problems.append((_join(path, field.name), "required, missing"))
+    if len(problems) > before:
+        return None  # never a half-filled object
+    if _is_typed_dict(tp):
+        return values
+    try:
+        return tp(**values)
+    except (TypeError, ValueError) as exc:  # the class's own check (__post_init__) refused the values
+        problems.append((path, f"{tp.__name__} refused the values: {exc}"))
+        return None
+
+
+def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any:
+    if isinstance(value, str):
+        try:
+            value = _parse_json_text(value, dict)
+        except ValueError:
+            problems.append((path, _misfit({"type": "object"}, value)))
+            return None
+    pydantic = sys.modules["pydantic"]
+    try:
+        return tp.model_validate(value)
+    except pydantic.ValidationError as exc:
+        for error in exc.errors():
+            where = path
+            for part in error.get("loc", ()):
+                where = _join(where, part)
+            problems.append((where, f"{error.get('msg', 'invalid')}, got {_short_repr(error.get('input'))}"))
+        return None
