@@ -133,7 +133,16 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--mcp-config",
         metavar="FILE",
-        help='the servers of a JSON file: {"mcpServers": {NAME: {"command", "args", "env"} | {"url", "headers"}}}',
+        help='the servers of a JSON file: {"mcpServers": {NAME: {"command", "args", "env"} | {"url", "headers"}}} '
+        '(or VS Code\'s {"servers": ...}); ${VAR} reads the environment',
+    )
+    mcp.add_argument(
+        "--mcp-trust",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="take this server's word for which of its tools only read (readOnlyHint); otherwise every MCP "
+        "tool is taken to change things (repeatable; NAME as in --mcp-config, or as vero names a --mcp server)",
     )
 
     chat = commands.add_parser(
