@@ -10,8 +10,8 @@ from vero import Agent, Message, tool
 from vero.agents import PlanExecuteAgent, ToolCallingAgent
 from vero.core.agent import ConcurrentRunError
 from vero.core.result import Status
+from vero.core.secrets import MASK
 from vero.core.stream import (
-    MASK,
     ModelCallFinished,
     ModelCallStarted,
     RunFinished,

@@ -13,7 +13,6 @@ import json
 import logging
 import math
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -25,6 +24,7 @@ from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
+from vero.core.secrets import mask_secret as _mask_secret  # the one masking rule for keys
 from vero.core.text import redact_url, redact_urls
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.errors import LLMCallError, LLMConfigError
@@ -697,72 +697,6 @@ def _scrub(exc: Exception, secret: str) -> None:
                 exc.body = json.loads(masked)  # type: ignore[attr-defined]  # the SDK error's body, read above
             except ValueError:  # a piece of the key held a quote or a backslash
                 exc.body = masked  # type: ignore[attr-defined]  # the same
-
-
-MASK = "***"
-MIN_PIECE = 8  # a bare piece of the key this long is masked ...
-MIN_MASKED_PIECE = 4  # ... and a piece this long next to a run of *** or ... (sk-proj****Z123)
-MIN_KEY_FOR_PIECES = 12  # a shorter key is masked only whole: its pieces are too common
-_MASK_RUN = re.compile(r"\*{3,}|\.{3,}|…+")
-
-
-def _mask_secret(text: str, secret: str) -> str:
-    """``text`` with the key, and pieces of it a server may echo, replaced by ``***``.
-
-    Servers echo a key whole, in part, or masked their own way
-    (``sk-canar****Z123``, ``sk-...Z123``): each shows pieces of the key.
-    """
-    if not secret:
-        return text
-    text = text.replace(secret, MASK)
-    if len(secret) < MIN_KEY_FOR_PIECES:
-        return text
-    spans = _piece_spans(text, secret) + _masked_form_spans(text, secret)
-    return _replace_spans(text, spans) if spans else text
-
-
-def _piece_spans(text: str, secret: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds a piece of the key of ``MIN_PIECE`` characters (longer pieces overlap)."""
-    spans = []
-    for piece in {secret[i : i + MIN_PIECE] for i in range(len(secret) - MIN_PIECE + 1)}:
-        start = text.find(piece)
-        while start >= 0:
-            spans.append((start, start + MIN_PIECE))
-            start = text.find(piece, start + 1)
-    return spans
-
-
-def _masked_form_spans(text: str, secret: str) -> list[tuple[int, int]]:
-    """Runs of ``***`` or ``...`` with a piece of the key (4+ characters) before or after them."""
-    spans = []
-    for run in _MASK_RUN.finditer(text):
-        before = _key_piece_size(text, run.start(), secret, -1)
-        after = _key_piece_size(text, run.end(), secret, +1)
-        if max(before, after) >= MIN_MASKED_PIECE:
-            spans.append((run.start() - before, run.end() + after))
-    return spans
-
-
-def _key_piece_size(text: str, at: int, secret: str, direction: int) -> int:
-    """How many characters before (-1) or after (+1) ``at`` form a piece of the key."""
-    size, limit = 0, min(len(secret), at if direction < 0 else len(text) - at)
-    while size < limit:
-        piece = text[at - size - 1 : at] if direction < 0 else text[at : at + size + 1]
-        if piece not in secret:
-            break
-        size += 1
-    return size
-
-
-def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` with each run of overlapping or touching spans replaced by one ``***``."""
-    parts, end = [], -1
-    for start, stop in sorted(spans):
-        if start > end:  # a new run
-            parts += [text[max(end, 0) : start], MASK]
-        end = max(end, stop)
-    parts.append(text[max(end, 0) :])
-    return "".join(parts)
 
 
 def _hold_first_half(text: str) -> tuple[str, str]:

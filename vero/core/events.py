@@ -11,7 +11,6 @@ process keeps every completed step (``vero trace FILE`` reads it back).
 from __future__ import annotations
 
 import builtins
-import json
 import logging
 import os
 import sys
@@ -22,11 +21,10 @@ from typing import Any, TextIO
 
 from vero.core.files import open_regular
 from vero.core.result import PlanStepStatus, Status, StepKind
+from vero.core.secrets import hide_secrets, masked_json
 from vero.core.text import clip, printable, printable_json
 
 log = logging.getLogger("vero.events")
-MASK = "***"  # a secret in a trace, as ChatOpenAI masks it in error messages
-MIN_SECRET = 8  # a shorter "key" is a placeholder a local server ignores ("demo"), not a secret to hunt for
 
 
 @dataclass(slots=True)
@@ -65,14 +63,15 @@ class JsonlTrace:
     the trace: one warning is logged, ``error`` keeps the reason, and the run
     goes on.
 
-    ``secret`` (the model client's API key) is masked wherever it appears, as ``***``.
+    ``secret`` (the model client's API key) is masked wherever it appears, as ``***``, whatever it
+    holds: it is masked in the event's values, before they are written as JSON (``vero.core.secrets``).
     """
 
     def __init__(self, path: str, secret: str = ""):
         self.path = path
         self.error: OSError | None = None  # the first failed write; nothing is written after it
         fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        self.secret = secret if isinstance(secret, str) and len(secret) >= MIN_SECRET else ""
+        self.secret = secret if isinstance(secret, str) else ""
         # backslashreplace: text the model or user sent that is not valid
         # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
         self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
@@ -80,9 +79,7 @@ class JsonlTrace:
     def __call__(self, event: Event) -> None:
         if self.error is not None or event.type == "text_delta":
             return
-        line = printable_json(json.dumps(event.to_dict(), ensure_ascii=False, default=str))
-        if self.secret and self.secret in line:
-            line = line.replace(self.secret, MASK)
+        line = printable_json(masked_json(event.to_dict(), [self.secret]))
         try:
             self._file.write(line + "\n")
             self._file.flush()
@@ -157,10 +154,11 @@ class ConsolePrinter:
     cannot move the cursor, retitle the window or write the clipboard.
     """
 
-    def __init__(self, stream: TextIO | None = None, max_chars: int = 2000):
+    def __init__(self, stream: TextIO | None = None, max_chars: int = 2000, secrets: list[str | None] | None = None):
         self.stream = stream or sys.stdout
         self.max_chars = max_chars
         self.colour = use_colour(self.stream)
+        self.secrets = secrets if secrets is not None else []  # keys masked in every line (the list may grow)
 
     def __call__(self, event: Event) -> None:
         handler = getattr(self, f"on_{event.type}", None)
@@ -209,8 +207,8 @@ class ConsolePrinter:
 
     def _line(self, text: str, label: str = "", before: str = "") -> None:
         """Print ``before``, ``label`` (bold on a colour terminal) and ``text``, as one line with
-        control characters escaped (the bold is vero's own, added after)."""
-        text = printable(text)
+        control characters escaped (the bold is vero's own, added after) and keys masked."""
+        text = printable(hide_secrets(text, self.secrets))
         if label:
             text = f"{printable(before)}{self._dim(printable(label))} {text}"
         try:

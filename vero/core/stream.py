@@ -30,9 +30,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from vero.core.events import MASK, MIN_SECRET
 from vero.core.message import Message
 from vero.core.result import RunResult, Step, token_counts
+from vero.core.secrets import hide_secrets_in
 
 if TYPE_CHECKING:
     import asyncio
@@ -411,16 +411,8 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
 
 
 def _masked(value: Any, secret: str) -> Any:
-    """``value`` with every occurrence of ``secret`` in its strings (dicts and lists walked) replaced by ``***``."""
-    if not isinstance(secret, str) or len(secret) < MIN_SECRET:
-        return value
-    if isinstance(value, str):
-        return value.replace(secret, MASK) if secret in value else value
-    if isinstance(value, dict):
-        return {key: _masked(item, secret) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_masked(item, secret) for item in value]
-    return value
+    """``value`` with ``secret`` masked in its strings (dicts and lists walked), as every output masks it."""
+    return hide_secrets_in(value, [secret])
 
 
 def streams_text(model: Any) -> bool:

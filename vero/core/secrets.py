@@ -1,0 +1,153 @@
+"""API keys are never shown: the one rule that masks a key in everything vero writes.
+
+``ChatOpenAI`` masks its key in error messages, the CLI in log lines, console lines and ``--json``
+output, ``JsonlTrace`` in trace lines, ``Agent.stream`` in the request and reply records.  A key
+may reach any of them: a server echoes it in an error, a model repeats it in an answer, a tool
+returns it.  Each goes through ``mask_secret``, which also masks pieces of the key and the forms
+the outputs write it in (JSON or Python escapes of a key holding a quote or a backslash).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+MASK = "***"
+MIN_SECRET = 8  # a shorter "key" is a placeholder a local server ignores ("demo"), not a secret to hunt for
+MIN_PIECE = 8  # a bare piece of the key this long is masked ...
+MIN_MASKED_PIECE = 4  # ... and a piece this long next to a run of *** or ... (sk-proj****Z123)
+MIN_KEY_FOR_PIECES = 12  # a shorter key is masked only whole: its pieces are too common
+_MASK_RUN = re.compile(r"\*{3,}|\.{3,}|…+")
+
+
+def mask_secret(text: str, secret: str) -> str:
+    """``text`` with the key, and pieces of it a server may echo, replaced by ``***``.
+
+    Servers echo a key whole, in part, or masked their own way
+    (``sk-canar****Z123``, ``sk-...Z123``): each shows pieces of the key.
+    """
+    if not secret:
+        return text
+    text = text.replace(secret, MASK)
+    if len(secret) < MIN_KEY_FOR_PIECES:
+        return text
+    spans = _piece_spans(text, secret) + _masked_form_spans(text, secret)
+    return _replace_spans(text, spans) if spans else text
+
+
+def written_forms(secret: str) -> list[str]:
+    """The key as the outputs may write it: as it is, JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``)
+    and Python-escaped (``repr``).  They differ only for a key holding a quote, a backslash or a
+    character outside ASCII."""
+    forms = [secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1]]
+    return list(dict.fromkeys(forms))  # each once, the key itself first
+
+
+def hide_secrets(text: str, secrets: Iterable[str | None]) -> str:
+    """``text`` with each key of ``secrets`` masked in every form it may be written in
+    (``written_forms``).  Keys shorter than ``MIN_SECRET`` are placeholders and stay."""
+    for secret in secrets:
+        if isinstance(secret, str) and len(secret) >= MIN_SECRET:
+            for form in written_forms(secret):
+                text = mask_secret(text, form)
+    return text
+
+
+def hide_secrets_in(value: Any, secrets: Iterable[str | None]) -> Any:
+    """``value`` (dicts, lists and tuples walked, keys included) with ``hide_secrets`` applied to
+    each string: masking before ``json.dumps`` keeps the JSON valid whatever the key holds."""
+    keys = [s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET]
+    return _walk(value, keys) if keys else value
+
+
+def _walk(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        return hide_secrets(value, secrets)
+    if isinstance(value, dict):
+        return {_walk(key, secrets): _walk(item, secrets) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_walk(item, secrets) for item in value]
+    return value
+
+
+def masked_json(value: Any, secrets: Iterable[str | None], **dumps: Any) -> str:
+    """``value`` as JSON text (``ensure_ascii=False``), each key of ``secrets`` masked, in
+    values that are no JSON type too (written with ``str``)."""
+    secrets = list(secrets)
+    return json.dumps(
+        hide_secrets_in(value, secrets),
+        ensure_ascii=False,
+        default=lambda other: hide_secrets(str(other), secrets),
+        **dumps,
+    )
+
+
+class StreamedSecrets:
+    """Masks keys in text printed piece by piece (a streamed answer), where a key may be split
+    between two pieces: the end of the text that may be the start of a key (or of a piece of one)
+    is held back until the next piece shows what it is, or until ``flush``."""
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        self.forms = [form for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET for form in written_forms(s)]
+        self.held = ""
+
+    def feed(self, piece: str) -> str:
+        """What may be printed now of the text so far."""
+        if not self.forms:
+            return piece
+        text = hide_secrets(self.held + piece, self.forms)
+        keep = max((_key_piece_size(text, len(text), form, -1) for form in self.forms), default=0)
+        keep = min(keep, len(text))
+        self.held = text[len(text) - keep :]
+        return text[: len(text) - keep]
+
+    def flush(self) -> str:
+        """The text held back, masked: the stream has ended."""
+        text, self.held = hide_secrets(self.held, self.forms), ""
+        return text
+
+
+def _piece_spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a piece of the key of ``MIN_PIECE`` characters (longer pieces overlap)."""
+    spans = []
+    for piece in {secret[i : i + MIN_PIECE] for i in range(len(secret) - MIN_PIECE + 1)}:
+        start = text.find(piece)
+        while start >= 0:
+            spans.append((start, start + MIN_PIECE))
+            start = text.find(piece, start + 1)
+    return spans
+
+
+def _masked_form_spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """Runs of ``***`` or ``...`` with a piece of the key (4+ characters) before or after them."""
+    spans = []
+    for run in _MASK_RUN.finditer(text):
+        before = _key_piece_size(text, run.start(), secret, -1)
+        after = _key_piece_size(text, run.end(), secret, +1)
+        if max(before, after) >= MIN_MASKED_PIECE:
+            spans.append((run.start() - before, run.end() + after))
+    return spans
+
+
+def _key_piece_size(text: str, at: int, secret: str, direction: int) -> int:
+    """How many characters before (-1) or after (+1) ``at`` form a piece of the key."""
+    size, limit = 0, min(len(secret), at if direction < 0 else len(text) - at)
+    while size < limit:
+        piece = text[at - size - 1 : at] if direction < 0 else text[at : at + size + 1]
+        if piece not in secret:
+            break
+        size += 1
+    return size
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each run of overlapping or touching spans replaced by one ``***``."""
+    parts, end = [], -1
+    for start, stop in sorted(spans):
+        if start > end:  # a new run
+            parts += [text[max(end, 0) : start], MASK]
+        end = max(end, stop)
+    parts.append(text[max(end, 0) :])
+    return "".join(parts)
