@@ -17,6 +17,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Iterator
+from pathlib import Path
 
 import vero.agents  # the package only: each agent pattern loads on first use
 from vero.config import get_settings
@@ -146,9 +147,28 @@ def make_llm(args):
         api_key=args.api_key,
         base_url=args.base_url,
         max_call_seconds=getattr(args, "max_call_seconds", None),
+        cassette=cassette_of(getattr(args, "record", None), getattr(args, "replay", None)),
     )
     log.debug("model client: %r", llm)
     return llm
+
+
+def cassette_of(record: str | None, replay: str | None):
+    """The cassette of ``--record FILE`` and/or ``--replay FILE`` (both: the same file, replay then record)."""
+    from vero.core.cassette import Cassette, CassetteError
+
+    if record and replay and Path(record).resolve() != Path(replay).resolve():
+        raise CliError(
+            "--record and --replay name different files; together they name one cassette "
+            "(replay what it holds, record the rest)"
+        )
+    mode = "replay_then_live" if record and replay else "record" if record else "replay" if replay else None
+    if mode is None:
+        return None
+    try:
+        return Cassette(record or replay or "", mode)  # type: ignore[arg-type]
+    except (CassetteError, OSError) as exc:
+        raise CliError(str(exc)) from None
 
 
 class LogRedactor(logging.Filter):

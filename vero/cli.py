@@ -114,6 +114,17 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--load", metavar="FILE", help="start from a conversation saved with /save")
     group.add_argument("--trace", metavar="FILE", help="append every event to FILE as JSON lines")
     group.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write every model request and its reply to FILE, a cassette (docs/record-replay.md)",
+    )
+    group.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="answer every model request from the cassette FILE, offline; with --record FILE too (the same "
+        "file): replay what it holds and record the rest",
+    )
+    group.add_argument(
         "--recovery",
         choices=["small-model", "off"],
         help="small-model: the recovery rules for small "
@@ -308,7 +319,8 @@ def cmd_chat(args) -> int:
     tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     repl = Repl(args, llm, tools)
-    warning = check_endpoint(llm) if sys.stdin is not None else None  # closed stdin: nothing will be sent
+    replaying = llm.cassette is not None and llm.cassette.replays_only  # nothing will be sent
+    warning = check_endpoint(llm) if sys.stdin is not None and not replaying else None  # closed stdin: neither
     if warning:
         say(warning, file=sys.stderr)
     if args.load:

@@ -55,6 +55,7 @@ import worlds  # noqa: E402
 
 from vero import ChatOpenAI, Tool  # noqa: E402
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
+from vero.core.cassette import Cassette  # noqa: E402
 
 RECOVERY: bool | str | tuple[str, ...] = True  # --recovery: the agents' recovery= setting (docs/recovery.md)
 
@@ -93,6 +94,22 @@ CODE_SAMPLE_SIZE = 40
 
 
 # -- running and counting -------------------------------------------------------------------
+_this_task = threading.local()  # each task runs in one thread: what its model calls did
+
+
+def count_replays(event) -> None:
+    """``ChatOpenAI`` listener: count the calls of the current thread's task that the cache answered."""
+    if event.type == "llm_replay":
+        _this_task.replayed = getattr(_this_task, "replayed", 0) + 1
+
+
+def replayed_in_this_task(reset: bool = False) -> int:
+    count = getattr(_this_task, "replayed", 0)
+    if reset:
+        _this_task.replayed = 0
+    return count
+
+
 def result_row(suite: str, agent: str, task_id: str, result, correct: bool, seconds: float, **extra) -> dict:
     """One JSON line: what a run of one task produced."""
     usage = result.usage if result is not None else {}
@@ -111,6 +128,7 @@ def result_row(suite: str, agent: str, task_id: str, result, correct: bool, seco
         "cut_off": sum(1 for s in steps if s.kind == "warning" and s.data.get("cut_off")),
         "recovered_calls": sum(1 for s in steps if s.kind == "warning" and s.data.get("recovered_from_text")),
         "seconds": round(seconds, 2),
+        "replayed_calls": replayed_in_this_task(),
         "error": f"{type(result.error).__name__}: {result.error}" if result is not None and result.error else None,
         "steps": [s.to_dict() for s in steps] if result is not None else [],
         **extra,
@@ -123,6 +141,7 @@ def run_tools_suite(llm, agents: list[str], tasks: list, out, parallel: int = 1)
     def run_one(job) -> dict:
         name, task = job
         agent = TOOL_AGENTS[name](llm)
+        replayed_in_this_task(reset=True)
         started = time.perf_counter()
         agent.run(task.question)
         result = agent.last_result
@@ -164,6 +183,7 @@ def run_world_suite(llm, agents: list[str], tasks: list, out, parallel: int = 1,
         seed = worlds.seed_of(task.id)
         fresh = worlds.make_world(seed)
         agent = TOOL_AGENTS[name](llm, world_tools(fresh))
+        replayed_in_this_task(reset=True)
         started = time.perf_counter()
         agent.run(task.question)
         result = agent.last_result
@@ -236,6 +256,7 @@ def summary(rows: list[dict]) -> list[dict]:
                 prompt=0,
                 completion=0,
                 cached=0,
+                replayed=0,
                 cut_off=0,
                 seconds=0.0,
                 statuses={},
@@ -247,6 +268,7 @@ def summary(rows: list[dict]) -> list[dict]:
         line["prompt"] += row["prompt_tokens"]
         line["completion"] += row["completion_tokens"]
         line["cached"] += row["cached_tokens"]
+        line["replayed"] += row.get("replayed_calls", 0)
         line["cut_off"] += row.get("cut_off", 0)
         line["seconds"] += row["seconds"]
         line["statuses"][row["status"]] = line["statuses"].get(row["status"], 0) + 1
@@ -276,6 +298,7 @@ def print_table(title: str, rows: list[dict]) -> None:
         "completion tok",
         "cached tok",
         "cached %",
+        "calls from cassette",
         "cut off",
         "task s",
     ]
@@ -294,6 +317,7 @@ def print_table(title: str, rows: list[dict]) -> None:
                 line["completion"],
                 line["cached"],
                 f"{line['cached'] / line['prompt']:.0%}" if line["prompt"] else "-",
+                line["replayed"],
                 line["cut_off"],
                 f"{line['seconds']:.0f}",
             ]
@@ -396,6 +420,19 @@ def main() -> int:
         "the measured setup; 2 slots served 1.24 times the requests per second on 2 cores, "
         "and batching changes the last digits, so trajectories differ from -np 1)",
     )
+    parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="replay every model request already answered in DIR/<model>.jsonl and record the others "
+        "(a vero cassette, replay_then_live): a rerun of the same code asks the server nothing, and a "
+        "changed agent goes live only from its first changed request; keep one DIR per server setup",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=2,
+        help="llama-server's -t (default 2; 1 leaves a core to other work, at about half the speed)",
+    )
     parser.add_argument("--base-url", help="use this running server instead of starting one")
     parser.add_argument("--model-name", default="local", help="model name sent with --base-url")
     parser.add_argument("--out", help="per-task JSONL (default: local_model-<suite>-<model>.jsonl)")
@@ -419,6 +456,7 @@ def main() -> int:
     name = "-".join(part for part in (args.suite, args.split and f"worlds-{args.split}") if part)
     out_path = Path(args.out or f"local_model-{name}-{args.model}.jsonl")
     with _server(args) as (base_url, model_name), open(out_path, "w", encoding="utf-8") as out:
+        cassette = Cassette(Path(args.cache) / f"{args.model}.jsonl", "replay_then_live") if args.cache else None
         llm = ChatOpenAI(
             model_name=model_name,
             base_url=base_url,
@@ -427,10 +465,12 @@ def main() -> int:
             max_tokens=args.max_tokens,
             timeout=600,
             max_retries=0,
+            cassette=cassette,
         )
+        llm.callbacks.append(count_replays)
         print(
             f"model {model_name} at {base_url}; output cap {args.max_tokens} tokens; recovery={RECOVERY!r}; "
-            f"per-task rows: {out_path}"
+            f"per-task rows: {out_path}" + (f"; cache {cassette.path}" if cassette else "")
         )
         if args.suite in ("tools", "all"):
             tasks = [t for t in world.TASKS if not args.tasks or t.id in args.tasks][: args.limit]
@@ -577,7 +617,9 @@ class _server:
         from server import LlamaServer, ensure_model, ensure_server_binary
 
         ensure_server_binary()
-        self.server = LlamaServer(ensure_model(self.args.model), slots=max(1, self.args.parallel))
+        self.server = LlamaServer(
+            ensure_model(self.args.model), slots=max(1, self.args.parallel), threads=self.args.threads
+        )
         self.server.__enter__()
         return self.server.base_url, self.server.model_name
 
