@@ -1,12 +1,16 @@
 """The exact requests in a JSONL trace, and ``vero trace FILE`` reading them back."""
 
+import io
 import json
+import os
 import re
+import threading
+import time
 
 import openai
 import pytest
 
-from vero import ChatOpenAI, Message, tool
+from vero import ChatOpenAI, Message, tool, trace_view
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.cli import main
 from vero.errors import LLMCallError
@@ -260,3 +264,160 @@ def test_warnings_after_a_call_are_shown_where_they_happened(tmp_path, capsys):
     first, second = out.split("── Call 2")
     assert "⚠️ warning: unusable JSON from the model" in first
     assert "🏁 Run 1 ended ok: 5" in second
+
+
+# -- a trace from anywhere: malformed events, deep nesting, odd files, huge inputs (issue 44, item 17) -------
+def event_lines(*events_):
+    return "".join(json.dumps(e) + "\n" for e in events_)
+
+
+def run_events(task, answer):
+    """One run of one model call, as a trace records it."""
+    return [
+        {"type": "run_start", "agent": "a", "task": task},
+        {"type": "llm_start", "request": {"model": "m", "messages": [{"role": "user", "content": task}]}},
+        {"type": "llm_call", "reply": {"content": answer}, "seconds": 0.5},
+        {"type": "run_end", "status": "ok", "answer": answer, "elapsed_s": 0.5, "llm_calls": 1},
+    ]
+
+
+MALFORMED_EVENTS = {
+    "messages-not-a-list": {"type": "llm_start", "request": {"messages": 5}},
+    "message-not-an-object": {"type": "llm_start", "request": {"messages": [1, "x"]}},
+    "tool-calls-not-objects": {
+        "type": "llm_start",
+        "request": {"messages": [{"role": "assistant", "tool_calls": [7]}]},
+    },
+    "reply-not-an-object": {"type": "llm_call", "reply": "just text"},
+    "reply-tool-calls-a-string": {"type": "llm_call", "reply": {"tool_calls": "abc"}},
+    "elapsed-not-a-number": {"type": "run_end", "status": "ok", "elapsed_s": "soon"},
+    "step-kind-a-list": {"type": "step", "kind": ["warning"], "content": "x"},
+    "tool-result-odd": {"type": "tool_result", "ok": "maybe", "seconds": [], "output": {"a": [1]}},
+    "task-an-object": {"type": "run_start", "agent": ["a"], "task": {"t": 1}},
+}
+
+
+@pytest.mark.parametrize("bad", MALFORMED_EVENTS.values(), ids=list(MALFORMED_EVENTS))
+def test_a_malformed_event_is_one_marked_line_and_the_view_goes_on(tmp_path, capsys, bad):
+    first, second = run_events("First task?", "one"), run_events("Second task?", "two")
+    tool_call = {"type": "tool_call", "tool": "add", "args": {"a": 1}}
+    path = tmp_path / "t.jsonl"
+    path.write_text(event_lines(*first[:3], tool_call, bad, *first[3:], *second), encoding="utf-8")
+    code, out, err = view(capsys, path)
+    assert code == 0 and err == "" and "Traceback" not in out
+    assert "👤 Task: Second task?" in out and "[assistant] two" in out and "ended ok: two" in out
+
+
+@pytest.mark.parametrize(
+    "replaced, bad, number",
+    [
+        (1, MALFORMED_EVENTS["messages-not-a-list"], 2),  # refused as it is read
+        (1, MALFORMED_EVENTS["message-not-an-object"], 2),  # read, then refused as it is shown
+        (2, MALFORMED_EVENTS["reply-not-an-object"], 3),
+        (2, MALFORMED_EVENTS["reply-tool-calls-a-string"], 2),  # the call it answers is not shown
+        (3, MALFORMED_EVENTS["elapsed-not-a-number"], 4),
+    ],
+)
+def test_the_marked_line_names_the_line_of_the_malformed_event(tmp_path, capsys, replaced, bad, number):
+    lines = run_events("First task?", "one")
+    lines[replaced] = bad
+    path = tmp_path / "t.jsonl"
+    path.write_text(event_lines(*lines, *run_events("Second task?", "two")), encoding="utf-8")
+    code, out, _ = view(capsys, path)
+    marked = [line for line in out.splitlines() if line.startswith("⚠️ line")]
+    assert code == 0 and len(marked) == 1 and marked[0].startswith(f"⚠️ line {number}:") and "malformed" in marked[0]
+    assert "ended ok: two" in out
+
+
+@pytest.mark.parametrize("depth", [990, 100_000])
+def test_a_deeply_nested_line_is_a_marked_line_not_a_recursion_error(tmp_path, capsys, depth):
+    deep = '{"type": "llm_start", "request": {"messages": [{"role": "user", "content": ' + "[" * depth
+    deep += "]" * depth + "}]}}"
+    path = tmp_path / "t.jsonl"
+    path.write_text(event_lines(*run_events("First task?", "one")) + deep + "\n", encoding="utf-8")
+    code, out, _ = view(capsys, path)
+    assert code == 0 and "Run 1 ended ok: one" in out
+    assert depth < 1000 or "line 5: nested too deeply" in out
+
+
+def test_a_fifo_is_refused_at_once_without_waiting_for_a_writer(tmp_path, capsys):
+    fifo = tmp_path / "trace.fifo"
+    os.mkfifo(fifo)
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(view(capsys, fifo)), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    if not done:  # free the stuck reader before failing
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert done and done[0][0] == 2 and "not a regular file (a FIFO)" in done[0][2]
+
+
+@pytest.mark.parametrize("target, kind", [("/dev/zero", "a device"), (".", "a folder")])
+def test_a_device_or_a_folder_is_refused_unread(capsys, target, kind):
+    if not os.path.exists(target):
+        pytest.skip(f"no {target} here")
+    code, out, err = view(capsys, target)
+    assert code == 2 and out == "" and f"not a regular file ({kind})" in err
+
+
+def test_a_line_over_the_cap_is_skipped_unread_and_the_rest_is_shown(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(trace_view, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(trace_view, "READ_CHUNK", 64)
+    path = tmp_path / "t.jsonl"
+    text = event_lines(*run_events("First task?", "one")) + "x" * 50_000 + "\n"
+    path.write_text(text + event_lines(*run_events("Second task?", "two")), encoding="utf-8")
+    code, out, _ = view(capsys, path)
+    assert code == 0 and "line 5: longer than" in out and "Run 2 ended ok: two" in out
+
+
+def test_a_trace_over_the_total_cap_is_read_up_to_it_and_says_so(tmp_path, capsys, monkeypatch):
+    first = event_lines(*run_events("First task?", "one"))
+    monkeypatch.setattr(trace_view, "MAX_TRACE_BYTES", len(first.encode()))
+    path = tmp_path / "t.jsonl"
+    path.write_text(first + event_lines(*run_events("Second task?", "two")), encoding="utf-8")
+    code, out, _ = view(capsys, path)
+    assert code == 0 and "Run 1 ended ok: one" in out and "Second task?" not in out
+    assert "the rest is not read" in out
+
+
+def test_a_line_separator_inside_a_json_string_does_not_split_the_event(tmp_path, capsys):
+    path = tmp_path / "t.jsonl"
+    lines = run_events("First\u2028task?", "one")
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines), encoding="utf-8")
+    code, out, _ = view(capsys, path)
+    assert code == 0 and "not a JSON event" not in out and "Run 1 ended ok: one" in out
+
+
+def one_conversation(calls):
+    """A trace of one conversation of ``calls`` model calls, each repeating the one before and adding two."""
+    messages = [{"role": "user", "content": "Count."}]
+    lines = [json.dumps({"type": "run_start", "agent": "a", "task": "Count."})]
+    for number in range(calls):
+        lines.append(json.dumps({"type": "llm_start", "request": {"model": "m", "messages": messages}}))
+        lines.append(json.dumps({"type": "llm_call", "reply": {"content": str(number)}}))
+        messages = [*messages, {"role": "assistant", "content": str(number)}, {"role": "user", "content": "More."}]
+    return lines
+
+
+def test_each_message_of_a_long_conversation_is_read_once(monkeypatch):
+    keyed = []
+    real = trace_view._message_key
+    monkeypatch.setattr(trace_view, "_message_key", lambda message: keyed.append(1) or real(message))
+    trace = trace_view.read_trace(one_conversation(300))
+    assert len(keyed) == sum(2 * number + 1 for number in range(300))
+    assert [call.continues[1] for call in trace.calls[1:4]] == [1, 3, 5]
+    assert all(call.continues[0] is trace.calls[call.number - 2] for call in trace.calls[1:])
+
+
+def test_reading_a_long_conversation_grows_with_its_size_not_faster():
+    """8 times the calls is 64 times the trace: a linear reading takes about 64 times as long, a cubic
+    one (every call against every earlier call, message by message) 512 times."""
+    small, large = one_conversation(50), one_conversation(400)
+    small_seconds = min(seconds_to_show(small) for _ in range(5))
+    assert seconds_to_show(large) < 200 * small_seconds
+
+
+def seconds_to_show(lines):
+    start = time.perf_counter()
+    trace_view.show_trace(trace_view.read_trace(lines), io.StringIO())
+    return time.perf_counter() - start

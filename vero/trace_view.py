@@ -8,16 +8,24 @@ it continues, the reply, its tokens and time, and each tool call with its
 outcome; ``--call N`` prints one request whole (``--json``: as the JSON body).
 
 Everything printed from the trace goes through ``printable``: a model's reply
-or a tool's output cannot send control sequences to the terminal.
+or a tool's output cannot send control sequences to the terminal.  A trace is
+data from anywhere: only a regular file is read, at most ``MAX_TRACE_BYTES`` of
+it and ``MAX_LINE_BYTES`` per line; an event that cannot be read or shown
+(malformed, nested too deeply) becomes one marked line and the view goes on.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import itertools
 import json
+import os
+import stat
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from vero.core.text import clip
 
@@ -27,6 +35,11 @@ OUTPUT_CHARS = 500  # a tool's output, in the overview
 INDENT = "    "
 NOTED_STEPS = {"warning": "⚠️", "error": "❌"}  # steps shown after the call they follow: why a loop re-asks
 BIDI_CONTROLS = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))  # can reorder what a terminal shows
+MAX_TRACE_BYTES = 256 * 2**20  # read of a trace at most; the rest is not shown (a marked line says so)
+MAX_LINE_BYTES = 32 * 2**20  # one event at most: a longer line is skipped unread (a marked line says so)
+READ_CHUNK = 2**20
+# What a malformed event raises while it is read or shown (a value of the wrong type, nesting too deep).
+MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
 
 
 def printable(text: Any) -> str:
@@ -60,6 +73,8 @@ class Call:
     seconds: float | None = None
     # what followed it, in order: tool_call events (each with its "result") and warning or error steps
     after: list[dict[str, Any]] = field(default_factory=list)
+    # the earlier call whose messages this one repeats the most of, from the start, and how many
+    continues: tuple[Call | None, int] = (None, 0)
 
 
 @dataclass
@@ -67,56 +82,100 @@ class Trace:
     runs: list[dict[str, Any]] = field(default_factory=list)  # run_start events, each with its "end"
     calls: list[Call] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-    items: list[tuple[str, Any]] = field(default_factory=list)  # ("run", run) / ("call", Call) / ("end", run)
+    # in order: ("run", run) / ("call", Call) / ("end", run) / ("problem", text), each with its line number
+    items: list[tuple[str, Any, int]] = field(default_factory=list)
+
+    def note(self, number: int, problem: str) -> None:
+        """A line that could not be read: reported in place, and in ``problems``."""
+        self.problems.append(f"line {number}: {problem}")
+        self.items.append(("problem", self.problems[-1], number))
 
 
-def read_trace(lines: list[str]) -> Trace:
-    """The runs and model calls of a trace's lines; a line that is not an event is noted and skipped."""
-    trace = Trace()
+@dataclass
+class Reading:
+    """Where ``read_trace`` is: the current run, the current call, and the tool calls awaiting results."""
+
     run: dict[str, Any] | None = None
     call: Call | None = None
-    pending_tools: dict[int, dict[str, Any]] = {}  # depth -> the tool call awaiting its result
+    pending_tools: dict[int, dict[str, Any]] = field(default_factory=dict)  # depth -> the tool call
+
+
+def read_trace(lines: Iterable[str | Unread]) -> Trace:
+    """The runs and model calls of a trace's lines (text, or ``Unread`` for a line not read); a line
+    that is not an event, or a malformed one, is noted and skipped."""
+    trace, reading = Trace(), Reading()
     for number, line in enumerate(lines, 1):
+        if isinstance(line, Unread):
+            trace.note(number, line.problem)
+            continue
         if not line.strip():
             continue
         try:
             event = json.loads(line)
+        except RecursionError:
+            trace.note(number, "nested too deeply to read (skipped)")
+            continue
         except ValueError:
-            trace.problems.append(f"line {number}: not a JSON event (skipped)")
+            trace.note(number, "not a JSON event (skipped)")
             continue
         if not isinstance(event, dict):
-            trace.problems.append(f"line {number}: not a JSON event (skipped)")
+            trace.note(number, "not a JSON event (skipped)")
             continue
-        kind, depth = event.get("type"), _depth(event)
-        if kind == "run_start" and depth == 0:
-            run = {**event, "number": len(trace.runs) + 1}
-            trace.runs.append(run)
-            trace.items.append(("run", run))
-        elif kind == "llm_start" and isinstance(event.get("request"), dict):
-            call = Call(
-                len(trace.calls) + 1,
-                run["number"] if run else 0,
-                event.get("subagent") or event.get("agent", ""),
-                depth,
-                event["request"],
-            )
-            trace.calls.append(call)
-            trace.items.append(("call", call))
-        elif kind in ("llm_call", "llm_error") and call is not None and call.reply is None and call.error is None:
-            call.reply = event.get("reply") or {"usage": event.get("usage")}
-            call.error, call.seconds = event.get("error"), event.get("seconds")
-        elif kind == "tool_call" and call is not None:
-            pending_tools[depth] = {**event}
-            call.after.append(pending_tools[depth])
-        elif kind == "tool_result" and depth in pending_tools:
-            pending_tools.pop(depth)["result"] = event
-        elif kind == "step" and event.get("kind") in NOTED_STEPS and call is not None:
-            call.after.append(event)
-        elif kind == "run_end" and depth == 0 and run is not None:
-            run["end"] = event
-            trace.items.append(("end", run))
-            call = None
+        try:
+            _take(trace, reading, event, number)
+        except MALFORMED as exc:
+            trace.note(number, f"a malformed {_kind(event)} event (skipped): {_reason(exc)}")
+    link_continuations(trace.calls)
     return trace
+
+
+def _take(trace: Trace, reading: Reading, event: dict[str, Any], number: int) -> None:
+    """Add one event to the trace."""
+    kind, depth, call = event.get("type"), _depth(event), reading.call
+    if kind == "run_start" and depth == 0:
+        reading.run = {**event, "number": len(trace.runs) + 1}
+        trace.runs.append(reading.run)
+        trace.items.append(("run", reading.run, number))
+    elif kind == "llm_start" and isinstance(event.get("request"), dict):
+        request = event["request"]
+        if not isinstance(request.get("messages", []), list):
+            raise TypeError("its messages are not a list")
+        reading.call = Call(
+            len(trace.calls) + 1,
+            reading.run["number"] if reading.run else 0,
+            str(event.get("subagent") or event.get("agent", "")),
+            depth,
+            request,
+        )
+        trace.calls.append(reading.call)
+        trace.items.append(("call", reading.call, number))
+    elif kind in ("llm_call", "llm_error") and call is not None and call.reply is None and call.error is None:
+        reply = event.get("reply") or {"usage": event.get("usage")}
+        if not isinstance(reply, dict):
+            raise TypeError("its reply is not an object")
+        call.reply, call.error, call.seconds = reply, event.get("error"), event.get("seconds")
+    elif kind == "tool_call" and call is not None:
+        reading.pending_tools[depth] = {**event}
+        call.after.append(reading.pending_tools[depth])
+    elif kind == "tool_result" and depth in reading.pending_tools:
+        reading.pending_tools.pop(depth)["result"] = event
+    elif kind == "step" and event.get("kind") in ("warning", "error") and call is not None:
+        call.after.append(event)
+    elif kind == "run_end" and depth == 0 and reading.run is not None:
+        reading.run["end"] = event
+        trace.items.append(("end", reading.run, number))
+        reading.call = None
+
+
+def _kind(event: dict[str, Any]) -> str:
+    kind = event.get("type")
+    return clip(kind, 40, "…") if isinstance(kind, str) else "untyped"
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return clip(f"{type(exc).__name__}: {exc}", 200, "…")
 
 
 def _depth(event: dict[str, Any]) -> int:
@@ -124,18 +183,43 @@ def _depth(event: dict[str, Any]) -> int:
     return depth if isinstance(depth, int) else 0
 
 
-def continued_call(calls: list[Call], call: Call) -> tuple[Call | None, int]:
-    """The earlier call whose messages ``call`` repeats the most of, from the start, and how many it repeats."""
-    messages = call.request.get("messages") or []
-    best, shared = None, 0
-    for earlier in calls[: call.number - 1]:
-        before = earlier.request.get("messages") or []
-        same = 0
-        while same < min(len(before), len(messages)) and before[same] == messages[same]:
-            same += 1
-        if same > shared or (same == shared and same and best is not None):  # ties: the latest
-            best, shared = earlier, same
-    return best, shared
+def link_continuations(calls: list[Call]) -> None:
+    """Set each call's ``continues``: the earlier call whose messages it repeats the most of, from the
+    start (the latest of equals), and how many.
+
+    Linear in the trace's size: each message is read once into an id (equal messages, equal ids),
+    and each prefix of a conversation is one id made of its parent's and its last message's; a call
+    then walks its own prefixes while an earlier call had them.
+    """
+    message_ids: dict[str, int] = {}
+    unequal = itertools.count(-1, -1)  # ids for messages that equal no other
+    prefix_ids: dict[tuple[int, int], int] = {}
+    latest_with: dict[int, Call] = {}  # prefix id -> the latest call whose messages begin with it
+    for call in calls:
+        prefixes, parent = [], 0
+        for message in call.request.get("messages") or []:
+            key = _message_key(message)
+            message_id = message_ids.setdefault(key, len(message_ids)) if key is not None else next(unequal)
+            parent = prefix_ids.setdefault((parent, message_id), len(prefix_ids) + 1)
+            prefixes.append(parent)
+        shared = 0
+        while shared < len(prefixes) and prefixes[shared] in latest_with:
+            shared += 1
+        call.continues = (latest_with[prefixes[shared - 1]], shared) if shared else (None, 0)
+        for prefix in prefixes:
+            latest_with[prefix] = call
+
+
+_KEY_WRITER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)  # made once: it is used per message
+
+
+def _message_key(message: Any) -> str | None:
+    """One message as text that is equal exactly for equal messages; None when it cannot be written
+    (nested too deeply): such a message equals no other."""
+    try:
+        return _KEY_WRITER.encode(message)
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 # -- printing ---------------------------------------------------------------------------------------------
@@ -169,33 +253,47 @@ class Printer:
 
 
 def show_trace(trace: Trace, out: TextIO, full: bool = False) -> None:
-    """The whole trace: per run its task, per model call its new messages, reply and tool calls, then the end."""
-    printer = Printer(out, full)
-    for kind, item in trace.items:
-        if kind == "run":
-            printer.line(f"━━ Run {item['number']}: {item.get('cls', 'Agent')} `{item.get('agent', '')}` ━━")
-            printer.line(f"👤 Task: {printer.cut(str(item.get('task', '')), MESSAGE_CHARS)}")
-            printer.line()
-        elif kind == "call":
-            show_call(printer, trace, item)
-        else:
-            end = item["end"]
-            answer = printer.cut(str(end.get("answer") or ""), MESSAGE_CHARS)
-            printer.line(f"🏁 Run {item['number']} ended {end.get('status')}: {answer}")
-            if end.get("error"):
-                printer.line(f"❌ {end['error']}")
-            printer.line(
-                f"⏳ {end.get('elapsed_s', 0):.2f} s, {end.get('llm_calls', 0)} model calls, {tokens(end.get('usage'))}"
-            )
-            printer.line()
-    for problem in trace.problems:
-        printer.line(f"⚠️ {problem}")
+    """The whole trace: per run its task, per model call its new messages, reply and tool calls, then the end.
+
+    Each item is written whole or not at all: one whose events are malformed becomes a marked line.
+    """
+    for kind, item, number in trace.items:
+        shown = io.StringIO()
+        try:
+            show_item(Printer(shown, full), kind, item)
+        except MALFORMED as exc:
+            what = f"call {item.number}" if kind == "call" else f"the run's {'start' if kind == 'run' else 'end'}"
+            Printer(out).line(f"⚠️ line {number}: {what} could not be shown, a malformed event: {_reason(exc)}")
+            continue
+        out.write(shown.getvalue())
 
 
-def show_call(printer: Printer, trace: Trace, call: Call) -> None:
+def show_item(printer: Printer, kind: str, item: Any) -> None:
+    """One item of the trace: a run's start, a model call, a run's end, or a line that could not be read."""
+    if kind == "run":
+        printer.line(f"━━ Run {item['number']}: {item.get('cls', 'Agent')} `{item.get('agent', '')}` ━━")
+        printer.line(f"👤 Task: {printer.cut(str(item.get('task', '')), MESSAGE_CHARS)}")
+        printer.line()
+    elif kind == "call":
+        show_call(printer, item)
+    elif kind == "problem":
+        printer.line(f"⚠️ {item}")
+    else:
+        end = item["end"]
+        answer = printer.cut(str(end.get("answer") or ""), MESSAGE_CHARS)
+        printer.line(f"🏁 Run {item['number']} ended {end.get('status')}: {answer}")
+        if end.get("error"):
+            printer.line(f"❌ {end['error']}")
+        printer.line(
+            f"⏳ {end.get('elapsed_s', 0):.2f} s, {end.get('llm_calls', 0)} model calls, {tokens(end.get('usage'))}"
+        )
+        printer.line()
+
+
+def show_call(printer: Printer, call: Call) -> None:
     request, depth = call.request, call.depth
     messages = request.get("messages") or []
-    earlier, shared = continued_call(trace.calls, call)
+    earlier, shared = call.continues
     who = f"{call.agent} (sub-agent)" if depth else call.agent
     printer.line(f"── Call {call.number} · {who} · {request.get('model', '?')} ──", depth)
     if earlier is None:
@@ -304,12 +402,11 @@ def add_trace_command(commands: Any) -> None:
 def cmd_trace(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        with open(args.file, encoding="utf-8", errors="backslashreplace") as file:
-            lines = file.read().splitlines()
+        with open_trace(args.file) as file:
+            trace = read_trace(trace_lines(file))
     except OSError as exc:
         print(f"vero trace: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    trace = read_trace(lines)
     if not trace.calls:
         what = "no events" if not trace.items else "no model requests (a trace written by an older vero?)"
         print(f"vero trace: {args.file} has {what}", file=sys.stderr)
@@ -323,18 +420,83 @@ def cmd_trace(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return EXIT_USAGE
     try:
         if args.call is not None:
-            show_request(trace.calls[args.call - 1], out, args.json)
+            shown = io.StringIO()  # whole or not at all
+            show_request(trace.calls[args.call - 1], shown, args.json)
+            out.write(shown.getvalue())
         else:
             show_trace(trace, out, args.full)
     except BrokenPipeError:  # `vero trace FILE | head`: the reader has all it wanted
         _quiet_stdout()
+    except MALFORMED as exc:  # --call N of a malformed request
+        print(f"vero trace: call {args.call} could not be shown, a malformed event: {_reason(exc)}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
+
+
+# -- the file ---------------------------------------------------------------------------------------------
+class NotATraceFile(OSError):
+    """The path names something other than a regular file: a FIFO, a device, a folder..."""
+
+
+def open_trace(path: str) -> BinaryIO:
+    """``path`` opened for reading when it is a regular file; ``NotATraceFile`` (an OSError) at once for a
+    FIFO, a device or a folder.  Opened without waiting (a FIFO with no writer would block the open),
+    then checked on the open file itself, so a file swapped in between is checked too."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotATraceFile(f"not a regular file ({_file_kind(mode)}); a trace is a file written by --trace")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _file_kind(mode: int) -> str:
+    kinds = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a FIFO", stat.S_ISCHR: "a device", stat.S_ISSOCK: "a socket"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a plain file")
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A line of the trace that was not read, and why."""
+
+    problem: str
+
+
+def trace_lines(file: BinaryIO) -> Iterator[str | Unread]:
+    """The lines of a trace as text, at most ``MAX_LINE_BYTES`` each (a longer one is an ``Unread``,
+    skipped without keeping it) and ``MAX_TRACE_BYTES`` in all (then an ``Unread`` says the rest is not
+    read).  Split at newlines only: a JSON string may hold U+2028 and other line separators."""
+    total = 0
+    while total < MAX_TRACE_BYTES:
+        line = file.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        total += len(line)
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            total += _skip_line(file, MAX_TRACE_BYTES - total)
+            yield Unread(f"longer than {MAX_LINE_BYTES // 2**20} MiB (skipped unread)")
+        else:
+            yield line.decode("utf-8", errors="backslashreplace")
+    if file.read(1):
+        yield Unread(f"the trace goes on past {MAX_TRACE_BYTES // 2**20} MiB; the rest is not read")
+
+
+def _skip_line(file: BinaryIO, budget: int) -> int:
+    """Read past the rest of a line (at most ``budget`` bytes) without keeping it; the bytes read."""
+    skipped = 0
+    while skipped < budget:
+        chunk = file.readline(min(READ_CHUNK, budget - skipped))
+        skipped += len(chunk)
+        if not chunk or chunk.endswith(b"\n"):
+            break
+    return skipped
 
 
 def _quiet_stdout() -> None:
     """After a broken pipe: send what Python still flushes at exit to nowhere, not to an error message."""
-    import os
-
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # not a real file (a test's StringIO)

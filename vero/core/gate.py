@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from vero.core.message import ToolCallRequest
 from vero.core.notes import note
-from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key
+from vero.core.parsing.json_text import DECODER, ConflictingKeysError, _one_value_per_key, valid_strings
 from vero.core.parsing.quoted_calls import quoted_call
 from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool, ToolArgumentError
@@ -86,11 +86,27 @@ def decide(agent: Agent, name: str, args: Any, origin: str = "native") -> ToolCa
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=str(exc).capitalize()), ToolError.BAD_ARGUMENTS)
     run = agent.current_run
     call = ToolCallRequest(name, arguments, run.tool_call_id, origin)
-    if origin == "text" and not found.read_only and quoted_call(name, arguments, agent.quote_sources(), found):
+    if origin == "text" and not found.read_only and _quoted(agent, found, arguments):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
-    refusal = _approval(agent, found, call)
-    return call if refusal is None else Refusal(refusal, ToolError.REFUSED)
+    if found.needs_approval or (agent.options.approve_tool is not None and not found.read_only):
+        refusal = _approval(agent, found, call)
+        if refusal is not None:
+            return Refusal(refusal, ToolError.REFUSED)
+    return call
+
+
+def _quoted(agent: Agent, tool: Tool, arguments: dict[str, Any]) -> bool:
+    """Question 3: the call is written in what the model was shown (each written call read as the tool
+    would read it, leniently)."""
+
+    def as_arguments(written: Any) -> dict[str, Any]:
+        return parse_arguments(tool, without_fence(written) if isinstance(written, str) else written)
+
+    try:
+        return quoted_call(tool.name, arguments, agent.quote_sources(), as_arguments)
+    except ValueError:  # arguments nested too deeply to compare: not the model's to make
+        return True
 
 
 # -- question 2: the arguments ------------------------------------------------------------------
@@ -102,8 +118,14 @@ def read_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     """The call's arguments as a dict: exactly as written for a tool that may change things (else
     ``NotAsWritten``), repaired if sloppy for a read-only one.  A code fence around them (any language
     tag) is removed first.  ``ToolArgumentError``: unusable for any tool."""
+    if isinstance(args, (bytes, bytearray)):
+        args = bytes(args).decode("utf-8", errors="replace")
     if isinstance(args, str):
-        args = without_fence(args)
+        text = args.strip()
+        if text[:1] in ("`", "~"):
+            text = args = without_fence(text)
+        if text[:1] in ("{", "["):
+            return _first_object(tool, text) if tool.read_only else _exact_object(text)
     if tool.read_only:
         return parse_arguments(tool, args)
     if isinstance(args, RepairedArguments):
@@ -111,11 +133,19 @@ def read_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     if isinstance(args, dict):
         _check_finite(args)
         return args
-    if isinstance(args, (bytes, bytearray)):
-        args = bytes(args).decode("utf-8", errors="replace")
-    if isinstance(args, str) and args.strip()[:1] in ("{", "["):
-        return _exact_object(args.strip())
     return parse_arguments(tool, args)  # None, empty, or plain text for the tool's one parameter, as written
+
+
+def _first_object(tool: Tool, text: str) -> dict[str, Any]:
+    """For a read-only tool: the JSON object ``text`` begins with, whatever follows it (a lookup changes
+    nothing), else the text repaired as sloppy JSON."""
+    try:
+        value, _ = DECODER.raw_decode(text)
+    except (ValueError, RecursionError):
+        value = None
+    if isinstance(value, dict):
+        return valid_strings(value) if "\\u" in text else value
+    return parse_arguments(tool, text)
 
 
 def _exact_object(text: str) -> dict[str, Any]:
@@ -168,12 +198,10 @@ def without_fence(text: str) -> str:
 
 # -- question 4: approval -----------------------------------------------------------------------
 def _approval(agent: Agent, tool: Tool, call: ToolCallRequest) -> str | None:
-    """None when the call may run; else the refusal.  The approver is asked for a tool that may change
-    things and for a ``needs_approval`` one; its verdict is an ``approval`` step and a ``tool_approval``
-    event."""
+    """None when the approver lets the call run; else the refusal.  Asked for a tool that may change
+    things and for a ``needs_approval`` one (with no approver, that one is refused); the verdict is an
+    ``approval`` step and a ``tool_approval`` event."""
     approver = agent.options.approve_tool
-    if not tool.needs_approval and (approver is None or tool.read_only):
-        return None
     refusal: str | None
     if approver is None:
         refusal, reason = NOBODY_TO_ASK.format(tool=call.name), "nobody to ask"

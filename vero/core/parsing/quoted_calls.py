@@ -1,11 +1,231 @@
-"""Calls a model was shown: is a call read from its text one of them (the gate's question 3)?"""
+"""Calls a model was shown: is a call read from its text one of them (the gate's question 3)?
+
+A model that echoes a document, a tool result or an example writes a call it did not decide to
+make.  The gate compares the parsed call (tool name, arguments as a dict) with every call of that
+tool written in the sources, in any shape vero reads a call in: ReAct ``Action:`` / ``Action Input:``
+lines, JSON ``{"name": ..., "arguments": ...}`` objects (any of their key spellings, in a list,
+inside other JSON, with arguments as a JSON string), ``<tool_call>`` blocks, Qwen's ``<function=...>``,
+function-call syntax ``tool(a=1)`` and attribute tags ``<tool a="1"/>``.
+
+Before calls are read, a source is normalised the way an echo may differ from it: code fences,
+list bullets, blockquote marks and leading indentation go, HTML tags go (in a second reading, as
+tags may be the call itself), invisible characters go, and HTML and JSON escapes are undone.  The
+arguments are then compared as values (``canonical``): strings spacing, case, look-alike quotes,
+HTML tags and invisible characters aside, a number and its text alike.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ast
+import html
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from vero.core.parsing.json_text import DECODER
+from vero.core.parsing.react_text import parse_react
+from vero.core.parsing.text_calls import _QUOTE_MARKS, _attribute_tag, _function_call, _unescaped, written_call
 
-def quoted_call(name: str, arguments: dict[str, Any], sources: Iterable[str], tool: Any = None) -> bool:
-    """True when a call of ``name`` with ``arguments`` is written in one of ``sources``."""
+MAX_NAME_MENTIONS = 2000  # mentions of the tool read per source form (each is read in bounded time)
+MAX_OBJECT_TRIES = 16  # "{" tried backwards from a mention, for the JSON object that holds it
+MAX_CALL_CHARS = 8000  # how far a call written after a mention is read
+
+# Invisible characters: format characters (category Cf, added below) and the ones outside it that
+# render as nothing: the combining grapheme joiner, variation selectors, Hangul fillers, the braille blank.
+_INVISIBLE = "\u034f\u115f\u1160\u3164\uffa0\u2800\u180b\u180c\u180d\u180e" + "".join(map(chr, range(0xFE00, 0xFE10)))
+_INVISIBLE_SET = frozenset(_INVISIBLE) | frozenset(chr(c) for c in range(0xE0100, 0xE01F0))
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_LINE_PREFIX = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+[ \t]*)?(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?", re.MULTILINE)
+_FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]{0,300}>|<!--|-->")
+_ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*\Z", re.IGNORECASE)
+
+
+def quoted_call(
+    name: str, arguments: dict[str, Any], sources: Iterable[str], as_arguments: Callable[[Any], Any] = lambda a: a
+) -> bool:
+    """True when a call of ``name`` with ``arguments`` is written in one of ``sources``.
+
+    ``as_arguments`` reads a written call's arguments (JSON text, a bare string) into a dict as the
+    tool would get them (the gate passes the tool's lenient reading); a reading that fails is skipped.
+    """
+    wanted = canonical(arguments)
+    for source in sources:
+        for form in _forms(source, name):
+            for written in calls_written(form, name):
+                try:
+                    if canonical(as_arguments(written)) == wanted:
+                        return True
+                except (ValueError, TypeError, RecursionError):
+                    continue
     return False
+
+
+def _forms(source: str, name: str) -> list[str]:
+    """The normalised readings of ``source`` that mention ``name``: escapes undone zero, one and two
+    times (JSON inside JSON), each with and without HTML tags."""
+    if not source or name not in plain(source):
+        return []
+    forms: list[str] = []
+    text = html.unescape(source)
+    for _ in range(3):
+        for form in (plain(text), plain(_HTML_TAG.sub("", text))):
+            if name in form and form not in forms:
+                forms.append(form)
+        text = _JSON_ESCAPE.sub(_unescaped, text)
+    return forms
+
+
+def plain(text: str) -> str:
+    """``text`` without invisible characters, code fence lines, list bullets, blockquote marks and
+    indentation, NFKC-normalised with look-alike quotes as ASCII ones."""
+    if not text.isascii():
+        text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) != "Cf")
+        text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS)
+    text = _FENCE_LINE.sub("", text)
+    return _LINE_PREFIX.sub("", text)
+
+
+def calls_written(text: str, name: str) -> Iterator[Any]:
+    """The arguments (as written: a dict, JSON text or a bare string) of each call of ``name`` in
+    ``text``, found from each mention of the name."""
+    objects: dict[int, tuple[Any, int]] = {}  # "{" position -> (the JSON value there, where it ends)
+    read: set[int] = set()  # the "{" whose calls were yielded
+    position, mentions = text.find(name), 0
+    while position >= 0 and mentions < MAX_NAME_MENTIONS:
+        mentions += 1
+        end = position + len(name)
+        if _whole_word(text, position, end):
+            yield from _json_calls(text, position, name, objects, read)
+            yield from _labelled_call(text, position, name)
+            yield from _tagged_call(text, position, end, name)
+            yield from _expression_call(text, end, name)
+        position = text.find(name, end)
+
+
+def _whole_word(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-")
+
+
+def _json_calls(
+    text: str, mention: int, name: str, objects: dict[int, tuple[Any, int]], read: set[int]
+) -> Iterator[Any]:
+    """The calls in the nearest JSON value around ``mention`` that holds it (tried from the nearest "{"
+    backwards, at most ``MAX_OBJECT_TRIES``; each "{" is decoded once per text)."""
+    brace = text.rfind("{", 0, mention)
+    for _ in range(MAX_OBJECT_TRIES):
+        if brace < 0:
+            return
+        if brace not in objects:
+            try:
+                objects[brace] = DECODER.raw_decode(text, brace)
+            except (ValueError, RecursionError):
+                objects[brace] = (None, brace)
+        value, end = objects[brace]
+        if end > mention:
+            if brace not in read:
+                read.add(brace)
+                yield from _calls_in(value, name)
+            return
+        brace = text.rfind("{", 0, brace)
+
+
+def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
+    """The arguments of each object in ``value`` (at any depth) written as a call of ``name``."""
+    if depth > 50:
+        return
+    if isinstance(value, dict):
+        call = written_call(value)
+        if call is not None and call[0] == name:
+            yield {} if call[1] is None else call[1]
+        for item in value.values():
+            yield from _calls_in(item, name, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _calls_in(item, name, depth + 1)
+
+
+def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
+    """The call when ``mention`` follows an ``Action:`` label (its input after it, on the same or the
+    next lines); the label need not begin the line (a call inside a JSON string, a sentence)."""
+    label = _ACTION_BEFORE.search(text, max(0, mention - 40), mention)
+    if label is None:
+        return
+    step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
+    if step.action == name:
+        yield step.action_input
+
+
+def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
+    """``<name a="1"/>`` or ``<function=name>...</function>``."""
+    if text.endswith("<", 0, mention):
+        call = _attribute_tag(text, end, name, {name})
+        if call is not None:
+            yield call.arguments
+    elif text.endswith("<function=", 0, mention):
+        close = text.find("</function>", end, end + MAX_CALL_CHARS)
+        if close >= 0:
+            call = _function_call(text[mention - len("<function=") : close + len("</function>")], {name})
+            if call is not None:
+                yield call.arguments
+
+
+def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
+    """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only."""
+    opening = end
+    while opening < len(text) and text[opening] in " \t":
+        opening += 1
+    if not text.startswith("(", opening):
+        return
+    closing = text.find(")", opening)
+    for _ in range(MAX_OBJECT_TRIES):
+        if closing < 0 or closing - opening > MAX_CALL_CHARS:
+            return
+        arguments = _literal_call(f"f{text[opening : closing + 1]}")
+        if arguments is not None:
+            yield arguments
+            return
+        closing = text.find(")", closing + 1)
+
+
+def _literal_call(text: str) -> Any:
+    """The arguments of ``f(...)`` with literal values: keywords as a dict, or its one positional value."""
+    try:
+        call = ast.parse(text, mode="eval").body
+        if not isinstance(call, ast.Call):
+            return None
+        keywords = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+        positional = [ast.literal_eval(a) for a in call.args]
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return None
+    if positional and (keywords or len(positional) > 1):
+        return None
+    return positional[0] if positional else keywords
+
+
+def canonical(value: Any, depth: int = 0) -> Any:
+    """``value`` in the form quotes are compared in: JSON text as its value, strings without HTML tags,
+    invisible characters, look-alike quotes, case and spacing differences, numbers as their text."""
+    if depth > 50:
+        raise ValueError("nested too deeply")
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            pass
+    if isinstance(value, dict):
+        pairs = [(canonical(str(key), depth + 1), canonical(item, depth + 1)) for key, item in value.items()]
+        return tuple(sorted(pairs, key=lambda pair: str(pair[0])))
+    if isinstance(value, (list, tuple)):
+        return tuple(canonical(item, depth + 1) for item in value)
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = value if isinstance(value, str) else json.dumps(value)
+    text = plain(_HTML_TAG.sub("", html.unescape(text)))
+    return " ".join(text.split()).casefold()

@@ -29,6 +29,7 @@ class ReActStep:
     problem: str | None = None
     text: str = ""  # the part of the reply kept in the scratchpad
     written: str = ""  # the action's text (its labels and input, or a call written without labels)
+    input_text: str | None = None  # the Action Input as written, up to the next label (None: no input line)
     open_ended: bool = False  # its input is no complete JSON object and runs to the reply's end (a cut may end it)
     reply: str = ""  # the whole reply, and where the action's label starts in it (for ``embedded``)
     at: int = -1
@@ -58,8 +59,10 @@ _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_lab
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
-_OPEN_FENCE = re.compile(r"`{1,3}(?:json)?\s*", re.IGNORECASE)  # a code fence or inline backticks
-_CLOSE_FENCE = re.compile(r"\s*`{1,3}")
+# A code fence (any language tag: json, jsonc, javascript...) or inline backticks around an Action Input.
+_OPEN_FENCE = re.compile(r"(?:`{3,}|~{3,})[\w+#.-]*[ \t]*\n?\s*|`{1,2}\s*")
+_CLOSE_FENCE = re.compile(r"\s*(?:`{1,3}|~{3,})")
+_TRAILING_FENCE = re.compile(r"(?:`{1,3}|~{3,})\s*$")
 
 
 # A label as small models write it at the start of a line (bounded: one line is read in constant time).
@@ -124,9 +127,14 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         parsed = _json_object_at(text, given.end())
         if parsed:
             step.action_input, end = parsed
+            after = _NEXT_LABEL.search(text, end)  # what follows the object up to the next label is input too
+            written = text[given.end() : after.start() if after else len(text)]
+            # without the closing fence of a reply that is one fenced step
+            step.input_text = written if written.lstrip()[:1] in "`~" else _TRAILING_FENCE.sub("", written.rstrip())
         else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
             step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
             step.open_ended = following is None
+            step.input_text = given_text
         step.text = text[:end].rstrip()
         step.written, step.reply, step.at = text[action.start() : end], text, action.start()
         if step.action.lower() == "finish":
@@ -200,9 +208,9 @@ def _json_object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:
 def parse_action_input(raw: str) -> dict[str, Any] | str:
     """A JSON object (repaired: single quotes, trailing commas, code fences), else the bare text."""
     text = raw.strip()
-    if text.startswith("`"):
-        text = text.strip("`").strip()
-        text = text[4:].strip() if text[:4].lower() == "json" else text
+    fence = _OPEN_FENCE.match(text)
+    if fence is not None and fence.end():  # any language tag (json, jsonc, javascript...) goes with the fence
+        text = _TRAILING_FENCE.sub("", text[fence.end() :]).strip()
     if text.startswith("{"):
         if unclosed_json(text):  # completed only for a read-only tool (vero.tool.registry.parse_arguments)
             return text
