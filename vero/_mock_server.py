@@ -259,6 +259,22 @@ _ERROR_TYPES = {
 }
 
 
+def _refusal(name: str, body: dict) -> HTTPFault:
+    """The 400 OpenAI answers for a parameter the model does not take (its reasoning models' wording)."""
+    if name == "temperature":
+        message = (
+            f"Unsupported value: 'temperature' does not support {body[name]} with this model. "
+            "Only the default (1) value is supported."
+        )
+        code = "unsupported_value"
+    else:
+        instead = " Use 'max_completion_tokens' instead." if name == "max_tokens" else ""
+        message = f"Unsupported parameter: '{name}' is not supported with this model.{instead}"
+        code = "unsupported_parameter"
+    error = {"message": message, "type": "invalid_request_error", "param": name, "code": code}
+    return HTTPFault(400, message, body={"error": error})  # a 400: the SDK does not retry it
+
+
 def _error_body(status: int, message: str, code: str | None = None) -> dict:
     kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "api_error")
     return {"error": {"message": message, "type": kind, "code": code}}
@@ -525,6 +541,11 @@ class MockOpenAIServer:
             ``response_format`` with HTTP 400 and this message (``True``: a
             stock message), as a server without structured outputs does; no
             scripted reply is used up.
+        refuse_params: request parameters to answer with HTTP 400 as OpenAI does
+            for a model that does not take them, naming the first one present
+            in the error's ``param`` (``("temperature", "stop", "max_tokens")``:
+            as OpenAI's reasoning models; a temperature of 1, their default, is
+            taken); no scripted reply is used up.
 
     Attributes (read them after the requests you care about):
         requests: the JSON bodies of the chat completion requests, in order
@@ -549,9 +570,11 @@ class MockOpenAIServer:
         model: str = "mock-model",
         stream_chunk_chars: int | None = None,
         reject_response_format: bool | str = False,
+        refuse_params: Sequence[str] = (),
     ) -> None:
         self.responder = responder
         self.reject_response_format = reject_response_format
+        self.refuse_params = tuple(refuse_params)
         self.latency = latency
         self.host = host
         self.port = port
@@ -737,10 +760,13 @@ class MockOpenAIServer:
         with self._lock:
             self.requests.append(body)
             number = self._completions = self._completions + 1
+            refused = self._refused(body)
             if self.reject_response_format and "response_format" in body:
                 message = self.reject_response_format
                 message = message if isinstance(message, str) else REJECTED_RESPONSE_FORMAT
                 reply: Any = HTTPFault(400, message, code="unsupported_parameter")
+            elif refused is not None:
+                reply = _refusal(refused, body)
             else:
                 reply = self._replies.popleft() if self._replies else self.responder
         if self.latency:
@@ -752,6 +778,13 @@ class MockOpenAIServer:
             handler.send(500, _error_body(500, message, "mock_script_exhausted"), {"x-should-retry": "false"})
             return
         self._send_reply(handler, reply, body, number)
+
+    def _refused(self, body: dict) -> str | None:
+        """The first parameter of ``refuse_params`` in the request (a temperature of 1 is taken)."""
+        for name in self.refuse_params:
+            if name in body and not (name == "temperature" and body[name] == 1):
+                return name
+        return None
 
     def _send_reply(self, handler: _Handler, reply: Any, body: dict, number: int) -> None:
         try:

@@ -14,16 +14,19 @@ class LLMConfigError(VeroError):
 class LLMCallError(VeroError):
     """A model call failed after the SDK's own retries.
 
-    ``status`` is the HTTP status code when the server answered, else ``None``.
+    ``status`` is the HTTP status code when the server answered, else ``None``;
+    ``parameter`` the request parameter the server refused (a 400 that names one,
+    ``vero.core.providers.refused_parameter``), else ``None``.
     The original SDK exception is chained as ``__cause__``.
     """
 
-    def __init__(self, message: str, status: int | None = None):
+    def __init__(self, message: str, status: int | None = None, parameter: str | None = None):
         super().__init__(message)
         self.status = status
+        self.parameter = parameter
 
-    def __reduce__(self):  # keep `status` through pickling (process pools)
-        return type(self), (str(self), self.status)
+    def __reduce__(self):  # keep `status` and `parameter` through pickling (process pools)
+        return type(self), (str(self), self.status, self.parameter)
 
 
 class ScriptExhaustedError(VeroError):

@@ -75,9 +75,11 @@ class ScriptedLLM:
         default: Any = None,
         model_name: str = "scripted",
         json_schema: bool = False,
+        hosted: bool = False,
     ):
         self.responses = list(responses or [])
         self.json_schema = json_schema
+        self.hosted = hosted  # as ChatOpenAI.hosted: True plays a hosted provider's model
         self.default = default
         self.model_name = model_name
         self.callbacks: list = []  # as ChatOpenAI.callbacks; a ScriptedLLM makes no HTTP attempts to report

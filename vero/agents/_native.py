@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from vero.core.agent import Agent, MalformedOutputError
+from vero.core.capabilities import hosted_model
 from vero.core.message import Message, ToolCall
 from vero.core.notes import note
 from vero.core.parsing import calls_in_prose, strip_template_tags, tool_calls_in_text
@@ -47,6 +48,11 @@ then read the city in its result and call city_info with that city."""
 NATIVE_INTRO = "You are a helpful assistant."
 NATIVE_INSTRUCTIONS = f"""Call a tool for every fact you need and for every calculation; never guess a value.
 {TOOL_CALL_GUIDE}
+As soon as the results answer the question, reply with the answer and call nothing more."""
+# The same for a hosted model (``hosted_model``): its API returns calls natively, so no text-call guide
+# and no invented example.
+HOSTED_INSTRUCTIONS = """Call a tool for every fact you need and for every calculation; never guess a value. \
+Use only argument values that are in the question or in earlier tool results.
 As soon as the results answer the question, reply with the answer and call nothing more."""
 
 CUT_OFF_NUDGE = note(
@@ -82,9 +88,19 @@ LOOP_WARNING_PROMPT = note(
 TEXT_CALLS_STOP = ["</tools>"]
 
 
+def prompt_for_model(agent: Agent, prompt: str, hosted_prompt: str, stock_prompt: str) -> str:
+    """``hosted_prompt`` for a hosted model, else ``prompt``; a ``prompt`` changed from ``stock_prompt``
+    (a subclass's own) is kept for every model."""
+    return hosted_prompt if hosted_model(agent.llm) and prompt == stock_prompt else prompt
+
+
 def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
-    """``generate`` options offering the agent's tools natively (none if it has no tools)."""
-    return {"tools": agent.tools.schemas(), "stop": TEXT_CALLS_STOP, **extra} if agent.tools else {}
+    """``generate`` options offering the agent's tools natively (none if it has no tools); a hosted
+    model (``hosted_model``), which writes no calls as text, gets no ``stop``."""
+    if not agent.tools:
+        return {}
+    stop = {} if hosted_model(agent.llm) else {"stop": TEXT_CALLS_STOP}
+    return {"tools": agent.tools.schemas(), **stop, **extra}
 
 
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:

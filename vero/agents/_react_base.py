@@ -24,6 +24,7 @@ class ReActAgentBase(Agent):
     format_prompt: str
     native_intro_prompt: str
     native_prompt: str
+    native_hosted_prompt: str
     format_error_prompt: str
     native_empty_prompt: str
     guided_prompt: str

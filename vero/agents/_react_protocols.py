@@ -12,10 +12,12 @@ from typing import Any
 
 from vero.agents._guided import GuidedProtocol
 from vero.agents._native import (
+    NATIVE_INSTRUCTIONS,
     REPEATED_CALL_NUDGE,
     answer_tool_calls,
     cut_off_warning,
     nudge_for,
+    prompt_for_model,
     send_nudge,
     tool_options,
     with_task,
@@ -112,7 +114,8 @@ class NativeProtocol:
 
     def system_prompt(self, agent: ReActAgentBase) -> str:
         """The intro (or ``system_prompt=``), then the instructions, in one paragraph."""
-        return f"{agent.system_prompt or agent.native_intro_prompt} {agent.native_prompt}"
+        instructions = prompt_for_model(agent, agent.native_prompt, agent.native_hosted_prompt, NATIVE_INSTRUCTIONS)
+        return f"{agent.system_prompt or agent.native_intro_prompt} {instructions}"
 
     def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]:
         return tool_options(agent, tool_choice="none") if final else tool_options(agent)

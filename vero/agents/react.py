@@ -43,7 +43,14 @@ import json
 from typing import Any, Literal
 
 from vero.agents._guided import GUIDED_ERROR_PROMPT, GUIDED_PROMPT, GuidedProtocol, chosen_protocol, fall_back
-from vero.agents._native import EMPTY_NUDGE, LOOP_WARNING_PROMPT, NATIVE_INSTRUCTIONS, NATIVE_INTRO, RAN_FOR_YOU
+from vero.agents._native import (
+    EMPTY_NUDGE,
+    HOSTED_INSTRUCTIONS,
+    LOOP_WARNING_PROMPT,
+    NATIVE_INSTRUCTIONS,
+    NATIVE_INTRO,
+    RAN_FOR_YOU,
+)
 from vero.agents._react_base import ReActAgentBase
 from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
 from vero.core.agent import BudgetExceeded, MalformedOutputError, Tools
@@ -136,7 +143,8 @@ class ReActAgent(ReActAgentBase):
     Prompts are class attributes.  The system prompt is ``intro_prompt`` (a
     subclass overrides it; ``system_prompt=`` replaces it for one agent)
     followed by ``format_prompt`` (the Thought/Action protocol and the tools)
-    or, for ``protocol="native"``, ``native_intro_prompt`` followed by ``native_prompt``;
+    or, for ``protocol="native"``, ``native_intro_prompt`` followed by ``native_prompt``
+    (``native_hosted_prompt`` for a hosted model: no text-call guide);
     for ``protocol="guided"``, ``intro_prompt`` followed by ``guided_prompt``.
     """
 
@@ -144,6 +152,7 @@ class ReActAgent(ReActAgentBase):
     format_prompt = REACT_FORMAT_PROMPT
     native_intro_prompt = NATIVE_INTRO
     native_prompt = NATIVE_INSTRUCTIONS
+    native_hosted_prompt = HOSTED_INSTRUCTIONS  # for a hosted model (vero.core.capabilities.hosted_model)
     format_error_prompt = FORMAT_ERROR_PROMPT
     native_empty_prompt = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
     guided_prompt = GUIDED_PROMPT

@@ -26,10 +26,12 @@ from collections.abc import Callable
 from typing import Any
 
 from vero.agents._native import (
+    HOSTED_INSTRUCTIONS,
     NATIVE_INSTRUCTIONS,
     NATIVE_INTRO,
     answer_tool_calls,
     nudge_for,
+    prompt_for_model,
     send_nudge,
     tool_options,
     with_text_tool_calls,
@@ -39,6 +41,7 @@ from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome, StepKind
 
 TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
+HOSTED_SYSTEM_PROMPT = f"{NATIVE_INTRO} {HOSTED_INSTRUCTIONS}"  # no text-call guide: see hosted_system_prompt
 
 
 class ToolCallingAgent(Agent):
@@ -49,15 +52,19 @@ class ToolCallingAgent(Agent):
     ``observation`` per tool call, ``final`` with the answer.
 
     The system prompt is the class attribute ``default_system_prompt`` (a
-    subclass overrides it; ``system_prompt=`` replaces it for one agent).
+    subclass overrides it; ``system_prompt=`` replaces it for one agent);
+    a hosted model (``ChatOpenAI.hosted``) gets ``hosted_system_prompt``, the
+    same without the guide to calls written as text that small local models need.
     """
 
     default_system_prompt = TOOL_CALLING_SYSTEM_PROMPT
+    hosted_system_prompt = HOSTED_SYSTEM_PROMPT
 
     def solve(self, task: str, on_token: Callable[[str], None] | None = None, **kwargs: Any) -> str | Outcome:
         if kwargs:  # as before `**kwargs` (there for Agent.solve's signature): an unknown option fails the run
             raise TypeError(f"ToolCallingAgent.solve() got an unexpected keyword argument {next(iter(kwargs))!r}")
-        system = self.system_prompt or self.default_system_prompt
+        prompts = (self.default_system_prompt, self.hosted_system_prompt, TOOL_CALLING_SYSTEM_PROMPT)
+        system = self.system_prompt or prompt_for_model(self, *prompts)  # a subclass's own default is kept
         messages = [Message("system", system), *self.history_messages(), Message("user", task)]
         for _ in self.turns():
             reply = with_text_tool_calls(self, self.call_llm(messages, on_token=on_token, **tool_options(self)))

@@ -1,4 +1,9 @@
-"""Does a model endpoint constrain replies to a JSON schema?  ``json_schema_support(base_url)``.
+"""What vero knows of a model endpoint without asking the model.
+
+``is_hosted(base_url, model_name)``: a hosted provider's model, by the endpoint's host and the model's
+family (``vero.core.providers``); tool-calling agents send such a model a plain prompt and no ``stop``.
+
+Does a model endpoint constrain replies to a JSON schema?  ``json_schema_support(base_url)``.
 
 ``ReActAgent(protocol="auto")`` asks ``ChatOpenAI.supports_json_schema()``, which asks this once per
 client.  A hosted endpoint is known by its host (``HOSTED``); any other server is asked who it is, with
@@ -13,6 +18,8 @@ Anything else, and any failure of the probe, is "unknown": no.  Nothing here rai
 
 from __future__ import annotations
 
+import functools
+import ipaddress
 import json
 import logging
 import re
@@ -29,8 +36,70 @@ PROBE_TIMEOUT = 1.5  # seconds per GET; a local server answers in milliseconds
 # ollama.com accepts the field but does not enforce it; DeepSeek has only ``json_object``.
 HOSTED = {"api.openai.com": True, "ollama.com": False, "api.deepseek.com": False}
 
+# Hosted providers' API hosts (docs/configuration.md), and host suffixes of per-customer endpoints (Azure).
+PROVIDER_HOSTS = frozenset(
+    {
+        "api.openai.com",
+        "api.deepseek.com",
+        "dashscope.aliyuncs.com",
+        "dashscope-intl.aliyuncs.com",
+        "openrouter.ai",
+        "api.groq.com",
+        "api.together.xyz",
+        "api.fireworks.ai",
+        "api.mistral.ai",
+        "api.x.ai",
+        "api.moonshot.cn",
+        "api.moonshot.ai",
+        "open.bigmodel.cn",
+        "generativelanguage.googleapis.com",
+        "ollama.com",
+    }
+)
+PROVIDER_HOST_SUFFIXES = (".openai.azure.com", ".services.ai.azure.com")
+
 OLLAMA_SINCE = (0, 5, 0)  # Ollama's first version with structured outputs
 VLLM_SINCE = (0, 6, 0)  # vLLM's first version that guides decoding by response_format's json_schema
+
+
+@functools.lru_cache(maxsize=256)
+def is_hosted(base_url: str | None, model_name: str | None = None) -> bool:
+    """True for a hosted provider's model: OpenAI's default endpoint (no ``base_url``), a provider's
+    host (``PROVIDER_HOSTS``), or another public host serving a hosted family's model (a gateway
+    serving ``gpt-4o``).  A local or private host, and an unknown model on an unknown host: False."""
+    if not base_url:
+        return True
+    try:
+        host = (urlsplit(base_url).hostname or "").lower().rstrip(".")
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        return False
+    if host in PROVIDER_HOSTS or host.endswith(PROVIDER_HOST_SUFFIXES):
+        return True
+    if _local(host):
+        return False
+    from vero.core.providers import model_family
+
+    return model_family(model_name).hosted
+
+
+def hosted_model(llm: Any) -> bool:
+    """True when an agent's model is a hosted provider's (its ``hosted``: ``ChatOpenAI.hosted``); a model
+    object without that attribute is taken as local (tool-calling agents keep the text-call guide)."""
+    return getattr(llm, "hosted", False) is True
+
+
+def _local(host: str) -> bool:
+    """A host on this machine or a private network: localhost, a name without a dot, ``.local``,
+    ``.internal``, and loopback, private and link-local addresses."""
+    if not host or ("." not in host and ":" not in host):
+        return True
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal", ".lan", ".home.arpa")):
+        return True
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:  # a public-looking name
+        return False
+    return not address.is_global
 
 
 def json_schema_support(base_url: str | None, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) -> bool:

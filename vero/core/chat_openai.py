@@ -23,6 +23,7 @@ from vero.core.cassette import Cassette
 from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
+from vero.core.providers import UNKNOWN, ModelFamily, model_family, output_cap, refused_parameter
 from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
 from vero.core.secrets import mask_secret as _mask_secret  # the one masking rule for keys
 from vero.core.text import redact_url, redact_urls
@@ -67,6 +68,29 @@ def clean_api_key(key: str | None) -> str | None:
     return key or None
 
 
+DEFAULT_CAP = 1024  # the MAX_TOKENS setting's default (vero.config.Settings)
+OMIT = "omit"  # temperature="omit": no temperature is sent
+
+
+def _one_model_name(model_name: str | None, model: str | None) -> str | None:
+    """``model=`` (as the SDK and other frameworks spell it) is another name for ``model_name``."""
+    if model is not None and model_name is not None and model != model_name:
+        raise TypeError(
+            f"ChatOpenAI got model_name={model_name!r} and model={model!r}: "
+            "model is another name for model_name, so give only one"
+        )
+    return model if model_name is None else model_name
+
+
+def _temperature(value: float | str | None) -> float | None:
+    """A temperature to send, or None for "send none" (``"omit"``); ``ValueError`` for anything else."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == OMIT):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f'temperature must be a number or "omit" (send none), got {value!r}')
+    return float(value)
+
+
 class ChatOpenAI:
     """Chat model client: ``generate(messages) -> Message``.
 
@@ -88,6 +112,13 @@ class ChatOpenAI:
     bounds a whole call, retries included, and a reply may hold at most
     ``REPLY_CHARS_PER_TOKEN`` characters per token of the output cap: past
     either, the reply is cut off and the call raises ``LLMCallError``.
+
+    Each request carries what the model's family takes (``vero.core.providers``):
+    OpenAI's reasoning models get no ``temperature`` or ``stop``, and their output
+    cap as ``max_completion_tokens``.  ``temperature="omit"`` (or ``TEMPERATURE=omit``)
+    sends no temperature to any model; ``reasoning_effort`` (``"low"``, ``"medium"``,
+    ``"high"`` ...) is sent to the models that take it.  ``model=`` is another
+    name for ``model_name``.
     """
 
     def __init__(
@@ -95,14 +126,18 @@ class ChatOpenAI:
         model_name: str | None = None,
         api_key: str | None = None,
         base_url: str | None = None,
-        temperature: float | None = None,
+        temperature: float | str | None = None,
         max_tokens: int | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         max_call_seconds: float | None = None,
         cassette: Cassette | None = None,
+        *,
+        model: str | None = None,
+        reasoning_effort: str | None = None,
         **client_kwargs: Any,
     ) -> None:
+        model_name = _one_model_name(model_name, model)
         settings = get_settings()
         if not base_url and settings.OPENAI_BASE_URL:  # before any request: say if a .env chose where the key goes
             warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
@@ -113,9 +148,16 @@ class ChatOpenAI:
             raise LLMConfigError(CONFIG_HELP)
         self.model_name = model_name or settings.MODEL_NAME
         self.base_url = base_url
-        self.temperature = settings.TEMPERATURE if temperature is None else temperature
+        # None: the TEMPERATURE setting; "omit": none is sent (the model's own default).
+        self.temperature = _temperature(settings.TEMPERATURE if temperature is None else temperature)
         # None: the MAX_TOKENS setting (default 1024); 0: no cap.
         self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
+        # vero's default cap, not the user's: a family's own default cap may replace it (providers.ModelFamily)
+        self._default_cap = max_tokens is None and settings.MAX_TOKENS == DEFAULT_CAP
+        self.reasoning_effort = reasoning_effort
+        self._chosen = {"temperature"} if temperature is not None else set()  # the user's own choices ...
+        self._chosen |= {"reasoning_effort"} if reasoning_effort is not None else set()
+        self._not_sent: set[str] = set()  # ... those said once (a warning) not to be sent to this model
         self.timeout = settings.TIMEOUT if timeout is None else timeout
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
         # None: from each request's output cap (``vero.config.call_seconds_for``); 0: no limit.
@@ -162,6 +204,19 @@ class ChatOpenAI:
     def __repr__(self) -> str:
         return f"ChatOpenAI(model_name={self.model_name!r}, base_url={self.shown_url!r})"
 
+    @property
+    def family(self) -> ModelFamily:
+        """What this model takes in a request (``vero.core.providers``; ``UNKNOWN``: everything)."""
+        return model_family(self.model_name)
+
+    @property
+    def hosted(self) -> bool:
+        """True for a hosted provider's model (``vero.core.capabilities.is_hosted``): tool-calling agents
+        send it a plain prompt, without the text-call guide small local models need, and no ``stop``."""
+        from vero.core.capabilities import is_hosted
+
+        return is_hosted(self.base_url, self.model_name)
+
     # -- public API ----------------------------------------------------------
     def generate(
         self,
@@ -199,6 +254,8 @@ class ChatOpenAI:
         (``vero.core.capabilities``: hosted endpoints by host, a local server by one cheap probe).
         Asked once per client; never raises (unknown: False)."""
         with self._probe_lock:
+            if self._json_schema is None and "json_schema" not in self.family.response_formats:
+                self._json_schema = False  # the model's family takes no JSON schema (vero.core.providers)
             if self._json_schema is None:
                 from vero.core.capabilities import json_schema_support
 
@@ -216,25 +273,57 @@ class ChatOpenAI:
         temperature: float | None,
         max_tokens: int | None,
     ) -> dict[str, Any]:
+        """The request body: what the model's family takes (``vero.core.providers``)."""
+        family = self.family
         request: dict[str, Any] = {
             "model": self.model_name,
             "messages": [as_api_dict(m) for m in messages],
+            **self._sampling(family, temperature, max_tokens),
         }
-        temperature = self.temperature if temperature is None else temperature
-        if temperature is not None:
-            request["temperature"] = temperature
-        max_tokens = max_tokens or self.max_tokens
-        if max_tokens:
-            request["max_tokens"] = max_tokens
         if tools:
             request["tools"] = [getattr(t, "schema", t) for t in tools]
             if tool_choice is not None:
                 request["tool_choice"] = tool_choice
-        if stop:
+        if stop and family.stop:
             request["stop"] = stop
         if response_format is not None:
             request["response_format"] = response_format
         return request
+
+    def _sampling(self, family: ModelFamily, temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
+        """The temperature, the output cap (under the family's name for it) and the reasoning effort,
+        as far as ``family`` takes them."""
+        sent: dict[str, Any] = {}
+        chosen = self._chosen | ({"temperature"} if temperature is not None else set())
+        temperature = self.temperature if temperature is None else _temperature(temperature)
+        if temperature is not None:
+            if family.temperature:
+                sent["temperature"] = temperature
+            else:
+                self._say_not_sent("temperature", family, "temperature" in chosen)
+        cap = max_tokens or (family.default_cap if self._default_cap and family.default_cap else self.max_tokens)
+        if cap:
+            sent[family.cap_parameter] = cap
+        if self.reasoning_effort is not None:
+            if family.reasoning_effort or family is UNKNOWN:
+                sent["reasoning_effort"] = self.reasoning_effort
+            else:
+                self._say_not_sent("reasoning_effort", family, True)
+        return sent
+
+    def _say_not_sent(self, name: str, family: ModelFamily, chosen: bool) -> None:
+        """Log, once per client and parameter, that ``name`` is not sent: a warning when the user chose
+        a value for it (the model would refuse it), else at debug level."""
+        if name in self._not_sent:
+            return
+        self._not_sent.add(name)
+        log.log(
+            logging.WARNING if chosen else logging.DEBUG,
+            "vero: %s is not sent to %s: the %s models do not take it (vero.core.providers)",
+            name,
+            self.model_name,
+            family.name,
+        )
 
     def _complete(self, request: dict[str, Any]) -> Message:
         replayed = self._replay(request)
@@ -254,9 +343,9 @@ class ChatOpenAI:
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
         message = _message_from_body(body)
-        limit = reply_char_limit(request.get("max_tokens"))
+        limit = reply_char_limit(output_cap(request))
         if _reply_chars(message) > limit:
-            raise LLMCallError("model call failed: " + _too_large(limit, request.get("max_tokens"), "characters"))
+            raise LLMCallError("model call failed: " + _too_large(limit, output_cap(request), "characters"))
         self._count(message.usage)
         self._keep(request, message)
         return message
@@ -294,7 +383,10 @@ class ChatOpenAI:
         _scrub(exc, self._secret)
         text = redact_urls(f"{type(exc).__name__}: {exc}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
-        return LLMCallError(f"{prefix}: {text}", status=status)
+        refused = refused_parameter(getattr(exc, "body", None)) if status == 400 else None
+        if refused:
+            prefix += f": the server refused the parameter {refused!r} for {self.model_name}"
+        return LLMCallError(f"{prefix}: {text}", status=status, parameter=refused)
 
 
 _clients: dict[tuple[Any, ...], Any] = {}
@@ -444,7 +536,7 @@ class _CallLimits:
     """
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
-        max_tokens = request.get("max_tokens")
+        max_tokens = output_cap(request)
         seconds = llm.max_call_seconds
         self.seconds = call_seconds_for(max_tokens) if seconds is None else seconds
         self.deadline = time.monotonic() + self.seconds
@@ -618,7 +710,7 @@ class TextStream:
         finish_reason = None
         splitter = ThinkingStream()
         held = ""  # the first half of a surrogate pair whose second half may come in the next delta
-        limit, size = reply_char_limit(self._request.get("max_tokens")), 0
+        limit, size = reply_char_limit(output_cap(self._request)), 0
         try:
             with _Attempts(llm, self._request):  # the SDK retries before the first chunk, not after
                 chunks = llm.client.chat.completions.create(**self._request)
@@ -636,7 +728,7 @@ class TextStream:
                     if size > limit:
                         chunks.close()
                         raise LLMCallError(
-                            "model call failed: " + _too_large(limit, self._request.get("max_tokens"), "characters")
+                            "model call failed: " + _too_large(limit, output_cap(self._request), "characters")
                         )
                     if delta.content:
                         text, held = _hold_first_half(held + delta.content)
