@@ -10,7 +10,14 @@
 - ``endless``: gives a new page of ``tools/list`` forever;
 - ``asks``: during a call, sends the client a ``ping`` and a ``sampling/createMessage`` request,
   and answers with what the client replied;
-- ``rpc-error``: answers every ``tools/call`` with a JSON-RPC error.
+- ``rpc-error``: answers every ``tools/call`` with a JSON-RPC error;
+- ``deep``: answers the first ``tools/call`` with a message nested 5,000 levels deep (10 KB);
+- ``stderr-flood``: before answering ``initialize``, writes ``MB`` megabytes (the next argument,
+  default 32) to stderr with no newline, then ``the last words`` on a line of their own;
+- ``family``: starts two processes that ignore SIGTERM, one in its own session (``setsid()``), and
+  answers every call with their pids, as JSON;
+- ``bloated``: offers tools with a 15,000-character description, a 100 KB input schema, and ten
+  of 40 KB each.
 
 Every call is answered with its arguments as text; ``record`` answers with the server's environment
 variable named by ``name``; ``quit`` ends the server (exit code 3) in the middle of the call; ``hang`` is
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
@@ -42,6 +50,45 @@ TOOLS = [
     {"name": "heard", "description": "The notifications heard so far.", "inputSchema": {"type": "object"}},
 ]
 HEARD: list = []
+STUBBORN = (
+    "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('ready', flush=True); time.sleep(120)"
+)
+
+
+def stubborn_children() -> list[int]:
+    """Two processes that ignore SIGTERM (their stderr is the server's): one in the server's process
+    group, one that left it with ``setsid()``; returned once both are ready."""
+    children = [
+        subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, start_new_session=alone)
+        for alone in (False, True)
+    ]
+    for child in children:
+        child.stdout.readline()
+    return [child.pid for child in children]
+
+
+def bloated_tools() -> list:
+    def schema(size: int) -> dict:
+        return {
+            "type": "object",
+            "properties": {f"p{i}": {"type": "string", "description": "x" * 90} for i in range(size // 100)},
+        }
+
+    wordy = {"name": "wordy", "description": "word " * 3000, "inputSchema": {"type": "object"}}
+    big = {"name": "big_schema", "description": "A big schema.", "inputSchema": schema(100_000)}
+    bulk = [{"name": f"bulk{i}", "description": "Bulk.", "inputSchema": schema(40_000)} for i in range(10)]
+    return [TOOLS[0], wordy, big, *bulk]
+
+
+def deep_answer(rid) -> str:
+    """A tools/call answer with 5,000 nested lists in it: valid JSON, 10 KB."""
+    nested = "[" * 5000 + "]" * 5000
+    return f'{{"jsonrpc": "2.0", "id": {json.dumps(rid)}, "result": {{"content": [], "nested": {nested}}}}}'
+
+
+CHILDREN = stubborn_children() if MODE == "family" else []
+DEEP_SENT = []
 
 
 def send(message: dict) -> None:
@@ -59,6 +106,12 @@ def receive() -> dict | None:
 def answer(request: dict) -> None:
     method, params, rid = request.get("method"), request.get("params") or {}, request.get("id")
     if method == "initialize":
+        if MODE == "stderr-flood":
+            megabytes = int(sys.argv[2]) if len(sys.argv) > 2 else 32
+            for _ in range(megabytes):
+                sys.stderr.buffer.write(b"x" * (1024 * 1024))
+            sys.stderr.buffer.write(b"\nthe last words\n")
+            sys.stderr.flush()
         if MODE == "only-garbage":
             print("Server listening on port 8080", flush=True)
             sys.exit(1)
@@ -87,9 +140,14 @@ def answer(request: dict) -> None:
                 "nextCursor": str(page + 1),
             }
         else:
-            result = {"tools": TOOLS}
+            result = {"tools": bloated_tools() if MODE == "bloated" else TOOLS}
         send({"jsonrpc": "2.0", "id": rid, "result": result})
     elif method == "tools/call":
+        if MODE == "deep" and not DEEP_SENT:
+            DEEP_SENT.append(rid)
+            sys.stdout.write(deep_answer(rid) + "\n")
+            sys.stdout.flush()
+            return
         if MODE == "rpc-error":
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "Unknown tool: nope"}})
             return
@@ -103,6 +161,8 @@ def answer(request: dict) -> None:
             text = json.dumps(HEARD)
         if params["name"] == "record":
             text = str(os.environ.get(arguments.get("name", ""), "(not set)"))
+        if MODE == "family":
+            text = json.dumps(CHILDREN)
         if MODE == "asks":
             send({"jsonrpc": "2.0", "id": "p1", "method": "ping"})
             send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {}})

@@ -476,14 +476,16 @@ class Agent(ABC):
         self._check_cancelled()
         earlier = [result for action, result in self.earlier_calls() if _same_call(action, name, args)]
         failed = next((result for result in earlier if _failed(result)), None)  # not by a timeout
-        self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         if failed is not None:
+            self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
             text = REPEATED_FAILURE.format(
                 error=self.clip(failed.content.strip().splitlines()[0], 200), tools=self.tools.short_lines()
             )
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
-        call = decide(self, name, args, origin)
+        call = decide(self, name, args, origin)  # its warning and approval steps come before the action
+        parsed = args if isinstance(call, Refusal) else call.arguments
+        self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=parsed)
         if isinstance(call, Refusal):
             self.record(StepKind.OBSERVATION, call.text, tool=name, ok=False, error=call.error)
             hint = self.tools.others_hint(name) if call.error == ToolError.BAD_ARGUMENTS else ""

@@ -683,20 +683,24 @@ class _HTTPTransport:
         with _Cutoff(timeout) as cutoff:
             try:
                 self._exchange(request, message, cutoff)
-            except urllib.error.HTTPError as exc:
-                failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {exc.reason}"
-                if exc.code == 404 and self.session_id:
-                    raise _SessionExpired(f"{failed} (its session has ended)") from None
-                raise MCPError(failed) from None
-            except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
-                if cutoff.passed:
+            except (MCPError, urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+                if cutoff.passed:  # whatever the cut socket made of the answer
                     raise self._late(message, timeout) from None
-                reason = getattr(exc, "reason", None) or exc
-                raise MCPError(
-                    f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}"
-                ) from None
+                raise self._failure(exc) from None
             if cutoff.passed:
                 raise self._late(message, timeout)
+
+    def _failure(self, exc: Exception) -> MCPError:
+        """What went wrong with a POST, as an ``MCPError`` that says it."""
+        if isinstance(exc, MCPError):
+            return exc
+        if isinstance(exc, urllib.error.HTTPError):
+            failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {exc.reason}"
+            if exc.code == 404 and self.session_id:
+                return _SessionExpired(f"{failed} (its session has ended)")
+            return MCPError(failed)
+        reason = getattr(exc, "reason", None) or exc
+        return MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}")
 
     def _exchange(self, request: urllib.request.Request, message: dict[str, Any], cutoff: _Cutoff) -> None:
         with self._open(request, cutoff, idle=cutoff.seconds or HANDSHAKE_TIMEOUT) as response:
@@ -733,14 +737,14 @@ class _HTTPTransport:
     def _read_json(self, response: Any) -> None:
         body = response.read(self.server.max_message_bytes + 1)
         if len(body) > self.server.max_message_bytes:
-            self.server._message_too_big()
+            self.server._message_too_big(logged=False)
             return
         try:
             message = _json_of(body)
         except ValueError:
             raise MCPError(f"the MCP server {self.server.name!r} answered with something that is not JSON") from None
         except _TooDeep:
-            self.server._message_too_deep()
+            self.server._message_too_deep(logged=False)
             return
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
@@ -756,9 +760,9 @@ class _HTTPTransport:
             if line.startswith(b"data:"):
                 chunk = line[5:].removeprefix(b" ").rstrip(b"\r\n")
                 size += len(chunk)
-                if size > cap or not line.endswith(b"\n"):  # a line longer than the cap: the message is too
+                if size > cap:  # (a line longer than the cap is read in parts, which pass it too)
                     if answers:
-                        self.server._message_too_big()
+                        self.server._message_too_big(logged=False)
                     else:
                         logger.warning("[%s] a message over max_message_bytes was dropped", self.server.name)
                     return
@@ -771,7 +775,7 @@ class _HTTPTransport:
                     continue
                 except _TooDeep:
                     if answers:
-                        self.server._message_too_deep()
+                        self.server._message_too_deep(logged=False)
                         return
                     logger.warning("[%s] a message nested too deeply was dropped", self.server.name)
                     continue
@@ -1181,17 +1185,19 @@ class MCPServer:
         with contextlib.suppress(MCPError):
             self.transport.send(reply, timeout=self.handshake_timeout)
 
-    def _message_too_big(self) -> None:
-        self._refuse_message(f"a message of more than {self.max_message_bytes:,} bytes (max_message_bytes)")
+    def _message_too_big(self, logged: bool = True) -> None:
+        self._refuse_message(f"a message of more than {self.max_message_bytes:,} bytes (max_message_bytes)", logged)
 
-    def _message_too_deep(self) -> None:
-        self._refuse_message(f"a message nested more than {MAX_JSON_DEPTH} levels deep")
+    def _message_too_deep(self, logged: bool = True) -> None:
+        self._refuse_message(f"a message nested more than {MAX_JSON_DEPTH} levels deep", logged)
 
-    def _refuse_message(self, what: str) -> None:
-        """A message vero will not read: the log says so, and the calls waiting fail at once (which of them
-        it answered cannot be known) rather than waiting out their time limits."""
+    def _refuse_message(self, what: str, logged: bool) -> None:
+        """A message vero will not read: the calls waiting fail at once (which of them it answered cannot be
+        known) rather than waiting out their time limits.  ``logged``: the log says so too (over stdio; over
+        HTTP the error reaches the request that read it)."""
         reason = f"the MCP server {self.name!r} sent {what}; it was dropped"
-        logger.error("[%s] %s", self.name, reason)
+        if logged:
+            logger.error("[%s] %s", self.name, reason)
         self._fail_pending(reason)
 
     def _transport_closed(self, reason: str) -> None:
