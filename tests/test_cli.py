@@ -732,7 +732,7 @@ def test_chat_with_the_reflection_pattern_says_it_uses_no_tools(srv, tmp_path):
     assert "tools: calculator, current_time" in chat.stdout.splitlines()[0]
 
 
-@pytest.mark.parametrize("status, hint", [(400, "--tools none"), (401, "OPENAI_API_KEY"), (404, "MODEL_NAME")])
+@pytest.mark.parametrize("status, hint", [(401, "OPENAI_API_KEY"), (404, "MODEL_NAME")])  # 400: test_providers.py
 def test_common_http_errors_come_with_a_hint(status, hint):
     from vero.cli import error_line
     from vero.errors import LLMCallError

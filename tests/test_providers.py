@@ -356,3 +356,62 @@ def test_chat_openai_knows_a_hosted_endpoint_and_sends_it_no_stop_over_http(monk
 def test_chat_openai_hosted_follows_the_endpoint():
     assert ChatOpenAI(model_name="gpt-4o", api_key=KEY, base_url="https://api.openai.com/v1").hosted
     assert not ChatOpenAI(model_name="gpt-4o", api_key=KEY, base_url="http://localhost:8080/v1").hosted
+
+
+# -- the CLI's hint for a 400 ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "parameter, hint",
+    [
+        ("tools", "--tools none"),
+        ("tool_choice", "--tools none"),
+        ("temperature", "TEMPERATURE=omit"),
+        ("max_tokens", "MAX_TOKENS=0"),
+        ("stop", "add_family"),
+        ("messages[0].role", "add_family"),
+    ],
+)
+def test_a_400_hint_names_the_refused_parameter_and_offers_tools_none_only_for_tools(parameter, hint):
+    from vero._console import error_line
+
+    line = error_line(LLMCallError("model call failed (HTTP 400): refused", status=400, parameter=parameter))
+    assert hint in line
+    assert ("--tools none" in line) == (hint == "--tools none")
+    if hint != "--tools none":
+        assert f"refused {parameter!r}" in line
+
+
+def test_a_400_that_names_no_parameter_gets_no_hint_but_keeps_the_server_text():
+    from vero._console import error_line
+
+    line = error_line(LLMCallError("model call failed (HTTP 400): Invalid 'messages': empty array.", status=400))
+    assert line == "model call failed (HTTP 400): Invalid 'messages': empty array."
+
+
+def test_the_cli_run_on_a_server_refusing_temperature_names_it_with_its_fix(tmp_path):
+    import subprocess
+    import sys
+
+    with MockOpenAIServer([], refuse_params=("temperature",)) as srv:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "vero",
+                "run",
+                "Hi",
+                "--tools",
+                "none",
+                "-q",
+                "--base-url",
+                srv.base_url,
+                "--model",
+                "my-model",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert "refused the parameter 'temperature'" in done.stderr and "TEMPERATURE=omit" in done.stderr
+    assert "--tools none" not in done.stderr

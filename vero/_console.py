@@ -13,6 +13,7 @@ import importlib
 import inspect
 import logging
 import os
+import re
 import sys
 import threading
 import traceback
@@ -78,10 +79,18 @@ def config_help(message: str = "") -> str:
 
 
 HINTS: dict[int | None, str] = {  # what to try next, for the HTTP statuses (LLMCallError.status) a newcomer meets
-    400: " (Hint: a model without tool calling refuses requests with tools: try --tools none or --agent react.)",
     401: " (Hint: check OPENAI_API_KEY.)",
     404: " (Hint: check MODEL_NAME / --model and OPENAI_BASE_URL / --base-url; most servers end in /v1.)",
 }
+
+
+TOOLS_HINT = " (Hint: a model without tool calling refuses requests with tools: try --tools none or --agent react.)"
+# What to do when a server refused one parameter (LLMCallError.parameter, a 400), by its name.
+PARAMETER_HINTS = {
+    "temperature": "set TEMPERATURE=omit to send none",
+    "max_tokens": "set MAX_TOKENS=0 to send no output cap",
+}
+NAME_THE_FAMILY = "vero.core.providers.add_family tells vero what this model takes (docs/configuration.md)"
 
 
 START_SERVER = "is the server running? Ollama: `ollama serve`; llama.cpp: `llama-server -m MODEL.gguf`"
@@ -92,7 +101,20 @@ def error_line(error: BaseException, limit: int = 300) -> str:
     text = str(error) if isinstance(error, LLMCallError) else f"run failed: {type(error).__name__}: {error}"
     text = " ".join(text.split())
     text = clip(text, limit, "…", within=True)
-    return text + (HINTS.get(getattr(error, "status", None)) or connection_hint(error))
+    status = getattr(error, "status", None)
+    return text + (refused_hint(error) if status == 400 else HINTS.get(status) or connection_hint(error))
+
+
+def refused_hint(error: BaseException) -> str:
+    """For a 400: the tool-calling hint when the server refused the tools, what to do about another
+    parameter it refused, else nothing (the server's own text, in the message, says why)."""
+    parameter = getattr(error, "parameter", None)
+    if not parameter:
+        return ""
+    name = re.split(r"[.\[]", parameter)[0]  # messages[0].role -> messages
+    if name in ("tools", "tool_choice", "functions"):
+        return TOOLS_HINT
+    return f" (Hint: the server refused {parameter!r}: {PARAMETER_HINTS.get(name, NAME_THE_FAMILY)}.)"
 
 
 def connection_hint(error: BaseException) -> str:
