@@ -244,3 +244,34 @@ def test_a_line_longer_than_the_limit_is_refused_without_reading_it_whole(tmp_pa
 def test_an_unknown_mode_is_a_value_error(tmp_path):
     with pytest.raises(ValueError, match="mode must be one of"):
         Cassette(tmp_path / "c.jsonl", mode="rewind")  # type: ignore[arg-type]
+
+
+# -- the vero_cassette pytest fixture ---------------------------------------------------------------
+pytest_plugins = ["pytester"]
+
+USER_TEST = """
+import os
+from vero import ChatOpenAI
+from vero.core.message import Message
+
+def test_greeting(vero_cassette):
+    llm = ChatOpenAI(model_name="m", base_url=os.environ.get("LIVE_URL"), api_key="sk-x", cassette=vero_cassette)
+    assert llm.generate([Message.user("hi")]).content == "Hello!"
+"""
+
+
+def test_the_fixture_records_once_then_replays_without_the_server(pytester, monkeypatch):
+    pytester.makepyfile(test_user=USER_TEST)
+    with MockOpenAIServer(["Hello!"]) as server:
+        monkeypatch.setenv("LIVE_URL", server.url + "/v1")
+        pytester.runpytest_inprocess("--vero-record").assert_outcomes(passed=1)
+    assert (pytester.path / "cassettes" / "test_user" / "test_greeting.jsonl").is_file()
+    monkeypatch.setenv("LIVE_URL", "http://127.0.0.1:9/v1")  # nothing listens there: a request would fail
+    pytester.runpytest_inprocess().assert_outcomes(passed=1)
+
+
+def test_the_fixture_without_a_cassette_fails_saying_how_to_record_it(pytester):
+    pytester.makepyfile(test_user=USER_TEST)
+    result = pytester.runpytest_inprocess()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*no such cassette*pytest --vero-record*"])

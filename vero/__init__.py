@@ -23,6 +23,7 @@ from vero.core import (
     Step,
     StepKind,
 )
+from vero.core.cassette import Cassette
 
 # Bound last, after the subpackage ``vero.tool`` is loaded: the name ``vero.tool``
 # is the decorator, so ``from vero import tool`` and ``@vero.tool`` give the
@@ -61,6 +62,7 @@ def __getattr__(name: str):
 __all__ = [
     "Agent",
     "AgentOptions",
+    "Cassette",
     "ChatOpenAI",
     "LLMCallError",
     "LLMConfigError",
