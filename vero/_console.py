@@ -24,9 +24,10 @@ import vero.agents  # the package only: each agent pattern loads on first use
 from vero.config import get_settings
 from vero.core.agent import Agent
 from vero.core.chat_openai import ChatOpenAI
-from vero.core.chat_openai import _mask_secret as mask_secret  # the one masking rule for keys
 from vero.core.events import ConsolePrinter, footer_lines
 from vero.core.result import Status
+from vero.core.secrets import hide_secrets
+from vero.core.secrets import mask_secret as mask_secret  # the one masking rule for keys
 from vero.core.text import clip, printable, redact_url, redact_urls
 from vero.errors import LLMCallError, SessionFormatError
 
@@ -44,6 +45,8 @@ DEFAULT_TOOLS = "calculator,time"
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
 log = logging.getLogger("vero.cli")
+# The keys of the running command (``secrets_hidden``): masked in everything it prints.
+SECRETS: list[str] = []
 
 
 class CliError(Exception):
@@ -53,8 +56,8 @@ class CliError(Exception):
 def say(text: object = "", file=None, end: str = "\n", flush: bool = False) -> None:
     """``print`` for everything the command, the chat and the demo print: control characters in
     ``text`` are escaped (``printable``), so a reply, a tool's output or a server's error text
-    cannot drive the terminal."""
-    line = printable(text)
+    cannot drive the terminal, and the command's keys are masked (``SECRETS``)."""
+    line = printable(hide_secrets(str(text), SECRETS))
     try:
         print(line, file=file, end=end, flush=flush)
     except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
@@ -221,6 +224,18 @@ class _StderrHandler(logging.StreamHandler):
     def emit(self, record: logging.LogRecord) -> None:
         self.stream = sys.stderr
         super().emit(record)
+
+
+@contextlib.contextmanager
+def secrets_hidden(secrets: list[str | None]) -> Iterator[None]:
+    """While a command runs: ``secrets`` (its API keys) are masked in every line it prints
+    (``say``, the step and wait printers, ``--json``), as ``LogRedactor`` masks them in log lines."""
+    saved = list(SECRETS)
+    SECRETS[:] = [secret.strip() for secret in secrets if secret and secret.strip()]
+    try:
+        yield
+    finally:
+        SECRETS[:] = saved
 
 
 @contextlib.contextmanager
@@ -396,7 +411,7 @@ def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
         def on_run_end(self, event):
             pass
 
-    return StepPrinter(stream=stream)
+    return StepPrinter(stream=stream, secrets=SECRETS)
 
 
 WAIT_NOTICE_S = 10.0  # no reply after this long (or a third of TIMEOUT, if shorter): say so
@@ -444,7 +459,7 @@ def model_watch(stream=None, before_line=None):
                 self.timer.cancel()
                 self.timer = None
 
-    return ModelWatch(stream=stream or sys.stderr)
+    return ModelWatch(stream=stream or sys.stderr, secrets=SECRETS)
 
 
 def watch_model(llm, stream=None, before_line=None):

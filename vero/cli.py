@@ -23,6 +23,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     EXIT_FAILED,
     EXIT_OK,
     HINTS,
+    SECRETS,
     START_SERVER,
     TOOL_NAMES,
     WAIT_NOTICE_S,
@@ -43,6 +44,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     print_result,
     say,
     say_traceback,
+    secrets_hidden,
     step_printer,
     usage_line,
     watch_model,
@@ -52,6 +54,7 @@ from vero.config import get_settings
 from vero.core.chat_openai import CONFIG_HELP
 from vero.core.events import JsonlTrace
 from vero.core.result import Status, StepKind
+from vero.core.secrets import masked_json
 from vero.core.text import printable_json
 from vero.errors import LLMConfigError
 from vero.repl import Repl
@@ -241,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_CONFIG
     debug = args.debug = args.debug or settings.DEBUG
     secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY, settings.BOCHA_API_KEY]
-    with command_logging(debug, secrets):
+    with command_logging(debug, secrets), secrets_hidden(secrets):
         return run_command(args, debug)
 
 
@@ -296,7 +299,7 @@ def cmd_run(args) -> int:
     result = agent.last_result
     if args.json:
         print_error(result, debug=args.debug)
-        print(printable_json(result.to_json()))  # valid JSON; C0 controls are escaped by json already
+        print(printable_json(masked_json(result.to_dict(), SECRETS)))  # C0 controls are escaped by json already
     else:
         print_result(result, debug=args.debug)
     trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged

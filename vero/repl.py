@@ -18,6 +18,7 @@ import textwrap
 from vero._console import (
     AGENTS,
     EXIT_OK,
+    SECRETS,
     CliError,
     load_session_into,
     make_agent,
@@ -28,6 +29,7 @@ from vero._console import (
     watch_model,
 )
 from vero.core.result import Status, StepKind
+from vero.core.secrets import StreamedSecrets
 from vero.core.text import clip
 
 REPL_HELP = """\
@@ -61,6 +63,7 @@ class Repl:
         self.mid_line = False  # a streamed line is open on the console
         self.call_ended = False  # a model call finished since the last streamed text
         self.turn_calls: list = []  # tool calls of the current turn: (name, args)
+        self.shown = StreamedSecrets(SECRETS)  # the streamed answer as printed: a key split between deltas masked
         self.calls_of: list = []  # (assistant message in the history, its turn's tool calls), for /history
         watch_model(llm, sys.stdout, self.end_line)  # waiting and retry notices, in the transcript
 
@@ -123,11 +126,11 @@ class Repl:
             say("Assistant: ", end="")
             self.mid_line = True
         self.streamed.append(delta)
-        say(delta, end="", flush=True)
+        say(self.shown.feed(delta), end="", flush=True)
 
     def end_line(self) -> None:
         if self.mid_line:
-            say(flush=True)
+            say(self.shown.flush(), flush=True)
             self.mid_line = False
 
     # -- the loop ------------------------------------------------------------------

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -154,11 +154,11 @@ class ConsolePrinter:
     cannot move the cursor, retitle the window or write the clipboard.
     """
 
-    def __init__(self, stream: TextIO | None = None, max_chars: int = 2000, secrets: list[str | None] | None = None):
+    def __init__(self, stream: TextIO | None = None, max_chars: int = 2000, secrets: Sequence[str | None] = ()):
         self.stream = stream or sys.stdout
         self.max_chars = max_chars
         self.colour = use_colour(self.stream)
-        self.secrets = secrets if secrets is not None else []  # keys masked in every line (the list may grow)
+        self.secrets = secrets  # keys masked in every line (the CLI's list is filled once the command starts)
 
     def __call__(self, event: Event) -> None:
         handler = getattr(self, f"on_{event.type}", None)

@@ -86,27 +86,31 @@ def masked_json(value: Any, secrets: Iterable[str | None], **dumps: Any) -> str:
 
 class StreamedSecrets:
     """Masks keys in text printed piece by piece (a streamed answer), where a key may be split
-    between two pieces: the end of the text that may be the start of a key (or of a piece of one)
-    is held back until the next piece shows what it is, or until ``flush``."""
+    between two pieces: the end of the text that may be the start of a key (any piece of one) is
+    held back, unmasked, until the next piece shows what it is, or until ``flush``."""
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
-        self.forms = [form for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET for form in written_forms(s)]
+        self.secrets = [s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET]
+        self.forms = [form for secret in self.secrets for form in written_forms(secret)]
         self.held = ""
 
     def feed(self, piece: str) -> str:
-        """What may be printed now of the text so far."""
+        """What may be printed now of the text so far, masked."""
         if not self.forms:
             return piece
-        text = hide_secrets(self.held + piece, self.forms)
-        keep = max((_key_piece_size(text, len(text), form, -1) for form in self.forms), default=0)
-        keep = min(keep, len(text))
-        self.held = text[len(text) - keep :]
-        return text[: len(text) - keep]
+        text = self.held + piece
+        cut = len(text) - max(_key_piece_size(text, len(text), form, -1) for form in self.forms)
+        for form in self.forms:  # a whole key across the cut is printed, masked, with the text before it
+            start = text.find(form, max(0, cut - len(form) + 1))
+            if 0 <= start < cut < start + len(form):
+                cut = start + len(form)
+        self.held = text[cut:]
+        return hide_secrets(text[:cut], self.secrets)
 
     def flush(self) -> str:
         """The text held back, masked: the stream has ended."""
-        text, self.held = hide_secrets(self.held, self.forms), ""
-        return text
+        text, self.held = self.held, ""
+        return hide_secrets(text, self.secrets)
 
 
 def _piece_spans(text: str, secret: str) -> list[tuple[int, int]]:
