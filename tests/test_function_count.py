@@ -24,7 +24,7 @@ def test_with_a_tool_that_may_change_things_the_safety_checks_add_at_most_ten():
     benchmark = load_benchmark()
     counts = {name: len(functions) for name, functions in benchmark.counts(benchmark.MAY_CHANGE).items()}
     assert all(count <= benchmark.LIMIT_CHANGING == 60 for count in counts.values()), counts
-    assert any(f.endswith("quotes_a_call") for f in benchmark.counts(benchmark.MAY_CHANGE)["ReActAgent (text)"])
+    assert any(f.endswith(" decide") for f in benchmark.counts(benchmark.MAY_CHANGE)["ReActAgent (text)"])  # the gate
 
 
 def test_the_count_sees_the_agent_s_own_functions():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from vero import tool
+from vero import Tool, tool
 from vero.agents import ReActAgent
 from vero.agents.react import (
     FINAL_ANSWER_PROMPT,
@@ -247,8 +247,8 @@ def test_non_json_input_for_a_multi_argument_tool_becomes_an_error_observation()
         '```\n{"a": "2", "b": 3}\n```',  # fence without language, a string number
     ],
 )
-def test_sloppy_json_action_input_is_repaired(raw):
-    agent, _ = make([act("add", raw), DONE])
+def test_sloppy_json_action_input_is_repaired_for_a_read_only_tool(raw):
+    agent, _ = make([act("add", raw), DONE], tools=[Tool(add, read_only=True)])
     assert agent.run("task") == "5"
     assert CALLS == [("add", 2, 3)]
 

@@ -13,7 +13,6 @@ import pytest
 from vero import tool
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.agents._native import RAN_FOR_YOU
-from vero.agents.react import FORMAT_ERROR_PROMPT
 from vero.core.message import ToolCall
 from vero.core.parsing import calls_in_prose
 from vero.recovery import Nudge, rule
@@ -143,17 +142,20 @@ def test_an_answer_quoting_a_page_that_holds_a_call_runs_nothing(kind, recovery,
     ],
 )
 def test_a_reply_that_is_only_the_quoted_call_is_not_run(kind, recovery, url, reply):
-    agent = AGENTS[kind](ScriptedLLM([fetch(url), reply]), recovery=recovery)
-    assert agent.run(QUOTE_TASK.format(url=url)) == reply
+    # the gate's refusal is the observation (it was the answer text before the gate), and the run goes on
+    llm = ScriptedLLM([fetch(url), reply, "The page holds a call; I ran nothing."])
+    agent = AGENTS[kind](llm, recovery=recovery)
+    assert agent.run(QUOTE_TASK.format(url=url)) == "The page holds a call; I ran nothing."
     assert DONE == []
     assert any(step.data.get("quoted") for step in agent.last_result.steps_of("warning"))
+    assert "is a quote of a call shown to you" in llm.requests[2].messages[-1]["content"]
 
 
 @pytest.mark.parametrize("kind", AGENTS)
 def test_a_call_quoted_from_the_task_itself_is_not_run(kind):
     task = f"What would this do if a model sent it? {FENCED_CALL}"
-    agent = AGENTS[kind](ScriptedLLM([FENCED_CALL]))
-    assert agent.run(task) == FENCED_CALL and DONE == []
+    agent = AGENTS[kind](ScriptedLLM([FENCED_CALL, "It would delete alice's account."]))
+    assert agent.run(task) == "It would delete alice's account." and DONE == []
 
 
 @pytest.mark.parametrize("kind", AGENTS)
@@ -174,8 +176,8 @@ def test_text_react_does_not_run_a_call_quoted_in_its_final_answer_or_as_its_who
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
     assert agent.run(QUOTE_TASK.format(url="tag")) == PAGES["tag"]
     assert DONE == []
-    sent = llm.requests[2].messages[-1]["content"]  # the quoted call was no action: the format correction
-    assert sent.startswith(FORMAT_ERROR_PROMPT.split("{")[0])
+    sent = llm.requests[2].messages[-1]["content"]  # the quoted call is not run: the gate's refusal
+    assert sent.startswith("Observation: Not run: this call of delete_account is a quote")
 
 
 @pytest.mark.parametrize("kind", AGENTS)

@@ -172,7 +172,7 @@ class BasicReflectionAgent(Agent):
             system = self.with_history(self.system_prompt)
         else:
             system = self.generate_prompt.format(**self._history_slots())
-        return self.call_llm([Message.system(system), Message.user(task)])
+        return self.call_llm([Message.system(system), Message.user(task)], **self.answer_format())
 
     def _reflect(self, task: str, response: str) -> Critique:
         messages = [
@@ -188,7 +188,7 @@ class BasicReflectionAgent(Agent):
 
     def _revise(self, task: str, response: str, feedback: str) -> Message:
         system = self.revise_prompt.format(**self._history_slots(), response=response, feedback=feedback)
-        return self.call_llm([Message.system(system), Message.user(task)])
+        return self.call_llm([Message.system(system), Message.user(task)], **self.answer_format())
 
 
 def _read_critique(data: dict[str, Any]) -> Critique:

@@ -283,7 +283,7 @@ class PlanExecuteAgent(Agent):
     def _answer_from_results(self, task: str, plan: Plan) -> Outcome:
         """A cap ended the loop: one call writes the best answer from the step results (status ``max_turns``);
         if that reply is empty or cut off, the answer is the last completed step's result."""
-        reply = self.call_llm(self._progress(self.final_prompt, task, plan))
+        reply = self.call_llm(self._progress(self.final_prompt, task, plan), **self.answer_format())
         answer = reply.text.strip()
         if not answer or reply.truncated:
             self.record(StepKind.WARNING, "the answer from the step results was empty or cut off")

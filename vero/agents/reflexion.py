@@ -190,7 +190,7 @@ class ReflexionAgent(Agent):
         executor = self.executor or self._default_executor()
         if executor is None:  # no tools: one plain generation call
             system = self.with_history(self.system_prompt or self.executor_prompt)
-            answer = self.call_llm([Message.system(system), Message.user(task)]).text
+            answer = self.call_llm([Message.system(system), Message.user(task)], **self.answer_format()).text
             return Attempt(number, answer, OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)
         return Attempt(number, result.answer, result.status, self._trajectory(result))

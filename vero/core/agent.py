@@ -18,6 +18,7 @@ status and the best partial answer so far.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 import logging
@@ -27,13 +28,14 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.gate import Refusal, decide
 from vero.core.message import ChatModel, Message
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
+from vero.core.output import OUTPUT_SYSTEM, OutputSpec
 from vero.core.parsing import (
     args_text,
     call_worked,
@@ -50,6 +52,7 @@ from vero.core.text import clip as clip_text
 from vero.errors import Cancelled, VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
+from vero.tool.schema import InvalidValue, describe
 
 if TYPE_CHECKING:
     from vero.core.stream import StreamEvent
@@ -107,7 +110,22 @@ class MalformedOutputError(VeroError):
         return type(self), (str(self), self.raw)
 
 
+class InvalidOutputError(VeroError):
+    """The answer never fit ``run(output_type=...)``, after the re-asks; ``raw`` is the last answer's text."""
+
+    status = "invalid_output"
+
+    def __init__(self, message: str, raw: str):
+        super().__init__(message)
+        self.raw = raw
+
+    def __reduce__(self) -> tuple[type[InvalidOutputError], tuple[str, str]]:  # picklable, for process pools
+        return type(self), (str(self), self.raw)
+
+
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
+_RUNNING: contextvars.ContextVar[Agent | None] = contextvars.ContextVar("vero_running_agent", default=None)
+OUTPUT_RETRIES = 2  # re-asks of an answer that does not fit output_type (run's output_retries=)
 
 
 _NO_USAGE: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
@@ -138,6 +156,8 @@ class Run:
     deltas: bool = False  # send the model's text deltas as ``text_delta`` events (Agent.stream)
     pace: Callable[[], None] | None = None  # a stream: wait at each call until its consumer has caught up
     tool_call_id: str | None = None  # the id of the native tool call being answered, for the tool events
+    output_spec: OutputSpec | None = None  # run(output_type=...): what the answer must be
+    output: Any = None  # the answer read as output_type, once it fits
     parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
     text_calls: set[str] = field(default_factory=set)  # ids of the tool calls vero read from the model's text
 
@@ -224,12 +244,23 @@ class Agent(ABC):
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         """The pattern's loop: return the answer (status ``ok``) or an ``Outcome``."""
 
-    def run(self, task: str, **kwargs: Any) -> str:
+    @overload
+    def run(self, task: str, *, output_type: type[T], **kwargs: Any) -> T | None: ...
+    @overload
+    def run(self, task: str, *, output_type: Any, **kwargs: Any) -> Any: ...
+    @overload
+    def run(self, task: str, **kwargs: Any) -> str: ...
+    def run(self, task: str, **kwargs: Any) -> Any:
         """Run one task and return the answer text; details go to ``last_result``.
 
+        ``output_type=T`` (``int``, a ``Literal``, a dataclass, a pydantic model... see
+        docs/typed-results.md) returns the answer read as a ``T`` instead, or None when it never fit
+        (status ``invalid_output``, after ``output_retries`` re-asks, default 2) or the run ended
+        without an answer; ``last_result.answer`` keeps the text either way.
         Never raises for model, tool or budget problems: they end the run with a
         status (``last_result.status``) and the error on ``last_result.error``.
-        Raises ``ConcurrentRunError`` at once when this agent is already running.
+        Raises ``ConcurrentRunError`` at once when this agent is already running, and ``TypeError``
+        for an ``output_type`` with no JSON form.
         ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
         """
         return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
@@ -266,7 +297,13 @@ class Agent(ABC):
         run.deltas = deltas
         yield from stream_events(self, run, kwargs)
 
-    async def arun(self, task: str, **kwargs: Any) -> str:
+    @overload
+    async def arun(self, task: str, *, output_type: type[T], **kwargs: Any) -> T | None: ...
+    @overload
+    async def arun(self, task: str, *, output_type: Any, **kwargs: Any) -> Any: ...
+    @overload
+    async def arun(self, task: str, **kwargs: Any) -> str: ...
+    async def arun(self, task: str, **kwargs: Any) -> Any:
         """``run`` for async code: the run goes on in a thread of its own, so the event loop is not blocked.
 
         Cancelling the awaiting task cancels the run (as ``cancel``) and waits for it to stop.
@@ -284,13 +321,21 @@ class Agent(ABC):
         async for event in astream_events(self, run, kwargs):
             yield event
 
-    def _guarded(self, run: Run, kwargs: dict[str, Any]) -> str:
-        """Run ``solve`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends."""
+    def _guarded(self, run: Run, kwargs: dict[str, Any]) -> Any:
+        """Run ``solve`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends.
+
+        Returns the answer text, or with ``output_type`` in ``kwargs`` the typed output.
+        """
+        output_type = kwargs.pop("output_type", str)
+        retries = kwargs.pop("output_retries", OUTPUT_RETRIES)
+        if output_type is not str:
+            run.output_spec = OutputSpec(output_type, retries)  # a type with no JSON form: TypeError, now
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(
                 f"{type(self).__name__} {self.name!r} is already running a task; one agent runs one task at a "
                 "time (its history and steps belong to that run). Create one agent per thread, as run_many does."
             )
+        running = _RUNNING.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
         try:
             self._run = run
             task = run.task
@@ -299,7 +344,8 @@ class Agent(ABC):
             try:
                 if not isinstance(task, str) or not task.strip():
                     raise ValueError("the task is empty")
-                outcome = self.solve(task, **kwargs)
+                spec = run.output_spec
+                outcome = self.solve(task + spec.instructions() if spec else task, **kwargs)
                 if isinstance(outcome, Outcome):
                     answer, status = outcome.answer, outcome.status
                 elif isinstance(outcome, str):
@@ -307,6 +353,10 @@ class Agent(ABC):
                 else:
                     raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
                 answer = tidy_numbers(answer) if isinstance(answer, str) else answer
+                if spec is not None:
+                    answer = self._typed_answer(spec, answer, status)
+            except InvalidOutputError as invalid:
+                answer, status, error = invalid.raw, Status.INVALID_OUTPUT, invalid
             except Cancelled as stop:
                 answer, status, error = run.partial, Status.CANCELLED, stop
             except BudgetExceeded as stop:
@@ -321,12 +371,73 @@ class Agent(ABC):
                 reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
                 error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
             result = self._finish(answer, status, error)
-            if result.answer and result.status not in (Status.FAILED, Status.CANCELLED):  # no half turn
-                self.history += [Message("user", task), Message("assistant", result.answer)]
-            return result.answer
+            if result.answer and result.status not in (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT):
+                self.history += [Message("user", task), Message("assistant", result.answer)]  # no half turn
+            return result.answer if run.output_spec is None else result.output
         finally:
             self._run = None  # the run is over: its state lives on only in last_result
+            _RUNNING.reset(running)
             self._running.release()
+
+    def _typed_answer(self, spec: OutputSpec, answer: str, status: str) -> str:
+        """``answer`` read as the run's ``output_type`` (kept as ``run.output``); returns the answer text.
+
+        An answer that does not fit goes back to the model with every problem named (``reask_output``),
+        at most ``spec.retries`` times; then ``InvalidOutputError`` ends the run ``invalid_output``.  The
+        answer of a run a budget cut short is read once, never re-asked (the budget is spent).
+        """
+        run = self.current_run
+        for attempt in range(spec.retries + 1):
+            try:
+                run.output = spec.read(answer)
+                return answer
+            except InvalidValue as exc:
+                problems = exc.problems
+            if status not in (Status.OK, Status.NEEDS_REVIEW):
+                return answer
+            listed = "; ".join(describe(problem) for problem in problems)
+            self.record(StepKind.WARNING, f"the answer does not fit the output type: {listed}", raw=answer)
+            if attempt < spec.retries:
+                answer = self.reask_output(spec, answer, problems)
+        raise InvalidOutputError(f"the answer did not fit the output type ({spec.retries} re-asks): {listed}", answer)
+
+    def reask_output(self, spec: OutputSpec, answer: str, problems: list[tuple[str, str]]) -> str:
+        """Ask again for an answer that did not fit ``output_type``; returns the new answer text.
+
+        The one pattern hook of typed results: by default one model call with the task, the answer
+        and every problem, constrained by the type's schema where the server supports it
+        (``answer_format``).  A pattern may override it to ask within its own conversation.
+        """
+        messages = [
+            Message.system(OUTPUT_SYSTEM),
+            Message.user(self.task + spec.instructions()),
+            Message.assistant(answer),
+            Message.user(spec.reask(problems)),
+        ]
+        text = self.call_llm(messages, **self.answer_format()).text
+        self.record(StepKind.FINAL, text, reasked=True)
+        return text
+
+    def answer_format(self) -> dict[str, Any]:
+        """The options of a model call whose reply is the final answer: ``response_format`` with the
+        ``output_type``'s schema when the run has one and the server constrains replies to a JSON schema
+        (``supports_json_schema()``); else none."""
+        spec = self._run.output_spec if self._run else None
+        supports = getattr(self.llm, "supports_json_schema", None)
+        if spec is None or not callable(supports) or supports() is not True:
+            return {}
+        return {"response_format": spec.response_format()}
+
+    def as_tool(self, name: str | None = None, description: str | None = None) -> Tool:
+        """This agent as a tool that another agent's model can call with a task (``vero.core.agent_tool``).
+
+        Each call is a fresh run of this agent, run as part of the calling run: its usage counts toward
+        that run's budget, its steps are recorded there one level deeper, its events reach that run's
+        stream and trace, and cancelling that run cancels it.
+        """
+        from vero.core.agent_tool import agent_tool
+
+        return agent_tool(self, name, description)
 
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
         run = self._run
@@ -340,6 +451,7 @@ class Agent(ABC):
             elapsed_s=time.perf_counter() - run.started,
             error=error,
             task=run.task,
+            output=run.output,
         )
         self.last_result = result
         self._emit(
@@ -748,3 +860,8 @@ def _failed(observation: Step) -> bool:
     if error in (ToolError.TIMEOUT, ToolError.BUSY, ToolError.REFUSED):  # a refused call is asked about again
         return False
     return error is not None or not observation.data.get("ok", True) or reports_error(observation.content)
+
+
+def running_agent() -> Agent | None:
+    """The agent whose run is in progress in this thread's context (a tool it runs sees it), if any."""
+    return _RUNNING.get()

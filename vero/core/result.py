@@ -39,6 +39,7 @@ class Status(_Named):
     REJECTED = "rejected"  # the user refused the plan
     FAILED = "failed"  # an error, unusable model output, or empty input
     CANCELLED = "cancelled"  # stopped by Agent.cancel(), or by leaving a stream (Agent.stream) early
+    INVALID_OUTPUT = "invalid_output"  # the answer never fit run(output_type=...), after the re-asks
 
 
 # The old names, kept: `from vero.core.result import OK` still works.
@@ -49,7 +50,8 @@ MAX_TOKENS = Status.MAX_TOKENS
 REJECTED = Status.REJECTED
 FAILED = Status.FAILED
 CANCELLED = Status.CANCELLED
-STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED, CANCELLED)
+INVALID_OUTPUT = Status.INVALID_OUTPUT
+STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED, CANCELLED, INVALID_OUTPUT)
 
 
 class StepKind(_Named):
@@ -261,6 +263,7 @@ class RunResult:
     elapsed_s: float = 0.0
     error: BaseException | None = None
     task: str = ""
+    output: Any = None  # the answer as run(output_type=...) asked for it; None without a type, or when it never fit
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", _STATUSES.get(self.status, self.status))  # frozen: set once, here
@@ -276,13 +279,17 @@ class RunResult:
         return [s for s in self.steps if s.kind == kind]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the task, answer, status, steps, usage, model calls, time and error.
+        """A JSON-ready dict: the task, answer, typed output, status, steps, usage, model calls, time and error.
 
-        The error is ``{"type", "message", "status"}`` (or ``None``), not the exception itself.
+        The error is ``{"type", "message", "status"}`` (or ``None``), not the exception itself; the output
+        is plain JSON values (a dataclass as its fields, an Enum member as its value).
         """
+        from vero.core.output import plain
+
         return {
             "task": self.task,
             "answer": self.answer,
+            "output": plain(self.output),
             "status": _plain(self.status),
             "steps": [s.to_dict() for s in self.steps],
             "usage": dict(self.usage),

@@ -53,7 +53,7 @@ class Agent(Protocol):
     name: str
     last_result: RunResult | None
 
-    def _guarded(self, run: Any, kwargs: dict[str, Any]) -> str: ...
+    def _guarded(self, run: Any, kwargs: dict[str, Any]) -> Any: ...
 
 
 # -- the events ------------------------------------------------------------------------------
@@ -328,21 +328,21 @@ async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Asyn
             await asyncio.to_thread(thread.join)
 
 
-async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> str:
+async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Any:
     """``Agent.arun``: ``run`` in a thread of its own; cancelling the awaiting task cancels the run."""
     import asyncio
     import contextvars
 
     loop = asyncio.get_running_loop()
-    done: asyncio.Future[str] = loop.create_future()
+    done: asyncio.Future[Any] = loop.create_future()  # the answer text, or the typed output
 
-    def settle(answer: str | None, error: BaseException | None) -> None:
+    def settle(answer: Any, error: BaseException | None) -> None:
         if done.cancelled():
             return
         if error is not None:
             done.set_exception(error)
         else:
-            done.set_result(answer or "")
+            done.set_result(answer)
 
     def work() -> None:
         try:

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from typing import Any, overload
 
 from vero.tool.schema import (
-    InvalidValue,
     check,
     coerce,
     convert_into,
     is_json,
+    needs_building,
     type_label,
     type_to_schema,
 )
@@ -217,7 +217,11 @@ class Tool:
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
         # the parameters' hints: a valid argument is built as its hint asks (a dataclass, an Enum member...)
-        self._hints = {name: hint for name, hint in _type_hints(func).items() if name in self.parameters["properties"]}
+        self._hints = {
+            name: hint
+            for name, hint in _type_hints(func).items()
+            if name in self.parameters["properties"] and needs_building(hint)
+        }
         self.timeout: float | None = timeout
         self.auto_correct: bool = auto_correct is not False
         self.read_only: bool = read_only is True  # unmarked: may change things
@@ -299,19 +303,6 @@ class Tool:
             parts.append(f"{name} ({type_label(schema)}{optional})")
         return ", ".join(parts) or "none"
 
-    def _converted(self, name: str, value: Any) -> Any:
-        """One argument as the function takes it: built as its hint asks, or fit to its schema (a tool
-        whose schema came from elsewhere, such as an MCP server's)."""
-        problems: list[tuple[str, str]] = []
-        hint = self._hints.get(name)
-        if hint is None:
-            result = check(value, self.parameters["properties"][name], name, problems)
-        else:
-            result = convert_into(value, hint, name, problems)
-        if problems:
-            raise InvalidValue(problems)
-        return result
-
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Check and coerce ``args`` into keyword arguments for ``func``.
 
@@ -319,18 +310,20 @@ class Tool:
         argument, so the model can fix all of them in one go.
         """
         props = self.parameters["properties"]
-        kwargs, unexpected, invalid = {}, [], []
+        kwargs: dict[str, Any] = {}
+        unexpected: list[str] = []
+        misfits: list[tuple[str, str]] = []  # (path, what is wrong) of each invalid value
         for key, value in args.items():
-            if key in props:
-                try:
-                    kwargs[key] = self._converted(key, value)
-                except InvalidValue as exc:
-                    invalid += [f"{path} ({message})" for path, message in exc.problems]
+            if key in self._hints:  # built as its hint asks: a dataclass, an Enum member...
+                kwargs[key] = convert_into(value, self._hints[key], key, misfits)
+            elif key in props:  # a simple value, or a schema from elsewhere (an MCP server's)
+                kwargs[key] = check(value, props[key], key, misfits)
             elif self._accepts_extra:
                 kwargs[key] = value
             else:
                 unexpected.append(str(key))
         missing = [name for name in self._required if name not in args]
+        invalid = [f"{path} ({message})" for path, message in misfits]
         problems = []
         if missing:
             problems.append(f"is missing required argument(s): {', '.join(missing)}")

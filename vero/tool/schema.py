@@ -570,6 +570,20 @@ def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any
     return _as_member(result, tp) if len(problems) == before else None
 
 
+def needs_building(tp: Any) -> bool:
+    """True when a valid JSON value of the hint ``tp`` is not yet the Python value it asks for (a
+    dataclass, an Enum member, a tuple...): ``convert``; else checking it against its schema will do."""
+    tp, _ = unannotated(tp)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if _is_leaf(tp) and not _is_enum(tp):
+        return False
+    if origin in (Union, types.UnionType, list):
+        return any(needs_building(a) for a in args)
+    if tp in (list, dict) or origin is dict:
+        return len(args) == 2 and needs_building(args[1])
+    return True
+
+
 def _is_leaf(tp: Any) -> bool:
     """A hint checked by its schema alone: a simple value, a Literal, an Enum, None or Any."""
     tp, _ = unannotated(tp)

@@ -22,6 +22,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
+from operator import itemgetter
 from typing import Any
 
 from vero.core.parsing.json_text import DECODER
@@ -219,7 +220,7 @@ def canonical(value: Any, depth: int = 0) -> Any:
             pass
     if isinstance(value, dict):
         pairs = [(canonical(str(key), depth + 1), canonical(item, depth + 1)) for key, item in value.items()]
-        return tuple(sorted(pairs, key=lambda pair: str(pair[0])))
+        return tuple(sorted(pairs, key=itemgetter(0)))
     if isinstance(value, (list, tuple)):
         return tuple(canonical(item, depth + 1) for item in value)
     if isinstance(value, bool) or value is None:

@@ -33,22 +33,39 @@ class ReActStep:
     open_ended: bool = False  # its input is no complete JSON object and runs to the reply's end (a cut may end it)
     reply: str = ""  # the whole reply, and where the action's label starts in it (for ``embedded``)
     at: int = -1
+    lines: tuple[str, ...] = ()  # the reply's lines as written (labels not normalised), from its first text on
 
     @property
     def embedded(self) -> bool:
         """True when the ``Action:`` label is not one the model wrote as its step: it does not begin a
-        line, or lies in a code fence with text outside it (an example), or in an HTML comment.  The
-        agents do not run such an action of a tool that may change things (docs/tools.md, "Safety")."""
+        line, or lies in a code fence (``` or ~~~) with text outside it (an example), in an indented
+        code block amid unindented text, in ``<pre>`` or ``<code>``, or in an HTML comment.  The agents
+        do not run such an action of a tool that may change things (docs/tools.md, "Safety")."""
         text, start = self.reply, self.at
         if start < 0:
             return False
         if start > 0 and text[start - 1] != "\n":
             return True
-        fences = text.count("```", 0, start)
-        whole_fence = text.startswith("```") and text.endswith("```") and text.count("```") == 2  # the step, fenced
-        in_fence = fences % 2 == 1 and not whole_fence
-        in_comment = text.rfind("<!--", 0, start) > text.rfind("-->", 0, start)
-        return in_fence or in_comment
+        in_fence = any(_inside_fence(text, start, fence) for fence in ("```", "~~~"))
+        in_markup = any(text.rfind(opening, 0, start) > text.rfind(closing, 0, start) for opening, closing in _BLOCKS)
+        return in_fence or in_markup or self._indented(text.count("\n", 0, start))
+
+    def _indented(self, line: int) -> bool:
+        """True when line ``line`` is indented as a code block (4 spaces or a tab) and other text is not."""
+        code = ("    ", "\t")
+        if line >= len(self.lines) or not self.lines[line].startswith(code):
+            return False
+        return any(other.strip() and not other.startswith(code) for other in self.lines)
+
+
+_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+_BLOCKS = (("<!--", "-->"), ("<pre", "</pre>"), ("<code", "</code>"))  # an example inside them is no action
+
+
+def _inside_fence(text: str, start: int, fence: str) -> bool:
+    """True when ``start`` lies inside a ``fence`` block that is not the whole reply (the step, fenced)."""
+    whole = text.startswith(fence) and text.endswith(fence) and text.count(fence) == 2
+    return text.count(fence, 0, start) % 2 == 1 and not whole
 
 
 _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
@@ -107,11 +124,13 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     in code fences, ``Action: tool(arg="x")`` without an input line, and (given
     ``tool_names``) a tool call written as a JSON object without any labels.
     """
-    text = normalize_labels(text or "").split(OBSERVATION_LABEL, 1)[0].strip()
+    source = _BLANK_LINES.sub("", text or "")  # so that the lines are numbered as in ``text`` below
+    text = normalize_labels(source).split(OBSERVATION_LABEL, 1)[0].strip()
     if not text:
         return ReActStep(problem="the reply was empty")
     first = _FIRST_LABEL.search(text)
     step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
+    step.lines = tuple(source.split("\n"))
     action, given = _ACTION.search(text), _INPUT.search(text)
     final_line = _LINE_FINAL.search(text)
     if action and final_line and final_line.start() < action.start():  # an Action after the answer is part of it
@@ -128,9 +147,9 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         if parsed:
             step.action_input, end = parsed
             after = _NEXT_LABEL.search(text, end)  # what follows the object up to the next label is input too
-            written = text[given.end() : after.start() if after else len(text)]
-            # without the closing fence of a reply that is one fenced step
-            step.input_text = written if written.lstrip()[:1] in "`~" else _TRAILING_FENCE.sub("", written.rstrip())
+            given_text = text[given.end() : after.start() if after else len(text)]
+            fenced = given_text.lstrip()[:1] in "`~"  # else: without the closing fence of a reply fenced whole
+            step.input_text = given_text if fenced else _TRAILING_FENCE.sub("", given_text.rstrip())
         else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
             step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
             step.open_ended = following is None

@@ -1,0 +1,86 @@
+"""``agent.as_tool()``: one agent as a tool of another.
+
+The tool takes one argument, ``task``, and runs a fresh run of the agent on it (the agent's own
+conversation history is set aside for that run and put back after).  Called by a running agent,
+the run goes through that agent's ``run_subagent``: its usage counts toward the caller's budget,
+its steps are recorded there one level deeper, its events reach the caller's stream and trace, and
+cancelling the caller cancels it.  Called on its own (``tool(task="...")``), it is a plain run.
+
+The sub-run's answer is the tool's output.  A sub-run that ends without an accepted answer
+(``failed``, ``max_turns``, ``cancelled``...) raises ``SubagentFailed``, which the tool registry
+turns into an error observation naming the status; ``needs_review`` still gives the answer, with a
+line saying it was not accepted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Annotated
+
+from vero.core.result import RunResult, Status
+from vero.errors import VeroError
+from vero.tool.base import Tool
+
+if TYPE_CHECKING:
+    from vero.core.agent import Agent
+
+TASK_DESCRIPTION = "the task for the agent, in full: it sees nothing of this conversation"
+NOT_ACCEPTED = "\n(The agent ended '{status}': its own check did not accept this answer.)"
+
+
+class SubagentFailed(VeroError):
+    """The agent run as a tool ended without an answer; the message names its status and error."""
+
+
+def agent_tool(agent: Agent, name: str | None = None, description: str | None = None) -> Tool:
+    """The ``Tool`` of ``Agent.as_tool``."""
+
+    def ask_agent(task: Annotated[str, TASK_DESCRIPTION]) -> str:
+        return _answer(agent, _run_fresh(agent, task))
+
+    return Tool(
+        ask_agent,
+        name=name or _tool_name(agent.name),
+        description=description or f"Ask the agent {agent.name!r} ({type(agent).__name__}) to do a task; it answers.",
+        timeout=math.inf,  # the caller's budgets bound it, and cancelling the caller stops it
+        read_only=_only_looks_up(agent),
+    )
+
+
+def _run_fresh(agent: Agent, task: str) -> RunResult:
+    """A run of ``agent`` on ``task`` with no earlier conversation, as part of the running agent's run."""
+    from vero.core.agent import running_agent
+
+    parent = running_agent()
+    if parent is agent:
+        raise SubagentFailed(f"the agent {agent.name!r} cannot call itself as a tool")
+    saved, agent.history = agent.history, []
+    try:
+        if parent is None:
+            agent.run(task)
+            assert agent.last_result is not None  # set by every run() that returns
+            return agent.last_result
+        return parent.run_subagent(agent, task)
+    finally:
+        agent.history = saved
+
+
+def _answer(agent: Agent, result: RunResult) -> str:
+    if result.status == Status.OK and result.answer.strip():
+        return result.answer
+    if result.status == Status.NEEDS_REVIEW and result.answer.strip():
+        return result.answer + NOT_ACCEPTED.format(status=result.status)
+    reason = f": {result.error}" if result.error else ""
+    raise SubagentFailed(f"the agent {agent.name!r} ended '{result.status}' without an answer{reason}")
+
+
+def _only_looks_up(agent: Agent) -> bool:
+    """True when every tool the agent may call only looks things up (or it calls none)."""
+    tools = agent.tools
+    return not agent.uses_tools or all(tools.read_only(tool) for tool in tools.names())
+
+
+def _tool_name(agent_name: str) -> str:
+    """The agent's name as a tool name: letters, digits, ``_`` and ``-``, at most 64."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", agent_name)[:64] or "agent"

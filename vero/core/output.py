@@ -1,0 +1,125 @@
+"""Typed results: ``run(task, output_type=T)`` reads the final answer as a ``T``.
+
+``OutputSpec`` holds what the answer must be (a Python type, or a JSON Schema dict from
+``vero run --output-schema``): the note that tells the model so, the ``response_format`` that
+constrains a reply where the server supports it, and ``read``, which parses the answer text
+(code fences removed; a bare value for a simple type) and builds the value with the same
+machinery as tool arguments (``vero.tool.schema``).  ``read`` raises ``InvalidValue`` naming
+every problem; the agent then re-asks (``Agent._typed_answer``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vero.core.notes import note
+from vero.core.parsing import parse_json_value
+from vero.core.parsing.json_text import fenced
+from vero.tool.schema import InvalidValue, check, convert, describe, inline_refs, type_label, type_to_schema
+
+OUTPUT_NOTE = "\n\nYour final answer must be {what}, with nothing before or after it."
+OUTPUT_REASK = note(
+    "output_reask",
+    "Your answer does not have the required form:\n{problems}\nWrite the answer again as {what}, and nothing else.",
+)
+OUTPUT_SYSTEM = "You write the answer to a task in exactly the form the task asks for."
+ANSWER_KEY = "answer"  # a simple value sent under a constrained reply's object: {"answer": 42}
+_SIMPLE_KINDS = ("string", "integer", "number", "boolean")
+
+
+class OutputSpec:
+    """What a run's final answer must be: ``output_type`` (a type hint, or a JSON Schema dict)."""
+
+    def __init__(self, output_type: Any, retries: int = 2):
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(f"output_retries must be 0 or more, got {retries!r}")
+        self.output_type = output_type
+        self.retries = retries
+        self.is_schema = isinstance(output_type, dict)
+        self.schema: dict[str, Any] = inline_refs(output_type) if self.is_schema else type_to_schema(output_type)
+        self.simple = _is_simple(self.schema)
+
+    def describe(self) -> str:
+        """What the model is told the answer must be: a value of a kind, one of some values, or JSON."""
+        if "enum" in self.schema:
+            return "exactly one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in self.schema["enum"])
+        if self.simple:
+            return f"a single {type_label(self.schema)} value"
+        schema = json.dumps(self.schema, ensure_ascii=False)
+        return f"only JSON that fits this JSON schema: {schema}"
+
+    def instructions(self) -> str:
+        """The note added to the task for the model."""
+        return OUTPUT_NOTE.format(what=self.describe())
+
+    def reask(self, problems: list[tuple[str, str]]) -> str:
+        """The note that sends the answer back, naming every problem."""
+        listed = "\n".join(f"- {describe(problem)}" for problem in problems)
+        return OUTPUT_REASK.format(problems=listed, what=self.describe())
+
+    def response_format(self) -> dict[str, Any]:
+        """A ``response_format`` constraining the reply to this type; a value that is not an object goes
+        under ``{"answer": ...}`` (OpenAI constrains objects only)."""
+        schema = self.schema
+        if schema.get("type") != "object":
+            schema = {
+                "type": "object",
+                "properties": {ANSWER_KEY: schema},
+                "required": [ANSWER_KEY],
+                "additionalProperties": False,
+            }
+        return {"type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema}}
+
+    def read(self, text: str) -> Any:
+        """The answer ``text`` as the declared type; raises ``InvalidValue`` naming every problem."""
+        value = self._parsed(text)
+        if self.is_schema:
+            problems: list[tuple[str, str]] = []
+            result = check(value, self.schema, "", problems)
+            if problems:
+                raise InvalidValue(problems)
+            return result
+        return convert(value, self.output_type)
+
+    def _parsed(self, text: str) -> Any:
+        """The JSON value in ``text``; the bare text for a simple type when it is not JSON."""
+        body = fenced(text or "").strip()
+        if not body:
+            raise InvalidValue([("", "the answer is empty")])
+        try:
+            value = parse_json_value(body, repair=not self.simple)
+        except ValueError:
+            if self.simple:
+                return body  # 42, yes, positive: read leniently as the type says
+            raise InvalidValue([("", "the answer is not JSON")]) from None
+        if isinstance(value, dict) and set(value) == {ANSWER_KEY} and self.schema.get("type") != "object":
+            return value[ANSWER_KEY]  # a constrained reply's wrapper
+        return value
+
+
+def _is_simple(schema: dict[str, Any]) -> bool:
+    """A string, number, boolean or one of fixed values (possibly null): readable from bare text."""
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    return "enum" in schema or (bool(kinds) and all(k in (*_SIMPLE_KINDS, "null") for k in kinds) and kind != "null")
+
+
+def plain(value: Any) -> Any:
+    """A typed output as plain JSON values (for ``RunResult.to_dict`` and the CLI)."""
+    import dataclasses
+    import enum
+
+    if hasattr(value, "model_dump") and callable(value.model_dump):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, enum.Enum):
+        return plain(value.value)
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    return value
