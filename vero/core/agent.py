@@ -234,7 +234,7 @@ class Agent(ABC):
     def verbose(self, on: bool) -> None:
         printers = [c for c in self.events.callbacks if isinstance(c, ConsolePrinter)]
         if on and not printers:
-            self.events.callbacks.append(ConsolePrinter())
+            self.events.callbacks.append(ConsolePrinter(secrets=[getattr(self.llm, "_secret", "")]))
         elif not on:
             for printer in printers:
                 self.events.callbacks.remove(printer)
