@@ -86,7 +86,14 @@ def outcome_text(results: dict) -> str:
     return "; ".join(f"{kind}: {text}" for kind, text in shown.items())
 
 
-FAULT_MODULES = ("test_faults", "test_faults_model_io", "test_faults_io", "test_faults_output", "test_faults_sandbox")
+FAULT_MODULES = (
+    "test_faults",
+    "test_faults_model_io",
+    "test_faults_io",
+    "test_faults_output",
+    "test_faults_sandbox",
+    "test_mcp_faults",
+)
 
 
 def all_rows() -> list:

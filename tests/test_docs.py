@@ -494,6 +494,7 @@ def test_reliability_page_lists_every_new_fault_row():
                 "test_faults_model_io",
                 "test_faults_output",
                 "test_faults_sandbox",
+                "test_mcp_faults",
             )
         ]
     finally:
