@@ -415,3 +415,13 @@ def test_the_cli_run_on_a_server_refusing_temperature_names_it_with_its_fix(tmp_
     assert done.returncode == 1
     assert "refused the parameter 'temperature'" in done.stderr and "TEMPERATURE=omit" in done.stderr
     assert "--tools none" not in done.stderr
+
+
+def test_temperature_omit_in_the_settings_sends_no_temperature():
+    from vero.config import Settings
+
+    assert Settings.from_env(environ={"TEMPERATURE": "omit"}).TEMPERATURE is None
+    assert Settings.from_env(environ={"VERO_TEMPERATURE": " OMIT "}).TEMPERATURE is None
+    assert Settings.from_env(environ={"TEMPERATURE": "0.2"}).TEMPERATURE == 0.2
+    with pytest.raises(ValueError, match="omit"):
+        Settings.from_env(environ={"TEMPERATURE": "warm"})

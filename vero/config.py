@@ -67,6 +67,16 @@ def _cap(name: str, value: str | None, default: int | None) -> int | None:
     return cap
 
 
+def _temperature(name: str, value: str | None, default: float | None) -> float | None:
+    """A sampling temperature, or ``omit`` (``None``): the model's own default, no temperature sent."""
+    if value is not None and value.strip().lower() == "omit":
+        return None
+    try:
+        return _number(name, value, default, float)
+    except ValueError:
+        raise ValueError(f"setting {name}={value!r} is not a number, or omit (send no temperature)") from None
+
+
 def _call_seconds(name: str, value: str | None) -> float | None:
     """``MAX_CALL_SECONDS``: seconds > 0, ``0``/``none``/``off`` for no limit (``math.inf``), unset: ``None``."""
     if value is not None and value.strip().lower() in {"0", "none", "off"}:
@@ -107,7 +117,7 @@ class Settings:
     OPENAI_API_KEY: str | None = None
     OPENAI_BASE_URL: str | None = None
     MODEL_NAME: str = "gpt-4o-mini"
-    TEMPERATURE: float = 0.7
+    TEMPERATURE: float | None = 0.7  # None (TEMPERATURE=omit): no temperature is sent
     TIMEOUT: float | None = 60.0
     MAX_RETRIES: int = 2
     # Output cap per model call.  An agent step (a thought and a tool call, a plan,
@@ -144,7 +154,7 @@ class Settings:
             OPENAI_API_KEY=key("OPENAI_API_KEY"),
             OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
             MODEL_NAME=named("MODEL_NAME")[1] or cls.MODEL_NAME,
-            TEMPERATURE=_number(*named("TEMPERATURE"), cls.TEMPERATURE, float),
+            TEMPERATURE=_temperature(*named("TEMPERATURE"), cls.TEMPERATURE),
             TIMEOUT=_number(*named("TIMEOUT"), cls.TIMEOUT, float),
             MAX_RETRIES=_number(*named("MAX_RETRIES"), cls.MAX_RETRIES, int),
             MAX_TOKENS=_cap(*named("MAX_TOKENS"), cls.MAX_TOKENS),
