@@ -425,3 +425,17 @@ def test_temperature_omit_in_the_settings_sends_no_temperature():
     assert Settings.from_env(environ={"TEMPERATURE": "0.2"}).TEMPERATURE == 0.2
     with pytest.raises(ValueError, match="omit"):
         Settings.from_env(environ={"TEMPERATURE": "warm"})
+
+
+# -- a model name where the client goes ------------------------------------------------------------
+@pytest.mark.parametrize("llm", ["openai:gpt-4o-mini", "gpt-4o", None, 42, object()])
+def test_an_agent_given_something_without_generate_is_a_type_error_naming_chat_openai(llm):
+    with pytest.raises(TypeError, match="ChatOpenAI") as caught:
+        ToolCallingAgent("a", llm, tools=[multiply], verbose=False)
+    assert type(llm).__name__ in str(caught.value)
+
+
+def test_every_pattern_checks_its_model_client_at_construction():
+    for make in (ToolCallingAgent, ReActAgent, PlanExecuteAgent, ReflexionAgent):
+        with pytest.raises(TypeError, match="ChatOpenAI"):
+            make("a", "openai:gpt-4o-mini")

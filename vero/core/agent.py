@@ -200,7 +200,7 @@ class Agent(ABC):
         **settings: Unpack[SharedSettings],
     ) -> None:
         self.name = name
-        self.llm = llm
+        self.llm = model_client(llm)
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         self.system_prompt = system_prompt
         self.max_turns = self.default_max_turns if max_turns is None else max_turns
@@ -836,6 +836,18 @@ class Agent(ABC):
         the current history untouched.
         """
         self.history = load_session(path)
+
+
+def model_client(llm: Any) -> ChatModel:
+    """``llm``, or a TypeError at once when it has no ``generate``: a model's name passed where the client
+    goes would otherwise fail every run."""
+    if not callable(getattr(llm, "generate", None)):
+        raise TypeError(
+            f"llm must be a model client such as vero.ChatOpenAI, not {type(llm).__name__} "
+            f"{clip_text(repr(llm), 80, '...', within=True)}: pass ChatOpenAI(model_name=...) with the model's name "
+            "as your endpoint knows it"
+        )
+    return llm  # type: ignore[no-any-return]  # it has generate: a ChatModel
 
 
 def tool_calls(steps: Sequence[Step], depth: int = 0) -> list[tuple[Step, Step]]:
