@@ -336,6 +336,71 @@ def test_cancelling_the_awaiting_task_cancels_the_run_and_leaves_the_agent_usabl
     assert agent.llm.calls == 3
 
 
+def blocking_model(*after):
+    """A scripted model whose first call waits for ``release`` (``entered`` is set once it is under way)."""
+    entered, release = threading.Event(), threading.Event()
+
+    def first(messages):
+        entered.set()
+        release.wait(SAFETY_S)
+        return "the answer"
+
+    return ScriptedLLM([first, *after]), entered, release
+
+
+async def cancel_twice_then_release(task, entered, release):
+    """Cancel ``task`` twice while the model call is under way; it must still be waiting for the run."""
+    await asyncio.to_thread(entered.wait, SAFETY_S)
+    for _ in range(2):
+        task.cancel()
+        await asyncio.sleep(0.01)
+    still_waiting = not task.done()
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    return still_waiting
+
+
+def test_cancelling_arun_during_its_last_model_call_cancels_the_run_and_waits_for_it():
+    llm, entered, release = blocking_model("again")
+    agent = ToolCallingAgent("t", llm, verbose=False)
+
+    async def main():
+        task = asyncio.create_task(agent.arun("go"))
+        assert await cancel_twice_then_release(task, entered, release)  # a second cancel did not return early
+        assert agent.last_result.status == Status.CANCELLED and agent.history == []
+        return await agent.arun("go again")  # the agent is free: the run had stopped
+
+    assert asyncio.run(main()) == "again"
+    assert agent.history[0].text == "go again"
+
+
+def test_cancelling_astream_twice_waits_for_the_run_to_stop():
+    llm, entered, release = blocking_model("again")
+    agent = ToolCallingAgent("t", llm, verbose=False)
+
+    async def consume():
+        return [event async for event in agent.astream("go")]
+
+    async def main():
+        assert await cancel_twice_then_release(asyncio.create_task(consume()), entered, release)
+        assert agent.last_result.status == Status.CANCELLED and agent.history == []
+        return await agent.arun("go again")
+
+    assert asyncio.run(main()) == "again"
+
+
+def test_cancel_during_the_last_model_call_ends_the_run_cancelled():
+    def cancel_then_answer(messages):
+        agent.cancel()
+        return "the answer"
+
+    agent = ToolCallingAgent("t", ScriptedLLM([cancel_then_answer, "again"]), verbose=False)
+    agent.run("go")
+    assert agent.last_result.status == Status.CANCELLED and agent.history == []
+    assert agent.run("go again") == "again"
+
+
 def test_astream_yields_the_events_and_ends_with_the_result():
     async def main():
         return [event async for event in adding_agent().astream("What is 2 + 3?")]

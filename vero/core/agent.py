@@ -275,8 +275,8 @@ class Agent(ABC):
         ``history`` unchanged.
 
         Safe to call from any thread or a callback (``run_many`` calls it on Ctrl-C; leaving a ``stream``
-        early does too).  A model or tool call already under way finishes first.  Returns False when
-        no run is in progress (nothing to cancel).
+        early does too).  A model or tool call already under way finishes first; a model reply that
+        arrives after the cancel is not used.  Returns False when no run is in progress (nothing to cancel).
         """
         run = self._run
         if run is None:
@@ -511,6 +511,8 @@ class Agent(ABC):
                 tool_calls=len(reply.tool_calls or ()),
                 reply=reply_record(model, reply),
             )
+        if run.cancelled.is_set():  # cancelled while the call was under way: its reply is not used
+            raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
         if reply.finish_reason == "length":  # reply.truncated

@@ -14,8 +14,9 @@ The run goes on in a thread of its own (``arun`` and ``astream`` too: the
 model client is synchronous), so a slow model call blocks neither the
 consumer's loop nor an asyncio event loop.  Leaving a stream early, or
 cancelling an ``arun``, sets the run's cancel flag: the run ends
-``cancelled`` at its next model or tool call (``Cancelled``) and the
-stream waits for that, so the agent is free again when the loop is left.
+``cancelled`` at its next model or tool call, or as the call under way
+returns (``Cancelled``), and the stream or ``arun`` waits for that, through
+any further cancels, so the agent is free again when it returns.
 
 This module also builds the request and reply records that ``llm_start`` and
 ``llm_call`` events carry (and a JSONL trace keeps): the messages, tools and
@@ -325,7 +326,7 @@ async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Asyn
         run.cancelled.set()
         pace.close()
         if not finished.is_set():
-            await asyncio.to_thread(thread.join)
+            await _settled(asyncio.ensure_future(asyncio.to_thread(thread.join)))
 
 
 async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Any:
@@ -366,10 +367,16 @@ async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Any:
 
 
 async def _settled(future: asyncio.Future[Any]) -> None:
-    """Wait for ``future`` to be done, whatever its outcome."""
+    """Wait for ``future`` to be done, whatever its outcome, however often the waiting task is cancelled
+    meanwhile: the caller re-raises its own cancellation once the run has stopped, so that neither a
+    second cancel nor an enclosing timeout returns while the run goes on (and holds the agent)."""
     import asyncio
 
-    await asyncio.wait([future])
+    while not future.done():
+        try:
+            await asyncio.wait([future])
+        except asyncio.CancelledError:
+            continue
 
 
 # -- what a trace records of each model call ------------------------------------------------------------
