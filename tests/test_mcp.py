@@ -610,6 +610,12 @@ def test_vero_chat_lists_mcp_tools(srv, tmp_path):
         ('{"mcpServers": {"a": {"args": []}}}', 'server \'a\': expected "command" (a string) or "url"'),
         ('{"mcpServers": {"a": {"command": "x", "args": "-v"}}}', '"args" must be a list of strings'),
         ('{"mcpServers": {"a": {"url": "http://h/mcp", "type": "sse"}}}', "the old SSE transport is not supported"),
+        (
+            '{"mcpServers": {"a": {"command": "${VERO_TEST_UNSET}"}}}',
+            "command uses the environment variable VERO_TEST_",
+        ),
+        ('{"servers": {"a": {"command": "x", "disabled": "yes"}}}', '"disabled" must be true or false'),
+        ('{"servers": {"a": {"command": "x", "trust": 1}}}', '"trust" must be true or false'),
     ],
 )
 def test_a_bad_mcp_config_is_a_usage_error(config, message, tmp_path, srv):
@@ -656,6 +662,86 @@ def test_the_config_headers_are_kept_for_the_server_and_masked(tmp_path):
     )
     [server] = servers_from_config(str(tmp_path / "mcp.json"))
     assert repr(server) == "MCPServer('remote', https://mcp.example.com/mcp, headers: Authorization=***)"
+
+
+def write_config(folder: Path, config: dict) -> str:
+    path = folder / "mcp.json"
+    path.write_text(json.dumps(config))
+    return str(path)
+
+
+def test_an_mcp_config_in_vs_codes_layout_is_read(tmp_path):
+    config = {
+        "inputs": [],
+        "servers": {
+            "raw": {"type": "stdio", "command": sys.executable, "args": [RAW, "plain"]},
+            "remote": {"type": "http", "url": "https://mcp.example.com/mcp"},
+        },
+    }
+    local, remote = servers_from_config(write_config(tmp_path, config))
+    assert (local.name, remote.name) == ("raw", "remote")
+    assert isinstance(local.transport, _StdioTransport) and isinstance(remote.transport, _HTTPTransport)
+    with local:
+        assert ToolRegistry(local.tools()).run("echo", {"text": "vs"}).output == '{"text": "vs"}'
+
+
+def test_a_disabled_server_in_the_config_is_not_started(srv, tmp_path):
+    config = {
+        "mcpServers": {
+            "broken": {"command": "no-such-mcp-server", "disabled": True},
+            "raw": {"command": sys.executable, "args": [RAW, "plain"], "disabled": False},
+        }
+    }
+    srv.enqueue(calls(("echo", {"text": "on"})), "It is on.")
+    path = write_config(tmp_path, config)
+    done = vero("run", "Echo on.", "--tools", "none", "--mcp-config", path, "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "no-such-mcp-server" not in done.stderr and "It is on." in done.stdout
+
+
+def test_variables_in_the_config_are_read_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("VERO_TEST_PYTHON", sys.executable)
+    monkeypatch.setenv("VERO_TEST_SCRIPT", RAW)
+    monkeypatch.setenv("VERO_TEST_HOST", "mcp.example.com")
+    monkeypatch.setenv("VERO_TEST_TOKEN", "tok-5")
+    monkeypatch.delenv("VERO_TEST_NOTES", raising=False)
+    config = {
+        "mcpServers": {
+            "raw": {
+                "command": "${VERO_TEST_PYTHON}",
+                "args": ["${env:VERO_TEST_SCRIPT}", "plain"],
+                "env": {"NOTES_DIR": "${VERO_TEST_NOTES:-/srv/notes}", "TOKEN": "${VERO_TEST_TOKEN}"},
+                "cwd": "${VERO_TEST_CWD:-" + str(tmp_path) + "}",
+            },
+            "remote": {
+                "url": "https://${VERO_TEST_HOST}/mcp",
+                "headers": {"Authorization": "Bearer ${env:VERO_TEST_TOKEN}"},
+            },
+        }
+    }
+    local, remote = servers_from_config(write_config(tmp_path, config))
+    assert local.transport.argv == [sys.executable, RAW, "plain"] and local.transport.cwd == str(tmp_path)
+    assert remote.transport.url == "https://mcp.example.com/mcp"
+    assert remote.transport._headers == {"Authorization": "Bearer tok-5"}
+    with local:
+        registry = ToolRegistry(local.tools())
+        assert registry.run("record", {"name": "NOTES_DIR"}).output == "/srv/notes"
+        assert registry.run("record", {"name": "TOKEN"}).output == "tok-5"
+
+
+@pytest.mark.parametrize(
+    "header, message",
+    [
+        ("Bearer ${VERO_TEST_UNSET}", "headers uses the environment variable VERO_TEST_UNSET, which is not set"),
+        ("Bearer ${input:token}", "headers has ${input:token}; vero reads only environment variables"),
+    ],
+)
+def test_a_config_variable_that_cannot_be_read_is_an_error_naming_it(header, message, tmp_path, monkeypatch):
+    monkeypatch.delenv("VERO_TEST_UNSET", raising=False)
+    config = {"servers": {"remote": {"url": "https://h/mcp", "headers": {"Authorization": header}}}}
+    with pytest.raises(MCPError, match="server 'remote': ") as raised:
+        servers_from_config(write_config(tmp_path, config))
+    assert message in str(raised.value)
 
 
 # --------------------------------------------------------------------------- packaging
