@@ -516,6 +516,34 @@ def memory_outside_the_limit(kind):
     return "ok; " + ", ".join(line.split(" (")[1].rstrip(")") for line in out.splitlines() if " (" in line)
 
 
+EMPTY_FILES = """
+import errno
+made = 0
+try:
+    while made < {most}:
+        open(f"f{{made}}", "w").close()
+        made += 1
+    print("made:", made)
+except OSError as exc:
+    print("stopped:", made, errno.errorcode.get(exc.errno))
+print("DONE")
+"""
+
+
+@fault(
+    "sandbox/empty-files-bounded",
+    DIRECT,
+    "with disk_mb=16, creating empty files in /tmp stops with ENOSPC at its inode limit (256 per MB: about "
+    "4,000 files), long before the 20,000 asked for; each file holds kernel memory that its size does not count",
+)
+def empty_files_bounded(kind):
+    out = ran(run(EMPTY_FILES.format(most=20_000), timeout=60, tool=make_python_exec(disk_mb=16)))
+    assert "stopped:" in out and "ENOSPC" in out, out
+    made = int(out.split("stopped:")[1].split()[0])
+    assert 1000 < made <= 16 * 256, out
+    return f"ok; stopped at {made} files (ENOSPC)"
+
+
 @fault(
     "sandbox/cpu-loop",
     DIRECT,

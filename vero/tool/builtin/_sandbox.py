@@ -46,6 +46,10 @@ MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS = 1, 4, 22, 38
 OPEN_FILES = 64  # per process: bounds what can be held through file descriptors (pipes, sockets)
+# Files in /tmp: one per 4 KiB page of disk_mb.  Size alone does not bound a tmpfs: each file, even an
+# empty one, holds about 1 KiB of kernel memory outside it, so empty files could hold gigabytes; this
+# way they hold at most about a quarter of disk_mb more.
+INODES_PER_MB = 256
 
 # Inside the sandbox's own namespaces (they change nothing outside): no nested user namespace (a
 # tmpfs mounted in one would hold memory no limit sees), no System V shared memory or message queues.
@@ -310,7 +314,7 @@ def build_root(config: dict[str, Any]) -> str:
     root: str = config["workdir"]  # an empty host folder: the mount point of the new root
     mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount propagates to the host
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
-    scratch_opts = f"size={config['disk_mb']}m,mode=1777"
+    scratch_opts = f"size={config['disk_mb']}m,nr_inodes={config['disk_mb'] * INODES_PER_MB},mode=1777"
     os.mkdir(root + "/tmp")
     mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, scratch_opts)
     shown: list[str] = []

@@ -7,9 +7,10 @@ extra binary or package).  What the code gets:
 * its own file system: what the interpreter needs (standard library,
   site-packages, binary, loaded libraries; never a whole prefix) and the system
   folders (/etc, /bin, /lib, /usr/lib, /usr/share...) read-only, an empty
-  ``/tmp`` (a tmpfs of ``disk_mb``) with its working directory in it, a
-  minimal /dev.  The parent's working directory, home folder, ``.env`` files
-  and everything else on disk are not there;
+  ``/tmp`` (a tmpfs of ``disk_mb``, at most 256 files or folders per MB)
+  with its working directory in it, a minimal /dev.  The parent's working
+  directory, home folder, ``.env`` files and everything else on disk are not
+  there;
 * a fresh /proc that shows only its own processes: the parent's environment,
   memory and working directory cannot be reached (there is no pid to name);
 * no network at all (a network namespace whose loopback is down), and no
