@@ -40,7 +40,8 @@ _INVISIBLE_SET = frozenset(_INVISIBLE) | frozenset(chr(c) for c in range(0xE0100
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _LINE_PREFIX = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+[ \t]*)?(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
-_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]{0,300}>|<!--|-->")
+_HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")
+_BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*\Z", re.IGNORECASE)
 
 
@@ -67,16 +68,21 @@ def quoted_call(
 def _forms(source: str, name: str) -> list[str]:
     """The normalised readings of ``source`` that mention ``name``: escapes undone zero, one and two
     times (JSON inside JSON), each with and without HTML tags."""
-    if not source or name not in plain(source):
-        return []
     forms: list[str] = []
-    text = html.unescape(source)
+    text = html.unescape(source) if "&" in source else source
     for _ in range(3):
-        for form in (plain(text), plain(_HTML_TAG.sub("", text))):
+        for form in (plain(text), plain(_HTML_TAG.sub(_tag_gap, text)) if "<" in text else ""):
             if name in form and form not in forms:
                 forms.append(form)
+        if "\\" not in text:
+            break
         text = _JSON_ESCAPE.sub(_unescaped, text)
     return forms
+
+
+def _tag_gap(tag: re.Match[str]) -> str:
+    """What an HTML tag leaves: a line break for a block (``<p>``, ``<br>``, ``<li>``...), else nothing."""
+    return "\n" if (tag.group(1) or "").lower() in _BLOCK_TAGS else ""
 
 
 def plain(text: str) -> str:
