@@ -88,14 +88,26 @@ class OutputSpec:
         if not body:
             raise InvalidValue([("", "the answer is empty")])
         try:
-            value = parse_json_value(body, repair=not self.simple)
+            value = parse_json_value(body, repair=False)
         except ValueError:
             if self.simple:
                 return body  # 42, yes, positive: read leniently as the type says
-            raise InvalidValue([("", "the answer is not JSON")]) from None
+            value = _json_within(body)
         if isinstance(value, dict) and set(value) == {ANSWER_KEY} and self.schema.get("type") != "object":
             return value[ANSWER_KEY]  # a constrained reply's wrapper
         return value
+
+
+def _json_within(text: str) -> Any:
+    """The JSON object or array in ``text`` (from its first bracket to its last, repaired if sloppy)."""
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    end = max(text.rfind("}"), text.rfind("]"))
+    if not starts:
+        raise InvalidValue([("", "the answer is not JSON (it has no JSON object or array)")])
+    try:
+        return parse_json_value(text[min(starts) : end + 1] if end > min(starts) else text[min(starts) :])
+    except ValueError as exc:
+        raise InvalidValue([("", f"the answer is not valid JSON ({exc})")]) from None
 
 
 def _is_simple(schema: dict[str, Any]) -> bool:

@@ -96,6 +96,15 @@ def unannotated(tp: Any) -> tuple[Any, str]:
     return unannotated(inner)
 
 
+def _required_key(tp: Any, name: str, hint: Any) -> bool:
+    """Whether a TypedDict's key is required: its own ``Required``/``NotRequired`` mark (read from the
+    resolved hint: with string annotations the class cannot see it), else the class's ``total``."""
+    mark = typing.get_origin(hint)
+    if mark is not None and mark in _REQUIRED_MARKS:
+        return getattr(mark, "_name", "") == "Required"
+    return name in tp.__required_keys__ or (name not in tp.__optional_keys__ and tp.__total__)
+
+
 def _without_required_mark(tp: Any) -> Any:
     """``T`` for a TypedDict field's ``Required[T]`` or ``NotRequired[T]``."""
     while typing.get_origin(tp) in _REQUIRED_MARKS:
@@ -119,8 +128,9 @@ def record_fields(tp: type) -> list[Field]:
     except NameError as exc:  # a string annotation naming a class defined inside a function
         raise TypeError(f"{tp.__name__}: cannot resolve its field types ({exc}); define them at module level") from None
     if _is_typed_dict(tp):
-        required = tp.__required_keys__  # type: ignore[attr-defined]
-        return [Field(name, _without_required_mark(hint), name in required) for name, hint in hints.items()]
+        return [
+            Field(name, _without_required_mark(hint), _required_key(tp, name, hint)) for name, hint in hints.items()
+        ]
     if _is_named_tuple(tp):
         defaults = tp._field_defaults  # type: ignore[attr-defined]
         return [

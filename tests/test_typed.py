@@ -1,0 +1,591 @@
+"""Typed results (run(output_type=...)), typed tool parameters, and agents as tools (issue 45 items 1, 2, 4)."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Literal, NamedTuple, Optional, TypedDict
+
+import pydantic
+import pytest
+from mock_pool import pooled_mock_server
+from typing_extensions import NotRequired
+
+from vero import tool
+from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
+from vero.core.chat_openai import ChatOpenAI
+from vero.core.result import Status
+from vero.core.stream import RunFinished, ToolCallStarted
+from vero.testing import ScriptedLLM
+from vero.tool import ToolRegistry
+from vero.tool.base import coerce, parse_docstring
+from vero.tool.schema import InvalidValue, convert, type_to_schema
+
+
+# -- the types used below ------------------------------------------------------------------
+class Unit(enum.Enum):
+    CELSIUS = "c"
+    FAHRENHEIT = "f"
+
+
+@dataclass
+class Address:
+    """A postal address."""
+
+    street: str
+    zip: int
+    unit: Unit = Unit.CELSIUS
+
+
+@dataclass
+class Order:
+    item: str
+    quantity: int
+    ship_to: Address
+    tags: list[str] = field(default_factory=list)
+
+
+class Options(TypedDict, total=False):
+    fast: bool
+    retries: int
+
+
+class Filters(TypedDict):
+    city: str
+    limit: NotRequired[int]
+
+
+class Point(NamedTuple):
+    x: float
+    y: float = 0.0
+
+
+class Person(pydantic.BaseModel):
+    name: str
+    age: int
+    home: Optional[Address] = None
+
+
+@dataclass
+class Tree:
+    label: str
+    children: list[Tree]
+
+
+@dataclass
+class Positive:
+    value: int
+
+    def __post_init__(self) -> None:
+        if self.value <= 0:
+            raise ValueError("value must be positive")
+
+
+class Plain:
+    """A class without fields."""
+
+
+def registry_of(func: Callable[..., object]) -> ToolRegistry:
+    return ToolRegistry([tool(func)])
+
+
+# -- one schema builder ------------------------------------------------------------------
+def test_a_nested_dataclass_parameter_has_an_object_schema_with_its_fields_and_defaults():
+    def place(order: Order) -> str:
+        return ""
+
+    schema = tool(place).parameters["properties"]["order"]
+    assert schema["type"] == "object" and schema["required"] == ["item", "quantity", "ship_to"]
+    assert schema["additionalProperties"] is False
+    address = schema["properties"]["ship_to"]
+    assert address["properties"]["zip"] == {"type": "integer"}
+    assert address["properties"]["unit"] == {"type": "string", "enum": ["c", "f"], "default": "c"}
+    assert address["description"] == "A postal address."
+    assert schema["properties"]["tags"] == {"type": "array", "items": {"type": "string"}}
+
+
+def test_typed_dict_keys_are_required_as_declared():
+    assert type_to_schema(Options)["required"] == []
+    assert type_to_schema(Filters)["required"] == ["city"]
+    assert type_to_schema(Filters)["properties"]["limit"] == {"type": "integer"}
+
+
+def test_an_annotated_string_is_the_parameter_description_and_a_docstring_line_wins():
+    def search(query: Annotated[str, "what to look for"], limit: Annotated[int, "at most this many"] = 5) -> str:
+        """Search.
+
+        Args:
+            limit: how many results
+        """
+        return ""
+
+    props = tool(search).parameters["properties"]
+    assert props["query"] == {"type": "string", "description": "what to look for"}
+    assert props["limit"]["description"] == "how many results" and props["limit"]["default"] == 5
+
+
+def test_a_pydantic_model_parameter_uses_its_own_schema_with_references_written_out():
+    def register(person: Person) -> str:
+        return ""
+
+    schema = tool(register).parameters["properties"]["person"]
+    text = json.dumps(schema)
+    assert "$ref" not in text and "$defs" not in text
+    assert schema["required"] == ["name", "age"]
+    home = schema["properties"]["home"]["anyOf"][0]
+    assert home["properties"]["zip"]["type"] == "integer"
+
+
+@pytest.mark.parametrize(
+    "hint, named",
+    [
+        (Callable[[int], int], "callback"),
+        (Plain, "Plain has no JSON form"),
+        (dict[int, str], "int keys"),
+        (Tree, "recursive"),
+        (set[Plain], "Plain"),
+    ],
+)
+def test_a_type_with_no_json_form_is_a_type_error_at_decoration_naming_the_parameter(hint, named):
+    def handle(callback):  # the hint is set below: a local class cannot be named in a string annotation
+        return ""
+
+    handle.__annotations__ = {"callback": hint}
+    with pytest.raises(TypeError, match="parameter 'callback' of handle") as caught:
+        tool(handle)
+    assert named in str(caught.value)
+
+
+def test_sphinx_docstrings_give_descriptions_and_a_summary_without_fields():
+    summary, args = parse_docstring(
+        """Convert a temperature.
+
+        Reads the value as given.
+
+        :param value: the temperature
+            to convert
+        :type value: float
+        :param str unit: the target unit
+        :returns: the converted value
+        :raises ValueError: for an unknown unit
+        """
+    )
+    assert summary == "Convert a temperature. Reads the value as given."
+    assert args == {"value": "the temperature to convert", "unit": "the target unit"}
+
+
+def test_numpy_docstrings_give_descriptions_and_a_summary_without_sections():
+    summary, args = parse_docstring(
+        """Convert a temperature.
+
+        Parameters
+        ----------
+        value : float
+            the temperature
+            to convert
+        unit : {"c", "f"}, optional
+            the target unit
+
+        Returns
+        -------
+        float
+            the converted value
+        """
+    )
+    assert summary == "Convert a temperature."
+    assert args == {"value": "the temperature to convert", "unit": "the target unit"}
+
+
+# -- arguments built as their hints ask ----------------------------------------------------------
+def test_object_arguments_reach_the_function_as_the_declared_types():
+    seen = {}
+
+    def place(order: Order, options: Options, where: Point, person: Person, units: list[Unit]) -> str:
+        seen.update(order=order, options=options, where=where, person=person, units=units)
+        return "placed"
+
+    order = {"item": "lamp", "quantity": "2", "ship_to": {"street": "Main St", "zip": 12345, "unit": "f"}}
+    person = '{"name": "Ada", "age": 36}'  # a JSON string of the object is read too
+    outcome = registry_of(place).run(
+        "place", {"order": order, "options": {"fast": "yes"}, "where": [1, 2], "person": person, "units": ["c"]}
+    )
+    assert outcome.ok, outcome.output
+    assert seen["order"] == Order("lamp", 2, Address("Main St", 12345, Unit.FAHRENHEIT))
+    assert seen["options"] == {"fast": True}
+    assert seen["where"] == Point(1.0, 2.0) and isinstance(seen["where"], Point)
+    assert isinstance(seen["person"], Person) and seen["person"].age == 36
+    assert seen["units"] == [Unit.CELSIUS]
+
+
+def test_every_problem_in_an_object_argument_is_named_with_its_path_and_the_function_is_not_called():
+    calls = []
+
+    def place(order: Order, person: Person) -> str:
+        calls.append(order)
+        return "placed"
+
+    order = {"item": "lamp", "quantity": "two", "ship_to": {"street": "Main St", "zip": "abc", "colour": "red"}}
+    outcome = registry_of(place).run("place", {"order": order, "person": {"name": "Ada", "age": "old"}})
+    assert outcome.error == "bad_arguments" and calls == []
+    for problem in (
+        "order.quantity (expected integer, got 'two')",
+        "order.ship_to.zip (expected integer, got 'abc')",
+        "order.ship_to.colour (unexpected field",
+        "person.age (",
+    ):
+        assert problem in outcome.output, outcome.output
+
+
+def test_a_missing_nested_field_is_named_and_nothing_half_filled_is_returned():
+    with pytest.raises(InvalidValue) as caught:
+        convert({"item": "lamp", "ship_to": {"street": "x"}}, Order)
+    assert [path for path, _ in caught.value.problems] == ["quantity", "ship_to.zip"]
+
+
+def test_a_dataclass_that_refuses_its_values_is_a_named_problem():
+    with pytest.raises(InvalidValue, match="Positive refused the values: value must be positive"):
+        convert({"value": -1}, Positive)
+
+
+def test_a_fixed_length_tuple_is_checked_item_by_item():
+    assert convert(["a", "2"], tuple[str, int]) == ("a", 2)
+    with pytest.raises(InvalidValue, match="expected 2 items, got 3"):
+        convert(["a", 2, 3], tuple[str, int])
+
+
+def test_a_bare_json_schema_is_checked_in_depth_too():
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["name"],
+    }
+    assert coerce({"name": "x", "tags": ["1"]}, schema) == {"name": "x", "tags": [1]}
+    with pytest.raises(InvalidValue, match=r"tags\[1\]: expected integer, got 'b'; name: required, missing"):
+        coerce({"tags": [1, "b"]}, schema)
+
+
+# -- output_type -------------------------------------------------------------------------------
+def tool_calling(replies, **kwargs):
+    llm = ScriptedLLM(replies, **kwargs)
+    return ToolCallingAgent("typed", llm, verbose=False), llm
+
+
+def test_a_dataclass_output_is_read_from_a_fenced_json_answer():
+    agent, llm = tool_calling(['```json\n{"street": "Main St", "zip": "12345"}\n```'])
+    address = agent.run("Where?", output_type=Address)
+    assert address == Address("Main St", 12345) and agent.last_result.output == address
+    assert agent.last_result.status == Status.OK and llm.calls == 1
+    assert '"zip": {"type": "integer"}' in llm.requests[0].messages[-1]["content"]  # the model is told the form
+
+
+@pytest.mark.parametrize(
+    "output_type, answer, expected",
+    [
+        (int, "42", 42),
+        (float, " 2.5 ", 2.5),
+        (bool, "yes", True),
+        (Literal["positive", "negative"], "negative", "negative"),
+        (Literal["positive", "negative"], '"positive"', "positive"),
+        (Unit, "f", Unit.FAHRENHEIT),
+        (list[int], "[1, 2, 3]", [1, 2, 3]),
+        (dict[str, int], '{"a": 1}', {"a": 1}),
+        (Point, '{"x": 1}', Point(1.0, 0.0)),
+        (Filters, '{"city": "Oslo"}', {"city": "Oslo"}),
+        (list[Address], '[{"street": "a", "zip": 1}]', [Address("a", 1)]),
+        (int, '{"answer": 7}', 7),  # a constrained reply's wrapper
+    ],
+)
+def test_each_output_type_is_read_and_built(output_type, answer, expected):
+    agent, _ = tool_calling([answer])
+    assert agent.run("task", output_type=output_type) == expected
+    assert agent.last_result.status == Status.OK
+
+
+def test_a_pydantic_output_is_an_instance_and_to_dict_gives_plain_values():
+    agent, _ = tool_calling(['{"name": "Ada", "age": 36, "home": {"street": "a", "zip": 1}}'])
+    person = agent.run("Who?", output_type=Person)
+    assert isinstance(person, Person) and person.home == Address("a", 1)
+    assert agent.last_result.to_dict()["output"] == {
+        "name": "Ada",
+        "age": 36,
+        "home": {"street": "a", "zip": 1, "unit": "c"},
+    }
+
+
+def test_an_answer_that_does_not_fit_is_sent_back_with_every_problem_named():
+    agent, llm = tool_calling(['{"street": 5}', '{"street": "Main St", "zip": 12345}'])
+    assert agent.run("Where?", output_type=Address) == Address("Main St", 12345)
+    reask = llm.requests[1].messages[-1]["content"]
+    assert "- zip: required, missing" in reask and '{"street": 5}' == llm.requests[1].messages[-2]["content"]
+    assert llm.calls == 2 and agent.last_result.llm_calls == 2
+    warnings = agent.last_result.steps_of("warning")
+    assert len(warnings) == 1 and "zip: required, missing" in warnings[0].content
+
+
+def test_the_re_asks_are_bounded_then_the_run_ends_invalid_output_with_the_raw_text():
+    agent, llm = tool_calling(["lots", "many", "several"])
+    assert agent.run("How many?", output_type=int, output_retries=1) is None
+    result = agent.last_result
+    assert llm.calls == 2 and result.status == Status.INVALID_OUTPUT == "invalid_output"
+    assert result.answer == "many" and result.output is None
+    assert "expected integer, got 'many'" in str(result.error)
+    assert agent.history == []  # no half turn kept
+
+
+def test_output_retries_zero_asks_once():
+    agent, llm = tool_calling(["lots"])
+    assert agent.run("How many?", output_type=int, output_retries=0) is None
+    assert llm.calls == 1 and agent.last_result.status == Status.INVALID_OUTPUT
+
+
+def test_without_output_type_the_task_and_the_calls_are_unchanged():
+    agent, llm = tool_calling(["lots"])
+    assert agent.run("How many?") == "lots"
+    assert llm.requests[0].messages[-1]["content"] == "How many?" and llm.calls == 1
+    assert agent.last_result.output is None and agent.last_result.to_dict()["output"] is None
+
+
+def test_an_output_type_with_no_json_form_is_a_type_error_before_the_run():
+    agent, llm = tool_calling(["x"])
+    with pytest.raises(TypeError, match="Plain has no JSON form"):
+        agent.run("task", output_type=Plain)
+    assert llm.calls == 0 and agent.last_result is None
+
+
+def test_an_answer_cut_short_by_the_turn_budget_is_read_but_never_re_asked():
+    llm = ScriptedLLM([{"tool_calls": [{"name": "count", "arguments": {}}]}, "not a number"])
+
+    @tool(read_only=True)
+    def count() -> int:
+        """Count."""
+        return 3
+
+    agent = ToolCallingAgent("t", llm, tools=[count], max_turns=1, verbose=False)
+    assert agent.run("How many?", output_type=int) is None
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 2
+
+
+def test_the_re_ask_is_constrained_by_a_json_schema_where_the_server_supports_it():
+    agent, llm = tool_calling(["about six", '{"answer": 6}'], json_schema=True)
+    assert agent.run("How many?", output_type=int) == 6
+    assert "response_format" not in llm.requests[0].options  # the loop's own call: parsed and checked
+    schema = llm.requests[1].options["response_format"]["json_schema"]["schema"]
+    assert schema == {
+        "type": "object",
+        "properties": {"answer": {"type": "integer"}},
+        "required": ["answer"],
+        "additionalProperties": False,
+    }
+
+
+# -- every pattern ---------------------------------------------------------------------------------
+def test_react_final_answer_is_typed():
+    llm = ScriptedLLM(["Thought: done\nFinal Answer: 42"])
+    agent = ReActAgent("r", llm, verbose=False)
+    assert agent.run("6 * 7?", output_type=int) == 42
+
+
+def test_basic_reflection_last_revision_is_typed_and_its_drafts_are_constrained():
+    critique = '{"thinking": "t", "is_sufficient": false, "feedback": "count again"}'
+    llm = ScriptedLLM(['{"answer": 5}', critique, '{"answer": 6}', critique], json_schema=True)
+    agent = BasicReflectionAgent("b", llm, max_turns=2, verbose=False)
+    assert agent.run("How many?", output_type=int) == 6
+    assert agent.last_result.status == Status.NEEDS_REVIEW
+    draft, revision = llm.requests[0].options, llm.requests[2].options
+    assert draft["response_format"] == revision["response_format"]
+    assert "response_format" not in llm.requests[1].options  # the critic's call is its own
+
+
+def test_reflexion_best_attempt_is_typed():
+    verdict = '{"pass": true, "reason": "right", "score": 90}'
+    llm = ScriptedLLM(["Paris", verdict])
+    agent = ReflexionAgent("x", llm, verbose=False)
+    assert agent.run("Capital of France?", output_type=Literal["Paris", "Rome"]) == "Paris"
+
+
+def test_plan_execute_final_step_is_typed():
+    llm = ScriptedLLM([json.dumps({"steps": ["count"]}), "Final Answer: 3", json.dumps({"response": "3 items"}), "3"])
+    agent = PlanExecuteAgent("p", llm, verbose=False)
+    assert agent.run("How many?", output_type=int) == 3
+    assert llm.calls == 4  # the plan's answer "3 items" did not fit: one re-ask
+
+
+def test_arun_and_stream_return_the_typed_output():
+    agent, _ = tool_calling(["42", "43"])
+    assert asyncio.run(agent.arun("task", output_type=int)) == 42
+    events = list(agent.stream("task", output_type=int))
+    assert isinstance(events[-1], RunFinished) and events[-1].result.output == 43
+
+
+# -- agents as tools -------------------------------------------------------------------------------
+@tool(read_only=True)
+def lookup(city: str) -> str:
+    """The population of a city."""
+    return {"Oslo": "709,000"}.get(city, "unknown")
+
+
+@tool
+def book(city: str) -> str:
+    """Book a trip (changes things)."""
+    return "booked"
+
+
+def researcher(replies, tools=(lookup,)):
+    return ToolCallingAgent("researcher", ScriptedLLM(replies), tools=list(tools), verbose=False)
+
+
+def call_researcher(task="Population of Oslo?"):
+    return f"Thought: ask\nAction: researcher\nAction Input: {json.dumps({'task': task})}"
+
+
+def test_an_agent_as_a_tool_runs_nested_in_the_callers_run():
+    inner = researcher([{"tool_calls": [{"name": "lookup", "arguments": {"city": "Oslo"}}]}, "709,000 people"])
+    inner.history = ["earlier"]  # set aside for the tool's fresh run, then put back
+    outer_llm = ScriptedLLM([call_researcher(), "Final Answer: 709,000"])
+    outer = ReActAgent("boss", outer_llm, tools=[inner.as_tool()], verbose=False)
+    assert outer.run("How many live in Oslo?") == "709,000"
+    result = outer.last_result
+    assert result.llm_calls == 4  # two of its own, two of the researcher's
+    nested = [(s.depth, s.kind) for s in result.steps if s.depth == 1]
+    assert nested == [(1, "action"), (1, "observation"), (1, "final")]
+    observation = next(s for s in result.steps if s.depth == 0 and s.kind == "observation")
+    assert observation.content == "709,000 people"
+    assert inner.history == ["earlier"]
+    sent = inner.llm.requests[0].messages
+    assert [m["role"] for m in sent] == ["system", "user"] and sent[-1]["content"] == "Population of Oslo?"
+
+
+def test_the_tool_is_read_only_only_when_the_agent_changes_nothing():
+    assert researcher([]).as_tool().read_only
+    assert not researcher([], tools=[lookup, book]).as_tool().read_only
+    assert BasicReflectionAgent("critic", ScriptedLLM([]), verbose=False).as_tool().read_only
+    named = researcher([]).as_tool(name="ask_research", description="Ask the research desk.")
+    assert (named.name, named.description) == ("ask_research", "Ask the research desk.")
+
+
+def test_a_failed_sub_run_is_an_error_observation_naming_its_status():
+    inner = researcher([RuntimeError("server down")])
+    outer_llm = ScriptedLLM([call_researcher(), "Final Answer: unknown"])
+    outer = ReActAgent("boss", outer_llm, tools=[inner.as_tool()], verbose=False)
+    outer.run("How many live in Oslo?")
+    observation = next(s for s in outer.last_result.steps if s.depth == 0 and s.kind == "observation")
+    assert observation.data["ok"] is False
+    assert "ended 'failed'" in observation.content and "server down" in observation.content
+
+
+def test_the_sub_runs_usage_counts_toward_the_callers_token_budget():
+    big = {"content": "709,000 people", "usage": {"prompt_tokens": 5000, "completion_tokens": 10}}
+    inner = researcher([big])
+    outer_llm = ScriptedLLM([call_researcher(), "Final Answer: 709,000"])
+    outer = ReActAgent("boss", outer_llm, tools=[inner.as_tool()], verbose=False, max_tokens_per_run=3000)
+    outer.run("How many live in Oslo?")
+    assert outer.last_result.status == Status.MAX_TOKENS
+    assert outer.last_result.usage["prompt_tokens"] >= 5000
+
+
+def test_the_sub_runs_events_reach_the_callers_stream():
+    inner = researcher([{"tool_calls": [{"name": "lookup", "arguments": {"city": "Oslo"}}]}, "709,000 people"])
+    outer = ReActAgent("boss", ScriptedLLM([call_researcher(), "Final Answer: 709,000"]), tools=[inner.as_tool()])
+    outer.verbose = False
+    events = list(outer.stream("How many live in Oslo?"))
+    calls = [(e.tool, e.depth) for e in events if isinstance(e, ToolCallStarted)]
+    assert calls == [("researcher", 0), ("lookup", 1)]
+
+
+def test_cancelling_the_caller_cancels_the_sub_run():
+    started, release = threading.Event(), threading.Event()
+
+    def slow_reply(messages):
+        started.set()
+        release.wait(5)
+        return {"tool_calls": [{"name": "lookup", "arguments": {"city": "Oslo"}}]}
+
+    inner = researcher([slow_reply, "never sent"])
+    outer_llm = ScriptedLLM([call_researcher(), "Final Answer: never"])
+    outer = ReActAgent("boss", outer_llm, tools=[inner.as_tool()], verbose=False)
+    worker = threading.Thread(target=outer.run, args=("How many live in Oslo?",))
+    worker.start()
+    assert started.wait(5)
+    outer.cancel()
+    release.set()
+    worker.join(5)
+    assert outer.last_result.status == Status.CANCELLED
+    assert inner.last_result.status == Status.CANCELLED and inner.llm.calls == 1
+
+
+def test_a_react_agent_calls_a_reflexion_agent():
+    verdict = '{"pass": true, "reason": "right", "score": 90}'
+    checker = ReflexionAgent("checker", ScriptedLLM(["Paris", verdict]), verbose=False)
+    outer_llm = ScriptedLLM(
+        ['Thought: ask\nAction: checker\nAction Input: {"task": "Capital of France?"}', "Final Answer: Paris"]
+    )
+    outer = ReActAgent("boss", outer_llm, tools=[checker.as_tool()], verbose=False)
+    assert outer.run("Capital of France?") == "Paris"
+    assert outer.last_result.llm_calls == 4
+    assert any(s.depth == 1 and s.kind == "attempt" for s in outer.last_result.steps)
+
+
+# -- over real HTTP -----------------------------------------------------------------------------
+def http_llm(server):
+    return ChatOpenAI(model_name="mock", api_key="sk-test", base_url=server.base_url, max_retries=0)
+
+
+def llama_cpp(server):
+    """The mock answers llama.cpp's /props: the client then knows it constrains replies to a JSON schema."""
+    server.add_route("GET", "/props", lambda request: (200, {}, {"default_generation_settings": {}}))
+
+
+def test_over_http_a_typed_answer_is_re_asked_with_a_json_schema_response_format():
+    replies = ["It is Main St, zip unknown", {"json": {"street": "Main St", "zip": 12345}}]
+    with pooled_mock_server(replies) as server:
+        llama_cpp(server)
+        agent = ToolCallingAgent("typed", http_llm(server), verbose=False)
+        assert agent.run("Where?", output_type=Address) == Address("Main St", 12345)
+        sent = [r for r in server.requests if "messages" in r]
+    assert "response_format" not in sent[0]
+    response_format = sent[1]["response_format"]
+    assert response_format["type"] == "json_schema"
+    assert response_format["json_schema"]["schema"]["required"] == ["street", "zip"]
+    assert "- the answer is not JSON (it has no JSON object or array)" in sent[1]["messages"][-1]["content"]
+
+
+def test_over_http_an_object_tool_argument_reaches_the_function_as_a_dataclass():
+    received = []
+
+    @tool
+    def ship(order: Order) -> str:
+        """Ship an order."""
+        received.append(order)
+        return "shipped"
+
+    order = {"item": "lamp", "quantity": 1, "ship_to": {"street": "Main St", "zip": 12345}}
+    with pooled_mock_server([{"tool_calls": [{"name": "ship", "arguments": {"order": order}}]}, "Shipped."]) as server:
+        agent = ToolCallingAgent("shop", http_llm(server), tools=[ship], verbose=False)
+        assert agent.run("Ship a lamp to Main St 12345") == "Shipped."
+        sent_schema = server.requests[0]["tools"][0]["function"]["parameters"]["properties"]["order"]
+    assert received == [Order("lamp", 1, Address("Main St", 12345))]
+    assert sent_schema["properties"]["ship_to"]["type"] == "object"
+
+
+def test_over_http_an_agent_as_a_tool_rolls_its_usage_into_the_callers():
+    replies = [
+        {"tool_calls": [{"name": "researcher", "arguments": {"task": "Population of Oslo?"}}]},
+        {"tool_calls": [{"name": "lookup", "arguments": {"city": "Oslo"}}]},
+        "709,000 people",
+        "About 709,000.",
+    ]
+    with pooled_mock_server(replies) as server:
+        llm = http_llm(server)
+        inner = ToolCallingAgent("researcher", llm, tools=[lookup], verbose=False)
+        outer = ToolCallingAgent("boss", llm, tools=[inner.as_tool()], verbose=False)
+        assert outer.run("How many live in Oslo?") == "About 709,000."
+        assert len(server.requests) == 4
+    result = outer.last_result
+    inner_tokens = inner.last_result.usage["total_tokens"]
+    assert result.llm_calls == 4 and inner.last_result.llm_calls == 2
+    assert 0 < inner_tokens < result.usage["total_tokens"]  # the caller's total holds the sub-run's
+    assert [s.kind for s in result.steps if s.depth == 1] == ["action", "observation", "final"]
