@@ -173,12 +173,25 @@ def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
     assert "tools" not in srv.requests[0]  # --tools none
 
 
-def test_run_quiet_hides_the_steps(srv, tmp_path):
+def test_run_quiet_prints_the_answer_alone(srv, tmp_path):
     srv.enqueue('Thought: multiply\nAction: calculator\nAction Input: {"expression": "6*7"}', "Final Answer: 42")
     done = vero("run", "6*7?", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "Action" not in done.stdout and "User Input" not in done.stdout
-    assert "🏁 Final Answer (ok): 42" in done.stdout
+    assert done.stdout == "42\n" and done.stderr == ""  # A=$(vero run -q ...) captures the bare answer
+
+
+def test_run_quiet_says_a_status_other_than_ok_on_stderr_and_in_the_exit_code(srv, tmp_path):
+    srv.enqueue(*['Thought: again\nAction: calculator\nAction Input: {"expression": "1+1"}'] * 2, "2")
+    done = vero("run", "1+1?", "--agent", "react", "-q", "--max-turns", "2", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "the run ended max_turns" in done.stderr and "the run ended" not in done.stdout
+
+
+def test_run_quiet_puts_a_failure_on_stderr_and_nothing_on_stdout(srv, tmp_path):
+    srv.enqueue(HTTPFault(401, "bad key"))
+    done = vero("run", "hi", "-q", "--tools", "none", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "HTTP 401" in done.stderr
 
 
 def test_run_json_prints_only_the_run_result(srv, tmp_path):
@@ -670,12 +683,15 @@ MALFORMED = ["echo: hi", "echo: hi", "echo: hi"]  # three replies without Action
 
 def test_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_path):
     srv.enqueue(*MALFORMED)
-    done = vero("run", "say hi", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
+    done = vero("run", "say hi", "--agent", "react", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 1
-    assert "Final Answer" not in done.stdout
+    assert "🏁 Final Answer" not in done.stdout  # (the steps' warnings mention `Final Answer:`)
     assert "❌ Run failed; partial, not kept: echo: hi" in done.stdout
     errors = [line for line in done.stderr.splitlines() if "❌" in line]
     assert len(errors) == 1 and "malformed replies" in errors[0]
+    srv.enqueue(*MALFORMED)
+    quiet = vero("run", "say hi", "--agent", "react", "-q", "--base-url", srv.base_url, cwd=tmp_path)
+    assert quiet.returncode == 1 and quiet.stdout == ""  # -q: no answer, and the partial is none
 
 
 def test_chat_run_that_failed_does_not_print_its_partial_as_the_answer(srv, tmp_path):

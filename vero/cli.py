@@ -133,7 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="small-model: the recovery rules for small "
         "models (docs/recovery.md); off: no recovery at all (default: the general mechanisms only)",
     )
-    group.add_argument("-q", "--quiet", action="store_true", help="do not print the agent's steps")
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="run: print the answer alone on stdout (the status is the exit code, errors go to stderr); "
+        "chat: do not print the agent's steps",
+    )
     group.add_argument("--debug", action="store_true", help="debug logging and full tracebacks (also DEBUG=1)")
     mcp = common.add_argument_group("MCP servers (their tools are added to the agent's; docs/mcp.md)")
     mcp.add_argument(
@@ -300,10 +306,22 @@ def cmd_run(args) -> int:
     if args.json:
         print_error(result, debug=args.debug)
         print(printable_json(masked_json(result.to_dict(), SECRETS)))  # C0 controls are escaped by json already
+    elif args.quiet:
+        print_answer(result, debug=args.debug)
     else:
         print_result(result, debug=args.debug)
     trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged
     return EXIT_OK if result.status == Status.OK and not trace_failed else EXIT_FAILED
+
+
+def print_answer(result, debug: bool = False) -> None:
+    """``vero run -q``: the answer alone on stdout, so that ``A=$(vero run -q ...)`` captures it (nothing
+    for a failed run: its text is no answer); the error, or a status other than ok, one line on stderr."""
+    print_error(result, debug=debug)
+    if result.status not in (Status.OK, Status.FAILED):
+        say(f"vero: the run ended {result.status}", file=sys.stderr)
+    if result.answer and result.status != Status.FAILED:
+        say(result.answer)
 
 
 def read_task(task: str) -> str:
