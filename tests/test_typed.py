@@ -8,7 +8,7 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Literal, NamedTuple, Optional, TypedDict
+from typing import Annotated, Literal, NamedTuple, TypedDict
 
 import pydantic
 import pytest
@@ -67,7 +67,7 @@ class Point(NamedTuple):
 class Person(pydantic.BaseModel):
     name: str
     age: int
-    home: Optional[Address] = None
+    home: Address | None = None
 
 
 @dataclass
