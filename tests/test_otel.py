@@ -194,3 +194,17 @@ def test_vero_never_imports_opentelemetry_on_its_own():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_otel_extra_installs_every_opentelemetry_package_the_documented_example_imports():
+    import re
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    root = Path(__file__).resolve().parent.parent
+    extra = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]["otel"]
+    installed = {re.split(r"[<>=!~ ;\[]", requirement)[0] for requirement in extra}
+    imported = set(re.findall(r"^from opentelemetry\.(\w+)", (root / "docs" / "tracing.md").read_text(), re.M))
+    needed = {"opentelemetry-sdk" if module == "sdk" else "opentelemetry-api" for module in imported}
+    assert imported and needed <= installed, (needed, installed)
