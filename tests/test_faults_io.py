@@ -1043,6 +1043,119 @@ def batch_ctrl_c(kind):
     return f"returned {took:.2f} s after Ctrl-C; 4 runs cancelled"
 
 
+# =========================================================================== issue 44: nudges, arun, vero trace
+
+
+NUDGE_AGENTS = ("react", "react_native", "chat")  # the agents that consult recovery rules on an answer
+
+
+@fault(
+    "recovery/no-nudge-toward-a-change",
+    NUDGE_AGENTS,
+    "with recovery='small-model': an answer that asks the user to confirm ('... Shall I go ahead?') and one that "
+    "announces a call of a tool that may change things are each returned as written after one model call; the "
+    "scripted call of that tool that a 'go ahead' would have drawn never runs",
+)
+def no_nudge_toward_a_change(kind):
+    archived: list = []
+
+    @tool
+    def archive_note(name: str) -> str:
+        """Move a note to the archive."""
+        archived.append(name)
+        return "archived"
+
+    call = tool_script(kind, "archive_note", {"name": "draft"})[0]
+    for answer in ("I found the draft. Shall I go ahead and archive it?", "I will call archive_note for it now."):
+        reply = final(answer) if kind == "react" else answer
+        llm = ScriptedLLM([reply, call, happy(kind, "Archived.")[0]])
+        agent = make_agent(kind, llm, [archive_note], recovery="small-model")
+        assert agent.run("Archive the draft note.") == answer, agent.last_result.answer
+        assert llm.calls == 1 and archived == [], (llm.calls, archived)
+    return "both returned as written; 1 model call each; nothing archived"
+
+
+@fault(
+    "agents/arun-cancel-during-last-call",
+    NUDGE_AGENTS,
+    "cancelling the task awaiting arun() twice during its last model call: arun waits for the run to stop, then "
+    "raises CancelledError; the run ends cancelled (the late reply is not used), history unchanged; the next arun ok",
+)
+def arun_cancel_during_last_call(kind):
+    import asyncio
+
+    entered, release = threading.Event(), threading.Event()
+
+    def last_call(messages):
+        entered.set()
+        release.wait(30)
+        return happy(kind, "Paris")[0]
+
+    agent = make_agent(kind, ScriptedLLM([last_call, *happy(kind, "Rome")]))
+
+    async def main():
+        task = asyncio.create_task(agent.arun(TASK))
+        await asyncio.to_thread(entered.wait, 30)
+        for _ in range(2):
+            task.cancel()
+            await asyncio.sleep(0.01)
+        waited = not task.done()
+        release.set()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return waited, await agent.arun("And of Italy?")
+        raise AssertionError("arun returned after a cancel")
+
+    waited, again = asyncio.run(main())
+    assert waited, "arun returned before the run stopped"
+    assert again == "Rome" and history_texts(agent) == ["And of Italy?", "Rome"], (again, history_texts(agent))
+    return "waited for the run; CancelledError; history unchanged; the next arun ok"
+
+
+def view_trace(path: str) -> tuple[int, str, str]:
+    """``vero trace PATH`` in this process: exit code, stdout, stderr."""
+    from vero.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["trace", path])
+    return code, out.getvalue(), err.getvalue()
+
+
+@fault(
+    "cli/trace-view-hostile-files",
+    ("direct",),
+    "`vero trace`: a malformed event and a line nested 100,000 deep are each one marked line and the view goes on "
+    "(exit 0); a FIFO with no writer, /dev/zero and a folder are refused at once (exit 2, `not a regular file`)",
+)
+def trace_view_hostile_files(kind):
+    run = [
+        {"type": "run_start", "agent": "a", "task": "Capital?"},
+        {"type": "llm_start", "request": {"model": "m", "messages": [{"role": "user", "content": "Capital?"}]}},
+        {"type": "llm_call", "reply": "not an object"},
+        {"type": "run_end", "status": "ok", "answer": "Paris", "elapsed_s": 1.0},
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "trace.jsonl")
+        lines = [json.dumps(event) for event in run] + ["[" * 100_000 + "]" * 100_000, json.dumps(run[1])]
+        Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        code, out, _ = view_trace(path)
+        marked = [line for line in out.splitlines() if line.startswith("⚠️ line")]
+        assert code == 0 and len(marked) == 2 and "ended ok: Paris" in out and "── Call 2" in out, out
+        fifo = os.path.join(folder, "trace.fifo")
+        os.mkfifo(fifo)
+        for odd in (fifo, "/dev/zero", folder):
+            done: list = []
+            worker = threading.Thread(target=lambda odd=odd, done=done: done.append(view_trace(odd)), daemon=True)
+            worker.start()
+            worker.join(10)
+            if not done:  # free a reader stuck on the FIFO before failing
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            assert done and done[0][0] == 2 and "not a regular file" in done[0][2], (odd, done)
+    return "2 marked lines, exit 0; FIFO, /dev/zero and a folder refused (exit 2)"
+
+
 # =========================================================================== pytest
 
 
