@@ -589,3 +589,43 @@ def test_over_http_an_agent_as_a_tool_rolls_its_usage_into_the_callers():
     assert result.llm_calls == 4 and inner.last_result.llm_calls == 2
     assert 0 < inner_tokens < result.usage["total_tokens"]  # the caller's total holds the sub-run's
     assert [s.kind for s in result.steps if s.depth == 1] == ["action", "observation", "final"]
+
+
+# -- vero run --output-schema ----------------------------------------------------------------------
+CITY_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "population": {"type": "integer"}},
+    "required": ["name", "population"],
+}
+
+
+def test_cli_output_schema_prints_the_answer_as_json(tmp_path, shared_mock_server):
+    from test_cli import vero
+
+    (tmp_path / "city.json").write_text(json.dumps(CITY_SCHEMA))
+    shared_mock_server.enqueue('{"name": "Oslo", "population": "709000"}')
+    base = ("--agent", "chat", "--tools", "none", "--base-url", shared_mock_server.base_url)
+    done = vero("run", "Biggest city of Norway?", "--output-schema", "city.json", "-q", *base, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"name": "Oslo", "population": 709000}
+
+
+def test_cli_output_schema_that_never_fits_ends_invalid_output(tmp_path, shared_mock_server):
+    from test_cli import vero
+
+    (tmp_path / "city.json").write_text(json.dumps(CITY_SCHEMA))
+    shared_mock_server.enqueue("Oslo", '{"name": "Oslo"}', '{"name": "Oslo"}')
+    base = ("--agent", "chat", "--tools", "none", "--base-url", shared_mock_server.base_url)
+    done = vero("run", "Biggest city?", "--output-schema", "city.json", "--json", *base, cwd=tmp_path)
+    result = json.loads(done.stdout)
+    assert done.returncode == 1 and result["status"] == "invalid_output" and result["output"] is None
+    assert "population: required, missing" in result["error"]["message"]
+
+
+@pytest.mark.parametrize("content, problem", [("[1, 2]", "must be a JSON object"), ("{oops", "is not JSON")])
+def test_cli_a_bad_output_schema_file_is_a_usage_error(tmp_path, content, problem):
+    from test_cli import vero
+
+    (tmp_path / "schema.json").write_text(content)
+    done = vero("run", "task", "--output-schema", "schema.json", "--base-url", "http://127.0.0.1:9/v1", cwd=tmp_path)
+    assert done.returncode == 2 and problem in done.stderr

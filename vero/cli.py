@@ -181,6 +181,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("task", metavar="TASK", help="the task; '-' reads it from stdin")
     run.add_argument("--json", action="store_true", help="print only the RunResult as JSON")
+    run.add_argument(
+        "--output-schema",
+        metavar="FILE",
+        help="a JSON Schema file the answer must fit; the answer is printed as JSON (docs/typed-results.md)",
+    )
     run.set_defaults(func=cmd_run)
 
     demo = commands.add_parser(
@@ -291,6 +296,7 @@ def cmd_run(args) -> int:
     task = read_task(args.task)
     if not task.strip():
         raise CliError('the task is empty: give it as an argument (vero run "What is 2+2?"), or pipe it in with -')
+    schema = read_output_schema(args.output_schema)  # before any server starts: a bad file is a usage error
     tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     agent = make_agent(args.agent, llm, tools, args)
@@ -301,8 +307,11 @@ def cmd_run(args) -> int:
     watch_model(llm)  # on stderr: --json keeps stdout for the result
     if not (args.quiet or args.json):
         agent.events.callbacks.append(step_printer(hide=(StepKind.FINAL,)))
-    agent.run(task)
-    result = agent.last_result
+    if schema is None:
+        agent.run(task)
+    else:
+        agent.run(task, output_type=schema)
+    result = as_json_answer(agent.last_result) if schema is not None else agent.last_result
     if args.json:
         print_error(result, debug=args.debug)
         print(printable_json(masked_json(result.to_dict(), SECRETS)))  # C0 controls are escaped by json already
@@ -312,6 +321,34 @@ def cmd_run(args) -> int:
         print_result(result, debug=args.debug)
     trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged
     return EXIT_OK if result.status == Status.OK and not trace_failed else EXIT_FAILED
+
+
+def read_output_schema(path: str | None) -> dict | None:
+    """``--output-schema FILE``: the JSON Schema (an object) the answer must fit; a usage error otherwise."""
+    if path is None:
+        return None
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            schema = json.load(file)
+    except OSError as exc:
+        raise CliError(f"cannot read the output schema {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CliError(f"the output schema {path} is not JSON: {exc}") from None
+    if not isinstance(schema, dict):
+        raise CliError(f"the output schema {path} must be a JSON object (a JSON Schema), not {type(schema).__name__}")
+    return schema
+
+
+def as_json_answer(result):
+    """A typed run's result with its answer as the output's JSON (the text stays when nothing fit)."""
+    import dataclasses
+    import json
+
+    if result.output is None:
+        return result
+    return dataclasses.replace(result, answer=json.dumps(result.output, ensure_ascii=False))
 
 
 def print_answer(result, debug: bool = False) -> None:
