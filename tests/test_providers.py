@@ -439,3 +439,15 @@ def test_every_pattern_checks_its_model_client_at_construction():
     for make in (ToolCallingAgent, ReActAgent, PlanExecuteAgent, ReflexionAgent):
         with pytest.raises(TypeError, match="ChatOpenAI"):
             make("a", "openai:gpt-4o-mini")
+
+
+def test_the_status_table_of_docs_agents_lists_each_status_once():
+    import re
+    from pathlib import Path
+
+    from vero.core.result import STATUSES
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
+    listed = re.findall(r"^\| `(\w+)` \|", text, re.M)
+    statuses = [name for name in listed if name in STATUSES]
+    assert statuses and len(statuses) == len(set(statuses)), statuses
