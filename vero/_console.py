@@ -325,21 +325,40 @@ def load_file(path: str):
     return module
 
 
-def make_agent(kind: str, llm, tools: list, args, **options):
-    """An agent of pattern ``kind`` with the CLI's options."""
+def make_agent(kind: str, llm, tools: list, args, approve_tool=None, **options):
+    """An agent of pattern ``kind`` with the CLI's options; ``approve_tool`` is asked before a tool
+    that may change things runs (``AgentOptions.approve_tool``)."""
     cls = agent_class(kind)
     if args.trace:
         options["trace"] = args.trace
     if getattr(args, "recovery", None):  # --recovery small-model|off (docs/recovery.md)
         options["recovery"] = False if args.recovery == "off" else args.recovery
     try:
-        return cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
+        agent = cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
     except OSError as exc:  # the --trace file cannot be opened
         raise CliError(f"cannot write the trace file {args.trace}: {exc.strerror or exc}") from exc
     except TypeError as exc:  # a custom agent whose __init__ does not take the Agent arguments
         if kind in AGENTS:
             raise
         raise CliError(f'cannot create {kind}("vero", llm, tools=..., max_turns=..., verbose=False): {exc}') from exc
+    if approve_tool is not None:  # set afterwards: a custom agent's __init__ need not take it
+        agent.options = agent.options.updated(approve_tool=approve_tool)
+    return agent
+
+
+def approve_everything(call) -> bool:
+    """``--yes``: every tool call runs without asking."""
+    return True
+
+
+NO_TERMINAL = "nobody could be asked: vero run has no terminal to ask on (--yes approves every call)"
+
+
+def refuse_without_terminal(call) -> str:
+    """``vero run`` with no terminal to ask on: a call that needs approval is refused, never run
+    silently; one line on stderr says so, and the model reads the reason."""
+    say(f"🚫 Not run: {call.name} may change things, and {NO_TERMINAL}.", file=sys.stderr)
+    return NO_TERMINAL
 
 
 def load_session_into(agent, path: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import sys
 
 from vero import __version__
@@ -29,6 +30,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     WAIT_NOTICE_S,
     CliError,
     agent_class,
+    approve_everything,
     check_endpoint,
     command_logging,
     config_help,
@@ -42,6 +44,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     parse_tools,
     print_error,
     print_result,
+    refuse_without_terminal,
     say,
     say_traceback,
     secrets_hidden,
@@ -57,7 +60,7 @@ from vero.core.result import Status, StepKind
 from vero.core.secrets import masked_json
 from vero.core.text import printable_json
 from vero.errors import LLMConfigError
-from vero.repl import Repl
+from vero.repl import Repl, ask_before_running
 from vero.trace_view import add_trace_command
 
 # --------------------------------------------------------------------------- the parser
@@ -141,6 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
         "chat: do not print the agent's steps",
     )
     group.add_argument("--debug", action="store_true", help="debug logging and full tracebacks (also DEBUG=1)")
+    group.add_argument(
+        "-y",
+        "--yes",
+        action="store_true",
+        help="run every tool call without asking (default: vero asks before a tool that may change things "
+        "runs; vero run with no terminal refuses such a call)",
+    )
     mcp = common.add_argument_group("MCP servers (their tools are added to the agent's; docs/mcp.md)")
     mcp.add_argument(
         "--mcp",
@@ -299,14 +309,14 @@ def cmd_run(args) -> int:
     schema = read_output_schema(args.output_schema)  # before any server starts: a bad file is a usage error
     tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
-    agent = make_agent(args.agent, llm, tools, args)
+    agent = make_agent(args.agent, llm, tools, args, approve_tool=run_approver(args))
     if args.tools is not None and tools and not agent.uses_tools:
         say(f"vero: {type(agent).__name__} uses no tools; --tools {args.tools} is ignored.", file=sys.stderr)
     if args.load:
         load_session_into(agent, args.load)
     watch_model(llm)  # on stderr: --json keeps stdout for the result
     if not (args.quiet or args.json):
-        agent.events.callbacks.append(step_printer(hide=(StepKind.FINAL,)))
+        agent.events.callbacks.append(step_printer(hide=(StepKind.FINAL, StepKind.APPROVAL)))  # the approver says it
     if schema is None:
         agent.run(task)
     else:
@@ -359,6 +369,17 @@ def print_answer(result, debug: bool = False) -> None:
         say(f"vero: the run ended {result.status}", file=sys.stderr)
     if result.answer and result.status != Status.FAILED:
         say(result.answer)
+
+
+def run_approver(args):
+    """Who approves a call of a tool that may change things in ``vero run``: nobody needs to with
+    ``--yes``; else the user, asked on stderr (stdout keeps the answer or ``--json``) when stdin
+    is a terminal the task was not read from; else the call is refused (``refuse_without_terminal``)."""
+    if args.yes:
+        return approve_everything
+    if args.task != "-" and sys.stdin is not None and sys.stdin.isatty():
+        return functools.partial(ask_before_running, out=sys.stderr)
+    return refuse_without_terminal
 
 
 def read_task(task: str) -> str:

@@ -20,6 +20,7 @@ from vero._console import (
     EXIT_OK,
     SECRETS,
     CliError,
+    approve_everything,
     load_session_into,
     make_agent,
     print_error,
@@ -47,6 +48,8 @@ Type a message and press Enter; the agent remembers the conversation.
   bye, exit, quit or Ctrl-D leave; Ctrl-C cancels a running answer."""
 EXIT_WORDS = {"bye", "exit", "quit", "/bye", "/exit", "/quit"}
 APPROVAL_PROMPT = "Approve plan? [y]es / [n]o / or type feedback: "
+TOOL_PROMPT = "Run it? [y]es / [n]o, or n and a reason for the model: "
+SHOWN_ARGUMENT_CHARS = 2000  # longer arguments are shortened on screen, saying how much is not shown
 
 
 class Repl:
@@ -70,7 +73,8 @@ class Repl:
     # -- agents ------------------------------------------------------------------
     def _new_agent(self, kind: str):
         options = {"approve": self.approve_plan} if kind == "plan" else {}
-        agent = make_agent(kind, self.llm, self.tools, self.args, **options)
+        approver = approve_everything if self.args.yes else self.approve_tool
+        agent = make_agent(kind, self.llm, self.tools, self.args, approve_tool=approver, **options)
         agent.events.callbacks.append(self.on_event)
         self._set_verbose(agent, self.verbose, kind)
         return agent
@@ -79,8 +83,8 @@ class Repl:
         agent.verbose = False  # removes any printer
         if on:
             # the answer is printed after the run; a streaming agent's thoughts were streamed
-            # and the approval gate says itself what it will do with the user's reply
-            hide = (StepKind.FINAL, StepKind.THOUGHT) if kind == "chat" else (StepKind.FINAL, StepKind.APPROVAL)
+            # and the approval prompts say themselves what they will do with the user's reply
+            hide = (StepKind.FINAL, StepKind.APPROVAL) + ((StepKind.THOUGHT,) if kind == "chat" else ())
             printer = step_printer(show_start=False, hide=hide)
             printer.before_line = self.end_line
             agent.events.callbacks.append(printer)
@@ -110,6 +114,11 @@ class Repl:
             return False
         say("🔄 Sending your feedback to the planner for a new plan.")
         return answer
+
+    def approve_tool(self, call) -> bool | str:
+        """Asked before a tool that may change things runs (``ask_before_running``)."""
+        self.end_line()
+        return ask_before_running(call)
 
     # -- streaming -----------------------------------------------------------------
     def on_event(self, event) -> None:
@@ -338,6 +347,54 @@ class Repl:
         self.verbose = value.lower() == "on"
         self._set_verbose(self.agent, self.verbose, self.kind)
         say(f"Verbose {'on' if self.verbose else 'off'}.")
+
+
+def ask_before_running(call, out=None) -> bool | str:
+    """The CLI's approver (``approve_tool=``): shows the tool's name and the arguments it will run
+    with, and asks on the terminal.  ``y`` or ``yes`` runs the call; anything else refuses it: an
+    empty line, ``n`` or ``no`` with no reason; other text is the reason the model reads (a leading
+    ``n``/``no`` dropped).  The end of input refuses.  Printed on ``out`` (default stdout) through
+    ``say``: keys masked, control characters escaped."""
+    out = out or sys.stdout
+    say(f"🙋 {call.name} may change things. It would run with: {shown_arguments(call.arguments)}", file=out)
+    try:
+        answer = read_reply(TOOL_PROMPT, out)
+    except EOFError:
+        say("\n🚫 No reply (end of input): not run.", file=out)
+        return False
+    if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
+        say(answer, file=out)
+    verdict = tool_verdict(answer)
+    say("✅ Approved; running it." if verdict is True else "🚫 Refused; the model is told.", file=out)
+    return verdict
+
+
+def tool_verdict(answer: str) -> bool | str:
+    """``y``/``yes``: True; else a refusal: the reason typed (after an optional ``n``/``no``), or False."""
+    text = answer.strip()
+    if text.lower() in ("y", "yes"):
+        return True
+    first, _, rest = text.partition(" ")
+    if first.lower().rstrip(":,.") in ("n", "no"):
+        text = rest.strip()
+    return text or False
+
+
+def shown_arguments(arguments) -> str:
+    """The arguments as JSON on one line, shortened past ``SHOWN_ARGUMENT_CHARS`` (saying how much)."""
+    text = json.dumps(arguments, ensure_ascii=False, default=str)
+    return clip(text, SHOWN_ARGUMENT_CHARS, f" … [{len(text) - SHOWN_ARGUMENT_CHARS} more characters not shown]")
+
+
+def read_reply(prompt: str, out) -> str:
+    """One line typed after ``prompt`` (printed on ``out``); EOFError at the end of input."""
+    if out is sys.stdout:
+        return read_line(prompt)
+    say(prompt, file=out, end="", flush=True)
+    line = sys.stdin.readline() if sys.stdin is not None else ""
+    if not line:
+        raise EOFError
+    return line.rstrip("\r\n")
 
 
 def _one_line(args, limit: int = 200) -> str:
