@@ -19,15 +19,15 @@ A "no" is an observation the model reads (one wording per reason, below), and th
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vero.core.message import ToolCallRequest
 from vero.core.notes import note
-from vero.core.parsing.json_text import DECODER, ConflictingKeysError, _one_value_per_key, valid_strings
+from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, without_fence
 from vero.core.parsing.quoted_calls import quoted_call
 from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool, ToolArgumentError
@@ -77,8 +77,8 @@ def decide(agent: Agent, name: str, args: Any, origin: str = "native") -> ToolCa
         return Refusal(f"Error: unknown tool {name!r}. Valid tools: {valid}.", ToolError.UNKNOWN_TOOL)
     if origin == "vero" and not found.read_only:  # recovery rules name read-only tools only
         return Refusal(NOT_FOR_VERO.format(tool=name), ToolError.REFUSED)
-    try:
-        arguments = read_arguments(found, args)
+    try:  # question 2: a read-only tool's arguments are repaired if sloppy, as they always were
+        arguments = parse_arguments(found, args) if found.read_only else exact_arguments(found, args)
     except ToolArgumentError as exc:
         return Refusal(f"Error: tool {name!r} {exc}", ToolError.BAD_ARGUMENTS)
     except NotAsWritten as exc:
@@ -86,7 +86,8 @@ def decide(agent: Agent, name: str, args: Any, origin: str = "native") -> ToolCa
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=str(exc).capitalize()), ToolError.BAD_ARGUMENTS)
     run = agent.current_run
     call = ToolCallRequest(name, arguments, run.tool_call_id, origin)
-    if origin == "text" and not found.read_only and _quoted(agent, found, arguments):
+    reading = functools.partial(_written_arguments, found)
+    if origin == "text" and not found.read_only and quoted_call(name, arguments, agent.quote_sources(), reading):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     if found.needs_approval or (agent.options.approve_tool is not None and not found.read_only):
@@ -96,17 +97,10 @@ def decide(agent: Agent, name: str, args: Any, origin: str = "native") -> ToolCa
     return call
 
 
-def _quoted(agent: Agent, tool: Tool, arguments: dict[str, Any]) -> bool:
-    """Question 3: the call is written in what the model was shown (each written call read as the tool
-    would read it, leniently)."""
-
-    def as_arguments(written: Any) -> dict[str, Any]:
-        return parse_arguments(tool, without_fence(written) if isinstance(written, str) else written)
-
-    try:
-        return quoted_call(tool.name, arguments, agent.quote_sources(), as_arguments)
-    except ValueError:  # arguments nested too deeply to compare: not the model's to make
-        return True
+def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
+    """Question 3: the arguments of a call written in what the model was shown, read as the tool would
+    read them, leniently."""
+    return parse_arguments(tool, written)
 
 
 # -- question 2: the arguments ------------------------------------------------------------------
@@ -114,38 +108,24 @@ class NotAsWritten(ValueError):
     """Arguments of a tool that may change things that are not exactly one JSON object as written."""
 
 
-def read_arguments(tool: Tool, args: Any) -> dict[str, Any]:
-    """The call's arguments as a dict: exactly as written for a tool that may change things (else
-    ``NotAsWritten``), repaired if sloppy for a read-only one.  A code fence around them (any language
-    tag) is removed first.  ``ToolArgumentError``: unusable for any tool."""
+def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
+    """The arguments of a call of a tool that may change things, exactly as written: JSON as
+    ``json.loads`` reads it once a code fence (any language tag) is removed, else ``NotAsWritten``;
+    plain text goes to the tool's one parameter as written.  ``ToolArgumentError``: unusable."""
     if isinstance(args, (bytes, bytearray)):
         args = bytes(args).decode("utf-8", errors="replace")
     if isinstance(args, str):
         text = args.strip()
-        if text[:1] in ("`", "~"):
+        if text[:1] in ("`", "~"):  # fenced: its inside is what was written
             text = args = without_fence(text)
         if text[:1] in ("{", "["):
-            return _first_object(tool, text) if tool.read_only else _exact_object(text)
-    if tool.read_only:
-        return parse_arguments(tool, args)
+            return _exact_object(text)
     if isinstance(args, RepairedArguments):
         raise NotAsWritten("they could be read only by repairing them")
     if isinstance(args, dict):
         _check_finite(args)
         return args
-    return parse_arguments(tool, args)  # None, empty, or plain text for the tool's one parameter, as written
-
-
-def _first_object(tool: Tool, text: str) -> dict[str, Any]:
-    """For a read-only tool: the JSON object ``text`` begins with, whatever follows it (a lookup changes
-    nothing), else the text repaired as sloppy JSON."""
-    try:
-        value, _ = DECODER.raw_decode(text)
-    except (ValueError, RecursionError):
-        value = None
-    if isinstance(value, dict):
-        return valid_strings(value) if "\\u" in text else value
-    return parse_arguments(tool, text)
+    return parse_arguments(tool, args)  # None, empty, or plain text for the tool's one parameter
 
 
 def _exact_object(text: str) -> dict[str, Any]:
@@ -178,22 +158,6 @@ def _check_finite(value: Any) -> None:
     elif isinstance(value, list):
         for item in value:
             _check_finite(item)
-
-
-# A code fence (``` or ~~~, any language tag: json, jsonc, javascript...) or inline backticks around the
-# whole text.
-_FENCED = re.compile(r"(`{3,}|~{3,})[ \t]*[\w+#.-]*[ \t]*\r?\n?(.*?)\r?\n?[ \t]*\1", re.DOTALL)
-_INLINE = re.compile(r"`([^`]*)`")
-
-
-def without_fence(text: str) -> str:
-    """``text`` without the code fence (any language tag) or backticks that wrap the whole of it."""
-    body = text.strip()
-    for pattern in (_FENCED, _INLINE):
-        match = pattern.fullmatch(body)
-        if match is not None:
-            return match.group(match.lastindex or 0).strip()
-    return text
 
 
 # -- question 4: approval -----------------------------------------------------------------------

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vero.core.parsing import parse_json_value, unclosed_json
+from vero.core.parsing.json_text import DECODER, valid_strings, without_fence
 from vero.core.result import ToolError
 from vero.core.text import clip
 from vero.tool.base import Tool, ToolArgumentError, tool
@@ -234,7 +235,12 @@ def _raised(name: str, exc: BaseException) -> ToolOutcome:
 
 
 def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
-    """Accept a dict, a (possibly sloppy) JSON object string, None, or a bare string."""
+    """Accept a dict, a (possibly sloppy) JSON object string, None, or a bare string.
+
+    A code fence around the text (any language tag) is removed first.  For a read-only tool the JSON
+    object the text begins with is taken whatever follows it (a lookup changes nothing); a call of a
+    tool that may change things is read exactly, by the gate (``vero.core.gate``), before it gets here.
+    """
     if args is None:
         return {}
     if isinstance(args, dict):
@@ -244,8 +250,17 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     if not isinstance(args, str):
         raise ToolArgumentError(f"expects a JSON object of arguments, got {type(args).__name__}.")
     text = args.strip()
+    if text[:1] in ("`", "~"):  # fenced: its inside is what was written
+        text = args = without_fence(text)
     if not text:
         return {}
+    if text.startswith("{") and tool.read_only:
+        try:
+            value, _ = DECODER.raw_decode(text)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict):
+            return valid_strings(value) if "\\u" in text else value
     if text.startswith("{"):
         if not tool.read_only and unclosed_json(text):
             raise ToolArgumentError(

@@ -68,6 +68,21 @@ def fenced(text: str) -> str:
     return body[4:] if body[:4] in ("json", "JSON") else body
 
 
+# A code fence (``` or ~~~, any language tag: json, jsonc, javascript...) or backticks around the whole text.
+_FENCED = re.compile(r"(`{3,}|~{3,})[ \t]*[\w+#.-]*[ \t]*\r?\n?(.*?)\r?\n?[ \t]*\1", re.DOTALL)
+_INLINE_CODE = re.compile(r"`([^`]*)`")
+
+
+def without_fence(text: str) -> str:
+    """``text`` stripped, without the code fence (any language tag) or backticks that wrap the whole of it."""
+    body = text.strip()
+    for pattern in (_FENCED, _INLINE_CODE):
+        match = pattern.fullmatch(body)
+        if match is not None:
+            return match.group(match.lastindex or 0).strip()
+    return body
+
+
 # JSON can carry half of a surrogate pair ("\ud83d"), and a streamed pair can be
 # cut between two chunks.  Such text cannot be encoded as UTF-8: kept in a
 # message, it would break every later request (and any print of it).

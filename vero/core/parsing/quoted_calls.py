@@ -52,11 +52,16 @@ def quoted_call(
 
     ``as_arguments`` reads a written call's arguments (JSON text, a bare string) into a dict as the
     tool would get them (the gate passes the tool's lenient reading); a reading that fails is skipped.
+    Arguments nested too deeply to compare count as quoted (no model writes such a call itself).
     """
-    wanted = canonical(arguments)
+    wanted = None  # compared only once a written call of ``name`` is found
     for source in sources:
         for form in _forms(source, name):
             for written in calls_written(form, name):
+                try:
+                    wanted = canonical(arguments) if wanted is None else wanted
+                except ValueError:
+                    return True
                 try:
                     if canonical(as_arguments(written)) == wanted:
                         return True

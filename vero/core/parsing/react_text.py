@@ -46,26 +46,19 @@ class ReActStep:
             return False
         if start > 0 and text[start - 1] != "\n":
             return True
-        in_fence = any(_inside_fence(text, start, fence) for fence in ("```", "~~~"))
-        in_markup = any(text.rfind(opening, 0, start) > text.rfind(closing, 0, start) for opening, closing in _BLOCKS)
-        return in_fence or in_markup or self._indented(text.count("\n", 0, start))
-
-    def _indented(self, line: int) -> bool:
-        """True when line ``line`` is indented as a code block (4 spaces or a tab) and other text is not."""
-        code = ("    ", "\t")
-        if line >= len(self.lines) or not self.lines[line].startswith(code):
-            return False
-        return any(other.strip() and not other.startswith(code) for other in self.lines)
+        for fence in ("```", "~~~"):  # inside a fence that is not the whole reply (the step, fenced)
+            whole = text.startswith(fence) and text.endswith(fence) and text.count(fence) == 2
+            if text.count(fence, 0, start) % 2 == 1 and not whole:
+                return True
+        if any(text.rfind(opening, 0, start) > text.rfind(closing, 0, start) for opening, closing in _BLOCKS):
+            return True
+        line, code = text.count("\n", 0, start), ("    ", "\t")  # an indented code block amid unindented text
+        indented = line < len(self.lines) and self.lines[line].startswith(code)
+        return indented and any(other.strip() and not other.startswith(code) for other in self.lines)
 
 
 _BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 _BLOCKS = (("<!--", "-->"), ("<pre", "</pre>"), ("<code", "</code>"))  # an example inside them is no action
-
-
-def _inside_fence(text: str, start: int, fence: str) -> bool:
-    """True when ``start`` lies inside a ``fence`` block that is not the whole reply (the step, fenced)."""
-    whole = text.startswith(fence) and text.endswith(fence) and text.count(fence) == 2
-    return text.count(fence, 0, start) % 2 == 1 and not whole
 
 
 _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
