@@ -68,7 +68,7 @@ def test_stream_yields_each_event_as_it_happens_and_ends_with_the_result():
         "RunFinished",
     ]
     started, finished = events[4], events[5]
-    assert (started.tool, json.loads(started.args), started.call_id) == ("add", {"a": 2, "b": 3}, "call_1")
+    assert (started.tool, started.args, started.call_id) == ("add", {"a": 2, "b": 3}, "call_1")
     assert (finished.ok, finished.output, finished.call_id) == (True, "5", "call_1")
     assert events[-1].result.answer == "The sum is 5." and events[-1].result.status == Status.OK
 

@@ -605,7 +605,7 @@ class Agent(ABC):
             hint = self.tools.others_hint(name) if call.error == ToolError.BAD_ARGUMENTS else ""
             return ToolOutcome(call.text + hint, False, call.error, repeated=bool(earlier))
         call_id = call.id
-        self._emit("tool_call", tool=name, args=args, call_id=call_id)
+        self._emit("tool_call", tool=name, args=call.arguments, call_id=call_id)  # parsed: a dict from every pattern
         self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
         started = time.perf_counter()
         outcome = self.tools.run(name, call.arguments)

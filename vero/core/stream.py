@@ -113,9 +113,11 @@ class ModelCallFinished:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallStarted:
+    """A tool call about to run: ``args`` are its arguments parsed, a dict, whichever way the model wrote them."""
+
     agent: str
     tool: str
-    args: Any
+    args: dict[str, Any]
     call_id: str | None = None  # the native tool call's id, when there is one
     depth: int = 0
 
@@ -179,7 +181,7 @@ def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | No
             depth,
         )
     if type == "tool_call":
-        return ToolCallStarted(name, data["tool"], data.get("args"), data.get("call_id"), depth)
+        return ToolCallStarted(name, data["tool"], data["args"], data.get("call_id"), depth)
     if type == "tool_result":
         return ToolCallFinished(
             name,
