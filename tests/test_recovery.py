@@ -542,6 +542,8 @@ ASKS_THE_USER = [
     "Are you sure you want the draft archived? (yes/no)",
     "Archiving is your call.",
     "May I go on with the archive step\uff1f",
+    "Should I archive the draft? I will wait for your answer.",  # the next sentence speaks to the user
+    "What should I do next? Let me know.",
 ]
 
 
@@ -561,6 +563,10 @@ def test_answers_that_put_the_next_step_to_the_user_are_recognised(answer):
         "If you add 2 and 2 you get 4.",
         "What did the lookup return? It returned 1288.",
         "I will be brief: 1288 copies.",
+        "What should I do next? I should look it up with find_book.",  # a question it answers itself
+        "Should we add them? Yes: 1288 + 40 = 1328.",
+        "If you would like more details, just ask!",  # a courtesy offer
+        "Sure! The answer is 42.",
     ],
 )
 def test_answers_that_hand_nothing_over_are_not_questions_to_the_user(answer):

@@ -159,13 +159,18 @@ _TO_THE_USER = re.compile(
     r"|when you|if you|need your|with(?:out)? your|on your)\b",
     re.IGNORECASE,
 )
-# The choice itself handed over: "if you'd like", "it is up to you", "your call".
-_USER_CHOICE = re.compile(
-    r"\bif you(?:'d| would)? (?:like|want|wish|prefer|agree)\b|\bup to you\b|\byour (?:call|choice|decision)\b",
-    re.IGNORECASE,
-)
+# The choice itself handed over: "it is up to you", "your call"; "if you'd like" with the model's own act.
+_USER_CHOICE = re.compile(r"\bup to you\b|\byour (?:call|choice|decision)\b", re.IGNORECASE)
+_IF_YOU_LIKE = re.compile(r"\bif you(?:'d| would)? (?:like|want|wish|prefer|agree)\b", re.IGNORECASE)
+_OWN_ACT = re.compile(r"\b(?:I|we|me|us)\b", re.IGNORECASE)
 # A courtesy offer after an answer ("Can I help with anything else?") hands over no pending step.
 _COURTESY = re.compile(r"\b(?:any|some)(?: ?thing| ?one)? else\b|\bany (?:other|more|further)\b", re.IGNORECASE)
+# A question the model answers itself in the next sentence ("What should I do next? I should look it
+# up."), unless that sentence speaks to the user.
+_SELF_ANSWER = re.compile(
+    r"\s*(?:(?:I|we|yes|no|first|next|now|so|then)\b|let(?:'s| us| me)\b(?! know))", re.IGNORECASE
+)
+_YOU = re.compile(r"\byou(?:r|rs)?\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff1f])[\s\"')\]*_]*\s|\n+")
 _TRAILING = " \t\"')]*_`\u201d\u2019"
 
@@ -175,22 +180,31 @@ def asks_the_user(answer: str) -> bool:
     decision about proceeding ("Do you want me to go ahead?", "Let me know if I should call ...",
     "Let's wait for your confirmation.", "I can cancel it if you'd like.").
 
-    Read sentence by sentence: a question about the speaker's own next act or about proceeding, or a
-    request or wait addressed to the user about either, or a choice handed over.  A courtesy offer
-    ("Can I help with anything else?") is not one.  Such an answer is handed to a person, as it is.
+    Read sentence by sentence: a question about the speaker's own next act or about proceeding (not
+    one the next sentence answers), a request or wait addressed to the user about either, or a
+    choice handed over.  A courtesy offer ("Can I help with anything else?") is not one.  Such an
+    answer is handed to a person, as it is.
     """
-    text = answer.translate(_APOSTROPHES)
-    return any(_hands_a_step_over(sentence) for sentence in _SENTENCE_END.split(text) if sentence.strip())
+    sentences = [part for part in _SENTENCE_END.split(answer.translate(_APOSTROPHES)) if part.strip()]
+    return any(
+        _hands_a_step_over(sentence, following)
+        for sentence, following in zip(sentences, [*sentences[1:], ""], strict=True)
+    )
 
 
-def _hands_a_step_over(sentence: str) -> bool:
-    about_a_step = bool(_PROCEEDING.search(sentence) or _OWN_NEXT_STEP.search(sentence))
-    if not about_a_step and not _USER_CHOICE.search(sentence):
+def _hands_a_step_over(sentence: str, following: str) -> bool:
+    """Whether ``sentence`` (before ``following``) puts a step to the user."""
+    if _USER_CHOICE.search(sentence) or (_IF_YOU_LIKE.search(sentence) and _OWN_ACT.search(sentence)):
+        return True
+    if not (_PROCEEDING.search(sentence) or _OWN_NEXT_STEP.search(sentence)):
         return False
     if _COURTESY.search(sentence) and not _PROCEEDING.search(sentence):
         return False
+    if _TO_THE_USER.search(sentence):
+        return True
     is_question = sentence.rstrip(_TRAILING).endswith(("?", "\uff1f"))
-    return is_question or bool(_TO_THE_USER.search(sentence)) or bool(_USER_CHOICE.search(sentence))
+    answered = bool(_SELF_ANSWER.match(following)) and not _YOU.search(following)
+    return is_question and not answered
 
 
 def tools_named(text: str, names: list[str]) -> list[str]:
