@@ -281,3 +281,15 @@ def test_the_search_tool_reads_its_endpoints_from_the_dotenv(tmp_path, monkeypat
     search.duckduckgo("q", 3)
     search.tavily("q", 3, "tvly-key")
     assert [url.split("?")[0] for url in sent] == ["http://127.0.0.1:9/ddg", "http://127.0.0.1:9/tv"]
+
+
+@pytest.mark.parametrize("content", [b"MODEL_NAME=\xff\xfe-not-utf8\n", None])
+def test_an_unreadable_dotenv_is_ignored_with_a_warning(tmp_path, caplog, content):
+    dotenv = tmp_path / ".env"
+    dotenv.write_bytes(content or b"MODEL_NAME=m\n")
+    if content is None:
+        dotenv.chmod(0)
+        if os.access(dotenv, os.R_OK):  # root reads it anyway
+            pytest.skip("this user can read a file of mode 000")
+    assert reload_settings().MODEL_NAME == "gpt-4o-mini"
+    assert f"ignored {dotenv}: it cannot be read" in caplog.text

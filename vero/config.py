@@ -197,8 +197,13 @@ def read_env_file(path: str | None) -> dict[str, str]:
     from dotenv import dotenv_values  # here: only when a .env exists; python-dotenv costs a few ms
 
     where = os.path.abspath(path)
+    try:
+        values = dotenv_values(path, interpolate=False)
+    except (OSError, UnicodeDecodeError) as exc:  # unreadable, or not text: no setting comes from it
+        log.warning("vero: ignored %s: it cannot be read (%s)", where, getattr(exc, "strerror", None) or exc)
+        return {}
     taken, ignored = {}, []
-    for name, value in dotenv_values(path, interpolate=False).items():
+    for name, value in values.items():
         if value is None:
             continue
         if name not in SETTING_NAMES:
