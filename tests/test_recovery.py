@@ -544,6 +544,8 @@ ASKS_THE_USER = [
     "May I go on with the archive step\uff1f",
     "Should I archive the draft? I will wait for your answer.",  # the next sentence speaks to the user
     "What should I do next? Let me know.",
+    "Ready to archive the draft, just say yes.",
+    "Archive the draft now [y/N]",
 ]
 
 

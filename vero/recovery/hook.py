@@ -159,8 +159,13 @@ _TO_THE_USER = re.compile(
     r"|when you|if you|need your|with(?:out)? your|on your)\b",
     re.IGNORECASE,
 )
-# The choice itself handed over: "it is up to you", "your call"; "if you'd like" with the model's own act.
-_USER_CHOICE = re.compile(r"\bup to you\b|\byour (?:call|choice|decision)\b", re.IGNORECASE)
+# The choice itself handed over: "it is up to you", "your call", "just say yes", "(y/n)"; "if you'd like"
+# with the model's own act.
+_USER_CHOICE = re.compile(
+    r"\bup to you\b|\byour (?:call|choice|decision)\b|\bjust say (?:yes|so|the word)\b"
+    r"|[(\[]\s*(?:yes|y)\s*/\s*(?:no|n)\s*[)\]]",
+    re.IGNORECASE,
+)
 _IF_YOU_LIKE = re.compile(r"\bif you(?:'d| would)? (?:like|want|wish|prefer|agree)\b", re.IGNORECASE)
 _OWN_ACT = re.compile(r"\b(?:I|we|me|us)\b", re.IGNORECASE)
 # A courtesy offer after an answer ("Can I help with anything else?") hands over no pending step.
