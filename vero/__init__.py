@@ -24,6 +24,7 @@ from vero.core import (
     StepKind,
 )
 from vero.core.cassette import Cassette
+from vero.core.message import ToolCallRequest
 
 # Bound last, after the subpackage ``vero.tool`` is loaded: the name ``vero.tool``
 # is the decorator, so ``from vero import tool`` and ``@vero.tool`` give the
@@ -73,6 +74,7 @@ __all__ = [
     "Step",
     "StepKind",
     "Tool",
+    "ToolCallRequest",
     "ToolRegistry",
     "tool",
     "__version__",
