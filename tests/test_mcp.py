@@ -547,6 +547,8 @@ def test_vero_run_takes_an_mcp_server(srv, tmp_path):
         "none",
         "--mcp",
         f"{sys.executable} {RAW} plain",
+        "--mcp-trust",
+        "raw_server",  # trusted: its echo is marked read-only, so it runs without asking
         "--base-url",
         srv.base_url,
         cwd=tmp_path,
@@ -576,6 +578,7 @@ def test_vero_run_takes_an_mcp_config_with_the_builtin_tools(srv, tmp_path):
         "calculator",
         "--mcp-config",
         str(config),
+        "--yes",  # record may change things, as far as vero knows
         "--base-url",
         srv.base_url,
         cwd=tmp_path,
@@ -622,6 +625,24 @@ def test_a_bad_mcp_config_is_a_usage_error(config, message, tmp_path, srv):
     (tmp_path / "mcp.json").write_text(config)
     done = vero("run", "hi", "--mcp-config", "mcp.json", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_mcp_trust_naming_no_server_is_a_usage_error(srv, tmp_path):
+    done = vero("run", "hi", "--mcp-trust", "files", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "vero: --mcp-trust files: no MCP server has that name; the servers are: none" in done.stderr
+    done = vero(
+        "run",
+        "hi",
+        "--mcp",
+        f"{sys.executable} {RAW} plain",
+        "--mcp-trust",
+        "raw",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "the servers are: raw_server" in done.stderr
 
 
 def test_an_mcp_server_that_does_not_start_is_a_usage_error(srv, tmp_path):

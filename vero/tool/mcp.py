@@ -356,7 +356,10 @@ class _StdioTransport:
                     line = stream.readline(1 << 20)
                 self.server._message_too_big()
                 continue
-            self._take_line(line)
+            try:
+                self._take_line(line)
+            except Exception:  # a bug in reading one message must not leave every later call waiting
+                logger.exception("[%s] a message from the server could not be read; skipped", self.server.name)
         self.exit_code = process.wait()
         self.server._transport_closed(self.exit_reason())
 
@@ -434,8 +437,9 @@ class _StdioTransport:
                 break
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=grace)
+        ends = time.monotonic() + grace  # a process out of reach may still hold the pipes: not forever
         for reader in self._readers:
-            reader.join(timeout=grace)
+            reader.join(timeout=max(0.0, ends - time.monotonic()))
 
     @staticmethod
     def _signal(process: subprocess.Popen[bytes], sig: int) -> None:
@@ -560,24 +564,29 @@ def _shut(sock: socket.socket) -> None:
         socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
 
+def _watch_connections(connection: http.client.HTTPConnection, cutoff: _Cutoff) -> None:
+    """``cutoff`` watches each socket ``connection`` opens from the moment it exists: before a TLS
+    handshake or a proxy's tunnel, which a server could drip too."""
+    create: Callable[..., socket.socket] = getattr(connection, "_create_connection")  # noqa: B009 - not in typeshed
+
+    def watched(*args: Any, **kwargs: Any) -> socket.socket:
+        sock = create(*args, **kwargs)
+        cutoff.watch(sock)
+        return sock
+
+    setattr(connection, "_create_connection", watched)  # noqa: B010 - not in typeshed
+
+
 class _WatchedHTTPConnection(http.client.HTTPConnection):
     def __init__(self, *args: Any, cutoff: _Cutoff, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.cutoff = cutoff
-
-    def connect(self) -> None:
-        super().connect()
-        self.cutoff.watch(self.sock)
+        _watch_connections(self, cutoff)
 
 
 class _WatchedHTTPSConnection(http.client.HTTPSConnection):
     def __init__(self, *args: Any, cutoff: _Cutoff, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.cutoff = cutoff
-
-    def connect(self) -> None:
-        super().connect()
-        self.cutoff.watch(self.sock)
+        _watch_connections(self, cutoff)
 
 
 class _WatchedHTTPHandler(urllib.request.HTTPHandler):
@@ -616,6 +625,8 @@ class _RedirectHandler(urllib.request.HTTPRedirectHandler):
         headers: Any,
         newurl: str,
     ) -> urllib.request.Request | None:
+        if urllib.parse.urlsplit(newurl).scheme.lower() not in ("http", "https"):
+            raise urllib.error.HTTPError(req.full_url, code, f"a redirect to {newurl.split(':')[0]}:", headers, fp)
         if code in (307, 308) and req.get_method() == "POST":
             moved: urllib.request.Request | None = urllib.request.Request(
                 newurl.replace(" ", "%20"), data=req.data, headers=dict(req.headers), method="POST"
@@ -938,14 +949,15 @@ class MCPServer:
         self._closed_reason = self._closed_reason or f"the MCP server {self.name!r} was closed"
         self.transport.close()
 
-    def _initialize(self) -> None:
+    def _initialize(self, timeout: float | None = None) -> None:
+        """The handshake: ``initialize`` (within ``timeout``, or ``handshake_timeout``), then ``initialized``."""
         params = {
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
             "clientInfo": {"name": "vero", "version": _vero_version()},
         }
         try:
-            result = self.request("initialize", params, timeout=self.handshake_timeout)
+            result = self.request("initialize", params, timeout=timeout or self.handshake_timeout)
         except MCPError as exc:
             details = self.transport.startup_details() if isinstance(self.transport, _StdioTransport) else ""
             raise MCPError(
@@ -1127,6 +1139,7 @@ class MCPServer:
         """Send a request over HTTP (its answer is read before this returns).  A server that forgot our
         session gets a new one, and the request once more."""
         assert isinstance(self.transport, _HTTPTransport)
+        ends = None if timeout is None else time.monotonic() + timeout  # the retry too stays within it
         try:
             self.transport.send(message, timeout=timeout)
         except _SessionExpired:
@@ -1134,9 +1147,18 @@ class MCPServer:
                 raise
             logger.info("[%s] the server ended our session; starting a new one", self.name)
             self.transport.session_id = self.transport.protocol_version = None
-            self._initialize()
+            self._initialize(self._time_left(ends, message, timeout))
             self._tools_changed = True  # the new session may offer other tools
-            self.transport.send(message, timeout=timeout)
+            self.transport.send(message, timeout=self._time_left(ends, message, timeout))
+
+    def _time_left(self, ends: float | None, message: dict[str, Any], timeout: float | None) -> float | None:
+        """Seconds until ``ends`` (None: no limit); ``MCPError`` if it has passed."""
+        if ends is None:
+            return None
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise MCPError(f"the MCP server {self.name!r} did not answer {message.get('method')} within {timeout} s")
+        return left
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
@@ -1350,14 +1372,15 @@ def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) 
     """``vero chat`` / ``vero run``: start the ``--mcp`` and ``--mcp-config`` servers (``stack`` stops them
     when the command ends) and return ``tools`` with theirs added.  Without those options, ``tools`` as it is."""
     commands, config = getattr(args, "mcp", None) or [], getattr(args, "mcp_config", None)
-    if not commands and not config:
+    trusted = getattr(args, "mcp_trust", None) or []
+    if not commands and not config and not trusted:
         return tools
     from vero._console import CliError  # here: the console helpers import the agents
 
     try:
         servers = [server_from_command(text) for text in commands]
         servers += servers_from_config(config) if config else []
-        _trust(servers, getattr(args, "mcp_trust", None) or [])
+        _trust(servers, trusted)
         registry = ToolRegistry(tools)
         for server in servers:
             stack.enter_context(server)
@@ -1374,13 +1397,14 @@ def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) 
 
 def _trust(servers: Sequence[MCPServer], names: Sequence[str]) -> None:
     """``--mcp-trust NAME``: take that server's read-only marks; a name no server has is an error."""
-    known = {server.name: server for server in servers}
+    known = [server.name for server in servers]
     for name in names:
         if name not in known:
             raise MCPError(
                 f"--mcp-trust {name}: no MCP server has that name; the servers are: {', '.join(known) or 'none'}"
             )
-        known[name].trust = True
+    for server in servers:
+        server.trust = server.trust or server.name in names
 
 
 __all__ = [
