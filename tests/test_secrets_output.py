@@ -137,3 +137,20 @@ def test_a_verbose_agent_masks_its_models_key_on_the_console(capsys):
         assert agent.run("key?") == f"It is {KEY}."  # the answer itself is the model's, unchanged
     printed = capsys.readouterr().out
     assert "Final Answer (ok): It is ***." in printed and not shows_the_key(printed)
+
+
+def test_a_saved_conversation_never_holds_the_key(tmp_path):
+    with MockOpenAIServer([f"Sure: {KEY} is your key."], stream_chunk_chars=3) as srv:
+        done = vero(
+            "chat",
+            "--tools",
+            "none",
+            "--base-url",
+            srv.base_url,
+            cwd=tmp_path,
+            input="my key?\n/save chat.json\nbye\n",
+            OPENAI_API_KEY=KEY,
+        )
+    assert "Saved 2 messages to chat.json." in done.stdout
+    saved = (tmp_path / "chat.json").read_text()
+    assert not shows_the_key(saved) and "Sure: *** is your key." in json.loads(saved)["history"][1]["content"]

@@ -828,8 +828,8 @@ class Agent(ABC):
             self._trace = None
 
     def save(self, path: str) -> None:
-        """Save the conversation to ``path`` as JSON (atomically)."""
-        save_session(path, self.name, type(self).__name__, self.history)
+        """Save the conversation to ``path`` as JSON (atomically), the model's API key masked."""
+        save_session(path, self.name, type(self).__name__, self.history, secrets=[getattr(self.llm, "_secret", "")])
 
     def load(self, path: str) -> None:
         """Replace the conversation with the one saved at ``path``.

@@ -12,10 +12,12 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from vero.core.files import check_regular_or_missing, read_regular, with_path
 from vero.core.message import Message
+from vero.core.secrets import hide_secrets_in
 from vero.errors import SessionFormatError
 
 SESSION_FORMAT = "vero.session"
@@ -65,14 +67,17 @@ def _keep_mode_and_owner(fd: int, old: os.stat_result) -> None:
             pass  # a normal user saving over a file it may write but does not own: the file becomes theirs
 
 
-def save_session(path: str, agent_name: str, agent_class: str, history: list[Message]) -> None:
+def save_session(
+    path: str, agent_name: str, agent_class: str, history: list[Message], secrets: Sequence[str | None] = ()
+) -> None:
+    """Write ``history`` to ``path`` (atomically), each key of ``secrets`` masked (``vero.core.secrets``)."""
     data = {
         "format": SESSION_FORMAT,
         "version": SESSION_VERSION,
         "agent": agent_name,
         "agent_class": agent_class,
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "history": [m.to_record() for m in history],
+        "history": hide_secrets_in([m.to_record() for m in history], secrets),
     }
     # ensure_ascii: any text, even a lone surrogate, round-trips through the file.
     atomic_write(path, json.dumps(data, ensure_ascii=True, indent=1))
