@@ -49,6 +49,7 @@ import shlex
 import subprocess
 import sys
 import threading
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,7 +179,9 @@ PYTHON_PAGES = sorted({b.page for b in ALL_BLOCKS if b.lang == "python"}, key=st
 
 @pytest.mark.parametrize("page", PYTHON_PAGES, ids=page_id)
 def test_python_blocks_run(page, monkeypatch, capsys):
-    namespace = {"__name__": "__doc_example__"}
+    page_module = types.ModuleType("__doc_example__")  # in sys.modules, as a script's __main__ is: a
+    monkeypatch.setitem(sys.modules, "__doc_example__", page_module)  # dataclass's string hints resolve
+    namespace = page_module.__dict__
     stdout = []  # what the blocks printed since the last ``<!-- output -->`` check
     for block in blocks_of(page):
         if block.directive == "output":

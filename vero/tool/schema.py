@@ -121,12 +121,25 @@ class Field(typing.NamedTuple):
     default: Any = dataclasses.MISSING
 
 
-def record_fields(tp: type) -> list[Field]:
-    """The fields of a dataclass, ``TypedDict`` or ``NamedTuple``, in order."""
+def _field_hints(tp: type) -> dict[str, Any]:
+    """The class's field annotations, resolved; as written when its module cannot be found (a class made
+    by ``exec``).  A string that cannot be resolved is a ``TypeError`` naming the class."""
     try:
-        hints = typing.get_type_hints(tp, include_extras=True)
+        return typing.get_type_hints(tp, include_extras=True)
     except NameError as exc:  # a string annotation naming a class defined inside a function
         raise TypeError(f"{tp.__name__}: cannot resolve its field types ({exc}); define them at module level") from None
+    except (AttributeError, KeyError):  # no module to resolve names in: the annotations as written
+        hints: dict[str, Any] = {}
+        for cls in reversed(tp.__mro__):
+            hints.update(cls.__dict__.get("__annotations__", {}))
+        if any(isinstance(hint, str) for hint in hints.values()):
+            raise TypeError(f"{tp.__name__}: cannot resolve its field types (written as strings)") from None
+        return hints
+
+
+def record_fields(tp: type) -> list[Field]:
+    """The fields of a dataclass, ``TypedDict`` or ``NamedTuple``, in order."""
+    hints = _field_hints(tp)
     if _is_typed_dict(tp):
         return [
             Field(name, _without_required_mark(hint), _required_key(tp, name, hint)) for name, hint in hints.items()
