@@ -294,6 +294,7 @@ MALFORMED_EVENTS = {
     "step-kind-a-list": {"type": "step", "kind": ["warning"], "content": "x"},
     "tool-result-odd": {"type": "tool_result", "ok": "maybe", "seconds": [], "output": {"a": [1]}},
     "task-an-object": {"type": "run_start", "agent": ["a"], "task": {"t": 1}},
+    "depth-absurd": {"type": "llm_start", "depth": 10**12, "request": {"messages": [{"role": "user", "content": "x"}]}},
 }
 
 
@@ -407,6 +408,8 @@ def test_each_message_of_a_long_conversation_is_read_once(monkeypatch):
     assert len(keyed) == sum(2 * number + 1 for number in range(300))
     assert [call.continues[1] for call in trace.calls[1:4]] == [1, 3, 5]
     assert all(call.continues[0] is trace.calls[call.number - 2] for call in trace.calls[1:])
+    first, last = trace.calls[0].request["messages"], trace.calls[-1].request["messages"]
+    assert last[0] is first[0]  # a message repeated by every call is held once
 
 
 def test_reading_a_long_conversation_grows_with_its_size_not_faster():

@@ -35,9 +35,10 @@ OUTPUT_CHARS = 500  # a tool's output, in the overview
 INDENT = "    "
 NOTED_STEPS = {"warning": "⚠️", "error": "❌"}  # steps shown after the call they follow: why a loop re-asks
 BIDI_CONTROLS = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))  # can reorder what a terminal shows
-MAX_TRACE_BYTES = 256 * 2**20  # read of a trace at most; the rest is not shown (a marked line says so)
+MAX_TRACE_BYTES = 128 * 2**20  # read of a trace at most; the rest is not shown (a marked line says so)
 MAX_LINE_BYTES = 32 * 2**20  # one event at most: a longer line is skipped unread (a marked line says so)
 READ_CHUNK = 2**20
+MAX_DEPTH = 16  # sub-agent levels shown indented; a deeper level is shown at this one
 # What a malformed event raises while it is read or shown (a value of the wrong type, nesting too deep).
 MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
 
@@ -98,6 +99,7 @@ class Reading:
     run: dict[str, Any] | None = None
     call: Call | None = None
     pending_tools: dict[int, dict[str, Any]] = field(default_factory=dict)  # depth -> the tool call
+    conversations: Conversations = field(default_factory=lambda: Conversations())
 
 
 def read_trace(lines: Iterable[str | Unread]) -> Trace:
@@ -125,7 +127,6 @@ def read_trace(lines: Iterable[str | Unread]) -> Trace:
             _take(trace, reading, event, number)
         except MALFORMED as exc:
             trace.note(number, f"a malformed {_kind(event)} event (skipped): {_reason(exc)}")
-    link_continuations(trace.calls)
     return trace
 
 
@@ -147,6 +148,7 @@ def _take(trace: Trace, reading: Reading, event: dict[str, Any], number: int) ->
             depth,
             request,
         )
+        reading.conversations.add(reading.call)
         trace.calls.append(reading.call)
         trace.items.append(("call", reading.call, number))
     elif kind in ("llm_call", "llm_error") and call is not None and call.reply is None and call.error is None:
@@ -179,35 +181,47 @@ def _reason(exc: BaseException) -> str:
 
 
 def _depth(event: dict[str, Any]) -> int:
+    """The event's sub-agent level, 0 to ``MAX_DEPTH`` (a trace may say anything)."""
     depth = event.get("depth", 0)
-    return depth if isinstance(depth, int) else 0
+    return min(max(depth, 0), MAX_DEPTH) if isinstance(depth, int) else 0
 
 
-def link_continuations(calls: list[Call]) -> None:
-    """Set each call's ``continues``: the earlier call whose messages it repeats the most of, from the
-    start (the latest of equals), and how many.
+class Conversations:
+    """Which earlier call each call continues, found as the calls are read; equal messages are kept once.
 
-    Linear in the trace's size: each message is read once into an id (equal messages, equal ids),
-    and each prefix of a conversation is one id made of its parent's and its last message's; a call
-    then walks its own prefixes while an earlier call had them.
+    Linear in the trace's size: each message is read once into an id (equal messages, equal ids), and
+    each opening of a conversation is one id made of its parent's and its last message's; a call then
+    walks its own openings while an earlier call had them.  A conversation of n calls repeats its
+    messages n times over in the trace, but holds each of them once in memory here.
     """
-    message_ids: dict[str, int] = {}
-    unequal = itertools.count(-1, -1)  # ids for messages that equal no other
-    prefix_ids: dict[tuple[int, int], int] = {}
-    latest_with: dict[int, Call] = {}  # prefix id -> the latest call whose messages begin with it
-    for call in calls:
+
+    def __init__(self) -> None:
+        self.message_ids: dict[str, int] = {}
+        self.kept: dict[int, Any] = {}  # message id -> the one message object kept for it
+        self.unequal = itertools.count(-1, -1)  # ids for messages that equal no other
+        self.prefix_ids: dict[tuple[int, int], int] = {}
+        self.latest_with: dict[int, Call] = {}  # opening id -> the latest call whose messages begin with it
+
+    def add(self, call: Call) -> None:
+        """Set ``call.continues``: the earlier call whose messages it repeats the most of, from the start
+        (the latest of equals), and how many."""
+        messages = call.request.get("messages") or []
         prefixes, parent = [], 0
-        for message in call.request.get("messages") or []:
+        for index, message in enumerate(messages):
             key = _message_key(message)
-            message_id = message_ids.setdefault(key, len(message_ids)) if key is not None else next(unequal)
-            parent = prefix_ids.setdefault((parent, message_id), len(prefix_ids) + 1)
+            if key is None:
+                message_id = next(self.unequal)
+            else:
+                message_id = self.message_ids.setdefault(key, len(self.message_ids))
+                messages[index] = self.kept.setdefault(message_id, message)
+            parent = self.prefix_ids.setdefault((parent, message_id), len(self.prefix_ids) + 1)
             prefixes.append(parent)
         shared = 0
-        while shared < len(prefixes) and prefixes[shared] in latest_with:
+        while shared < len(prefixes) and prefixes[shared] in self.latest_with:
             shared += 1
-        call.continues = (latest_with[prefixes[shared - 1]], shared) if shared else (None, 0)
+        call.continues = (self.latest_with[prefixes[shared - 1]], shared) if shared else (None, 0)
         for prefix in prefixes:
-            latest_with[prefix] = call
+            self.latest_with[prefix] = call
 
 
 _KEY_WRITER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)  # made once: it is used per message
