@@ -12,6 +12,7 @@ import io
 import json
 import sys
 import textwrap
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -167,3 +168,23 @@ def test_the_prompt_shortens_huge_arguments_and_masks_keys(monkeypatch, capsys):
 )
 def test_tool_verdict_runs_only_on_y_or_yes(answer, verdict):
     assert tool_verdict(answer) == verdict
+
+
+RAW_MCP_SERVER = str(Path(__file__).parent / "mcp_servers" / "raw_server.py")  # its echo says readOnlyHint
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_an_mcp_tool_marked_read_only_by_an_untrusted_server_is_asked_about(shared_mock_server, tmp_path, trusted):
+    srv = shared_mock_server
+    srv.enqueue({"tool_calls": [{"name": "echo", "arguments": {"text": "hello"}}]}, "Done.")
+    trust = ["--mcp-trust", "raw_server"] if trusted else []
+    mcp = ["--mcp", f"{sys.executable} {RAW_MCP_SERVER} plain", *trust]
+    typed = "Echo hello.\nn\nbye\n"  # n: refused, if asked
+    done = vero("chat", "--tools", "none", *mcp, "--base-url", srv.base_url, cwd=tmp_path, input=typed)
+    assert done.returncode == 0, done.stderr
+    tool_results = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "tool"]
+    if trusted:  # its readOnlyHint is taken: it runs without asking
+        assert "🙋" not in done.stdout and tool_results == ['{"text": "hello"}']
+    else:
+        assert '🙋 echo may change things. It would run with: {"text": "hello"}' in done.stdout
+        assert tool_results[0].startswith("Not run: the user did not approve this call of echo")
