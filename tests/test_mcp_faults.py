@@ -260,9 +260,9 @@ def stderr_without_newline(kind):
 @fault(
     "mcp/close-leaves-nothing-running",
     DIRECT,
-    "a server that started two processes ignoring SIGTERM, one of them in its own session (setsid): "
-    "close() ends both (SIGTERM, then SIGKILL after shutdown_grace), reaps the server, and its reader "
-    "threads end",
+    "a server that started three processes ignoring SIGTERM: one in its group, one in its own session "
+    "(setsid), one daemon (double fork, its parent gone): close() ends all three (SIGTERM, then SIGKILL after "
+    "shutdown_grace), reaps the server, and its reader threads end",
 )
 def close_leaves_nothing_running(kind):
     server = raw("family", shutdown_grace=0.3)
@@ -272,6 +272,7 @@ def close_leaves_nothing_running(kind):
         children = json.loads(server.call("echo", {"text": "pids"}))
         transport, process = server.transport, server.transport.process
         assert os.getsid(children[1]) == children[1] != os.getsid(process.pid)  # it left the server's session
+        assert os.getsid(children[2]) not in (os.getsid(process.pid), children[2])  # a daemon, its parent gone
         started = time.monotonic()
         server.close()
         took = time.monotonic() - started
@@ -283,7 +284,7 @@ def close_leaves_nothing_running(kind):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         server.close()
-    return f"server and both children ended in {took:.1f} s; readers ended"
+    return f"server and its three processes ended in {took:.1f} s; readers ended"
 
 
 # =========================================================================== redirects (item 11)

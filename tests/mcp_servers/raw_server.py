@@ -14,8 +14,9 @@
 - ``deep``: answers the first ``tools/call`` with a message nested 5,000 levels deep (10 KB);
 - ``stderr-flood``: before answering ``initialize``, writes ``MB`` megabytes (the next argument,
   default 32) to stderr with no newline, then ``the last words`` on a line of their own;
-- ``family``: starts two processes that ignore SIGTERM, one in its own session (``setsid()``), and
-  answers every call with their pids, as JSON;
+- ``family``: starts three processes that ignore SIGTERM: one in its process group, one in its own
+  session (``setsid()``), and a daemon (a double fork: its parent has exited, it is in a session of
+  its own); answers every call with their pids, as JSON;
 - ``bloated``: offers tools with a 15,000-character description, a 100 KB input schema, and ten
   of 40 KB each.
 
@@ -51,21 +52,22 @@ TOOLS = [
 ]
 HEARD: list = []
 STUBBORN = (
-    "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-    "print('ready', flush=True); time.sleep(120)"
+    "import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print(os.getpid(), flush=True); time.sleep(120)"
 )
+DAEMON = "import os; os.fork() and os._exit(0); os.setsid(); os.fork() and os._exit(0); " + STUBBORN
 
 
 def stubborn_children() -> list[int]:
-    """Two processes that ignore SIGTERM (their stderr is the server's): one in the server's process
-    group, one that left it with ``setsid()``; returned once both are ready."""
+    """Three processes that ignore SIGTERM (their stderr is the server's): one in the server's process
+    group, one that left it with ``setsid()``, one daemon; their pids, once all are ready."""
     children = [
-        subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, start_new_session=alone)
-        for alone in (False, True)
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, start_new_session=alone)
+        for code, alone in ((STUBBORN, False), (STUBBORN, True), (DAEMON, False))
     ]
-    for child in children:
-        child.stdout.readline()
-    return [child.pid for child in children]
+    pids = [int(child.stdout.readline()) for child in children]
+    children[2].wait()  # the daemon's first parent has exited
+    return pids
 
 
 def bloated_tools() -> list:

@@ -292,6 +292,8 @@ class _StdioTransport:
         self.server = server
         self.argv = [command, *args]
         self.env = {**{k: v for k, v in os.environ.items() if k in _SAFE_ENV}, **(env or {})}
+        self.mark = f"{os.getpid()}-{id(self):x}-{time.monotonic_ns()}"  # passed on to all the server starts
+        self.env[_MARK] = self.mark
         self.cwd = cwd
         self.process: subprocess.Popen[bytes] | None = None
         self.exit_code: int | None = None
@@ -423,14 +425,14 @@ class _StdioTransport:
         if process is None:
             return
         grace = self.server.shutdown_grace
-        family = _started_by(process.pid)
+        family = _started_by(process.pid, self.mark)
         with contextlib.suppress(OSError, ValueError):
             if process.stdin:
                 process.stdin.close()
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=grace)
         for sig in (signal.SIGTERM, getattr(signal, "SIGKILL", signal.SIGTERM)):
-            family.update(_started_by(process.pid))  # once the server has exited: its group and session
+            family.update(_started_by(process.pid, self.mark))  # those it started since, or orphaned
             self._signal(process, sig)
             _signal_all(family, sig)
             if _ended(process, family, within=grace):
@@ -453,15 +455,19 @@ class _StdioTransport:
 # The processes a server started (Linux: /proc; elsewhere none are found, and its process group is what
 # is stopped).  Each is known by its pid and start time, so that a pid used again is never signalled.
 
+_MARK = "VERO_MCP_SERVER"  # in a server's environment, and so in that of every process it starts
 
-def _started_by(pid: int) -> dict[int, str]:
-    """The processes that ``pid`` started, at any depth, and those of its process group and session:
-    pid -> start time."""
+
+def _started_by(pid: int, mark: str) -> dict[int, str]:
+    """The processes that ``pid`` started, at any depth, those of its process group and session, and those
+    whose environment holds ``VERO_MCP_SERVER=mark`` (a daemon that forked twice and left its parent and
+    session keeps it): pid -> start time."""
     table = _processes()
     children: dict[int, list[int]] = collections.defaultdict(list)
     for child, (_state, parent, _group, _session, _start) in table.items():
         children[parent].append(child)
     found = {other for other, (_state, _parent, group, session, _start) in table.items() if pid in (group, session)}
+    found |= {other for other in table if other != os.getpid() and _marked(other, f"{_MARK}={mark}".encode())}
     stack = [pid, *found]
     while stack:
         for child in children.get(stack.pop(), ()):
@@ -470,6 +476,15 @@ def _started_by(pid: int) -> dict[int, str]:
                 stack.append(child)
     found.discard(pid)
     return {other: table[other][4] for other in found}
+
+
+def _marked(pid: int, entry: bytes) -> bool:
+    """True if the environment of process ``pid`` holds ``entry`` (only one's own processes can be read)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as file:
+            return entry in file.read().split(b"\0")
+    except OSError:
+        return False
 
 
 def _processes() -> dict[int, tuple[str, int, int, int, str]]:
