@@ -597,7 +597,8 @@ class Agent(ABC):
             )
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
-        call = decide(self, name, args, origin)  # its warning and approval steps come before the action
+        run_call_id = self._run.tool_call_id if self._run else None
+        call = decide(self, name, args, origin, run_call_id)  # its warning and approval steps come before the action
         parsed = args if isinstance(call, Refusal) else call.arguments
         self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=parsed)
         if isinstance(call, Refusal):

@@ -23,18 +23,16 @@ import functools
 import json
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from vero.core.message import ToolCallRequest
 from vero.core.notes import note
+from vero.core.options import AgentOptions
 from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, without_fence
 from vero.core.parsing.quoted_calls import quoted_call
 from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool, ToolArgumentError
-from vero.tool.registry import parse_arguments
-
-if TYPE_CHECKING:
-    from vero.core.agent import Agent
+from vero.tool.registry import ToolRegistry, parse_arguments
 
 __all__ = ["ORIGINS", "RepairedArguments", "ToolCallRequest", "Refusal", "decide", "without_fence"]
 
@@ -61,6 +59,17 @@ class RepairedArguments(dict[str, Any]):
     refuses them (question 2), a read-only one takes them."""
 
 
+class Agent(Protocol):
+    """What the gate uses of an agent (``vero.core.agent.Agent``)."""
+
+    tools: ToolRegistry
+    options: AgentOptions
+
+    def record(self, kind: str, content: str = "", **data: Any) -> Any: ...
+    def _emit(self, type: str, **data: Any) -> None: ...
+    def quote_sources(self) -> list[str]: ...
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why a call is not run: the observation the model reads, and its ``ToolError`` kind."""
@@ -69,8 +78,11 @@ class Refusal:
     error: str
 
 
-def decide(agent: Agent, name: str, args: Any, origin: str = "native") -> ToolCallRequest | Refusal:
-    """The gate's verdict on one call: the call to run (its arguments parsed), or why it is not run."""
+def decide(
+    agent: Agent, name: str, args: Any, origin: str = "native", call_id: str | None = None
+) -> ToolCallRequest | Refusal:
+    """The gate's verdict on one call: the call to run (its arguments parsed), or why it is not run.
+    ``call_id``: the id of the native tool call, if any (the approver sees it)."""
     found = agent.tools.get(name) if isinstance(name, str) else None
     if found is None:
         valid = ", ".join(agent.tools.names()) or "(none)"
@@ -84,8 +96,7 @@ def decide(agent: Agent, name: str, args: Any, origin: str = "native") -> ToolCa
     except NotAsWritten as exc:
         agent.record(StepKind.WARNING, f"the arguments of {name} are not exactly as written; not run: {exc}")
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=str(exc).capitalize()), ToolError.BAD_ARGUMENTS)
-    run = agent.current_run
-    call = ToolCallRequest(name, arguments, run.tool_call_id, origin)
+    call = ToolCallRequest(name, arguments, call_id, origin)
     reading = functools.partial(_written_arguments, found)
     if origin == "text" and not found.read_only and quoted_call(name, arguments, agent.quote_sources(), reading):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)

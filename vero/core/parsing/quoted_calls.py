@@ -27,17 +27,31 @@ from typing import Any
 
 from vero.core.parsing.json_text import DECODER
 from vero.core.parsing.react_text import parse_react
-from vero.core.parsing.text_calls import _QUOTE_MARKS, _attribute_tag, _function_call, _unescaped, written_call
+from vero.core.parsing.text_calls import _attribute_tag, _function_call, written_call
 
 MAX_NAME_MENTIONS = 2000  # mentions of the tool read per source form (each is read in bounded time)
 MAX_OBJECT_TRIES = 16  # "{" tried backwards from a mention, for the JSON object that holds it
 MAX_CALL_CHARS = 8000  # how far a call written after a mention is read
 
-# Invisible characters: format characters (category Cf, added below) and the ones outside it that
+# Invisible characters: format characters (category Cf, checked in ``plain``) and the ones outside it that
 # render as nothing: the combining grapheme joiner, variation selectors, Hangul fillers, the braille blank.
 _INVISIBLE = "\u034f\u115f\u1160\u3164\uffa0\u2800\u180b\u180c\u180d\u180e" + "".join(map(chr, range(0xFE00, 0xFE10)))
 _INVISIBLE_SET = frozenset(_INVISIBLE) | frozenset(chr(c) for c in range(0xE0100, 0xE01F0))
+# Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
+_QUOTE_MARKS = str.maketrans(
+    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
+    | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
+)
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    if match.group(1):
+        return chr(int(match.group(1), 16))
+    return _JSON_ESCAPED.get(match.group(2), match.group(2))
+
+
 _LINE_PREFIX = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+[ \t]*)?(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")

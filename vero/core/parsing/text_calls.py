@@ -19,8 +19,8 @@ calls amid prose, attribute tags included, for the agents to run only read-only
 tools from.)  Only a registered tool
 name with an arguments object counts.  Everything is read with ``str.find`` and
 a JSON decoder, in linear time; a reply longer than ``MAX_CALL_TEXT_CHARS`` is
-not read as a call at all.  (docs/tools.md, "Safety", says how the agents also
-refuse a call that is a quote from the task or a tool result.)
+not read as a call at all.  (The gate, ``vero.core.gate``, refuses a call of a tool that may change
+things that is a quote of a call the model was shown: docs/tools.md, "Safety".)
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import unicodedata
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -285,47 +284,6 @@ def _attribute_tag(body: str, position: int, name: str, names: set[str]) -> Tool
     if not body[position : position + 100].lstrip().startswith("/>"):  # a call's tag closes soon
         return None
     return _as_call({"name": name, "arguments": arguments}, names)
-
-
-def is_quoted(written: str, sources: Iterable[str]) -> bool:
-    """True when ``written`` (a call's text) appears in one of ``sources`` (the task, tool results),
-    spacing, escaping and look-alike characters aside: the model is quoting a call it was shown,
-    not making one.  A model that echoes a document reads it unescaped: a call inside a JSON string
-    (``\\"name\\"``), an HTML page (``&quot;``), or written with curly quotes, full-width brackets or
-    zero-width characters is the same call to it."""
-    needle, *haystacks = comparable([written, *sources])
-    return bool(needle) and any(needle in haystack for haystack in haystacks)
-
-
-# Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
-_QUOTE_MARKS = str.maketrans(
-    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
-    | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
-)
-_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
-_JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_MARKUP = str.maketrans("", "", "*_#>`")  # markdown emphasis, headings, quotes and code marks
-
-
-def comparable(texts: list[str]) -> list[str]:
-    """``texts`` as ``is_quoted`` compares them: HTML and JSON escapes undone (twice: JSON inside JSON),
-    NFKC-normalised, look-alike quotes as ASCII ones, case folded, without spaces, invisible
-    (format) characters and markdown marks."""
-    found = []
-    for text in texts:
-        text = html.unescape(text)
-        for _ in range(2):
-            text = _JSON_ESCAPE.sub(_unescaped, text)
-        text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).casefold().translate(_MARKUP)
-        text = "".join(text.split())
-        found.append(text if text.isascii() else "".join(c for c in text if unicodedata.category(c) != "Cf"))
-    return found
-
-
-def _unescaped(match: re.Match[str]) -> str:
-    if match.group(1):
-        return chr(int(match.group(1), 16))
-    return _JSON_ESCAPED.get(match.group(2), match.group(2))
 
 
 _TEMPLATE_TAG = re.compile(r"</?(?:tool_response|tool_call|tools)>")
