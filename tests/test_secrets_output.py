@@ -154,3 +154,13 @@ def test_a_saved_conversation_never_holds_the_key(tmp_path):
     assert "Saved 2 messages to chat.json." in done.stdout
     saved = (tmp_path / "chat.json").read_text()
     assert not shows_the_key(saved) and "Sure: *** is your key." in json.loads(saved)["history"][1]["content"]
+
+
+def test_log_lines_mask_the_key_in_its_escaped_forms_too():
+    from vero._console import LogRedactor
+
+    key = 'sk-test-a"b\\c"d\\e"f\\g-9f8e7d6c5b'  # no 8 characters in its middle without a quote or backslash
+    line = LogRedactor([key]).clean(f"request body: {json.dumps({'messages': [key]})}, repr {key!r}")
+    forms = written_forms(key)
+    assert not any(form[i : i + MIN_PIECE] in line for form in forms for i in range(len(form) - MIN_PIECE + 1))
+    assert line.startswith("request body: ")

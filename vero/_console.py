@@ -207,8 +207,8 @@ class LogRedactor(logging.Filter):
     def clean(self, text: str) -> str:
         text = redact_urls(text)
         for secret in self.secrets:
-            text = mask_secret(text, secret)
-        return printable(text)
+            text = mask_secret(text, secret)  # whatever its length, as the user gave it
+        return printable(hide_secrets(text, self.secrets))  # and as JSON or Python escape it
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.msg, record.args = self.clean(record.getMessage()), None
