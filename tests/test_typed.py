@@ -629,3 +629,57 @@ def test_cli_a_bad_output_schema_file_is_a_usage_error(tmp_path, content, proble
     (tmp_path / "schema.json").write_text(content)
     done = vero("run", "task", "--output-schema", "schema.json", "--base-url", "http://127.0.0.1:9/v1", cwd=tmp_path)
     assert done.returncode == 2 and problem in done.stderr
+
+
+# -- more shapes of bad input ------------------------------------------------------------------------
+class Strict(pydantic.BaseModel):
+    code: str
+
+    @pydantic.field_validator("code")
+    @classmethod
+    def no_spaces(cls, value: str) -> str:
+        if " " in value:
+            raise TypeError("a code has no spaces")  # not a ValueError: pydantic lets it through
+        return value
+
+
+def test_a_pydantic_validator_that_raises_another_error_is_a_named_problem_not_a_crash():
+    def check_code(item: Strict) -> str:
+        return item.code
+
+    outcome = registry_of(check_code).run("check_code", {"item": {"code": "a b"}})
+    assert outcome.error == "bad_arguments" and "Strict refused the values: a code has no spaces" in outcome.output
+
+
+def test_a_union_of_dataclasses_takes_the_one_that_fits_and_none_for_null():
+    assert convert({"x": 1}, Address | Point) == Point(1.0, 0.0)
+    assert convert(None, Address | None) is None
+    with pytest.raises(InvalidValue, match="zip: expected integer"):
+        convert({"street": "a", "zip": "x"}, Address | None)
+
+
+@pytest.mark.parametrize(
+    "answer, problem",
+    [
+        ('{"street": "a", "zip": 1, "zip": 2}', "the key 'zip' is given twice"),
+        ("[1, 2]", "expected object, got [1, 2]"),
+        ("null", "expected object, got None"),
+        ('Here: {"street": "a"} and that is all', "zip: required, missing"),
+        ("Main St", "the answer is not JSON"),
+    ],
+)
+def test_answers_of_the_wrong_shape_are_named_problems(answer, problem):
+    agent, llm = tool_calling([answer], default=answer)
+    assert agent.run("Where?", output_type=Address, output_retries=0) is None
+    assert agent.last_result.status == Status.INVALID_OUTPUT and problem in str(agent.last_result.error)
+
+
+def test_json_in_prose_around_the_answer_is_read():
+    agent, _ = tool_calling(['Sure! Here it is: {"street": "a", "zip": 1}. Anything else?'])
+    assert agent.run("Where?", output_type=Address) == Address("a", 1)
+
+
+def test_output_type_none_or_str_is_the_answer_text():
+    agent, _ = tool_calling(["42", "43"])
+    assert agent.run("task", output_type=None) == "42"
+    assert agent.run("task", output_type=str) == "43" and agent.last_result.output is None

@@ -328,7 +328,7 @@ class Agent(ABC):
         """
         output_type = kwargs.pop("output_type", str)
         retries = kwargs.pop("output_retries", OUTPUT_RETRIES)
-        if output_type is not str:
+        if output_type not in (str, None):
             run.output_spec = OutputSpec(output_type, retries)  # a type with no JSON form: TypeError, now
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(

@@ -684,7 +684,7 @@ def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) ->
         return values
     try:
         return tp(**values)
-    except (TypeError, ValueError) as exc:  # the class's own check (__post_init__) refused the values
+    except Exception as exc:  # the class's own check (__post_init__) refused the values
         problems.append((path, f"{tp.__name__} refused the values: {exc}"))
         return None
 
@@ -705,4 +705,6 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
             for part in error.get("loc", ()):
                 where = _join(where, part)
             problems.append((where, f"{error.get('msg', 'invalid')}, got {_short_repr(error.get('input'))}"))
-        return None
+    except Exception as exc:  # a validator of the model's own that raised something else
+        problems.append((path, f"{tp.__name__} refused the values: {exc}"))
+    return None
