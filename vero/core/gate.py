@@ -98,7 +98,8 @@ def decide(
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=str(exc).capitalize()), ToolError.BAD_ARGUMENTS)
     call = ToolCallRequest(name, arguments, call_id, origin)
     reading = functools.partial(_written_arguments, found)
-    if origin == "text" and not found.read_only and quoted_call(name, arguments, agent.quote_sources(), reading):
+    shown = agent.quote_sources() if origin == "text" and not found.read_only else []
+    if shown and quoted_call(name, arguments, shown, reading):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     if found.needs_approval or (agent.options.approve_tool is not None and not found.read_only):
@@ -110,8 +111,18 @@ def decide(
 
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     """Question 3: the arguments of a call written in what the model was shown, read as the tool would
-    read them, leniently."""
-    return parse_arguments(tool, written)
+    read them (leniently), without those that only repeat a default."""
+    return _without_defaults(tool, parse_arguments(tool, written))
+
+
+def _without_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` without the ones given their default value: the same call either way."""
+    properties = tool.parameters["properties"]
+    return {
+        key: value
+        for key, value in arguments.items()
+        if not (isinstance(properties.get(key), dict) and properties[key].get("default", ...) == value)
+    }
 
 
 # -- question 2: the arguments ------------------------------------------------------------------

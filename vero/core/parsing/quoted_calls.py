@@ -42,6 +42,13 @@ _QUOTE_MARKS = str.maketrans(
     dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
     | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
 )
+# Cyrillic and Greek letters drawn like Latin ones: a name or value written with them reads the same.
+_LOOK_ALIKES = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u04cf\u04bb\u051b\u051d"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
+    "\u03bf\u03c1\u03bd\u03b9\u03ba\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+    "aeopcyxijsdlhqwABEKMHOPCTXIJSopvikABEZHIKMNOPTYX",
+)
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -50,6 +57,9 @@ def _unescaped(match: re.Match[str]) -> str:
     if match.group(1):
         return chr(int(match.group(1), 16))
     return _JSON_ESCAPED.get(match.group(2), match.group(2))
+
+
+_EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
 
 
 _LINE_PREFIX = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+[ \t]*)?(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?", re.MULTILINE)
@@ -64,8 +74,9 @@ def quoted_call(
 ) -> bool:
     """True when a call of ``name`` with ``arguments`` is written in one of ``sources``.
 
-    ``as_arguments`` reads a written call's arguments (JSON text, a bare string) into a dict as the
-    tool would get them (the gate passes the tool's lenient reading); a reading that fails is skipped.
+    ``as_arguments`` reads a call's arguments (``arguments``, and each written call's: JSON text, a bare
+    string) into the dict compared, as the tool would get them (the gate passes the tool's lenient
+    reading, without arguments given their default); a written call it cannot read is skipped.
     Arguments nested too deeply to compare count as quoted (no model writes such a call itself).
     """
     wanted = None  # compared only once a written call of ``name`` is found
@@ -73,7 +84,7 @@ def quoted_call(
         for form in _forms(source, name):
             for written in calls_written(form, name):
                 try:
-                    wanted = canonical(arguments) if wanted is None else wanted
+                    wanted = canonical(as_arguments(arguments)) if wanted is None else wanted
                 except ValueError:
                     return True
                 try:
@@ -86,7 +97,7 @@ def quoted_call(
 
 def _forms(source: str, name: str) -> list[str]:
     """The normalised readings of ``source`` that mention ``name``: escapes undone zero, one and two
-    times (JSON inside JSON), each with and without HTML tags."""
+    times (JSON inside JSON), each with and without HTML tags, and with single quotes as double ones."""
     forms: list[str] = []
     text = html.unescape(source) if "&" in source else source
     for _ in range(3):
@@ -96,7 +107,8 @@ def _forms(source: str, name: str) -> list[str]:
         if "\\" not in text:
             break
         text = _JSON_ESCAPE.sub(_unescaped, text)
-    return forms
+    # a call written with single quotes, as Python prints a dict, read as JSON too
+    return forms + [form.replace("'", '"') for form in forms if "'" in form]
 
 
 def _tag_gap(tag: re.Match[str]) -> str:
@@ -106,10 +118,11 @@ def _tag_gap(tag: re.Match[str]) -> str:
 
 def plain(text: str) -> str:
     """``text`` without invisible characters, code fence lines, list bullets, blockquote marks and
-    indentation, NFKC-normalised with look-alike quotes as ASCII ones."""
+    indentation, NFKC-normalised, with look-alike quotes and Cyrillic or Greek look-alike letters as
+    ASCII ones."""
     if not text.isascii():
         text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) != "Cf")
-        text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS)
+        text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)
     text = _FENCE_LINE.sub("", text)
     return _LINE_PREFIX.sub("", text)
 
@@ -253,5 +266,5 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     text = value if isinstance(value, str) else json.dumps(value)
-    text = plain(_HTML_TAG.sub("", html.unescape(text)))
+    text = plain(_HTML_TAG.sub("", html.unescape(text))).translate(_EMPHASIS)
     return " ".join(text.split()).casefold()
