@@ -251,6 +251,11 @@ def test_a_dataclass_that_refuses_its_values_is_a_named_problem():
         convert({"value": -1}, Positive)
 
 
+def test_bare_containers_become_their_own_type():
+    assert convert([1, 2, 2], set) == {1, 2} and convert("[1, 2]", tuple) == (1, 2)
+    assert convert(["1", 2], frozenset[int]) == frozenset({1, 2})
+
+
 def test_a_fixed_length_tuple_is_checked_item_by_item():
     assert convert(["a", "2"], tuple[str, int]) == ("a", 2)
     with pytest.raises(InvalidValue, match="expected 2 items, got 3"):

@@ -583,8 +583,8 @@ def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any
         return _convert_record(value, tp, path, problems)
     if origin in (Union, types.UnionType) and not all(_is_leaf(a) for a in args):
         return _convert_union(value, tp, args, path, problems)
-    if (tp in _ARRAY_TYPES or origin in _ARRAY_TYPES) and args:
-        return _convert_array(value, tp, origin, args, path, problems)
+    if tp in _ARRAY_TYPES or origin in _ARRAY_TYPES:
+        return _convert_array(value, tp, origin or tp, args, path, problems)
     if (tp in _MAPPING_TYPES or origin in _MAPPING_TYPES) and args:
         items = check(value, {"type": "object"}, path, problems)
         return {k: convert_into(v, args[1], _join(path, k), problems) for k, v in (items or {}).items()}
@@ -649,8 +649,8 @@ def _convert_array(value: Any, tp: Any, origin: Any, args: tuple[Any, ...], path
     items = _as_list(value, type_to_schema(tp), path, problems)
     if items is None:
         return None
-    fixed = origin is tuple and not (len(args) == 2 and args[1] is Ellipsis)
-    hints = args if fixed else [args[0]] * len(items)
+    fixed = origin is tuple and bool(args) and not (len(args) == 2 and args[1] is Ellipsis)
+    hints = args if fixed else [args[0] if args else Any] * len(items)
     converted = [convert_into(v, hint, _join(path, i), problems) for i, (v, hint) in enumerate(zip(items, hints))]
     container = origin if origin in (list, tuple, set, frozenset) else list
     try:
