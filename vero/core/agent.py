@@ -290,6 +290,7 @@ class Agent(ABC):
         The last event is always a ``RunFinished`` with the ``RunResult``.  ``deltas``: the model's
         text arrives as ``TextDelta`` events too (the request is streamed).  Leaving the loop early
         (``break``, ``close()``) cancels the run at its next model or tool call and waits for it to end.
+        ``output_type=`` works as in ``run``: the ``RunFinished`` event's ``result.output`` is the value.
         """
         from vero.core.stream import stream_events
 
