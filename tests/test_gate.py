@@ -263,6 +263,7 @@ NOT_AS_WRITTEN = {
     "two_objects": '{"to": "Ola", "amount": 9} {"to": "Ola", "amount": 900}',
     "nan": '{"to": "Ola", "amount": NaN}',
     "minus_infinity": '{"to": "Ola", "amount": -Infinity}',
+    "overflowing_number": '{"to": "Ola", "amount": 1e400}',
     "single_quotes": "{'to': 'Ola', 'amount': 9}",
     "prose_after": '{"to": "Ola", "amount": 9} and then some more',
 }
@@ -277,6 +278,13 @@ def test_arguments_repaired_by_guesswork_do_not_reach_a_tool_that_may_change_thi
     assert "Not run: transfer may change things, so it runs only with arguments exactly as written" in sent_to_model(
         llm
     )
+
+
+@pytest.mark.parametrize("amount", ["9 00", "9e", "40 EUR", "NaN", "-Infinity"])
+def test_an_amount_written_as_text_that_is_not_plainly_a_number_is_refused(amount):
+    agent, llm = make("native", [native_call("transfer", {"to": "Ola", "amount": amount})])
+    agent.run("Pay Ola.")
+    assert DONE == [] and "got invalid value(s) for: amount" in llm.requests[1].prompt
 
 
 def test_guided_arguments_read_only_by_repairing_the_reply_are_refused():

@@ -163,6 +163,7 @@ def _exact_object(text: str) -> dict[str, Any]:
         raise NotAsWritten(str(exc) or "they are nested too deeply") from None
     if not isinstance(value, dict):
         raise NotAsWritten("they are not one JSON object")
+    _check_finite(value)  # 1e400 reads as infinity
     return value
 
 
