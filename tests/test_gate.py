@@ -327,7 +327,7 @@ def test_a_step_written_whole_in_a_tilde_fence_still_runs():
 
 
 # -- any fence language tag is removed before the arguments are read (item 20) -----------------------------------
-@pytest.mark.parametrize("tag", ["javascript", "jsonc", "json5", "JSON", ""])
+@pytest.mark.parametrize("tag", ["javascript", "jsonc", "json5", "JSON", "", " json"])
 @pytest.mark.parametrize("fence", ["```", "~~~"])
 def test_a_fenced_action_input_reaches_the_tool_parsed_whatever_its_language_tag(fence, tag):
     written = f'{fence}{tag}\n{{"record_id": "r-17"}}\n{fence}'

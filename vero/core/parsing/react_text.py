@@ -70,7 +70,7 @@ _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on 
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
 # A code fence (any language tag: json, jsonc, javascript...) or inline backticks around an Action Input.
-_OPEN_FENCE = re.compile(r"(?:`{3,}|~{3,})[\w+#.-]*[ \t]*\n?\s*|`{1,2}\s*")
+_OPEN_FENCE = re.compile(r"(?:`{3,}|~{3,})[ \t]*[\w+#.-]*[ \t]*\n?\s*|`{1,2}\s*")
 _CLOSE_FENCE = re.compile(r"\s*(?:`{1,3}|~{3,})")
 _TRAILING_FENCE = re.compile(r"(?:`{1,3}|~{3,})\s*$")
 
