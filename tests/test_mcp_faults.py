@@ -189,7 +189,7 @@ def http_endless_event_stream(kind):
     DIRECT,
     "a stdio server answers a call with JSON nested 5,000 levels deep (10 KB): the call is at once an "
     "observation `sent a message nested more than 100 levels deep; it was dropped`, logged as an error; "
-    "the reader goes on and the next call works",
+    "the reader goes on; a notification nested as deep is dropped and logged, and the call it came with works",
 )
 def deeply_nested_message_stdio(kind):
     with logged() as records, raw("deep", call_timeout=20) as server:
@@ -198,8 +198,11 @@ def deeply_nested_message_stdio(kind):
         assert not observation.ok and observation.error == ToolError.EXCEPTION, observation
         assert "sent a message nested more than 100 levels deep; it was dropped" in observation.output
         assert took < 5, f"took {took:.1f} s: it waited for its time limit"
-        assert registry.run("echo", {"text": "b"}).output == '{"text": "b"}'
-    assert any(r.levelno == logging.ERROR and "nested more than 100 levels deep" in r.getMessage() for r in records)
+        assert registry.run("echo", {"text": "b"}).output == '{"text": "b"}'  # after a deep notification
+        assert registry.run("echo", {"text": "c"}).output == '{"text": "c"}'
+    errors = [r.getMessage() for r in records if r.levelno == logging.ERROR]
+    assert any("sent a message nested more than 100 levels deep; it was dropped" in e for e in errors), errors
+    assert any("(notifications/message); it was dropped" in e for e in errors), errors
     return f"observation after {took:.2f} s; the next call ok"
 
 

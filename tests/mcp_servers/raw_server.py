@@ -11,7 +11,8 @@
 - ``asks``: during a call, sends the client a ``ping`` and a ``sampling/createMessage`` request,
   and answers with what the client replied;
 - ``rpc-error``: answers every ``tools/call`` with a JSON-RPC error;
-- ``deep``: answers the first ``tools/call`` with a message nested 5,000 levels deep (10 KB);
+- ``deep``: answers the first ``tools/call`` with a message nested 5,000 levels deep (10 KB), and
+  sends such a notification before its answer to the second;
 - ``stderr-flood``: before answering ``initialize``, writes ``MB`` megabytes (the next argument,
   default 32) to stderr with no newline, then ``the last words`` on a line of their own;
 - ``family``: starts three processes that ignore SIGTERM: one in its process group, one in its own
@@ -83,9 +84,11 @@ def bloated_tools() -> list:
     return [TOOLS[0], wordy, big, *bulk]
 
 
-def deep_answer(rid) -> str:
-    """A tools/call answer with 5,000 nested lists in it: valid JSON, 10 KB."""
+def deep_message(rid) -> str:
+    """A tools/call answer (or, for no ``rid``, a log notification) with 5,000 nested lists in it: 10 KB."""
     nested = "[" * 5000 + "]" * 5000
+    if rid is None:
+        return f'{{"jsonrpc": "2.0", "method": "notifications/message", "params": {{"data": {nested}}}}}'
     return f'{{"jsonrpc": "2.0", "id": {json.dumps(rid)}, "result": {{"content": [], "nested": {nested}}}}}'
 
 
@@ -145,11 +148,12 @@ def answer(request: dict) -> None:
             result = {"tools": bloated_tools() if MODE == "bloated" else TOOLS}
         send({"jsonrpc": "2.0", "id": rid, "result": result})
     elif method == "tools/call":
-        if MODE == "deep" and not DEEP_SENT:
+        if MODE == "deep" and len(DEEP_SENT) < 2:
             DEEP_SENT.append(rid)
-            sys.stdout.write(deep_answer(rid) + "\n")
+            sys.stdout.write(deep_message(rid if len(DEEP_SENT) == 1 else None) + "\n")
             sys.stdout.flush()
-            return
+            if len(DEEP_SENT) == 1:
+                return
         if MODE == "rpc-error":
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "Unknown tool: nope"}})
             return

@@ -117,6 +117,35 @@ def _json_of(data: bytes | str) -> Any:
     return value
 
 
+def _top_level(data: bytes | str) -> dict[str, Any]:
+    """The top level of a JSON object too deep to read whole, each nested value read as null: enough to
+    see a message's ``id`` and ``method``.  Empty if that cannot be read (or the text is over 1 MiB)."""
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    if len(text) > 1 << 20:
+        return {}
+    kept, start, depth, in_string, escaped = [], 0, 0, False, False
+    for at, char in enumerate(text):
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth == 2:
+                kept.append(text[start:at])
+        elif char in "]}":
+            if depth == 2:
+                kept.append("null")
+                start = at + 1
+            depth -= 1
+    kept.append(text[start:])
+    try:
+        head = json.loads("".join(kept))
+    except (ValueError, RecursionError):
+        return {}
+    return head if isinstance(head, dict) else {}
+
+
 def _nests_deeper(value: Any, limit: int) -> bool:
     """True if ``value`` has lists or objects nested more than ``limit`` levels (walked without recursion)."""
     stack = [(value, 1)]
@@ -374,7 +403,7 @@ class _StdioTransport:
         except ValueError:
             message = None
         except _TooDeep:
-            self.server._message_too_deep()
+            self.server._message_too_deep(text)
             return
         if isinstance(message, dict):
             self.server._receive(message)
@@ -770,7 +799,7 @@ class _HTTPTransport:
         except ValueError:
             raise MCPError(f"the MCP server {self.server.name!r} answered with something that is not JSON") from None
         except _TooDeep:
-            self.server._message_too_deep(logged=False)
+            self.server._message_too_deep(body, logged=False)
             return
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
@@ -800,8 +829,7 @@ class _HTTPTransport:
                 except ValueError:
                     continue
                 except _TooDeep:
-                    if answers:
-                        self.server._message_too_deep(logged=False)
+                    if answers and self.server._message_too_deep(text, logged=False):
                         return
                     logger.warning("[%s] a message nested too deeply was dropped", self.server.name)
                     continue
@@ -1225,17 +1253,31 @@ class MCPServer:
     def _message_too_big(self, logged: bool = True) -> None:
         self._refuse_message(f"a message of more than {self.max_message_bytes:,} bytes (max_message_bytes)", logged)
 
-    def _message_too_deep(self, logged: bool = True) -> None:
-        self._refuse_message(f"a message nested more than {MAX_JSON_DEPTH} levels deep", logged)
+    def _message_too_deep(self, text: bytes | str, logged: bool = True) -> bool:
+        """A message nested deeper than ``MAX_JSON_DEPTH``.  A notification or a request of the server's is
+        dropped, with an error in the log; an answer fails the call it answers (True).  The message's top
+        level tells which it is."""
+        what = f"a message nested more than {MAX_JSON_DEPTH} levels deep"
+        head = _top_level(text)
+        if isinstance(head.get("method"), str):
+            logger.error("[%s] the MCP server sent %s (%.80s); it was dropped", self.name, what, head["method"])
+            return False
+        self._refuse_message(what, logged, head.get("id"))
+        return True
 
-    def _refuse_message(self, what: str, logged: bool) -> None:
-        """A message vero will not read: the calls waiting fail at once (which of them it answered cannot be
-        known) rather than waiting out their time limits.  ``logged``: the log says so too (over stdio; over
-        HTTP the error reaches the request that read it)."""
+    def _refuse_message(self, what: str, logged: bool, request_id: Any = None) -> None:
+        """A message vero will not read: the call it answers fails at once, rather than wait out its time
+        limit; every waiting call, when which one it answers cannot be known.  ``logged``: the log says so
+        too (over stdio; over HTTP the error reaches the request that read it)."""
         reason = f"the MCP server {self.name!r} sent {what}; it was dropped"
         if logged:
             logger.error("[%s] %s", self.name, reason)
-        self._fail_pending(reason)
+        with self._lock:
+            pending = self._pending.get(request_id) if isinstance(request_id, int) else None
+        if pending is not None:
+            pending.fail(reason)
+        else:
+            self._fail_pending(reason)
 
     def _transport_closed(self, reason: str) -> None:
         if self._closed_reason is None:
