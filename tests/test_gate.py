@@ -458,10 +458,12 @@ def test_the_approval_step_comes_before_the_action_and_its_observation():
 
 @pytest.mark.parametrize("kind", ["plan", "reflexion"])
 def test_sub_agents_inherit_the_approver(kind):
-    approver = Approver(False)
-    agent, _ = make(kind, [CALL[kind]("delete_record", RECORD)], approve_tool=approver)
+    approver, events = Approver(False), []
+    agent, _ = make(kind, [CALL[kind]("delete_record", RECORD)], approve_tool=approver, callbacks=[events.append])
     agent.run("Delete record r-17.")
     assert DONE == [] and [c.name for c in approver.asked] == ["delete_record"]
+    relayed = [e.data for e in events if e.type == "tool_approval"]  # the sub-agent's event, one level deeper
+    assert [(e["tool"], e["approved"], e["depth"]) for e in relayed] == [("delete_record", False, 1)]
 
 
 def test_a_recovery_rule_s_lookup_goes_through_the_gate():

@@ -70,7 +70,7 @@ JSON_REASK = note(
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
-RELAYED_EVENTS = ("llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_result")  # see _relay
+RELAYED_EVENTS = ("llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_approval", "tool_result")
 REPEATED_FAILURE = note(
     "repeated_failure",
     (
