@@ -451,3 +451,31 @@ def test_the_status_table_of_docs_agents_lists_each_status_once():
     listed = re.findall(r"^\| `(\w+)` \|", text, re.M)
     statuses = [name for name in listed if name in STATUSES]
     assert statuses and len(statuses) == len(set(statuses)), statuses
+
+
+# -- what traces record ------------------------------------------------------------------------------
+def test_a_trace_records_what_a_reasoning_model_was_sent_not_the_client_defaults():
+    from vero.core.stream import ModelCallStarted
+
+    with MockOpenAIServer(["42"], refuse_params=REASONING_REFUSALS) as srv:
+        llm = ChatOpenAI(model_name="o4-mini", reasoning_effort="high", api_key=KEY, base_url=srv.base_url)
+        agent = ToolCallingAgent("a", llm, tools=[multiply], verbose=False)
+        started = [e for e in agent.stream("6*7?") if isinstance(e, ModelCallStarted)]
+    request = started[0].request
+    assert "temperature" not in request and "stop" not in request and "max_tokens" not in request
+    assert request["max_completion_tokens"] == 25_000 and request["reasoning_effort"] == "high"
+    sent = srv.requests[0]
+    assert {k: sent[k] for k in ("max_completion_tokens", "reasoning_effort")} == {
+        k: request[k] for k in ("max_completion_tokens", "reasoning_effort")
+    }
+
+
+def test_a_trace_of_an_unknown_model_records_the_options_as_before():
+    from vero.core.stream import ModelCallStarted
+
+    with MockOpenAIServer([call("multiply", a=6, b=7), "42"]) as srv:
+        llm = ChatOpenAI(model_name="llama3.1", api_key=KEY, base_url=srv.base_url)
+        agent = ToolCallingAgent("a", llm, tools=[multiply], verbose=False)
+        request = next(e for e in agent.stream("6*7?") if isinstance(e, ModelCallStarted)).request
+    assert (request["stop"], request["temperature"], request["max_tokens"]) == (TEXT_CALLS_STOP, 0.7, 1024)
+    assert list(request)[-3:] == ["stop", "temperature", "max_tokens"]  # the order traces always had

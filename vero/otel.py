@@ -78,7 +78,11 @@ class GenAISpans:
             "gen_ai.request.model": model,
             "gen_ai.agent.name": data.get("subagent", event.agent),
         }
-        for name, key in (("max_tokens", "gen_ai.request.max_tokens"), ("temperature", "gen_ai.request.temperature")):
+        for name, key in (
+            ("max_tokens", "gen_ai.request.max_tokens"),
+            ("max_completion_tokens", "gen_ai.request.max_tokens"),  # a reasoning model's cap (vero.core.providers)
+            ("temperature", "gen_ai.request.temperature"),
+        ):
             if isinstance(request.get(name), (int, float)):
                 attributes[key] = request[name]
         stop = request.get("stop")

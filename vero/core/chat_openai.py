@@ -215,6 +215,8 @@ class ChatOpenAI:
         send it a plain prompt, without the text-call guide small local models need, and no ``stop``."""
         from vero.core.capabilities import is_hosted
 
+        if not self.base_url and not self._secret:  # no endpoint at all (a cassette replayed offline)
+            return False
         return is_hosted(self.base_url, self.model_name)
 
     # -- public API ----------------------------------------------------------
@@ -274,21 +276,25 @@ class ChatOpenAI:
         max_tokens: int | None,
     ) -> dict[str, Any]:
         """The request body: what the model's family takes (``vero.core.providers``)."""
-        family = self.family
         request: dict[str, Any] = {
             "model": self.model_name,
             "messages": [as_api_dict(m) for m in messages],
-            **self._sampling(family, temperature, max_tokens),
+            **self.sent_options({"stop": stop, "temperature": temperature, "max_tokens": max_tokens}),
         }
         if tools:
             request["tools"] = [getattr(t, "schema", t) for t in tools]
             if tool_choice is not None:
                 request["tool_choice"] = tool_choice
-        if stop and family.stop:
-            request["stop"] = stop
         if response_format is not None:
             request["response_format"] = response_format
         return request
+
+    def sent_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """``stop``, the temperature, the output cap and the reasoning effort of a request with these
+        ``generate`` options, as this model takes them (``_request`` sends them; a trace records them)."""
+        family = self.family
+        sent = self._sampling(family, options.get("temperature"), options.get("max_tokens"))
+        return {"stop": options["stop"], **sent} if options.get("stop") and family.stop else sent
 
     def _sampling(self, family: ModelFamily, temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
         """The temperature, the output cap (under the family's name for it) and the reasoning effort,

@@ -383,12 +383,14 @@ async def _settled(future: asyncio.Future[Any]) -> None:
 
 # -- what a trace records of each model call ------------------------------------------------------------
 OPTIONS_RECORDED = ("tool_choice", "stop", "response_format", "temperature", "max_tokens")
+AS_THE_MODEL_TAKES = ("stop", "temperature", "max_tokens")  # recorded as a client's sent_options says
 
 
 def request_record(model: Any, messages: list[Message] | list[Any], options: dict[str, Any]) -> dict[str, Any]:
     """The request as the model client is asked to send it: model name, messages in the API's form, tool
-    schemas and options (the client's own output cap and temperature when the call sets none).  The API
-    key is masked wherever it appears."""
+    schemas and options (the client's own output cap and temperature when the call sets none; with a
+    client's ``sent_options``, as its model takes them: ``ChatOpenAI`` sends a reasoning model no
+    temperature and its cap as ``max_completion_tokens``).  The API key is masked wherever it appears."""
     record: dict[str, Any] = {
         "model": getattr(model, "model_name", None) or type(model).__name__,
         "messages": [m.to_dict() if isinstance(m, Message) else dict(m) for m in messages],  # a copy, as sent
@@ -396,12 +398,17 @@ def request_record(model: Any, messages: list[Message] | list[Any], options: dic
     tools = options.get("tools")
     if tools:
         record["tools"] = [getattr(t, "schema", t) for t in tools]
+    sent = getattr(model, "sent_options", None)
+    taken: dict[str, Any] = sent(options) if callable(sent) else {}
     for name in OPTIONS_RECORDED:
         value = options.get(name)
-        if value is None and name in ("temperature", "max_tokens"):
+        if callable(sent) and name in AS_THE_MODEL_TAKES:
+            value = taken.pop(name, None)
+        elif value is None and name in ("temperature", "max_tokens"):
             value = getattr(model, name, None)
         if value is not None and (name != "tool_choice" or tools):
             record[name] = value
+    record.update(taken)  # what else the model takes: max_completion_tokens, reasoning_effort
     masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
     return masked
 
