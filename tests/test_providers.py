@@ -479,3 +479,18 @@ def test_a_trace_of_an_unknown_model_records_the_options_as_before():
         request = next(e for e in agent.stream("6*7?") if isinstance(e, ModelCallStarted)).request
     assert (request["stop"], request["temperature"], request["max_tokens"]) == (TEXT_CALLS_STOP, 0.7, 1024)
     assert list(request)[-3:] == ["stop", "temperature", "max_tokens"]  # the order traces always had
+
+
+def test_a_local_model_s_request_is_as_before_to_the_byte():
+    with MockOpenAIServer(["ok"]) as srv:
+        llm = ChatOpenAI(model_name="qwen2.5:1.5b", temperature=0, max_tokens=512, api_key=KEY, base_url=srv.base_url)
+        llm.generate([{"role": "user", "content": "hi"}], stop=["</tools>"])
+    body = json.loads(srv.request_log[-1].content)
+    assert body == {
+        "model": "qwen2.5:1.5b",
+        "messages": [{"role": "user", "content": "hi"}],
+        "temperature": 0,
+        "max_tokens": 512,
+        "stop": ["</tools>"],
+    }
+    assert b'"temperature":0,' in srv.request_log[-1].content  # 0, not 0.0: a cassette's recorded request matches

@@ -88,7 +88,7 @@ def _temperature(value: float | str | None) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f'temperature must be a number or "omit" (send none), got {value!r}')
-    return float(value)
+    return value  # as given: 0 stays 0 in the request (a recorded request matches it)
 
 
 class ChatOpenAI:
