@@ -240,6 +240,19 @@ def test_every_problem_in_an_object_argument_is_named_with_its_path_and_the_func
         assert problem in outcome.output, outcome.output
 
 
+def test_the_fields_of_an_object_argument_given_flat_are_refused_with_a_hint_to_nest_them():
+    calls = []
+
+    def place(order: Order) -> str:
+        calls.append(order)
+        return "placed"
+
+    flat = {"item": "lamp", "quantity": 1, "ship_to": {"street": "Main St", "zip": 1}}
+    outcome = registry_of(place).run("place", flat)
+    assert outcome.error == "bad_arguments" and calls == []  # never moved into place by vero
+    assert 'The fields item, quantity, ship_to belong inside order: {"order": {...}}.' in outcome.output
+
+
 def test_a_missing_nested_field_is_named_and_nothing_half_filled_is_returned():
     with pytest.raises(InvalidValue) as caught:
         convert({"item": "lamp", "ship_to": {"street": "x"}}, Order)
@@ -667,8 +680,8 @@ def test_a_union_of_dataclasses_takes_the_one_that_fits_and_none_for_null():
     "answer, problem",
     [
         ('{"street": "a", "zip": 1, "zip": 2}', "the key 'zip' is given twice"),
-        ("[1, 2]", "expected object, got [1, 2]"),
-        ("null", "expected object, got None"),
+        ("[1, 2]", 'expected {street: string, zip: integer, unit?: "c" | "f"}, got [1, 2]'),
+        ("null", 'expected {street: string, zip: integer, unit?: "c" | "f"}, got None'),
         ('Here: {"street": "a"} and that is all', "zip: required, missing"),
         ("Main St", "the answer is not JSON"),
     ],

@@ -333,8 +333,19 @@ class Tool:
             problems.append(f"got invalid value(s) for: {'; '.join(invalid)}")
         if problems:
             expected = self.expected_arguments()
-            raise ToolArgumentError(f"{' and '.join(problems)}. Expected arguments: {expected}.")
+            hint = self._nesting_hint(missing, unexpected)
+            raise ToolArgumentError(f"{' and '.join(problems)}. Expected arguments: {expected}.{hint}")
         return kwargs
+
+    def _nesting_hint(self, missing: list[str], unexpected: list[str]) -> str:
+        """When the unexpected arguments are the fields of the one missing object argument: say they go
+        inside it (vero does not move them there itself: the call is the model's to write)."""
+        if len(missing) != 1 or not unexpected:
+            return ""
+        fields = self.parameters["properties"].get(missing[0], {}).get("properties") or {}
+        if not set(unexpected) <= set(fields):
+            return ""
+        return f' The fields {", ".join(unexpected)} belong inside {missing[0]}: {{"{missing[0]}": {{...}}}}.'
 
 
 @overload

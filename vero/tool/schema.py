@@ -664,10 +664,12 @@ def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) ->
     fields = record_fields(tp)
     if _is_named_tuple(tp) and isinstance(value, (list, tuple)) and len(value) == len(fields):
         value = dict(zip((f.name for f in fields), value))  # a NamedTuple may come as its tuple
-    before = len(problems)
-    obj = check(value, {"type": "object"}, path, problems)
-    if len(problems) > before:
+    try:
+        obj = value if isinstance(value, dict) else _parse_json_text(value, dict)
+    except ValueError:
+        problems.append((path, _misfit(type_to_schema(tp), value)))  # the fields it wants, by name
         return None
+    before = len(problems)
     names = [f.name for f in fields]
     for key in obj:
         if key not in names:
