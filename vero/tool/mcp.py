@@ -58,6 +58,7 @@ MAX_SCHEMA_BYTES = 64 * 1024  # one tool's input schema, as JSON; a tool with a 
 MAX_TOOLS_BYTES = 256 * 1024  # all of a server's descriptions and schemas; the tools past it are left out
 MAX_JSON_DEPTH = 100  # how deeply a message from the server may nest; a deeper one is refused
 SHUTDOWN_GRACE = 2.0  # seconds a server gets to exit after its stdin closes, then after SIGTERM
+_NOTICE_SECONDS = 5.0  # over HTTP, for a notification or a reply to be taken (a cancel after Ctrl-C waits this)
 _STDERR_LINES_KEPT = 20  # the last lines of a server's stderr, for the error when it fails to start
 _STDERR_LINE_CHARS = 2_000  # of each stderr line, what is logged and kept (20 lines: at most ~40 KB)
 _LOGGED_CHARS = 2_000  # of a server's log message, what goes to vero's log
@@ -1204,10 +1205,11 @@ class MCPServer:
         return left
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a notification; over HTTP, ``MCPError`` if the server has not taken it within a few seconds."""
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = dict(params)
-        self.transport.send(message, timeout=self.handshake_timeout)
+        self.transport.send(message, timeout=_NOTICE_SECONDS)
 
     def _cancel(self, request_id: int, reason: str) -> None:
         if request_id == 1:  # ``initialize`` is never cancelled (the protocol says so)
@@ -1248,7 +1250,7 @@ class MCPServer:
                 "error": {"code": -32601, "message": f"vero does not offer {method}"},
             }
         with contextlib.suppress(MCPError):
-            self.transport.send(reply, timeout=self.handshake_timeout)
+            self.transport.send(reply, timeout=_NOTICE_SECONDS)
 
     def _message_too_big(self, logged: bool = True) -> None:
         self._refuse_message(f"a message of more than {self.max_message_bytes:,} bytes (max_message_bytes)", logged)
