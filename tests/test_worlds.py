@@ -78,7 +78,13 @@ def test_different_seeds_make_different_worlds():
 
 def test_the_splits_are_disjoint_and_big_enough():
     assert not set(worlds.DEV_SEEDS) & set(worlds.HELDOUT_SEEDS)
-    assert worlds.SPLITS == {"dev": worlds.DEV_SEEDS, "heldout": worlds.HELDOUT_SEEDS}
+    assert worlds.SPLITS == {
+        "dev": worlds.DEV_SEEDS,
+        "heldout": worlds.HELDOUT_SEEDS,
+        "heldout-kinds": worlds.HELDOUT_KINDS_SEEDS,
+        "heldout-all": worlds.HELDOUT_SEEDS + worlds.HELDOUT_KINDS_SEEDS,
+    }
+    assert not set(worlds.DEV_SEEDS + worlds.HELDOUT_SEEDS) & set(worlds.KIND_SEEDS)
     assert len(worlds.HELDOUT_SEEDS) >= 8
     assert len(worlds.world_tasks(worlds.HELDOUT_SEEDS)) >= 80
 
@@ -513,3 +519,241 @@ def test_a_change_the_task_did_not_ask_for_fails_its_effect_check():
             assert not asked.effect(both), (asked.id, other.id)
             checked += 1
     assert checked >= 2
+
+
+# -- the heldout-kinds split: worlds that differ in kind -----------------------------------------------
+import world_formats  # noqa: E402
+import world_kinds  # noqa: E402
+import world_kinds_tasks  # noqa: E402
+from world_answers import Choice, Percent, Quantity, Truth  # noqa: E402
+
+KINDS = [worlds.make_world(seed) for seed in worlds.HELDOUT_KINDS_SEEDS]
+
+
+def test_the_kinds_split_has_ten_worlds_of_sixteen_tasks_from_the_kinds_generator():
+    assert worlds.HELDOUT_KINDS_SEEDS == tuple(range(401, 411))
+    for w in KINDS:
+        assert isinstance(w, world_kinds.KindsWorld)
+        assert [t.id for t in w.tasks] == [f"w{w.seed}-t{i:02d}" for i in range(1, 17)]
+        assert 3 <= len(w.tools) <= 6 and set(w.read_only) == {t.__name__ for t in w.tools}
+        changing = [name for name, read_only in w.read_only.items() if not read_only]
+        assert changing == ([w.roles["action"].__name__] if "action" in w.roles else [])
+    assert len(worlds.world_tasks(worlds.HELDOUT_KINDS_SEEDS)) == 160
+    assert [t.id for t in run.split_tasks("heldout-kinds", 2, 3)] == [t.id for w in KINDS[:2] for t in w.tasks[:3]]
+    assert len(run.split_tasks("heldout-all")) == 320
+
+
+def test_the_kinds_worlds_cover_every_format_failure_tool_shape_task_shape_and_answer_kind():
+    assert set().union(*(w.formats.values() for w in KINDS)) == set(world_formats.RESULT_FORMATS)
+    assert {w.error_kind for w in KINDS} == set(world_formats.ERROR_KINDS)
+    assert set().union(*(w.shapes for w in KINDS)) == set(world_kinds.TOOL_SHAPES)
+    tasks = [t for w in KINDS for t in w.tasks]
+    assert {t.kind for t in tasks} == set(world_kinds_tasks.TASK_SHAPES)
+    assert set(world_kinds_tasks.ANSWER_KINDS) <= {t.answer for t in tasks}
+    assert {w.variants["listing"] for w in KINDS} == {"catalogue", "search", "by_category"}
+    assert {"adjust", "recategorise", "relocate"} == {w.variants.get("action") for w in KINDS} - {None}
+    assert len({w.domain for w in KINDS}) >= 3 and {3, 4, 5, 6} & {len(w.tools) for w in KINDS}
+    assert sum(1 for t in tasks if t.effect) >= 10
+
+
+def _reply_is_a_flat_object_a_list_of_them_or_a_number(reply) -> bool:
+    if isinstance(reply, dict):
+        return all(not isinstance(value, (dict, list)) for value in reply.values())
+    if isinstance(reply, list):
+        return all(
+            isinstance(item, dict) and _reply_is_a_flat_object_a_list_of_them_or_a_number(item) for item in reply
+        )
+    return isinstance(reply, str) and world_answers.fixed_world.numbers_in(reply) == [float(reply)]
+
+
+def _oracle_replies(w, task) -> list:
+    """Every reply the oracle of ``task`` reads from ``w``'s tools."""
+    replies = []
+
+    def use(role, *args):
+        replies.append(w.use(role, *args))
+        return replies[-1]
+
+    task.oracle(use)
+    return replies
+
+
+def test_no_dev_or_held_out_world_has_a_kind_of_the_kinds_split():
+    assert not set(world_kinds_tasks.TASK_SHAPES) & {
+        t.kind for seed in ALL_SEEDS for t in worlds.make_world(seed).tasks
+    }
+    assert not set(world_kinds_tasks.ANSWER_KINDS) & set(worlds.ANSWER_KINDS)
+    assert not set(world_kinds.TOOL_SHAPES) & set(worlds.TOOL_SHAPES)
+    assert not set(world_formats.ERROR_KINDS) & set(worlds.ERROR_STYLES)
+    typed = (Choice, Percent, Quantity, Truth)
+    for seed in ALL_SEEDS:
+        w = worlds.make_world(seed)
+        assert isinstance(w, worlds.World)
+        for task in w.tasks:
+            assert task.answer in worlds.ANSWER_KINDS and not isinstance(task.expected, typed)
+            replies = _oracle_replies(worlds.make_world(seed), task)
+            assert all(map(_reply_is_a_flat_object_a_list_of_them_or_a_number, replies)), task.id
+        for fn in w.tools:
+            assert _reply_is_a_flat_object_a_list_of_them_or_a_number(
+                fn(*["Zzyzx Qwerty"] * len(inspect.signature(fn).parameters))
+            )
+
+
+@pytest.mark.parametrize("seed", worlds.HELDOUT_KINDS_SEEDS)
+def test_every_kinds_task_is_solved_by_calling_the_worlds_tools(seed):
+    for task in worlds.make_world(seed).tasks:
+        w = worlds.make_world(seed)
+        answer, calls = _oracle_calls(w, task)
+        assert task.is_correct(answer), (task.id, task.question, task.expected, answer)
+        assert len(calls) >= task.hops >= 1
+        if task.effect is None:
+            assert not w.changes, f"{task.id} changed the world without being asked"
+        else:
+            assert task.effect(w), task.id
+            assert not task.effect(worlds.make_world(seed)), f"{task.id}: a fresh world must fail the effect check"
+
+
+def test_kinds_oracles_know_only_what_the_tools_replied():
+    for seed in worlds.HELDOUT_KINDS_SEEDS[:4]:
+        maker = worlds.make_world(seed)
+        for item in maker.items.values():  # the oracles' own world, its data scrambled: they must not read it
+            item.update(count=1, price=1.0, measure=5, date="2000-01-01", category="none", site="none")
+        for task in maker.tasks:
+            answer, _ = _oracle_calls(worlds.make_world(seed), task)
+            assert task.is_correct(answer), task.id
+
+
+FIELDS = [
+    world_formats.Field("name", "name"),
+    world_formats.Field("crates", "number of crates"),
+    world_formats.Field("price_per_crate", "price per crate", "tolls"),
+    world_formats.Field("crate_weight_g", "weight of one crate", "g"),
+    world_formats.Field("harvest_date", "harvest date"),
+]
+RECORDS = [
+    {"name": "Ambel Vost", "crates": 12, "price_per_crate": 3.5, "crate_weight_g": 800, "harvest_date": "2026-02-01"},
+    {"name": "Kelda", "crates": 7, "price_per_crate": 120.25, "crate_weight_g": 25000, "harvest_date": "2027-11-30"},
+]
+
+
+@pytest.mark.parametrize("fmt", world_formats.RESULT_FORMATS)
+def test_every_reply_format_reads_back_what_it_wrote(fmt):
+    written = world_formats.write_records(RECORDS, FIELDS, fmt, "cultivar")
+    assert isinstance(written, dict if fmt == "json" else str)
+    assert world_formats.read_records(written, FIELDS, fmt) == [{k: str(v) for k, v in r.items()} for r in RECORDS]
+    assert world_formats.read_records(world_formats.write_records([], FIELDS, fmt, "cultivar"), FIELDS, fmt) == []
+
+
+@pytest.mark.parametrize("kind", world_formats.ERROR_KINDS)
+@pytest.mark.parametrize("fmt", world_formats.RESULT_FORMATS)
+def test_every_kind_of_failure_reads_as_no_records_in_every_format(kind, fmt):
+    empty = world_formats.write_records([], FIELDS, fmt, "cultivar")
+    for variant in (0, 1, 2):
+        for reason in ("not_found", "bad_request", "conflict"):
+            reply = world_formats.ErrorWriter(kind, variant, fmt, empty).reply("no cultivar named 'x'", reason)
+            assert world_formats.read_records(reply, FIELDS, fmt) == []
+
+
+def _failure_is_of_kind(reply, kind: str, empty) -> bool:
+    """Whether ``reply`` is a not-found failure of ``kind``: the forms differ, the meaning is the same."""
+    if kind == "empty":
+        return reply == empty
+    if kind == "error_object":
+        error = (reply if isinstance(reply, dict) else json.loads(reply))["error"]
+        return error["code"] in (404, "NOT_FOUND") and "Zzyzx" in error["message"]
+    text = str(reply)
+    if kind == "exception":
+        return text.splitlines()[-1].startswith("KeyError: ") and "Zzyzx" in text
+    return text.split()[0] in ("404", "HTTP", "status") and "404" in text and "Zzyzx" in text
+
+
+@pytest.mark.parametrize("seed", worlds.HELDOUT_KINDS_SEEDS)
+def test_kinds_tools_answer_junk_without_raising_and_fail_in_their_worlds_kind(seed):
+    w = worlds.make_world(seed)
+    for fn in w.tools:
+        n = len(inspect.signature(fn).parameters)
+        for args in [(), tuple(range(n + 1)), *[(junk,) * n for junk in JUNK]]:
+            assert isinstance(fn(*args), (dict, str))
+        assert isinstance(fn(no_such_argument=1), (dict, str))
+    assert not w.changes, "junk must not change the world"
+    empty = world_formats.write_records([], w.fields["item"], w.formats["item"], w.words["item"][0])
+    assert _failure_is_of_kind(w.use("item", "Zzyzx"), w.error_kind, empty)
+    if "site" in w.roles:
+        empty = world_formats.write_records([], w.fields["site"], w.formats["site"], w.words["site"][0])
+        assert _failure_is_of_kind(w.use("site", "Zzyzx"), w.error_kind, empty)
+
+
+@pytest.mark.parametrize(
+    "answer, expected, right",
+    [
+        ("They weigh 2,758.65 kg in all.", Quantity(2758.65, ("kg", "kilograms")), True),
+        ("2758.65 kilograms", Quantity(2758.65, ("kg", "kilograms")), True),
+        ("2758.65", Quantity(2758.65, ("kg", "kilograms")), False),
+        ("2758.65 kgs? no: 2758.65 g", Quantity(2758.65, ("kg",)), False),
+        ("2758650 g, or 2758.65 t", Quantity(2758.65, ("kg", "kilograms")), False),
+        ("It holds 12 m.", Quantity(12, ("m", "metres")), True),
+        ("It holds 12 mm.", Quantity(12, ("m", "metres")), False),
+        ("About 37.5 %", Percent(37.4567), True),
+        ("37.46 percent", Percent(37.4567), True),
+        ("37.4 %", Percent(37.4567), False),
+        ("0.3746", Percent(37.4567), False),
+        ("False: it has fewer.", Truth(False), True),
+        ("Yes, that is true.", Truth(True), True),
+        ("True.", Truth(False), False),
+        ("I cannot tell.", Truth(True), False),
+        ("Vost has the highest, then Ambel.", Choice("Vost", ("Ambel", "Vost", "Kelda Rum")), True),
+        ("Ambel, Vost and Kelda Rum", Choice("Vost", ("Ambel", "Vost", "Kelda Rum")), False),
+        ("None of them.", Choice("Vost", ("Ambel", "Vost", "Kelda Rum")), False),
+    ],
+)
+def test_typed_answers_are_checked_by_their_kind(answer, expected, right):
+    assert world_answers.is_correct(answer, expected) is right
+
+
+def test_vero_reads_every_kinds_tool_with_its_schema_and_read_only_flag():
+    seen = set()
+    for w in KINDS:
+        for tool, fn in zip(run.world_tools(w), w.tools):
+            assert tool.read_only is w.read_only[fn.__name__]
+            summary, args = parse_docstring(fn.__doc__)
+            assert summary and set(args) == set(inspect.signature(fn).parameters)
+            properties = tool.parameters["properties"]
+            assert list(properties) == list(inspect.signature(fn).parameters)
+            seen.update(spec.get("type") for spec in properties.values())
+            if "values" in properties:
+                assert properties["values"]["type"] == "array" and properties["values"]["items"]["type"] == "number"
+    assert {"string", "number", "integer", "array"} <= seen
+
+
+def test_a_kinds_change_without_the_change_is_not_solved_and_with_it_is():
+    w = next(w for w in KINDS if "action" in w.roles)
+    task = next(t for t in w.tasks if t.effect)
+    llm = ScriptedLLM([f"The answer is {task.expected}."])
+    row = run.run_world_suite(llm, ["ToolCallingAgent"], [task], io.StringIO(), suite="worlds-test")[0]
+    assert row["answer_correct"] is True and row["effect_ok"] is False and row["correct"] is False
+    row = run.run_world_suite(ScriptedLLM(_scripted_replies(task)), ["ToolCallingAgent"], [task], io.StringIO())[0]
+    assert row["correct"] is True and row["effect_ok"] is True and row["world_changes"]
+
+
+def test_run_py_runs_the_kinds_split_against_a_server(tmp_path, monkeypatch, capsys):
+    task = KINDS[0].tasks[0]
+    out = tmp_path / "rows.jsonl"
+    with MockOpenAIServer(_scripted_replies(task)) as server:
+        argv = ["run.py", "--split", "heldout-kinds", "--worlds", "1", "--tasks", task.id]
+        argv += ["--agents", "ToolCallingAgent", "--base-url", server.base_url, "--out", str(out)]
+        monkeypatch.setattr(sys, "argv", argv)
+        assert run.main() == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["suite"], r["task"], r["correct"], r["answer_kind"]) for r in rows] == [
+        ("worlds-heldout-kinds", task.id, True, task.answer)
+    ]
+    assert "heldout-kinds split: 1 worlds, 1 tasks" in capsys.readouterr().out
+
+
+def test_show_world_prints_a_kinds_world_with_its_reply_formats(monkeypatch, capsys):
+    w = KINDS[0]
+    monkeypatch.setattr(sys, "argv", ["run.py", "--show-world", str(w.seed)])
+    assert run.main() == 0
+    printed = capsys.readouterr().out
+    assert "heldout-kinds" in printed and f"replies as {w.formats['item']}" in printed
+    assert all(task.question in printed and str(task.expected) in printed for task in w.tasks)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import world as fixed_world
@@ -33,6 +34,48 @@ _MONTHS = {
         1,
     )
 }
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A value whose unit is part of the answer: right when the number is written with one of ``units``."""
+
+    value: float
+    units: tuple[str, ...]  # the first is how the value is shown
+
+    def __str__(self) -> str:
+        return f"{self.value:g} {self.units[0]}"
+
+
+@dataclass(frozen=True)
+class Percent:
+    """A percentage asked for to one decimal place: right within 0.05 of the exact value."""
+
+    value: float
+
+    def __str__(self) -> str:
+        return f"{self.value:.1f} %"
+
+
+@dataclass(frozen=True)
+class Truth:
+    """A statement to judge "true or false" (a "yes" or "no" says the same)."""
+
+    value: bool
+
+    def __str__(self) -> str:
+        return "true" if self.value else "false"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One name chosen among the candidates a question lists: right when it is the first of them named."""
+
+    name: str
+    among: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 def dates_in(text: str) -> set[str]:
@@ -76,8 +119,11 @@ def yes_or_no(text: str) -> str | None:
 
 def is_correct(answer: str | None, expected: Any, exclude: tuple[str, ...] | list[str] = ()) -> bool:
     """Whether ``answer`` gives ``expected``: a number within a tolerance, the same date, time, yes/no,
-    the name, or every name of a list (and, for a name or a list, none of ``exclude``)."""
+    the name, or every name of a list (and, for a name or a list, none of ``exclude``); or one of the
+    typed answers above."""
     text = "" if answer is None else str(answer)
+    if isinstance(expected, (Quantity, Percent, Truth, Choice)):
+        return _typed_answer_is_correct(text, expected)
     if isinstance(expected, (list, tuple)):
         return all(names_in(text, name) for name in expected) and not any(names_in(text, name) for name in exclude)
     if isinstance(expected, (int, float)):
@@ -99,3 +145,42 @@ def _squash(text: str) -> str:
 def names_in(text: str, name: str) -> bool:
     """Whether ``name`` is written in ``text`` as whole words, ignoring case, spacing and punctuation."""
     return re.search(rf"(?<![\w-]){re.escape(_squash(name))}(?![\w-])", _squash(text)) is not None
+
+
+# -- the typed answers of the heldout-kinds worlds -----------------------------------------------------
+_NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
+
+
+def _typed_answer_is_correct(text: str, expected: Quantity | Percent | Truth | Choice) -> bool:
+    if isinstance(expected, Quantity):
+        return any(fixed_world.is_correct(number, expected.value) for number in quantities_in(text, expected.units))
+    if isinstance(expected, Percent):
+        return any(abs(value - expected.value) <= 0.05 + 1e-9 for value in fixed_world.numbers_in(text))
+    if isinstance(expected, Truth):
+        return truth_of(text) is expected.value
+    return first_named(text, expected.among) == expected.name
+
+
+def quantities_in(text: str, units: tuple[str, ...]) -> list[str]:
+    """The numbers written in ``text`` with one of ``units`` right after them ("12.5 kg", "3 litres")."""
+    spelled = "|".join(re.escape(unit) for unit in sorted(units, key=len, reverse=True))
+    return re.findall(rf"{_NUMBER}\s*(?:{spelled})(?![^\W\d_])", text, re.IGNORECASE)
+
+
+def truth_of(text: str) -> bool | None:
+    """The first "true"/"yes" (True) or "false"/"no" (False) in ``text``."""
+    for word in re.findall(r"[a-z]+", text.casefold()):
+        if word in ("true", "yes", "false", "no"):
+            return word in ("true", "yes")
+    return None
+
+
+def first_named(text: str, names: tuple[str, ...]) -> str | None:
+    """Which of ``names`` ``text`` names first (whole words, ignoring case and punctuation)."""
+    squashed = _squash(text)
+    found = []
+    for name in names:
+        match = re.search(rf"(?<![\w-]){re.escape(_squash(name))}(?![\w-])", squashed)
+        if match:
+            found.append((match.start(), name))
+    return min(found)[1] if found else None

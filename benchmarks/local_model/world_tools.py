@@ -42,6 +42,9 @@ class ErrorStyle:
             return {"ok": False, "reason": message}
         return {"error": message}
 
+    def refused(self, refused: Refused) -> dict:
+        return self.reply(str(refused))
+
     def unknown_name(self, query: object, names: list[str], kind: str, kinds: str) -> Refused:
         shown = _shown(query)
         if self.name_style == "terse":
@@ -139,9 +142,11 @@ def calculate(expression: object, style: ErrorStyle) -> str:
 
 
 def make_tool(
-    name: str, params: list[tuple[str, Any]], returns: Any, doc: str, body: Callable[..., Any], style: ErrorStyle
+    name: str, params: list[tuple[str, Any]], returns: Any, doc: str, body: Callable[..., Any], style: Any
 ) -> Callable[..., Any]:
-    """A function named ``name`` taking ``params`` (name, type) that runs ``body`` and never raises."""
+    """A function named ``name`` taking ``params`` (name, type) that runs ``body`` and never raises.
+
+    ``style`` words the failures: ``reply(message)`` for wrong arguments, ``refused(exc)`` for a refusal."""
     signature = inspect.Signature(
         [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=t) for p, t in params],
         return_annotation=returns,
@@ -156,7 +161,7 @@ def make_tool(
         try:
             return body(*bound.args)
         except Refused as refused:
-            return style.reply(str(refused))
+            return style.refused(refused)
         except Exception as exc:  # noqa: BLE001 - a tool answers, it never raises
             return style.reply(f"{name} could not use these arguments ({type(exc).__name__}).")
 
@@ -172,7 +177,8 @@ def docstring(summary: str, args: list[tuple[str, str]], returns: str | None, st
     lines = [summary]
     if returns and style == "prose":
         lines += ["", returns]
-    lines += ["", "Args:"] + [f"    {name}: {text}" for name, text in args]
+    if args:
+        lines += ["", "Args:"] + [f"    {name}: {text}" for name, text in args]
     if returns and style == "section":
         text = returns.removeprefix("Returns ")
         lines += ["", "Returns:", f"    {text[:1].upper()}{text[1:]}"]

@@ -13,9 +13,12 @@ values, dates, a tool that changes the world, a tool no task needs), in how
 errors read (a suggestion, the known values, an id-format hint, a terse "not
 found"), and in how their docstrings are written.
 
-Two splits, disjoint: ``DEV_SEEDS`` for reading trajectories and trying
-changes, ``HELDOUT_SEEDS`` only to report.  Tables and targets use held-out
-seeds only.  Standard library only: the peers' worker imports this too.
+Three splits, disjoint: ``DEV_SEEDS`` for reading trajectories and trying
+changes, ``HELDOUT_SEEDS`` only to report, and ``HELDOUT_KINDS_SEEDS``, worlds
+built by world_kinds.py that differ from both in kind (reply formats, failures,
+tool shapes, task shapes and answer kinds), only to report and never to read
+while developing; ``heldout-all`` is both held-out blocks.  Tables and targets
+use held-out seeds only.  Standard library only: the peers' worker imports this too.
 
     python benchmarks/local_model/worlds.py 7    # print world 7: its tools' docstrings and its tasks
 """
@@ -36,6 +39,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from world_answers import is_correct  # noqa: E402,F401  (the check run.py and peers.py use)
+from world_kinds import KIND_SEEDS, KindsWorld, make_kinds_world  # noqa: E402
 from world_tasks import TASKS_PER_WORLD, WorldTask, make_tasks  # noqa: E402,F401
 from world_tools import (  # noqa: E402
     WEEKDAYS,
@@ -72,7 +76,17 @@ from world_vocab import (  # noqa: E402
 # worlds together have every tool shape, error style, answer kind and tool count (tests/test_worlds.py).
 DEV_SEEDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 HELDOUT_SEEDS: tuple[int, ...] = tuple(range(301, 311))
-SPLITS = {"dev": DEV_SEEDS, "heldout": HELDOUT_SEEDS}
+# Worlds that differ from both in kind (world_kinds.py): other reply formats, failures, tool shapes,
+# task shapes and answer kinds, which no dev seed ever makes.  Report only; never read while developing.
+# Chosen before any model ran on them; the world's seed rotates its failure kind and its record format,
+# so any ten consecutive seeds have them all (tests/test_worlds.py checks the rest of the coverage).
+HELDOUT_KINDS_SEEDS: tuple[int, ...] = tuple(range(401, 411))
+SPLITS = {
+    "dev": DEV_SEEDS,
+    "heldout": HELDOUT_SEEDS,
+    "heldout-kinds": HELDOUT_KINDS_SEEDS,
+    "heldout-all": HELDOUT_SEEDS + HELDOUT_KINDS_SEEDS,
+}
 
 TOOL_SHAPES = (
     "lookup_by_name",
@@ -149,8 +163,16 @@ ID_FORMATS = (
 )
 
 
-def make_world(seed: int) -> World:
-    """The world of ``seed``: the same every time, with a fresh state of its own."""
+def make_world(seed: int) -> World | KindsWorld:
+    """The world of ``seed``: the same every time, with a fresh state of its own.
+
+    Seeds of ``KIND_SEEDS`` make the worlds of world_kinds.py, every other seed a world of this module."""
+    if seed in KIND_SEEDS:
+        return make_kinds_world(seed)
+    return _make_world(seed)
+
+
+def _make_world(seed: int) -> World:
     rng = random.Random(f"vero-world-{seed}")
     domain = rng.choice(sorted(DOMAINS))
     d = DOMAINS[domain]
