@@ -112,9 +112,12 @@ def model_family(model_name: str | None) -> ModelFamily:
 
 
 def _bare_name(model_name: str) -> str:
-    """``openai/o3`` -> ``o3``; ``ft:gpt-4o-mini:org::id`` -> ``gpt-4o-mini``; lower case."""
+    """The name without a router's prefix, a fine-tune's wrapping or a variant tag, in lower case:
+    ``openai/o3`` -> ``o3``; ``ft:gpt-4o-mini:org::id`` -> ``gpt-4o-mini``; ``gpt-5:free`` -> ``gpt-5``."""
     name = model_name.strip().lower().rsplit("/", 1)[-1]
-    return name.split(":")[1] if name.startswith("ft:") and name.count(":") >= 1 else name
+    if name.startswith("ft:"):
+        name = name[3:]
+    return name.split(":", 1)[0]
 
 
 def output_cap(request: dict[str, Any]) -> int | None:
@@ -130,7 +133,11 @@ _REFUSED_IN_TEXT = (  # how servers without a `param` field name what they refus
     re.compile(r"unrecognized request arguments? supplied: ([A-Za-z_][\w.]{0,79})", re.IGNORECASE),
     re.compile(r"'([^']{1,80})' is not supported with this model", re.IGNORECASE),
     re.compile(r"\b(tools|functions) (?:is|are) not supported", re.IGNORECASE),
-    re.compile(r"does not support (tools)\b", re.IGNORECASE),
+    re.compile(r"does not support (tools)\b", re.IGNORECASE),  # Ollama
+    re.compile(r"\b(tools) param(?:eter)? requires", re.IGNORECASE),  # llama-server without --jinja
+    re.compile(r"Unknown name \\?\"([A-Za-z_]\w{0,79})\\?\": Cannot find field", re.IGNORECASE),  # Gemini
+    # vLLM, Mistral and other pydantic servers: [{'type': 'extra_forbidden', 'loc': ('body', 'x'), ...}]
+    re.compile(r"extra_forbidden['\"],\s*['\"]loc['\"]:\s*[(\[]['\"]body['\"],\s*['\"]([A-Za-z_]\w{0,79})['\"]"),
 )
 REFUSAL_CODES = ("unsupported_parameter", "unsupported_value", "invalid_parameter", "unknown_parameter")
 
