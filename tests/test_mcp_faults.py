@@ -169,7 +169,7 @@ def http_dripped_headers(kind):
     "through an agent's registry it is a `timeout` observation; the next call works",
 )
 def http_endless_event_stream(kind):
-    with http_server() as url, MCPServer.http(url + "/events", call_timeout=1) as server:
+    with http_server() as url, MCPServer.http(url + "/events", call_timeout=0.5) as server:
         outcome, took = timed(lambda: server.call("ping_me", timeout=1), limit=4)
         assert isinstance(outcome, MCPError) and "did not answer tools/call within 1 s" in str(outcome), outcome
         assert took < 2.5, f"took {took:.1f} s"

@@ -128,7 +128,7 @@ def serve(port: int = 0) -> tuple[http.server.ThreadingHTTPServer, str]:
     """The server on 127.0.0.1 (``port`` 0: any free one), serving on a daemon thread; and its base URL."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
 
 
