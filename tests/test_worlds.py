@@ -757,3 +757,23 @@ def test_show_world_prints_a_kinds_world_with_its_reply_formats(monkeypatch, cap
     printed = capsys.readouterr().out
     assert "heldout-kinds" in printed and f"replies as {w.formats['item']}" in printed
     assert all(task.question in printed and str(task.expected) in printed for task in w.tasks)
+
+
+def test_the_peer_worker_runs_a_kinds_task_on_a_fresh_copy_of_its_world():
+    task = next(t for w in KINDS for t in w.tasks if t.effect)
+    seed = worlds.seed_of(task.id)
+
+    def runner(url, question, functions):  # a stand-in framework: makes the oracle's calls by tool name
+        by_name = {fn.__name__: fn for fn in functions}
+        w = worlds.make_world(seed)
+        answer, calls = _oracle_calls(w, task)
+        for role, args in calls:
+            by_name[w.roles[role].__name__](*args)
+        return answer, "ok"
+
+    job = {"base_url": "http://127.0.0.1:9/v1", "timeout": 30}
+    spec = {"id": task.id, "question": task.question, "seed": seed}
+    first = peer_worker.run_task(runner, job, spec)
+    assert first["effect_ok"] is True and first["world_changes"] and task.is_correct(first["answer"])
+    second = peer_worker.run_task(lambda url, question, functions: ("no idea", "ok"), job, spec)
+    assert second["effect_ok"] is False and second["world_changes"] == []

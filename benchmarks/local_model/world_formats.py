@@ -25,10 +25,10 @@ ERROR_KINDS = ("exception", "empty", "error_object", "status_line")
 
 FORMAT_WORDS = {
     "json": 'a JSON object: "data" holds the records, a measured value is {"value": ..., "unit": ...}',
-    "table": "a markdown table, one row per record",
-    "csv": "CSV text with a header line, one line per record",
+    "table": "a markdown table, a row per record",
+    "csv": "CSV text with a header line, a line per record",
     "lines": '"label: value" lines, a blank line between records',
-    "prose": "one sentence per record",
+    "prose": "sentences, one per record",
 }
 
 

@@ -148,7 +148,7 @@ class KindsWorld:
         ]
         for role, tool in self.roles.items():
             kind = "looks up only" if self.read_only[tool.__name__] else "CHANGES the world"
-            replies = self.formats.get(role, "text")
+            replies = self.formats.get("item" if role == "action" else role, "text")  # a change replies as a record
             lines.append(f"def {tool.__name__}{inspect.signature(tool)}:   # {kind}, replies as {replies}")
             lines += ["    " + line if line else "" for line in (tool.__doc__ or "").splitlines()]
             lines.append("")
