@@ -546,6 +546,11 @@ ASKS_THE_USER = [
     "What should I do next? Let me know.",
     "Ready to archive the draft, just say yes.",
     "Archive the draft now [y/N]",
+    "Do you want the draft archived?",
+    "Type 'yes' to confirm the archive step.",
+    "Would it be alright for me to archive the draft?",
+    "Give me a thumbs up and I'll archive it, if you agree.",
+    "What would you like me to do with the draft?",
 ]
 
 
@@ -569,6 +574,8 @@ def test_answers_that_put_the_next_step_to_the_user_are_recognised(answer):
         "Should we add them? Yes: 1288 + 40 = 1328.",
         "If you would like more details, just ask!",  # a courtesy offer
         "Sure! The answer is 42.",
+        "Answer: 42.",
+        "Would you like to know more? The shelf is SH-07.",  # courtesy, then the answer itself
     ],
 )
 def test_answers_that_hand_nothing_over_are_not_questions_to_the_user(answer):

@@ -143,20 +143,22 @@ _OWN_NEXT_STEP = re.compile(
     r"\b(?:should|shall|may|can|could|must|do|am) (?:I|we)\b"
     r"|\b(?:want|like|need|prefer|wish|expect|allow|permit|authori[sz]e|ask|tell) (?:me|us) to\b"
     r"|\b(?:if|whether) (?:I|we) (?:should|shall|may|can|could|am to|are to|ought to)\b"
-    r"|\b(?:if|whether|when) to\b",
+    r"|\b(?:if|whether|when) to\b"
+    r"|\b(?:do|would|will) you (?:want|like|prefer|wish)\b",  # "Do you want the draft archived?"
     re.IGNORECASE,
 )
 # Words about going on with a step, confirming it or permitting it.
 _PROCEEDING = re.compile(
     r"\b(?:proceed\w*|go(?:-| )?ahead|continu\w*|carry on|confirm\w*|permission|permit\w*|approv\w*"
     r"|authori[sz]\w*|allow\w*|consent\w*|sign[- ]off|green light|say[- ]so|(?:say|give me) the word"
-    r"|ok(?:ay)?|alright|all right|sure|objection\w*|decid\w*|decision)\b",
+    r"|ok(?:ay)?|alright|all right|sure|objection\w*|decid\w*|decision|thumbs[- ]up)\b",
     re.IGNORECASE,
 )
 # Words that turn a sentence to the user: a request, or a wait for the user's word.
 _TO_THE_USER = re.compile(
     r"\b(?:let (?:me|us) know|tell me|please|kindly|wait(?:ing)? (?:for|on|until)|await\w*|until you|once you"
-    r"|when you|if you|need your|with(?:out)? your|on your)\b",
+    r"|when you|if you|need your|with(?:out)? your|on your)\b"
+    r"|^\s*(?:type|reply|respond|answer|say|write|click|press)\b",  # an instruction to the user
     re.IGNORECASE,
 )
 # The choice itself handed over: "it is up to you", "your call", "just say yes", "(y/n)"; "if you'd like"
@@ -168,8 +170,13 @@ _USER_CHOICE = re.compile(
 )
 _IF_YOU_LIKE = re.compile(r"\bif you(?:'d| would)? (?:like|want|wish|prefer|agree)\b", re.IGNORECASE)
 _OWN_ACT = re.compile(r"\b(?:I|we|me|us)\b", re.IGNORECASE)
-# A courtesy offer after an answer ("Can I help with anything else?") hands over no pending step.
-_COURTESY = re.compile(r"\b(?:any|some)(?: ?thing| ?one)? else\b|\bany (?:other|more|further)\b", re.IGNORECASE)
+# A courtesy offer after an answer ("Can I help with anything else?", "Would you like to know more?")
+# hands over no pending step.
+_COURTESY = re.compile(
+    r"\b(?:any|some)(?: ?thing| ?one)? else\b|\bany (?:other|more|further)\b"
+    r"|\bto (?:know|hear|learn|see) more\b|\bmore (?:details|information|info)\b",
+    re.IGNORECASE,
+)
 # A question the model answers itself in the next sentence ("What should I do next? I should look it
 # up."), unless that sentence speaks to the user.
 _SELF_ANSWER = re.compile(
