@@ -34,11 +34,19 @@ FORMAT_WORDS = {
 
 @dataclass(frozen=True)
 class Field:
-    """One attribute as a reply writes it: ``key`` in JSON, tables and CSV, ``label`` in lines and prose."""
+    """One attribute as a reply writes it: ``key`` in JSON, tables and CSV, ``label`` in lines and prose.
+
+    Records are written from, and read back into, dicts keyed by what each field means (``means``,
+    the key when not given), so one world's keys and labels never reach the code that reads them."""
 
     key: str
     label: str
     unit: str = ""  # written after the value (nested beside it in JSON)
+    means: str = ""
+
+    @property
+    def meaning(self) -> str:
+        return self.means or self.key
 
 
 class Failure(Refused):
@@ -59,22 +67,26 @@ def _article(word: str) -> str:
 
 
 def write_records(records: list[dict], fields: list[Field], fmt: str, noun: str) -> object:
-    """``records`` (key -> value) in format ``fmt``; the text forms are strings, JSON a dict."""
+    """``records`` (meaning -> value) in format ``fmt``, each with ``fields`` only; the text forms are
+    strings, JSON a dict."""
     if fmt == "json":
-        rows = [{f.key: {"value": r[f.key], "unit": f.unit} if f.unit else r[f.key] for f in fields} for r in records]
+        rows = [
+            {f.key: {"value": r[f.meaning], "unit": f.unit} if f.unit else r[f.meaning] for f in fields}
+            for r in records
+        ]
         return {"count": len(rows), "data": rows}
     if fmt == "table":
         lines = ["| " + " | ".join(f.key for f in fields) + " |", "|" + "---|" * len(fields)]
-        lines += ["| " + " | ".join(str(r[f.key]) for f in fields) + " |" for r in records]
+        lines += ["| " + " | ".join(str(r[f.meaning]) for f in fields) + " |" for r in records]
         return "\n".join(lines)
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow([f.key for f in fields])
-        writer.writerows([[r[f.key] for f in fields] for r in records])
+        writer.writerows([[r[f.meaning] for f in fields] for r in records])
         return out.getvalue().rstrip("\n")
     if fmt == "lines":
-        return "\n\n".join("\n".join(f"{f.label}: {_shown(f, r[f.key])}" for f in fields) for r in records)
+        return "\n\n".join("\n".join(f"{f.label}: {_shown(f, r[f.meaning])}" for f in fields) for r in records)
     if not records:
         return f"No {noun} matches."
     return "\n".join(_sentence(r, fields, noun) for r in records)
@@ -82,16 +94,21 @@ def write_records(records: list[dict], fields: list[Field], fmt: str, noun: str)
 
 def _sentence(record: dict, fields: list[Field], noun: str) -> str:
     name, *rest = fields
-    parts = [f"{_article(f.label)} {f.label} of {_shown(f, record[f.key])}" for f in rest]
+    parts = [f"{_article(f.label)} {f.label} of {_shown(f, record[f.meaning])}" for f in rest]
     listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-    return f"The {noun} {record[name.key]} has {listed}."
+    return f"The {noun} {record[name.meaning]} has {listed}."
 
 
 # -- reading them back -----------------------------------------------------------------------------
 def read_records(reply: object, fields: list[Field], fmt: str) -> list[dict[str, str]]:
-    """The records in a reply written by ``write_records``, each value as text without its unit.
+    """The records in a reply written by ``write_records`` (meaning -> the value as text, without its unit).
 
     A failure, in any of its forms, reads as no records."""
+    return [{f.meaning: row[f.key] for f in fields if f.key in row} for row in _rows(reply, fields, fmt)]
+
+
+def _rows(reply: object, fields: list[Field], fmt: str) -> list[dict[str, str]]:
+    """The records of a reply as written, key -> value."""
     if fmt == "json":
         rows = reply.get("data", []) if isinstance(reply, dict) else []
         return [{k: str(v["value"] if isinstance(v, dict) else v) for k, v in row.items()} for row in rows]

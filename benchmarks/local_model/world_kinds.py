@@ -203,55 +203,37 @@ def _fill_data(w: KindsWorld, rng: random.Random) -> None:
 # -- what replies hold -----------------------------------------------------------------------------------
 def _fields(w: KindsWorld) -> dict[str, list[Field]]:
     d, cur = w.words, w.words["cur"]
-    one = d["count"][1]
+    counted, one = d["count"]
+    measure, small, _ = d["measure"]
     name = Field("name", "name")
     code = Field("code", "code")
-    count = Field(d["count"][0], f"number of {d['count'][0]}")
-    price = Field(f"price_per_{one}", f"price per {one}", cur)
-    category = Field(d["category"][0], d["category"][0])
-    measure_label, small, _ = d["measure"]
+    count = Field(counted, f"number of {counted}", means="count")
+    price = Field(f"price_per_{one}", f"price per {one}", cur, means="price")
+    category = Field(d["category"][0], d["category"][0], means="category")
     return {
         "item": [
             name,
             code,
-            Field(f"{d['site'][0]}_id", f"{d['site'][0]} id"),
+            Field(f"{d['site'][0]}_id", f"{d['site'][0]} id", means="site"),
             count,
             price,
             category,
-            Field(f"{one}_{measure_label.split()[0]}_{small}", measure_label, small),
-            Field(d["date"][0], d["date"][1]),
+            Field(f"{one}_{measure.split()[0]}_{small}", measure, small, means="measure"),
+            Field(d["date"][0], d["date"][1], means="date"),
         ],
         "listing": [name, code, category, count, price],
         "site": [
             Field("id", "id"),
-            Field(d["place"], d["place"]),
-            Field(d["manager"], d["manager"]),
-            Field("capacity", f"capacity in {d['count'][0]}"),
+            Field(d["place"], d["place"], means="place"),
+            Field(d["manager"], d["manager"], means="manager"),
+            Field("capacity", f"capacity in {counted}"),
         ],
     }
 
 
 def item_record(w: KindsWorld, name: str) -> dict:
-    item, keys = w.items[name], [f.key for f in w.fields["item"]]
-    return dict(
-        zip(
-            keys,
-            (
-                name,
-                item["code"],
-                item["site"],
-                item["count"],
-                item["price"],
-                item["category"],
-                item["measure"],
-                item["date"],
-            ),
-        )
-    )
-
-
-def _listing_record(w: KindsWorld, name: str) -> dict:
-    return {f.key: item_record(w, name)[f.key] for f in w.fields["listing"]}
+    """An item's record by meaning: its name and its data (a reply writes the fields it lists)."""
+    return {"name": name, **w.items[name]}
 
 
 # -- the tools -------------------------------------------------------------------------------------------
@@ -362,7 +344,7 @@ def _listing_tool(w: KindsWorld, rng: random.Random):
     returns = dict if fmt == "json" else str
 
     def write(names: list[str]):
-        return write_records([_listing_record(w, n) for n in names], w.fields["listing"], fmt, item)
+        return write_records([item_record(w, n) for n in names], w.fields["listing"], fmt, item)
 
     if variant == "catalogue":
         w.shapes.add("no_parameters")
@@ -409,9 +391,7 @@ def _site_tool(w: KindsWorld, rng: random.Random):
 
     def body(query):
         key = find_site(w, query)
-        s = w.sites[key]
-        record = dict(zip([f.key for f in w.fields["site"]], (key, s["place"], s["manager"], s["capacity"])))
-        return write_records([record], w.fields["site"], fmt, site)
+        return write_records([{"id": key, **w.sites[key]}], w.fields["site"], fmt, site)
 
     doc = docstring(
         f"One {site}, by its id (such as {example}).",

@@ -27,12 +27,6 @@ from world_vocab import invented_names
 if TYPE_CHECKING:
     from world_kinds import KindsWorld
 
-# What each position of a reply's record means, whatever the world calls it.
-MEANINGS = {
-    "item": ("name", "code", "site", "count", "price", "category", "measure", "date"),
-    "listing": ("name", "code", "category", "count", "price"),
-    "site": ("id", "place", "manager", "capacity"),
-}
 NUMERIC = {"count": int, "price": float, "measure": int, "capacity": int}
 TASK_SHAPES = (
     "unit",
@@ -56,38 +50,33 @@ class Reader:
     def __init__(self, w: KindsWorld, use: Callable[..., Any]):
         self.w, self.use = w, use
 
-    def _records(self, role: str, reply: object) -> list[dict]:
-        out = []
-        for raw in read_records(reply, self.w.fields[role], self.w.formats[role]):
-            values = [raw.get(f.key, "") for f in self.w.fields[role]]
-            record = dict(zip(MEANINGS[role], values))
-            out.append({k: NUMERIC[k](float(v)) if k in NUMERIC else v for k, v in record.items()})
-        return out
+    def records(self, role: str, reply: object) -> list[dict]:
+        """The records of a reply of ``role``'s tool, by meaning, with numbers as numbers."""
+        found = read_records(reply, self.w.fields[role], self.w.formats[role])
+        return [{k: NUMERIC[k](float(v)) if k in NUMERIC else v for k, v in record.items()} for record in found]
 
     def item(self, name: str) -> dict | None:
-        found = self._records("item", self.use("item", name))
+        found = self.records("item", self.use("item", name))
         return found[0] if found else None
 
     def site(self, site_id: str) -> dict:
-        return self._records("site", self.use("site", site_id))[0]
+        return self.records("site", self.use("site", site_id))[0]
 
     def change(self, *args: Any) -> dict:
-        return self._records("item", self.use("action", *args))[0]
+        return self.records("item", self.use("action", *args))[0]
 
     def listing(self) -> list[dict]:
         """Every item, through the world's listing: once, with an empty search, or one category at a time."""
         variant = self.w.variants["listing"]
         if variant == "catalogue":
-            return self._records("listing", self.use("listing"))
+            return self.records("listing", self.use("listing"))
         if variant == "search":
-            return self._records("listing", self.use("listing", ""))
-        return [
-            r for value in self.w.words["category"][1] for r in self._records("listing", self.use("listing", value))
-        ]
+            return self.records("listing", self.use("listing", ""))
+        return [r for value in self.w.words["category"][1] for r in self.records("listing", self.use("listing", value))]
 
     def of_category(self, value: str) -> list[dict]:
         if self.w.variants["listing"] == "by_category":
-            return self._records("listing", self.use("listing", value))
+            return self.records("listing", self.use("listing", value))
         return [r for r in self.listing() if r["category"] == value]
 
     def calc(self, operation: str, a: float, b: float) -> float:
@@ -461,7 +450,7 @@ def _codes(w: KindsWorld, rng: random.Random) -> list[WorldTask]:
 
 def _by_code(r: Reader, code: str) -> str:
     if r.w.variants["listing"] == "search":
-        found = r._records("listing", r.use("listing", code))
+        found = r.records("listing", r.use("listing", code))
     else:
         found = [item for item in r.listing() if item["code"] == code]
     return f"{found[0]['price']} {r.w.words['cur']}"
