@@ -575,6 +575,7 @@ def test_answers_that_put_the_next_step_to_the_user_are_recognised(answer):
         "If you would like more details, just ask!",  # a courtesy offer
         "Sure! The answer is 42.",
         "Answer: 42.",
+        "Sure, please find the total below: 42.",
         "Would you like to know more? The shelf is SH-07.",  # courtesy, then the answer itself
     ],
 )

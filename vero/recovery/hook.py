@@ -151,7 +151,7 @@ _OWN_NEXT_STEP = re.compile(
 _PROCEEDING = re.compile(
     r"\b(?:proceed\w*|go(?:-| )?ahead|continu\w*|carry on|confirm\w*|permission|permit\w*|approv\w*"
     r"|authori[sz]\w*|allow\w*|consent\w*|sign[- ]off|green light|say[- ]so|(?:say|give me) the word"
-    r"|ok(?:ay)?|alright|all right|sure|objection\w*|decid\w*|decision|thumbs[- ]up)\b",
+    r"|ok(?:ay)?|alright|all right|objection\w*|decid\w*|decision|thumbs[- ]up)\b",
     re.IGNORECASE,
 )
 # Words that turn a sentence to the user: a request, or a wait for the user's word.
@@ -161,10 +161,10 @@ _TO_THE_USER = re.compile(
     r"|^\s*(?:type|reply|respond|answer|say|write|click|press)\b",  # an instruction to the user
     re.IGNORECASE,
 )
-# The choice itself handed over: "it is up to you", "your call", "just say yes", "(y/n)"; "if you'd like"
-# with the model's own act.
+# The choice itself handed over: "it is up to you", "your call", "just say yes", "are you sure", "(y/n)";
+# "if you'd like" with the model's own act.
 _USER_CHOICE = re.compile(
-    r"\bup to you\b|\byour (?:call|choice|decision)\b|\bjust say (?:yes|so|the word)\b"
+    r"\bup to you\b|\byour (?:call|choice|decision)\b|\bjust say (?:yes|so|the word)\b|\bare you sure\b"
     r"|[(\[]\s*(?:yes|y)\s*/\s*(?:no|n)\s*[)\]]",
     re.IGNORECASE,
 )
