@@ -72,7 +72,7 @@ def _walk(value: Any, secrets: list[str]) -> Any:
     return value
 
 
-def masked_json(value: Any, secrets: Iterable[str | None], **dumps: Any) -> str:
+def masked_json(value: Any, secrets: Iterable[str | None]) -> str:
     """``value`` as JSON text (``ensure_ascii=False``), each key of ``secrets`` masked, in
     values that are no JSON type too (written with ``str``)."""
     secrets = list(secrets)
@@ -80,7 +80,6 @@ def masked_json(value: Any, secrets: Iterable[str | None], **dumps: Any) -> str:
         hide_secrets_in(value, secrets),
         ensure_ascii=False,
         default=lambda other: hide_secrets(str(other), secrets),
-        **dumps,
     )
 
 
