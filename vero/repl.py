@@ -116,7 +116,7 @@ class Repl:
         return answer
 
     def approve_tool(self, call) -> bool | str:
-        """Asked before a tool that may change things runs (``ask_before_running``)."""
+        """Asked before a call that needs approval runs (``ask_before_running``)."""
         self.end_line()
         return ask_before_running(call)
 
@@ -356,7 +356,7 @@ def ask_before_running(call, out=None) -> bool | str:
     ``n``/``no`` dropped).  The end of input refuses.  Printed on ``out`` (default stdout) through
     ``say``: keys masked, control characters escaped."""
     out = out or sys.stdout
-    say(f"🙋 {call.name} may change things. It would run with: {shown_arguments(call.arguments)}", file=out)
+    say(f"🙋 {call.name} needs your approval. It would run with: {shown_arguments(call.arguments)}", file=out)
     try:
         answer = read_reply(TOOL_PROMPT, out)
     except EOFError:
@@ -398,7 +398,8 @@ def read_reply(prompt: str, out) -> str:
 
 
 def _one_line(args, limit: int = 200) -> str:
-    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+    compact = (",", ":")  # as a native call's arguments are usually written
+    text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str, separators=compact)
     text = " ".join(text.split())
     return clip(text, limit, "…", within=True)
 
