@@ -381,6 +381,20 @@ def test_a_trace_over_the_total_cap_is_read_up_to_it_and_says_so(tmp_path, capsy
     assert "the rest is not read" in out
 
 
+def test_lines_that_cannot_be_read_are_noted_up_to_a_cap_then_counted(tmp_path, capsys):
+    path = tmp_path / "t.jsonl"
+    path.write_text(event_lines(*run_events("First task?", "one")) + "x\n" * 5000, encoding="utf-8")
+    code, out, _ = view(capsys, path)
+    assert code == 0 and out.count("not a JSON event") == trace_view.MAX_NOTED
+    assert f"{5000 - trace_view.MAX_NOTED:,} more lines could not be read" in out
+
+
+def test_model_calls_are_read_up_to_a_cap(monkeypatch):
+    monkeypatch.setattr(trace_view, "MAX_CALLS", 10)
+    trace = trace_view.read_trace(one_conversation(30))
+    assert len(trace.calls) == 10 and "more than 10 model calls" in trace.problems[-1]
+
+
 def test_a_line_separator_inside_a_json_string_does_not_split_the_event(tmp_path, capsys):
     path = tmp_path / "t.jsonl"
     lines = run_events("First\u2028task?", "one")

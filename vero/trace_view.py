@@ -39,6 +39,8 @@ MAX_TRACE_BYTES = 128 * 2**20  # read of a trace at most; the rest is not shown 
 MAX_LINE_BYTES = 32 * 2**20  # one event at most: a longer line is skipped unread (a marked line says so)
 READ_CHUNK = 2**20
 MAX_DEPTH = 16  # sub-agent levels shown indented; a deeper level is shown at this one
+MAX_NOTED = 100  # lines that could not be read, each noted; the rest are counted in one line
+MAX_CALLS = 50_000  # model calls read at most (each is held in memory); the rest is not read
 # What a malformed event raises while it is read or shown (a value of the wrong type, nesting too deep).
 MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
 
@@ -86,8 +88,14 @@ class Trace:
     # in order: ("run", run) / ("call", Call) / ("end", run) / ("problem", text), each with its line number
     items: list[tuple[str, Any, int]] = field(default_factory=list)
 
+    unnoted: int = 0  # lines that could not be read past the first MAX_NOTED
+
     def note(self, number: int, problem: str) -> None:
-        """A line that could not be read: reported in place, and in ``problems``."""
+        """A line that could not be read: reported in place, and in ``problems`` (the first
+        ``MAX_NOTED`` of them; the others are counted, then reported in one line at the end)."""
+        if len(self.problems) >= MAX_NOTED:
+            self.unnoted += 1
+            return
         self.problems.append(f"line {number}: {problem}")
         self.items.append(("problem", self.problems[-1], number))
 
@@ -107,6 +115,9 @@ def read_trace(lines: Iterable[str | Unread]) -> Trace:
     that is not an event, or a malformed one, is noted and skipped."""
     trace, reading = Trace(), Reading()
     for number, line in enumerate(lines, 1):
+        if len(trace.calls) >= MAX_CALLS:
+            trace.note(number, f"more than {MAX_CALLS:,} model calls; the rest is not read")
+            break
         if isinstance(line, Unread):
             trace.note(number, line.problem)
             continue
@@ -127,6 +138,9 @@ def read_trace(lines: Iterable[str | Unread]) -> Trace:
             _take(trace, reading, event, number)
         except MALFORMED as exc:
             trace.note(number, f"a malformed {_kind(event)} event (skipped): {_reason(exc)}")
+    if trace.unnoted:
+        trace.problems.append(f"{trace.unnoted:,} more lines could not be read (skipped)")
+        trace.items.append(("problem", trace.problems[-1], 0))
     return trace
 
 
