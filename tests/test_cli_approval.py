@@ -76,7 +76,7 @@ def what_the_model_read(notes) -> str:
 def test_chat_asks_before_a_tool_that_may_change_things_and_runs_it_on_yes(notes):
     done = notes_cli(notes, "chat", input="Delete my groceries note.\ny\nbye\n")
     assert done.returncode == 0, done.stderr
-    assert '🙋 delete_note may change things. It would run with: {"name": "groceries"}' in done.stdout
+    assert '🙋 delete_note needs your approval. It would run with: {"name": "groceries"}' in done.stdout
     assert "Run it? [y]es / [n]o" in done.stdout and "✅ Approved; running it." in done.stdout
     assert notes.deleted.read_text() == "groceries\n" and what_the_model_read(notes) == "deleted groceries"
 
@@ -115,7 +115,7 @@ def test_run_without_a_terminal_refuses_the_call_and_says_so(notes):
     done = notes_cli(notes, "run", "Delete my groceries note.")  # stdin is no terminal here
     assert done.returncode == 0, done.stderr  # a refused call is an observation: the run goes on
     assert not notes.deleted.exists()
-    assert "Not run: delete_note may change things" in done.stderr and "--yes approves every call" in done.stderr
+    assert "Not run: delete_note needs approval" in done.stderr and "--yes approves every call" in done.stderr
     assert "no terminal" in what_the_model_read(notes)
 
 
@@ -142,7 +142,7 @@ def test_run_asks_on_stderr_when_stdin_is_a_terminal(monkeypatch, capsys):
     approver = run_approver(SimpleNamespace(yes=False, task="Delete my note."))
     assert approver(ToolCallRequest("delete_note", {"name": "groceries"})) is True
     printed = capsys.readouterr()
-    assert printed.out == "" and "🙋 delete_note may change things" in printed.err and "Run it?" in printed.err
+    assert printed.out == "" and "🙋 delete_note needs your approval" in printed.err and "Run it?" in printed.err
 
 
 def test_run_reading_the_task_from_stdin_cannot_ask_there(monkeypatch):
@@ -186,5 +186,5 @@ def test_an_mcp_tool_marked_read_only_by_an_untrusted_server_is_asked_about(shar
     if trusted:  # its readOnlyHint is taken: it runs without asking
         assert "🙋" not in done.stdout and tool_results == ['{"text": "hello"}']
     else:
-        assert '🙋 echo may change things. It would run with: {"text": "hello"}' in done.stdout
+        assert '🙋 echo needs your approval. It would run with: {"text": "hello"}' in done.stdout
         assert tool_results[0].startswith("Not run: the user did not approve this call of echo")

@@ -357,7 +357,7 @@ NO_TERMINAL = "nobody could be asked: vero run has no terminal to ask on (--yes 
 def refuse_without_terminal(call) -> str:
     """``vero run`` with no terminal to ask on: a call that needs approval is refused, never run
     silently; one line on stderr says so, and the model reads the reason."""
-    say(f"🚫 Not run: {call.name} may change things, and {NO_TERMINAL}.", file=sys.stderr)
+    say(f"🚫 Not run: {call.name} needs approval, and {NO_TERMINAL}.", file=sys.stderr)
     return NO_TERMINAL
 
 
