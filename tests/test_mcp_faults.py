@@ -181,6 +181,22 @@ def http_endless_event_stream(kind):
     return f"MCPError after {took:.1f} s; a timeout observation after {took_too:.1f} s"
 
 
+@fault(
+    "mcp/stdio-server-stops-reading",
+    DIRECT,
+    "a stdio server stops reading its stdin, and a call's arguments (1 MB) fill the pipe: the call fails at "
+    "its timeout (1 s), within 2.5 s, `did not read its input for 1 s`, and so does every later call, at once",
+)
+def stdio_server_stops_reading(kind):
+    with raw("deaf", shutdown_grace=0.3) as server:
+        outcome, took = timed(lambda: server.call("echo", {"text": "x" * 1_000_000}, timeout=1), limit=4)
+        assert isinstance(outcome, MCPError) and "did not read its input for 1 s" in str(outcome), outcome
+        assert took < 2.5, f"took {took:.1f} s"
+        later, took_later = timed(lambda: server.call("echo", {"text": "y"}, timeout=1), limit=4)
+        assert isinstance(later, MCPError) and "did not read its input" in str(later) and took_later < 0.5
+    return f"MCPError after {took:.1f} s; the next call at once"
+
+
 # =========================================================================== deep JSON (item 7)
 
 

@@ -18,6 +18,7 @@
 - ``family``: starts three processes that ignore SIGTERM: one in its process group, one in its own
   session (``setsid()``), and a daemon (a double fork: its parent has exited, it is in a session of
   its own); answers every call with their pids, as JSON;
+- ``deaf``: once it has listed its tools, stops reading its stdin (it sleeps);
 - ``bloated``: offers tools with a 15,000-character description, a 100 KB input schema, and ten
   of 40 KB each.
 
@@ -32,6 +33,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 TOOLS = [
@@ -147,6 +149,8 @@ def answer(request: dict) -> None:
         else:
             result = {"tools": bloated_tools() if MODE == "bloated" else TOOLS}
         send({"jsonrpc": "2.0", "id": rid, "result": result})
+        if MODE == "deaf":
+            time.sleep(120)
     elif method == "tools/call":
         if MODE == "deep" and len(DEEP_SENT) < 2:
             DEEP_SENT.append(rid)

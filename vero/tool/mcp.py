@@ -29,6 +29,7 @@ import logging
 import math
 import os
 import re
+import select
 import shlex
 import signal
 import socket
@@ -359,15 +360,24 @@ class _StdioTransport:
             reader.start()
 
     def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
-        """Write one message (``timeout`` is for HTTP: a pipe takes a line at once, or the server is gone)."""
+        """Write one message, within ``timeout`` seconds: a server that stops reading its stdin fills the pipe,
+        and is then taken as hung (its input stream is cut in the middle of a line: it cannot go on)."""
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         process = self.process
         if process is None or process.stdin is None:
             raise MCPError(f"the MCP server {self.server.name!r} is not running")
+        ends = None if timeout is None else time.monotonic() + timeout
         try:
-            with self._write_lock:
-                process.stdin.write(line)
-                process.stdin.flush()
+            if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout):
+                raise TimeoutError
+            try:
+                _write_within(process.stdin, line, ends)
+            finally:
+                self._write_lock.release()
+        except TimeoutError:
+            reason = f"the MCP server {self.server.name!r} did not read its input for {timeout} s"
+            self.server._transport_closed(reason)
+            raise MCPError(reason) from None
         except (OSError, ValueError):  # a closed pipe: the server has exited
             raise MCPError(self.exit_reason()) from None
 
@@ -480,6 +490,27 @@ class _StdioTransport:
                 os.killpg(process.pid, sig)  # the server leads its own process group
             elif process.poll() is None:
                 process.send_signal(sig)
+
+
+def _write_within(stream: Any, data: bytes, ends: float | None) -> None:
+    """Write ``data`` to a pipe by ``ends`` (a ``time.monotonic()``; None: no limit), or ``TimeoutError``.
+    Where pipes cannot be polled (Windows), a plain write."""
+    if not hasattr(select, "poll"):
+        stream.write(data)
+        stream.flush()
+        return
+    fd = stream.fileno()
+    os.set_blocking(fd, False)
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    view = memoryview(data)
+    while view:
+        left = None if ends is None else ends - time.monotonic()
+        if left is not None and left <= 0:
+            raise TimeoutError
+        if poller.poll(None if left is None else max(1, int(left * 1000))):
+            with contextlib.suppress(BlockingIOError):
+                view = view[os.write(fd, view) :]
 
 
 # The processes a server started (Linux: /proc; elsewhere none are found, and its process group is what
@@ -1159,7 +1190,7 @@ class MCPServer:
                 if not pending.done.is_set():
                     raise MCPError(f"the MCP server {self.name!r} sent no answer to {method}")
             else:
-                self.transport.send(message)
+                self.transport.send(message, timeout=timeout)
             if not pending.done.wait(timeout):
                 timed_out = True
                 raise MCPError(f"the MCP server {self.name!r} did not answer {method} within {timeout} s")
