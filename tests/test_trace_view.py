@@ -389,10 +389,10 @@ def test_lines_that_cannot_be_read_are_noted_up_to_a_cap_then_counted(tmp_path, 
     assert f"{5000 - trace_view.MAX_NOTED:,} more lines could not be read" in out
 
 
-def test_model_calls_are_read_up_to_a_cap(monkeypatch):
-    monkeypatch.setattr(trace_view, "MAX_CALLS", 10)
+def test_events_are_read_up_to_a_cap(monkeypatch):
+    monkeypatch.setattr(trace_view, "MAX_KEPT", 21)  # the run's start, then 10 calls of two events each
     trace = trace_view.read_trace(one_conversation(30))
-    assert len(trace.calls) == 10 and "more than 10 model calls" in trace.problems[-1]
+    assert len(trace.calls) == 10 and "more than 21 events to show" in trace.problems[-1]
 
 
 def test_a_line_separator_inside_a_json_string_does_not_split_the_event(tmp_path, capsys):

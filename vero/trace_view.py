@@ -40,7 +40,7 @@ MAX_LINE_BYTES = 32 * 2**20  # one event at most: a longer line is skipped unrea
 READ_CHUNK = 2**20
 MAX_DEPTH = 16  # sub-agent levels shown indented; a deeper level is shown at this one
 MAX_NOTED = 100  # lines that could not be read, each noted; the rest are counted in one line
-MAX_CALLS = 50_000  # model calls read at most (each is held in memory); the rest is not read
+MAX_KEPT = 200_000  # events held in memory at most (runs, model calls, tool calls, warnings); then reading stops
 # What a malformed event raises while it is read or shown (a value of the wrong type, nesting too deep).
 MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
 
@@ -108,6 +108,7 @@ class Reading:
     call: Call | None = None
     pending_tools: dict[int, dict[str, Any]] = field(default_factory=dict)  # depth -> the tool call
     conversations: Conversations = field(default_factory=lambda: Conversations())
+    kept: int = 0  # events held so far
 
 
 def read_trace(lines: Iterable[str | Unread]) -> Trace:
@@ -115,8 +116,8 @@ def read_trace(lines: Iterable[str | Unread]) -> Trace:
     that is not an event, or a malformed one, is noted and skipped."""
     trace, reading = Trace(), Reading()
     for number, line in enumerate(lines, 1):
-        if len(trace.calls) >= MAX_CALLS:
-            trace.note(number, f"more than {MAX_CALLS:,} model calls; the rest is not read")
+        if reading.kept >= MAX_KEPT:
+            trace.note(number, f"more than {MAX_KEPT:,} events to show; the rest is not read")
             break
         if isinstance(line, Unread):
             trace.note(number, line.problem)
@@ -147,6 +148,7 @@ def read_trace(lines: Iterable[str | Unread]) -> Trace:
 def _take(trace: Trace, reading: Reading, event: dict[str, Any], number: int) -> None:
     """Add one event to the trace."""
     kind, depth, call = event.get("type"), _depth(event), reading.call
+    reading.kept += 1  # an upper bound: some events are not held
     if kind == "run_start" and depth == 0:
         reading.run = {**event, "number": len(trace.runs) + 1}
         trace.runs.append(reading.run)
