@@ -18,7 +18,6 @@ status and the best partial answer so far.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import json
 import logging
@@ -30,6 +29,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+from vero.core.agent_tool import RUNNING_AGENT, agent_tool
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.gate import Refusal, decide
 from vero.core.message import ChatModel, Message
@@ -124,7 +124,6 @@ class InvalidOutputError(VeroError):
 
 
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
-_RUNNING: contextvars.ContextVar[Agent | None] = contextvars.ContextVar("vero_running_agent", default=None)
 OUTPUT_RETRIES = 2  # re-asks of an answer that does not fit output_type (run's output_retries=)
 
 
@@ -336,7 +335,7 @@ class Agent(ABC):
                 f"{type(self).__name__} {self.name!r} is already running a task; one agent runs one task at a "
                 "time (its history and steps belong to that run). Create one agent per thread, as run_many does."
             )
-        running = _RUNNING.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
+        running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
         try:
             self._run = run
             task = run.task
@@ -377,7 +376,7 @@ class Agent(ABC):
             return result.answer if run.output_spec is None else result.output
         finally:
             self._run = None  # the run is over: its state lives on only in last_result
-            _RUNNING.reset(running)
+            RUNNING_AGENT.reset(running)
             self._running.release()
 
     def _typed_answer(self, spec: OutputSpec, answer: str, status: str) -> str:
@@ -436,8 +435,6 @@ class Agent(ABC):
         that run's budget, its steps are recorded there one level deeper, its events reach that run's
         stream and trace, and cancelling that run cancels it.
         """
-        from vero.core.agent_tool import agent_tool
-
         return agent_tool(self, name, description)
 
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
@@ -876,8 +873,3 @@ def _failed(observation: Step) -> bool:
     if error in (ToolError.TIMEOUT, ToolError.BUSY, ToolError.REFUSED):  # a refused call is asked about again
         return False
     return error is not None or not observation.data.get("ok", True) or reports_error(observation.content)
-
-
-def running_agent() -> Agent | None:
-    """The agent whose run is in progress in this thread's context (a tool it runs sees it), if any."""
-    return _RUNNING.get()

@@ -14,16 +14,19 @@ line saying it was not accepted.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import re
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
 from vero.core.result import RunResult, Status
 from vero.errors import VeroError
 from vero.tool.base import Tool
 
-if TYPE_CHECKING:
-    from vero.core.agent import Agent
+# The agent whose run is in progress in this context (``Agent._guarded`` sets it): a tool it runs
+# sees it, so an agent run as a tool runs as part of that run.  (``Any``: ``vero.core.agent`` imports
+# this module.)
+RUNNING_AGENT: contextvars.ContextVar[Any] = contextvars.ContextVar("vero_running_agent", default=None)
 
 TASK_DESCRIPTION = "the task for the agent, in full: it sees nothing of this conversation"
 NOT_ACCEPTED = "\n(The agent ended '{status}': its own check did not accept this answer.)"
@@ -33,7 +36,7 @@ class SubagentFailed(VeroError):
     """The agent run as a tool ended without an answer; the message names its status and error."""
 
 
-def agent_tool(agent: Agent, name: str | None = None, description: str | None = None) -> Tool:
+def agent_tool(agent: Any, name: str | None = None, description: str | None = None) -> Tool:
     """The ``Tool`` of ``Agent.as_tool``."""
 
     def ask_agent(task: Annotated[str, TASK_DESCRIPTION]) -> str:
@@ -48,25 +51,24 @@ def agent_tool(agent: Agent, name: str | None = None, description: str | None = 
     )
 
 
-def _run_fresh(agent: Agent, task: str) -> RunResult:
+def _run_fresh(agent: Any, task: str) -> RunResult:
     """A run of ``agent`` on ``task`` with no earlier conversation, as part of the running agent's run."""
-    from vero.core.agent import running_agent
-
-    parent = running_agent()
+    parent = RUNNING_AGENT.get()
     if parent is agent:
         raise SubagentFailed(f"the agent {agent.name!r} cannot call itself as a tool")
     saved, agent.history = agent.history, []
     try:
         if parent is None:
             agent.run(task)
-            assert agent.last_result is not None  # set by every run() that returns
-            return agent.last_result
-        return parent.run_subagent(agent, task)
+            result: RunResult = agent.last_result  # set by every run() that returns
+            return result
+        result = parent.run_subagent(agent, task)
+        return result
     finally:
         agent.history = saved
 
 
-def _answer(agent: Agent, result: RunResult) -> str:
+def _answer(agent: Any, result: RunResult) -> str:
     if result.status == Status.OK and result.answer.strip():
         return result.answer
     if result.status == Status.NEEDS_REVIEW and result.answer.strip():
@@ -75,7 +77,7 @@ def _answer(agent: Agent, result: RunResult) -> str:
     raise SubagentFailed(f"the agent {agent.name!r} ended '{result.status}' without an answer{reason}")
 
 
-def _only_looks_up(agent: Agent) -> bool:
+def _only_looks_up(agent: Any) -> bool:
     """True when every tool the agent may call only looks things up (or it calls none)."""
     tools = agent.tools
     return not agent.uses_tools or all(tools.read_only(tool) for tool in tools.names())

@@ -115,23 +115,3 @@ def _is_simple(schema: dict[str, Any]) -> bool:
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     return "enum" in schema or (bool(kinds) and all(k in (*_SIMPLE_KINDS, "null") for k in kinds) and kind != "null")
-
-
-def plain(value: Any) -> Any:
-    """A typed output as plain JSON values (for ``RunResult.to_dict`` and the CLI)."""
-    import dataclasses
-    import enum
-
-    if hasattr(value, "model_dump") and callable(value.model_dump):
-        return value.model_dump(mode="json")
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {k: plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, enum.Enum):
-        return plain(value.value)
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [plain(v) for v in value]
-    return value

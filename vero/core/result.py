@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from enum import Enum
 from typing import Any
 
@@ -284,12 +284,10 @@ class RunResult:
         The error is ``{"type", "message", "status"}`` (or ``None``), not the exception itself; the output
         is plain JSON values (a dataclass as its fields, an Enum member as its value).
         """
-        from vero.core.output import plain
-
         return {
             "task": self.task,
             "answer": self.answer,
-            "output": plain(self.output),
+            "output": plain_output(self.output),
             "status": _plain(self.status),
             "steps": [s.to_dict() for s in self.steps],
             "usage": dict(self.usage),
@@ -307,3 +305,21 @@ def _describe_error(error: BaseException | None) -> dict[str, Any] | None:
     if error is None:
         return None
     return {"type": type(error).__name__, "message": str(error), "status": getattr(error, "status", None)}
+
+
+def plain_output(value: Any) -> Any:
+    """A typed output as plain JSON values (for ``RunResult.to_dict``): a dataclass or ``NamedTuple`` as
+    its fields, a pydantic model as its ``model_dump``, an Enum member as its value."""
+    if hasattr(value, "model_dump") and callable(value.model_dump):
+        return value.model_dump(mode="json")
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain_output(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: plain_output(v) for k, v in value._asdict().items()}
+    if isinstance(value, Enum):
+        return plain_output(value.value)
+    if isinstance(value, dict):
+        return {str(k): plain_output(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain_output(v) for v in value]
+    return value
