@@ -433,14 +433,14 @@ class _StdioTransport:
         assert process.stderr is not None
         stream, most = process.stderr, _STDERR_LINE_CHARS * 4  # bytes: up to 4 per character in UTF-8
         while raw := stream.readline(most):
-            size = len(raw)
+            size = len(raw.rstrip(b"\n"))
             while not raw.endswith(b"\n") and (more := stream.readline(1 << 16)):
-                size += len(more)
+                size += len(more.rstrip(b"\n"))
                 if more.endswith(b"\n"):
                     break
             text = raw.decode("utf-8", errors="replace").rstrip()
             line = text[:_STDERR_LINE_CHARS]
-            if size > len(raw) or len(text) > len(line):
+            if size > len(raw.rstrip(b"\n")) or len(text) > len(line):
                 line += f" … ({size:,} bytes)"
             self.stderr_tail.append(line)
             logger.info("[%s] %s", self.server.name, line)
