@@ -442,7 +442,15 @@ def main() -> int:
         metavar="JSONL",
         help="print the tables of earlier runs from their per-task JSONL files, and exit",
     )
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="print, per agent, the tasks two runs' per-task JSONL files solved differently, and exit",
+    )
     args = parser.parse_args()
+    if args.compare:
+        return compare(*args.compare)
     if args.report:
         return report(args.report)
     if args.show_world is not None:
@@ -561,6 +569,32 @@ def report(paths: list[str]) -> int:
         print_table(f"{suite} suite, {len({row['task'] for row in chosen})} tasks", chosen)
         if suite.startswith("worlds"):
             print_by_skill(chosen)
+    return 0
+
+
+def compare(before: str, after: str) -> int:
+    """Task by task, what changed between two runs (each a per-task JSONL file): the tasks that
+    flipped from unsolved to solved and back, per agent, and what each run cost."""
+    runs = []
+    for path in (before, after):
+        rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+        runs.append({(row["agent"], row["task"]): row for row in rows})
+    shared = [key for key in runs[0] if key in runs[1]]
+    for agent in dict.fromkeys(agent for agent, _ in shared):
+        keys = [key for key in shared if key[0] == agent]
+        gained = [task for a, task in keys if runs[1][(a, task)]["correct"] and not runs[0][(a, task)]["correct"]]
+        lost = [task for a, task in keys if runs[0][(a, task)]["correct"] and not runs[1][(a, task)]["correct"]]
+        solved = [sum(run[key]["correct"] for key in keys) for run in runs]
+        cost = [
+            (sum(run[key]["llm_calls"] for key in keys), sum(run[key]["prompt_tokens"] for key in keys)) for run in runs
+        ]
+        seconds = [sum(run[key]["seconds"] for key in keys) for run in runs]
+        print(f"\n{agent}, {len(keys)} tasks in both runs")
+        print(f"  solved: {solved[0]} -> {solved[1]}  (gained {len(gained)}, lost {len(lost)})")
+        print(f"  calls: {cost[0][0]} -> {cost[1][0]}; prompt tokens: {cost[0][1]} -> {cost[1][1]}")
+        print(f"  task seconds: {seconds[0]:.0f} -> {seconds[1]:.0f}")
+        print(f"  gained: {' '.join(gained) or '-'}")
+        print(f"  lost:   {' '.join(lost) or '-'}")
     return 0
 
 

@@ -27,10 +27,12 @@ import json
 import os
 import threading
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 from vero.core.message import Message
+from vero.core.secrets import hide_secrets_in
 from vero.errors import LLMCallError, VeroError
 
 Mode = Literal["record", "replay", "replay_then_live"]
@@ -81,13 +83,15 @@ class Cassette:
         """True in ``replay`` mode: nothing may reach the model."""
         return self.mode == "replay"
 
-    def lookup(self, request: dict[str, Any]) -> dict[str, Any] | None:
+    def lookup(self, request: dict[str, Any], secrets: Iterable[str] = ()) -> dict[str, Any] | None:
         """The recorded reply body for ``request``, or None when the model must be asked.
 
-        In ``replay`` mode a request that was never recorded raises ``CassetteMissError``.
+        ``secrets`` are masked first, as ``add`` masks them.  In ``replay`` mode a request
+        that was never recorded raises ``CassetteMissError``.
         """
         if self.mode == "record":
             return None
+        request = hide_secrets_in(request, secrets)
         key = request_key(request)
         with self._lock:
             offsets = self._entries.get(key, [])
@@ -101,10 +105,12 @@ class Cassette:
             raise CassetteMissError(self.miss_message(request))
         return None
 
-    def add(self, request: dict[str, Any], reply: Message) -> None:
-        """Append what the model answered to ``request`` (``record`` and ``replay_then_live``)."""
-        body = reply_body(reply)
-        entry = {"request": _for_file(request), "reply": body, "check": _checksum(_for_file(request), body)}
+    def add(self, request: dict[str, Any], reply: Message, secrets: Iterable[str] = ()) -> None:
+        """Append what the model answered to ``request`` (``record`` and ``replay_then_live``), with
+        ``secrets`` (the API key) masked in both, in every written form."""
+        request = hide_secrets_in(_for_file(request), secrets)
+        body = hide_secrets_in(reply_body(reply), secrets)
+        entry = {"request": request, "reply": body, "check": _checksum(request, body)}
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
             # one write of the whole line with O_APPEND: processes sharing the file never interleave lines

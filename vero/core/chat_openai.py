@@ -360,7 +360,7 @@ class ChatOpenAI:
         """The cassette's reply to ``request``, counted like a call; None when the model must answer."""
         if self.cassette is None:
             return None
-        body = self.cassette.lookup(_without_secret(request, self._secret))
+        body = self.cassette.lookup(request, secrets=[self._secret])
         if body is None:
             return None
         message = _message_from_body(body)
@@ -374,7 +374,7 @@ class ChatOpenAI:
     def _keep(self, request: dict[str, Any], message: Message) -> None:
         """Write a live reply to the cassette, if there is one (the key masked, as everywhere)."""
         if self.cassette is not None:
-            self.cassette.add(_without_secret(request, self._secret), message)
+            self.cassette.add(request, message, secrets=[self._secret])
 
     def _count(self, usage: dict[str, Any] | None) -> None:
         with self._lock:
@@ -516,19 +516,6 @@ def _notify(llm: ChatOpenAI, event: Event) -> None:
             raise
         except BaseException:
             log.warning("llm listener %r failed on %s", callback, event.type, exc_info=True)
-
-
-def _without_secret(value: Any, secret: str) -> Any:
-    """``value`` with the API key masked in every string (a key pasted into a prompt stays out of a cassette)."""
-    if not secret:
-        return value
-    if isinstance(value, str):
-        return value.replace(secret, "[key]")
-    if isinstance(value, dict):
-        return {key: _without_secret(item, secret) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_secret(item, secret) for item in value]
-    return value
 
 
 class _CallLimits:
