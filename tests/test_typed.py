@@ -701,3 +701,21 @@ def test_output_type_none_or_str_is_the_answer_text():
     agent, _ = tool_calling(["42", "43"])
     assert agent.run("task", output_type=None) == "42"
     assert agent.run("task", output_type=str) == "43" and agent.last_result.output is None
+
+
+@pytest.mark.parametrize("retries", [-1, True, "2"])
+def test_a_bad_output_retries_is_a_value_error_before_the_run(retries):
+    agent, llm = tool_calling(["42"])
+    with pytest.raises(ValueError, match="output_retries must be 0 or more"):
+        agent.run("task", output_type=int, output_retries=retries)
+    assert llm.calls == 0
+
+
+def test_an_agent_tool_given_an_empty_task_is_an_error_observation():
+    inner = researcher(["never sent"])
+    outer_llm = ScriptedLLM(['Thought: ask\nAction: researcher\nAction Input: {"task": " "}', "Final Answer: none"])
+    outer = ReActAgent("boss", outer_llm, tools=[inner.as_tool()], verbose=False)
+    outer.run("How many live in Oslo?")
+    observation = next(s for s in outer.last_result.steps if s.depth == 0 and s.kind == "observation")
+    assert observation.data["ok"] is False and "ended 'failed'" in observation.content
+    assert "the task is empty" in observation.content and inner.llm.calls == 0
