@@ -861,9 +861,10 @@ class _HTTPTransport:
                 except ValueError:
                     continue
                 except _TooDeep:
-                    if answers and self.server._message_too_deep(text, logged=False):
-                        return
-                    logger.warning("[%s] a message nested too deeply was dropped", self.server.name)
+                    if not answers:  # the stream of news: no call waits on it
+                        logger.warning("[%s] a message nested too deeply was dropped", self.server.name)
+                    elif self.server._message_too_deep(text, logged=False):
+                        return  # it failed the call it answered
                     continue
                 if isinstance(message, dict) and self.server._receive(message) and answers:
                     return  # our answer: the stream has nothing more for us
