@@ -453,7 +453,8 @@ class _StdioTransport:
         if self.garbage:
             notes.append("it wrote text that is not JSON-RPC to stdout: " + " | ".join(self.garbage))
         if self.stderr_tail:
-            notes.append("its stderr ended with: " + " | ".join(list(self.stderr_tail)[-5:]))
+            last = [line if len(line) <= 300 else line[:300] + " …" for line in list(self.stderr_tail)[-5:]]
+            notes.append("its stderr ended with: " + " | ".join(last))  # an error message, not a log
         return ("; " + "; ".join(notes)) if notes else ""
 
     def close(self) -> None:
