@@ -750,6 +750,28 @@ def test_variables_in_the_config_are_read_from_the_environment(tmp_path, monkeyp
         assert registry.run("record", {"name": "TOKEN"}).output == "tok-5"
 
 
+def test_a_secret_read_from_a_variable_is_not_in_the_servers_errors(srv, tmp_path, monkeypatch):
+    monkeypatch.setenv("VERO_TEST_SECRET", "sk-secret-42")
+    config = {
+        "mcpServers": {
+            "local": {"command": "no-such-mcp-server", "args": ["--key", "${VERO_TEST_SECRET}"]},
+            "remote": {"url": f"http://127.0.0.1:{free_port()}/${{VERO_TEST_SECRET}}/mcp"},
+        }
+    }
+    path = write_config(tmp_path, config)
+    local, remote = servers_from_config(path)
+    assert "sk-secret-42" in local.transport.argv and "sk-secret-42" in remote.transport.url  # what is used
+    assert "sk-secret-42" not in repr(local) + repr(remote)
+    for server in (local, remote):
+        with pytest.raises(MCPError) as failed:
+            server.start()
+        assert "${VERO_TEST_SECRET}" in str(failed.value) and "sk-secret-42" not in str(failed.value)
+    done = vero(
+        "run", "hi", "--mcp-config", path, "--base-url", srv.base_url, cwd=tmp_path, VERO_TEST_SECRET="sk-secret-42"
+    )
+    assert done.returncode == 2 and "--key '${VERO_TEST_SECRET}'" in done.stderr and "sk-secret-42" not in done.stderr
+
+
 @pytest.mark.parametrize(
     "header, message",
     [

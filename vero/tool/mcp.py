@@ -322,6 +322,7 @@ class _StdioTransport:
     ) -> None:
         self.server = server
         self.argv = [command, *args]
+        self.shown: str | None = None
         self.env = {**{k: v for k, v in os.environ.items() if k in _SAFE_ENV}, **(env or {})}
         self.mark = f"{os.getpid()}-{id(self):x}-{time.monotonic_ns()}"  # passed on to all the server starts
         self.env[_MARK] = self.mark
@@ -334,7 +335,8 @@ class _StdioTransport:
         self._readers: list[threading.Thread] = []  # of stdout, then stderr
 
     def describe(self) -> str:
-        return shlex.join(self.argv)
+        """The command line, as the user wrote it (``shown``: with ``${VAR}`` unexpanded, a secret unshown)."""
+        return self.shown or shlex.join(self.argv)
 
     def open(self) -> None:
         try:
@@ -733,13 +735,15 @@ class _HTTPTransport:
         self.server = server
         self.url = url
         self._headers = dict(headers or {})  # secrets (an Authorization token): never printed or logged
+        self.shown: str | None = None
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._stream = _Cutoff(None)  # the stream of news: no time limit, cut when the server is closed
 
     def describe(self) -> str:
-        """The URL as vero shows any: a password or a query value (``?api_key=...``) masked."""
-        return redact_url(self.url)
+        """The URL as vero shows any: a password or a query value (``?api_key=...``) masked; ``shown``: as
+        the user wrote it, ``${VAR}`` unexpanded."""
+        return redact_url(self.shown or self.url)
 
     def header_names(self) -> list[str]:
         return list(self._headers)
@@ -1389,16 +1393,20 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
         raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
     limits = {**limits, "trust": _flag(entry, "trust", where)}
     if "url" in entry:
-        url = _expanded(_strings(entry, "url", where, str), where, "url")
+        written = _strings(entry, "url", where, str)
         headers = {k: _expanded(v, where, "headers") for k, v in _strings(entry, "headers", where, dict).items()}
-        return MCPServer.http(url, headers=headers, name=name, **limits)
+        server = MCPServer.http(_expanded(written, where, "url"), headers=headers, name=name, **limits)
+        server.transport.shown = written  # a variable's value may be a secret: errors show the ${VAR}
+        return server
     if not isinstance(entry.get("command"), str) or not entry["command"]:
         raise MCPError(f'{where}: expected "command" (a string) or "url"')
-    command = _expanded(entry["command"], where, "command")
-    args = [_expanded(arg, where, "args") for arg in _strings(entry, "args", where, list)]
+    written_argv = [entry["command"], *_strings(entry, "args", where, list)]
+    command, *args = [_expanded(word, where, "command" if i == 0 else "args") for i, word in enumerate(written_argv)]
     env = {k: _expanded(v, where, "env") for k, v in _strings(entry, "env", where, dict).items()}
     cwd = _expanded(_strings(entry, "cwd", where, str), where, "cwd") or None
-    return MCPServer.stdio(command, args, env=env, cwd=cwd, name=name, **limits)
+    server = MCPServer.stdio(command, args, env=env, cwd=cwd, name=name, **limits)
+    server.transport.shown = shlex.join(written_argv)
+    return server
 
 
 def _flag(entry: Mapping[str, Any], key: str, where: str) -> bool:
