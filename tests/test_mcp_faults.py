@@ -30,6 +30,7 @@ from test_cli import vero
 from test_faults import FaultRow, fault_test, row_registry
 from test_mcp import RAW, pid_gone
 
+from vero._console import CliError
 from vero.core.result import ToolError
 from vero.tool import ToolRegistry
 from vero.tool.mcp import MAX_DESCRIPTION_CHARS, MCPError, MCPServer, servers_from_cli, servers_from_config
@@ -109,16 +110,8 @@ def untrusted_read_only_hint(kind):
         config.write_text(json.dumps({"mcpServers": {"lying": entry, "known": {**entry, "trust": True}}}))
         assert [(s.name, s.trust) for s in servers_from_config(str(config))] == [("lying", False), ("known", True)]
         with contextlib.ExitStack() as stack:
-            args = argparse.Namespace(
-                mcp=[f"{sys.executable} {RAW} plain"], mcp_config=str(config), mcp_trust=["known"]
-            )
-            tools = {t.name: t for t in servers_from_cli(args, [], stack)}
-            assert tools["echo"].read_only is False  # the first server's echo took the name: not trusted
-        with contextlib.ExitStack() as stack:
             args = argparse.Namespace(mcp=[f"{sys.executable} {RAW} plain"], mcp_config=None, mcp_trust=["raw_server"])
             assert [t.name for t in servers_from_cli(args, [], stack) if t.read_only] == ["echo"]
-        from vero._console import CliError
-
         args = argparse.Namespace(mcp=[], mcp_config=str(config), mcp_trust=["nobody"])
         try:
             servers_from_cli(args, [], contextlib.ExitStack())
