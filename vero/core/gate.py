@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from vero.core.message import ToolCallRequest
 from vero.core.notes import note
 from vero.core.options import AgentOptions
-from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, without_fence
+from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, valid_strings, without_fence
 from vero.core.parsing.quoted_calls import quoted_call
 from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool, ToolArgumentError
@@ -164,7 +164,7 @@ def _exact_object(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise NotAsWritten("they are not one JSON object")
     _check_finite(value)  # 1e400 reads as infinity
-    return value
+    return valid_strings(value) if "\\u" in text else value  # an escaped half of a surrogate pair
 
 
 def _no_constant(name: str) -> Any:
