@@ -777,3 +777,20 @@ def test_the_peer_worker_runs_a_kinds_task_on_a_fresh_copy_of_its_world():
     assert first["effect_ok"] is True and first["world_changes"] and task.is_correct(first["answer"])
     second = peer_worker.run_task(lambda url, question, functions: ("no idea", "ok"), job, spec)
     assert second["effect_ok"] is False and second["world_changes"] == []
+
+
+def test_a_vero_agent_solves_kinds_tasks_through_every_kind_of_tool():
+    # Tasks chosen until their oracles have called every role of tool; a scripted model makes those
+    # calls, so vero must build every kind of argument (none, a list of numbers, an operation and two
+    # numbers, a signed change) and hand back every kind of reply.
+    covered: set[str] = set()
+    for w in KINDS:
+        for task in w.tasks:
+            roles = {role for role, _ in _oracle_calls(worlds.make_world(w.seed) if task.effect else w, task)[1]}
+            if roles <= covered:
+                continue
+            covered |= roles
+            llm = ScriptedLLM(_scripted_replies(task))
+            row = run.run_world_suite(llm, ["ToolCallingAgent"], [task], io.StringIO())[0]
+            assert row["correct"] and row["effect_ok"] is not False, (task.id, row["answer"], task.expected)
+    assert covered == set(world_kinds.BUILDERS)
