@@ -101,6 +101,7 @@ class Reader:
 
 
 def _task(question, expected, hops, kind, answer, oracle, effect=None, exclude=()) -> WorldTask:
+    """A task; ``hops`` is the fewest dependent calls that solve it, the arithmetic counted as one."""
     return WorldTask("", question, expected, hops, kind, answer, tuple(exclude), effect, oracle)
 
 
