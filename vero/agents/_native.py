@@ -88,12 +88,6 @@ LOOP_WARNING_PROMPT = note(
 TEXT_CALLS_STOP = ["</tools>"]
 
 
-def prompt_for_model(agent: Agent, prompt: str, hosted_prompt: str, stock_prompt: str) -> str:
-    """``hosted_prompt`` for a hosted model, else ``prompt``; a ``prompt`` changed from ``stock_prompt``
-    (a subclass's own) is kept for every model."""
-    return hosted_prompt if hosted_model(agent.llm) and prompt == stock_prompt else prompt
-
-
 def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
     """``generate`` options offering the agent's tools natively (none if it has no tools); a hosted
     model (``hosted_model``), which writes no calls as text, gets no ``stop``."""

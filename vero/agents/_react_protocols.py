@@ -17,7 +17,6 @@ from vero.agents._native import (
     answer_tool_calls,
     cut_off_warning,
     nudge_for,
-    prompt_for_model,
     send_nudge,
     tool_options,
     with_task,
@@ -25,6 +24,7 @@ from vero.agents._native import (
 )
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
+from vero.core.capabilities import hosted_model
 from vero.core.message import Message
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_react
 from vero.core.result import StepKind
@@ -114,7 +114,8 @@ class NativeProtocol:
 
     def system_prompt(self, agent: ReActAgentBase) -> str:
         """The intro (or ``system_prompt=``), then the instructions, in one paragraph."""
-        instructions = prompt_for_model(agent, agent.native_prompt, agent.native_hosted_prompt, NATIVE_INSTRUCTIONS)
+        hosted = hosted_model(agent.llm) and agent.native_prompt == NATIVE_INSTRUCTIONS  # a subclass's own is kept
+        instructions = agent.native_hosted_prompt if hosted else agent.native_prompt
         return f"{agent.system_prompt or agent.native_intro_prompt} {instructions}"
 
     def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]:

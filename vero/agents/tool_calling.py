@@ -31,12 +31,12 @@ from vero.agents._native import (
     NATIVE_INTRO,
     answer_tool_calls,
     nudge_for,
-    prompt_for_model,
     send_nudge,
     tool_options,
     with_text_tool_calls,
 )
 from vero.core.agent import Agent, MalformedOutputError
+from vero.core.capabilities import hosted_model
 from vero.core.message import Message
 from vero.core.result import MAX_TURNS, Outcome, StepKind
 
@@ -63,8 +63,9 @@ class ToolCallingAgent(Agent):
     def solve(self, task: str, on_token: Callable[[str], None] | None = None, **kwargs: Any) -> str | Outcome:
         if kwargs:  # as before `**kwargs` (there for Agent.solve's signature): an unknown option fails the run
             raise TypeError(f"ToolCallingAgent.solve() got an unexpected keyword argument {next(iter(kwargs))!r}")
-        prompts = (self.default_system_prompt, self.hosted_system_prompt, TOOL_CALLING_SYSTEM_PROMPT)
-        system = self.system_prompt or prompt_for_model(self, *prompts)  # a subclass's own default is kept
+        default = self.default_system_prompt  # a subclass's own is kept for every model
+        hosted = hosted_model(self.llm) and default == TOOL_CALLING_SYSTEM_PROMPT
+        system = self.system_prompt or (self.hosted_system_prompt if hosted else default)
         messages = [Message("system", system), *self.history_messages(), Message("user", task)]
         for _ in self.turns():
             reply = with_text_tool_calls(self, self.call_llm(messages, on_token=on_token, **tool_options(self)))
