@@ -42,7 +42,7 @@ import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from vero.core.text import redact_url
+from vero.core.text import clip, redact_url
 from vero.tool.base import Tool
 from vero.tool.registry import ToolRegistry
 
@@ -787,11 +787,11 @@ class _HTTPTransport:
         if isinstance(exc, MCPError):
             return exc
         if isinstance(exc, urllib.error.HTTPError):
-            failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {exc.reason}"
+            failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {clip(str(exc.reason), 200, ' …')}"
             if exc.code == 404 and self.session_id:
                 return _SessionExpired(f"{failed} (its session has ended)")
             return MCPError(failed)
-        reason = getattr(exc, "reason", None) or exc
+        reason = clip(str(getattr(exc, "reason", None) or exc), 300, " …")
         return MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}")
 
     def _exchange(self, request: urllib.request.Request, message: dict[str, Any], cutoff: _Cutoff) -> None:
@@ -1212,7 +1212,8 @@ class MCPServer:
         response = pending.response or {}
         if "error" in response:
             error = response["error"] if isinstance(response["error"], dict) else {}
-            raise MCPError(f"{error.get('message', 'error')} (JSON-RPC error {error.get('code', '?')})")
+            text, code = clip(str(error.get("message", "error")), 2000, " …"), str(error.get("code", "?"))[:20]
+            raise MCPError(f"{text} (JSON-RPC error {code})")
         result = response.get("result")
         return result if isinstance(result, dict) else {}
 
