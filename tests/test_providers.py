@@ -298,7 +298,8 @@ def test_a_refused_parameter_is_named_on_the_llm_call_error(refused):
         ),
         (
             {
-                "message": "This model's maximum context length is 8192 tokens.",
+                "message": "This model's maximum context length is 8192 tokens. However, your messages "
+                "resulted in 9000 tokens. Please reduce the length of the messages.",
                 "param": "messages",
                 "code": "context_length_exceeded",
             },
@@ -515,3 +516,24 @@ def test_a_local_model_s_request_is_as_before_to_the_byte():
         "stop": ["</tools>"],
     }
     assert b'"temperature":0,' in srv.request_log[-1].content  # 0, not 0.0: a cassette's recorded request matches
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a value, not a parameter, in quotes
+        {"message": "Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model.", "code": None},
+        # a parameter this request did not carry
+        {"message": "x", "param": "logprobs", "code": "unsupported_parameter"},
+        {"message": "Unsupported parameter: 'top_p' is not supported with this model."},
+    ],
+)
+def test_a_name_that_is_no_parameter_of_the_request_is_not_reported_as_refused(body):
+    sent = {"model": "m", "messages": [], "temperature": 0.7, "max_tokens": 9, "reasoning_effort": "minimal"}
+    assert refused_parameter(body, sent=sent) is None
+
+
+def test_the_parameter_of_the_request_is_found_among_other_names():
+    body = {"message": "Unsupported value: 'minimal' ... Unsupported parameter: 'max_tokens' is not supported."}
+    assert refused_parameter(body, sent={"model": 1, "max_tokens": 2}) == "max_tokens"
+    assert refused_parameter({"message": "tools is not supported"}, sent={"tools": []}) == "tools"

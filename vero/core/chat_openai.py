@@ -343,7 +343,7 @@ class ChatOpenAI:
             with _Attempts(self, request):
                 body = self.client.post("/chat/completions", body=request, cast_to=object)
         except self._openai.OpenAIError as exc:
-            raise self._call_error(exc) from _limit_of(exc) or exc
+            raise self._call_error(exc, request) from _limit_of(exc) or exc
         except UnicodeEncodeError as exc:  # before ValueError: it is one
             raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from exc
         except ValueError as exc:  # a 200 whose body is not JSON
@@ -381,7 +381,7 @@ class ChatOpenAI:
             self.calls += 1
             add_usage(self.total_usage, usage)
 
-    def _call_error(self, exc: Exception) -> LLMCallError:
+    def _call_error(self, exc: Exception, request: dict[str, Any]) -> LLMCallError:
         limit = _limit_of(exc)
         if limit is not None:  # MAX_CALL_SECONDS or the reply size: said in full, no SDK error name
             return LLMCallError(f"model call failed: {limit}")
@@ -389,7 +389,7 @@ class ChatOpenAI:
         _scrub(exc, self._secret)
         text = redact_urls(f"{type(exc).__name__}: {exc}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
-        refused = refused_parameter(getattr(exc, "body", None)) if status == 400 else None
+        refused = refused_parameter(getattr(exc, "body", None), sent=request) if status == 400 else None
         if refused:
             prefix += f": the server refused the parameter {refused!r} for {self.model_name}"
         return LLMCallError(f"{prefix}: {text}", status=status, parameter=refused)
@@ -732,7 +732,7 @@ class TextStream:
         except LLMCallError:
             raise
         except llm._openai.OpenAIError as exc:
-            raise llm._call_error(exc) from _limit_of(exc) or exc
+            raise llm._call_error(exc, self._request) from _limit_of(exc) or exc
         except Exception as exc:  # a broken stream (reset, bad chunk) raised by httpx or the decoder
             text = _mask_secret(redact_urls(f"model stream failed: {type(exc).__name__}: {exc}"), llm._secret)
             raise LLMCallError(text) from exc

@@ -15,6 +15,7 @@ The families are matched on the model name as the endpoint knows it, without a r
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,7 @@ class ModelFamily:
     response_formats: tuple[str, ...] = ("json_schema", "json_object")
     """The ``response_format`` types it takes."""
     parallel_tool_calls: bool = True
-    """Takes the ``parallel_tool_calls`` parameter (else it is not sent)."""
+    """Takes the ``parallel_tool_calls`` parameter (vero sends none; for code that builds its own requests)."""
     reasoning_effort: bool = False
     """Takes ``reasoning_effort`` (``ChatOpenAI(reasoning_effort="low")``)."""
     hosted: bool = True
@@ -129,7 +130,8 @@ def output_cap(request: dict[str, Any]) -> int | None:
 # A parameter name as servers spell it in their errors: `temperature`, `messages[0].role`, `reasoning.effort`.
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\]|\.[A-Za-z_][A-Za-z0-9_]*)*")
 _REFUSED_IN_TEXT = (  # how servers without a `param` field name what they refused
-    re.compile(r"unsupported (?:parameter|value): '([^']{1,80})'", re.IGNORECASE),
+    re.compile(r"unsupported parameter: '([^']{1,80})'", re.IGNORECASE),
+    re.compile(r"unsupported value: '([^']{1,80})' does not support", re.IGNORECASE),  # (not "'low' is not ...")
     re.compile(r"unrecognized request arguments? supplied: ([A-Za-z_][\w.]{0,79})", re.IGNORECASE),
     re.compile(r"'([^']{1,80})' is not supported with this model", re.IGNORECASE),
     re.compile(r"\b(tools|functions) (?:is|are) not supported", re.IGNORECASE),
@@ -142,26 +144,32 @@ _REFUSED_IN_TEXT = (  # how servers without a `param` field name what they refus
 REFUSAL_CODES = ("unsupported_parameter", "unsupported_value", "invalid_parameter", "unknown_parameter")
 
 
-def refused_parameter(error_body: Any) -> str | None:
+def refused_parameter(error_body: Any, sent: Collection[str] | None = None) -> str | None:
     """The request parameter a 400's error body says the server refused, else None.
 
     ``error_body`` is the server's error object as the SDK parsed it (``{"message", "type",
     "param", "code"}``, or the whole body with an ``error`` inside): its ``param`` when the
-    ``code`` says a parameter was refused or the message names it, else the name in the message
-    (``Unsupported parameter: 'max_tokens' ...``, ``... does not support tools``).
+    ``code`` says a parameter was refused, else the name in a message that says so
+    (``Unsupported parameter: 'max_tokens' ...``, ``... does not support tools``).  With ``sent``
+    (the request's keys), only a parameter of the request (``messages[0].role``: ``messages``).
     """
+    for name in _names_refused(error_body):
+        if _PARAMETER.fullmatch(name) and (sent is None or re.split(r"[.\[]", name)[0] in sent):
+            return name
+    return None
+
+
+def _names_refused(error_body: Any) -> Iterator[str]:
+    """The names an error body gives as refused: ``param`` with a refusal ``code`` (many errors name a
+    ``param``: a context too long names ``messages``), then those its message names."""
     if isinstance(error_body, dict) and isinstance(error_body.get("error"), dict):
         error_body = error_body["error"]
     if not isinstance(error_body, dict):
-        return None
+        return
+    param = error_body.get("param")
+    if isinstance(param, str) and len(param) <= 80 and error_body.get("code") in REFUSAL_CODES:
+        yield param
     message = error_body.get("message")
     message = message if isinstance(message, str) else ""
-    param = error_body.get("param")
-    if isinstance(param, str) and _PARAMETER.fullmatch(param) and len(param) <= 80:
-        if error_body.get("code") in REFUSAL_CODES or param in message:
-            return param
     for pattern in _REFUSED_IN_TEXT:
-        found = pattern.search(message)
-        if found and _PARAMETER.fullmatch(found.group(1)):
-            return found.group(1)
-    return None
+        yield from (found.group(1) for found in pattern.finditer(message))
