@@ -36,7 +36,7 @@ from typing import Any
 
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
-from vero.core.gate import RepairedArguments, without_fence
+from vero.core.gate import WrittenArguments, without_fence
 from vero.core.message import Message
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
 from vero.core.result import StepKind
@@ -139,7 +139,10 @@ class GuidedProtocol:
             return warning
         earlier = earlier_result(agent, name, arguments)
         if earlier is None:
-            return agent.run_tool(name, arguments, origin="text").output
+            agent.current_run.call_origin = "text"  # for the gate
+            result = agent.run_tool(name, arguments)
+            agent.current_run.call_origin = "native"
+            return result.output
         repeats = agent.tally("repeated_calls")
         agent.record(
             StepKind.WARNING,
@@ -171,7 +174,7 @@ class GuidedProtocol:
 def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     """``(thought, choice)`` of a guided reply: the choice is ``{"final_answer": str}`` or
     ``{"tool": str, "arguments": dict}``; arguments read only by repairing the reply are
-    ``RepairedArguments`` (the gate refuses them for a tool that may change things).  Raises
+    ``WrittenArguments`` with no text (the gate refuses them for a tool that may change things).  Raises
     ``ValueError`` saying what is wrong."""
     repaired = False
     try:  # a key given twice with different values is an error; a code fence around the step is no repair
@@ -189,7 +192,8 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
         return thought, {"final_answer": str(answer)}  # the schema; a bool is no answer
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
-        return thought, {"tool": choice["tool"], "arguments": RepairedArguments(arguments) if repaired else arguments}
+        written = WrittenArguments(arguments) if repaired else arguments  # no text: repaired
+        return thought, {"tool": choice["tool"], "arguments": written}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 
 

@@ -232,15 +232,15 @@ def answer_tool_calls(
         if number >= limit:
             text = TOO_MANY_CALLS.format(limit=limit)
         else:
-            agent.current_run.tool_call_id = call.id  # for listeners: the tool_call event carries it
+            run = agent.current_run
+            run.tool_call_id = call.id  # for listeners: the tool_call event carries it
+            run.call_origin = origin or ("text" if call.id in run.text_calls else "native")  # for the gate
             if observe is not None:
                 text = observe(call)
             else:
-                run = agent.current_run
-                where = origin or ("text" if call.id in run.text_calls else "native")
-                result = agent.run_tool(call.name, call.arguments, origin=where)
+                result = agent.run_tool(call.name, call.arguments)
                 text, repeated = result.output, repeated or result.repeated
-            agent.current_run.tool_call_id = None
+            run.tool_call_id, run.call_origin = None, "native"
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
     if repeated and agent.options.recovery is not False:
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")

@@ -25,6 +25,7 @@ from vero.agents._native import (
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.capabilities import hosted_model
+from vero.core.gate import WrittenArguments
 from vero.core.message import Message
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_react
 from vero.core.result import StepKind
@@ -82,8 +83,13 @@ class TextProtocol:
         assert step.action is not None  # parse_react gives a problem, a final answer or an action
         observation = agent.check_repeats([(step.action, step.action_input)])
         if observation is None:  # run it; a call made before gets a note too (small models loop on its result)
-            written = step.action_input if step.input_text is None else step.input_text  # the gate reads it
-            result = agent.run_tool(step.action, written, origin="text")
+            written = step.action_input  # with its text as written: the gate reads that for a changing tool
+            if isinstance(written, dict) and step.input_text is not None:
+                written = WrittenArguments(written)
+                written.written = step.input_text
+            agent.current_run.call_origin = "text"  # for the gate
+            result = agent.run_tool(step.action, written)
+            agent.current_run.call_origin = "native"
             repeated = result.repeated and result.ok and agent.options.recovery is not False
             observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated else result.output
         messages.append(Message("user", f"Observation: {observation}"))

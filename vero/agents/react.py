@@ -235,7 +235,9 @@ class ReActAgent(ReActAgentBase):
         response = consult(self, resolve(self.options.recovery), answer)
         if isinstance(response, Nudge) or response is None:
             return response.text if response else None
-        result = self.run_tool(response.name, response.arguments, origin="vero")
+        self.current_run.call_origin = "vero"  # for the gate: vero makes this lookup
+        result = self.run_tool(response.name, response.arguments)
+        self.current_run.call_origin = "native"
         return f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.output}"
 
     def build_system_prompt(self) -> str:

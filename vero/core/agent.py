@@ -159,6 +159,7 @@ class Run:
     output: Any = None  # the answer read as output_type, once it fits
     parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
     text_calls: set[str] = field(default_factory=set)  # ids of the tool calls vero read from the model's text
+    call_origin: str = "native"  # where the call being run came from, for the gate (see ``Agent.run_tool``)
 
 
 class Agent(ABC):
@@ -571,12 +572,14 @@ class Agent(ABC):
         if run.cancelled.is_set():
             raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
 
-    def run_tool(self, name: str, args: Any, *, origin: str = "native") -> ToolOutcome:
+    def run_tool(self, name: str, args: Any) -> ToolOutcome:
         """Run a tool, if the gate lets it (``vero.core.gate``); record the action and the full observation.
 
         ``args`` are the arguments as the model wrote them (JSON text, or a dict parsed from exactly
-        that); ``origin`` says how the call came: ``"native"`` (the API's tool call), ``"text"`` (read
-        from the model's text) or ``"vero"`` (a recovery rule's read-only lookup).  The gate decides
+        that); ``Run.call_origin`` says how the call came (set by the pattern around the call, as
+        ``tool_call_id`` is, so that a subclass overriding ``run_tool(name, args)`` keeps it):
+        ``"native"`` (the API's tool call), ``"text"`` (read from the model's text) or ``"vero"`` (a
+        recovery rule's read-only lookup).  The gate decides
         on the parsed call whether it runs (known tool, arguments as written, not a quote, approved);
         a refusal is the observation.  A call that already failed with the same arguments (in this
         run, or for a plan step's executor in an earlier step, see ``earlier_calls``) is not run
@@ -595,8 +598,9 @@ class Agent(ABC):
             )
             self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
             return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
-        run_call_id = self._run.tool_call_id if self._run else None
-        call = decide(self, name, args, origin, run_call_id)  # its warning and approval steps come before the action
+        run = self._run
+        origin, call_id = (run.call_origin, run.tool_call_id) if run else ("native", None)
+        call = decide(self, name, args, origin, call_id)  # its warning and approval steps come before the action
         parsed = args if isinstance(call, Refusal) else call.arguments
         self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=parsed)
         if isinstance(call, Refusal):

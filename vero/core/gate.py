@@ -34,7 +34,7 @@ from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool, ToolArgumentError
 from vero.tool.registry import ToolRegistry, parse_arguments
 
-__all__ = ["ORIGINS", "RepairedArguments", "ToolCallRequest", "Refusal", "decide", "without_fence"]
+__all__ = ["ORIGINS", "WrittenArguments", "ToolCallRequest", "Refusal", "decide", "without_fence"]
 
 ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from text; a recovery rule's lookup
 
@@ -54,9 +54,12 @@ APPROVAL_FAILED = note("approval_failed", "Not run: asking for approval of this 
 NOT_FOR_VERO = note("not_for_vero", "Not run: vero makes no call of {tool} for the model (it may change things).")
 
 
-class RepairedArguments(dict[str, Any]):
-    """Arguments a parser could read only by repairing the model's text: a tool that may change things
-    refuses them (question 2), a read-only one takes them."""
+class WrittenArguments(dict[str, Any]):
+    """Arguments a protocol parsed from the model's text (a dict, for code that overrides ``run_tool``),
+    with that text as written in ``written``: the gate reads the text exactly for a tool that may
+    change things.  ``written`` left None: they could be read only by repairing the model's text."""
+
+    written: str | None = None
 
 
 class Agent(Protocol):
@@ -134,6 +137,10 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     """The arguments of a call of a tool that may change things, exactly as written: JSON as
     ``json.loads`` reads it once a code fence (any language tag) is removed, else ``NotAsWritten``;
     plain text goes to the tool's one parameter as written.  ``ToolArgumentError``: unusable."""
+    if isinstance(args, WrittenArguments):
+        if args.written is None:
+            raise NotAsWritten("they could be read only by repairing them")
+        args = args.written
     if isinstance(args, (bytes, bytearray)):
         args = bytes(args).decode("utf-8", errors="replace")
     if isinstance(args, str):
@@ -142,8 +149,6 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
             text = args = without_fence(text)
         if text[:1] in ("{", "["):
             return _exact_object(text)
-    if isinstance(args, RepairedArguments):
-        raise NotAsWritten("they could be read only by repairing them")
     if isinstance(args, dict):
         _check_finite(args)
         return args
