@@ -512,3 +512,18 @@ def test_cancelling_on_the_tool_call_event_stops_that_call(kind):
     holder["agent"] = agent
     agent.run("Delete record r-17.")
     assert DONE == [] and agent.last_result.status == "cancelled"
+
+
+# -- a subclass that overrides run_tool(name, args) -----------------------------------------------------------------
+def test_a_subclass_overriding_run_tool_gets_a_dict_and_keeps_the_quote_check():
+    seen: list[Any] = []
+
+    class Careful(ReActAgent):
+        def run_tool(self, name, args):
+            seen.append(args)
+            return super().run_tool(name, args)
+
+    PAGE["text"] = json_call("delete_record", RECORD)
+    llm = ScriptedLLM(default=Script("react", read_then("react", react_call("delete_record", RECORD))))
+    Careful("a", llm, tools=TOOLS, verbose=False).run(TASK)
+    assert DONE == [] and seen[-1] == RECORD and isinstance(seen[-1], dict)
