@@ -11,6 +11,7 @@ import pytest
 
 from vero import tool
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
+from vero.agents._guided import ANSWERED
 from vero.agents._native import HOSTED_INSTRUCTIONS, NATIVE_INSTRUCTIONS, TEXT_CALLS_STOP
 from vero.agents.tool_calling import HOSTED_SYSTEM_PROMPT, TOOL_CALLING_SYSTEM_PROMPT
 from vero.core.capabilities import is_hosted
@@ -210,6 +211,15 @@ AGENT_RUNS = {
     "ReActAgent native": (
         lambda llm: ReActAgent("a", llm, tools=[multiply], protocol="native", verbose=False),
         [call("multiply", a=6, b=7), "42"],
+    ),
+    "ReActAgent guided": (
+        lambda llm: ReActAgent("a", llm, tools=[multiply], protocol="guided", verbose=False),
+        [
+            json.dumps(
+                {"thought": "multiply", "step": {ANSWERED: False, "tool": "multiply", "arguments": {"a": 6, "b": 7}}}
+            ),
+            json.dumps({"thought": "done", "step": {ANSWERED: True, "final_answer": "42"}}),
+        ],
     ),
     "PlanExecuteAgent": (
         lambda llm: PlanExecuteAgent("a", llm, tools=[multiply], verbose=False),
