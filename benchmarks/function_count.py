@@ -14,11 +14,13 @@ the figure depend on the version); and what runs inside the model's ``generate``
 stands for the server's work).  The tool runs in a worker thread, which the
 profiler does not follow; the first tool call of the process, which starts that thread, is made
 before counting.  Target: at most ``LIMIT`` each (issue 33; 116 and 111
-before the rules left the core).  ``--list`` prints the functions.
+before the rules left the core; 50 until the gate, issue 44, added its verdict and the tool
+lookup it needs).  ``--list`` prints the functions.
 
 The tool multiplies, so it is marked read-only, like the built-in calculator.  The same runs
 with a tool that may change things (unmarked) also go through the safety checks for such a
-tool (a cut-off call, an action inside other text, a quoted call: docs/tools.md, "Safety");
+tool (a cut-off call, an action inside other text, the gate's exact arguments and quote check:
+docs/tools.md, "Safety");
 they are printed too, against ``LIMIT_CHANGING``.
 """
 
@@ -36,8 +38,8 @@ from vero import tool
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.testing import ScriptedLLM
 
-LIMIT = 50
-LIMIT_CHANGING = 60  # the same runs when the tool may change things
+LIMIT = 51
+LIMIT_CHANGING = 61  # the same runs when the tool may change things
 COMPREHENSIONS = {"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"}
 VERO = str(Path(vero.__file__).resolve().parent)
 

@@ -1,4 +1,5 @@
-"""The two-call runs of benchmarks/function_count.py enter at most 50 distinct vero functions each (issue 33)."""
+"""The two-call runs of benchmarks/function_count.py enter at most 51 distinct vero functions each (issue 33;
+50 before the gate of issue 44)."""
 
 import importlib.util
 from pathlib import Path
@@ -13,17 +14,17 @@ def load_benchmark():
     return module
 
 
-def test_a_two_call_react_run_and_tool_calling_run_each_enter_at_most_50_vero_functions():
+def test_a_two_call_react_run_and_tool_calling_run_each_enter_at_most_51_vero_functions():
     benchmark = load_benchmark()
     counts = {name: len(functions) for name, functions in benchmark.counts().items()}
     assert set(counts) == {"ReActAgent (text)", "ToolCallingAgent"}
-    assert all(count <= benchmark.LIMIT == 50 for count in counts.values()), counts
+    assert all(count <= benchmark.LIMIT == 51 for count in counts.values()), counts
 
 
 def test_with_a_tool_that_may_change_things_the_safety_checks_add_at_most_ten():
     benchmark = load_benchmark()
     counts = {name: len(functions) for name, functions in benchmark.counts(benchmark.MAY_CHANGE).items()}
-    assert all(count <= benchmark.LIMIT_CHANGING == 60 for count in counts.values()), counts
+    assert all(count <= benchmark.LIMIT_CHANGING == 61 for count in counts.values()), counts
     assert any(f.endswith(" decide") for f in benchmark.counts(benchmark.MAY_CHANGE)["ReActAgent (text)"])  # the gate
 
 
