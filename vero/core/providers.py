@@ -98,8 +98,9 @@ FAMILIES: list[tuple[re.Pattern[str], ModelFamily]] = [
 
 
 def add_family(pattern: str, family: ModelFamily) -> None:
-    """Match model names that fully match ``pattern`` (a regular expression) to ``family``, before
-    the built-in entries: for a model or a deployment name the table does not know."""
+    """Match model names that fully match ``pattern`` (a regular expression, any case) to ``family``,
+    before the built-in entries: for a model or a deployment name the table does not know.  The name
+    matched is the bare one: ``my-org/reasoner:v2`` is matched as ``reasoner``."""
     FAMILIES.insert(0, (re.compile(pattern, re.IGNORECASE), family))
 
 
