@@ -547,3 +547,9 @@ def test_the_parameter_of_the_request_is_found_among_other_names():
     body = {"message": "Unsupported value: 'minimal' ... Unsupported parameter: 'max_tokens' is not supported."}
     assert refused_parameter(body, sent={"model": 1, "max_tokens": 2}) == "max_tokens"
     assert refused_parameter({"message": "tools is not supported"}, sent={"tools": []}) == "tools"
+
+
+@pytest.mark.parametrize("effort", [3, "", "  ", True])
+def test_a_reasoning_effort_that_is_not_a_word_is_a_value_error(effort):
+    with pytest.raises(ValueError, match="reasoning_effort"):
+        ChatOpenAI(model_name="o3", reasoning_effort=effort, api_key=KEY, base_url="http://localhost:1/v1")

@@ -154,6 +154,8 @@ class ChatOpenAI:
         self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
         # vero's default cap, not the user's: a family's own default cap may replace it (providers.ModelFamily)
         self._default_cap = max_tokens is None and settings.MAX_TOKENS == DEFAULT_CAP
+        if reasoning_effort is not None and not (isinstance(reasoning_effort, str) and reasoning_effort.strip()):
+            raise ValueError(f'reasoning_effort must be a word such as "low" or "high", got {reasoning_effort!r}')
         self.reasoning_effort = reasoning_effort
         self._chosen = {"temperature"} if temperature is not None else set()  # the user's own choices ...
         self._chosen |= {"reasoning_effort"} if reasoning_effort is not None else set()
