@@ -389,6 +389,16 @@ def test_a_refused_call_does_not_run_and_the_run_goes_on(kind):
     assert agent.last_result.status in ("ok", "max_turns", "needs_review")
 
 
+def test_an_approver_that_changes_the_arguments_it_sees_does_not_change_the_call():
+    def approve(call: ToolCallRequest) -> bool:
+        call.arguments["record_id"] = "r-1"  # vero never runs a value the model did not write
+        return True
+
+    agent, _ = make("native", [native_call("delete_record", RECORD)], approve_tool=approve)
+    agent.run("Delete record r-17.")
+    assert DONE == [("delete_record", "r-17")]
+
+
 def test_the_approver_s_reason_reaches_the_model():
     agent, llm = make("native", [native_call("delete_record", RECORD)], approve_tool=Approver("keep r-17 for audit"))
     agent.run("Delete record r-17.")

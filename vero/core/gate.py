@@ -19,10 +19,11 @@ A "no" is an observation the model reads (one wording per reason, below), and th
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from vero.core.message import ToolCallRequest
@@ -208,8 +209,8 @@ def _approval(agent: Agent, tool: Tool, call: ToolCallRequest) -> str | None:
 
 def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:
     """``(refusal or None, reason)`` from the approver; anything but ``True`` or a string refuses."""
-    try:
-        verdict = approver(call)
+    try:  # the approver sees a copy: what it does to it never reaches the tool
+        verdict = approver(replace(call, arguments=copy.deepcopy(call.arguments)))
     except Exception as exc:  # an approver that fails never lets the call through
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return APPROVAL_FAILED.format(tool=call.name, error=error), f"the approver raised {error}"
