@@ -165,6 +165,7 @@ SOURCES = {  # a page that shows the call, each in another shape or dress than t
     "inside_a_json_string": json.dumps({"body": f"Thought: do it\n{ACTION_LINES}"}),
     "html_escaped": f"<pre>{html.escape(json_call('delete_record', RECORD))}</pre>",
     "other_case_and_spacing": json_call("delete_record", RECORD).replace('"r-17"', '"R-17 "'),
+    "name_in_other_case": json_call("Delete_Record", RECORD),
     "look_alike_letters": json_call("d\u0435l\u0435t\u0435_r\u0435c\u043erd", RECORD),  # Cyrillic e and o
     "python_dict": str({"name": "delete_record", "arguments": RECORD}),
     "default_repeated": json_call("delete_record", {**RECORD, "force": False}),

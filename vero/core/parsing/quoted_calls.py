@@ -102,7 +102,7 @@ def _forms(source: str, name: str) -> list[str]:
     text = html.unescape(source) if "&" in source else source
     for _ in range(3):
         for form in (plain(text), plain(_HTML_TAG.sub(_tag_gap, text)) if "<" in text else ""):
-            if name in form and form not in forms:
+            if name.lower() in form.lower() and form not in forms:
                 forms.append(form)
         if "\\" not in text:
             break
@@ -129,19 +129,18 @@ def plain(text: str) -> str:
 
 def calls_written(text: str, name: str) -> Iterator[Any]:
     """The arguments (as written: a dict, JSON text or a bare string) of each call of ``name`` in
-    ``text``, found from each mention of the name."""
+    ``text``, found from each mention of the name, in any case (a model may echo it corrected)."""
     objects: dict[int, tuple[Any, int]] = {}  # "{" position -> (the JSON value there, where it ends)
     read: set[int] = set()  # the "{" whose calls were yielded
-    position, mentions = text.find(name), 0
-    while position >= 0 and mentions < MAX_NAME_MENTIONS:
-        mentions += 1
-        end = position + len(name)
+    for number, mention in enumerate(re.finditer(re.escape(name), text, re.IGNORECASE)):  # in any case
+        position, end, spelled = mention.start(), mention.end(), mention.group()
+        if number >= MAX_NAME_MENTIONS:
+            return
         if _whole_word(text, position, end):
-            yield from _json_calls(text, position, name, objects, read)
-            yield from _labelled_call(text, position, name)
-            yield from _tagged_call(text, position, end, name)
-            yield from _expression_call(text, end, name)
-        position = text.find(name, end)
+            yield from _json_calls(text, position, spelled, objects, read)
+            yield from _labelled_call(text, position, spelled)
+            yield from _tagged_call(text, position, end, spelled)
+            yield from _expression_call(text, end, spelled)
 
 
 def _whole_word(text: str, start: int, end: int) -> bool:
