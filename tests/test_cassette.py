@@ -35,9 +35,13 @@ def live_llm(server: MockOpenAIServer, cassette: Cassette | None, **options) -> 
     )
 
 
+DEAD_LOCAL_URL = "http://127.0.0.1:9/v1"  # a local endpoint, as recorded, where nothing listens
+
+
 def offline_llm(cassette: Cassette, **options) -> ChatOpenAI:
-    """A replaying client with no key and no endpoint: nothing can reach a server."""
-    return ChatOpenAI(model_name="m", cassette=cassette, api_key=None, base_url=None, **options)
+    """A replaying client with no key, at a local address where nothing listens: nothing can answer but
+    the cassette.  (Local, like the recordings: vero sends hosted and local models different prompts.)"""
+    return ChatOpenAI(model_name="m", cassette=cassette, api_key=None, base_url=DEAD_LOCAL_URL, **options)
 
 
 def record_react(path, replies=REACT_REPLIES) -> tuple[str, MockOpenAIServer]:
@@ -60,6 +64,20 @@ def test_a_recorded_run_replays_offline_with_the_same_answer_steps_and_usage(tmp
     assert agent.last_result.status == "ok"
     assert llm.replayed == llm.calls == 2
     assert [s.kind for s in agent.last_result.steps].count("action") == 1
+
+
+def test_a_hosted_model_recorded_replays_with_no_key_and_the_default_endpoint(tmp_path, monkeypatch):
+    """The common case: record against OpenAI (no base_url), replay in CI with no key at all."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    path = tmp_path / "c.jsonl"
+    with MockOpenAIServer([{"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}, "5"]) as server:
+        hosted = ChatOpenAI(model_name="gpt-4o-mini", api_key="sk-test-key-123456", cassette=Cassette(path, "record"))
+        hosted.client = hosted.client.with_options(base_url=server.url + "/v1")  # OpenAI, played by the mock
+        assert ToolCallingAgent("t", hosted, tools=[add], verbose=False).run("2+3?") == "5"
+    offline = ChatOpenAI(model_name="gpt-4o-mini", cassette=Cassette(path, "replay"))
+    assert ToolCallingAgent("t", offline, tools=[add], verbose=False).run("2+3?") == "5"
+    assert offline.replayed == 2
 
 
 def test_the_cassette_holds_the_request_body_and_never_the_key(tmp_path):
@@ -103,7 +121,7 @@ def test_another_model_is_a_miss_naming_the_model(tmp_path):
     path = tmp_path / "c.jsonl"
     with MockOpenAIServer(["Hi"]) as server:
         live_llm(server, Cassette(path, mode="record")).generate([Message.user("hi")])
-    llm = ChatOpenAI(model_name="other", cassette=Cassette(path, mode="replay"), api_key=None, base_url=None)
+    llm = ChatOpenAI(model_name="other", cassette=Cassette(path, mode="replay"), base_url=DEAD_LOCAL_URL)
     with pytest.raises(CassetteMissError, match=r'at model: recorded "m", sent "other"'):
         llm.generate([Message.user("hi")])
 
@@ -275,7 +293,7 @@ def test_the_fixture_records_once_then_replays_without_the_server(pytester, monk
         monkeypatch.setenv("LIVE_URL", server.url + "/v1")
         pytester.runpytest_inprocess("--vero-record").assert_outcomes(passed=1)
     assert (pytester.path / "cassettes" / "test_user" / "test_greeting.jsonl").is_file()
-    monkeypatch.setenv("LIVE_URL", "http://127.0.0.1:9/v1")  # nothing listens there: a request would fail
+    monkeypatch.setenv("LIVE_URL", DEAD_LOCAL_URL)  # nothing listens there: a request would fail
     pytester.runpytest_inprocess().assert_outcomes(passed=1)
 
 

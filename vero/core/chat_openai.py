@@ -217,8 +217,6 @@ class ChatOpenAI:
         send it a plain prompt, without the text-call guide small local models need, and no ``stop``."""
         from vero.core.capabilities import is_hosted
 
-        if not self.base_url and not self._secret:  # no endpoint at all (a cassette replayed offline)
-            return False
         return is_hosted(self.base_url, self.model_name)
 
     # -- public API ----------------------------------------------------------
