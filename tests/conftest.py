@@ -3,6 +3,7 @@
 import pytest
 
 import vero.config
+import vero.core.providers
 
 # every setting vero reads from the environment, the names a .env may set (test_docs checks the docs name only these)
 CONFIG_VARS = vero.config.SETTING_NAMES
@@ -15,6 +16,7 @@ def clean_config(monkeypatch, tmp_path):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(vero.core.providers, "FAMILIES", list(vero.core.providers.FAMILIES))  # add_family: per test
     vero.config.reload_settings()
     yield
     vero.config.reload_settings()
