@@ -83,12 +83,12 @@ class TextProtocol:
         assert step.action is not None  # parse_react gives a problem, a final answer or an action
         observation = agent.check_repeats([(step.action, step.action_input)])
         if observation is None:  # run it; a call made before gets a note too (small models loop on its result)
-            written = step.action_input  # with its text as written: the gate reads that for a changing tool
-            if isinstance(written, dict) and step.input_text is not None:
-                written = WrittenArguments(written)
-                written.written = step.input_text
+            arguments = step.action_input  # with its text as written: the gate reads that for a changing tool
+            if isinstance(arguments, dict) and step.input_text is not None:
+                arguments = WrittenArguments(arguments)
+                arguments.written = step.input_text
             agent.current_run.call_origin = "text"  # for the gate
-            result = agent.run_tool(step.action, written)
+            result = agent.run_tool(step.action, arguments)
             agent.current_run.call_origin = "native"
             repeated = result.repeated and result.ok and agent.options.recovery is not False
             observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated else result.output
