@@ -158,7 +158,9 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
 
 def _exact_object(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text, object_pairs_hook=_one_value_per_key, parse_constant=_no_constant)
+        value = json.loads(
+            text, object_pairs_hook=_one_value_per_key, parse_constant=_no_constant, parse_float=_finite_number
+        )
     except ConflictingKeysError as exc:
         raise NotAsWritten(str(exc)) from None
     except json.JSONDecodeError as exc:
@@ -169,8 +171,15 @@ def _exact_object(text: str) -> dict[str, Any]:
         raise NotAsWritten(str(exc) or "they are nested too deeply") from None
     if not isinstance(value, dict):
         raise NotAsWritten("they are not one JSON object")
-    _check_finite(value)  # 1e400 reads as infinity
     return valid_strings(value) if "\\u" in text else value  # an escaped half of a surrogate pair
+
+
+def _finite_number(text: str) -> float:
+    """A JSON number with a fraction or exponent; one too large for a float (1e400) is refused, as Infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is no number a tool that may change things takes")
+    return value
 
 
 def _no_constant(name: str) -> Any:

@@ -66,6 +66,7 @@ _LINE_PREFIX = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+[ \t]*)?(?:(?:[-*+\u2022]|\d{1
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
+_NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*\Z", re.IGNORECASE)
 
 
@@ -136,17 +137,17 @@ def calls_written(text: str, name: str) -> Iterator[Any]:
         position, end, spelled = mention.start(), mention.end(), mention.group()
         if number >= MAX_NAME_MENTIONS:
             return
-        if _whole_word(text, position, end):
+        before, after = text[position - 1 : position], text[end : end + 1]
+        if _NAME_CHAR.match(before) or _NAME_CHAR.match(after):  # part of a longer word
+            continue
+        if before == '"':  # a JSON string: the call around it
             yield from _json_calls(text, position, spelled, objects, read)
-            yield from _labelled_call(text, position, spelled)
+        if before in ("<", "="):  # <name a="1"/>, <function=name>
             yield from _tagged_call(text, position, end, spelled)
+        if _ACTION_BEFORE.search(text, max(0, position - 40), position):
+            yield from _labelled_call(text, position, spelled)
+        if text[end : end + 40].lstrip(" \t")[:1] == "(":  # name(...)
             yield from _expression_call(text, end, spelled)
-
-
-def _whole_word(text: str, start: int, end: int) -> bool:
-    before = text[start - 1] if start else " "
-    after = text[end] if end < len(text) else " "
-    return not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-")
 
 
 def _json_calls(
