@@ -160,6 +160,32 @@ def test_a_type_with_no_json_form_is_a_type_error_at_decoration_naming_the_param
     assert named in str(caught.value)
 
 
+def test_a_parameter_type_that_cannot_be_resolved_is_a_type_error_naming_it_not_any_value():
+    @dataclass
+    class Local:  # defined in a function: this module's string annotations cannot name it
+        v: int
+
+    def handle(count: int, item: Local) -> str:
+        return str(item.v + count)
+
+    with pytest.raises(TypeError, match="parameter 'item' of handle.*Local"):
+        tool(handle)
+
+
+def test_a_return_type_that_cannot_be_resolved_leaves_the_parameters_typed():
+    @dataclass
+    class Local:
+        v: int
+
+    def make(count: int, kind: Unit) -> Local:
+        assert isinstance(count, int) and kind is Unit.CELSIUS
+        return Local(count)
+
+    made = tool(make)
+    assert made.parameters["properties"]["count"] == {"type": "integer"}
+    assert ToolRegistry([made]).run("make", {"count": "2", "kind": "c"}).output.endswith("Local(v=2)")
+
+
 def test_sphinx_docstrings_give_descriptions_and_a_summary_without_fields():
     summary, args = parse_docstring(
         """Convert a temperature.

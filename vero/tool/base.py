@@ -17,6 +17,7 @@ import functools
 import inspect
 import json
 import re
+import types
 import typing
 from collections.abc import Callable
 from typing import Any, overload
@@ -128,11 +129,32 @@ def _numpy_line(line: str, section: str, args: dict[str, str], current: str | No
 
 
 def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
-    """The function's hints, ``Annotated`` kept (its descriptions are read)."""
+    """The parameters' hints, ``Annotated`` kept (its descriptions are read).
+
+    A parameter's hint written as a string that cannot be resolved (a class defined inside a
+    function, under ``from __future__ import annotations``) is a ``TypeError`` naming it: read as
+    "any value", the function would get the model's JSON instead of the type it declares.  An
+    unresolvable return type is no concern of the tool's.
+    """
     try:
         return typing.get_type_hints(func, include_extras=True)
-    except Exception:  # unresolvable forward references: use what is there
-        return {k: v for k, v in getattr(func, "__annotations__", {}).items() if not isinstance(v, str)}
+    except Exception:  # one hint cannot be resolved: each is read on its own, to find it
+        pass
+    globalns = getattr(inspect.unwrap(func), "__globals__", {})
+    hints: dict[str, Any] = {}
+    for name, hint in getattr(func, "__annotations__", {}).items():
+        if name == "return":
+            continue
+        try:
+            only = types.SimpleNamespace(__annotations__={name: hint})
+            hints.update(typing.get_type_hints(only, globalns, include_extras=True))
+        except Exception as exc:
+            raise TypeError(
+                f"parameter {name!r} of {getattr(func, '__name__', 'the function')}(): cannot resolve its type "
+                f"{hint!r} ({exc}): a tool's types must be importable from its module (not defined inside a "
+                "function, not imported under TYPE_CHECKING only)"
+            ) from None
+    return hints
 
 
 def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | None = None) -> dict[str, Any]:
