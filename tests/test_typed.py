@@ -723,6 +723,34 @@ def test_json_in_prose_around_the_answer_is_read():
     assert agent.run("Where?", output_type=Address) == Address("a", 1)
 
 
+@pytest.mark.parametrize(
+    "answer, output_type",
+    [
+        ('{"street": "a", "zip": 1}\nCorrection: {"street": "b", "zip": 2}', Address),
+        ('{"street": "a", "zip": 1} {"street": "b", "zip": 2}', Address),
+        ("First [1, 2], then [3]", list[int]),
+        ("{'street': 'a', 'zip': 1} or {'street': 'b', 'zip': 2}", Address),
+    ],
+)
+def test_an_answer_with_two_json_values_is_a_named_problem_not_one_of_them_picked(answer, output_type):
+    agent, _ = tool_calling([answer], default=answer)
+    assert agent.run("Where?", output_type=output_type, output_retries=0) is None
+    assert "the answer has 2 JSON values" in str(agent.last_result.error)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'Here it is [as asked]: {"street": "a [b]", "zip": 1}',
+        '{"street": "a } b", "zip": 1} (zip code [1] from the registry)',
+        "{'street': 'it\\'s', 'zip': 1}",
+    ],
+)
+def test_brackets_in_the_prose_or_in_strings_are_no_second_value(answer):
+    agent, _ = tool_calling([answer])
+    assert isinstance(agent.run("Where?", output_type=Address), Address)
+
+
 def test_output_type_none_or_str_is_the_answer_text():
     agent, _ = tool_calling(["42", "43"])
     assert agent.run("task", output_type=None) == "42"

@@ -3,7 +3,7 @@
 ``OutputSpec`` holds what the answer must be (a Python type, or a JSON Schema dict from
 ``vero run --output-schema``): the note that tells the model so, the ``response_format`` that
 constrains a reply where the server supports it, and ``read``, which parses the answer text
-(code fences removed; a bare value for a simple type) and builds the value with the same
+(code fences removed; the one JSON value in it, or a bare value for a simple type) and builds the value with the same
 machinery as tool arguments (``vero.tool.schema``).  ``read`` raises ``InvalidValue`` naming
 every problem; the agent then re-asks (``Agent._typed_answer``).
 """
@@ -92,22 +92,59 @@ class OutputSpec:
         except ValueError:
             if self.simple:
                 return body  # 42, yes, positive: read leniently as the type says
-            value = _json_within(body)
+            value = _json_within(body, self.schema)
         if isinstance(value, dict) and set(value) == {ANSWER_KEY} and self.schema.get("type") != "object":
             return value[ANSWER_KEY]  # a constrained reply's wrapper
         return value
 
 
-def _json_within(text: str) -> Any:
-    """The JSON object or array in ``text`` (from its first bracket to its last, repaired if sloppy)."""
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    end = max(text.rfind("}"), text.rfind("]"))
-    if not starts:
+def _json_within(text: str, schema: dict[str, Any]) -> Any:
+    """The one JSON object or array in ``text`` (prose around it dropped; repaired if sloppy).
+
+    Only spans of the kind the schema wants count (an object's ``{``, a list's ``[``), so a bracket
+    in the prose is no second value; two values of that kind (an answer, then a corrected one) are a
+    problem: which one is the answer is the model's to say, not vero's to guess.
+    """
+    spans = _bracketed_spans(text)
+    if not spans:
         raise InvalidValue([("", "the answer is not JSON (it has no JSON object or array)")])
+    kind = schema.get("type")
+    opening = {"object": "{", "array": "["}.get(kind) if isinstance(kind, str) else None
+    wanted = [span for span in spans if span[0] == opening] or spans
+    if len(wanted) > 1:
+        raise InvalidValue([("", f"the answer has {len(wanted)} JSON values; write only the one answer")])
     try:
-        return parse_json_value(text[min(starts) : end + 1] if end > min(starts) else text[min(starts) :])
+        return parse_json_value(wanted[0])
     except ValueError as exc:
         raise InvalidValue([("", f"the answer is not valid JSON ({exc})")]) from None
+
+
+def _bracketed_spans(text: str) -> list[str]:
+    """Each outermost ``{...}`` or ``[...]`` in ``text``, in order: brackets in a quoted string inside
+    one are skipped, and one never closed (a reply cut off) runs to the end."""
+    spans: list[str] = []
+    start, depth, quote, escaped = 0, 0, "", False
+    for index, char in enumerate(text):
+        if quote:  # inside a string: only its end (not an escaped quote) matters
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'" and depth:
+            quote = char
+        elif char in "{[":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char in "}]" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : index + 1])
+    if depth:
+        spans.append(text[start:])
+    return spans
 
 
 def _is_simple(schema: dict[str, Any]) -> bool:
