@@ -751,6 +751,18 @@ def test_brackets_in_the_prose_or_in_strings_are_no_second_value(answer):
     assert isinstance(agent.run("Where?", output_type=Address), Address)
 
 
+@pytest.mark.parametrize("written", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_no_numbers_for_a_tool_or_an_answer(written):
+    def scale(factor: float) -> str:
+        return str(factor)
+
+    output = registry_of(scale).run("scale", json.loads(f'{{"factor": {written}}}')).output
+    assert output.startswith("Error:") and "factor (expected number" in output
+    agent, _ = tool_calling([written], default=written)
+    assert agent.run("How much?", output_type=float, output_retries=0) is None
+    assert agent.last_result.status == Status.INVALID_OUTPUT
+
+
 def test_output_type_none_or_str_is_the_answer_text():
     agent, _ = tool_calling(["42", "43"])
     assert agent.run("task", output_type=None) == "42"

@@ -21,6 +21,7 @@ import collections.abc
 import dataclasses
 import enum
 import json
+import math
 import re
 import sys
 import types
@@ -414,9 +415,14 @@ def _to_string(value: Any) -> str:
 
 
 def _to_number(value: Any) -> float:
+    """A number the model wrote; JSON's parser also reads ``NaN`` and ``Infinity``, which JSON has no
+    numbers for (and ``to_dict`` could not write back): refused too."""
     if isinstance(value, bool) or (isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip())):
         raise ValueError
-    return float(value.strip() if isinstance(value, str) else value)
+    number = float(value.strip() if isinstance(value, str) else value)
+    if not math.isfinite(number):
+        raise ValueError
+    return number
 
 
 def _to_null(value: Any) -> None:
