@@ -226,6 +226,37 @@ def test_numpy_docstrings_give_descriptions_and_a_summary_without_sections():
     assert args == {"value": "the temperature to convert", "unit": "the target unit"}
 
 
+def test_numpy_parameters_named_together_share_their_description():
+    summary, args = parse_docstring(
+        """Move a point.
+
+        Parameters
+        ----------
+        dx, dy : float
+            the offsets
+        """
+    )
+    assert summary == "Move a point." and args == {"dx": "the offsets", "dy": "the offsets"}
+
+
+def test_google_keyword_args_and_other_sections_stay_out_of_the_summary():
+    summary, args = parse_docstring(
+        """Search the catalogue.
+
+        Args:
+            query: what to look for
+
+        Keyword Args:
+            limit: how many results
+
+        Warning:
+            Slow on large catalogues.
+        """
+    )
+    assert summary == "Search the catalogue."
+    assert args == {"query": "what to look for", "limit": "how many results"}
+
+
 # -- arguments built as their hints ask ----------------------------------------------------------
 def test_object_arguments_reach_the_function_as_the_declared_types():
     seen = {}

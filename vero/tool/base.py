@@ -34,12 +34,19 @@ from vero.tool.schema import (
 
 __all__ = ["Tool", "ToolArgumentError", "coerce", "function_parameters", "parse_docstring", "tool", "type_to_schema"]
 
-_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Returns?|Raises|Yields?|Examples?|Notes?):\s*$")
-_NUMPY_SECTION = re.compile(r"^(Parameters|Other Parameters|Returns?|Raises|Yields?|Examples?|Notes?|See Also)\s*$")
+# The section headers of Google's and NumPy's style guides.
+_SECTION = re.compile(
+    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|Attributes|Returns?"
+    r"|Raises|Yields?|Examples?|Notes?|Warnings?|Warns|See Also|References|Todo):\s*$"
+)
+_NUMPY_SECTION = re.compile(
+    r"^(Parameters|Other Parameters|Attributes|Returns?|Raises|Yields?|Examples?|Notes?|Warnings?|Warns"
+    r"|See Also|References)\s*$"
+)
 _UNDERLINE = re.compile(r"^-{3,}\s*$")
-_ARG_SECTIONS = ("Args", "Arguments", "Parameters", "Params", "Other Parameters")
+_ARG_SECTIONS = ("Args", "Arguments", "Parameters", "Params", "Keyword Args", "Keyword Arguments", "Other Parameters")
 _ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-_NUMPY_ARG = re.compile(r"^\*{0,2}(\w+)\s*(?::.*)?$")
+_NUMPY_ARG = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::.*)?$")  # x : int, or x, y : float
 _SPHINX_FIELD = re.compile(r"^:(\w+)([^:]*):\s*(.*)$")
 _SPHINX_PARAMS = ("param", "parameter", "arg", "argument", "key", "keyword")
 
@@ -111,17 +118,20 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 
 def _numpy_line(line: str, section: str, args: dict[str, str], current: str | None) -> str | None:
-    """One line of a NumPy section: ``x : int`` names a parameter, indented lines describe it."""
+    """One line of a NumPy section: ``x : int`` (or ``x, y : float``) names parameters, indented lines
+    describe them.  ``current`` is the names being described, joined by commas."""
     if section not in _ARG_SECTIONS:
         return None
     if line == line.lstrip():
         match = _NUMPY_ARG.match(line.strip())
-        if match:
-            args[match.group(1)] = ""
-            return match.group(1)
-        return None
-    if current:
-        args[current] = f"{args[current]} {line.strip()}".strip()
+        if not match:
+            return None
+        names = [name.strip().lstrip("*") for name in match.group(1).split(",")]
+        args.update(dict.fromkeys(names, ""))
+        return ",".join(names)
+    for name in (current or "").split(","):
+        if name:
+            args[name] = f"{args[name]} {line.strip()}".strip()
     return current
 
 
