@@ -20,6 +20,7 @@ from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, Refl
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.result import Status
 from vero.core.stream import RunFinished, ToolCallStarted
+from vero.errors import LLMCallError
 from vero.testing import ScriptedLLM
 from vero.tool import ToolRegistry
 from vero.tool.base import coerce, parse_docstring
@@ -626,6 +627,40 @@ def test_over_http_a_typed_answer_is_re_asked_with_a_json_schema_response_format
     assert response_format["type"] == "json_schema"
     assert response_format["json_schema"]["schema"]["required"] == ["street", "zip"]
     assert "- the answer is not JSON (it has no JSON object or array)" in sent[1]["messages"][-1]["content"]
+
+
+def test_over_http_a_refused_answer_format_is_asked_again_without_it_for_the_rest_of_the_run():
+    replies = ["It is Main St, zip unknown", '{"street": "Main St", "zip": 12345}']
+    with pooled_mock_server(replies, reject_response_format=True) as server:
+        llama_cpp(server)  # the server says it constrains replies, and then refuses this response_format
+        agent = ToolCallingAgent("typed", http_llm(server), verbose=False)
+        assert agent.run("Where?", output_type=Address) == Address("Main St", 12345)
+        sent = [r for r in server.requests if "messages" in r]
+    assert agent.last_result.status == Status.OK
+    assert ["response_format" in request for request in sent] == [False, True, False]
+    warnings = [s.content for s in agent.last_result.steps if s.kind == "warning"]
+    assert any("response_format" in warning and "HTTP 400" in warning for warning in warnings)
+
+
+def test_a_pattern_whose_answer_calls_are_constrained_goes_on_unconstrained_after_a_refusal():
+    def draft(messages, response_format=None):
+        if response_format is not None:
+            return LLMCallError("model call failed (HTTP 400): schema not supported", status=400)
+        return "6"
+
+    critique = '{"thinking": "t", "is_sufficient": true, "feedback": ""}'
+    llm = ScriptedLLM([draft, draft, critique], json_schema=True)
+    agent = BasicReflectionAgent("b", llm, verbose=False)
+    assert agent.run("How many?", output_type=int) == 6
+    assert [("response_format" in r.options) for r in llm.requests] == [True, False, False]
+
+
+def test_an_answer_call_refused_for_another_parameter_is_not_retried():
+    refusal = LLMCallError("model call failed (HTTP 400): temperature", status=400, parameter="temperature")
+    llm = ScriptedLLM([refusal, "6"], json_schema=True)
+    agent = BasicReflectionAgent("b", llm, verbose=False)
+    assert agent.run("How many?", output_type=int) is None
+    assert agent.last_result.status == Status.FAILED and llm.calls == 1
 
 
 def test_over_http_an_object_tool_argument_reaches_the_function_as_a_dataclass():

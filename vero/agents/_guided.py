@@ -38,6 +38,7 @@ from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
 from vero.core.gate import WrittenArguments, without_fence
 from vero.core.message import Message
+from vero.core.output import REFUSED_STATUSES
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
@@ -72,10 +73,6 @@ ANSWER_NOW_NOTE = (
     "(You made this same call before; it was not run again. Its result is above. "
     "You have what the tools can give: reply now with the final answer.)"
 )
-
-# What a refused response_format comes back as: a bad request (llama.cpp, vLLM, OpenAI), a request the
-# server cannot process (422) or a feature it does not implement (501).
-REFUSED_STATUSES = (400, 415, 422, 501)
 
 
 class GuidedProtocol:

@@ -26,6 +26,9 @@ OUTPUT_REASK = note(
 OUTPUT_SYSTEM = "You write the answer to a task in exactly the form the task asks for."
 ANSWER_KEY = "answer"  # a simple value sent under a constrained reply's object: {"answer": 42}
 _SIMPLE_KINDS = ("string", "integer", "number", "boolean")
+# What a refused response_format comes back as: a bad request (llama.cpp, vLLM, OpenAI), a request the
+# server cannot process (422) or a feature it does not implement (501).
+REFUSED_STATUSES = (400, 415, 422, 501)
 
 
 class OutputSpec:
