@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from vero.core.agent_tool import RUNNING_AGENT, agent_tool
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
-from vero.core.gate import Refusal, decide
+from vero.core.gate import Refusal, approvers_of, decide
 from vero.core.message import ChatModel, Message
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
-from vero.core.output import OUTPUT_SYSTEM, REFUSED_STATUSES, OutputSpec
+from vero.core.output import OUTPUT_SYSTEM, OutputSpec
 from vero.core.parsing import (
     args_text,
     call_worked,
@@ -49,7 +49,7 @@ from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepK
 from vero.core.session import load_session, save_session
 from vero.core.stream import reply_record, request_record, streams_text
 from vero.core.text import clip as clip_text
-from vero.errors import Cancelled, LLMCallError, VeroError
+from vero.errors import Cancelled, VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
 from vero.tool.schema import InvalidValue, describe
@@ -125,7 +125,6 @@ class InvalidOutputError(VeroError):
 
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
 OUTPUT_RETRIES = 2  # re-asks of an answer that does not fit output_type (run's output_retries=)
-FORMAT_REFUSED = "answer_format_refused"  # Run.notes: the server refused the answer's response_format
 
 
 _NO_USAGE: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
@@ -159,6 +158,7 @@ class Run:
     output_spec: OutputSpec | None = None  # run(output_type=...): what the answer must be
     output: Any = None  # the answer read as output_type, once it fits
     parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
+    approvers: tuple[Callable[[Any], Any], ...] = ()  # run_subagent: the callers' approve_tool (the gate asks them too)
     text_calls: set[str] = field(default_factory=set)  # ids of the tool calls vero read from the model's text
     call_origin: str = "native"  # where the call being run came from, for the gate (see ``Agent.run_tool``)
 
@@ -424,29 +424,11 @@ class Agent(ABC):
         """The options of a model call whose reply is the final answer: ``response_format`` with the
         ``output_type``'s schema when the run has one and the server constrains replies to a JSON schema
         (``supports_json_schema()``); else none."""
-        run = self._run
-        if run is None or run.output_spec is None or run.notes.get(FORMAT_REFUSED):
-            return {}
+        spec = self._run.output_spec if self._run else None
         supports = getattr(self.llm, "supports_json_schema", None)
-        if not callable(supports) or supports() is not True:
+        if spec is None or not callable(supports) or supports() is not True:
             return {}
-        return {"response_format": run.output_spec.response_format()}
-
-    def _answer_format_refused(self, error: BaseException, options: dict[str, Any]) -> bool:
-        """True when the server refused a call whose reply is the answer, constrained by ``answer_format``
-        (a 400 naming no other parameter, and the like): a warning step says so, and the run's answer
-        calls go on without ``response_format`` (the answer is then read and checked as elsewhere)."""
-        run = self.current_run
-        spec = run.output_spec
-        if spec is None or options.get("response_format") != spec.response_format():
-            return False
-        if not isinstance(error, LLMCallError) or error.status not in REFUSED_STATUSES:
-            return False
-        if error.parameter not in (None, "response_format"):
-            return False
-        run.notes[FORMAT_REFUSED] = True
-        self.record(StepKind.WARNING, f"the answer's response_format was refused ({error}); asking without it")
-        return True
+        return {"response_format": spec.response_format()}
 
     def as_tool(self, name: str | None = None, description: str | None = None) -> Tool:
         """This agent as a tool that another agent's model can call with a task (``vero.core.agent_tool``).
@@ -503,7 +485,6 @@ class Agent(ABC):
         watched = bool(self.events.callbacks) or run.watch is not None
         if watched:
             self._emit("llm_start", turn=run.turn, request=request_record(model, messages, options))
-        asked = dict(options)
         if run.deltas and streams_text(model):
             options["on_token"] = functools.partial(self._send_delta, options.get("on_token"))
         started = time.perf_counter()
@@ -517,9 +498,6 @@ class Agent(ABC):
                     seconds=time.perf_counter() - started,
                     error=f"{type(exc).__name__}: {exc}",
                 )
-            if self._answer_format_refused(exc, asked):
-                unconstrained = {name: value for name, value in asked.items() if name != "response_format"}
-                return self.call_llm(messages, llm=llm, **unconstrained)
             raise
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
@@ -769,6 +747,7 @@ class Agent(ABC):
                 deltas=run.deltas,
                 pace=run.pace,
                 parent_sources=self.quote_sources,
+                approvers=approvers_of(self),
             ),
             {},
         )

@@ -23,6 +23,8 @@ import copy
 import functools
 import json
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -30,12 +32,12 @@ from vero.core.message import ToolCallRequest
 from vero.core.notes import note
 from vero.core.options import AgentOptions
 from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, valid_strings, without_fence
-from vero.core.parsing.quoted_calls import quoted_call
+from vero.core.parsing.quoted_calls import canonical, quoted_call
 from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool, ToolArgumentError
 from vero.tool.registry import ToolRegistry, parse_arguments
 
-__all__ = ["ORIGINS", "WrittenArguments", "ToolCallRequest", "Refusal", "decide", "without_fence"]
+__all__ = ["ORIGINS", "WrittenArguments", "ToolCallRequest", "Refusal", "approvers_of", "decide", "without_fence"]
 
 ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from text; a recovery rule's lookup
 
@@ -68,6 +70,7 @@ class Agent(Protocol):
 
     tools: ToolRegistry
     options: AgentOptions
+    _run: Any  # the run in progress: its ``approvers`` are those of the runs it is part of
 
     def record(self, kind: str, content: str = "", **data: Any) -> Any: ...
     def _emit(self, type: str, **data: Any) -> None: ...
@@ -106,8 +109,9 @@ def decide(
     if shown and quoted_call(name, arguments, shown, reading):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
-    if found.needs_approval or (agent.options.approve_tool is not None and not found.read_only):
-        refusal = _approval(agent, found, call)
+    inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
+    if found.needs_approval or (not found.read_only and (agent.options.approve_tool is not None or inherited)):
+        refusal = _approval(agent, call)
         if refusal is not None:
             return Refusal(refusal, ToolError.REFUSED)
     return call
@@ -125,8 +129,13 @@ def _without_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     return {
         key: value
         for key, value in arguments.items()
-        if not (isinstance(properties.get(key), dict) and properties[key].get("default", ...) == value)
+        if not (isinstance(properties.get(key), dict) and _same_value(properties[key].get("default", ...), value))
     }
+
+
+def _same_value(default: Any, value: Any) -> bool:
+    """``value`` is the default as the tool reads it (``"false"`` for ``False``, ``"3"`` for ``3``)."""
+    return default is not ... and (default == value or canonical(default) == canonical(value))
 
 
 # -- question 2: the arguments ------------------------------------------------------------------
@@ -146,14 +155,31 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
         args = bytes(args).decode("utf-8", errors="replace")
     if isinstance(args, str):
         text = args.strip()
-        if text[:1] in ("`", "~"):  # fenced: its inside is what was written
+        wrapped = _WRAPPING_TAG.fullmatch(text)  # in <pre> or <code>, or a code fence: its inside is what was written
+        if wrapped is not None:
+            text = args = wrapped.group(2).strip()
+        if text[:1] in ("`", "~"):
             text = args = without_fence(text)
         if text[:1] in ("{", "["):
             return _exact_object(text)
+        if text[:1] == '"' and _encoded_object(text):  # a JSON string holding the object: read once decoded
+            return exact_arguments(tool, json.loads(text))
     if isinstance(args, dict):
         _check_finite(args)
         return args
     return parse_arguments(tool, args)  # None, empty, or plain text for the tool's one parameter
+
+
+_WRAPPING_TAG = re.compile(r"<(pre|code|tt|samp|kbd)\b[^<>]{0,200}>(.*)</\1[ \t]*>", re.DOTALL | re.IGNORECASE)
+
+
+def _encoded_object(text: str) -> bool:
+    """``text`` is a JSON string whose content is a JSON object or list (arguments encoded twice)."""
+    try:
+        inner = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(inner, str) and inner.strip()[:1] in ("{", "[")
 
 
 def _exact_object(text: str) -> dict[str, Any]:
@@ -199,16 +225,27 @@ def _check_finite(value: Any) -> None:
 
 
 # -- question 4: approval -----------------------------------------------------------------------
-def _approval(agent: Agent, tool: Tool, call: ToolCallRequest) -> str | None:
-    """None when the approver lets the call run; else the refusal.  Asked for a tool that may change
+def approvers_of(agent: Agent) -> tuple[Callable[[Any], Any], ...]:
+    """Who approves the agent's calls: its own ``approve_tool`` and those of the runs its run is part of
+    (an agent run as another's tool: the caller's user has a say over its calls too), each once."""
+    run = agent._run
+    found: list[Callable[[Any], Any]] = []
+    for approver in (agent.options.approve_tool, *(run.approvers if run is not None else ())):
+        if approver is not None and all(approver is not known for known in found):
+            found.append(approver)
+    return tuple(found)
+
+
+def _approval(agent: Agent, call: ToolCallRequest) -> str | None:
+    """None when every approver lets the call run; else the refusal.  Asked for a tool that may change
     things and for a ``needs_approval`` one (with no approver, that one is refused); the verdict is an
     ``approval`` step and a ``tool_approval`` event."""
-    approver = agent.options.approve_tool
-    refusal: str | None
-    if approver is None:
-        refusal, reason = NOBODY_TO_ASK.format(tool=call.name), "nobody to ask"
-    else:
+    refusal: str | None = NOBODY_TO_ASK.format(tool=call.name)
+    reason = "nobody to ask"
+    for approver in approvers_of(agent):  # the agent's own first; the first refusal decides
         refusal, reason = _ask(approver, call)
+        if refusal is not None:
+            break
     approved = refusal is None
     verdict = "approved" if approved else f"refused: {reason}" if reason else "refused"
     agent.record(StepKind.APPROVAL, f"{call.name}: {verdict}", tool=call.name, args=call.arguments, approved=approved)

@@ -21,6 +21,7 @@ import html
 import json
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from typing import Any
@@ -42,13 +43,19 @@ _QUOTE_MARKS = str.maketrans(
     dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
     | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
 )
-# Cyrillic and Greek letters drawn like Latin ones: a name or value written with them reads the same.
-_LOOK_ALIKES = str.maketrans(
-    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u04cf\u04bb\u051b\u051d"
-    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406\u0408\u0405"
-    "\u03bf\u03c1\u03bd\u03b9\u03ba\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
-    "aeopcyxijsdlhqwABEKMHOPCTXIJSopvikABEZHIKMNOPTYX",
-)
+# Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Latin variants): a name or
+# value written with them reads the same.  Pairs: look-alike, Latin.
+_LOOK_ALIKE_PAIRS = (
+    "\u0430a \u0435e \u043eo \u0440p \u0441c \u0443y \u0445x \u0456i \u0458j \u0455s \u0501d \u04cfl \u04bbh"
+    " \u051bq \u051dw \u0433r \u043fn \u0442t \u043cm \u0432b \u044cb \u0451e \u0457i \u043dh \u043ak"
+    " \u0410A \u0412B \u0415E \u041aK \u041cM \u041dH \u041eO \u0420P \u0421C \u0422T \u0425X \u0406I \u0408J"
+    " \u0405S \u0423Y \u0417Z \u03bfo \u03c1p \u03bdv \u03b9i \u03bak \u03b1a \u03b5e \u03b7n \u03c4t"
+    " \u03c5u \u03c7x \u03c9w \u03b3y \u0391A \u0392B \u0395E \u0396Z \u0397H \u0399I \u039aK \u039cM"
+    " \u039dN \u039fO \u03a1P \u03a4T \u03a5Y \u03a7X \u0585o \u0578n \u057du \u0570h \u0581g \u0131i"
+    " \u0237j \u0251a \u0261g \u026ai \u0280r \u028fy \u1d00a \u1d04c \u1d05d \u1d07e \u1d0bk \u1d0fo"
+    " \u1d18p \u1d1bt \u1d1cu \u1d20v \u1d21w \u1d22z"
+).split()
+_LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS})
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -62,11 +69,19 @@ def _unescaped(match: re.Match[str]) -> str:
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
 
 
-_LINE_PREFIX = re.compile(r"^[ \t]*(?:(?:>[ \t]?)+[ \t]*)?(?:(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+)?", re.MULTILINE)
+# A list item's marker: a bullet of any kind, a number or letter (``1.``, ``2)``, ``a.``, ``(iv)``).
+_BULLETS = "-*+\u2022\u2023\u2043\u2013\u2014\u2219\u25aa\u25ab\u25cf\u25e6\u00b7\u2192\u27a4"
+_LIST_MARKER = rf"(?:[{_BULLETS}]|\(?(?:\d{{1,3}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])"
+_QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
+_LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
+_INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=\bAction[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
+_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
+_AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*\Z", re.IGNORECASE)
 
 
@@ -97,19 +112,40 @@ def quoted_call(
 
 
 def _forms(source: str, name: str) -> list[str]:
-    """The normalised readings of ``source`` that mention ``name``: escapes undone zero, one and two
-    times (JSON inside JSON), each with and without HTML tags, and with single quotes as double ones."""
+    """The normalised readings of ``source`` that mention ``name``: URL escapes undone or not, HTML
+    escapes undone (repeatedly), JSON escapes undone zero, one and two times (JSON inside JSON), each
+    with and without HTML tags and table cell bars, and Python literals as JSON."""
     forms: list[str] = []
-    text = html.unescape(source) if "&" in source else source
+    texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
+    texts += _url_decoded(texts[0]) if "%" in source else []
+    for text in texts:
+        text = _html_unescaped(text) if "&" in text else text
+        for _ in range(3):
+            readings = [text, _HTML_TAG.sub(_tag_gap, text)] if "<" in text else [text]
+            readings += [reading.replace("|", "\n") for reading in readings if "|" in reading]  # table cells
+            for reading in readings:
+                form = _INPUT_LABEL.sub("\n", plain(reading))
+                if name.lower() in form.lower() and form not in forms:
+                    forms.append(form)
+            if "\\" not in text:
+                break
+            text = _JSON_ESCAPE.sub(_unescaped, text)
+    # a call written as Python prints a dict (single quotes, True, None), read as JSON too
+    return forms + [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
+
+
+def _url_decoded(text: str) -> list[str]:
+    """``text`` with its URL escapes undone (``+`` kept, and as a space), if it has any."""
+    return [urllib.parse.unquote(text), urllib.parse.unquote_plus(text)] if _URL_ESCAPE.search(text) else []
+
+
+def _html_unescaped(text: str) -> str:
+    """``text`` with its HTML escapes undone, those escaped twice (``&amp;quot;``) too."""
     for _ in range(3):
-        for form in (plain(text), plain(_HTML_TAG.sub(_tag_gap, text)) if "<" in text else ""):
-            if name.lower() in form.lower() and form not in forms:
-                forms.append(form)
-        if "\\" not in text:
+        text, before = html.unescape(text), text
+        if text == before or "&" not in text:
             break
-        text = _JSON_ESCAPE.sub(_unescaped, text)
-    # a call written with single quotes, as Python prints a dict, read as JSON too
-    return forms + [form.replace("'", '"') for form in forms if "'" in form]
+    return text
 
 
 def _tag_gap(tag: re.Match[str]) -> str:
@@ -117,12 +153,16 @@ def _tag_gap(tag: re.Match[str]) -> str:
     return "\n" if (tag.group(1) or "").lower() in _BLOCK_TAGS else ""
 
 
+_UNSEEN = frozenset(("Cf", "Mn", "Me"))  # format characters and combining marks (accents, overlays)
+
+
 def plain(text: str) -> str:
-    """``text`` without invisible characters, code fence lines, list bullets, blockquote marks and
-    indentation, NFKC-normalised, with look-alike quotes and Cyrillic or Greek look-alike letters as
-    ASCII ones."""
+    """``text`` without invisible characters, combining marks, code fence lines, list bullets,
+    blockquote marks and indentation, NFKC-normalised, with look-alike quotes and letters of other
+    scripts drawn like Latin ones as ASCII ones."""
     if not text.isascii():
-        text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) != "Cf")
+        text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
+        text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) not in _UNSEEN)
         text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)
     text = _FENCE_LINE.sub("", text)
     return _LINE_PREFIX.sub("", text)
@@ -144,6 +184,8 @@ def calls_written(text: str, name: str) -> Iterator[Any]:
             yield from _json_calls(text, position, spelled, objects, read)
         if before in ("<", "="):  # <name a="1"/>, <function=name>
             yield from _tagged_call(text, position, end, spelled)
+        if (before, after) in (("<", ">"), (">", "<")):  # <name><key>value</key></name>, <name>name</name>
+            yield from _element_call(text, position, end, spelled)
         if _ACTION_BEFORE.search(text, max(0, position - 40), position):
             yield from _labelled_call(text, position, spelled)
         if text[end : end + 40].lstrip(" \t")[:1] == "(":  # name(...)
@@ -181,11 +223,24 @@ def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
         call = written_call(value)
         if call is not None and call[0] == name:
             yield {} if call[1] is None else call[1]
+        elif name in value.values():  # the name under a key vero does not read: {"action": name, ...}
+            yield from _loosely_written(value, name)
         for item in value.values():
             yield from _calls_in(item, name, depth + 1)
     elif isinstance(value, list):
         for item in value:
             yield from _calls_in(item, name, depth + 1)
+
+
+def _loosely_written(value: dict[str, Any], name: str) -> Iterator[Any]:
+    """The arguments an object naming the tool under another key may hold (``{"action": name,
+    "action_input": {...}}``, ``{"op": name, "id": "x"}``): the rest of the object, each object in it
+    (or JSON text of one), and its one other value."""
+    rest = {key: item for key, item in value.items() if item != name}
+    yield rest
+    for item in rest.values():
+        if isinstance(item, dict) or len(rest) == 1 or (isinstance(item, str) and item.lstrip()[:1] == "{"):
+            yield item
 
 
 def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
@@ -211,6 +266,29 @@ def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
             call = _function_call(text[mention - len("<function=") : close + len("</function>")], {name})
             if call is not None:
                 yield call.arguments
+
+
+_ELEMENT = re.compile(r"<([A-Za-z_][\w-]{0,99})>(.*?)</\1[ \t]*>", re.DOTALL)
+_ARGUMENTS_ELEMENT = re.compile(r"<(arguments|parameters|args|input|tool_input|action_input)>(.*?)</\1>", re.DOTALL)
+
+
+def _element_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
+    """A call written as XML elements: ``<name><key>value</key>...</name>``, or the name as an element's
+    text followed by an ``<arguments>`` element (``<name>name</name><arguments>{...}</arguments>``)."""
+    if text.startswith(">", end):
+        close = text.find(f"</{name}", end, end + MAX_CALL_CHARS)
+        if close >= 0:
+            yield _element_value(text[end + 1 : close])
+    else:
+        found = _ARGUMENTS_ELEMENT.search(text[end : end + MAX_CALL_CHARS])
+        if found is not None:
+            yield _element_value(found.group(2))
+
+
+def _element_value(inner: str) -> Any:
+    """Child elements as a dict of their texts, else the text itself (JSON, or one value)."""
+    children = {child.group(1): child.group(2).strip() for child in _ELEMENT.finditer(inner)}
+    return children or inner.strip()
 
 
 def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
@@ -251,9 +329,9 @@ def canonical(value: Any, depth: int = 0) -> Any:
     invisible characters, look-alike quotes, case and spacing differences, numbers as their text."""
     if depth > 50:
         raise ValueError("nested too deeply")
-    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
-        try:
-            value = json.loads(value)
+    if isinstance(value, str) and _bare(value).strip()[:1] in ("{", "["):
+        try:  # JSON text (in HTML tags, or HTML-escaped) compared as its value
+            value = json.loads(_bare(value))
         except ValueError:
             pass
     if isinstance(value, dict):
@@ -266,5 +344,9 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     text = value if isinstance(value, str) else json.dumps(value)
-    text = plain(_HTML_TAG.sub("", html.unescape(text))).translate(_EMPHASIS)
-    return " ".join(text.split()).casefold()
+    return " ".join(_bare(text).translate(_EMPHASIS).split()).casefold()
+
+
+def _bare(text: str) -> str:
+    """``text`` without HTML escapes and tags, plain (see ``plain``)."""
+    return plain(_HTML_TAG.sub("", html.unescape(text)))

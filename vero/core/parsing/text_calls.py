@@ -185,15 +185,16 @@ def _as_call(item: Any, names: set[str]) -> ToolCall | None:
     if not isinstance(item, dict) or (call := written_call(item)) is None:
         return None
     name, arguments = call
-    if isinstance(arguments, str):
+    written = arguments if isinstance(arguments, str) else None  # arguments as a JSON string: kept as written
+    if written is not None:
         try:
-            arguments = json.loads(arguments)
+            arguments = json.loads(written)
         except (ValueError, RecursionError):
             return None
     if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
         return None
-    arguments = valid_strings(arguments)
-    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, json.dumps(arguments, ensure_ascii=False))
+    text = written if written is not None else json.dumps(valid_strings(arguments), ensure_ascii=False)
+    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, text)
 
 
 def _is_schema(arguments: dict[str, Any]) -> bool:
