@@ -35,7 +35,7 @@ from vero.core.gate import Refusal, approvers_of, decide
 from vero.core.message import ChatModel, Message
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
-from vero.core.output import OUTPUT_SYSTEM, OutputSpec
+from vero.core.output import OUTPUT_SYSTEM, REFUSED_STATUSES, OutputSpec
 from vero.core.parsing import (
     args_text,
     call_worked,
@@ -49,7 +49,7 @@ from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepK
 from vero.core.session import load_session, save_session
 from vero.core.stream import reply_record, request_record, streams_text
 from vero.core.text import clip as clip_text
-from vero.errors import Cancelled, VeroError
+from vero.errors import Cancelled, LLMCallError, VeroError
 from vero.tool.base import Tool
 from vero.tool.registry import ToolOutcome, ToolRegistry
 from vero.tool.schema import InvalidValue, describe
@@ -125,6 +125,7 @@ class InvalidOutputError(VeroError):
 
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
 OUTPUT_RETRIES = 2  # re-asks of an answer that does not fit output_type (run's output_retries=)
+FORMAT_REFUSED = "answer_format_refused"  # Run.notes: the server refused the answer's response_format
 
 
 _NO_USAGE: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
@@ -424,11 +425,29 @@ class Agent(ABC):
         """The options of a model call whose reply is the final answer: ``response_format`` with the
         ``output_type``'s schema when the run has one and the server constrains replies to a JSON schema
         (``supports_json_schema()``); else none."""
-        spec = self._run.output_spec if self._run else None
-        supports = getattr(self.llm, "supports_json_schema", None)
-        if spec is None or not callable(supports) or supports() is not True:
+        run = self._run
+        if run is None or run.output_spec is None or run.notes.get(FORMAT_REFUSED):
             return {}
-        return {"response_format": spec.response_format()}
+        supports = getattr(self.llm, "supports_json_schema", None)
+        if not callable(supports) or supports() is not True:
+            return {}
+        return {"response_format": run.output_spec.response_format()}
+
+    def _answer_format_refused(self, error: BaseException, options: dict[str, Any]) -> bool:
+        """True when the server refused a call whose reply is the answer, constrained by ``answer_format``
+        (a 400 naming no other parameter, and the like): a warning step says so, and the run's answer
+        calls go on without ``response_format`` (the answer is then read and checked as elsewhere)."""
+        run = self.current_run
+        spec = run.output_spec
+        if spec is None or options.get("response_format") != spec.response_format():
+            return False
+        if not isinstance(error, LLMCallError) or error.status not in REFUSED_STATUSES:
+            return False
+        if error.parameter not in (None, "response_format"):
+            return False
+        run.notes[FORMAT_REFUSED] = True
+        self.record(StepKind.WARNING, f"the answer's response_format was refused ({error}); asking without it")
+        return True
 
     def as_tool(self, name: str | None = None, description: str | None = None) -> Tool:
         """This agent as a tool that another agent's model can call with a task (``vero.core.agent_tool``).
@@ -485,6 +504,7 @@ class Agent(ABC):
         watched = bool(self.events.callbacks) or run.watch is not None
         if watched:
             self._emit("llm_start", turn=run.turn, request=request_record(model, messages, options))
+        asked = dict(options)
         if run.deltas and streams_text(model):
             options["on_token"] = functools.partial(self._send_delta, options.get("on_token"))
         started = time.perf_counter()
@@ -498,6 +518,9 @@ class Agent(ABC):
                     seconds=time.perf_counter() - started,
                     error=f"{type(exc).__name__}: {exc}",
                 )
+            if self._answer_format_refused(exc, asked):
+                unconstrained = {name: value for name, value in asked.items() if name != "response_format"}
+                return self.call_llm(messages, llm=llm, **unconstrained)
             raise
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
