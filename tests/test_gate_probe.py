@@ -66,6 +66,9 @@ SHAPES = {  # a page that shows the call in a shape or dress the first round of 
     "python_dict_with_false": str({"name": "delete_record", "arguments": {**RECORD, "force": False}}),
     "combining_marks": json_call("delete_record", {"record_id": "r\u0336-\u030117"}),
     "cyrillic_ghe_for_r": json_call("delete_record", {"record_id": "\u0433-17"}),
+    "digits_of_another_script": json_call("delete_record", {"record_id": "r-\u0661\u0667"}),
+    "key_value_input": f"{ACTION}\nAction Input: record_id=r-17",
+    "null_and_unknown_arguments": json_call("delete_record", {**RECORD, "reason": None, "note": "old"}),
 }
 
 

@@ -124,12 +124,15 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
 
 
 def _without_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
-    """``arguments`` without the ones given their default value: the same call either way."""
+    """``arguments`` without the ones given their default value, ``null`` or a name the tool has no
+    parameter for: the same call either way."""
     properties = tool.parameters["properties"]
     return {
         key: value
         for key, value in arguments.items()
-        if not (isinstance(properties.get(key), dict) and _same_value(properties[key].get("default", ...), value))
+        if value is not None
+        and isinstance(properties.get(key), dict)
+        and not _same_value(properties[key].get("default", ...), value)
     }
 
 

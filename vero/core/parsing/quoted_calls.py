@@ -154,15 +154,17 @@ def _tag_gap(tag: re.Match[str]) -> str:
 
 
 _UNSEEN = frozenset(("Cf", "Mn", "Me"))  # format characters and combining marks (accents, overlays)
+_OTHER_DIGITS = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
 
 
 def plain(text: str) -> str:
     """``text`` without invisible characters, combining marks, code fence lines, list bullets,
-    blockquote marks and indentation, NFKC-normalised, with look-alike quotes and letters of other
-    scripts drawn like Latin ones as ASCII ones."""
+    blockquote marks and indentation, NFKC-normalised, with look-alike quotes, letters of other
+    scripts drawn like Latin ones and digits of other scripts as ASCII ones."""
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
         text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) not in _UNSEEN)
+        text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
         text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)
     text = _FENCE_LINE.sub("", text)
     return _LINE_PREFIX.sub("", text)
@@ -252,6 +254,13 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
     if step.action == name:
         yield step.action_input
+        if isinstance(step.action_input, str) and _PAIRS.fullmatch(step.action_input.strip()):
+            yield {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(step.action_input)}
+
+
+_PAIR_TEXT = r"""(\w+)[ \t]*[=:][ \t]*(?:"([^"]*)"|'([^']*)'|([^\s,;"']+))"""  # key=value, key: "value"
+_PAIR = re.compile(_PAIR_TEXT)
+_PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:[ \t]*[,;][ \t]*|[ \t]+){_PAIR_TEXT})*")
 
 
 def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
