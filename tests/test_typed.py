@@ -344,6 +344,33 @@ def test_a_bare_json_schema_is_checked_in_depth_too():
         coerce({"tags": [1, "b"]}, schema)
 
 
+@pytest.mark.parametrize(
+    "schema, value, problem",
+    [
+        ({"oneOf": [{"type": "integer"}, {"type": "string"}]}, {"a": 1}, "expected integer or string"),
+        ({"allOf": [{"type": "object", "required": ["a"]}]}, {"b": 1}, "a: required, missing"),
+        ({"const": "yes"}, "no", 'expected "yes"'),
+        ({"type": "integer", "minimum": 1, "maximum": 10}, 42, "expected at most 10, got 42"),
+        ({"type": "number", "exclusiveMinimum": 0}, 0, "expected more than 0, got 0"),
+        ({"type": "string", "maxLength": 3}, "hello", "expected at most 3 characters, got 5"),
+        ({"type": "string", "minLength": 1}, "", "expected at least 1 characters, got 0"),
+        ({"type": "string", "pattern": "^[0-9]{5}$"}, "abc", "expected text matching ^[0-9]{5}$, got 'abc'"),
+        ({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0}}}, {"age": -3}, "age: expected"),
+    ],
+)
+def test_the_validation_keywords_of_a_json_schema_are_checked_not_passed_over(schema, value, problem):
+    with pytest.raises(InvalidValue) as caught:
+        coerce(value, schema)
+    assert problem in str(caught.value)
+
+
+def test_a_value_within_the_json_schema_keywords_fits():
+    assert coerce("7", {"type": "integer", "minimum": 1, "maximum": 10}) == 7
+    assert coerce({"a": "1"}, {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}]}) == {"a": 1}
+    assert coerce("12345", {"type": "string", "pattern": "^[0-9]{5}$", "maxLength": 5}) == "12345"
+    assert coerce("x", {"type": "string", "pattern": "(?<=a"}) == "x"  # a pattern Python cannot read: not checked
+
+
 # -- output_type -------------------------------------------------------------------------------
 def tool_calling(replies, **kwargs):
     llm = ScriptedLLM(replies, **kwargs)

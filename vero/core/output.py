@@ -154,4 +154,8 @@ def _is_simple(schema: dict[str, Any]) -> bool:
     """A string, number, boolean or one of fixed values (possibly null): readable from bare text."""
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
-    return "enum" in schema or (bool(kinds) and all(k in (*_SIMPLE_KINDS, "null") for k in kinds) and kind != "null")
+    return (
+        "enum" in schema
+        or "const" in schema
+        or (bool(kinds) and all(k in (*_SIMPLE_KINDS, "null") for k in kinds) and kind != "null")
+    )

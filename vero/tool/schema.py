@@ -347,8 +347,11 @@ def type_label(schema: dict[str, Any]) -> str:
     """A short human/model-readable name for a schema: ``integer``, ``array of string``, ``{x: integer}``..."""
     if "enum" in schema:
         return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    if "anyOf" in schema:
-        return " or ".join(type_label(s) for s in schema["anyOf"])
+    if "const" in schema:
+        return json.dumps(schema["const"], ensure_ascii=False)
+    options = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(options, list):
+        return " or ".join(type_label(s) if isinstance(s, dict) else "any" for s in options)
     kind = schema.get("type")
     if isinstance(kind, list):
         return " or ".join(type_label({**schema, "type": k}) for k in kind)
@@ -473,11 +476,18 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
 
 def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
     """``value`` converted to fit the JSON ``schema`` (plain JSON values); each misfit is added to
-    ``problems`` with its path."""
-    kind = schema.get("type")
-    if isinstance(kind, list) or "anyOf" in schema:
-        options = [{**schema, "type": k} for k in kind] if isinstance(kind, list) else schema["anyOf"]
+    ``problems`` with its path.
+
+    Checked: ``type``, ``enum``, ``const``, ``anyOf``/``oneOf`` (one option that fits), ``allOf``,
+    an object's ``properties``/``required``/``additionalProperties``, an array's ``items`` and
+    length, a number's bounds, a string's length and ``pattern``.
+    """
+    if isinstance(schema.get("allOf"), list):
+        return _check_all_of(value, schema, path, problems)
+    options = _options(schema)
+    if options is not None:
         return _check_any_of(value, options, schema, path, problems)
+    kind = schema.get("type")
     if kind == "array":
         return _check_array(value, schema, path, problems)
     if kind == "object":
@@ -487,9 +497,74 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
     except (ValueError, TypeError, OverflowError):
         problems.append((path, _misfit(schema, value)))
         return None
-    if "enum" in schema and value not in schema["enum"]:
+    if ("enum" in schema and value not in schema["enum"]) or ("const" in schema and value != schema["const"]):
         problems.append((path, _misfit(schema, value)))
+        return value
+    out_of_bounds = _bounds_problem(value, schema)
+    if out_of_bounds:
+        problems.append((path, out_of_bounds))
     return value
+
+
+def _options(schema: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The alternatives of a schema: one per type of a list of types, or its ``anyOf``/``oneOf``; None
+    when it has none."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return [{**schema, "type": k} for k in kind]
+    listed = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(listed, list):
+        return [option for option in listed if isinstance(option, dict)]
+    return None
+
+
+def _check_all_of(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
+    """A value that must fit every part of ``allOf`` (and the keywords beside it), each in turn."""
+    beside = {key: part for key, part in schema.items() if key != "allOf"}
+    for part in [beside, *schema["allOf"]]:
+        if isinstance(part, dict):
+            value = check(value, part, path, problems)
+    return value
+
+
+_NUMBER_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
+    ("minimum", lambda value, bound: value >= bound, "at least"),
+    ("maximum", lambda value, bound: value <= bound, "at most"),
+    ("exclusiveMinimum", lambda value, bound: value > bound, "more than"),
+    ("exclusiveMaximum", lambda value, bound: value < bound, "less than"),
+)
+
+
+def _bounds_problem(value: Any, schema: dict[str, Any]) -> str:
+    """What is wrong with a number's size or a string's length or form, per the schema; "" if nothing."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        for keyword, fits, words in _NUMBER_BOUNDS:
+            bound = schema.get(keyword)
+            if _is_number(bound) and not fits(value, bound):
+                return f"expected {words} {bound}, got {value}"
+    if not isinstance(value, str):
+        return ""
+    if _is_number(schema.get("minLength")) and len(value) < schema["minLength"]:
+        return f"expected at least {schema['minLength']} characters, got {len(value)}"
+    if _is_number(schema.get("maxLength")) and len(value) > schema["maxLength"]:
+        return f"expected at most {schema['maxLength']} characters, got {len(value)}"
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str) and not _matches(pattern, value):
+        return f"expected text matching {pattern}, got {_short_repr(value)}"
+    return ""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _matches(pattern: str, text: str) -> bool:
+    """Whether ``text`` matches a JSON Schema ``pattern`` (anywhere, as JSON Schema says); a pattern
+    Python's ``re`` cannot read is not held against the value."""
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return True
 
 
 def _check_any_of(
