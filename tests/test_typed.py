@@ -18,6 +18,7 @@ from typing_extensions import NotRequired
 from vero import tool
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.core.chat_openai import ChatOpenAI
+from vero.core.message import Message
 from vero.core.result import Status
 from vero.core.stream import RunFinished, ToolCallStarted
 from vero.errors import LLMCallError
@@ -578,6 +579,22 @@ def test_a_failed_sub_run_is_an_error_observation_naming_its_status():
     observation = next(s for s in outer.last_result.steps if s.depth == 0 and s.kind == "observation")
     assert observation.data["ok"] is False
     assert "ended 'failed'" in observation.content and "server down" in observation.content
+
+
+def test_an_agent_busy_with_a_run_of_its_own_is_an_error_observation_saying_so():
+    def asks(agent_name):
+        return {"tool_calls": [{"name": agent_name, "arguments": {"task": "help"}}]}
+
+    alice = ToolCallingAgent("alice", ScriptedLLM([asks("bob"), "alice done"]), verbose=False)
+    bob = ToolCallingAgent("bob", ScriptedLLM([asks("alice"), "bob done"]), verbose=False)
+    alice.tools.register(bob.as_tool())
+    bob.tools.register(alice.as_tool())  # a cycle: alice asks bob, who asks alice, busy with that very task
+    alice.history = [Message.user("earlier"), Message.assistant("yes")]
+    assert alice.run("go") == "alice done"
+    observation = next(s for s in alice.last_result.steps if s.depth == 1 and s.kind == "observation")
+    assert "the agent 'alice' is busy with a task" in observation.content
+    assert "ConcurrentRunError" not in observation.content
+    assert [m.content for m in alice.history] == ["earlier", "yes", "go", "alice done"]
 
 
 def test_the_sub_runs_usage_counts_toward_the_callers_token_budget():

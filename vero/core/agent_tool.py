@@ -56,6 +56,8 @@ def _run_fresh(agent: Any, task: str) -> RunResult:
     parent = RUNNING_AGENT.get()
     if parent is agent:
         raise SubagentFailed(f"the agent {agent.name!r} cannot call itself as a tool")
+    if agent._running.locked():  # before its history is set aside: that history belongs to the run in progress
+        raise SubagentFailed(f"the agent {agent.name!r} is busy with a task (perhaps one of its callers'): ask later")
     saved, agent.history = agent.history, []
     try:
         if parent is None:
