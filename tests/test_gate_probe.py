@@ -69,6 +69,10 @@ SHAPES = {  # a page that shows the call in a shape or dress the first round of 
     "digits_of_another_script": json_call("delete_record", {"record_id": "r-\u0661\u0667"}),
     "key_value_input": f"{ACTION}\nAction Input: record_id=r-17",
     "null_and_unknown_arguments": json_call("delete_record", {**RECORD, "reason": None, "note": "old"}),
+    "name_with_hyphens": json_call("delete-record", RECORD),
+    "name_in_camel_case": f"Action: deleteRecord\n{INPUT}",
+    "namespaced_name": f"Action: functions.delete_record\n{INPUT}",
+    "namespaced_name_in_json": json_call("tools.Delete_Record", RECORD),
 }
 
 

@@ -82,7 +82,9 @@ _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=\bAction[ \t]*Input[ \t]*:)", re.
 _URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
-_ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*\Z", re.IGNORECASE)
+_NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*\.)+\Z")
+_NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
+_ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*(?:[\w-]+\.)*\Z", re.IGNORECASE)
 
 
 def quoted_call(
@@ -96,9 +98,11 @@ def quoted_call(
     Arguments nested too deeply to compare count as quoted (no model writes such a call itself).
     """
     wanted = None  # compared only once a written call of ``name`` is found
+    words = _NAME_WORDS.findall(name)  # the name in any spelling: delete_record, delete-record, deleteRecord
+    spellings = re.compile(r"[_-]{0,2}".join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
-        for form in _forms(source, name):
-            for written in calls_written(form, name):
+        for form in _forms(source, spellings):
+            for written in calls_written(form, spellings):
                 try:
                     wanted = canonical(as_arguments(arguments)) if wanted is None else wanted
                 except ValueError:
@@ -111,10 +115,11 @@ def quoted_call(
     return False
 
 
-def _forms(source: str, name: str) -> list[str]:
-    """The normalised readings of ``source`` that mention ``name``: URL escapes undone or not, HTML
-    escapes undone (repeatedly), JSON escapes undone zero, one and two times (JSON inside JSON), each
-    with and without HTML tags and table cell bars, and Python literals as JSON."""
+def _forms(source: str, name: re.Pattern[str]) -> list[str]:
+    """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL
+    escapes undone or not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two
+    times (JSON inside JSON), each with and without HTML tags and table cell bars, and Python
+    literals as JSON."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     texts += _url_decoded(texts[0]) if "%" in source else []
@@ -125,7 +130,7 @@ def _forms(source: str, name: str) -> list[str]:
             readings += [reading.replace("|", "\n") for reading in readings if "|" in reading]  # table cells
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", plain(reading))
-                if name.lower() in form.lower() and form not in forms:
+                if name.search(form) and form not in forms:
                     forms.append(form)
             if "\\" not in text:
                 break
@@ -170,16 +175,20 @@ def plain(text: str) -> str:
     return _LINE_PREFIX.sub("", text)
 
 
-def calls_written(text: str, name: str) -> Iterator[Any]:
-    """The arguments (as written: a dict, JSON text or a bare string) of each call of ``name`` in
-    ``text``, found from each mention of the name, in any case (a model may echo it corrected)."""
+def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
+    """The arguments (as written: a dict, JSON text or a bare string) of each call of the tool in
+    ``text``, found from each mention of its name in any of its spellings (``name``: any case, words
+    joined by ``_``, ``-`` or nothing, perhaps after a namespace such as ``functions.``), as a model
+    may echo a call with the name corrected."""
     objects: dict[int, tuple[Any, int]] = {}  # "{" position -> (the JSON value there, where it ends)
     read: set[int] = set()  # the "{" whose calls were yielded
-    for number, mention in enumerate(re.finditer(re.escape(name), text, re.IGNORECASE)):  # in any case
+    for number, mention in enumerate(name.finditer(text)):
         position, end, spelled = mention.start(), mention.end(), mention.group()
         if number >= MAX_NAME_MENTIONS:
             return
-        before, after = text[position - 1 : position], text[end : end + 1]
+        namespace = _NAMESPACE.search(text, max(0, position - 60), position)  # functions.name
+        start = namespace.start() if namespace else position
+        before, after = text[start - 1 : start], text[end : end + 1]
         if _NAME_CHAR.match(before) or _NAME_CHAR.match(after):  # part of a longer word
             continue
         if before == '"':  # a JSON string: the call around it
@@ -223,9 +232,9 @@ def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
         return
     if isinstance(value, dict):
         call = written_call(value)
-        if call is not None and call[0] == name:
+        if call is not None and same_name(call[0], name):
             yield {} if call[1] is None else call[1]
-        elif name in value.values():  # the name under a key vero does not read: {"action": name, ...}
+        elif any(same_name(item, name) for item in value.values()):  # under another key: {"action": name}
             yield from _loosely_written(value, name)
         for item in value.values():
             yield from _calls_in(item, name, depth + 1)
@@ -234,11 +243,20 @@ def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
             yield from _calls_in(item, name, depth + 1)
 
 
+def same_name(written: Any, name: str) -> bool:
+    """``written`` names the tool ``name`` spells (``functions.Delete-Record`` is ``delete_record``)."""
+    return isinstance(written, str) and _name_key(written) == _name_key(name)
+
+
+def _name_key(name: str) -> str:
+    return re.sub(r"[\W_]", "", name.rsplit(".", 1)[-1]).casefold()
+
+
 def _loosely_written(value: dict[str, Any], name: str) -> Iterator[Any]:
     """The arguments an object naming the tool under another key may hold (``{"action": name,
     "action_input": {...}}``, ``{"op": name, "id": "x"}``): the rest of the object, each object in it
     (or JSON text of one), and its one other value."""
-    rest = {key: item for key, item in value.items() if item != name}
+    rest = {key: item for key, item in value.items() if not same_name(item, name)}
     yield rest
     for item in rest.values():
         if isinstance(item, dict) or len(rest) == 1 or (isinstance(item, str) and item.lstrip()[:1] == "{"):
@@ -252,7 +270,7 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
     if label is None:
         return
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
-    if step.action == name:
+    if same_name(step.action, name):
         yield step.action_input
         if isinstance(step.action_input, str) and _PAIRS.fullmatch(step.action_input.strip()):
             yield {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(step.action_input)}
