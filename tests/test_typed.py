@@ -776,6 +776,17 @@ def test_cli_output_schema_that_never_fits_ends_invalid_output(tmp_path, shared_
     assert "population: required, missing" in result["error"]["message"]
 
 
+def test_cli_quiet_prints_nothing_on_stdout_for_an_answer_that_never_fit(tmp_path, shared_mock_server):
+    from test_cli import vero
+
+    (tmp_path / "city.json").write_text(json.dumps(CITY_SCHEMA))
+    shared_mock_server.enqueue("Oslo", '{"name": "Oslo"}', '{"name": "Oslo"}')
+    base = ("--agent", "chat", "--tools", "none", "--base-url", shared_mock_server.base_url)
+    done = vero("run", "Biggest city?", "--output-schema", "city.json", "-q", *base, cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""  # `vero run -q ... | jq` gets no text that is not the JSON
+    assert "invalid_output" in done.stderr
+
+
 @pytest.mark.parametrize("content, problem", [("[1, 2]", "must be a JSON object"), ("{oops", "is not JSON")])
 def test_cli_a_bad_output_schema_file_is_a_usage_error(tmp_path, content, problem):
     from test_cli import vero

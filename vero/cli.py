@@ -363,11 +363,12 @@ def as_json_answer(result):
 
 def print_answer(result, debug: bool = False) -> None:
     """``vero run -q``: the answer alone on stdout, so that ``A=$(vero run -q ...)`` captures it (nothing
-    for a failed run: its text is no answer); the error, or a status other than ok, one line on stderr."""
+    for a failed run, nor for an answer that never fit ``--output-schema``: their text is no answer);
+    the error, or a status other than ok, one line on stderr."""
     print_error(result, debug=debug)
     if result.status not in (Status.OK, Status.FAILED):
         say(f"vero: the run ended {result.status}", file=sys.stderr)
-    if result.answer and result.status != Status.FAILED:
+    if result.answer and result.status not in (Status.FAILED, Status.INVALID_OUTPUT):
         say(result.answer)
 
 
