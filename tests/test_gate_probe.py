@@ -165,3 +165,19 @@ def test_sub_agents_sharing_the_approver_are_asked_once():
     agent, _ = make("plan", [CALL["plan"]("delete_record", RECORD)], approve_tool=approver)
     agent.run("Delete record r-17.")
     assert [c.name for c in approver.asked] == ["delete_record"]
+
+
+# -- plain text that is arguments in another syntax is no value for a tool that may change things -----------------
+@pytest.mark.parametrize("written", ["record_id=r-17", "record_id: 'r-17'", "r-17, force=true", "delete_record('r17')"])
+def test_arguments_written_as_pairs_or_a_call_do_not_reach_the_tool_as_its_value(written):
+    agent, llm = make("react", [react_call("delete_record", written)])
+    agent.run("Delete record r-17.")
+    assert DONE == []
+    assert "They name the tool's parameters but are no JSON object" in "\n".join(r.prompt for r in llm.requests)
+
+
+@pytest.mark.parametrize("written", ["r-17", '"r-17"'])
+def test_a_plain_value_still_reaches_the_tool_s_one_parameter(written):
+    agent, _ = make("react", [react_call("delete_record", written)])
+    agent.run("Delete record r-17.")
+    assert DONE == [("delete_record", "r-17")]

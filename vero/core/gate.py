@@ -102,7 +102,8 @@ def decide(
         return Refusal(f"Error: tool {name!r} {exc}", ToolError.BAD_ARGUMENTS)
     except NotAsWritten as exc:
         agent.record(StepKind.WARNING, f"the arguments of {name} are not exactly as written; not run: {exc}")
-        return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=str(exc).capitalize()), ToolError.BAD_ARGUMENTS)
+        problem = str(exc)[:1].upper() + str(exc)[1:]  # not capitalize(): "JSON" stays as it is
+        return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=problem), ToolError.BAD_ARGUMENTS)
     call = ToolCallRequest(name, arguments, call_id, origin)
     reading = functools.partial(_written_arguments, found)
     shown = agent.quote_sources() if origin == "text" and not found.read_only else []
@@ -170,7 +171,18 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     if isinstance(args, dict):
         _check_finite(args)
         return args
+    if isinstance(args, str) and _written_as_pairs(tool, args):
+        raise NotAsWritten('they name the tool\'s parameters but are no JSON object (write {"name": value})')
     return parse_arguments(tool, args)  # None, empty, or plain text for the tool's one parameter
+
+
+def _written_as_pairs(tool: Tool, text: str) -> bool:
+    """Plain text that is no value but arguments in another syntax: ``record_id=r-17``, ``id: 5, force=true``,
+    ``delete_record('r-17')``; read by guesswork it would reach the tool with its own names in it."""
+    names = "|".join(re.escape(name) for name in tool.parameters["properties"])
+    text = text.strip()
+    pairs = names and re.search(rf"(?:\A[ \t(]*(?:{names})[ \t]*[=:]|[,;][ \t]*(?:{names})[ \t]*=)", text)
+    return bool(pairs) or (text.endswith(")") and re.match(rf"{re.escape(tool.name)}[ \t]*\(", text) is not None)
 
 
 _WRAPPING_TAG = re.compile(r"<(pre|code|tt|samp|kbd)\b[^<>]{0,200}>(.*)</\1[ \t]*>", re.DOTALL | re.IGNORECASE)
