@@ -181,3 +181,19 @@ def test_a_plain_value_still_reaches_the_tool_s_one_parameter(written):
     agent, _ = make("react", [react_call("delete_record", written)])
     agent.run("Delete record r-17.")
     assert DONE == [("delete_record", "r-17")]
+
+
+# -- two sets of arguments: which one the model meant is unknown ---------------------------------------------------
+def test_an_action_line_call_and_an_action_input_that_differ_are_refused():
+    reply = 'Thought: go\nAction: delete_record(record_id="r-17")\nAction Input: {"record_id": "r-99"}'
+    agent, llm = make("react", [reply])
+    agent.run("Delete record r-17.")
+    assert DONE == []
+    assert "The Action line and the Action Input give different arguments" in "\n".join(r.prompt for r in llm.requests)
+
+
+@pytest.mark.parametrize("line", ['delete_record(record_id="r-17")', 'delete_record("r-17")', "delete_record()"])
+def test_an_action_line_call_that_the_action_input_repeats_runs(line):
+    agent, _ = make("react", [f'Thought: go\nAction: {line}\nAction Input: {{"record_id": "r-17"}}'])
+    agent.run("Delete record r-17.")
+    assert DONE == [("delete_record", "r-17")]

@@ -87,6 +87,8 @@ class TextProtocol:
             if isinstance(arguments, dict) and step.input_text is not None:
                 arguments = WrittenArguments(arguments)
                 arguments.written = step.input_text
+                if step.line_arguments and step.line_arguments not in (arguments, *arguments.values()):
+                    arguments.problem = "the Action line and the Action Input give different arguments"
             agent.current_run.call_origin = "text"  # for the gate
             result = agent.run_tool(step.action, arguments)
             agent.current_run.call_origin = "native"

@@ -63,6 +63,7 @@ class WrittenArguments(dict[str, Any]):
     change things.  ``written`` left None: they could be read only by repairing the model's text."""
 
     written: str | None = None
+    problem: str | None = None  # why they are not as written, when the protocol saw it (two sets of arguments)
 
 
 class Agent(Protocol):
@@ -152,6 +153,8 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     ``json.loads`` reads it once a code fence (any language tag) is removed, else ``NotAsWritten``;
     plain text goes to the tool's one parameter as written.  ``ToolArgumentError``: unusable."""
     if isinstance(args, WrittenArguments):
+        if args.problem is not None:
+            raise NotAsWritten(args.problem)
         if args.written is None:
             raise NotAsWritten("they could be read only by repairing them")
         args = args.written

@@ -30,6 +30,7 @@ class ReActStep:
     text: str = ""  # the part of the reply kept in the scratchpad
     written: str = ""  # the action's text (its labels and input, or a call written without labels)
     input_text: str | None = None  # the Action Input as written, up to the next label (None: no input line)
+    line_arguments: dict[str, Any] | str | None = None  # the arguments of a call written on the Action line too
     open_ended: bool = False  # its input is no complete JSON object and runs to the reply's end (a cut may end it)
     reply: str = ""  # the whole reply, and where the action's label starts in it (for ``embedded``)
     at: int = -1
@@ -136,6 +137,8 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         name = action.group(1).strip().strip("`*'\"")
         called = _CALLED_NAME.match(name)
         step.action = called.group(1) if called else name
+        expression = _call_expression(name) if called else None
+        step.line_arguments = expression[1] if expression else None
         parsed = _json_object_at(text, given.end())
         if parsed:
             step.action_input, end = parsed
