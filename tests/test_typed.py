@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal, NamedTuple, TypedDict
 
+import annotated_types
 import pydantic
 import pytest
 from mock_pool import pooled_mock_server
@@ -370,6 +371,35 @@ def test_a_value_within_the_json_schema_keywords_fits():
     assert coerce({"a": "1"}, {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}]}) == {"a": 1}
     assert coerce("12345", {"type": "string", "pattern": "^[0-9]{5}$", "maxLength": 5}) == "12345"
     assert coerce("x", {"type": "string", "pattern": "(?<=a"}) == "x"  # a pattern Python cannot read: not checked
+
+
+@dataclass
+class Booking:
+    guests: Annotated[int, pydantic.Field(ge=1, le=8)]
+    code: Annotated[str, annotated_types.MinLen(3), annotated_types.MaxLen(3)]
+    nights: Annotated[list[int], annotated_types.MinLen(1)] = field(default_factory=lambda: [1])
+
+
+def test_constraints_in_annotated_are_in_the_schema_and_checked():
+    assert type_to_schema(Booking)["properties"]["guests"] == {"type": "integer", "minimum": 1, "maximum": 8}
+    assert type_to_schema(Booking)["properties"]["nights"]["minItems"] == 1
+    assert convert({"guests": "2", "code": "ABC"}, Booking) == Booking(2, "ABC")
+    with pytest.raises(InvalidValue) as caught:
+        convert({"guests": 9, "code": "ABCD", "nights": []}, Booking)
+    assert str(caught.value) == (
+        "guests: expected at most 8, got 9; code: expected at most 3 characters, got 4; "
+        "nights: expected at least 1 items, got 0"
+    )
+
+
+def test_a_tool_parameter_constraint_from_a_pydantic_field_refuses_a_value_outside_it():
+    def roll(sides: Annotated[int, pydantic.Field(ge=2, description="how many sides")]) -> str:
+        return str(sides)
+
+    made = tool(roll)
+    assert made.parameters["properties"]["sides"] == {"type": "integer", "minimum": 2, "description": "how many sides"}
+    assert "sides (expected at least 2, got 1)" in ToolRegistry([made]).run("roll", {"sides": 1}).output
+    assert ToolRegistry([made]).run("roll", {"sides": "6"}).output == "6"
 
 
 # -- output_type -------------------------------------------------------------------------------

@@ -176,9 +176,33 @@ def type_to_schema(tp: Any) -> dict[str, Any]:
 
 
 def _schema(tp: Any, seen: frozenset[Any]) -> dict[str, Any]:
-    tp, description = unannotated(tp)
-    schema = _bare_schema(tp, seen)
+    bare, description = unannotated(tp)
+    schema = _bare_schema(bare, seen)
+    schema = {**schema, **_constraints(tp, schema.get("type"))}
     return {**schema, "description": description} if description else schema
+
+
+_BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum"}
+
+
+def _constraints(tp: Any, kind: Any) -> dict[str, Any]:
+    """The JSON Schema keywords of the constraints in ``Annotated[T, ...]``: annotated_types' ``Ge``,
+    ``Interval``, ``MinLen``... and pydantic's ``Field(ge=..., max_length=..., pattern=...)``, read by
+    their attributes (neither library is imported).  A length bounds a list's items, else a string."""
+    if typing.get_origin(tp) is not typing.Annotated:
+        return {}
+    found: dict[str, Any] = {}
+    for item in tp.__metadata__:
+        for part in (item, *getattr(item, "metadata", ())):  # a pydantic Field keeps its constraints in .metadata
+            for attribute, keyword in _BOUNDS.items():
+                if _is_number(getattr(part, attribute, None)):
+                    found[keyword] = getattr(part, attribute)
+            for attribute, end in (("min_length", "min"), ("max_length", "max")):
+                if _is_number(getattr(part, attribute, None)):
+                    found[f"{end}Items" if kind == "array" else f"{end}Length"] = getattr(part, attribute)
+            if isinstance(getattr(part, "pattern", None), str):
+                found["pattern"] = part.pattern
+    return found
 
 
 def _bare_schema(tp: Any, seen: frozenset[Any]) -> dict[str, Any]:
@@ -656,6 +680,7 @@ def convert(value: Any, tp: Any, path: str = "") -> Any:
 
 def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any:
     """``convert``, adding each problem to ``problems`` (the result is then meaningless)."""
+    hint = tp  # with its Annotated constraints, which a simple value or a list is checked against
     tp, _ = unannotated(tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if _is_pydantic(tp):
@@ -665,12 +690,12 @@ def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any
     if origin in (Union, types.UnionType) and not all(_is_leaf(a) for a in args):
         return _convert_union(value, tp, args, path, problems)
     if tp in _ARRAY_TYPES or origin in _ARRAY_TYPES:
-        return _convert_array(value, tp, origin or tp, args, path, problems)
+        return _convert_array(value, hint, origin or tp, args, path, problems)
     if (tp in _MAPPING_TYPES or origin in _MAPPING_TYPES) and args:
         items = check(value, {"type": "object"}, path, problems)
         return {k: convert_into(v, args[1], _join(path, k), problems) for k, v in (items or {}).items()}
     before = len(problems)
-    result = check(value, type_to_schema(tp), path, problems)  # a simple value: read leniently
+    result = check(value, type_to_schema(hint), path, problems)  # a simple value: read leniently
     return _as_member(result, tp) if len(problems) == before else None
 
 
