@@ -79,7 +79,8 @@ _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=\bAction[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
-_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
+_URL_ESCAPE = re.compile(r"%(?:22|27|28|3[aAcCdD]|7[bB]|0[aA])")  # a call's syntax URL-encoded: " ' ( : < = { newline
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*\.)+\Z")
@@ -127,7 +128,7 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
             readings = [text, _HTML_TAG.sub(_tag_gap, text)] if "<" in text else [text]
-            readings += [reading.replace("|", "\n") for reading in readings if "|" in reading]  # table cells
+            readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", plain(reading))
                 if name.search(form) and form not in forms:
@@ -140,8 +141,10 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
 
 
 def _url_decoded(text: str) -> list[str]:
-    """``text`` with its URL escapes undone (``+`` kept, and as a space), if it has any."""
-    return [urllib.parse.unquote(text), urllib.parse.unquote_plus(text)] if _URL_ESCAPE.search(text) else []
+    """``text`` with its URL escapes undone (``+`` kept, and as a space), if it has a call's syntax encoded."""
+    if not _URL_ESCAPE.search(text):
+        return []
+    return [urllib.parse.unquote(text), urllib.parse.unquote_plus(text)] if "+" in text else [urllib.parse.unquote(text)]
 
 
 def _html_unescaped(text: str) -> str:
