@@ -144,7 +144,8 @@ def _url_decoded(text: str) -> list[str]:
     """``text`` with its URL escapes undone (``+`` kept, and as a space), if it has a call's syntax encoded."""
     if not _URL_ESCAPE.search(text):
         return []
-    return [urllib.parse.unquote(text), urllib.parse.unquote_plus(text)] if "+" in text else [urllib.parse.unquote(text)]
+    decoded = [urllib.parse.unquote(text)]
+    return decoded + [urllib.parse.unquote_plus(text)] if "+" in text else decoded
 
 
 def _html_unescaped(text: str) -> str:
