@@ -431,6 +431,9 @@ def test_a_dataclass_output_is_read_from_a_fenced_json_answer():
         (Filters, '{"city": "Oslo"}', {"city": "Oslo"}),
         (list[Address], '[{"street": "a", "zip": 1}]', [Address("a", 1)]),
         (int, '{"answer": 7}', 7),  # a constrained reply's wrapper
+        (int | str, "Oslo", "Oslo"),  # a choice of simple values: a bare value too
+        (Unit | int, "c", Unit.CELSIUS),
+        (float | bool, "yes", True),
     ],
 )
 def test_each_output_type_is_read_and_built(output_type, answer, expected):
@@ -912,6 +915,15 @@ def test_nan_and_infinity_are_no_numbers_for_a_tool_or_an_answer(written):
     agent, _ = tool_calling([written], default=written)
     assert agent.run("How much?", output_type=float, output_retries=0) is None
     assert agent.last_result.status == Status.INVALID_OUTPUT
+
+
+def test_a_choice_of_simple_types_is_asked_for_as_a_bare_value_not_json():
+    agent, llm = tool_calling(["12"])
+    assert agent.run("How many?", output_type=int | None) == 12
+    assert "a single integer or null value" in llm.requests[0].messages[-1]["content"]
+    agent, llm = tool_calling(["Oslo"])
+    assert agent.run("Where?", output_type=int | str) == "Oslo"
+    assert "a single integer or string value" in llm.requests[0].messages[-1]["content"]
 
 
 def test_output_type_none_or_str_is_the_answer_text():

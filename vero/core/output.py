@@ -151,7 +151,12 @@ def _bracketed_spans(text: str) -> list[str]:
 
 
 def _is_simple(schema: dict[str, Any]) -> bool:
-    """A string, number, boolean or one of fixed values (possibly null): readable from bare text."""
+    """A string, number, boolean or one of fixed values (possibly null), or a choice among these
+    (``int | str``): readable from bare text."""
+    options = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(options, list):
+        values = [option for option in options if isinstance(option, dict) and option.get("type") != "null"]
+        return bool(values) and all(_is_simple(option) for option in values)
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     return (
