@@ -434,6 +434,8 @@ def test_a_dataclass_output_is_read_from_a_fenced_json_answer():
         (int | str, "Oslo", "Oslo"),  # a choice of simple values: a bare value too
         (Unit | int, "c", Unit.CELSIUS),
         (float | bool, "yes", True),
+        (str | None, "true", "true"),  # JSON of another kind: the bare text, as the type asks
+        (Literal["true", "false"], "false", "false"),
     ],
 )
 def test_each_output_type_is_read_and_built(output_type, answer, expected):

@@ -10,6 +10,7 @@ every problem; the agent then re-asks (``Agent._typed_answer``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -75,8 +76,23 @@ class OutputSpec:
         return {"type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema}}
 
     def read(self, text: str) -> Any:
-        """The answer ``text`` as the declared type; raises ``InvalidValue`` naming every problem."""
+        """The answer ``text`` as the declared type; raises ``InvalidValue`` naming every problem.
+
+        A simple type's answer that reads as JSON of another kind is tried as the bare text too:
+        ``true`` for a ``str | None``, ``[1]`` for a ``str``."""
         value = self._parsed(text)
+        try:
+            return self._built(value)
+        except InvalidValue:
+            body = fenced(text or "").strip()
+            if not self.simple or value == body:
+                raise
+            with contextlib.suppress(InvalidValue):
+                return self._built(body)
+            raise
+
+    def _built(self, value: Any) -> Any:
+        """A JSON value as the declared type (checked against the schema when one was given)."""
         if self.is_schema:
             problems: list[tuple[str, str]] = []
             result = check(value, self.schema, "", problems)
