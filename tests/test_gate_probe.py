@@ -68,6 +68,7 @@ SHAPES = {  # a page that shows the call in a shape or dress the first round of 
     "cyrillic_ghe_for_r": json_call("delete_record", {"record_id": "\u0433-17"}),
     "digits_of_another_script": json_call("delete_record", {"record_id": "r-\u0661\u0667"}),
     "key_value_input": f"{ACTION}\nAction Input: record_id=r-17",
+    "yaml_input": f"{ACTION}\nAction Input:\n  record_id: r-17\n  force: false",
     "null_and_unknown_arguments": json_call("delete_record", {**RECORD, "reason": None, "note": "old"}),
     "name_with_hyphens": json_call("delete-record", RECORD),
     "name_in_camel_case": f"Action: deleteRecord\n{INPUT}",

@@ -282,7 +282,7 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
 
 _PAIR_TEXT = r"""(\w+)[ \t]*[=:][ \t]*(?:"([^"]*)"|'([^']*)'|([^\s,;"']+))"""  # key=value, key: "value"
 _PAIR = re.compile(_PAIR_TEXT)
-_PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:[ \t]*[,;][ \t]*|[ \t]+){_PAIR_TEXT})*")
+_PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:\s*[,;]\s*|\s+){_PAIR_TEXT})*")  # on one line or several (YAML)
 
 
 def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
