@@ -7,12 +7,13 @@ questions, in order:
 
 1. is the tool known;
 2. for a tool that may change things: are the arguments exactly what the model wrote (JSON as
-   ``json.loads`` reads it once a code fence is removed: one object, nothing after it, no NaN or
-   Infinity; nothing repaired by guesswork);
+   ``json.loads`` reads it once a code fence or ``<pre>`` is removed: one object, nothing after it, no
+   NaN or Infinity, one set of arguments; nothing repaired by guesswork);
 3. for a call read from text (``origin="text"``) of a tool that may change things: is it a quote,
    the same tool with the same arguments written in the task, the conversation, a tool result, a
    tool description or the system prompt (``vero.core.parsing.quoted_calls``);
-4. does the user approve (``approve_tool=``; a ``needs_approval`` tool with nobody to ask is refused).
+4. does the user approve (``approve_tool=``, the agent's own and, for an agent run as another's tool,
+   its callers'; a ``needs_approval`` tool with nobody to ask is refused).
 
 A "no" is an observation the model reads (one wording per reason, below), and the run goes on.
 """
@@ -150,8 +151,10 @@ class NotAsWritten(ValueError):
 
 def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     """The arguments of a call of a tool that may change things, exactly as written: JSON as
-    ``json.loads`` reads it once a code fence (any language tag) is removed, else ``NotAsWritten``;
-    plain text goes to the tool's one parameter as written.  ``ToolArgumentError``: unusable."""
+    ``json.loads`` reads it once a code fence (any language tag) or a ``<pre>``/``<code>`` element is
+    removed (a JSON string holding the object: once decoded), else ``NotAsWritten``; plain text goes
+    to the tool's one parameter as written, unless it is arguments in another syntax (``id=5``).
+    ``ToolArgumentError``: unusable."""
     if isinstance(args, WrittenArguments):
         if args.problem is not None:
             raise NotAsWritten(args.problem)
