@@ -2,16 +2,20 @@
 
 A model that echoes a document, a tool result or an example writes a call it did not decide to
 make.  The gate compares the parsed call (tool name, arguments as a dict) with every call of that
-tool written in the sources, in any shape vero reads a call in: ReAct ``Action:`` / ``Action Input:``
-lines, JSON ``{"name": ..., "arguments": ...}`` objects (any of their key spellings, in a list,
-inside other JSON, with arguments as a JSON string), ``<tool_call>`` blocks, Qwen's ``<function=...>``,
-function-call syntax ``tool(a=1)`` and attribute tags ``<tool a="1"/>``.
+tool written in the sources, in any shape vero reads a call in, and in the shapes close to them:
+ReAct ``Action:`` / ``Action Input:`` lines (the input as JSON, a bare value or ``key=value`` pairs),
+JSON ``{"name": ..., "arguments": ...}`` objects (any of their key spellings, or the name under
+another key, in a list, inside other JSON, with arguments as a JSON string), Python dicts,
+``<tool_call>`` blocks, Qwen's ``<function=...>``, XML elements, function-call syntax ``tool(a=1)``
+and attribute tags ``<tool a="1"/>``; the tool's name in any case and spelling (``delete-record``,
+``deleteRecord``, ``functions.delete_record``).
 
 Before calls are read, a source is normalised the way an echo may differ from it: code fences,
-list bullets, blockquote marks and leading indentation go, HTML tags go (in a second reading, as
-tags may be the call itself), invisible characters go, and HTML and JSON escapes are undone.  The
-arguments are then compared as values (``canonical``): strings spacing, case, look-alike quotes,
-HTML tags and invisible characters aside, a number and its text alike.
+list markers, blockquote marks, table bars and leading indentation go, HTML tags go (in a second
+reading, as tags may be the call itself), invisible characters and combining marks go, and HTML,
+URL and JSON escapes are undone.  The arguments are then compared as values (``canonical``):
+strings spacing, case, look-alike letters and quotes, HTML tags and invisible characters aside,
+a number and its text alike, and without arguments that only repeat a default.
 """
 
 from __future__ import annotations
