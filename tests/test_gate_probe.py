@@ -60,6 +60,7 @@ SHAPES = {  # a page that shows the call in a shape or dress the first round of 
     "input_on_the_action_line": f"{ACTION} {INPUT}",
     "action_and_action_input_keys": json.dumps({"action": "delete_record", "action_input": RECORD}),
     "flat_object": json.dumps({"op": "delete_record", "record_id": "r-17"}),
+    "arguments_under_another_key": json.dumps({"name": "delete_record", "params": RECORD}),
     "xml_elements": "<delete_record><record_id>r-17</record_id></delete_record>",
     "name_and_arguments_elements": f"<tool_call><name>delete_record</name><arguments>{json.dumps(RECORD)}"
     "</arguments></tool_call>",

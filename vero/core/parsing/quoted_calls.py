@@ -242,8 +242,8 @@ def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
         call = written_call(value)
         if call is not None and same_name(call[0], name):
             yield {} if call[1] is None else call[1]
-        elif any(same_name(item, name) for item in value.values()):  # under another key: {"action": name}
-            yield from _loosely_written(value, name)
+        if (call is None or call[1] is None) and any(same_name(item, name) for item in value.values()):
+            yield from _loosely_written(value, name)  # under other keys: {"action": name, "params": {...}}
         for item in value.values():
             yield from _calls_in(item, name, depth + 1)
     elif isinstance(value, list):
