@@ -508,10 +508,12 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
     """
     if isinstance(schema.get("allOf"), list):
         return _check_all_of(value, schema, path, problems)
-    options = _options(schema)
-    if options is not None:
-        return _check_any_of(value, options, schema, path, problems)
     kind = schema.get("type")
+    if isinstance(kind, list):
+        return _check_any_of(value, [{**schema, "type": k} for k in kind], schema, path, problems)
+    listed = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(listed, list):
+        return _check_any_of(value, [o for o in listed if isinstance(o, dict)], schema, path, problems)
     if kind == "array":
         return _check_array(value, schema, path, problems)
     if kind == "object":
@@ -524,22 +526,11 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
     if ("enum" in schema and value not in schema["enum"]) or ("const" in schema and value != schema["const"]):
         problems.append((path, _misfit(schema, value)))
         return value
-    out_of_bounds = _bounds_problem(value, schema)
-    if out_of_bounds:
-        problems.append((path, out_of_bounds))
+    if not _BOUND_KEYWORDS.isdisjoint(schema):  # (looked up first: most values have no bounds)
+        out_of_bounds = _bounds_problem(value, schema)
+        if out_of_bounds:
+            problems.append((path, out_of_bounds))
     return value
-
-
-def _options(schema: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The alternatives of a schema: one per type of a list of types, or its ``anyOf``/``oneOf``; None
-    when it has none."""
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return [{**schema, "type": k} for k in kind]
-    listed = schema.get("anyOf", schema.get("oneOf"))
-    if isinstance(listed, list):
-        return [option for option in listed if isinstance(option, dict)]
-    return None
 
 
 def _check_all_of(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
@@ -551,6 +542,9 @@ def _check_all_of(value: Any, schema: dict[str, Any], path: str, problems: list[
     return value
 
 
+_BOUND_KEYWORDS = frozenset(
+    ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern")
+)
 _NUMBER_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
     ("minimum", lambda value, bound: value >= bound, "at least"),
     ("maximum", lambda value, bound: value <= bound, "at most"),
