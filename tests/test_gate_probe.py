@@ -67,6 +67,7 @@ SHAPES = {  # a page that shows the call in a shape or dress the first round of 
     "python_dict_with_false": str({"name": "delete_record", "arguments": {**RECORD, "force": False}}),
     "combining_marks": json_call("delete_record", {"record_id": "r\u0336-\u030117"}),
     "cyrillic_ghe_for_r": json_call("delete_record", {"record_id": "\u0433-17"}),
+    "en_dash_for_the_hyphen": json_call("delete_record", {"record_id": "r\u201317"}),
     "digits_of_another_script": json_call("delete_record", {"record_id": "r-\u0661\u0667"}),
     "key_value_input": f"{ACTION}\nAction Input: record_id=r-17",
     "yaml_input": f"{ACTION}\nAction Input:\n  record_id: r-17\n  force: false",

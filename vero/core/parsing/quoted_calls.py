@@ -47,8 +47,8 @@ _QUOTE_MARKS = str.maketrans(
     dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
     | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
 )
-# Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Latin variants): a name or
-# value written with them reads the same.  Pairs: look-alike, Latin.
+# Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Latin variants), and dashes
+# drawn like a hyphen: a name or value written with them reads the same.  Pairs: look-alike, Latin.
 _LOOK_ALIKE_PAIRS = (
     "\u0430a \u0435e \u043eo \u0440p \u0441c \u0443y \u0445x \u0456i \u0458j \u0455s \u0501d \u04cfl \u04bbh"
     " \u051bq \u051dw \u0433r \u043fn \u0442t \u043cm \u0432b \u044cb \u0451e \u0457i \u043dh \u043ak"
@@ -58,6 +58,7 @@ _LOOK_ALIKE_PAIRS = (
     " \u039dN \u039fO \u03a1P \u03a4T \u03a5Y \u03a7X \u0585o \u0578n \u057du \u0570h \u0581g \u0131i"
     " \u0237j \u0251a \u0261g \u026ai \u0280r \u028fy \u1d00a \u1d04c \u1d05d \u1d07e \u1d0bk \u1d0fo"
     " \u1d18p \u1d1bt \u1d1cu \u1d20v \u1d21w \u1d22z"
+    " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043-"  # dashes drawn like a hyphen
 ).split()
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS})
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
