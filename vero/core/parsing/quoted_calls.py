@@ -105,7 +105,7 @@ def quoted_call(
     """
     wanted = None  # compared only once a written call of ``name`` is found
     words = _NAME_WORDS.findall(name)  # the name in any spelling: delete_record, delete-record, deleteRecord
-    spellings = re.compile(r"[_-]{0,2}".join(words) if words else re.escape(name), re.IGNORECASE)
+    spellings = re.compile(r"[_.-]{0,2}".join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings):
             for written in calls_written(form, spellings):
