@@ -886,12 +886,24 @@ def test_json_in_prose_around_the_answer_is_read():
         ('{"street": "a", "zip": 1} {"street": "b", "zip": 2}', Address),
         ("First [1, 2], then [3]", list[int]),
         ("{'street': 'a', 'zip': 1} or {'street': 'b', 'zip': 2}", Address),
+        ('```json\n{"street": "a", "zip": 1}\n```\nor, better:\n```json\n{"street": "b", "zip": 2}\n```', Address),
+        ("```\n12\n```\nor\n```\n13\n```", int),
     ],
 )
 def test_an_answer_with_two_json_values_is_a_named_problem_not_one_of_them_picked(answer, output_type):
     agent, _ = tool_calling([answer], default=answer)
     assert agent.run("Where?", output_type=output_type, output_retries=0) is None
     assert "the answer has 2 JSON values" in str(agent.last_result.error)
+
+
+def test_a_fence_inside_a_string_of_the_answer_is_no_second_block():
+    @dataclass
+    class Snippet:
+        code: str
+
+    answer = '```json\n{"code": "```python\\nprint(1)\\n```"}\n```'
+    agent, _ = tool_calling([answer])
+    assert agent.run("Show it.", output_type=Snippet, output_retries=0) == Snippet("```python\nprint(1)\n```")
 
 
 @pytest.mark.parametrize(

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from typing import Any
 
 from vero.core.notes import note
 from vero.core.parsing import parse_json_value
-from vero.core.parsing.json_text import fenced
 from vero.tool.schema import InvalidValue, check, convert, describe, inline_refs, type_label, type_to_schema
 
 OUTPUT_NOTE = "\n\nYour final answer must be {what}, with nothing before or after it."
@@ -84,7 +84,7 @@ class OutputSpec:
         try:
             return self._built(value)
         except InvalidValue:
-            body = fenced(text or "").strip()
+            body = _unfenced(text or "")
             if not self.simple or value == body:
                 raise
             with contextlib.suppress(InvalidValue):
@@ -103,7 +103,7 @@ class OutputSpec:
 
     def _parsed(self, text: str) -> Any:
         """The JSON value in ``text``; the bare text for a simple type when it is not JSON."""
-        body = fenced(text or "").strip()
+        body = _unfenced(text or "")
         if not body:
             raise InvalidValue([("", "the answer is empty")])
         try:
@@ -115,6 +115,31 @@ class OutputSpec:
         if isinstance(value, dict) and set(value) == {ANSWER_KEY} and self.schema.get("type") != "object":
             return value[ANSWER_KEY]  # a constrained reply's wrapper
         return value
+
+
+# A code block: a fence (``` or ~~~, any language tag) that starts a line, up to the same fence on a
+# line of its own.  A fence inside a JSON string is no block: a JSON string has no line breaks.
+_CODE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n`]*\n(.*?)\n[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
+
+
+def _unfenced(text: str) -> str:
+    """The answer in ``text`` without its code fence: the body of its one code block, or of the one
+    block that holds JSON; the text itself without a block.  Two blocks of JSON are a problem: which
+    one is the answer is the model's to say."""
+    blocks = [match.group(2).strip() for match in _CODE_BLOCK.finditer(text)]
+    if len(blocks) > 1:
+        blocks = [block for block in blocks if _is_json(block)] or [text]
+    if len(blocks) > 1:
+        raise InvalidValue([("", f"the answer has {len(blocks)} JSON values; write only the one answer")])
+    return (blocks[0] if blocks else text).strip()
+
+
+def _is_json(text: str) -> bool:
+    try:
+        parse_json_value(text, repair=False)
+        return True
+    except ValueError:
+        return False
 
 
 def _json_within(text: str, schema: dict[str, Any]) -> Any:
