@@ -896,6 +896,14 @@ def test_an_answer_with_two_json_values_is_a_named_problem_not_one_of_them_picke
     assert "the answer has 2 JSON values" in str(agent.last_result.error)
 
 
+@pytest.mark.parametrize("answer", ['{"street": "Main St", "zip": 12', 'Here: {"street": "Main S', "[1, 2"])
+def test_json_that_never_closes_is_a_named_problem_not_repaired_into_a_value(answer):
+    agent, _ = tool_calling([answer], default=answer)
+    output_type = list[int] if answer.startswith("[") else Address
+    assert agent.run("Where?", output_type=output_type, output_retries=0) is None
+    assert "the answer's JSON is cut off" in str(agent.last_result.error)
+
+
 def test_a_fence_inside_a_string_of_the_answer_is_no_second_block():
     @dataclass
     class Snippet:

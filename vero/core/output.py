@@ -149,7 +149,7 @@ def _json_within(text: str, schema: dict[str, Any]) -> Any:
     in the prose is no second value; two values of that kind (an answer, then a corrected one) are a
     problem: which one is the answer is the model's to say, not vero's to guess.
     """
-    spans = _bracketed_spans(text)
+    spans, cut_off = _bracketed_spans(text)
     if not spans:
         raise InvalidValue([("", "the answer is not JSON (it has no JSON object or array)")])
     kind = schema.get("type")
@@ -157,15 +157,18 @@ def _json_within(text: str, schema: dict[str, Any]) -> Any:
     wanted = [span for span in spans if span[0] == opening] or spans
     if len(wanted) > 1:
         raise InvalidValue([("", f"the answer has {len(wanted)} JSON values; write only the one answer")])
+    if cut_off and wanted[0] == spans[-1]:  # a repair would close it: 70 for a number cut at 70...
+        raise InvalidValue([("", "the answer's JSON is cut off: it never closes")])
     try:
         return parse_json_value(wanted[0])
     except ValueError as exc:
         raise InvalidValue([("", f"the answer is not valid JSON ({exc})")]) from None
 
 
-def _bracketed_spans(text: str) -> list[str]:
+def _bracketed_spans(text: str) -> tuple[list[str], bool]:
     """Each outermost ``{...}`` or ``[...]`` in ``text``, in order: brackets in a quoted string inside
-    one are skipped, and one never closed (a reply cut off) runs to the end."""
+    one are skipped, and one never closed runs to the end.  True with them when the last is cut off
+    (not when it ends inside a ``'`` that may be an apostrophe: that is for the repair to read)."""
     spans: list[str] = []
     start, depth, quote, escaped = 0, 0, "", False
     for index, char in enumerate(text):
@@ -188,7 +191,7 @@ def _bracketed_spans(text: str) -> list[str]:
                 spans.append(text[start : index + 1])
     if depth:
         spans.append(text[start:])
-    return spans
+    return spans, depth > 0 and quote != "'"
 
 
 def _is_simple(schema: dict[str, Any]) -> bool:
