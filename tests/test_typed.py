@@ -7,8 +7,8 @@ import enum
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Annotated, Literal, NamedTuple, TypedDict
+from dataclasses import InitVar, dataclass, field
+from typing import Annotated, ClassVar, Literal, NamedTuple, TypedDict
 
 import annotated_types
 import pydantic
@@ -317,6 +317,23 @@ def test_a_missing_nested_field_is_named_and_nothing_half_filled_is_returned():
     with pytest.raises(InvalidValue) as caught:
         convert({"item": "lamp", "ship_to": {"street": "x"}}, Order)
     assert [path for path, _ in caught.value.problems] == ["quantity", "ship_to.zip"]
+
+
+@dataclass
+class Scaled:
+    base: int
+    factor: InitVar[int]  # an argument of __init__, not a field: the model must give it too
+    limit: ClassVar[int] = 10
+    total: int = field(init=False, default=0)
+
+    def __post_init__(self, factor: int) -> None:
+        self.total = self.base * factor
+
+
+def test_an_init_var_is_asked_for_and_passed_and_class_vars_and_init_false_fields_are_not():
+    schema = type_to_schema(Scaled)
+    assert list(schema["properties"]) == ["base", "factor"] and schema["required"] == ["base", "factor"]
+    assert convert({"base": 2, "factor": "3"}, Scaled).total == 6
 
 
 def test_a_dataclass_that_refuses_its_values_is_a_named_problem():

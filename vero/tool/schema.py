@@ -151,16 +151,20 @@ def record_fields(tp: type) -> list[Field]:
             Field(name, hints.get(name, Any), name not in defaults, defaults.get(name, dataclasses.MISSING))
             for name in tp._fields  # type: ignore[attr-defined]
         ]
-    return [
-        Field(
-            f.name,
-            hints.get(f.name, Any),
-            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
-            f.default,
-        )
-        for f in dataclasses.fields(tp)
-        if f.init
-    ]
+    return _dataclass_fields(tp, hints)
+
+
+def _dataclass_fields(tp: type, hints: dict[str, Any]) -> list[Field]:
+    """The arguments of a dataclass's ``__init__``, in order: its fields and its ``InitVar``s (not its
+    ``ClassVar``s nor its ``init=False`` fields)."""
+    fields = []
+    for f in tp.__dataclass_fields__.values():  # type: ignore[attr-defined]
+        hint = hints.get(f.name, Any)
+        if not f.init or hint is typing.ClassVar or typing.get_origin(hint) is typing.ClassVar:
+            continue
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        fields.append(Field(f.name, hint.type if isinstance(hint, dataclasses.InitVar) else hint, required, f.default))
+    return fields
 
 
 # --------------------------------------------------------------------------- schemas
