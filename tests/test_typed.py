@@ -538,6 +538,29 @@ def test_the_re_ask_is_constrained_by_a_json_schema_where_the_server_supports_it
     }
 
 
+@tool(read_only=True)
+def count_items(kind: str) -> str:
+    """How many items of a kind there are."""
+    return "6"
+
+
+@pytest.mark.parametrize("tools", [[], [count_items]])
+def test_a_hosted_model_s_replies_in_the_tool_loop_are_constrained_to_the_type(tools):
+    llm = ScriptedLLM(['{"answer": 6}'], json_schema=True, hosted=True)
+    agent = ToolCallingAgent("typed", llm, tools=tools, verbose=False)
+    assert agent.run("How many?", output_type=int) == 6 and llm.calls == 1
+    sent = llm.requests[0]
+    assert sent.options["response_format"]["json_schema"]["schema"]["properties"] == {"answer": {"type": "integer"}}
+    assert bool(sent.tools) == bool(tools)  # it may still call a tool: a hosted server allows both
+
+
+def test_a_local_server_s_tool_loop_is_not_constrained_its_grammar_would_forbid_the_calls():
+    llm = ScriptedLLM(["6"], json_schema=True)
+    agent = ToolCallingAgent("typed", llm, tools=[count_items], verbose=False)
+    assert agent.run("How many?", output_type=int) == 6
+    assert "response_format" not in llm.requests[0].options
+
+
 # -- every pattern ---------------------------------------------------------------------------------
 def test_react_final_answer_is_typed():
     llm = ScriptedLLM(["Thought: done\nFinal Answer: 42"])

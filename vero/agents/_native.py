@@ -90,11 +90,16 @@ TEXT_CALLS_STOP = ["</tools>"]
 
 def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
     """``generate`` options offering the agent's tools natively (none if it has no tools); a hosted
-    model (``hosted_model``), which writes no calls as text, gets no ``stop``."""
+    model (``hosted_model``), which writes no calls as text, gets no ``stop``.
+
+    With ``output_type``, a hosted model's replies are constrained to the type too (``answer_format``):
+    it may still call tools.  A local server's grammar would forbid the calls: its answer is read and
+    checked instead."""
+    typed = agent.answer_format() if agent.current_run.output_spec is not None and hosted_model(agent.llm) else {}
     if not agent.tools:
-        return {}
+        return typed
     stop = {} if hosted_model(agent.llm) else {"stop": TEXT_CALLS_STOP}
-    return {"tools": agent.tools.schemas(), **stop, **extra}
+    return {"tools": agent.tools.schemas(), **stop, **typed, **extra}
 
 
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
