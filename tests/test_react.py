@@ -1,11 +1,14 @@
 """ReActAgent: the text and native protocols, malformed output, loops, budgets, reflection."""
 
+import re
+
 import pytest
 
 from vero import Tool, tool
 from vero.agents import ReActAgent
 from vero.agents.react import (
     FINAL_ANSWER_PROMPT,
+    REACT_EXAMPLE,
     REACT_SYSTEM_PROMPT,
     REFLECT_PROMPT,
     parse_action_input,
@@ -618,3 +621,37 @@ def test_only_the_last_two_reflections_stay_in_the_conversation():
     assert "Reflection number 2." in notes[0] and "Reflection number 3." in notes[1]
     assert "Observation: 2" in last.prompt and "Observation: 4" in last.prompt  # only the note was dropped
     assert "Reflection number 1." in llm.requests[5].prompt  # the third reflection call still saw it
+
+
+# -- the worked example in the format prompt -------------------------------------------------------
+def example_replies() -> list[str]:
+    """The model's side of ``REACT_EXAMPLE``: its text between the observations, as replies."""
+    body = REACT_EXAMPLE.split("\nQuestion:", 1)[1].split("\n", 1)[1]
+    return [
+        re.sub(r"^Observation: .*\n?", "", part, flags=re.M) for part in re.split(r"(?=^Thought:)", body, flags=re.M)
+    ]
+
+
+def test_the_worked_example_is_in_the_text_protocols_system_prompt():
+    agent, llm = make([DONE])
+    agent.run("task")
+    assert REACT_EXAMPLE in llm.requests[0].messages[0]["content"]
+
+
+def test_the_worked_example_reads_as_the_steps_it_shows():
+    """The example teaches the format vero parses: three actions with JSON inputs, then a Final Answer."""
+    steps = [parse_react(reply) for reply in example_replies() if reply.strip()]
+    assert [(s.action, s.action_input) for s in steps[:3]] == [
+        ("venue_info", {"venue": "Orion Theatre"}),
+        ("venue_info", {"venue": "Lyra Hall"}),
+        ("calculate", {"expression": "1240 - 865"}),
+    ]
+    assert steps[3].action is None and steps[3].final_answer.startswith("375 more seats; no,")
+    assert not any(step.problem for step in steps)
+
+
+def test_a_call_of_the_examples_made_up_tool_is_an_unknown_tool_observation():
+    agent, llm = make(['Thought: look\nAction: venue_info\nAction Input: {"venue": "Orion Theatre"}', DONE])
+    agent.run("task")
+    observation = llm.requests[1].messages[-1]["content"]
+    assert "unknown tool 'venue_info'" in observation
