@@ -180,18 +180,18 @@ def make_llm(args):
 
 def cassette_of(record: str | None, replay: str | None):
     """The cassette of ``--record FILE`` and/or ``--replay FILE`` (both: the same file, replay then record)."""
-    from vero.core.cassette import Cassette, CassetteError
+    from vero.core.cassette import Cassette, CassetteError, Mode
 
     if record and replay and Path(record).resolve() != Path(replay).resolve():
         raise CliError(
             "--record and --replay name different files; together they name one cassette "
             "(replay what it holds, record the rest)"
         )
-    mode = "replay_then_live" if record and replay else "record" if record else "replay" if replay else None
-    if mode is None:
+    mode: Mode = "replay_then_live" if record and replay else "record" if record else "replay"
+    if not (record or replay):
         return None
     try:
-        return Cassette(record or replay or "", mode)  # type: ignore[arg-type]
+        return Cassette(record or replay or "", mode)
     except (CassetteError, OSError) as exc:
         raise CliError(str(exc)) from None
 
