@@ -302,3 +302,34 @@ def test_the_fixture_without_a_cassette_fails_saying_how_to_record_it(pytester):
     result = pytester.runpytest_inprocess()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*no such cassette*pytest --vero-record*"])
+
+
+# -- the command line ---------------------------------------------------------------------------------
+def test_vero_run_records_then_replays_offline(tmp_path, capsys):
+    from vero.cli import main
+
+    path = tmp_path / "session.jsonl"
+    with MockOpenAIServer(["It is 4."]) as server:
+        assert (
+            main(["run", "--tools", "none", "-q", "--base-url", server.url + "/v1", "--record", str(path), "2+2?"]) == 0
+        )
+    assert main(["run", "--tools", "none", "-q", "--base-url", DEAD_LOCAL_URL, "--replay", str(path), "2+2?"]) == 0
+    assert capsys.readouterr().out == "It is 4.\nIt is 4.\n"
+
+
+def test_vero_run_with_a_missing_cassette_or_two_different_files_is_a_usage_error(tmp_path, capsys):
+    from vero.cli import main
+
+    assert main(["run", "--base-url", DEAD_LOCAL_URL, "--replay", str(tmp_path / "absent.jsonl"), "hi"]) == 2
+    assert "no such cassette" in capsys.readouterr().err
+    args = [
+        "run",
+        "--base-url",
+        DEAD_LOCAL_URL,
+        "--record",
+        str(tmp_path / "a.jsonl"),
+        "--replay",
+        str(tmp_path / "b.jsonl"),
+    ]
+    assert main([*args, "hi"]) == 2
+    assert "name different files" in capsys.readouterr().err
