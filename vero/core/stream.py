@@ -409,7 +409,7 @@ def request_record(model: Any, messages: list[Message] | list[Any], options: dic
         if value is not None and (name != "tool_choice" or tools):
             record[name] = value
     record.update(taken)  # what else the model takes: max_completion_tokens, reasoning_effort
-    masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
+    masked: dict[str, Any] = hide_secrets_in(record, [getattr(model, "_secret", "")])
     return masked
 
 
@@ -422,13 +422,8 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
         record["reasoning"] = reply.reasoning
     record["finish_reason"] = reply.finish_reason
     record["usage"] = reply.usage
-    masked: dict[str, Any] = _masked(record, getattr(model, "_secret", ""))
+    masked: dict[str, Any] = hide_secrets_in(record, [getattr(model, "_secret", "")])
     return masked
-
-
-def _masked(value: Any, secret: str) -> Any:
-    """``value`` with ``secret`` masked in its strings (dicts and lists walked), as every output masks it."""
-    return hide_secrets_in(value, [secret])
 
 
 def streams_text(model: Any) -> bool:
