@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from vero.config import call_seconds_for, get_settings, warn_if_endpoint_from_env_file
+from vero.config import Settings, call_seconds_for, get_settings, warn_if_endpoint_from_env_file
 from vero.core.cassette import Cassette
 from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
@@ -68,7 +68,6 @@ def clean_api_key(key: str | None) -> str | None:
     return key or None
 
 
-DEFAULT_CAP = 1024  # the MAX_TOKENS setting's default (vero.config.Settings)
 OMIT = "omit"  # temperature="omit": no temperature is sent
 
 
@@ -153,7 +152,7 @@ class ChatOpenAI:
         # None: the MAX_TOKENS setting (default 1024); 0: no cap.
         self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
         # vero's default cap, not the user's: a family's own default cap may replace it (providers.ModelFamily)
-        self._default_cap = max_tokens is None and settings.MAX_TOKENS == DEFAULT_CAP
+        self._default_cap = max_tokens is None and settings.MAX_TOKENS == Settings.MAX_TOKENS
         if reasoning_effort is not None and not (isinstance(reasoning_effort, str) and reasoning_effort.strip()):
             raise ValueError(f'reasoning_effort must be a word such as "low" or "high", got {reasoning_effort!r}')
         self.reasoning_effort = reasoning_effort
