@@ -36,10 +36,11 @@ from typing import Any
 
 from vero.agents._react_base import ReActAgentBase
 from vero.core.agent import CUT_OFF
-from vero.core.gate import WrittenArguments, without_fence
+from vero.core.gate import WrittenArguments
 from vero.core.message import Message
 from vero.core.output import REFUSED_STATUSES
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
+from vero.core.parsing.json_text import without_fence
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
 from vero.tool.registry import ToolRegistry

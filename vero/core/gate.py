@@ -38,7 +38,7 @@ from vero.core.result import StepKind, ToolError
 from vero.tool.base import Tool, ToolArgumentError
 from vero.tool.registry import ToolRegistry, parse_arguments
 
-__all__ = ["ORIGINS", "WrittenArguments", "ToolCallRequest", "Refusal", "approvers_of", "decide", "without_fence"]
+__all__ = ["ORIGINS", "WrittenArguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
 
 ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from text; a recovery rule's lookup
 
