@@ -95,10 +95,11 @@ def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
     With ``output_type``, a hosted model's replies are constrained to the type too (``answer_format``):
     it may still call tools.  A local server's grammar would forbid the calls: its answer is read and
     checked instead."""
-    typed = agent.answer_format() if agent.current_run.output_spec is not None and hosted_model(agent.llm) else {}
+    hosted = hosted_model(agent.llm)
+    typed = agent.answer_format() if agent.current_run.output_spec is not None and hosted else {}
     if not agent.tools:
         return typed
-    stop = {} if hosted_model(agent.llm) else {"stop": TEXT_CALLS_STOP}
+    stop = {} if hosted else {"stop": TEXT_CALLS_STOP}
     return {"tools": agent.tools.schemas(), **stop, **typed, **extra}
 
 
