@@ -58,17 +58,20 @@ def hide_secrets(text: str, secrets: Iterable[str | None]) -> str:
 def hide_secrets_in(value: Any, secrets: Iterable[str | None]) -> Any:
     """``value`` (dicts, lists and tuples walked, keys included) with ``hide_secrets`` applied to
     each string: masking before ``json.dumps`` keeps the JSON valid whatever the key holds."""
-    keys = [s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET]
-    return _walk(value, keys) if keys else value
+    forms = [form for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET for form in written_forms(s)]
+    return _walk(value, forms) if forms else value
 
 
-def _walk(value: Any, secrets: list[str]) -> Any:
+def _walk(value: Any, forms: list[str]) -> Any:
+    """``value`` with each of ``forms`` (the keys' written forms, worked out once) masked in its strings."""
     if isinstance(value, str):
-        return hide_secrets(value, secrets)
+        for form in forms:
+            value = mask_secret(value, form)
+        return value
     if isinstance(value, dict):
-        return {_walk(key, secrets): _walk(item, secrets) for key, item in value.items()}
+        return {_walk(key, forms): _walk(item, forms) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_walk(item, secrets) for item in value]
+        return [_walk(item, forms) for item in value]
     return value
 
 
