@@ -10,7 +10,7 @@ import sys
 
 from vero import ChatOpenAI, LLMConfigError
 from vero.agents import ToolCallingAgent
-from vero.tool.builtin import calculator, current_time
+from vero.tools.builtin import calculator, current_time
 
 NO_MODEL = (
     "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"

@@ -14,8 +14,8 @@ from collections import Counter
 
 from vero import Agent, ChatOpenAI, LLMConfigError, Message, Outcome, Status, StepKind
 from vero.agents import ReActAgent
-from vero.tool import ToolOutcome
-from vero.tool.builtin import calculator, python_exec
+from vero.tools import ToolOutcome
+from vero.tools.builtin import calculator, python_exec
 
 NO_MODEL = (
     "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"

@@ -16,7 +16,7 @@ import sys
 
 from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import ToolCallingAgent
-from vero.tool.mcp import MCPError, MCPServer
+from vero.tools.mcp import MCPError, MCPServer
 
 NO_MODEL = (
     "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"

@@ -11,7 +11,7 @@ import sys
 
 from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import PlanExecuteAgent
-from vero.tool.builtin import calculator, web_search
+from vero.tools.builtin import calculator, web_search
 
 NO_MODEL = (
     "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"

@@ -11,7 +11,7 @@ import sys
 
 from vero import ChatOpenAI, LLMConfigError, Status, StepKind
 from vero.agents import ReActAgent
-from vero.tool.builtin import calculator
+from vero.tools.builtin import calculator
 
 NO_MODEL = (
     "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"

@@ -9,7 +9,7 @@ import time
 
 from vero import ChatOpenAI, LLMConfigError, Status
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
-from vero.tool.builtin import calculator, web_search
+from vero.tools.builtin import calculator, web_search
 
 NO_MODEL = (
     "No model endpoint is configured: set OPENAI_API_KEY, or OPENAI_BASE_URL and MODEL_NAME\n"

@@ -17,9 +17,9 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 import vero.config
-from vero.tool import Tool, ToolRegistry
-from vero.tool.builtin import BUILTIN_TOOLS, calculator, current_time, python_exec, web_search
-from vero.tool.builtin import search as search_module
+from vero.tools import Tool, ToolRegistry
+from vero.tools.builtin import BUILTIN_TOOLS, calculator, current_time, python_exec, web_search
+from vero.tools.builtin import search as search_module
 
 
 @pytest.fixture(scope="module")
@@ -419,7 +419,7 @@ def test_web_search_key_is_scrubbed_even_if_an_error_contains_it(fake_search, mo
 
 
 def test_alias_search_without_its_key_says_what_to_set(fake_search):
-    from vero.tool.buildin import bocha_search, google_search
+    from vero.tools.buildin import bocha_search, google_search
 
     assert google_search("x") == "Search failed: TAVILY_API_KEY is not set."
     assert bocha_search("x") == "Search failed: BOCHA_API_KEY is not set."
@@ -450,7 +450,7 @@ def test_builtin_package_exports():
 
 def test_buildin_alias_package_provides_the_original_names():
     namespace: dict = {}
-    exec("from vero.tool.buildin import *", namespace)
+    exec("from vero.tools.buildin import *", namespace)
     for name in ("math_calculator", "google_search", "bocha_search", "duckduckgo_search"):
         assert isinstance(namespace[name], Tool) and namespace[name].name == name
     for name in ("calculator", "python_exec", "web_search", "current_time"):

@@ -602,7 +602,7 @@ import sys
 sys.path.insert(0, {examples!r})
 from custom_agent import CarefulReActAgent
 from vero.testing import ScriptedLLM
-from vero.tool.builtin import calculator
+from vero.tools.builtin import calculator
 llm = ScriptedLLM([{calculate!r}, "Thought: I could not compute it.\\nFinal Answer: unknown"])
 agent = CarefulReActAgent("careful", llm, tools=[calculator], verbose=False)
 print("ANSWER", agent.run("6*7?"), agent.last_result.status)
@@ -636,7 +636,7 @@ def test_custom_agent_example_treats_end_of_input_as_no(tmp_path):
 def test_custom_agent_example_runs_the_tool_when_the_user_says_yes(monkeypatch, capsys):
     example = load_example("custom_agent")
     from vero.testing import ScriptedLLM
-    from vero.tool.builtin import calculator
+    from vero.tools.builtin import calculator
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
     llm = ScriptedLLM([CALCULATE, "Thought: done\nFinal Answer: 42"])

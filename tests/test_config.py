@@ -106,7 +106,7 @@ def test_env_flag_reads_on_and_off_words_and_keeps_the_default_for_anything_else
 
 
 def test_debug_and_the_sandbox_switch_read_the_same_words(monkeypatch):
-    from vero.tool.builtin import python_runner
+    from vero.tools.builtin import python_runner
 
     monkeypatch.setenv("DEBUG", "y")
     monkeypatch.setenv("VERO_PYTHON_SANDBOX", "n")
@@ -272,7 +272,7 @@ def test_a_dotenv_value_is_taken_as_written_never_expanded_from_the_environment(
 
 
 def test_the_search_tool_reads_its_endpoints_from_the_dotenv(tmp_path, monkeypatch, fresh_env_file_state):
-    from vero.tool.builtin import search
+    from vero.tools.builtin import search
 
     sent = []
     monkeypatch.setattr(search, "_http", lambda url, *rest: sent.append(url) or b"{}")

@@ -12,7 +12,7 @@ from vero.agents.plan_execute import PlanExecuteAgent, StepExecutor
 from vero.agents.reflexion import ReflexionAgent
 from vero.core.result import OK
 from vero.testing import ScriptedLLM
-from vero.tool.builtin import BUILTIN_TOOLS
+from vero.tools.builtin import BUILTIN_TOOLS
 
 # Which part of an agent sent a request, by the prompt constant its system message starts with.
 ROLES = [

@@ -1660,7 +1660,7 @@ def safety_injection(kind):
     "python_exec driven by an agent: the parent's API key is invisible, cwd is a fresh temp dir",
 )
 def safety_python_exec(kind):
-    from vero.tool.builtin import python_exec
+    from vero.tools.builtin import python_exec
 
     code = json.dumps({"code": "import os\nprint(os.environ.get('OPENAI_API_KEY'))\nprint(os.getcwd())"})
     old = os.environ.get("OPENAI_API_KEY")
@@ -1685,7 +1685,7 @@ def safety_python_exec(kind):
     "a hostile calculator input from the model is refused as an observation; the run goes on",
 )
 def safety_calculator(kind):
-    from vero.tool.builtin import calculator
+    from vero.tools.builtin import calculator
 
     hostile = json.dumps({"expression": "__import__('os').system('echo hacked')"})
     llm = ScriptedLLM([act("calculator", hostile), act("calculator", '{"expression": "6*7"}'), final("42")])

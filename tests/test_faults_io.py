@@ -51,8 +51,8 @@ from test_faults import (
 from vero import tool
 from vero.errors import SessionFormatError
 from vero.testing import ScriptedLLM
-from vero.tool import ToolRegistry
-from vero.tool import registry as registry_module
+from vero.tools import ToolRegistry
+from vero.tools import registry as registry_module
 
 FAULTS: list[FaultRow] = []
 
@@ -468,7 +468,7 @@ def tools_keyboard_interrupt(kind):
     "`bad_arguments` observation, never an exception",
 )
 def tools_nested_arguments(kind):
-    from vero.tool.builtin import calculator
+    from vero.tools.builtin import calculator
 
     registry = ToolRegistry([calculator])
     cases = {
@@ -489,7 +489,7 @@ def tools_nested_arguments(kind):
     "`... is not a real number`; real powers still work",
 )
 def tools_calculator_complex(kind):
-    from vero.tool.builtin import calculator
+    from vero.tools.builtin import calculator
 
     registry = ToolRegistry([calculator])
     for expression in ("(-8)**(1/3)", "pow(-8, 1/3)", "(-1)**0.5"):
@@ -671,7 +671,7 @@ def thousand_calls(kind):
 
 SANDBOX_CHECK = (
     "from vero.config import get_settings; get_settings(); "
-    "from vero.tool.builtin.python_runner import sandbox_enabled; print('sandbox on:', sandbox_enabled())"
+    "from vero.tools.builtin.python_runner import sandbox_enabled; print('sandbox on:', sandbox_enabled())"
 )
 
 

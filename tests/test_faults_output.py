@@ -50,7 +50,7 @@ from vero.core.chat_openai import ChatOpenAI, reply_char_limit
 from vero.core.result import FAILED, OK
 from vero.core.text import printable, redact_url
 from vero.testing import Fault, HTTPFault, ScriptedLLM
-from vero.tool import tool
+from vero.tools import tool
 
 FAULTS: list[FaultRow] = []
 DIRECT = ("direct",)

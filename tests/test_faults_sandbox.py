@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 from test_faults import FaultRow, fault_test, row_registry
 
-from vero.tool.builtin import python_exec, python_runner
-from vero.tool.builtin.python_runner import make_python_exec, run_python
+from vero.tools.builtin import python_exec, python_runner
+from vero.tools.builtin.python_runner import make_python_exec, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 LINUX = sys.platform.startswith("linux")
@@ -107,7 +107,7 @@ def working_dir(path: str):
         os.chdir(old)
 
 
-RUNNER_IMPORT = "from vero.tool.builtin.python_runner import run_python"  # what a driver process calls
+RUNNER_IMPORT = "from vero.tools.builtin.python_runner import run_python"  # what a driver process calls
 
 
 def in_a_fresh_parent(prelude: str, code: str, env: dict | None = None) -> str:
@@ -350,7 +350,7 @@ def project_beside_installation(kind):
 VENV_PARENT = """
 import os, sys
 sys.path.insert(0, {root!r})
-from vero.tool.builtin.python_runner import run_python
+from vero.tools.builtin.python_runner import run_python
 os.chdir({project!r})
 print(run_python({code!r}), end="")
 """
@@ -868,7 +868,7 @@ def _unprivileged_python(uid: int) -> tuple[list[str], dict] | None:
     site = [p for p in sys.path if p.endswith("site-packages")]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": os.pathsep.join([str(ROOT), *site])}
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    probe = "import subprocess, sys, vero.tool.builtin; subprocess.run([sys.executable, '-c', ''], check=True)"
+    probe = "import subprocess, sys, vero.tools.builtin; subprocess.run([sys.executable, '-c', ''], check=True)"
     for python in dict.fromkeys([sys.executable, shutil.which(version, path="/usr/local/bin:/usr/bin") or ""]):
         if (
             python
@@ -886,7 +886,7 @@ def _unprivileged_python(uid: int) -> tuple[list[str], dict] | None:
 
 _UNPRIVILEGED = """
 import json, os, sys
-from vero.tool.builtin.python_runner import run_python
+from vero.tools.builtin.python_runner import run_python
 os.environ["OPENAI_API_KEY"] = {key!r}
 os.chdir({folder!r})
 code = '''

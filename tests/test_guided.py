@@ -27,7 +27,7 @@ from vero.core.chat_openai import ChatOpenAI
 from vero.core.result import FAILED, MAX_TURNS, OK
 from vero.errors import LLMCallError
 from vero.testing import HTTPFault, MockOpenAIServer, ScriptedLLM
-from vero.tool import ToolRegistry
+from vero.tools import ToolRegistry
 
 CALLS: list = []
 

@@ -6,8 +6,8 @@ from vero._estimate import estimated_usage
 from vero.core.parsing import as_bool, parse_bool, parse_json_value
 from vero.core.text import clip
 from vero.testing import ScriptedLLM
-from vero.tool import ToolRegistry, tool
-from vero.tool.base import coerce
+from vero.tools import ToolRegistry, tool
+from vero.tools.base import coerce
 
 YES = [True, 1, 1.0, "true", "True", " yes ", "Y", "1", "on", "ON", "pass", "passed"]
 NO = [False, 0, 0.0, "false", "FALSE", "no", "n", "0", " off", "fail", "Failed"]

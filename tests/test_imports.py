@@ -14,14 +14,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import vero
-from vero.tool import Tool
-from vero.tool.base import tool as tool_in_base
+from vero.tools import Tool
+from vero.tools.base import tool as tool_in_base
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "vero"
 NOT_IMPORTABLE = {
     "vero.__main__",  # runs the command and exits
-    "vero.tool.builtin._sandbox",  # a script the sandbox runs; importing it would sandbox this interpreter
+    "vero.tools.builtin._sandbox",  # a script the sandbox runs; importing it would sandbox this interpreter
 }
 CONSOLE = {"vero.cli", "vero.repl", "vero._demo", "vero._console"}
 
@@ -45,14 +45,14 @@ def assert_runs(code: str) -> None:
 
 def test_from_vero_import_tool_gives_the_decorator_function():
     from vero import tool
-    from vero.tool import tool as tool_from_the_package
+    from vero.tools import tool as tool_from_the_package
 
     assert tool is tool_from_the_package is tool_in_base
     assert inspect.isfunction(tool) and vero.tool is tool
 
 
 def test_the_tool_package_is_a_plain_module():
-    package = sys.modules["vero.tool"]
+    package = sys.modules["vero.tools"]
     assert type(package) is types.ModuleType and not callable(package)
 
 
@@ -67,7 +67,7 @@ assert isinstance(add, Tool) and add.name == "add" and add(2, 3) == 5
 
 def test_tool_stays_the_decorator_after_the_builtin_tools_are_imported():
     assert_runs(
-        "from vero import tool\nimport vero.tool.builtin\nfrom vero.tool import Tool\n"
+        "from vero import tool\nimport vero.tools.builtin\nfrom vero.tools import Tool\n"
         + DECORATE
         + "import vero\nassert vero.tool is tool\n"
     )
@@ -75,51 +75,51 @@ def test_tool_stays_the_decorator_after_the_builtin_tools_are_imported():
 
 def test_tool_is_the_decorator_when_the_builtin_tools_come_first():
     assert_runs(
-        "import vero.tool.builtin\nfrom vero.tool.builtin import BUILTIN_TOOLS\n"
-        "from vero import tool\nfrom vero.tool import Tool\n"
+        "import vero.tools.builtin\nfrom vero.tools.builtin import BUILTIN_TOOLS\n"
+        "from vero import tool\nfrom vero.tools import Tool\n"
         + DECORATE
         + "assert BUILTIN_TOOLS['calculator']('6 * 7') == '42'\n"
     )
 
 
 def test_vero_dot_tool_decorates_after_import_vero_tool():
-    assert_runs("import vero.tool\nfrom vero.tool import Tool\ntool = vero.tool\n" + DECORATE)
+    assert_runs("import vero.tools\nfrom vero.tools import Tool\ntool = vero.tool\n" + DECORATE)
 
 
 def test_the_builtin_subpackage_is_reached_by_its_full_name():
     assert_runs(
-        "import importlib\nfrom vero.tool import builtin\nfrom vero.tool.builtin import BUILTIN_TOOLS\n"
+        "import importlib\nfrom vero.tools import builtin\nfrom vero.tools.builtin import BUILTIN_TOOLS\n"
         "assert builtin.BUILTIN_TOOLS is BUILTIN_TOOLS\n"
-        "assert importlib.import_module('vero.tool.builtin') is builtin\n"
+        "assert importlib.import_module('vero.tools.builtin') is builtin\n"
     )
 
 
 def test_import_vero_tool_builtin_as_a_name_works_after_import_vero():
     """``vero.tool`` is the decorator after ``import vero``; the import still finds the package."""
     assert_runs(
-        "import vero\nimport vero.tool.builtin as b\nimport vero.tool.buildin as old\n"
-        "from vero.tool.builtin import BUILTIN_TOOLS\n"
+        "import vero\nimport vero.tools.builtin as b\nimport vero.tools.buildin as old\n"
+        "from vero.tools.builtin import BUILTIN_TOOLS\n"
         "assert b.BUILTIN_TOOLS is BUILTIN_TOOLS and old.math_calculator('6 * 7') == '42'\n"
-        "assert vero.tool.builtin is b and vero.tool.buildin is old\n"
-        "from vero import tool\nfrom vero.tool import Tool\n" + DECORATE
+        "assert vero.tools.builtin is b and vero.tools.buildin is old\n"
+        "from vero import tool\nfrom vero.tools import Tool\n" + DECORATE
     )
 
 
 def test_import_vero_tool_builtin_as_a_name_works_in_a_fresh_interpreter():
-    assert_runs("import vero.tool.builtin as b\nassert b.calculator('2 + 2') == '4'\n")
+    assert_runs("import vero.tools.builtin as b\nassert b.calculator('2 + 2') == '4'\n")
 
 
 # --------------------------------------------------------------------------- the buildin alias
 
 
 def test_buildin_is_one_compatibility_module():
-    import vero.tool.buildin
+    import vero.tools.buildin
 
-    assert not hasattr(vero.tool.buildin, "__path__")  # a module, not a package
+    assert not hasattr(vero.tools.buildin, "__path__")  # a module, not a package
 
 
 def test_buildin_is_an_alias_with_no_code_of_its_own():
-    from vero.tool import buildin, builtin
+    from vero.tools import buildin, builtin
 
     for name in buildin.__all__:
         value = getattr(buildin, name)
@@ -127,7 +127,7 @@ def test_buildin_is_an_alias_with_no_code_of_its_own():
             assert value is getattr(builtin, name)
         else:  # a built-in function under the original framework's name
             assert isinstance(value, Tool) and value.name == name
-            assert value.func.__module__.startswith("vero.tool.builtin.")
+            assert value.func.__module__.startswith("vero.tools.builtin.")
     defined_here = [
         name
         for name, value in vars(buildin).items()
@@ -137,8 +137,8 @@ def test_buildin_is_an_alias_with_no_code_of_its_own():
 
 
 def test_google_search_says_it_searches_with_tavily():
-    from vero.tool.buildin import google_search
-    from vero.tool.builtin.search import search_tavily
+    from vero.tools.buildin import google_search
+    from vero.tools.builtin.search import search_tavily
 
     assert google_search.func is search_tavily and "Tavily" in google_search.description
 
@@ -232,7 +232,7 @@ def imported_modules(module: str, path: Path, modules: dict) -> set[str]:
         else:
             continue
         for target in targets:
-            while target and target not in modules:  # `import vero.tool.builtin.search.x` -> the module
+            while target and target not in modules:  # `import vero.tools.builtin.search.x` -> the module
                 target = target.rpartition(".")[0]
             if target and target != module:
                 found.add(target)

@@ -1,4 +1,4 @@
-"""MCP tools in vero agents: ``vero.tool.mcp`` against real servers.
+"""MCP tools in vero agents: ``vero.tools.mcp`` against real servers.
 
 The Python servers are real: ``mcp_servers/notes_server.py`` runs on the official SDK (the
 ``mcp`` package of the dev extra) over stdio and over Streamable HTTP, and
@@ -31,8 +31,8 @@ from test_cli import ROOT, vero
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.result import OK, ToolError
 from vero.testing import ScriptedLLM
-from vero.tool import ToolRegistry
-from vero.tool.mcp import (
+from vero.tools import ToolRegistry
+from vero.tools.mcp import (
     MCPError,
     MCPServer,
     MCPTool,
@@ -354,7 +354,7 @@ def test_ctrl_c_inside_the_with_block_ends_the_server():
 OPENER = """
 import sys, time
 sys.path.insert(0, {root!r})
-from vero.tool.mcp import MCPServer
+from vero.tools.mcp import MCPServer
 server = MCPServer.stdio(sys.executable, {server!r}).start()
 print(server.transport.process.pid, flush=True)
 if sys.argv[1] == "exit":

@@ -32,8 +32,8 @@ from test_mcp import RAW, pid_gone
 
 from vero._console import CliError
 from vero.core.result import ToolError
-from vero.tool import ToolRegistry
-from vero.tool.mcp import MAX_DESCRIPTION_CHARS, MCPError, MCPServer, servers_from_cli, servers_from_config
+from vero.tools import ToolRegistry
+from vero.tools.mcp import MAX_DESCRIPTION_CHARS, MCPError, MCPServer, servers_from_cli, servers_from_config
 
 FAULTS: list[FaultRow] = []
 fault = row_registry(FAULTS)

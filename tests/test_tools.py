@@ -10,8 +10,8 @@ from typing import Any, Literal, Optional, Union
 
 import pytest
 
-from vero.tool import Tool, ToolOutcome, ToolRegistry, tool
-from vero.tool.base import parse_docstring
+from vero.tools import Tool, ToolOutcome, ToolRegistry, tool
+from vero.tools.base import parse_docstring
 
 
 def props(t: Tool) -> dict:
@@ -513,8 +513,8 @@ def test_a_tool_name_the_api_would_refuse_is_rejected_at_definition():
 
 def test_tools_are_taken_to_change_things_unless_marked_read_only():
     from vero import tool
-    from vero.tool.base import Tool
-    from vero.tool.builtin import calculator, current_time, web_search
+    from vero.tools.base import Tool
+    from vero.tools.builtin import calculator, current_time, web_search
 
     @tool
     def delete_note(title: str) -> str:

@@ -24,9 +24,9 @@ from vero.core.result import Status
 from vero.core.stream import RunFinished, ToolCallStarted
 from vero.errors import LLMCallError
 from vero.testing import ScriptedLLM
-from vero.tool import ToolRegistry
-from vero.tool.base import coerce, parse_docstring
-from vero.tool.schema import InvalidValue, convert, type_to_schema
+from vero.tools import ToolRegistry
+from vero.tools.base import coerce, parse_docstring
+from vero.tools.schema import InvalidValue, convert, type_to_schema
 
 
 # -- the types used below ------------------------------------------------------------------

@@ -23,7 +23,7 @@ import pytest
 
 from vero import Tool
 from vero.testing import MockOpenAIServer, ScriptedLLM
-from vero.tool.base import parse_docstring
+from vero.tools.base import parse_docstring
 
 BENCH = Path(__file__).parent.parent / "benchmarks" / "local_model"
 

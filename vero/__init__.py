@@ -26,14 +26,8 @@ from vero.core import (
 from vero.core.cassette import Cassette
 from vero.core.message import ToolCallRequest
 
-# Bound last, after the subpackage ``vero.tool`` is loaded: the name ``vero.tool``
-# is the decorator, so ``from vero import tool`` and ``@vero.tool`` give the
-# function.  Python sets a package attribute only when a submodule is first loaded,
-# so a later ``import vero.tool.builtin`` does not rebind it; ``vero.tool.builtin``
-# puts itself on the decorator when it loads, so ``import vero.tool.builtin as b``
-# works too.  Other names come from the package by their full name:
-# ``from vero.tool import ToolOutcome``.
-from vero.tool import Tool, ToolRegistry, tool
+# `vero.tool` is the decorator; the tools package is `vero.tools`.
+from vero.tools import Tool, ToolRegistry, tool
 
 if TYPE_CHECKING:  # type checkers see the agents ("X as X": re-exported); at run time they load on first use
     from vero.agents import BasicReflectionAgent as BasicReflectionAgent

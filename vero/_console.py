@@ -159,7 +159,7 @@ def parse_tools(spec: str | None) -> list:
     unknown = [n for n in names if n not in TOOL_NAMES]
     if unknown:
         raise CliError(f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)} or 'none'")
-    from vero.tool.builtin import BUILTIN_TOOLS  # here: the sandbox runner and search client cost ~15 ms
+    from vero.tools.builtin import BUILTIN_TOOLS  # here: the sandbox runner and search client cost ~15 ms
 
     return [BUILTIN_TOOLS[n] for n in names]
 

@@ -158,7 +158,7 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     import openai  # the SDK: ~0.4 s
 
     from vero.testing import MockOpenAIServer  # http.server, email and ssl: ~35 ms
-    from vero.tool.builtin import BUILTIN_TOOLS  # the sandbox runner and the search client: ~15 ms
+    from vero.tools.builtin import BUILTIN_TOOLS  # the sandbox runner and the search client: ~15 ms
 
     if trace:
         try:  # before the tour: a trace file that cannot be written is a usage error, not a failed agent

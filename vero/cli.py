@@ -294,7 +294,7 @@ def with_mcp_tools(args, tools: list):
     """``tools`` and the tools of the ``--mcp`` / ``--mcp-config`` servers, which stop when the command ends."""
     if not (args.mcp or args.mcp_config or args.mcp_trust):
         return tools
-    from vero.tool.mcp import servers_from_cli  # here: only a command with MCP servers loads the client
+    from vero.tools.mcp import servers_from_cli  # here: only a command with MCP servers loads the client
 
     return servers_from_cli(args, tools, args.exit_stack)
 

@@ -43,7 +43,7 @@ from vero.core.parsing import call_worked, final_answer_text, parse_json_object,
 from vero.core.parsing.json_text import without_fence
 from vero.core.result import StepKind
 from vero.errors import LLMCallError
-from vero.tool.registry import ToolRegistry
+from vero.tools.registry import ToolRegistry
 
 log = logging.getLogger("vero.agent")
 

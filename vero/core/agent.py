@@ -50,9 +50,9 @@ from vero.core.session import load_session, save_session
 from vero.core.stream import reply_record, request_record, streams_text
 from vero.core.text import clip as clip_text
 from vero.errors import Cancelled, LLMCallError, VeroError
-from vero.tool.base import Tool
-from vero.tool.registry import ToolOutcome, ToolRegistry
-from vero.tool.schema import InvalidValue, describe
+from vero.tools.base import Tool
+from vero.tools.registry import ToolOutcome, ToolRegistry
+from vero.tools.schema import InvalidValue, describe
 
 if TYPE_CHECKING:
     from vero.core.stream import StreamEvent

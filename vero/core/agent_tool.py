@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from vero.core.result import RunResult, Status
 from vero.errors import VeroError
-from vero.tool.base import Tool
+from vero.tools.base import Tool
 
 # The agent whose run is in progress in this context (``Agent._guarded`` sets it): a tool it runs
 # sees it, so an agent run as a tool runs as part of that run.  (``Any``: ``vero.core.agent`` imports

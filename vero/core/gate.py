@@ -35,8 +35,8 @@ from vero.core.options import AgentOptions
 from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, valid_strings, without_fence
 from vero.core.parsing.quoted_calls import canonical, quoted_call
 from vero.core.result import StepKind, ToolError
-from vero.tool.base import Tool, ToolArgumentError
-from vero.tool.registry import ToolRegistry, parse_arguments
+from vero.tools.base import Tool, ToolArgumentError
+from vero.tools.registry import ToolRegistry, parse_arguments
 
 __all__ = ["ORIGINS", "WrittenArguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
 

@@ -4,7 +4,7 @@
 ``vero run --output-schema``): the note that tells the model so, the ``response_format`` that
 constrains a reply where the server supports it, and ``read``, which parses the answer text
 (code fences removed; the one JSON value in it, or a bare value for a simple type) and builds the value with the same
-machinery as tool arguments (``vero.tool.schema``).  ``read`` raises ``InvalidValue`` naming
+machinery as tool arguments (``vero.tools.schema``).  ``read`` raises ``InvalidValue`` naming
 every problem; the agent then re-asks (``Agent._typed_answer``).
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from vero.core.notes import note
 from vero.core.parsing import parse_json_value
-from vero.tool.schema import InvalidValue, check, convert, describe, inline_refs, type_label, type_to_schema
+from vero.tools.schema import InvalidValue, check, convert, describe, inline_refs, type_label, type_to_schema
 
 OUTPUT_NOTE = "\n\nYour final answer must be {what}, with nothing before or after it."
 OUTPUT_REASK = note(

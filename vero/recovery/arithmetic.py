@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vero.tool.builtin.arithmetic import evaluate
+from vero.tools.builtin.arithmetic import evaluate
 
 
 @dataclass(frozen=True)

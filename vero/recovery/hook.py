@@ -28,7 +28,7 @@ from vero.core.agent import Agent, tool_calls
 from vero.core.message import ToolCall
 from vero.core.parsing import call_worked, normalized_arguments
 from vero.core.result import Step, StepKind
-from vero.tool.registry import ToolRegistry
+from vero.tools.registry import ToolRegistry
 
 
 @dataclass(frozen=True)

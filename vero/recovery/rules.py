@@ -104,7 +104,7 @@ def _whole_json_object(answer: str) -> dict[str, object] | None:
 @rule("arithmetic", limit=2)
 def arithmetic(seen: Seen) -> Response:
     """``37 * 59.99 = 2219.33`` (it is 2219.63): the right value is sent back, checked by the calculator's
-    own evaluator (``vero.tool.builtin.arithmetic.evaluate``)."""
+    own evaluator (``vero.tools.builtin.arithmetic.evaluate``)."""
     slip = miscalculation(seen.answer)
     if slip is None:
         return None

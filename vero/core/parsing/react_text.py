@@ -227,7 +227,7 @@ def parse_action_input(raw: str) -> dict[str, Any] | str:
     if fence is not None and fence.end():  # any language tag (json, jsonc, javascript...) goes with the fence
         text = _TRAILING_FENCE.sub("", text[fence.end() :]).strip()
     if text.startswith("{"):
-        if unclosed_json(text):  # completed only for a read-only tool (vero.tool.registry.parse_arguments)
+        if unclosed_json(text):  # completed only for a read-only tool (vero.tools.registry.parse_arguments)
             return text
         try:
             value = parse_json_value(text)

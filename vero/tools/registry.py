@@ -46,7 +46,7 @@ from vero.core.parsing import parse_json_value, unclosed_json
 from vero.core.parsing.json_text import DECODER, valid_strings, without_fence
 from vero.core.result import ToolError
 from vero.core.text import clip
-from vero.tool.base import Tool, ToolArgumentError, tool
+from vero.tools.base import Tool, ToolArgumentError, tool
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """``@tool``: turn a typed Python function into something a model can call.
 
-The JSON schema comes from the type hints (``vero.tool.schema``: simple values, ``Literal``,
+The JSON schema comes from the type hints (``vero.tools.schema``: simple values, ``Literal``,
 ``Enum``, lists, dicts, dataclasses, ``TypedDict``, ``NamedTuple``, pydantic models, unions,
 ``Annotated[T, "description"]``), the descriptions from the docstring (Google ``Args:``, Sphinx
 ``:param x:`` or NumPy ``Parameters`` sections), so a tool is written once, as a normal
@@ -22,7 +22,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, overload
 
-from vero.tool.schema import (
+from vero.tools.schema import (
     check,
     coerce,
     convert_into,

@@ -43,8 +43,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vero.core.text import clip, redact_url
-from vero.tool.base import Tool
-from vero.tool.registry import ToolRegistry
+from vero.tools.base import Tool
+from vero.tools.registry import ToolRegistry
 
 logger = logging.getLogger("vero.mcp")
 

@@ -17,7 +17,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from vero.tool.base import tool
+from vero.tools.base import tool
 
 MAX_EXPRESSION_CHARS = 1_000
 MAX_DIGITS = 4_000  # Python refuses to print ints beyond 4,300 digits anyway

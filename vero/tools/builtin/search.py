@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 from vero.config import get_settings, warn_if_endpoint_from_env_file
 from vero.core.text import clip
-from vero.tool.base import tool
+from vero.tools.base import tool
 
 TAVILY_URL = "https://api.tavily.com/search"
 BOCHA_URL = "https://api.bochaai.com/v1/web-search"

@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from vero.config import env_flag
-from vero.tool.base import Tool
+from vero.tools.base import Tool
 
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 60.0

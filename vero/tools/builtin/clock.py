@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from vero.tool.base import tool
+from vero.tools.base import tool
 
 
 @tool(read_only=True)
