@@ -3,7 +3,7 @@
 Small models answer "What is 7.35 percent of 86420?" with ``0.0735 * 86420 =
 6300.0735`` (it is 6351.87) instead of calling a calculator.  ``miscalculation``
 finds such a sum in a reply and evaluates it with the safe evaluator behind the
-built-in ``calculator`` tool; the ``arithmetic`` rule (``vero.recovery.rules``) sends the
+built-in ``calculator`` tool (``vero.arithmetic``); the ``arithmetic`` rule (``vero.recovery.rules``) sends the
 correction back.  Sums written in LaTeX (``\\[ 26.6 \\times 37.5 \\]``, often with
 the result in the next display block) are read as plain arithmetic first.
 Anything that does not read as plain arithmetic is left alone.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vero.tools.builtin.arithmetic import evaluate
+from vero.arithmetic import evaluate
 
 
 @dataclass(frozen=True)
