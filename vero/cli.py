@@ -16,7 +16,6 @@ import contextlib
 import functools
 import sys
 
-from vero import __version__
 from vero._console import (  # noqa: F401 - the names not used here are re-exported, as before the split
     AGENTS,
     DEFAULT_TOOLS,
@@ -53,6 +52,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     watch_model,
 )
 from vero._demo import run_demo
+from vero._version import __version__
 from vero.config import get_settings
 from vero.core.chat_openai import CONFIG_HELP
 from vero.core.events import JsonlTrace
@@ -294,9 +294,12 @@ def with_mcp_tools(args, tools: list):
     """``tools`` and the tools of the ``--mcp`` / ``--mcp-config`` servers, which stop when the command ends."""
     if not (args.mcp or args.mcp_config or args.mcp_trust):
         return tools
-    from vero.tools.mcp import servers_from_cli  # here: only a command with MCP servers loads the client
+    from vero.tools.mcp import MCPError, servers_from_cli  # here: only a command with MCP servers loads the client
 
-    return servers_from_cli(args, tools, args.exit_stack)
+    try:
+        return servers_from_cli(args, tools, args.exit_stack)
+    except MCPError as exc:
+        raise CliError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- vero run

@@ -29,7 +29,7 @@ import os
 import threading
 from typing import Any
 
-from vero import __version__
+from vero._version import __version__
 from vero.core.events import Event
 from vero.core.result import token_counts
 
