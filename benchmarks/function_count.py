@@ -11,8 +11,9 @@ counted: building the agent and importing; comprehensions (``<listcomp>``,
 ``<genexpr>``...: Python 3.12 inlines most of them, so counting them would make
 the figure depend on the version); and what runs inside the model's ``generate``
 (the model call counts as one function: what the scripted model does inside
-stands for the server's work).  The tool runs in a worker thread, which the
-profiler does not follow; the first tool call of the process, which starts that thread, is made
+stands for the server's work).  The tool runs in a worker thread, which these
+counts do not follow (``functions_entered(..., tool_thread=True)`` does: ``benchmarks/budgets.py``);
+the first tool call of the process, which starts that thread, is made
 before counting.  Target: at most ``LIMIT`` each (issue 33; 116 and 111
 before the rules left the core; 50 until the gate, issue 44, added its verdict and the tool
 lookup it needs).  ``--list`` prints the functions.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -71,30 +73,60 @@ RUNS = {"ReActAgent (text)": react_run, "ToolCallingAgent": tool_calling_run}
 MAY_CHANGE = vero.Tool(multiply.func, read_only=False)  # the same tool, unmarked
 
 
-def functions_entered(run: Callable[[], Any]) -> set[str]:
-    """The vero functions (``file:line name``) entered while ``run()`` runs."""
-    entered: set[str] = set()
-    inside_model: list[FrameType] = []  # the model's generate frame, while it runs
+class Recorder:
+    """A profile function (``sys.setprofile``) for any number of threads: while ``entered`` is a set, it adds
+    the vero functions (``file:line name``) entered on each thread it is installed on."""
 
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        code = frame.f_code
-        if inside_model:
-            if event == "return" and frame is inside_model[-1]:
-                inside_model.pop()
+    def __init__(self) -> None:
+        self.entered: set[str] | None = None
+        self.threads: set[int] = set()  # the threads on which a vero function was entered
+        self.inside_model: dict[int, FrameType] = {}  # per thread: the model's generate frame, while it runs
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        entered, code, thread = self.entered, frame.f_code, threading.get_ident()
+        if entered is None:
+            return
+        if thread in self.inside_model:
+            if event == "return" and frame is self.inside_model[thread]:
+                del self.inside_model[thread]
             return
         if event != "call" or not code.co_filename.startswith(VERO) or code.co_name in COMPREHENSIONS:
             return
         name = getattr(code, "co_qualname", code.co_name)
         entered.add(f"{Path(code.co_filename).relative_to(VERO)}:{code.co_firstlineno} {name}")
+        self.threads.add(thread)
         if code.co_name == "generate":
-            inside_model.append(frame)
+            self.inside_model[thread] = frame
 
-    sys.setprofile(profile)
+
+def install_on_tool_worker(recorder: Recorder) -> None:
+    """Install ``recorder`` on the idle worker thread that the next tool call reuses (the registry starts its
+    workers with ``_thread``, which ``threading.setprofile`` does not reach): a tool call that does it."""
+
+    def profile_this_thread() -> None:
+        """Profile the tool worker."""
+        sys.setprofile(recorder)
+
+    vero.ToolRegistry([vero.Tool(profile_this_thread, read_only=True)]).run("profile_this_thread", {})
+
+
+def functions_entered(run: Callable[[], Any], tool_thread: bool = False) -> set[str]:
+    """The vero functions (``file:line name``) entered while ``run()`` runs: on the caller's thread, on the
+    threads it starts with ``threading`` and, with ``tool_thread``, on the worker that runs its tool call."""
+    recorder = Recorder()
+    if tool_thread:
+        install_on_tool_worker(recorder)
+    recorder.entered = set()
+    sys.setprofile(recorder)
+    threading.setprofile(recorder)
     try:
         answer = run()
     finally:
         sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+        entered, recorder.entered = recorder.entered, None
     assert answer == "1288", answer
+    assert not tool_thread or len(recorder.threads) == 2, "the tool's worker thread was not followed"
     return entered
 
 

@@ -1,0 +1,385 @@
+"""vero's budgets, checked: one table, and a non-zero exit status when one is broken (issue 46).
+
+    python benchmarks/budgets.py [--list]
+
+- **Lines** of the core (``vero/core``, ``vero/agents``, ``vero/tools/base.py``, ``vero/tools/registry.py``),
+  non-blank lines (a blank line costs a reader nothing): no more than ``LINES_CEILING``.
+- **Functions entered** by a two-call run of each pattern (``two_call_runs``), counted with
+  ``benchmarks/function_count.py``'s profiler on the caller's thread and the tool's worker thread, with a tool
+  that may change things and the default ``verbose`` (the console printer runs; its lines go to a
+  ``StringIO``): at most ``FUNCTION_LIMIT`` each.
+- **The longest function** in ``vero/``, from its ``def`` to its last line: at most ``FUNCTION_LINES_LIMIT``
+  (about a screen), so that the count above falls by removing hops, not by inlining them.
+- **Upward imports**: 0.  ``LAYERS`` places every module in a layer; a module may import only its own layer
+  or a lower one (the optional layers not each other).  Every ``import`` counts, at the top, inside a
+  function or under ``if TYPE_CHECKING:``, and so does ``importlib.import_module("a.literal.name")``.
+  A package's ``__init__`` runs before any module inside it, so what it imports at its top must be
+  importable by each of them.  No module imports the facade, ``vero`` itself (its ``__init__`` is exempt).
+  A call of another module's private method (``agent._guarded(...)``) where that module imports this one
+  is an arrow pointing up too, hidden from the imports: it is listed with them.
+
+``--list`` prints each broken item, and the functions each run enters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import functools
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, as run from anywhere
+ROOT = Path(__file__).resolve().parents[1]
+
+LINES_CEILING = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), when the budget was set
+CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
+FUNCTION_LIMIT = 45  # functions entered by each two-call run
+FUNCTION_LINES_LIMIT = 50  # lines of the longest function
+
+# The layers, bottom up.  A name places a module and everything under it, unless a longer name places it
+# elsewhere.  Layers of the same rank (the optional ones) may not import each other.
+# fmt: off
+LAYERS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+    (1, "data", ("vero.errors", "vero.config", "vero._version", "vero.arithmetic", "vero.core.message",
+                 "vero.core.result", "vero.core.text", "vero.core.parsing", "vero.core.secrets", "vero.core.notes",
+                 "vero.core.files", "vero.core.thinking", "vero.core.options", "vero.core.events",
+                 "vero.core.deprecation")),
+    (2, "model client and tools", ("vero.core.chat_openai", "vero.core.cassette", "vero.core.providers",
+                                   "vero.core.capabilities", "vero.tools")),
+    (3, "agent", ("vero.core",)),  # agent, gate, stream, output, agent_tool, session; the package re-exports
+    (4, "patterns", ("vero.agents",)),
+    (5, "recovery", ("vero.recovery",)),
+    (5, "MCP", ("vero.tools.mcp",)),
+    (5, "built-in tools", ("vero.tools.builtin", "vero.tools.buildin")),
+    (5, "OpenTelemetry", ("vero.otel",)),
+    (5, "trace viewer", ("vero.trace_view",)),
+    (5, "testing", ("vero.testing", "vero._mock_server", "vero._estimate")),
+    (5, "batch", ("vero.batch",)),
+    (5, "pytest plugin", ("vero.pytest_plugin",)),
+    (6, "CLI", ("vero.cli", "vero.repl", "vero._console", "vero._demo", "vero.__main__")),
+)
+# fmt: on
+FACADE = "vero"
+TOP, LAZY, TYPING = "top", "in a function", "under TYPE_CHECKING"
+
+
+# --------------------------------------------------------------------------- the imports
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str
+    line: int
+    target: str
+    where: str  # TOP, LAZY or TYPING
+
+
+@dataclass(frozen=True)
+class Finding:
+    module: str
+    line: int
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.module}:{self.line} {self.text}"
+
+
+def modules_in(package_dir: Path) -> dict[str, Path]:
+    """Every module under ``package_dir`` (a directory named like the package), by dotted name."""
+    modules = {}
+    for path in sorted(package_dir.rglob("*.py")):
+        parts = list(path.relative_to(package_dir.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import]:
+    """The imports of ``module`` that name a module of ``modules``, each with where it runs."""
+    found = []
+    for node, where in _walk(ast.parse(path.read_text(encoding="utf-8")), TOP):
+        for target in _targets(node, module, path.name == "__init__.py", modules):
+            while target and target not in modules:  # `from vero.core.text import clip` -> vero.core.text
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                found.append(Import(module, node.lineno, target, where))
+    return found
+
+
+def _walk(node: ast.AST, where: str) -> Iterator[tuple[ast.AST, str]]:
+    """Every node under ``node`` with where it runs: at import time, in a function, or only for type checkers."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and where == TOP:
+            inner = LAZY
+        elif isinstance(child, ast.If) and _is_type_checking(child.test):
+            yield child, where
+            for part in child.body:
+                yield part, TYPING
+                yield from _walk(part, TYPING)
+            for part in child.orelse:
+                yield part, where
+                yield from _walk(part, where)
+            continue
+        else:
+            inner = where
+        yield child, inner
+        yield from _walk(child, inner)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _targets(node: ast.AST, module: str, is_package: bool, modules: dict[str, Path]) -> list[str]:
+    """The dotted names ``node`` imports: ``from package import name`` imports the module package.name
+    if there is one (the package's ``__init__`` runs first, as for any module inside it), else the package."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        base = _absolute(node, module, is_package)
+        return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+    if isinstance(node, ast.Call) and _called_name(node.func) in ("import_module", "__import__") and node.args:
+        first = node.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return [first.value]
+    return []
+
+
+def _called_name(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """``from .x import y`` in ``module`` -> ``package.x``."""
+    if not node.level:
+        return node.module or ""
+    base = module if is_package else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    return f"{base}.{node.module}" if node.module else base
+
+
+def layer_of(module: str) -> tuple[int, str] | None:
+    """``(rank, name)`` of the layer that places ``module`` (the longest name that covers it), or None."""
+    best: tuple[int, int, str] | None = None
+    for rank, name, prefixes in LAYERS:
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), rank, name)
+    return None if best is None else (best[1], best[2])
+
+
+def may_import(importer: tuple[int, str], imported: tuple[int, str]) -> bool:
+    """Its own layer, or one of a lower rank."""
+    return imported == importer or imported[0] < importer[0]
+
+
+def upward_imports(package_dir: Path) -> list[Finding]:
+    """Every import that points up, sideways between optional layers, or at the facade; and every
+    module the layers do not place."""
+    modules = modules_in(package_dir)
+    imports = {module: imports_of(module, path, modules) for module, path in modules.items()}
+    findings = [Finding(m, 1, "is in no layer: add it to LAYERS") for m in modules if m != FACADE and not layer_of(m)]
+    for module, found in imports.items():
+        if module == FACADE or not layer_of(module):
+            continue
+        for item in found:
+            findings += _judged(item, module, modules)
+    findings += _package_imports(imports, modules)
+    findings += private_calls_back(modules, imports)
+    return sorted(set(findings), key=lambda f: (f.module, f.line, f.text))
+
+
+def _judged(item: Import, importer: str, modules: dict[str, Path]) -> list[Finding]:
+    if item.target == FACADE:
+        return [Finding(importer, item.line, f"imports the facade `vero` ({item.where})")]
+    mine, theirs = layer_of(importer), layer_of(item.target)
+    if mine and theirs and not may_import(mine, theirs):
+        return [Finding(importer, item.line, f"imports {item.target} ({item.where}): {_name(mine)} -> {_name(theirs)}")]
+    return []
+
+
+def _package_imports(imports: dict[str, list[Import]], modules: dict[str, Path]) -> list[Finding]:
+    """A package's ``__init__`` runs first: what it imports at its top, every module inside must be allowed."""
+    findings = []
+    for package, path in modules.items():
+        if package == FACADE or path.name != "__init__.py":
+            continue
+        inside = [m for m in modules if m.startswith(package + ".") and layer_of(m)]
+        for item in imports[package]:
+            theirs = layer_of(item.target)
+            below = [m for m in inside if theirs and not may_import(layer_of(m), theirs)]  # type: ignore[arg-type]
+            if item.where == TOP and below and item.target != FACADE:
+                findings.append(
+                    Finding(package, item.line, f"runs before {below[0]} and imports {item.target} at its top")
+                )
+    return findings
+
+
+def _name(layer: tuple[int, str]) -> str:
+    return f"{layer[0]} {layer[1]}"
+
+
+def private_calls_back(modules: dict[str, Path], imports: dict[str, list[Import]]) -> list[Finding]:
+    """Calls ``something._method(...)`` of a private method defined only in modules that import this one:
+    a lower module driving an upper one behind the imports' back."""
+    trees = {module: ast.parse(path.read_text(encoding="utf-8")) for module, path in modules.items()}
+    defined: dict[str, set[str]] = {}
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _private(node.name) and not _stub(node):
+                defined.setdefault(node.name, set()).add(module)
+    importers: dict[str, set[str]] = {}
+    for module, found in imports.items():
+        for item in found:
+            importers.setdefault(item.target, set()).add(module)
+    findings = []
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner, name = node.func.value, node.func.attr
+            homes = defined.get(name, set())
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls") or not homes or module in homes:
+                continue
+            if homes <= importers.get(module, set()):
+                findings.append(
+                    Finding(module, node.lineno, f"calls .{name}() of {', '.join(sorted(homes))}, which imports it")
+                )
+    return findings
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A declaration (a ``Protocol``'s ``def _x(self) -> T: ...``), not a definition."""
+    body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+    return all(isinstance(part, ast.Expr) and isinstance(part.value, ast.Constant) for part in body)
+
+
+# --------------------------------------------------------------------------- lines and long functions
+
+
+def core_lines(root: Path = ROOT) -> int:
+    """Non-blank lines of the core's Python files."""
+    paths = [p for part in CORE for p in ((root / part).rglob("*.py") if (root / part).is_dir() else [root / part])]
+    return sum(1 for path in paths for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def long_functions(package_dir: Path, limit: int = FUNCTION_LINES_LIMIT) -> tuple[Finding, list[Finding]]:
+    """The longest function under ``package_dir`` and every one longer than ``limit`` lines, longest first."""
+    sizes = []
+    for module, path in modules_in(package_dir).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                sizes.append((size, Finding(module, node.lineno, f"{node.name}: {size} lines")))
+    sizes.sort(key=lambda pair: -pair[0])
+    return sizes[0][1], [finding for size, finding in sizes if size > limit]
+
+
+# --------------------------------------------------------------------------- two-call runs
+
+TASK = "What is 46 times 28?"
+ACTION = 'Thought: multiply\nAction: multiply\nAction Input: {"a": 46, "b": 28}'
+FINAL = "Thought: I now know the final answer\nFinal Answer: 1288"
+NATIVE_CALL = {"tool_calls": [{"name": "multiply", "arguments": {"a": 46, "b": 28}}]}
+PLAN, RESPONSE = '{"steps": ["Multiply 46 by 28 with multiply"]}', '{"response": "1288"}'
+PASSED, ACCEPTED = '{"pass": true, "reason": "right", "score": 100}', '{"is_sufficient": true, "feedback": ""}'
+
+
+def two_call_runs() -> dict[str, tuple[Callable[[], Any], bool]]:
+    """Each pattern's smallest run with one tool call, then the answer: ``name -> (run, calls a tool)``.
+    The agent is built with the default ``verbose`` (its console printer writes to a StringIO) and the
+    tool of ``function_count.py`` unmarked (it may change things; no ``approve_tool``, the default)."""
+    from function_count import MAY_CHANGE
+
+    from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
+    from vero.agents._guided import ANSWERED
+    from vero.testing import ScriptedLLM
+
+    step = {ANSWERED: False, "tool": "multiply", "arguments": {"a": 46, "b": 28}}
+    answer = {ANSWERED: True, "final_answer": "1288"}
+    guided = [json.dumps({"thought": "multiply", "step": step}), json.dumps({"thought": "done", "step": answer})]
+    # name, class, options, the model's replies (2 calls unless said)
+    table: list[tuple[str, Any, dict[str, Any], list[Any]]] = [
+        ("ToolCallingAgent", ToolCallingAgent, {}, [NATIVE_CALL, "1288"]),
+        ("ReActAgent (text)", ReActAgent, {}, [ACTION, FINAL]),
+        ("ReActAgent (native)", ReActAgent, {"protocol": "native"}, [NATIVE_CALL, "1288"]),
+        ("ReActAgent (guided)", ReActAgent, {"protocol": "guided"}, guided),
+        ("PlanExecuteAgent", PlanExecuteAgent, {}, [PLAN, ACTION, FINAL, RESPONSE]),  # one step, then the replanner
+        ("ReflexionAgent", ReflexionAgent, {}, [ACTION, FINAL, PASSED]),  # one attempt, which the judge passes
+        ("BasicReflectionAgent", BasicReflectionAgent, {"tools": None}, ["1288", ACCEPTED]),  # no tools: a draft
+    ]
+    runs = {}
+    for name, cls, options, replies in table:
+        with contextlib.redirect_stdout(io.StringIO()):  # the console printer keeps the stream it starts with
+            agent = cls("budget", ScriptedLLM(replies), **{"tools": [MAY_CHANGE], **options})
+        runs[name] = (functools.partial(agent.run, TASK), agent.tools.names() != [])
+    return runs
+
+
+def function_counts() -> dict[str, set[str]]:
+    """The vero functions each two-call run enters, on the caller's thread and the tool's worker thread."""
+    from function_count import functions_entered
+
+    return {name: functions_entered(run, tool_thread=tool) for name, (run, tool) in two_call_runs().items()}
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="print the functions each run enters")
+    args = parser.parse_args()
+    package = ROOT / "vero"
+    rows: list[tuple[str, int, int, list[str]]] = [("core lines (non-blank)", core_lines(), LINES_CEILING, [])]
+    for name, functions in function_counts().items():
+        rows.append((f"functions: {name}", len(functions), FUNCTION_LIMIT, sorted(functions) if args.list else []))
+    longest, over = long_functions(package)
+    rows.append(
+        (f"longest function ({longest.module}:{longest.line})", _size(longest), FUNCTION_LINES_LIMIT, _texts(over))
+    )
+    upward = upward_imports(package)
+    rows.append(("upward imports", len(upward), 0, _texts(upward)))
+    broken = 0
+    print(f"{'budget':58} {'now':>6} {'limit':>6}")
+    for name, now, limit, details in rows:
+        mark = "" if now <= limit else "  OVER"
+        broken += bool(mark)
+        print(f"{name:58} {now:6} {limit:6}{mark}")
+        if mark or args.list:
+            print("".join(f"    {line}\n" for line in details), end="")
+    print(f"{broken} budget(s) broken ({_commit()})" if broken else f"all budgets hold ({_commit()})")
+    return 1 if broken else 0
+
+
+def _size(finding: Finding) -> int:
+    return int(finding.text.rsplit(": ", 1)[1].split()[0])
+
+
+def _texts(findings: list[Finding]) -> list[str]:
+    return [str(f) for f in findings]
+
+
+def _commit() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    return done.stdout.strip() or "no git"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
