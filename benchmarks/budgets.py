@@ -103,10 +103,20 @@ def modules_in(package_dir: Path) -> dict[str, Path]:
     return modules
 
 
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of the file at ``path``, parsed once per content (the checks read each file thrice)."""
+    return _parse(path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(source: str) -> ast.Module:
+    return ast.parse(source)
+
+
 def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     """The imports of ``module`` that name a module of ``modules``, each with where it runs."""
     found = []
-    for node, where in _walk(ast.parse(path.read_text(encoding="utf-8")), TOP):
+    for node, where in _walk(parsed(path), TOP):
         for target in _targets(node, module, path.name == "__init__.py", modules):
             while target and target not in modules:  # `from vero.core.text import clip` -> vero.core.text
                 target = target.rpartition(".")[0]
@@ -234,7 +244,7 @@ def _name(layer: tuple[int, str]) -> str:
 def private_calls_back(modules: dict[str, Path], imports: dict[str, list[Import]]) -> list[Finding]:
     """Calls ``something._method(...)`` of a private method defined only in modules that import this one:
     a lower module driving an upper one behind the imports' back."""
-    trees = {module: ast.parse(path.read_text(encoding="utf-8")) for module, path in modules.items()}
+    trees = {module: parsed(path) for module, path in modules.items()}
     defined: dict[str, set[str]] = {}
     for module, tree in trees.items():
         for node in ast.walk(tree):
@@ -283,7 +293,7 @@ def long_functions(package_dir: Path, limit: int = FUNCTION_LINES_LIMIT) -> tupl
     """The longest function under ``package_dir`` and every one longer than ``limit`` lines, longest first."""
     sizes = []
     for module, path in modules_in(package_dir).items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 size = (node.end_lineno or node.lineno) - node.lineno + 1
                 sizes.append((size, Finding(module, node.lineno, f"{node.name}: {size} lines")))
@@ -350,7 +360,7 @@ def main() -> int:
     rows: list[tuple[str, int, int, list[str]]] = [("core lines (non-blank)", core_lines(), LINES_CEILING, [])]
     for name, functions in function_counts().items():
         rows.append((f"functions: {name}", len(functions), FUNCTION_LIMIT, sorted(functions) if args.list else []))
-    longest, over = long_functions(package)
+    longest, over = long_functions(package, FUNCTION_LINES_LIMIT)
     rows.append(
         (f"longest function ({longest.module}:{longest.line})", _size(longest), FUNCTION_LINES_LIMIT, _texts(over))
     )
