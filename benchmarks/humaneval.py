@@ -45,6 +45,7 @@ if __name__ == "__main__":  # `python benchmarks/humaneval.py` from a clean clon
 
 from vero import Agent, Message
 from vero.batch import run_many
+from vero.core.agent import with_history
 
 AGENTS = ("plain", "reflection", "reflexion")
 HIDDEN_TIMEOUT = 10.0
@@ -424,7 +425,7 @@ class PlainAgent(Agent):
 
     def solve(self, task: str, **kwargs) -> str:
         return self.call_llm(
-            [Message.system(self.with_history(self.system_prompt or CODER_SYSTEM)), Message.user(task)]
+            [Message.system(with_history(self, self.system_prompt or CODER_SYSTEM)), Message.user(task)]
         ).text
 
 

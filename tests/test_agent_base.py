@@ -192,7 +192,7 @@ def test_format_history_is_bounded():
     text = agent.format_history(max_messages=10, max_chars=100)
     assert text.count("User:") == 10 and "question 49" in text and "question 39" not in text
     assert len(text) < 10 * 140
-    assert len(agent.history_messages()) == agent.history_window
+    assert len(agent.history_messages()) == agent.options.history_window
 
 
 def test_save_and_load_round_trip(tmp_path):
@@ -335,7 +335,8 @@ def test_subagent_shares_model_tools_settings_and_history():
     agent.add_message(Message.user("earlier"))
     child = agent.subagent(EchoAgent, "child")
     assert child.llm is llm and child.tools is agent.tools and not child.verbose
-    assert (child.max_observation_chars, child.json_retries, child.history_window) == (123, 1, 4)
+    options = child.options
+    assert (options.max_observation_chars, options.json_retries, options.history_window) == (123, 1, 4)
     assert [m.content for m in child.history] == ["earlier"]
     child.add_message(Message.user("child only"))
     assert len(agent.history) == 1

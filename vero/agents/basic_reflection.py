@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vero.core.agent import Agent, MalformedOutputError, Tools
+from vero.core.agent import Agent, MalformedOutputError, Tools, history_section, with_history
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import as_bool
@@ -169,7 +169,7 @@ class BasicReflectionAgent(Agent):
     # -- the steps -------------------------------------------------------------
     def _generate(self, task: str) -> Message:
         if self.system_prompt:  # the user's prompt is used verbatim, never formatted
-            system = self.with_history(self.system_prompt)
+            system = with_history(self, self.system_prompt)
         else:
             system = self.generate_prompt.format(**self._history_slots())
         return self.call_llm([Message.system(system), Message.user(task)], **self.answer_format())
@@ -184,7 +184,7 @@ class BasicReflectionAgent(Agent):
 
     def _history_slots(self) -> dict[str, str]:
         """The slots a prompt may have: ``{history_section}`` (these prompts) or ``{history}`` (a subclass's own)."""
-        return {"history_section": self.history_section(), "history": self.history_text()}
+        return {"history_section": history_section(self), "history": self.format_history() or "(none)"}
 
     def _revise(self, task: str, response: str, feedback: str) -> Message:
         system = self.revise_prompt.format(**self._history_slots(), response=response, feedback=feedback)

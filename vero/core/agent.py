@@ -19,10 +19,10 @@ status and the best partial answer so far.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import threading
 import time
+import warnings
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -31,14 +31,13 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from vero.core.agent_tool import RUNNING_AGENT, agent_tool
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
-from vero.core.gate import Refusal, approvers_of, decide
-from vero.core.message import ChatModel, Message
+from vero.core.gate import Refusal, WrittenArguments, approvers_of, decide, quote_sources
+from vero.core.message import Arguments, ChatModel, Message, read_arguments
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
 from vero.core.output import OUTPUT_SYSTEM, REFUSED_STATUSES, OutputSpec
 from vero.core.parsing import (
     args_text,
-    call_worked,
     normalized_arguments,
     parse_json_object,
     reports_error,
@@ -155,13 +154,15 @@ class Run:
     watch: Callable[[str, dict[str, Any]], None] | None = None  # also hears this run's events (stream, parent)
     deltas: bool = False  # send the model's text deltas as ``text_delta`` events (Agent.stream)
     pace: Callable[[], None] | None = None  # a stream: wait at each call until its consumer has caught up
-    tool_call_id: str | None = None  # the id of the native tool call being answered, for the tool events
     output_spec: OutputSpec | None = None  # run(output_type=...): what the answer must be
     output: Any = None  # the answer read as output_type, once it fits
     parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
     approvers: tuple[Callable[[Any], Any], ...] = ()  # run_subagent: the callers' approve_tool (the gate asks them too)
     text_calls: set[str] = field(default_factory=set)  # ids of the tool calls vero read from the model's text
-    call_origin: str = "native"  # where the call being run came from, for the gate (see ``Agent.run_tool``)
+    # Set around ``run_tool`` by patterns written before ``Arguments`` carried them; read only for
+    # arguments that carry neither (text or a plain dict), and going in the next release.
+    call_origin: str = "native"
+    tool_call_id: str | None = None
 
 
 class Agent(ABC):
@@ -218,12 +219,16 @@ class Agent(ABC):
         self._run: Run | None = None
         self._running = threading.Lock()  # one run at a time: see ConcurrentRunError
 
-    # The shared settings, read where they are used (``agent.options`` holds them).
-    max_observation_chars = property(lambda self: self.options.max_observation_chars)
-    history_window = property(lambda self: self.options.history_window)
-    json_retries = property(lambda self: self.options.json_retries)
-    max_tool_calls_per_reply = property(lambda self: self.options.max_tool_calls_per_reply)
-    recovery = property(lambda self: self.options.recovery)
+    def __getattr__(self, name: str) -> Any:
+        """The names that left the public API this release (``_MOVED``), with a DeprecationWarning."""
+        moved = _MOVED.get(name)
+        if moved is None or name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        instead, value = moved
+        warnings.warn(
+            f"Agent.{name} is deprecated and goes in the next release; use {instead}", DeprecationWarning, stacklevel=2
+        )
+        return value(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, llm={self.llm!r}, tools={self.tools.names()})"
@@ -267,7 +272,7 @@ class Agent(ABC):
         """
         return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
 
-    def new_run(self, task: str) -> Run:
+    def _new_run(self, task: str) -> Run:
         """The state of a top-level run of ``task``, as ``run`` makes it (``stream`` and ``arun`` watch it
         before it starts)."""
         return Run(task, token_budget=self.max_tokens_per_run)
@@ -296,9 +301,9 @@ class Agent(ABC):
         """
         from vero.core.stream import stream_events
 
-        run = self.new_run(task)
+        run = self._new_run(task)
         run.deltas = deltas
-        yield from stream_events(self, run, kwargs)
+        yield from stream_events(self, run, functools.partial(self._guarded, run, kwargs))
 
     @overload
     async def arun(self, task: str, *, output_type: type[T], **kwargs: Any) -> T | None: ...
@@ -313,15 +318,16 @@ class Agent(ABC):
         """
         from vero.core.stream import run_async
 
-        return await run_async(self, self.new_run(task), kwargs)
+        run = self._new_run(task)
+        return await run_async(self, run, functools.partial(self._guarded, run, kwargs))
 
     async def astream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> AsyncIterator[StreamEvent]:
         """``stream`` for async code: ``async for event in agent.astream(task)``; the run goes on in a thread."""
         from vero.core.stream import astream_events
 
-        run = self.new_run(task)
+        run = self._new_run(task)
         run.deltas = deltas
-        async for event in astream_events(self, run, kwargs):
+        async for event in astream_events(self, run, functools.partial(self._guarded, run, kwargs)):
             yield event
 
     def _guarded(self, run: Run, kwargs: dict[str, Any]) -> Any:
@@ -413,7 +419,7 @@ class Agent(ABC):
         """
         messages = [
             Message.system(OUTPUT_SYSTEM),
-            Message.user(self.task + spec.instructions()),
+            Message.user(self.current_run.task + spec.instructions()),
             Message.assistant(answer),
             Message.user(spec.reask(problems)),
         ]
@@ -599,88 +605,72 @@ class Agent(ABC):
     def run_tool(self, name: str, args: Any) -> ToolOutcome:
         """Run a tool, if the gate lets it (``vero.core.gate``); record the action and the full observation.
 
-        ``args`` are the arguments as the model wrote them (JSON text, or a dict parsed from exactly
-        that); ``Run.call_origin`` says how the call came (set by the pattern around the call, as
-        ``tool_call_id`` is, so that a subclass overriding ``run_tool(name, args)`` keeps it):
-        ``"native"`` (the API's tool call), ``"text"`` (read from the model's text) or ``"vero"`` (a
-        recovery rule's read-only lookup).  The gate decides
-        on the parsed call whether it runs (known tool, arguments as written, not a quote, approved);
-        a refusal is the observation.  A call that already failed with the same arguments (in this
-        run, or for a plan step's executor in an earlier step, see ``earlier_calls``) is not run
-        again (unless it timed out or was refused): small models repeat a failing call word for
-        word, so the observation says so and lists the other tools.  A failed call is never changed
-        and run again by vero: the error goes back to the model, which writes the next call itself
-        (docs/tools.md, "Safety").
+        ``args`` are the arguments as the model wrote them: the ``Arguments`` read where the reply was
+        read (``ToolCall.args``; they carry how the call came, ``origin``, and its id, so a subclass
+        overriding ``run_tool(name, args)`` keeps both), JSON text, or a dict (read as written).  The
+        gate decides on the parsed call whether it runs (known tool, arguments as written, not a
+        quote, approved); a refusal is the observation.  A call that already failed with the same
+        arguments in this run is not run again (unless it timed out or was refused; see
+        ``_repeated_failure``).  The model is sent the output clipped, with a hint after an error.
         """
         self._check_cancelled()
-        earlier = [result for action, result in self.earlier_calls() if _same_call(action, name, args)]
+        run = self._run
+        args = read_arguments(args) if isinstance(args, str) else args
+        if run is not None and (run.call_origin != "native" or run.tool_call_id is not None):
+            args = self._legacy_origin(args, run)
+        shown = args.written if isinstance(args, Arguments) and args.plain else args  # as the steps keep it
+        earlier = earlier_results(run.steps if run else (), name, shown)
         failed = next((result for result in earlier if _failed(result)), None)  # not by a timeout
         if failed is not None:
-            self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
-            text = REPEATED_FAILURE.format(
-                error=self.clip(failed.content.strip().splitlines()[0], 200), tools=self.tools.short_lines()
-            )
-            self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
-            return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
-        run = self._run
-        origin, call_id = (run.call_origin, run.tool_call_id) if run else ("native", None)
-        call = decide(self, name, args, origin, call_id)  # its warning and approval steps come before the action
-        parsed = args if isinstance(call, Refusal) else call.arguments
+            return self._repeated_failure(name, shown, failed)
+        call = decide(self, name, args)  # its warning and approval steps come before the action
+        parsed = shown if isinstance(call, Refusal) else call.arguments
         self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=parsed)
         if isinstance(call, Refusal):
             self.record(StepKind.OBSERVATION, call.text, tool=name, ok=False, error=call.error)
             hint = self.tools.others_hint(name) if call.error == ToolError.BAD_ARGUMENTS else ""
             return ToolOutcome(call.text + hint, False, call.error, repeated=bool(earlier))
-        call_id = call.id
-        self._emit("tool_call", tool=name, args=call.arguments, call_id=call_id)  # parsed: a dict from every pattern
+        self._emit("tool_call", tool=name, args=call.arguments, call_id=call.id)  # a dict from every pattern
         self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
         started = time.perf_counter()
-        outcome = self.tools.run(name, call.arguments)
-        self._emit(
-            "tool_result",
-            tool=name,
-            ok=outcome.ok,
-            error=outcome.error,
-            chars=len(outcome.output),
-            output=outcome.output,
-            call_id=call_id,
-            seconds=time.perf_counter() - started,
-        )
-        self.record(StepKind.OBSERVATION, outcome.output, tool=name, ok=outcome.ok, error=outcome.error)
-        text = tidy_numbers(outcome.output)
-        text = text if len(text) <= self.options.max_observation_chars else self.clip(text)
-        if outcome.error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (outcome.ok and ERROR_TEXT.match(text)):
+        outcome = self.tools.call(name, call.arguments)
+        seconds = time.perf_counter() - started
+        output, ok, error = outcome.output, outcome.ok, outcome.error
+        ran = {"tool": name, "ok": ok, "error": error, "chars": len(output), "output": output, "call_id": call.id}
+        self._emit("tool_result", **ran, seconds=seconds)
+        self.record(StepKind.OBSERVATION, output, tool=name, ok=ok, error=error)
+        text = tidy_numbers(output)
+        text = text if len(text) <= self.options.max_observation_chars else self._clip(text)
+        if error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (ok and ERROR_TEXT.match(text)):
             text += self.tools.others_hint(name)  # perhaps the wrong tool (an unknown tool's error lists them)
-        return ToolOutcome(text, outcome.ok, outcome.error, repeated=bool(earlier))
+        return ToolOutcome(text, ok, error, repeated=bool(earlier))
 
-    def quote_sources(self) -> list[str]:
-        """The texts a call read from the model's text is compared with, to tell a quote (the gate's
-        question 3): the system prompt, the tools' descriptions and schemas, the history, the task and
-        this run's tool results (a sub-agent's: its parent's too)."""
-        tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in self.tools]
-        sources = [self.system_prompt or "", *tools, *(message.text for message in self.history)]
-        run = self._run
-        if run is not None:
-            sources += [run.task, *(step.content for step in run.steps if step.kind == StepKind.OBSERVATION)]
-            sources += run.parent_sources() if run.parent_sources is not None else []
-        return sources
+    def _repeated_failure(self, name: str, args: Any, failed: Step) -> ToolOutcome:
+        """A call that failed before with the same arguments, not run again: small models repeat a failing
+        call word for word, so the observation says so and lists the other tools.  A failed call is never
+        changed and run again by vero: the error goes back to the model, which writes the next call
+        itself (docs/tools.md, "Safety")."""
+        self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
+        text = REPEATED_FAILURE.format(
+            error=self._clip(failed.content.strip().splitlines()[0], 200), tools=self.tools.short_lines()
+        )
+        self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
+        return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
 
-    def earlier_calls(self) -> list[tuple[Step, Step]]:
-        """``(action, observation)`` of the earlier tool calls that the repeated-failure check looks at:
-        this run's (a plan step's executor adds the plan's earlier steps')."""
-        return tool_calls(self._run.steps if self._run else [])
+    @staticmethod
+    def _legacy_origin(args: Any, run: Run) -> Any:
+        """Arguments given the origin and call id a pattern written before ``Arguments`` carried them
+        set on the run (``Run.call_origin``, ``Run.tool_call_id``); goes with those fields."""
+        if isinstance(args, Arguments) and not isinstance(args, WrittenArguments):
+            args.origin, args.call_id = run.call_origin, args.call_id or run.tool_call_id
+        elif type(args) is dict:  # read exactly (no text): a plain dict is what the model wrote
+            args = Arguments(args)
+            args.origin, args.call_id = run.call_origin, run.tool_call_id
+        return args
 
-    def earlier_results(self, name: str, args: Any) -> list[Step]:
-        """The observations of this run's earlier calls of ``name`` with the same arguments."""
-        steps = self._run.steps if self._run else []
-        return [result for action, result in tool_calls(steps) if _same_call(action, name, args)]
-
-    def clip(self, text: str, limit: int | None = None) -> str:
-        """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
-        limit = self.options.max_observation_chars if limit is None else limit
-        if len(text) <= limit:
-            return text
-        return clip_text(text, limit, TRUNCATION_MARKER.format(shown=limit, total=len(text)))
+    def _clip(self, text: str, limit: int | None = None) -> str:
+        """``text`` cut to ``limit`` characters (default ``max_observation_chars``), with a marker."""
+        return clip_observation(text, self.options.max_observation_chars if limit is None else limit)
 
     def record(self, kind: str, content: str = "", **data: Any) -> Step:
         """Add a step to this run (kept in ``last_result.steps``) and emit it."""
@@ -722,20 +712,6 @@ class Agent(ABC):
         counters[counter] += 1
         return counters[counter]
 
-    def only_failed_tools(self) -> bool:
-        """True when this run called tools and every call failed: an answer now would be a guess."""
-        results = [result for _, result in tool_calls(self.steps_so_far())]
-        return bool(results) and not any(call_worked(result) for result in results)
-
-    def steps_so_far(self) -> list[Step]:
-        """The steps recorded in the current run (empty outside ``run``)."""
-        return list(self._run.steps) if self._run else []
-
-    @property
-    def task(self) -> str:
-        """The task of the current run (empty outside ``run``)."""
-        return self._run.task if self._run else ""
-
     @property
     def partial(self) -> str:
         """The best answer so far in the current run (see ``keep_partial``)."""
@@ -769,7 +745,7 @@ class Agent(ABC):
                 watch=functools.partial(self._relay, agent.name),
                 deltas=run.deltas,
                 pace=run.pace,
-                parent_sources=self.quote_sources,
+                parent_sources=functools.partial(quote_sources, self),
                 approvers=approvers_of(self),
             ),
             {},
@@ -823,23 +799,6 @@ class Agent(ABC):
         limit = self.options.history_window if max_messages is None else max_messages
         return self.history[-limit:] if limit > 0 else []
 
-    def history_text(self) -> str:
-        """``format_history()`` for a prompt section, ``(none)`` when there is no history yet."""
-        return self.format_history() or "(none)"
-
-    def history_section(self) -> str:
-        """``HISTORY_SECTION`` with the recent conversation, or ``""`` before there is one.
-
-        An empty "(none)" section is noise to a small model: on HumanEval it cost 3 of 40
-        problems (docs/benchmarks.md).
-        """
-        history = self.format_history()
-        return HISTORY_SECTION.format(history=history) if history else ""
-
-    def with_history(self, system: str) -> str:
-        """``system`` (never formatted: it may be the user's own prompt) and then ``history_section()``."""
-        return system + self.history_section()
-
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""
         lines = []
@@ -880,6 +839,39 @@ def model_client(llm: Any) -> ChatModel:
     return llm  # type: ignore[no-any-return]  # it has generate: a ChatModel
 
 
+def clip_observation(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, with a marker saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    return clip_text(text, limit, TRUNCATION_MARKER.format(shown=limit, total=len(text)))
+
+
+def history_section(agent: Agent) -> str:
+    """``HISTORY_SECTION`` with the agent's recent conversation, or ``""`` before there is one.
+
+    An empty "(none)" section is noise to a small model: on HumanEval it cost 3 of 40
+    problems (docs/benchmarks.md).
+    """
+    history = agent.format_history()
+    return HISTORY_SECTION.format(history=history) if history else ""
+
+
+def with_history(agent: Agent, system: str) -> str:
+    """``system`` (never formatted: it may be the user's own prompt) and then ``history_section``."""
+    return system + history_section(agent)
+
+
+def earlier_results(steps: Sequence[Step], name: str, args: Any) -> list[Step]:
+    """The observations of the earlier calls of ``name`` with the same arguments among ``steps``
+    (this level's: a sub-agent's calls are its own)."""
+    return [
+        result
+        for action, result in zip(steps, steps[1:])
+        if (action.kind, result.kind, action.depth, result.depth) == (StepKind.ACTION, StepKind.OBSERVATION, 0, 0)
+        and _same_call(action, name, args)
+    ]
+
+
 def tool_calls(steps: Sequence[Step], depth: int = 0) -> list[tuple[Step, Step]]:
     """The ``(action, observation)`` step pairs of the tool calls made at this level (``depth=1``: by the
     sub-agents this run ran)."""
@@ -892,8 +884,11 @@ def tool_calls(steps: Sequence[Step], depth: int = 0) -> list[tuple[Step, Step]]
 
 
 def _same_call(call: Step, name: str, args: Any) -> bool:
-    """True when the action step ``call`` called ``name`` with the same arguments."""
-    return (call.data.get("tool"), normalized_arguments(call.data.get("args"))) == (name, normalized_arguments(args))
+    """True when the action step ``call`` called ``name`` with the same arguments (read, when text)."""
+    earlier = call.data.get("args")
+    return call.data.get("tool") == name and (
+        earlier == args or normalized_arguments(earlier) == normalized_arguments(args)
+    )
 
 
 def _failed(observation: Step) -> bool:
@@ -902,3 +897,28 @@ def _failed(observation: Step) -> bool:
     if error in (ToolError.TIMEOUT, ToolError.BUSY, ToolError.REFUSED):  # a refused call is asked about again
         return False
     return error is not None or not observation.data.get("ok", True) or reports_error(observation.content)
+
+
+# The names that left Agent's public API, for one release: (what to use instead, the old value).
+_MOVED: dict[str, tuple[str, Callable[[Agent], Any]]] = {
+    "max_observation_chars": ("agent.options.max_observation_chars", lambda a: a.options.max_observation_chars),
+    "history_window": ("agent.options.history_window", lambda a: a.options.history_window),
+    "json_retries": ("agent.options.json_retries", lambda a: a.options.json_retries),
+    "max_tool_calls_per_reply": (
+        "agent.options.max_tool_calls_per_reply",
+        lambda a: a.options.max_tool_calls_per_reply,
+    ),
+    "recovery": ("agent.options.recovery", lambda a: a.options.recovery),
+    "task": ("agent.current_run.task", lambda a: a._run.task if a._run else ""),
+    "steps_so_far": ("agent.current_run.steps", lambda a: lambda: list(a._run.steps) if a._run else []),
+    "new_run": ("agent.run / stream / arun", lambda a: a._new_run),
+    "clip": ("vero.core.agent.clip_observation(text, limit)", lambda a: a._clip),
+    "history_text": ('agent.format_history() or "(none)"', lambda a: lambda: a.format_history() or "(none)"),
+    "history_section": ("vero.core.agent.history_section(agent)", lambda a: functools.partial(history_section, a)),
+    "with_history": ("vero.core.agent.with_history(agent, system)", lambda a: functools.partial(with_history, a)),
+    "quote_sources": ("vero.core.gate.quote_sources(agent)", lambda a: functools.partial(quote_sources, a)),
+    "earlier_results": (
+        "vero.core.agent.earlier_results(agent.current_run.steps, name, args)",
+        lambda a: lambda name, args: earlier_results(a._run.steps if a._run else [], name, args),
+    ),
+}

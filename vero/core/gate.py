@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from vero.core.message import ToolCallRequest
+from vero.core.message import ORIGINS, Arguments, ToolCallRequest
 from vero.core.notes import note
 from vero.core.options import AgentOptions
 from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, valid_strings, without_fence
@@ -38,9 +38,7 @@ from vero.core.result import StepKind, ToolError
 from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import ToolRegistry, parse_arguments
 
-__all__ = ["ORIGINS", "WrittenArguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
-
-ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from text; a recovery rule's lookup
+__all__ = ["ORIGINS", "Arguments", "WrittenArguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
 
 NOT_AS_WRITTEN = note(
     "not_as_written",
@@ -58,13 +56,12 @@ APPROVAL_FAILED = note("approval_failed", "Not run: asking for approval of this 
 NOT_FOR_VERO = note("not_for_vero", "Not run: vero makes no call of {tool} for the model (it may change things).")
 
 
-class WrittenArguments(dict[str, Any]):
-    """Arguments a protocol parsed from the model's text (a dict, for code that overrides ``run_tool``),
-    with that text as written in ``written``: the gate reads the text exactly for a tool that may
-    change things.  ``written`` left None: they could be read only by repairing the model's text."""
+class WrittenArguments(Arguments):
+    """``Arguments`` as protocols wrote them before ``Arguments`` (kept for code that builds them):
+    ``written`` left None means they could be read only by repairing the model's text (refused for a
+    tool that may change things).  Prefer ``Arguments`` with ``problem`` set."""
 
-    written: str | None = None
-    problem: str | None = None  # why they are not as written, when the protocol saw it (two sets of arguments)
+    origin = "text"
 
 
 class Agent(Protocol):
@@ -72,11 +69,12 @@ class Agent(Protocol):
 
     tools: ToolRegistry
     options: AgentOptions
+    system_prompt: str | None
+    history: list[Any]
     _run: Any  # the run in progress: its ``approvers`` are those of the runs it is part of
 
     def record(self, kind: str, content: str = "", **data: Any) -> Any: ...
     def _emit(self, type: str, **data: Any) -> None: ...
-    def quote_sources(self) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -88,18 +86,27 @@ class Refusal:
 
 
 def decide(
-    agent: Agent, name: str, args: Any, origin: str = "native", call_id: str | None = None
+    agent: Agent, name: str, args: Any, origin: str | None = None, call_id: str | None = None
 ) -> ToolCallRequest | Refusal:
     """The gate's verdict on one call: the call to run (its arguments parsed), or why it is not run.
-    ``call_id``: the id of the native tool call, if any (the approver sees it)."""
+    ``origin`` and ``call_id`` (the id of the native tool call, which the approver sees): given, or
+    those ``args`` carry when they are ``Arguments``, else ``"native"`` and None."""
+    if isinstance(args, Arguments):
+        origin, call_id = origin or args.origin, call_id or args.call_id
+    origin = origin or "native"
     found = agent.tools.get(name) if isinstance(name, str) else None
     if found is None:
         valid = ", ".join(agent.tools.names()) or "(none)"
         return Refusal(f"Error: unknown tool {name!r}. Valid tools: {valid}.", ToolError.UNKNOWN_TOOL)
     if origin == "vero" and not found.read_only:  # recovery rules name read-only tools only
         return Refusal(NOT_FOR_VERO.format(tool=name), ToolError.REFUSED)
+    if isinstance(args, Arguments) and args.plain:  # no JSON object: read with the tool in hand
+        args = args.written
     try:  # question 2: a read-only tool's arguments are repaired if sloppy, as they always were
-        arguments = parse_arguments(found, args) if found.read_only else exact_arguments(found, args)
+        if not found.read_only:
+            arguments = exact_arguments(found, args)
+        else:  # a dict: read leniently where the reply was read
+            arguments = args if isinstance(args, dict) else parse_arguments(found, args)
     except ToolArgumentError as exc:
         return Refusal(f"Error: tool {name!r} {exc}", ToolError.BAD_ARGUMENTS)
     except NotAsWritten as exc:
@@ -108,7 +115,7 @@ def decide(
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=problem), ToolError.BAD_ARGUMENTS)
     call = ToolCallRequest(name, arguments, call_id, origin)
     reading = functools.partial(_written_arguments, found)
-    shown = agent.quote_sources() if origin == "text" and not found.read_only else []
+    shown = quote_sources(agent) if origin == "text" and not found.read_only else []
     if shown and quoted_call(name, arguments, shown, reading):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
@@ -118,6 +125,19 @@ def decide(
         if refusal is not None:
             return Refusal(refusal, ToolError.REFUSED)
     return call
+
+
+def quote_sources(agent: Agent) -> list[str]:
+    """The texts a call read from the model's text is compared with, to tell a quote (question 3):
+    the system prompt, the tools' descriptions and schemas, the history, the task and this run's tool
+    results (a sub-agent's: its parent's too)."""
+    tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
+    sources = [agent.system_prompt or "", *tools, *(message.text for message in agent.history)]
+    run = agent._run
+    if run is not None:
+        sources += [run.task, *(step.content for step in run.steps if step.kind == StepKind.OBSERVATION)]
+        sources += run.parent_sources() if run.parent_sources is not None else []
+    return sources
 
 
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
@@ -155,12 +175,12 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     removed (a JSON string holding the object: once decoded), else ``NotAsWritten``; plain text goes
     to the tool's one parameter as written, unless it is arguments in another syntax (``id=5``).
     ``ToolArgumentError``: unusable."""
-    if isinstance(args, WrittenArguments):
+    if isinstance(args, Arguments):  # read where the reply was read: the text as written decides
         if args.problem is not None:
             raise NotAsWritten(args.problem)
-        if args.written is None:
+        if args.written is None and isinstance(args, WrittenArguments):
             raise NotAsWritten("they could be read only by repairing them")
-        args = args.written
+        args = args if args.written is None else args.written  # no text: a dict read exactly
     if isinstance(args, (bytes, bytearray)):
         args = bytes(args).decode("utf-8", errors="replace")
     if isinstance(args, str):

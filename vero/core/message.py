@@ -10,13 +10,76 @@ from typing import Any, Protocol
 ROLES = ("system", "user", "assistant", "tool")
 
 
+ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from the model's text; a recovery lookup
+
+
+class Arguments(dict[str, Any]):
+    """A tool call's arguments, read once where the model's reply is read: the dict every later stop
+    uses (loop checks, the action step, the tool), and what the gate needs to know of the call.
+
+    ``written``: the text as the model wrote it; the gate reads it exactly for a tool that may change
+    things (docs/tools.md, "Safety").  ``problem``: why they are not as written (read only by repairing
+    the model's text, or two different sets in one step); such a call of a tool that may change things
+    is refused.  ``plain``: the text is no JSON object (plain text for a tool's one parameter): the dict
+    is empty, and the gate reads ``written`` with the tool in hand.  ``origin``: ``"native"`` (the
+    API's tool call), ``"text"`` (read from the model's text) or ``"vero"`` (a recovery rule's read-only
+    lookup); ``call_id``: the API's id of the call, if any.  Being a dict, they are what code that
+    overrides ``Agent.run_tool(name, args)`` sees, and passes on with all of this kept.
+    """
+
+    written: str | None = None
+    problem: str | None = None
+    plain: bool = False
+    origin: str = "native"
+    call_id: str | None = None
+
+
+def read_arguments(written: str, origin: str = "native", call_id: str | None = None) -> Arguments:
+    """The arguments written as ``written`` (JSON text, perhaps in a code fence): the JSON object it
+    begins with, read leniently (a sloppy object is repaired, as for a read-only tool); any other text
+    is ``plain``.  Never raises: what is unusable is the gate's to say, with the tool in hand."""
+    from vero.core.parsing.json_text import DECODER, parse_json_value, valid_strings, without_fence  # a cycle at import
+
+    text = written.strip()
+    text = without_fence(text) if text[:1] in ("`", "~") else text
+    value: Any = {} if not text else None
+    if text.startswith("{"):
+        try:
+            value = DECODER.raw_decode(text)[0]
+        except (ValueError, RecursionError):
+            try:
+                value = parse_json_value(text)
+            except ValueError:
+                pass
+    is_object = isinstance(value, dict)
+    arguments = Arguments((valid_strings(value) if "\\u" in text else value) if is_object else ())
+    arguments.written, arguments.plain, arguments.origin, arguments.call_id = written, not is_object, origin, call_id
+    return arguments
+
+
 @dataclass(slots=True)
 class ToolCall:
-    """One function call requested by the model (``arguments`` is the raw JSON text)."""
+    """One function call requested by the model.
+
+    ``arguments`` is the JSON text as the model wrote it (what the API sends back); ``args`` is that
+    text read once as a dict (``Arguments``, read on first use).  ``origin``: ``"native"`` for the
+    API's tool call, ``"text"`` for a call vero read from the model's text, ``"vero"`` for a recovery
+    rule's read-only lookup (the gate treats each differently: ``vero.core.gate``).
+    """
 
     id: str
     name: str
     arguments: str = "{}"
+    origin: str = field(default="native", compare=False)
+    _args: Arguments | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def args(self) -> Arguments:
+        """The arguments as a dict, read from ``arguments`` once; they carry the call's origin and id."""
+        if self._args is None:
+            self._args = read_arguments(self.arguments)
+        self._args.origin, self._args.call_id = self.origin, self.id
+        return self._args
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -46,9 +109,10 @@ class ToolCall:
 class ToolCallRequest:
     """A tool call as vero is about to run it, for an approver (``approve_tool=``).
 
-    ``arguments`` is the parsed dict the tool will get (``ToolCall.arguments`` stays the JSON text the
-    API sends); ``origin`` says where the call came from: ``"native"`` (the API's tool call), ``"text"``
-    (a call vero read from the model's text) or ``"vero"`` (a read-only lookup a recovery rule made).
+    ``arguments`` is the parsed dict the tool will get (``ToolCall.arguments`` stays the JSON text
+    the API sends; ``ToolCall.args`` is that dict); ``origin`` says where the call came from:
+    ``"native"`` (the API's tool call), ``"text"`` (a call vero read from the model's text) or
+    ``"vero"`` (a read-only lookup a recovery rule made).
     """
 
     name: str

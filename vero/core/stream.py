@@ -54,7 +54,8 @@ class Agent(Protocol):
     name: str
     last_result: RunResult | None
 
-    def _guarded(self, run: Any, kwargs: dict[str, Any]) -> Any: ...
+
+Work = Callable[[], Any]  # the run itself, handed over by the agent: returns the answer (or the typed output)
 
 
 # -- the events ------------------------------------------------------------------------------
@@ -246,9 +247,7 @@ class _Pace:
             self._changed.notify_all()
 
 
-def _start(
-    agent: Agent, run: Run, kwargs: dict[str, Any], deliver: Callable[[_Item], None], pace: _Pace
-) -> threading.Thread:
+def _start(agent: Agent, run: Run, execute: Work, deliver: Callable[[_Item], None], pace: _Pace) -> threading.Thread:
     """Run ``run`` in a worker thread, delivering its events, then ``RunFinished`` (or ``_Raised``)."""
     import contextvars  # here and below: `import vero` need not load what only a stream uses
 
@@ -259,7 +258,7 @@ def _start(
 
     def work() -> None:
         try:
-            agent._guarded(run, kwargs)
+            execute()
         except BaseException as exc:  # handed to the consumer's thread
             deliver(_Raised(exc))
             return
@@ -275,13 +274,14 @@ def _start(
     return thread
 
 
-def stream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Iterator[StreamEvent]:
-    """``Agent.stream``: the events of ``run``, ending with ``RunFinished``; leaving early cancels the run."""
+def stream_events(agent: Agent, run: Run, execute: Work) -> Iterator[StreamEvent]:
+    """``Agent.stream``: the events of ``run``, which ``execute()`` runs (in a worker thread), ending with
+    ``RunFinished``; leaving early cancels the run."""
     import queue
 
     items: queue.SimpleQueue[_Item] = queue.SimpleQueue()
     pace = _Pace()
-    thread = _start(agent, run, kwargs, items.put, pace)
+    thread = _start(agent, run, execute, items.put, pace)
     try:
         while True:
             item = items.get()
@@ -297,7 +297,7 @@ def stream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Iterator[St
         thread.join()  # the run stops at its next model or tool call: then the agent is free
 
 
-async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+async def astream_events(agent: Agent, run: Run, execute: Work) -> AsyncIterator[StreamEvent]:
     """``Agent.astream``: as ``stream_events``, for an asyncio event loop."""
     import asyncio
 
@@ -314,7 +314,7 @@ async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Asyn
             pass
 
     pace = _Pace()
-    thread = _start(agent, run, kwargs, deliver, pace)
+    thread = _start(agent, run, execute, deliver, pace)
     try:
         while True:
             item = await items.get()
@@ -331,8 +331,9 @@ async def astream_events(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Asyn
             await _settled(asyncio.ensure_future(asyncio.to_thread(thread.join)))
 
 
-async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Any:
-    """``Agent.arun``: ``run`` in a thread of its own; cancelling the awaiting task cancels the run."""
+async def run_async(agent: Agent, run: Run, execute: Work) -> Any:
+    """``Agent.arun``: ``execute()``, the run, in a thread of its own; cancelling the awaiting task
+    cancels the run."""
     import asyncio
     import contextvars
 
@@ -349,7 +350,7 @@ async def run_async(agent: Agent, run: Run, kwargs: dict[str, Any]) -> Any:
 
     def work() -> None:
         try:
-            answer, error = agent._guarded(run, kwargs), None
+            answer, error = execute(), None
         except BaseException as exc:  # handed to the awaiting task
             answer, error = None, exc
         try:

@@ -118,16 +118,6 @@ class _Worker:
         self.job: _Job | None = None
         _thread.start_new_thread(self._loop, ())
 
-    @classmethod
-    def take(cls) -> _Worker:
-        """An idle worker or a new one; ``_Busy`` while too many jobs are stuck."""
-        with cls.lock:
-            if cls.stuck >= MAX_STUCK_WORKERS:
-                raise _Busy
-            if cls.idle:
-                return cls.idle.pop()
-        return cls()
-
     def _loop(self) -> None:
         while True:
             self.wake.acquire()
@@ -166,10 +156,14 @@ def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
     """Run ``call()`` on a worker thread and wait at most ``timeout`` seconds.
 
     Idle workers are reused (starting a thread costs ~0.1-1 ms, and this runs
-    on every tool call).  Raises ``_TimedOut`` or ``_Busy``; an exception of
-    ``call`` is re-raised here.
+    on every tool call).  Raises ``_TimedOut``, or ``_Busy`` while ``MAX_STUCK_WORKERS``
+    jobs are stuck; an exception of ``call`` is re-raised here.
     """
-    worker = _Worker.take()
+    with _Worker.lock:  # an idle worker, or a new one below; none while too many jobs are stuck
+        if _Worker.stuck >= MAX_STUCK_WORKERS:
+            raise _Busy
+        worker = _Worker.idle.pop() if _Worker.idle else None
+    worker = worker or _Worker()
     job = worker.job = _Job(call)
     worker.wake.release()
     try:
@@ -388,13 +382,24 @@ class ToolRegistry:
     # ------------------------------------------------------------------ running
 
     def run(self, name: str, args: Any = None) -> ToolOutcome:
-        """Run tool ``name`` with ``args``; every failure becomes an observation."""
+        """Run tool ``name`` with ``args`` (JSON text, a dict, plain text...); every failure becomes an observation."""
         found = self._tools.get(name) if isinstance(name, str) else None
         if found is None:
-            valid = ", ".join(self._tools) or "(none)"
-            return ToolOutcome(f"Error: unknown tool {name!r}. Valid tools: {valid}.", False, ToolError.UNKNOWN_TOOL)
+            return self._unknown(name)
         try:
-            kwargs = found.validate(parse_arguments(found, args))
+            arguments = parse_arguments(found, args)
+        except ToolArgumentError as exc:
+            return ToolOutcome(f"Error: tool {name!r} {exc}", False, ToolError.BAD_ARGUMENTS)
+        return self.call(name, arguments)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Run tool ``name`` with arguments already read as a dict (``Agent.run_tool`` passes the gate's,
+        which read them once); every failure becomes an observation."""
+        found = self._tools.get(name) if isinstance(name, str) else None
+        if found is None:
+            return self._unknown(name)
+        try:
+            kwargs = found.validate(arguments)
         except ToolArgumentError as exc:
             return ToolOutcome(f"Error: tool {name!r} {exc}", False, ToolError.BAD_ARGUMENTS)
         timeout = found.timeout if found.timeout is not None else self.default_timeout
@@ -414,6 +419,10 @@ class ToolRegistry:
             )
         except Exception as exc:  # only when even formatting the tool's error failed
             return ToolOutcome(f"Error: tool {name!r} raised {type(exc).__name__}", False, ToolError.EXCEPTION)
+
+    def _unknown(self, name: Any) -> ToolOutcome:
+        valid = ", ".join(self._tools) or "(none)"
+        return ToolOutcome(f"Error: unknown tool {name!r}. Valid tools: {valid}.", False, ToolError.UNKNOWN_TOOL)
 
 
 def _call_shape(tool: Tool) -> str:
