@@ -44,9 +44,7 @@ def add(a: int, b: int = 0) -> int:
     return a + b
 
 
-# auto_correct=False: today the core may itself re-run a failed call of an unmarked tool with a value the
-# error suggests (vero.core.corrections); the tool-safety work stops that for every unmarked tool.
-@tool(auto_correct=False)
+@tool
 def reserve(room: str, guests: int) -> str:
     """Reserve a meeting room (changes the booking sheet).
 

@@ -1,10 +1,12 @@
-"""How vero is imported: ``@tool`` is a plain function wherever it is imported
-from, the ``buildin`` alias adds no code of its own, every module imports on its
-own in a fresh interpreter, and no vero modules import each other in a circle."""
+"""How vero is imported: ``@tool`` is a plain function wherever it is imported from,
+``vero.tools`` is a plain package, the old names work for one release with a ``DeprecationWarning``
+that names the new one, every module imports on its own in a fresh interpreter, and no vero modules
+import each other in a circle."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import os
 import subprocess
@@ -12,6 +14,8 @@ import sys
 import types
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
 
 import vero
 from vero.tools import Tool
@@ -40,7 +44,7 @@ def assert_runs(code: str) -> None:
     assert done.returncode == 0, f"{code}\n{done.stderr[-2000:]}"
 
 
-# --------------------------------------------------------------------------- @tool
+# --------------------------------------------------------------------------- @tool and vero.tools
 
 
 def test_from_vero_import_tool_gives_the_decorator_function():
@@ -51,9 +55,14 @@ def test_from_vero_import_tool_gives_the_decorator_function():
     assert inspect.isfunction(tool) and vero.tool is tool
 
 
-def test_the_tool_package_is_a_plain_module():
+def test_the_tools_package_is_a_plain_package_and_tool_stays_the_decorator_after_it_loads():
+    import vero.tools.builtin as b
+    import vero.tools.mcp
+
     package = sys.modules["vero.tools"]
-    assert type(package) is types.ModuleType and not callable(package)
+    assert type(package) is types.ModuleType and not callable(package) and hasattr(package, "__path__")
+    assert vero.tools.builtin is b and b.calculator("2 + 2") == "4" and vero.tools.mcp.__name__ == "vero.tools.mcp"
+    assert vero.tool is tool_in_base
 
 
 DECORATE = '''
@@ -65,59 +74,100 @@ assert isinstance(add, Tool) and add.name == "add" and add(2, 3) == 5
 '''
 
 
-def test_tool_stays_the_decorator_after_the_builtin_tools_are_imported():
+def test_tool_is_the_decorator_when_the_tools_package_loads_first():
     assert_runs(
-        "from vero import tool\nimport vero.tools.builtin\nfrom vero.tools import Tool\n"
-        + DECORATE
-        + "import vero\nassert vero.tool is tool\n"
-    )
-
-
-def test_tool_is_the_decorator_when_the_builtin_tools_come_first():
-    assert_runs(
-        "import vero.tools.builtin\nfrom vero.tools.builtin import BUILTIN_TOOLS\n"
+        "import vero.tools.builtin as b\nfrom vero.tools.builtin import BUILTIN_TOOLS\n"
         "from vero import tool\nfrom vero.tools import Tool\n"
         + DECORATE
-        + "assert BUILTIN_TOOLS['calculator']('6 * 7') == '42'\n"
+        + "import vero\nassert vero.tool is tool and BUILTIN_TOOLS['calculator']('6 * 7') == '42'\n"
+        "assert b.calculator('2 + 2') == '4'\n"
     )
 
 
-def test_vero_dot_tool_decorates_after_import_vero_tool():
-    assert_runs("import vero.tools\nfrom vero.tools import Tool\ntool = vero.tool\n" + DECORATE)
+# --------------------------------------------------------------------------- old names, for one release
+# Each shim warns with `vero.core.deprecation.deprecated`, which names the user's line.
 
 
-def test_the_builtin_subpackage_is_reached_by_its_full_name():
-    assert_runs(
-        "import importlib\nfrom vero.tools import builtin\nfrom vero.tools.builtin import BUILTIN_TOOLS\n"
-        "assert builtin.BUILTIN_TOOLS is BUILTIN_TOOLS\n"
-        "assert importlib.import_module('vero.tools.builtin') is builtin\n"
-    )
+def deprecated_here(old: str):
+    """``pytest.warns`` for the one deprecation of ``old``, whose warning must name this file."""
+    return pytest.warns(DeprecationWarning, match=rf"^{old} is deprecated and will be removed in the next release: ")
 
 
-def test_import_vero_tool_builtin_as_a_name_works_after_import_vero():
-    """``vero.tool`` is the decorator after ``import vero``; the import still finds the package."""
-    assert_runs(
-        "import vero\nimport vero.tools.builtin as b\nimport vero.tools.buildin as old\n"
-        "from vero.tools.builtin import BUILTIN_TOOLS\n"
-        "assert b.BUILTIN_TOOLS is BUILTIN_TOOLS and old.math_calculator('6 * 7') == '42'\n"
-        "assert vero.tools.builtin is b and vero.tools.buildin is old\n"
-        "from vero import tool\nfrom vero.tools import Tool\n" + DECORATE
-    )
+def assert_blames_this_file(record) -> None:
+    assert {Path(w.filename) for w in record if w.category is DeprecationWarning} == {Path(__file__)}
 
 
-def test_import_vero_tool_builtin_as_a_name_works_in_a_fresh_interpreter():
-    assert_runs("import vero.tools.builtin as b\nassert b.calculator('2 + 2') == '4'\n")
+# The old paths before `import vero`, in a fresh interpreter, with Python's default warning filters:
+# a script's own lines (__main__) see the warnings, and `vero.tool` stays the decorator.
+OLD_PATHS_FIRST = (
+    "import vero.tool.builtin\n"
+    "from vero.tool.builtin import calculator\n"
+    "from vero.tool import Tool, ToolRegistry\n"
+    "from vero.tool.buildin import math_calculator\n"
+    "import inspect, vero, vero.tools.builtin\n"
+    "from vero import tool\n"
+    "assert inspect.isfunction(tool) and vero.tool is tool and Tool is vero.tools.Tool\n"
+    "assert calculator is vero.tools.builtin.calculator and math_calculator('6 * 7') == '42'\n" + DECORATE
+)
 
 
-# --------------------------------------------------------------------------- the buildin alias
+def test_the_old_tool_paths_warn_and_give_the_tools_modules_in_a_fresh_interpreter():
+    done = python(OLD_PATHS_FIRST)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for line, old, new in [
+        (1, "the import path vero.tool.builtin", "import vero.tools.builtin"),
+        (3, "vero.tool.Tool", "import it from vero.tools"),
+        (3, "vero.tool.ToolRegistry", "import it from vero.tools"),
+        (4, "the import path vero.tool.buildin", "import vero.tools.buildin"),
+    ]:
+        warning = f"<string>:{line}: DeprecationWarning: {old} is deprecated and will be removed in the next release"
+        assert f"{warning}: {new}" in done.stderr
 
 
-def test_buildin_is_one_compatibility_module():
-    import vero.tools.buildin
+@pytest.mark.parametrize("name", ["base", "registry", "schema", "builtin", "builtin.search", "mcp"])
+def test_an_old_tool_path_is_the_tools_module_with_a_warning(name, monkeypatch):
+    monkeypatch.delitem(sys.modules, f"vero.tool.{name}", raising=False)  # imported once: warned once
+    with deprecated_here(f"the import path vero.tool.{name}") as record:
+        module = importlib.import_module(f"vero.tool.{name}")
+    assert module is importlib.import_module(f"vero.tools.{name}")
+    assert f"import vero.tools.{name}" in str(record[0].message)
+    assert_blames_this_file(record)
 
-    assert not hasattr(vero.tools.buildin, "__path__")  # a module, not a package
+
+def test_from_vero_tool_import_gives_the_tools_names_with_a_warning():
+    with deprecated_here("vero.tool.ToolRegistry") as record:
+        from vero.tool import ToolRegistry
+    with deprecated_here("vero.tool.tool") as named:
+        from vero.tool import tool
+    assert ToolRegistry is vero.tools.ToolRegistry and tool is tool_in_base
+    assert "from vero import tool" in str(named[0].message)
+    assert_blames_this_file([*record, *named])
+    with pytest.raises(ImportError):
+        from vero.tool import no_such_name  # noqa: F401
 
 
+def test_import_vero_tool_builtin_as_a_name_fails_after_its_warning(monkeypatch):
+    """It looks the package up on ``vero.tool``, the decorator: the one old form that cannot work."""
+    monkeypatch.delitem(sys.modules, "vero.tool.builtin", raising=False)
+    with deprecated_here("the import path vero.tool.builtin"), pytest.raises(ImportError):
+        exec("import vero.tool.builtin as b", {})
+    assert vero.tool is tool_in_base
+
+
+def test_buildin_warns_and_gives_the_original_names():
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.delitem(sys.modules, "vero.tools.buildin", raising=False)
+    try:
+        with deprecated_here("vero.tools.buildin") as record:
+            buildin = importlib.import_module("vero.tools.buildin")
+    finally:
+        monkeypatch.undo()
+    assert "vero.tools.builtin (calculator for math_calculator)" in str(record[0].message)
+    assert_blames_this_file(record)
+    assert buildin.math_calculator("6 * 7") == "42" and buildin.google_search.name == "google_search"
+
+
+@pytest.mark.filterwarnings("ignore:vero.tools.buildin is deprecated:DeprecationWarning")
 def test_buildin_is_an_alias_with_no_code_of_its_own():
     from vero.tools import buildin, builtin
 
@@ -134,13 +184,39 @@ def test_buildin_is_an_alias_with_no_code_of_its_own():
         if inspect.isfunction(value) and value.__module__ == buildin.__name__
     ]
     assert defined_here == []
+    assert not hasattr(buildin, "__path__")  # a module, not a package
 
 
+@pytest.mark.filterwarnings("ignore:vero.tools.buildin is deprecated:DeprecationWarning")
 def test_google_search_says_it_searches_with_tavily():
     from vero.tools.buildin import google_search
     from vero.tools.builtin.search import search_tavily
 
     assert google_search.func is search_tavily and "Tavily" in google_search.description
+
+
+def test_tool_auto_correct_is_accepted_with_a_warning_and_changes_nothing():
+    def double(x: int) -> int:
+        return 2 * x
+
+    with deprecated_here(r"Tool\(auto_correct=...\)") as record:
+        made = Tool(double, auto_correct=False)
+    with deprecated_here(r"Tool\(auto_correct=...\)") as decorated:
+        tool_in_base(auto_correct=True)(double)
+    assert_blames_this_file([*record, *decorated])
+    assert vars(made).keys() == vars(Tool(double)).keys() and not hasattr(made, "auto_correct")
+    assert made.read_only is False and made(4) == 8
+
+
+def test_tool_from_function_is_tool_with_a_warning():
+    def double(x: int) -> int:
+        return 2 * x
+
+    with deprecated_here(r"Tool.from_function\(func, ...\)") as record:
+        made = Tool.from_function(double, name="twice", read_only=True)
+    assert_blames_this_file(record)
+    assert (type(made), made.name, made.read_only) == (Tool, "twice", True)
+    assert made.schema == Tool(double, name="twice").schema
 
 
 # --------------------------------------------------------------------------- each module on its own

@@ -109,13 +109,11 @@ def test_a_trusted_servers_read_only_marks_are_taken_and_unmarked_tools_may_chan
     assert tools["read_note"].read_only and tools["add"].read_only  # readOnlyHint: true
     assert not tools["write_note"].read_only  # no annotation
     assert not tools["delete_note"].read_only  # destructiveHint: true
-    assert not tools["write_note"].auto_correct  # vero runs a tool that changes things only as the model wrote it
 
 
 def test_a_server_is_not_trusted_by_default_so_it_has_no_read_only_tools():
     with raw_server("plain") as server:
         assert [t.read_only for t in server.tools()] == [False] * len(server.tools())  # echo's hint is ignored
-        assert not any(t.auto_correct for t in server.tools())
     with raw_server("plain", trust=True) as server:
         assert [t.name for t in server.tools() if t.read_only] == ["echo"]  # its readOnlyHint
 

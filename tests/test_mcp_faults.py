@@ -99,11 +99,11 @@ def http_server():
     DIRECT,
     "a server's readOnlyHint is taken only for a server the user trusts (trust=True, "
     '"trust": true in --mcp-config, --mcp-trust NAME); otherwise every tool may change things '
-    "(read_only and auto_correct false), whatever its annotations say; an unknown --mcp-trust name is a usage error",
+    "(read_only false), whatever its annotations say; an unknown --mcp-trust name is a usage error",
 )
 def untrusted_read_only_hint(kind):
     with raw("plain") as server:  # its "echo" says readOnlyHint: true
-        assert not any(t.read_only or t.auto_correct for t in server.tools())
+        assert not any(t.read_only for t in server.tools())
     with tempfile.TemporaryDirectory() as folder:
         config = Path(folder) / "mcp.json"
         entry = {"command": sys.executable, "args": [RAW, "plain"]}

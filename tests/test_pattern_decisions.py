@@ -37,47 +37,54 @@ def top_steps(result):
 
 
 # -- one budget name: max_turns; max_steps / max_attempts are aliases ---------------------------
-def test_max_steps_alias_sets_the_step_budget():
-    agent, llm = planner(
-        [
-            plan("a", "b", "c"),
-            "Final Answer: ra",
-            plan("b", "c"),
-            "Final Answer: rb",
-            plan("c"),
-            "Best effort",
-            "never",
-        ],
-        max_steps=2,
-    )
-    assert agent.max_turns == 2 and agent.max_steps == 2
+def test_max_steps_alias_sets_the_step_budget_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match=r"max_steps= is deprecated.*max_turns="):
+        agent, llm = planner(
+            [
+                plan("a", "b", "c"),
+                "Final Answer: ra",
+                plan("b", "c"),
+                "Final Answer: rb",
+                plan("c"),
+                "Best effort",
+                "never",
+            ],
+            max_steps=2,
+        )
+    assert agent.max_turns == 2
     assert agent.run("task") == "Best effort"
     assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # plan + 2 * (step + replan) + the answer
 
 
+@pytest.mark.filterwarnings("ignore:max_steps=:DeprecationWarning")
 def test_max_steps_and_max_turns_agreeing_is_fine_and_differing_raises_naming_both():
     assert planner([], max_turns=4, max_steps=4)[0].max_turns == 4
     with pytest.raises(ValueError, match=r"max_steps=7 and max_turns=4"):
         planner([], max_turns=4, max_steps=7)
 
 
-def test_max_attempts_alias_sets_the_attempt_budget():
-    agent, llm = reflexion(["a1", verdict(False, 40), "never"], max_attempts=1)
-    assert agent.max_turns == 1 and agent.max_attempts == 1
+def test_max_attempts_alias_sets_the_attempt_budget_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match=r"max_attempts= is deprecated.*max_turns="):
+        agent, llm = reflexion(["a1", verdict(False, 40), "never"], max_attempts=1)
+    assert agent.max_turns == 1
     assert agent.run("task") == "a1"
     assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 2  # one attempt, no reflection after it
 
 
+@pytest.mark.filterwarnings("ignore:max_attempts=:DeprecationWarning")
 def test_max_attempts_and_max_turns_agreeing_is_fine_and_differing_raises_naming_both():
     assert reflexion([], max_turns=2, max_attempts=2)[0].max_turns == 2
     with pytest.raises(ValueError, match=r"max_attempts=5 and max_turns=2"):
         reflexion([], max_turns=2, max_attempts=5)
 
 
-def test_budget_aliases_are_read_only_views_of_max_turns():
+def test_budget_aliases_are_read_only_views_of_max_turns_that_warn():
     agent = planner([], max_turns=3)[0]
     agent.max_turns = 6
-    assert agent.max_steps == 6
+    with pytest.warns(DeprecationWarning, match=r"PlanExecuteAgent.max_steps is deprecated.*max_turns"):
+        assert agent.max_steps == 6
+    with pytest.warns(DeprecationWarning, match=r"ReflexionAgent.max_attempts is deprecated"):
+        assert reflexion([], max_turns=2)[0].max_attempts == 2
     with pytest.raises(AttributeError):
         agent.max_steps = 2
 

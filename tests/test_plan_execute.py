@@ -128,7 +128,7 @@ def test_unknown_tool_and_raising_tool_in_a_step_become_observations():
     assert observations[1] == "Error: tool 'flaky' raised RuntimeError: service down"
     assert "Observation: Error: tool 'flaky' raised RuntimeError" in llm.requests[3].messages[-1]["content"]
     assert llm.calls == 6 and agent.last_result.status == OK
-    assert not any("Fix a failed tool call" in r.messages[0]["content"] for r in llm.requests)  # max_repairs = 0
+    assert not any("Fix a failed tool call" in r.messages[0]["content"] for r in llm.requests)  # no repair request
 
 
 def test_approved_plan_runs_and_the_gate_sees_the_plan():
@@ -246,7 +246,7 @@ def test_step_budget_ends_with_a_final_answer():
         "Best effort answer",
         "never",
     ]
-    agent, llm = make(replies, max_steps=2)
+    agent, llm = make(replies, max_turns=2)
     assert agent.run("task") == "Best effort answer"
     assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # 1 + 2 * (1 + 1) + 1
     final = [s for s in agent.last_result.steps_of("final") if s.depth == 0]
@@ -255,17 +255,18 @@ def test_step_budget_ends_with_a_final_answer():
 
 def test_a_cut_off_answer_after_a_cap_is_not_used():
     replies = [plan("a", "b"), "Final Answer: ra", plan("b"), {"content": "Best eff", "finish_reason": "length"}]
-    agent, llm = make(replies, max_steps=1)
+    agent, llm = make(replies, max_turns=1)
     assert agent.run("task") == "ra"  # the last step's result, not the cut-off reply
     result = agent.last_result
     assert result.status == MAX_TURNS and llm.calls == 4 and not [s for s in result.steps_of("final") if s.depth == 0]
     assert "empty or cut off" in result.steps_of("warning")[-1].content
 
 
-def test_max_steps_is_the_old_name_of_max_turns():
-    assert make([])[0].max_steps == 20
-    assert make([], max_turns=4)[0].max_steps == 4
-    assert make([], max_steps=7)[0].max_turns == 7  # giving both, different, raises (test_pattern_decisions)
+def test_max_steps_is_the_deprecated_old_name_of_max_turns():
+    with pytest.warns(DeprecationWarning, match="max_steps"):
+        assert make([])[0].max_steps == 20
+        assert make([], max_turns=4)[0].max_steps == 4
+        assert make([], max_steps=7)[0].max_turns == 7  # giving both, different, raises (test_pattern_decisions)
 
 
 def test_replan_cap_ends_with_a_final_answer():

@@ -85,12 +85,12 @@ def test_no_attempt_passing_returns_the_best_one_needs_review_with_exact_calls()
 
 
 def test_judge_pass_needs_the_score_to_reach_pass_score():
-    agent, llm = make(["a1", verdict(True, 60), "r1", "a2", verdict(True, 85)], max_attempts=2)
+    agent, llm = make(["a1", verdict(True, 60), "r1", "a2", verdict(True, 85)], max_turns=2)
     assert agent.run("task") == "a2"
     assert [s.data["passed"] for s in agent.last_result.steps_of("evaluation")] == [False, True]
     agent, llm = make(["a1", verdict(True, 60)], pass_score=60)
     assert agent.run("task") == "a1" and agent.last_result.status == OK and llm.calls == 2
-    agent, llm = make(["a1", verdict(False, 95)], max_attempts=1)
+    agent, llm = make(["a1", verdict(False, 95)], max_turns=1)
     assert agent.run("task") == "a1" and agent.last_result.status == NEEDS_REVIEW
 
 
@@ -163,10 +163,11 @@ def test_overlong_reflection_is_cut():
     assert len(reflection.split()) == 201 and reflection.endswith("...")
 
 
-def test_max_attempts_is_the_old_name_of_max_turns():
-    assert make([])[0].max_attempts == 3
-    assert make([], max_turns=5)[0].max_attempts == 5
-    assert make([], max_attempts=2)[0].max_turns == 2  # giving both, different, raises (test_pattern_decisions)
+def test_max_attempts_is_the_deprecated_old_name_of_max_turns():
+    with pytest.warns(DeprecationWarning, match="max_attempts"):
+        assert make([])[0].max_attempts == 3
+        assert make([], max_turns=5)[0].max_attempts == 5
+        assert make([], max_attempts=2)[0].max_turns == 2  # giving both, different, raises (test_pattern_decisions)
 
 
 def test_empty_input_makes_no_model_call():

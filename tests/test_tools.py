@@ -143,14 +143,14 @@ def test_bare_decorator_keeps_function_callable_and_introspectable():
     assert "add" in repr(add) and "a: integer" in repr(add)
 
 
-def test_from_function_and_rewrapping_a_tool_under_a_new_name():
+def test_a_tool_from_a_function_and_rewrapping_a_tool_under_a_new_name():
     def mul(a: int, b: int) -> int:
         """Multiply."""
         return a * b
 
-    t = Tool.from_function(mul, name="times", timeout=1)
+    t = Tool(mul, name="times", timeout=1)
     assert (t.name, t.description, t.timeout, t(3, 4)) == ("times", "Multiply.", 1, 12)
-    alias = Tool.from_function(add, name="plus")
+    alias = Tool(add, name="plus")
     assert alias.name == "plus" and add.name == "add"
     assert alias.parameters == add.parameters
 

@@ -27,7 +27,9 @@ from vero.core.cassette import Cassette
 from vero.core.message import ToolCallRequest
 
 # `vero.tool` is the decorator; the tools package is `vero.tools`.
-from vero.tools import Tool, ToolRegistry, tool
+from vero.tools import Tool, ToolRegistry, _old_paths, tool
+
+_old_paths.install()  # `from vero.tool import Tool`, the tools package's old path, for one more release
 
 if TYPE_CHECKING:  # type checkers see the agents ("X as X": re-exported); at run time they load on first use
     from vero.agents import BasicReflectionAgent as BasicReflectionAgent

@@ -3,7 +3,7 @@ import os
 import random
 from vero.core import ChatOpenAI, Agent
 from vero.agents import *
-from vero.tools.buildin import *
+from vero.tool.buildin import *
 from vero.config import settings
 tools = [math_calculator]
 if settings.TAVILY_API_KEY:

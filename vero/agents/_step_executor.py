@@ -32,7 +32,3 @@ class StepExecutor(ReActAgent):
     """
 
     format_prompt = STEP_FORMAT_PROMPT
-    # A step whose calls all failed goes to the replanner, plan-and-execute's own repair; repairing
-    # the call inside the step as well kept executors going on pointless steps (docs/benchmarks.md).
-    max_repairs = 0
-    follows_links = False  # a step's result is often an id itself, a link for the next step

@@ -26,7 +26,7 @@ from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
 from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
-from vero.core.options import AgentKeywords, Unpack, renamed_budget
+from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
 from vero.core.result import MAX_TURNS, OK, REJECTED, Outcome, PlanStepStatus, StepKind
 from vero.errors import VeroError
 
@@ -117,7 +117,7 @@ class PlanExecuteAgent(Agent):
         system_prompt: replaces the planner's introduction (its rules stay) and the step executors'
             (their format stays), so its rules reach the agent that calls the tools.
         max_turns: executed steps at most (default 20).  ``max_steps=`` is
-            its old name and still works (``agent.max_steps`` reads it).
+            its deprecated old name (``agent.max_steps`` reads it), with a warning.
         approve: ``fn(plan) -> True | False | str``; True runs the plan, False
             ends the run ``rejected`` before any step runs, a non-empty string
             is feedback for the planner (or return an ``Approval``).  Default None: auto-approve.
@@ -149,7 +149,7 @@ class PlanExecuteAgent(Agent):
     replan_prompt = REPLAN_PROMPT
     progress_request = PROGRESS_REQUEST
     final_prompt = FINAL_PROMPT
-    max_steps = property(lambda self: self.max_turns)  # the old name of max_turns
+    max_steps = renamed_budget_property("max_steps")  # deprecated: the old name of max_turns
 
     def __init__(
         self,

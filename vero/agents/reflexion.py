@@ -23,7 +23,7 @@ from vero.agents._attempts import NOT_EVALUATED, Attempt, Evaluator, ReflexionMe
 from vero.agents.react import ReActAgent
 from vero.core.agent import Agent, MalformedOutputError, Tools
 from vero.core.message import ChatModel, Message
-from vero.core.options import AgentKeywords, Unpack, renamed_budget
+from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
 from vero.core.parsing import as_bool, as_score
 from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult, StepKind
 
@@ -81,7 +81,7 @@ class ReflexionAgent(Agent):
 
     Args (beyond ``Agent``'s):
         max_turns: attempts at most (default 3).  ``max_attempts=`` is its
-            old name and still works (``agent.max_attempts`` reads it).
+            deprecated old name (``agent.max_attempts`` reads it), with a warning.
         executor: any ``Agent`` that attempts the task (run as a sub-agent).
             Default: a fresh ``ReActAgent`` per attempt sharing this agent's
             tools, llm, history and ``system_prompt``, or one plain generation
@@ -121,7 +121,7 @@ class ReflexionAgent(Agent):
     evaluate_request = EVALUATE_REQUEST
     reflect_prompt = REFLECT_PROMPT
     reflect_request = REFLECT_REQUEST
-    max_attempts = property(lambda self: self.max_turns)  # the old name of max_turns
+    max_attempts = renamed_budget_property("max_attempts")  # deprecated: the old name of max_turns
 
     def __init__(
         self,

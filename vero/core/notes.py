@@ -2,12 +2,12 @@
 
 Each such message is a module constant defined through ``note(name, text)``,
 which records it here.  ``NOTES`` then lists every message vero can send
-(the modules that send them register them when imported), and ``repeats_a_note``
-tells whether a reply only repeats one of them: a small model parrots the last
-message it was sent, and such a reply is no answer.
+(the modules that send them register them when imported).
 """
 
 from __future__ import annotations
+
+from vero.core.deprecation import deprecated
 
 NOTES: dict[str, str] = {}  # name -> text (with its ``{placeholders}``)
 HEAD_CHARS = 40  # the opening compared: enough to tell a copied message
@@ -25,8 +25,9 @@ def _head(text: str) -> str:
 
 
 def repeats_a_note(text: str) -> bool:
-    """True when ``text`` begins like one of ``NOTES`` (the fixed part before its first placeholder),
-    in any case, also behind a "Not run:" that the model copied from another note."""
+    """Deprecated (nothing in vero asks it): True when ``text`` begins like one of ``NOTES`` (the fixed
+    part before its first placeholder), in any case, also behind a "Not run:" copied from another note."""
+    deprecated("vero.core.notes.repeats_a_note", "compare the reply with vero.core.notes.NOTES in your own rule")
     folded = " ".join(text.split()).casefold()
     heads = (folded[:HEAD_CHARS], folded.removeprefix("not run:").lstrip()[:HEAD_CHARS])
     openings = {_head(t.split("{")[0]) for t in NOTES.values()}

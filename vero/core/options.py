@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypedDict
 
+from vero.core.deprecation import deprecated
 from vero.core.events import Callback
 from vero.core.message import ToolCallRequest
 
@@ -107,16 +108,30 @@ class AgentKeywords(SharedSettings, total=False):
 
 
 def renamed_budget(old_name: str, old: int | None, max_turns: int | None) -> int | None:
-    """``max_turns``, or the value given under its old name (``max_steps``, ``max_attempts``).
+    """``max_turns``, or the value given under its deprecated old name (``max_steps``, ``max_attempts``;
+    a ``DeprecationWarning`` says so).
 
     Both given with different values is a ValueError: one budget has one name.
     """
-    if old is not None and max_turns is not None and old != max_turns:
+    if old is None:
+        return max_turns
+    deprecated(f"{old_name}=", "write max_turns=")
+    if max_turns is not None and old != max_turns:
         raise ValueError(
             f"{old_name}={old} and max_turns={max_turns} differ: {old_name} is the old name "
             "of max_turns, so give only max_turns"
         )
-    return max_turns if max_turns is not None else old
+    return old
+
+
+def renamed_budget_property(old_name: str) -> property:
+    """``agent.max_steps`` (or another old name): ``agent.max_turns``, with a ``DeprecationWarning``."""
+
+    def read(agent: Any) -> int:
+        deprecated(f"{type(agent).__name__}.{old_name}", "read max_turns")
+        return int(agent.max_turns)
+
+    return property(read)
 
 
 def _fits(value: object, rule: str) -> bool:

@@ -22,6 +22,7 @@ import typing
 from collections.abc import Callable
 from typing import Any, overload
 
+from vero.core.deprecation import deprecated
 from vero.tools.schema import (
     check,
     coerce,
@@ -213,13 +214,12 @@ class Tool:
     """A function plus the JSON schema that tells a model how to call it.
 
     ``timeout`` is in seconds; ``None`` means "use the registry's default" and
-    ``math.inf`` means "no limit".  ``auto_correct`` is still accepted for old scripts and changes
-    nothing: vero no longer corrects a failed call's arguments itself.  ``read_only=True`` says the
+    ``math.inf`` means "no limit".  ``read_only=True`` says the
     tool only looks things up and changes nothing (a calculator, a clock, a search); unmarked tools
     are taken to change things, and vero never runs one with arguments the model did not write
     (docs/tools.md, "Safety").  ``needs_approval=True``: every call is put to the agent's approver
     (``approve_tool=``), read-only or not, and refused when there is none.  Re-wrapping a tool keeps its
-    ``timeout``, ``auto_correct``, ``read_only`` and ``needs_approval`` unless they are given again.
+    ``timeout``, ``read_only`` and ``needs_approval`` unless they are given again.
     Calling the tool calls the function directly, so decorated functions keep
     working as functions.
     """
@@ -230,13 +230,14 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         timeout: float | None = None,
-        auto_correct: bool | None = None,
+        auto_correct: bool | None = None,  # deprecated
         read_only: bool | None = None,
         needs_approval: bool | None = None,
     ):
+        if auto_correct is not None:
+            deprecated("Tool(auto_correct=...)", "drop it: it changes nothing, vero never corrects a call itself")
         if isinstance(func, Tool):  # re-wrapping a tool (e.g. under another name): its settings stay
             timeout = func.timeout if timeout is None else timeout
-            auto_correct = func.auto_correct if auto_correct is None else auto_correct
             read_only = func.read_only if read_only is None else read_only
             needs_approval = func.needs_approval if needs_approval is None else needs_approval
             func = func.func
@@ -255,7 +256,6 @@ class Tool:
             if name in self.parameters["properties"] and needs_building(hint)
         }
         self.timeout: float | None = timeout
-        self.auto_correct: bool = auto_correct is not False
         self.read_only: bool = read_only is True  # unmarked: may change things
         self.needs_approval: bool = needs_approval is True
         self._positional = _positional_only(func)
@@ -268,25 +268,10 @@ class Tool:
             self.sole_parameter = self._required[0]
 
     @classmethod
-    def from_function(
-        cls,
-        func: Callable[..., Any],
-        name: str | None = None,
-        description: str | None = None,
-        timeout: float | None = None,
-        auto_correct: bool | None = None,
-        read_only: bool | None = None,
-        needs_approval: bool | None = None,
-    ) -> Tool:
-        return cls(
-            func,
-            name=name,
-            description=description,
-            timeout=timeout,
-            auto_correct=auto_correct,
-            read_only=read_only,
-            needs_approval=needs_approval,
-        )
+    def from_function(cls, func: Callable[..., Any], **settings: Any) -> Tool:
+        """Deprecated: the same as ``Tool(func, **settings)``."""
+        deprecated("Tool.from_function(func, ...)", "write Tool(func, ...)")
+        return cls(func, **settings)
 
     @property
     def schema(self) -> dict[str, Any]:
@@ -421,7 +406,8 @@ def tool(
     Every named parameter is in the schema and is filled by name from the
     model's arguments; positional-only ones (``def add(a, b, /)``) are passed
     positionally, in order.  ``*args`` is not in the schema and always gets
-    nothing; ``**kwargs`` receives any argument the schema does not name.
+    nothing; ``**kwargs`` receives any argument the schema does not name.  (``auto_correct=`` is
+    deprecated and changes nothing.)
     """
 
     def wrap(f: Callable[..., Any]) -> Tool:

@@ -274,7 +274,6 @@ class MCPTool(Tool):
             name=tool_name(self.remote_name, prefix),
             description=description or None,
             timeout=server.call_timeout,
-            auto_correct=read_only,
             read_only=read_only,
         )
         self.__doc__ = description or None

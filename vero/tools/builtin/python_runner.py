@@ -489,7 +489,7 @@ def make_python_exec(
     limits = _LIMITS_DOC.format(**options) if sandbox_enabled(sandbox) else ""  # as configured right now
     python_exec.__doc__ = _DOC.format(limits=limits)
     # The registry's timeout is larger than any subprocess timeout, so that limit fires first.
-    return Tool(python_exec, name=name, timeout=MAX_TIMEOUT + 15, auto_correct=False)  # code is never rewritten
+    return Tool(python_exec, name=name, timeout=MAX_TIMEOUT + 15)
 
 
 python_exec = make_python_exec()
