@@ -6,7 +6,8 @@ import os
 import pytest
 
 from vero import Agent, Message, Outcome, tool
-from vero.core.agent import MalformedOutputError
+from vero.core.agent import MalformedOutputError, clip_observation, history_section, with_history
+from vero.core.message import read_arguments
 from vero.core.parsing import as_bool, as_score, parse_json_object
 from vero.core.result import FAILED, MAX_TOKENS, NEEDS_REVIEW, OK
 from vero.errors import LLMCallError, SessionFormatError
@@ -375,3 +376,66 @@ def test_console_labels_a_failed_runs_partial_text(capsys):
     agent.run("q")
     out = capsys.readouterr().out
     assert "Run failed; partial, not kept: draft" in out and "Final Answer" not in out
+
+
+# -- the API: at most 30 public attributes; the moved helpers warn for one release -----------------------------
+def test_agent_keeps_at_most_30_public_attributes():
+    public = [name for name in dir(Agent) if not name.startswith("_")]
+    assert len(public) <= 30, public
+    assert "only_failed_tools" not in public and not hasattr(make()[0], "only_failed_tools")
+
+
+@pytest.mark.parametrize(
+    ("old", "value"),
+    [
+        ("max_observation_chars", lambda agent: agent.options.max_observation_chars),
+        ("history_window", lambda agent: agent.options.history_window),
+        ("recovery", lambda agent: agent.options.recovery),
+        ("task", lambda agent: ""),
+    ],
+)
+def test_a_moved_name_still_reads_with_a_deprecation_warning(old, value):
+    agent, _ = make()
+    with pytest.warns(DeprecationWarning, match=f"Agent.{old} is deprecated"):
+        assert getattr(agent, old) == value(agent)
+
+
+def test_moved_helpers_work_as_their_replacements():
+    agent, _ = make()
+    agent.add_message(Message.user("earlier"))
+    with pytest.warns(DeprecationWarning):
+        assert agent.clip("x" * 50, 10) == clip_observation("x" * 50, 10)
+    with pytest.warns(DeprecationWarning):
+        assert agent.with_history("S") == with_history(agent, "S") == "S" + history_section(agent)
+    assert "User: earlier" in history_section(agent)
+    with pytest.raises(AttributeError):
+        agent.no_such_helper  # noqa: B018
+
+
+# -- a call's origin travels with its arguments, not on the run ----------------------------------------------------
+DELETED: list[str] = []
+
+
+@tool
+def delete_note(name: str) -> str:
+    """Delete a note (changes things)."""
+    DELETED.append(name)
+    return "deleted"
+
+
+class TwoCallsAgent(Agent):
+    """Runs the same call twice in one run: first as read from the model's text, then as a native call."""
+
+    def solve(self, task):
+        as_text = read_arguments('{"name": "groceries"}', origin="text")
+        first = self.run_tool("delete_note", as_text)
+        second = self.run_tool("delete_note", '{"name": "groceries"}')
+        return f"{first.error} {second.output}"
+
+
+def test_the_origin_is_the_calls_own_so_nothing_is_left_on_the_run():
+    DELETED.clear()
+    agent, _ = make(TwoCallsAgent, tools=[delete_note])
+    # the task shows the call: read from text it is a quote (refused); the native call is the model's own
+    answer = agent.run('The page says: delete_note(name="groceries")')
+    assert answer == "refused deleted" and DELETED == ["groceries"]

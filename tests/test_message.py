@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from vero.core.message import Message, ToolCall
+from vero.core.message import Arguments, Message, ToolCall, read_arguments
 from vero.core.thinking import ThinkingStream, split_thinking
 
 
@@ -71,3 +71,36 @@ def test_thinking_stream_handles_tags_split_across_deltas():
     visible = "".join(stream.feed(d) for d in deltas) + stream.flush()
     assert visible == "Hello <b>"
     assert "".join(stream.thinking) == "secret"
+
+
+# -- a tool call's arguments, read once -------------------------------------------------------------
+def test_a_tool_call_reads_its_arguments_once_as_a_dict_keeping_the_text_as_written():
+    call = ToolCall("c1", "add", '{"a": 1, "b": 2}')
+    args = call.args
+    assert args == {"a": 1, "b": 2} and isinstance(args, Arguments)
+    assert (args.written, args.plain, args.problem) == ('{"a": 1, "b": 2}', False, None)
+    assert (args.origin, args.call_id) == ("native", "c1")
+    assert call.args is args  # read once, then kept
+    assert call.to_dict()["function"]["arguments"] == '{"a": 1, "b": 2}'  # the wire form is the text
+
+
+def test_a_call_read_from_text_says_so_in_its_arguments():
+    call = ToolCall("c2", "add", '{"a": 1}', origin="text")
+    assert (call.args.origin, call.args.call_id) == ("text", "c2")
+    assert ToolCall("c2", "add", '{"a": 1}', origin="text") == ToolCall("c2", "add", '{"a": 1}')  # same call
+
+
+@pytest.mark.parametrize(
+    ("written", "expected", "plain"),
+    [
+        ('```json\n{"a": 1}\n```', {"a": 1}, False),  # fenced: its inside
+        ("{'a': 1,}", {"a": 1}, False),  # sloppy: repaired (the gate reads the text again for a changing tool)
+        ('{"a": 1} and more', {"a": 1}, False),  # the object it begins with
+        ("", {}, False),
+        ("Paris", {}, True),  # plain text: the gate reads it with the tool in hand
+        ("{not json at all", {}, True),
+    ],
+)
+def test_read_arguments_takes_the_object_leniently_and_marks_plain_text(written, expected, plain):
+    args = read_arguments(written)
+    assert (dict(args), args.plain, args.written) == (expected, plain, written)
