@@ -30,7 +30,6 @@ from test_cli import vero
 from test_faults import FaultRow, fault_test, row_registry
 from test_mcp import RAW, pid_gone
 
-from vero._console import CliError
 from vero.core.result import ToolError
 from vero.tools import ToolRegistry
 from vero.tools.mcp import MAX_DESCRIPTION_CHARS, MCPError, MCPServer, servers_from_cli, servers_from_config
@@ -115,7 +114,7 @@ def untrusted_read_only_hint(kind):
         args = argparse.Namespace(mcp=[], mcp_config=str(config), mcp_trust=["nobody"])
         try:
             servers_from_cli(args, [], contextlib.ExitStack())
-        except CliError as exc:
+        except MCPError as exc:  # the command reports it as a usage error (exit 2)
             assert "--mcp-trust nobody: no MCP server has that name; the servers are: lying, known" in str(exc)
         else:
             raise AssertionError("an unknown --mcp-trust name was accepted")

@@ -42,6 +42,7 @@ import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from vero._version import __version__
 from vero.core.text import clip, redact_url
 from vero.tools.base import Tool
 from vero.tools.registry import ToolRegistry
@@ -1034,7 +1035,7 @@ class MCPServer:
         params = {
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
-            "clientInfo": {"name": "vero", "version": _vero_version()},
+            "clientInfo": {"name": "vero", "version": __version__},
         }
         try:
             result = self.request("initialize", params, timeout=timeout or self.handshake_timeout)
@@ -1346,12 +1347,6 @@ def _name_of(argv: Sequence[str]) -> str:
     return re.sub(r"@[^@]*$", "", name) or name  # "server-filesystem@1.2" -> "server-filesystem"
 
 
-def _vero_version() -> str:
-    from vero import __version__
-
-    return __version__
-
-
 # --------------------------------------------------------------------------- the command line
 
 
@@ -1470,28 +1465,22 @@ def server_from_command(text: str, **limits: Any) -> MCPServer:
 
 def servers_from_cli(args: Any, tools: list[Tool], stack: contextlib.ExitStack) -> list[Tool] | ToolRegistry:
     """``vero chat`` / ``vero run``: start the ``--mcp`` and ``--mcp-config`` servers (``stack`` stops them
-    when the command ends) and return ``tools`` with theirs added.  Without those options, ``tools`` as it is."""
+    when the command ends) and return ``tools`` with theirs added.  Without those options, ``tools`` as it is.
+    A server or option that does not work raises ``MCPError``, which the command reports as a usage error."""
     commands, config = getattr(args, "mcp", None) or [], getattr(args, "mcp_config", None)
     trusted = getattr(args, "mcp_trust", None) or []
     if not commands and not config and not trusted:
         return tools
-    from vero._console import CliError  # here: the console helpers import the agents
-
-    try:
-        servers = [server_from_command(text) for text in commands]
-        servers += servers_from_config(config) if config else []
-        _trust(servers, trusted)
-        registry = ToolRegistry(tools)
-        for server in servers:
-            stack.enter_context(server)
-            clashes = [t.name for t in server.tools() if t.name in registry]
-            if clashes:
-                logger.warning(
-                    "[%s] tools named like ones already given are left out: %s", server.name, ", ".join(clashes)
-                )
-            server.sync(registry)
-    except MCPError as exc:
-        raise CliError(str(exc)) from None
+    servers = [server_from_command(text) for text in commands]
+    servers += servers_from_config(config) if config else []
+    _trust(servers, trusted)
+    registry = ToolRegistry(tools)
+    for server in servers:
+        stack.enter_context(server)
+        clashes = [t.name for t in server.tools() if t.name in registry]
+        if clashes:
+            logger.warning("[%s] tools named like ones already given are left out: %s", server.name, ", ".join(clashes))
+        server.sync(registry)
     return registry
 
 
