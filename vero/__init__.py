@@ -10,6 +10,7 @@ Importing vero is cheap: the ``openai`` SDK is imported only when a
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from vero._version import __version__
 from vero.core import (
     Agent,
     AgentOptions,
@@ -38,7 +39,6 @@ if TYPE_CHECKING:  # type checkers see the agents ("X as X": re-exported); at ru
     from vero.agents import ReflexionAgent as ReflexionAgent
     from vero.agents import ToolCallingAgent as ToolCallingAgent
 
-__version__ = "0.1.0"
 
 _AGENTS = ("BasicReflectionAgent", "ReActAgent", "ToolCallingAgent", "PlanExecuteAgent", "ReflexionAgent")
 
