@@ -24,7 +24,7 @@ from typing import Any, Literal
 from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining, read_plan, read_replan
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
-from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools
+from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools, clip_observation
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
 from vero.core.result import MAX_TURNS, OK, REJECTED, Outcome, PlanStepStatus, StepKind
@@ -213,7 +213,8 @@ class PlanExecuteAgent(Agent):
         raise PlanRejected("the plan was not approved")
 
     def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
-        request = self.plan_request.format(task=task, tools=self._tools_text(), history=self.history_text())
+        history = self.format_history() or "(none)"
+        request = self.plan_request.format(task=task, tools=self._tools_text(), history=history)
         if feedback is not None:
             assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
@@ -250,7 +251,7 @@ class PlanExecuteAgent(Agent):
             self.executor_class, f"{self.name}-step{number}", protocol=self.protocol, system_prompt=self.system_prompt
         )
         text = self.step_task.format(
-            task=task, plan=plan.render(), results=plan.results(self.clip), step=step.description
+            task=task, plan=plan.render(), results=plan.results(clip_observation), step=step.description
         )
         result = self.run_subagent(executor, text)
         step.finish(result)
@@ -267,7 +268,7 @@ class PlanExecuteAgent(Agent):
     # -- replan, and the answer when a cap ends the loop -------------------------------------
     def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
         request = self.progress_request.format(
-            task=task, plan=plan.render(), results=plan.results(self.clip), tools=self._tools_text()
+            task=task, plan=plan.render(), results=plan.results(clip_observation), tools=self._tools_text()
         )
         return [Message.system(prompt), Message.user(request)]
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from vero.agents._attempts import NOT_EVALUATED, Attempt, Evaluator, ReflexionMemory, Verdict, best, external_verdict
 from vero.agents.react import ReActAgent
-from vero.core.agent import Agent, MalformedOutputError, Tools
+from vero.core.agent import Agent, MalformedOutputError, Tools, clip_observation, with_history
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
 from vero.core.parsing import as_bool, as_score
@@ -153,7 +153,7 @@ class ReflexionAgent(Agent):
         """The reflections of the run in progress, or else of the latest finished run (empty before the
         first), read from its steps: each run starts a new memory, and changing this one changes no run."""
         memory = ReflexionMemory(self.memory_size)
-        for step in self.steps_so_far() if self._run else self.last_result.steps if self.last_result else ():
+        for step in self.current_run.steps if self._run else self.last_result.steps if self.last_result else ():
             if step.kind == StepKind.REFLECTION and step.depth == 0:
                 memory.add(step.content, step.data.get("attempt", 0))
         return memory
@@ -189,7 +189,7 @@ class ReflexionAgent(Agent):
             task = self.attempt_task.format(task=task, reflections=memory.render())
         executor = self.executor or self._default_executor()
         if executor is None:  # no tools: one plain generation call
-            system = self.with_history(self.system_prompt or self.executor_prompt)
+            system = with_history(self, self.system_prompt or self.executor_prompt)
             answer = self.call_llm([Message.system(system), Message.user(task)], **self.answer_format()).text
             return Attempt(number, answer, OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)
@@ -204,13 +204,13 @@ class ReflexionAgent(Agent):
 
     def _trajectory(self, result: RunResult) -> str:
         lines = [
-            f"{s.kind}: {self.clip(s.content, 600)}"
+            f"{s.kind}: {clip_observation(s.content, 600)}"
             for s in result.steps
             if s.depth == 0 and s.kind != StepKind.THINKING
         ]
         if result.status != OK:
             lines.append(f"(the run ended with status {result.status}: {result.error or 'no answer accepted'})")
-        return self.clip("\n".join(lines) or "(no steps recorded)", 6000)
+        return clip_observation("\n".join(lines) or "(no steps recorded)", 6000)
 
     # -- evaluator ---------------------------------------------------------------
     def _evaluate(self, task: str, attempt: Attempt) -> Verdict:

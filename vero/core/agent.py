@@ -22,7 +22,6 @@ import functools
 import logging
 import threading
 import time
-import warnings
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from vero.core.agent_tool import RUNNING_AGENT, agent_tool
+from vero.core.deprecation import deprecated
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.gate import Refusal, WrittenArguments, approvers_of, decide, quote_sources
 from vero.core.message import Arguments, ChatModel, Message, read_arguments
@@ -225,9 +225,7 @@ class Agent(ABC):
         if moved is None or name.startswith("_"):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         instead, value = moved
-        warnings.warn(
-            f"Agent.{name} is deprecated and goes in the next release; use {instead}", DeprecationWarning, stacklevel=2
-        )
+        deprecated(f"Agent.{name}", f"use {instead}")
         return value(self)
 
     def __repr__(self) -> str:
