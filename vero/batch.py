@@ -34,7 +34,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_complete
 from dataclasses import replace
 from typing import Any, cast
 
-from vero.core.result import FAILED, RunResult
+from vero.core.result import RunResult, Status
 
 __all__ = ["run_many", "run_one"]
 
@@ -50,7 +50,7 @@ def run_one(make_agent: Callable[[], Any], task: str) -> RunResult:
         answer = agent.run(task)
         result = getattr(agent, "last_result", None) or RunResult(answer=answer or "", task=task)
     except Exception as exc:
-        result = RunResult(status=FAILED, error=exc, task=task, elapsed_s=time.perf_counter() - started)
+        result = RunResult(status=Status.FAILED, error=exc, task=task, elapsed_s=time.perf_counter() - started)
     error = _picklable(result.error)
     return result if error is result.error else replace(result, error=error)
 
@@ -102,9 +102,9 @@ def run_many(
             try:
                 result = future.result()
             except Exception as exc:  # the executor failed: unpicklable make_agent, a dead worker ...
-                result = RunResult(status=FAILED, error=_picklable(exc), task=tasks[index])
+                result = RunResult(status=Status.FAILED, error=_picklable(exc), task=tasks[index])
             results[index] = result
-            failed += result.status == FAILED
+            failed += result.status == Status.FAILED
             if show:
                 rate = done / max(time.perf_counter() - started, 1e-9)
                 sys.stderr.write(f"\r{done}/{len(tasks)} done, {failed} failed, {rate:.1f} tasks/s")

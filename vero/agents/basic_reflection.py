@@ -30,7 +30,7 @@ from vero.core.agent import Agent, MalformedOutputError, Tools, history_section,
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import as_bool
-from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, StepKind
+from vero.core.result import Outcome, Status, StepKind
 
 GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
 Output only the answer to the user task.
@@ -135,7 +135,7 @@ class BasicReflectionAgent(Agent):
         draft = reply.text
         if not draft.strip():
             self.record(StepKind.ERROR, "the model returned an empty draft")
-            return Outcome("", FAILED)
+            return Outcome("", Status.FAILED)
         self.record(StepKind.DRAFT, draft)
         self.keep_partial(draft)
 
@@ -144,7 +144,7 @@ class BasicReflectionAgent(Agent):
                 critique = Critique(False, CUT_OFF_FEEDBACK) if reply.truncated else self._reflect(task, draft)
             except MalformedOutputError as exc:
                 self.record(StepKind.ERROR, exc.raw, reason=str(exc))
-                return Outcome(draft, NEEDS_REVIEW)
+                return Outcome(draft, Status.NEEDS_REVIEW)
             verdict = "sufficient" if critique.is_sufficient else f"not sufficient: {critique.feedback}"
             self.record(
                 StepKind.CRITIQUE,
@@ -154,17 +154,17 @@ class BasicReflectionAgent(Agent):
                 thinking=critique.thinking,
             )
             if critique.is_sufficient:
-                return Outcome(draft, OK)
+                return Outcome(draft, Status.OK)
             if turn == self.max_turns:
                 break  # the budget is spent: no revision that nobody would critique
             reply = self._revise(task, draft, critique.feedback)
             if not reply.text.strip():
                 self.record(StepKind.ERROR, "the model returned an empty revision")
-                return Outcome(draft, NEEDS_REVIEW)
+                return Outcome(draft, Status.NEEDS_REVIEW)
             draft = reply.text
             self.record(StepKind.REVISION, draft)
             self.keep_partial(draft)
-        return Outcome(draft, NEEDS_REVIEW)
+        return Outcome(draft, Status.NEEDS_REVIEW)
 
     # -- the steps -------------------------------------------------------------
     def _generate(self, task: str) -> Message:

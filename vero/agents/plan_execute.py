@@ -27,7 +27,7 @@ from vero.agents.react import ReActAgent
 from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools, clip_observation
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
-from vero.core.result import MAX_TURNS, OK, REJECTED, Outcome, PlanStepStatus, StepKind
+from vero.core.result import Outcome, PlanStepStatus, Status, StepKind
 from vero.errors import VeroError
 
 __all__ = [
@@ -181,13 +181,13 @@ class PlanExecuteAgent(Agent):
         try:
             plan = self._approved_plan(task)  # plan -> (approve)
         except PlanRejected:
-            return Outcome("", REJECTED)
+            return Outcome("", Status.REJECTED)
         for number in self.turns():  # at most max_turns steps
             self._execute(task, plan, plan.next_step(), number)  # execute the next step
             decision = self._replan(task, plan)  # replan: the answer, or the steps that remain
             if isinstance(decision, Finished):
                 self.record(StepKind.FINAL, decision.answer)
-                return Outcome(decision.answer, OK)
+                return Outcome(decision.answer, Status.OK)
             if decision.steps != plan.remaining():  # a new plan for the rest
                 if self.tally("replans") > self.max_replans:
                     self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
@@ -288,6 +288,6 @@ class PlanExecuteAgent(Agent):
         answer = reply.text.strip()
         if not answer or reply.truncated:
             self.record(StepKind.WARNING, "the answer from the step results was empty or cut off")
-            return Outcome(self.partial, MAX_TURNS)
+            return Outcome(self.partial, Status.MAX_TURNS)
         self.record(StepKind.FINAL, answer, reason="max_turns")
-        return Outcome(answer, MAX_TURNS)
+        return Outcome(answer, Status.MAX_TURNS)

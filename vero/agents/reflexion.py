@@ -25,7 +25,7 @@ from vero.core.agent import Agent, MalformedOutputError, Tools, clip_observation
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
 from vero.core.parsing import as_bool, as_score
-from vero.core.result import FAILED, NEEDS_REVIEW, OK, Outcome, RunResult, StepKind
+from vero.core.result import Outcome, RunResult, Status, StepKind
 
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
@@ -171,17 +171,17 @@ class ReflexionAgent(Agent):
                 verdict = self._evaluate(task, attempt)  # evaluate
             except MalformedOutputError as exc:
                 self.record(StepKind.ERROR, exc.raw, reason=str(exc))
-                return Outcome(best(attempts).answer, NEEDS_REVIEW)
+                return Outcome(best(attempts).answer, Status.NEEDS_REVIEW)
             attempt = attempts[-1] = replace(attempt, verdict=verdict)
             self.record(StepKind.EVALUATION, str(verdict), attempt=number, **asdict(verdict))
             self.keep_partial(best(attempts).answer)
             if verdict.passed:
-                return Outcome(attempt.answer, OK)
+                return Outcome(attempt.answer, Status.OK)
             if number < self.max_turns:  # reflect (not after the last attempt: none would read it)
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
-        return Outcome(best(attempts).answer, NEEDS_REVIEW)  # none passed: the best attempt
+        return Outcome(best(attempts).answer, Status.NEEDS_REVIEW)  # none passed: the best attempt
 
     # -- executor ----------------------------------------------------------------
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:
@@ -191,7 +191,7 @@ class ReflexionAgent(Agent):
         if executor is None:  # no tools: one plain generation call
             system = with_history(self, self.system_prompt or self.executor_prompt)
             answer = self.call_llm([Message.system(system), Message.user(task)], **self.answer_format()).text
-            return Attempt(number, answer, OK, "(one direct answer; no tools were used)")
+            return Attempt(number, answer, Status.OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)
         return Attempt(number, result.answer, result.status, self._trajectory(result))
 
@@ -208,13 +208,13 @@ class ReflexionAgent(Agent):
             for s in result.steps
             if s.depth == 0 and s.kind != StepKind.THINKING
         ]
-        if result.status != OK:
+        if result.status != Status.OK:
             lines.append(f"(the run ended with status {result.status}: {result.error or 'no answer accepted'})")
         return clip_observation("\n".join(lines) or "(no steps recorded)", 6000)
 
     # -- evaluator ---------------------------------------------------------------
     def _evaluate(self, task: str, attempt: Attempt) -> Verdict:
-        if attempt.status == FAILED or not attempt.answer.strip():
+        if attempt.status == Status.FAILED or not attempt.answer.strip():
             return Verdict(False, 0.0, f"The attempt produced no usable answer (executor status: {attempt.status}).")
         if self.evaluator is not None:
             verdict, problem = external_verdict(self.evaluator, task, attempt.answer)
