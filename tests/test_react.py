@@ -1,11 +1,13 @@
 """ReActAgent: the text and native protocols, malformed output, loops, budgets, reflection."""
 
 import re
+from dataclasses import replace
 
 import pytest
 
 from vero import Tool, tool
 from vero.agents import ReActAgent
+from vero.agents._native import HOSTED_INSTRUCTIONS, NATIVE_INSTRUCTIONS
 from vero.agents.react import (
     FINAL_ANSWER_PROMPT,
     REACT_EXAMPLE,
@@ -121,11 +123,11 @@ def test_native_protocol_has_its_own_intro_without_step_by_step():
     agent, llm = make(["done"], protocol="native")
     agent.run("task")
     system = llm.requests[0].messages[0]["content"]
-    assert system.startswith(ReActAgent.native_intro_prompt) and "step by step" not in system
+    assert system.startswith(ReActAgent.native_prompts.intro) and "step by step" not in system
     assert REACT_SYSTEM_PROMPT not in system
 
     class Terse(ReActAgent):
-        native_intro_prompt = "You are terse."
+        native_prompts = replace(ReActAgent.native_prompts, intro="You are terse.")
 
     llm = ScriptedLLM(["done", "done"])
     Terse("t", llm, tools=[add], verbose=False, protocol="native").run("task")
@@ -655,3 +657,54 @@ def test_a_call_of_the_examples_made_up_tool_is_an_unknown_tool_observation():
     agent.run("task")
     observation = llm.requests[1].messages[-1]["content"]
     assert "unknown tool 'venue_info'" in observation
+
+
+# -- the prompt tables (one per protocol) and the old prompt attributes --------------------------
+def test_each_protocol_has_one_prompt_table_and_a_subclass_replaces_one_entry():
+    class Careful(ReActAgent):
+        text_prompts = replace(ReActAgent.text_prompts, intro="You are careful.")
+        guided_prompts = replace(ReActAgent.guided_prompts, intro="You are guided.")
+
+    guided_done = '{"thought": "", "step": {"results_answer_the_task": true, "final_answer": "5"}}'
+    for protocol, opening, reply in (
+        ("text", "You are careful.\n\nYou have access", DONE),
+        ("guided", "You are guided.\n\n", guided_done),
+    ):
+        llm = ScriptedLLM([reply])
+        Careful("c", llm, tools=[add], verbose=False, protocol=protocol).run("task")
+        assert llm.requests[0].messages[0]["content"].startswith(opening)
+    assert ReActAgent.text_prompts.intro == REACT_SYSTEM_PROMPT  # the class's own table is untouched
+
+
+def test_a_changed_correction_and_final_answer_prompt_are_sent():
+    class Strict(ReActAgent):
+        text_prompts = replace(
+            ReActAgent.text_prompts, correction="Bad: {problem} [{names}]", final_answer="Answer now, please."
+        )
+
+    llm = ScriptedLLM(["no labels at all", "Final Answer: 4"])
+    assert Strict("s", llm, tools=[add], verbose=False).run("task") == "4"
+    assert llm.requests[1].messages[-1]["content"].startswith("Bad: no `Action:` line")
+    llm = ScriptedLLM([ADD, "Final Answer: 5"])
+    Strict("s", llm, tools=[add], verbose=False, max_turns=1).run("task")
+    assert llm.requests[1].messages[-1]["content"] == "Answer now, please."
+
+
+def test_an_old_prompt_attribute_still_works_for_one_release_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="intro_prompt is deprecated.*text_prompts"):
+
+        class Old(ReActAgent):
+            intro_prompt = "You are old."
+
+    assert Old.text_prompts.intro == Old.guided_prompts.intro == "You are old."
+    llm = ScriptedLLM([DONE])
+    Old("o", llm, tools=[add], verbose=False).run("task")
+    assert llm.requests[0].messages[0]["content"].startswith("You are old.\n\n")
+    with pytest.warns(DeprecationWarning, match="format_prompt"):
+        assert ReActAgent.format_prompt == ReActAgent.text_prompts.instructions
+
+
+def test_the_prompt_tables_keep_the_prompts_text():
+    assert ReActAgent.text_prompts.instructions.endswith(REACT_EXAMPLE.replace("{", "{{").replace("}", "}}"))
+    assert ReActAgent.native_prompts.instructions == NATIVE_INSTRUCTIONS
+    assert ReActAgent.native_prompts.hosted_instructions == HOSTED_INSTRUCTIONS

@@ -34,8 +34,9 @@ import logging
 import weakref
 from typing import Any
 
-from vero.agents._react_base import ReActAgentBase
-from vero.core.agent import CUT_OFF
+from vero.agents._react_base import ReActAgentBase, ReplyStep, send_as_observation
+from vero.agents._react_prompts import ANSWERED, GUIDED_ERROR_PROMPT, GUIDED_PROMPT
+from vero.core.agent import CUT_OFF, clip_observation, earlier_results
 from vero.core.gate import WrittenArguments
 from vero.core.message import Message
 from vero.core.output import REFUSED_STATUSES
@@ -45,26 +46,11 @@ from vero.core.result import StepKind
 from vero.errors import LLMCallError
 from vero.tools.registry import ToolRegistry
 
-log = logging.getLogger("vero.agent")
+__all__ = ["ANSWERED", "GUIDED_ERROR_PROMPT", "GUIDED_PROMPT", "GuidedProtocol", "chosen_protocol", "fall_back"]
 
-ANSWERED = "results_answer_the_task"  # the choice's first field: finish (true) or call a tool (false)
+log = logging.getLogger("vero.agent")
 SCHEMA_NAME = "react_step"
 MAX_REPEATED_CALLS = 2  # repeats of a call that worked, per run; after them only the final answer is offered
-
-GUIDED_PROMPT = """You have access to the following tools:
-{tools}
-
-Reply with one JSON object per step. To call a tool:
-{{"thought": "what you know so far and what to do next",
- "step": {{"{answered}": false, "tool": "the tool's name", "arguments": {{the tool's arguments}}}}}}
-The tool's result comes back to you as the Observation. Call one tool per step, as often as needed.
-When the results so far answer the task:
-{{"thought": "...", "step": {{"{answered}": true, "final_answer": "the answer to the task"}}}}"""
-
-GUIDED_ERROR_PROMPT = """Observation: Your reply could not be read: {problem}. Reply with one JSON object:
-{{"thought": "...", "step": {{"{answered}": false, "tool": "one of [{names}]", "arguments": {{...}}}}}}
-or, if the results so far answer the task:
-{{"thought": "...", "step": {{"{answered}": true, "final_answer": "..."}}}}"""
 
 REPEATED_CALL_NOTE = (
     "(You made this same call before; it was not run again. Its result is above. "
@@ -79,13 +65,17 @@ ANSWER_NOW_NOTE = (
 class GuidedProtocol:
     """Schema-guided JSON steps (``response_format`` with a JSON schema); needs a server that enforces it.
 
-    The same interface as ``TextProtocol`` and ``NativeProtocol`` (``vero.agents._react_protocols``).
+    The same interface as ``TextProtocol`` (``vero.agents.react``): how a reply becomes a step, and how
+    a step is asked for; the step itself is ``ReActAgent.step``.
     """
+
+    name = "guided"
 
     def system_prompt(self, agent: ReActAgentBase) -> str:
         """The intro (or ``system_prompt=``), then the step format with the tools."""
-        instructions = agent.guided_prompt.format(tools=agent.tools.describe() or "(no tools)", answered=ANSWERED)
-        return f"{agent.system_prompt or agent.intro_prompt}\n\n{instructions}"
+        prompts = agent.guided_prompts
+        instructions = prompts.instructions.format(tools=agent.tools.describe() or "(no tools)", answered=ANSWERED)
+        return f"{agent.system_prompt or prompts.intro}\n\n{instructions}"
 
     def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]:
         """The step's schema; the reflection and final-answer calls are free text."""
@@ -93,48 +83,34 @@ class GuidedProtocol:
             return {}
         return {"response_format": response_format(step_schema(agent.tools, calls=not answer_only(agent)))}
 
-    def step(self, agent: ReActAgentBase, reply: Message, messages: list[Message]) -> str | None:
-        """Read the JSON step; run its call or return its answer."""
+    def read(self, agent: ReActAgentBase, reply: Message) -> ReplyStep:
+        """The JSON step: its thought, then its call or its answer.  An empty answer is malformed; the
+        answer is taken as it is when only the answer was on offer (the model could do nothing else)."""
         try:
             thought, choice = read_step(reply.text, reply.truncated)
         except ValueError as problem:
-            if reply.text.strip():
-                messages.append(Message.assistant(reply.text))
-            agent.format_error(str(problem), reply.text, messages)
-            return None
-        refused = None if "final_answer" in choice else unsafe_call(agent, choice["tool"], reply)
-        if refused is not None:
-            messages.append(Message.assistant(reply.text))
-            agent.format_error(refused, reply.text, messages)
-            return None
-        agent.current_run.counters["format_errors"] = 0
-        messages.append(Message.assistant(reply.text))
-        agent.note_thought(thought)
+            return ReplyStep(Message.assistant(reply.text) if reply.text.strip() else None, problem=str(problem))
+        said = Message.assistant(reply.text)
         if "final_answer" in choice:
-            return self.answer(agent, choice["final_answer"], messages)
-        observation = self.observe(agent, choice["tool"], choice["arguments"])
-        messages.append(Message.user(f"Observation: {observation}"))
-        return None
+            answer = choice["final_answer"].strip()
+            if not answer:
+                return ReplyStep(said, thought, problem="the final answer was empty")
+            return ReplyStep(said, thought, answer=answer, check_answer=not answer_only(agent))
+        if unsafe_call(agent, choice["tool"], reply):
+            return ReplyStep(said, problem=CUT_OFF)
+        return ReplyStep(said, thought, actions=[(choice["tool"], choice["arguments"])])
 
-    def answer(self, agent: ReActAgentBase, answer: str, messages: list[Message]) -> str | None:
-        """The final answer, unless it is empty or the agent's ``answer_check`` sends a nudge instead
-        (not when only the answer is on offer: the model could do nothing else)."""
-        answer = answer.strip()
-        if not answer:
-            agent.format_error("the final answer was empty", answer, messages)
-            return None
-        nudge = None if answer_only(agent) else agent.answer_check(answer)
-        if nudge is not None:
-            messages.append(Message.user(f"Observation: {nudge}"))
-            return None
-        return answer
+    def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:
+        """The call's result as the next Observation (or the loop warning instead)."""
+        name, arguments = step.actions[0]
+        observation = warning if warning is not None else self.observe(agent, name, arguments)
+        messages.append(Message.user(f"Observation: {observation}"))
+
+    send = staticmethod(send_as_observation)  # the recovery hook's note on an answer, as the next Observation
 
     def observe(self, agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str:
-        """The call's result.  A loop warning (``max_repeats`` in a row) or a repeat of a call that
-        worked is not run: the warning, or the earlier result with a note, comes back instead."""
-        warning = agent.check_repeats([(name, arguments)])
-        if warning is not None:
-            return warning
+        """The call's result.  A repeat of a call that worked is not run (a tool that changes something
+        would change it twice): the earlier result comes back with a note."""
         earlier = earlier_result(agent, name, arguments)
         if earlier is None:
             agent.current_run.call_origin = "text"  # for the gate
@@ -149,10 +125,11 @@ class GuidedProtocol:
             args=arguments,
             repeats=repeats,
         )
-        return f"{agent.clip(earlier)}\n{ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE}"
+        note = ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE
+        return f"{clip_observation(earlier, agent.options.max_observation_chars)}\n{note}"
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:
-        return agent.guided_error_prompt.format(
+        return agent.guided_prompts.correction.format(
             problem=problem, names=", ".join(agent.tools.names()), answered=ANSWERED
         )
 
@@ -204,7 +181,8 @@ def unsafe_call(agent: ReActAgentBase, tool: str, reply: Message) -> str | None:
 
 def earlier_result(agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str | None:
     """The full result of an identical call that worked earlier in this run, if any."""
-    return next((result.content for result in agent.earlier_results(name, arguments) if call_worked(result)), None)
+    earlier = earlier_results(agent.current_run.steps, name, arguments)
+    return next((result.content for result in earlier if call_worked(result)), None)
 
 
 def answer_only(agent: ReActAgentBase) -> bool:

@@ -3,17 +3,19 @@
 The model asks for tools through the API's ``tool_calls``; each call is run in
 order and answered with a ``tool`` message carrying its ``tool_call_id``.
 
-Small local models do not always keep to that protocol.  The general mechanisms
-(on unless ``recovery=False``):
+Small local models do not always keep to that protocol.  The general mechanisms, each a switch
+of the recovery hook (``agent.options.hook``, ``vero.core.options.RecoveryHook``; all on unless
+``recovery=False``):
 
-- a reply whose whole content is a call written as text (``vero.core.parsing.text_calls``)
-  runs as that call, only the first of them, if the gate lets it: never a call of a tool that
-  may change things that is a quote of a call the model was shown (docs/tools.md, "Safety");
-- a reply cut off by the output cap, or an empty one, is asked again (bounded);
-- the same call made again gets its result and a note to use it.
+- ``calls_in_text``: a reply whose whole content is a call written as text
+  (``vero.core.parsing.text_calls``) runs as that call, only the first of them, if the gate lets
+  it: never a call of a tool that may change things that is a quote of a call the model was shown
+  (docs/tools.md, "Safety"); ``calls_in_prose``: a read-only call written amid prose, too;
+- ``nudges``: a reply cut off by the output cap, or an empty one, is asked again (bounded);
+- ``repeated_call_note``: the same call made again gets its result and a note to use it.
 
-Anything more (nudges for an echo, an announced call, a wrong sum, an ungrounded
-value) is a recovery rule (``vero.recovery``), consulted by ``nudge_for``.
+Anything more (nudges for an announced call, a wrong sum, an ungrounded value) is a recovery
+rule (``vero.recovery``), which the hook's ``respond`` consults in ``nudge_for``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from vero.core.notes import note
 from vero.core.parsing import calls_in_prose, strip_template_tags, tool_calls_in_text
 from vero.core.result import StepKind
 from vero.core.text import clip
-from vero.recovery import Nudge, consult, resolve
 
 # One call at a time, arguments only from the question or earlier results, and one example of
 # a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
@@ -76,13 +77,6 @@ RAN_FOR_YOU = note("ran_for_you", "vero made the call {call} for you (a read-onl
 TOO_MANY_CALLS = note(
     "too_many_calls", "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
 )
-LOOP_WARNING_PROMPT = note(
-    "loop_warning",
-    "You have repeated the same action with the same input {count} times "
-    "in a row; it was not run again and the result would not change. Try a different action, "
-    "or give your final answer.",
-)  # ReAct's loop detection
-
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
 # until the output cap; only the first written call runs, so the rest is never needed.
 TEXT_CALLS_STOP = ["</tools>"]
@@ -113,11 +107,12 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     no call of a tool that may change things (``without_cut_off_calls``).
     """
     reply = without_cut_off_calls(agent, reply)
-    if reply.tool_calls or not agent.tools or agent.options.recovery is False:
+    hook = agent.options.hook
+    if reply.tool_calls or not agent.tools:
         return reply
-    found = tool_calls_in_text(reply.text, agent.tools.names())
+    found = tool_calls_in_text(reply.text, agent.tools.names()) if hook.calls_in_text else None
     if found is None:
-        return _with_lookup_in_prose(agent, reply)
+        return _with_lookup_in_prose(agent, reply) if hook.calls_in_prose else reply
     call, dropped = found.calls[0], len(found.calls) - 1
     if reply.finish_reason == "length" and not agent.tools.read_only(call.name):
         agent.record(StepKind.WARNING, cut_off_warning(call.name), cut_off=True, raw=reply.text)
@@ -192,23 +187,21 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
     """What to send back when a text reply is not yet an answer, else None (the reply is the answer).
 
     A reply cut off by the output cap is never an answer; an empty one gets at most
-    ``MAX_EMPTY_NUDGES`` nudges per run.  Then the recovery rules (``vero.recovery``)
+    ``MAX_EMPTY_NUDGES`` nudges per run.  Then the recovery hook's rules (``respond``)
     may send a nudge, or make a read-only call for the model (returned as a ``ToolCall``).
-    With ``recovery=False`` a cut-off reply ends the run ``failed`` and nothing else is sent.
+    With the ``nudges`` switch off (``recovery=False``) a cut-off reply ends the run ``failed``.
     """
+    hook = agent.options.hook
     if reply.truncated:
-        if agent.options.recovery is False:
+        if not hook.nudges:
             raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)
         return CUT_OFF_NUDGE
     if not reply.text.strip():
-        if agent.options.recovery is False or agent.tally("empty") > MAX_EMPTY_NUDGES:
+        if not hook.nudges or agent.tally("empty") > MAX_EMPTY_NUDGES:
             return None
         agent.record(StepKind.WARNING, "the reply was empty; asked again")
         return with_task(EMPTY_NUDGE, agent)
-    if isinstance(agent.options.recovery, bool):  # no rules
-        return None
-    response = consult(agent, resolve(agent.options.recovery), reply.text)
-    return response.text if isinstance(response, Nudge) else response
+    return hook.respond(agent, reply.text) if hook.respond is not None else None
 
 
 def answer_tool_calls(
@@ -218,7 +211,7 @@ def answer_tool_calls(
     observe: Callable[[ToolCall], str] | None = None,
     origin: str | None = None,
 ) -> None:
-    """Append the assistant's tool-call message, then one ``tool`` message per call.
+    """One ``tool`` message per call of ``reply`` (the caller has appended ``reply`` itself).
 
     The calls run in the order the model gave them, at most
     ``agent.max_tool_calls_per_reply`` of them (the rest are answered "not
@@ -231,7 +224,6 @@ def answer_tool_calls(
     assert calls is not None  # callers pass a reply that has tool calls
     repeated = False  # a call made before: small models loop on a result they do not know how to use
     limit = agent.options.max_tool_calls_per_reply
-    messages.append(Message("assistant", reply.content, tool_calls=calls))
     if len(calls) > limit:
         agent.record(StepKind.WARNING, f"{len(calls)} tool calls in one reply; only the first {limit} run")
     for number, call in enumerate(calls):
@@ -248,7 +240,7 @@ def answer_tool_calls(
                 text, repeated = result.output, repeated or result.repeated
             run.tool_call_id, run.call_origin = None, "native"
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
-    if repeated and agent.options.recovery is not False:
+    if repeated and agent.options.hook.repeated_call_note:
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")
         messages.append(Message.user(with_task(REPEATED_CALL_NUDGE, agent)))
 
@@ -265,11 +257,13 @@ def send_nudge(agent: Agent, reply_text: str, nudge: str | ToolCall, messages: l
 
 def run_for_the_model(agent: Agent, call: ToolCall, messages: list[Message]) -> None:
     """A recovery rule's read-only call, run and shown as a call, then a note saying vero made it."""
-    answer_tool_calls(agent, Message("assistant", None, tool_calls=[call]), messages, origin="vero")
+    lookup = Message("assistant", None, tool_calls=[call])
+    messages.append(lookup)
+    answer_tool_calls(agent, lookup, messages, origin="vero")
     messages.append(Message.user(RAN_FOR_YOU.format(call=f"{call.name}({call.arguments})")))
 
 
 def with_task(nudge: str, agent: Agent) -> str:
     """``nudge`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
-    task = clip(agent.task, 300, " ...")
+    task = clip(agent.current_run.task, 300, " ...")
     return f"{nudge}\nThe task: {task}" if task else nudge

@@ -1,51 +1,183 @@
-"""What ReAct's protocols use of their agent: ``ReActAgentBase``.
+"""What ReAct's step skeleton and its protocols share: ``ReActAgentBase``, ``ReplyStep``, ``Protocol``.
 
-The protocols (``vero.agents._react_protocols``, ``vero.agents._guided``) see only this class,
-and ``ReActAgent`` (``vero.agents.react``) fills it in, so no protocol module imports the agent's.
+``ReActAgent`` (``vero.agents.react``) holds the loop and the step; a protocol (``TextProtocol`` in
+``react.py``, ``NativeProtocol`` in ``vero.agents._react_protocols``, ``GuidedProtocol`` in
+``vero.agents._guided``) says how a reply becomes a ``ReplyStep`` and how a step is asked for.
+The protocols see only this module, so none of them imports the agent's.
 """
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from typing import Any
+import json
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
-from vero.core.agent import Agent
-from vero.core.message import Message
+from vero.agents._native import RAN_FOR_YOU
+from vero.agents._react_prompts import GUIDED_PROMPTS, NATIVE_PROMPTS, OLD_NAMES, TEXT_PROMPTS, ReActPrompts
+from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
+from vero.core.message import Message, ToolCall
+from vero.core.parsing import normalized_arguments
+from vero.core.result import MAX_TURNS, StepKind
+
+
+@dataclass
+class ReplyStep:
+    """One reply as its protocol read it: what the step skeleton (``ReActAgent.step``) acts on."""
+
+    said: Message | None = None  # the reply as it goes into the conversation (None: nothing)
+    thought: str = ""  # recorded, and kept as the best partial answer so far
+    problem: str | None = None  # malformed: a correction follows (``max_format_errors`` in a row end the run)
+    note: str | None = None  # sent back instead of acting (native: a cut-off reply, asked again)
+    answer: str | None = None  # the final answer, unless the recovery hook objects
+    check_answer: bool = True  # False: the answer is taken as it is (guided: nothing else was on offer)
+    actions: list[tuple[str, Any]] = field(default_factory=list)  # (tool, arguments as written)
+
+
+class ReActProtocol(Protocol):
+    """How one protocol reads a reply and asks for the next (the skeleton does the rest)."""
+
+    name: str  # the ``protocol=`` name, and the agent's ``<name>_prompts`` table
+
+    def system_prompt(self, agent: ReActAgentBase) -> str: ...
+    def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]: ...
+    def read(self, agent: ReActAgentBase, reply: Message) -> ReplyStep: ...
+    def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None: ...
+    def send(
+        self, agent: ReActAgentBase, step: ReplyStep, response: str | ToolCall, messages: list[Message]
+    ) -> None: ...
+    def correction(self, agent: ReActAgentBase, problem: str) -> str: ...
+    def final_text(self, text: str) -> str: ...
 
 
 class ReActAgentBase(Agent):
-    """What a protocol uses of its agent beyond ``Agent``: the prompts and four hooks.
+    """ReAct's prompt tables, and what the step skeleton uses beyond ``Agent``: corrections, loop
+    detection, the reflection and the final-answer call.
 
-    ``ReActAgent`` (``vero.agents.react``) fills them in; the protocols see only this,
-    so neither module imports the other's.
+    Prompts: one ``ReActPrompts`` table per protocol (``vero.agents._react_prompts``); a subclass
+    replaces a table or one entry (``dataclasses.replace``).  The attributes of the prompts before
+    the tables (``intro_prompt``, ``format_prompt``...) still work for one release, with a
+    ``DeprecationWarning``.
     """
 
-    intro_prompt: str
-    format_prompt: str
-    native_intro_prompt: str
-    native_prompt: str
-    native_hosted_prompt: str
-    format_error_prompt: str
-    native_empty_prompt: str
-    guided_prompt: str
-    guided_error_prompt: str
+    text_prompts: ReActPrompts = TEXT_PROMPTS
+    native_prompts: ReActPrompts = NATIVE_PROMPTS
+    guided_prompts: ReActPrompts = GUIDED_PROMPTS
+    final_answer_retries = 2
+    max_reflections = 2  # reflection notes kept in the conversation
+    max_format_errors: int
+    max_repeats: int
 
-    @abstractmethod
-    def note_thought(self, thought: str) -> None:
-        """Record a thought (also the best partial answer so far)."""
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass that sets an old prompt attribute: its value goes into the tables (deprecated)."""
+        super().__init_subclass__(**kwargs)
+        for old, (tables, entry) in OLD_NAMES.items():
+            if old in cls.__dict__ and isinstance(cls.__dict__[old], str):
+                warnings.warn(_moved(old, tables[0], entry), DeprecationWarning, stacklevel=3)
+                for table in tables:
+                    setattr(cls, table, replace(getattr(cls, table), **{entry: cls.__dict__[old]}))
 
-    @abstractmethod
-    def format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
-        """A malformed reply: a correction as the next message (bounded)."""
+    def protocol_of_run(self) -> ReActProtocol:
+        """The protocol of the run in progress (``ReActAgent.run_protocol`` names it)."""
+        raise NotImplementedError  # ReActAgent's
 
-    @abstractmethod
-    def check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
-        """Loop detection: a warning instead of the observation, or None to run the actions."""
-
-    @abstractmethod
-    def answer_check(self, answer: str) -> str | None:
-        """A note to send instead of accepting ``answer``, or None to accept it."""
-
-    @abstractmethod
     def build_system_prompt(self) -> str:
-        """The system prompt of the protocol in use."""
+        """The protocol's system prompt (a subclass may override this to change it)."""
+        return self.protocol_of_run().system_prompt(self)
+
+    @property
+    def prompts(self) -> ReActPrompts:
+        """The prompt table of the run's protocol."""
+        table: ReActPrompts = getattr(self, f"{self.protocol_of_run().name}_prompts")
+        return table
+
+    def format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
+        """A correction as the next message; ``max_format_errors`` in a row end the run ``failed``."""
+        errors = self.tally("format_errors")
+        self.record(StepKind.WARNING, f"malformed reply: {problem}", raw=raw)
+        if errors >= self.max_format_errors:
+            raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
+        messages.append(Message("user", self.protocol_of_run().correction(self, problem)))
+
+    def check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
+        """Loop detection: a warning instead of the observation, or the end of the run."""
+        comparable = [[name, args if isinstance(args, dict) else normalized_arguments(args)] for name, args in actions]
+        key = json.dumps(comparable, sort_keys=True, default=str)
+        notes = self.current_run.notes
+        repeats = notes["repeats"] = notes.get("repeats", 0) + 1 if key == notes.get("last_actions") else 1
+        notes["last_actions"] = key
+        if repeats > self.max_repeats:
+            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
+        if repeats == self.max_repeats:
+            warning = self.prompts.loop_warning.format(count=repeats)
+            self.record(StepKind.WARNING, warning, actions=key)
+            return warning
+        return None
+
+    def reflect(self, messages: list[Message]) -> None:
+        """One extra call: a short reflection, appended so the next calls see it.
+
+        Only the last ``max_reflections`` notes stay in the conversation (two by default,
+        so the prompt stays short): adding one more removes the oldest note message.
+        """
+        protocol = self.protocol_of_run()
+        reply = self.call_llm([*messages, Message("user", self.prompts.reflect)], **protocol.options(self, final=True))
+        if not reply.text.strip():
+            return
+        self.record(StepKind.REFLECTION, reply.text.strip())
+        note = Message("user", self.prompts.reflection_note.format(reflection=reply.text.strip()))
+        messages.append(note)
+        kept = self.current_run.notes.setdefault("reflection_notes", [])
+        kept.append(note)
+        if len(kept) > self.max_reflections:
+            oldest = kept.pop(0)
+            messages[:] = [m for m in messages if m is not oldest]
+
+    def final_answer(self, messages: list[Message]) -> str:
+        """The turns ran out: ask for the best answer from the trajectory, re-asking if empty."""
+        protocol = self.protocol_of_run()
+        prompt = [*messages, Message("user", self.prompts.final_answer)]
+        for attempt in range(1, self.final_answer_retries + 2):
+            answer = protocol.final_text(self.call_llm(prompt, **protocol.options(self, final=True)).text)
+            if answer:
+                self.record(StepKind.FINAL, answer, reason="max_turns")
+                return answer
+            self.record(StepKind.WARNING, "the final answer came back empty", attempt=attempt)
+        return self.partial
+
+
+def send_as_observation(agent: Agent, step: ReplyStep, response: str | ToolCall, messages: list[Message]) -> None:
+    """The recovery hook's response to an answer, as the next ``Observation:`` (text and guided steps):
+    its note, or the result of the read-only lookup it made for the model, saying that vero made it."""
+    if isinstance(response, ToolCall):
+        agent.current_run.call_origin = "vero"  # for the gate: vero makes this lookup
+        result = agent.run_tool(response.name, response.arguments)
+        agent.current_run.call_origin = "native"
+        response = f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.output}"
+    messages.append(Message("user", f"Observation: {response}"))
+
+
+def _moved(old: str, table: str, entry: str, owner: str = "ReActAgent") -> str:
+    return (
+        f"{owner}.{old} is deprecated and will be removed in the next release: set "
+        f"{table} = dataclasses.replace(ReActAgent.{table}, {entry}=...) instead"
+    )
+
+
+class _OldPrompt:
+    """Reading an old prompt attribute (``ReActAgent.intro_prompt``): its table's entry, with a warning."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, agent: Any, owner: type) -> str:
+        tables, entry = OLD_NAMES[self.name]
+        warnings.warn(_moved(self.name, tables[0], entry, owner.__name__), DeprecationWarning, stacklevel=2)
+        value: str = getattr(getattr(owner, tables[0]), entry)
+        return value
+
+
+for _old in OLD_NAMES:
+    _descriptor = _OldPrompt()
+    setattr(ReActAgentBase, _old, _descriptor)
+    _descriptor.__set_name__(ReActAgentBase, _old)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from vero.agents.react import ReActAgent
 
 STEP_FORMAT_PROMPT = """You have access to the following tools:
@@ -31,4 +33,4 @@ class StepExecutor(ReActAgent):
     wrote an invented answer to the whole task as each step's result.
     """
 
-    format_prompt = STEP_FORMAT_PROMPT
+    text_prompts = replace(ReActAgent.text_prompts, instructions=STEP_FORMAT_PROMPT)

@@ -1,25 +1,24 @@
 """ReActAgent: Thought -> Action -> Observation, until a final answer (Yao et al. 2022).
 
-The trajectory is a growing conversation: ``[system, *history, user(task),
-assistant(step), user("Observation: ..."), ...]``.  The system prompt (tools
-and format) is built once per run and never changes, tool output never enters
-it, and each step is sent once per call.
+One step, as its diagram (``ReActAgent.step``; the text protocol's part is ``TextProtocol`` below)::
 
-Three protocols, one small strategy each (``TextProtocol``, ``NativeProtocol``, in
-``vero.agents._react_protocols``; ``GuidedProtocol`` in ``vero.agents._guided``), and ``"auto"``.
-``"text"`` (default, works with any endpoint): the model writes ``Thought:`` /
-``Action:`` / ``Action Input: <JSON>`` and ends with ``Final Answer: ...`` or
-``Action: Finish`` + ``{"answer": ...}``; the agent passes
-``stop=["Observation:"]`` and also cuts a self-written observation, so an
-action always wins over an invented final answer after it.  A call this run
-made before is run again, and its observation also says so and repeats the
-task (small models loop on a result they do not know how to use).  ``"native"``: the
-API's tool calls are the actions, the text beside them is the thought, and a
-plain text reply is the answer.  ``"guided"``: each step is one JSON object that
-a JSON schema (``response_format``) constrains to a thought and then one tool
-call or the final answer; a server that refuses the schema switches the run
-to ``"text"`` (one warning step, and one more model request).  ``"auto"``:
-``"guided"`` where the model client says it supports JSON-schema replies, else ``"text"``.
+    reply ─► read as a step ─┬─ malformed ─► a correction (max_format_errors in a row: failed)
+                             ├─ thought ─► recorded (the best partial answer so far)
+                             ├─ final answer ─► the recovery hook objects? ─► its note ─► next turn
+                             │                  otherwise ─► the answer
+                             └─ action ─► repeated max_repeats times? ─► a warning instead
+                                          otherwise ─► the gate (Agent.run_tool) ─► the observation
+
+The trajectory is a growing conversation: ``[system, *history, user(task), assistant(step),
+user("Observation: ..."), ...]``; the system prompt is built once per run and tool output never
+enters it.  A protocol says only how a reply becomes a step and how a step is asked for:
+``"text"`` (default, any endpoint: ``Thought:`` / ``Action:`` / ``Action Input:`` lines, or
+``Final Answer:``; ``stop=["Observation:"]``, and a self-written observation is cut, so an action
+wins over an invented answer after it), ``"native"`` (the API's tool calls are the actions, the text
+beside them the thought, a plain text reply the answer; ``vero.agents._react_protocols``),
+``"guided"`` (one JSON step a schema constrains; a server that refuses the schema switches the run to
+``"text"``; ``vero.agents._guided``) and ``"auto"`` (``"guided"`` where the model client supports
+JSON-schema replies, else ``"text"``).  Prompts: one table per protocol (``vero.agents._react_prompts``).
 
 Model calls, with ``n`` turns used and ``k = reflect_every``:
 - finishing on turn ``n``: ``n`` calls, plus one reflection after every
@@ -33,164 +32,54 @@ Model calls, with ``n`` turns used and ``k = reflect_every``:
 - the same actions ``max_repeats`` (3) times in a row: the third is not run,
   its observation is a warning; a fourth in a row ends the run ``max_turns``
   with the best partial answer (no final-answer call), after 4 calls;
-- ``protocol="guided"``: as above, without the repair of failed calls; a server
-  that refuses the schema costs one more call (the text protocol's first step).
+- ``protocol="guided"``: as above; a server that refuses the schema costs one more call.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
-from vero.agents._guided import GUIDED_ERROR_PROMPT, GUIDED_PROMPT, GuidedProtocol, chosen_protocol, fall_back
-from vero.agents._native import (
-    EMPTY_NUDGE,
-    HOSTED_INSTRUCTIONS,
-    LOOP_WARNING_PROMPT,
-    NATIVE_INSTRUCTIONS,
-    NATIVE_INTRO,
-    RAN_FOR_YOU,
+from vero.agents._guided import GuidedProtocol, chosen_protocol, fall_back
+from vero.agents._native import REPEATED_CALL_NUDGE, cut_off_warning, with_task
+from vero.agents._react_base import ReActAgentBase, ReActProtocol, ReplyStep, send_as_observation
+from vero.agents._react_prompts import (
+    FINAL_ANSWER_PROMPT,
+    REACT_EXAMPLE,
+    REACT_FORMAT_PROMPT,
+    REACT_SYSTEM_PROMPT,
+    REFLECT_PROMPT,
 )
-from vero.agents._react_base import ReActAgentBase
-from vero.agents._react_protocols import PROTOCOLS, NativeProtocol, TextProtocol
-from vero.core.agent import BudgetExceeded, MalformedOutputError, Tools
+from vero.agents._react_protocols import NativeProtocol
+from vero.core.agent import CUT_OFF, Tools
+from vero.core.gate import WrittenArguments
 from vero.core.message import ChatModel, Message
-from vero.core.notes import note
 from vero.core.options import AgentKeywords, Unpack
-from vero.core.parsing import ReActStep, normalized_arguments, parse_action_input, parse_react
+from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_action_input, parse_react
 from vero.core.result import MAX_TURNS, Outcome, StepKind
 from vero.errors import LLMCallError
-from vero.recovery import Nudge, consult, resolve
 
-# The text protocol's parser lives with the other parsers; it is re-exported here.
+# The text protocol's parser lives with the other parsers; it is re-exported here, and so are the
+# prompts that were defined here before the tables.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]
-
-REACT_SYSTEM_PROMPT = (
-    "You are a helpful assistant that solves tasks step by step. "
-    "Get facts and do arithmetic with the tools; never guess a value."
-)
-
-REACT_FORMAT_PROMPT = """You have access to the following tools:
-{tools}
-
-Use exactly this format:
-
-Thought: what you know so far and what to do next
-Action: the tool to use, one of [{names}]
-Action Input: the tool's arguments as one JSON object
-
-Then stop: the Observation (the tool's result) will be sent to you.
-Repeat Thought / Action / Action Input as often as needed, one action per reply.
-Never write the Observation yourself. When you know the answer, write:
-
-Thought: I now know the final answer
-Final Answer: the final answer to the task
-
-Instead of the Final Answer line you may also write
-Action: Finish
-Action Input: {{"answer": "the final answer"}}"""
-
-# One worked example, in a made-up domain: a small model follows a demonstrated habit (one lookup per
-# fact, arithmetic through a tool, a short answer, an honest "no") better than a described one.  On 80
-# held-out tasks, Qwen2.5-Coder-1.5B solved 34 without it and more with it (docs/benchmarks.md, the sixth
-# measurement).  Its tool takes a domain-specific argument name: with a generic one ("name"), the model
-# copied it into calls of tools whose parameter is named otherwise.
-REACT_EXAMPLE = (
-    (
-        "An example of the format, with made-up tools "
-        "(yours are listed above; call them with their own argument names):\n"
-    )
-    + """Question: How many more seats does the Orion Theatre have than the Lyra Hall, and is the Lyra Hall in Lisbon?
-Thought: I need both seat counts. First the Orion Theatre.
-Action: venue_info
-Action Input: {"venue": "Orion Theatre"}
-Observation: {"venue": "Orion Theatre", "seats": 1240, "city": "Porto"}
-Thought: Now the Lyra Hall.
-Action: venue_info
-Action Input: {"venue": "Lyra Hall"}
-Observation: {"venue": "Lyra Hall", "seats": 865, "city": "Porto"}
-Thought: I subtract with a tool instead of in my head.
-Action: calculate
-Action Input: {"expression": "1240 - 865"}
-Observation: 375
-Thought: The Lyra Hall is in Porto, so it is not in Lisbon. I now know the final answer
-Final Answer: 375 more seats; no, the Lyra Hall is in Porto, not Lisbon."""
-)
-REACT_FORMAT_PROMPT += "\n\n" + REACT_EXAMPLE.replace("{", "{{").replace("}", "}}")
-
-# With native tool calls, "solve step by step" made a small model write out a numbered plan instead of
-# making the first call (then answer with invented values): the native intro does not say it.  The
-# native system prompt is ToolCallingAgent's: the intro, then the instructions, in one paragraph.
-
-FORMAT_ERROR_PROMPT = note(
-    "format_error",
-    """Observation: Invalid format: {problem}. Reply with
-Thought: ...
-Action: one of [{names}]
-Action Input: a JSON object
-or, if you know the answer, with
-Final Answer: ...""",
-)
-
-
-REFLECT_PROMPT = note(
-    "reflect",
-    """Pause and reflect on the steps so far, in at most three sentences:
-Which steps helped? What went wrong or is still missing? What is the best next step?
-Do not call a tool and do not give the final answer yet.""",
-)
-
-REFLECTION_NOTE = note("reflection", "Reflection on your progress so far: {reflection}\nContinue with the next step.")
-
-FINAL_ANSWER_PROMPT = note(
-    "final_answer",
-    """You have run out of steps. Using only the steps above, write the best final answer
-you can to the task (say what is still uncertain). Do not call tools. Reply in the form
-Final Answer: ...""",
-)
+__all__ += ["FINAL_ANSWER_PROMPT", "REACT_EXAMPLE", "REACT_FORMAT_PROMPT", "REACT_SYSTEM_PROMPT", "REFLECT_PROMPT"]
 
 
 class ReActAgent(ReActAgentBase):
     """Reasoning and acting in a loop over the shared ``ToolRegistry``.
 
     Args (beyond ``Agent``'s):
-        protocol: ``"text"`` (Thought/Action lines, ``TextProtocol``), ``"native"``
-            (API tool calls, ``NativeProtocol``), ``"guided"`` (JSON steps a schema constrains,
-            ``GuidedProtocol``) or ``"auto"`` (``"guided"`` where the model client supports
-            JSON-schema replies, else ``"text"``); ``PROTOCOLS`` maps the names to the strategies.
-        reflect_every: every k turns, one extra call reflects on the trajectory;
-            the reflection is added to the conversation (a ``reflection`` step),
-            which keeps the last ``max_reflections`` (2) of them.
+        protocol: ``"text"``, ``"native"``, ``"guided"`` or ``"auto"`` (the module's docstring).
+        reflect_every: every k turns, one extra call reflects on the trajectory; the conversation
+            keeps the last ``max_reflections`` (2) reflections.
         max_format_errors: malformed replies in a row that end the run ``failed``.
         max_repeats: identical actions in a row that get a warning; one more ends the run.
 
     Statuses: ``ok``, ``max_turns`` (budget or loop), ``failed``, ``max_tokens``.
-    Steps: ``thought``, ``action``, ``observation``, ``reflection``, ``warning``
-    (format errors, loops, empty final answers) and ``final``.
-
-    Prompts are class attributes.  The system prompt is ``intro_prompt`` (a
-    subclass overrides it; ``system_prompt=`` replaces it for one agent)
-    followed by ``format_prompt`` (the Thought/Action protocol and the tools)
-    or, for ``protocol="native"``, ``native_intro_prompt`` followed by ``native_prompt``
-    (``native_hosted_prompt`` for a hosted model: no text-call guide);
-    for ``protocol="guided"``, ``intro_prompt`` followed by ``guided_prompt``.
+    Steps: ``thought``, ``action``, ``observation``, ``reflection``, ``warning`` and ``final``.
+    Prompts: ``text_prompts``, ``native_prompts``, ``guided_prompts`` (``ReActPrompts``); the system
+    prompt is the table's ``intro`` (``system_prompt=`` replaces it for one agent), then its
+    ``instructions``.
     """
-
-    intro_prompt = REACT_SYSTEM_PROMPT
-    format_prompt = REACT_FORMAT_PROMPT
-    native_intro_prompt = NATIVE_INTRO
-    native_prompt = NATIVE_INSTRUCTIONS
-    native_hosted_prompt = HOSTED_INSTRUCTIONS  # for a hosted model (vero.core.capabilities.hosted_model)
-    format_error_prompt = FORMAT_ERROR_PROMPT
-    native_empty_prompt = EMPTY_NUDGE  # the same as ToolCallingAgent's; the task follows it
-    guided_prompt = GUIDED_PROMPT
-    guided_error_prompt = GUIDED_ERROR_PROMPT
-    loop_warning_prompt = LOOP_WARNING_PROMPT
-    reflect_prompt = REFLECT_PROMPT
-    reflection_note = REFLECTION_NOTE
-    final_answer_prompt = FINAL_ANSWER_PROMPT
-    final_answer_retries = 2
-    max_reflections = 2  # reflection notes kept in the conversation
 
     def __init__(
         self,
@@ -214,11 +103,16 @@ class ReActAgent(ReActAgentBase):
         self.reflect_every = reflect_every
         self.max_format_errors = max_format_errors
         self.max_repeats = max_repeats
-        resolve(self.options.recovery)  # an unknown preset or rule is an error here, not in the run
+        self.options.hook  # noqa: B018 -- an unknown recovery preset or rule is an error here, not in the run
 
     @property
-    def _strategy(self) -> TextProtocol | NativeProtocol | GuidedProtocol:
-        """The protocol of the run in progress (see ``run_protocol``), chosen once per run."""
+    def run_protocol(self) -> str:
+        """The protocol of the run in progress: ``protocol``, with ``"auto"`` decided once per run, and
+        ``"text"`` after a server refused a guided step (``vero.agents._guided.fall_back``)."""
+        return self.protocol_of_run().name
+
+    def protocol_of_run(self) -> ReActProtocol:
+        """The protocol of the run in progress (``run_protocol``), chosen on first use in the run."""
         if self._run is None:
             return PROTOCOLS[chosen_protocol(self.protocol, self.llm)]
         notes = self._run.notes
@@ -226,25 +120,19 @@ class ReActAgent(ReActAgentBase):
             notes["protocol"] = self.protocol if self.protocol != "auto" else chosen_protocol("auto", self.llm)
         return PROTOCOLS[notes["protocol"]]
 
-    @property
-    def run_protocol(self) -> str:
-        """The protocol of the run in progress: ``protocol``, with ``"auto"`` decided once per run, and
-        ``"text"`` after a server refused a guided step (``vero.agents._guided.fall_back``)."""
-        if self._run is None:
-            return chosen_protocol(self.protocol, self.llm)
-        return next(name for name, strategy in PROTOCOLS.items() if strategy is self._strategy)
-
     # -- the loop ------------------------------------------------------------
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
+        protocol = self.protocol_of_run()
         messages = [Message("system", self.build_system_prompt()), *self.history_messages(), Message("user", task)]
         for turn in self.turns():
             try:
-                reply = self.call_llm(messages, **self._strategy.options(self))
+                reply = self.call_llm(messages, **protocol.options(self))
             except LLMCallError as error:  # a server that refuses guided steps: the text protocol from here on
                 if not fall_back(self, error, messages):
                     raise
+                protocol = self.protocol_of_run()
                 continue
-            answer = self._strategy.step(self, reply, messages)
+            answer = self.step(protocol, reply, messages)
             if answer is not None:
                 self.record(StepKind.FINAL, answer)
                 return answer
@@ -252,82 +140,99 @@ class ReActAgent(ReActAgentBase):
                 self.reflect(messages)
         return Outcome(self.final_answer(messages), MAX_TURNS)
 
-    def answer_check(self, answer: str) -> str | None:
-        """The text protocol's check of a Final Answer: the next observation instead, or None to accept it.
-
-        The recovery rules (``recovery=``, ``vero.recovery``) may send a note, or make a read-only
-        lookup for the model (the observation then says that vero made it, and gives its result).
-        """
-        if isinstance(self.options.recovery, bool):  # no rules
+    # -- one step: reply -> thought -> answer, or action -> the gate -> observation ----------
+    def step(self, protocol: ReActProtocol, reply: Message, messages: list[Message]) -> str | None:
+        """Act on one reply; the final answer when the run is done, else None (the next turn)."""
+        step = protocol.read(self, reply)
+        if step.said is not None:
+            messages.append(step.said)
+        if step.thought.strip():
+            self.record(StepKind.THOUGHT, step.thought.strip())
+            self.current_run.partial = step.thought.strip()
+        if step.problem is not None:
+            self.format_error(step.problem, reply.text, messages)
             return None
-        response = consult(self, resolve(self.options.recovery), answer)
-        if isinstance(response, Nudge) or response is None:
-            return response.text if response else None
-        self.current_run.call_origin = "vero"  # for the gate: vero makes this lookup
-        result = self.run_tool(response.name, response.arguments)
-        self.current_run.call_origin = "native"
-        return f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.output}"
-
-    def build_system_prompt(self) -> str:
-        """The protocol's system prompt (a subclass may override this to change it)."""
-        return self._strategy.system_prompt(self)
-
-    def reflect(self, messages: list[Message]) -> None:
-        """One extra call: a short reflection, appended so the next calls see it.
-
-        Only the last ``max_reflections`` notes stay in the conversation (two by default,
-        so the prompt stays short): adding one more removes the oldest note message.
-        """
-        reply = self.call_llm(
-            [*messages, Message("user", self.reflect_prompt)], **self._strategy.options(self, final=True)
-        )
-        if not reply.text.strip():
-            return
-        self.record(StepKind.REFLECTION, reply.text.strip())
-        note = Message("user", self.reflection_note.format(reflection=reply.text.strip()))
-        messages.append(note)
-        kept = self.current_run.notes.setdefault("reflection_notes", [])
-        kept.append(note)
-        if len(kept) > self.max_reflections:
-            oldest = kept.pop(0)
-            messages[:] = [m for m in messages if m is not oldest]
-
-    def final_answer(self, messages: list[Message]) -> str:
-        """The turns ran out: ask for the best answer from the trajectory, re-asking if empty."""
-        prompt = [*messages, Message("user", self.final_answer_prompt)]
-        for attempt in range(1, self.final_answer_retries + 2):
-            answer = self._strategy.final_text(self.call_llm(prompt, **self._strategy.options(self, final=True)).text)
-            if answer:
-                self.record(StepKind.FINAL, answer, reason="max_turns")
-                return answer
-            self.record(StepKind.WARNING, "the final answer came back empty", attempt=attempt)
-        return self.partial
-
-    # -- used by the protocols' steps --------------------------------------
-    def note_thought(self, thought: str) -> None:
-        """Record a thought (also the best partial answer so far, see ``keep_partial``)."""
-        if thought.strip():
-            self.record(StepKind.THOUGHT, thought.strip())
-            self.current_run.partial = thought.strip()
-
-    def format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
-        """A correction as the next observation; ``max_format_errors`` in a row end the run."""
-        errors = self.tally("format_errors")
-        self.record(StepKind.WARNING, f"malformed reply: {problem}", raw=raw)
-        if errors >= self.max_format_errors:
-            raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
-        messages.append(Message("user", self._strategy.correction(self, problem)))
-
-    def check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
-        """Loop detection: a warning instead of the observation, or the end of the run."""
-        key = json.dumps([[name, normalized_arguments(args)] for name, args in actions], sort_keys=True, default=str)
-        notes = self.current_run.notes
-        repeats = notes["repeats"] = notes.get("repeats", 0) + 1 if key == notes.get("last_actions") else 1
-        notes["last_actions"] = key
-        if repeats > self.max_repeats:
-            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
-        if repeats == self.max_repeats:
-            warning = self.loop_warning_prompt.format(count=repeats)
-            self.record(StepKind.WARNING, warning, actions=key)
-            return warning
+        if step.note is not None:
+            messages.append(Message("user", step.note))
+            return None
+        self.current_run.counters["format_errors"] = 0
+        if step.answer is not None:
+            respond = self.options.hook.respond if step.check_answer else None
+            response = respond(self, step.answer) if respond is not None else None
+            if response is None:
+                return step.answer
+            protocol.send(self, step, response, messages)
+            return None
+        warning = self.check_repeats(step.actions)
+        protocol.act(self, step, warning, messages)
         return None
+
+
+STOP = [OBSERVATION_LABEL]  # the text protocol ends a reply before a self-written observation
+EMBEDDED_ACTION = (
+    "the `Action:` is inside other text (mid-line, a quote, an example or after the Final Answer), "
+    "so it was not run; an action starts its own line"
+)
+
+
+class TextProtocol:
+    """``Thought:`` / ``Action:`` / ``Action Input:`` lines, parsed from the reply; works with any endpoint."""
+
+    name = "text"
+
+    def system_prompt(self, agent: ReActAgentBase) -> str:
+        """The intro (or ``system_prompt=``), then the format prompt with the tools."""
+        prompts, names = agent.text_prompts, ", ".join([*agent.tools.names(), "Finish"])
+        instructions = prompts.instructions.format(tools=agent.tools.describe() or "(no tools)", names=names)
+        return f"{agent.system_prompt or prompts.intro}\n\n{instructions}"
+
+    def options(self, agent: ReActAgentBase, final: bool = False) -> dict[str, Any]:
+        return {} if final else {"stop": STOP}
+
+    def read(self, agent: ReActAgentBase, reply: Message) -> ReplyStep:
+        """The reply's Thought, then its Action (with the arguments as written) or its Final Answer.
+
+        Not run, whatever the gate would say: an action of a tool that may change things inside
+        other text (an example), or cut off in its input at the output limit (docs/tools.md, "Safety")."""
+        parsed = parse_react(reply.text, agent.tools.names() if agent.options.hook.unlabelled_calls else ())
+        step = ReplyStep(Message("assistant", parsed.text) if parsed.text else None, parsed.thought, parsed.problem)
+        cut_off = reply.finish_reason == "length"
+        if parsed.action is None or step.problem:
+            step.problem = step.problem or (CUT_OFF if cut_off else None)  # a Final Answer may have lost its end
+            step.answer = parsed.final_answer
+            return step
+        if not agent.tools.read_only(parsed.action) and cut_off and parsed.open_ended:
+            agent.record(StepKind.WARNING, cut_off_warning(parsed.action), cut_off=True, raw=reply.text)
+            step.problem = CUT_OFF
+        elif not agent.tools.read_only(parsed.action) and parsed.embedded:
+            step.problem = EMBEDDED_ACTION
+        arguments = parsed.action_input  # with its text as written: the gate reads that for a changing tool
+        if isinstance(arguments, dict) and parsed.input_text is not None:
+            arguments = WrittenArguments(arguments)
+            arguments.written = parsed.input_text
+            if parsed.line_arguments and parsed.line_arguments not in (arguments, *arguments.values()):
+                arguments.problem = "the Action line and the Action Input give different arguments"
+        step.actions = [(parsed.action, arguments)]
+        return step
+
+    def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:
+        """Run the action (the gate decides, ``Agent.run_tool``); its result is the next Observation.
+        A call made before runs again, with a note (small models loop on a result they cannot use)."""
+        observation = warning
+        if observation is None:
+            agent.current_run.call_origin = "text"  # for the gate
+            result = agent.run_tool(*step.actions[0])
+            agent.current_run.call_origin = "native"
+            repeated = result.repeated and result.ok and agent.options.hook.repeated_call_note
+            observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated else result.output
+        messages.append(Message("user", f"Observation: {observation}"))
+
+    send = staticmethod(send_as_observation)  # the recovery hook's note on an answer, as the next Observation
+
+    def correction(self, agent: ReActAgentBase, problem: str) -> str:
+        return agent.text_prompts.correction.format(problem=problem, names=", ".join([*agent.tools.names(), "Finish"]))
+
+    final_text = staticmethod(final_answer_text)  # its Final Answer, else its prose
+
+
+PROTOCOLS: dict[str, ReActProtocol] = {"text": TextProtocol(), "native": NativeProtocol(), "guided": GuidedProtocol()}

@@ -73,6 +73,7 @@ class ToolCallingAgent(Agent):
                 if reply.text.strip():
                     self.record(StepKind.THOUGHT, reply.text)
                     self.keep_partial(reply.text)
+                messages.append(Message("assistant", reply.content, tool_calls=reply.tool_calls))
                 answer_tool_calls(self, reply, messages)
                 continue
             nudge = nudge_for(self, reply)

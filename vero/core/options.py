@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
+from functools import cached_property
 from typing import Any, TypedDict
 
 from vero.core.deprecation import deprecated
 from vero.core.events import Callback
-from vero.core.message import ToolCallRequest
+from vero.core.message import ToolCall, ToolCallRequest
 
 # Unpack types a **kwargs by a TypedDict; typing has it from Python 3.11 (typing_extensions before).
 # Imported at run time, so that typing.get_type_hints works on every agent's __init__.
@@ -17,6 +19,55 @@ if sys.version_info >= (3, 11):
     from typing import Unpack as Unpack
 else:
     from typing_extensions import Unpack as Unpack
+
+
+@dataclass(frozen=True)
+class RecoveryHook:
+    """How the agents help a model that breaks the protocol: every accommodation is one switch here,
+    and ``respond`` is the recovery rules' say on a proposed answer (docs/recovery.md).
+
+    ``recovery=True`` (the default) is ``GENERAL``, every switch on and no rules;
+    ``recovery=False`` is ``AS_WRITTEN``; a ``RecoveryHook`` of your own sets each switch
+    (``recovery=RecoveryHook(tidy_numbers=False)``), which is how each one is measured.
+
+    Why the hook is data here: the agents read only ``agent.options.hook``, so they never import
+    ``vero.recovery`` (a layer above them).  ``AgentOptions`` keeps the user's ``recovery=`` value as
+    given; a preset or rule names are turned into a hook by ``vero.recovery.hook``, which
+    ``AgentOptions.hook`` loads by its module name (``RULES_LAYER``) the first time it is read.
+    """
+
+    unlabelled_calls: bool = True
+    """Text ReAct: a reply that is only a tool call written without labels (a JSON object, or in a
+    chat template's tags) is read as the action."""
+    calls_in_text: bool = True
+    """Native calls: a reply that is wholly a call written as text (the ``<tool_call>`` tags and the
+    other dialects of ``vero.core.parsing.text_calls``) runs as that call, within the gate's rules."""
+    calls_in_prose: bool = True
+    """Native calls: a read-only call written amid prose runs as a call; a reply that opens with
+    chat-template tags is read without them."""
+    nudges: bool = True
+    """Native calls: a reply cut off at the output limit, or an empty one, is asked again (bounded);
+    off, a cut-off reply ends the run ``failed`` and an empty one is no answer."""
+    repeated_call_note: bool = True
+    """A call made before in the run gets its result and a note to use it (and the task again)."""
+    refuse_repeated_failures: bool = True
+    """A call that failed before with the same arguments is not run again (``Agent.run_tool``)."""
+    tidy_numbers: bool = True
+    """Numbers in tool output and in the answer are written plainly (``1288.0`` as ``1288``)."""
+    respond: Callable[[Any, str], str | ToolCall | None] | None = None
+    """The rules: ``respond(agent, answer)`` gives a note to send instead of accepting ``answer``, a
+    read-only call for vero to make, or None; ``None``: no rules (``vero.recovery.hook`` builds one)."""
+
+
+GENERAL = RecoveryHook()  # ``recovery=True``
+# ``recovery=False``: a reply is taken as written.  Tool output and repeated failures are not about
+# reading replies, and kept as they were before the switches existed.
+AS_WRITTEN = RecoveryHook(
+    unlabelled_calls=False, calls_in_text=False, calls_in_prose=False, nudges=False, repeated_call_note=False
+)
+# The optional layer that turns a preset or rule names into a hook.  It is loaded by name, and only
+# when a setting names rules: nothing below it imports it, and True/False never load it.
+RULES_LAYER = "vero.recovery"
 
 
 @dataclass(frozen=True)
@@ -39,12 +90,13 @@ class AgentOptions:
     max_tool_calls_per_reply: int = 8
     """Tool calls run from one model reply; the rest are answered "not run" (1 or more)."""
 
-    recovery: bool | str | tuple[Any, ...] = True
+    recovery: bool | str | tuple[Any, ...] | RecoveryHook = True
     """How much vero helps a model that breaks the protocol (docs/recovery.md).  ``True``: the general
     mechanisms only (a call written as the whole reply runs, an empty or cut-off reply is asked again,
     a repeated call is pointed out); ``False``: none of them, a reply is taken as written; a preset name
     (``"small-model"``) or a sequence of rule names or rule objects (``vero.recovery``): the general
-    mechanisms and those rules."""
+    mechanisms and those rules; a ``RecoveryHook``: each mechanism switched on or off.  The value is
+    kept as given; ``hook`` is what the agents read."""
 
     approve_tool: Callable[[ToolCallRequest], bool | str] | None = None
     """Asked before a call of a tool that may change things (and of a ``needs_approval`` tool) runs:
@@ -63,10 +115,21 @@ class AgentOptions:
             )
         return replace(self, **settings) if settings else self
 
+    @cached_property
+    def hook(self) -> RecoveryHook:
+        """``recovery`` as the agents use it (set in ``__post_init__`` unless it names rules).  Rules are
+        resolved by their layer (``RULES_LAYER``), loaded here on first use: an unknown preset fails the
+        first run that reads it (ReActAgent reads it when it is made)."""
+        hook: RecoveryHook = importlib.import_module(RULES_LAYER).hook(self.recovery)
+        return hook
+
     def __post_init__(self) -> None:
         if isinstance(self.recovery, (list, tuple)):  # a list works too; kept as a tuple (hashable, frozen)
             object.__setattr__(self, "recovery", tuple(self.recovery))
-        elif not isinstance(self.recovery, (bool, str)):
+        elif isinstance(self.recovery, (bool, RecoveryHook)):  # the hook, now (rules: on first use, see ``hook``)
+            hook = GENERAL if self.recovery is True else AS_WRITTEN if self.recovery is False else self.recovery
+            self.__dict__["hook"] = hook
+        elif not isinstance(self.recovery, str):
             raise ValueError(
                 f"recovery must be True, False, a preset name or a sequence of rules, got {self.recovery!r}"
             )
@@ -93,7 +156,7 @@ class SharedSettings(TypedDict, total=False):
     history_window: int
     json_retries: int
     max_tool_calls_per_reply: int
-    recovery: bool | str | tuple[Any, ...] | list[Any]
+    recovery: bool | str | tuple[Any, ...] | list[Any] | RecoveryHook
     approve_tool: Callable[[ToolCallRequest], bool | str] | None
 
 

@@ -9,12 +9,19 @@
 
 A rule sees the proposed answer and the run (``Seen``) and may return a ``Nudge``,
 a call of a read-only tool, or nothing; ``consult`` applies the safety rules.
+
+The agents never import this package: they call ``agent.options.hook`` (a
+``vero.core.options.RecoveryHook``), which ``AgentOptions`` builds with ``hook`` below
+the first time a setting names rules.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from vero.core.message import ToolCall
+from vero.core.options import RecoveryHook
 from vero.recovery.hook import (
     CallSeen,
     FunctionRule,
@@ -41,6 +48,7 @@ __all__ = [
     "asks_the_user",
     "consult",
     "declines",
+    "hook",
     "resolve",
     "rule",
 ]
@@ -66,3 +74,15 @@ def resolve(setting: bool | str | tuple[Any, ...]) -> tuple[Rule, ...]:
             raise ValueError(f"a recovery rule needs a name and must be callable, got {item!r}")
         rules.append(found)
     return tuple(rules)
+
+
+def hook(setting: str | tuple[Any, ...]) -> RecoveryHook:
+    """The ``RecoveryHook`` of a preset or a sequence of rules: every general mechanism on, and these
+    rules consulted on each proposed answer."""
+    return RecoveryHook(respond=partial(respond, resolve(setting)))
+
+
+def respond(rules: tuple[Rule, ...], agent: Any, answer: str) -> str | ToolCall | None:
+    """The rules' say on ``answer`` (``consult``): a note's text, a read-only call, or None."""
+    response = consult(agent, rules, answer)
+    return response.text if isinstance(response, Nudge) else response

@@ -245,7 +245,7 @@ def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
     """The first response of ``rules`` to the proposed ``answer``, within the safety rules above."""
     if not rules or declines(answer) or asks_the_user(answer):
         return None
-    seen = Seen(agent.task, answer, tuple(agent.steps_so_far()), agent.tools)
+    seen = Seen(agent.current_run.task, answer, tuple(agent.current_run.steps), agent.tools)
     counters = agent.current_run.counters
     for candidate in rules:
         if counters[f"rule:{candidate.name}"] >= getattr(candidate, "limit", 1):

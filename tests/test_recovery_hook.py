@@ -1,0 +1,108 @@
+"""The recovery hook on ``AgentOptions``: one switch per small-model accommodation, and the rules.
+
+The agents reach ``vero.recovery`` only through ``agent.options.hook``; each switch turns one
+accommodation off on its own, so that each can be measured (the default keeps every one on)."""
+
+import ast
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from vero import tool
+from vero.agents import ReActAgent, ToolCallingAgent
+from vero.core.options import AS_WRITTEN, GENERAL, AgentOptions, RecoveryHook
+from vero.core.result import FAILED, OK
+from vero.testing import ScriptedLLM
+
+AGENTS = Path(__file__).resolve().parents[1] / "vero" / "agents"
+CALLS: list[tuple[int, int]] = []
+
+
+@tool(read_only=True)
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    CALLS.append((a, b))
+    return a + b
+
+
+@pytest.fixture(autouse=True)
+def clear_calls():
+    CALLS.clear()
+
+
+TAGGED_CALL = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>'
+
+
+def tool_calling(replies, recovery):
+    llm = ScriptedLLM(list(replies))
+    return ToolCallingAgent("t", llm, tools=[add], verbose=False, recovery=recovery), llm
+
+
+def test_true_false_and_a_hook_of_your_own_are_the_hook_the_agents_read():
+    assert AgentOptions().hook is GENERAL and AgentOptions(recovery=False).hook is AS_WRITTEN
+    own = RecoveryHook(tidy_numbers=False)
+    assert AgentOptions(recovery=own).hook is own and AgentOptions(recovery=own).recovery is own
+    assert all(getattr(GENERAL, f.name) for f in fields(GENERAL) if f.name != "respond")
+    assert GENERAL.respond is None and AS_WRITTEN.respond is None
+
+
+def test_a_preset_keeps_the_users_value_and_its_hook_consults_the_rules():
+    options = AgentOptions(recovery="small-model")
+    assert options.recovery == "small-model"
+    assert options.hook.respond is not None and options.hook.calls_in_text
+    with pytest.raises(ValueError, match="unknown recovery preset"):
+        ReActAgent("r", ScriptedLLM([]), recovery="no-such-preset")
+
+
+def test_no_agent_module_imports_the_recovery_layer():
+    for module in AGENTS.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            assert not any(name.startswith("vero.recovery") for name in names), module.name
+
+
+def test_calls_in_text_on_runs_a_tagged_call_and_off_takes_the_reply_as_written():
+    agent, _ = tool_calling([TAGGED_CALL, "5"], recovery=True)
+    assert agent.run("2 + 3?") == "5" and CALLS == [(2, 3)]
+    CALLS.clear()
+    agent, _ = tool_calling([TAGGED_CALL], recovery=RecoveryHook(calls_in_text=False, calls_in_prose=False))
+    assert agent.run("2 + 3?") == TAGGED_CALL and CALLS == []
+
+
+def test_calls_in_prose_alone_runs_a_read_only_call_written_amid_prose():
+    prose = 'First I add them: {"name": "add", "arguments": {"a": 2, "b": 3}} and then I answer.'
+    agent, _ = tool_calling([prose, "5"], recovery=RecoveryHook(calls_in_text=False))
+    assert agent.run("2 + 3?") == "5" and CALLS == [(2, 3)]
+    CALLS.clear()
+    agent, _ = tool_calling([prose], recovery=RecoveryHook(calls_in_text=False, calls_in_prose=False))
+    assert agent.run("2 + 3?") == prose and CALLS == []
+
+
+def test_unlabelled_calls_off_makes_a_bare_json_call_a_format_error_in_text_react():
+    bare = '{"name": "add", "arguments": {"a": 2, "b": 3}}'
+    llm = ScriptedLLM([bare, "Final Answer: 5"])
+    assert ReActAgent("r", llm, tools=[add], verbose=False).run("2 + 3?") == "5" and CALLS == [(2, 3)]
+    CALLS.clear()
+    llm = ScriptedLLM([bare, "Final Answer: 5"])
+    agent = ReActAgent("r", llm, tools=[add], verbose=False, recovery=RecoveryHook(unlabelled_calls=False))
+    assert agent.run("2 + 3?") == "5" and CALLS == []
+    assert "Invalid format" in llm.requests[1].messages[-1]["content"]
+
+
+def test_repeated_call_note_off_sends_the_result_without_the_note():
+    call = 'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}'
+    for hook, noted in ((GENERAL, True), (RecoveryHook(repeated_call_note=False), False)):
+        llm = ScriptedLLM([call, "Thought: again\n" + call.split("\n", 1)[1], "Final Answer: 5"])
+        ReActAgent("r", llm, tools=[add], verbose=False, recovery=hook).run("2 + 3?")
+        assert ("You made that same call before" in llm.requests[2].messages[-1]["content"]) is noted
+
+
+def test_nudges_off_ends_a_cut_off_native_reply_failed_instead_of_asking_again():
+    cut = {"content": "The answer is", "finish_reason": "length"}
+    agent, llm = tool_calling([cut, "5"], recovery=True)
+    assert agent.run("2 + 3?") == "5" and agent.last_result.status == OK and llm.calls == 2
+    agent, llm = tool_calling([cut, "5"], recovery=RecoveryHook(nudges=False))
+    agent.run("2 + 3?")
+    assert agent.last_result.status == FAILED and llm.calls == 1
