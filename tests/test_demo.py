@@ -37,7 +37,7 @@ SCRIPTS = {
 def role_of(request) -> str:
     messages = request.messages
     system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-    if StepExecutor.format_prompt.split("{tools}")[1].split("{names}")[0] in system:
+    if StepExecutor.text_prompts.instructions.split("{tools}")[1].split("{names}")[0] in system:
         return "step"
     return next((role for prompt, role in ROLES if system.startswith(prompt.split("{")[0])), "agent")
 

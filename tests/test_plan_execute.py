@@ -469,7 +469,7 @@ def test_the_step_executor_is_told_how_to_finish_before_the_action_format():
     )
     agent.run("How many people live in Paris?")
     system = executor_system_prompt(llm, 1)
-    assert StepExecutor.format_prompt.split("{tools}")[1].split("{names}")[0] in system
+    assert StepExecutor.text_prompts.instructions.split("{tools}")[1].split("{names}")[0] in system
     assert system.index("Final Answer:") < system.index("Action Input:")
     assert "Final Answer: your step's result" in system and "final answer to the task" not in system
 
