@@ -4,6 +4,8 @@ of import counts; only arrows that point up are found), the two-call runs, and t
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -158,6 +160,16 @@ def test_a_module_in_no_layer_is_reported(tmp_path):
 )
 def test_vero_has_no_upward_imports():
     assert [str(f) for f in budgets.upward_imports(ROOT / "vero")] == []
+
+
+def test_a_data_module_loads_without_the_agent_and_the_model_client():
+    """``vero/__init__.py`` and ``vero/core/__init__.py`` run first; both load the agent only on first use."""
+    code = "import sys, vero.core.message, vero.core.text; print(sorted(m for m in sys.modules if 'vero' in m))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = done.stdout
+    assert "vero.core.message" in loaded and "vero.core.agent" not in loaded and "vero.core.chat_openai" not in loaded
 
 
 def test_the_longest_function_is_measured_from_def_to_its_last_line(tmp_path):

@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING
 
 from vero._version import __version__
 from vero.core import (
-    Agent,
     AgentOptions,
-    ChatOpenAI,
     LLMCallError,
     LLMConfigError,
     Message,
@@ -32,13 +30,14 @@ from vero.tools import Tool, ToolRegistry, _old_paths, tool
 
 _old_paths.install()  # `from vero.tool import Tool`, the tools package's old path, for one more release
 
-if TYPE_CHECKING:  # type checkers see the agents ("X as X": re-exported); at run time they load on first use
+if TYPE_CHECKING:  # type checkers see these ("X as X": re-exported); at run time they load on first use
     from vero.agents import BasicReflectionAgent as BasicReflectionAgent
     from vero.agents import PlanExecuteAgent as PlanExecuteAgent
     from vero.agents import ReActAgent as ReActAgent
     from vero.agents import ReflexionAgent as ReflexionAgent
     from vero.agents import ToolCallingAgent as ToolCallingAgent
-
+    from vero.core import Agent as Agent
+    from vero.core import ChatOpenAI as ChatOpenAI
 
 _AGENTS = ("BasicReflectionAgent", "ReActAgent", "ToolCallingAgent", "PlanExecuteAgent", "ReflexionAgent")
 
@@ -53,6 +52,9 @@ def __getattr__(name: str):
     # `from vero import ReActAgent` works too; the agents load on first use.
     if name in _AGENTS:
         return getattr(import_module("vero.agents"), name)
+    # The agent and the model client too: importing a data module (vero.core.message) loads neither.
+    if name in ("Agent", "ChatOpenAI"):
+        return getattr(import_module("vero.core"), name)
     raise AttributeError(f"module 'vero' has no attribute {name!r}")
 
 
