@@ -10,8 +10,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -153,11 +151,6 @@ def test_a_module_in_no_layer_is_reported(tmp_path):
     assert found(tmp_path, {"newthing.py": ""}) == ["vero.newthing:1 is in no layer: add it to LAYERS"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the agents still import vero.recovery and core/stream.py calls agent._guarded (being fixed in "
-    "vero/agents and vero/core/stream.py)",
-)
 def test_vero_has_no_upward_imports():
     assert [str(f) for f in budgets.upward_imports(ROOT / "vero")] == []
 
