@@ -12,7 +12,8 @@
   (about a screen), so that the count above falls by removing hops, not by inlining them.
 - **Upward imports**: 0.  ``LAYERS`` places every module in a layer; a module may import only its own layer
   or a lower one (the optional layers not each other).  Every ``import`` counts, at the top, inside a
-  function or under ``if TYPE_CHECKING:``, and so does ``importlib.import_module("a.literal.name")``.
+  function or under ``if TYPE_CHECKING:``, and so does ``importlib.import_module("a.b")`` (or of a name
+  set to such a string at the module's top).
   A package's ``__init__`` runs before any module inside it, so what it imports at its top must be
   importable by each of them.  No module imports the facade, ``vero`` itself (its ``__init__`` is exempt).
   A call of another module's private method (``agent._guarded(...)``) where that module imports this one
@@ -115,9 +116,10 @@ def _parse(source: str) -> ast.Module:
 
 def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[Import]:
     """The imports of ``module`` that name a module of ``modules``, each with where it runs."""
-    found = []
-    for node, where in _walk(parsed(path), TOP):
-        for target in _targets(node, module, path.name == "__init__.py", modules):
+    found, tree = [], parsed(path)
+    names = _string_constants(tree)
+    for node, where in _walk(tree, TOP):
+        for target in _targets(node, module, path.name == "__init__.py", modules, names):
             while target and target not in modules:  # `from vero.core.text import clip` -> vero.core.text
                 target = target.rpartition(".")[0]
             if target and target != module:
@@ -151,9 +153,25 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _targets(node: ast.AST, module: str, is_package: bool, modules: dict[str, Path]) -> list[str]:
+def _string_constants(tree: ast.Module) -> dict[str, str]:
+    """``NAME = "text"`` at the top of a module: ``import_module(NAME)`` imports that text."""
+    return {
+        node.targets[0].id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+
+
+def _targets(
+    node: ast.AST, module: str, is_package: bool, modules: dict[str, Path], names: dict[str, str]
+) -> list[str]:
     """The dotted names ``node`` imports: ``from package import name`` imports the module package.name
-    if there is one (the package's ``__init__`` runs first, as for any module inside it), else the package."""
+    if there is one (the package's ``__init__`` runs first, as for any module inside it), else the package;
+    ``import_module("a.b")`` or ``import_module(NAME)`` with ``NAME = "a.b"`` imports a.b."""
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
     if isinstance(node, ast.ImportFrom):
@@ -163,6 +181,8 @@ def _targets(node: ast.AST, module: str, is_package: bool, modules: dict[str, Pa
         first = node.args[0]
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             return [first.value]
+        if isinstance(first, ast.Name) and first.id in names:
+            return [names[first.id]]
     return []
 
 
