@@ -333,8 +333,13 @@ PASSED, ACCEPTED = '{"pass": true, "reason": "right", "score": 100}', '{"is_suff
 
 def two_call_runs() -> dict[str, tuple[Callable[[], Any], bool]]:
     """Each pattern's smallest run with one tool call, then the answer: ``name -> (run, calls a tool)``.
-    The agent is built with the default ``verbose`` (its console printer writes to a StringIO) and the
-    tool of ``function_count.py`` unmarked (it may change things; no ``approve_tool``, the default)."""
+
+    ToolCallingAgent and ReAct (text, native, guided): the call, then the answer (2 model calls).
+    PlanExecuteAgent: a one-step plan, that step's ReAct call and answer, the replanner's answer (4).
+    ReflexionAgent: one ReAct attempt (call, answer) that the judge passes, so no reflection (3).
+    BasicReflectionAgent has no tools: a draft the critic accepts (2).
+    Each agent is built with the default ``verbose`` (its console printer writes to a StringIO) and the
+    tool of ``function_count.py`` unmarked (it may change things; no ``approve_tool``: the default runs it)."""
     from function_count import MAY_CHANGE
 
     from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
@@ -344,15 +349,15 @@ def two_call_runs() -> dict[str, tuple[Callable[[], Any], bool]]:
     step = {ANSWERED: False, "tool": "multiply", "arguments": {"a": 46, "b": 28}}
     answer = {ANSWERED: True, "final_answer": "1288"}
     guided = [json.dumps({"thought": "multiply", "step": step}), json.dumps({"thought": "done", "step": answer})]
-    # name, class, options, the model's replies (2 calls unless said)
+    # name, class, options, the model's replies
     table: list[tuple[str, Any, dict[str, Any], list[Any]]] = [
         ("ToolCallingAgent", ToolCallingAgent, {}, [NATIVE_CALL, "1288"]),
         ("ReActAgent (text)", ReActAgent, {}, [ACTION, FINAL]),
         ("ReActAgent (native)", ReActAgent, {"protocol": "native"}, [NATIVE_CALL, "1288"]),
         ("ReActAgent (guided)", ReActAgent, {"protocol": "guided"}, guided),
-        ("PlanExecuteAgent", PlanExecuteAgent, {}, [PLAN, ACTION, FINAL, RESPONSE]),  # one step, then the replanner
-        ("ReflexionAgent", ReflexionAgent, {}, [ACTION, FINAL, PASSED]),  # one attempt, which the judge passes
-        ("BasicReflectionAgent", BasicReflectionAgent, {"tools": None}, ["1288", ACCEPTED]),  # no tools: a draft
+        ("PlanExecuteAgent", PlanExecuteAgent, {}, [PLAN, ACTION, FINAL, RESPONSE]),
+        ("ReflexionAgent", ReflexionAgent, {}, [ACTION, FINAL, PASSED]),
+        ("BasicReflectionAgent", BasicReflectionAgent, {"tools": None}, ["1288", ACCEPTED]),
     ]
     runs = {}
     for name, cls, options, replies in table:
