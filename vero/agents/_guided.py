@@ -38,7 +38,7 @@ from vero.agents._react_base import ReActAgentBase, ReplyStep, send_as_observati
 from vero.agents._react_prompts import ANSWERED, GUIDED_ERROR_PROMPT, GUIDED_PROMPT
 from vero.core.agent import CUT_OFF, clip_observation, earlier_results
 from vero.core.gate import WrittenArguments
-from vero.core.message import Message
+from vero.core.message import Arguments, Message
 from vero.core.output import REFUSED_STATUSES
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
 from vero.core.parsing.json_text import without_fence
@@ -113,10 +113,7 @@ class GuidedProtocol:
         would change it twice): the earlier result comes back with a note."""
         earlier = earlier_result(agent, name, arguments)
         if earlier is None:
-            agent.current_run.call_origin = "text"  # for the gate
-            result = agent.run_tool(name, arguments)
-            agent.current_run.call_origin = "native"
-            return result.output
+            return agent.run_tool(name, arguments).output
         repeats = agent.tally("repeated_calls")
         agent.record(
             StepKind.WARNING,
@@ -167,7 +164,8 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
         return thought, {"final_answer": str(answer)}  # the schema; a bool is no answer
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
-        written = WrittenArguments(arguments) if repaired else arguments  # no text: repaired
+        written = WrittenArguments(arguments) if repaired else Arguments(arguments)  # no text: repaired
+        written.origin = "text"  # for the gate: read from the model's text
         return thought, {"tool": choice["tool"], "arguments": written}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 

@@ -102,7 +102,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
 
     A reply whose whole text is a call is read as that call; a call of a read-only tool written
     amid prose is read too (running a lookup changes nothing).  Only the first call runs.  Such a
-    call is marked as read from text (``Run.text_calls``): the gate (``Agent.run_tool``) refuses it
+    call is marked as read from text (``origin="text"``): the gate (``Agent.run_tool``) refuses it
     when it is a quote of a call the model was shown.  A reply cut off at the output limit runs
     no call of a tool that may change things (``without_cut_off_calls``).
     """
@@ -117,7 +117,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     if reply.finish_reason == "length" and not agent.tools.read_only(call.name):
         agent.record(StepKind.WARNING, cut_off_warning(call.name), cut_off=True, raw=reply.text)
         return reply
-    agent.current_run.text_calls.add(call.id)
+    call.origin = "text"  # for the gate: read from the model's text
     note_ = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
     agent.record(
         StepKind.WARNING,
@@ -157,7 +157,7 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
         raw=reply.text,
     )
     agent.record(StepKind.THOUGHT, reply.text)
-    agent.current_run.text_calls.add(calls[0].id)
+    calls[0].origin = "text"  # for the gate: read from the model's text
     return Message(
         "assistant",
         None,
@@ -217,8 +217,8 @@ def answer_tool_calls(
     ``agent.max_tool_calls_per_reply`` of them (the rest are answered "not
     run"); ``observe(call)`` returns the text sent back (default: run the tool
     through ``agent.run_tool``, which records the ``action`` and ``observation``
-    steps).  ``origin`` (for the gate): the calls' origin, else ``"text"`` for a call
-    read from text (``Run.text_calls``) and ``"native"`` for the others.
+    steps).  ``origin`` (for the gate): the calls' origin, else each call's own (``"text"`` for a
+    call read from text, ``"native"`` for the others); its arguments carry it, with the call's id.
     """
     calls = reply.tool_calls
     assert calls is not None  # callers pass a reply that has tool calls
@@ -229,16 +229,12 @@ def answer_tool_calls(
     for number, call in enumerate(calls):
         if number >= limit:
             text = TOO_MANY_CALLS.format(limit=limit)
+        elif observe is not None:
+            text = observe(call)
         else:
-            run = agent.current_run
-            run.tool_call_id = call.id  # for listeners: the tool_call event carries it
-            run.call_origin = origin or ("text" if call.id in run.text_calls else "native")  # for the gate
-            if observe is not None:
-                text = observe(call)
-            else:
-                result = agent.run_tool(call.name, call.arguments)
-                text, repeated = result.output, repeated or result.repeated
-            run.tool_call_id, run.call_origin = None, "native"
+            call.origin = origin or call.origin  # for the gate; the arguments carry it, and the call's id
+            result = agent.run_tool(call.name, call.args)
+            text, repeated = result.output, repeated or result.repeated
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
     if repeated and agent.options.hook.repeated_call_note:
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")

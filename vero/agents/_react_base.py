@@ -16,8 +16,7 @@ from typing import Any, Protocol
 from vero.agents._native import RAN_FOR_YOU
 from vero.agents._react_prompts import GUIDED_PROMPTS, NATIVE_PROMPTS, OLD_NAMES, TEXT_PROMPTS, ReActPrompts
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
-from vero.core.message import Message, ToolCall
-from vero.core.parsing import normalized_arguments
+from vero.core.message import Arguments, Message, ToolCall
 from vero.core.result import MAX_TURNS, StepKind
 
 
@@ -31,7 +30,7 @@ class ReplyStep:
     note: str | None = None  # sent back instead of acting (native: a cut-off reply, asked again)
     answer: str | None = None  # the final answer, unless the recovery hook objects
     check_answer: bool = True  # False: the answer is taken as it is (guided: nothing else was on offer)
-    actions: list[tuple[str, Any]] = field(default_factory=list)  # (tool, arguments as written)
+    actions: list[tuple[str, Arguments]] = field(default_factory=list)  # (tool, the arguments as read, once)
 
 
 class ReActProtocol(Protocol):
@@ -99,9 +98,9 @@ class ReActAgentBase(Agent):
             raise MalformedOutputError(f"{errors} malformed replies in a row; the last: {problem}", raw)
         messages.append(Message("user", self.protocol_of_run().correction(self, problem)))
 
-    def check_repeats(self, actions: list[tuple[str, Any]]) -> str | None:
+    def check_repeats(self, actions: list[tuple[str, Arguments]]) -> str | None:
         """Loop detection: a warning instead of the observation, or the end of the run."""
-        comparable = [[name, args if isinstance(args, dict) else normalized_arguments(args)] for name, args in actions]
+        comparable = [[name, (args.written or "").strip() if args.plain else args] for name, args in actions]
         key = json.dumps(comparable, sort_keys=True, default=str)
         notes = self.current_run.notes
         repeats = notes["repeats"] = notes.get("repeats", 0) + 1 if key == notes.get("last_actions") else 1
@@ -150,9 +149,8 @@ def send_as_observation(agent: Agent, step: ReplyStep, response: str | ToolCall,
     """The recovery hook's response to an answer, as the next ``Observation:`` (text and guided steps):
     its note, or the result of the read-only lookup it made for the model, saying that vero made it."""
     if isinstance(response, ToolCall):
-        agent.current_run.call_origin = "vero"  # for the gate: vero makes this lookup
-        result = agent.run_tool(response.name, response.arguments)
-        agent.current_run.call_origin = "native"
+        response.origin = "vero"  # for the gate: vero makes this lookup
+        result = agent.run_tool(response.name, response.args)
         response = f"{RAN_FOR_YOU.format(call=f'{response.name}({response.arguments})')}\n{result.output}"
     messages.append(Message("user", f"Observation: {response}"))
 

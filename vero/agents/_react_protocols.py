@@ -49,7 +49,7 @@ class NativeProtocol:
         reply = with_text_tool_calls(agent, reply)
         if reply.tool_calls:
             said = Message("assistant", reply.content, tool_calls=reply.tool_calls)
-            return ReplyStep(said, reply.text, actions=[(call.name, call.arguments) for call in reply.tool_calls])
+            return ReplyStep(said, reply.text, actions=[(call.name, call.args) for call in reply.tool_calls])
         if reply.truncated:
             if not agent.options.hook.nudges:
                 raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)

@@ -52,7 +52,7 @@ from vero.agents._react_prompts import (
 from vero.agents._react_protocols import NativeProtocol
 from vero.core.agent import CUT_OFF, Tools
 from vero.core.gate import WrittenArguments
-from vero.core.message import ChatModel, Message
+from vero.core.message import Arguments, ChatModel, Message, read_arguments
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_action_input, parse_react
 from vero.core.result import MAX_TURNS, Outcome, StepKind
@@ -206,13 +206,7 @@ class TextProtocol:
             step.problem = CUT_OFF
         elif not agent.tools.read_only(parsed.action) and parsed.embedded:
             step.problem = EMBEDDED_ACTION
-        arguments = parsed.action_input  # with its text as written: the gate reads that for a changing tool
-        if isinstance(arguments, dict) and parsed.input_text is not None:
-            arguments = WrittenArguments(arguments)
-            arguments.written = parsed.input_text
-            if parsed.line_arguments and parsed.line_arguments not in (arguments, *arguments.values()):
-                arguments.problem = "the Action line and the Action Input give different arguments"
-        step.actions = [(parsed.action, arguments)]
+        step.actions = [(parsed.action, written_arguments(parsed))]
         return step
 
     def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:
@@ -220,9 +214,7 @@ class TextProtocol:
         A call made before runs again, with a note (small models loop on a result they cannot use)."""
         observation = warning
         if observation is None:
-            agent.current_run.call_origin = "text"  # for the gate
             result = agent.run_tool(*step.actions[0])
-            agent.current_run.call_origin = "native"
             repeated = result.repeated and result.ok and agent.options.hook.repeated_call_note
             observation = f"{result.output}\n{with_task(REPEATED_CALL_NUDGE, agent)}" if repeated else result.output
         messages.append(Message("user", f"Observation: {observation}"))
@@ -233,6 +225,22 @@ class TextProtocol:
         return agent.text_prompts.correction.format(problem=problem, names=", ".join([*agent.tools.names(), "Finish"]))
 
     final_text = staticmethod(final_answer_text)  # its Final Answer, else its prose
+
+
+def written_arguments(parsed: ReActStep) -> Arguments:
+    """The action's arguments, read from the model's text (``origin="text"``), with the text as written
+    when they came as an Action Input: the gate reads that for a tool that may change things."""
+    if not isinstance(parsed.action_input, dict):  # no JSON object: the gate reads the text with the tool in hand
+        return read_arguments(parsed.action_input or "", origin="text")
+    if parsed.input_text is None:  # a call written without labels, read exactly
+        arguments = Arguments(parsed.action_input)
+        arguments.origin = "text"
+        return arguments
+    arguments = WrittenArguments(parsed.action_input)
+    arguments.written = parsed.input_text
+    if parsed.line_arguments and parsed.line_arguments not in (arguments, *arguments.values()):
+        arguments.problem = "the Action line and the Action Input give different arguments"
+    return arguments
 
 
 PROTOCOLS: dict[str, ReActProtocol] = {"text": TextProtocol(), "native": NativeProtocol(), "guided": GuidedProtocol()}
