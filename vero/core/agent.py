@@ -505,7 +505,10 @@ class Agent(ABC):
         run = self.current_run
         self._check_cancelled()
         model = llm or self.llm
-        watched = bool(self.events.callbacks) or run.watch is not None
+        # the request and reply records are built only for a listener that handles model events
+        watched = run.watch is not None or any(
+            "llm_call" in getattr(listener, "handles", ("llm_call",)) for listener in self.events.callbacks
+        )
         if watched:
             self._emit("llm_start", turn=run.turn, request=request_record(model, messages, options))
         asked = dict(options)

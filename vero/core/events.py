@@ -152,7 +152,11 @@ class ConsolePrinter:
     Every line goes through ``_line``, which escapes control characters
     (``vero.core.text.printable``): what a model, a tool or a server wrote
     cannot move the cursor, retitle the window or write the clipboard.
+    ``handles``: the events it prints; an agent builds no request or reply record for the model
+    events when no listener handles them (a listener without ``handles`` hears every event).
     """
+
+    handles = frozenset({"run_start", "step", "run_end", "llm_retry"})
 
     def __init__(self, stream: TextIO | None = None, max_chars: int = 2000, secrets: Sequence[str | None] = ()):
         self.stream = stream or sys.stdout
@@ -180,7 +184,8 @@ class ConsolePrinter:
         label = kind.replace("_", " ").capitalize()
         if kind == StepKind.PLAN_STEP:
             icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status", ""), (icon, label))
-        self._line(self._short(_step_text(event.data)), label=f"{label}:", before=f"{indent}{icon} ")
+        text = _error_text(event.data) if kind == StepKind.ERROR else str(event.data.get("content", ""))
+        self._line(self._short(text), label=f"{label}:", before=f"{indent}{icon} ")
 
     def on_run_end(self, event: Event) -> None:
         data = event.data
@@ -208,7 +213,7 @@ class ConsolePrinter:
     def _line(self, text: str, label: str = "", before: str = "") -> None:
         """Print ``before``, ``label`` (bold on a colour terminal) and ``text``, as one line with
         control characters escaped (the bold is vero's own, added after) and keys masked."""
-        text = printable(hide_secrets(text, self.secrets))
+        text = printable(hide_secrets(text, self.secrets) if any(self.secrets) else text)
         if label:
             text = f"{printable(before)}{self._dim(printable(label))} {text}"
         try:
@@ -221,12 +226,12 @@ class ConsolePrinter:
 REPLY_EXCERPT_CHARS = 200
 
 
-def _step_text(data: dict[str, Any]) -> str:
-    """What a step line shows: its content; for an ``error`` step with a ``reason`` (a reply that
-    stayed unusable, recorded whole), the reason first and an excerpt of the reply after it."""
+def _error_text(data: dict[str, Any]) -> str:
+    """What an ``error`` step's line shows: its content; with a ``reason`` (a reply that stayed
+    unusable, recorded whole), the reason first and an excerpt of the reply after it."""
     content = str(data.get("content", ""))
     reason = (data.get("data") or {}).get("reason")
-    if data.get("kind") != StepKind.ERROR or not reason:
+    if not reason:
         return content
     excerpt = clip(" ".join(content.split()), REPLY_EXCERPT_CHARS, "…", within=True)
     return f"{reason}; the reply was: {excerpt}" if excerpt else str(reason)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import _thread
 import contextvars
+import functools
 import itertools
 import json
 import logging
@@ -97,13 +98,6 @@ class _Job:
         self.result: tuple[bool, Any] | None = None  # (True, value) or (False, exception)
         self.abandoned = False  # set under _Worker.lock
 
-    def run(self) -> None:
-        try:
-            self.result = (True, self.context.run(self.call))
-        except BaseException as exc:  # handed to the caller's thread
-            self.result = (False, exc)
-        self.done.release()
-
 
 class _Worker:
     """A daemon thread that runs one job at a time, then waits to be reused or exits."""
@@ -123,7 +117,11 @@ class _Worker:
             self.wake.acquire()
             job, self.job = self.job, None
             assert job is not None  # set by the caller before it releases ``wake``
-            job.run()
+            try:
+                job.result = (True, job.context.run(job.call))
+            except BaseException as exc:  # handed to the caller's thread
+                job.result = (False, exc)
+            job.done.release()
             with _Worker.lock:
                 if job.abandoned:
                     _Worker.stuck -= 1
@@ -406,7 +404,7 @@ class ToolRegistry:
         if timeout is None or math.isinf(timeout):
             return _observe(found, kwargs, on_worker=False)
         try:
-            outcome: ToolOutcome = _call_with_timeout(lambda: _observe(found, kwargs, on_worker=True), timeout)
+            outcome: ToolOutcome = _call_with_timeout(functools.partial(_observe, found, kwargs, True), timeout)
             return outcome
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, ToolError.TIMEOUT)
