@@ -194,10 +194,25 @@ def test_the_counts_follow_the_tool_s_worker_thread():
     assert functions_entered(run) < both  # the tool's side of the call is counted too
 
 
-def test_every_pattern_has_a_two_call_run_that_answers():
+def test_every_pattern_has_a_run_with_one_tool_call_then_the_answer():
     runs = budgets.two_call_runs()
-    assert len(runs) == 7 and [name for name, (_, tool) in runs.items() if not tool] == ["BasicReflectionAgent"]
-    assert {run() for run, _ in runs.values()} == {"1288"}
+    assert [name for name, (_, tool) in runs.items() if not tool] == ["BasicReflectionAgent"]  # it has no tools
+    model_calls = {}
+    for name, (run, calls_a_tool) in runs.items():
+        agent = run.func.__self__
+        assert run() == "1288" and agent.last_result.status == "ok", name
+        observations = [s for s in agent.last_result.steps if s.kind == "observation"]
+        assert len(observations) == calls_a_tool and all(float(s.content) == 1288 for s in observations), name
+        model_calls[name] = agent.llm.calls
+    assert model_calls == {
+        "ToolCallingAgent": 2,
+        "ReActAgent (text)": 2,
+        "ReActAgent (native)": 2,
+        "ReActAgent (guided)": 2,
+        "PlanExecuteAgent": 4,  # the plan, the step's two, the replanner's answer
+        "ReflexionAgent": 3,  # the attempt's two, the judge
+        "BasicReflectionAgent": 2,
+    }
 
 
 def test_a_broken_budget_is_marked_and_fails(monkeypatch, capsys):
