@@ -9,7 +9,7 @@ from vero import Agent, Message, Outcome, tool
 from vero.core.agent import MalformedOutputError, clip_observation, history_section, with_history
 from vero.core.message import read_arguments
 from vero.core.parsing import as_bool, as_score, parse_json_object
-from vero.core.result import FAILED, MAX_TOKENS, NEEDS_REVIEW, OK
+from vero.core.result import Status
 from vero.errors import LLMCallError, SessionFormatError
 from vero.testing import ScriptedLLM
 
@@ -29,7 +29,7 @@ class LoopingAgent(Agent):
     def solve(self, task):
         for _ in self.turns():
             self.keep_partial(self.call_llm([Message.user(task)]).text)
-        return Outcome(self.partial, NEEDS_REVIEW)
+        return Outcome(self.partial, Status.NEEDS_REVIEW)
 
 
 class JsonAgent(Agent):
@@ -53,7 +53,7 @@ def test_run_returns_answer_and_records_result():
     agent, llm = make(replies=["hello"])
     assert agent.run("hi") == "hello"
     result = agent.last_result
-    assert result.status == OK and result.answer == "hello" and result.task == "hi"
+    assert result.status == Status.OK and result.answer == "hello" and result.task == "hi"
     assert result.llm_calls == 1 and llm.calls == 1
     assert result.usage["total_tokens"] > 0
     assert result.elapsed_s >= 0
@@ -64,7 +64,7 @@ def test_run_returns_answer_and_records_result():
 def test_empty_input_fails_without_calling_the_model(task):
     agent, llm = make(replies=["never"])
     assert agent.run(task) == ""
-    assert agent.last_result.status == FAILED
+    assert agent.last_result.status == Status.FAILED
     assert "empty" in str(agent.last_result.error)
     assert llm.calls == 0 and agent.history == []
 
@@ -85,7 +85,7 @@ def test_llm_error_ends_run_failed_with_error_and_keeps_history():
     agent, _ = make(replies=["fine", LLMCallError("boom", status=500)])
     agent.run("first")
     assert agent.run("second") == ""
-    assert agent.last_result.status == FAILED
+    assert agent.last_result.status == Status.FAILED
     assert isinstance(agent.last_result.error, LLMCallError) and agent.last_result.error.status == 500
     assert [m.content for m in agent.history] == ["first", "fine"]
 
@@ -95,14 +95,14 @@ def test_keyboard_interrupt_propagates_and_leaves_history_unchanged():
     agent.run("first")
     with pytest.raises(KeyboardInterrupt):
         agent.run("second")
-    assert agent.last_result.status == FAILED
+    assert agent.last_result.status == Status.FAILED
     assert len(agent.history) == 2
 
 
 def test_turn_budget_bounds_the_loop_with_exact_call_count():
     agent, llm = make(LoopingAgent, replies=["a", "b", "c", "d"], max_turns=3)
     assert agent.run("go") == "c"
-    assert llm.calls == 3 and agent.last_result.status == NEEDS_REVIEW
+    assert llm.calls == 3 and agent.last_result.status == Status.NEEDS_REVIEW
 
 
 def test_token_budget_ends_run_with_partial_answer():
@@ -110,7 +110,7 @@ def test_token_budget_ends_run_with_partial_answer():
     replies = [{"content": f"draft {i}", "usage": usage} for i in range(10)]
     agent, llm = make(LoopingAgent, replies=replies, max_turns=10, max_tokens_per_run=120)
     answer = agent.run("go")
-    assert agent.last_result.status == MAX_TOKENS
+    assert agent.last_result.status == Status.MAX_TOKENS
     assert llm.calls == 3  # 50, 100, 150 > 120
     assert answer == "draft 1"  # the partial kept before the call that broke the budget
     assert "token budget" in str(agent.last_result.error)
@@ -129,7 +129,7 @@ def test_ask_json_gives_up_after_bounded_retries():
     agent, llm = make(JsonAgent, replies=["prose"] * 5, json_retries=2)
     agent.run("check")
     assert llm.calls == 3
-    assert agent.last_result.status == FAILED
+    assert agent.last_result.status == Status.FAILED
     assert isinstance(agent.last_result.error, MalformedOutputError)
     assert agent.last_result.error.raw == "prose"
 
@@ -183,7 +183,7 @@ def test_unknown_tool_is_an_observation_not_an_exception():
     agent, _ = make(ToolAgent, tools=[add])
     text = agent.run("x", name="nope", args={})
     assert "unknown tool 'nope'" in text and "add" in text
-    assert agent.last_result.status == OK
+    assert agent.last_result.status == Status.OK
 
 
 def test_format_history_is_bounded():
@@ -293,7 +293,7 @@ def test_solve_returning_none_is_a_failure_not_success():
 
     agent, _ = make(Forgetful, replies=["text"])
     assert agent.run("q") == ""
-    assert agent.last_result.status == FAILED
+    assert agent.last_result.status == Status.FAILED
     assert "returned None" in str(agent.last_result.error)
 
 
@@ -302,7 +302,7 @@ def test_a_failing_event_listener_does_not_break_the_run():
         raise RuntimeError("listener bug")
 
     agent, _ = make(replies=["fine"], callbacks=[broken])
-    assert agent.run("q") == "fine" and agent.last_result.status == OK
+    assert agent.run("q") == "fine" and agent.last_result.status == Status.OK
 
 
 def test_verbose_setter_adds_and_removes_the_console_printer(capsys):

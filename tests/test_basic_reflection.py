@@ -3,7 +3,7 @@
 import json
 
 from vero.agents.basic_reflection import BasicReflectionAgent
-from vero.core.result import FAILED, MAX_TOKENS, NEEDS_REVIEW, OK
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 
 
@@ -24,7 +24,7 @@ def test_accepted_first_draft_costs_two_calls():
     agent, llm = make(["Paris", critique(True, thinking="Correct capital.")])
     assert agent.run("Capital of France?") == "Paris"
     result = agent.last_result
-    assert result.status == OK and llm.calls == 2 and result.llm_calls == 2
+    assert result.status == Status.OK and llm.calls == 2 and result.llm_calls == 2
     assert kinds(agent) == ["draft", "critique"]
     step = result.steps_of("critique")[0]
     assert step.data == {"is_sufficient": True, "feedback": "", "thinking": "Correct capital."}
@@ -43,7 +43,7 @@ def test_rejected_draft_is_revised_with_the_feedback_then_accepted():
         ["def f(): pass", critique(False, "Add a docstring."), 'def f():\n    """Doc."""', critique(True)]
     )
     assert agent.run("write f") == 'def f():\n    """Doc."""'
-    assert agent.last_result.status == OK and llm.calls == 4
+    assert agent.last_result.status == Status.OK and llm.calls == 4
     assert kinds(agent) == ["draft", "critique", "revision", "critique"]
     revise_system = llm.requests[2].messages[0]["content"]
     assert "## Previous Response\ndef f(): pass" in revise_system
@@ -57,7 +57,7 @@ def test_budget_of_three_critiques_never_accepted_costs_six_calls():
     agent, llm = make(replies)  # default max_turns = 3
     assert agent.max_turns == 3
     assert agent.run("task") == "v3"
-    assert agent.last_result.status == NEEDS_REVIEW
+    assert agent.last_result.status == Status.NEEDS_REVIEW
     assert llm.calls == 6 and llm.remaining == 1
     assert kinds(agent) == ["draft", "critique", "revision", "critique", "revision", "critique"]
     assert [s.data["feedback"] for s in agent.last_result.steps_of("critique")] == ["bad 1", "bad 2", "bad 3"]
@@ -66,14 +66,14 @@ def test_budget_of_three_critiques_never_accepted_costs_six_calls():
 def test_budget_of_one_critique_costs_two_calls():
     agent, llm = make(["v1", critique(False, "wrong"), "never used"], max_turns=1)
     assert agent.run("task") == "v1"
-    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 2
+    assert agent.last_result.status == Status.NEEDS_REVIEW and llm.calls == 2
 
 
 def test_unusable_critic_output_is_reasked_then_ends_needs_review_not_accepted():
     agent, llm = make(["draft", "Looks great to me!", "I said it is great.", "Really, ship it."])
     assert agent.run("task") == "draft"
     result = agent.last_result
-    assert result.status == NEEDS_REVIEW  # never silently accepted
+    assert result.status == Status.NEEDS_REVIEW  # never silently accepted
     assert llm.calls == 4  # draft + critique + 2 re-asks (json_retries=2)
     assert kinds(agent) == ["draft", "warning", "warning", "warning", "error"]
     error = result.steps_of("error")[0]
@@ -85,7 +85,7 @@ def test_unusable_critic_output_is_reasked_then_ends_needs_review_not_accepted()
 def test_unusable_critic_output_respects_json_retries():
     agent, llm = make(["draft"] + ["nope"] * 5, json_retries=0)
     agent.run("task")
-    assert llm.calls == 2 and agent.last_result.status == NEEDS_REVIEW
+    assert llm.calls == 2 and agent.last_result.status == Status.NEEDS_REVIEW
     assert agent.last_result.steps_of("error")[0].data["reason"].startswith("the model's reply stayed unusable")
 
 
@@ -99,7 +99,7 @@ def test_string_booleans_are_read_as_booleans():
         ]
     )
     assert agent.run("task") == "v2"
-    assert agent.last_result.status == OK and llm.calls == 4
+    assert agent.last_result.status == Status.OK and llm.calls == 4
     assert [s.data["is_sufficient"] for s in agent.last_result.steps_of("critique")] == [False, True]
 
 
@@ -127,13 +127,13 @@ def test_critic_llm_does_the_critiques():
 def test_empty_input_makes_no_model_call():
     agent, llm = make(["never"])
     assert agent.run("  ") == ""
-    assert agent.last_result.status == FAILED and llm.calls == 0
+    assert agent.last_result.status == Status.FAILED and llm.calls == 0
 
 
 def test_empty_first_draft_fails_without_critique():
     agent, llm = make(["", critique(True)])
     assert agent.run("task") == ""
-    assert agent.last_result.status == FAILED and llm.calls == 1
+    assert agent.last_result.status == Status.FAILED and llm.calls == 1
     assert kinds(agent) == ["error"]
     assert str(agent.last_result.error) == "the model returned an empty draft"  # a failed run says why
 
@@ -141,7 +141,7 @@ def test_empty_first_draft_fails_without_critique():
 def test_empty_revision_keeps_the_previous_draft():
     agent, llm = make(["v1", critique(False, "fix"), "   "])
     assert agent.run("task") == "v1"
-    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 3
+    assert agent.last_result.status == Status.NEEDS_REVIEW and llm.calls == 3
 
 
 def test_braces_in_task_and_answers_do_not_break_the_prompts():
@@ -202,7 +202,7 @@ def test_token_budget_returns_the_latest_draft():
     replies = [{"content": c, "usage": usage} for c in ["v1", critique(False, "no"), "v2", critique(False, "no"), "v3"]]
     agent, llm = make(replies, max_tokens_per_run=170)
     assert agent.run("task") == "v2"  # 50, 100, 150, 200 > 170: the critique of v2 crossed the budget
-    assert agent.last_result.status == MAX_TOKENS and llm.calls == 4
+    assert agent.last_result.status == Status.MAX_TOKENS and llm.calls == 4
 
 
 def test_console_output_shows_each_draft_and_critique(capsys):
@@ -223,7 +223,7 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = BasicReflectionAgent("e2e", llm, verbose=False)
         assert agent.run("count") == "draft two"
-        assert agent.last_result.status == OK and agent.last_result.llm_calls == 4
+        assert agent.last_result.status == Status.OK and agent.last_result.llm_calls == 4
         assert len(srv.requests) == 4
         assert "## Feedback\nsay two" in srv.requests[2]["messages"][0]["content"]
         assert agent.last_result.usage["total_tokens"] > 0

@@ -10,7 +10,7 @@ import pytest
 from vero import Agent, Message
 from vero.batch import _picklable, run_many, run_one
 from vero.core.agent import BudgetExceeded, MalformedOutputError
-from vero.core.result import FAILED, MAX_TOKENS, OK
+from vero.core.result import Status
 from vero.errors import LLMCallError
 from vero.testing import ScriptedLLM
 
@@ -26,7 +26,7 @@ class EchoAgent(Agent):
         if task == "boom":
             raise ValueError("boom")
         if task == "budget":
-            raise BudgetExceeded(MAX_TOKENS, "token budget of 1 exceeded")  # not picklable as is
+            raise BudgetExceeded(Status.MAX_TOKENS, "token budget of 1 exceeded")  # not picklable as is
         if task.startswith("sleep:"):
             time.sleep(float(task.split(":")[1]))
         return self.call_llm([Message.user(task)]).text
@@ -42,7 +42,7 @@ def test_results_keep_task_order_when_tasks_finish_out_of_order():
     results = run_many(make_agent, tasks, max_workers=6, progress=False)
     assert [r.task for r in results] == tasks
     assert [r.answer for r in results] == [f"echo: {t}" for t in tasks]
-    assert all(r.status == OK and r.llm_calls == 1 for r in results)
+    assert all(r.status == Status.OK and r.llm_calls == 1 for r in results)
 
 
 def test_each_task_gets_a_fresh_agent():
@@ -60,7 +60,7 @@ def test_each_task_gets_a_fresh_agent():
 
 def test_a_failing_run_becomes_a_failed_result_and_the_others_finish():
     results = run_many(make_agent, ["one", "boom", "two"], max_workers=2, progress=False)
-    assert [r.status for r in results] == [OK, FAILED, OK]
+    assert [r.status for r in results] == [Status.OK, Status.FAILED, Status.OK]
     assert isinstance(results[1].error, ValueError) and str(results[1].error) == "boom"
     assert results[1].task == "boom"
     assert [results[0].answer, results[2].answer] == ["echo: one", "echo: two"]
@@ -76,16 +76,16 @@ def test_an_exception_from_make_agent_becomes_a_failed_result():
         return make_agent()
 
     results = run_many(factory, ["a", "b", "c"], max_workers=1, progress=False)
-    assert [r.status for r in results] == [OK, FAILED, OK]
+    assert [r.status for r in results] == [Status.OK, Status.FAILED, Status.OK]
     assert str(results[1].error) == "no agent for you" and results[1].task == "b"
     assert results[1].to_dict()["error"]["type"] == "RuntimeError"
 
 
 def test_vero_errors_survive_pickling_with_their_fields():
     result = run_one(make_agent, "budget")
-    assert result.status == MAX_TOKENS
+    assert result.status == Status.MAX_TOKENS
     restored = pickle.loads(pickle.dumps(result)).error
-    assert type(restored) is BudgetExceeded and restored.status == MAX_TOKENS
+    assert type(restored) is BudgetExceeded and restored.status == Status.MAX_TOKENS
     assert str(restored) == "token budget of 1 exceeded"
     call_error = pickle.loads(pickle.dumps(LLMCallError("down", status=503)))
     assert call_error.status == 503 and str(call_error) == "down"
@@ -150,17 +150,17 @@ def test_process_pool_runs_module_level_make_agent():
     with ProcessPoolExecutor(2) as pool:
         results = run_many(make_agent, tasks, executor=pool, progress=False)
     assert [r.task for r in results] == tasks
-    assert [r.status for r in results] == [OK, FAILED, OK, MAX_TOKENS]
+    assert [r.status for r in results] == [Status.OK, Status.FAILED, Status.OK, Status.MAX_TOKENS]
     assert results[0].answer == "echo: x" and results[2].answer == "echo: y"
     assert results[0].llm_calls == 1 and results[0].usage["total_tokens"] > 0
     assert isinstance(results[1].error, ValueError)
-    assert isinstance(results[3].error, BudgetExceeded) and results[3].error.status == MAX_TOKENS
+    assert isinstance(results[3].error, BudgetExceeded) and results[3].error.status == Status.MAX_TOKENS
 
 
 def test_process_pool_with_an_unpicklable_make_agent_gives_failed_results():
     with ProcessPoolExecutor(1) as pool:
         results = run_many(lambda: make_agent(), ["a", "b"], executor=pool, progress=False)
-    assert [r.status for r in results] == [FAILED, FAILED]
+    assert [r.status for r in results] == [Status.FAILED, Status.FAILED]
     assert [r.task for r in results] == ["a", "b"]
     assert all("pickle" in repr(r.error).lower() for r in results)
 
@@ -220,4 +220,4 @@ def test_forked_workers_do_not_share_the_parents_connections_or_tool_threads():
         with ProcessPoolExecutor(4, mp_context=multiprocessing.get_context("fork")) as pool:
             results = run_many(functools.partial(make_http_agent, srv.base_url), tasks, executor=pool, progress=False)
     assert [r.answer for r in results] == [f"answer to {t} via {t}" for t in tasks]
-    assert all(r.status == OK for r in results)
+    assert all(r.status == Status.OK for r in results)

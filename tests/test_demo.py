@@ -10,7 +10,7 @@ from vero._demo import tour
 from vero.agents.basic_reflection import BasicReflectionAgent
 from vero.agents.plan_execute import PlanExecuteAgent, StepExecutor
 from vero.agents.reflexion import ReflexionAgent
-from vero.core.result import OK
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 from vero.tools.builtin import BUILTIN_TOOLS
 
@@ -55,7 +55,7 @@ def test_each_demo_scenes_steps_match_its_script(scene):
     agent = agent_class(scene["agent"])("demo", llm, tools=tools, verbose=False)
     agent.run(scene["task"])
     result = agent.last_result
-    assert result.status == OK and llm.remaining == 0 and llm.calls == len(scene["replies"])
+    assert result.status == Status.OK and llm.remaining == 0 and llm.calls == len(scene["replies"])
     assert [role_of(request) for request in llm.requests] == SCRIPTS[scene["agent"]]
     actions, observations = result.steps_of("action"), result.steps_of("observation")
     assert len(actions) == len(observations) == scripted_calls(scene["replies"])

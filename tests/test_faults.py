@@ -57,7 +57,7 @@ from test_cli import run_cli_in_process  # `python -m vero ARGS` in this process
 
 from vero import ChatOpenAI, LLMCallError, Message, Tool, tool
 from vero.core.agent import JSON_REASK, TRUNCATION_MARKER, BudgetExceeded
-from vero.core.result import FAILED, MAX_TOKENS, MAX_TURNS, NEEDS_REVIEW, OK
+from vero.core.result import Status
 from vero.errors import SessionFormatError
 from vero.testing import Fault, HTTPFault, MockOpenAIServer, ScriptedLLM
 
@@ -312,7 +312,7 @@ def patched(owner, name: str, value):
 
 def expect_ok(agent, answer, expected_answer, calls: int, llm=None):
     result = agent.last_result
-    assert (result.status, answer) == (OK, expected_answer), (result.status, answer, result.error)
+    assert (result.status, answer) == (Status.OK, expected_answer), (result.status, answer, result.error)
     assert result.error is None, result.error
     assert result.llm_calls == calls, (result.llm_calls, calls)
     if llm is not None:
@@ -347,7 +347,7 @@ def fails_cleanly(kind: str, faults: list, status: int | None, match: str, **llm
         before = list(agent.history)
         answer = agent.run("And the capital of Italy?")
         result = agent.last_result
-        assert (result.status, answer) == (FAILED, ""), (result.status, answer, result.error)
+        assert (result.status, answer) == (Status.FAILED, ""), (result.status, answer, result.error)
         assert isinstance(result.error, LLMCallError), repr(result.error)
         assert result.error.status == status, result.error.status
         assert re.search(match, str(result.error)), str(result.error)
@@ -417,7 +417,7 @@ def api_500_mid_run(kind):
         before = list(agent.history)
         agent.run("And the capital of Italy?")
         result = agent.last_result
-        assert result.status == FAILED and isinstance(result.error, LLMCallError), (result.status, result.error)
+        assert result.status == Status.FAILED and isinstance(result.error, LLMCallError), (result.status, result.error)
         assert result.error.status == 500 and result.llm_calls == len(before_fault)
         assert len(srv.requests) == len(first) + len(before_fault) + 3
         assert history_texts(agent) == [m.text for m in before], history_texts(agent)
@@ -448,7 +448,7 @@ def api_reset_mid_stream(kind):
         tokens.clear()
         answer = agent.run("And of Italy?", on_token=tokens.append)
         result = agent.last_result
-        assert (result.status, answer) == (FAILED, "") and isinstance(result.error, LLMCallError)
+        assert (result.status, answer) == (Status.FAILED, "") and isinstance(result.error, LLMCallError)
         assert result.error.status is None and result.llm_calls == 0
         assert tokens == ["Rome "], tokens  # chunk 1 is the role, chunk 2 the first word: then the cut
         assert history_texts(agent) == [TASK, "Paris is the capital."]
@@ -491,7 +491,7 @@ def api_malformed_chunk(kind):
         tokens: list[str] = []
         answer = agent.run("And of Italy?", on_token=tokens.append)
         result = agent.last_result
-        assert (result.status, answer) == (FAILED, "") and isinstance(result.error, LLMCallError)
+        assert (result.status, answer) == (Status.FAILED, "") and isinstance(result.error, LLMCallError)
         assert "stream failed" in str(result.error) and result.llm_calls == 0
         assert history_texts(agent) == [TASK, "Paris."] and len(srv.requests) == 2
     return "failed, LLMCallError('model stream failed'); history intact"
@@ -504,16 +504,16 @@ def api_empty_choices(kind):
 
 # How each agent handles an empty reply (also: content null with no tool calls).
 EMPTY_REPLY = {  # kind: (replies, status, answer, calls)
-    "reflection": (lambda empty: [empty], FAILED, "", 1),  # an empty first draft
-    "react": (lambda empty: [empty, final("Paris")], OK, "Paris", 2),  # a format error, re-asked
-    "plan": (lambda empty: [empty, *happy("plan")], OK, "Paris", 4),  # the planner's JSON is re-asked
+    "reflection": (lambda empty: [empty], Status.FAILED, "", 1),  # an empty first draft
+    "react": (lambda empty: [empty, final("Paris")], Status.OK, "Paris", 2),  # a format error, re-asked
+    "plan": (lambda empty: [empty, *happy("plan")], Status.OK, "Paris", 4),  # the planner's JSON is re-asked
     "reflexion": (
         lambda empty: [empty, "Diagnosis: the answer was empty. Plan: name the city.", *happy("reflexion")],
-        OK,
+        Status.OK,
         "Paris",
         4,
     ),  # scored 0 without a judge call, reflected on, retried
-    "chat": (lambda empty: [empty, "Paris"], OK, "Paris", 2),  # no text and no tool call: asked again
+    "chat": (lambda empty: [empty, "Paris"], Status.OK, "Paris", 2),  # no text and no tool call: asked again
 }
 
 
@@ -525,7 +525,7 @@ def empty_reply_outcome(kind: str, result, answer, calls: int, requests: int) ->
         assert str(result.error) == all_steps(result, "error")[0].content == "the model returned an empty draft"
     elif kind in ("react", "plan", "chat"):
         assert any("empty" in s.content for s in all_steps(result, "warning"))
-    return f"{status} after {calls} call(s)" + (" (recovered)" if status == OK else "")
+    return f"{status} after {calls} call(s)" + (" (recovered)" if status == Status.OK else "")
 
 
 @fault(
@@ -705,7 +705,7 @@ def model_judge_prose_always(kind):
         agent = make_agent(kind, llm)
         assert agent.run(TASK) == "Paris" and llm.calls == 5
         result = agent.last_result
-        assert result.status == OK and all_steps(result, "plan")[0].content == f"1. [ ] {TASK}"
+        assert result.status == Status.OK and all_steps(result, "plan")[0].content == f"1. [ ] {TASK}"
         assert "the task runs as a single step" in all_steps(result, "warning")[-1].content
         return f"{result.status} after {llm.calls} calls"
     llm = ScriptedLLM(["Paris", PROSE, PROSE, PROSE, "never used"])
@@ -713,7 +713,7 @@ def model_judge_prose_always(kind):
     answer = agent.run(TASK)
     result = agent.last_result
     assert llm.calls == 4 and llm.remaining == 1
-    assert (result.status, answer) == (NEEDS_REVIEW, "Paris") and result.error is None
+    assert (result.status, answer) == (Status.NEEDS_REVIEW, "Paris") and result.error is None
     assert all_steps(result, "error")[0].content == PROSE  # the raw judge output is kept
     return f"{result.status} after {llm.calls} calls"
 
@@ -749,7 +749,7 @@ def model_plan_empty(kind):
         agent = make_agent(kind, llm)
         answer = agent.run(TASK)
         result = agent.last_result
-        assert (result.status, answer, llm.calls) == (FAILED, "", 1), (result.status, answer, llm.calls)
+        assert (result.status, answer, llm.calls) == (Status.FAILED, "", 1), (result.status, answer, llm.calls)
         assert all_steps(result, "error")[0].content == "the planner returned an empty plan"
         assert agent.history == []
     return "failed after 1 call"
@@ -782,7 +782,7 @@ def model_same_action(kind):
     agent = make_agent(kind, llm, [add], max_turns=10)
     answer = agent.run("What is 2 + 3?")
     result = agent.last_result
-    assert result.status == MAX_TURNS, (result.status, result.error)
+    assert result.status == Status.MAX_TURNS, (result.status, result.error)
     if kind == "chat":  # no loop detection: the turn budget bounds it
         assert (llm.calls, len(CALLS), answer) == (11, 10, "I should add."), (llm.calls, len(CALLS), answer)
     else:
@@ -847,9 +847,9 @@ def model_never_accepts(kind):
     answer = agent.run(TASK)
     result = agent.last_result
     expected = {
-        "reflection": (NEEDS_REVIEW, "draft 3", 6),
-        "reflexion": (NEEDS_REVIEW, "draft 2", 8),
-        "plan": (MAX_TURNS, "the best I can say", 14),
+        "reflection": (Status.NEEDS_REVIEW, "draft 3", 6),
+        "reflexion": (Status.NEEDS_REVIEW, "draft 2", 8),
+        "plan": (Status.MAX_TURNS, "the best I can say", 14),
     }[kind]  # 1 + 6 * (step + replan) + 1
     assert (result.status, answer, llm.calls) == expected, (result.status, answer, llm.calls, result.error)
     return f"{result.status} after {llm.calls} calls"
@@ -994,7 +994,7 @@ def input_empty(kind):
         agent = make_agent(kind, llm)
         assert agent.run(task) == ""
         result = agent.last_result
-        assert result.status == FAILED and "empty" in str(result.error) and isinstance(result.error, ValueError)
+        assert result.status == Status.FAILED and "empty" in str(result.error) and isinstance(result.error, ValueError)
         assert (llm.calls, result.llm_calls, agent.history) == (0, 0, [])
     return "failed, 0 calls"
 
@@ -1047,7 +1047,7 @@ def input_lone_surrogate_http(kind):
         before = list(agent.history)
         assert agent.run(LONE) == ""
         result = agent.last_result
-        assert result.status == FAILED and isinstance(result.error, LLMCallError), (result.status, result.error)
+        assert result.status == Status.FAILED and isinstance(result.error, LLMCallError), (result.status, result.error)
         assert "surrogates not allowed" in str(result.error) and result.error.status is None
         assert agent.history == before and len(srv.requests) == len(happy(kind))
         assert agent.run(TASK) == "Paris" and agent.last_result.ok
@@ -1165,7 +1165,7 @@ def limits_tokens(kind):
     agent = make_agent(kind, llm, [add] if kind in ("react", "chat") else [], max_tokens_per_run=budget)
     answer = agent.run("task")
     result = agent.last_result
-    assert (result.status, answer, llm.calls) == (MAX_TOKENS, partial, calls), (result.status, answer, llm.calls)
+    assert (result.status, answer, llm.calls) == (Status.MAX_TOKENS, partial, calls), (result.status, answer, llm.calls)
     assert isinstance(result.error, BudgetExceeded) and "token budget" in str(result.error)
     assert result.usage["total_tokens"] == 50 * calls
     return f"max_tokens after {calls} calls, partial answer kept"
@@ -1178,22 +1178,22 @@ def limits_tokens(kind):
 )
 def limits_turns(kind):
     replies, status, answer, calls = {
-        "reflection": (["v1", critique(False, "no"), "v2", critique(False, "no")], NEEDS_REVIEW, "v2", 4),
+        "reflection": (["v1", critique(False, "no"), "v2", critique(False, "no")], Status.NEEDS_REVIEW, "v2", 4),
         "react": (
             [act("add", '{"a": 1, "b": 1}'), act("add", '{"a": 2, "b": 2}'), "Final Answer: 4"],
-            MAX_TURNS,
+            Status.MAX_TURNS,
             "4",
             3,
         ),
         "plan": (
             [plan_json("a", "b", "c"), final("A"), plan_json("b", "c"), final("B"), plan_json("c"), "Best: B"],
-            MAX_TURNS,
+            Status.MAX_TURNS,
             "Best: B",
             6,
         ),
         "reflexion": (
             ["A1", verdict(False, 20), "Diagnosis: x. Plan: y.", "A2", verdict(False, 30)],
-            NEEDS_REVIEW,
+            Status.NEEDS_REVIEW,
             "A2",
             5,
         ),
@@ -1203,7 +1203,7 @@ def limits_turns(kind):
                 {"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 2}}]},
                 "4",
             ],
-            MAX_TURNS,
+            Status.MAX_TURNS,
             "4",
             3,
         ),
@@ -1455,7 +1455,7 @@ def secret_run(kind: str, folder: str):
         ok_json = agent.last_result.to_json()
         assert agent.run("And of Italy?") == ""
         failed = agent.last_result
-        assert failed.status == FAILED and failed.error.status == 401
+        assert failed.status == Status.FAILED and failed.error.status == 401
         assert srv.request_log[0].headers["authorization"] == f"Bearer {KEY}"  # the key was really used
         agent.save(session)
     texts = {

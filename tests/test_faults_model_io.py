@@ -48,7 +48,7 @@ from test_faults import (
 
 from vero import LLMCallError, Message
 from vero.core.chat_openai import ChatOpenAI
-from vero.core.result import MAX_TOKENS, OK, add_usage, empty_usage, normalize_usage
+from vero.core.result import Status, add_usage, empty_usage, normalize_usage
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.testing import HTTPFault, MockOpenAIServer, ScriptedLLM
 
@@ -214,7 +214,7 @@ def model_lone_surrogate(kind):
     with pooled_mock_server([*first, *happy(kind)]) as srv:
         agent = make_agent(kind, chat_openai(srv))
         answer = agent.run(TASK)
-        assert (agent.last_result.status, answer) == (OK, REPAIRED), (
+        assert (agent.last_result.status, answer) == (Status.OK, REPAIRED), (
             agent.last_result.status,
             answer,
             agent.last_result.error,
@@ -222,7 +222,7 @@ def model_lone_surrogate(kind):
         assert all(encodable(m.text) and encodable(m.reasoning) for m in agent.history)
         second = agent.run("And of Italy?")
         result = agent.last_result
-        assert (result.status, second) == (OK, "Paris"), (result.status, second, result.error)
+        assert (result.status, second) == (Status.OK, "Paris"), (result.status, second, result.error)
         assert len(srv.requests) == len(first) + len(happy(kind))
         assert encodable(agent.last_result.to_json())
     return "ok; repaired to U+FFFD; the next turn ok"
@@ -257,7 +257,10 @@ def model_surrogate_escape_in_json(kind):
     llm = ScriptedLLM(replies)
     agent = make_agent(kind, llm, tools=[echo])
     answer = agent.run(TASK)
-    assert (agent.last_result.status, answer) == (OK, "done"), (agent.last_result.status, agent.last_result.error)
+    assert (agent.last_result.status, answer) == (Status.OK, "done"), (
+        agent.last_result.status,
+        agent.last_result.error,
+    )
     assert seen == ["half \ufffd"], seen
     assert encodable(agent.last_result.to_json()) and all(
         encodable(json.dumps(r.messages, ensure_ascii=False)) for r in llm.requests
@@ -277,7 +280,10 @@ def model_split_pair(kind):
         agent = make_agent(kind, chat_openai(srv))
         tokens: list[str] = []
         answer = agent.run(TASK, on_token=tokens.append)
-        assert (agent.last_result.status, answer) == (OK, "Paris 😀 and half \ufffd"), (answer, agent.last_result)
+        assert (agent.last_result.status, answer) == (Status.OK, "Paris 😀 and half \ufffd"), (
+            answer,
+            agent.last_result,
+        )
         assert "".join(tokens) == answer and all(encodable(t) for t in tokens), tokens
         assert agent.run("And of Italy?", on_token=tokens.append) == "Rome" and agent.last_result.ok
         assert "Paris 😀 and half \ufffd" in json.dumps(srv.requests[1], ensure_ascii=False)
@@ -353,7 +359,7 @@ def model_surrogate_cli(kind):
                 )
             assert code == 0 and "❌" not in err, (code, out, err)
             events = [json.loads(line) for line in Path(trace).read_text(encoding="utf-8").splitlines()]
-            assert events[-1]["type"] == "run_end" and events[-1]["status"] == OK, events[-1]
+            assert events[-1]["type"] == "run_end" and events[-1]["status"] == Status.OK, events[-1]
             outputs.append(out)
     assert f"Final Answer (ok): {REPAIRED}" in outputs[0], outputs[0]
     assert json.loads(outputs[1])["answer"] == REPAIRED
@@ -398,7 +404,7 @@ def api_usage_strings(kind):
         for stream in streams:
             answer = agent.run(TASK, on_token=lambda t: None) if stream else agent.run(TASK)
             result = agent.last_result
-            assert (result.status, answer) == (OK, "Paris"), (stream, result.status, answer, result.error)
+            assert (result.status, answer) == (Status.OK, "Paris"), (stream, result.status, answer, result.error)
             assert result.usage == counted(len(script)), (stream, result.usage)
     assert llm.total_usage == counted(len(replies)), llm.total_usage
     return f"ok; {llm.total_usage['total_tokens']} tokens counted over {len(replies)} call(s)"
@@ -442,7 +448,7 @@ def api_negative_usage(kind):
         agent = make_agent(kind, llm, [add] if kind in ("react", "chat") else [], max_tokens_per_run=budget)
         answer = agent.run("task")
         result = agent.last_result
-    assert (result.status, answer, result.llm_calls) == (MAX_TOKENS, partial, calls), (
+    assert (result.status, answer, result.llm_calls) == (Status.MAX_TOKENS, partial, calls), (
         result.status,
         answer,
         result.llm_calls,
@@ -685,7 +691,7 @@ def model_huge_unclosed_reply(kind):
         echoed.clear()
         agent = make_agent(kind, ScriptedLLM([text], default=final("done")), [echo])
         agent.run(TASK)
-        assert agent.last_result.status in (OK, "failed", "max_turns"), (shape, agent.last_result.status)
+        assert agent.last_result.status in (Status.OK, "failed", "max_turns"), (shape, agent.last_result.status)
         assert echoed == [], shape  # nothing written in these replies is a call
     unclosed_input = 'Thought: go\nAction: echo\nAction Input: {"text": "' + "x" * 400_000
     step = parse_react(unclosed_input, ["echo"])  # ReAct's own format: the call is the model's, its input text

@@ -47,7 +47,7 @@ from vero import AgentOptions, LLMCallError, LLMConfigError
 from vero.agents import BasicReflectionAgent
 from vero.config import SETTING_NAMES, Settings, call_seconds_for, reload_settings
 from vero.core.chat_openai import ChatOpenAI, reply_char_limit
-from vero.core.result import FAILED, OK
+from vero.core.result import Status
 from vero.core.text import printable, redact_url
 from vero.testing import Fault, HTTPFault, ScriptedLLM
 from vero.tools import tool
@@ -151,7 +151,7 @@ def terminal_escapes(kind):
     with contextlib.redirect_stdout(printed):  # verbose: the agent's own ConsolePrinter
         agent = make_agent("react", llm, tools=[shout], verbose=True)
         agent.run(f"task {EVIL}")
-    assert agent.last_result.status == OK, agent.last_result.error
+    assert agent.last_result.status == Status.OK, agent.last_result.error
     shown = printed.getvalue()
     assert not controls_in(shown), controls_in(shown)
     assert shown.count("\\x1b]52;c;") >= 5 and "safe\\rHIDDEN" in shown and "\\x9b2J" in shown
@@ -374,7 +374,7 @@ def endless_stream(kind):
         pieces: list[str] = []
         agent.run(TASK, on_token=pieces.append)
         result = agent.last_result
-        assert result.status == FAILED and "larger than 1,600 characters" in str(result.error), result.error
+        assert result.status == Status.FAILED and "larger than 1,600 characters" in str(result.error), result.error
         assert agent.history == [] and sum(map(len, pieces)) <= reply_char_limit(100)
         assert len(srv.requests) == 3
     return "failed with LLMCallError at the time or size limit; not retried"
@@ -410,7 +410,7 @@ def listener_sys_exit(kind):
         agent = make_agent(kind, llm, callbacks=[leave])
         with captured_logs(logging.WARNING) as records:
             answer = agent.run(TASK)
-    assert (agent.last_result.status, answer) == (OK, "Paris"), agent.last_result.error
+    assert (agent.last_result.status, answer) == (Status.OK, "Paris"), agent.last_result.error
     lines = formatted(records)
     assert any("event listener" in line for line in lines) and any("llm listener" in line for line in lines)
     return "ok; each listener failure logged"

@@ -29,7 +29,7 @@ import pytest
 from test_cli import ROOT, vero
 
 from vero.agents import ReActAgent, ToolCallingAgent
-from vero.core.result import OK, ToolError
+from vero.core.result import Status, ToolError
 from vero.testing import ScriptedLLM
 from vero.tools import ToolRegistry
 from vero.tools.mcp import (
@@ -129,7 +129,7 @@ def test_a_tool_call_goes_to_the_server_and_the_arguments_are_coerced_first(note
 def test_an_agent_answers_with_an_mcp_tool(notes):
     llm = ScriptedLLM([calls(("add", {"a": 20, "b": 22})), "20 + 22 = 42"])
     agent = ToolCallingAgent("mcp", llm, tools=notes.tools(), verbose=False)
-    assert agent.run("What is 20 + 22?") == "20 + 22 = 42" and agent.last_result.status == OK
+    assert agent.run("What is 20 + 22?") == "20 + 22 = 42" and agent.last_result.status == Status.OK
     assert [m["content"] for m in llm.requests[1].messages if m["role"] == "tool"] == ["42"]
     assert "add" in [t["function"]["name"] for t in llm.requests[0].tools]
 
@@ -203,7 +203,7 @@ def test_a_server_that_exits_during_a_call_is_an_observation_not_an_exception(ma
     with make() as server:
         llm = ScriptedLLM([calls((tool, {})), "The server is gone."], default="The server is gone.")
         agent = ToolCallingAgent("mcp", llm, tools=server.tools(), verbose=False)
-        assert agent.run("Crash it.") == "The server is gone." and agent.last_result.status == OK
+        assert agent.run("Crash it.") == "The server is gone." and agent.last_result.status == Status.OK
         observation = agent.last_result.steps_of("observation")[0]
         assert observation.data["ok"] is False
         assert "the MCP server 'notes' exited (exit code 3)" in observation.content

@@ -10,7 +10,7 @@ import pytest
 from vero.agents._plan import read_replan
 from vero.agents.plan_execute import Approval, Finished, PlanExecuteAgent, Remaining
 from vero.agents.reflexion import NOT_EVALUATED, Attempt, ReflexionAgent, Verdict
-from vero.core.result import MAX_TURNS, NEEDS_REVIEW, OK, REJECTED
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 
 
@@ -53,7 +53,7 @@ def test_max_steps_alias_sets_the_step_budget_with_a_deprecation_warning():
         )
     assert agent.max_turns == 2
     assert agent.run("task") == "Best effort"
-    assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # plan + 2 * (step + replan) + the answer
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 6  # plan + 2 * (step + replan) + the answer
 
 
 @pytest.mark.filterwarnings("ignore:max_steps=:DeprecationWarning")
@@ -68,7 +68,7 @@ def test_max_attempts_alias_sets_the_attempt_budget_with_a_deprecation_warning()
         agent, llm = reflexion(["a1", verdict(False, 40), "never"], max_attempts=1)
     assert agent.max_turns == 1
     assert agent.run("task") == "a1"
-    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 2  # one attempt, no reflection after it
+    assert agent.last_result.status == Status.NEEDS_REVIEW and llm.calls == 2  # one attempt, no reflection after it
 
 
 @pytest.mark.filterwarnings("ignore:max_attempts=:DeprecationWarning")
@@ -104,7 +104,7 @@ def test_reflexion_memory_is_fresh_per_run_and_a_finished_run_is_not_changed_by_
     assert "<past_reflections>" not in llm.requests[5].messages[-1]["content"]  # no lesson from the first run
     assert len(agent.memory) == 0 and agent.memory is not first_memory
     assert first_memory.reflections == [{"attempt": 1, "reflection": lesson}]  # the first run's memory as it was
-    assert first.answer == "42" and first.status == OK and first.steps == first_steps
+    assert first.answer == "42" and first.status == Status.OK and first.steps == first_steps
     assert agent.last_result is not first
 
 
@@ -134,11 +134,11 @@ def test_reflexion_memory_cannot_be_replaced_from_outside():
 # -- Reflexion: the evaluation is a value, the attempt is not changed --------------------------------
 def test_evaluate_returns_a_verdict_and_leaves_the_attempt_unchanged():
     agent = reflexion([], evaluator=lambda task, answer: (False, 30, "test_f failed"))[0]
-    attempt = Attempt(1, "def f(): pass", OK, "(trajectory)")
+    attempt = Attempt(1, "def f(): pass", Status.OK, "(trajectory)")
     before = copy.copy(attempt)
     assert agent._evaluate("write f", attempt) == Verdict(False, 30.0, "test_f failed")
     assert attempt == before and attempt.verdict is NOT_EVALUATED
-    empty = Attempt(2, "  ", OK, "(trajectory)")
+    empty = Attempt(2, "  ", Status.OK, "(trajectory)")
     assert agent._evaluate("write f", empty).feedback.startswith("The attempt produced no usable answer")
     assert empty.verdict is NOT_EVALUATED
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -167,7 +167,7 @@ def test_a_rejected_plan_ends_rejected_with_the_same_steps():
     agent, llm = planner([plan("a", "b"), "never"], approve=lambda p: False)
     assert agent.run("task") == ""
     result = agent.last_result
-    assert result.status == REJECTED and result.error is None and llm.calls == 1
+    assert result.status == Status.REJECTED and result.error is None and llm.calls == 1
     assert top_steps(result) == [("plan", "1. [ ] a\n2. [ ] b"), ("approval", "rejected")]
     assert [s.data for s in result.steps] == [{"steps": ["a", "b"]}, {"approved": False}]
 
@@ -176,7 +176,7 @@ def test_a_plan_still_sent_back_after_the_revisions_ends_rejected_with_the_same_
     agent, llm = planner([plan("v0"), plan("v1"), "never"], approve=lambda p: " no ", max_plan_revisions=1)
     assert agent.run("task") == ""
     result = agent.last_result
-    assert result.status == REJECTED and llm.calls == 2
+    assert result.status == Status.REJECTED and llm.calls == 2
     assert top_steps(result) == [
         ("plan", "1. [ ] v0"),
         ("approval", "sent back with feedback: no"),

@@ -7,7 +7,7 @@ import pytest
 from vero import tool
 from vero.agents._plan import read_steps
 from vero.agents.plan_execute import Plan, PlanExecuteAgent, StepExecutor
-from vero.core.result import FAILED, MAX_TURNS, OK, REJECTED
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 
 
@@ -55,7 +55,7 @@ def test_happy_path_two_steps_costs_five_calls():
     agent, llm = make(replies)
     assert agent.run("double the number") == "The answer is 42."
     result = agent.last_result
-    assert result.status == OK and llm.calls == 5 and result.llm_calls == 5
+    assert result.status == Status.OK and llm.calls == 5 and result.llm_calls == 5
     assert kinds(agent) == ["plan", "plan_step", "plan_step", "plan_step", "plan_step", "final"]
     step_results = [s for s in result.steps_of("plan_step") if s.data["status"] != "in_progress"]
     assert [(s.data["result"], s.data["status"]) for s in step_results] == [("21", "completed"), ("42", "completed")]
@@ -127,7 +127,7 @@ def test_unknown_tool_and_raising_tool_in_a_step_become_observations():
     assert observations[0].startswith("Error: unknown tool 'nosuch'")
     assert observations[1] == "Error: tool 'flaky' raised RuntimeError: service down"
     assert "Observation: Error: tool 'flaky' raised RuntimeError" in llm.requests[3].messages[-1]["content"]
-    assert llm.calls == 6 and agent.last_result.status == OK
+    assert llm.calls == 6 and agent.last_result.status == Status.OK
     assert not any("Fix a failed tool call" in r.messages[0]["content"] for r in llm.requests)  # no repair request
 
 
@@ -145,7 +145,7 @@ def test_rejected_plan_calls_no_executor():
     agent, llm = make([plan("a", "b"), "Final Answer: never"], approve=lambda p: False)
     assert agent.run("task") == ""
     result = agent.last_result
-    assert result.status == REJECTED
+    assert result.status == Status.REJECTED
     assert llm.calls == 1 and llm.remaining == 1  # only the planner
     assert kinds(agent) == ["plan", "approval"] and result.steps_of("plan_step") == []
     assert result.steps_of("approval")[0].content == "rejected"
@@ -178,17 +178,17 @@ def test_feedback_sends_the_plan_back_to_the_planner():
 def test_feedback_that_never_approves_ends_rejected_after_max_plan_revisions():
     agent, llm = make([plan(f"v{i}") for i in range(10)], approve=lambda p: "still not right")
     assert agent.run("task") == ""
-    assert agent.last_result.status == REJECTED
+    assert agent.last_result.status == Status.REJECTED
     assert llm.calls == 4  # the plan + 3 revisions (max_plan_revisions=3); none executed
     agent, llm = make([plan(f"v{i}") for i in range(10)], approve=lambda p: "no", max_plan_revisions=1)
     agent.run("task")
-    assert agent.last_result.status == REJECTED and llm.calls == 2
+    assert agent.last_result.status == Status.REJECTED and llm.calls == 2
 
 
 def test_empty_plan_fails():
     agent, llm = make([plan(), "never"])
     assert agent.run("task") == ""
-    assert agent.last_result.status == FAILED and llm.calls == 1
+    assert agent.last_result.status == Status.FAILED and llm.calls == 1
     assert agent.last_result.steps_of("error")[0].content == "the planner returned an empty plan"
     assert type(agent.last_result.error).__name__ == "EmptyPlanError"
 
@@ -205,7 +205,7 @@ def test_a_planner_reply_that_stays_unusable_makes_the_task_a_one_step_plan():
     agent, llm = make(["First I would look it up, then answer."] * 3 + ["Final Answer: 42", respond("42")])
     assert agent.run("What is six times seven?") == "42"
     result = agent.last_result
-    assert result.status == OK and llm.calls == 5
+    assert result.status == Status.OK and llm.calls == 5
     assert '{"steps": ["first step", "second step"]}' in llm.requests[1].messages[-1]["content"]
     assert result.steps_of("plan")[0].content == "1. [ ] What is six times seven?"
     assert "the task runs as a single step" in result.steps_of("warning")[-1].content
@@ -214,7 +214,7 @@ def test_a_planner_reply_that_stays_unusable_makes_the_task_a_one_step_plan():
 
 def test_prose_planner_reply_then_json_proceeds():
     agent, llm = make(["Let me think.", plan("one"), "Final Answer: 1", respond("1")])
-    assert agent.run("task") == "1" and llm.calls == 4 and agent.last_result.status == OK
+    assert agent.run("task") == "1" and llm.calls == 4 and agent.last_result.status == Status.OK
 
 
 def test_failing_step_is_marked_failed_with_its_partial_result():
@@ -248,7 +248,7 @@ def test_step_budget_ends_with_a_final_answer():
     ]
     agent, llm = make(replies, max_turns=2)
     assert agent.run("task") == "Best effort answer"
-    assert agent.last_result.status == MAX_TURNS and llm.calls == 6  # 1 + 2 * (1 + 1) + 1
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 6  # 1 + 2 * (1 + 1) + 1
     final = [s for s in agent.last_result.steps_of("final") if s.depth == 0]
     assert [(s.content, s.data) for s in final] == [("Best effort answer", {"reason": "max_turns"})]
 
@@ -258,7 +258,11 @@ def test_a_cut_off_answer_after_a_cap_is_not_used():
     agent, llm = make(replies, max_turns=1)
     assert agent.run("task") == "ra"  # the last step's result, not the cut-off reply
     result = agent.last_result
-    assert result.status == MAX_TURNS and llm.calls == 4 and not [s for s in result.steps_of("final") if s.depth == 0]
+    assert (
+        result.status == Status.MAX_TURNS
+        and llm.calls == 4
+        and not [s for s in result.steps_of("final") if s.depth == 0]
+    )
     assert "empty or cut off" in result.steps_of("warning")[-1].content
 
 
@@ -274,7 +278,7 @@ def test_replan_cap_ends_with_a_final_answer():
     agent, llm = make(replies, max_replans=1)
     assert agent.run("task") == "Final from ra, rx"
     result = agent.last_result
-    assert result.status == MAX_TURNS and llm.calls == 6
+    assert result.status == Status.MAX_TURNS and llm.calls == 6
     assert [s.content for s in result.steps_of("replan")] == ["1. [x] a\n2. [ ] x"]
     assert "the replan cap (1) is reached" in result.steps_of("warning")[0].content
 
@@ -289,12 +293,12 @@ def test_replanner_without_response_or_steps_is_reasked():
 def test_unusable_replanner_fails_keeping_the_last_step_result():
     agent, llm = make([plan("a"), "Final Answer: ra", "hmm", "hmm", "hmm"])
     assert agent.run("task") == "ra"
-    assert agent.last_result.status == FAILED and llm.calls == 5
+    assert agent.last_result.status == Status.FAILED and llm.calls == 5
 
 
 def test_empty_input_makes_no_model_call():
     agent, llm = make(["never"])
-    assert agent.run("") == "" and agent.last_result.status == FAILED and llm.calls == 0
+    assert agent.run("") == "" and agent.last_result.status == Status.FAILED and llm.calls == 0
 
 
 def test_braces_in_the_task_are_safe():
@@ -339,7 +343,7 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = PlanExecuteAgent("e2e", llm, tools=[lookup], verbose=False)
         assert agent.run("Population of Rome?") == "Rome has 2.8 million people."
-        assert agent.last_result.status == OK and agent.last_result.llm_calls == 4 and len(srv.requests) == 4
+        assert agent.last_result.status == Status.OK and agent.last_result.llm_calls == 4 and len(srv.requests) == 4
         assert srv.requests[1]["stop"] == ["Observation:"]
         assert "Observation: 2.8 million" in srv.requests[2]["messages"][-1]["content"]
 
@@ -356,7 +360,7 @@ def test_a_replanner_repeating_completed_steps_does_not_rerun_them():
     agent, llm = make(replies)
     assert agent.run("task") == "done: ra, rb"
     result = agent.last_result
-    assert result.status == OK and llm.calls == 5
+    assert result.status == Status.OK and llm.calls == 5
     assert "## Your step\nCompute B" in llm.requests[3].messages[-1]["content"]
     starts = [s.content for s in result.steps_of("plan_step") if s.data["status"] == "in_progress"]
     assert starts == ["[>] Look up A", "[>] Compute B"]  # A ran once
@@ -374,7 +378,7 @@ def test_a_replanner_listing_only_completed_steps_keeps_the_remaining_plan():
 def test_a_replanner_that_neither_answers_nor_leaves_a_step_is_asked_again_for_the_answer():
     agent, llm = make([plan("a"), "Final Answer: ra", plan("a"), respond("ra it is")])
     assert agent.run("task") == "ra it is"
-    assert agent.last_result.status == OK and llm.calls == 4
+    assert agent.last_result.status == Status.OK and llm.calls == 4
     assert "no steps remain" in llm.requests[3].messages[-1]["content"]
 
 
@@ -405,7 +409,7 @@ def test_a_replanner_that_answers_after_the_first_step_costs_three_calls_and_ski
     agent, llm = make([plan("find A", "find B"), "Final Answer: 1", respond("A is 1."), "never"])
     assert agent.run("What is A?") == "A is 1."
     result = agent.last_result
-    assert result.status == OK and llm.calls == 3 and llm.remaining == 1
+    assert result.status == Status.OK and llm.calls == 3 and llm.remaining == 1
     assert kinds(agent) == ["plan", "plan_step", "plan_step", "final"]
     assert llm.requests[2].messages[0]["content"] == PlanExecuteAgent.replan_prompt
 
@@ -426,7 +430,7 @@ def test_a_failed_step_goes_to_the_replanner_whose_steps_replace_the_remaining_o
         ]
     )
     assert agent.run("task") == "It worked."
-    assert agent.last_result.status == OK and llm.calls == 9
+    assert agent.last_result.status == Status.OK and llm.calls == 9
     assert [s.content for s in agent.last_result.steps_of("replan")] == [
         "1. [!] try it\n2. [ ] try again\n3. [ ] report"
     ]
@@ -435,7 +439,7 @@ def test_a_failed_step_goes_to_the_replanner_whose_steps_replace_the_remaining_o
 def test_with_max_replans_0_the_first_change_of_plan_ends_the_loop():
     agent, llm = make([plan("a", "b"), "Final Answer: ra", plan("x"), "What ra tells", "never"], max_replans=0)
     assert agent.run("task") == "What ra tells"
-    assert agent.last_result.status == MAX_TURNS and llm.calls == 4
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 4
     assert llm.requests[3].messages[0]["content"] == PlanExecuteAgent.final_prompt
 
 
@@ -582,7 +586,7 @@ def test_a_plan_copied_from_the_example_in_the_instructions_is_asked_for_again()
         respond("2.1 million"),
     ]
     agent, llm = make(replies, tools=[lookup])
-    assert agent.run("How many people live in Paris?") == "2.1 million" and agent.last_result.status == OK
+    assert agent.run("How many people live in Paris?") == "2.1 million" and agent.last_result.status == Status.OK
     assert "copied from the example" in llm.requests[1].messages[-1]["content"]
     assert agent.last_result.steps_of("plan")[0].content == "1. [ ] Find the population of Paris with lookup"
 

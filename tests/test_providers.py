@@ -477,11 +477,11 @@ def test_the_status_table_of_docs_agents_lists_each_status_once():
     import re
     from pathlib import Path
 
-    from vero.core.result import STATUSES
+    from vero.core.result import Status
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "agents.md").read_text()
     listed = re.findall(r"^\| `(\w+)` \|", text, re.M)
-    statuses = [name for name in listed if name in STATUSES]
+    statuses = [name for name in listed if name in tuple(Status)]
     assert statuses and len(statuses) == len(set(statuses)), statuses
 
 

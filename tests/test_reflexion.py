@@ -6,7 +6,7 @@ import pytest
 
 from vero import Agent, Message, tool
 from vero.agents.reflexion import ReflexionAgent, ReflexionMemory
-from vero.core.result import FAILED, MAX_TOKENS, NEEDS_REVIEW, OK
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 
 
@@ -50,7 +50,7 @@ def test_first_attempt_passing_costs_two_calls():
     agent, llm = make(["42", verdict(True, 95, "correct")])
     assert agent.run("6 * 7?") == "42"
     result = agent.last_result
-    assert result.status == OK and llm.calls == 2 and result.llm_calls == 2
+    assert result.status == Status.OK and llm.calls == 2 and result.llm_calls == 2
     assert kinds(agent) == ["attempt", "evaluation"]
     evaluation = result.steps_of("evaluation")[0]
     assert evaluation.data == {"attempt": 1, "passed": True, "score": 95.0, "feedback": "correct"}
@@ -63,7 +63,7 @@ def test_reflection_of_attempt_one_is_in_the_prompt_of_attempt_two():
     reflection = "Diagnosis: step 2 multiplied 6 by 6. Plan: multiply 6 by 7."
     agent, llm = make(["36", verdict(False, 20, "36 is 6*6, not 6*7"), reflection, "42", verdict(True, 100)])
     assert agent.run("6 * 7?") == "42"
-    assert agent.last_result.status == OK and llm.calls == 5
+    assert agent.last_result.status == Status.OK and llm.calls == 5
     assert kinds(agent) == ["attempt", "evaluation", "reflection", "attempt", "evaluation"]
     first_attempt, second_attempt = llm.requests[0].messages[1]["content"], llm.requests[3].messages[1]["content"]
     assert first_attempt == "6 * 7?"
@@ -79,7 +79,7 @@ def test_no_attempt_passing_returns_the_best_one_needs_review_with_exact_calls()
     replies = ["a1", verdict(False, 40), "r1", "a2", verdict(False, 70), "r2", "a3", verdict(False, 70), "never"]
     agent, llm = make(replies)  # max_attempts defaults to 3
     assert agent.run("task") == "a2"  # highest score, earliest of the tie
-    assert agent.last_result.status == NEEDS_REVIEW
+    assert agent.last_result.status == Status.NEEDS_REVIEW
     assert llm.calls == 8 and llm.remaining == 1  # 3 * 3 - 1: no reflection after the last attempt
     assert kinds(agent).count("reflection") == 2
 
@@ -89,21 +89,21 @@ def test_judge_pass_needs_the_score_to_reach_pass_score():
     assert agent.run("task") == "a2"
     assert [s.data["passed"] for s in agent.last_result.steps_of("evaluation")] == [False, True]
     agent, llm = make(["a1", verdict(True, 60)], pass_score=60)
-    assert agent.run("task") == "a1" and agent.last_result.status == OK and llm.calls == 2
+    assert agent.run("task") == "a1" and agent.last_result.status == Status.OK and llm.calls == 2
     agent, llm = make(["a1", verdict(False, 95)], max_turns=1)
-    assert agent.run("task") == "a1" and agent.last_result.status == NEEDS_REVIEW
+    assert agent.run("task") == "a1" and agent.last_result.status == Status.NEEDS_REVIEW
 
 
 def test_string_pass_and_score_are_read():
     agent, llm = make(["a1", '{"pass": "true", "reason": "ok", "score": "85"}'])
-    assert agent.run("task") == "a1" and agent.last_result.status == OK
+    assert agent.run("task") == "a1" and agent.last_result.status == Status.OK
     assert agent.last_result.steps_of("evaluation")[0].data["score"] == 85.0
 
 
 @pytest.mark.parametrize("bad_score, problem", [(150, "between 0 and 100"), ("high", "must be a number")])
 def test_bad_score_is_reasked_with_the_problem(bad_score, problem):
     agent, llm = make(["a1", verdict(True, bad_score), verdict(True, 90)])
-    assert agent.run("task") == "a1" and agent.last_result.status == OK
+    assert agent.run("task") == "a1" and agent.last_result.status == Status.OK
     assert llm.calls == 3
     reask = llm.requests[2].messages[-1]["content"]
     assert problem in reask and '"score": <number from 0 to 100>' in reask
@@ -113,7 +113,7 @@ def test_unusable_judge_output_ends_needs_review_with_the_raw_output():
     agent, llm = make(["a1", "Looks right to me.", "Yes.", "Definitely passes."])
     assert agent.run("task") == "a1"
     result = agent.last_result
-    assert result.status == NEEDS_REVIEW and llm.calls == 4  # attempt + judge + 2 re-asks
+    assert result.status == Status.NEEDS_REVIEW and llm.calls == 4  # attempt + judge + 2 re-asks
     assert result.steps_of("error")[0].content == "Definitely passes."
     assert result.steps_of("evaluation") == []
 
@@ -121,7 +121,7 @@ def test_unusable_judge_output_ends_needs_review_with_the_raw_output():
 def test_unusable_judge_on_a_later_attempt_returns_the_best_scored_attempt():
     agent, llm = make(["a1", verdict(False, 50), "r1", "a2", "prose", "prose", "prose"])
     assert agent.run("task") == "a1"
-    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 7
+    assert agent.last_result.status == Status.NEEDS_REVIEW and llm.calls == 7
 
 
 def test_external_evaluator_replaces_the_judge_and_its_feedback_reaches_the_reflector():
@@ -137,7 +137,7 @@ def test_external_evaluator_replaces_the_judge_and_its_feedback_reaches_the_refl
         ["def f(): return 2", "Diagnosis: f returns 2. Plan: return 3.", "def f(): return 3"], evaluator=unit_tests
     )
     assert agent.run("write f returning 3") == "def f(): return 3"
-    assert agent.last_result.status == OK and llm.calls == 3  # no judge calls
+    assert agent.last_result.status == Status.OK and llm.calls == 3  # no judge calls
     assert seen == [("write f returning 3", "def f(): return 2"), ("write f returning 3", "def f(): return 3")]
     assert "## Evaluation (score 30/100)\ntest_f: expected 3, got 2" in llm.requests[1].messages[1]["content"]
     assert "Attempt 1: Diagnosis: f returns 2." in llm.requests[2].messages[1]["content"]
@@ -145,7 +145,7 @@ def test_external_evaluator_replaces_the_judge_and_its_feedback_reaches_the_refl
 
 def test_external_evaluator_passed_is_final_even_below_pass_score():
     agent, llm = make(["a1"], evaluator=lambda task, answer: (True, 10, "tests pass"))
-    assert agent.run("task") == "a1" and agent.last_result.status == OK and llm.calls == 1
+    assert agent.run("task") == "a1" and agent.last_result.status == Status.OK and llm.calls == 1
 
 
 def test_memory_size_limits_what_the_next_attempt_sees():
@@ -172,7 +172,7 @@ def test_max_attempts_is_the_deprecated_old_name_of_max_turns():
 
 def test_empty_input_makes_no_model_call():
     agent, llm = make(["never"])
-    assert agent.run("") == "" and agent.last_result.status == FAILED and llm.calls == 0
+    assert agent.run("") == "" and agent.last_result.status == Status.FAILED and llm.calls == 0
 
 
 def test_braces_in_the_task_and_answers_are_safe():
@@ -196,7 +196,7 @@ def test_token_budget_returns_the_best_attempt_so_far():
     replies = [{"content": c, "usage": usage} for c in ["a1", verdict(False, 60), "r1", "a2", verdict(False, 10)]]
     agent, llm = make(replies, max_tokens_per_run=170)
     assert agent.run("task") == "a1"
-    assert agent.last_result.status == MAX_TOKENS and llm.calls == 4
+    assert agent.last_result.status == Status.MAX_TOKENS and llm.calls == 4
 
 
 # -- executors -----------------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_default_executor_is_react_over_the_shared_tools():
     agent, llm = make(replies, tools=[add])
     assert agent.run("2 + 3?") == "5"
     result = agent.last_result
-    assert result.status == OK and llm.calls == 7 and result.llm_calls == 7
+    assert result.status == Status.OK and llm.calls == 7 and result.llm_calls == 7
     assert kinds(agent) == ["attempt", "evaluation", "reflection", "attempt", "evaluation"]
     assert [s.content for s in result.steps if s.kind == "observation" and s.depth == 1] == ["4", "5"]
     assert llm.requests[0].stop == ["Observation:"] and "add(" in llm.requests[0].messages[0]["content"]
@@ -279,7 +279,7 @@ def test_any_agent_can_be_the_executor():
     )
     assert agent.run("task") == "better"
     result = agent.last_result
-    assert result.status == OK and result.llm_calls == 5 and llm.calls == 3 and executor_llm.calls == 2
+    assert result.status == Status.OK and result.llm_calls == 5 and llm.calls == 3 and executor_llm.calls == 2
     assert "Attempt 1: Plan: be concrete about X." in executor_llm.requests[1].messages[-1]["content"]
 
 
@@ -299,7 +299,7 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = ReflexionAgent("e2e", llm, verbose=False)
         assert agent.run("6 * 7?") == "42"
-        assert agent.last_result.status == OK and agent.last_result.llm_calls == 5 and len(srv.requests) == 5
+        assert agent.last_result.status == Status.OK and agent.last_result.llm_calls == 5 and len(srv.requests) == 5
         assert "<past_reflections>\nAttempt 1: Diagnosis: added 1 too few." in srv.requests[3]["messages"][1]["content"]
 
 
@@ -327,7 +327,7 @@ def test_a_broken_external_evaluator_fails_that_attempt_and_the_run_goes_on(eval
     agent, llm = make(["a1", "Diagnosis: the check broke. Plan: try again.", "a2"], evaluator=evaluate)
     assert agent.run("task") == "a2"
     result = agent.last_result
-    assert result.status == OK and result.error is None and llm.calls == 3
+    assert result.status == Status.OK and result.error is None and llm.calls == 3
     assert kinds(agent) == ["attempt", "error", "evaluation", "reflection", "attempt", "evaluation"]
     error = result.steps_of("error")[0]
     assert error.content.startswith(feedback) and error.data == {"attempt": 1}
@@ -341,7 +341,7 @@ def test_an_evaluator_that_always_raises_ends_needs_review_with_the_first_attemp
     agent, llm = make(["a1", "r1", "a2", "r2", "a3"], evaluator=raises)
     assert agent.run("task") == "a1"
     result = agent.last_result
-    assert result.status == NEEDS_REVIEW and llm.calls == 5
+    assert result.status == Status.NEEDS_REVIEW and llm.calls == 5
     assert len(result.steps_of("error")) == 3 and len(result.steps_of("attempt")) == 3
 
 

@@ -15,7 +15,7 @@ from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, Tool
 from vero.agents._native import CUT_OFF_NUDGE, REPEATED_CALL_NUDGE
 from vero.config import reload_settings
 from vero.core.parsing import parse_react, tidy_numbers, tool_calls_in_text
-from vero.core.result import FAILED, MAX_TURNS, NEEDS_REVIEW, OK
+from vero.core.result import Status
 from vero.testing import MockOpenAIServer, ScriptedLLM
 
 CALLS: list = []
@@ -167,14 +167,14 @@ def test_a_reply_cut_off_on_every_turn_ends_max_turns_not_ok():
     llm = ScriptedLLM(default={"content": "The stock is", "finish_reason": "length"})
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, max_turns=2)
     agent.run("How many?")
-    assert agent.last_result.status == MAX_TURNS
+    assert agent.last_result.status == Status.MAX_TURNS
 
 
 def test_with_recovery_off_a_cut_off_reply_fails_the_run():
     llm = ScriptedLLM([{"content": "The stock is 27", "finish_reason": "length"}])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=False)
     agent.run("How many?")
-    assert agent.last_result.status == FAILED and "cut off" in str(agent.last_result.error) and llm.calls == 1
+    assert agent.last_result.status == Status.FAILED and "cut off" in str(agent.last_result.error) and llm.calls == 1
 
 
 # -- ReAct, text protocol ----------------------------------------------------------------------
@@ -225,7 +225,7 @@ def test_text_react_tells_the_model_its_reply_was_cut_off():
     agent = ReActAgent("r", llm, tools=TOOLS, verbose=False)
     assert agent.run("How many?") == "2715"
     correction = llm.requests[1].messages[-1]["content"]
-    assert "cut off" in correction and agent.last_result.status == OK
+    assert "cut off" in correction and agent.last_result.status == Status.OK
 
 
 def test_text_react_still_runs_a_complete_action_from_a_cut_off_reply():
@@ -260,14 +260,14 @@ def test_a_cut_off_draft_is_revised_without_asking_the_critic():
     assert agent.run("Write f") == "def f(x):\n    return x + 1"
     critiques = agent.last_result.steps_of("critique")
     assert critiques[0].data["is_sufficient"] is False and "cut off" in critiques[0].content
-    assert llm.calls == 3 and agent.last_result.status == OK
+    assert llm.calls == 3 and agent.last_result.status == Status.OK
 
 
 def test_a_cut_off_last_draft_ends_needs_review():
     llm = ScriptedLLM(default={"content": "def f(x):\n    return", "finish_reason": "length"})
     agent = BasicReflectionAgent("b", llm, max_turns=2, verbose=False)
     agent.run("Write f")
-    assert agent.last_result.status == NEEDS_REVIEW and llm.calls == 2
+    assert agent.last_result.status == Status.NEEDS_REVIEW and llm.calls == 2
 
 
 @pytest.mark.parametrize(
