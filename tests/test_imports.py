@@ -144,6 +144,11 @@ def test_from_vero_tool_import_gives_the_tools_names_with_a_warning():
     assert_blames_this_file([*record, *named])
     with pytest.raises(ImportError):
         from vero.tool import no_such_name  # noqa: F401
+    namespace: dict = {}
+    with pytest.warns(DeprecationWarning) as star:
+        exec("from vero.tool import *", namespace)  # every name of vero.tools.__all__, with its warning
+    assert namespace["Tool"] is Tool and namespace["tool"] is tool_in_base
+    assert {str(w.message).split()[0] for w in star} == {f"vero.tool.{name}" for name in vero.tools.__all__}
 
 
 def test_import_vero_tool_builtin_as_a_name_fails_after_its_warning(monkeypatch):

@@ -41,9 +41,11 @@ class OldToolPaths(MetaPathFinder, Loader):
 
 def _old_package_attribute(name: str) -> Any:
     """``from vero.tool import X``: the ``vero.tools`` name or submodule ``X``, with a warning."""
+    tools = import_module(NEW)
+    if name == "__all__":  # `from vero.tool import *`: each name then warns as it is read
+        return tools.__all__
     if name.startswith("__"):
         raise AttributeError(f"module {OLD!r} has no attribute {name!r}")
-    tools = import_module(NEW)
     try:
         value = getattr(tools, name) if hasattr(tools, name) else import_module(f"{NEW}.{name}")
     except ModuleNotFoundError as exc:
