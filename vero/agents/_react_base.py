@@ -17,7 +17,7 @@ from vero.agents._native import RAN_FOR_YOU
 from vero.agents._react_prompts import GUIDED_PROMPTS, NATIVE_PROMPTS, OLD_NAMES, TEXT_PROMPTS, ReActPrompts
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
 from vero.core.message import Arguments, Message, ToolCall
-from vero.core.result import MAX_TURNS, StepKind
+from vero.core.result import Status, StepKind
 
 
 @dataclass
@@ -106,7 +106,7 @@ class ReActAgentBase(Agent):
         repeats = notes["repeats"] = notes.get("repeats", 0) + 1 if key == notes.get("last_actions") else 1
         notes["last_actions"] = key
         if repeats > self.max_repeats:
-            raise BudgetExceeded(MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
+            raise BudgetExceeded(Status.MAX_TURNS, f"the agent repeated the same action {repeats} times in a row")
         if repeats == self.max_repeats:
             warning = self.prompts.loop_warning.format(count=repeats)
             self.record(StepKind.WARNING, warning, actions=key)

@@ -55,7 +55,7 @@ from vero.core.gate import WrittenArguments
 from vero.core.message import Arguments, ChatModel, Message, read_arguments
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_action_input, parse_react
-from vero.core.result import MAX_TURNS, Outcome, StepKind
+from vero.core.result import Outcome, Status, StepKind
 from vero.errors import LLMCallError
 
 # The text protocol's parser lives with the other parsers; it is re-exported here, and so are the
@@ -138,7 +138,7 @@ class ReActAgent(ReActAgentBase):
                 return answer
             if self.reflect_every and turn % self.reflect_every == 0 and turn < self.max_turns:
                 self.reflect(messages)
-        return Outcome(self.final_answer(messages), MAX_TURNS)
+        return Outcome(self.final_answer(messages), Status.MAX_TURNS)
 
     # -- one step: reply -> thought -> answer, or action -> the gate -> observation ----------
     def step(self, protocol: ReActProtocol, reply: Message, messages: list[Message]) -> str | None:

@@ -38,7 +38,7 @@ from vero.agents._native import (
 from vero.core.agent import Agent, MalformedOutputError
 from vero.core.capabilities import hosted_model
 from vero.core.message import Message
-from vero.core.result import MAX_TURNS, Outcome, StepKind
+from vero.core.result import Outcome, Status, StepKind
 
 TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
 HOSTED_SYSTEM_PROMPT = f"{NATIVE_INTRO} {HOSTED_INSTRUCTIONS}"  # no text-call guide: see hosted_system_prompt
@@ -87,4 +87,4 @@ class ToolCallingAgent(Agent):
         reply = self.call_llm(messages, on_token=on_token, **tool_options(self, tool_choice="none"))
         answer = reply.text if reply.text.strip() else self.partial
         self.record(StepKind.FINAL, answer)
-        return Outcome(answer, MAX_TURNS)
+        return Outcome(answer, Status.MAX_TURNS)

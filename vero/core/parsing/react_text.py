@@ -130,29 +130,8 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if action and final_line and final_line.start() < action.start():  # an Action after the answer is part of it
         action = given = None
     if action and given and action.start() < given.start():
-        following = _NEXT_LABEL.search(text, given.end())
-        given_text = text[given.end() : following.start() if following else len(text)]
-        # `find_book`, ```find_book``` or `find_book(name: 'x')`: small models sometimes write the call itself
-        # on the Action line and repeat its arguments in the Action Input, which is what counts
-        name = action.group(1).strip().strip("`*'\"")
-        called = _CALLED_NAME.match(name)
-        step.action = called.group(1) if called else name
-        expression = _call_expression(name) if called else None
-        step.line_arguments = expression[1] if expression else None
-        parsed = _json_object_at(text, given.end())
-        if parsed:
-            step.action_input, end = parsed
-            after = _NEXT_LABEL.search(text, end)  # what follows the object up to the next label is input too
-            given_text = text[given.end() : after.start() if after else len(text)]
-            fenced = given_text.lstrip()[:1] in "`~"  # else: without the closing fence of a reply fenced whole
-            step.input_text = given_text if fenced else _TRAILING_FENCE.sub("", given_text.rstrip())
-        else:  # not valid JSON: the text up to the next label, repaired if it is sloppy JSON
-            step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
-            step.open_ended = following is None
-            step.input_text = given_text
-        step.text = text[:end].rstrip()
-        step.written, step.reply, step.at = text[action.start() : end], text, action.start()
-        if step.action.lower() == "finish":
+        _read_action(step, text, action, given)
+        if step.action and step.action.lower() == "finish":
             return _finish(step)
         if step.action:
             return step
@@ -178,6 +157,34 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     else:
         step.problem = "no `Action:` line with a tool name, and no `Final Answer:`"
     return step
+
+
+def _read_action(step: ReActStep, text: str, action: re.Match[str], given: re.Match[str]) -> None:
+    """Fill ``step`` with the ``Action:`` line and the ``Action Input:`` that follows it: the input is the
+    JSON object after the label (what follows it up to the next label is input too), else the text up to
+    the next label, repaired if it is sloppy JSON."""
+    following = _NEXT_LABEL.search(text, given.end())
+    given_text = text[given.end() : following.start() if following else len(text)]
+    # `find_book`, ```find_book``` or `find_book(name: 'x')`: small models sometimes write the call itself
+    # on the Action line and repeat its arguments in the Action Input, which is what counts
+    name = action.group(1).strip().strip("`*'\"")
+    called = _CALLED_NAME.match(name)
+    step.action = called.group(1) if called else name
+    expression = _call_expression(name) if called else None
+    step.line_arguments = expression[1] if expression else None
+    parsed = _json_object_at(text, given.end())
+    if parsed:
+        step.action_input, end = parsed
+        after = _NEXT_LABEL.search(text, end)
+        given_text = text[given.end() : after.start() if after else len(text)]
+        fenced = given_text.lstrip()[:1] in "`~"  # else: without the closing fence of a reply fenced whole
+        step.input_text = given_text if fenced else _TRAILING_FENCE.sub("", given_text.rstrip())
+    else:
+        step.action_input, end = parse_action_input(given_text), given.end() + len(given_text)
+        step.open_ended = following is None
+        step.input_text = given_text
+    step.text = text[:end].rstrip()
+    step.written, step.reply, step.at = text[action.start() : end], text, action.start()
 
 
 def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:
