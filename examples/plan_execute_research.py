@@ -36,7 +36,7 @@ if __name__ == "__main__":
         print(NO_MODEL, file=sys.stderr)
         sys.exit(2)
     agent = PlanExecuteAgent(
-        "researcher", llm, tools=[web_search, calculator], approve=ask if "--approve" in sys.argv else None, max_steps=8
+        "researcher", llm, tools=[web_search, calculator], approve=ask if "--approve" in sys.argv else None, max_turns=8
     )
     agent.run(TASK)  # verbose: prints the plan, each step, the answer and its status (ok, rejected, max_turns, failed)
     sys.exit(1 if agent.last_result.status == Status.FAILED else 0)

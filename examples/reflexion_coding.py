@@ -92,7 +92,7 @@ if __name__ == "__main__":
     except LLMConfigError:
         print(NO_MODEL, file=sys.stderr)
         sys.exit(2)
-    agent = ReflexionAgent("coder", llm, evaluator=run_unit_tests, max_attempts=4)
+    agent = ReflexionAgent("coder", llm, evaluator=run_unit_tests, max_turns=4)
     agent.run(TASK)  # verbose: prints each attempt, evaluation and reflection, then the answer and status
     result = agent.last_result
     for step in result.steps_of(StepKind.EVALUATION):
