@@ -73,13 +73,13 @@ from world_vocab import (  # noqa: E402
 
 # The two splits, kept here and nowhere else.  Never tune on HELDOUT_SEEDS.  The held-out block
 # was picked on structure alone, before any model ran on it: the first ten consecutive seeds whose
-# worlds together have every tool shape, error style, answer kind and tool count (tests/test_worlds.py).
+# worlds together have every tool shape, error style, answer kind and tool count (benchmarks/tests/test_worlds.py).
 DEV_SEEDS: tuple[int, ...] = (1, 2, 3, 4, 5)
 HELDOUT_SEEDS: tuple[int, ...] = tuple(range(301, 311))
 # Worlds that differ from both in kind (world_kinds.py): other reply formats, failures, tool shapes,
 # task shapes and answer kinds, which no dev seed ever makes.  Report only; never read while developing.
 # Chosen before any model ran on them; the world's seed rotates its failure kind and its record format,
-# so any ten consecutive seeds have them all (tests/test_worlds.py checks the rest of the coverage).
+# so any ten consecutive seeds have them all (benchmarks/tests/test_worlds.py checks the rest of the coverage).
 HELDOUT_KINDS_SEEDS: tuple[int, ...] = tuple(range(401, 411))
 SPLITS = {
     "dev": DEV_SEEDS,

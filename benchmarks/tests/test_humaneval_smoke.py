@@ -1,6 +1,6 @@
 """The HumanEval harness (benchmarks/humaneval.py) on 3 problems, with scripted models.
 
-tests/data/humaneval_3.jsonl holds problems HumanEval/0, /2 and /7 copied unchanged from
+benchmarks/tests/data/humaneval_3.jsonl holds problems HumanEval/0, /2 and /7 copied unchanged from
 OpenAI's HumanEval dataset (https://github.com/openai/human-eval, MIT license).
 """
 
@@ -17,7 +17,7 @@ DATA = HERE / "data" / "humaneval_3.jsonl"
 
 
 def _load_harness():
-    spec = importlib.util.spec_from_file_location("vero_humaneval_harness", HERE.parent / "benchmarks" / "humaneval.py")
+    spec = importlib.util.spec_from_file_location("vero_humaneval_harness", HERE.parent / "humaneval.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

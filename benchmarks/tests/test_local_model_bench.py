@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-BENCH = HERE.parent / "benchmarks"
+BENCH = HERE.parent
 
 
 def _load(name: str, path: Path):

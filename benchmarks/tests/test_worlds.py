@@ -25,7 +25,7 @@ from vero import Tool
 from vero.testing import MockOpenAIServer, ScriptedLLM
 from vero.tools.base import parse_docstring
 
-BENCH = Path(__file__).parent.parent / "benchmarks" / "local_model"
+BENCH = Path(__file__).parent.parent / "local_model"
 
 
 def _load(name: str, path: Path):
