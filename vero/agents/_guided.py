@@ -37,7 +37,6 @@ from typing import Any
 from vero.agents._react_base import ReActAgentBase, ReplyStep, send_as_observation
 from vero.agents._react_prompts import ANSWERED, GUIDED_ERROR_PROMPT, GUIDED_PROMPT
 from vero.core.agent import CUT_OFF, clip_observation, earlier_results
-from vero.core.gate import WrittenArguments
 from vero.core.message import Arguments, Message
 from vero.core.output import REFUSED_STATUSES
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
@@ -146,7 +145,7 @@ class GuidedProtocol:
 def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     """``(thought, choice)`` of a guided reply: the choice is ``{"final_answer": str}`` or
     ``{"tool": str, "arguments": dict}``; arguments read only by repairing the reply are
-    ``WrittenArguments`` with no text (the gate refuses them for a tool that may change things).  Raises
+    ``Arguments`` with a ``problem`` (the gate refuses them for a tool that may change things).  Raises
     ``ValueError`` saying what is wrong."""
     repaired = False
     try:  # a key given twice with different values is an error; a code fence around the step is no repair
@@ -164,8 +163,8 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
         return thought, {"final_answer": str(answer)}  # the schema; a bool is no answer
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
-        written = WrittenArguments(arguments) if repaired else Arguments(arguments)  # no text: repaired
-        written.origin = "text"  # for the gate: read from the model's text
+        written = Arguments(arguments)  # read exactly, or only by repairing the reply (refused for a changing tool)
+        written.origin, written.problem = "text", "they could be read only by repairing them" if repaired else None
         return thought, {"tool": choice["tool"], "arguments": written}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 

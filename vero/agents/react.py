@@ -51,8 +51,7 @@ from vero.agents._react_prompts import (
 )
 from vero.agents._react_protocols import NativeProtocol
 from vero.core.agent import CUT_OFF, Tools
-from vero.core.gate import WrittenArguments
-from vero.core.message import Arguments, ChatModel, Message, read_arguments
+from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_action_input, parse_react
 from vero.core.result import Outcome, Status, StepKind
@@ -206,7 +205,8 @@ class TextProtocol:
             step.problem = CUT_OFF
         elif not agent.tools.read_only(parsed.action) and parsed.embedded:
             step.problem = EMBEDDED_ACTION
-        step.actions = [(parsed.action, written_arguments(parsed))]
+        assert parsed.arguments is not None  # read with the action
+        step.actions = [(parsed.action, parsed.arguments)]
         return step
 
     def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:
@@ -225,22 +225,6 @@ class TextProtocol:
         return agent.text_prompts.correction.format(problem=problem, names=", ".join([*agent.tools.names(), "Finish"]))
 
     final_text = staticmethod(final_answer_text)  # its Final Answer, else its prose
-
-
-def written_arguments(parsed: ReActStep) -> Arguments:
-    """The action's arguments, read from the model's text (``origin="text"``), with the text as written
-    when they came as an Action Input: the gate reads that for a tool that may change things."""
-    if not isinstance(parsed.action_input, dict):  # no JSON object: the gate reads the text with the tool in hand
-        return read_arguments(parsed.action_input or "", origin="text")
-    if parsed.input_text is None:  # a call written without labels, read exactly
-        arguments = Arguments(parsed.action_input)
-        arguments.origin = "text"
-        return arguments
-    arguments = WrittenArguments(parsed.action_input)
-    arguments.written = parsed.input_text
-    if parsed.line_arguments and parsed.line_arguments not in (arguments, *arguments.values()):
-        arguments.problem = "the Action line and the Action Input give different arguments"
-    return arguments
 
 
 PROTOCOLS: dict[str, ReActProtocol] = {"text": TextProtocol(), "native": NativeProtocol(), "guided": GuidedProtocol()}

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from vero.core.message import Arguments, read_arguments
 from vero.core.parsing.json_text import DECODER, parse_json_value, unclosed_json, valid_strings
 from vero.core.parsing.text_calls import tool_calls_in_text
 
@@ -35,6 +36,7 @@ class ReActStep:
     reply: str = ""  # the whole reply, and where the action's label starts in it (for ``embedded``)
     at: int = -1
     lines: tuple[str, ...] = ()  # the reply's lines as written (labels not normalised), from its first text on
+    arguments: Arguments | None = None  # the action's arguments, read once (``origin="text"``): what the gate gets
 
     @property
     def embedded(self) -> bool:
@@ -138,6 +140,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         step.action = None
     if action and not given and (expression := _call_expression(action.group(1))):
         step.action, step.action_input = expression
+        step.arguments = _as_read(step.action_input)
         step.text = text[: action.end()].rstrip()
         step.written, step.reply, step.at = text[action.start() : action.end()], text, action.start()
         return step
@@ -151,6 +154,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     elif (written := tool_calls_in_text(text, tool_names)) is not None:  # the whole reply is a call, no labels
         call = written.calls[0]
         step.action, step.action_input = call.name, json.loads(call.arguments)
+        step.arguments = _as_read(step.action_input)
         step.thought, step.written, step.open_ended = "", written.written, True
     elif action and action.group(1).strip():
         step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
@@ -185,6 +189,23 @@ def _read_action(step: ReActStep, text: str, action: re.Match[str], given: re.Ma
         step.input_text = given_text
     step.text = text[:end].rstrip()
     step.written, step.reply, step.at = text[action.start() : end], text, action.start()
+    if not isinstance(step.action_input, dict):  # plain text: the gate reads it with the tool in hand
+        step.arguments = read_arguments(step.action_input, origin="text")
+        return
+    step.arguments = arguments = Arguments(step.action_input)
+    arguments.written, arguments.origin = step.input_text, "text"  # the gate reads the text for a changing tool
+    if step.line_arguments and step.line_arguments not in (arguments, *arguments.values()):
+        arguments.problem = "the Action line and the Action Input give different arguments"
+
+
+def _as_read(value: dict[str, Any] | str) -> Arguments:
+    """The arguments of an action written without an ``Action Input:`` (``Action: tool(a=1)``, or a call
+    without labels), read from the model's text: a dict read exactly, or plain text."""
+    if not isinstance(value, dict):
+        return read_arguments(value, origin="text")
+    arguments = Arguments(value)
+    arguments.origin = "text"
+    return arguments
 
 
 def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:
