@@ -484,7 +484,7 @@ class _RecordingHandler(http.server.BaseHTTPRequestHandler):
 def recording_endpoint():
     _RecordingHandler.seen, _RecordingHandler.sessions, _RecordingHandler.forget_at_call = [], ["session-7"], False
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _RecordingHandler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()  # stops at once
     yield f"http://127.0.0.1:{httpd.server_address[1]}/mcp", _RecordingHandler.seen
     httpd.shutdown()
     httpd.server_close()
