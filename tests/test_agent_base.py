@@ -450,7 +450,7 @@ def test_no_request_record_is_built_for_listeners_that_do_not_handle_model_event
     monkeypatch.setattr(agent_module, "request_record", no_record)
     monkeypatch.setattr(agent_module, "reply_record", no_record)
     agent = EchoAgent("test", ScriptedLLM(["hello"]), verbose=True)  # the console printer handles no model event
-    assert agent.run("hi") == "hello" and agent.last_result.status == OK
+    assert agent.run("hi") == "hello" and agent.last_result.status == Status.OK
     assert "hello" in capsys.readouterr().out
 
 

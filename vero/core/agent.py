@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from vero.core.agent_tool import RUNNING_AGENT, agent_tool
 from vero.core.deprecation import deprecated
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
-from vero.core.gate import Refusal, WrittenArguments, approvers_of, decide, quote_sources
+from vero.core.gate import Refusal, approvers_of, decide, quote_sources
 from vero.core.message import Arguments, ChatModel, Message, read_arguments
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
@@ -69,6 +69,7 @@ JSON_REASK = note(
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
+CUT_OFF_WARNING = "the reply was cut off at the output limit (max_tokens)"
 RELAYED_EVENTS = ("llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_approval", "tool_result")
 REPEATED_FAILURE = note(
     "repeated_failure",
@@ -76,6 +77,12 @@ REPEATED_FAILURE = note(
         "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
         "Use a different tool, or different arguments. The tools:\n{tools}"
     ),
+)
+
+
+ALREADY_RUNNING = (
+    "{cls} {name!r} is already running a task; one agent runs one task at a time (its history and steps "
+    "belong to that run). Create one agent per thread, as run_many does."
 )
 
 
@@ -130,7 +137,7 @@ FORMAT_REFUSED = "answer_format_refused"  # Run.notes: the server refused the an
 _NO_USAGE: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
 
 
-@dataclass
+@dataclass(slots=True)
 class Run:
     """The state of one ``run()``: created when it starts, dropped when it ends.
 
@@ -158,11 +165,6 @@ class Run:
     output: Any = None  # the answer read as output_type, once it fits
     parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
     approvers: tuple[Callable[[Any], Any], ...] = ()  # run_subagent: the callers' approve_tool (the gate asks them too)
-    text_calls: set[str] = field(default_factory=set)  # ids of the tool calls vero read from the model's text
-    # Set around ``run_tool`` by patterns written before ``Arguments`` carried them; read only for
-    # arguments that carry neither (text or a plain dict), and going in the next release.
-    call_origin: str = "native"
-    tool_call_id: str | None = None
 
 
 class Agent(ABC):
@@ -338,10 +340,7 @@ class Agent(ABC):
         if output_type not in (str, None):
             run.output_spec = OutputSpec(output_type, retries)  # a type with no JSON form: TypeError, now
         if not self._running.acquire(blocking=False):
-            raise ConcurrentRunError(
-                f"{type(self).__name__} {self.name!r} is already running a task; one agent runs one task at a "
-                "time (its history and steps belong to that run). Create one agent per thread, as run_many does."
-            )
+            raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
         running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
         try:
             self._run = run
@@ -359,7 +358,7 @@ class Agent(ABC):
                     answer, status = outcome, Status.OK
                 else:
                     raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
-                answer = tidy_numbers(answer) if isinstance(answer, str) else answer
+                answer = tidy_numbers(answer) if isinstance(answer, str) and self.options.hook.tidy_numbers else answer
                 if spec is not None:
                     answer = self._typed_answer(spec, answer, status)
             except InvalidOutputError as invalid:
@@ -374,12 +373,7 @@ class Agent(ABC):
             except Exception as exc:  # every other failure becomes a `failed` result
                 log.debug("run of %s failed", self.name, exc_info=True)
                 answer, status, error = run.partial, Status.FAILED, exc
-            if status == Status.FAILED and error is None:  # a failed run always says why
-                reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
-                error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
             result = self._finish(answer, status, error)
-            if result.answer and result.status not in (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT):
-                self.history += [Message("user", task), Message("assistant", result.answer)]  # no half turn
             return result.answer if run.output_spec is None else result.output
         finally:
             self._run = None  # the run is over: its state lives on only in last_result
@@ -463,8 +457,13 @@ class Agent(ABC):
         return agent_tool(self, name, description)
 
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
+        """The run's ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
+        turn goes into ``history`` (a failed, cancelled or invalid one does not: no half turn)."""
         run = self._run
         assert run is not None  # called only by _guarded, inside the run
+        if status == Status.FAILED and error is None:  # a failed run always says why
+            reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
+            error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
         result = RunResult(
             answer=answer,
             status=status,
@@ -486,6 +485,8 @@ class Agent(ABC):
             usage=dict(result.usage),
             error=f"{type(error).__name__}: {error}" if error else None,
         )
+        if result.answer and status not in (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT):
+            self.history += [Message("user", run.task), Message("assistant", result.answer)]
         return result
 
     # -- helpers for the loops --------------------------------------------------
@@ -503,7 +504,8 @@ class Agent(ABC):
         or the error (``llm_error``); a cancelled run stops here (``vero.errors.Cancelled``).
         """
         run = self.current_run
-        self._check_cancelled()
+        if run.pace is not None or run.cancelled.is_set():  # a stream's pace, or a cancel (``_check_cancelled``)
+            self._check_cancelled()
         model = llm or self.llm
         # the request and reply records are built only for a listener that handles model events
         watched = run.watch is not None or any(
@@ -518,17 +520,7 @@ class Agent(ABC):
         try:
             reply: Message = model.generate(messages, **options)
         except Exception as exc:
-            if watched:
-                self._emit(
-                    "llm_error",
-                    turn=run.turn,
-                    seconds=time.perf_counter() - started,
-                    error=f"{type(exc).__name__}: {exc}",
-                )
-            if self._answer_format_refused(exc, asked):
-                unconstrained = {name: value for name, value in asked.items() if name != "response_format"}
-                return self.call_llm(messages, llm=llm, **unconstrained)
-            raise
+            return self._model_failed(exc, messages, llm, asked, started if watched else None)
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
         if watched:
@@ -546,12 +538,29 @@ class Agent(ABC):
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
         if reply.finish_reason == "length":  # reply.truncated
-            self.record(
-                StepKind.WARNING, "the reply was cut off at the output limit (max_tokens)", raw=reply.text, cut_off=True
-            )
+            self.record(StepKind.WARNING, CUT_OFF_WARNING, raw=reply.text, cut_off=True)
         if run.token_budget:
             self._check_token_budget()
         return reply
+
+    def _model_failed(
+        self,
+        error: Exception,
+        messages: list[Message],
+        llm: ChatModel | None,
+        asked: dict[str, Any],
+        started: float | None,
+    ) -> Message:
+        """A model call that raised ``error`` (called while it is handled): the ``llm_error`` event (when
+        ``started`` says it is watched), then the call again without ``response_format`` when the server
+        refused the answer's format (``_answer_format_refused``); any other error propagates."""
+        if started is not None:
+            seconds, text = time.perf_counter() - started, f"{type(error).__name__}: {error}"
+            self._emit("llm_error", turn=self.current_run.turn, seconds=seconds, error=text)
+        if not self._answer_format_refused(error, asked):
+            raise  # the model's error (this runs while it is handled), as it was raised
+        unconstrained = {name: value for name, value in asked.items() if name != "response_format"}
+        return self.call_llm(messages, llm=llm, **unconstrained)
 
     def ask_json(
         self,
@@ -595,6 +604,8 @@ class Agent(ABC):
         self._emit("text_delta", text=text)
 
     def _check_cancelled(self) -> None:
+        """Wait for a stream's consumer (``run.pace``), then stop a cancelled run (``Cancelled``).  The
+        model and tool calls ask only when the run is paced or cancelled: a plain run goes straight on."""
         run = self._run
         if run is None:
             return
@@ -614,15 +625,15 @@ class Agent(ABC):
         arguments in this run is not run again (unless it timed out or was refused; see
         ``_repeated_failure``).  The model is sent the output clipped, with a hint after an error.
         """
-        self._check_cancelled()
         run = self._run
+        if run is not None and (run.pace is not None or run.cancelled.is_set()):  # see ``_check_cancelled``
+            self._check_cancelled()
         args = read_arguments(args) if isinstance(args, str) else args
-        if run is not None and (run.call_origin != "native" or run.tool_call_id is not None):
-            args = self._legacy_origin(args, run)
         shown = args.written if isinstance(args, Arguments) and args.plain else args  # as the steps keep it
         earlier = earlier_results(run.steps if run else (), name, shown)
+        hook = self.options.hook  # the small-model accommodations' switches
         failed = next((result for result in earlier if _failed(result)), None)  # not by a timeout
-        if failed is not None:
+        if failed is not None and hook.refuse_repeated_failures:
             return self._repeated_failure(name, shown, failed)
         call = decide(self, name, args)  # its warning and approval steps come before the action
         parsed = shown if isinstance(call, Refusal) else call.arguments
@@ -632,7 +643,8 @@ class Agent(ABC):
             hint = self.tools.others_hint(name) if call.error == ToolError.BAD_ARGUMENTS else ""
             return ToolOutcome(call.text + hint, False, call.error, repeated=bool(earlier))
         self._emit("tool_call", tool=name, args=call.arguments, call_id=call.id)  # a dict from every pattern
-        self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
+        if run is not None and (run.pace is not None or run.cancelled.is_set()):
+            self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
         started = time.perf_counter()
         outcome = self.tools.call(name, call.arguments)
         seconds = time.perf_counter() - started
@@ -640,7 +652,7 @@ class Agent(ABC):
         ran = {"tool": name, "ok": ok, "error": error, "chars": len(output), "output": output, "call_id": call.id}
         self._emit("tool_result", **ran, seconds=seconds)
         self.record(StepKind.OBSERVATION, output, tool=name, ok=ok, error=error)
-        text = tidy_numbers(output)
+        text = tidy_numbers(output) if hook.tidy_numbers else output
         text = text if len(text) <= self.options.max_observation_chars else self._clip(text)
         if error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (ok and ERROR_TEXT.match(text)):
             text += self.tools.others_hint(name)  # perhaps the wrong tool (an unknown tool's error lists them)
@@ -657,17 +669,6 @@ class Agent(ABC):
         )
         self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
         return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
-
-    @staticmethod
-    def _legacy_origin(args: Any, run: Run) -> Any:
-        """Arguments given the origin and call id a pattern written before ``Arguments`` carried them
-        set on the run (``Run.call_origin``, ``Run.tool_call_id``); goes with those fields."""
-        if isinstance(args, Arguments) and not isinstance(args, WrittenArguments):
-            args.origin, args.call_id = run.call_origin, args.call_id or run.tool_call_id
-        elif type(args) is dict:  # read exactly (no text): a plain dict is what the model wrote
-            args = Arguments(args)
-            args.origin, args.call_id = run.call_origin, run.tool_call_id
-        return args
 
     def _clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters (default ``max_observation_chars``), with a marker."""

@@ -265,6 +265,13 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
             raise ToolArgumentError(f"got arguments that are not usable JSON ({exc}).") from None
         if isinstance(parsed, dict):
             return parsed
+    return _plain_arguments(tool, text, args)
+
+
+def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
+    """Arguments written as no JSON object (``text``, stripped; ``args``, as written): the value of the
+    tool's one parameter (a quoted JSON string decoded), nothing for a tool without parameters, else
+    ``ToolArgumentError``."""
     if not tool.parameters["properties"]:
         return {}  # a tool without parameters ignores stray input such as "None"
     if tool.sole_parameter is None:
