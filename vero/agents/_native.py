@@ -106,7 +106,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     when it is a quote of a call the model was shown.  A reply cut off at the output limit runs
     no call of a tool that may change things (``without_cut_off_calls``).
     """
-    reply = without_cut_off_calls(agent, reply)
+    reply = without_cut_off_calls(agent, reply) if reply.finish_reason == "length" else reply
     hook = agent.options.hook
     if reply.tool_calls or not agent.tools:
         return reply
