@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # type checkers see these ("X as X": re-exported); at run tim
     from vero.core import ChatOpenAI as ChatOpenAI
 
 _AGENTS = ("BasicReflectionAgent", "ReActAgent", "ToolCallingAgent", "PlanExecuteAgent", "ReflexionAgent")
+_CORE_LATER = ("Agent", "ChatOpenAI")  # from vero.core, on first use too
 
 
 _SUBMODULES = ("agents", "batch", "testing")
@@ -53,7 +54,7 @@ def __getattr__(name: str):
     if name in _AGENTS:
         return getattr(import_module("vero.agents"), name)
     # The agent and the model client too: importing a data module (vero.core.message) loads neither.
-    if name in ("Agent", "ChatOpenAI"):
+    if name in _CORE_LATER:
         return getattr(import_module("vero.core"), name)
     raise AttributeError(f"module 'vero' has no attribute {name!r}")
 
