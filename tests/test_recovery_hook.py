@@ -106,3 +106,30 @@ def test_nudges_off_ends_a_cut_off_native_reply_failed_instead_of_asking_again()
     agent, llm = tool_calling([cut, "5"], recovery=RecoveryHook(nudges=False))
     agent.run("2 + 3?")
     assert agent.last_result.status == FAILED and llm.calls == 1
+
+
+@tool(read_only=True)
+def half(n: float) -> float:
+    """Half of a number; fails for a negative one."""
+    if n < 0:
+        raise ValueError("n must be 0 or more")
+    return n / 2
+
+
+def test_tidy_numbers_off_sends_tool_output_and_the_answer_as_they_are():
+    call = 'Thought: halve\nAction: half\nAction Input: {"n": 0.6000000000000001}'
+    noisy = "0.30000000000000004"
+    for hook, shown in ((GENERAL, "0.3"), (RecoveryHook(tidy_numbers=False), noisy)):
+        llm = ScriptedLLM([call, f"Final Answer: {noisy}"])
+        assert ReActAgent("r", llm, tools=[half], verbose=False, recovery=hook).run("0.6 / 2?") == shown
+        assert llm.requests[1].messages[-1]["content"].startswith(f"Observation: {shown}")
+
+
+def test_refuse_repeated_failures_off_runs_a_failed_call_again():
+    call = 'Thought: halve\nAction: half\nAction Input: {"n": -2}'
+    for hook, ran_twice in ((GENERAL, False), (RecoveryHook(refuse_repeated_failures=False), True)):
+        llm = ScriptedLLM([call, "Thought: again\n" + call.split("\n", 1)[1], "Final Answer: no"])
+        agent = ReActAgent("r", llm, tools=[half], verbose=False, recovery=hook)
+        agent.run("half of -2?")
+        errors = [s.data.get("error") for s in agent.last_result.steps if s.kind == "observation"]
+        assert (errors[-1] != "repeated_failure") is ran_twice

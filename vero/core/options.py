@@ -53,7 +53,8 @@ class RecoveryHook:
     refuse_repeated_failures: bool = True
     """A call that failed before with the same arguments is not run again (``Agent.run_tool``)."""
     tidy_numbers: bool = True
-    """Numbers in tool output and in the answer are written plainly (``1288.0`` as ``1288``)."""
+    """Float noise is removed from numbers in tool output and in the answer (``0.30000000000000004`` is
+    sent as ``0.3``; ``vero.core.parsing.tidy_numbers``)."""
     respond: Callable[[Any, str], str | ToolCall | None] | None = None
     """The rules: ``respond(agent, answer)`` gives a note to send instead of accepting ``answer``, a
     read-only call for vero to make, or None; ``None``: no rules (``vero.recovery.hook`` builds one)."""
