@@ -24,7 +24,7 @@ from vero.agents.react import FINAL_ANSWER_PROMPT, REACT_FORMAT_PROMPT, REACT_SY
 from vero.core.agent import CUT_OFF
 from vero.core.capabilities import json_schema_support
 from vero.core.chat_openai import ChatOpenAI
-from vero.core.result import FAILED, MAX_TURNS, OK
+from vero.core.result import Status
 from vero.errors import LLMCallError
 from vero.testing import HTTPFault, MockOpenAIServer, ScriptedLLM
 from vero.tools import ToolRegistry
@@ -198,7 +198,7 @@ def test_a_call_then_its_observation_then_the_final_answer_costs_two_calls():
     agent, llm = make([call("add", a=2, b=3), final("5")])
     assert agent.run("What is 2 + 3?") == "5"
     result = agent.last_result
-    assert result.status == OK and llm.calls == result.llm_calls == 2
+    assert result.status == Status.OK and llm.calls == result.llm_calls == 2
     assert CALLS == [("add", 2, 3)]
     assert all(schema_sent(request) == step_schema(agent.tools) for request in llm.requests)
     second = llm.requests[1].messages
@@ -210,7 +210,7 @@ def test_a_call_then_its_observation_then_the_final_answer_costs_two_calls():
 def test_a_reply_that_is_not_json_gets_one_correction_and_the_run_goes_on():
     agent, llm = make(["The answer is probably 5.", call("add", a=2, b=3), final("5")])
     assert agent.run("What is 2 + 3?") == "5"
-    assert agent.last_result.status == OK and llm.calls == 3
+    assert agent.last_result.status == Status.OK and llm.calls == 3
     correction = llm.requests[1].messages[-1]["content"]
     assert correction == GUIDED_ERROR_PROMPT.format(
         problem="the reply contains no JSON object", names="add, reserve", answered=ANSWERED
@@ -222,7 +222,7 @@ def test_replies_that_stay_unreadable_end_the_run_failed_after_max_format_errors
     agent, llm = make(["I think 5.", '{"answer": 5}', "Still 5."])
     assert agent.run("What is 2 + 3?") == ""
     result = agent.last_result
-    assert result.status == FAILED and llm.calls == 3 == agent.max_format_errors
+    assert result.status == Status.FAILED and llm.calls == 3 == agent.max_format_errors
     assert "3 malformed replies in a row" in str(result.error) and CALLS == []
 
 
@@ -287,7 +287,7 @@ def test_a_failed_call_repeated_in_a_row_is_not_run_again_and_the_fourth_ends_th
     agent, llm = make([call("reserve", room="R-9", guests=2)] * 4)
     assert agent.run("Reserve a room for 2.") == "I need a tool"  # the best partial answer: the last thought
     result = agent.last_result
-    assert result.status == MAX_TURNS and llm.calls == 4 and CALLS == [("reserve", "R-9", 2)]
+    assert result.status == Status.MAX_TURNS and llm.calls == 4 and CALLS == [("reserve", "R-9", 2)]
     observations = [m["content"] for m in llm.requests[3].messages if m["role"] == "user"][1:]
     assert observations[1].startswith("Observation: Not run: you made this exact call before and it failed")
     assert "repeated the same action with the same input 3 times" in observations[2]
@@ -305,7 +305,7 @@ def test_out_of_turns_the_final_answer_call_is_free_text_and_its_json_answer_is_
     agent, llm = make([call("add", a=1, b=1), call("add", a=2, b=2), final("4")], max_turns=2)
     assert agent.run("Add things.") == "4"
     result = agent.last_result
-    assert result.status == MAX_TURNS and llm.calls == 3
+    assert result.status == Status.MAX_TURNS and llm.calls == 3
     assert "response_format" not in llm.requests[2].options
     assert llm.requests[2].messages[-1]["content"] == FINAL_ANSWER_PROMPT
 
@@ -353,7 +353,7 @@ def test_plan_and_execute_runs_its_steps_with_the_guided_protocol():
     )  # the replanner answers
     agent = PlanExecuteAgent("pe", llm, tools=[add], protocol="guided", verbose=False)
     assert agent.run("What is 2 + 3?") == "The sum is 5."
-    assert agent.last_result.status == OK and llm.calls == 4 and CALLS == [("add", 2, 3)]
+    assert agent.last_result.status == Status.OK and llm.calls == 4 and CALLS == [("add", 2, 3)]
     assert [("response_format" in r.options) for r in llm.requests] == [False, True, True, False]
 
 
@@ -362,7 +362,7 @@ def test_reflexion_runs_its_attempts_with_the_guided_protocol():
     llm = ScriptedLLM([call("add", a=2, b=3), final("5"), verdict])
     agent = ReflexionAgent("rx", llm, tools=[add], protocol="guided", verbose=False)
     assert agent.run("What is 2 + 3?") == "5"
-    assert agent.last_result.status == OK and llm.calls == 3 and CALLS == [("add", 2, 3)]
+    assert agent.last_result.status == Status.OK and llm.calls == 3 and CALLS == [("add", 2, 3)]
     assert [("response_format" in r.options) for r in llm.requests] == [True, True, False]
 
 
@@ -388,7 +388,7 @@ def test_a_server_that_rejects_response_format_gets_the_text_protocol_for_the_re
         assert agent.run("What is 2 + 3?") == "5"
         requests = list(server.requests)
     result = agent.last_result
-    assert result.status == OK and result.llm_calls == 2 and len(requests) == 3  # the refused one, then two
+    assert result.status == Status.OK and result.llm_calls == 2 and len(requests) == 3  # the refused one, then two
     assert CALLS == [("add", 2, 3)]  # the text step after the refusal is read as a text step
     assert [s.kind for s in result.steps] == ["warning", "thought", "action", "observation", "final"]
     assert ["response_format" in r for r in requests] == [True, False, False]
@@ -417,7 +417,7 @@ def test_a_server_error_that_is_not_a_refusal_fails_the_run_without_a_fallback()
         agent = ReActAgent("g", http_llm(server), tools=[add], protocol="guided", verbose=False)
         assert agent.run("What is 2 + 3?") == ""
         requests = len(server.requests)
-    assert agent.last_result.status == FAILED and requests == 1 and not warnings(agent)
+    assert agent.last_result.status == Status.FAILED and requests == 1 and not warnings(agent)
 
 
 # -- the capability check ------------------------------------------------------------------

@@ -18,7 +18,7 @@ from vero.agents.react import (
 )
 from vero.agents.tool_calling import TOOL_CALLING_SYSTEM_PROMPT
 from vero.core.agent import BudgetExceeded, MalformedOutputError
-from vero.core.result import FAILED, MAX_TURNS, OK
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 
 CALLS: list = []
@@ -81,7 +81,7 @@ def test_happy_path_runs_the_tool_and_returns_the_final_answer():
     agent, llm = make([ADD, DONE])
     assert agent.run("What is 2 + 3?") == "5"
     result = agent.last_result
-    assert result.status == OK and result.error is None
+    assert result.status == Status.OK and result.error is None
     assert llm.calls == 2 and result.llm_calls == 2
     assert CALLS == [("add", 2, 3)]
     assert [s.kind for s in result.steps] == ["thought", "action", "observation", "thought", "final"]
@@ -92,7 +92,7 @@ def test_happy_path_runs_the_tool_and_returns_the_final_answer():
 def test_finish_action_with_answer_json_ends_the_run():
     agent, llm = make([act("Finish", '{"answer": "Paris"}')])
     assert agent.run("Capital of France?") == "Paris"
-    assert agent.last_result.status == OK and llm.calls == 1
+    assert agent.last_result.status == Status.OK and llm.calls == 1
 
 
 def test_system_prompt_lists_tools_and_format_and_stays_fixed_for_the_run():
@@ -194,7 +194,7 @@ def test_history_after_two_runs_is_in_the_second_prompt():
 def test_empty_input_fails_without_a_model_call():
     agent, llm = make([DONE])
     assert agent.run("  ") == ""
-    assert agent.last_result.status == FAILED and llm.calls == 0
+    assert agent.last_result.status == Status.FAILED and llm.calls == 0
 
 
 def test_unknown_protocol_is_rejected():
@@ -318,7 +318,7 @@ def test_a_raising_tool_becomes_an_observation_and_the_run_goes_on():
     assert agent.run("task") == "5"
     observation = llm.requests[1].messages[-1]["content"]
     assert "raised ValueError: kaboom: test" in observation
-    assert agent.last_result.status == OK
+    assert agent.last_result.status == Status.OK
     assert llm.calls == 2  # the error is an observation; the model's answer after it stands
 
 
@@ -326,7 +326,7 @@ def test_three_consecutive_format_errors_fail_the_run_after_exactly_three_calls(
     agent, llm = make(["Thought: hmm, tricky", "", "Action: add", DONE])
     assert agent.run("task") == "hmm, tricky"  # the best partial: the latest thought
     result = agent.last_result
-    assert result.status == FAILED and llm.calls == 3
+    assert result.status == Status.FAILED and llm.calls == 3
     assert isinstance(result.error, MalformedOutputError) and result.error.raw == "Action: add"
     assert len(result.steps_of("warning")) == 3
 
@@ -334,13 +334,13 @@ def test_three_consecutive_format_errors_fail_the_run_after_exactly_three_calls(
 def test_format_errors_that_are_not_consecutive_do_not_end_the_run():
     agent, llm = make(["oops", "oops", ADD, "oops", "oops", DONE])
     assert agent.run("task") == "5"
-    assert agent.last_result.status == OK and llm.calls == 6
+    assert agent.last_result.status == Status.OK and llm.calls == 6
 
 
 def test_max_format_errors_is_configurable():
     agent, llm = make(["oops"] * 5, max_format_errors=1)
     agent.run("task")
-    assert agent.last_result.status == FAILED and llm.calls == 1
+    assert agent.last_result.status == Status.FAILED and llm.calls == 1
 
 
 # -- loop detection -----------------------------------------------------------------------
@@ -349,7 +349,7 @@ def test_same_action_three_times_gets_a_warning_and_a_fourth_ends_the_run():
     agent, llm = make([same, same, same, same, DONE])
     assert agent.run("task") == "search again"
     result = agent.last_result
-    assert llm.calls == 4 and result.status == MAX_TURNS
+    assert llm.calls == 4 and result.status == Status.MAX_TURNS
     assert isinstance(result.error, BudgetExceeded)
     assert CALLS == [("search", "x")] * 2  # the third is not run, the fourth ends the run
     warning = llm.requests[3].messages[-1]["content"]
@@ -361,14 +361,14 @@ def test_equivalent_inputs_count_as_the_same_action():
     inputs = ['{"query": "x"}', "{'query': 'x'}", '{"query": "x",}', '{"query": "x"}']
     agent, llm = make([act("search", i) for i in inputs])
     agent.run("task")
-    assert llm.calls == 4 and agent.last_result.status == MAX_TURNS
+    assert llm.calls == 4 and agent.last_result.status == Status.MAX_TURNS
 
 
 def test_a_different_action_after_the_warning_resets_the_count():
     same = act("search", '{"query": "x"}')
     agent, llm = make([same, same, same, ADD, same, same, DONE])
     assert agent.run("task") == "5"
-    assert agent.last_result.status == OK and llm.calls == 7
+    assert agent.last_result.status == Status.OK and llm.calls == 7
     assert len(agent.last_result.steps_of("warning")) == 1
 
 
@@ -379,7 +379,7 @@ def test_max_turns_makes_one_final_answer_call_from_the_trajectory():
     )
     assert agent.run("task") == "5, probably"
     result = agent.last_result
-    assert result.status == MAX_TURNS and llm.calls == 3  # max_turns + 1
+    assert result.status == Status.MAX_TURNS and llm.calls == 3  # max_turns + 1
     final = llm.requests[2]
     assert final.stop is None and final.tools is None
     assert final.messages[-1] == {"role": "user", "content": FINAL_ANSWER_PROMPT}
@@ -400,14 +400,14 @@ def test_empty_final_answer_is_retried_a_bounded_number_of_times():
     agent, llm = make([ADD, "", act("add", "{}"), "Final Answer: 5"], max_turns=1)
     assert agent.run("task") == "5"
     assert llm.calls == 4  # 1 turn + the final-answer call + 2 retries (an action is not an answer)
-    assert agent.last_result.status == MAX_TURNS
+    assert agent.last_result.status == Status.MAX_TURNS
     assert len(agent.last_result.steps_of("warning")) == 2
 
 
 def test_final_answer_empty_after_all_retries_returns_the_partial():
     agent, llm = make([ADD, "", "", "", "never sent"], max_turns=1)
     assert agent.run("task") == "I should add"
-    assert llm.calls == 1 + 1 + 2 and agent.last_result.status == MAX_TURNS
+    assert llm.calls == 1 + 1 + 2 and agent.last_result.status == Status.MAX_TURNS
 
 
 # -- reflection ---------------------------------------------------------------------------
@@ -445,7 +445,7 @@ def test_native_protocol_runs_parallel_calls_in_order_and_finishes_on_text():
     agent, llm = make(replies, protocol="native")
     assert agent.run("task") == "The answer is 3."
     result = agent.last_result
-    assert result.status == OK and llm.calls == 2
+    assert result.status == Status.OK and llm.calls == 2
     assert CALLS == [("add", 1, 2), ("search", "q")]
     assert [s.kind for s in result.steps] == ["thought", "action", "observation", "action", "observation", "final"]
     first = llm.requests[0]
@@ -473,7 +473,7 @@ def test_native_unknown_tool_and_tool_failure_go_back_as_tool_messages():
 def test_native_empty_replies_are_format_errors():
     agent, llm = make(["", "", ""], protocol="native")
     assert agent.run("task") == ""
-    assert agent.last_result.status == FAILED and llm.calls == 3
+    assert agent.last_result.status == Status.FAILED and llm.calls == 3
     assert llm.requests[1].messages[-1]["content"] == (
         "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
         "\nThe task: task"
@@ -484,7 +484,7 @@ def test_native_max_turns_final_call_disables_tools():
     agent, llm = make([calls(("add", {"a": 1, "b": 1})), "It is 2."], protocol="native", max_turns=1)
     assert agent.run("task") == "It is 2."
     final = llm.requests[1]
-    assert agent.last_result.status == MAX_TURNS and llm.calls == 2
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 2
     assert final.options["tool_choice"] == "none" and final.tools
     assert final.messages[-1]["content"] == FINAL_ANSWER_PROMPT
 
@@ -493,7 +493,7 @@ def test_native_loop_detection_answers_every_call_with_the_warning():
     same = calls(("search", {"query": "x"}))
     agent, llm = make([same] * 4, protocol="native")
     agent.run("task")
-    assert llm.calls == 4 and agent.last_result.status == MAX_TURNS
+    assert llm.calls == 4 and agent.last_result.status == Status.MAX_TURNS
     assert CALLS == [("search", "x")] * 2
     assert llm.requests[3].messages[-1]["role"] == "tool"
     assert "repeated the same action" in llm.requests[3].messages[-1]["content"]
@@ -530,7 +530,7 @@ def test_end_to_end_through_chat_openai_and_the_mock_server():
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = ReActAgent("e2e", llm, tools=[add], verbose=False)
         assert agent.run("What is 2 + 3?") == "5"
-        assert agent.last_result.status == OK and agent.last_result.llm_calls == 2
+        assert agent.last_result.status == Status.OK and agent.last_result.llm_calls == 2
         assert srv.requests[0]["stop"] == ["Observation:"]
         sent = srv.requests[1]["messages"]
         assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
@@ -587,7 +587,7 @@ def test_a_subclass_default_max_turns_is_the_budget():
     agent = Quick("q", llm, tools=[add], verbose=False)
     assert agent.max_turns == 2
     agent.run("task")
-    assert agent.last_result.status == MAX_TURNS and llm.calls == 3  # 2 turns + the final-answer call
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 3  # 2 turns + the final-answer call
     assert Quick("q", llm, max_turns=5, verbose=False).max_turns == 5
     assert ReActAgent("r", llm, verbose=False).max_turns == ReActAgent.default_max_turns
 

@@ -12,7 +12,7 @@ import pytest
 from vero import tool
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.options import AS_WRITTEN, GENERAL, AgentOptions, RecoveryHook
-from vero.core.result import FAILED, OK
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 
 AGENTS = Path(__file__).resolve().parents[1] / "vero" / "agents"
@@ -102,10 +102,10 @@ def test_repeated_call_note_off_sends_the_result_without_the_note():
 def test_nudges_off_ends_a_cut_off_native_reply_failed_instead_of_asking_again():
     cut = {"content": "The answer is", "finish_reason": "length"}
     agent, llm = tool_calling([cut, "5"], recovery=True)
-    assert agent.run("2 + 3?") == "5" and agent.last_result.status == OK and llm.calls == 2
+    assert agent.run("2 + 3?") == "5" and agent.last_result.status == Status.OK and llm.calls == 2
     agent, llm = tool_calling([cut, "5"], recovery=RecoveryHook(nudges=False))
     agent.run("2 + 3?")
-    assert agent.last_result.status == FAILED and llm.calls == 1
+    assert agent.last_result.status == Status.FAILED and llm.calls == 1
 
 
 @tool(read_only=True)

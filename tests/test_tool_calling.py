@@ -7,7 +7,7 @@ from vero.agents import ToolCallingAgent
 from vero.agents._native import EMPTY_NUDGE, MAX_EMPTY_NUDGES
 from vero.agents.tool_calling import TOOL_CALLING_SYSTEM_PROMPT
 from vero.core.agent import MalformedOutputError
-from vero.core.result import FAILED, MAX_TURNS, OK
+from vero.core.result import Status
 from vero.testing import ScriptedLLM
 
 CALLS: list = []
@@ -52,7 +52,7 @@ def test_happy_path_calls_a_tool_then_answers_in_text():
     agent, llm = make([calls(("add", {"a": 2, "b": 3})), "2 + 3 = 5"])
     assert agent.run("What is 2 + 3?") == "2 + 3 = 5"
     result = agent.last_result
-    assert result.status == OK and llm.calls == 2 and result.llm_calls == 2
+    assert result.status == Status.OK and llm.calls == 2 and result.llm_calls == 2
     assert CALLS == [("add", 2, 3)]
     assert [s.kind for s in result.steps] == ["action", "observation", "final"]
     first = llm.requests[0]
@@ -117,7 +117,7 @@ def test_history_after_two_runs_is_in_the_second_prompt():
 
 def test_unknown_tool_and_raising_tool_become_tool_messages():
     agent, llm = make([calls(("nope", {}), ("explode", {})), "Sorry, that failed."])
-    assert agent.run("go") == "Sorry, that failed." and agent.last_result.status == OK and llm.calls == 2
+    assert agent.run("go") == "Sorry, that failed." and agent.last_result.status == Status.OK and llm.calls == 2
     tool_messages = [m for m in llm.requests[1].messages if m["role"] == "tool"]
     assert tool_messages[0]["content"].startswith("Error: unknown tool 'nope'")
     assert "raised RuntimeError: no power" in tool_messages[1]["content"]
@@ -127,7 +127,7 @@ def test_unknown_tool_and_raising_tool_become_tool_messages():
 def test_max_turns_of_tool_calls_ends_with_one_call_without_tools():
     agent, llm = make([calls(("add", {"a": 1, "b": i})) for i in range(3)] + ["Gave up: 1 + 2 = 3"], max_turns=3)
     assert agent.run("keep adding") == "Gave up: 1 + 2 = 3"
-    assert agent.last_result.status == MAX_TURNS
+    assert agent.last_result.status == Status.MAX_TURNS
     assert llm.calls == 4  # max_turns + 1
     assert llm.requests[3].options["tool_choice"] == "none"
     assert "tool_choice" not in llm.requests[2].options
@@ -137,7 +137,7 @@ def test_max_turns_of_tool_calls_ends_with_one_call_without_tools():
 def test_max_turns_with_an_empty_final_reply_returns_the_latest_text():
     agent, llm = make([calls(("add", {"a": 1, "b": 1}), content="Adding first."), ""], max_turns=1)
     assert agent.run("go") == "Adding first."
-    assert agent.last_result.status == MAX_TURNS and llm.calls == 2
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 2
 
 
 def test_on_token_streams_the_answer():
@@ -151,12 +151,12 @@ def test_on_token_streams_the_answer():
 def test_empty_input_fails_without_a_model_call():
     agent, llm = make(["never"])
     assert agent.run("") == ""
-    assert agent.last_result.status == FAILED and llm.calls == 0
+    assert agent.last_result.status == Status.FAILED and llm.calls == 0
 
 
 def test_an_empty_reply_is_asked_again_with_the_task():
     agent, llm = make(["", "Hello!"])
-    assert agent.run("say hi") == "Hello!" and agent.last_result.status == OK
+    assert agent.run("say hi") == "Hello!" and agent.last_result.status == Status.OK
     nudge = llm.requests[1].messages[-1]["content"]
     assert nudge.startswith(EMPTY_NUDGE) and nudge.endswith("The task: say hi")
 
@@ -174,7 +174,7 @@ def test_an_empty_reply_mid_chain_is_asked_for_the_next_call_first():
 def test_empty_replies_past_the_nudges_fail_the_run():
     agent, llm = make([""] * (MAX_EMPTY_NUDGES + 1))
     assert agent.run("hi") == ""
-    assert agent.last_result.status == FAILED and llm.calls == MAX_EMPTY_NUDGES + 1
+    assert agent.last_result.status == Status.FAILED and llm.calls == MAX_EMPTY_NUDGES + 1
     assert isinstance(agent.last_result.error, MalformedOutputError)
     assert agent.history == []
 
@@ -197,7 +197,7 @@ def test_end_to_end_through_chat_openai_and_the_mock_server_with_streaming():
         agent = ToolCallingAgent("e2e", llm, tools=[weather], verbose=False)
         assert agent.run("Weather in Oslo?", on_token=tokens.append) == "It is sunny in Oslo."
         assert "".join(tokens) == "It is sunny in Oslo."
-        assert agent.last_result.status == OK and len(srv.requests) == 2
+        assert agent.last_result.status == Status.OK and len(srv.requests) == 2
         assert srv.requests[0]["tools"][0]["function"]["name"] == "weather"
         sent = srv.requests[1]["messages"]
         assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool"]
