@@ -9,13 +9,14 @@ The protocols see only this module, so none of them imports the agent's.
 from __future__ import annotations
 
 import json
-import warnings
+from abc import ABCMeta
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from vero.agents._native import RAN_FOR_YOU
 from vero.agents._react_prompts import GUIDED_PROMPTS, NATIVE_PROMPTS, OLD_NAMES, TEXT_PROMPTS, ReActPrompts
 from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
+from vero.core.deprecation import deprecated
 from vero.core.message import Arguments, Message, ToolCall
 from vero.core.result import Status, StepKind
 
@@ -49,7 +50,16 @@ class ReActProtocol(Protocol):
     def final_text(self, text: str) -> str: ...
 
 
-class ReActAgentBase(Agent):
+class _OldPromptNames(ABCMeta):
+    """Reading an old prompt attribute on the class (``ReActAgent.intro_prompt``): ``old_prompt``."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name not in OLD_NAMES:
+            raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+        return old_prompt(cls, name)
+
+
+class ReActAgentBase(Agent, metaclass=_OldPromptNames):
     """ReAct's prompt tables, and what the step skeleton uses beyond ``Agent``: corrections, loop
     detection, the reflection and the final-answer call.
 
@@ -72,9 +82,13 @@ class ReActAgentBase(Agent):
         super().__init_subclass__(**kwargs)
         for old, (tables, entry) in OLD_NAMES.items():
             if old in cls.__dict__ and isinstance(cls.__dict__[old], str):
-                warnings.warn(_moved(old, tables[0], entry), DeprecationWarning, stacklevel=3)
+                deprecated(f"{cls.__name__}.{old}", _instead(tables[0], entry))
                 for table in tables:
                     setattr(cls, table, replace(getattr(cls, table), **{entry: cls.__dict__[old]}))
+
+    def __getattr__(self, name: str) -> Any:
+        """An old prompt attribute (``agent.intro_prompt``, ``old_prompt``), or ``Agent``'s moved names."""
+        return old_prompt(type(self), name) if name in OLD_NAMES else super().__getattr__(name)
 
     def protocol_of_run(self) -> ReActProtocol:
         """The protocol of the run in progress (``ReActAgent.run_protocol`` names it)."""
@@ -155,27 +169,13 @@ def send_as_observation(agent: Agent, step: ReplyStep, response: str | ToolCall,
     messages.append(Message("user", f"Observation: {response}"))
 
 
-def _moved(old: str, table: str, entry: str, owner: str = "ReActAgent") -> str:
-    return (
-        f"{owner}.{old} is deprecated and will be removed in the next release: set "
-        f"{table} = dataclasses.replace(ReActAgent.{table}, {entry}=...) instead"
-    )
+def old_prompt(owner: type, old: str) -> str:
+    """The table entry an old prompt attribute stands for, with a ``DeprecationWarning``."""
+    tables, entry = OLD_NAMES[old]
+    deprecated(f"{owner.__name__}.{old}", _instead(tables[0], entry))
+    value: str = getattr(getattr(owner, tables[0]), entry)
+    return value
 
 
-class _OldPrompt:
-    """Reading an old prompt attribute (``ReActAgent.intro_prompt``): its table's entry, with a warning."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, agent: Any, owner: type) -> str:
-        tables, entry = OLD_NAMES[self.name]
-        warnings.warn(_moved(self.name, tables[0], entry, owner.__name__), DeprecationWarning, stacklevel=2)
-        value: str = getattr(getattr(owner, tables[0]), entry)
-        return value
-
-
-for _old in OLD_NAMES:
-    _descriptor = _OldPrompt()
-    setattr(ReActAgentBase, _old, _descriptor)
-    _descriptor.__set_name__(ReActAgentBase, _old)
+def _instead(table: str, entry: str) -> str:
+    return f"set {table} = dataclasses.replace(ReActAgent.{table}, {entry}=...) instead"
