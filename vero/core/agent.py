@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import operator
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -902,15 +903,9 @@ def _failed(observation: Step) -> bool:
 
 
 # The names that left Agent's public API, for one release: (what to use instead, the old value).
+SETTINGS = ("max_observation_chars", "history_window", "json_retries", "max_tool_calls_per_reply", "recovery")
 _MOVED: dict[str, tuple[str, Callable[[Agent], Any]]] = {
-    "max_observation_chars": ("agent.options.max_observation_chars", lambda a: a.options.max_observation_chars),
-    "history_window": ("agent.options.history_window", lambda a: a.options.history_window),
-    "json_retries": ("agent.options.json_retries", lambda a: a.options.json_retries),
-    "max_tool_calls_per_reply": (
-        "agent.options.max_tool_calls_per_reply",
-        lambda a: a.options.max_tool_calls_per_reply,
-    ),
-    "recovery": ("agent.options.recovery", lambda a: a.options.recovery),
+    **{name: (f"agent.options.{name}", operator.attrgetter(f"options.{name}")) for name in SETTINGS},
     "task": ("agent.current_run.task", lambda a: a._run.task if a._run else ""),
     "steps_so_far": ("agent.current_run.steps", lambda a: lambda: list(a._run.steps) if a._run else []),
     "new_run": ("agent.run / stream / arun", lambda a: a._new_run),

@@ -15,46 +15,15 @@ ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from th
 
 class Arguments(dict[str, Any]):
     """A tool call's arguments, read once where the model's reply is read: the dict every later stop
-    uses (loop checks, the action step, the tool), and what the gate needs to know of the call.
+    uses (loop checks, the action step, the tool), with what the gate needs to know of the call
+    (docs/tools.md, "Safety").  Being a dict, they are what code that overrides
+    ``Agent.run_tool(name, args)`` sees, and passes on with all of this kept."""
 
-    ``written``: the text as the model wrote it; the gate reads it exactly for a tool that may change
-    things (docs/tools.md, "Safety").  ``problem``: why they are not as written (read only by repairing
-    the model's text, or two different sets in one step); such a call of a tool that may change things
-    is refused.  ``plain``: the text is no JSON object (plain text for a tool's one parameter): the dict
-    is empty, and the gate reads ``written`` with the tool in hand.  ``origin``: ``"native"`` (the
-    API's tool call), ``"text"`` (read from the model's text) or ``"vero"`` (a recovery rule's read-only
-    lookup); ``call_id``: the API's id of the call, if any.  Being a dict, they are what code that
-    overrides ``Agent.run_tool(name, args)`` sees, and passes on with all of this kept.
-    """
-
-    written: str | None = None
-    problem: str | None = None
-    plain: bool = False
-    origin: str = "native"
-    call_id: str | None = None
-
-
-def read_arguments(written: str, origin: str = "native", call_id: str | None = None) -> Arguments:
-    """The arguments written as ``written`` (JSON text, perhaps in a code fence): the JSON object it
-    begins with, read leniently (a sloppy object is repaired, as for a read-only tool); any other text
-    is ``plain``.  Never raises: what is unusable is the gate's to say, with the tool in hand."""
-    from vero.core.parsing.json_text import DECODER, parse_json_value, valid_strings, without_fence  # a cycle at import
-
-    text = written.strip()
-    text = without_fence(text) if text[:1] in ("`", "~") else text
-    value: Any = {} if not text else None
-    if text.startswith("{"):
-        try:
-            value = DECODER.raw_decode(text)[0]
-        except (ValueError, RecursionError):
-            try:
-                value = parse_json_value(text)
-            except ValueError:
-                pass
-    is_object = isinstance(value, dict)
-    arguments = Arguments((valid_strings(value) if "\\u" in text else value) if is_object else ())
-    arguments.written, arguments.plain, arguments.origin, arguments.call_id = written, not is_object, origin, call_id
-    return arguments
+    written: str | None = None  # the text as the model wrote it: read exactly for a tool that may change things
+    problem: str | None = None  # why they are not as written (repaired, two sets in one step): refused for such a tool
+    plain: bool = False  # no JSON object (text for a tool's one parameter): the gate reads ``written`` with the tool
+    origin: str = "native"  # "native" (the API's call), "text" (read from the model's text), "vero" (a rule's lookup)
+    call_id: str | None = None  # the API's id of the call, if any
 
 
 @dataclass(slots=True)
@@ -75,9 +44,27 @@ class ToolCall:
 
     @property
     def args(self) -> Arguments:
-        """The arguments as a dict, read from ``arguments`` once; they carry the call's origin and id."""
+        """The arguments as a dict, read from ``arguments`` on first use and kept, with the call's origin
+        and id: the JSON object the text begins with (perhaps in a code fence), read leniently (a sloppy
+        object is repaired, as for a read-only tool); any other text is ``plain``.  Never raises: what is
+        unusable is the gate's to say, with the tool in hand."""
         if self._args is None:
-            self._args = read_arguments(self.arguments)
+            from vero.core.parsing.json_text import DECODER, parse_json_value, valid_strings, without_fence  # a cycle
+
+            text = self.arguments.strip()
+            text = without_fence(text) if text[:1] in ("`", "~") else text
+            value: Any = {} if not text else None
+            if text.startswith("{"):
+                try:
+                    value = DECODER.raw_decode(text)[0]
+                except (ValueError, RecursionError):
+                    try:
+                        value = parse_json_value(text)
+                    except ValueError:
+                        pass
+            is_object = isinstance(value, dict)
+            self._args = Arguments((valid_strings(value) if "\\u" in text else value) if is_object else ())
+            self._args.written, self._args.plain = self.arguments, not is_object
         self._args.origin, self._args.call_id = self.origin, self.id
         return self._args
 
@@ -103,6 +90,13 @@ class ToolCall:
         if arguments is not None and not isinstance(arguments, str):
             arguments = json.dumps(arguments, ensure_ascii=False)
         return cls(_check_type("a tool call's id", data.get("id"), str, None) or "", name or "", arguments or "{}")
+
+
+def read_arguments(written: str, origin: str = "native", call_id: str | None = None) -> Arguments:
+    """``written`` read as a tool call's arguments are (``ToolCall.args``), with this origin and id."""
+    arguments = ToolCall("", "", written, origin).args
+    arguments.call_id = call_id
+    return arguments
 
 
 @dataclass(frozen=True)
