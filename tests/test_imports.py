@@ -224,6 +224,21 @@ def test_tool_from_function_is_tool_with_a_warning():
     assert made.schema == Tool(double, name="twice").schema
 
 
+def test_the_status_constants_of_the_result_module_warn_and_are_the_members():
+    from vero.core import result
+    from vero.core.result import Status
+
+    with deprecated_here(r"vero.core.result.MAX_TURNS") as record:
+        from vero.core.result import MAX_TURNS
+    with deprecated_here(r"vero.core.result.STATUSES") as listed:
+        statuses = result.STATUSES
+    assert MAX_TURNS is Status.MAX_TURNS and statuses == tuple(Status)
+    assert "write Status.MAX_TURNS" in str(record[0].message) and "tuple(Status)" in str(listed[0].message)
+    assert_blames_this_file([*record, *listed])
+    with pytest.raises(ImportError):
+        from vero.core.result import NOT_A_STATUS  # noqa: F401
+
+
 # --------------------------------------------------------------------------- each module on its own
 
 
@@ -295,6 +310,17 @@ def test_every_module_imports_on_its_own_in_a_fresh_interpreter():
         runs = dict(zip(names, pool.map(lambda name: python(f"import {name}"), names)))
     failed = {name: done.stderr.strip().splitlines()[-1:] for name, done in runs.items() if done.returncode}
     assert failed == {}
+
+
+def test_no_vero_module_uses_a_deprecated_name_when_it_is_imported():
+    """Every module but the deprecated ones imports in one interpreter where a DeprecationWarning is an error."""
+    names = sorted(set(vero_modules()) - NOT_IMPORTABLE - {"vero.tools.buildin"})
+    done = python(
+        "import sys, warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
+        "for name in sys.argv[1:]:\n    __import__(name)\n",
+        *names,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 # --------------------------------------------------------------------------- import cycles

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from enum import Enum
 from typing import Any
 
+from vero.core.deprecation import deprecated
+
 
 # Statuses and step kinds are string enums so that a typo is an AttributeError
 # instead of a silently different string; a member equals its string
@@ -42,16 +44,16 @@ class Status(_Named):
     INVALID_OUTPUT = "invalid_output"  # the answer never fit run(output_type=...), after the re-asks
 
 
-# The old names, kept: `from vero.core.result import OK` still works.
-OK = Status.OK
-NEEDS_REVIEW = Status.NEEDS_REVIEW
-MAX_TURNS = Status.MAX_TURNS
-MAX_TOKENS = Status.MAX_TOKENS
-REJECTED = Status.REJECTED
-FAILED = Status.FAILED
-CANCELLED = Status.CANCELLED
-INVALID_OUTPUT = Status.INVALID_OUTPUT
-STATUSES = (OK, NEEDS_REVIEW, MAX_TURNS, MAX_TOKENS, REJECTED, FAILED, CANCELLED, INVALID_OUTPUT)
+def __getattr__(name: str) -> Any:
+    """The statuses' old module-level names (``from vero.core.result import OK``; ``STATUSES``), for one
+    more release, with a ``DeprecationWarning``: write ``Status.OK`` and ``tuple(Status)``."""
+    if name in Status.__members__:
+        deprecated(f"vero.core.result.{name}", f"write Status.{name} (from vero.core.result import Status)")
+        return Status[name]
+    if name == "STATUSES":
+        deprecated("vero.core.result.STATUSES", "write tuple(Status)")
+        return tuple(Status)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class StepKind(_Named):
@@ -240,7 +242,7 @@ class Outcome:
     """What a pattern's ``solve`` may return instead of a bare answer string."""
 
     answer: str
-    status: Status | str = OK
+    status: Status | str = Status.OK
 
     def __post_init__(self) -> None:
         self.status = _STATUSES.get(self.status, self.status)
@@ -256,7 +258,7 @@ class RunResult:
     """
 
     answer: str = ""
-    status: Status | str = OK
+    status: Status | str = Status.OK
     steps: tuple[Step, ...] = ()
     usage: dict[str, int] = field(default_factory=dict)
     llm_calls: int = 0
@@ -272,7 +274,7 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
-        return self.status == OK
+        return self.status == Status.OK
 
     def steps_of(self, kind: StepKind | str) -> list[Step]:
         """The steps of one kind, in order, e.g. ``result.steps_of("action")`` (sub-agents' steps included)."""
