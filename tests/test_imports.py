@@ -218,7 +218,7 @@ def test_tool_from_function_is_tool_with_a_warning():
         return 2 * x
 
     with deprecated_here(r"Tool.from_function\(func, ...\)") as record:
-        made = Tool.from_function(double, name="twice", read_only=True)
+        made = Tool.from_function(double, "twice", read_only=True)  # its arguments, by position too
     assert_blames_this_file(record)
     assert (type(made), made.name, made.read_only) == (Tool, "twice", True)
     assert made.schema == Tool(double, name="twice").schema

@@ -268,10 +268,10 @@ class Tool:
             self.sole_parameter = self._required[0]
 
     @classmethod
-    def from_function(cls, func: Callable[..., Any], **settings: Any) -> Tool:
-        """Deprecated: the same as ``Tool(func, **settings)``."""
+    def from_function(cls, func: Callable[..., Any], *args: Any, **settings: Any) -> Tool:
+        """Deprecated: the same as ``Tool(func, ...)``."""
         deprecated("Tool.from_function(func, ...)", "write Tool(func, ...)")
-        return cls(func, **settings)
+        return cls(func, *args, **settings)
 
     @property
     def schema(self) -> dict[str, Any]:
