@@ -38,7 +38,7 @@ from vero.core.result import StepKind, ToolError
 from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import ToolRegistry, parse_arguments
 
-__all__ = ["ORIGINS", "Arguments", "WrittenArguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
+__all__ = ["ORIGINS", "Arguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
 
 NOT_AS_WRITTEN = note(
     "not_as_written",
@@ -54,14 +54,6 @@ NOT_APPROVED = note("not_approved", "Not run: the user did not approve this call
 NOBODY_TO_ASK = note("nobody_to_ask", "Not run: {tool} needs approval; nobody to ask.")
 APPROVAL_FAILED = note("approval_failed", "Not run: asking for approval of this call of {tool} failed ({error}).")
 NOT_FOR_VERO = note("not_for_vero", "Not run: vero makes no call of {tool} for the model (it may change things).")
-
-
-class WrittenArguments(Arguments):
-    """``Arguments`` as protocols wrote them before ``Arguments`` (kept for code that builds them):
-    ``written`` left None means they could be read only by repairing the model's text (refused for a
-    tool that may change things).  Prefer ``Arguments`` with ``problem`` set."""
-
-    origin = "text"
 
 
 class Agent(Protocol):
@@ -178,8 +170,6 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     if isinstance(args, Arguments):  # read where the reply was read: the text as written decides
         if args.problem is not None:
             raise NotAsWritten(args.problem)
-        if args.written is None and isinstance(args, WrittenArguments):
-            raise NotAsWritten("they could be read only by repairing them")
         args = args if args.written is None else args.written  # no text: a dict read exactly
     if isinstance(args, (bytes, bytearray)):
         args = bytes(args).decode("utf-8", errors="replace")
