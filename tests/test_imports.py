@@ -89,7 +89,7 @@ def test_tool_is_the_decorator_when_the_tools_package_loads_first():
 
 
 def deprecated_here(old: str):
-    """``pytest.warns`` for the one deprecation of ``old``, whose warning must name this file."""
+    """``pytest.warns`` for the deprecation of ``old``, in the words of ``vero.core.deprecation``."""
     return pytest.warns(DeprecationWarning, match=rf"^{old} is deprecated and will be removed in the next release: ")
 
 
@@ -159,14 +159,10 @@ def test_import_vero_tool_builtin_as_a_name_fails_after_its_warning(monkeypatch)
     assert vero.tool is tool_in_base
 
 
-def test_buildin_warns_and_gives_the_original_names():
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.delitem(sys.modules, "vero.tools.buildin", raising=False)
-    try:
-        with deprecated_here("vero.tools.buildin") as record:
-            buildin = importlib.import_module("vero.tools.buildin")
-    finally:
-        monkeypatch.undo()
+def test_buildin_warns_and_gives_the_original_names(monkeypatch):
+    monkeypatch.delitem(sys.modules, "vero.tools.buildin", raising=False)  # imported once: warned once
+    with deprecated_here("vero.tools.buildin") as record:
+        buildin = importlib.import_module("vero.tools.buildin")
     assert "vero.tools.builtin (calculator for math_calculator)" in str(record[0].message)
     assert_blames_this_file(record)
     assert buildin.math_calculator("6 * 7") == "42" and buildin.google_search.name == "google_search"
