@@ -24,11 +24,21 @@ from vero.core import (
 )
 from vero.core.cassette import Cassette
 from vero.core.message import ToolCallRequest
+from vero.core.options import RecoveryHook, use_rules_layer
 
 # `vero.tool` is the decorator; the tools package is `vero.tools`.
 from vero.tools import Tool, ToolRegistry, _old_paths, tool
 
 _old_paths.install()  # `from vero.tool import Tool`, the tools package's old path, for one more release
+
+
+def _rules_hook(setting: "str | tuple[object, ...]") -> "RecoveryHook":
+    """``recovery="small-model"`` (or rule names) as the agents' hook: the recovery layer, loaded on first use."""
+    hook: RecoveryHook = import_module("vero.recovery").hook(setting)
+    return hook
+
+
+use_rules_layer(_rules_hook)  # given from above: no layer below vero.recovery imports it
 
 if TYPE_CHECKING:  # type checkers see these ("X as X": re-exported); at run time they load on first use
     from vero.agents import BasicReflectionAgent as BasicReflectionAgent

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
@@ -32,8 +31,8 @@ class RecoveryHook:
 
     Why the hook is data here: the agents read only ``agent.options.hook``, so they never import
     ``vero.recovery`` (a layer above them).  ``AgentOptions`` keeps the user's ``recovery=`` value as
-    given; a preset or rule names are turned into a hook by ``vero.recovery.hook``, which
-    ``AgentOptions.hook`` loads by its module name (``RULES_LAYER``) the first time it is read.
+    given; a preset or rule names are turned into a hook by ``vero.recovery.hook``, which the facade
+    hands down (``use_rules_layer``) and ``AgentOptions.hook`` calls the first time it is read.
     """
 
     unlabelled_calls: bool = True
@@ -66,9 +65,15 @@ GENERAL = RecoveryHook()  # ``recovery=True``
 AS_WRITTEN = RecoveryHook(
     unlabelled_calls=False, calls_in_text=False, calls_in_prose=False, nudges=False, repeated_call_note=False
 )
-# The optional layer that turns a preset or rule names into a hook.  It is loaded by name, and only
-# when a setting names rules: nothing below it imports it, and True/False never load it.
-RULES_LAYER = "vero.recovery"
+# How a preset or rule names become a hook (``vero.recovery.hook``): see ``use_rules_layer``.
+_rules_layer: list[Callable[[Any], RecoveryHook]] = []
+
+
+def use_rules_layer(resolve: Callable[[Any], RecoveryHook]) -> None:
+    """Give the function that turns a ``recovery=`` preset or rule names into a hook.  The recovery layer
+    sits above this one, so it is given from above: the facade (``vero/__init__.py``, which runs before
+    any vero module and may reach every layer) gives one that loads it on first use."""
+    _rules_layer[:] = [resolve]
 
 
 @dataclass(frozen=True)
@@ -119,10 +124,11 @@ class AgentOptions:
     @cached_property
     def hook(self) -> RecoveryHook:
         """``recovery`` as the agents use it (set in ``__post_init__`` unless it names rules).  Rules are
-        resolved by their layer (``RULES_LAYER``), loaded here on first use: an unknown preset fails the
-        first run that reads it (ReActAgent reads it when it is made)."""
-        hook: RecoveryHook = importlib.import_module(RULES_LAYER).hook(self.recovery)
-        return hook
+        resolved by their layer (``use_rules_layer``) on first use: an unknown preset fails the first run
+        that reads it (ReActAgent reads it when it is made)."""
+        if not _rules_layer:
+            raise ValueError(f"recovery={self.recovery!r} names rules, and no recovery layer was given (vero.recovery)")
+        return _rules_layer[0](self.recovery)
 
     def __post_init__(self) -> None:
         if isinstance(self.recovery, (list, tuple)):  # a list works too; kept as a tuple (hashable, frozen)
