@@ -125,8 +125,8 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if not text:
         return ReActStep(problem="the reply was empty")
     first = _FIRST_LABEL.search(text)
-    step = ReActStep(thought=_THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip(), text=text)
-    step.lines = tuple(source.split("\n"))
+    thought = _THOUGHT_LABEL.sub("", text[: first.start() if first else len(text)]).strip()
+    step = ReActStep(thought=thought, text=text, lines=tuple(source.split("\n")))
     action, given = _ACTION.search(text), _INPUT.search(text)
     final_line = _LINE_FINAL.search(text)
     if action and final_line and final_line.start() < action.start():  # an Action after the answer is part of it
@@ -139,8 +139,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
             return step
         step.action = None
     if action and not given and (expression := _call_expression(action.group(1))):
-        step.action, step.action_input = expression
-        step.arguments = _as_read(step.action_input)
+        (step.action, step.action_input), step.arguments = expression, _as_read(expression[1])
         step.text = text[: action.end()].rstrip()
         step.written, step.reply, step.at = text[action.start() : action.end()], text, action.start()
         return step
