@@ -95,24 +95,21 @@ class GuidedProtocol:
             if not answer:
                 return ReplyStep(said, thought, problem="the final answer was empty")
             return ReplyStep(said, thought, answer=answer, check_answer=not answer_only(agent))
-        if unsafe_call(agent, choice["tool"], reply):
-            return ReplyStep(said, problem=CUT_OFF)
+        if reply.truncated and not agent.tools.read_only(choice["tool"]):  # its arguments may have lost their end
+            return ReplyStep(said, problem=CUT_OFF)  # (whether a call runs is the gate's to decide: Agent.run_tool)
         return ReplyStep(said, thought, actions=[(choice["tool"], choice["arguments"])])
 
     def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:
-        """The call's result as the next Observation (or the loop warning instead)."""
+        """The call's result as the next Observation (or the loop warning instead).  A repeat of a call
+        that worked is not run (a tool that changes something would change it twice): the earlier result
+        comes back with a note."""
         name, arguments = step.actions[0]
-        observation = warning if warning is not None else self.observe(agent, name, arguments)
-        messages.append(Message.user(f"Observation: {observation}"))
-
-    send = staticmethod(send_as_observation)  # the recovery hook's note on an answer, as the next Observation
-
-    def observe(self, agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str:
-        """The call's result.  A repeat of a call that worked is not run (a tool that changes something
-        would change it twice): the earlier result comes back with a note."""
-        earlier = earlier_result(agent, name, arguments)
-        if earlier is None:
-            return agent.run_tool(name, arguments).output
+        earlier = earlier_results(agent.current_run.steps, name, arguments)
+        worked = next((result.content for result in earlier if call_worked(result)), None)
+        if warning is not None or worked is None:
+            observation = warning if warning is not None else agent.run_tool(name, arguments).output
+            messages.append(Message.user(f"Observation: {observation}"))
+            return
         repeats = agent.tally("repeated_calls")
         agent.record(
             StepKind.WARNING,
@@ -122,7 +119,10 @@ class GuidedProtocol:
             repeats=repeats,
         )
         note = ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE
-        return f"{clip_observation(earlier, agent.options.max_observation_chars)}\n{note}"
+        clipped = clip_observation(worked, agent.options.max_observation_chars)
+        messages.append(Message.user(f"Observation: {clipped}\n{note}"))
+
+    send = staticmethod(send_as_observation)  # the recovery hook's note on an answer, as the next Observation
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:
         return agent.guided_prompts.correction.format(
@@ -169,19 +169,6 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 
 
-def unsafe_call(agent: ReActAgentBase, tool: str, reply: Message) -> str | None:
-    """``CUT_OFF`` when a step's call of a tool that may change things was cut off at the output limit
-    (its arguments may have lost their end), else None.  Whether the call runs is the gate's to decide
-    (``Agent.run_tool``: arguments as written, not a quote, approved; docs/tools.md, "Safety")."""
-    return CUT_OFF if reply.truncated and not agent.tools.read_only(tool) else None
-
-
-def earlier_result(agent: ReActAgentBase, name: str, arguments: dict[str, Any]) -> str | None:
-    """The full result of an identical call that worked earlier in this run, if any."""
-    earlier = earlier_results(agent.current_run.steps, name, arguments)
-    return next((result.content for result in earlier if call_worked(result)), None)
-
-
 def answer_only(agent: ReActAgentBase) -> bool:
     """True once the run repeated calls that worked ``MAX_REPEATED_CALLS`` times: only the answer is offered."""
     return agent.current_run.counters["repeated_calls"] >= MAX_REPEATED_CALLS
@@ -190,16 +177,16 @@ def answer_only(agent: ReActAgentBase) -> bool:
 # -- the schema ----------------------------------------------------------------------------
 def step_schema(tools: ToolRegistry, calls: bool = True) -> dict[str, Any]:
     """``{"thought": string, "step": one of the calls or the final answer}``; ``calls=False``: the answer only."""
-    branches = [_call_branch(tool.name, tool.parameters) for tool in tools] if calls else []
+    branches = [
+        _closed_object(
+            {ANSWERED: {"const": False}, "tool": {"const": tool.name}, "arguments": grammar_schema(tool.parameters)}
+        )
+        for tool in tools
+        if calls
+    ]
     branches.append(_closed_object({ANSWERED: {"const": True}, "final_answer": {"type": "string"}}))
     choice = branches[0] if len(branches) == 1 else {"anyOf": branches}
     return _closed_object({"thought": {"type": "string"}, "step": choice})
-
-
-def _call_branch(name: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    return _closed_object(
-        {ANSWERED: {"const": False}, "tool": {"const": name}, "arguments": grammar_schema(parameters)}
-    )
 
 
 def _closed_object(properties: dict[str, Any]) -> dict[str, Any]:
