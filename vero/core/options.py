@@ -35,25 +35,14 @@ class RecoveryHook:
     hands down (``use_rules_layer``) and ``AgentOptions.hook`` calls the first time it is read.
     """
 
-    unlabelled_calls: bool = True
-    """Text ReAct: a reply that is only a tool call written without labels (a JSON object, or in a
-    chat template's tags) is read as the action."""
-    calls_in_text: bool = True
-    """Native calls: a reply that is wholly a call written as text (the ``<tool_call>`` tags and the
-    other dialects of ``vero.core.parsing.text_calls``) runs as that call, within the gate's rules."""
-    calls_in_prose: bool = True
-    """Native calls: a read-only call written amid prose runs as a call; a reply that opens with
-    chat-template tags is read without them."""
-    nudges: bool = True
-    """Native calls: a reply cut off at the output limit, or an empty one, is asked again (bounded);
-    off, a cut-off reply ends the run ``failed`` and an empty one is no answer."""
-    repeated_call_note: bool = True
-    """A call made before in the run gets its result and a note to use it (and the task again)."""
-    refuse_repeated_failures: bool = True
-    """A call that failed before with the same arguments is not run again (``Agent.run_tool``)."""
-    tidy_numbers: bool = True
-    """Float noise is removed from numbers in tool output and in the answer (``0.30000000000000004`` is
-    sent as ``0.3``; ``vero.core.parsing.tidy_numbers``)."""
+    # Each switch, as on (docs/recovery.md has the table):
+    unlabelled_calls: bool = True  # text ReAct: a call written without labels (JSON, template tags) is the action
+    calls_in_text: bool = True  # native: a reply that is wholly a call written as text (text_calls' dialects) runs
+    calls_in_prose: bool = True  # native: a read-only call amid prose runs; leading template tags are dropped
+    nudges: bool = True  # native: a cut-off or empty reply is asked again (off: a cut-off reply ends ``failed``)
+    repeated_call_note: bool = True  # a call made before gets its result and a note to use it
+    refuse_repeated_failures: bool = True  # a call that failed before with the same arguments is not run again
+    tidy_numbers: bool = True  # float noise leaves tool output and the answer (0.30000000000000004 -> 0.3)
     respond: Callable[[Any, str], str | ToolCall | None] | None = None
     """The rules: ``respond(agent, answer)`` gives a note to send instead of accepting ``answer``, a
     read-only call for vero to make, or None; ``None``: no rules (``vero.recovery.hook`` builds one)."""
