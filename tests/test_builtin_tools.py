@@ -1,5 +1,5 @@
 """Built-in tools: calculator safety, python_exec isolation, web_search against a
-local fake server (no network), current_time, and the ``buildin`` aliases."""
+local fake server (no network), current_time, and the deprecated ``buildin`` aliases."""
 
 from __future__ import annotations
 
@@ -418,6 +418,7 @@ def test_web_search_key_is_scrubbed_even_if_an_error_contains_it(fake_search, mo
     assert web_search("x") == "Search failed: tavily: RuntimeError: bad key ***"
 
 
+@pytest.mark.filterwarnings("ignore:vero.tools.buildin is deprecated:DeprecationWarning")  # tested in test_imports
 def test_alias_search_without_its_key_says_what_to_set(fake_search):
     from vero.tools.buildin import bocha_search, google_search
 
@@ -448,6 +449,7 @@ def test_builtin_package_exports():
     assert [t.name for t in BUILTIN_TOOLS.values()] == ["calculator", "python_exec", "web_search", "current_time"]
 
 
+@pytest.mark.filterwarnings("ignore:vero.tools.buildin is deprecated:DeprecationWarning")  # tested in test_imports
 def test_buildin_alias_package_provides_the_original_names():
     namespace: dict = {}
     exec("from vero.tools.buildin import *", namespace)
