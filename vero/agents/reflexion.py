@@ -110,7 +110,7 @@ class ReflexionAgent(Agent):
     Prompts are class attributes: ``executor_prompt`` is the system prompt of
     the plain executor (no tools; a subclass overrides it, ``system_prompt=``
     replaces it for one agent); with tools, the ReAct executor uses
-    ``ReActAgent.intro_prompt`` unless ``system_prompt=`` is given.  The judge
+    ``ReActAgent.text_prompts.intro`` unless ``system_prompt=`` is given.  The judge
     and the reflector use ``evaluate_prompt`` and ``reflect_prompt``.
     """
 
