@@ -233,7 +233,7 @@ def _tour_printer(printer, pause):
     def on_step(event):
         kind, content = event.data["kind"], str(event.data.get("content", "")).strip()
         if kind in (StepKind.DRAFT, StepKind.REVISION) and not event.data.get("depth") and content == printer.last_text:
-            printer._line(f"📝 {printer._dim(kind.capitalize() + ':')} unchanged from the {printer.last_kind} above")
+            printer._line(f"unchanged from the {printer.last_kind} above", f"{kind.capitalize()}:", before="📝 ")
         else:
             show(event)
         if kind in (StepKind.DRAFT, StepKind.REVISION, StepKind.ATTEMPT) and not event.data.get("depth"):

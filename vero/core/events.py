@@ -207,15 +207,13 @@ class ConsolePrinter:
         text = str(text)
         return clip(text, self.max_chars, f" … [{len(text) - self.max_chars} more chars]")
 
-    def _dim(self, text: str) -> str:
-        return f"\033[1m{text}\033[0m" if self.colour else text
-
     def _line(self, text: str, label: str = "", before: str = "") -> None:
         """Print ``before``, ``label`` (bold on a colour terminal) and ``text``, as one line with
         control characters escaped (the bold is vero's own, added after) and keys masked."""
         text = printable(hide_secrets(text, self.secrets) if any(self.secrets) else text)
         if label:
-            text = f"{printable(before)}{self._dim(printable(label))} {text}"
+            label = f"\033[1m{printable(label)}\033[0m" if self.colour else printable(label)
+            text = f"{printable(before)}{label} {text}"
         try:
             print(text, file=self.stream, flush=True)
         except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
