@@ -1,4 +1,4 @@
-"""What ReAct's step skeleton and its protocols share: ``ReActAgentBase``, ``ReplyStep``, ``Protocol``.
+"""What ReAct's step skeleton and its protocols share: ``ReActAgentBase``, ``ReplyStep``, ``ReActProtocol``.
 
 ``ReActAgent`` (``vero.agents.react``) holds the loop and the step; a protocol (``TextProtocol`` in
 ``react.py``, ``NativeProtocol`` in ``vero.agents._react_protocols``, ``GuidedProtocol`` in
