@@ -5,7 +5,7 @@ against it (``--base-url``), with nothing configured in the environment, in an e
 working folder: through ``vero()``, which calls ``vero.cli.main`` in this process with
 the environment, folder and standard streams of a subprocess (fast), or through
 ``vero_process()``, a real subprocess, for the tests about the process itself and for
-one end-to-end run of each command.
+one end-to-end run of each command (marked ``processes``: ``python -m pytest -m processes`` runs them).
 """
 
 from __future__ import annotations
@@ -121,6 +121,7 @@ def contents(request: dict) -> list[str]:
 # --------------------------------------------------------------------------- help and start-up
 
 
+@pytest.mark.processes
 def test_help_lists_the_commands(tmp_path):
     done = vero_process("--help", cwd=tmp_path)
     assert done.returncode == 0
@@ -149,6 +150,7 @@ def test_help_lists_the_commands(tmp_path):
     ) in help_text
 
 
+@pytest.mark.processes
 def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
     code = (
         "import sys, vero.cli; print('openai' in sys.modules, any(m.startswith('vero.agents.') for m in sys.modules))"
@@ -160,6 +162,7 @@ def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
 # --------------------------------------------------------------------------- vero run
 
 
+@pytest.mark.processes
 def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
     srv.enqueue("Paris is the capital of France.")
     done = vero_process(
@@ -291,6 +294,7 @@ def test_run_writes_a_trace_file(srv, tmp_path):
 # --------------------------------------------------------------------------- vero chat
 
 
+@pytest.mark.processes
 def test_chat_keeps_the_conversation_and_streams(srv, tmp_path):
     srv.enqueue("Nice to meet you, Ada.", "Your name is Ada.")
     done = vero_process(
@@ -514,6 +518,7 @@ def _wait_for(predicate, timeout=60.0) -> None:  # a subprocess on a busy machin
         time.sleep(0.02)
 
 
+@pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
 def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigint_default):
     srv.enqueue(Fault.sleep(30, "too late"), "Fine, thanks.")
@@ -557,6 +562,7 @@ def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigin
 # --------------------------------------------------------------------------- vero demo and examples
 
 
+@pytest.mark.processes
 def test_demo_runs_every_agent_offline_and_exits_0(tmp_path):
     done = vero_process("demo", cwd=tmp_path, timeout=90)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -612,6 +618,7 @@ print("WARNING", agent.last_result.steps_of("warning")[0].content)
 """
 
 
+@pytest.mark.processes
 def test_custom_agent_example_treats_end_of_input_as_no(tmp_path):
     code = CAREFUL_AT_END_OF_INPUT.format(examples=str(ROOT / "examples"), calculate=CALCULATE)
     done = subprocess.run(

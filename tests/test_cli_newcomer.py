@@ -256,6 +256,7 @@ def stop(proc) -> int:
     return proc.wait(timeout=15)
 
 
+@pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
 def test_serve_plays_the_replies_in_order_then_repeats_the_last(tmp_path, sigint_default):
     proc, url, first = start_serve(tmp_path, ["One.", {"status": 404, "message": "model not found"}, "Last."])
@@ -272,6 +273,7 @@ def test_serve_plays_the_replies_in_order_then_repeats_the_last(tmp_path, sigint
     assert code == 0 and "Traceback" not in proc.stderr.read()
 
 
+@pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
 def test_serve_answers_404_for_an_unknown_model_and_500_once_the_script_ends(tmp_path, sigint_default):
     proc, url, first = start_serve(tmp_path, {"replies": ["Only."], "then": "error", "models": ["llama3.1"]})
@@ -290,6 +292,7 @@ def test_serve_answers_404_for_an_unknown_model_and_500_once_the_script_ends(tmp
     assert [m["id"] for m in listed["data"]] == ["llama3.1"]
 
 
+@pytest.mark.processes
 def test_serve_rejects_a_bad_replies_file(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps([{"sleep": 1, "then": {"bogus": 1}}]))
     done = subprocess.run(
@@ -352,6 +355,7 @@ def load_example(name: str):
 EXAMPLES = sorted(path.name for path in (ROOT / "examples").glob("*.py"))
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_every_example_exits_2_with_a_short_message_when_nothing_is_configured(tmp_path, name):
     done = subprocess.run(
@@ -463,6 +467,7 @@ def test_the_cli_and_the_library_print_the_same_footer():
 # --------------------------------------------------------------------------- 13. docstrings and vero.agents
 
 
+@pytest.mark.processes
 def test_vero_agents_is_an_attribute_after_import_vero(tmp_path):
     code = (
         "import sys, vero; print(any(m.startswith('vero.agents') for m in sys.modules)); "

@@ -11,6 +11,7 @@ from vero import ChatOpenAI, LLMConfigError
 from vero.config import SETTING_NAMES, Settings, env_flag, reload_settings
 
 
+@pytest.mark.processes
 def test_import_vero_needs_no_configuration_and_does_not_import_openai(tmp_path):
     code = "import sys, vero; from vero.agents import ReActAgent; print('openai' in sys.modules)"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.path.dirname(os.path.dirname(vero.__file__))}
@@ -65,6 +66,7 @@ def test_chat_openai_repr_never_shows_the_key():
     assert "model_name='m'" in repr(llm)
 
 
+@pytest.mark.processes
 def test_agents_are_reexported_from_vero_lazily(tmp_path):
     code = (
         "import sys, vero; loaded = 'vero.agents.react' in sys.modules; "

@@ -361,6 +361,7 @@ time.sleep(120)
 """
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("how", ["exit", "kill", "ctrl-c"])
 def test_no_server_outlives_the_process_that_started_it(how, tmp_path, sigint_default):
     script = tmp_path / "opener.py"

@@ -419,6 +419,7 @@ def test_a_400_that_names_no_parameter_gets_no_hint_but_keeps_the_server_text():
     assert line == "model call failed (HTTP 400): Invalid 'messages': empty array."
 
 
+@pytest.mark.processes
 def test_the_cli_run_on_a_server_refusing_temperature_names_it_with_its_fix(tmp_path):
     import subprocess
     import sys

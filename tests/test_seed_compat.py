@@ -132,6 +132,7 @@ def test_run_multi_turn_agent_keeps_history_until_bye(srv, monkeypatch, capsys):
     assert "My name is Ada." in sent and "Hello Ada!" in sent
 
 
+@pytest.mark.processes
 def test_driver_script_runs_unmodified_as_main(srv, tmp_path):
     srv.enqueue(PARSE_JSON_CODE, ACCEPT)
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
