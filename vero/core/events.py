@@ -124,6 +124,7 @@ STEP_ICONS: dict[str, str] = {
     StepKind.APPROVAL: "🙋",
 }
 DEFAULT_STEP_ICON = "•"
+MORE_CHARS = " … [{count} more chars]"  # after a clipped line's text
 # A step kind whose label depends on its data: plan_step starts ([>]) and ends (done or failed).
 PLAN_STEP_LABELS = {
     PlanStepStatus.IN_PROGRESS: ("▶️", "Step started"),
@@ -172,7 +173,7 @@ class ConsolePrinter:
     def on_run_start(self, event: Event) -> None:
         self._line("=" * 30)
         self._line(f"🚀 {event.data.get('cls', 'Agent')} `{event.agent}`")
-        self._line(f"👤 User Input: {self._short(event.data.get('task', ''))}")
+        self._line(str(event.data.get("task", "")), before="👤 User Input: ", short=True)
         self._line("=" * 30)
 
     def on_step(self, event: Event) -> None:
@@ -185,13 +186,13 @@ class ConsolePrinter:
         if kind == StepKind.PLAN_STEP:
             icon, label = PLAN_STEP_LABELS.get((event.data.get("data") or {}).get("status", ""), (icon, label))
         text = _error_text(event.data) if kind == StepKind.ERROR else str(event.data.get("content", ""))
-        self._line(self._short(text), label=f"{label}:", before=f"{indent}{icon} ")
+        self._line(text, label=f"{label}:", before=f"{indent}{icon} ", short=True)
 
     def on_run_end(self, event: Event) -> None:
-        data = event.data
+        data, answer, limit = event.data, str(event.data.get("answer", "")), self.max_chars
         for line in footer_lines(
             data.get("status", ""),
-            self._short(data.get("answer", "")),
+            clip(answer, limit, MORE_CHARS.format(count=len(answer) - limit)),
             data.get("elapsed_s", 0),
             data.get("llm_calls", 0),
             data.get("usage"),
@@ -203,17 +204,17 @@ class ConsolePrinter:
         """A ``ChatOpenAI`` retries a request (see ``ChatOpenAI.callbacks``)."""
         self._line(retry_line(event.data))
 
-    def _short(self, text: str) -> str:
-        text = str(text)
-        return clip(text, self.max_chars, f" … [{len(text) - self.max_chars} more chars]")
-
-    def _line(self, text: str, label: str = "", before: str = "") -> None:
-        """Print ``before``, ``label`` (bold on a colour terminal) and ``text``, as one line with
-        control characters escaped (the bold is vero's own, added after) and keys masked."""
+    def _line(self, text: str, label: str = "", before: str = "", short: bool = False) -> None:
+        """Print ``before``, ``label`` (bold on a colour terminal) and ``text`` (``short``: clipped to
+        ``max_chars``), as one line with control characters escaped (the bold is vero's own, added
+        after) and keys masked."""
+        if short and len(text) > self.max_chars:
+            text = clip(text, self.max_chars, MORE_CHARS.format(count=len(text) - self.max_chars))
         text = printable(hide_secrets(text, self.secrets) if any(self.secrets) else text)
         if label:
             label = f"\033[1m{printable(label)}\033[0m" if self.colour else printable(label)
-            text = f"{printable(before)}{label} {text}"
+            text = f"{label} {text}"
+        text = f"{printable(before)}{text}" if before else text
         try:
             print(text, file=self.stream, flush=True)
         except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
