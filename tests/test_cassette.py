@@ -173,6 +173,20 @@ def test_native_tool_calls_survive_the_round_trip(tmp_path):
     assert agent.last_result.steps_of("observation")[0].content == "5"
 
 
+def test_a_call_the_model_wrote_as_text_replays_too(tmp_path):
+    """A small model's call written as text gets an id from vero, which the next request carries: the id
+    is derived from the call, so the second request of a replay matches the recorded one."""
+    path = tmp_path / "c.jsonl"
+    replies = ['<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 3}}\n</tool_call>', "It is 5."]
+    with MockOpenAIServer(replies) as server:
+        agent = ToolCallingAgent("t", live_llm(server, Cassette(path, mode="record")), tools=[add], verbose=False)
+        assert agent.run("2+3?") == "It is 5."
+    llm = offline_llm(Cassette(path, mode="replay"))
+    agent = ToolCallingAgent("t", llm, tools=[add], verbose=False)
+    assert agent.run("2+3?") == "It is 5." and agent.last_result.status == "ok"
+    assert llm.replayed == 2
+
+
 def test_the_same_request_recorded_twice_replays_in_recorded_order_then_repeats_the_last(tmp_path):
     path = tmp_path / "c.jsonl"
     with MockOpenAIServer(["first", "second"]) as server:

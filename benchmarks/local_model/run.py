@@ -42,6 +42,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,8 +57,10 @@ import worlds  # noqa: E402
 from vero import ChatOpenAI, Tool  # noqa: E402
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
 from vero.core.cassette import Cassette  # noqa: E402
+from vero.core.options import GENERAL, RecoveryHook  # noqa: E402
 
-RECOVERY: bool | str | tuple[str, ...] = True  # --recovery: the agents' recovery= setting (docs/recovery.md)
+# --recovery: the agents' recovery= setting (docs/recovery.md)
+RECOVERY: bool | str | tuple[str, ...] | RecoveryHook = True
 
 
 def _agent(cls, **options):
@@ -78,10 +81,14 @@ TOOL_AGENTS = {
 }
 
 
-def recovery_setting(text: str) -> bool | str | tuple[str, ...]:
-    """``--recovery``: ``default`` (the general mechanisms), ``off``, a preset name, or rule names joined by commas."""
+def recovery_setting(text: str) -> bool | str | tuple[str, ...] | RecoveryHook:
+    """``--recovery``: ``default`` (the general mechanisms), ``off``, a preset name, rule names joined by
+    commas, or ``without:`` and switch names joined by commas (the general mechanisms with those
+    ``RecoveryHook`` switches off: how each accommodation is measured)."""
     from vero.recovery import PRESETS, resolve
 
+    if text.startswith("without:"):
+        return replace(GENERAL, **{name.strip(): False for name in text.removeprefix("without:").split(",")})
     setting: bool | str | tuple[str, ...] = {"default": True, "off": False}.get(text, text)
     if isinstance(setting, str) and setting not in PRESETS:
         setting = tuple(name.strip() for name in setting.split(",") if name.strip())
@@ -409,8 +416,8 @@ def main() -> int:
         type=recovery_setting,
         default=True,
         metavar="SETTING",
-        help="the agents' recovery rules: default, off, small-model, or rule names joined by "
-        "commas (e.g. grounding,arithmetic)",
+        help="the agents' recovery rules: default, off, small-model, rule names joined by "
+        "commas (e.g. grounding,arithmetic), or without:SWITCH,... (those RecoveryHook switches off)",
     )
     parser.add_argument(
         "--parallel",

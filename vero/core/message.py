@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -97,6 +98,14 @@ def read_arguments(written: str, origin: str = "native", call_id: str | None = N
     arguments = ToolCall("", "", written, origin).args
     arguments.call_id = call_id
     return arguments
+
+
+def written_call_id(name: str, arguments: str) -> str:
+    """The id of a call vero read from text or made itself (the API gives the others theirs).
+
+    Derived from the call, not random: the same conversation sends the same request again, so a
+    cassette replays it (``vero.Cassette``) and a server's prompt cache keeps serving it."""
+    return "call_" + hashlib.sha256(f"{name}\n{arguments}".encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)

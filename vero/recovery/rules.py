@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterable
 
-from vero.core.message import ToolCall
+from vero.core.message import ToolCall, written_call_id
 from vero.core.notes import note
 from vero.core.parsing import output_record, parse_json_object, tidy_numbers
 from vero.core.text import clip, looks_like_id
@@ -202,7 +201,8 @@ def did_you_mean(seen: Seen) -> Response:
     if len(suggested) != 1 or len(texts) != 1 or failed.arguments[texts[0]] == suggested[0]:
         return None
     arguments = {**failed.arguments, texts[0]: suggested[0]}
-    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", failed.tool, json.dumps(arguments, ensure_ascii=False))
+    text = json.dumps(arguments, ensure_ascii=False)
+    return ToolCall(written_call_id(failed.tool, text), failed.tool, text)
 
 
 RULES: dict[str, Rule] = {r.name: r for r in (announced, arithmetic, grounding, did_you_mean)}

@@ -28,12 +28,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vero.core.message import ToolCall
+from vero.core.message import ToolCall, written_call_id
 from vero.core.parsing.json_text import DECODER, FENCE, valid_strings
 
 MAX_CALL_TEXT_CHARS = 100_000  # a longer reply is no call: real calls are short
@@ -194,7 +193,7 @@ def _as_call(item: Any, names: set[str]) -> ToolCall | None:
     if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
         return None
     text = written if written is not None else json.dumps(valid_strings(arguments), ensure_ascii=False)
-    return ToolCall(f"call_{uuid.uuid4().hex[:12]}", name, text)
+    return ToolCall(written_call_id(name, text), name, text)
 
 
 def _is_schema(arguments: dict[str, Any]) -> bool:
