@@ -15,3 +15,4 @@ _suite = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_suite)
 
 clean_config = _suite.clean_config  # autouse: no developer configuration, an empty working folder
+pytest_xdist_auto_num_workers = _suite.pytest_xdist_auto_num_workers  # -n auto: the suite's count
