@@ -55,6 +55,26 @@ def test_a_preset_keeps_the_users_value_and_its_hook_consults_the_rules():
         ReActAgent("r", ScriptedLLM([]), recovery="no-such-preset")
 
 
+def test_auto_the_default_reads_a_call_written_as_text_for_a_local_model_only():
+    """The accommodations pay on local servers (docs/recovery.md, the measurement); a hosted API returns
+    calls natively, so by default its replies are taken as written."""
+    local = ToolCallingAgent("t", ScriptedLLM([TAGGED_CALL, "5"]), tools=[add], verbose=False)
+    assert local.options.recovery == "auto" and local.options.hook is GENERAL
+    assert local.run("2 + 3?") == "5" and CALLS == [(2, 3)]
+    CALLS.clear()
+    hosted = ToolCallingAgent("t", ScriptedLLM([TAGGED_CALL], hosted=True), tools=[add], verbose=False)
+    assert hosted.options.recovery == "auto" and hosted.options.hook is AS_WRITTEN
+    assert hosted.run("2 + 3?") == TAGGED_CALL and CALLS == []
+
+
+def test_auto_stays_decided_when_a_setting_changes_and_an_explicit_true_is_kept_for_a_hosted_model():
+    hosted = ToolCallingAgent("t", ScriptedLLM([], hosted=True), tools=[add], verbose=False)
+    assert hosted.options.updated(json_retries=0).hook is AS_WRITTEN
+    assert hosted.options == AgentOptions()  # the decision is not a setting
+    forced = ToolCallingAgent("t", ScriptedLLM([], hosted=True), tools=[add], verbose=False, recovery=True)
+    assert forced.options.hook is GENERAL
+
+
 def test_no_agent_module_imports_the_recovery_layer():
     for module in AGENTS.glob("*.py"):
         for node in ast.walk(ast.parse(module.read_text())):

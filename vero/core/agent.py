@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from vero.core.agent_tool import RUNNING_AGENT, agent_tool
+from vero.core.capabilities import hosted_model
 from vero.core.deprecation import deprecated
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.gate import Refusal, approvers_of, decide, quote_sources
@@ -211,7 +212,7 @@ class Agent(ABC):
         self.system_prompt = system_prompt
         self.max_turns = self.default_max_turns if max_turns is None else max_turns
         self.max_tokens_per_run = max_tokens_per_run
-        self.options = (options or AgentOptions()).updated(**settings)
+        self.options = (options or AgentOptions()).updated(**settings).for_model(hosted_model(self.llm))
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)

@@ -25,8 +25,9 @@ class RecoveryHook:
     """How the agents help a model that breaks the protocol: every accommodation is one switch here,
     and ``respond`` is the recovery rules' say on a proposed answer (docs/recovery.md).
 
-    ``recovery=True`` (the default) is ``GENERAL``, every switch on and no rules;
-    ``recovery=False`` is ``AS_WRITTEN``; a ``RecoveryHook`` of your own sets each switch
+    ``recovery=True`` is ``GENERAL``, every switch on and no rules; ``recovery=False`` is ``AS_WRITTEN``;
+    ``recovery="auto"`` (the default) is ``GENERAL`` for a local model and ``AS_WRITTEN`` for a hosted
+    one; a ``RecoveryHook`` of your own sets each switch
     (``recovery=RecoveryHook(tidy_numbers=False)``), which is how each one is measured.
 
     Why the hook is data here: the agents read only ``agent.options.hook``, so they never import
@@ -54,6 +55,7 @@ GENERAL = RecoveryHook()  # ``recovery=True``
 AS_WRITTEN = RecoveryHook(
     unlabelled_calls=False, calls_in_text=False, calls_in_prose=False, nudges=False, repeated_call_note=False
 )
+AUTO = "auto"  # ``recovery="auto"``, the default: ``AgentOptions.for_model`` decides it per model
 # How a preset or rule names become a hook (``vero.recovery.hook``): see ``use_rules_layer``.
 _rules_layer: list[Callable[[Any], RecoveryHook]] = []
 
@@ -85,8 +87,11 @@ class AgentOptions:
     max_tool_calls_per_reply: int = 8
     """Tool calls run from one model reply; the rest are answered "not run" (1 or more)."""
 
-    recovery: bool | str | tuple[Any, ...] | RecoveryHook = True
-    """How much vero helps a model that breaks the protocol (docs/recovery.md).  ``True``: the general
+    recovery: bool | str | tuple[Any, ...] | RecoveryHook = "auto"
+    """How much vero helps a model that breaks the protocol (docs/recovery.md).  ``"auto"`` (the default):
+    ``True`` for a local model, ``False`` for a hosted one (``ChatOpenAI.hosted``), decided when the agent
+    is made (``for_model``): a hosted API returns calls natively, and the held-out benchmark showed the
+    accommodations paying only on local servers.  ``True``: the general
     mechanisms only (a call written as the whole reply runs, an empty or cut-off reply is asked again,
     a repeated call is pointed out); ``False``: none of them, a reply is taken as written; a preset name
     (``"small-model"``) or a sequence of rule names or rule objects (``vero.recovery``): the general
@@ -99,6 +104,17 @@ class AgentOptions:
     and returns ``True`` to run it, ``False`` or a reason (a string, shown to the model) to refuse it.
     ``None``: nobody is asked, and a ``needs_approval`` tool is never run (docs/tools.md, "Safety")."""
 
+    def for_model(self, hosted: bool) -> AgentOptions:
+        """These options for an agent whose model is hosted or local: ``recovery="auto"`` is decided by it.
+        (Not a setting: the choice is kept beside the fields, and ``updated`` passes it on.)"""
+        if hosted == self._hosted:
+            return self
+        copy = replace(self)
+        object.__setattr__(copy, "_hosted", hosted)
+        if copy.recovery == AUTO:
+            copy.__dict__["hook"] = AS_WRITTEN if hosted else GENERAL
+        return copy
+
     def updated(self, **settings: Any) -> AgentOptions:
         """A copy with ``settings`` changed; a TypeError names every unknown setting."""
         known = {f.name for f in fields(self)}
@@ -108,7 +124,9 @@ class AgentOptions:
                 f"unexpected keyword argument{'s' * (len(unknown) > 1)}: {', '.join(unknown)} "
                 f"(the shared settings are: {', '.join(sorted(known))})"
             )
-        return replace(self, **settings) if settings else self
+        return replace(self, **settings).for_model(self._hosted) if settings else self
+
+    _hosted = False  # see ``for_model``
 
     @cached_property
     def hook(self) -> RecoveryHook:
@@ -122,9 +140,10 @@ class AgentOptions:
     def __post_init__(self) -> None:
         if isinstance(self.recovery, (list, tuple)):  # a list works too; kept as a tuple (hashable, frozen)
             object.__setattr__(self, "recovery", tuple(self.recovery))
-        elif isinstance(self.recovery, (bool, RecoveryHook)):  # the hook, now (rules: on first use, see ``hook``)
-            hook = GENERAL if self.recovery is True else AS_WRITTEN if self.recovery is False else self.recovery
-            self.__dict__["hook"] = hook
+        elif isinstance(self.recovery, RecoveryHook):  # the hook, now (rules: on first use, see ``hook``)
+            self.__dict__["hook"] = self.recovery
+        elif isinstance(self.recovery, bool) or self.recovery == AUTO:  # "auto" reads as a local model's
+            self.__dict__["hook"] = GENERAL if self.recovery else AS_WRITTEN
         elif not isinstance(self.recovery, str):
             raise ValueError(
                 f"recovery must be True, False, a preset name or a sequence of rules, got {self.recovery!r}"
