@@ -65,6 +65,8 @@ from vero.trace_view import add_trace_command
 
 # --------------------------------------------------------------------------- the parser
 
+_Commands = argparse._SubParsersAction  # what add_subparsers returns
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -78,8 +80,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    common = _common_options()
+    _add_chat_command(commands, common)
+    _add_run_command(commands, common)
+    _add_demo_command(commands)
+    add_trace_command(commands)
+    return parser
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """The options ``chat`` and ``run`` share: the agent and model, the run, MCP servers."""
     common = argparse.ArgumentParser(add_help=False)
     group = common.add_argument_group("agent and model")
+    _add_agent_options(group)
+    _add_tool_and_file_options(group)
+    _add_run_behaviour_options(group)
+    _add_mcp_options(common)
+    return common
+
+
+def _add_agent_options(group: argparse._ArgumentGroup) -> None:
+    """Which agent, which model, and how to reach it."""
     group.add_argument(
         "--agent",
         metavar="NAME",
@@ -104,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the longest one model call may take, from connect to the last byte "
         "(default: MAX_CALL_SECONDS, else 300 + MAX_TOKENS / 2; 0: no limit)",
     )
+
+
+def _add_tool_and_file_options(group: argparse._ArgumentGroup) -> None:
+    """The tools, the loop budget, and the files a run reads or writes."""
     group.add_argument(
         "--tools",
         metavar="LIST",
@@ -130,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer every model request from the cassette FILE, offline; with --record FILE too (the same "
         "file): replay what it holds and record the rest",
     )
+
+
+def _add_run_behaviour_options(group: argparse._ArgumentGroup) -> None:
+    """Recovery, output, and whether vero asks before a tool that may change things."""
     group.add_argument(
         "--recovery",
         choices=["small-model", "off"],
@@ -151,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run every tool call without asking (default: vero asks before a tool that may change things "
         "runs; vero run with no terminal refuses such a call)",
     )
+
+
+def _add_mcp_options(common: argparse.ArgumentParser) -> None:
     mcp = common.add_argument_group("MCP servers (their tools are added to the agent's; docs/mcp.md)")
     mcp.add_argument(
         "--mcp",
@@ -175,6 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
         "tool is taken to change things (repeatable; NAME as in --mcp-config, or as vero names a --mcp server)",
     )
 
+
+def _add_chat_command(commands: _Commands, common: argparse.ArgumentParser) -> None:
     chat = commands.add_parser(
         "chat",
         parents=[common],
@@ -183,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chat.set_defaults(func=cmd_chat)
 
+
+def _add_run_command(commands: _Commands, common: argparse.ArgumentParser) -> None:
     run = commands.add_parser(
         "run",
         parents=[common],
@@ -198,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=cmd_run)
 
+
+def _add_demo_command(commands: _Commands) -> None:
     demo = commands.add_parser(
         "demo",
         help="an offline tour of the agents (scripted model, no key needed)",
@@ -215,8 +253,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="append every event and model request to FILE as JSON lines (read it with: vero trace FILE)",
     )
     demo.set_defaults(func=cmd_demo)
-    add_trace_command(commands)
-    return parser
 
 
 def _positive_int(text: str) -> int:
