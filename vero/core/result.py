@@ -113,23 +113,7 @@ class PlanStepStatus(_Named):
 _STEP_KINDS: dict[str, StepKind] = {kind.value: kind for kind in StepKind}
 
 
-def step_kind(kind: str) -> StepKind | str:
-    """``kind`` as a ``StepKind`` when it is one; another kind (a subclass's own) is kept as given."""
-    try:
-        return StepKind(kind)
-    except ValueError:
-        return kind
-
-
 _STATUSES: dict[str, Status] = {status.value: status for status in Status}
-
-
-def _as_status(status: str) -> Status | str:
-    """``status`` as a ``Status`` when it is one, else as given."""
-    try:
-        return Status(status)
-    except ValueError:
-        return status
 
 
 def _plain(value: Any) -> Any:
