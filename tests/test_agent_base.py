@@ -454,6 +454,35 @@ def test_no_request_record_is_built_for_listeners_that_do_not_handle_model_event
     assert "hello" in capsys.readouterr().out
 
 
+class ParentAgent(Agent):
+    """Runs an ``EchoAgent`` as a sub-agent and answers with its answer."""
+
+    def solve(self, task):
+        return self.run_subagent(self.subagent(EchoAgent, "child"), task).answer
+
+
+def test_a_sub_agent_builds_no_request_record_when_nobody_above_hears_model_events(monkeypatch, capsys):
+    import vero.core.agent as agent_module
+
+    def no_record(*args, **kwargs):
+        raise AssertionError("a record was built that nobody reads")
+
+    monkeypatch.setattr(agent_module, "request_record", no_record)
+    monkeypatch.setattr(agent_module, "reply_record", no_record)
+    agent = ParentAgent("parent", ScriptedLLM(["hello"]), verbose=True)
+    assert agent.run("hi") == "hello" and agent.last_result.status == Status.OK
+    assert "hello" in capsys.readouterr().out  # its steps are still printed, one level deeper
+
+
+def test_a_sub_agents_model_events_reach_a_listener_of_the_parent():
+    events = []
+    agent = ParentAgent("parent", ScriptedLLM(["hello"]), verbose=False, callbacks=[events.append])
+    agent.run("hi")
+    start = next(event for event in events if event.type == "llm_start")
+    assert start.data["subagent"] == "child" and start.data["depth"] == 1
+    assert start.data["request"]["messages"][-1]["content"] == "hi"
+
+
 def test_a_listener_without_handles_hears_the_model_events_with_the_request():
     events = []
     agent = EchoAgent("test", ScriptedLLM(["hello"]), verbose=True, callbacks=[events.append])

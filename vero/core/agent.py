@@ -72,7 +72,9 @@ TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
 CUT_OFF_WARNING = "the reply was cut off at the output limit (max_tokens)"
-RELAYED_EVENTS = ("llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_approval", "tool_result")
+RELAYED_EVENTS = frozenset(
+    {"llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_approval", "tool_result"}
+)
 REPEATED_FAILURE = note(
     "repeated_failure",
     (
@@ -738,6 +740,12 @@ class Agent(ABC):
         """
         run = self.current_run
         budget = agent.max_tokens_per_run
+        # its model and tool events are relayed only when someone here hears them: else its
+        # request and reply records would be built for nobody (a listener without ``handles`` hears all)
+        heard = run.watch is not None or any(
+            not RELAYED_EVENTS.isdisjoint(getattr(listener, "handles", RELAYED_EVENTS))
+            for listener in self.events.callbacks
+        )
         if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
             budget = max(1, run.token_budget - run.usage["total_tokens"])
         agent._guarded(
@@ -746,7 +754,7 @@ class Agent(ABC):
                 token_budget=budget,
                 parent=self._adopt,
                 cancelled=run.cancelled,
-                watch=functools.partial(self._relay, agent.name),
+                watch=functools.partial(self._relay, agent.name) if heard else None,
                 deltas=run.deltas,
                 pace=run.pace,
                 parent_sources=functools.partial(quote_sources, self),
