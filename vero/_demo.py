@@ -46,106 +46,119 @@ WIDTH = 78  # the headers and the text of the tour fit in 80 columns
 
 # Each tour stop: the title, the --agent name, the tools, the task and the scripted replies.
 def tour() -> list[dict]:
-    return [
-        {
-            "title": "ToolCallingAgent (vero chat's default): native tool calls",
-            "agent": "chat",
-            "tools": ["calculator"],
-            "task": SECONDS_TASK,
-            "replies": [
+    return [_chat_stop(), _reflection_stop(), _react_stop(), _plan_stop(), _reflexion_stop()]
+
+
+def _chat_stop() -> dict:
+    return {
+        "title": "ToolCallingAgent (vero chat's default): native tool calls",
+        "agent": "chat",
+        "tools": ["calculator"],
+        "task": SECONDS_TASK,
+        "replies": [
+            {
+                "content": "",
+                "tool_calls": [{"name": "calculator", "arguments": {"expression": "366 * 24 * 60 * 60"}}],
+            },
+            "A leap year has 366 days of 24 hours of 3,600 seconds: 31,622,400 seconds.",
+        ],
+    }
+
+
+def _reflection_stop() -> dict:
+    return {
+        "title": "BasicReflectionAgent: generate -> critique -> revise",
+        "agent": "reflection",
+        "task": PARSE_JSON_TASK,
+        "replies": [
+            "```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
+            "    except Exception:\n        return {}\n```",
+            _critique(
+                False,
+                "`except Exception` also swallows the TypeError that must propagate; catch only json.JSONDecodeError.",
+                "The handler is too broad.",
+            ),
+            "```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
+            "    except json.JSONDecodeError:\n        return {}\n```",
+            _critique(True, "", "Only JSONDecodeError is caught; other exceptions propagate."),
+        ],
+    }
+
+
+def _react_stop() -> dict:
+    return {
+        "title": "ReActAgent: Thought -> Action -> Observation -> ... -> Final Answer",
+        "agent": "react",
+        "tools": ["calculator"],
+        "task": PRICE_TASK,
+        "replies": [
+            "Thought: The discounted price is 1299 * 0.85, and tax multiplies it by 1.08.\n"
+            'Action: calculator\nAction Input: {"expression": "1299 * 0.85 * 1.08"}',
+            "Thought: The calculator says 1192.482, which rounds to 1192.48.\nFinal Answer: You pay $1,192.48.",
+        ],
+    }
+
+
+def _plan_stop() -> dict:
+    return {
+        "title": "PlanExecuteAgent: plan -> execute a step (ReAct) -> replan -> ... -> answer",
+        "agent": "plan",
+        "tools": ["calculator"],
+        "task": PLAN_TASK,
+        "replies": [
+            json.dumps(
                 {
-                    "content": "",
-                    "tool_calls": [{"name": "calculator", "arguments": {"expression": "366 * 24 * 60 * 60"}}],
-                },
-                "A leap year has 366 days of 24 hours of 3,600 seconds: 31,622,400 seconds.",
-            ],
-        },
-        {
-            "title": "BasicReflectionAgent: generate -> critique -> revise",
-            "agent": "reflection",
-            "task": PARSE_JSON_TASK,
-            "replies": [
-                "```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
-                "    except Exception:\n        return {}\n```",
-                _critique(
-                    False,
-                    "`except Exception` also swallows the TypeError that must propagate; "
-                    "catch only json.JSONDecodeError.",
-                    "The handler is too broad.",
-                ),
-                "```python\nimport json\n\ndef parse_json(text: str):\n    try:\n        return json.loads(text)\n"
-                "    except json.JSONDecodeError:\n        return {}\n```",
-                _critique(True, "", "Only JSONDecodeError is caught; other exceptions propagate."),
-            ],
-        },
-        {
-            "title": "ReActAgent: Thought -> Action -> Observation -> ... -> Final Answer",
-            "agent": "react",
-            "tools": ["calculator"],
-            "task": PRICE_TASK,
-            "replies": [
-                "Thought: The discounted price is 1299 * 0.85, and tax multiplies it by 1.08.\n"
-                'Action: calculator\nAction Input: {"expression": "1299 * 0.85 * 1.08"}',
-                "Thought: The calculator says 1192.482, which rounds to 1192.48.\nFinal Answer: You pay $1,192.48.",
-            ],
-        },
-        {
-            "title": "PlanExecuteAgent: plan -> execute a step (ReAct) -> replan -> ... -> answer",
-            "agent": "plan",
-            "tools": ["calculator"],
-            "task": PLAN_TASK,
-            "replies": [
-                json.dumps(
-                    {
-                        "steps": [
-                            "Find the dates of the Apollo 11 and Apollo 17 Moon landings.",
-                            "Compute the number of days between the two dates.",
-                        ]
-                    }
-                ),
-                # step 1, a ReAct sub-agent: the scripted model "knows" the dates
-                "Thought: Apollo 11 landed on 1969-07-20 and Apollo 17 on 1972-12-11.\n"
-                "Final Answer: Apollo 11 landed on 1969-07-20; Apollo 17 landed on 1972-12-11.",
-                # the replanner: the task is not answered yet, step 2 remains
-                json.dumps({"steps": ["Compute the number of days between the two dates."]}),
-                # step 2: count the days with the calculator
-                "Thought: From 1969-07-20 to 1972-07-20 is 3 years including the leap day of 1972 (1096 days); "
-                "then 1972-07-20 to 1972-12-11 is 11 + 31 + 30 + 31 + 30 + 11 days.\n"
-                'Action: calculator\nAction Input: {"expression": "1096 + 11 + 31 + 30 + 31 + 30 + 11"}',
-                "Thought: The calculator says 1240.\nFinal Answer: 1240 days.",
-                # the replanner again: the results answer the task
-                json.dumps(
-                    {
-                        "response": "1240 days passed between the Apollo 11 landing (20 July 1969) "
-                        "and the Apollo 17 landing (11 December 1972)."
-                    }
-                ),
-            ],
-        },
-        {
-            "title": "ReflexionAgent: attempt -> evaluate -> reflect -> retry",
-            "agent": "reflexion",
-            "tools": [],
-            "task": LEAP_TASK,
-            "replies": [
-                "def is_leap(year: int) -> bool:\n    return year % 4 == 0",
-                json.dumps(
-                    {"pass": False, "score": 40, "reason": "is_leap(1900) returns True, but 1900 was not a leap year."}
-                ),
-                "Diagnosis: the attempt only tested divisibility by 4, so century years such as 1900 are "
-                "wrongly leap years. Plan: a year is a leap year if divisible by 4 and not by 100, "
-                "unless it is divisible by 400.",
-                "def is_leap(year: int) -> bool:\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)",
-                json.dumps(
-                    {
-                        "pass": True,
-                        "score": 95,
-                        "reason": "Handles 1900 (False), 2000 (True), 2024 (True) and 2023 (False).",
-                    }
-                ),
-            ],
-        },
-    ]
+                    "steps": [
+                        "Find the dates of the Apollo 11 and Apollo 17 Moon landings.",
+                        "Compute the number of days between the two dates.",
+                    ]
+                }
+            ),
+            # step 1, a ReAct sub-agent: the scripted model "knows" the dates
+            "Thought: Apollo 11 landed on 1969-07-20 and Apollo 17 on 1972-12-11.\n"
+            "Final Answer: Apollo 11 landed on 1969-07-20; Apollo 17 landed on 1972-12-11.",
+            # the replanner: the task is not answered yet, step 2 remains
+            json.dumps({"steps": ["Compute the number of days between the two dates."]}),
+            # step 2: count the days with the calculator
+            "Thought: From 1969-07-20 to 1972-07-20 is 3 years including the leap day of 1972 (1096 days); "
+            "then 1972-07-20 to 1972-12-11 is 11 + 31 + 30 + 31 + 30 + 11 days.\n"
+            'Action: calculator\nAction Input: {"expression": "1096 + 11 + 31 + 30 + 31 + 30 + 11"}',
+            "Thought: The calculator says 1240.\nFinal Answer: 1240 days.",
+            # the replanner again: the results answer the task
+            json.dumps(
+                {
+                    "response": "1240 days passed between the Apollo 11 landing (20 July 1969) "
+                    "and the Apollo 17 landing (11 December 1972)."
+                }
+            ),
+        ],
+    }
+
+
+def _reflexion_stop() -> dict:
+    return {
+        "title": "ReflexionAgent: attempt -> evaluate -> reflect -> retry",
+        "agent": "reflexion",
+        "tools": [],
+        "task": LEAP_TASK,
+        "replies": [
+            "def is_leap(year: int) -> bool:\n    return year % 4 == 0",
+            json.dumps(
+                {"pass": False, "score": 40, "reason": "is_leap(1900) returns True, but 1900 was not a leap year."}
+            ),
+            "Diagnosis: the attempt only tested divisibility by 4, so century years such as 1900 are "
+            "wrongly leap years. Plan: a year is a leap year if divisible by 4 and not by 100, "
+            "unless it is divisible by 400.",
+            "def is_leap(year: int) -> bool:\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)",
+            json.dumps(
+                {
+                    "pass": True,
+                    "score": 95,
+                    "reason": "Handles 1900 (False), 2000 (True), 2024 (True) and 2023 (False).",
+                }
+            ),
+        ],
+    }
 
 
 def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
@@ -158,13 +171,9 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     import openai  # the SDK: ~0.4 s
 
     from vero.testing import MockOpenAIServer  # http.server, email and ssl: ~35 ms
-    from vero.tools.builtin import BUILTIN_TOOLS  # the sandbox runner and the search client: ~15 ms
 
     if trace:
-        try:  # before the tour: a trace file that cannot be written is a usage error, not a failed agent
-            open(trace, "a", encoding="utf-8").close()
-        except OSError as exc:
-            raise CliError(f"cannot write the trace file {trace}: {exc.strerror or exc}") from exc
+        _check_writable(trace)
     stream = out or sys.stdout
     paced = not fast and getattr(stream, "isatty", lambda: False)()
     pause = time.sleep if paced else (lambda seconds: None)
@@ -173,7 +182,7 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     say(f"vero demo: {len(stops)} agents, each on one task.")
     say(f"The model is a local {SCRIPTED}: it plays back canned")
     say("replies on 127.0.0.1, so you can watch each pattern's loop with no API key")
-    say("and no network." + ("" if paced else "") + "\n")
+    say("and no network.\n")
     statuses = []
     with MockOpenAIServer(model="vero-demo") as srv:
         # trust_env=False: a proxy configured in the environment must not capture 127.0.0.1
@@ -187,30 +196,55 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
         for number, stop in enumerate(stops, 1):
             if number > 1:
                 pause(STOP_PAUSE_S)
-            say("#" * WIDTH)
-            for line in textwrap.wrap(f"{number}/{len(stops)} {stop['title']}", WIDTH - 2):
-                say(f"# {line}")
-            say(f"# ({SCRIPTED})")
-            say("#" * WIDTH)
+            _say_header(say, f"{number}/{len(stops)} {stop['title']}")
             srv.enqueue(*stop["replies"])
-            tools = [BUILTIN_TOOLS[name] for name in stop.get("tools", [])]
-            agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False, trace=trace)
-            printer = _tour_printer(step_printer(stream=out), pause)
-            agent.events.callbacks.append(printer)
-            agent.run(stop["task"])
-            agent.close()
-            result = agent.last_result
-            statuses.append(result.status)
-            print_error(result, stream)
-            answer = result.answer
-            if answer and "\n" in answer.strip() and answer.strip() == printer.last_text:
-                answer = f"(the {printer.last_kind} above)"  # a code block is shown once
-            for line in footer_lines(result.status, answer, result.elapsed_s, result.llm_calls, result.usage):
-                say(line)
+            statuses.append(_run_stop(stop, llm, out, stream, pause, trace))
             say("")
         leftover = srv.remaining
+    _say_what_next(say, len(stops), trace)
+    ok = all(status == Status.OK for status in statuses) and leftover == 0
+    return 0 if ok else 1
+
+
+def _check_writable(trace: str) -> None:
+    """Before the tour: a trace file that cannot be written is a usage error, not a failed agent."""
+    try:
+        open(trace, "a", encoding="utf-8").close()
+    except OSError as exc:
+        raise CliError(f"cannot write the trace file {trace}: {exc.strerror or exc}") from exc
+
+
+def _say_header(say, title: str) -> None:
+    say("#" * WIDTH)
+    for line in textwrap.wrap(title, WIDTH - 2):
+        say(f"# {line}")
+    say(f"# ({SCRIPTED})")
+    say("#" * WIDTH)
+
+
+def _run_stop(stop: dict, llm, out, stream, pause, trace: str | None) -> Status:
+    """One stop of the tour: its agent runs its task, printing its steps, then the footer; its status."""
+    from vero.tools.builtin import BUILTIN_TOOLS  # the sandbox runner and the search client: ~15 ms
+
+    tools = [BUILTIN_TOOLS[name] for name in stop.get("tools", [])]
+    agent = agent_class(stop["agent"])("demo", llm, tools=tools, verbose=False, trace=trace)
+    printer = _tour_printer(step_printer(stream=out), pause)
+    agent.events.callbacks.append(printer)
+    agent.run(stop["task"])
+    agent.close()
+    result = agent.last_result
+    print_error(result, stream)
+    answer = result.answer
+    if answer and "\n" in answer.strip() and answer.strip() == printer.last_text:
+        answer = f"(the {printer.last_kind} above)"  # a code block is shown once
+    for line in footer_lines(result.status, answer, result.elapsed_s, result.llm_calls, result.usage):
+        print(line, file=stream, flush=True)
+    return result.status
+
+
+def _say_what_next(say, agents: int, trace: str | None) -> None:
     say("=" * WIDTH)
-    say(f"Done: {len(stops)} agents ran against the {SCRIPTED}.")
+    say(f"Done: {agents} agents ran against the {SCRIPTED}.")
     say("To use a real model, set OPENAI_API_KEY (plus OPENAI_BASE_URL and MODEL_NAME")
     say("for a compatible provider such as DeepSeek or Qwen) in the environment or a")
     say(".env file, then run for example")
@@ -220,8 +254,6 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     say("    vero chat --base-url http://localhost:11434/v1 --model llama3.1")
     if trace:
         say(f"Every request of the tour is in {trace}; see them with:  vero trace {trace}")
-    ok = all(status == Status.OK for status in statuses) and leftover == 0
-    return 0 if ok else 1
 
 
 def _tour_printer(printer, pause):
