@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from vero.core.parsing import as_score
@@ -65,7 +66,7 @@ class Attempt:
 
 def best(attempts: list[Attempt]) -> Attempt:
     """The highest-scoring attempt; ``max`` keeps the earliest on ties."""
-    return max(attempts, key=lambda a: a.verdict.score)
+    return max(attempts, key=attrgetter("verdict.score"))
 
 
 def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verdict, str | None]:

@@ -19,6 +19,7 @@ the step results (status ``max_turns``).  JSON re-asks come on top.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal
 
 from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining, read_plan, read_replan
@@ -98,6 +99,7 @@ PROGRESS_REQUEST = "## Task\n{task}\n\n## Plan\n{plan}\n\n## Step results\n{resu
 FINAL_PROMPT = """The plan could not be finished. Using only the step results below,
 write the best final answer to the task, and say briefly what is still unknown."""
 
+NO_TOOLS = "(no tools: steps are done by reasoning alone)"  # the tools section of a plan or progress request
 PLAN_SCHEMA = '{"steps": ["first step", "second step"]}'
 REPLAN_SCHEMA = '{"response": "<final answer>"} or {"steps": ["<remaining step>", "..."]}'
 
@@ -214,7 +216,7 @@ class PlanExecuteAgent(Agent):
 
     def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
         history = self.format_history() or "(none)"
-        request = self.plan_request.format(task=task, tools=self._tools_text(), history=history)
+        request = self.plan_request.format(task=task, tools=self.tools.describe() or NO_TOOLS, history=history)
         if feedback is not None:
             assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
@@ -222,7 +224,7 @@ class PlanExecuteAgent(Agent):
         try:
             steps = self.ask_json(
                 [Message.system(system), Message.user(request)],
-                lambda data: read_plan(data, self.planner_rules),
+                partial(read_plan, instructions=self.planner_rules),
                 schema=PLAN_SCHEMA,
             )
         except MalformedOutputError as error:  # no plan after the re-asks: the task itself is the one step
@@ -230,7 +232,7 @@ class PlanExecuteAgent(Agent):
             steps = [task]
         plan = Plan.of(self._capped(steps))
         self.record(StepKind.PLAN, plan.render(), steps=plan.remaining())
-        if not plan:
+        if not plan.steps:
             self.record(StepKind.ERROR, "the planner returned an empty plan")
             raise EmptyPlanError("the planner returned an empty plan")
         return plan
@@ -239,9 +241,6 @@ class PlanExecuteAgent(Agent):
         if len(steps) > self.max_plan_steps:
             self.record(StepKind.WARNING, f"the plan had {len(steps)} steps; keeping the first {self.max_plan_steps}")
         return steps[: self.max_plan_steps]
-
-    def _tools_text(self) -> str:
-        return self.tools.describe() or "(no tools: steps are done by reasoning alone)"
 
     # -- execute one step ------------------------------------------------------------------
     def _execute(self, task: str, plan: Plan, step: PlanStep, number: int) -> None:
@@ -268,7 +267,10 @@ class PlanExecuteAgent(Agent):
     # -- replan, and the answer when a cap ends the loop -------------------------------------
     def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
         request = self.progress_request.format(
-            task=task, plan=plan.render(), results=plan.results(clip_observation), tools=self._tools_text()
+            task=task,
+            plan=plan.render(),
+            results=plan.results(clip_observation),
+            tools=self.tools.describe() or NO_TOOLS,
         )
         return [Message.system(prompt), Message.user(request)]
 
@@ -276,7 +278,7 @@ class PlanExecuteAgent(Agent):
         """The replanner's answer, or the steps that remain (at most ``max_plan_steps``)."""
         decision = self.ask_json(
             self._progress(self.replan_prompt, task, plan),
-            lambda data: read_replan(data, plan.completed(), plan.remaining()),
+            partial(read_replan, completed=plan.completed(), remaining=plan.remaining()),
             schema=REPLAN_SCHEMA,
         )
         return decision if isinstance(decision, Finished) else Remaining(self._capped(decision.steps))

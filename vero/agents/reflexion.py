@@ -185,7 +185,7 @@ class ReflexionAgent(Agent):
 
     # -- executor ----------------------------------------------------------------
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:
-        if memory:
+        if memory.reflections:
             task = self.attempt_task.format(task=task, reflections=memory.render())
         executor = self.executor or self._default_executor()
         if executor is None:  # no tools: one plain generation call
