@@ -71,6 +71,21 @@ def clean_api_key(key: str | None) -> str | None:
 OMIT = "omit"  # temperature="omit": no temperature is sent
 
 
+def _endpoint(
+    settings: Settings, api_key: str | None, base_url: str | None, cassette: Cassette | None
+) -> tuple[str | None, str | None]:
+    """The API key (cleaned) and base URL, given or from the settings.  Neither, and no replayed
+    cassette to answer instead: an ``LLMConfigError`` here, not at the first call, that says what to set."""
+    if not base_url and settings.OPENAI_BASE_URL:  # before any request: say if a .env chose where the key goes
+        warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
+    api_key = clean_api_key(api_key or settings.OPENAI_API_KEY)
+    base_url = base_url or settings.OPENAI_BASE_URL
+    replaying = cassette is not None and cassette.replays_only  # a replayed session needs no key
+    if not api_key and not base_url and not replaying:
+        raise LLMConfigError(CONFIG_HELP)
+    return api_key, base_url
+
+
 def _one_model_name(model_name: str | None, model: str | None) -> str | None:
     """``model=`` (as the SDK and other frameworks spell it) is another name for ``model_name``."""
     if model is not None and model_name is not None and model != model_name:
@@ -138,27 +153,10 @@ class ChatOpenAI:
     ) -> None:
         model_name = _one_model_name(model_name, model)
         settings = get_settings()
-        if not base_url and settings.OPENAI_BASE_URL:  # before any request: say if a .env chose where the key goes
-            warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
-        api_key = clean_api_key(api_key or settings.OPENAI_API_KEY)
-        base_url = base_url or settings.OPENAI_BASE_URL
-        replaying = cassette is not None and cassette.replays_only  # a replayed session needs no key
-        if not api_key and not base_url and not replaying:  # here, not at the first call: say what to set at once
-            raise LLMConfigError(CONFIG_HELP)
+        api_key, base_url = _endpoint(settings, api_key, base_url, cassette)
         self.model_name = model_name or settings.MODEL_NAME
         self.base_url = base_url
-        # None: the TEMPERATURE setting; "omit": none is sent (the model's own default).
-        self.temperature = _temperature(settings.TEMPERATURE if temperature is None else temperature)
-        # None: the MAX_TOKENS setting (default 1024); 0: no cap.
-        self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
-        # vero's default cap, not the user's: a family's own default cap may replace it (providers.ModelFamily)
-        self._default_cap = max_tokens is None and settings.MAX_TOKENS == Settings.MAX_TOKENS
-        if reasoning_effort is not None and not (isinstance(reasoning_effort, str) and reasoning_effort.strip()):
-            raise ValueError(f'reasoning_effort must be a word such as "low" or "high", got {reasoning_effort!r}')
-        self.reasoning_effort = reasoning_effort
-        self._chosen = {"temperature"} if temperature is not None else set()  # the user's own choices ...
-        self._chosen |= {"reasoning_effort"} if reasoning_effort is not None else set()
-        self._not_sent: set[str] = set()  # ... those said once (a warning) not to be sent to this model
+        self._set_sampling(settings, temperature, max_tokens, reasoning_effort)
         self.timeout = settings.TIMEOUT if timeout is None else timeout
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
         # None: from each request's output cap (``vero.config.call_seconds_for``); 0: no limit.
@@ -180,6 +178,23 @@ class ChatOpenAI:
         self._client_args = (api_key or "not-needed", base_url, self.timeout, self.max_retries, client_kwargs)
         self.client = _openai_client(*self._client_args)
         log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, self.shown_url)
+
+    def _set_sampling(
+        self, settings: Settings, temperature: float | str | None, max_tokens: int | None, reasoning_effort: str | None
+    ) -> None:
+        """The temperature, output cap and reasoning effort, and which of them the user chose."""
+        # None: the TEMPERATURE setting; "omit": none is sent (the model's own default).
+        self.temperature = _temperature(settings.TEMPERATURE if temperature is None else temperature)
+        # None: the MAX_TOKENS setting (default 1024); 0: no cap.
+        self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
+        # vero's default cap, not the user's: a family's own default cap may replace it (providers.ModelFamily)
+        self._default_cap = max_tokens is None and settings.MAX_TOKENS == Settings.MAX_TOKENS
+        if reasoning_effort is not None and not (isinstance(reasoning_effort, str) and reasoning_effort.strip()):
+            raise ValueError(f'reasoning_effort must be a word such as "low" or "high", got {reasoning_effort!r}')
+        self.reasoning_effort = reasoning_effort
+        self._chosen = {"temperature"} if temperature is not None else set()  # the user's own choices ...
+        self._chosen |= {"reasoning_effort"} if reasoning_effort is not None else set()
+        self._not_sent: set[str] = set()  # ... those said once (a warning) not to be sent to this model
 
     @property
     def client(self) -> Any:
@@ -686,6 +701,11 @@ class TextStream:
         self._llm = llm
         self._request = {**request, "stream": True, "stream_options": {"include_usage": True}}
         self.message: Message | None = None
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: dict[int, dict[str, str]] = {}
+        self._usage: dict[str, Any] | None = None
+        self._finish_reason: str | None = None
 
     def __iter__(self) -> Iterator[str]:
         llm = self._llm
@@ -695,39 +715,41 @@ class TextStream:
                 yield replayed.text
             self.message = replayed
             return
-        content: list[str] = []
-        reasoning: list[str] = []
-        calls: dict[int, dict[str, str]] = {}
-        usage = None
-        finish_reason = None
         splitter = ThinkingStream()
         held = ""  # the first half of a surrogate pair whose second half may come in the next delta
+        for delta_text in self._answer_deltas(llm):
+            text, held = _hold_first_half(held + delta_text)
+            self._content.append(text)
+            visible = splitter.feed(valid_text(text))
+            if visible:
+                yield visible
+        self._content.append(held)
+        tail = splitter.feed(valid_text(held)) + splitter.flush()
+        if tail:
+            yield tail
+        self.message = self._assembled()
+        llm._count(self._usage)
+        llm._keep(self._request, self.message)
+
+    def _answer_deltas(self, llm: ChatOpenAI) -> Iterator[str]:
+        """The answer text of each chunk as it comes; its reasoning, tool calls, usage and finish reason
+        are gathered.  Any failure, or a reply over its size limit, is an ``LLMCallError``."""
         limit, size = reply_char_limit(output_cap(self._request)), 0
         try:
             with _Attempts(llm, self._request):  # the SDK retries before the first chunk, not after
                 chunks = llm.client.chat.completions.create(**self._request)
             for chunk in chunks:
-                usage = _as_dict(getattr(chunk, "usage", None)) or usage
+                self._usage = _as_dict(getattr(chunk, "usage", None)) or self._usage
                 for choice in chunk.choices or []:
-                    finish_reason = getattr(choice, "finish_reason", None) or finish_reason
-                    delta = choice.delta
-                    thought = _reasoning_of(delta)
-                    if thought:
-                        reasoning.append(thought)
-                    for call in getattr(delta, "tool_calls", None) or []:
-                        size += _merge_tool_call_delta(calls, call)
-                    size += len(thought or "") + len(delta.content or "")
+                    self._finish_reason = getattr(choice, "finish_reason", None) or self._finish_reason
+                    size += self._gather(choice.delta)
                     if size > limit:
                         chunks.close()
                         raise LLMCallError(
                             "model call failed: " + _too_large(limit, output_cap(self._request), "characters")
                         )
-                    if delta.content:
-                        text, held = _hold_first_half(held + delta.content)
-                        content.append(text)
-                        visible = splitter.feed(valid_text(text))
-                        if visible:
-                            yield visible
+                    if choice.delta.content:
+                        yield choice.delta.content
         except LLMCallError:
             raise
         except llm._openai.OpenAIError as exc:
@@ -735,24 +757,29 @@ class TextStream:
         except Exception as exc:  # a broken stream (reset, bad chunk) raised by httpx or the decoder
             text = _mask_secret(redact_urls(f"model stream failed: {type(exc).__name__}: {exc}"), llm._secret)
             raise LLMCallError(text) from exc
-        content.append(held)
-        tail = splitter.feed(valid_text(held)) + splitter.flush()
-        if tail:
-            yield tail
-        answer, thinking = _answer_and_thinking("".join(content), "".join(reasoning))
+
+    def _gather(self, delta: Any) -> int:
+        """Keep a delta's reasoning and tool-call pieces; the characters the delta adds to the reply."""
+        thought = _reasoning_of(delta)
+        if thought:
+            self._reasoning.append(thought)
+        size = sum(_merge_tool_call_delta(self._calls, call) for call in getattr(delta, "tool_calls", None) or [])
+        return size + len(thought or "") + len(delta.content or "")
+
+    def _assembled(self) -> Message:
+        """The whole reply: the answer apart from its thinking, and the tool calls put together."""
+        answer, thinking = _answer_and_thinking("".join(self._content), "".join(self._reasoning))
         tool_calls = [
-            _valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}")) for _, c in sorted(calls.items())
+            _valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}")) for _, c in sorted(self._calls.items())
         ]
-        self.message = Message(
+        return Message(
             "assistant",
             answer,
             tool_calls=tool_calls or None,
             reasoning=thinking,
-            usage=usage,
-            finish_reason=finish_reason,
+            usage=self._usage,
+            finish_reason=self._finish_reason,
         )
-        llm._count(usage)
-        llm._keep(self._request, self.message)
 
 
 def _scrub(exc: Exception, secret: str) -> None:
