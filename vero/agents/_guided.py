@@ -88,8 +88,8 @@ class GuidedProtocol:
         try:
             thought, choice = read_step(reply.text, reply.truncated)
         except ValueError as problem:
-            return ReplyStep(Message.assistant(reply.text) if reply.text.strip() else None, problem=str(problem))
-        said = Message.assistant(reply.text)
+            return ReplyStep(Message("assistant", reply.text) if reply.text.strip() else None, problem=str(problem))
+        said = Message("assistant", reply.text)
         if "final_answer" in choice:
             answer = choice["final_answer"].strip()
             if not answer:
@@ -108,7 +108,7 @@ class GuidedProtocol:
         worked = next((result.content for result in earlier if call_worked(result)), None)
         if warning is not None or worked is None:
             observation = warning if warning is not None else agent.run_tool(name, arguments).output
-            messages.append(Message.user(f"Observation: {observation}"))
+            messages.append(Message("user", f"Observation: {observation}"))
             return
         repeats = agent.tally("repeated_calls")
         agent.record(
@@ -120,7 +120,7 @@ class GuidedProtocol:
         )
         note = ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE
         clipped = clip_observation(worked, agent.options.max_observation_chars)
-        messages.append(Message.user(f"Observation: {clipped}\n{note}"))
+        messages.append(Message("user", f"Observation: {clipped}\n{note}"))
 
     send = staticmethod(send_as_observation)  # the recovery hook's note on an answer, as the next Observation
 
@@ -303,5 +303,5 @@ def fall_back(agent: ReActAgentBase, error: LLMCallError, messages: list[Message
     message = f"the server refused the guided step ({error}); this run goes on with the text protocol"
     log.warning("%s: %s", agent.name, message)
     agent.record(StepKind.WARNING, message, fallback="text", http_status=error.status)
-    messages[0] = Message.system(agent.build_system_prompt())
+    messages[0] = Message("system", agent.build_system_prompt())
     return True

@@ -238,7 +238,7 @@ def answer_tool_calls(
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
     if repeated and agent.options.hook.repeated_call_note:
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")
-        messages.append(Message.user(with_task(REPEATED_CALL_NUDGE, agent)))
+        messages.append(Message("user", with_task(REPEATED_CALL_NUDGE, agent)))
 
 
 def send_nudge(agent: Agent, reply_text: str, nudge: str | ToolCall, messages: list[Message]) -> None:
@@ -256,7 +256,7 @@ def run_for_the_model(agent: Agent, call: ToolCall, messages: list[Message]) -> 
     lookup = Message("assistant", None, tool_calls=[call])
     messages.append(lookup)
     answer_tool_calls(agent, lookup, messages, origin="vero")
-    messages.append(Message.user(RAN_FOR_YOU.format(call=f"{call.name}({call.arguments})")))
+    messages.append(Message("user", RAN_FOR_YOU.format(call=f"{call.name}({call.arguments})")))
 
 
 def with_task(nudge: str, agent: Agent) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vero.core.agent import Agent, MalformedOutputError, Tools, history_section, with_history
+from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools, with_history
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import as_bool
@@ -172,23 +172,25 @@ class BasicReflectionAgent(Agent):
             system = with_history(self, self.system_prompt)
         else:
             system = self.generate_prompt.format(**self._history_slots())
-        return self.call_llm([Message.system(system), Message.user(task)], **self.answer_format())
+        return self.call_llm([Message("system", system), Message("user", task)], **self.answer_format())
 
     def _reflect(self, task: str, response: str) -> Critique:
         messages = [
-            Message.system(self.reflect_prompt.format(**self._history_slots())),
-            Message.user(self.critique_request.format(task=task, response=response)),
+            Message("system", self.reflect_prompt.format(**self._history_slots())),
+            Message("user", self.critique_request.format(task=task, response=response)),
         ]
         critique: Critique = self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
         return critique
 
     def _history_slots(self) -> dict[str, str]:
         """The slots a prompt may have: ``{history_section}`` (these prompts) or ``{history}`` (a subclass's own)."""
-        return {"history_section": history_section(self), "history": self.format_history() or "(none)"}
+        history = self.format_history()  # read once for both slots
+        section = HISTORY_SECTION.format(history=history) if history else ""  # as history_section(self)
+        return {"history_section": section, "history": history or "(none)"}
 
     def _revise(self, task: str, response: str, feedback: str) -> Message:
         system = self.revise_prompt.format(**self._history_slots(), response=response, feedback=feedback)
-        return self.call_llm([Message.system(system), Message.user(task)], **self.answer_format())
+        return self.call_llm([Message("system", system), Message("user", task)], **self.answer_format())
 
 
 def _read_critique(data: dict[str, Any]) -> Critique:

@@ -223,7 +223,7 @@ class PlanExecuteAgent(Agent):
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
         try:
             steps = self.ask_json(
-                [Message.system(system), Message.user(request)],
+                [Message("system", system), Message("user", request)],
                 partial(read_plan, instructions=self.planner_rules),
                 schema=PLAN_SCHEMA,
             )
@@ -272,7 +272,7 @@ class PlanExecuteAgent(Agent):
             results=plan.results(clip_observation),
             tools=self.tools.describe() or NO_TOOLS,
         )
-        return [Message.system(prompt), Message.user(request)]
+        return [Message("system", prompt), Message("user", request)]
 
     def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
         """The replanner's answer, or the steps that remain (at most ``max_plan_steps``)."""

@@ -190,7 +190,7 @@ class ReflexionAgent(Agent):
         executor = self.executor or self._default_executor()
         if executor is None:  # no tools: one plain generation call
             system = with_history(self, self.system_prompt or self.executor_prompt)
-            answer = self.call_llm([Message.system(system), Message.user(task)], **self.answer_format()).text
+            answer = self.call_llm([Message("system", system), Message("user", task)], **self.answer_format()).text
             return Attempt(number, answer, Status.OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)
         return Attempt(number, result.answer, result.status, self._trajectory(result))
@@ -222,8 +222,8 @@ class ReflexionAgent(Agent):
                 self.record(StepKind.ERROR, problem, attempt=attempt.number)
             return verdict
         messages = [
-            Message.system(self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
-            Message.user(self.evaluate_request.format(task=task, answer=attempt.answer)),
+            Message("system", self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
+            Message("user", self.evaluate_request.format(task=task, answer=attempt.answer)),
         ]
         return self.ask_json(messages, self._read_verdict, schema=VERDICT_SCHEMA)
 
@@ -244,7 +244,7 @@ class ReflexionAgent(Agent):
             feedback=verdict.feedback or "(no feedback)",
             past=memory.render(),
         )
-        text = self.call_llm([Message.system(self.reflect_prompt), Message.user(request.rstrip())]).text.strip()
+        text = self.call_llm([Message("system", self.reflect_prompt), Message("user", request.rstrip())]).text.strip()
         words = text.split(" ")
         if len(words) > MAX_REFLECTION_WORDS:
             text = " ".join(words[:MAX_REFLECTION_WORDS]) + " ..."

@@ -414,10 +414,10 @@ class Agent(ABC):
         (``answer_format``).  A pattern may override it to ask within its own conversation.
         """
         messages = [
-            Message.system(OUTPUT_SYSTEM),
-            Message.user(self.current_run.task + spec.instructions()),
-            Message.assistant(answer),
-            Message.user(spec.reask(problems)),
+            Message("system", OUTPUT_SYSTEM),
+            Message("user", self.current_run.task + spec.instructions()),
+            Message("assistant", answer),
+            Message("user", spec.reask(problems)),
         ]
         text = self.call_llm(messages, **self.answer_format()).text
         self.record(StepKind.FINAL, text, reasked=True)
@@ -595,8 +595,8 @@ class Agent(ABC):
                     StepKind.WARNING, f"unusable JSON from the model: {problem}", raw=reply.text, attempt=attempt + 1
                 )
                 messages += [
-                    Message.assistant(reply.text),
-                    Message.user(JSON_REASK.format(error=problem, schema=schema)),
+                    Message("assistant", reply.text),
+                    Message("user", JSON_REASK.format(error=problem, schema=schema)),
                 ]
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
@@ -766,8 +766,10 @@ class Agent(ABC):
         assert result is not None  # set by every run() that returns
         run.llm_calls += result.llm_calls
         add_usage(run.usage, result.usage)
-        self._check_token_budget()
-        self._check_cancelled()  # cancelled during the sub-agent's run: this run stops too
+        if run.token_budget:
+            self._check_token_budget()
+        if run.pace is not None or run.cancelled.is_set():  # cancelled during the sub-agent's run: this one stops too
+            self._check_cancelled()
         return result
 
     def _adopt(self, step: Step) -> None:
