@@ -20,6 +20,7 @@ import re
 import types
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, overload
 
 from vero.core.deprecation import deprecated
@@ -72,50 +73,71 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     lines = inspect.cleandoc(doc or "").splitlines()
     summary: list[str] = []
     args: dict[str, str] = {}
-    section: str | None = None  # None: still the summary
-    style, arg_indent, current = "", None, None
+    place = _Place()
     for number, line in enumerate(lines):
-        stripped = line.strip()
         following = lines[number + 1] if number + 1 < len(lines) else ""
-        if _UNDERLINE.match(line) and section is not None and style == "numpy-header":
-            style = "numpy"
+        if _starts_section(place, line, following, args):
             continue
-        if _NUMPY_SECTION.match(line) and _UNDERLINE.match(following):
-            section, style, current = line.strip(), "numpy-header", None
-            continue
-        header = _SECTION.match(line)
-        if header:
-            section, style, arg_indent, current = header.group(1), "google", None, None
-            continue
-        field = _SPHINX_FIELD.match(stripped) if line == stripped else None
-        if field:
-            section, style, current = "sphinx", "sphinx", None
-            if field.group(1) in _SPHINX_PARAMS and field.group(2).split():
-                current = field.group(2).split()[-1]
-                args[current] = field.group(3).strip()
-            continue
-        if section is None:
+        if place.section is None:
             summary.append(line)
-        elif not stripped:
-            continue
-        elif style == "sphinx":
-            if current and line != stripped:  # an indented continuation of a :param:
-                args[current] = f"{args[current]} {stripped}".strip()
-        elif style == "numpy":
-            current = _numpy_line(line, section, args, current)
-        elif section in _ARG_SECTIONS:
-            indent = len(line) - len(line.lstrip())
-            if indent == 0:  # back at column 0 without a header: the section is over
-                section = ""
-                continue
-            arg_indent = indent if arg_indent is None else arg_indent
-            match = _ARG_LINE.match(stripped) if indent <= arg_indent else None
-            if match:
-                current = match.group(1)
-                args[current] = match.group(2).strip()
-            elif current:  # a continuation line of the current argument
-                args[current] = f"{args[current]} {stripped}".strip()
+        elif line.strip():
+            _section_line(place, line, args)
     return " ".join(" ".join(summary).split()), args
+
+
+@dataclass
+class _Place:
+    """Where ``parse_docstring`` is: the section (None: still the summary), its style, the indent of
+    a Google section's arguments, and the argument being described."""
+
+    section: str | None = None
+    style: str = ""
+    arg_indent: int | None = None
+    current: str | None = None
+
+
+def _starts_section(place: _Place, line: str, following: str, args: dict[str, str]) -> bool:
+    """True when ``line`` opens a section (or is a NumPy header's dashes, or a Sphinx field, read here)."""
+    stripped = line.strip()
+    if _UNDERLINE.match(line) and place.section is not None and place.style == "numpy-header":
+        place.style = "numpy"
+        return True
+    if _NUMPY_SECTION.match(line) and _UNDERLINE.match(following):
+        place.section, place.style, place.current = stripped, "numpy-header", None
+        return True
+    header = _SECTION.match(line)
+    if header:
+        place.section, place.style, place.arg_indent, place.current = header.group(1), "google", None, None
+        return True
+    field = _SPHINX_FIELD.match(stripped) if line == stripped else None
+    if field:
+        place.section, place.style, place.current = "sphinx", "sphinx", None
+        if field.group(1) in _SPHINX_PARAMS and field.group(2).split():
+            place.current = field.group(2).split()[-1]
+            args[place.current] = field.group(3).strip()
+    return field is not None
+
+
+def _section_line(place: _Place, line: str, args: dict[str, str]) -> None:
+    """A non-blank line inside a section: a parameter, or more of the current one's description."""
+    stripped = line.strip()
+    if place.style == "sphinx":
+        if place.current and line != stripped:  # an indented continuation of a :param:
+            args[place.current] = f"{args[place.current]} {stripped}".strip()
+    elif place.style == "numpy":
+        place.current = _numpy_line(line, place.section or "", args, place.current)
+    elif place.section in _ARG_SECTIONS:
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:  # back at column 0 without a header: the section is over
+            place.section = ""
+            return
+        place.arg_indent = indent if place.arg_indent is None else place.arg_indent
+        match = _ARG_LINE.match(stripped) if indent <= place.arg_indent else None
+        if match:
+            place.current = match.group(1)
+            args[place.current] = match.group(2).strip()
+        elif place.current:  # a continuation line of the current argument
+            args[place.current] = f"{args[place.current]} {stripped}".strip()
 
 
 def _numpy_line(line: str, section: str, args: dict[str, str], current: str | None) -> str | None:
