@@ -398,33 +398,43 @@ def run_python(
                 if sandboxed
                 else [sys.executable, "-I", "-X", "utf8", "-"]
             )
-            try:
-                proc = subprocess.Popen(
-                    command,  # the code arrives on stdin: nothing in the working directory
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    cwd=workdir,
-                    env=scrubbed_env(),
-                    start_new_session=True,  # its own process group, so killpg reaches its children
-                    pass_fds=(report_w,) if sandboxed else (),
-                )
-            finally:
-                os.close(report_w)  # the bootstrap holds its copy: EOF comes when it and init are gone
-            try:
-                stdout, stderr, timed_out = _communicate(
-                    proc, code.encode("utf-8", errors="replace"), timeout, output_limit
-                )
-            finally:
-                _kill_group(proc)  # on success too: nothing it started may outlive the call
-                proc.wait()
+            returncode, stdout, stderr, timed_out = _run_child(
+                command, workdir, code, timeout, output_limit, report_w, sandboxed
+            )
         setup_failure = _read_report(report_r)
     finally:
         os.close(report_r)
         _remove_cgroup(cgroup)
     if sandboxed and setup_failure:
         return _refusal(f"the sandbox could not be set up ({setup_failure})")
-    return _report(stdout, stderr, _status(proc.returncode, timed_out, timeout, limits if sandboxed else None))
+    return _report(stdout, stderr, _status(returncode, timed_out, timeout, limits if sandboxed else None))
+
+
+def _run_child(
+    command: list[str], workdir: str, code: str, timeout: float, output_limit: int, report_w: int, sandboxed: bool
+) -> tuple[int, str, str, bool]:
+    """Start ``command`` in ``workdir`` with ``code`` on its stdin, wait at most ``timeout`` seconds,
+    and kill its whole process group: its exit code, stdout, stderr and whether it timed out.
+    ``report_w`` (the sandbox's report pipe) is passed to a sandboxed child, and closed here."""
+    try:
+        proc = subprocess.Popen(
+            command,  # the code arrives on stdin: nothing in the working directory
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=workdir,
+            env=scrubbed_env(),
+            start_new_session=True,  # its own process group, so killpg reaches its children
+            pass_fds=(report_w,) if sandboxed else (),
+        )
+    finally:
+        os.close(report_w)  # the bootstrap holds its copy: EOF comes when it and init are gone
+    try:
+        stdout, stderr, timed_out = _communicate(proc, code.encode("utf-8", errors="replace"), timeout, output_limit)
+    finally:
+        _kill_group(proc)  # on success too: nothing it started may outlive the call
+        proc.wait()
+    return proc.returncode, stdout, stderr, timed_out
 
 
 def _read_report(fd: int) -> str:
