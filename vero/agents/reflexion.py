@@ -187,20 +187,17 @@ class ReflexionAgent(Agent):
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:
         if memory.reflections:
             task = self.attempt_task.format(task=task, reflections=memory.render())
-        executor = self.executor or self._default_executor()
+        executor = self.executor
+        if executor is None and self.tools:  # the default: a ReAct agent over the shared tools
+            executor = self.subagent(
+                ReActAgent, f"{self.name}-executor", system_prompt=self.system_prompt, protocol=self.protocol
+            )
         if executor is None:  # no tools: one plain generation call
             system = with_history(self, self.system_prompt or self.executor_prompt)
             answer = self.call_llm([Message("system", system), Message("user", task)], **self.answer_format()).text
             return Attempt(number, answer, Status.OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)
         return Attempt(number, result.answer, result.status, self._trajectory(result))
-
-    def _default_executor(self) -> Agent | None:
-        if not self.tools:
-            return None
-        return self.subagent(
-            ReActAgent, f"{self.name}-executor", system_prompt=self.system_prompt, protocol=self.protocol
-        )
 
     def _trajectory(self, result: RunResult) -> str:
         lines = [
