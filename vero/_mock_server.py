@@ -802,21 +802,7 @@ class MockOpenAIServer:
             reply = {"content": reply}
 
         if isinstance(reply, dict):
-            if "raw" in reply:
-                raw = reply["raw"]
-                if stream:
-                    handler.send_events(raw if isinstance(raw, list) else [raw])
-                elif isinstance(raw, (str, bytes)):  # JSON text, sent as is
-                    handler.send(200, raw, {"content-type": "application/json"})
-                else:
-                    handler.send(200, raw)
-                return
-            answer = self._answer(reply, body, number)
-            if stream:
-                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-                handler.send_events(answer.chunks(self.stream_chunk_chars, include_usage))
-            else:
-                handler.send(200, answer.completion())
+            self._send_answer(handler, reply, body, number, stream)
         elif isinstance(reply, HTTPFault):
             error_body = reply.body if reply.body is not None else _error_body(reply.status, reply.message, reply.code)
             handler.send(reply.status, error_body, reply.headers)
@@ -843,6 +829,24 @@ class MockOpenAIServer:
                 handler.send_events(events)
             else:
                 handler.send(200, b'{"id": "broken", "choices": [', {"content-type": "application/json"})
+
+    def _send_answer(self, handler: _Handler, reply: dict, body: dict, number: int, stream: bool) -> None:
+        """A reply given as a dict: its ``raw`` body as it is, else a completion (or its chunks) built from it."""
+        if "raw" in reply:
+            raw = reply["raw"]
+            if stream:
+                handler.send_events(raw if isinstance(raw, list) else [raw])
+            elif isinstance(raw, (str, bytes)):  # JSON text, sent as is
+                handler.send(200, raw, {"content-type": "application/json"})
+            else:
+                handler.send(200, raw)
+            return
+        answer = self._answer(reply, body, number)
+        if stream:
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            handler.send_events(answer.chunks(self.stream_chunk_chars, include_usage))
+        else:
+            handler.send(200, answer.completion())
 
     def _answer(self, reply: dict, body: dict, number: int) -> _Answer:
         content = _dumps(reply["json"]) if "json" in reply else reply.get("content")

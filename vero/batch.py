@@ -99,16 +99,10 @@ def run_many(
             futures[pool.submit(run_one, factory, task)] = index
         for done, future in enumerate(as_completed(futures), 1):
             index = futures[future]
-            try:
-                result = future.result()
-            except Exception as exc:  # the executor failed: unpicklable make_agent, a dead worker ...
-                result = RunResult(status=Status.FAILED, error=_picklable(exc), task=tasks[index])
-            results[index] = result
+            results[index] = result = _result_of(future, tasks[index])
             failed += result.status == Status.FAILED
             if show:
-                rate = done / max(time.perf_counter() - started, 1e-9)
-                sys.stderr.write(f"\r{done}/{len(tasks)} done, {failed} failed, {rate:.1f} tasks/s")
-                sys.stderr.flush()
+                _show_progress(done, len(tasks), failed, started)
     except BaseException:  # Ctrl-C: drop the tasks not started yet, and stop the running ones
         for future in futures:
             future.cancel()
@@ -120,6 +114,21 @@ def run_many(
         if executor is None:
             pool.shutdown(wait=True)
     return cast("list[RunResult]", results)  # every slot is filled: as_completed yields every future
+
+
+def _result_of(future: Future, task: str) -> RunResult:
+    """The run's result; a ``failed`` one when the executor failed (unpicklable make_agent, a dead worker...)."""
+    try:
+        return cast("RunResult", future.result())
+    except Exception as exc:
+        return RunResult(status=Status.FAILED, error=_picklable(exc), task=task)
+
+
+def _show_progress(done: int, total: int, failed: int, started: float) -> None:
+    """The one-line counter on stderr, rewritten in place."""
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(f"\r{done}/{total} done, {failed} failed, {rate:.1f} tasks/s")
+    sys.stderr.flush()
 
 
 def _cancel_until_done(agents: list[Any], futures: list[Future]) -> None:

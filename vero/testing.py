@@ -235,33 +235,9 @@ A reply is a string, an object with "content" and/or "tool_calls"
 
 def serve_main(argv: list[str] | None = None) -> int:
     """``python -m vero.testing serve --replies FILE [--port P]``: run a ``MockOpenAIServer`` until Ctrl-C."""
-
-    parser = argparse.ArgumentParser(prog="python -m vero.testing", description="Offline helpers for vero.")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    serve = commands.add_parser(
-        "serve",
-        help="serve scripted replies on 127.0.0.1 until Ctrl-C",
-        description=SERVE_USAGE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    serve.add_argument("--replies", metavar="FILE", required=True, help="the scripted replies, as JSON")
-    serve.add_argument("--port", metavar="P", type=int, default=0, help="the port (default: a free one)")
-    serve.add_argument("--host", metavar="H", default="127.0.0.1", help="the address (default: 127.0.0.1)")
-    serve.add_argument(
-        "--models",
-        metavar="LIST",
-        help='comma-separated model names to serve (as "models" in the file): other names get HTTP 404',
-    )
-    args = parser.parse_args(argv)
+    args = _serve_parser().parse_args(argv)
     try:
-        with open(args.replies, encoding="utf-8") as file:
-            spec = json.load(file)
-        if args.models:
-            spec = {
-                **(spec if isinstance(spec, dict) and "replies" in spec else {"replies": spec}),
-                "models": [m.strip() for m in args.models.split(",") if m.strip()],
-            }
-        script = ServeScript(spec)
+        script = ServeScript(_serve_spec(args.replies, args.models))
     except (OSError, ValueError, TypeError) as exc:
         print(f"python -m vero.testing serve: cannot use {args.replies}: {exc}", file=sys.stderr)
         return 2
@@ -284,6 +260,38 @@ def serve_main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
     return 0
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m vero.testing", description="Offline helpers for vero.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    serve = commands.add_parser(
+        "serve",
+        help="serve scripted replies on 127.0.0.1 until Ctrl-C",
+        description=SERVE_USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument("--replies", metavar="FILE", required=True, help="the scripted replies, as JSON")
+    serve.add_argument("--port", metavar="P", type=int, default=0, help="the port (default: a free one)")
+    serve.add_argument("--host", metavar="H", default="127.0.0.1", help="the address (default: 127.0.0.1)")
+    serve.add_argument(
+        "--models",
+        metavar="LIST",
+        help='comma-separated model names to serve (as "models" in the file): other names get HTTP 404',
+    )
+    return parser
+
+
+def _serve_spec(replies_file: str, models: str | None) -> Any:
+    """The replies file's JSON, with ``--models`` (a comma-separated list) as its ``models``."""
+    with open(replies_file, encoding="utf-8") as file:
+        spec = json.load(file)
+    if models:
+        spec = {
+            **(spec if isinstance(spec, dict) and "replies" in spec else {"replies": spec}),
+            "models": [m.strip() for m in models.split(",") if m.strip()],
+        }
+    return spec
 
 
 class ServeScript:
