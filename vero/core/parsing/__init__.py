@@ -11,7 +11,6 @@ The names below are the ones the rest of vero imports from here.
 """
 
 from vero.core.parsing.json_text import (
-    MAX_JSON_DEPTH,
     args_text,
     normalized_arguments,
     parse_json_object,
@@ -23,24 +22,18 @@ from vero.core.parsing.react_text import (
     OBSERVATION_LABEL,
     ReActStep,
     final_answer_text,
-    normalize_labels,
     parse_action_input,
     parse_react,
 )
 from vero.core.parsing.text_calls import (
-    MAX_CALL_TEXT_CHARS,
-    TextToolCalls,
     calls_in_prose,
     strip_template_tags,
     tool_calls_in_text,
-    unfenced,
-    written_call,
 )
 from vero.core.parsing.tool_output import call_worked, output_record, reports_error, tidy_numbers
 from vero.core.parsing.verdicts import as_bool, as_score, parse_bool
 
 __all__ = [
-    "MAX_JSON_DEPTH",
     "args_text",
     "normalized_arguments",
     "parse_json_object",
@@ -50,16 +43,11 @@ __all__ = [
     "OBSERVATION_LABEL",
     "ReActStep",
     "final_answer_text",
-    "normalize_labels",
     "parse_action_input",
     "parse_react",
-    "MAX_CALL_TEXT_CHARS",
-    "TextToolCalls",
     "calls_in_prose",
     "strip_template_tags",
     "tool_calls_in_text",
-    "unfenced",
-    "written_call",
     "call_worked",
     "output_record",
     "reports_error",
