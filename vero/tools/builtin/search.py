@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 from vero.config import get_settings, warn_if_endpoint_from_env_file
+from vero.core.secrets import mask_secret
 from vero.core.text import clip
 from vero.tools.base import tool
 
@@ -179,9 +180,7 @@ def _search(provider: str, query: str, max_results: int, api_key: str | None = N
             results = (tavily if provider == "tavily" else bocha)(query, max_results, api_key)
     except Exception as exc:  # SearchError, or a provider answering in an unexpected shape
         message = str(exc) if isinstance(exc, SearchError) else f"{type(exc).__name__}: {exc}"
-        if api_key:
-            message = message.replace(api_key, "***")
-        return f"Search failed: {provider}: {message}"
+        return f"Search failed: {provider}: {mask_secret(message, api_key or '')}"
     return format_results(results[:max_results], query)
 
 
