@@ -34,6 +34,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     command_logging,
     config_help,
     connection_hint,
+    default_agent,
     error_line,
     import_agent,
     load_session_into,
@@ -105,9 +106,9 @@ def _add_agent_options(group: argparse._ArgumentGroup) -> None:
         "--agent",
         metavar="NAME",
         type=_agent_spec,
-        default="chat",
-        help=f"the agent pattern: {', '.join(AGENTS)} (default: chat, plain chat with native "
-        "tool calls), or your own Agent subclass as package.module:ClassName or file.py:ClassName",
+        help=f"the agent pattern: {', '.join(AGENTS)} (default: react for a local model, chat, plain chat with "
+        "native tool calls, for a hosted one), or your own Agent subclass as package.module:ClassName or "
+        "file.py:ClassName",
     )
     group.add_argument("--model", metavar="M", help="model name (default: MODEL_NAME or gpt-4o-mini)")
     group.add_argument("--base-url", metavar="U", help="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1")
@@ -348,7 +349,7 @@ def cmd_run(args) -> int:
     schema = read_output_schema(args.output_schema)  # before any server starts: a bad file is a usage error
     tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
-    agent = make_agent(args.agent, llm, tools, args, approve_tool=run_approver(args))
+    agent = make_agent(args.agent or default_agent(llm), llm, tools, args, approve_tool=run_approver(args))
     if args.tools is not None and tools and not agent.uses_tools:
         say(f"vero: {type(agent).__name__} uses no tools; --tools {args.tools} is ignored.", file=sys.stderr)
     if args.load:

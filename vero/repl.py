@@ -21,6 +21,7 @@ from vero._console import (
     SECRETS,
     CliError,
     approve_everything,
+    default_agent,
     load_session_into,
     make_agent,
     print_error,
@@ -60,8 +61,8 @@ class Repl:
         self.llm = llm
         self.tools = tools
         self.verbose = not args.quiet
-        self.kind = args.agent
-        self.agent = self._new_agent(args.agent)
+        self.kind = args.agent or default_agent(llm)
+        self.agent = self._new_agent(self.kind)
         self.streamed: list[str] = []  # text deltas of the current answer
         self.mid_line = False  # a streamed line is open on the console
         self.call_ended = False  # a model call finished since the last streamed text
