@@ -165,14 +165,7 @@ def token_counts(usage: dict[str, Any]) -> dict[str, int]:
     too small ``total_tokens`` is raised to prompt + completion: the token
     budget reads the total.
     """
-    counts = {
-        key: value
-        if type(value := usage.get(key)) is int and 0 <= value <= MAX_CALL_TOKENS
-        else 0
-        if value is None
-        else _token_count(value)
-        for key in USAGE_KEYS
-    }
+    counts = {key: _token_count(usage.get(key)) for key in USAGE_KEYS}
     if "cached_tokens" not in usage:
         details = usage.get("prompt_tokens_details")
         counts["cached_tokens"] = _token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
@@ -181,6 +174,7 @@ def token_counts(usage: dict[str, Any]) -> dict[str, int]:
 
 
 def _token_count(value: Any) -> int:
+    """One count as ``token_counts`` reads it: 0 for anything that is not a sane number."""
     if isinstance(value, str):
         try:
             value = float(value)
