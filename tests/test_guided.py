@@ -317,14 +317,25 @@ def test_a_run_with_a_guided_step_keeps_the_answer_in_history():
 
 
 # -- auto ----------------------------------------------------------------------------------
-@pytest.mark.parametrize(("supports", "chosen"), [(True, "guided"), (False, "text")])
-def test_auto_chooses_guided_when_the_model_client_supports_json_schema(supports, chosen):
-    reply = final("5") if supports else "Final Answer: 5"
-    llm = ScriptedLLM([reply], json_schema=supports)
+@pytest.mark.parametrize("json_schema", [True, False])
+def test_auto_is_text_for_a_local_model_even_where_its_server_supports_json_schema(json_schema):
+    llm = ScriptedLLM(
+        ['Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}', "Final Answer: 5"], json_schema=json_schema
+    )
     agent = ReActAgent("auto", llm, tools=[add], protocol="auto", verbose=False)
-    assert agent.run("What is 2 + 3?") == "5"
-    assert agent.run_protocol == chosen and llm.calls == 1
-    assert ("response_format" in llm.requests[0].options) is supports
+    assert agent.run("What is 2 + 3?") == "5" and CALLS == [("add", 2, 3)]
+    assert agent.run_protocol == "text" and llm.calls == 2
+    assert [("response_format" in r.options, r.tools) for r in llm.requests] == [(False, None)] * 2
+
+
+@pytest.mark.parametrize("json_schema", [True, False])
+def test_auto_is_native_for_a_hosted_model(json_schema):
+    native_call = {"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}
+    llm = ScriptedLLM([native_call, "The sum is 5."], hosted=True, json_schema=json_schema)
+    agent = ReActAgent("auto", llm, tools=[add], protocol="auto", verbose=False)
+    assert agent.run("What is 2 + 3?") == "The sum is 5." and CALLS == [("add", 2, 3)]
+    assert agent.run_protocol == "native" and llm.calls == 2
+    assert all(r.tools and "response_format" not in r.options for r in llm.requests)
 
 
 def test_auto_with_a_client_that_cannot_say_is_text():
@@ -334,6 +345,15 @@ def test_auto_with_a_client_that_cannot_say_is_text():
 
     agent = ReActAgent("auto", Plain(), tools=[add], protocol="auto", verbose=False)
     assert agent.run_protocol == "text" and agent.run("What is 2 + 3?") == "5"
+
+
+def test_plan_and_execute_with_auto_runs_its_steps_as_text_on_a_local_model():
+    plan = json.dumps({"steps": ["Add 2 and 3 with add"]})
+    step = 'Thought: add\nAction: add\nAction Input: {"a": 2, "b": 3}'
+    llm = ScriptedLLM([plan, step, "Final Answer: 5", json.dumps({"response": "The sum is 5."})], json_schema=True)
+    agent = PlanExecuteAgent("pe", llm, tools=[add], protocol="auto", verbose=False)
+    assert agent.run("What is 2 + 3?") == "The sum is 5." and CALLS == [("add", 2, 3)]
+    assert [("response_format" in r.options) for r in llm.requests[1:3]] == [False, False]
 
 
 def test_an_unknown_protocol_names_the_four():
@@ -401,15 +421,13 @@ def test_a_server_that_rejects_response_format_gets_the_text_protocol_for_the_re
     assert agent.run_protocol == "guided"  # the next run tries the schema again
 
 
-def test_after_a_refusal_auto_picks_the_text_protocol_for_that_client():
+def test_after_a_refusal_the_next_guided_run_sends_the_schema_again():
     refusal = LLMCallError("model call failed (HTTP 400): response_format is not supported", status=400)
-    refused_once = [refusal, "Final Answer: 5", "Final Answer: 6"]
-    llm = ScriptedLLM(refused_once, json_schema=True)
-    agent = ReActAgent("auto", llm, tools=[add], protocol="auto", verbose=False)
+    llm = ScriptedLLM([refusal, "Final Answer: 5", final("6")], json_schema=True)
+    agent = ReActAgent("guided", llm, tools=[add], protocol="guided", verbose=False)
     assert agent.run("What is 2 + 3?") == "5" and len(warnings(agent)) == 1
     assert agent.run("What is 3 + 3?") == "6" and not warnings(agent)
-    assert llm.calls == 3 and ["response_format" in r.options for r in llm.requests] == [True, False, False]
-    assert ReActAgent("other", ScriptedLLM([], json_schema=True), protocol="auto").run_protocol == "guided"
+    assert ["response_format" in r.options for r in llm.requests] == [True, False, True]
 
 
 def test_a_server_error_that_is_not_a_refusal_fails_the_run_without_a_fallback():

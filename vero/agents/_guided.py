@@ -21,22 +21,21 @@ the call branch).  A repeated call that failed is the core's business (``Agent.r
 
 A server that ignores the schema and writes prose gets the usual bounded re-ask (``correction``; the
 run ends ``failed`` after ``max_format_errors`` in a row).  A server that refuses ``response_format``
-(HTTP 400 and the like) switches the run to the text protocol once (``fall_back``); with ``"auto"``,
-later runs on the same model client use the text protocol from the start.
+(HTTP 400 and the like) switches the run to the text protocol once (``fall_back``); the next run
+tries the schema again.  ``"auto"`` never picks this protocol (``chosen_protocol``).
 
 Tool schemas are trimmed to what every server's converter takes (``grammar_schema``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import weakref
 from typing import Any
 
 from vero.agents._react_base import ReActAgentBase, ReplyStep, send_as_observation
 from vero.agents._react_prompts import ANSWERED, GUIDED_ERROR_PROMPT, GUIDED_PROMPT
 from vero.core.agent import CUT_OFF, clip_observation, earlier_results
+from vero.core.capabilities import hosted_model
 from vero.core.message import Arguments, Message
 from vero.core.output import REFUSED_STATUSES
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
@@ -276,18 +275,13 @@ def is_strict(schema: Any) -> bool:
 
 
 # -- choosing and falling back -------------------------------------------------------------
-# Model clients whose server refused a guided step: "auto" picks the text protocol for them from then on.
-_refused: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
 def chosen_protocol(protocol: str, llm: Any) -> str:
-    """``protocol``, with ``"auto"`` decided by the model client: ``"guided"`` when it says it supports
-    JSON-schema replies (``supports_json_schema()``: ``ChatOpenAI`` asks the server once) and its server
-    never refused one, else ``"text"``."""
+    """``protocol``, with ``"auto"`` decided by the model: ``"native"`` for a hosted provider's model
+    (``hosted_model``: its API is built for tool calls), else ``"text"`` (on local servers text ReAct
+    solved the most held-out tasks, guided and native fewer: docs/benchmarks.md)."""
     if protocol != "auto":
         return protocol
-    supports = getattr(llm, "supports_json_schema", None)
-    return "guided" if callable(supports) and supports() is True and llm not in _refused else "text"
+    return "native" if hosted_model(llm) else "text"
 
 
 def fall_back(agent: ReActAgentBase, error: LLMCallError, messages: list[Message]) -> bool:
@@ -298,8 +292,6 @@ def fall_back(agent: ReActAgentBase, error: LLMCallError, messages: list[Message
     if error.status not in REFUSED_STATUSES or notes.get("protocol") != "guided":
         return False
     notes["protocol"] = "text"
-    with contextlib.suppress(TypeError):  # a client that cannot be weakly referenced is asked again next time
-        _refused.add(agent.llm)
     message = f"the server refused the guided step ({error}); this run goes on with the text protocol"
     log.warning("%s: %s", agent.name, message)
     agent.record(StepKind.WARNING, message, fallback="text", http_status=error.status)

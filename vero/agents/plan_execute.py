@@ -127,7 +127,8 @@ class PlanExecuteAgent(Agent):
             approved after them is ``rejected`` (it never runs unapproved).
         max_replans: changes of the remaining plan by the replanner (default 5); the next one ends the loop.
         protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``:
-            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``).
+            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``: ``"native"`` for a
+            hosted model, else ``"text"``).
 
     Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (an empty plan, a replanner
     whose reply stays unusable, or another error), ``max_turns`` (a cap ended the loop).

@@ -17,8 +17,9 @@ enters it.  A protocol says only how a reply becomes a step and how a step is as
 wins over an invented answer after it), ``"native"`` (the API's tool calls are the actions, the text
 beside them the thought, a plain text reply the answer; ``vero.agents._react_protocols``),
 ``"guided"`` (one JSON step a schema constrains; a server that refuses the schema switches the run to
-``"text"``; ``vero.agents._guided``) and ``"auto"`` (``"guided"`` where the model client supports
-JSON-schema replies, else ``"text"``).  Prompts: one table per protocol (``vero.agents._react_prompts``).
+``"text"``; ``vero.agents._guided``) and ``"auto"`` (``"native"`` for a hosted provider's model,
+whose API is built for tool calls, else ``"text"``, which solved the most held-out tasks on local
+models; ``chosen_protocol``).  Prompts: one table per protocol (``vero.agents._react_prompts``).
 
 Model calls, with ``n`` turns used and ``k = reflect_every``:
 - finishing on turn ``n``: ``n`` calls, plus one reflection after every
@@ -67,7 +68,8 @@ class ReActAgent(ReActAgentBase):
     """Reasoning and acting in a loop over the shared ``ToolRegistry``.
 
     Args (beyond ``Agent``'s):
-        protocol: ``"text"``, ``"native"``, ``"guided"`` or ``"auto"`` (the module's docstring).
+        protocol: ``"text"``, ``"native"``, ``"guided"`` or ``"auto"`` (``"native"`` for a hosted
+            model, else ``"text"``; the module's docstring).
         reflect_every: every k turns, one extra call reflects on the trajectory; the conversation
             keeps the last ``max_reflections`` (2) reflections.
         max_format_errors: malformed replies in a row that end the run ``failed``.
