@@ -65,7 +65,7 @@ class ScriptedLLM:
     Running out of script raises ``ScriptExhaustedError``, or, when
     ``default`` is given, returns it forever.  ``json_schema=True`` plays a
     server that constrains replies to a JSON schema (``supports_json_schema()``,
-    which ``ReActAgent(protocol="auto")`` asks); the replies are still the script's.
+    which an agent asks before it constrains a typed answer); the replies are still the script's.
     """
 
     def __init__(

@@ -5,8 +5,8 @@ family (``vero.core.providers``); tool-calling agents send such a model a plain 
 
 Does a model endpoint constrain replies to a JSON schema?  ``json_schema_support(base_url)``.
 
-``ReActAgent(protocol="auto")`` asks ``ChatOpenAI.supports_json_schema()``, which asks this once per
-client.  A hosted endpoint is known by its host (``HOSTED``); any other server is asked who it is, with
+An agent asks ``ChatOpenAI.supports_json_schema()`` before it constrains a typed answer; that asks this
+once per client.  A hosted endpoint is known by its host (``HOSTED``); any other server is asked who it is, with
 one cheap GET each until one answers (a short timeout, no retries):
 
 - llama.cpp's ``llama-server`` answers ``GET /props``: it turns a JSON schema into a grammar;
