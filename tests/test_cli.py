@@ -164,7 +164,7 @@ def test_importing_the_cli_loads_neither_openai_nor_the_agents(tmp_path):
 
 @pytest.mark.processes
 def test_run_prints_steps_answer_status_and_elapsed(srv, tmp_path):
-    srv.enqueue("Paris is the capital of France.")
+    srv.enqueue("Final Answer: Paris is the capital of France.")
     done = vero_process(
         "run", "What is the capital of France?", "--tools", "none", "--base-url", srv.base_url, cwd=tmp_path
     )
@@ -224,10 +224,11 @@ def test_run_json_prints_only_the_run_result(srv, tmp_path):
 
 
 def test_run_reads_the_task_from_stdin(srv, tmp_path):
-    srv.enqueue("Hello!")
+    srv.enqueue("Final Answer: Hello!")
     done = vero("run", "-", "--tools", "none", "--base-url", srv.base_url, input="Say hello\n", cwd=tmp_path)
     assert done.returncode == 0
     assert contents(srv.requests[0])[-1].strip() == "Say hello"
+    assert "Final Answer (ok): Hello!" in done.stdout
 
 
 def test_run_with_a_non_ok_status_exits_1(srv, tmp_path):
@@ -284,7 +285,7 @@ def test_unknown_tool_is_a_usage_error(srv, tmp_path):
 
 
 def test_run_writes_a_trace_file(srv, tmp_path):
-    srv.enqueue("Hi.")
+    srv.enqueue("Final Answer: Hi.")
     done = vero("run", "hello", "--trace", "trace.jsonl", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 0
     events = [json.loads(line)["type"] for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
@@ -298,7 +299,13 @@ def test_run_writes_a_trace_file(srv, tmp_path):
 def test_chat_keeps_the_conversation_and_streams(srv, tmp_path):
     srv.enqueue("Nice to meet you, Ada.", "Your name is Ada.")
     done = vero_process(
-        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="My name is Ada.\nWhat is my name?\nbye\n"
+        "chat",
+        "--agent",
+        "chat",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="My name is Ada.\nWhat is my name?\nbye\n",
     )
     assert done.returncode == 0, done.stderr
     assert "Assistant: Nice to meet you, Ada." in done.stdout
@@ -312,7 +319,7 @@ def test_chat_keeps_the_conversation_and_streams(srv, tmp_path):
 
 def test_chat_ends_cleanly_at_end_of_input(srv, tmp_path):
     srv.enqueue("Hello!")
-    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="hi\n")
+    done = vero("chat", "--agent", "chat", "--base-url", srv.base_url, cwd=tmp_path, input="hi\n")
     assert done.returncode == 0
     assert "Assistant: Hello!" in done.stdout and "Bye." in done.stdout
     assert "Traceback" not in done.stderr
@@ -328,7 +335,7 @@ def test_chat_slash_commands(srv, tmp_path):
         {"content": "It is 42.", "usage": {"prompt_tokens": 20, "completion_tokens": 3, "total_tokens": 23}},
     )
     lines = ["/help", "/tools", "What is 6*7?", "/history", "/usage", "/nope", "/reset", "/history", "bye"]
-    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="\n".join(lines) + "\n")
+    done = vero("chat", "--agent", "chat", "--base-url", srv.base_url, cwd=tmp_path, input="\n".join(lines) + "\n")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "/save FILE" in out and "/verbose on|off" in out  # /help
@@ -344,7 +351,7 @@ def test_chat_slash_commands(srv, tmp_path):
 
 def test_chat_verbose_off_hides_the_steps(srv, tmp_path):
     srv.enqueue({"tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}}]}, "42.")
-    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="/verbose off\n6*7?\nbye\n")
+    done = vero("chat", "--agent", "chat", "--base-url", srv.base_url, cwd=tmp_path, input="/verbose off\n6*7?\nbye\n")
     assert "Verbose off." in done.stdout
     assert "Action" not in done.stdout and "Assistant: 42." in done.stdout
 
@@ -352,7 +359,13 @@ def test_chat_verbose_off_hides_the_steps(srv, tmp_path):
 def test_chat_save_then_load_restores_the_conversation(srv, tmp_path):
     srv.enqueue("Noted: the code word is heron.")
     first = vero(
-        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="Remember the code word heron.\n/save conv.json\nbye\n"
+        "chat",
+        "--agent",
+        "chat",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="Remember the code word heron.\n/save conv.json\nbye\n",
     )
     assert "Saved 2 messages to conv.json." in first.stdout
     saved = json.loads((tmp_path / "conv.json").read_text())
@@ -363,7 +376,15 @@ def test_chat_save_then_load_restores_the_conversation(srv, tmp_path):
 
     srv.enqueue("The code word is heron.")
     second = vero(
-        "chat", "--load", "conv.json", "--base-url", srv.base_url, cwd=tmp_path, input="What is the code word?\nbye\n"
+        "chat",
+        "--agent",
+        "chat",
+        "--load",
+        "conv.json",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="What is the code word?\nbye\n",
     )
     assert second.returncode == 0
     assert "Loaded 2 messages from conv.json." in second.stdout
@@ -375,7 +396,13 @@ def test_chat_save_then_load_restores_the_conversation(srv, tmp_path):
 
     srv.enqueue("Still heron.")
     third = vero(
-        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="/load conv.json\nAnd now?\n/load missing.json\nbye\n"
+        "chat",
+        "--agent",
+        "chat",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="/load conv.json\nAnd now?\n/load missing.json\nbye\n",
     )
     assert "Loaded 2 messages from conv.json." in third.stdout
     assert contents(srv.requests[-1])[1:3] == ["Remember the code word heron.", "Noted: the code word is heron."]
@@ -394,6 +421,8 @@ def test_chat_survives_an_api_error(srv, tmp_path):
     srv.enqueue(HTTPFault(500), "Recovered.")
     done = vero(
         "chat",
+        "--agent",
+        "chat",
         "--base-url",
         srv.base_url,
         cwd=tmp_path,
@@ -411,7 +440,13 @@ def test_chat_survives_an_api_error(srv, tmp_path):
 def test_chat_switches_agent_and_keeps_history(srv, tmp_path):
     srv.enqueue("Hi Bob.", "Thought: I remember it.\nFinal Answer: Your name is Bob.")
     done = vero(
-        "chat", "--base-url", srv.base_url, cwd=tmp_path, input="I am Bob.\n/agent react\nWho am I?\n/agent\nbye\n"
+        "chat",
+        "--agent",
+        "chat",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        input="I am Bob.\n/agent react\nWho am I?\n/agent\nbye\n",
     )
     assert "Switched to ReActAgent; the conversation is kept." in done.stdout
     assert "Assistant: Your name is Bob." in done.stdout
@@ -423,7 +458,7 @@ def test_chat_switches_agent_and_keeps_history(srv, tmp_path):
 
 def test_chat_agent_with_an_unknown_name_says_so_and_keeps_the_agent(srv, tmp_path):
     srv.enqueue("Hi.")
-    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="/agent bogus\nhello\nbye\n")
+    done = vero("chat", "--agent", "chat", "--base-url", srv.base_url, cwd=tmp_path, input="/agent bogus\nhello\nbye\n")
     assert done.returncode == 0, done.stderr
     assert (
         "Unknown agent 'bogus'; choose one of chat, react, reflection, plan, reflexion, "
@@ -432,6 +467,41 @@ def test_chat_agent_with_an_unknown_name_says_so_and_keeps_the_agent(srv, tmp_pa
     assert "Switched" not in done.stdout and "Current agent" not in done.stdout
     assert "Assistant: Hi." in done.stdout
     assert srv.requests[0]["stream"] is True  # still the chat agent
+
+
+def run_start(trace: Path) -> dict:
+    return json.loads(trace.read_text().splitlines()[0])
+
+
+def test_run_without_agent_runs_text_react_for_a_local_model(srv, tmp_path):
+    srv.enqueue('Thought: multiply\nAction: calculator\nAction Input: {"expression": "6*7"}', "Final Answer: 42")
+    done = vero("run", "6*7?", "-q", "--trace", "t.jsonl", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "42\n"  # the text Action ran and the Final Answer ended the run
+    assert run_start(tmp_path / "t.jsonl")["cls"] == "ReActAgent"
+    assert "tools" not in srv.requests[0] and "Final Answer" in contents(srv.requests[0])[0]  # the text protocol
+
+
+def test_chat_without_agent_says_react_agent_for_a_local_model(srv, tmp_path):
+    done = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="/agent\nbye\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("vero chat: ReActAgent; tools: calculator, current_time.")
+    assert "Current agent: react (ReActAgent)" in done.stdout
+
+
+def test_without_agent_a_hosted_model_gets_the_chat_agent_and_agent_still_wins(srv, tmp_path, monkeypatch):
+    from vero.core.chat_openai import ChatOpenAI
+
+    monkeypatch.setattr(ChatOpenAI, "hosted", property(lambda self: True))  # the mock listens on 127.0.0.1
+    srv.enqueue({"tool_calls": [{"name": "calculator", "arguments": {"expression": "6*7"}}]}, "42")
+    done = vero("run", "6*7?", "-q", "--trace", "t.jsonl", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "42\n" and run_start(tmp_path / "t.jsonl")["cls"] == "ToolCallingAgent"
+    assert srv.requests[0]["tools"]  # native tool calls
+    chat = vero("chat", "--base-url", srv.base_url, cwd=tmp_path, input="bye\n")
+    assert chat.stdout.startswith("vero chat: ToolCallingAgent; ")
+    react = vero("chat", "--agent", "react", "--base-url", srv.base_url, cwd=tmp_path, input="bye\n")
+    assert react.stdout.startswith("vero chat: ReActAgent; ")
 
 
 def test_chat_plan_agent_asks_for_approval(srv, tmp_path):
@@ -727,7 +797,7 @@ def test_chat_text_of_consecutive_model_calls_starts_on_new_lines(srv, tmp_path)
         {"content": "Let me compute that.", "tool_calls": [{"name": "calculator", "arguments": {"expression": "2+2"}}]},
         "It is 4.",
     )
-    done = vero("chat", "-q", "--base-url", srv.base_url, cwd=tmp_path, input="2+2?\nbye\n")
+    done = vero("chat", "--agent", "chat", "-q", "--base-url", srv.base_url, cwd=tmp_path, input="2+2?\nbye\n")
     assert done.returncode == 0, done.stderr
     assert "that.It is" not in done.stdout
     assert "Assistant: Let me compute that.\nAssistant: It is 4.\n" in done.stdout
@@ -770,6 +840,8 @@ def test_run_recovery_small_model_turns_the_preset_on_and_off_turns_text_calls_o
     done = vero(
         "run",
         "3 times 4?",
+        "--agent",
+        "chat",
         "--tools",
         "none",
         "--recovery",
@@ -783,6 +855,6 @@ def test_run_recovery_small_model_turns_the_preset_on_and_off_turns_text_calls_o
     assert contents(srv.requests[1])[-1].startswith("Correction: 3 * 4 = 12, not 13.")  # the arithmetic rule
     written = '{"name": "calculator", "arguments": {"expression": "6*7"}}'
     srv.enqueue(written)
-    done = vero("run", "6*7?", "--recovery", "off", "-q", "--base-url", srv.base_url, cwd=tmp_path)
+    done = vero("run", "6*7?", "--agent", "chat", "--recovery", "off", "-q", "--base-url", srv.base_url, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert written in done.stdout and len(srv.requests) == 3  # taken as the answer: no call was run
