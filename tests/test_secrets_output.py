@@ -91,7 +91,9 @@ def tool_call_with_the_key():
 def test_vero_run_never_prints_the_key(shared_mock_server, tmp_path):
     srv = shared_mock_server
     srv.enqueue(tool_call_with_the_key(), f"Your key is {KEY}, escaped {json.dumps(KEY)}.")
-    done = vero("run", "What is my key?", "--base-url", srv.base_url, cwd=tmp_path, OPENAI_API_KEY=KEY)
+    done = vero(
+        "run", "What is my key?", "--agent", "chat", "--base-url", srv.base_url, cwd=tmp_path, OPENAI_API_KEY=KEY
+    )
     assert done.returncode == 0, done.stderr
     assert "Final Answer (ok): Your key is ***, escaped" in done.stdout and "Action: calculator" in done.stdout
     assert not shows_the_key(done.stdout + done.stderr)
@@ -102,7 +104,17 @@ def test_vero_run_json_and_trace_never_hold_the_key(shared_mock_server, tmp_path
     srv = shared_mock_server
     srv.enqueue(tool_call_with_the_key(), f"Your key is {KEY}.")
     done = vero(
-        "run", "Key?", "--json", "--trace", "t.jsonl", "--base-url", srv.base_url, cwd=tmp_path, OPENAI_API_KEY=KEY
+        "run",
+        "Key?",
+        "--agent",
+        "chat",
+        "--json",
+        "--trace",
+        "t.jsonl",
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+        OPENAI_API_KEY=KEY,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -114,6 +126,8 @@ def test_vero_run_json_and_trace_never_hold_the_key(shared_mock_server, tmp_path
 def test_vero_chat_never_prints_the_key_even_streamed_in_small_pieces(tmp_path):
     with MockOpenAIServer([f"Sure: {KEY} is your key.", f"Again: {KEY}"], stream_chunk_chars=3) as srv:
         done = vero(
+            "chat",
+            "--agent",
             "chat",
             "--tools",
             "none",
@@ -142,6 +156,8 @@ def test_a_verbose_agent_masks_its_models_key_on_the_console(capsys):
 def test_a_saved_conversation_never_holds_the_key(tmp_path):
     with MockOpenAIServer([f"Sure: {KEY} is your key."], stream_chunk_chars=3) as srv:
         done = vero(
+            "chat",
+            "--agent",
             "chat",
             "--tools",
             "none",
