@@ -323,7 +323,7 @@ def test_vero_run_records_then_replays_offline(tmp_path, capsys):
     from vero.cli import main
 
     path = tmp_path / "session.jsonl"
-    with MockOpenAIServer(["It is 4."]) as server:
+    with MockOpenAIServer(["Final Answer: It is 4."]) as server:
         assert (
             main(["run", "--tools", "none", "-q", "--base-url", server.url + "/v1", "--record", str(path), "2+2?"]) == 0
         )
