@@ -180,7 +180,9 @@ def test_an_mcp_tool_marked_read_only_by_an_untrusted_server_is_asked_about(shar
     trust = ["--mcp-trust", "raw_server"] if trusted else []
     mcp = ["--mcp", f"{sys.executable} {RAW_MCP_SERVER} plain", *trust]
     typed = "Echo hello.\nn\nbye\n"  # n: refused, if asked
-    done = vero("chat", "--tools", "none", *mcp, "--base-url", srv.base_url, cwd=tmp_path, input=typed)
+    done = vero(
+        "chat", "--agent", "chat", "--tools", "none", *mcp, "--base-url", srv.base_url, cwd=tmp_path, input=typed
+    )
     assert done.returncode == 0, done.stderr
     tool_results = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "tool"]
     if trusted:  # its readOnlyHint is taken: it runs without asking
