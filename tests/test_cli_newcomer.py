@@ -512,6 +512,8 @@ def test_history_shows_the_tool_calls_and_the_banner_fits_80_columns(srv, tmp_pa
     model = "a-model-with-a-rather-long-name-to-make-the-banner-wrap"
     done = vero_cli(
         "chat",
+        "--agent",
+        "chat",
         "-q",
         "--base-url",
         srv.base_url,
