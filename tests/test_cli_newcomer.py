@@ -259,7 +259,9 @@ def stop(proc) -> int:
 @pytest.mark.processes
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
 def test_serve_plays_the_replies_in_order_then_repeats_the_last(tmp_path, sigint_default):
-    proc, url, first = start_serve(tmp_path, ["One.", {"status": 404, "message": "model not found"}, "Last."])
+    proc, url, first = start_serve(
+        tmp_path, ["One.", {"status": 404, "message": "model not found"}, "Final Answer: Last."]
+    )
     try:
         assert "3 scripted replies (then the last repeats)" in first and "Ctrl-C" in first
         answers = [post(url) for _ in range(4)]
@@ -268,7 +270,7 @@ def test_serve_plays_the_replies_in_order_then_repeats_the_last(tmp_path, sigint
         code = stop(proc)
     assert answers[0][1]["choices"][0]["message"]["content"] == "One."
     assert answers[1] == (404, {"error": {"message": "model not found", "type": "not_found_error", "code": None}})
-    assert [a[1]["choices"][0]["message"]["content"] for a in answers[2:]] == ["Last.", "Last."]
+    assert [a[1]["choices"][0]["message"]["content"] for a in answers[2:]] == ["Final Answer: Last."] * 2
     assert "🏁 Final Answer (ok): Last." in done.stdout  # the vero command works against it
     assert code == 0 and "Traceback" not in proc.stderr.read()
 
