@@ -208,14 +208,19 @@ def test_every_pattern_has_a_run_with_one_tool_call_then_the_answer():
     }
 
 
+def test_every_pattern_has_a_ceiling_at_or_above_the_target():
+    assert set(budgets.FUNCTION_CEILINGS) == set(budgets.two_call_runs())
+    assert all(ceiling >= budgets.FUNCTION_TARGET for ceiling in budgets.FUNCTION_CEILINGS.values())
+
+
 def test_a_broken_budget_is_marked_and_fails(monkeypatch, capsys):
     monkeypatch.setattr(budgets, "function_counts", lambda: {"ToolCallingAgent": {"a", "b", "c"}})
-    monkeypatch.setattr(budgets, "FUNCTION_LIMIT", 2)
+    monkeypatch.setitem(budgets.FUNCTION_CEILINGS, "ToolCallingAgent", 2)
     monkeypatch.setattr("sys.argv", ["budgets.py"])
     assert budgets.main() == 1
     out = capsys.readouterr().out
     assert "functions: ToolCallingAgent" in out and "OVER" in out.splitlines()[2]
-    monkeypatch.setattr(budgets, "FUNCTION_LIMIT", 3)
+    monkeypatch.setitem(budgets.FUNCTION_CEILINGS, "ToolCallingAgent", 3)
     monkeypatch.setattr(budgets, "upward_imports", lambda package: [])
     monkeypatch.setattr(budgets, "FUNCTION_LINES_LIMIT", 10_000)
     monkeypatch.setattr(budgets, "LINES_CEILING", 10**6)
