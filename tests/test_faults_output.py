@@ -158,20 +158,20 @@ def terminal_escapes(kind):
 
     tmp = scratch()
     with pooled_mock_server([EVIL, EVIL, HTTPFault(400, f"bad {EVIL}")]) as srv:
-        code, out, err = raw_cli(["run", f"hi {EVIL}", "--base-url", srv.base_url, "--debug"], tmp)
+        code, out, err = raw_cli(["run", f"hi {EVIL}", "--agent", "chat", "--base-url", srv.base_url, "--debug"], tmp)
         assert code == 0 and not controls_in(out + err), controls_in(out + err)
         assert "Final Answer (ok): \\x1b]52;c;" in out
-        code, out, err = raw_cli(["run", "hi", "--base-url", srv.base_url, "--json"], tmp)
+        code, out, err = raw_cli(["run", "hi", "--agent", "chat", "--base-url", srv.base_url, "--json"], tmp)
         assert code == 0 and not controls_in(out + err), controls_in(out + err)
         assert json.loads(out)["answer"] == EVIL
-        code, out, err = raw_cli(["run", "hi", "--base-url", srv.base_url], tmp, MAX_RETRIES="0")
+        code, out, err = raw_cli(["run", "hi", "--agent", "chat", "--base-url", srv.base_url], tmp, MAX_RETRIES="0")
         assert code == 1 and "❌ model call failed (HTTP 400)" in err and "bad \\x1b]52" in err
         assert not controls_in(out + err), controls_in(out + err)
 
     # the chat: a model name with escapes (banner, the /models warning), streamed tokens, /history
     with pooled_mock_server([f"streamed {EVIL} end"], stream_chunk_chars=3) as srv:
         code, out, err = raw_cli(
-            ["chat", "--base-url", srv.base_url, "--model", f"m{EVIL}", "--tools", "none"],
+            ["chat", "--agent", "chat", "--base-url", srv.base_url, "--model", f"m{EVIL}", "--tools", "none"],
             tmp,
             input="hello\n/history\nbye\n",
         )
@@ -219,17 +219,23 @@ def credentials_in_url(kind):
     with pooled_mock_server([HTTPFault(503, "busy"), "Hi", "Hi"]) as srv:
         shown = repr(ChatOpenAI(model_name="m", base_url=with_query(srv.base_url), api_key="k"))
         assert "api-version=2024-10" in shown
-        code, out, err = raw_cli(["run", "hi", "--base-url", with_user(srv.base_url), "--debug"], tmp, MAX_RETRIES="1")
+        code, out, err = raw_cli(
+            ["run", "hi", "--agent", "chat", "--base-url", with_user(srv.base_url), "--debug"], tmp, MAX_RETRIES="1"
+        )
         assert code == 0 and "🔁 retrying (2/2) http://***@127.0.0.1" in err, (out, err)
         assert "HTTP Request: POST http://***@127.0.0.1" in err  # httpx's own log line
         shown += out + err
         code, out, err = raw_cli(
-            ["chat", "--base-url", with_user(srv.base_url), "--tools", "none"], tmp, input="hi\nbye\n"
+            ["chat", "--agent", "chat", "--base-url", with_user(srv.base_url), "--tools", "none"],
+            tmp,
+            input="hi\nbye\n",
         )
         assert code == 0 and "at http://***@127.0.0.1" in out, (out, err)
         shown += out + err
         # the SDK puts the path after a query in the base URL: a 404 whose message echoes the query
-        code, out, err = raw_cli(["run", "hi", "--base-url", with_query(srv.base_url), "--debug"], tmp)
+        code, out, err = raw_cli(
+            ["run", "hi", "--agent", "chat", "--base-url", with_query(srv.base_url), "--debug"], tmp
+        )
         assert code == 1 and "❌ model call failed (HTTP 404)" in err and "api_key=***" in err, err
         shown += out + err
     gone = with_query(f"http://127.0.0.1:{closed_port()}/v1")
@@ -256,11 +262,17 @@ def key_whitespace(kind):
         ChatOpenAI(model_name="m", base_url=srv.base_url, api_key=f"  {KEY}\n").generate(
             [{"role": "user", "content": "hi"}]
         )
-        assert raw_cli(["run", "hi", "--base-url", srv.base_url], tmp, OPENAI_API_KEY=f"{KEY}\n")[0] == 0
-        assert raw_cli(["run", "hi", "--base-url", srv.base_url, "--api-key", f" {KEY}\r\n"], tmp)[0] == 0
+        assert (
+            raw_cli(["run", "hi", "--agent", "chat", "--base-url", srv.base_url], tmp, OPENAI_API_KEY=f"{KEY}\n")[0]
+            == 0
+        )
+        assert (
+            raw_cli(["run", "hi", "--agent", "chat", "--base-url", srv.base_url, "--api-key", f" {KEY}\r\n"], tmp)[0]
+            == 0
+        )
         (tmp / ".env").write_text(f'OPENAI_API_KEY="{KEY}\\n"\n')
         try:
-            assert raw_cli(["run", "hi", "--base-url", srv.base_url], tmp)[0] == 0
+            assert raw_cli(["run", "hi", "--agent", "chat", "--base-url", srv.base_url], tmp)[0] == 0
         finally:
             (tmp / ".env").unlink()
         headers = [r.headers.get("authorization") for r in srv.request_log]

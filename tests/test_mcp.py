@@ -542,6 +542,8 @@ def test_vero_run_takes_an_mcp_server(srv, tmp_path):
     done = vero(
         "run",
         "Say hello through the server.",
+        "--agent",
+        "chat",
         "--tools",
         "none",
         "--mcp",
@@ -573,6 +575,8 @@ def test_vero_run_takes_an_mcp_config_with_the_builtin_tools(srv, tmp_path):
     done = vero(
         "run",
         "Where are the notes?",
+        "--agent",
+        "chat",
         "--tools",
         "calculator",
         "--mcp-config",
@@ -714,7 +718,19 @@ def test_a_disabled_server_in_the_config_is_not_started(srv, tmp_path):
     }
     srv.enqueue(calls(("echo", {"text": "on"})), "It is on.")
     path = write_config(tmp_path, config)
-    done = vero("run", "Echo on.", "--tools", "none", "--mcp-config", path, "--base-url", srv.base_url, cwd=tmp_path)
+    done = vero(
+        "run",
+        "Echo on.",
+        "--agent",
+        "chat",
+        "--tools",
+        "none",
+        "--mcp-config",
+        path,
+        "--base-url",
+        srv.base_url,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert "no-such-mcp-server" not in done.stderr and "It is on." in done.stdout
 
