@@ -163,8 +163,8 @@ def _add_run_behaviour_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--recovery",
         choices=["small-model", "off"],
-        help="small-model: the recovery rules for small "
-        "models (docs/recovery.md); off: no recovery at all (default: the general mechanisms only)",
+        help="small-model: the recovery rules for small models (docs/recovery.md); off: no recovery at all "
+        "(default: the general mechanisms for a local model, none for a hosted one)",
     )
     group.add_argument(
         "-q",
