@@ -23,6 +23,7 @@ from pathlib import Path
 import vero.agents  # the package only: each agent pattern loads on first use
 from vero.config import get_settings
 from vero.core.agent import Agent
+from vero.core.capabilities import hosted_model
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.events import ConsolePrinter, footer_lines
 from vero.core.result import Status
@@ -47,7 +48,7 @@ def default_agent(llm) -> str:
 
     On the held-out benchmark a local 1.5B model solved 54 of 80 tasks with text ReAct and 19 with
     plain chat over native tool calls (docs/benchmarks.md); a hosted model's API is built for native calls."""
-    return "chat" if getattr(llm, "hosted", False) is True else "react"
+    return "chat" if hosted_model(llm) else "react"
 
 
 DEFAULT_TOOLS = "calculator,time"
