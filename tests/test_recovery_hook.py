@@ -153,3 +153,73 @@ def test_refuse_repeated_failures_off_runs_a_failed_call_again():
         agent.run("half of -2?")
         errors = [s.data.get("error") for s in agent.last_result.steps if s.kind == "observation"]
         assert (errors[-1] != "repeated_failure") is ran_twice
+
+
+@tool(read_only=True)
+def evaluate(expr: str) -> str:
+    """Work out an arithmetic expression."""
+    CALLS.append((expr, 0))
+    return "6"
+
+
+@tool(read_only=True)
+def lookup(hall: str) -> str:
+    """Look up a hall."""
+    return "{}"
+
+
+@tool
+def book(expr: str) -> str:
+    """Book something (may change things)."""
+    CALLS.append((expr, 1))
+    return "booked"
+
+
+def last_observation(replies, tools, recovery=True):
+    """The observation sent after the replies but the last, and the calls the tools ran."""
+    llm = ScriptedLLM(list(replies) + ["Final Answer: 6"])
+    ReActAgent("r", llm, tools=tools, verbose=False, recovery=recovery).run("2 * 3?")
+    return llm.requests[-1].messages[-1]["content"]
+
+
+def action(name, arguments):
+    return f"Thought: work it out\nAction: {name}\nAction Input: {arguments}"
+
+
+def test_naming_hint_shows_the_input_under_the_read_only_tools_own_argument_name_and_runs_nothing():
+    seen = last_observation([action("evaluate", '{"expression": "2 * 3"}')], [evaluate, lookup])
+    assert 'To call evaluate with your input, write it as {"expr": "2 * 3"}' in seen
+    assert CALLS == []  # shown, never run for the model
+
+
+def test_naming_hint_names_the_one_read_only_tool_an_unknown_tools_input_fits():
+    seen = last_observation([action("calculate", '{"expr": "2 * 3"}')], [evaluate, lookup])
+    assert "unknown tool 'calculate'" in seen
+    assert 'To call evaluate with your input, write it as {"expr": "2 * 3"}' in seen
+
+
+def test_naming_hint_comes_again_when_the_model_repeats_the_failed_call():
+    call = action("evaluate", '{"expression": "2 * 3"}')
+    seen = last_observation([call, call], [evaluate, lookup])
+    assert seen.startswith("Observation: Not run: you made this exact call before")
+    assert seen.endswith('To call evaluate with your input, write it as {"expr": "2 * 3"}')
+
+
+@pytest.mark.parametrize(
+    "name, arguments",
+    [
+        ("book", '{"expression": "2 * 3"}'),  # a tool that may change things: no call shown for it
+        ("calculate", '{"expr": "2 * 3"}'),  # fits the read-only evaluate and the changing book: not sure
+        ("evaluate", '{"expression": "2 * 3", "hall": "A"}'),  # two names off: which goes where is not sure
+        ("evaluate", '{"expression": {"a": 2}}'),  # renamed, the value is still wrong for the tool
+    ],
+)
+def test_naming_hint_is_not_given_when_the_fit_is_a_changing_tool_or_not_sure(name, arguments):
+    seen = last_observation([action(name, arguments)], [evaluate, lookup, book])
+    assert "To call" not in seen and CALLS == []
+
+
+def test_naming_hint_off_and_recovery_false_leave_the_error_as_it_was():
+    for recovery in (RecoveryHook(naming_hint=False), False):
+        seen = last_observation([action("evaluate", '{"expression": "2 * 3"}')], [evaluate], recovery)
+        assert "missing required argument(s): expr" in seen and "To call" not in seen
