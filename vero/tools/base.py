@@ -21,9 +21,10 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, TypedDict, overload
 
 from vero.core.deprecation import deprecated
+from vero.core.options import Unpack
 from vero.tools.schema import (
     check,
     coerce,
@@ -407,41 +408,23 @@ class Tool:
         return f' The fields {", ".join(unexpected)} belong inside {missing[0]}: {{"{missing[0]}": {{...}}}}.'
 
 
-@overload
-def tool(
-    func: Callable[..., Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    timeout: float | None = None,
-    auto_correct: bool | None = None,
-    read_only: bool | None = None,
-    needs_approval: bool | None = None,
-) -> Tool: ...
+class ToolSettings(TypedDict, total=False):
+    """``@tool(...)``'s keyword arguments: ``Tool``'s, but for the function."""
+
+    name: str | None
+    description: str | None
+    timeout: float | None
+    auto_correct: bool | None  # deprecated
+    read_only: bool | None
+    needs_approval: bool | None
 
 
 @overload
+def tool(func: Callable[..., Any], **settings: Unpack[ToolSettings]) -> Tool: ...
+@overload
+def tool(func: None = None, **settings: Unpack[ToolSettings]) -> Callable[[Callable[..., Any]], Tool]: ...
 def tool(
-    func: None = None,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    timeout: float | None = None,
-    auto_correct: bool | None = None,
-    read_only: bool | None = None,
-    needs_approval: bool | None = None,
-) -> Callable[[Callable[..., Any]], Tool]: ...
-
-
-def tool(
-    func: Callable[..., Any] | None = None,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    timeout: float | None = None,
-    auto_correct: bool | None = None,
-    read_only: bool | None = None,
-    needs_approval: bool | None = None,
+    func: Callable[..., Any] | None = None, **settings: Unpack[ToolSettings]
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., read_only=..., needs_approval=...)``.
 
@@ -453,14 +436,6 @@ def tool(
     """
 
     def wrap(f: Callable[..., Any]) -> Tool:
-        return Tool(
-            f,
-            name=name,
-            description=description,
-            timeout=timeout,
-            auto_correct=auto_correct,
-            read_only=read_only,
-            needs_approval=needs_approval,
-        )
+        return Tool(f, **settings)
 
     return wrap if func is None else wrap(func)
