@@ -38,11 +38,11 @@ from vero.core.text import clip
 # arguments ("John Doe") and invent their own call formats.
 TOOL_CALL_GUIDE = """Use only argument values that are in the question or in earlier tool results. \
 When the question needs several facts, get them one call at a time, each call using what the one before returned.
-Example: for "What is the population of the city where the painter Ada Moss lives?", first call
+Example, with made-up tools: for "How many seats has the hall where the band Blue Harbor plays tonight?", first call
 <tool_call>
-{"name": "person_info", "arguments": {"name": "Ada Moss"}}
+{"name": "band_info", "arguments": {"band": "Blue Harbor"}}
 </tool_call>
-then read the city in its result and call city_info with that city."""
+then read the hall in its result and call venue_info with that hall."""
 # The instructions of every agent over native tool calls (ToolCallingAgent, native ReAct), after a
 # one-sentence persona.  Native ReAct had its own wording ("Get facts and do arithmetic with the tools")
 # and solved fewer tasks than ToolCallingAgent on the same model; with these words it solves as many.
@@ -125,14 +125,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
         recovered_from_text=True,
         raw=reply.text,
     )
-    return Message(
-        "assistant",
-        None,
-        tool_calls=[call],
-        reasoning=reply.reasoning,
-        usage=reply.usage,
-        finish_reason=reply.finish_reason,
-    )
+    return replace(reply, content=None, tool_calls=[call])  # its reasoning, usage and finish reason kept
 
 
 def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
@@ -158,14 +151,7 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
     )
     agent.record(StepKind.THOUGHT, reply.text)
     calls[0].origin = "text"  # for the gate: read from the model's text
-    return Message(
-        "assistant",
-        None,
-        tool_calls=calls[:1],
-        reasoning=reply.reasoning,
-        usage=reply.usage,
-        finish_reason=reply.finish_reason,
-    )
+    return replace(reply, content=None, tool_calls=calls[:1])
 
 
 def without_cut_off_calls(agent: Agent, reply: Message) -> Message:

@@ -787,18 +787,11 @@ class Agent(ABC):
     def _adopt(self, step: Step) -> None:
         """A sub-agent's step, recorded in this run one level deeper (and passed further up, if nested)."""
         run = self.current_run
-        adopted = Step(step.kind, step.content, step.data, run.turn, step.depth + 1)
-        run.steps.append(adopted)
-        self._emit(
-            "step",
-            kind=adopted.kind,
-            content=adopted.content,
-            data=adopted.data,
-            turn=adopted.turn,
-            depth=adopted.depth,
-        )
+        step = Step(step.kind, step.content, step.data, run.turn, step.depth + 1)
+        run.steps.append(step)
+        self._emit("step", kind=step.kind, content=step.content, data=step.data, turn=step.turn, depth=step.depth)
         if run.parent is not None:
-            run.parent(adopted)
+            run.parent(step)
 
     @property
     def current_run(self) -> Run:
