@@ -113,7 +113,7 @@ def json_schema_support(base_url: str | None, api_key: str | None = None, timeou
     if host in HOSTED:
         return HOSTED[host]
     try:
-        return _probe(_server_root(base_url), api_key, timeout)
+        return _probe(re.sub(r"/v1/?$", "", base_url.rstrip("/")), api_key, timeout)  # the server's root
     except Exception as error:  # never raise: unknown is "no"
         log.info("could not tell whether %s supports JSON-schema replies (%s): taken as no", host, error)
         return False
@@ -130,11 +130,6 @@ def _probe(root: str, api_key: str | None, timeout: float) -> bool:
         if isinstance(answer, dict) and isinstance(answer.get("version"), str):
             return _version(answer["version"]) >= since
     return False
-
-
-def _server_root(base_url: str) -> str:
-    """``http://host:port`` of an OpenAI base URL such as ``http://host:port/v1``."""
-    return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
 
 
 def _get_json(url: str, api_key: str | None, timeout: float) -> Any:

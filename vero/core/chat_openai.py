@@ -760,7 +760,7 @@ class TextStream:
 
     def _gather(self, delta: Any) -> int:
         """Keep a delta's reasoning and tool-call pieces; the characters the delta adds to the reply."""
-        thought = _reasoning_of(delta)
+        thought = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
         if thought:
             self._reasoning.append(thought)
         size = sum(_merge_tool_call_delta(self._calls, call) for call in getattr(delta, "tool_calls", None) or [])
@@ -867,10 +867,6 @@ def _no_choices(body: dict[str, Any]) -> str:
     if isinstance(error, dict) and error.get("message"):
         return f"model endpoint returned an error: {error['message']}"
     return "model endpoint returned no choices"
-
-
-def _reasoning_of(delta: Any) -> str | None:
-    return getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
 
 
 def _merge_tool_call_delta(calls: dict[int, dict[str, str]], delta: Any) -> int:

@@ -142,11 +142,6 @@ STATUS_ICONS: dict[str, str] = {
 }
 
 
-def use_colour(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set."""
-    return "NO_COLOR" not in os.environ and getattr(stream, "isatty", lambda: False)()
-
-
 class ConsolePrinter:
     """Prints one line per step, an icon and the step's kind before its text.
 
@@ -162,7 +157,7 @@ class ConsolePrinter:
     def __init__(self, stream: TextIO | None = None, max_chars: int = 2000, secrets: Sequence[str | None] = ()):
         self.stream = stream or sys.stdout
         self.max_chars = max_chars
-        self.colour = use_colour(self.stream)
+        self.colour = "NO_COLOR" not in os.environ and getattr(self.stream, "isatty", lambda: False)()  # a terminal
         self.secrets = secrets  # keys masked in every line (the CLI's list is filled once the command starts)
 
     def __call__(self, event: Event) -> None:

@@ -24,13 +24,10 @@ _KINDS = (
 )
 
 
-def _what(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
 def not_regular(path: str, mode: int) -> OSError:
     """The error for ``path`` being something other than a regular file."""
-    return OSError(errno.EINVAL, f"not a regular file but {_what(mode)}", path)
+    what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return OSError(errno.EINVAL, f"not a regular file but {what}", path)
 
 
 def check_regular_or_missing(path: str) -> os.stat_result | None:

@@ -225,11 +225,6 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
     return parameters
 
 
-def _positional_only(func: Callable[..., Any]) -> list[tuple[str, Any]]:
-    """(name, default) of each positional-only parameter of ``func``, in order."""
-    return [(p.name, p.default) for p in inspect.signature(func).parameters.values() if p.kind is p.POSITIONAL_ONLY]
-
-
 # --------------------------------------------------------------------------- Tool
 
 
@@ -281,7 +276,8 @@ class Tool:
         self.timeout: float | None = timeout
         self.read_only: bool = read_only is True  # unmarked: may change things
         self.needs_approval: bool = needs_approval is True
-        self._positional = _positional_only(func)
+        parameters = inspect.signature(func).parameters.values()
+        self._positional = [(p.name, p.default) for p in parameters if p.kind is p.POSITIONAL_ONLY]  # in order
         self._required = self.parameters["required"]
         self._accepts_extra = "additionalProperties" not in self.parameters
         # The parameter that a bare (non-JSON) string argument is given to, if any.

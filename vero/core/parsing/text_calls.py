@@ -190,15 +190,12 @@ def _as_call(item: Any, names: set[str]) -> ToolCall | None:
             arguments = json.loads(written)
         except (ValueError, RecursionError):
             return None
-    if name not in names or not isinstance(arguments, dict) or _is_schema(arguments):
+    if name not in names or not isinstance(arguments, dict):
         return None
+    if arguments.get("type") == "object" and isinstance(arguments.get("properties"), dict):
+        return None  # a tool's JSON schema echoed from the prompt, not arguments for it
     text = written if written is not None else json.dumps(valid_strings(arguments), ensure_ascii=False)
     return ToolCall(written_call_id(name, text), name, text)
-
-
-def _is_schema(arguments: dict[str, Any]) -> bool:
-    """A tool's JSON schema echoed from the prompt, not arguments for it."""
-    return arguments.get("type") == "object" and isinstance(arguments.get("properties"), dict)
 
 
 def _once_each(calls: list[ToolCall]) -> list[ToolCall]:
