@@ -23,7 +23,7 @@ call, so a cut-off draft costs one call less than a critiqued one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools, with_history
@@ -146,13 +146,7 @@ class BasicReflectionAgent(Agent):
                 self.record(StepKind.ERROR, exc.raw, reason=str(exc))
                 return Outcome(draft, Status.NEEDS_REVIEW)
             verdict = "sufficient" if critique.is_sufficient else f"not sufficient: {critique.feedback}"
-            self.record(
-                StepKind.CRITIQUE,
-                verdict,
-                is_sufficient=critique.is_sufficient,
-                feedback=critique.feedback,
-                thinking=critique.thinking,
-            )
+            self.record(StepKind.CRITIQUE, verdict, **asdict(critique))  # is_sufficient, feedback, thinking
             if critique.is_sufficient:
                 return Outcome(draft, Status.OK)
             if turn == self.max_turns:

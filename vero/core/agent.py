@@ -111,28 +111,25 @@ class ConcurrentRunError(VeroError):
     """
 
 
-class MalformedOutputError(VeroError):
-    """The model's reply stayed unusable after the bounded re-asks."""
+class _UnusableReply(VeroError):
+    """A reply that stayed unusable; ``raw`` is its text."""
 
     def __init__(self, message: str, raw: str):
         super().__init__(message)
         self.raw = raw
 
-    def __reduce__(self) -> tuple[type[MalformedOutputError], tuple[str, str]]:  # picklable, for process pools
+    def __reduce__(self) -> tuple[type[_UnusableReply], tuple[str, str]]:  # picklable, for process pools
         return type(self), (str(self), self.raw)
 
 
-class InvalidOutputError(VeroError):
+class MalformedOutputError(_UnusableReply):
+    """The model's reply stayed unusable after the bounded re-asks."""
+
+
+class InvalidOutputError(_UnusableReply):
     """The answer never fit ``run(output_type=...)``, after the re-asks; ``raw`` is the last answer's text."""
 
     status = "invalid_output"
-
-    def __init__(self, message: str, raw: str):
-        super().__init__(message)
-        self.raw = raw
-
-    def __reduce__(self) -> tuple[type[InvalidOutputError], tuple[str, str]]:  # picklable, for process pools
-        return type(self), (str(self), self.raw)
 
 
 Tools = ToolRegistry | Sequence[Tool | Callable[..., Any]] | None  # what `tools=` accepts
