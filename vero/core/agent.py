@@ -334,10 +334,7 @@ class Agent(ABC):
             yield event
 
     def _guarded(self, run: Run, kwargs: dict[str, Any]) -> Any:
-        """Run ``solve`` under the one-run-at-a-time lock; the ``Run`` is dropped when it ends.
-
-        Returns the answer text, or with ``output_type`` in ``kwargs`` the typed output.
-        """
+        """Run ``solve`` under the one-run-at-a-time lock: the answer text, or the typed output (``output_type``)."""
         output_type = kwargs.pop("output_type", str)
         retries = kwargs.pop("output_retries", OUTPUT_RETRIES)
         if output_type not in (str, None):
@@ -384,12 +381,8 @@ class Agent(ABC):
             self._running.release()
 
     def _typed_answer(self, spec: OutputSpec, answer: str, status: str) -> str:
-        """``answer`` read as the run's ``output_type`` (kept as ``run.output``); returns the answer text.
-
-        An answer that does not fit goes back to the model with every problem named (``reask_output``),
-        at most ``spec.retries`` times; then ``InvalidOutputError`` ends the run ``invalid_output``.  The
-        answer of a run a budget cut short is read once, never re-asked (the budget is spent).
-        """
+        """``answer`` read as the run's ``output_type`` (into ``run.output``), re-asked (``reask_output``) at most
+        ``spec.retries`` times, then ``InvalidOutputError``; a run a budget cut short is not re-asked."""
         run = self.current_run
         for attempt in range(spec.retries + 1):
             try:
@@ -435,9 +428,8 @@ class Agent(ABC):
         return {"response_format": run.output_spec.response_format()}
 
     def _answer_format_refused(self, error: BaseException, options: dict[str, Any]) -> bool:
-        """True when the server refused a call whose reply is the answer, constrained by ``answer_format``
-        (a 400 naming no other parameter, and the like): a warning step says so, and the run's answer
-        calls go on without ``response_format`` (the answer is then read and checked as elsewhere)."""
+        """True when the server refused ``answer_format``'s ``response_format`` (a 400 naming no other
+        parameter...): a warning says so, and the run's answer calls go on without it."""
         run = self.current_run
         spec = run.output_spec
         if spec is None or options.get("response_format") != spec.response_format():
@@ -554,9 +546,8 @@ class Agent(ABC):
         asked: dict[str, Any],
         started: float | None,
     ) -> Message:
-        """A model call that raised ``error`` (called while it is handled): the ``llm_error`` event (when
-        ``started`` says it is watched), then the call again without ``response_format`` when the server
-        refused the answer's format (``_answer_format_refused``); any other error propagates."""
+        """A model call that raised ``error`` (called while it is handled): the ``llm_error`` event, then the
+        call again without a refused ``response_format`` (``_answer_format_refused``), else the error."""
         if started is not None:
             seconds, text = time.perf_counter() - started, f"{type(error).__name__}: {error}"
             self._emit("llm_error", turn=self.current_run.turn, seconds=seconds, error=text)
@@ -607,8 +598,7 @@ class Agent(ABC):
         self._emit("text_delta", text=text)
 
     def _check_cancelled(self) -> None:
-        """Wait for a stream's consumer (``run.pace``), then stop a cancelled run (``Cancelled``).  The
-        model and tool calls ask only when the run is paced or cancelled: a plain run goes straight on."""
+        """Wait for a stream's consumer (``run.pace``), then stop a cancelled run (``Cancelled``)."""
         run = self._run
         if run is None:
             return
@@ -699,10 +689,7 @@ class Agent(ABC):
         return step
 
     def _emit(self, type: str, **data: Any) -> None:
-        """Emit an event; a sub-agent's printer rests (its steps are printed by the parent, one level deeper).
-
-        The run's ``watch`` (a stream, or the parent of a sub-agent) hears it too.
-        """
+        """Emit an event, to the run's ``watch`` too; a sub-agent's printer rests (the parent prints its steps)."""
         run = self._run
         if run is not None and run.watch is not None:
             run.watch(type, data)

@@ -350,10 +350,8 @@ class ChatOpenAI:
         if replayed is not None:
             return replayed
         try:
-            # The SDK's generic POST (its documented way to send a request body
-            # as is): same retries, timeouts and error types as
-            # `chat.completions.create`, minus its per-call walk over every
-            # message to transform parameters and the response model objects.
+            # The SDK's generic POST: `chat.completions.create`'s retries, timeouts and error types,
+            # without its per-call walk over every message and its response model objects.
             with _Attempts(self, request):
                 body = self.client.post("/chat/completions", body=request, cast_to=object)
         except self._openai.OpenAIError as exc:
@@ -414,9 +412,7 @@ _clients_lock = threading.Lock()
 
 
 def _forget_clients_after_fork() -> None:
-    """A forked process (a process pool on Linux) must not reuse the parent's
-    keep-alive connections: two processes reading one socket swap replies.
-    (Instances built before the fork rebuild theirs: see ``ChatOpenAI.client``.)"""
+    """A forked process must not reuse the parent's keep-alive connections (``ChatOpenAI.client``)."""
     global _clients_lock
     _clients.clear()
     _clients_lock = threading.Lock()
@@ -428,13 +424,8 @@ os.register_at_fork(after_in_child=_forget_clients_after_fork)
 def _openai_client(
     api_key: str, base_url: str | None, timeout: float | None, max_retries: int, client_kwargs: dict[str, Any]
 ) -> Any:
-    """An ``openai.OpenAI`` client, shared between instances with the same settings.
-
-    Building one costs ~30 ms (an HTTP client with its TLS context), and a
-    batch typically creates one ``ChatOpenAI`` per agent; the SDK client is
-    thread-safe, and sharing it also shares its connection pool.  Clients with
-    extra ``client_kwargs`` (custom HTTP clients, headers) are never shared.
-    """
+    """An ``openai.OpenAI`` client, shared (thread-safe, with its connection pool) between instances with the
+    same settings: building one costs ~30 ms, and a batch makes one per agent.  Never with ``client_kwargs``."""
     import openai  # here, not at the top: it takes ~0.5 s, and `import vero` should not pay it
 
     if client_kwargs:
@@ -533,13 +524,9 @@ def _notify(llm: ChatOpenAI, event: Event) -> None:
 
 
 class _CallLimits:
-    """The bounds of one model call: its deadline (``max_call_seconds`` from the first
-    connect to the last byte, however the bytes trickle in) and the size of its reply.
-
-    ``TIMEOUT`` stays the longest wait for the next bytes; each wait is shortened so
-    that none outlasts the deadline.  The body is read here, not by the HTTP client, so
-    that a reply that never ends is cut where it crosses a limit (``_bound_body``).
-    Hitting a limit raises ``_call_limit(...)``, which the SDK does not retry.
+    """The bounds of one model call: its deadline (``max_call_seconds`` from the first connect to the last
+    byte; each wait is shortened to fit it) and its reply's size, checked as the body is read
+    (``_bound_body``), so that a reply that never ends is cut.  A limit hit is not retried (``_call_limit``).
     """
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
@@ -783,12 +770,8 @@ class TextStream:
 
 
 def _scrub(exc: Exception, secret: str) -> None:
-    """Mask the API key wherever a server echoed it into the SDK's exception.
-
-    The exception stays chained as ``__cause__``, so tracebacks (``--debug``,
-    debug logs) print it: its message, args, other text attributes and error
-    body must not hold the key, whole or in recognisable pieces.
-    """
+    """Mask the API key wherever a server echoed it into the SDK's exception: it stays chained as
+    ``__cause__``, and tracebacks (``--debug``, debug logs) print its message, args, attributes and body."""
     if not secret:
         return
 

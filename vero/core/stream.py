@@ -1,26 +1,10 @@
-"""Watching a run as it happens: typed events for ``Agent.stream``, ``astream`` and ``arun``.
+"""Watching a run as it happens: typed events for ``Agent.stream``, ``astream`` and ``arun`` (docs/streaming.md).
 
-The agent loops emit plain events (``vero.core.events``); a stream turns each
-into a frozen dataclass below and hands it over from the run's worker thread
-through a queue::
-
-    for event in agent.stream("What is 6 * 7?"):
-        if isinstance(event, TextDelta):
-            print(event.text, end="")
-        elif isinstance(event, RunFinished):
-            print(event.result.status)
-
-The run goes on in a thread of its own (``arun`` and ``astream`` too: the
-model client is synchronous), so a slow model call blocks neither the
-consumer's loop nor an asyncio event loop.  Leaving a stream early, or
-cancelling an ``arun``, sets the run's cancel flag: the run ends
-``cancelled`` at its next model or tool call, or as the call under way
-returns (``Cancelled``), and the stream or ``arun`` waits for that, through
-any further cancels, so the agent is free again when it returns.
-
-This module also builds the request and reply records that ``llm_start`` and
-``llm_call`` events carry (and a JSONL trace keeps): the messages, tools and
-options as sent, the reply as received, with the API key masked.
+A stream turns each plain event (``vero.core.events``) into a frozen dataclass below and hands it over
+from the run's worker thread (the model client is synchronous) through a queue.  Leaving a stream early,
+or cancelling an ``arun``, cancels the run at its next model or tool call, and waits for it to end, so
+the agent is free again when it returns.  Also here: the request and reply records of ``llm_start`` and
+``llm_call`` events (as sent and received, the API key masked).
 """
 
 from __future__ import annotations
@@ -215,12 +199,8 @@ _Item = StreamEvent | _Raised
 
 
 class _Pace:
-    """Keeps a run from getting ahead of its consumer.
-
-    At each model or tool call (and text delta) the run waits until the consumer has taken every
-    event sent so far and asked for the next: leaving the loop at an event then stops the run at its
-    next call, not some calls later.  ``close`` (the consumer is gone) lets the run go on to see that.
-    """
+    """Keeps a run from getting ahead of its consumer: at each model or tool call (and text delta) it waits
+    until every event sent so far was taken, so leaving the loop stops the run at its next call."""
 
     def __init__(self) -> None:
         self._changed = threading.Condition()

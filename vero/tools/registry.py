@@ -1,31 +1,13 @@
 """ToolRegistry: the tools an agent may call, and the one place they are run.
 
-``run(name, args)`` never raises (but for the Ctrl-C case below): an unknown
-tool, bad arguments, an exception or a timeout all become an observation
-string the model can read and react to.  Output is never truncated here;
-the agent decides what fits a prompt.
+``run(name, args)`` never raises (but for the user's Ctrl-C): an unknown tool, bad arguments, an
+exception or a timeout all become an observation the model can read.  Output is never truncated here.
 
-How a tool with a timeout runs (the default: 30 s):
-
-- on a daemon worker thread, reused from a small pool; at most
-  ``MAX_IDLE_WORKERS`` idle threads are kept, any others exit after their call;
-- its result is turned into text on that thread too, under the timeout (a slow
-  ``__str__`` counts against it; a generator is consumed into a list of at most
-  ``MAX_GENERATED_ITEMS`` items);
-- a call that times out gets its observation at once, but **its thread cannot
-  be killed: the tool runs on, and its side effects (a file written, a request
-  sent) can still happen after the "timed out" observation**.  Give a tool with
-  side effects its own deadline (as ``python_exec`` kills its subprocess).
-  The same holds when the user's Ctrl-C stops the wait;
-- while ``MAX_STUCK_WORKERS`` timed-out calls are still running (in the whole
-  process), every new call is refused at once with a ``busy`` observation
-  ("still running"), so hung tools cannot pile up threads without limit;
-- a ``KeyboardInterrupt`` raised on a worker thread can only be the tool's own
-  (signals go to the main thread), so it is an ``exception`` observation.
-
-A tool without a limit (``timeout=math.inf``, or ``default_timeout=None``)
-runs on the caller's thread: no thread, no timeout, and a KeyboardInterrupt
-propagates, since there it cannot be told from the user's Ctrl-C.
+A tool with a timeout (default 30 s) runs, and its result becomes text, on a daemon worker thread
+from a small pool.  **A thread that times out cannot be killed: the tool runs on, and its side effects
+can still happen after the "timed out" observation** (give such a tool its own deadline, as
+``python_exec`` does).  Hung tools are bounded (``MAX_STUCK_WORKERS``, then ``busy``; docs/reliability.md).
+A tool without a limit runs on the caller's thread, where a KeyboardInterrupt propagates.
 """
 
 from __future__ import annotations
@@ -151,12 +133,8 @@ def _abandon(job: _Job) -> bool:
 
 
 def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
-    """Run ``call()`` on a worker thread and wait at most ``timeout`` seconds.
-
-    Idle workers are reused (starting a thread costs ~0.1-1 ms, and this runs
-    on every tool call).  Raises ``_TimedOut``, or ``_Busy`` while ``MAX_STUCK_WORKERS``
-    jobs are stuck; an exception of ``call`` is re-raised here.
-    """
+    """Run ``call()`` on a (reused: a new thread costs ~0.1-1 ms) worker thread and wait at most ``timeout``
+    seconds; ``_TimedOut``, or ``_Busy`` while ``MAX_STUCK_WORKERS`` jobs are stuck; ``call``'s errors re-raised."""
     with _Worker.lock:  # an idle worker, or a new one below; none while too many jobs are stuck
         if _Worker.stuck >= MAX_STUCK_WORKERS:
             raise _Busy
@@ -206,11 +184,8 @@ def _generated_text(generator: types.GeneratorType[Any, Any, Any]) -> str:
 
 
 def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcome:
-    """Call the tool and turn what it returned or raised into its outcome.
-
-    On a worker thread a KeyboardInterrupt is the tool's own (signals go to the
-    main thread); on the caller's thread it may be the user's Ctrl-C: it propagates.
-    """
+    """Call the tool and turn what it returned or raised into its outcome; a KeyboardInterrupt is the tool's
+    own on a worker thread (signals go to the main thread), else perhaps the user's Ctrl-C: it propagates."""
     try:
         return ToolOutcome(to_text(found.call(kwargs)), True)
     except KeyboardInterrupt as exc:
