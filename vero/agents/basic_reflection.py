@@ -6,19 +6,15 @@ generator revises with that feedback.  The loop stops when the critic accepts
 (status ``ok``) or after ``max_turns`` critiques (status ``needs_review``,
 returning the latest draft).
 
-Model calls: an answer accepted at once costs 2 calls (draft + critique).  A
-budget of N critiques that never accepts costs ``2 * N`` calls: the draft, N
-critiques and N - 1 revisions.  The last rejected draft is returned without a
-further revision, so every returned draft has been critiqued.  JSON re-asks
-for an unusable critique (``json_retries``, default 2) come on top.
+The last rejected draft is returned without a further revision, so every returned draft has been
+critiqued.  Model calls per run: docs/basic-reflection.md, "Model calls".
 
 A critique that stays unusable after the re-asks is never read as acceptance (as
 the original vero, https://github.com/nlp-greyfoss/vero, read it): the run ends
 ``needs_review`` with the raw critic output recorded as an ``error`` step.
 
-A draft cut off by the output cap (``max_tokens``) is never accepted: it gets
-the critique "cut off, write a complete and shorter response" without a critic
-call, so a cut-off draft costs one call less than a critiqued one.
+A draft cut off by the output cap (``max_tokens``) is never accepted: it gets the critique "cut off,
+write a complete and shorter response" without a critic call.
 """
 
 from __future__ import annotations

@@ -20,20 +20,7 @@ beside them the thought, a plain text reply the answer; ``vero.agents._react_pro
 ``"text"``; ``vero.agents._guided``) and ``"auto"`` (``"native"`` for a hosted provider's model,
 whose API is built for tool calls, else ``"text"``, which solved the most held-out tasks on local
 models; ``chosen_protocol``).  Prompts: one table per protocol (``vero.agents._react_prompts``).
-
-Model calls, with ``n`` turns used and ``k = reflect_every``:
-- finishing on turn ``n``: ``n`` calls, plus one reflection after every
-  ``k``-th turn that is not the last of the budget;
-- turns exhausted: ``max_turns + 1`` calls (the final-answer call, asking for
-  the best answer from the trajectory without tools), plus up to
-  ``final_answer_retries`` (2) re-asks while it comes back empty; status ``max_turns``;
-- a recovery rule's note (``recovery=``, ``vero.recovery``): one more turn each;
-- ``max_format_errors`` (3) malformed replies in a row: the run ends ``failed``
-  (``MalformedOutputError``) after exactly that many calls;
-- the same actions ``max_repeats`` (3) times in a row: the third is not run,
-  its observation is a warning; a fourth in a row ends the run ``max_turns``
-  with the best partial answer (no final-answer call), after 4 calls;
-- ``protocol="guided"``: as above; a server that refuses the schema costs one more call.
+Model calls per run: docs/react.md, "Model calls".
 """
 
 from __future__ import annotations

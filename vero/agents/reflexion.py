@@ -4,14 +4,7 @@ An executor attempts the task, an evaluator scores the attempt, and on a
 failure a reflector writes a short, concrete lesson (diagnosis + new plan).
 The lessons are kept in a ``ReflexionMemory`` and injected into the next
 attempt's task as ``<past_reflections>``: the model learns from its failures
-through text, not weights.
-
-Model calls per attempt: the executor's calls (1 for a plain generation
-without tools; the ReAct loop's calls otherwise), 1 for the LLM judge (0 with
-an ``evaluator=`` callable, or when the executor run failed or gave no answer:
-that scores 0), and 1 for the reflection, except after the last attempt (no
-attempt would read it).  So N failing plain attempts cost ``3 * N - 1`` calls
-and a first-time pass costs 2; JSON re-asks of the judge come on top.
+through text, not weights.  Model calls per run: docs/reflexion.md, "Model calls".
 """
 
 from __future__ import annotations

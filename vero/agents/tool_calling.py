@@ -11,13 +11,8 @@ The loop, as its diagram::
                               otherwise ─► the answer
 
 A reply whose whole text is a call written as text runs as that call
-(``vero.agents._native``, within the safety rules of docs/tools.md).
-
-Model calls: one per turn (a note uses a turn).  When all ``max_turns`` calls
-did not answer, one more call with ``tool_choice="none"`` gets the answer
-(status ``max_turns``), so a run makes at most ``max_turns + 1`` calls.  An
-empty answer there falls back to the latest text the model sent.  An empty
-reply within the turns ends ``failed``.
+(``vero.agents._native``, within the safety rules of docs/tools.md).  Model calls per run:
+docs/tool-calling.md, "Model calls".
 """
 
 from __future__ import annotations
