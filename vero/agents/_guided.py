@@ -1,30 +1,12 @@
-"""ReAct's ``guided`` protocol: each step is one JSON object that a JSON schema constrains.
+"""ReAct's ``guided`` protocol: each step is one JSON object that a JSON schema constrains
+(docs/react.md, "Schema-guided steps").
 
-The request carries ``response_format={"type": "json_schema", ...}``; llama.cpp, Ollama, vLLM and
-OpenAI turn the schema into a grammar the model cannot leave.  A step reads::
-
-    {"thought": "what I know and what to do next",
-     "step": {"results_answer_the_task": false, "tool": "lookup", "arguments": {"name": "Ada"}}}
-
-or, to finish, ``"step": {"results_answer_the_task": true, "final_answer": "..."}``.  The ``step`` is
-one of: a call of tool T with T's argument schema, for each T, or the final answer.  So an invented
-tool name, arguments that do not fit, a call written as prose or an announcement without a call
-cannot happen, and an answer is always marked as one.  The thought comes first (the model reasons
-before it chooses); then ``results_answer_the_task`` is a yes/no choice between finishing and calling
-(with the answer as one option among many tool calls, a small model went on calling tools after it
-had the answer).  The tool's result goes back as a user message ``Observation: ...``, as in text ReAct.
-
-Repeats: a call identical to one that worked earlier in the run is not run again (a tool that changes
-something would change it twice): its earlier result comes back with a note.  After
-``MAX_REPEATED_CALLS`` (2) such repeats the next steps offer only the final answer (a schema without
-the call branch).  A repeated call that failed is the core's business (``Agent.run_tool``: not run).
-
-A server that ignores the schema and writes prose gets the usual bounded re-ask (``correction``; the
-run ends ``failed`` after ``max_format_errors`` in a row).  A server that refuses ``response_format``
-(HTTP 400 and the like) switches the run to the text protocol once (``fall_back``); the next run
-tries the schema again.  ``"auto"`` never picks this protocol (``chosen_protocol``).
-
-Tool schemas are trimmed to what every server's converter takes (``grammar_schema``).
+``{"thought": ..., "step": ...}``: the step is a call of one tool with that tool's argument schema
+(trimmed to what every server's converter takes, ``grammar_schema``), or the final answer; the thought
+comes first (the model reasons before it chooses), then ``results_answer_the_task``, a yes/no choice
+(with the answer as one option among many calls, a small model went on calling tools after it had
+the answer).  A call that worked is not run again (``MAX_REPEATED_CALLS``); a server that refuses
+the schema switches the run to the text protocol once (``fall_back``).
 """
 
 from __future__ import annotations
@@ -199,13 +181,9 @@ def response_format(schema: dict[str, Any]) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": is_strict(schema)}}
 
 
-# The keywords kept in a tool's argument schema: the subset that llama.cpp's, Ollama's, vLLM's and
-# OpenAI's converters all take.  Dropped: annotations (title, default, examples: a small model copies
-# an example into its call), and what a converter may refuse: pattern (a regex it cannot translate is
-# an error in llama.cpp), format (llguidance errors on formats it does not know), minLength/maxLength,
-# allOf of several schemas, not, if/then/else, patternProperties.  oneOf becomes anyOf, local $ref are
-# written out (a recursive or remote one becomes "any value": llama.cpp refuses a remote one), and an object
-# that does not say whether it takes other keys says it does (llama.cpp would take none).
+# The keywords of a tool's argument schema that llama.cpp's, Ollama's, vLLM's and OpenAI's converters all
+# take; annotations go (a small model copies an example into its call), and so does what a converter may
+# refuse (docs/react.md, "Schema-guided steps", has the list and why).
 KEPT_KEYWORDS = frozenset(
     {
         "type",

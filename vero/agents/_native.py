@@ -3,19 +3,10 @@
 The model asks for tools through the API's ``tool_calls``; each call is run in
 order and answered with a ``tool`` message carrying its ``tool_call_id``.
 
-Small local models do not always keep to that protocol.  The general mechanisms, each a switch
-of the recovery hook (``agent.options.hook``, ``vero.core.options.RecoveryHook``; all on unless
-``recovery=False``):
-
-- ``calls_in_text``: a reply whose whole content is a call written as text
-  (``vero.core.parsing.text_calls``) runs as that call, only the first of them, if the gate lets
-  it: never a call of a tool that may change things that is a quote of a call the model was shown
-  (docs/tools.md, "Safety"); ``calls_in_prose``: a read-only call written amid prose, too;
-- ``nudges``: a reply cut off by the output cap, or an empty one, is asked again (bounded);
-- ``repeated_call_note``: the same call made again gets its result and a note to use it.
-
-Anything more (nudges for an announced call, a wrong sum, an ungrounded value) is a recovery
-rule (``vero.recovery``), which the hook's ``respond`` consults in ``nudge_for``.
+Small local models do not always keep to that protocol: the accommodations here are switches of the
+recovery hook (``agent.options.hook``: ``calls_in_text``, ``calls_in_prose``, ``nudges``,
+``repeated_call_note``; docs/recovery.md has the table), and anything more is a recovery rule, which
+the hook's ``respond`` consults in ``nudge_for``.  A call read from text runs only if the gate lets it.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Record a model's replies once, replay them offline: a JSONL cassette of requests and replies.
 
-``ChatOpenAI(cassette=Cassette("session.jsonl", mode=...))`` looks every request up in the
-cassette before it goes to the endpoint.  A request is its whole body (model, messages, tools,
-options), compared as JSON; how it was delivered (streamed or not) is not part of it.  Headers,
-and so the API key, never reach the file.
-
-Modes:
-
-* ``"record"``: every request goes to the model; the file is started anew and each pair written.
-* ``"replay"``: every request must be in the file; one that is not raises ``CassetteMissError``,
-  naming the nearest recorded request and the first place where the two differ.  No key needed.
-* ``"replay_then_live"``: a recorded request is replayed; any other goes to the model and is appended.
-
-A request recorded several times (the same prompt sampled again) is replayed in recorded order;
-asked more often than recorded, ``replay`` gives the last reply again, ``replay_then_live`` asks the
-model for a new one.  The file is checked when it is opened: a line that is not a whole entry (cut
-off, edited by hand, from another format version, or longer than ``MAX_LINE_BYTES``) is a
-``CassetteError`` naming the line, never a wrong replay.  Only each entry's offset and hash stay in
-memory, so a cassette may be larger than memory.
+``ChatOpenAI(cassette=Cassette("session.jsonl", mode=...))`` looks every request up in the cassette
+before it goes to the endpoint; a request is its whole body (not how it was delivered), compared as
+JSON, and no header (so no API key) reaches the file.  The modes, what is compared and how the file is
+checked: docs/record-replay.md.  Only each entry's offset and hash stay in memory.
 """
 
 from __future__ import annotations

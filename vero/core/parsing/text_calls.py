@@ -1,26 +1,12 @@
 """Tool calls a model wrote as text, when its whole reply is the call.
 
-Small models served without a tool-call parser (or ignoring it) write the call
-into the message text, in the shapes their chat templates use.  Such a reply is
-read as a call only when its *whole* content (trimmed) is the call or calls:
-
-- a JSON object ``{"name": ..., "arguments": {...}}`` (or ``"parameters"``), a
-  list of them, or several in a row;
-- the same inside ONE code fence (```` ```json ... ``` ````);
-- one or more ``<tool_call>...</tool_call>`` blocks (Hermes, Qwen), holding such
-  JSON or Qwen's ``<function=name><parameter=key>value</parameter></function>``;
-- any of these wrapped in other tags of a chat template that the model imitated
-  (``<tools>{...}</tools>``), and a JSON call with its outer braces doubled
-  (``{{"name": ..., "arguments": {...}}}``), as models copy a template's escaping.
-
-Prose around a call, a call inside a quote, an example or a document, attribute
-tags such as ``<delete_file name="x"/>``: not a call here.  (``calls_in_prose`` reads
-calls amid prose, attribute tags included, for the agents to run only read-only
-tools from.)  Only a registered tool
-name with an arguments object counts.  Everything is read with ``str.find`` and
-a JSON decoder, in linear time; a reply longer than ``MAX_CALL_TEXT_CHARS`` is
-not read as a call at all.  (The gate, ``vero.core.gate``, refuses a call of a tool that may change
-things that is a quote of a call the model was shown: docs/tools.md, "Safety".)
+Small models served without a tool-call parser (or ignoring it) write the call into the message
+text, in the shapes their chat templates use: JSON ``{"name": ..., "arguments": {...}}`` objects,
+in one code fence, ``<tool_call>`` blocks (with JSON or Qwen's ``<function=...>``), inside another
+tag of the template, with its doubled braces.  Such a reply is a call only when its *whole* content
+is the call or calls, of a registered tool with an arguments object (docs/tools.md, "Safety", rule 2);
+``calls_in_prose`` reads calls amid prose, for the agents to run read-only tools only.  Everything is
+read with ``str.find`` and a JSON decoder, in linear time, up to ``MAX_CALL_TEXT_CHARS``.
 """
 
 from __future__ import annotations
