@@ -95,11 +95,8 @@ class BasicReflectionAgent(Agent):
     Steps: ``draft``, ``critique`` (data: is_sufficient, feedback, thinking),
     ``revision``, and ``error`` for an unusable critique.
 
-    Prompts are class attributes, each with a ``{history}`` slot: the
-    generator's system prompt is ``generate_prompt`` (a subclass overrides it;
-    ``system_prompt=`` replaces it for one agent, used verbatim with the
-    history appended), the critic's is ``reflect_prompt`` and the reviser's
-    ``revise_prompt``.  The agent never calls tools.
+    Prompts are class attributes (``generate_prompt``, ``reflect_prompt``, ``revise_prompt``;
+    docs/basic-reflection.md).  The agent never calls tools.
     """
 
     uses_tools = False  # it answers from the model alone

@@ -80,13 +80,9 @@ class ReflexionAgent(Agent):
             tools, llm, history and ``system_prompt``, or one plain generation
             call when there are no tools.  A given executor keeps its own
             history across attempts.
-        evaluator: ``fn(task, answer) -> (passed, score, feedback)`` for external
-            checks such as unit tests; its ``passed`` is final.  Its feedback is
-            shown to the reflector, so it must describe the failure (test
-            output), never reveal hidden ground truth.  An evaluator that raises
-            or returns anything else fails that attempt (score 0, an ``error``
-            step) and the next attempts go on.  Default: an LLM judge whose
-            JSON passes only if "pass" is true and score >= ``pass_score``.
+        evaluator: ``fn(task, answer) -> (passed, score, feedback)`` for external checks such as unit
+            tests; its ``passed`` is final, and its feedback (shown to the reflector) must never reveal
+            hidden ground truth.  One that raises fails that attempt.  Default: an LLM judge.
         pass_score: the judge's pass mark, 0-100 (default 80).
         memory_size: how many recent reflections the next attempt sees (default 3).
         protocol: the ReAct protocol of the default executor (``ReActAgent``'s ``protocol``:
@@ -99,12 +95,8 @@ class ReflexionAgent(Agent):
     best attempt (highest score, earliest on ties) when none passed or the
     judge's output stayed unusable.  Steps: ``attempt``, ``evaluation``,
     ``reflection``, ``error`` (plus the executor's steps one level deeper).
-
-    Prompts are class attributes: ``executor_prompt`` is the system prompt of
-    the plain executor (no tools; a subclass overrides it, ``system_prompt=``
-    replaces it for one agent); with tools, the ReAct executor uses
-    ``ReActAgent.text_prompts.intro`` unless ``system_prompt=`` is given.  The judge
-    and the reflector use ``evaluate_prompt`` and ``reflect_prompt``.
+    Prompts are class attributes (``executor_prompt``, ``evaluate_prompt``, ``reflect_prompt``...;
+    docs/reflexion.md).
     """
 
     default_max_turns = 3

@@ -114,25 +114,12 @@ class ChatOpenAI:
     ``client`` (and its connection pool): closing it closes it for all of them.
     A process forked from the one that built the client gets a new one.
 
-    ``callbacks`` (a list of ``fn(event)``) hear each HTTP attempt of this
-    instance's calls, as ``vero.core.events.Event`` objects: ``llm_request``
-    (an attempt starts), ``llm_response`` (it got a response or failed) and
-    ``llm_retry`` (the SDK retries; ``attempt``, ``max_attempts``, ``reason``,
-    ``url``), so a printer can say why nothing is happening.  Retries are also
-    logged (``vero.llm``, INFO).  The SDK does the retrying (``max_retries``).
-
-    ``timeout`` bounds each wait for the next bytes; ``max_call_seconds``
-    (``MAX_CALL_SECONDS``; default ``300 + max_tokens / 2``; ``0``: no limit)
-    bounds a whole call, retries included, and a reply may hold at most
-    ``REPLY_CHARS_PER_TOKEN`` characters per token of the output cap: past
-    either, the reply is cut off and the call raises ``LLMCallError``.
-
-    Each request carries what the model's family takes (``vero.core.providers``):
-    OpenAI's reasoning models get no ``temperature`` or ``stop``, and their output
-    cap as ``max_completion_tokens``.  ``temperature="omit"`` (or ``TEMPERATURE=omit``)
-    sends no temperature to any model; ``reasoning_effort`` (``"low"``, ``"medium"``,
-    ``"high"`` ...) is sent to the models that take it.  ``model=`` is another
-    name for ``model_name``.
+    ``callbacks`` (``fn(event)``) hear each HTTP attempt: ``llm_request``, ``llm_response`` and
+    ``llm_retry`` (the SDK retries, ``max_retries``).  ``timeout`` bounds each wait for the next bytes,
+    ``max_call_seconds`` a whole call, retries included (``0``: no limit); a reply holds at most
+    ``REPLY_CHARS_PER_TOKEN`` characters per token of the output cap.  Each request carries what the
+    model's family takes (``vero.core.providers``); ``temperature="omit"`` sends none.  ``model=`` is
+    another name for ``model_name``.  All of it: docs/configuration.md.
     """
 
     def __init__(
