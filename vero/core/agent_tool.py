@@ -1,15 +1,8 @@
-"""``agent.as_tool()``: one agent as a tool of another.
+"""``agent.as_tool()``: one agent as a tool of another (docs/typed-results.md, "Agents as tools").
 
-The tool takes one argument, ``task``, and runs a fresh run of the agent on it (the agent's own
-conversation history is set aside for that run and put back after).  Called by a running agent,
-the run goes through that agent's ``run_subagent``: its usage counts toward the caller's budget,
-its steps are recorded there one level deeper, its events reach the caller's stream and trace, and
-cancelling the caller cancels it.  Called on its own (``tool(task="...")``), it is a plain run.
-
-The sub-run's answer is the tool's output.  A sub-run that ends without an accepted answer
-(``failed``, ``max_turns``, ``cancelled``...) raises ``SubagentFailed``, which the tool registry
-turns into an error observation naming the status; ``needs_review`` still gives the answer, with a
-line saying it was not accepted.
+Each call is a fresh run of the agent on ``task``, through the running agent's ``run_subagent`` (a
+plain run when no agent is running).  Its answer is the tool's output; a run that ends without an
+accepted answer raises ``SubagentFailed`` (an error observation), ``needs_review`` adds a line saying so.
 """
 
 from __future__ import annotations
@@ -44,10 +37,10 @@ def agent_tool(agent: Any, name: str | None = None, description: str | None = No
 
     return Tool(
         ask_agent,
-        name=name or _tool_name(agent.name),
+        name=name or re.sub(r"[^A-Za-z0-9_-]", "_", agent.name)[:64] or "agent",  # what a tool's name may hold
         description=description or f"Ask the agent {agent.name!r} ({type(agent).__name__}) to do a task; it answers.",
         timeout=math.inf,  # the caller's budgets bound it, and cancelling the caller stops it
-        read_only=_only_looks_up(agent),
+        read_only=not agent.uses_tools or all(agent.tools.read_only(tool) for tool in agent.tools.names()),
     )
 
 
@@ -77,14 +70,3 @@ def _answer(agent: Any, result: RunResult) -> str:
         return result.answer + NOT_ACCEPTED.format(status=result.status)
     reason = f": {result.error}" if result.error else ""
     raise SubagentFailed(f"the agent {agent.name!r} ended '{result.status}' without an answer{reason}")
-
-
-def _only_looks_up(agent: Any) -> bool:
-    """True when every tool the agent may call only looks things up (or it calls none)."""
-    tools = agent.tools
-    return not agent.uses_tools or all(tools.read_only(tool) for tool in tools.names())
-
-
-def _tool_name(agent_name: str) -> str:
-    """The agent's name as a tool name: letters, digits, ``_`` and ``-``, at most 64."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", agent_name)[:64] or "agent"

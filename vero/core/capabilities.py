@@ -3,17 +3,9 @@
 ``is_hosted(base_url, model_name)``: a hosted provider's model, by the endpoint's host and the model's
 family (``vero.core.providers``); tool-calling agents send such a model a plain prompt and no ``stop``.
 
-Does a model endpoint constrain replies to a JSON schema?  ``json_schema_support(base_url)``.
-
-An agent asks ``ChatOpenAI.supports_json_schema()`` before it constrains a typed answer; that asks this
-once per client.  A hosted endpoint is known by its host (``HOSTED``); any other server is asked who it is, with
-one cheap GET each until one answers (a short timeout, no retries):
-
-- llama.cpp's ``llama-server`` answers ``GET /props``: it turns a JSON schema into a grammar;
-- Ollama answers ``GET /api/version``: structured outputs since 0.5.0;
-- vLLM answers ``GET /version``: guided decoding of ``response_format`` since 0.6.0.
-
-Anything else, and any failure of the probe, is "unknown": no.  Nothing here raises.
+``json_schema_support(base_url)``: does the endpoint constrain replies to a JSON schema?  Known by host
+(``HOSTED``), else asked with one cheap GET each: llama.cpp's ``/props``, Ollama's ``/api/version``,
+vLLM's ``/version`` (docs/react.md, "Which servers").  Anything else, and any failure, is no; nothing raises.
 """
 
 from __future__ import annotations

@@ -94,15 +94,10 @@ class AgentOptions:
     """Tool calls run from one model reply; the rest are answered "not run" (1 or more)."""
 
     recovery: bool | str | tuple[Any, ...] | RecoveryHook = "auto"
-    """How much vero helps a model that breaks the protocol (docs/recovery.md).  ``"auto"`` (the default):
-    ``True`` for a local model, ``False`` for a hosted one (``ChatOpenAI.hosted``), decided when the agent
-    is made (``for_model``): a hosted API returns calls natively, and the held-out benchmark showed the
-    accommodations paying only on local servers.  ``True``: the general
-    mechanisms only (a call written as the whole reply runs, an empty or cut-off reply is asked again,
-    a repeated call is pointed out); ``False``: none of them, a reply is taken as written; a preset name
-    (``"small-model"``) or a sequence of rule names or rule objects (``vero.recovery``): the general
-    mechanisms and those rules; a ``RecoveryHook``: each mechanism switched on or off.  The value is
-    kept as given; ``hook`` is what the agents read."""
+    """How much vero helps a model that breaks the protocol (docs/recovery.md has the table): ``"auto"``
+    (the default; ``True`` for a local model, ``False`` for a hosted one, decided by ``for_model``),
+    ``True`` (the general mechanisms), ``False`` (a reply is taken as written), a preset name or rules
+    (``vero.recovery``), or a ``RecoveryHook``.  Kept as given; ``hook`` is what the agents read."""
 
     approve_tool: Callable[[ToolCallRequest], bool | str] | None = None
     """Asked before a call of a tool that may change things (and of a ``needs_approval`` tool) runs:
