@@ -1,19 +1,10 @@
 """The ``Agent`` base class: what every pattern shares.
 
-A pattern (ReAct, reflection, ...) subclasses ``Agent`` and writes its loop in
-``solve(task)``.  The base class owns everything around that loop:
-
-- ``run(task)``: empty-input check, timing, the ``RunResult``, events, and
-  turning errors and exhausted budgets into a status instead of a traceback;
-- the shared conversation ``history`` and ``ToolRegistry``;
-- the helpers each loop needs: ``call_llm`` (usage and token budget),
-  ``ask_json`` (JSON with a bounded re-ask), ``run_tool`` (truncated
-  observation, full text kept in the steps), ``record`` (a step + event),
-  ``turns`` (the turn budget) and ``run_subagent``.
-
-Control flow uses exceptions, as in mini-swe-agent: a budget running out
-raises ``BudgetExceeded`` anywhere in the loop and ``run`` ends with that
-status and the best partial answer so far.
+A pattern (ReAct, reflection, ...) subclasses ``Agent`` and writes its loop in ``solve(task)``; the
+base class owns ``run`` (the ``RunResult``, events, errors and budgets as a status), the ``history``,
+the tools and the helpers each loop needs (docs/custom-agents.md has the table).  Control flow uses
+exceptions, as in mini-swe-agent: a budget running out raises ``BudgetExceeded`` anywhere in the loop,
+and ``run`` ends with that status and the best partial answer so far.
 """
 
 from __future__ import annotations

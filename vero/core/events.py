@@ -29,18 +29,9 @@ log = logging.getLogger("vero.events")
 
 @dataclass(slots=True)
 class Event:
-    """One thing that happened, as listeners get it.
-
-    ``type`` is ``run_start``, ``llm_start`` (the request as sent), ``llm_call``
-    (the reply as received) or ``llm_error``, ``text_delta`` (only while
-    streaming), ``tool_call``, ``tool_result``, ``step`` or ``run_end`` from an
-    agent; ``llm_request``, ``llm_response`` and ``llm_retry`` from a
-    ``ChatOpenAI`` (see ``ChatOpenAI.callbacks``), and ``llm_replay`` when its
-    cassette answered instead of the endpoint.  A sub-agent's model and tool
-    events reach its parent's listeners too, with ``depth`` 1 and ``subagent``.
-    ``agent`` is the agent's name (empty for a model client's events),
-    ``data`` the details (a step's ``kind`` and ``content`` ...), ``time``
-    the Unix time it was emitted.
+    """One thing that happened, as listeners get it: ``type`` (an agent's ``run_start`` ... ``run_end``,
+    docs/custom-agents.md, "Events"; a ``ChatOpenAI``'s ``llm_request``, ``llm_response``, ``llm_retry``,
+    ``llm_replay``), ``agent`` (its name; empty for a model client's), ``data`` and ``time`` (Unix time).
     """
 
     type: str
@@ -58,13 +49,8 @@ Callback = Callable[[Event], None]
 class JsonlTrace:
     """Appends every event as one JSON line, flushed at once (text deltas aside: the reply has the text).
 
-    Only a regular file (or a new one) is opened: a FIFO or device is refused
-    at once.  A write that fails (disk full, ``/dev/full`` behind a link) stops
-    the trace: one warning is logged, ``error`` keeps the reason, and the run
-    goes on.
-
-    ``secret`` (the model client's API key) is masked wherever it appears, as ``***``, whatever it
-    holds: it is masked in the event's values, before they are written as JSON (``vero.core.secrets``).
+    Only a regular file (or a new one) is opened.  A write that fails stops the trace (one warning,
+    ``error`` keeps why) and the run goes on.  ``secret`` (the API key) is masked in every value.
     """
 
     def __init__(self, path: str, secret: str = ""):

@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 ROLES = ("system", "user", "assistant", "tool")
-
-
 ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from the model's text; a recovery lookup
 
 
@@ -23,19 +21,15 @@ class Arguments(dict[str, Any]):
     written: str | None = None  # the text as the model wrote it: read exactly for a tool that may change things
     problem: str | None = None  # why they are not as written (repaired, two sets in one step): refused for such a tool
     plain: bool = False  # no JSON object (text for a tool's one parameter): the gate reads ``written`` with the tool
-    origin: str = "native"  # "native" (the API's call), "text" (read from the model's text), "vero" (a rule's lookup)
+    origin: str = "native"  # one of ORIGINS
     call_id: str | None = None  # the API's id of the call, if any
 
 
 @dataclass(slots=True)
 class ToolCall:
-    """One function call requested by the model.
-
-    ``arguments`` is the JSON text as the model wrote it (what the API sends back); ``args`` is that
-    text read once as a dict (``Arguments``, read on first use).  ``origin``: ``"native"`` for the
-    API's tool call, ``"text"`` for a call vero read from the model's text, ``"vero"`` for a recovery
-    rule's read-only lookup (the gate treats each differently: ``vero.core.gate``).
-    """
+    """One function call requested by the model: ``arguments`` is the JSON text as the model wrote it
+    (what the API sends back), ``args`` that text read once as a dict; ``origin`` is one of ``ORIGINS``
+    (the gate treats each differently: ``vero.core.gate``)."""
 
     id: str
     name: str
@@ -110,13 +104,9 @@ def written_call_id(name: str, arguments: str) -> str:
 
 @dataclass(frozen=True)
 class ToolCallRequest:
-    """A tool call as vero is about to run it, for an approver (``approve_tool=``).
-
-    ``arguments`` is the parsed dict the tool will get (``ToolCall.arguments`` stays the JSON text
-    the API sends; ``ToolCall.args`` is that dict); ``origin`` says where the call came from:
-    ``"native"`` (the API's tool call), ``"text"`` (a call vero read from the model's text) or
-    ``"vero"`` (a read-only lookup a recovery rule made).
-    """
+    """A tool call as vero is about to run it, for an approver (``approve_tool=``): ``arguments`` is the
+    parsed dict the tool will get; ``origin`` one of ``ORIGINS`` (the API's call, one read from the
+    model's text, a recovery rule's read-only lookup)."""
 
     name: str
     arguments: dict[str, Any]
