@@ -10,14 +10,10 @@ from typing import Any
 from vero.core.deprecation import deprecated
 
 
-# Statuses and step kinds are string enums so that a typo is an AttributeError
-# instead of a silently different string; a member equals its string
-# (``Status.OK == "ok"``), formats as it (``f"{Status.OK}"`` is ``ok``) and is
-# written to JSON as it, so code comparing with strings and saved traces still work.
 class _Named(str, Enum):
-    """A string enum whose str, format and repr are its string's (``'ok'``, not
-    ``<Status.OK: 'ok'>``): a printed list of kinds, or a ``Step``, looks as it did
-    with plain strings.  (``enum.StrEnum`` would do most of this, but needs Python 3.11.)"""
+    """A string enum (a typo is an AttributeError, not a silently different string) whose member equals,
+    formats, prints and is written to JSON as its string (``'ok'``, not ``<Status.OK: 'ok'>``), so code
+    comparing with strings and saved traces still work.  (``enum.StrEnum`` needs Python 3.11.)"""
 
     value: str
 
@@ -145,26 +141,16 @@ def add_usage(total: dict[str, int], usage: dict[str, Any] | None) -> None:
 
 
 def normalize_usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A call's usage with checked counts and ``cached_tokens`` at the top level.
-
-    Servers report prompt tokens served from their prompt cache as
-    ``prompt_tokens_details.cached_tokens`` (OpenAI, llama.cpp's llama-server);
-    vero keeps it beside the other counts so that runs can add it up.  Other
-    keys are kept as sent.
-    """
+    """A call's usage with checked counts, and ``cached_tokens`` (servers report it as
+    ``prompt_tokens_details.cached_tokens``) at the top level so that runs can add it up."""
     if not isinstance(usage, dict):
         return None
     return {**usage, **token_counts(usage)}
 
 
 def token_counts(usage: dict[str, Any]) -> dict[str, int]:
-    """The counts of ``USAGE_KEYS`` as non-negative ints, whatever the server sent.
-
-    Numeric strings count (``"12"``); anything else that is not a sane number
-    (negative, bool, NaN, infinite, absurd, a list ...) counts 0.  A missing or
-    too small ``total_tokens`` is raised to prompt + completion: the token
-    budget reads the total.
-    """
+    """The counts of ``USAGE_KEYS`` as non-negative ints, whatever the server sent (``_token_count``); a
+    missing or too small ``total_tokens`` is raised to prompt + completion: the token budget reads it."""
     counts = {key: _token_count(usage.get(key)) for key in USAGE_KEYS}
     if "cached_tokens" not in usage:
         details = usage.get("prompt_tokens_details")
@@ -174,7 +160,7 @@ def token_counts(usage: dict[str, Any]) -> dict[str, int]:
 
 
 def _token_count(value: Any) -> int:
-    """One count as ``token_counts`` reads it: 0 for anything that is not a sane number."""
+    """One count: a number or numeric text; 0 for anything that is not a sane number (negative, NaN...)."""
     if isinstance(value, str):
         try:
             value = float(value)

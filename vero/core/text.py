@@ -6,15 +6,9 @@ import re
 
 
 def clip(text: str, limit: int, marker: str = "", *, within: bool = False) -> str:
-    """``text`` cut to ``limit`` characters, with ``marker`` added only when something was cut.
-
-    By default the marker follows the ``limit`` characters kept: a prompt shows
-    the model exactly ``limit`` characters of the original, then says it was
-    cut.  ``within=True`` keeps the whole result, marker included, within
-    ``limit``: a line of fixed width (an error message, a terminal line).
-    A marker that reports counts is formatted by the caller, e.g.
-    ``clip(text, n, f" [{len(text) - n} more chars]")``.
-    """
+    """``text`` cut to ``limit`` characters, with ``marker`` added only when something was cut: after the
+    ``limit`` characters kept (a prompt shows the model exactly that many), or with ``within=True``
+    inside ``limit`` (a line of fixed width).  A marker that reports counts is formatted by the caller."""
     if len(text) <= limit:
         return text
     keep = limit - len(marker) if within else limit
@@ -51,15 +45,9 @@ _PRINTABLE = {code: _NAMED.get(code) or (f"\\x{code:02x}" if code < 0x100 else f
 
 
 def printable(text: object) -> str:
-    """``text`` safe to print on a terminal: control characters are shown escaped (``\\x1b``, ``\\r``).
-
-    A model's reply, a tool's output or a server's error text can hold escape
-    sequences that set the window title, write the clipboard (OSC 52), erase
-    lines, or hide text behind a carriage return.  Escaping each control
-    character on its own (not whole sequences) needs no parser and works on
-    streamed pieces too.  Newlines and tabs stay; a Windows line end
-    (``\\r\\n``) is a newline.
-    """
+    """``text`` safe to print on a terminal: control characters shown escaped (``\\x1b``, ``\\r``), as
+    a reply, a tool's output or an error can hold escape sequences (a window title, the clipboard).
+    Each character on its own: no parser, and streamed pieces work too.  Newlines and tabs stay."""
     return str(text).replace("\r\n", "\n").translate(_PRINTABLE)
 
 

@@ -28,12 +28,8 @@ def split_thinking(text: str | None) -> tuple[str, str | None]:
 
 
 def _cut_blocks(text: str) -> tuple[str, list[str]]:
-    """Cut every ``<think>...</think>`` block out of ``text``, left to right.
-
-    One pass with ``str.find``: a regex that retries the search for ``</think>``
-    from every ``<think>`` is quadratic on a reply full of unclosed tags.  Once
-    no ``</think>`` follows an opening tag, none follows the later ones either.
-    """
+    """Cut every ``<think>...</think>`` block out of ``text``, in one pass with ``str.find`` (a regex is
+    quadratic on a reply full of unclosed tags)."""
     kept: list[str] = []
     thoughts: list[str] = []
     start = 0
@@ -49,14 +45,8 @@ def _cut_blocks(text: str) -> tuple[str, list[str]]:
 
 
 class ThinkingStream:
-    """Splits streamed text deltas into answer and thinking as they arrive.
-
-    A tag may be cut across two deltas, so a tail that could be the start of a
-    tag is held back until the next delta decides it.  A reply whose opening
-    ``<think>`` was dropped by the server (only ``</think>`` arrives) cannot be
-    recognised while streaming: its thinking is streamed as text, but the final
-    ``Message`` is still split correctly by ``split_thinking``.
-    """
+    """Splits streamed text deltas into answer and thinking as they arrive; a tail that may be the start
+    of a tag is held back.  (A dropped opening ``<think>`` shows only in the final ``Message``.)"""
 
     def __init__(self) -> None:
         self.in_think = False
