@@ -1,10 +1,6 @@
-"""API keys are never shown: the one rule that masks a key in everything vero writes.
-
-``ChatOpenAI`` masks its key in error messages, the CLI in log lines, console lines and ``--json``
-output, ``JsonlTrace`` in trace lines, ``Agent.stream`` in the request and reply records.  A key
-may reach any of them: a server echoes it in an error, a model repeats it in an answer, a tool
-returns it.  Each goes through ``mask_secret``, which also masks pieces of the key and the forms
-the outputs write it in (JSON or Python escapes of a key holding a quote or a backslash).
+"""API keys are never shown: the one rule (``mask_secret``) that masks a key, pieces of it and its escaped
+forms in everything vero writes (errors, logs, console lines, traces, stream records), since a server,
+a model or a tool may echo it anywhere.
 """
 
 from __future__ import annotations

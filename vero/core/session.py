@@ -26,15 +26,9 @@ MAX_SESSION_BYTES = 64 << 20  # /load reads at most this much: far above a long 
 
 
 def atomic_write(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves the old file intact.
-
-    The text goes to a temporary file in the same folder, is flushed to disk,
-    and then renamed over ``path`` in one step.  A symlink is followed first,
-    so its target is replaced and the link stays a link (as with ``open``).
-    Only a regular file (or a new name) is replaced, never a device, FIFO,
-    socket or folder; a replaced file keeps its mode and (as far as
-    permissions allow) its owner.  Errors name ``path``, not the temporary file.
-    """
+    """Write ``text`` to ``path`` so that a crash leaves the old file intact: a temporary file in the same
+    folder, flushed to disk, renamed over ``path`` (a symlink's target, as ``open`` would write).  Only a
+    regular file (or a new name) is replaced, keeping its mode and owner; errors name ``path``."""
     real = os.path.realpath(path)
     try:
         old = check_regular_or_missing(real)

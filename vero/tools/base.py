@@ -1,13 +1,8 @@
-"""``@tool``: turn a typed Python function into something a model can call.
+"""``@tool``: turn a typed Python function into something a model can call (docs/tools.md).
 
-The JSON schema comes from the type hints (``vero.tools.schema``: simple values, ``Literal``,
-``Enum``, lists, dicts, dataclasses, ``TypedDict``, ``NamedTuple``, pydantic models, unions,
-``Annotated[T, "description"]``), the descriptions from the docstring (Google ``Args:``, Sphinx
-``:param x:`` or NumPy ``Parameters`` sections), so a tool is written once, as a normal
-function.  ``Tool.validate`` coerces the loose arguments models produce (``"3"`` for an int, a
-JSON string for a list), builds the declared types (a dataclass parameter gets a dataclass, an
-Enum one its member) and names every problem, with its path, when they cannot be used.  A
-parameter type with no JSON form is a ``TypeError`` when the tool is made.
+The JSON schema comes from the type hints (``vero.tools.schema``), the descriptions from the docstring
+(Google, Sphinx or NumPy style), so a tool is written once, as a normal function.  ``Tool.validate``
+coerces the loose arguments models produce, builds the declared types and names every problem.
 """
 
 from __future__ import annotations
@@ -65,12 +60,8 @@ _VALID_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its summary and its parameters' descriptions.
-
-    Google (``Args:``), Sphinx (``:param x: ...``) and NumPy (``Parameters`` over a line of
-    dashes) styles are read; the summary is everything before the first section or field, with
-    whitespace collapsed so it fits on one line of a prompt.
-    """
+    """Split a docstring (Google ``Args:``, Sphinx ``:param x:`` or NumPy ``Parameters`` style) into its
+    summary (before the first section, on one line for a prompt) and its parameters' descriptions."""
     lines = inspect.cleandoc(doc or "").splitlines()
     summary: list[str] = []
     args: dict[str, str] = {}
@@ -229,17 +220,12 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
 
 
 class Tool:
-    """A function plus the JSON schema that tells a model how to call it.
+    """A function plus the JSON schema that tells a model how to call it; calling the tool calls the function.
 
-    ``timeout`` is in seconds; ``None`` means "use the registry's default" and
-    ``math.inf`` means "no limit".  ``read_only=True`` says the
-    tool only looks things up and changes nothing (a calculator, a clock, a search); unmarked tools
-    are taken to change things, and vero never runs one with arguments the model did not write
-    (docs/tools.md, "Safety").  ``needs_approval=True``: every call is put to the agent's approver
-    (``approve_tool=``), read-only or not, and refused when there is none.  Re-wrapping a tool keeps its
-    ``timeout``, ``read_only`` and ``needs_approval`` unless they are given again.
-    Calling the tool calls the function directly, so decorated functions keep
-    working as functions.
+    ``timeout``: seconds (``None``: the registry's default; ``math.inf``: no limit).  ``read_only=True``:
+    the tool only looks things up; unmarked tools are taken to change things, and vero never runs one
+    with arguments the model did not write (docs/tools.md, "Safety").  ``needs_approval=True``: every
+    call is put to the agent's approver, and refused when there is none.  Re-wrapping keeps the settings.
     """
 
     def __init__(

@@ -40,16 +40,9 @@ MAX_GENERATED_ITEMS = 10_000  # items taken from a generator a tool returned
 
 @dataclass(slots=True)
 class ToolOutcome:
-    """What running a tool produced: the one tool-result type of vero.
-
-    ``ToolRegistry.run`` returns the tool's full ``output``; ``Agent.run_tool``
-    returns the same type with the ``output`` the model is sent (clipped, with hints).
-
-    ``error`` says why when ``ok`` is False: a ``vero.core.ToolError`` (``unknown_tool``,
-    ``bad_arguments``, ``exception``, ``timeout``, ``busy``; from ``Agent.run_tool``
-    also ``repeated_failure``), each equal to its string.  Agents of your own may
-    use kinds of their own.  ``repeated`` (from ``Agent.run_tool``): this run made the same
-    call before, so the model may be looping on its result.
+    """What running a tool produced: the tool's full ``output`` (from ``ToolRegistry.run``), or the one the
+    model is sent (from ``Agent.run_tool``: clipped, with hints).  ``error`` says why when ``ok`` is False
+    (a ``vero.core.ToolError``, or an agent's own kind); ``repeated``: this run made the same call before.
     """
 
     output: str
