@@ -108,15 +108,8 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     if reply.finish_reason == "length" and not agent.tools.read_only(call.name):
         agent.record(StepKind.WARNING, cut_off_warning(call.name), cut_off=True, raw=reply.text)
         return reply
-    call.origin = "text"  # for the gate: read from the model's text
     note_ = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
-    agent.record(
-        StepKind.WARNING,
-        f"tool call written as text, run as a call: {call.name}{note_}",
-        recovered_from_text=True,
-        raw=reply.text,
-    )
-    return replace(reply, content=None, tool_calls=[call])  # its reasoning, usage and finish reason kept
+    return _as_call(agent, reply, call, f"tool call written as text, run as a call: {call.name}{note_}")
 
 
 def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
@@ -134,15 +127,17 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
         # a reply that begins with a template's tags (imitated) is read without them
         clean = strip_template_tags(reply.text) if reply.text.lstrip().startswith("<") else reply.text
         return reply if clean == reply.text else replace(reply, content=clean)
-    agent.record(
-        StepKind.WARNING,
-        f"read-only tool call written amid prose, run as a call: {calls[0].name}",
-        recovered_from_text=True,
-        raw=reply.text,
-    )
+    lookup = _as_call(agent, reply, calls[0], f"read-only tool call written amid prose, run as a call: {calls[0].name}")
     agent.record(StepKind.THOUGHT, reply.text)
-    calls[0].origin = "text"  # for the gate: read from the model's text
-    return replace(reply, content=None, tool_calls=calls[:1])
+    return lookup
+
+
+def _as_call(agent: Agent, reply: Message, call: ToolCall, warning: str) -> Message:
+    """``reply`` as the one ``call`` read from its text (its reasoning, usage and finish reason kept), with
+    a warning step; the call is marked ``origin="text"`` for the gate, which refuses a quoted call."""
+    agent.record(StepKind.WARNING, warning, recovered_from_text=True, raw=reply.text)
+    call.origin = "text"
+    return replace(reply, content=None, tool_calls=[call])
 
 
 def without_cut_off_calls(agent: Agent, reply: Message) -> Message:
