@@ -10,7 +10,6 @@ and ``run`` ends with that status and the best partial answer so far.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import operator
 import threading
@@ -67,7 +66,6 @@ CUT_OFF_WARNING = "the reply was cut off at the output limit (max_tokens)"
 RELAYED_EVENTS = frozenset(
     {"llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_approval", "tool_result"}
 )
-NAMING_HINT = note("naming_hint", "\nTo call {tool} with your input, write it as {input}")
 REPEATED_FAILURE = note(
     "repeated_failure",
     (
@@ -625,8 +623,7 @@ class Agent(ABC):
         if isinstance(call, Refusal):
             self.record(StepKind.OBSERVATION, call.text, tool=name, ok=False, error=call.error)
             hint = self.tools.others_hint(name) if call.error == ToolError.BAD_ARGUMENTS else ""
-            text = call.text + self._naming_hint(name, shown) + hint
-            return ToolOutcome(text, False, call.error, repeated=bool(earlier))
+            return ToolOutcome(call.text + hint, False, call.error, repeated=bool(earlier))
         self._emit("tool_call", tool=name, args=call.arguments, call_id=call.id)  # a dict from every pattern
         if run is not None and (run.pace is not None or run.cancelled.is_set()):
             self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
@@ -639,8 +636,6 @@ class Agent(ABC):
         self.record(StepKind.OBSERVATION, output, tool=name, ok=ok, error=error)
         text = tidy_numbers(output) if hook.tidy_numbers else output
         text = text if len(text) <= self.options.max_observation_chars else self._clip(text)
-        if error == ToolError.BAD_ARGUMENTS:
-            text += self._naming_hint(name, call.arguments)
         if error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (ok and ERROR_TEXT.match(text)):
             text += self.tools.others_hint(name)  # perhaps the wrong tool (an unknown tool's error lists them)
         return ToolOutcome(text, ok, error, repeated=bool(earlier))
@@ -653,16 +648,9 @@ class Agent(ABC):
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         text = REPEATED_FAILURE.format(
             error=self._clip(failed.content.strip().splitlines()[0], 200), tools=self.tools.short_lines()
-        ) + self._naming_hint(name, args)
+        )
         self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
         return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
-
-    def _naming_hint(self, name: str, args: Any) -> str:
-        """After a call failed on a tool's or an argument's name: the model's own input as the one
-        read-only tool it fits takes it (``RecoveryHook.naming_hint``).  vero does not run it: the
-        model writes the next call."""
-        fit = self.tools.fitting_input(name, args) if self.options.hook.naming_hint and isinstance(args, dict) else None
-        return "" if fit is None else NAMING_HINT.format(tool=fit[0], input=json.dumps(fit[1], ensure_ascii=False))
 
     def _clip(self, text: str, limit: int | None = None) -> str:
         """``text`` cut to ``limit`` characters (default ``max_observation_chars``), with a marker."""

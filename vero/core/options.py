@@ -43,7 +43,6 @@ class RecoveryHook:
     nudges: bool = True  # native: a cut-off or empty reply is asked again (off: a cut-off reply ends ``failed``)
     repeated_call_note: bool = True  # a call made before gets its result and a note to use it
     refuse_repeated_failures: bool = True  # a call that failed before with the same arguments is not run again
-    naming_hint: bool = True  # a call that failed on a name is shown the input as the read-only tool it fits takes it
     tidy_numbers: bool = True  # float noise leaves tool output and the answer (0.30000000000000004 -> 0.3)
     respond: Callable[[Any, str], str | ToolCall | None] | None = None
     """The rules: ``respond(agent, answer)`` gives a note to send instead of accepting ``answer``, a
@@ -54,12 +53,7 @@ GENERAL = RecoveryHook()  # ``recovery=True``
 # ``recovery=False``: a reply is taken as written.  Tool output and repeated failures are not about
 # reading replies, and kept as they were before the switches existed.
 AS_WRITTEN = RecoveryHook(
-    unlabelled_calls=False,
-    calls_in_text=False,
-    calls_in_prose=False,
-    nudges=False,
-    repeated_call_note=False,
-    naming_hint=False,
+    unlabelled_calls=False, calls_in_text=False, calls_in_prose=False, nudges=False, repeated_call_note=False
 )
 AUTO = "auto"  # ``recovery="auto"``, the default: ``AgentOptions.for_model`` decides it per model
 # How a preset or rule names become a hook (``vero.recovery.hook``): see ``use_rules_layer``.

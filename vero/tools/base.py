@@ -359,26 +359,6 @@ class Tool:
             raise ToolArgumentError(f"{' and '.join(problems)}. Expected arguments: {expected}.{hint}")
         return kwargs
 
-    def fits(self, args: dict[str, Any]) -> bool:
-        """True when ``args`` are this tool's own: every name one of its parameters, and valid."""
-        if not args or not set(args) <= set(self.parameters["properties"]):
-            return False
-        try:
-            self.validate(args)
-        except ToolArgumentError:
-            return False
-        return True
-
-    def renamed_arguments(self, args: dict[str, Any]) -> dict[str, Any] | None:
-        """``args`` with its one argument this tool does not know under the one required name it lacks,
-        when nothing else is wrong; None when that is not the case (which name goes where is not sure)."""
-        unknown = [key for key in args if key not in self.parameters["properties"]]
-        missing = [name for name in self._required if name not in args]
-        if len(unknown) != 1 or len(missing) != 1 or self._accepts_extra:
-            return None
-        renamed = {missing[0] if key == unknown[0] else key: value for key, value in args.items()}
-        return renamed if self.fits(renamed) else None
-
     def _nesting_hint(self, missing: list[str], unexpected: list[str]) -> str:
         """When the unexpected arguments are the fields of the one missing object argument: say they go
         inside it (vero does not move them there itself: the call is the model's to write)."""

@@ -327,18 +327,6 @@ class ToolRegistry:
             self._description = "\n".join(lines)
         return self._description
 
-    def fitting_input(self, name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        """After a call failed on a name: the model's own input in the form of the one read-only tool it
-        fits, as ``(tool, arguments)``, or None.  ``name`` known: its one unknown argument under its
-        one missing name; ``name`` unknown: the one tool that takes the input as it is, if it is read-only.
-        Small models copy names from examples and other tools, and then repeat the failing call."""
-        tool = self._tools.get(name)
-        if tool is not None:
-            renamed = tool.renamed_arguments(args) if tool.read_only else None
-            return None if renamed is None else (name, renamed)
-        fits = [t for t in self._tools.values() if t.fits(args)]
-        return (fits[0].name, dict(args)) if len(fits) == 1 and fits[0].read_only else None
-
     def short_lines(self) -> str:
         """One short line per tool (its call shape and first sentence), for nudges to the model."""
         lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in self._tools.values()]
