@@ -12,7 +12,7 @@ import pytest
 from vero import tool
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.agents._guided import ANSWERED
-from vero.agents._native import HOSTED_INSTRUCTIONS, NATIVE_INSTRUCTIONS, TEXT_CALLS_STOP
+from vero.agents._native import HOSTED_INSTRUCTIONS, NATIVE_INSTRUCTIONS, TEXT_CALLS_STOP, TOOL_CALL_GUIDE
 from vero.agents.tool_calling import HOSTED_SYSTEM_PROMPT, TOOL_CALLING_SYSTEM_PROMPT
 from vero.core.capabilities import is_hosted
 from vero.core.chat_openai import ChatOpenAI
@@ -347,7 +347,7 @@ def test_a_hosted_model_gets_the_plain_prompt_and_no_stop():
     llm = ScriptedLLM([call("multiply", a=6, b=7), "42"], hosted=True)
     assert ToolCallingAgent("a", llm, tools=[multiply], verbose=False).run("6*7?") == "42"
     system = llm.requests[0].messages[0]["content"]
-    assert system == HOSTED_SYSTEM_PROMPT and "<tool_call>" not in system and "Ada Moss" not in system
+    assert system == HOSTED_SYSTEM_PROMPT and "<tool_call>" not in system and TOOL_CALL_GUIDE not in system
     assert all(request.stop is None for request in llm.requests)
 
 

@@ -48,15 +48,15 @@ PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list
 PLANNER_RULES = """An executor will carry out your steps one at a time; it can call the tools listed in the request.
 - You cannot call tools yourself; only plan.
 - Each step is one short instruction in plain words that names the tool to use; pick the tool whose description fits.
-- A later step may use the result of an earlier one: refer to it ("the city found in step 1"), never guess it.
+- A later step may use the result of an earlier one: refer to it ("the hall found in step 1"), never guess it.
 - Use as few steps as the task needs: no step after the one whose result answers the task.
 
-Examples (other tools: country_info, city_info, calculate).
-"What is the capital of Norway?" needs one step:
-{"steps": ["Find the capital of Norway with country_info"]}
-"What is the population density of the capital of Norway?" needs three:
-{"steps": ["Find the capital of Norway with country_info", "Find that city's population and area with city_info", \
-"Divide the population by the area with calculate"]}
+Examples (made-up tools: band_info, venue_info, calculate).
+"Which hall does the band Blue Harbor play tonight?" needs one step:
+{"steps": ["Find the hall Blue Harbor plays tonight with band_info"]}
+"How many seats per row has the hall where Blue Harbor plays tonight?" needs three:
+{"steps": ["Find the hall Blue Harbor plays tonight with band_info", \
+"Find that hall's seats and rows with venue_info", "Divide the seats by the rows with calculate"]}
 
 Reply with only the JSON object of your plan."""
 
