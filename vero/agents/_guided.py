@@ -5,8 +5,8 @@
 (trimmed to what every server's converter takes, ``grammar_schema``), or the final answer; the thought
 comes first (the model reasons before it chooses), then ``results_answer_the_task``, a yes/no choice
 (with the answer as one option among many calls, a small model went on calling tools after it had
-the answer).  A call that worked is not run again (``MAX_REPEATED_CALLS``); a server that refuses
-the schema switches the run to the text protocol once (``fall_back``).
+the answer).  A call that worked is not run again (a tool that changes things would change them twice);
+after ``MAX_REPEATED_CALLS`` repeats only the answer is offered.  A refused schema: text for the run (``fall_back``).
 """
 
 from __future__ import annotations

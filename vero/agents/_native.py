@@ -133,8 +133,8 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
 
 
 def _as_call(agent: Agent, reply: Message, call: ToolCall, warning: str) -> Message:
-    """``reply`` as the one ``call`` read from its text (its reasoning, usage and finish reason kept), with
-    a warning step; the call is marked ``origin="text"`` for the gate, which refuses a quoted call."""
+    """``reply`` as the one ``call`` read from its text (reasoning, usage and finish reason kept), with a warning
+    step; ``origin="text"``: the gate refuses it, for a tool that may change things, if it is a quote."""
     agent.record(StepKind.WARNING, warning, recovered_from_text=True, raw=reply.text)
     call.origin = "text"
     return replace(reply, content=None, tool_calls=[call])

@@ -4,9 +4,9 @@ Small models served without a tool-call parser (or ignoring it) write the call i
 text, in the shapes their chat templates use: JSON ``{"name": ..., "arguments": {...}}`` objects,
 in one code fence, ``<tool_call>`` blocks (with JSON or Qwen's ``<function=...>``), inside another
 tag of the template, with its doubled braces.  Such a reply is a call only when its *whole* content
-is the call or calls, of a registered tool with an arguments object (docs/tools.md, "Safety", rule 2);
-``calls_in_prose`` reads calls amid prose, for the agents to run read-only tools only.  Everything is
-read with ``str.find`` and a JSON decoder, in linear time, up to ``MAX_CALL_TEXT_CHARS``.
+is the call or calls, of a registered tool with an arguments object: a call amid prose may be a quote or
+an example (docs/tools.md, "The promises", 2; ``calls_in_prose`` reads those, for read-only tools only).
+Read with ``str.find`` and a JSON decoder, in linear time; a reply over ``MAX_CALL_TEXT_CHARS`` is no call.
 """
 
 from __future__ import annotations
