@@ -224,8 +224,8 @@ class Tool:
 
     ``timeout``: seconds (``None``: the registry's default; ``math.inf``: no limit).  ``read_only=True``:
     the tool only looks things up; unmarked tools are taken to change things, and vero never runs one
-    with arguments the model did not write (docs/tools.md, "Safety").  ``needs_approval=True``: every
-    call is put to the agent's approver, and refused when there is none.  Re-wrapping keeps the settings.
+    with arguments the model did not write (docs/tools.md, "Safety").  ``needs_approval=True``: every call
+    is put to the agent's approver (refused without one).  Re-wrapping a tool keeps these three settings.
     """
 
     def __init__(

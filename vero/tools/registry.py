@@ -5,7 +5,7 @@ exception or a timeout all become an observation the model can read.  Output is 
 
 A tool with a timeout (default 30 s) runs, and its result becomes text, on a daemon worker thread
 from a small pool.  **A thread that times out cannot be killed: the tool runs on, and its side effects
-can still happen after the "timed out" observation** (give such a tool its own deadline, as
+can still happen after the "timed out" observation or a Ctrl-C** (give such a tool its own deadline, as
 ``python_exec`` does).  Hung tools are bounded (``MAX_STUCK_WORKERS``, then ``busy``; docs/reliability.md).
 A tool without a limit runs on the caller's thread, where a KeyboardInterrupt propagates.
 """
