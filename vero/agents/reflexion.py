@@ -82,7 +82,7 @@ class ReflexionAgent(Agent):
             history across attempts.
         evaluator: ``fn(task, answer) -> (passed, score, feedback)`` for external checks such as unit
             tests; its ``passed`` is final, and its feedback (shown to the reflector) must never reveal
-            hidden ground truth.  One that raises fails that attempt.  Default: an LLM judge.
+            hidden ground truth.  One raising or returning anything else fails that attempt.  Default: an LLM judge.
         pass_score: the judge's pass mark, 0-100 (default 80).
         memory_size: how many recent reflections the next attempt sees (default 3).
         protocol: the ReAct protocol of the default executor (``ReActAgent``'s ``protocol``:

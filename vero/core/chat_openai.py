@@ -399,7 +399,7 @@ _clients_lock = threading.Lock()
 
 
 def _forget_clients_after_fork() -> None:
-    """A forked process must not reuse the parent's keep-alive connections (``ChatOpenAI.client``)."""
+    """A forked process must not reuse the parent's connections: two processes on one socket swap replies."""
     global _clients_lock
     _clients.clear()
     _clients_lock = threading.Lock()

@@ -35,7 +35,7 @@ def _cut_blocks(text: str) -> tuple[str, list[str]]:
     start = 0
     while (open_at := text.find(OPEN, start)) >= 0:
         close_at = text.find(CLOSE, open_at + len(OPEN))
-        if close_at < 0:
+        if close_at < 0:  # none after this tag, so none after the later ones: the rest is kept
             break
         kept.append(text[start:open_at])
         thoughts.append(text[open_at + len(OPEN) : close_at].strip())
@@ -45,8 +45,8 @@ def _cut_blocks(text: str) -> tuple[str, list[str]]:
 
 
 class ThinkingStream:
-    """Splits streamed text deltas into answer and thinking as they arrive; a tail that may be the start
-    of a tag is held back.  (A dropped opening ``<think>`` shows only in the final ``Message``.)"""
+    """Splits streamed text deltas into answer and thinking as they arrive; a tail that may start a tag is
+    held back.  Thinking whose ``<think>`` the server dropped streams as text (the final ``Message`` is split)."""
 
     def __init__(self) -> None:
         self.in_think = False
