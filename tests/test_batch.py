@@ -9,7 +9,7 @@ import pytest
 
 from vero import Agent, Message
 from vero.batch import _picklable, run_many, run_one
-from vero.core.agent import BudgetExceeded, MalformedOutputError
+from vero.core.agent import BudgetExceeded, InvalidOutputError, MalformedOutputError
 from vero.core.result import Status
 from vero.errors import LLMCallError
 from vero.testing import ScriptedLLM
@@ -90,7 +90,9 @@ def test_vero_errors_survive_pickling_with_their_fields():
     call_error = pickle.loads(pickle.dumps(LLMCallError("down", status=503)))
     assert call_error.status == 503 and str(call_error) == "down"
     malformed = pickle.loads(pickle.dumps(MalformedOutputError("bad", raw="prose")))
-    assert malformed.raw == "prose"
+    assert type(malformed) is MalformedOutputError and malformed.raw == "prose" and str(malformed) == "bad"
+    invalid = pickle.loads(pickle.dumps(InvalidOutputError("no fit", raw="{}")))
+    assert type(invalid) is InvalidOutputError and invalid.raw == "{}" and invalid.status == "invalid_output"
 
 
 def test_an_unpicklable_error_is_replaced_by_a_runtime_error_naming_it():
