@@ -182,8 +182,8 @@ def response_format(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 # The keywords of a tool's argument schema that llama.cpp's, Ollama's, vLLM's and OpenAI's converters all
-# take; annotations go (a small model copies an example into its call), and so does what a converter may
-# refuse (docs/react.md, "Schema-guided steps", has the list and why).
+# take; title, default and examples go (a small model copies an example into its call), and so does what a
+# converter may refuse, such as pattern or format (docs/react.md, "Schema-guided steps", has the list and why).
 KEPT_KEYWORDS = frozenset(
     {
         "type",
