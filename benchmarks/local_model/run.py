@@ -412,6 +412,19 @@ def main() -> int:
     )
     parser.add_argument("--max-tokens", type=int, default=1024, help="output cap per model call (default 1024)")
     parser.add_argument(
+        "--temperature",
+        type=float,
+        default=0,  # an int, as before: the request body (and so the cassette key) is unchanged
+        help="sampling temperature (default 0); above 0 with --seed for the samples of a vote (vote.py)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the started llama-server's --seed, so that a temperature above 0 samples the same way on a rerun "
+        "(the seed is not in the request: use one --cache folder per seed)",
+    )
+    parser.add_argument(
         "--recovery",
         type=recovery_setting,
         default=True,
@@ -476,7 +489,7 @@ def main() -> int:
             model_name=model_name,
             base_url=base_url,
             api_key="sk-no-key",
-            temperature=0,
+            temperature=args.temperature,
             max_tokens=args.max_tokens,
             timeout=600,
             max_retries=0,
@@ -658,8 +671,9 @@ class _server:
         from server import LlamaServer, ensure_model, ensure_server_binary
 
         ensure_server_binary()
+        seed = () if self.args.seed is None else ("--seed", str(self.args.seed))
         self.server = LlamaServer(
-            ensure_model(self.args.model), slots=max(1, self.args.parallel), threads=self.args.threads
+            ensure_model(self.args.model), slots=max(1, self.args.parallel), threads=self.args.threads, extra_args=seed
         )
         self.server.__enter__()
         return self.server.base_url, self.server.model_name

@@ -23,6 +23,7 @@ def _load(name: str, path: Path):
 
 server = _load("vero_bench_server", BENCH / "local_model" / "server.py")
 he = _load("vero_bench_humaneval", BENCH / "humaneval.py")
+vote_py = _load("vero_bench_vote", BENCH / "local_model" / "vote.py")
 DATA = HERE / "data" / "humaneval_3.jsonl"
 
 
@@ -69,3 +70,37 @@ def test_a_signal_stops_the_server_before_the_program_ends(tmp_path, monkeypatch
     finally:
         for signum_, handler in saved.items():
             signal.signal(signum_, handler)
+
+
+# -- vote.py: self-consistency measured from runs already made -------------------------------------------------------
+
+
+def test_answer_key_counts_the_same_value_in_other_words_as_one_vote():
+    answer_key = vote_py.answer_key
+    assert answer_key("1,240.50") == answer_key("It has 1240.5 seats.") == "1240.5"
+    assert answer_key("Yes, the hall is larger.") == answer_key("yes") == "yes"
+    assert answer_key("The Lyra Hall.") == answer_key("the lyra hall") != answer_key("Orion Theatre")
+
+
+def _row(answer, correct, tools=("look",)):
+    steps = [{"kind": "action", "content": "", "data": {"tool": t}} for t in tools]
+    return {"answer": answer, "correct": correct, "steps": steps}
+
+
+def test_vote_takes_the_most_common_answer_and_a_tie_goes_to_the_first_run():
+    vote = vote_py.vote
+    read_only = {"look": True}
+    winner, held = vote([_row("12", False), _row("13", True), _row("13.0", True)], read_only)
+    assert held and winner["correct"]
+    winner, _ = vote([_row("12", False), _row("13", True)], read_only)
+    assert winner["answer"] == "12"
+
+
+def test_vote_never_votes_a_task_whose_first_run_changed_things_and_leaves_out_a_changing_sample():
+    vote = vote_py.vote
+    read_only = {"look": True, "book": False}
+    first = _row("booked", False, tools=("look", "book"))
+    winner, held = vote([first, _row("done", True), _row("done", True)], read_only)
+    assert winner is first and not held
+    winner, held = vote([_row("12", True), _row("13", False, ("book",)), _row("13", False, ("book",))], read_only)
+    assert held and winner["answer"] == "12"  # the two changing samples do not count
