@@ -44,6 +44,11 @@ def cli_env(**extra) -> dict:
     return env
 
 
+def chat_with(srv, agent: str = "chat") -> tuple[str, ...]:
+    """``vero chat`` with one agent, on the scripted server: the arguments most chat tests begin with."""
+    return ("chat", "--agent", agent, "--base-url", srv.base_url)
+
+
 def vero_process(*args, cwd, input=None, timeout=60, **env) -> subprocess.CompletedProcess:
     """``python -m vero ARGS`` as a real subprocess, as a user runs it."""
     return subprocess.run(
@@ -299,11 +304,7 @@ def test_run_writes_a_trace_file(srv, tmp_path):
 def test_chat_keeps_the_conversation_and_streams(srv, tmp_path):
     srv.enqueue("Nice to meet you, Ada.", "Your name is Ada.")
     done = vero_process(
-        "chat",
-        "--agent",
-        "chat",
-        "--base-url",
-        srv.base_url,
+        *chat_with(srv),
         cwd=tmp_path,
         input="My name is Ada.\nWhat is my name?\nbye\n",
     )
@@ -359,11 +360,7 @@ def test_chat_verbose_off_hides_the_steps(srv, tmp_path):
 def test_chat_save_then_load_restores_the_conversation(srv, tmp_path):
     srv.enqueue("Noted: the code word is heron.")
     first = vero(
-        "chat",
-        "--agent",
-        "chat",
-        "--base-url",
-        srv.base_url,
+        *chat_with(srv),
         cwd=tmp_path,
         input="Remember the code word heron.\n/save conv.json\nbye\n",
     )
@@ -396,11 +393,7 @@ def test_chat_save_then_load_restores_the_conversation(srv, tmp_path):
 
     srv.enqueue("Still heron.")
     third = vero(
-        "chat",
-        "--agent",
-        "chat",
-        "--base-url",
-        srv.base_url,
+        *chat_with(srv),
         cwd=tmp_path,
         input="/load conv.json\nAnd now?\n/load missing.json\nbye\n",
     )
@@ -420,11 +413,7 @@ def test_chat_load_of_a_corrupt_file_exits_2(srv, tmp_path):
 def test_chat_survives_an_api_error(srv, tmp_path):
     srv.enqueue(HTTPFault(500), "Recovered.")
     done = vero(
-        "chat",
-        "--agent",
-        "chat",
-        "--base-url",
-        srv.base_url,
+        *chat_with(srv),
         cwd=tmp_path,
         MAX_RETRIES="0",
         input="first question\nsecond question\nbye\n",
@@ -440,11 +429,7 @@ def test_chat_survives_an_api_error(srv, tmp_path):
 def test_chat_switches_agent_and_keeps_history(srv, tmp_path):
     srv.enqueue("Hi Bob.", "Thought: I remember it.\nFinal Answer: Your name is Bob.")
     done = vero(
-        "chat",
-        "--agent",
-        "chat",
-        "--base-url",
-        srv.base_url,
+        *chat_with(srv),
         cwd=tmp_path,
         input="I am Bob.\n/agent react\nWho am I?\n/agent\nbye\n",
     )
@@ -523,11 +508,7 @@ def test_chat_plan_approval_reads_as_a_question_and_its_answer(srv, tmp_path):
         json.dumps({"response": "Bonjour !"}),
     )  # the replanner answers
     done = vero(
-        "chat",
-        "--agent",
-        "plan",
-        "--base-url",
-        srv.base_url,
+        *chat_with(srv, "plan"),
         cwd=tmp_path,
         input="Greet me.\nin French please\ny\nbye\n",
     )
@@ -806,11 +787,7 @@ def test_chat_text_of_consecutive_model_calls_starts_on_new_lines(srv, tmp_path)
 
 def test_chat_with_the_reflection_pattern_says_it_uses_no_tools(srv, tmp_path):
     done = vero(
-        "chat",
-        "--agent",
-        "reflection",
-        "--base-url",
-        srv.base_url,
+        *chat_with(srv, "reflection"),
         cwd=tmp_path,
         input="/tools\n/agent react\n/tools\n/agent reflection\nbye\n",
     )
