@@ -641,15 +641,31 @@ def test_the_worked_example_is_in_the_text_protocols_system_prompt():
 
 
 def test_the_worked_example_reads_as_the_steps_it_shows():
-    """The example teaches the format vero parses: three actions with JSON inputs, then a Final Answer."""
+    """The example teaches the format vero parses: four actions with JSON inputs, then a Final Answer."""
     steps = [parse_react(reply) for reply in example_replies() if reply.strip()]
-    assert [(s.action, s.action_input) for s in steps[:3]] == [
+    assert [(s.action, s.action_input) for s in steps[:4]] == [
         ("venue_info", {"venue": "Orion Theatre"}),
         ("venue_info", {"venue": "Lyra Hall"}),
         ("calculate", {"expression": "1240 - 865"}),
+        ("calculate", {"formula": "1240 - 865"}),
     ]
-    assert steps[3].action is None and steps[3].final_answer.startswith("375 more seats; no,")
+    assert steps[4].action is None and steps[4].final_answer.startswith("375 more seats; no,")
     assert not any(step.problem for step in steps)
+
+
+def test_the_worked_examples_error_is_the_one_vero_gives_for_that_call():
+    """The example shows a call fixed after reading its error: that error is vero's own text, word for word."""
+
+    @tool(read_only=True)
+    def calculate(formula: str) -> str:
+        """Work out an arithmetic formula."""
+        return "375"
+
+    call = 'Thought: t\nAction: calculate\nAction Input: {"expression": "1240 - 865"}'
+    agent, llm = make([call, DONE], tools=[calculate])
+    agent.run("task")
+    observation = llm.requests[1].messages[-1]["content"].removeprefix("Observation: ")
+    assert f"Observation: {observation}\n" in REACT_EXAMPLE
 
 
 def test_a_call_of_the_examples_made_up_tool_is_an_unknown_tool_observation():

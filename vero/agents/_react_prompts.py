@@ -39,17 +39,13 @@ Instead of the Final Answer line you may also write
 Action: Finish
 Action Input: {{"answer": "the final answer"}}"""
 
-# One worked example, in a made-up domain: a small model follows a demonstrated habit (one lookup per
-# fact, arithmetic through a tool, a short answer, an honest "no") better than a described one.  On 80
-# held-out tasks, Qwen2.5-Coder-1.5B solved 34 without it and more with it (docs/benchmarks.md, the sixth
-# measurement).  Its tool takes a domain-specific argument name: with a generic one ("name"), the model
-# copied it into calls of tools whose parameter is named otherwise.
+# One worked example, in a made-up domain: a small model copies a demonstrated habit (a lookup per fact,
+# arithmetic through a tool, a call fixed from its error, a short answer, an honest "no") better than a
+# described one: docs/react.md has the measurements.  The error is vero's own text (a test checks it).
 REACT_EXAMPLE = (
-    (
-        "An example of the format, with made-up tools "
-        "(yours are listed above; call them with their own argument names):\n"
-    )
-    + """Question: How many more seats does the Orion Theatre have than the Lyra Hall, and is the Lyra Hall in Lisbon?
+    "An example of the format, with made-up tools "
+    "(yours are listed above; call them with their own argument names):\n"
+    """Question: How many more seats does the Orion Theatre have than the Lyra Hall, and is the Lyra Hall in Lisbon?
 Thought: I need both seat counts. First the Orion Theatre.
 Action: venue_info
 Action Input: {"venue": "Orion Theatre"}
@@ -61,9 +57,13 @@ Observation: {"venue": "Lyra Hall", "seats": 865, "city": "Porto"}
 Thought: I subtract with a tool instead of in my head.
 Action: calculate
 Action Input: {"expression": "1240 - 865"}
+Observation: Error: tool 'calculate' is missing required argument(s): formula and got unexpected argument(s): expression. Expected arguments: formula (string).
+Thought: The error says calculate takes "formula", not "expression".
+Action: calculate
+Action Input: {"formula": "1240 - 865"}
 Observation: 375
 Thought: The Lyra Hall is in Porto, so it is not in Lisbon. I now know the final answer
-Final Answer: 375 more seats; no, the Lyra Hall is in Porto, not Lisbon."""
+Final Answer: 375 more seats; no, the Lyra Hall is in Porto, not Lisbon."""  # noqa: E501 (vero's error, as it is)
 )
 REACT_FORMAT_PROMPT += "\n\n" + REACT_EXAMPLE.replace("{", "{{").replace("}", "}}")
 
