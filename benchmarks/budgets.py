@@ -43,18 +43,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 7963  # a ratchet: after the line diet and naming_hint's removal (2026-11-28; 8295 when set): falls
+LINES_CEILING = 7961  # a ratchet: after the line diet and naming_hint's removal (2026-11-28; 8295 when set): falls
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
-FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46), not yet reached
+FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28); lower one when a change lowers it.
 FUNCTION_CEILINGS = {
-    "ToolCallingAgent": 61,
-    "ReActAgent (text)": 70,
-    "ReActAgent (native)": 68,
-    "ReActAgent (guided)": 73,
-    "PlanExecuteAgent": 117,
-    "ReflexionAgent": 103,
-    "BasicReflectionAgent": 46,
+    "ToolCallingAgent": 59,
+    "ReActAgent (text)": 68,
+    "ReActAgent (native)": 66,
+    "ReActAgent (guided)": 71,
+    "PlanExecuteAgent": 115,
+    "ReflexionAgent": 101,
+    "BasicReflectionAgent": 45,  # at the target (44 entered since dfc5748)
 }
 FUNCTION_LINES_LIMIT = 50  # lines of the longest function
 

@@ -1,5 +1,6 @@
 """The Agent base class: run(), results, budgets, JSON re-asks, tools, history, sessions, events."""
 
+import io
 import json
 import os
 
@@ -7,6 +8,7 @@ import pytest
 
 from vero import Agent, Message, Outcome, tool
 from vero.core.agent import MalformedOutputError, clip_observation, history_section, with_history
+from vero.core.events import ConsolePrinter
 from vero.core.message import read_arguments
 from vero.core.parsing import as_bool, as_score, parse_json_object
 from vero.core.result import Status
@@ -265,6 +267,18 @@ def test_console_printer_prints_one_line_per_step(capsys):
     assert "💬 Answer: hello" in out
     assert "🏁 Final Answer (ok): hello" in out
     assert "\033[" not in out  # no colour when not a TTY
+
+
+def test_console_footer_clips_only_an_answer_longer_than_max_chars():
+    def footer(answer):
+        printed = io.StringIO()
+        agent = EchoAgent("printer", ScriptedLLM([answer]), verbose=False)
+        agent.events.callbacks.append(ConsolePrinter(stream=printed, max_chars=20))
+        agent.run("hi")
+        return next(line for line in printed.getvalue().splitlines() if "Final Answer" in line)
+
+    assert footer("x" * 20) == "🏁 Final Answer (ok): " + "x" * 20  # at the limit: whole, no marker
+    assert footer("y" * 25) == "🏁 Final Answer (ok): " + "y" * 20 + " … [5 more chars]"
 
 
 def test_thinking_is_recorded_but_not_in_the_answer():

@@ -173,7 +173,7 @@ class ConsolePrinter:
         data, answer, limit = event.data, str(event.data.get("answer", "")), self.max_chars
         for line in footer_lines(
             data.get("status", ""),
-            clip(answer, limit, MORE_CHARS.format(count=len(answer) - limit)),
+            clip(answer, limit, MORE_CHARS.format(count=len(answer) - limit)) if len(answer) > limit else answer,
             data.get("elapsed_s", 0),
             data.get("llm_calls", 0),
             data.get("usage"),

@@ -17,14 +17,10 @@ class _Named(str, Enum):
 
     value: str
 
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    def __repr__(self) -> str:
-        return repr(self.value)
+    # str's own methods, not Enum's: a member prints, formats and shows as the string it is
+    __str__ = str.__str__
+    __format__ = str.__format__  # type: ignore[assignment]  # the same method; typeshed's is positional-only
+    __repr__ = str.__repr__
 
 
 class Status(_Named):
