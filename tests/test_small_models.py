@@ -364,19 +364,42 @@ def author_profile(name: str) -> dict:
     return {"error": f"no author named {name!r}"}
 
 
-def test_a_tool_reporting_an_error_gets_a_hint_naming_the_other_tools():
+@tool(read_only=True)
+def find_title(name: str) -> dict:
+    """Look up a book by its title."""
+    return {"title": name}
+
+
+@tool
+def lend_book(name: str, reader: str) -> str:
+    """Lend a book to a reader: changes the library's records."""
+    return "lent"
+
+
+def test_a_tool_reporting_an_error_gets_a_hint_naming_the_other_read_only_tools():
     # seen: the model calls find_book for a person ("I need to find X's profile") again and again
     llm = ScriptedLLM(
         ['Thought: look\nAction: author_profile\nAction Input: {"name": "Nightjar"}', "Final Answer: unknown"]
     )
-    agent = ReActAgent("r", llm, tools=[*TOOLS, author_profile], verbose=False)
+    agent = ReActAgent("r", llm, tools=[find_title, lend_book, author_profile], verbose=False)
     agent.run("Who?")
     sent = llm.requests[1].messages[-1]["content"]
     assert sent.startswith('Observation: {"error": "no author named \'Nightjar\'"}')
-    assert (
-        "(If author_profile is not the right tool for this, the others are: find_book(name), calculate(expression).)"
-    ) in sent
+    assert sent.endswith("\n(If author_profile is not the right tool for this, the others are: find_title(name).)")
     assert agent.last_result.steps_of("observation")[0].content == '{"error": "no author named \'Nightjar\'"}'
+
+
+def test_no_hint_or_note_points_at_a_tool_that_may_change_things():
+    """Seen: listed after an error as "the others", a changing tool was tried by a small model in its turn."""
+    bad = 'Thought: look\nAction: author_profile\nAction Input: {"author": "Nightjar"}'
+    llm = ScriptedLLM([bad, bad, "Final Answer: unknown"])
+    agent = ReActAgent("r", llm, tools=[lend_book, author_profile], verbose=False)
+    agent.run("Who?")
+    after_error, after_repeat = (request.messages[-1]["content"] for request in llm.requests[1:3])
+    assert "Expected arguments: name (string)." in after_error and "Not run: you made this exact call" in after_repeat
+    assert "(If author_profile" not in after_error  # no read-only tool to offer: no hint
+    assert after_repeat.endswith("The tools that change nothing:\n(none)")
+    assert "lend_book" not in after_error + after_repeat
 
 
 def test_ordinary_output_gets_no_hint():
@@ -417,7 +440,7 @@ def test_text_react_answers_a_repeated_call_with_its_result_and_the_task():
     assert second.endswith("The task: How many Nightjar books are in stock?")
 
 
-@tool
+@tool(read_only=True)
 def shelf_info(shelf_id: str) -> dict:
     """Look up a shelf by its id. Returns its city."""
     CALLS.append(("shelf_info", shelf_id))

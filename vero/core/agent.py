@@ -70,7 +70,7 @@ REPEATED_FAILURE = note(
     "repeated_failure",
     (
         "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
-        "Use a different tool, or different arguments. The tools:\n{tools}"
+        "Use a different tool, or different arguments. The tools that change nothing:\n{tools}"
     ),
 )
 

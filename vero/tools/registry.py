@@ -42,8 +42,7 @@ MAX_GENERATED_ITEMS = 10_000  # items taken from a generator a tool returned
 class ToolOutcome:
     """What running a tool produced: the tool's full ``output`` (from ``ToolRegistry.run``), or the one the
     model is sent (from ``Agent.run_tool``: clipped, with hints).  ``error`` says why when ``ok`` is False
-    (a ``vero.core.ToolError``, or an agent's own kind); ``repeated``: this run made the same call before.
-    """
+    (a ``vero.core.ToolError``, or an agent's own kind); ``repeated``: this run made the same call before."""
 
     output: str
     ok: bool
@@ -328,13 +327,14 @@ class ToolRegistry:
         return self._description
 
     def short_lines(self) -> str:
-        """One short line per tool (its call shape and first sentence), for nudges to the model."""
-        lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in self._tools.values()]
-        return "\n".join(lines) or "(no tools)"
+        """One short line per read-only tool (call shape, first sentence): notes never point at a change."""
+        tools = [t for t in self._tools.values() if t.read_only]
+        lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in tools]
+        return "\n".join(lines) or "(none)"
 
     def others_hint(self, name: str) -> str:
-        """After an error, the other tools by call shape: small models often keep calling the wrong one."""
-        others = [_call_shape(t) for t in self._tools.values() if t.name != name]
+        """After an error, the other read-only tools: small models keep calling a wrong one, and tried any offered."""
+        others = [_call_shape(t) for t in self._tools.values() if t.name != name and t.read_only]
         return f"\n(If {name} is not the right tool for this, the others are: {', '.join(others)}.)" if others else ""
 
     def __contains__(self, name: object) -> bool:
