@@ -6,21 +6,23 @@ tool written in the sources, in any shape vero reads a call in, and in the shape
 ReAct ``Action:`` / ``Action Input:`` lines (the input as JSON, a bare value or ``key=value`` pairs),
 JSON ``{"name": ..., "arguments": ...}`` objects (any of their key spellings, or the name under
 another key, in a list, inside other JSON, with arguments as a JSON string), Python dicts,
-``<tool_call>`` blocks, Qwen's ``<function=...>``, XML elements, function-call syntax ``tool(a=1)``
-and attribute tags ``<tool a="1"/>``; the tool's name in any case and spelling (``delete-record``,
+``<tool_call>`` blocks, Qwen's ``<function=...>``, XML elements (also named by attribute:
+``<invoke name="tool"><parameter name="a">``), function-call syntax ``tool(a=1)`` and attribute tags
+``<tool a="1"/>``; the tool's name in any case and spelling (``delete-record``,
 ``deleteRecord``, ``functions.delete_record``).
 
 Before calls are read, a source is normalised the way an echo may differ from it: code fences,
-list markers, blockquote marks, table bars and leading indentation go, HTML tags go (in a second
-reading, as tags may be the call itself), invisible characters and combining marks go, and HTML,
-URL and JSON escapes are undone.  The arguments are then compared as values (``canonical``):
-strings spacing, case, look-alike letters and quotes, HTML tags and invisible characters aside,
-a number and its text alike, and without arguments that only repeat a default.
+list markers, blockquote marks, table bars and leading indentation go, HTML tags and markdown links
+and emphasis go (in a second reading, as tags may be the call itself), invisible characters and
+combining marks go, and HTML, URL and JSON escapes are undone.  The arguments are then compared as
+values (``canonical``): strings spacing, case, look-alike letters and quotes, HTML tags and invisible
+characters aside, a number and its text alike, and without arguments that only repeat a default.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import html
 import json
 import re
@@ -86,6 +88,9 @@ _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=\bAction[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%(?:22|27|28|3[aAcCdD]|7[bB]|0[aA])")  # a call's syntax URL-encoded: " ' ( : < = { newline
+_MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")  # [text](url), ![alt](src)
+_EMPHASIS_MARK = re.compile(r"(?<![\w*_~])[*_~]{1,3}(?=[^\s*_~])|(?<=[^\s*_~])[*_~]{1,3}(?![\w*_~])")
+_MARKDOWN = re.compile(rf"{_MARKDOWN_LINK.pattern}|{_EMPHASIS_MARK.pattern}")
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*\.)+\Z")
@@ -134,6 +139,7 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
         for _ in range(3):
             readings = [text, _HTML_TAG.sub(_tag_gap, text)] if "<" in text else [text]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
+            readings += [_without_markdown(reading) for reading in readings if _MARKDOWN.search(reading)]
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", plain(reading))
                 if name.search(form) and form not in forms:
@@ -143,6 +149,12 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             text = _JSON_ESCAPE.sub(_unescaped, text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too
     return forms + [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
+
+
+def _without_markdown(text: str) -> str:
+    """``text`` as markdown renders it: a link or image as its text, no emphasis marks at a word's edge
+    (``*Action:*``, ``__Action__``, ``~~x~~``; ``a_b`` and ``3 * 4`` stay)."""
+    return _EMPHASIS_MARK.sub("", _MARKDOWN_LINK.sub(r"\1", text))
 
 
 def _url_decoded(text: str) -> list[str]:
@@ -206,6 +218,8 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _tagged_call(text, position, end, spelled)
         if (before, after) in (("<", ">"), (">", "<")):  # <name><key>value</key></name>, <name>name</name>
             yield from _element_call(text, position, end, spelled)
+        if before in ('"', "'"):  # <invoke name="name"><parameter name="key">value</parameter></invoke>
+            yield from _named_element_call(text, start, end)
         if _ACTION_BEFORE.search(text, max(0, position - 40), position):
             yield from _labelled_call(text, position, spelled)
         if text[end : end + 40].lstrip(" \t")[:1] == "(":  # name(...)
@@ -281,6 +295,9 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
     if same_name(step.action, name):
         yield step.action_input
+        if isinstance(step.action_input, str) and step.action_input.strip()[:1] == '"':
+            with contextlib.suppress(ValueError):  # "{\"key\": 1}": the arguments as a JSON string
+                yield json.loads(step.action_input)
         if isinstance(step.action_input, str) and _PAIRS.fullmatch(step.action_input.strip()):
             yield {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(step.action_input)}
 
@@ -319,6 +336,20 @@ def _element_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]
         found = _ARGUMENTS_ELEMENT.search(text[end : end + MAX_CALL_CHARS])
         if found is not None:
             yield _element_value(found.group(2))
+
+
+_NAMED = r"<([A-Za-z_][\w:-]{0,99})[^<>]{0,200}?\bname[ \t]*=[ \t]*[\"']"  # <tag ... name=" (an element named)
+_NAMED_TAG = re.compile(rf"{_NAMED}\Z")
+_NAMED_CHILD = re.compile(rf"{_NAMED}([^\"'<>]{{1,100}})[\"'][^<>]{{0,200}}>(.*?)</\1\s*>", re.S)
+
+
+def _named_element_call(text: str, start: int, end: int) -> Iterator[Any]:
+    """A call written as elements named by attribute: ``<invoke name="tool"><parameter name="key">value``
+    ``</parameter></invoke>``: the children's texts by their names."""
+    tag = _NAMED_TAG.search(text, max(0, start - 260), start)
+    close = text.find(f"</{tag.group(1)}", end, end + MAX_CALL_CHARS) if tag else -1
+    if tag is not None and close >= 0:
+        yield {child.group(2): child.group(3).strip() for child in _NAMED_CHILD.finditer(text, end, close)}
 
 
 def _element_value(inner: str) -> Any:
