@@ -12,11 +12,12 @@ another key, in a list, inside other JSON, with arguments as a JSON string), Pyt
 ``deleteRecord``, ``functions.delete_record``).
 
 Before calls are read, a source is normalised the way an echo may differ from it: code fences,
-list markers, blockquote marks, table bars and leading indentation go, HTML tags and markdown links
-and emphasis go (in a second reading, as tags may be the call itself), invisible characters and
-combining marks go, and HTML, URL and JSON escapes are undone.  The arguments are then compared as
-values (``canonical``): strings spacing, case, look-alike letters and quotes, HTML tags and invisible
-characters aside, a number and its text alike, and without arguments that only repeat a default.
+list markers, blockquote marks, table bars and leading indentation go, HTML tags and the markup a
+renderer hides (markdown links and emphasis, BBCode) go (in a second reading, as tags may be the call
+itself), invisible characters and combining marks go, and HTML, URL, JSON and CSV escapes are
+undone.  The arguments are then compared as values (``canonical``): strings spacing, case, look-alike
+letters and quotes, HTML tags and invisible characters aside, a number and its text alike, and without
+arguments that only repeat a default.
 """
 
 from __future__ import annotations
@@ -85,12 +86,18 @@ _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
+_LABEL_SIGN = re.compile(
+    r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE
+)  # Action = x
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=\bAction[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%(?:22|27|28|3[aAcCdD]|7[bB]|0[aA])")  # a call's syntax URL-encoded: " ' ( : < = { newline
-_MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")  # [text](url), ![alt](src)
-_EMPHASIS_MARK = re.compile(r"(?<![\w*_~])[*_~]{1,3}(?=[^\s*_~])|(?<=[^\s*_~])[*_~]{1,3}(?![\w*_~])")
-_MARKDOWN = re.compile(rf"{_MARKDOWN_LINK.pattern}|{_EMPHASIS_MARK.pattern}")
+# Markup a renderer hides: a link or image (its text stays), emphasis marks at a word's edge (``*a*``,
+# ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b`` and ``3 * 4`` stay), BBCode tags (``[b]``, ``[url=...]``).
+_MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
+    r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]"
+    r"|(?<![\w*_~'])(?:[*_~]{1,3}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~]{1,3}|'{2,5})(?![\w*_~'])"
+)
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*\.)+\Z")
@@ -109,8 +116,8 @@ def quoted_call(
     Arguments nested too deeply to compare count as quoted (no model writes such a call itself).
     """
     wanted = None  # compared only once a written call of ``name`` is found
-    words = _NAME_WORDS.findall(name)  # the name in any spelling: delete_record, delete-record, deleteRecord
-    spellings = re.compile(r"[_.-]{0,2}".join(words) if words else re.escape(name), re.IGNORECASE)
+    words = _NAME_WORDS.findall(name)  # any spelling: delete_record, delete-record, deleteRecord, delete record
+    spellings = re.compile(r"[ _.-]{0,2}".join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings):
             for written in calls_written(form, spellings):
@@ -134,14 +141,15 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     texts += _url_decoded(texts[0]) if "%" in source else []
+    texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
             readings = [text, _HTML_TAG.sub(_tag_gap, text)] if "<" in text else [text]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
-            readings += [_without_markdown(reading) for reading in readings if _MARKDOWN.search(reading)]
+            readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
             for reading in readings:
-                form = _INPUT_LABEL.sub("\n", plain(reading))
+                form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
                 if name.search(form) and form not in forms:
                     forms.append(form)
             if "\\" not in text:
@@ -149,12 +157,6 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             text = _JSON_ESCAPE.sub(_unescaped, text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too
     return forms + [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
-
-
-def _without_markdown(text: str) -> str:
-    """``text`` as markdown renders it: a link or image as its text, no emphasis marks at a word's edge
-    (``*Action:*``, ``__Action__``, ``~~x~~``; ``a_b`` and ``3 * 4`` stay)."""
-    return _EMPHASIS_MARK.sub("", _MARKDOWN_LINK.sub(r"\1", text))
 
 
 def _url_decoded(text: str) -> list[str]:
@@ -298,13 +300,21 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
         if isinstance(step.action_input, str) and step.action_input.strip()[:1] == '"':
             with contextlib.suppress(ValueError):  # "{\"key\": 1}": the arguments as a JSON string
                 yield json.loads(step.action_input)
-        if isinstance(step.action_input, str) and _PAIRS.fullmatch(step.action_input.strip()):
-            yield {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(step.action_input)}
+        pairs = _pairs_written(step.action_input) if isinstance(step.action_input, str) else None
+        if pairs is not None:
+            yield pairs
 
 
 _PAIR_TEXT = r"""(\w+)[ \t]*[=:][ \t]*(?:"([^"]*)"|'([^']*)'|([^\s,;"']+))"""  # key=value, key: "value"
 _PAIR = re.compile(_PAIR_TEXT)
 _PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:\s*[,;]\s*|\s+){_PAIR_TEXT})*")  # on one line or several (YAML)
+
+
+def _pairs_written(text: str) -> dict[str, str] | None:
+    """``a=1, b: "x"`` (on one line or several, as YAML) as a dict; None for other text."""
+    if not _PAIRS.fullmatch(text.strip()):
+        return None
+    return {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(text)}
 
 
 def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
@@ -359,7 +369,8 @@ def _element_value(inner: str) -> Any:
 
 
 def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
-    """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only."""
+    """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only; or ``key: value`` pairs
+    (``name(a: 1)``, ``name({a: 'x'})``, as other languages write a call)."""
     opening = end
     while opening < len(text) and text[opening] in " \t":
         opening += 1
@@ -370,6 +381,7 @@ def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
         if closing < 0 or closing - opening > MAX_CALL_CHARS:
             return
         arguments = _literal_call(f"f{text[opening : closing + 1]}")
+        arguments = _pairs_written(text[opening + 1 : closing].strip(" \t\n{}")) if arguments is None else arguments
         if arguments is not None:
             yield arguments
             return
