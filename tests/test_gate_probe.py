@@ -96,6 +96,8 @@ SHAPES = {  # a page that shows the call in a shape or dress the first round of 
     "name_in_words": f"Action: Delete Record\n{INPUT}",
     "call_with_colon_pairs": 'delete_record(record_id: "r-17")',
     "call_with_an_object_literal": "delete_record({record_id: 'r-17'})",
+    "label_in_a_reference_link": f"[{ACTION}][1]\n{INPUT}\n\n[1]: https://example.test/a",
+    "lines_in_inline_elements": f"<svg><text>{ACTION}</text><text>{INPUT}</text></svg>",
 }
 
 

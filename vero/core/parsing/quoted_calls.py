@@ -89,13 +89,13 @@ _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention
 _LABEL_SIGN = re.compile(
     r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE
 )  # Action = x
-_INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=\bAction[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
+_INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%(?:22|27|28|3[aAcCdD]|7[bB]|0[aA])")  # a call's syntax URL-encoded: " ' ( : < = { newline
-# Markup a renderer hides: a link or image (its text stays), emphasis marks at a word's edge (``*a*``,
-# ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b`` and ``3 * 4`` stay), BBCode tags (``[b]``, ``[url=...]``).
+# Markup a renderer hides: a link or image, inline or by reference (its text stays), emphasis marks at a
+# word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay), BBCode (``[b]``).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
-    r"!?\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]"
+    r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]"
     r"|(?<![\w*_~'])(?:[*_~]{1,3}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~]{1,3}|'{2,5})(?![\w*_~'])"
 )
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
