@@ -238,6 +238,16 @@ def test_a_cut_off_cassette_names_its_last_line(tmp_path):
         Cassette(path, mode="replay")
 
 
+def test_blank_lines_an_editor_leaves_are_skipped_and_later_lines_keep_their_numbers(tmp_path):
+    path, lines = recorded_lines(tmp_path)
+    path.write_text(lines[0] + "\n" + lines[1] + "  \r\n" + lines[2] + "\n\n")
+    llm = offline_llm(Cassette(path, mode="replay"))
+    assert ReActAgent("r", llm, tools=[add], verbose=False).run("What is 2 + 3?") == "5"
+    path.write_text(lines[0] + "\n" + lines[1] + lines[2].replace("Final Answer: 5", "Final Answer: 7"))
+    with pytest.raises(CassetteError, match="line 4: changed after it was recorded"):
+        Cassette(path, mode="replay")
+
+
 def test_a_hand_edited_reply_is_refused_naming_its_line(tmp_path):
     path, lines = recorded_lines(tmp_path)
     lines[2] = lines[2].replace("Final Answer: 5", "Final Answer: 7")

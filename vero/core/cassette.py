@@ -141,7 +141,8 @@ class Cassette:
                 if not line:
                     return
                 number += 1
-                yield offset, _entry(self.path, number, line)
+                if line.strip():  # a blank line (an editor's, between entries or at the end) holds no entry
+                    yield offset, _entry(self.path, number, line)
                 offset = file.tell()
 
     def _entry_at(self, offset: int) -> dict[str, Any]:
