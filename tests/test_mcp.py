@@ -16,6 +16,7 @@ import importlib.metadata
 import json
 import logging
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -612,7 +613,12 @@ def test_vero_chat_lists_mcp_tools(srv, tmp_path):
     "config, message",
     [
         ("not json", "is not valid JSON"),
-        ('{"tools": {}}', 'has no "mcpServers" object (Claude Desktop, Cursor) nor "servers" object (VS Code)'),
+        (
+            '{"tools": {}}',
+            'has none of the objects that hold servers: "mcpServers" (Claude Desktop, Cursor, Windsurf); '
+            '"servers" (VS Code); "context_servers" (Zed)',
+        ),
+        ('{"servers": {"a": {"command": "x"}}} /* a comment never closed', "is not valid JSON"),
         ('{"mcpServers": {"a": {"args": []}}}', 'server \'a\': expected "command" (a string) or "url"'),
         ('{"mcpServers": {"a": {"command": "x", "args": "-v"}}}', '"args" must be a list of strings'),
         ('{"mcpServers": {"a": {"url": "http://h/mcp", "type": "sse"}}}', "the old SSE transport is not supported"),
@@ -707,6 +713,36 @@ def test_an_mcp_config_in_vs_codes_layout_is_read(tmp_path):
     assert isinstance(local.transport, _StdioTransport) and isinstance(remote.transport, _HTTPTransport)
     with local:
         assert ToolRegistry(local.tools()).run("echo", {"text": "vs"}).output == '{"text": "vs"}'
+
+
+def test_the_files_editors_write_are_read_comments_trailing_commas_and_their_own_keys(tmp_path):
+    vs_code = f"""{{
+      // .vscode/mcp.json is JSON with comments
+      "servers": {{
+        "raw": {{"type": "stdio", "command": {json.dumps(sys.executable)}, "args": [{json.dumps(RAW)}, "plain"],}},
+        /* a block comment
+           over two lines */
+        "remote": {{"type": "http", "url": "https://mcp.example.com/mcp?a=//b"}},
+      }},
+    }}"""
+    (tmp_path / "mcp.json").write_text(vs_code)
+    local, remote = servers_from_config(str(tmp_path / "mcp.json"))
+    assert local.transport.shown == shlex.join([sys.executable, RAW, "plain"])
+    assert remote.transport.shown == "https://mcp.example.com/mcp?a=//b"  # "//" inside a string is no comment
+    windsurf = {"mcpServers": {"remote": {"serverUrl": "https://mcp.example.com/mcp"}}}
+    [remote] = servers_from_config(write_config(tmp_path, windsurf))
+    assert isinstance(remote.transport, _HTTPTransport)
+    zed = {
+        "theme": "One Dark",
+        "context_servers": {
+            "old": {"command": {"path": sys.executable, "args": [RAW, "plain"], "env": {"A": "1"}}, "settings": {}},
+            "new": {"source": "custom", "command": sys.executable, "args": [RAW, "plain"]},
+        },
+    }
+    old, new = servers_from_config(write_config(tmp_path, zed))
+    assert old.transport.shown == new.transport.shown == shlex.join([sys.executable, RAW, "plain"])
+    with old:
+        assert ToolRegistry(old.tools()).run("echo", {"text": "zed"}).output == '{"text": "zed"}'
 
 
 def test_a_disabled_server_in_the_config_is_not_started(srv, tmp_path):

@@ -197,7 +197,8 @@ def _add_mcp_options(common: argparse.ArgumentParser) -> None:
         "--mcp-config",
         metavar="FILE",
         help='the servers of a JSON file: {"mcpServers": {NAME: {"command", "args", "env"} | {"url", "headers"}}} '
-        '(or VS Code\'s {"servers": ...}); ${VAR} reads the environment',
+        '(or VS Code\'s {"servers": ...}, Zed\'s {"context_servers": ...}; comments allowed); '
+        "${VAR} reads the environment",
     )
     mcp.add_argument(
         "--mcp-trust",

@@ -1350,24 +1350,36 @@ def _name_of(argv: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- the command line
 
 
+# What an editor's JSON allows beyond JSON (VS Code's and Zed's files are "JSON with comments"): a
+# string is kept as it is, a comment goes (a block comment leaves its line breaks), then a trailing comma.
+_JSONC_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.S)
+_JSONC_COMMA = re.compile(r'"(?:\\.|[^"\\\n])*"|,(?=\s*[}\]])')
+LAYOUTS = {"mcpServers": "Claude Desktop, Cursor, Windsurf", "servers": "VS Code", "context_servers": "Zed"}
+
+
+def _without_comments(text: str) -> str:
+    kept = _JSONC_COMMENT.sub(lambda m: m.group() if m.group()[0] == '"' else "\n" * m.group().count("\n"), text)
+    return _JSONC_COMMA.sub(lambda m: m.group() if m.group()[0] == '"' else "", kept)
+
+
 def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
-    """The servers of an MCP config file, in the layout of Claude Desktop and Cursor
-    (``{"mcpServers": {name: entry}}``) or of VS Code (``{"servers": {name: entry}}``); an entry is
+    """The servers of an MCP config file, in the layout of Claude Desktop, Cursor and Windsurf
+    (``{"mcpServers": {name: entry}}``), of VS Code (``{"servers": {name: entry}}``) or of Zed
+    (``{"context_servers": ...}``), comments and trailing commas allowed; an entry is
     ``{command, args, env, cwd}`` or ``{url, headers}``, with ``"disabled": true`` to leave it out and
     ``"trust": true`` to take its read-only marks.  ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` in
     the strings are read from the environment."""
     try:
         with open(path, encoding="utf-8") as file:
-            config = json.load(file)
+            config = json.loads(_without_comments(file.read()))
     except OSError as exc:
         raise MCPError(f"cannot read the MCP config {path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
         raise MCPError(f"the MCP config {path} is not valid JSON: {str(exc)[:200]}") from None
-    layouts = [config.get(key) for key in ("mcpServers", "servers")] if isinstance(config, dict) else []
+    layouts = [config.get(key) for key in LAYOUTS] if isinstance(config, dict) else []
     if not any(isinstance(entries, dict) for entries in layouts):
-        raise MCPError(
-            f'the MCP config {path} has no "mcpServers" object (Claude Desktop, Cursor) nor "servers" object (VS Code)'
-        )
+        names = "; ".join(f'"{key}" ({editors})' for key, editors in LAYOUTS.items())
+        raise MCPError(f"the MCP config {path} has none of the objects that hold servers: {names}")
     entries = {name: entry for found in layouts if isinstance(found, dict) for name, entry in found.items()}
     servers = []
     for name, entry in entries.items():
@@ -1387,8 +1399,11 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
     if "envFile" in entry:
         raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
     limits = {**limits, "trust": _flag(entry, "trust", where)}
-    if "url" in entry:
-        written = _strings(entry, "url", where, str)
+    if isinstance(entry.get("command"), dict):  # Zed's {"command": {"path", "args", "env"}}
+        entry = {**entry, **entry["command"], "command": entry["command"].get("path")}
+    url_key = next((key for key in ("url", "serverUrl") if key in entry), None)  # serverUrl: Windsurf's
+    if url_key is not None:
+        written = _strings(entry, url_key, where, str)
         headers = {k: _expanded(v, where, "headers") for k, v in _strings(entry, "headers", where, dict).items()}
         server = MCPServer.http(_expanded(written, where, "url"), headers=headers, name=name, **limits)
         server.transport.shown = written  # a variable's value may be a secret: errors show the ${VAR}
