@@ -453,6 +453,11 @@ def test_a_dataclass_output_is_read_from_a_fenced_json_answer():
         (float | bool, "yes", True),
         (str | None, "true", "true"),  # JSON of another kind: the bare text, as the type asks
         (Literal["true", "false"], "false", "false"),
+        # the markup and end punctuation small models put around a whole answer
+        (bool, "no.", False),
+        (int, "**42**", 42),
+        (Literal["positive", "negative"], "`negative`", "negative"),
+        (float, "_2.5_!", 2.5),
     ],
 )
 def test_each_output_type_is_read_and_built(output_type, answer, expected):
@@ -470,6 +475,16 @@ def test_a_pydantic_output_is_an_instance_and_to_dict_gives_plain_values():
         "age": 36,
         "home": {"street": "a", "zip": 1, "unit": "c"},
     }
+
+
+@pytest.mark.parametrize(
+    "output_type, answer, again, expected",
+    [(bool, "**No**, it is not.", "no", False), (int, "The answer is 42.", "42", 42), (int, "42 units", "42", 42)],
+)
+def test_words_around_a_simple_value_are_not_read_past_the_answer_is_sent_back(output_type, answer, again, expected):
+    agent, _ = tool_calling([answer, again])
+    assert agent.run("task", output_type=output_type) == expected
+    assert agent.last_result.llm_calls == 2  # the first answer did not fit: one re-ask
 
 
 def test_an_answer_that_does_not_fit_is_sent_back_with_every_problem_named():

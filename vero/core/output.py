@@ -79,16 +79,19 @@ class OutputSpec:
         """The answer ``text`` as the declared type; raises ``InvalidValue`` naming every problem.
 
         A simple type's answer that reads as JSON of another kind is tried as the bare text too:
-        ``true`` for a ``str | None``, ``[1]`` for a ``str``."""
+        ``true`` for a ``str | None``, ``[1]`` for a ``str``; one that does not fit, without the markup
+        and end punctuation around it (``**No**``, ``no.``, `` `red` ``)."""
         value = self._parsed(text)
         try:
             return self._built(value)
         except InvalidValue:
-            body = _unfenced(text or "")
-            if not self.simple or value == body:
+            if not self.simple:
                 raise
-            with contextlib.suppress(InvalidValue):
-                return self._built(body)
+            body = _unfenced(text or "")
+            for bare in dict.fromkeys((body, _DRESS.sub("", body))):  # as written, then without its dress
+                if bare and bare != value:
+                    with contextlib.suppress(InvalidValue):
+                        return self._built(bare)
             raise
 
     def _built(self, value: Any) -> Any:
@@ -117,6 +120,7 @@ class OutputSpec:
         return value
 
 
+_DRESS = re.compile(r"^[\s*_`'\"]+|[\s*_`'\".!]+$")  # markup and end punctuation around a whole answer
 # A code block: a fence (``` or ~~~, any language tag) that starts a line, up to the same fence on a
 # line of its own.  A fence inside a JSON string is no block: a JSON string has no line breaks.
 _CODE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n`]*\n(.*?)\n[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
