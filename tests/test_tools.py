@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 import enum
 import inspect
 import logging
 import time
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal, Optional, Union
 
 import pytest
@@ -424,6 +427,17 @@ def test_tool_timeout_overrides_the_registry_default():
     assert ToolRegistry([nap], default_timeout=0.1).run("nap").output == "awake"
 
 
+@dataclass
+class Receipt:
+    number: str
+    total: Decimal
+    lines: tuple[int, ...]
+
+
+class Shade(enum.Enum):
+    DARK = "dark"
+
+
 @pytest.mark.parametrize(
     "value, text",
     [
@@ -432,7 +446,14 @@ def test_tool_timeout_overrides_the_registry_default():
         (None, "(no output)"),
         (b"caf\xc3\xa9 \xff", "café \ufffd"),
         (3.5, "3.5"),
+        (True, "True"),
         ("as is", "as is"),
+        # structured values as JSON, as the model's arguments came
+        (Receipt("A-1", Decimal("2.50"), (1, 2)), '{"number": "A-1", "total": "2.50", "lines": [1, 2]}'),
+        ({"receipt": Receipt("B", Decimal("1"), ())}, '{"receipt": {"number": "B", "total": "1", "lines": []}}'),
+        (Shade.DARK, "dark"),
+        ((1, "a"), '[1, "a"]'),
+        ({"day": datetime.date(2026, 1, 2)}, '{"day": "2026-01-02"}'),
     ],
 )
 def test_non_string_results_are_converted(value, text):

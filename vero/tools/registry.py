@@ -27,7 +27,7 @@ from typing import Any
 
 from vero.core.parsing import parse_json_value, unclosed_json
 from vero.core.parsing.json_text import DECODER, valid_strings, without_fence
-from vero.core.result import ToolError
+from vero.core.result import ToolError, plain_output
 from vero.core.text import clip
 from vero.tools.base import Tool, ToolArgumentError, tool
 
@@ -149,18 +149,20 @@ def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
 
 
 def to_text(result: Any) -> str:
-    """Turn whatever a tool returned into the observation text."""
+    """Turn whatever a tool returned into the observation text: a structured value as JSON, as the
+    model's arguments came (``Order(id=1)`` as ``{"id": 1}``), anything else as ``str``."""
     if isinstance(result, str):
         return result
     if result is None:
         return "(no output)"
+    if type(result) in (int, float, bool):  # a plain number, as it prints
+        return str(result)
     if isinstance(result, (bytes, bytearray)):
         return bytes(result).decode("utf-8", errors="replace")
-    if isinstance(result, (dict, list)):
-        return json.dumps(result, ensure_ascii=False, default=str)
     if isinstance(result, types.GeneratorType):
         return _generated_text(result)
-    return str(result)
+    plain = plain_output(result)  # a dataclass, pydantic model, NamedTuple, Enum, tuple or set: its JSON values
+    return json.dumps(plain, ensure_ascii=False, default=str) if isinstance(plain, (dict, list)) else str(plain)
 
 
 def _generated_text(generator: types.GeneratorType[Any, Any, Any]) -> str:
