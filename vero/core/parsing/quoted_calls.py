@@ -7,9 +7,10 @@ ReAct ``Action:`` / ``Action Input:`` lines (the input as JSON, a bare value or 
 JSON ``{"name": ..., "arguments": ...}`` objects (any of their key spellings, or the name under
 another key, in a list, inside other JSON, with arguments as a JSON string), Python dicts,
 ``<tool_call>`` blocks, Qwen's ``<function=...>``, XML elements (also named by attribute:
-``<invoke name="tool"><parameter name="a">``), function-call syntax ``tool(a=1)`` and attribute tags
-``<tool a="1"/>``; the tool's name in any case and spelling (``delete-record``,
-``deleteRecord``, ``functions.delete_record``).
+``<invoke name="tool"><parameter name="a">``), function-call syntax ``tool(a=1)`` (or ``tool(a: 1)``,
+``tool({a: 1})``) and attribute tags ``<tool a="1"/>``; the tool's name in any case and spelling
+(``delete-record``, ``deleteRecord``, ``functions.delete_record``, ``delete record``); a label's colon
+as ``=`` or a dash.
 
 Before calls are read, a source is normalised the way an echo may differ from it: code fences,
 list markers, blockquote marks, table bars and leading indentation go, HTML tags and the markup a
@@ -86,9 +87,8 @@ _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
-_LABEL_SIGN = re.compile(
-    r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE
-)  # Action = x
+# A label's colon written as another sign: ``Action = x``, ``Action - x``, ``Action Input => {...}``.
+_LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%(?:22|27|28|3[aAcCdD]|7[bB]|0[aA])")  # a call's syntax URL-encoded: " ' ( : < = { newline
