@@ -375,6 +375,23 @@ def test_a_replanner_listing_only_completed_steps_keeps_the_remaining_plan():
     assert agent.last_result.steps_of("replan") == []
 
 
+def test_a_step_the_replanner_copies_with_its_result_is_a_report_not_a_step_to_run():
+    report = {"name": "a", "result": "none (the step failed)", "failed_call": "find(x='a') -> not found"}
+    replies = [
+        plan("a", "b"),
+        "Final Answer: ra",
+        json.dumps({"steps": [report, "b"]}),  # the finished step as the progress showed it, then the rest
+        "Final Answer: rb",
+        json.dumps({"steps": [report, {"description": "b", "result": "rb"}]}),  # reports only: nothing left
+        respond("ra and rb"),
+    ]
+    agent, llm = make(replies)
+    assert agent.run("task") == "ra and rb" and llm.calls == 6
+    starts = [s.content for s in agent.last_result.steps_of("plan_step") if s.data["status"] == "in_progress"]
+    assert starts == ["[>] a", "[>] b"]  # no report ran as a step
+    assert "no steps remain" in llm.requests[5].messages[-1]["content"]
+
+
 def test_a_replanner_that_neither_answers_nor_leaves_a_step_is_asked_again_for_the_answer():
     agent, llm = make([plan("a"), "Final Answer: ra", plan("a"), respond("ra it is")])
     assert agent.run("task") == "ra it is"

@@ -139,14 +139,17 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
     """A final answer (``response``) or the steps that remain, never none.
 
     A replanner that repeats the whole plan would re-run finished steps, so leading steps that match
-    the ``completed`` ones are dropped; if that leaves none, the ``remaining`` plan stands, and with no
-    step remaining the replanner is asked again for its answer.
+    the ``completed`` ones are dropped, and so is a step written with its ``result``: a report of a step
+    done, copied from the progress it was shown, not a step to do.  If that leaves none, the
+    ``remaining`` plan stands, and with no step remaining the replanner is asked again for its answer.
     """
     response = data.get("response")
     if isinstance(response, str) and response.strip():
         return Finished(response.strip())
     if "steps" not in data:
         raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
+    if isinstance(data["steps"], list):
+        data = {"steps": [step for step in data["steps"] if not (isinstance(step, dict) and "result" in step)]}
     steps = read_steps(data)
     done = {folded(d) for d in completed}
     while steps and folded(steps[0]) in done:
