@@ -186,7 +186,7 @@ def test_a_return_type_that_cannot_be_resolved_leaves_the_parameters_typed():
 
     made = tool(make)
     assert made.parameters["properties"]["count"] == {"type": "integer"}
-    assert ToolRegistry([made]).run("make", {"count": "2", "kind": "c"}).output.endswith("Local(v=2)")
+    assert ToolRegistry([made]).run("make", {"count": "2", "kind": "c"}).output == '{"v": 2}'  # the dataclass as JSON
 
 
 def test_sphinx_docstrings_give_descriptions_and_a_summary_without_fields():
