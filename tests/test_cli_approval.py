@@ -162,6 +162,21 @@ def test_the_prompt_shortens_huge_arguments_and_masks_keys(monkeypatch, capsys):
     assert key not in out and '"token": "***"' in out and "more characters not shown" in out and len(out) < 3000
 
 
+def test_v_shows_every_argument_of_a_shortened_call_then_asks_again(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("v\nn too long\n"))
+    body = "x" * 3000 + "the end"
+    assert ask_before_running(ToolCallRequest("upload", {"body": body})) == "too long"
+    out = capsys.readouterr().out
+    assert "[v]iew all the arguments" in out and "v shows them" in out
+    assert out.count("Run it?") == 2 and body in out  # the whole argument, then the question again
+
+
+def test_a_call_shown_whole_is_not_offered_a_view(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    assert ask_before_running(ToolCallRequest("delete_note", {"name": "groceries"})) is True
+    assert "[v]iew" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("answer", "verdict"),
     [("y", True), (" YES ", True), ("yes please", "yes please"), ("No: too risky", "too risky"), ("nope", "nope")],

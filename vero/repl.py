@@ -50,6 +50,7 @@ Type a message and press Enter; the agent remembers the conversation.
 EXIT_WORDS = {"bye", "exit", "quit", "/bye", "/exit", "/quit"}
 APPROVAL_PROMPT = "Approve plan? [y]es / [n]o / or type feedback: "
 TOOL_PROMPT = "Run it? [y]es / [n]o, or n and a reason for the model: "
+TOOL_PROMPT_SHORTENED = "Run it? [y]es / [n]o, [v]iew all the arguments, or n and a reason for the model: "
 SHOWN_ARGUMENT_CHARS = 2000  # longer arguments are shortened on screen, saying how much is not shown
 
 
@@ -352,19 +353,25 @@ class Repl:
 
 def ask_before_running(call, out=None) -> bool | str:
     """The CLI's approver (``approve_tool=``): shows the tool's name and the arguments it will run
-    with, and asks on the terminal.  ``y`` or ``yes`` runs the call; anything else refuses it: an
-    empty line, ``n`` or ``no`` with no reason; other text is the reason the model reads (a leading
-    ``n``/``no`` dropped).  The end of input refuses.  Printed on ``out`` (default stdout) through
+    with (``v`` shows them all when they were shortened), and asks on the terminal.  ``y`` or ``yes``
+    runs the call; anything else refuses it: an empty line, ``n`` or ``no`` with no reason; other
+    text is the reason the model reads (a leading ``n``/``no`` dropped).  The end of input refuses.  Printed on ``out`` (default stdout) through
     ``say``: keys masked, control characters escaped."""
     out = out or sys.stdout
-    say(f"🙋 {call.name} needs your approval. It would run with: {shown_arguments(call.arguments)}", file=out)
-    try:
-        answer = read_reply(TOOL_PROMPT, out)
-    except EOFError:
-        say("\n🚫 No reply (end of input): not run.", file=out)
-        return False
-    if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
-        say(answer, file=out)
+    shown = shown_arguments(call.arguments)
+    say(f"🙋 {call.name} needs your approval. It would run with: {shown}", file=out)
+    shortened = shown != shown_arguments(call.arguments, limit=None)
+    while True:  # until a verdict: "v" shows all the arguments, then asks again
+        try:
+            answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out)
+        except EOFError:
+            say("\n🚫 No reply (end of input): not run.", file=out)
+            return False
+        if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
+            say(answer, file=out)
+        if answer.strip().lower() not in ("v", "view"):
+            break
+        say(json.dumps(call.arguments, ensure_ascii=False, indent=2, default=str), file=out)
     verdict = tool_verdict(answer)
     say("✅ Approved; running it." if verdict is True else "🚫 Refused; the model is told.", file=out)
     return verdict
@@ -381,10 +388,12 @@ def tool_verdict(answer: str) -> bool | str:
     return text or False
 
 
-def shown_arguments(arguments) -> str:
-    """The arguments as JSON on one line, shortened past ``SHOWN_ARGUMENT_CHARS`` (saying how much)."""
+def shown_arguments(arguments, limit: int | None = SHOWN_ARGUMENT_CHARS) -> str:
+    """The arguments as JSON on one line, shortened past ``limit`` characters (saying how much)."""
     text = json.dumps(arguments, ensure_ascii=False, default=str)
-    return clip(text, SHOWN_ARGUMENT_CHARS, f" … [{len(text) - SHOWN_ARGUMENT_CHARS} more characters not shown]")
+    if limit is None or len(text) <= limit:
+        return text
+    return clip(text, limit, f" … [{len(text) - limit} more characters not shown; v shows them]")
 
 
 def read_reply(prompt: str, out) -> str:
