@@ -376,17 +376,15 @@ def lend_book(name: str, reader: str) -> str:
     return "lent"
 
 
-def test_a_tool_reporting_an_error_gets_a_hint_naming_the_other_read_only_tools():
-    # seen: the model calls find_book for a person ("I need to find X's profile") again and again
+def test_a_tool_reporting_an_error_is_answered_with_its_error_alone():
+    """A hint listing the other tools after an error was measured and removed: after it, a 1.5B model
+    tried the listed tools in turn instead of fixing its call as the worked example shows."""
     llm = ScriptedLLM(
         ['Thought: look\nAction: author_profile\nAction Input: {"name": "Nightjar"}', "Final Answer: unknown"]
     )
     agent = ReActAgent("r", llm, tools=[find_title, lend_book, author_profile], verbose=False)
     agent.run("Who?")
-    sent = llm.requests[1].messages[-1]["content"]
-    assert sent.startswith('Observation: {"error": "no author named \'Nightjar\'"}')
-    assert sent.endswith("\n(If author_profile is not the right tool for this, the others are: find_title(name).)")
-    assert agent.last_result.steps_of("observation")[0].content == '{"error": "no author named \'Nightjar\'"}'
+    assert llm.requests[1].messages[-1]["content"] == 'Observation: {"error": "no author named \'Nightjar\'"}'
 
 
 def test_no_hint_or_note_points_at_a_tool_that_may_change_things():
@@ -396,8 +394,10 @@ def test_no_hint_or_note_points_at_a_tool_that_may_change_things():
     agent = ReActAgent("r", llm, tools=[lend_book, author_profile], verbose=False)
     agent.run("Who?")
     after_error, after_repeat = (request.messages[-1]["content"] for request in llm.requests[1:3])
-    assert "Expected arguments: name (string)." in after_error and "Not run: you made this exact call" in after_repeat
-    assert "(If author_profile" not in after_error  # no read-only tool to offer: no hint
+    assert (
+        after_error.endswith("Expected arguments: name (string).")
+        and "Not run: you made this exact call" in after_repeat
+    )
     assert after_repeat.endswith("The tools that change nothing:\n(none)")
     assert "lend_book" not in after_error + after_repeat
 

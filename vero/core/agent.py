@@ -36,7 +36,6 @@ from vero.core.parsing import (
     reports_error,
     tidy_numbers,
 )
-from vero.core.parsing.tool_output import ERROR_TEXT
 from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage
 from vero.core.session import load_session, save_session
 from vero.core.stream import reply_record, request_record, streams_text
@@ -622,8 +621,7 @@ class Agent(ABC):
         self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=parsed)
         if isinstance(call, Refusal):
             self.record(StepKind.OBSERVATION, call.text, tool=name, ok=False, error=call.error)
-            hint = self.tools.others_hint(name) if call.error == ToolError.BAD_ARGUMENTS else ""
-            return ToolOutcome(call.text + hint, False, call.error, repeated=bool(earlier))
+            return ToolOutcome(call.text, False, call.error, repeated=bool(earlier))
         self._emit("tool_call", tool=name, args=call.arguments, call_id=call.id)  # a dict from every pattern
         if run is not None and (run.pace is not None or run.cancelled.is_set()):
             self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
@@ -636,8 +634,6 @@ class Agent(ABC):
         self.record(StepKind.OBSERVATION, output, tool=name, ok=ok, error=error)
         text = tidy_numbers(output) if hook.tidy_numbers else output
         text = text if len(text) <= self.options.max_observation_chars else self._clip(text)
-        if error in (ToolError.BAD_ARGUMENTS, ToolError.EXCEPTION) or (ok and ERROR_TEXT.match(text)):
-            text += self.tools.others_hint(name)  # perhaps the wrong tool (an unknown tool's error lists them)
         return ToolOutcome(text, ok, error, repeated=bool(earlier))
 
     def _repeated_failure(self, name: str, args: Any, failed: Step) -> ToolOutcome:

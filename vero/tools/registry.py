@@ -334,11 +334,6 @@ class ToolRegistry:
         lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in tools]
         return "\n".join(lines) or "(none)"
 
-    def others_hint(self, name: str) -> str:
-        """After an error, the other read-only tools: small models keep calling a wrong one, and tried any offered."""
-        others = [_call_shape(t) for t in self._tools.values() if t.name != name and t.read_only]
-        return f"\n(If {name} is not the right tool for this, the others are: {', '.join(others)}.)" if others else ""
-
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
