@@ -355,8 +355,8 @@ def ask_before_running(call, out=None) -> bool | str:
     """The CLI's approver (``approve_tool=``): shows the tool's name and the arguments it will run
     with (``v`` shows them all when they were shortened), and asks on the terminal.  ``y`` or ``yes``
     runs the call; anything else refuses it: an empty line, ``n`` or ``no`` with no reason; other
-    text is the reason the model reads (a leading ``n``/``no`` dropped).  The end of input refuses.  Printed on ``out`` (default stdout) through
-    ``say``: keys masked, control characters escaped."""
+    text is the reason the model reads (a leading ``n``/``no`` dropped).  The end of input refuses.
+    Printed on ``out`` (default stdout) through ``say``: keys masked, control characters escaped."""
     out = out or sys.stdout
     shown = shown_arguments(call.arguments)
     say(f"🙋 {call.name} needs your approval. It would run with: {shown}", file=out)
