@@ -69,7 +69,7 @@ REPEATED_FAILURE = note(
     "repeated_failure",
     (
         "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
-        "Use a different tool, or different arguments. The tools that change nothing:\n{tools}"
+        "Use a different tool, or different arguments."
     ),
 )
 
@@ -642,9 +642,7 @@ class Agent(ABC):
         changed and run again by vero: the error goes back to the model, which writes the next call
         itself (docs/tools.md, "Safety")."""
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
-        text = REPEATED_FAILURE.format(
-            error=self._clip(failed.content.strip().splitlines()[0], 200), tools=self.tools.short_lines()
-        )
+        text = REPEATED_FAILURE.format(error=self._clip(failed.content.strip().splitlines()[0], 200))
         self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
         return ToolOutcome(text, False, ToolError.REPEATED_FAILURE, repeated=True)
 

@@ -328,12 +328,6 @@ class ToolRegistry:
             self._description = "\n".join(lines)
         return self._description
 
-    def short_lines(self) -> str:
-        """One short line per read-only tool (call shape, first sentence): notes never point at a change."""
-        tools = [t for t in self._tools.values() if t.read_only]
-        lines = [f"- {_call_shape(t)}: {t.description.split('. ')[0].rstrip('.')}" for t in tools]
-        return "\n".join(lines) or "(none)"
-
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
@@ -393,8 +387,3 @@ class ToolRegistry:
     def _unknown(self, name: Any) -> ToolOutcome:
         valid = ", ".join(self._tools) or "(none)"
         return ToolOutcome(f"Error: unknown tool {name!r}. Valid tools: {valid}.", False, ToolError.UNKNOWN_TOOL)
-
-
-def _call_shape(tool: Tool) -> str:
-    """``name(arg, other)``: how a tool is named in nudges and error hints."""
-    return f"{tool.name}({', '.join(tool.parameters['properties'])})"
