@@ -638,7 +638,8 @@ class Agent(ABC):
 
     def _repeated_failure(self, name: str, args: Any, failed: Step) -> ToolOutcome:
         """A call that failed before with the same arguments, not run again: small models repeat a failing
-        call word for word, so the observation says so and lists the other tools.  A failed call is never
+        call word for word, so the observation says so (and lists no tools: a list was a menu they tried in
+        turn).  A failed call is never
         changed and run again by vero: the error goes back to the model, which writes the next call
         itself (docs/tools.md, "Safety")."""
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
