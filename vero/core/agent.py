@@ -638,10 +638,8 @@ class Agent(ABC):
 
     def _repeated_failure(self, name: str, args: Any, failed: Step) -> ToolOutcome:
         """A call that failed before with the same arguments, not run again: small models repeat a failing
-        call word for word, so the observation says so (and lists no tools: a list was a menu they tried in
-        turn).  A failed call is never
-        changed and run again by vero: the error goes back to the model, which writes the next call
-        itself (docs/tools.md, "Safety")."""
+        call word for word, so the observation says so (no list of tools: they tried a list in turn).  A
+        failed call is never changed and run again by vero: the model writes the next call (docs/tools.md)."""
         self.record(StepKind.ACTION, f"{name}({args_text(args)})", tool=name, args=args)
         text = REPEATED_FAILURE.format(error=self._clip(failed.content.strip().splitlines()[0], 200))
         self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REPEATED_FAILURE)
