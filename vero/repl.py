@@ -358,9 +358,8 @@ def ask_before_running(call, out=None) -> bool | str:
     text is the reason the model reads (a leading ``n``/``no`` dropped).  The end of input refuses.
     Printed on ``out`` (default stdout) through ``say``: keys masked, control characters escaped."""
     out = out or sys.stdout
-    shown = shown_arguments(call.arguments)
-    say(f"🙋 {call.name} needs your approval. It would run with: {shown}", file=out)
-    shortened = shown != shown_arguments(call.arguments, limit=None)
+    say(f"🙋 {call.name} needs your approval. It would run with: {shown_arguments(call.arguments)}", file=out)
+    shortened = len(json.dumps(call.arguments, ensure_ascii=False, default=str)) > SHOWN_ARGUMENT_CHARS
     while True:  # until a verdict: "v" shows all the arguments, then asks again
         try:
             answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out)
@@ -388,12 +387,11 @@ def tool_verdict(answer: str) -> bool | str:
     return text or False
 
 
-def shown_arguments(arguments, limit: int | None = SHOWN_ARGUMENT_CHARS) -> str:
-    """The arguments as JSON on one line, shortened past ``limit`` characters (saying how much)."""
+def shown_arguments(arguments) -> str:
+    """The arguments as JSON on one line, shortened past ``SHOWN_ARGUMENT_CHARS`` (saying how much)."""
     text = json.dumps(arguments, ensure_ascii=False, default=str)
-    if limit is None or len(text) <= limit:
-        return text
-    return clip(text, limit, f" … [{len(text) - limit} more characters not shown; v shows them]")
+    hidden = len(text) - SHOWN_ARGUMENT_CHARS
+    return clip(text, SHOWN_ARGUMENT_CHARS, f" … [{hidden} more characters not shown; v shows them]")
 
 
 def read_reply(prompt: str, out) -> str:

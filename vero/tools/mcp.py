@@ -1352,8 +1352,9 @@ def _name_of(argv: Sequence[str]) -> str:
 
 # What an editor's JSON allows beyond JSON (VS Code's and Zed's files are "JSON with comments"): a
 # string is kept as it is, a comment goes (a block comment leaves its line breaks), then a trailing comma.
-_JSONC_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.S)
-_JSONC_COMMA = re.compile(r'"(?:\\.|[^"\\\n])*"|,(?=\s*[}\]])')
+_JSON_STRING = r'"(?:\\.|[^"\\\n])*"'  # matched first, so that "//" or "," inside a string stays
+_JSONC_COMMENT = re.compile(rf"{_JSON_STRING}|//[^\n]*|/\*.*?\*/", re.S)
+_JSONC_COMMA = re.compile(rf"{_JSON_STRING}|,(?=\s*[}}\]])")
 LAYOUTS = {"mcpServers": "Claude Desktop, Cursor, Windsurf", "servers": "VS Code", "context_servers": "Zed"}
 
 

@@ -41,7 +41,7 @@ MAX_GENERATED_ITEMS = 10_000  # items taken from a generator a tool returned
 @dataclass(slots=True)
 class ToolOutcome:
     """What running a tool produced: the tool's full ``output`` (from ``ToolRegistry.run``), or the one the
-    model is sent (from ``Agent.run_tool``: clipped, with hints).  ``error`` says why when ``ok`` is False
+    model is sent (from ``Agent.run_tool``: clipped).  ``error`` says why when ``ok`` is False
     (a ``vero.core.ToolError``, or an agent's own kind); ``repeated``: this run made the same call before."""
 
     output: str
