@@ -24,6 +24,7 @@ def _load(name: str, path: Path):
 server = _load("vero_bench_server", BENCH / "local_model" / "server.py")
 he = _load("vero_bench_humaneval", BENCH / "humaneval.py")
 vote_py = _load("vero_bench_vote", BENCH / "local_model" / "vote.py")
+failures_py = _load("vero_bench_failures", BENCH / "local_model" / "failures.py")
 DATA = HERE / "data" / "humaneval_3.jsonl"
 
 
@@ -104,3 +105,33 @@ def test_vote_never_votes_a_task_whose_first_run_changed_things_and_leaves_out_a
     assert winner is first and not held
     winner, held = vote([_row("12", True), _row("13", False, ("book",)), _row("13", False, ("book",))], read_only)
     assert held and winner["answer"] == "12"  # the two changing samples do not count
+
+
+def _failed(answer, observations=(), status="ok", kind="lookup"):
+    steps = [{"kind": "observation", "content": text, "data": {}} for text in observations]
+    return {"answer": answer, "correct": False, "status": status, "kind": kind, "steps": steps}
+
+
+def test_each_failed_task_is_sorted_by_what_its_record_shows():
+    kind_of = failures_py.kind_of
+    record = '{"venue": "Lyra Hall", "seats": 865}'
+    assert kind_of(_failed("1. Look up the hall. 2. It has 900 seats.")) == "no_call"
+    assert kind_of(_failed("I need the hall.", [record], status="max_turns")) == "turn_limit"
+    assert kind_of(_failed("```json\n{}\n```", [record], status="failed")) == "other_status"
+    assert kind_of(_failed(record, [record])) == "json_answer"
+    assert kind_of(_failed("[1, 2]", [record])) == "json_answer"
+    assert kind_of(_failed("{not json, a brace in prose}", [record])) == "wrong_value"
+    errors = ('{"ok": false, "reason": "no such hall"}', '{"status": "failed", "message": "x"}', "Error: unknown tool")
+    for error in errors:
+        assert kind_of(_failed("There is no such hall.", [record, error])) == "after_error"
+    assert kind_of(_failed("Booked.", [record], kind="action")) == "change"
+    assert kind_of(_failed("865", [record])) == "wrong_value"
+
+
+def test_the_failure_table_counts_each_run_in_its_own_column():
+    solved = {"answer": "865", "correct": True, "status": "ok", "kind": "lookup", "steps": []}
+    runs = {"a": [solved, _failed("plan")], "b": [_failed("plan"), _failed("plan")]}
+    lines = failures_py.table(runs)
+    assert lines[0] == "| kind | a | b |"
+    assert lines[2] == "| solved | 1/2 | 0/2 |"
+    assert f"| {failures_py.KINDS['no_call']} | 1 | 2 |" in lines
