@@ -122,13 +122,14 @@ def decide(
 def quote_sources(agent: Agent) -> list[str]:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3):
     the system prompt, the tools' descriptions and schemas, the history, the task and this run's tool
-    results (a sub-agent's: its parent's too)."""
+    results.  A sub-agent's task is not among them but its parent's sources are: the parent's model
+    wrote that task (a plan step, an ``as_tool`` call), and what it was shown is there."""
     tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
     sources = [agent.system_prompt or "", *tools, *(message.text for message in agent.history)]
     run = agent._run
     if run is not None:
-        sources += [run.task, *(step.content for step in run.steps if step.kind == StepKind.OBSERVATION)]
-        sources += run.parent_sources() if run.parent_sources is not None else []
+        sources += [step.content for step in run.steps if step.kind == StepKind.OBSERVATION]
+        sources += [run.task] if run.parent_sources is None else run.parent_sources()
     return sources
 
 
