@@ -24,7 +24,7 @@ from vero.core.agent_tool import RUNNING_AGENT, agent_tool
 from vero.core.capabilities import hosted_model
 from vero.core.deprecation import deprecated
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
-from vero.core.gate import Refusal, approvers_of, decide, quote_sources
+from vero.core.gate import Refusal, Shown, approvers_of, decide, quote_sources
 from vero.core.message import Arguments, ChatModel, Message, read_arguments
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
@@ -154,7 +154,7 @@ class Run:
     pace: Callable[[], None] | None = None  # a stream: wait at each call until its consumer has caught up
     output_spec: OutputSpec | None = None  # run(output_type=...): what the answer must be
     output: Any = None  # the answer read as output_type, once it fits
-    parent_sources: Callable[[], list[str]] | None = None  # run_subagent: the parent's quote sources
+    parent_sources: Callable[[], Shown] | None = None  # run_subagent: the parent's quote sources
     approvers: tuple[Callable[[Any], Any], ...] = ()  # run_subagent: the callers' approve_tool (the gate asks them too)
 
 

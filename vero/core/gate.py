@@ -107,8 +107,9 @@ def decide(
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=problem), ToolError.BAD_ARGUMENTS)
     call = ToolCallRequest(name, arguments, call_id, origin)
     reading = functools.partial(_written_arguments, found)
-    shown = quote_sources(agent) if origin == "text" and not found.read_only else []
-    if shown and quoted_call(name, arguments, shown, reading):
+    shown = quote_sources(agent) if origin == "text" and not found.read_only else None
+    results = [text for tool, text in shown.results if tool != name] if shown else []  # its own errors name it
+    if shown and quoted_call(name, arguments, shown.texts, reading, results):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
@@ -119,24 +120,46 @@ def decide(
     return call
 
 
-def quote_sources(agent: Agent) -> list[str]:
-    """The texts a call read from the model's text is compared with, to tell a quote (question 3):
-    the system prompt, the tools' descriptions and schemas, the history, the task and this run's tool
-    results.  A sub-agent's task is not among them but its parent's sources are: the parent's model
-    wrote that task (a plan step, an ``as_tool`` call), and what it was shown is there."""
+@dataclass(frozen=True)
+class Shown:
+    """What the model was shown, for question 3: ``texts`` (the system prompt, the tools' descriptions and
+    schemas, the history, the task) and ``results``, this run's tool results as ``(tool, text)``: data
+    from outside, where the tool's name with the call's values in any syntax is a quote too."""
+
+    texts: list[str]
+    results: list[tuple[str, str]]
+
+
+def quote_sources(agent: Agent) -> Shown:
+    """The texts a call read from the model's text is compared with, to tell a quote (question 3).
+    A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
+    task (a plan step, an ``as_tool`` call), and what it was shown is there."""
     tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
-    sources = [agent.system_prompt or "", *tools, *(message.text for message in agent.history)]
+    shown = Shown([agent.system_prompt or "", *tools, *(message.text for message in agent.history)], [])
     run = agent._run
     if run is not None:
-        sources += [step.content for step in run.steps if step.kind == StepKind.OBSERVATION]
-        sources += [run.task] if run.parent_sources is None else run.parent_sources()
-    return sources
+        shown.results.extend((s.data.get("tool", ""), s.content) for s in run.steps if s.kind == StepKind.OBSERVATION)
+        parent = Shown([run.task], []) if run.parent_sources is None else run.parent_sources()
+        shown.texts.extend(parent.texts)
+        shown.results.extend(parent.results)
+    return shown
 
 
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     """Question 3: the arguments of a call written in what the model was shown, read as the tool would
-    read them (leniently), without those that only repeat a default."""
-    return _without_defaults(tool, parse_arguments(tool, written))
+    read them (leniently), without those that only repeat a default; given by position (``tool("a", 5)``
+    is read ``{0: "a", 1: 5}``) or spelt otherwise (``Account``), under the tool's own parameter names."""
+    names = list(tool.parameters["properties"])
+    spelt = {_folded(name): name for name in names}
+    arguments = {
+        names[key] if isinstance(key, int) and key < len(names) else spelt.get(_folded(str(key)), key): value
+        for key, value in parse_arguments(tool, written).items()
+    }
+    return _without_defaults(tool, arguments)
+
+
+def _folded(name: str) -> str:
+    return re.sub(r"[\W_]", "", name).casefold()
 
 
 def _without_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,8 @@ renderer hides (markdown links and emphasis, BBCode) go (in a second reading, as
 itself), invisible characters and combining marks go, and HTML, URL, JSON and CSV escapes are
 undone.  The arguments are then compared as values (``canonical``): strings spacing, case, look-alike
 letters and quotes, HTML tags and invisible characters aside, a number and its text alike, and without
-arguments that only repeat a default.
+arguments that only repeat a default.  In tool results, and in any text padded past the readers' limits,
+the tool's name with each of the call's values near it is a call too (``_named_with_values``).
 """
 
 from __future__ import annotations
@@ -30,17 +31,20 @@ import json
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any
 
-from vero.core.parsing.json_text import DECODER
+from vero.core.parsing.json_text import DECODER, parse_json_value
 from vero.core.parsing.react_text import parse_react
 from vero.core.parsing.text_calls import _attribute_tag, _function_call, written_call
 
 MAX_NAME_MENTIONS = 2000  # mentions of the tool read per source form (each is read in bounded time)
 MAX_OBJECT_TRIES = 16  # "{" tried backwards from a mention, for the JSON object that holds it
 MAX_CALL_CHARS = 8000  # how far a call written after a mention is read
+NEAR_CHARS = 300  # how far from a mention of the tool in a tool result its values are looked for
+MAX_REPAIRS = 4  # JSON objects around mentions read leniently per text (JavaScript keys, trailing commas...)
+PADDED = object()  # yielded by ``calls_written`` where a limit above cut its reading short
 
 # Invisible characters: format characters (category Cf, checked in ``plain``) and the ones outside it that
 # render as nothing: the combining grapheme joiner, variation selectors, Hangul fillers, the braille blank.
@@ -100,15 +104,22 @@ _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1
 )
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
-_NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*\.)+\Z")
+_NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*?(?:[./:]|__))+\Z")  # functions.name, mcp__server__name, a/name
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
+_JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*(?:[\w-]+\.)*\Z", re.IGNORECASE)
 
 
 def quoted_call(
-    name: str, arguments: dict[str, Any], sources: Iterable[str], as_arguments: Callable[[Any], Any] = lambda a: a
+    name: str,
+    arguments: dict[str, Any],
+    sources: Iterable[str],
+    as_arguments: Callable[[Any], Any] = lambda a: a,
+    results: Sequence[str] = (),
 ) -> bool:
-    """True when a call of ``name`` with ``arguments`` is written in one of ``sources``.
+    """True when a call of ``name`` with ``arguments`` is written in one of ``sources`` or ``results``, or
+    one of ``results`` (tool results, data from outside) names the tool with each of its argument values
+    (``_named_with_values``).
 
     ``as_arguments`` reads a call's arguments (``arguments``, and each written call's: JSON text, a bare
     string) into the dict compared, as the tool would get them (the gate passes the tool's lenient
@@ -118,19 +129,65 @@ def quoted_call(
     wanted = None  # compared only once a written call of ``name`` is found
     words = _NAME_WORDS.findall(name)  # any spelling: delete_record, delete-record, deleteRecord, delete record
     spellings = re.compile(r"[ _.-]{0,2}".join(words) if words else re.escape(name), re.IGNORECASE)
-    for source in sources:
+    for source in [*sources, *results]:
         for form in _forms(source, spellings):
             for written in calls_written(form, spellings):
                 try:
                     wanted = canonical(as_arguments(arguments)) if wanted is None else wanted
                 except ValueError:
                     return True
+                if written is PADDED:  # a text padded past a reader's limits: the values near the name decide
+                    if _named_with_values(spellings, _values(as_arguments(arguments)), [form]):
+                        return True
+                    continue
                 try:
                     if canonical(as_arguments(written)) == wanted:
                         return True
                 except (ValueError, TypeError, RecursionError):
                     continue
+    if not results:
+        return False
+    try:
+        values = _values(as_arguments(arguments))
+    except (ValueError, RecursionError):
+        return True
+    joined = ["\n".join(results)] if len(results) > 1 else []  # a call split across two results
+    return _named_with_values(spellings, values, [*results, *joined])
+
+
+def _values(arguments: dict[str, Any]) -> list[str]:
+    """The call's argument values (``canonical``), those that say nothing (empty, null) aside."""
+    return [value for value in _leaves(arguments) if value not in ("", "null")]
+
+
+def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
+    """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name:
+    a call in any syntax (a table row, YAML, a command line, a call split in two or padded past the limits).
+    Asked of tool results only: a user's own words name a tool and its values to ask for the call."""
+    for source in sources if values else ():
+        for form in _forms(source, spellings):
+            text = _flat(form)
+            for number, mention in enumerate(spellings.finditer(text)):
+                near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + NEAR_CHARS + len("".join(values))]
+                padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
+                if all(re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text if padded else near) for value in values):
+                    return True
+                if padded:
+                    break
     return False
+
+
+def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
+    """The scalar values in ``value`` (a dict's values, a list's items, at any depth), each ``canonical``."""
+    if depth > 50:
+        raise ValueError("nested too deeply")
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item, depth + 1)
+    else:
+        yield canonical(value)
 
 
 def _forms(source: str, name: re.Pattern[str]) -> list[str]:
@@ -208,14 +265,19 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
     for number, mention in enumerate(name.finditer(text)):
         position, end, spelled = mention.start(), mention.end(), mention.group()
         if number >= MAX_NAME_MENTIONS:
+            yield PADDED
             return
         namespace = _NAMESPACE.search(text, max(0, position - 60), position)  # functions.name
         start = namespace.start() if namespace else position
         before, after = text[start - 1 : start], text[end : end + 1]
         if _NAME_CHAR.match(before) or _NAME_CHAR.match(after):  # part of a longer word
             continue
-        if before == '"':  # a JSON string: the call around it
+        if text[max(0, start - 4) : start].rstrip(" \t\n`").endswith(('"', "'")):  # a string: the call around it
             yield from _json_calls(text, position, spelled, objects, read)
+        gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(" \t\n\"'`|:,;=->\u2192"))
+        if next_text[gap : gap + 1] == "{":  # name {...}, ["name", {...}], | name | {...} |: the arguments next
+            with contextlib.suppress(ValueError, RecursionError):
+                yield DECODER.raw_decode(text, end + gap)[0]
         if before in ("<", "="):  # <name a="1"/>, <function=name>
             yield from _tagged_call(text, position, end, spelled)
         if (before, after) in (("<", ">"), (">", "<")):  # <name><key>value</key></name>, <name>name</name>
@@ -241,7 +303,7 @@ def _json_calls(
             try:
                 objects[brace] = DECODER.raw_decode(text, brace)
             except (ValueError, RecursionError):
-                objects[brace] = (None, brace)
+                objects[brace] = _repaired(text[brace : mention + 2000], brace, mention, objects)
         value, end = objects[brace]
         if end > mention:
             if brace not in read:
@@ -249,6 +311,19 @@ def _json_calls(
                 yield from _calls_in(value, name)
             return
         brace = text.rfind("{", 0, brace)
+    yield PADDED
+
+
+def _repaired(text: str, brace: int, mention: int, objects: dict[int, tuple[Any, int]]) -> tuple[Any, int]:
+    """The JSON object ``text`` begins with, read leniently (``{name: 'x',}``), as held from ``brace`` past
+    ``mention``; ``(None, brace)`` when unusable, or past ``MAX_REPAIRS`` per text."""
+    objects[-1] = (None, objects.get(-1, (None, 0))[1] + 1)  # the count of repairs so far
+    if objects[-1][1] > MAX_REPAIRS:
+        return None, brace
+    try:
+        return parse_json_value(text), mention + 1
+    except (ValueError, RecursionError):
+        return None, brace
 
 
 def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
@@ -274,7 +349,7 @@ def same_name(written: Any, name: str) -> bool:
 
 
 def _name_key(name: str) -> str:
-    return re.sub(r"[\W_]", "", name.rsplit(".", 1)[-1]).casefold()
+    return re.sub(r"[\W_]", "", re.split(r"[./:]|__", name.strip(" \t\n`'\""))[-1]).casefold()
 
 
 def _loosely_written(value: dict[str, Any], name: str) -> Iterator[Any]:
@@ -295,6 +370,8 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
     if label is None:
         return
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
+    if len(text) - label.start() > MAX_CALL_CHARS:
+        yield PADDED
     if same_name(step.action, name):
         yield step.action_input
         if isinstance(step.action_input, str) and step.action_input.strip()[:1] == '"':
@@ -378,18 +455,22 @@ def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
         return
     closing = text.find(")", opening)
     for _ in range(MAX_OBJECT_TRIES):
-        if closing < 0 or closing - opening > MAX_CALL_CHARS:
+        if closing < 0:
             return
+        if closing - opening > MAX_CALL_CHARS:
+            break
         arguments = _literal_call(f"f{text[opening : closing + 1]}")
         arguments = _pairs_written(text[opening + 1 : closing].strip(" \t\n{}")) if arguments is None else arguments
         if arguments is not None:
             yield arguments
             return
         closing = text.find(")", closing + 1)
+    yield PADDED
 
 
 def _literal_call(text: str) -> Any:
-    """The arguments of ``f(...)`` with literal values: keywords as a dict, or its one positional value."""
+    """The arguments of ``f(...)`` with literal values: its one positional value, or a dict of the keywords
+    and the positional values by their position (``f("a", b=5)`` is ``{0: "a", "b": 5}``)."""
     try:
         call = ast.parse(text, mode="eval").body
         if not isinstance(call, ast.Call):
@@ -398,9 +479,9 @@ def _literal_call(text: str) -> Any:
         positional = [ast.literal_eval(a) for a in call.args]
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         return None
-    if positional and (keywords or len(positional) > 1):
-        return None
-    return positional[0] if positional else keywords
+    if len(positional) == 1 and not keywords:
+        return positional[0]
+    return {**dict(enumerate(positional)), **keywords}  # by position: the gate names them by the tool's parameters
 
 
 def canonical(value: Any, depth: int = 0) -> Any:
@@ -422,7 +503,13 @@ def canonical(value: Any, depth: int = 0) -> Any:
         return json.dumps(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    text = value if isinstance(value, str) else json.dumps(value)
+    if isinstance(value, str) and _JSON_NUMBER.fullmatch(value.strip()):  # "500.00" is read as 500
+        return canonical(float(value) if any(c in value for c in ".eE") else int(value), depth + 1)
+    return _flat(value if isinstance(value, str) else json.dumps(value))
+
+
+def _flat(text: str) -> str:
+    """``text`` bare (``_bare``), without emphasis marks, its spacing collapsed, case folded."""
     return " ".join(_bare(text).translate(_EMPHASIS).split()).casefold()
 
 
