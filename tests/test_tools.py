@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime
 import enum
+import functools
 import inspect
 import logging
+import math
 import time
 from dataclasses import dataclass
 from decimal import Decimal
@@ -13,6 +15,7 @@ from typing import Any, Literal, Optional, Union
 
 import pytest
 
+from vero.testing import ScriptedLLM
 from vero.tools import Tool, ToolOutcome, ToolRegistry, tool
 from vero.tools.base import parse_docstring
 
@@ -48,7 +51,7 @@ def echo(text: str) -> str:
         (int, {"type": "integer"}),
         (float, {"type": "number"}),
         (bool, {"type": "boolean"}),
-        (list, {"type": "array"}),
+        (list, {"type": "array", "items": {}}),
         (list[int], {"type": "array", "items": {"type": "integer"}}),
         (tuple[str, ...], {"type": "array", "items": {"type": "string"}}),
         (dict, {"type": "object"}),
@@ -603,3 +606,75 @@ def test_an_enum_whose_values_are_not_strings_or_numbers_is_refused_when_the_too
 
     with pytest.raises(TypeError, match="the Enum Point cannot be a tool parameter"):
         tool(place)
+
+
+# -- callables of every kind a user may hand to Tool ------------------------------------------------------------
+def test_an_async_tool_is_awaited_in_run_and_in_arun():
+    import asyncio
+
+    from vero.agents import ToolCallingAgent
+
+    @tool
+    async def look_up(key: str) -> str:
+        """Look a key up."""
+        await asyncio.sleep(0)
+        return f"value of {key}"
+
+    def agent():
+        replies = [{"tool_calls": [{"name": "look_up", "arguments": {"key": "k1"}}]}, "done"]
+        return ToolCallingAgent("a", ScriptedLLM(replies), tools=[look_up], verbose=False)
+
+    ran = agent()
+    ran.run("Look k1 up.")
+    awaited = agent()
+    asyncio.run(awaited.arun("Look k1 up."))
+    for each in (ran, awaited):
+        assert [s.content for s in each.last_result.steps_of("observation")] == ["value of k1"]
+
+
+def test_a_partial_and_a_callable_object_keep_their_hints_names_and_docstrings():
+    def area(width: int, height: int) -> int:
+        """Area of a rectangle.
+
+        Args:
+            width: the width
+        """
+        return width * height
+
+    class Adder:
+        """Add two whole numbers."""
+
+        def __call__(self, x: int, y: int) -> int:
+            return x + y
+
+    partial, adder = Tool(functools.partial(area, height=2)), Tool(Adder())
+    assert (partial.name, partial.description) == ("area", "Area of a rectangle.")
+    assert partial.parameters["properties"]["width"] == {"type": "integer", "description": "the width"}
+    assert (adder.name, adder.description) == ("Adder", "Add two whole numbers.")
+    assert adder.parameters["required"] == ["x", "y"]
+    assert ToolRegistry([partial]).run("area", {"width": "3"}).output == "6"  # "3" built as an int, not "33"
+    assert ToolRegistry([adder]).run("Adder", {"x": "1", "y": "2"}).output == "3"
+
+
+def test_a_list_without_an_item_type_still_has_items_in_its_schema():
+    def tag(names: list, groups: list[list]) -> str:
+        """Tag."""
+        return "ok"
+
+    properties = Tool(tag).parameters["properties"]
+    assert properties["names"] == {"type": "array", "items": {}}
+    assert properties["groups"] == {"type": "array", "items": {"type": "array", "items": {}}}
+
+
+@pytest.mark.parametrize("timeout", [None, math.inf])  # on a worker thread, and inline
+def test_an_exception_whose_message_cannot_be_made_is_still_an_observation(timeout):
+    class Broken(Exception):
+        def __str__(self) -> str:
+            raise AttributeError("no detail")
+
+    def fail() -> str:
+        """Fail."""
+        raise Broken()
+
+    outcome = ToolRegistry([Tool(fail, timeout=timeout)]).run("fail", {})
+    assert (outcome.ok, outcome.output) == (False, "Error: tool 'fail' raised Broken")

@@ -161,6 +161,7 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
     "any value", the function would get the model's JSON instead of the type it declares.  An
     unresolvable return type is no concern of the tool's.
     """
+    func = _annotated(func)
     try:
         return typing.get_type_hints(func, include_extras=True)
     except Exception:  # one hint cannot be resolved: each is read on its own, to find it
@@ -180,6 +181,13 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
                 "function, not imported under TYPE_CHECKING only)"
             ) from None
     return hints
+
+
+def _annotated(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The function that carries a callable's hints and docstring: a partial's function, an object's ``__call__``."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    return func if inspect.isroutine(func) or inspect.isclass(func) else type(func).__call__
 
 
 def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | None = None) -> dict[str, Any]:
@@ -216,6 +224,10 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
     return parameters
 
 
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
 # --------------------------------------------------------------------------- Tool
 
 
@@ -246,9 +258,12 @@ class Tool:
             needs_approval = func.needs_approval if needs_approval is None else needs_approval
             func = func.func
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
-        summary, arg_docs = parse_docstring(func.__doc__)
+        inner = _annotated(func)  # a partial's function, a callable object's __call__
+        method = inner.__name__ == "__call__"  # of a callable object: its class names and describes it
+        summary, arg_docs = parse_docstring(inner.__doc__ or (type(func).__doc__ if method else None))
         self.func: Callable[..., Any] = func
-        self.name = name or func.__name__
+        owner = inner.__qualname__.removesuffix(".__call__").rsplit(".", 1)[-1]
+        self.name = name or getattr(func, "__name__", None) or owner
         if not _VALID_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
@@ -295,14 +310,17 @@ class Tool:
         Positional-only parameters are passed positionally, in order; one the
         model left out gets its default (``validate`` made sure it has one).
         """
-        if not self._positional:
-            return self.func(**arguments)
         kwargs, args = dict(arguments), []
         for name, default in self._positional:
             if name not in kwargs and default is inspect.Parameter.empty:
                 raise TypeError(f"{self.name}() missing required argument: {name!r}")
             args.append(kwargs.pop(name, default))
-        return self.func(*args, **kwargs)
+        result = self.func(*args, **kwargs)
+        if inspect.isawaitable(result):  # an async def tool: run to its end here, in the tool's own event loop
+            import asyncio  # imported here: `import vero` should not pay it
+
+            return asyncio.run(_awaited(result))
+        return result
 
     def __repr__(self) -> str:
         return f"Tool({self.name}({self.signature()}))"

@@ -191,7 +191,10 @@ def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcom
 
 
 def _raised(name: str, exc: BaseException) -> ToolOutcome:
-    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    try:
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    except Exception:  # an exception whose message cannot be made
+        detail = type(exc).__name__
     return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, ToolError.EXCEPTION)
 
 

@@ -288,7 +288,7 @@ def _union_schema(args: tuple[Any, ...], seen: frozenset[Any]) -> dict[str, Any]
 
 def _array_schema(origin: Any, args: tuple[Any, ...], seen: frozenset[Any]) -> dict[str, Any]:
     if not args:
-        return {"type": "array"}
+        return {"type": "array", "items": {}}  # any items: OpenAI refuses an array schema without "items"
     if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):  # tuple[int, str]: fixed length
         kinds = [_schema(a, seen) for a in args]
         distinct = [k for i, k in enumerate(kinds) if k not in kinds[:i]]
