@@ -608,6 +608,25 @@ def test_plan_execute_final_step_is_typed():
     assert llm.calls == 4  # the plan's answer "3 items" did not fit: one re-ask
 
 
+def test_a_re_asked_answer_cut_off_at_the_output_limit_is_not_read_as_the_type():
+    cut = {"content": "70", "finish_reason": "length"}  # 70 of 70000, cut off
+    agent, llm = tool_calling(["about seventy thousand", cut, "70000"])
+    assert agent.run("How many?", output_type=int) == 70000
+    assert llm.calls == 3  # the cut-off re-ask was asked again
+    warnings = [step.content for step in agent.last_result.steps_of("warning")]
+    assert any("cut off at the output limit" in warning for warning in warnings)
+
+
+@pytest.mark.parametrize("response", [{"name": "Oslo", "size": 709000}, 709000, True])
+def test_plan_execute_reads_a_replanner_s_answer_written_as_a_json_value_not_text(response):
+    plan, replan = json.dumps({"steps": ["look it up"]}), json.dumps({"response": response})
+    llm = ScriptedLLM([plan, "Final Answer: found", replan])
+    agent = PlanExecuteAgent("p", llm, verbose=False)
+    answer = agent.run("Which city, and how big?")
+    assert (answer, agent.last_result.status) == (json.dumps(response), Status.OK)
+    assert llm.calls == 3  # no re-ask: the value is the answer
+
+
 def test_arun_and_stream_return_the_typed_output():
     agent, _ = tool_calling(["42", "43"])
     assert asyncio.run(agent.arun("task", output_type=int)) == 42

@@ -144,6 +144,8 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
     ``remaining`` plan stands, and with no step remaining the replanner is asked again for its answer.
     """
     response = data.get("response")
+    if isinstance(response, (int, float, dict, list)) and response not in ({}, []):  # 42, true, {...}: as JSON
+        response = json.dumps(response, ensure_ascii=False)
     if isinstance(response, str) and response.strip():
         return Finished(response.strip())
     if "steps" not in data:

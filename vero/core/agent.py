@@ -373,7 +373,10 @@ class Agent(ABC):
         ``spec.retries`` times, then ``InvalidOutputError``; a run a budget cut short is not re-asked."""
         run = self.current_run
         for attempt in range(spec.retries + 1):
+            cut_off = [s for s in run.steps if s.data.get("cut_off") and answer.strip() in str(s.data.get("raw"))]
             try:
+                if cut_off and answer.strip():  # "70" of a number cut at 70 is no answer, whatever it reads as
+                    raise InvalidValue([("", "the answer was cut off at the output limit")])
                 run.output = spec.read(answer)
                 return answer
             except InvalidValue as exc:

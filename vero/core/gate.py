@@ -33,7 +33,7 @@ from vero.core.message import ORIGINS, Arguments, ToolCallRequest
 from vero.core.notes import note
 from vero.core.options import AgentOptions
 from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, valid_strings, without_fence
-from vero.core.parsing.quoted_calls import canonical, quoted_call
+from vero.core.parsing.quoted_calls import canonical, name_key, quoted_call
 from vero.core.result import StepKind, ToolError
 from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import ToolRegistry, parse_arguments
@@ -150,16 +150,12 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     read them (leniently), without those that only repeat a default; given by position (``tool("a", 5)``
     is read ``{0: "a", 1: 5}``) or spelt otherwise (``Account``), under the tool's own parameter names."""
     names = list(tool.parameters["properties"])
-    spelt = {_folded(name): name for name in names}
+    spelt = {name_key(name): name for name in names}
     arguments = {
-        names[key] if isinstance(key, int) and key < len(names) else spelt.get(_folded(str(key)), key): value
+        names[key] if isinstance(key, int) and key < len(names) else spelt.get(name_key(str(key)), key): value
         for key, value in parse_arguments(tool, written).items()
     }
     return _without_defaults(tool, arguments)
-
-
-def _folded(name: str) -> str:
-    return re.sub(r"[\W_]", "", name).casefold()
 
 
 def _without_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:

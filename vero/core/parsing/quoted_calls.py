@@ -345,10 +345,11 @@ def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
 
 def same_name(written: Any, name: str) -> bool:
     """``written`` names the tool ``name`` spells (``functions.Delete-Record`` is ``delete_record``)."""
-    return isinstance(written, str) and _name_key(written) == _name_key(name)
+    return isinstance(written, str) and name_key(written) == name_key(name)
 
 
-def _name_key(name: str) -> str:
+def name_key(name: str) -> str:
+    """A name as compared: its last namespace part (``mcp__x__name``), only letters and digits, case folded."""
     return re.sub(r"[\W_]", "", re.split(r"[./:]|__", name.strip(" \t\n`'\""))[-1]).casefold()
 
 
