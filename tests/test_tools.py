@@ -6,6 +6,7 @@ import datetime
 import enum
 import functools
 import inspect
+import json
 import logging
 import math
 import time
@@ -678,3 +679,75 @@ def test_an_exception_whose_message_cannot_be_made_is_still_an_observation(timeo
 
     outcome = ToolRegistry([Tool(fail, timeout=timeout)]).run("fail", {})
     assert (outcome.ok, outcome.output) == (False, "Error: tool 'fail' raised Broken")
+
+
+def test_a_tool_decorated_inside_a_class_is_bound_to_its_instance():
+    class Shop:
+        def __init__(self) -> None:
+            self.stock = {"apple": 3}
+
+        @tool(read_only=True)
+        def count(self, item: str) -> int:
+            """How many of an item are in stock."""
+            return self.stock.get(item, 0)
+
+    bound = Shop().count
+    assert list(bound.parameters["properties"]) == ["item"] and bound.read_only
+    assert ToolRegistry([bound]).run("count", {"item": "apple"}).output == "3"
+
+
+def test_extra_keyword_arguments_are_checked_against_their_annotation():
+    def tally(**counts: int) -> int:
+        """Add up counts."""
+        return sum(counts.values())
+
+    tallied = Tool(tally)
+    assert tallied.parameters["additionalProperties"] == {"type": "integer"}
+    assert ToolRegistry([tallied]).run("tally", {"a": "2", "b": 3}).output == "5"
+    assert not ToolRegistry([tallied]).run("tally", {"a": "many"}).ok
+
+
+def test_null_is_accepted_where_the_default_is_none():
+    def page(size: int = None) -> str:  # type: ignore[assignment]  # a common way to write it
+        """A page."""
+        return f"size {size}"
+
+    assert ToolRegistry([Tool(page)]).run("page", {"size": None}).output == "size None"
+
+
+@pytest.mark.parametrize("timeout", [0, -1, math.nan, "5", True])
+def test_a_timeout_that_is_no_positive_number_of_seconds_is_refused_when_the_tool_is_made(timeout):
+    with pytest.raises(ValueError, match="timeout must be seconds above 0"):
+        Tool(lambda: "x", name="x", timeout=timeout)
+
+
+def test_a_literal_of_enum_members_is_refused_when_the_tool_is_made():
+    class Shade(enum.Enum):
+        DARK = "dark"
+
+    def paint(shade: Literal[Shade.DARK]) -> str:
+        """Paint."""
+        return "ok"
+
+    with pytest.raises(TypeError, match="use the Enum type itself"):
+        Tool(paint)
+
+
+def test_a_json_boolean_is_not_one_of_a_literal_s_numbers():
+    def mode(level: Literal["auto", 0, 1]) -> str:
+        """Set the mode."""
+        return repr(level)
+
+    registry = ToolRegistry([Tool(mode)])
+    assert registry.run("mode", {"level": 1}).output == "1"
+    assert not registry.run("mode", {"level": True}).ok
+
+
+def test_defaults_are_shown_to_the_model_as_json():
+    def pick(choices: list[int] = {2, 1}, limit: float = math.inf) -> str:  # noqa: B006
+        """Pick."""
+        return "ok"
+
+    properties = Tool(pick).parameters["properties"]
+    assert properties["choices"]["default"] == [1, 2]
+    json.dumps(Tool(pick).parameters, allow_nan=False)  # no Infinity: the API would refuse the request

@@ -200,8 +200,8 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
     required: list[str] = []
     accepts_extra = False
     for param in inspect.signature(func).parameters.values():
-        if param.kind is param.VAR_KEYWORD:
-            accepts_extra = True
+        if param.kind is param.VAR_KEYWORD:  # **extra: int checks each extra argument as an int
+            accepts_extra = type_to_schema(hints[param.name]) if param.name in hints else True
             continue
         if param.kind is param.VAR_POSITIONAL:
             continue
@@ -216,11 +216,12 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
             required.append(param.name)
         else:
             default = param.default.value if isinstance(param.default, enum.Enum) else param.default
+            default = sorted(default, key=repr) if isinstance(default, (set, frozenset)) else default
             schema["default"] = default if is_json(default) else repr(default)
         properties[param.name] = schema
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
-    if not accepts_extra:
-        parameters["additionalProperties"] = False
+    if accepts_extra is not True:
+        parameters["additionalProperties"] = accepts_extra
     return parameters
 
 
@@ -274,13 +275,17 @@ class Tool:
             for name, hint in _type_hints(func).items()
             if name in self.parameters["properties"] and needs_building(hint)
         }
+        if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):  # not nan, 0, "5"
+            raise ValueError(f"timeout must be seconds above 0 (math.inf: no limit) or None, got {timeout!r}")
         self.timeout: float | None = timeout
         self.read_only: bool = read_only is True  # unmarked: may change things
         self.needs_approval: bool = needs_approval is True
         parameters = inspect.signature(func).parameters.values()
         self._positional = [(p.name, p.default) for p in parameters if p.kind is p.POSITIONAL_ONLY]  # in order
         self._required = self.parameters["required"]
-        self._accepts_extra = "additionalProperties" not in self.parameters
+        extra = self.parameters.get("additionalProperties", True)
+        self._extra: dict[str, Any] | None = extra if isinstance(extra, dict) else None  # **extra's schema
+        self._accepts_extra = extra is not False
         # The parameter that a bare (non-JSON) string argument is given to, if any.
         props = list(self.parameters["properties"])
         self.sole_parameter = props[0] if len(props) == 1 else None
@@ -303,6 +308,13 @@ class Tool:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Tool:
+        """``@tool`` on a method: read from an instance, the tool of the method bound to it (no ``self`` asked)."""
+        if instance is None or next(iter(inspect.signature(self.func).parameters), None) != "self":
+            return self
+        bound = self.func.__get__(instance, owner)
+        return Tool(bound, self.name, self.description, self.timeout, None, self.read_only, self.needs_approval)
 
     def call(self, arguments: dict[str, Any]) -> Any:
         """Call the function with validated ``arguments`` (a dict by name).
@@ -356,10 +368,12 @@ class Tool:
         for key, value in args.items():
             if key in self._hints:  # built as its hint asks: a dataclass, an Enum member...
                 kwargs[key] = convert_into(value, self._hints[key], key, misfits)
+            elif key in props and value is None and props[key].get("default", ...) is None:
+                kwargs[key] = None  # `x: int = None`: null is its default
             elif key in props:  # a simple value, or a schema from elsewhere (an MCP server's)
                 kwargs[key] = check(value, props[key], key, misfits)
             elif self._accepts_extra:
-                kwargs[key] = value
+                kwargs[key] = value if self._extra is None else check(value, self._extra, key, misfits)
             else:
                 unexpected.append(str(key))
         missing = [name for name in self._required if name not in args]

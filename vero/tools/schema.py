@@ -260,6 +260,9 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _literal_schema(values: tuple[Any, ...]) -> dict[str, Any]:
+    members = [value for value in values if isinstance(value, enum.Enum) or not is_json(value)]
+    if members:  # Literal[Shade.DARK]: the JSON value would never be the member the function is promised
+        raise TypeError(f"a Literal of {members[0]!r} has no JSON form: use the Enum type itself, or its values")
     kinds = {_SIMPLE_TYPES.get(type(v)) for v in values}
     if kinds == {"integer", "number"}:
         kinds = {"number"}
@@ -336,7 +339,7 @@ def _own_docstring(tp: type) -> str:
 
 def is_json(value: Any) -> bool:
     try:
-        json.dumps(value.value if isinstance(value, enum.Enum) else value)
+        json.dumps(value.value if isinstance(value, enum.Enum) else value, allow_nan=False)
         return True
     except (TypeError, ValueError):
         return False
@@ -527,7 +530,8 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
     except (ValueError, TypeError, OverflowError):
         problems.append((path, _misfit(schema, value)))
         return None
-    if ("enum" in schema and value not in schema["enum"]) or ("const" in schema and value != schema["const"]):
+    listed = [schema["const"]] if "const" in schema else schema.get("enum")
+    if listed is not None and not any(value == v and isinstance(value, bool) == isinstance(v, bool) for v in listed):
         problems.append((path, _misfit(schema, value)))
         return value
     if not _BOUND_KEYWORDS.isdisjoint(schema):  # (looked up first: most values have no bounds)
