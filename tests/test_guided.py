@@ -237,6 +237,12 @@ def test_a_number_as_the_final_answer_from_a_server_without_the_schema_is_read_a
     assert agent.run("What is 2 + 3?") == "5" and llm.calls == 1
 
 
+def test_an_object_as_the_final_answer_is_read_as_its_json_for_a_typed_run():
+    agent, llm = make(['{"thought": "found", "step": {"final_answer": {"city": "Oslo", "size": 709000}}}'])
+    assert agent.run("Which city, how big?", output_type=dict[str, int | str]) == {"city": "Oslo", "size": 709000}
+    assert llm.calls == 1
+
+
 def test_an_empty_final_answer_is_asked_again():
     agent, llm = make([final("  "), final("5")])
     assert agent.run("What is 2 + 3?") == "5"

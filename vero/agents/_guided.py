@@ -11,6 +11,7 @@ after ``MAX_REPEATED_CALLS`` repeats only the answer is offered.  A refused sche
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -142,6 +143,8 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     answer = choice.get("final_answer")
     if isinstance(answer, (str, int, float)) and not isinstance(answer, bool):  # a number: a server without
         return thought, {"final_answer": str(answer)}  # the schema; a bool is no answer
+    if isinstance(answer, (dict, list)) and answer:  # an object or list (a typed answer): as its JSON text
+        return thought, {"final_answer": json.dumps(answer, ensure_ascii=False)}
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
         written = Arguments(arguments)  # read exactly, or only by repairing the reply (refused for a changing tool)
