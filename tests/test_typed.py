@@ -617,6 +617,13 @@ def test_a_re_asked_answer_cut_off_at_the_output_limit_is_not_read_as_the_type()
     assert any("cut off at the output limit" in warning for warning in warnings)
 
 
+def test_an_answer_that_did_not_fit_is_kept_when_its_re_ask_fails():
+    agent, _ = tool_calling(["about seventy thousand", RuntimeError("the server went away")])
+    assert agent.run("How many?", output_type=int) is None
+    result = agent.last_result
+    assert (result.status, result.answer) == (Status.FAILED, "about seventy thousand")
+
+
 @pytest.mark.parametrize("response", [{"name": "Oslo", "size": 709000}, 709000, True])
 def test_plan_execute_reads_a_replanner_s_answer_written_as_a_json_value_not_text(response):
     plan, replan = json.dumps({"steps": ["look it up"]}), json.dumps({"response": response})

@@ -386,6 +386,7 @@ class Agent(ABC):
             listed = "; ".join(describe(problem) for problem in problems)
             self.record(StepKind.WARNING, f"the answer does not fit the output type: {listed}", raw=answer)
             if attempt < spec.retries:
+                self.keep_partial(answer)  # kept if the re-ask fails (an API error, a budget): no answer is lost
                 answer = self.reask_output(spec, answer, problems)
         raise InvalidOutputError(f"the answer did not fit the output type ({spec.retries} re-asks): {listed}", answer)
 
