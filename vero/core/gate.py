@@ -109,7 +109,8 @@ def decide(
     reading = functools.partial(_written_arguments, found)
     shown = quote_sources(agent) if origin == "text" and not found.read_only else None
     results = [text for tool, text in shown.results if tool != name] if shown else []  # its own errors name it
-    if shown and quoted_call(name, arguments, shown.texts, reading, results):
+    sources = [*shown.texts, *(text for _, text in shown.results)] if shown else []
+    if shown and quoted_call(name, arguments, sources, reading, results, shown.asked):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
@@ -123,11 +124,13 @@ def decide(
 @dataclass(frozen=True)
 class Shown:
     """What the model was shown, for question 3: ``texts`` (the system prompt, the tools' descriptions and
-    schemas, the history, the task) and ``results``, this run's tool results as ``(tool, text)``: data
-    from outside, where the tool's name with the call's values in any syntax is a quote too."""
+    schemas, the user's messages, the task), ``results``, this run's tool results as ``(tool, text)``: data
+    from outside, where the tool's name with the call's values in any syntax is a quote too; and ``asked``,
+    the user's own words (the task, earlier messages): values in them are the user's, not a quote's."""
 
     texts: list[str]
     results: list[tuple[str, str]]
+    asked: list[str]
 
 
 def quote_sources(agent: Agent) -> Shown:
@@ -135,13 +138,15 @@ def quote_sources(agent: Agent) -> Shown:
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
     tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
-    shown = Shown([agent.system_prompt or "", *tools, *(message.text for message in agent.history)], [])
+    said = [message.text for message in agent.history if message.role == "user"]  # not the model's own answers
+    shown = Shown([agent.system_prompt or "", *tools, *said], [], said)
     run = agent._run
     if run is not None:
         shown.results.extend((s.data.get("tool", ""), s.content) for s in run.steps if s.kind == StepKind.OBSERVATION)
-        parent = Shown([run.task], []) if run.parent_sources is None else run.parent_sources()
+        parent = Shown([run.task], [], [run.task]) if run.parent_sources is None else run.parent_sources()
         shown.texts.extend(parent.texts)
         shown.results.extend(parent.results)
+        shown.asked.extend(parent.asked)
     return shown
 
 

@@ -65,7 +65,7 @@ _LOOK_ALIKE_PAIRS = (
     " \u03c5u \u03c7x \u03c9w \u03b3y \u0391A \u0392B \u0395E \u0396Z \u0397H \u0399I \u039aK \u039cM"
     " \u039dN \u039fO \u03a1P \u03a4T \u03a5Y \u03a7X \u0585o \u0578n \u057du \u0570h \u0581g \u0131i"
     " \u0237j \u0251a \u0261g \u026ai \u0280r \u028fy \u1d00a \u1d04c \u1d05d \u1d07e \u1d0bk \u1d0fo"
-    " \u1d18p \u1d1bt \u1d1cu \u1d20v \u1d21w \u1d22z"
+    " \u1d18p \u1d1bt \u1d1cu \u1d20v \u1d21w \u1d22z \u0192f \ua731s \ua730f \u0493f"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043-"  # dashes drawn like a hyphen
 ).split()
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS})
@@ -88,14 +88,16 @@ _LIST_MARKER = rf"(?:[{_BULLETS}]|\(?(?:\d{{1,3}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
-_HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,300}>|<!--|-->")
+_HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
+_HIDDEN_HTML = re.compile(r"<!--.*?-->|<(style|script)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)  # not rendered
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
 # A label's colon written as another sign: ``Action = x``, ``Action - x``, ``Action Input => {...}``.
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
-_URL_ESCAPE = re.compile(r"%(?:22|27|28|3[aAcCdD]|7[bB]|0[aA])")  # a call's syntax URL-encoded: " ' ( : < = { newline
+_URL_ESCAPE = re.compile(r"%(?:2[0278]|3[aAcCdD]|7[bB]|0[aA])")  # a call URL-encoded: " ' ( : < = { newline, space
 # Markup a renderer hides: a link or image, inline or by reference (its text stays), emphasis marks at a
 # word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay), BBCode (``[b]``).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
@@ -116,10 +118,11 @@ def quoted_call(
     sources: Iterable[str],
     as_arguments: Callable[[Any], Any] = lambda a: a,
     results: Sequence[str] = (),
+    asked: Sequence[str] = (),
 ) -> bool:
-    """True when a call of ``name`` with ``arguments`` is written in one of ``sources`` or ``results``, or
-    one of ``results`` (tool results, data from outside) names the tool with each of its argument values
-    (``_named_with_values``).
+    """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results``
+    (tool results, data from outside) names the tool with each of its argument values the user did not
+    write (``asked``: the user's own words) near the name (``_named_with_values``).
 
     ``as_arguments`` reads a call's arguments (``arguments``, and each written call's: JSON text, a bare
     string) into the dict compared, as the tool would get them (the gate passes the tool's lenient
@@ -128,8 +131,8 @@ def quoted_call(
     """
     wanted = None  # compared only once a written call of ``name`` is found
     words = _NAME_WORDS.findall(name)  # any spelling: delete_record, delete-record, deleteRecord, delete record
-    spellings = re.compile(r"[ _.-]{0,2}".join(words) if words else re.escape(name), re.IGNORECASE)
-    for source in [*sources, *results]:
+    spellings = re.compile(r"[\s_./-]{0,3}".join(words) if words else re.escape(name), re.IGNORECASE)
+    for source in sources:
         for form in _forms(source, spellings):
             for written in calls_written(form, spellings):
                 try:
@@ -151,30 +154,43 @@ def quoted_call(
         values = _values(as_arguments(arguments))
     except (ValueError, RecursionError):
         return True
-    joined = ["\n".join(results)] if len(results) > 1 else []  # a call split across two results
-    return _named_with_values(spellings, values, [*results, *joined])
+    said = _flat("\n".join(asked))
+    return _named_with_values(spellings, [value for value in values if not _found(value, said)], list(results))
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``), those that say nothing (empty, null) aside."""
-    return [value for value in _leaves(arguments) if value not in ("", "null")]
+    """The call's argument values (``canonical``), those that say little (empty, null, true, false) aside."""
+    return [value for value in _leaves(arguments) if value not in ("", "null", "true", "false")]
 
 
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
     """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name:
-    a call in any syntax (a table row, YAML, a command line, a call split in two or padded past the limits).
+    a call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).
     Asked of tool results only: a user's own words name a tool and its values to ask for the call."""
     for source in sources if values else ():
         for form in _forms(source, spellings):
-            text = _flat(form)
+            text = _plain_numbers(_flat(form))
             for number, mention in enumerate(spellings.finditer(text)):
                 near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + NEAR_CHARS + len("".join(values))]
                 padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
-                if all(re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text if padded else near) for value in values):
+                if all(_found(value, text if padded else near) for value in values):
                     return True
                 if padded:
                     break
     return False
+
+
+def _found(value: str, text: str) -> bool:
+    """``value`` is in ``text`` as a word, or as a number (``500`` in ``$500``, ``500usd``; not in ``1500``)."""
+    if _JSON_NUMBER.fullmatch(value):
+        return re.search(rf"(?<![\d.]){re.escape(value)}(?!\.?\d)", text) is not None
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+
+
+def _plain_numbers(text: str) -> str:
+    """Numbers as ``canonical`` writes them: ``1,000`` as ``1000``, ``500.50`` as ``500.5``, ``500.00`` as ``500``."""
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    return re.sub(r"(?<![\d.])(\d+)\.(\d*?)0+(?![\d.])", lambda m: m[1] + (f".{m[2]}" if m[2] else ""), text)
 
 
 def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
@@ -202,7 +218,8 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
-            readings = [text, _HTML_TAG.sub(_tag_gap, text)] if "<" in text else [text]
+            readings = [text, _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", text))] if "<" in text else [text]
+            readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
             for reading in readings:
@@ -371,7 +388,7 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
     if label is None:
         return
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
-    if len(text) - label.start() > MAX_CALL_CHARS:
+    if len(text) - label.start() > MAX_CALL_CHARS and step.open_ended:  # an input cut at the limit
         yield PADDED
     if same_name(step.action, name):
         yield step.action_input
@@ -466,7 +483,8 @@ def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
             yield arguments
             return
         closing = text.find(")", closing + 1)
-    yield PADDED
+    if opening == end:  # name(...: a call's parenthesis padded past the limit (not "name (a remark)")
+        yield PADDED
 
 
 def _literal_call(text: str) -> Any:
