@@ -320,9 +320,10 @@ def _json_calls(
             try:
                 objects[brace] = DECODER.raw_decode(text, brace)
             except (ValueError, RecursionError):
-                objects[brace] = _repaired(text[brace : mention + 2000], brace, mention, objects)
+                repairs = sum(end == -1 for _, end in objects.values())  # lenient readings so far (slow)
+                objects[brace] = (None, brace) if repairs >= MAX_REPAIRS else _repaired(text, brace, mention, name)
         value, end = objects[brace]
-        if end > mention:
+        if end > mention or (end == -1 and value is not None):  # holds the mention
             if brace not in read:
                 read.add(brace)
                 yield from _calls_in(value, name)
@@ -331,16 +332,14 @@ def _json_calls(
     yield PADDED
 
 
-def _repaired(text: str, brace: int, mention: int, objects: dict[int, tuple[Any, int]]) -> tuple[Any, int]:
-    """The JSON object ``text`` begins with, read leniently (``{name: 'x',}``), as held from ``brace`` past
-    ``mention``; ``(None, brace)`` when unusable, or past ``MAX_REPAIRS`` per text."""
-    objects[-1] = (None, objects.get(-1, (None, 0))[1] + 1)  # the count of repairs so far
-    if objects[-1][1] > MAX_REPAIRS:
-        return None, brace
+def _repaired(text: str, brace: int, mention: int, name: str) -> tuple[Any, int]:
+    """The JSON value at ``brace`` read leniently (``{name: 'x',}``, trailing commas): ``(value, -1)`` when
+    it holds the mention of ``name`` (-1: repaired, its end unknown), else ``(None, -1)``."""
     try:
-        return parse_json_value(text), mention + 1
+        value = parse_json_value(text[brace : mention + 2000])
     except (ValueError, RecursionError):
-        return None, brace
+        return None, -1
+    return (value, -1) if name in json.dumps(value, ensure_ascii=False, default=str) else (None, -1)
 
 
 def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
