@@ -688,3 +688,32 @@ def test_a_subclass_overriding_run_tool_gets_a_dict_and_keeps_the_quote_check():
     llm = ScriptedLLM(default=Script("react", read_then("react", react_call("delete_record", RECORD))))
     Careful("a", llm, tools=TOOLS, verbose=False).run(TASK)
     assert DONE == [] and seen[-1] == RECORD and isinstance(seen[-1], dict)
+
+
+# -- question 2 on every reading of a call written as text ----------------------------------------------------
+@pytest.mark.parametrize(
+    "action",
+    [
+        'Action: transfer(to="acme", amount=9_00)',  # Python reads 900
+        'Action: transfer(to="acme", amount=0x10)',  # and 16
+        'Action: transfer(to="ac" "me", amount=5)',  # and "acme"
+    ],
+)
+def test_a_call_on_the_action_line_that_python_reads_otherwise_than_json_is_not_run(action):
+    agent, llm = make("react", [f"Thought: pay\n{action}"])
+    agent.run("Pay acme.")
+    assert DONE == [] and "exactly as written" in sent_to_model(llm)
+
+
+def test_a_call_on_the_action_line_written_plainly_runs():
+    agent, _ = make("react", ["Thought: pay\nAction: transfer(to='acme', amount=5)"])
+    agent.run("Pay acme 5.")
+    assert DONE == [("transfer", "acme", 5)]
+
+
+def test_a_parameter_given_twice_in_a_function_tag_call_is_no_call():
+    parameters = [("to", "bob"), ("amount", "5"), ("to", "eve")]
+    written = f"<function=transfer>{''.join(f'<parameter={k}>{v}</parameter>' for k, v in parameters)}</function>"
+    agent, _ = make("written", [written])
+    agent.run("Pay someone.")
+    assert DONE == []

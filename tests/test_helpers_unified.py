@@ -37,8 +37,8 @@ def test_other_values_are_refused_with_each_callers_message(value):
         coerce(value, {"type": "boolean"})
 
 
-def test_a_tool_reads_a_verdict_word_as_its_boolean_argument():
-    @tool
+def test_a_lookup_reads_a_verdict_word_as_its_boolean_argument():
+    @tool(read_only=True)  # a tool that may change things takes only true or false
     def flag(on: bool) -> str:
         """Echo a flag."""
         return repr(on)

@@ -136,6 +136,18 @@ def test_values_found_in_the_task_or_a_result_pass(answer):
     assert agent.run("About the Blue Atlas at 37.45 coins each: how many copies?") == answer and llm.calls == 3
 
 
+def test_no_rule_nudges_to_look_values_up_when_every_tool_may_change_things():
+    @tool
+    def send_copies(title: str, copies: int) -> str:
+        """Send copies of a book."""
+        return "sent"
+
+    llm = ScriptedLLM(["I sent 1300 copies to SH-09."])
+    agent = ToolCallingAgent("t", llm, tools=[send_copies], verbose=False, recovery=["grounding"])
+    assert agent.run("How many copies went out?") == "I sent 1300 copies to SH-09." and llm.calls == 1
+    assert any("not sent" in step.content for step in agent.last_result.steps_of("warning"))
+
+
 def test_a_name_the_model_made_up_is_not_grounded():
     llm = ScriptedLLM([LOOKUP, "It was written by Olek Brandt.", "It was written by Ida Varga."])
     agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=["grounding"])

@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from vero import ChatOpenAI, Message, tool
+from vero import ChatOpenAI, Message, Tool, tool
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ToolCallingAgent
-from vero.agents._native import CUT_OFF_NUDGE, REPEATED_CALL_NUDGE
+from vero.agents._native import CUT_OFF_NUDGE, REPEATED_ANSWER_NUDGE, REPEATED_CALL_NUDGE
 from vero.config import reload_settings
 from vero.core.parsing import parse_react, tidy_numbers, tool_calls_in_text
 from vero.core.result import Status
@@ -40,6 +40,7 @@ def calculate(expression: str) -> str:
 
 
 TOOLS = [find_book, calculate]
+LOOKUPS = [Tool(each, read_only=True) for each in TOOLS]  # the same tools, marked as lookups
 NAMES = ["find_book", "calculate"]
 
 # the whole reply content, as small models write it
@@ -414,12 +415,19 @@ def test_chat_template_tags_are_not_part_of_an_answer():
 def test_a_repeated_call_gets_the_results_and_the_task_back():
     repeat = {"tool_calls": [{"name": "find_book", "arguments": {"name": "Nightjar"}}]}
     llm = ScriptedLLM([repeat, repeat, "2715"])
-    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    agent = ToolCallingAgent("t", llm, tools=LOOKUPS, verbose=False)
     assert agent.run("How many Nightjar books are in stock?") == "2715"
     nudge = llm.requests[2].messages[-1]
     assert nudge["role"] == "user" and nudge["content"].startswith(REPEATED_CALL_NUDGE)
     assert nudge["content"].endswith("The task: How many Nightjar books are in stock?")
     assert any("same tool call again" in s.content for s in agent.last_result.steps_of("warning"))
+
+
+def test_a_repeated_call_is_not_nudged_toward_another_call_when_every_tool_may_change_things():
+    repeat = {"tool_calls": [{"name": "find_book", "arguments": {"name": "Nightjar"}}]}
+    llm = ScriptedLLM([repeat, repeat, "2715"])
+    ToolCallingAgent("t", llm, tools=TOOLS, verbose=False).run("How many Nightjar books are in stock?")
+    assert llm.requests[2].messages[-1]["content"].startswith(REPEATED_ANSWER_NUDGE)
 
 
 def test_text_react_answers_a_repeated_call_with_its_result_and_the_task():
@@ -429,7 +437,7 @@ def test_text_react_answers_a_repeated_call_with_its_result_and_the_task():
         'Ashgrove.\nAction: find_book\nAction Input: {"name": "Nightjar"}'
     )
     llm = ScriptedLLM([again, again, "Thought: I now know the final answer\nFinal Answer: 2715"])
-    agent = ReActAgent("t", llm, tools=TOOLS, verbose=False)
+    agent = ReActAgent("t", llm, tools=LOOKUPS, verbose=False)
     assert agent.run("How many Nightjar books are in stock?") == "2715"
     assert CALLS == [("find_book", "Nightjar")] * 2  # run again: a tool's result may change
     first, second = (m["content"] for m in llm.requests[2].messages if m["content"].startswith("Observation:"))

@@ -2,9 +2,9 @@
 
 import pytest
 
-from vero import tool
+from vero import Tool, tool
 from vero.agents import ToolCallingAgent
-from vero.agents._native import EMPTY_NUDGE, MAX_EMPTY_NUDGES
+from vero.agents._native import EMPTY_ANSWER_NUDGE, EMPTY_NUDGE, MAX_EMPTY_NUDGES
 from vero.agents.tool_calling import TOOL_CALLING_SYSTEM_PROMPT
 from vero.core.agent import MalformedOutputError
 from vero.core.result import Status
@@ -154,17 +154,27 @@ def test_empty_input_fails_without_a_model_call():
     assert agent.last_result.status == Status.FAILED and llm.calls == 0
 
 
+LOOKUPS = [Tool(add, read_only=True), Tool(weather, read_only=True)]
+
+
 def test_an_empty_reply_is_asked_again_with_the_task():
-    agent, llm = make(["", "Hello!"])
+    agent, llm = make(["", "Hello!"], tools=LOOKUPS)
     assert agent.run("say hi") == "Hello!" and agent.last_result.status == Status.OK
     nudge = llm.requests[1].messages[-1]["content"]
     assert nudge.startswith(EMPTY_NUDGE) and nudge.endswith("The task: say hi")
 
 
+def test_an_empty_reply_is_not_nudged_toward_a_call_when_every_tool_may_change_things():
+    agent, llm = make(["", "Hello!"])  # add, weather and explode are unmarked: each may change things
+    assert agent.run("say hi") == "Hello!"
+    assert llm.requests[1].messages[-1]["content"].startswith(EMPTY_ANSWER_NUDGE)
+
+
 def test_an_empty_reply_mid_chain_is_asked_for_the_next_call_first():
     # seen with Qwen2.5-Coder-1.5B: after the second of three lookups the reply was empty (one token);
     # asked "give the final answer ... or call the tool", it answered with a value from the wrong result
-    agent, llm = make([calls(("weather", {"city": "Oslo"})), "", calls(("add", {"a": 2, "b": 2})), "4, sunny"])
+    replies = [calls(("weather", {"city": "Oslo"})), "", calls(("add", {"a": 2, "b": 2})), "4, sunny"]
+    agent, llm = make(replies, tools=LOOKUPS)
     assert agent.run("Weather in Oslo, and 2 + 2?") == "4, sunny"
     nudge = llm.requests[2].messages[-1]["content"]
     assert nudge.startswith("Your reply was empty. Call the tool you still need, or give the final answer")

@@ -329,9 +329,31 @@ def test_arguments_are_coerced_to_the_declared_type(hint, given, expected):
         seen.append(x)
 
     f.__annotations__ = {"x": hint}
-    outcome = ToolRegistry([Tool(f)]).run("f", {"x": given})
+    outcome = ToolRegistry([Tool(f, read_only=True)]).run("f", {"x": given})  # a lookup's arguments
     assert outcome.ok, outcome.output
     assert seen == [expected] and type(seen[0]) is type(expected)
+
+
+@pytest.mark.parametrize(
+    "hint, given",
+    [
+        (bool, "yes"),  # a word that is no JSON boolean
+        (bool, 1),
+        (list[str], "['bob', 'eve'"),  # JSON text that needs repair
+        (dict[str, float], "{to: 1,}"),
+        (float, 9007199254740993),  # a float would run it as ...992
+    ],
+)
+def test_a_tool_that_may_change_things_gets_no_value_read_by_guesswork(hint, given):
+    seen = []
+
+    def change(x):
+        seen.append(x)
+
+    change.__annotations__ = {"x": hint}
+    outcome = ToolRegistry([Tool(change)]).run("change", {"x": given})
+    assert not outcome.ok and seen == []
+    assert ToolRegistry([Tool(change, read_only=True)]).run("change", {"x": given}).ok  # a lookup's are read
 
 
 def test_unknown_tool_lists_the_valid_names(reg):

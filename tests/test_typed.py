@@ -271,7 +271,7 @@ def test_object_arguments_reach_the_function_as_the_declared_types():
     order = {"item": "lamp", "quantity": "2", "ship_to": {"street": "Main St", "zip": 12345, "unit": "f"}}
     person = '{"name": "Ada", "age": 36}'  # a JSON string of the object is read too
     outcome = registry_of(place).run(
-        "place", {"order": order, "options": {"fast": "yes"}, "where": [1, 2], "person": person, "units": ["c"]}
+        "place", {"order": order, "options": {"fast": "true"}, "where": [1, 2], "person": person, "units": ["c"]}
     )
     assert outcome.ok, outcome.output
     assert seen["order"] == Order("lamp", 2, Address("Main St", 12345, Unit.FAHRENHEIT))

@@ -64,6 +64,11 @@ EMPTY_NUDGE = note(
     "empty", "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
 )
 MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
+# The same two notes for an agent whose every tool may change things: vero never nudges toward such a call.
+EMPTY_ANSWER_NUDGE = note("empty_answer", "Your reply was empty. Give the final answer, or say what is missing.")
+REPEATED_ANSWER_NUDGE = note(
+    "repeated_answer", "You made that same call before, and its result is above. Use the results you have."
+)
 RAN_FOR_YOU = note("ran_for_you", "vero made the call {call} for you (a read-only lookup) and gave you its result.")
 TOO_MANY_CALLS = note(
     "too_many_calls", "Not run: at most {limit} tool calls are run per reply. Call the rest in your next reply."
@@ -172,7 +177,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
         if not hook.nudges or agent.tally("empty") > MAX_EMPTY_NUDGES:
             return None
         agent.record(StepKind.WARNING, "the reply was empty; asked again")
-        return with_task(EMPTY_NUDGE, agent)
+        return with_task(toward_lookups(agent, EMPTY_NUDGE, EMPTY_ANSWER_NUDGE), agent)
     return hook.respond(agent, reply.text) if hook.respond is not None else None
 
 
@@ -210,7 +215,8 @@ def answer_tool_calls(
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
     if repeated and agent.options.hook.repeated_call_note:
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")
-        messages.append(Message("user", with_task(REPEATED_CALL_NUDGE, agent)))
+        note = toward_lookups(agent, REPEATED_CALL_NUDGE, REPEATED_ANSWER_NUDGE)
+        messages.append(Message("user", with_task(note, agent)))
 
 
 def send_nudge(agent: Agent, reply_text: str, nudge: str | ToolCall, messages: list[Message]) -> None:
@@ -229,6 +235,11 @@ def run_for_the_model(agent: Agent, call: ToolCall, messages: list[Message]) -> 
     messages.append(lookup)
     answer_tool_calls(agent, lookup, messages, origin="vero")
     messages.append(Message("user", RAN_FOR_YOU.format(call=f"{call.name}({call.arguments})")))
+
+
+def toward_lookups(agent: Agent, nudge: str, otherwise: str) -> str:
+    """``nudge``, which asks for a call, when a read-only tool is there to call; else ``otherwise``."""
+    return nudge if any(tool.read_only for tool in agent.tools) else otherwise
 
 
 def with_task(nudge: str, agent: Agent) -> str:

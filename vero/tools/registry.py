@@ -30,6 +30,7 @@ from vero.core.parsing.json_text import DECODER, valid_strings, without_fence
 from vero.core.result import ToolError, plain_output
 from vero.core.text import clip
 from vero.tools.base import Tool, ToolArgumentError, tool
+from vero.tools.schema import EXACT
 
 logger = logging.getLogger(__name__)
 
@@ -365,10 +366,13 @@ class ToolRegistry:
         found = self._tools.get(name) if isinstance(name, str) else None
         if found is None:
             return self._unknown(name)
+        exact = EXACT.set(not found.read_only)  # a tool that may change things: nothing read by guesswork
         try:
             kwargs = found.validate(arguments)
         except ToolArgumentError as exc:
             return ToolOutcome(f"Error: tool {name!r} {exc}", False, ToolError.BAD_ARGUMENTS)
+        finally:
+            EXACT.reset(exact)
         timeout = found.timeout if found.timeout is not None else self.default_timeout
         if timeout is None or math.isinf(timeout):
             return _observe(found, kwargs, on_worker=False)

@@ -18,6 +18,7 @@ module the user already imported, and read through its own ``model_json_schema``
 from __future__ import annotations
 
 import collections.abc
+import contextvars
 import dataclasses
 import enum
 import json
@@ -39,6 +40,9 @@ _NONE = type(None)
 _REQUIRED_MARKS = tuple(m for m in (getattr(typing, "Required", None), getattr(typing, "NotRequired", None)) if m)
 
 Problem = tuple[str, str]  # (where: "address.zip", or "" for the value itself; what is wrong)
+# Set while the arguments of a tool that may change things are checked (``ToolRegistry.call``): JSON text in a
+# value is read strictly (not repaired), a boolean only as true or false, a number only when it stays exact.
+EXACT: contextvars.ContextVar[bool] = contextvars.ContextVar("vero_exact_arguments", default=False)
 
 
 class InvalidValue(ValueError):
@@ -410,7 +414,7 @@ def _json_type(value: Any) -> str:
 
 
 def _parse_json_text(value: Any, wanted: type) -> Any:
-    parsed = parse_json_value(value) if isinstance(value, str) else None
+    parsed = parse_json_value(value, repair=not EXACT.get()) if isinstance(value, str) else None
     if not isinstance(parsed, wanted):
         raise ValueError("not valid JSON")
     return parsed
@@ -435,7 +439,8 @@ def _to_integer(value: Any) -> int:
 
 def _to_boolean(value: Any) -> bool:
     flag = parse_bool(value)  # the same words as a verdict in model JSON
-    if flag is None:
+    exact = not EXACT.get() or isinstance(value, bool) or str(value).strip().lower() in ("true", "false")
+    if flag is None or not exact:  # "pass", "y" or 1 switches nothing on for a tool that may change things
         raise ValueError
     return flag
 
@@ -454,6 +459,8 @@ def _to_number(value: Any) -> float:
     if isinstance(value, bool) or (isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip())):
         raise ValueError
     number = float(value.strip() if isinstance(value, str) else value)
+    if EXACT.get() and isinstance(value, int) and number != value:  # 9007199254740993 would run as ...992
+        raise ValueError
     if not math.isfinite(number):
         raise ValueError
     return number
@@ -807,6 +814,11 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
             problems.append((path, _misfit({"type": "object"}, value)))
             return None
     pydantic = sys.modules["pydantic"]
+    if EXACT.get():  # pydantic's lax reading ("1_000", "nan", "t") is no plain value: vero's own check first
+        found = len(problems)
+        check(value, type_to_schema(tp), path, problems)
+        if len(problems) > found:
+            return None
     try:
         return tp.model_validate(value)
     except pydantic.ValidationError as exc:

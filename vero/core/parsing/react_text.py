@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vero.core.message import Arguments, read_arguments
-from vero.core.parsing.json_text import DECODER, parse_json_value, unclosed_json, valid_strings
+from vero.core.parsing.json_text import DECODER, _one_value_per_key, parse_json_value, unclosed_json, valid_strings
 from vero.core.parsing.text_calls import tool_calls_in_text
 
 OBSERVATION_LABEL = "Observation:"
@@ -139,7 +139,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
             return step
         step.action = None
     if action and not given and (expression := _call_expression(action.group(1))):
-        (step.action, step.action_input), step.arguments = expression, _as_read(expression[1])
+        (step.action, step.action_input, _), step.arguments = expression, _as_read(*expression[1:])
         step.text = text[: action.end()].rstrip()
         step.written, step.reply, step.at = text[action.start() : action.end()], text, action.start()
         return step
@@ -197,18 +197,18 @@ def _read_action(step: ReActStep, text: str, action: re.Match[str], given: re.Ma
         arguments.problem = "the Action line and the Action Input give different arguments"
 
 
-def _as_read(value: dict[str, Any] | str) -> Arguments:
+def _as_read(value: dict[str, Any] | str, problem: str | None = None) -> Arguments:
     """The arguments of an action written without an ``Action Input:`` (``Action: tool(a=1)``, or a call
-    without labels), read from the model's text: a dict read exactly, or plain text."""
-    if not isinstance(value, dict):
-        return read_arguments(value, origin="text")
-    arguments = Arguments(value)
-    arguments.origin = "text"
+    without labels), read from the model's text: a dict read exactly, or plain text; ``problem``: why they
+    are not as written (Python's own readings, ``9_00``: the gate refuses them for a changing tool)."""
+    arguments = read_arguments(value, origin="text") if not isinstance(value, dict) else Arguments(value)
+    arguments.origin, arguments.problem = "text", problem
     return arguments
 
 
-def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:
-    """``tool(a=1, b="x")`` or ``tool("x")`` as (name, arguments); literals only, else None."""
+def _call_expression(text: str) -> tuple[str, dict[str, Any] | str, str | None] | None:
+    """``tool(a=1, b="x")`` or ``tool("x")`` as (name, arguments, why they are not plainly written or None);
+    literals only, else None."""
     text = text.strip().strip("`")
     if "(" not in text or not text.endswith(")"):
         return None
@@ -225,7 +225,21 @@ def _call_expression(text: str) -> tuple[str, dict[str, Any] | str] | None:
         return None
     if args and (kwargs or len(args) > 1):
         return None
-    return call.func.id, (str(args[0]) if args else kwargs)
+    return call.func.id, (str(args[0]) if args else kwargs), _unplain(text, call, args)
+
+
+def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
+    """Why a call's literals are not written as plainly as JSON (``9_00``, ``0x10``, ``"a" "b"``, a key given
+    twice, ``tool(None)`` read as the text "None"), else None."""
+    for node in [*call.args, *(keyword.value for keyword in call.keywords)]:
+        segment = ast.get_source_segment(text, node) or ""
+        if segment in ("True", "False", "None") or re.fullmatch(r"'[^'\"\\\n]*'", segment):
+            continue  # a Python literal as plain as JSON's
+        try:
+            json.loads(segment, object_pairs_hook=_one_value_per_key)
+        except (ValueError, RecursionError):
+            return f"the value {segment[:40]} is not written plainly (as JSON would write it)"
+    return "a value that is not text, given as the tool's text" if args and not isinstance(args[0], str) else None
 
 
 def _json_object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:

@@ -136,7 +136,10 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
         end = snippet.find(_PARAMETER_END, close) if close >= 0 else -1
         if end < 0:
             return None
-        arguments[snippet[position + len(_PARAMETER) : close].strip()] = html.unescape(snippet[close + 1 : end].strip())
+        key = snippet[position + len(_PARAMETER) : close].strip()
+        if key in arguments:  # a parameter given twice: which value the model meant is unknown, so no call
+            return None
+        arguments[key] = html.unescape(snippet[close + 1 : end].strip())
         position = end + len(_PARAMETER_END)
     if snippet[position:].strip():
         return None
