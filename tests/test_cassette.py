@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -357,3 +358,12 @@ def test_vero_run_with_a_missing_cassette_or_two_different_files_is_a_usage_erro
     ]
     assert main([*args, "hi"]) == 2
     assert "name different files" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["record", "replay", "replay_then_live"])
+def test_a_cassette_that_is_no_regular_file_is_refused_at_once(tmp_path, mode):
+    fifo = tmp_path / "run.jsonl"
+    os.mkfifo(fifo)
+    for path in (fifo, "/dev/null"):  # a FIFO would wait forever; /dev/null would swallow the recording
+        with pytest.raises(CassetteError, match="not a regular file"):
+            Cassette(path, mode)

@@ -236,6 +236,18 @@ def test_run_reads_the_task_from_stdin(srv, tmp_path):
     assert "Final Answer (ok): Hello!" in done.stdout
 
 
+@pytest.mark.parametrize(
+    "data, says",
+    [(b"caf\xe9 au lait", r"not UTF-8 text \(byte 3\)"), (b"x" * ((16 << 20) + 1), "larger than 16 MiB")],
+)
+def test_a_task_on_stdin_that_is_not_text_or_too_large_is_a_usage_error(monkeypatch, data, says):
+    from vero.cli import CliError, read_task
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    with pytest.raises(CliError, match=says):
+        read_task("-")
+
+
 def test_run_with_a_non_ok_status_exits_1(srv, tmp_path):
     critique = json.dumps({"is_sufficient": False, "feedback": "Too vague."})
     srv.enqueue("A draft.", critique)

@@ -89,6 +89,21 @@ def test_a_bad_setting_names_the_variable():
 
 
 @pytest.mark.parametrize(
+    "name, value, says",
+    [
+        ("TIMEOUT", "0", "seconds above 0"),
+        ("TIMEOUT", "-1", "seconds above 0"),
+        ("TIMEOUT", "nan", "seconds above 0"),
+        ("MAX_RETRIES", "-5", "0 or more"),
+        ("TEMPERATURE", "nan", "is not a number"),
+    ],
+)
+def test_a_setting_out_of_its_range_is_refused_when_read(name, value, says):
+    with pytest.raises(ValueError, match=f"{name}='{value}'.*{says}"):
+        Settings.from_env(environ={name: value})
+
+
+@pytest.mark.parametrize(
     "value, default, expected",
     [
         ("y", False, True),

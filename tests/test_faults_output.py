@@ -312,6 +312,16 @@ def trickling_reply(kind):
 
 
 @fault(
+    "model/retry-after-past-the-deadline",
+    ALL,
+    "a 429 asking to wait 20 s, past MAX_CALL_SECONDS: failed at once, naming the wait, not retried",
+)
+def retry_after_past_the_deadline(kind):
+    waits = HTTPFault(429, "Rate limit reached", headers={"retry-after": "20"})
+    return fails_cleanly(kind, [waits], None, "asked to wait 20 s before a retry", max_call_seconds=CUT_OFF)
+
+
+@fault(
     "model/silent-server-within-timeout",
     ALL,
     "a server silent for longer than MAX_CALL_SECONDS but less than TIMEOUT: failed at MAX_CALL_SECONDS, not retried",

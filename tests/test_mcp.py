@@ -745,6 +745,27 @@ def test_the_files_editors_write_are_read_comments_trailing_commas_and_their_own
         assert ToolRegistry(old.tools()).run("echo", {"text": "zed"}).output == '{"text": "zed"}'
 
 
+def test_zed_servers_switched_off_or_provided_by_an_extension_are_left_out(tmp_path):
+    zed = {
+        "context_servers": {
+            "off": {"source": "custom", "command": "no-such-mcp-server", "enabled": False},
+            "from-an-extension": {"source": "extension", "enabled": True, "settings": {}},
+            "on": {"source": "custom", "command": sys.executable, "args": [RAW, "plain"]},
+        }
+    }
+    servers = servers_from_config(write_config(tmp_path, zed))
+    assert [server.name for server in servers] == ["on"]
+
+
+def test_an_mcp_config_that_is_no_regular_file_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "mcp.json"
+    os.mkfifo(fifo)
+    with pytest.raises(MCPError, match="not a regular file"):
+        servers_from_config(str(fifo))  # not waiting for a writer
+    with pytest.raises(MCPError, match="not a regular file"):
+        servers_from_config("/dev/zero")  # not reading without end
+
+
 def test_a_disabled_server_in_the_config_is_not_started(srv, tmp_path):
     config = {
         "mcpServers": {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import json
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
@@ -878,6 +879,17 @@ def test_cli_output_schema_prints_the_answer_as_json(tmp_path, shared_mock_serve
     done = vero("run", "Biggest city of Norway?", "--output-schema", "city.json", "-q", *base, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"name": "Oslo", "population": 709000}
+
+
+@pytest.mark.parametrize("odd", ["fifo", "/dev/zero"])
+def test_cli_output_schema_that_is_no_regular_file_is_a_usage_error_at_once(tmp_path, odd):
+    from test_cli import vero
+
+    if odd == "fifo":
+        os.mkfifo(tmp_path / "schema.json")
+    path = "schema.json" if odd == "fifo" else odd
+    done = vero("run", "Biggest city?", "--output-schema", path, "--tools", "none", cwd=tmp_path)
+    assert done.returncode == 2 and "not a regular file" in done.stderr
 
 
 def test_cli_output_schema_that_never_fits_ends_invalid_output(tmp_path, shared_mock_server):

@@ -380,13 +380,14 @@ def read_output_schema(path: str | None) -> dict | None:
         return None
     import json
 
-    try:
-        with open(path, encoding="utf-8") as file:
-            schema = json.load(file)
+    from vero.core.files import read_regular
+
+    try:  # a regular file only: a FIFO would wait forever, /dev/zero never end
+        schema = json.loads(read_regular(path, MAX_INPUT_BYTES).decode("utf-8"))
     except OSError as exc:
         raise CliError(f"cannot read the output schema {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise CliError(f"the output schema {path} is not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise CliError(f"the output schema {path} is not JSON: {str(exc)[:200] or 'nested too deeply'}") from None
     if not isinstance(schema, dict):
         raise CliError(f"the output schema {path} must be a JSON object (a JSON Schema), not {type(schema).__name__}")
     return schema
@@ -424,13 +425,22 @@ def run_approver(args):
     return refuse_without_terminal
 
 
+MAX_INPUT_BYTES = 16 << 20  # a task on stdin or an output schema larger than this is refused, not read
+
+
 def read_task(task: str) -> str:
     """The task argument; ``-`` reads it from stdin (a usage error when stdin is closed)."""
     if task != "-":
         return task
     if sys.stdin is None:  # `vero run - <&-`
         raise CliError("no task to run: standard input is closed; give the task as an argument or pipe it in")
-    return sys.stdin.read()
+    data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1) if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    if len(data) > MAX_INPUT_BYTES:
+        raise CliError(f"the task on standard input is larger than {MAX_INPUT_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"the task on standard input is not UTF-8 text (byte {exc.start})") from None
 
 
 # --------------------------------------------------------------------------- vero chat

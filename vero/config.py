@@ -48,13 +48,17 @@ _from_file: dict[str, tuple[str, str]] = {}  # setting name -> (the .env file it
 _warned: set[str] = set()  # endpoints and files already warned about (once per process)
 
 
-def _number(name: str, value: str | None, default, kind):
+def _number(name: str, value: str | None, default, kind, low: float = -math.inf, what: str = ""):
+    """``value`` as a ``kind``: a finite number of at least ``low`` (``what`` says so in the error)."""
     if value in (None, ""):
         return default
     try:
-        return kind(value)
+        number = kind(value)
     except ValueError:
         raise ValueError(f"setting {name}={value!r} is not a valid {kind.__name__}") from None
+    if not (math.isfinite(number) and number >= low):  # nan, inf, a timeout of 0 s or -1 s
+        raise ValueError(f"setting {name}={value!r} must be {what or 'a finite number'}")
+    return number
 
 
 def _cap(name: str, value: str | None, default: int | None) -> int | None:
@@ -155,8 +159,8 @@ class Settings:
             OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
             MODEL_NAME=named("MODEL_NAME")[1] or cls.MODEL_NAME,
             TEMPERATURE=_temperature(*named("TEMPERATURE"), cls.TEMPERATURE),
-            TIMEOUT=_number(*named("TIMEOUT"), cls.TIMEOUT, float),
-            MAX_RETRIES=_number(*named("MAX_RETRIES"), cls.MAX_RETRIES, int),
+            TIMEOUT=_number(*named("TIMEOUT"), cls.TIMEOUT, float, 0.001, "seconds above 0"),
+            MAX_RETRIES=_number(*named("MAX_RETRIES"), cls.MAX_RETRIES, int, 0, "a whole number, 0 or more"),
             MAX_TOKENS=_cap(*named("MAX_TOKENS"), cls.MAX_TOKENS),
             MAX_CALL_SECONDS=_call_seconds(*named("MAX_CALL_SECONDS")),
             DEBUG=env_flag(named("DEBUG")[1], default=False),

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from vero.core.files import check_regular_or_missing
 from vero.core.message import Message
 from vero.core.secrets import hide_secrets_in
 from vero.errors import LLMCallError, VeroError
@@ -53,6 +54,10 @@ class Cassette:
         self._lock = threading.Lock()
         self._entries: dict[str, list[int]] = defaultdict(list)  # request hash -> offsets of its lines
         self._played: dict[str, int] = defaultdict(int)
+        try:  # a FIFO would wait forever, /dev/null swallow the recording
+            check_regular_or_missing(str(self.path))
+        except OSError as exc:
+            raise CassetteError(f"{self.path}: {exc.strerror}") from None
         if mode == "record" or (mode == "replay_then_live" and not self.path.exists()):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps({"vero_cassette": FORMAT}) + "\n", encoding="utf-8")

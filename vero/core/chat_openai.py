@@ -537,6 +537,12 @@ class _CallLimits:
         except Exception as exc:
             self.check_time(exc)
             raise
+        wait = _retry_after(response.headers) if response.status_code in (408, 409, 429, 500, 502, 503, 504) else None
+        if wait is not None and self.hit is None and wait >= self.deadline - time.monotonic():
+            response.close()  # the SDK would wait past the deadline, silently: the call ends here, saying why
+            asked = f"the server asked to wait {wait:g} s before a retry"
+            self.hit = _call_limit(f"{asked}, past MAX_CALL_SECONDS={self.seconds:g} s")
+            raise self.hit
         _bound_body(response, self)
         if read_body:  # what the SDK asked for: the whole body, read here within the limits
             try:
@@ -566,6 +572,16 @@ class _CallLimits:
 
 
 DEADLINE_SLACK_S = 0.01  # a wait shortened to end at the deadline may wake a little before it
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The seconds a ``Retry-After`` (or ``retry-after-ms``) header asks to wait; None when it names none."""
+    try:
+        if headers.get("retry-after-ms") is not None:
+            return float(headers["retry-after-ms"]) / 1000
+        return float(headers["retry-after"]) if headers.get("retry-after") is not None else None
+    except ValueError:  # an HTTP date: the SDK reads it; its wait is bounded by the request's own timeout
+        return None
 
 
 def _too_large(limit: int, max_tokens: int | None, unit: str) -> str:

@@ -43,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vero._version import __version__
+from vero.core.files import read_regular
 from vero.core.text import clip, redact_url
 from vero.tools.base import Tool
 from vero.tools.registry import ToolRegistry
@@ -1363,6 +1364,9 @@ def _without_comments(text: str) -> str:
     return _JSONC_COMMA.sub(lambda m: m.group() if m.group()[0] == '"' else "", kept)
 
 
+MAX_CONFIG_BYTES = 16 << 20  # an MCP config file larger than this is refused, not read
+
+
 def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     """The servers of an MCP config file, in the layout of Claude Desktop, Cursor and Windsurf
     (``{"mcpServers": {name: entry}}``), of VS Code (``{"servers": {name: entry}}``) or of Zed
@@ -1370,9 +1374,8 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     ``{command, args, env, cwd}`` or ``{url, headers}``, with ``"disabled": true`` to leave it out and
     ``"trust": true`` to take its read-only marks.  ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` in
     the strings are read from the environment."""
-    try:
-        with open(path, encoding="utf-8") as file:
-            config = json.loads(_without_comments(file.read()))
+    try:  # a regular file only: a FIFO would wait forever, /dev/zero never end
+        config = json.loads(_without_comments(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")))
     except OSError as exc:
         raise MCPError(f"cannot read the MCP config {path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
@@ -1387,8 +1390,11 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
         where = f"the MCP config {path}, server {name!r}"
         if not isinstance(entry, dict):
             raise MCPError(f'{where}: expected an object with "command" or "url"')
-        if _flag(entry, "disabled", where):
+        if _flag(entry, "disabled", where) or not _flag({"enabled": True, **entry}, "enabled", where):  # Zed's
             logger.info("[%s] disabled in %s: not started", name, path)
+            continue
+        if entry.get("source") == "extension":  # Zed: a server an editor extension provides, nothing to start here
+            logger.warning("[%s] in %s comes from a Zed extension, which vero cannot start: skipped", name, path)
             continue
         servers.append(_server_from_entry(name, entry, where, limits))
     return servers
