@@ -248,6 +248,19 @@ def test_a_task_on_stdin_that_is_not_text_or_too_large_is_a_usage_error(monkeypa
         read_task("-")
 
 
+@pytest.mark.parametrize(
+    "option, url, says",
+    [
+        ("--base-url", "http://[::1", "is not a valid URL"),
+        ("--base-url", "http://localhost:99999/v1", "Port out of range"),
+        ("--mcp", "http://[::1", "--mcp: Invalid IPv6 URL"),
+    ],
+)
+def test_a_url_that_cannot_be_read_is_a_usage_error(tmp_path, option, url, says):
+    done = vero("run", "hi", "--tools", "none", option, url, cwd=tmp_path, OPENAI_API_KEY="sk-test")
+    assert done.returncode == 2 and says in done.stderr
+
+
 def test_run_with_a_non_ok_status_exits_1(srv, tmp_path):
     critique = json.dumps({"is_sufficient": False, "feedback": "Too vague."})
     srv.enqueue("A draft.", critique)

@@ -34,6 +34,7 @@ from vero.core.result import Status, ToolError
 from vero.testing import ScriptedLLM
 from vero.tools import ToolRegistry
 from vero.tools.mcp import (
+    MAX_SKIPPED_WARNINGS,
     MCPError,
     MCPServer,
     MCPTool,
@@ -239,6 +240,13 @@ def test_stray_lines_on_stdout_are_skipped_and_logged(caplog):
     with caplog.at_level(logging.WARNING, logger="vero.mcp"), raw_server("garbage") as server:
         assert ToolRegistry(server.tools()).run("echo", {"text": "hi"}).output == '{"text": "hi"}'
     assert "not a JSON-RPC message on stdout, skipped: a stray print() of the server" in caplog.text
+
+
+def test_a_server_flooding_stdout_is_warned_about_a_bounded_number_of_times(caplog):
+    with caplog.at_level(logging.WARNING, logger="vero.mcp"), raw_server("flood") as server:
+        assert ToolRegistry(server.tools()).run("echo", {"text": "hi"}).output == '{"text": "hi"}'
+    warnings = [record for record in caplog.records if "not a JSON-RPC message" in record.getMessage()]
+    assert len(warnings) == MAX_SKIPPED_WARNINGS and "skipped silently" in warnings[-1].getMessage()
 
 
 def test_a_server_that_never_answers_initialize_fails_the_handshake_and_is_stopped():

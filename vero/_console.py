@@ -17,6 +17,7 @@ import re
 import sys
 import threading
 import traceback
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -178,6 +179,10 @@ def parse_tools(spec: str | None) -> list:
 def make_llm(args):
     """The ChatOpenAI client from the options and the settings (LLMConfigError if unconfigured)."""
     log.debug("settings: %r", get_settings())  # the masked repr: keys show as ***
+    try:  # "http://[::1" or a port that is no number: a usage error now, not a failed run later
+        urllib.parse.urlsplit(args.base_url or "").port  # noqa: B018 -- reading the port checks it
+    except ValueError as exc:
+        raise CliError(f"--base-url {args.base_url!r} is not a valid URL: {exc}") from None
     llm = ChatOpenAI(
         model_name=args.model,
         api_key=args.api_key,

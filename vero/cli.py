@@ -338,6 +338,8 @@ def with_mcp_tools(args, tools: list):
         return servers_from_cli(args, tools, args.exit_stack)
     except MCPError as exc:
         raise CliError(str(exc)) from None
+    except ValueError as exc:  # a URL that cannot be read ("http://[::1")
+        raise CliError(f"--mcp: {exc}") from None
 
 
 # --------------------------------------------------------------------------- vero run

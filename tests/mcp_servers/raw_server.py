@@ -101,6 +101,8 @@ DEEP_SENT = []
 def send(message: dict) -> None:
     if MODE == "garbage":
         print("a stray print() of the server", flush=True)
+    if MODE == "flood":  # a hundred stray lines before each message
+        print("noise\n" * 100, end="", flush=True)
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 

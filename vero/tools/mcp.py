@@ -332,6 +332,7 @@ class _StdioTransport:
         self.exit_code: int | None = None
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES_KEPT)
         self.garbage: list[str] = []  # lines on stdout that are not JSON-RPC (the first few)
+        self.skipped = 0  # how many such lines
         self._write_lock = threading.Lock()
         self._readers: list[threading.Thread] = []  # of stdout, then stderr
 
@@ -426,9 +427,12 @@ class _StdioTransport:
                 if isinstance(item, dict):
                     self.server._receive(item)
         else:
+            self.skipped += 1
             if len(self.garbage) < 3:
                 self.garbage.append(text[:120])
-            logger.warning("[%s] not a JSON-RPC message on stdout, skipped: %.200s", self.server.name, text)
+            if self.skipped <= MAX_SKIPPED_WARNINGS:  # a server flooding stdout must not flood the terminal
+                more = "; further such lines are skipped silently" if self.skipped == MAX_SKIPPED_WARNINGS else ""
+                logger.warning("[%s] not a JSON-RPC message on stdout, skipped: %.200s%s", self.server.name, text, more)
 
     def _read_stderr(self, process: subprocess.Popen[bytes]) -> None:
         """Each line to the log and the tail, its start only: a server that writes megabytes with no
@@ -1364,6 +1368,7 @@ def _without_comments(text: str) -> str:
     return _JSONC_COMMA.sub(lambda m: m.group() if m.group()[0] == '"' else "", kept)
 
 
+MAX_SKIPPED_WARNINGS = 20  # lines on a server's stdout that are not JSON-RPC, warned about one by one
 MAX_CONFIG_BYTES = 16 << 20  # an MCP config file larger than this is refused, not read
 
 
