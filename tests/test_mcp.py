@@ -765,6 +765,12 @@ def test_zed_servers_switched_off_or_provided_by_an_extension_are_left_out(tmp_p
     assert [server.name for server in servers] == ["on"]
 
 
+def test_a_server_named_under_two_layouts_of_one_config_is_an_error(tmp_path):
+    entry = {"command": sys.executable, "args": [RAW, "plain"]}
+    with pytest.raises(MCPError, match="names the server 'raw' twice"):
+        servers_from_config(write_config(tmp_path, {"mcpServers": {"raw": entry}, "servers": {"raw": entry}}))
+
+
 def test_an_mcp_config_that_is_no_regular_file_is_refused_at_once(tmp_path):
     fifo = tmp_path / "mcp.json"
     os.mkfifo(fifo)

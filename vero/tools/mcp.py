@@ -1389,7 +1389,11 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     if not any(isinstance(entries, dict) for entries in layouts):
         names = "; ".join(f'"{key}" ({editors})' for key, editors in LAYOUTS.items())
         raise MCPError(f"the MCP config {path} has none of the objects that hold servers: {names}")
-    entries = {name: entry for found in layouts if isinstance(found, dict) for name, entry in found.items()}
+    named = [(name, entry) for found in layouts if isinstance(found, dict) for name, entry in found.items()]
+    entries = dict(named)
+    if len(entries) < len(named):  # one name under two of the layouts: which server is meant is unknown
+        twice = next(name for name in entries if sum(other == name for other, _ in named) > 1)
+        raise MCPError(f"the MCP config {path} names the server {twice!r} twice (under two layouts)")
     servers = []
     for name, entry in entries.items():
         where = f"the MCP config {path}, server {name!r}"
