@@ -149,7 +149,8 @@ def connection_hint(error: BaseException) -> str:
         )
     if "ConnectError" in names:
         return f" (Hint: cannot connect to {url}: {START_SERVER}.)"
-    return f" (Hint: the connection to {url} failed, {tries}.)"
+    # a reply that broke off mid-way is not retried: no count of attempts is claimed here
+    return f" (Hint: the connection to {url} failed or broke off mid-reply; MAX_RETRIES={retries}.)"
 
 
 def _endpoint_of(exc) -> str:
