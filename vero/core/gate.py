@@ -34,6 +34,7 @@ from vero.core.notes import note
 from vero.core.options import AgentOptions
 from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, valid_strings, without_fence
 from vero.core.parsing.quoted_calls import canonical, name_key, quoted_call
+from vero.core.parsing.tool_output import tidy_numbers
 from vero.core.result import StepKind, ToolError
 from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import ToolRegistry, parse_arguments
@@ -108,8 +109,8 @@ def decide(
     call = ToolCallRequest(name, arguments, call_id, origin)
     reading = functools.partial(_written_arguments, found)
     shown = quote_sources(agent) if origin == "text" and not found.read_only else None
-    results = [text for tool, text in shown.results if tool != name] if shown else []  # its own errors name it
-    sources = [*shown.texts, *(text for _, text in shown.results)] if shown else []
+    results = [text for tool, ok, text in shown.results if ok or tool != name] if shown else []  # its errors name it
+    sources = [*shown.texts, *(text for _, _, text in shown.results)] if shown else []
     if shown and quoted_call(name, arguments, sources, reading, results, shown.asked):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
@@ -129,7 +130,7 @@ class Shown:
     the user's own words (the task, earlier messages): values in them are the user's, not a quote's."""
 
     texts: list[str]
-    results: list[tuple[str, str]]
+    results: list[tuple[str, bool, str]]  # (tool, ok, text): as the model read it, numbers tidied too
     asked: list[str]
 
 
@@ -138,11 +139,14 @@ def quote_sources(agent: Agent) -> Shown:
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
     tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
-    said = [message.text for message in agent.history if message.role == "user"]  # not the model's own answers
-    shown = Shown([agent.system_prompt or "", *tools, *said], [], said)
+    said = [message.text for message in agent.history if message.role == "user"]
+    shown_history = [message.text for message in agent.history if message.role != "assistant"]  # not its own answers
+    shown = Shown([agent.system_prompt or "", *tools, *shown_history], [], said)
     run = agent._run
-    if run is not None:
-        shown.results.extend((s.data.get("tool", ""), s.content) for s in run.steps if s.kind == StepKind.OBSERVATION)
+    if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
+        for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
+            tool, ok = step.data.get("tool", ""), step.data.get("ok", True)
+            shown.results.extend((tool, ok, text) for text in dict.fromkeys((step.content, tidy_numbers(step.content))))
         parent = Shown([run.task], [], [run.task]) if run.parent_sources is None else run.parent_sources()
         shown.texts.extend(parent.texts)
         shown.results.extend(parent.results)

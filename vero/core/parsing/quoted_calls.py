@@ -108,6 +108,7 @@ _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*?(?:[./:]|__))+\Z")  # functions.name, mcp__server__name, a/name
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*(?:[\w-]+\.)*\Z", re.IGNORECASE)
 
@@ -154,8 +155,9 @@ def quoted_call(
         values = _values(as_arguments(arguments))
     except (ValueError, RecursionError):
         return True
-    said = _flat("\n".join(asked))
-    return _named_with_values(spellings, [value for value in values if not _found(value, said)], list(results))
+    said = _flat(_URL.sub(" ", "\n".join(asked)))  # the user's words; a URL's parts are whoever made the page's
+    values = [value for value in values if not _found(value, said)]
+    return any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results))
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
@@ -169,15 +171,23 @@ def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: l
     Asked of tool results only: a user's own words name a tool and its values to ask for the call."""
     for source in sources if values else ():
         for form in _forms(source, spellings):
-            text = _plain_numbers(_flat(form))
-            for number, mention in enumerate(spellings.finditer(text)):
-                near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + NEAR_CHARS + len("".join(values))]
-                padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
-                if all(_found(value, text if padded else near) for value in values):
-                    return True
-                if padded:
-                    break
+            for text in _value_texts(form):
+                for number, mention in enumerate(spellings.finditer(text)):
+                    reach = NEAR_CHARS + len("".join(values))
+                    near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + reach]
+                    padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
+                    if all(_found(value, text if padded else near) for value in values):
+                        return True
+                    if padded:
+                        break
     return False
+
+
+def _value_texts(form: str) -> list[str]:
+    """``form`` flat (``_flat``) as values are looked for in it: as rendered (tags gone) and with its tags'
+    attributes (``<meta content="...">``), each with its numbers written as ``canonical`` writes them."""
+    flat, tagged = _flat(form), " ".join(plain(html.unescape(form)).split()).casefold()
+    return list(dict.fromkeys(variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))))
 
 
 def _found(value: str, text: str) -> bool:
@@ -188,8 +198,10 @@ def _found(value: str, text: str) -> bool:
 
 
 def _plain_numbers(text: str) -> str:
-    """Numbers as ``canonical`` writes them: ``1,000`` as ``1000``, ``500.50`` as ``500.5``, ``500.00`` as ``500``."""
-    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``) as ``1000``,
+    ``500.50`` as ``500.5``, ``500.00`` as ``500``, ``5e2`` as ``500``."""
+    text = re.sub(r"(?<=\d)[,'_ \u00a0\u2009\u202f](?=\d{3}(?!\d))", "", text)
+    text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
     return re.sub(r"(?<![\d.])(\d+)\.(\d*?)0+(?![\d.])", lambda m: m[1] + (f".{m[2]}" if m[2] else ""), text)
 
 
