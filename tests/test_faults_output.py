@@ -322,6 +322,16 @@ def retry_after_past_the_deadline(kind):
 
 
 @fault(
+    "model/retry-after-with-no-retry-left",
+    ALL,
+    "a 429 asking to wait 20 s when no retry is left (MAX_RETRIES=0): the server's own error, status 429",
+)
+def retry_after_with_no_retry_left(kind):
+    waits = HTTPFault(429, "You exceeded your current quota", headers={"retry-after": "20"})
+    return fails_cleanly(kind, [waits], 429, "exceeded your current quota", max_call_seconds=CUT_OFF, max_retries=0)
+
+
+@fault(
     "model/silent-server-within-timeout",
     ALL,
     "a server silent for longer than MAX_CALL_SECONDS but less than TIMEOUT: failed at MAX_CALL_SECONDS, not retried",

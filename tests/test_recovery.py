@@ -145,7 +145,6 @@ def test_no_rule_nudges_to_look_values_up_when_every_tool_may_change_things():
     llm = ScriptedLLM(["I sent 1300 copies to SH-09."])
     agent = ToolCallingAgent("t", llm, tools=[send_copies], verbose=False, recovery=["grounding"])
     assert agent.run("How many copies went out?") == "I sent 1300 copies to SH-09." and llm.calls == 1
-    assert any("not sent" in step.content for step in agent.last_result.steps_of("warning"))
 
 
 def test_a_name_the_model_made_up_is_not_grounded():

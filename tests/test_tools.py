@@ -342,6 +342,7 @@ def test_arguments_are_coerced_to_the_declared_type(hint, given, expected):
         (list[str], "['bob', 'eve'"),  # JSON text that needs repair
         (dict[str, float], "{to: 1,}"),
         (float, 9007199254740993),  # a float would run it as ...992
+        (float, "9007199254740993"),  # and its text too
     ],
 )
 def test_a_tool_that_may_change_things_gets_no_value_read_by_guesswork(hint, given):
@@ -653,6 +654,21 @@ def test_an_async_tool_is_awaited_in_run_and_in_arun():
     asyncio.run(awaited.arun("Look k1 up."))
     for each in (ran, awaited):
         assert [s.content for s in each.last_result.steps_of("observation")] == ["value of k1"]
+
+
+def test_an_async_tool_with_no_time_limit_runs_from_inside_a_running_event_loop():
+    import asyncio
+
+    @tool(timeout=math.inf)  # run on the caller's thread, where a loop already runs
+    async def look_up(key: str) -> str:
+        """Look a key up."""
+        await asyncio.sleep(0)
+        return f"value of {key}"
+
+    async def inside_a_loop() -> str:
+        return ToolRegistry([look_up]).run("look_up", {"key": "k1"}).output
+
+    assert asyncio.run(inside_a_loop()) == "value of k1"
 
 
 def test_a_partial_and_a_callable_object_keep_their_hints_names_and_docstrings():

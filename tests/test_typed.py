@@ -618,6 +618,12 @@ def test_a_re_asked_answer_cut_off_at_the_output_limit_is_not_read_as_the_type()
     assert any("cut off at the output limit" in warning for warning in warnings)
 
 
+def test_an_earlier_cut_off_reply_does_not_make_a_whole_answer_cut_off():
+    cut = {"content": "I think 42 but let me", "finish_reason": "length"}  # nudged: asked again, shorter
+    agent, llm = tool_calling([cut, "42"])
+    assert agent.run("How many?", output_type=int) == 42 and llm.calls == 2
+
+
 def test_an_answer_that_did_not_fit_is_kept_when_its_re_ask_fails():
     agent, _ = tool_calling(["about seventy thousand", RuntimeError("the server went away")])
     assert agent.run("How many?", output_type=int) is None

@@ -159,7 +159,7 @@ class Settings:
             OPENAI_BASE_URL=get("OPENAI_BASE_URL"),
             MODEL_NAME=named("MODEL_NAME")[1] or cls.MODEL_NAME,
             TEMPERATURE=_temperature(*named("TEMPERATURE"), cls.TEMPERATURE),
-            TIMEOUT=_number(*named("TIMEOUT"), cls.TIMEOUT, float, 0.001, "seconds above 0"),
+            TIMEOUT=_number(*named("TIMEOUT"), cls.TIMEOUT, float, 5e-324, "seconds above 0"),
             MAX_RETRIES=_number(*named("MAX_RETRIES"), cls.MAX_RETRIES, int, 0, "a whole number, 0 or more"),
             MAX_TOKENS=_cap(*named("MAX_TOKENS"), cls.MAX_TOKENS),
             MAX_CALL_SECONDS=_call_seconds(*named("MAX_CALL_SECONDS")),

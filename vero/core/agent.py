@@ -373,9 +373,8 @@ class Agent(ABC):
         ``spec.retries`` times, then ``InvalidOutputError``; a run a budget cut short is not re-asked."""
         run = self.current_run
         for attempt in range(spec.retries + 1):
-            cut_off = [s for s in run.steps if s.data.get("cut_off") and answer.strip() in str(s.data.get("raw"))]
             try:
-                if cut_off and answer.strip():  # "70" of a number cut at 70 is no answer, whatever it reads as
+                if run.notes.get("cut_off") and answer.strip():  # the last reply: "70" of 700 is no answer
                     raise InvalidValue([("", "the answer was cut off at the output limit")])
                 run.output = spec.read(answer)
                 return answer
@@ -524,7 +523,8 @@ class Agent(ABC):
             raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
-        if reply.finish_reason == "length":  # reply.truncated
+        run.notes["cut_off"] = reply.finish_reason == "length"  # reply.truncated; a typed answer reads it
+        if run.notes["cut_off"]:
             self.record(StepKind.WARNING, CUT_OFF_WARNING, raw=reply.text, cut_off=True)
         if run.token_budget:
             self._check_token_budget()

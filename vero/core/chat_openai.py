@@ -525,6 +525,7 @@ class _CallLimits:
         self.max_bytes = REPLY_BYTES_PER_CHAR * reply_char_limit(max_tokens)
         self.received = 0
         self.hit: Exception | None = None
+        self.retries_left = llm.max_retries  # the SDK's retries of this call
 
     def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.hit is not None:  # an SDK that retries every error (openai 1.x): do not send again
@@ -538,8 +539,10 @@ class _CallLimits:
             self.check_time(exc)
             raise
         wait = _retry_after(response.headers) if response.status_code in (408, 409, 429, 500, 502, 503, 504) else None
-        if wait is not None and self.hit is None and wait >= self.deadline - time.monotonic():
-            response.close()  # the SDK would wait past the deadline, silently: the call ends here, saying why
+        self.retries_left -= 1
+        retried = self.retries_left >= 0 and response.headers.get("x-should-retry") != "false"
+        if retried and wait is not None and 0 < wait <= 60 and wait >= self.deadline - time.monotonic():
+            response.close()  # the SDK would wait past the deadline (it honours up to 60 s): the call ends here
             asked = f"the server asked to wait {wait:g} s before a retry"
             self.hit = _call_limit(f"{asked}, past MAX_CALL_SECONDS={self.seconds:g} s")
             raise self.hit

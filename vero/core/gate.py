@@ -93,7 +93,7 @@ def decide(
         return Refusal(f"Error: unknown tool {name!r}. Valid tools: {valid}.", ToolError.UNKNOWN_TOOL)
     if origin == "vero" and not found.read_only:  # recovery rules name read-only tools only
         return Refusal(NOT_FOR_VERO.format(tool=name), ToolError.REFUSED)
-    if isinstance(args, Arguments) and args.plain:  # no JSON object: read with the tool in hand
+    if isinstance(args, Arguments) and args.plain and args.problem is None:  # no JSON object: read with the tool
         args = args.written
     try:  # question 2: a read-only tool's arguments are repaired if sloppy, as they always were
         if not found.read_only:
@@ -125,7 +125,7 @@ def decide(
 @dataclass(frozen=True)
 class Shown:
     """What the model was shown, for question 3: ``texts`` (the system prompt, the tools' descriptions and
-    schemas, the user's messages, the task), ``results``, this run's tool results as ``(tool, text)``: data
+    schemas, the history, the task), ``results``, this run's tool results as ``(tool, ok, text)``: data
     from outside, where the tool's name with the call's values in any syntax is a quote too; and ``asked``,
     the user's own words (the task, earlier messages): values in them are the user's, not a quote's."""
 
@@ -140,8 +140,7 @@ def quote_sources(agent: Agent) -> Shown:
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
     tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
     said = [message.text for message in agent.history if message.role == "user"]
-    shown_history = [message.text for message in agent.history if message.role != "assistant"]  # not its own answers
-    shown = Shown([agent.system_prompt or "", *tools, *shown_history], [], said)
+    shown = Shown([agent.system_prompt or "", *tools, *(message.text for message in agent.history)], [], said)
     run = agent._run
     if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
         for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):

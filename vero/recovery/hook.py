@@ -236,8 +236,6 @@ def _changing_tools_led_to(tools: ToolRegistry, response: Response) -> list[str]
         led_to = [response.name]
     elif isinstance(response, Nudge):
         led_to = [*response.toward, *tools_named(_own_words(response), tools.names())]
-        lookups = any(tool.read_only for tool in tools)
-        led_to = led_to or ([] if lookups else tools.names())  # "look it up" with only changing tools at hand
     else:
         led_to = []
     return [name for name in dict.fromkeys(led_to) if not tools.read_only(name)]

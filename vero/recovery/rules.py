@@ -120,13 +120,14 @@ MAX_ANSWER_CHARS_CHECKED = 4000  # a longer answer is an essay or a document, no
 @rule("grounding", limit=1)
 def grounding(seen: Seen) -> Response:
     """Each number (two digits or more), id (``AB-12``) and capitalised name in the answer must appear in
-    the task or in a tool result of the run; otherwise the model is asked once to look the values up.
+    the task or in a tool result of the run; otherwise the model is asked once to look the values up
+    (only when a read-only tool is there to look them up with).
 
     A number counts as found also when a source has it with other grouping or rounding (``1,288`` for
     ``1288.0``); a sum counts only when a tool (a calculator) returned it.  Only for an agent with tools.
     """
-    if not seen.tools or len(seen.answer) > MAX_ANSWER_CHARS_CHECKED:
-        return None
+    if not any(tool.read_only for tool in seen.tools or ()) or len(seen.answer) > MAX_ANSWER_CHARS_CHECKED:
+        return None  # nothing to look values up with: a nudge could only lead to a tool that changes things
     sources = [seen.task, *(tidy_numbers(r) for r in seen.results())]
     missing = _unfound_numbers(seen.answer, sources) + _unfound_names(seen.answer, sources)
     if not missing:

@@ -229,6 +229,20 @@ async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
 
+def _run_to_end(awaitable: Any) -> Any:
+    """``awaitable``'s result, from a new event loop: on this thread, or on a new one when this thread already
+    runs a loop (a tool with no time limit called from a notebook or an async app)."""
+    import asyncio  # imported here: `import vero` should not pay it
+    import concurrent.futures
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(awaitable))
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, _awaited(awaitable)).result()
+
+
 # --------------------------------------------------------------------------- Tool
 
 
@@ -328,10 +342,8 @@ class Tool:
                 raise TypeError(f"{self.name}() missing required argument: {name!r}")
             args.append(kwargs.pop(name, default))
         result = self.func(*args, **kwargs)
-        if inspect.isawaitable(result):  # an async def tool: run to its end here, in the tool's own event loop
-            import asyncio  # imported here: `import vero` should not pay it
-
-            return asyncio.run(_awaited(result))
+        if inspect.isawaitable(result):  # an async def tool: run to its end in an event loop of its own
+            return _run_to_end(result)
         return result
 
     def __repr__(self) -> str:

@@ -459,7 +459,8 @@ def _to_number(value: Any) -> float:
     if isinstance(value, bool) or (isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value.strip())):
         raise ValueError
     number = float(value.strip() if isinstance(value, str) else value)
-    if EXACT.get() and isinstance(value, int) and number != value:  # 9007199254740993 would run as ...992
+    whole = value if isinstance(value, int) else int(value) if isinstance(value, str) and value.isdigit() else None
+    if EXACT.get() and whole is not None and number != whole:  # 9007199254740993 would run as ...992
         raise ValueError
     if not math.isfinite(number):
         raise ValueError

@@ -89,7 +89,7 @@ _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
-_HIDDEN_HTML = re.compile(r"<!--.*?-->|<(style|script)\b.*?</\1\s*>", re.DOTALL | re.IGNORECASE)  # not rendered
+_HIDDEN_HTML = re.compile(r"<(style|script)\b[^<>]{0,2000}>[^<]*</\1\s*>", re.IGNORECASE)  # not rendered
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
@@ -106,7 +106,7 @@ _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1
 )
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
-_NAMESPACE = re.compile(r"(?:[A-Za-z_][\w-]*?(?:[./:]|__))+\Z")  # functions.name, mcp__server__name, a/name
+_NAMESPACE = re.compile(r"[\w./:-]{1,60}\Z")  # what may be a namespace before a name: functions., mcp__x__, a/
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
@@ -135,14 +135,16 @@ def quoted_call(
     spellings = re.compile(r"[\s_./-]{0,3}".join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings):
+            padded = False
             for written in calls_written(form, spellings):
                 try:
                     wanted = canonical(as_arguments(arguments)) if wanted is None else wanted
                 except ValueError:
                     return True
                 if written is PADDED:  # a text padded past a reader's limits: the values near the name decide
-                    if _named_with_values(spellings, _values(as_arguments(arguments)), [form]):
+                    if not padded and _named_with_values(spellings, _values(as_arguments(arguments)), [form]):
                         return True
+                    padded = True  # asked once per form
                     continue
                 try:
                     if canonical(as_arguments(written)) == wanted:
@@ -155,7 +157,7 @@ def quoted_call(
         values = _values(as_arguments(arguments))
     except (ValueError, RecursionError):
         return True
-    said = _flat(_URL.sub(" ", "\n".join(asked)))  # the user's words; a URL's parts are whoever made the page's
+    said = _plain_numbers(_flat(_URL.sub(" ", "\n".join(asked))))  # the user's words, not a URL's parts
     values = [value for value in values if not _found(value, said)]
     return any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results))
 
@@ -202,7 +204,7 @@ def _plain_numbers(text: str) -> str:
     ``500.50`` as ``500.5``, ``500.00`` as ``500``, ``5e2`` as ``500``."""
     text = re.sub(r"(?<=\d)[,'_ \u00a0\u2009\u202f](?=\d{3}(?!\d))", "", text)
     text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
-    return re.sub(r"(?<![\d.])(\d+)\.(\d*?)0+(?![\d.])", lambda m: m[1] + (f".{m[2]}" if m[2] else ""), text)
+    return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
 
 
 def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
@@ -230,7 +232,8 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
-            readings = [text, _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", text))] if "<" in text else [text]
+            rendered = _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", _without_comments(text))) if "<" in text else text
+            readings = list(dict.fromkeys((text, rendered)))  # as written, and as a browser shows it
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
@@ -243,6 +246,15 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             text = _JSON_ESCAPE.sub(_unescaped, text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too
     return forms + [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
+
+
+def _without_comments(text: str) -> str:
+    """``text`` without its HTML comments (``<!-- ... -->``, not rendered); read once, left to right."""
+    parts, position = [], 0
+    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        parts.append(text[position:start])
+        position = end + 3
+    return "".join(parts) + text[position:]
 
 
 def _url_decoded(text: str) -> list[str]:
@@ -291,18 +303,19 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
     may echo a call with the name corrected."""
     objects: dict[int, tuple[Any, int]] = {}  # "{" position -> (the JSON value there, where it ends)
     read: set[int] = set()  # the "{" whose calls were yielded
+    repairs = [0]  # the objects read leniently so far
     for number, mention in enumerate(name.finditer(text)):
         position, end, spelled = mention.start(), mention.end(), mention.group()
         if number >= MAX_NAME_MENTIONS:
             yield PADDED
             return
-        namespace = _NAMESPACE.search(text, max(0, position - 60), position)  # functions.name
-        start = namespace.start() if namespace else position
+        namespace = _NAMESPACE.search(text, max(0, position - 60), position)  # functions.name, mcp__x__name
+        start = namespace.start() if namespace and namespace.group().endswith((".", "/", ":", "__")) else position
         before, after = text[start - 1 : start], text[end : end + 1]
         if _NAME_CHAR.match(before) or _NAME_CHAR.match(after):  # part of a longer word
             continue
         if text[max(0, start - 4) : start].rstrip(" \t\n`").endswith(('"', "'")):  # a string: the call around it
-            yield from _json_calls(text, position, spelled, objects, read)
+            yield from _json_calls(text, position, spelled, objects, read, repairs)
         gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(" \t\n\"'`|:,;=->\u2192"))
         if next_text[gap : gap + 1] == "{":  # name {...}, ["name", {...}], | name | {...} |: the arguments next
             with contextlib.suppress(ValueError, RecursionError):
@@ -320,7 +333,7 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
 
 
 def _json_calls(
-    text: str, mention: int, name: str, objects: dict[int, tuple[Any, int]], read: set[int]
+    text: str, mention: int, name: str, objects: dict[int, tuple[Any, int]], read: set[int], repairs: list[int]
 ) -> Iterator[Any]:
     """The calls in the nearest JSON value around ``mention`` that holds it (tried from the nearest "{"
     backwards, at most ``MAX_OBJECT_TRIES``; each "{" is decoded once per text)."""
@@ -332,8 +345,8 @@ def _json_calls(
             try:
                 objects[brace] = DECODER.raw_decode(text, brace)
             except (ValueError, RecursionError):
-                repairs = sum(end == -1 for _, end in objects.values())  # lenient readings so far (slow)
-                objects[brace] = (None, brace) if repairs >= MAX_REPAIRS else _repaired(text, brace, mention, name)
+                repairs[0] += 1  # lenient readings are slow: a few per text
+                objects[brace] = (None, brace) if repairs[0] > MAX_REPAIRS else _repaired(text, brace, mention, name)
         value, end = objects[brace]
         if end > mention or (end == -1 and value is not None):  # holds the mention
             if brace not in read:

@@ -124,7 +124,7 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
     close = snippet.find(">")
     if close < 0:
         return None
-    name, position, arguments = snippet[len(_FUNCTION) : close].strip(), close + 1, {}
+    name, position, arguments = snippet[len(_FUNCTION) : close].strip(), close + 1, []
     while True:
         position = _skip_space(snippet, position)
         if snippet.startswith(_FUNCTION_END, position):
@@ -137,13 +137,14 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
         if end < 0:
             return None
         key = snippet[position + len(_PARAMETER) : close].strip()
-        if key in arguments:  # a parameter given twice: which value the model meant is unknown, so no call
-            return None
-        arguments[key] = html.unescape(snippet[close + 1 : end].strip())
+        arguments.append((key, html.unescape(snippet[close + 1 : end].strip())))
         position = end + len(_PARAMETER_END)
     if snippet[position:].strip():
         return None
-    return _as_call({"name": name, "arguments": arguments}, names)
+    if len(dict(arguments)) < len(arguments):  # a parameter given twice: written so, the gate says which
+        written = "{" + ", ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in arguments) + "}"
+        return ToolCall(written_call_id(name, written), name, written) if name in names else None
+    return _as_call({"name": name, "arguments": dict(arguments)}, names)
 
 
 def _skip_space(text: str, position: int) -> int:
