@@ -198,7 +198,7 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
     hints, arg_docs = _type_hints(func), arg_docs or {}
     properties: dict[str, dict[str, Any]] = {}
     required: list[str] = []
-    accepts_extra = False
+    accepts_extra: dict[str, Any] | bool = False  # **extra: True, or the schema of its annotation
     for param in inspect.signature(func).parameters.values():
         if param.kind is param.VAR_KEYWORD:  # **extra: int checks each extra argument as an int
             accepts_extra = type_to_schema(hints[param.name]) if param.name in hints else True
