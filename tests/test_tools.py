@@ -341,6 +341,7 @@ def test_arguments_are_coerced_to_the_declared_type(hint, given, expected):
         (bool, 1),
         (list[str], "['bob', 'eve'"),  # JSON text that needs repair
         (dict[str, float], "{to: 1,}"),
+        (dict, '{"x": NaN}'),  # JSON text json.loads reads, with a number JSON has not
         (float, 9007199254740993),  # a float would run it as ...992
         (float, "9007199254740993"),  # and its text too
     ],

@@ -414,6 +414,8 @@ def _json_type(value: Any) -> str:
 
 
 def _parse_json_text(value: Any, wanted: type) -> Any:
+    if EXACT.get() and isinstance(value, str) and re.search(r"\b(?:NaN|Infinity)\b", value):
+        raise ValueError("NaN and Infinity are no numbers a tool that may change things takes")
     parsed = parse_json_value(value, repair=not EXACT.get()) if isinstance(value, str) else None
     if not isinstance(parsed, wanted):
         raise ValueError("not valid JSON")
