@@ -84,6 +84,14 @@ def test_no_attempt_passing_returns_the_best_one_needs_review_with_exact_calls()
     assert kinds(agent).count("reflection") == 2
 
 
+def test_no_attempt_with_an_answer_at_all_ends_failed_saying_why():
+    replies = ["", verdict(False, 0), "r1", "", verdict(False, 0), "r2", "", verdict(False, 0)]
+    agent, _ = make(replies)
+    assert agent.run("task") == ""
+    result = agent.last_result
+    assert result.status == Status.FAILED and "no attempt gave an answer (3 attempts" in str(result.error)
+
+
 def test_judge_pass_needs_the_score_to_reach_pass_score():
     agent, llm = make(["a1", verdict(True, 60), "r1", "a2", verdict(True, 85)], max_turns=2)
     assert agent.run("task") == "a2"

@@ -425,6 +425,21 @@ def test_leaving_astream_early_cancels_the_run():
     assert agent.last_result.status == Status.CANCELLED and agent.history == []
 
 
+def test_closing_astream_early_frees_the_agent_for_the_next_task_at_once():
+    agent = adding_agent()  # the tool call is the first task's; "The sum is 5." answers the next one
+
+    async def main():
+        events = agent.astream("What is 2 + 3?")
+        async for event in events:
+            if isinstance(event, StepRecorded):
+                break
+        await events.aclose()
+        assert agent.last_result is not None and agent.last_result.status == Status.CANCELLED  # stopped, not later
+        return await agent.arun("And again?")  # no ConcurrentRunError: the agent is free
+
+    assert asyncio.run(main()) == "The sum is 5."
+
+
 # -- the real client -----------------------------------------------------------------------------------
 def test_the_stream_carries_text_deltas_from_chat_openai_over_http(shared_mock_server):
     import openai

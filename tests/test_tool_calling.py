@@ -157,6 +157,12 @@ def test_empty_input_fails_without_a_model_call():
 LOOKUPS = [Tool(add, read_only=True), Tool(weather, read_only=True)]
 
 
+def test_replies_of_whitespace_only_end_failed_with_no_answer_kept():
+    agent, _ = make(["  \n\t ", " ", "\n"])
+    assert agent.run("say hi") == "" and agent.last_result.status == Status.FAILED
+    assert agent.last_result.answer == ""  # whitespace is no partial answer
+
+
 def test_an_empty_reply_is_asked_again_with_the_task():
     agent, llm = make(["", "Hello!"], tools=LOOKUPS)
     assert agent.run("say hi") == "Hello!" and agent.last_result.status == Status.OK

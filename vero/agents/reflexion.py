@@ -166,7 +166,14 @@ class ReflexionAgent(Agent):
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
-        return Outcome(best(attempts).answer, Status.NEEDS_REVIEW)  # none passed: the best attempt
+        answer = best(attempts).answer  # none passed: the best attempt, to review; none at all is a failure
+        return Outcome(answer, Status.NEEDS_REVIEW) if answer.strip() else self._no_attempt(attempts)
+
+    def _no_attempt(self, attempts: list[Attempt]) -> Outcome:
+        """Every attempt ended without an answer: ``failed``, saying why (its statuses)."""
+        statuses = ", ".join(dict.fromkeys(str(attempt.status) for attempt in attempts))
+        self.record(StepKind.ERROR, f"no attempt gave an answer ({len(attempts)} attempts, ended {statuses})")
+        return Outcome("", Status.FAILED)
 
     # -- executor ----------------------------------------------------------------
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:

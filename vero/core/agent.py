@@ -9,6 +9,7 @@ and ``run`` ends with that status and the best partial answer so far.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import operator
@@ -318,8 +319,10 @@ class Agent(ABC):
 
         run = self._new_run(task)
         run.deltas = deltas
-        async for event in astream_events(self, run, functools.partial(self._guarded, run, kwargs)):
-            yield event
+        events = astream_events(self, run, functools.partial(self._guarded, run, kwargs))
+        async with contextlib.aclosing(events):  # closing this stream closes that one at once: the run stops
+            async for event in events:
+                yield event
 
     def _guarded(self, run: Run, kwargs: dict[str, Any]) -> Any:
         """Run ``solve`` under the one-run-at-a-time lock: the answer text, or the typed output (``output_type``)."""
@@ -681,7 +684,7 @@ class Agent(ABC):
 
     def keep_partial(self, answer: str) -> None:
         """Remember the best answer so far, returned if a budget cuts the run short."""
-        if answer:
+        if answer.strip():  # whitespace is no answer
             self.current_run.partial = answer
 
     def tally(self, counter: str) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -277,7 +277,7 @@ def stream_events(agent: Agent, run: Run, execute: Work) -> Iterator[StreamEvent
         thread.join()  # the run stops at its next model or tool call: then the agent is free
 
 
-async def astream_events(agent: Agent, run: Run, execute: Work) -> AsyncIterator[StreamEvent]:
+async def astream_events(agent: Agent, run: Run, execute: Work) -> AsyncGenerator[StreamEvent, None]:
     """``Agent.astream``: as ``stream_events``, for an asyncio event loop."""
     import asyncio
 
