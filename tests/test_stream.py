@@ -411,17 +411,17 @@ def test_astream_yields_the_events_and_ends_with_the_result():
     assert kinds(events) == kinds(list(adding_agent().stream("What is 2 + 3?")))
 
 
+async def leave_astream_at_its_first_step(agent: Agent) -> None:
+    events = agent.astream("What is 2 + 3?")
+    async for event in events:
+        if isinstance(event, StepRecorded):
+            break
+    await events.aclose()
+
+
 def test_leaving_astream_early_cancels_the_run():
     agent = adding_agent()
-
-    async def main():
-        events = agent.astream("What is 2 + 3?")
-        async for event in events:
-            if isinstance(event, StepRecorded):
-                break
-        await events.aclose()
-
-    asyncio.run(main())
+    asyncio.run(leave_astream_at_its_first_step(agent))
     assert agent.last_result.status == Status.CANCELLED and agent.history == []
 
 
@@ -429,11 +429,7 @@ def test_closing_astream_early_frees_the_agent_for_the_next_task_at_once():
     agent = adding_agent()  # the tool call is the first task's; "The sum is 5." answers the next one
 
     async def main():
-        events = agent.astream("What is 2 + 3?")
-        async for event in events:
-            if isinstance(event, StepRecorded):
-                break
-        await events.aclose()
+        await leave_astream_at_its_first_step(agent)
         assert agent.last_result is not None and agent.last_result.status == Status.CANCELLED  # stopped, not later
         return await agent.arun("And again?")  # no ConcurrentRunError: the agent is free
 
