@@ -215,8 +215,7 @@ def answer_tool_calls(
         messages.append(Message("tool", text, tool_call_id=call.id, name=call.name))
     if repeated and agent.options.hook.repeated_call_note:
         agent.record(StepKind.WARNING, "the same tool call again; asked to use the results it has")
-        note = toward_lookups(agent, REPEATED_CALL_NUDGE, REPEATED_ANSWER_NUDGE)
-        messages.append(Message("user", with_task(note, agent)))
+        messages.append(Message("user", repeated_call_note(agent)))
 
 
 def send_nudge(agent: Agent, reply_text: str, nudge: str | ToolCall, messages: list[Message]) -> None:
@@ -240,6 +239,11 @@ def run_for_the_model(agent: Agent, call: ToolCall, messages: list[Message]) -> 
 def toward_lookups(agent: Agent, nudge: str, otherwise: str) -> str:
     """``nudge``, which asks for a call, when a read-only tool is there to call; else ``otherwise``."""
     return nudge if any(tool.read_only for tool in agent.tools) else otherwise
+
+
+def repeated_call_note(agent: Agent) -> str:
+    """The note after a call made before (every pattern's): use the results, or make another lookup."""
+    return with_task(toward_lookups(agent, REPEATED_CALL_NUDGE, REPEATED_ANSWER_NUDGE), agent)
 
 
 def with_task(nudge: str, agent: Agent) -> str:

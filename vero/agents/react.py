@@ -28,13 +28,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from vero.agents._guided import GuidedProtocol, chosen_protocol, fall_back
-from vero.agents._native import (
-    REPEATED_ANSWER_NUDGE,
-    REPEATED_CALL_NUDGE,
-    cut_off_warning,
-    toward_lookups,
-    with_task,
-)
+from vero.agents._native import cut_off_warning, repeated_call_note
 from vero.agents._react_base import ReActAgentBase, ReActProtocol, ReplyStep, send_as_observation
 from vero.agents._react_prompts import (
     FINAL_ANSWER_PROMPT,
@@ -211,10 +205,7 @@ class TextProtocol:
         if observation is None:
             result = agent.run_tool(*step.actions[0])
             repeated = result.repeated and result.ok and agent.options.hook.repeated_call_note
-            observation = result.output
-            if repeated:  # a note after it, toward a lookup only when there is one to make
-                note = toward_lookups(agent, REPEATED_CALL_NUDGE, REPEATED_ANSWER_NUDGE)
-                observation = f"{observation}\n{with_task(note, agent)}"
+            observation = f"{result.output}\n{repeated_call_note(agent)}" if repeated else result.output
         messages.append(Message("user", f"Observation: {observation}"))
 
     send = staticmethod(send_as_observation)  # the recovery hook's note on an answer, as the next Observation
