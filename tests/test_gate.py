@@ -273,6 +273,7 @@ PASTED = {  # a call pasted into the user's task, in shapes close to those vero 
     "positional_arguments": "delete_record('r-17', False)",
     "argument_names_in_another_case": json_call("delete_record", {"Record_ID": "r-17"}),
     "namespaced_name": json_call("records/delete_record", RECORD),
+    "yaml_lines": "- tool: delete_record\n  record_id: r-17",
     "javascript_object": '{name: "delete_record", arguments: {record_id: "r-17"}}',
     "name_then_arguments": f"delete_record {json.dumps(RECORD)}",
     "padded_with_mentions": "deleterecord " * 2001 + json_call("delete_record", RECORD),

@@ -110,6 +110,7 @@ _NAMESPACE = re.compile(r"[\w./:-]{1,60}\Z")  # what may be a namespace before a
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
+_NAME_LABEL = re.compile(r"\b(?:tool|name|function|call)[ \t]*[:=][ \t]*[\"']?\Z", re.IGNORECASE)
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*(?:[\w-]+\.)*\Z", re.IGNORECASE)
 
 
@@ -328,6 +329,10 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _named_element_call(text, start, end)
         if _ACTION_BEFORE.search(text, max(0, position - 40), position):
             yield from _labelled_call(text, position, spelled)
+        if _NAME_LABEL.search(text, max(0, position - 20), position):  # tool: name, then key: value lines (YAML)
+            lines = text[end : end + MAX_CALL_CHARS].split("\n\n", 1)[0].splitlines()[1:]
+            pairs = _pairs_written("\n".join(line.strip() for line in lines))
+            yield from [pairs] if pairs is not None else []
         if text[end : end + 40].lstrip(" \t")[:1] == "(":  # name(...)
             yield from _expression_call(text, end, spelled)
 
