@@ -22,6 +22,7 @@ from vero.agents.plan_execute import FINAL_PROMPT, PLANNER_RULES, REPLAN_PROMPT
 from vero.agents.reflexion import EVALUATE_PROMPT, REFLECT_PROMPT
 from vero.core.gate import NOBODY_TO_ASK, QUOTED, ToolCallRequest, decide
 from vero.core.message import Message
+from vero.core.parsing.text_calls import ESCAPED_VALUE, tool_calls_in_text
 from vero.core.result import StepKind
 from vero.testing import ScriptedLLM
 
@@ -451,6 +452,7 @@ NOT_AS_WRITTEN = {
     "nan": '{"to": "Ola", "amount": NaN}',
     "minus_infinity": '{"to": "Ola", "amount": -Infinity}',
     "overflowing_number": '{"to": "Ola", "amount": 1e400}',
+    "more_digits_than_a_float_holds": '{"to": "Ola", "amount": 2.9999999999999999}',  # would run as 3.0
     "single_quotes": "{'to': 'Ola', 'amount': 9}",
     "prose_after": '{"to": "Ola", "amount": 9} and then some more',
 }
@@ -465,6 +467,13 @@ def test_arguments_repaired_by_guesswork_do_not_reach_a_tool_that_may_change_thi
     assert "Not run: transfer may change things, so it runs only with arguments exactly as written" in sent_to_model(
         llm
     )
+
+
+@pytest.mark.parametrize("written, amount", [("19.99", 19.99), ("0.1", 0.1), ("1.50", 1.5), ("2e3", 2000.0)])
+def test_a_fraction_or_exponent_a_float_holds_as_written_runs(written, amount):
+    agent, _ = make("react", [react_call("transfer", f'{{"to": "Ola", "amount": {written}}}')])
+    agent.run("Pay Ola.")
+    assert DONE == [("transfer", "Ola", amount)]
 
 
 @pytest.mark.parametrize("amount", ["9 00", "9e", "40 EUR", "NaN", "-Infinity"])
@@ -754,3 +763,20 @@ def test_a_parameter_given_twice_in_a_function_tag_call_is_refused_as_not_writte
     agent, llm = make("written", [written])
     agent.run("Pay someone.")
     assert DONE == [] and "exactly as written" in sent_to_model(llm)  # the model is told, and writes it again
+
+
+@pytest.mark.parametrize("value", ["&#53;00", "5&#x30;0", "5&amp;00"])
+def test_a_function_tag_call_with_character_references_in_a_value_is_refused_as_not_written_exactly(value):
+    agent, llm = make(
+        "written",
+        [f"<function=transfer><parameter=to>acme</parameter><parameter=amount>{value}</parameter></function>"],
+    )
+    agent.run("Pay acme.")
+    assert DONE == [] and ESCAPED_VALUE[1:] in sent_to_model(llm)  # capitalized in the note
+
+
+def test_a_function_tag_lookup_with_character_references_reads_them_as_their_characters():
+    found = tool_calls_in_text(
+        "<function=find_book><parameter=name>Tom &amp; Jerry</parameter></function>", ["find_book"]
+    )
+    assert found is not None and found.calls[0].args == {"name": "Tom & Jerry"}

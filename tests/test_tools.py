@@ -344,6 +344,7 @@ def test_arguments_are_coerced_to_the_declared_type(hint, given, expected):
         (dict, '{"x": NaN}'),  # JSON text json.loads reads, with a number JSON has not
         (float, 9007199254740993),  # a float would run it as ...992
         (float, "9007199254740993"),  # and its text too
+        (str, 1.50),  # a fraction for text: its text as written is gone (1.50 arrives as 1.5)
     ],
 )
 def test_a_tool_that_may_change_things_gets_no_value_read_by_guesswork(hint, given):

@@ -27,6 +27,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any, Protocol
 
 from vero.core.message import ORIGINS, Arguments, ToolCallRequest
@@ -260,10 +261,13 @@ def _exact_object(text: str) -> dict[str, Any]:
 
 
 def _finite_number(text: str) -> float:
-    """A JSON number with a fraction or exponent; one too large for a float (1e400) is refused, as Infinity."""
+    """A JSON number with a fraction or exponent, when a float holds it as written: one too large (1e400)
+    is refused, as Infinity, and so is one a float would round (2.9999999999999999 would run as 3)."""
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"{text} is no number a tool that may change things takes")
+    if Decimal(repr(value)) != Decimal(text):
+        raise ValueError(f"{text} has more digits than a number holds: it would run as {value!r}")
     return value
 
 

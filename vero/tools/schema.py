@@ -450,8 +450,12 @@ def _to_boolean(value: Any) -> bool:
 def _to_string(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+    if (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and not (EXACT.get() and isinstance(value, float))
+    ):
+        return str(value)  # a fraction is not its text as written (1.50 arrives as 1.5): only for a lookup
     raise ValueError
 
 

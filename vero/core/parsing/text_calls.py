@@ -25,6 +25,9 @@ MAX_CALL_TEXT_CHARS = 100_000  # a longer reply is no call: real calls are short
 _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
 _FUNCTION, _FUNCTION_END = "<function=", "</function>"
 _PARAMETER, _PARAMETER_END = "<parameter=", "</parameter>"
+# A <function=...> call's value with HTML character references (``&lt;``, ``&#53;``) is read as the characters
+# they stand for, but that is a guess: the gate refuses it for a tool that may change things.
+ESCAPED_VALUE = "a parameter's value holds HTML character references (such as &lt;): which text was meant is unclear"
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "input")
 
@@ -137,14 +140,17 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
         if end < 0:
             return None
         key = snippet[position + len(_PARAMETER) : close].strip()
-        arguments.append((key, html.unescape(snippet[close + 1 : end].strip())))
+        arguments.append((key, snippet[close + 1 : end].strip()))
         position = end + len(_PARAMETER_END)
     if snippet[position:].strip():
         return None
     if len(dict(arguments)) < len(arguments):  # a parameter given twice: written so, the gate says which
         written = "{" + ", ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in arguments) + "}"
         return ToolCall(written_call_id(name, written), name, written) if name in names else None
-    return _as_call({"name": name, "arguments": dict(arguments)}, names)
+    call = _as_call({"name": name, "arguments": {key: html.unescape(value) for key, value in arguments}}, names)
+    if call is not None and any(html.unescape(value) != value for _, value in arguments):
+        call.args.problem = ESCAPED_VALUE  # read for a lookup; a tool that may change things gets no guess
+    return call
 
 
 def _skip_space(text: str, position: int) -> int:
