@@ -185,6 +185,15 @@ def test_an_agent_with_its_own_approver_run_as_a_tool_asks_both():
     assert [c.name for c in callers.asked] == ["helper", "delete_record"]
 
 
+def test_a_call_of_an_agent_tool_written_amid_prose_is_not_run_when_the_agent_gets_a_changing_tool_later():
+    helper, _ = make("native", [native_call("delete_record", RECORD)], tools=[])
+    prose = 'I could use {"name": "helper", "arguments": {"task": "Delete record r-17."}}, but I will only describe it.'
+    caller = ToolCallingAgent("caller", ScriptedLLM([prose]), tools=[helper.as_tool(name="helper")], verbose=False)
+    helper.tools.register(delete_record)  # after the tool was made
+    caller.run("Describe how to delete record r-17. Do not do it.")
+    assert DONE == [] and caller.last_result.answer == prose
+
+
 def test_sub_agents_sharing_the_approver_are_asked_once():
     approver = Approver(True)
     agent, _ = make("plan", [CALL["plan"]("delete_record", RECORD)], approve_tool=approver)

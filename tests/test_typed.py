@@ -17,7 +17,7 @@ import pytest
 from mock_pool import pooled_mock_server
 from typing_extensions import NotRequired
 
-from vero import tool
+from vero import Tool, tool
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.message import Message
@@ -686,10 +686,13 @@ def test_an_agent_as_a_tool_runs_nested_in_the_callers_run():
     assert [m["role"] for m in sent] == ["system", "user"] and sent[-1]["content"] == "Population of Oslo?"
 
 
-def test_the_tool_is_read_only_only_when_the_agent_changes_nothing():
-    assert researcher([]).as_tool().read_only
-    assert not researcher([], tools=[lookup, book]).as_tool().read_only
+def test_the_tool_is_read_only_only_when_the_agent_uses_no_tools_or_the_user_says_so():
+    assert not researcher([]).as_tool().read_only  # tools may be registered later
+    assert not researcher([], tools=[lookup]).as_tool().read_only  # lookups now; what it reaches may change
+    assert not ReflexionAgent("careful", ScriptedLLM([]), executor=researcher([], tools=[book])).as_tool().read_only
     assert BasicReflectionAgent("critic", ScriptedLLM([]), verbose=False).as_tool().read_only
+    assert researcher([], tools=[lookup]).as_tool(read_only=True).read_only
+    assert not BasicReflectionAgent("critic", ScriptedLLM([]), verbose=False).as_tool(read_only=False).read_only
     named = researcher([]).as_tool(name="ask_research", description="Ask the research desk.")
     assert (named.name, named.description) == ("ask_research", "Ask the research desk.")
 
@@ -948,6 +951,19 @@ def test_a_pydantic_validator_that_raises_another_error_is_a_named_problem_not_a
 
     outcome = registry_of(check_code).run("check_code", {"item": {"code": "a b"}})
     assert outcome.error == "bad_arguments" and "Strict refused the values: a code has no spaces" in outcome.output
+
+
+def test_a_field_a_pydantic_model_does_not_know_is_refused_for_a_tool_that_may_change_things():
+    seen: list[Person] = []
+
+    def register(person: Person) -> str:
+        seen.append(person)
+        return "registered"
+
+    written = {"person": {"name": "Ada", "age": 36, "hoem": None}}  # misspelt: pydantic would drop it
+    outcome = registry_of(register).run("register", written)
+    assert outcome.error == "bad_arguments" and "person.hoem (unexpected field" in outcome.output and seen == []
+    assert ToolRegistry([Tool(register, read_only=True)]).run("register", written).ok  # a lookup's: as pydantic reads
 
 
 def test_a_union_of_dataclasses_takes_the_one_that_fits_and_none_for_null():

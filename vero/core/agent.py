@@ -436,14 +436,15 @@ class Agent(ABC):
         self.record(StepKind.WARNING, f"the answer's response_format was refused ({error}); asking without it")
         return True
 
-    def as_tool(self, name: str | None = None, description: str | None = None) -> Tool:
+    def as_tool(self, name: str | None = None, description: str | None = None, read_only: bool | None = None) -> Tool:
         """This agent as a tool that another agent's model can call with a task (``vero.core.agent_tool``).
 
         Each call is a fresh run of this agent, run as part of the calling run: its usage counts toward
         that run's budget, its steps are recorded there one level deeper, its events reach that run's
-        stream and trace, and cancelling that run cancels it.
+        stream and trace, and cancelling that run cancels it.  ``read_only``: as for any tool, your word
+        that it changes nothing; unsaid, only a pattern that uses no tools (``uses_tools``) is read-only.
         """
-        return agent_tool(self, name, description)
+        return agent_tool(self, name, description, read_only)
 
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
         """The run's ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered

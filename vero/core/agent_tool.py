@@ -29,8 +29,12 @@ class SubagentFailed(VeroError):
     """The agent run as a tool ended without an answer; the message names its status and error."""
 
 
-def agent_tool(agent: Any, name: str | None = None, description: str | None = None) -> Tool:
-    """The ``Tool`` of ``Agent.as_tool``."""
+def agent_tool(
+    agent: Any, name: str | None = None, description: str | None = None, read_only: bool | None = None
+) -> Tool:
+    """The ``Tool`` of ``Agent.as_tool``; unless ``read_only`` says otherwise, it may change things when the
+    agent's pattern uses tools: what it reaches is not known when the tool is made (tools registered later,
+    an executor of its own, an MCP server's new tools)."""
 
     def ask_agent(task: Annotated[str, TASK_DESCRIPTION]) -> str:
         return _answer(agent, _run_fresh(agent, task))
@@ -40,7 +44,7 @@ def agent_tool(agent: Any, name: str | None = None, description: str | None = No
         name=name or re.sub(r"[^A-Za-z0-9_-]", "_", agent.name)[:64] or "agent",  # what a tool's name may hold
         description=description or f"Ask the agent {agent.name!r} ({type(agent).__name__}) to do a task; it answers.",
         timeout=math.inf,  # the caller's budgets bound it, and cancelling the caller stops it
-        read_only=not agent.uses_tools or all(agent.tools.read_only(tool) for tool in agent.tools.names()),
+        read_only=not agent.uses_tools if read_only is None else read_only,
     )
 
 

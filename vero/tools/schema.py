@@ -664,7 +664,8 @@ def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[
         problems.append((path, _misfit(schema, value)))
         return None
     properties: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
-    extra = schema.get("additionalProperties")
+    extra = schema.get("additionalProperties", False if EXACT.get() else None)  # a pydantic model drops what it
+    # does not know (extra="ignore"): a field the model wrote for a tool that may change things would be lost
     result: dict[str, Any] = {}
     for key, item in obj.items():
         if key in properties:
