@@ -22,7 +22,7 @@ from test_cli import vero
 from vero._console import secrets_hidden
 from vero.cli import run_approver
 from vero.core.message import ToolCallRequest
-from vero.repl import ask_before_running, tool_verdict
+from vero.repl import HOLDS_A_KEY, ask_before_running, tool_verdict
 
 NOTES_AGENT = textwrap.dedent('''
     from vero import tool
@@ -205,3 +205,20 @@ def test_an_mcp_tool_marked_read_only_by_an_untrusted_server_is_asked_about(shar
     else:
         assert '🙋 echo needs your approval. It would run with: {"text": "hello"}' in done.stdout
         assert tool_results[0].startswith("Not run: the user did not approve this call of echo")
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u2060", "\ufeff", "\u00ad", "\u2028", "\u2029"])
+def test_the_prompt_shows_characters_a_terminal_shows_as_nothing(monkeypatch, capsys, hidden):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    ask_before_running(ToolCallRequest("delete_record", {"record_id": f"r-1{hidden}7"}))
+    out = capsys.readouterr().out
+    assert hidden not in out and f"r-1\\u{ord(hidden):04x}7" in out
+
+
+def test_the_prompt_says_when_the_arguments_hold_a_key(monkeypatch, capsys):
+    key = "sk-proj-9f8e7d6c5b4a3210"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    with secrets_hidden([key]):
+        ask_before_running(ToolCallRequest("http_request", {"url": "https://acme.example/", "body": key}))
+    out = capsys.readouterr().out
+    assert key not in out and HOLDS_A_KEY in out

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import textwrap
+import unicodedata
 
 from vero._console import (
     AGENTS,
@@ -31,7 +32,7 @@ from vero._console import (
     watch_model,
 )
 from vero.core.result import Status, StepKind
-from vero.core.secrets import StreamedSecrets
+from vero.core.secrets import StreamedSecrets, hide_secrets
 from vero.core.text import clip
 
 REPL_HELP = """\
@@ -51,6 +52,7 @@ EXIT_WORDS = {"bye", "exit", "quit", "/bye", "/exit", "/quit"}
 APPROVAL_PROMPT = "Approve plan? [y]es / [n]o / or type feedback: "
 TOOL_PROMPT = "Run it? [y]es / [n]o, or n and a reason for the model: "
 TOOL_PROMPT_SHORTENED = "Run it? [y]es / [n]o, [v]iew all the arguments, or n and a reason for the model: "
+HOLDS_A_KEY = "⚠️  The arguments hold one of your API keys (shown as ***): the tool would be sent that key."
 SHOWN_ARGUMENT_CHARS = 2000  # longer arguments are shortened on screen, saying how much is not shown
 
 
@@ -359,7 +361,10 @@ def ask_before_running(call, out=None) -> bool | str:
     Printed on ``out`` (default stdout) through ``say``: keys masked, control characters escaped."""
     out = out or sys.stdout
     say(f"🙋 {call.name} needs your approval. It would run with: {shown_arguments(call.arguments)}", file=out)
-    shortened = len(json.dumps(call.arguments, ensure_ascii=False, default=str)) > SHOWN_ARGUMENT_CHARS
+    written = json.dumps(call.arguments, ensure_ascii=False, default=str)
+    if hide_secrets(written, SECRETS) != written:
+        say(HOLDS_A_KEY, file=out)  # masked as everywhere, but the user must know what is sent
+    shortened = len(written) > SHOWN_ARGUMENT_CHARS
     while True:  # until a verdict: "v" shows all the arguments, then asks again
         try:
             answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out)
@@ -370,7 +375,7 @@ def ask_before_running(call, out=None) -> bool | str:
             say(answer, file=out)
         if answer.strip().lower() not in ("v", "view"):
             break
-        say(json.dumps(call.arguments, ensure_ascii=False, indent=2, default=str), file=out)
+        say(visible(json.dumps(call.arguments, ensure_ascii=False, indent=2, default=str)), file=out)
     verdict = tool_verdict(answer)
     say("✅ Approved; running it." if verdict is True else "🚫 Refused; the model is told.", file=out)
     return verdict
@@ -389,9 +394,15 @@ def tool_verdict(answer: str) -> bool | str:
 
 def shown_arguments(arguments) -> str:
     """The arguments as JSON on one line, shortened past ``SHOWN_ARGUMENT_CHARS`` (saying how much)."""
-    text = json.dumps(arguments, ensure_ascii=False, default=str)
+    text = visible(json.dumps(arguments, ensure_ascii=False, default=str))
     hidden = len(text) - SHOWN_ARGUMENT_CHARS
     return clip(text, SHOWN_ARGUMENT_CHARS, f" … [{hidden} more characters not shown; v shows them]")
+
+
+def visible(json_text: str) -> str:
+    """JSON text with the characters a terminal shows as nothing (zero-width, format, line and paragraph
+    separators) written as ``\\uXXXX`` escapes: ``r-1\\u200b7`` is not ``r-17``.  The same JSON."""
+    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cf", "Zl", "Zp") else c for c in json_text)
 
 
 def read_reply(prompt: str, out) -> str:
