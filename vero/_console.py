@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import json
 import logging
 import os
 import re
 import sys
 import threading
+import time
 import traceback
 import urllib.parse
 from collections.abc import Iterator
@@ -508,6 +510,25 @@ def watch_model(llm, stream=None, before_line=None):
     return watch
 
 
+MAX_MODELS_BYTES = 8 * 2**20  # a hosted router's list of every model is about 1 MB
+
+
+def _listed_models(client, timeout: float) -> list[str]:
+    """The model ids ``GET /models`` lists, the whole body read within ``timeout`` seconds (the SDK's
+    timeout bounds each wait, so a body that trickles in would hold the chat's start for hours):
+    ``TimeoutError`` past it; none from a body over ``MAX_MODELS_BYTES``."""
+    deadline, body = time.monotonic() + timeout, bytearray()
+    with client.models.with_streaming_response.list() as response:
+        for chunk in response.iter_bytes():
+            body += chunk
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            if len(body) > MAX_MODELS_BYTES:
+                return []
+    listed = json.loads(body).get("data") or []
+    return [model.get("id", "") for model in listed if isinstance(model, dict)]
+
+
 def check_endpoint(llm, timeout: float = 3.0) -> str | None:
     """``GET /models`` with a short timeout: a warning if the server is unreachable, refuses
     the key, or does not list the model; ``None`` if all looks fine or the server has no /models."""
@@ -518,9 +539,8 @@ def check_endpoint(llm, timeout: float = 3.0) -> str | None:
 
     url = getattr(llm, "shown_url", None) or "the model endpoint"
     try:
-        page = client.with_options(timeout=timeout, max_retries=0).models.list()
-        names = [getattr(model, "id", "") for model in getattr(page, "data", None) or []]
-    except openai.APITimeoutError:
+        names = _listed_models(client.with_options(timeout=timeout, max_retries=0), timeout)
+    except (openai.APITimeoutError, TimeoutError):
         return f"⚠️  {url} did not answer GET /models within {timeout:g} s; is it up and reachable?"
     except openai.APIConnectionError as exc:
         if "ConnectError" in type(exc.__cause__).__name__:

@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import functools
 import sys
+from typing import NoReturn
 
 from vero._console import (  # noqa: F401 - the names not used here are re-exported, as before the split
     AGENTS,
@@ -54,12 +55,12 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
 )
 from vero._demo import run_demo
 from vero._version import __version__
-from vero.config import get_settings
+from vero.config import get_settings, known_keys
 from vero.core.chat_openai import CONFIG_HELP
 from vero.core.events import JsonlTrace
 from vero.core.result import Status, StepKind
-from vero.core.secrets import masked_json
-from vero.core.text import printable_json
+from vero.core.secrets import hide_secrets, masked_json, url_credentials
+from vero.core.text import printable_json, redact_urls
 from vero.errors import LLMConfigError
 from vero.repl import Repl, ask_before_running
 from vero.trace_view import add_trace_command
@@ -69,8 +70,41 @@ from vero.trace_view import add_trace_command
 _Commands = argparse._SubParsersAction  # what add_subparsers returns
 
 
+class KeyHidingParser(argparse.ArgumentParser):
+    """An ArgumentParser whose error messages show no key: argparse quotes the arguments it cannot
+    place (``invalid choice: 'sk-...'``, ``unrecognized arguments: --api-key sk-...``), and it parses
+    before the command masks anything (``secrets_hidden``).  Its subparsers are of this class too."""
+
+    arguments: list[str] = []  # what it parses now: error() masks the --api-key values in them
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.arguments = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's usage and error lines (exit 2), with the keys masked and URLs redacted."""
+        secrets = [*api_key_values(self.arguments), *known_keys()]
+        super().error(hide_secrets(redact_urls(message), secrets))
+
+
+def api_key_values(arguments: list[str]) -> list[str]:
+    """The values ``arguments`` give an ``--api-key`` option, as ``--api-key K`` or ``--api-key=K``."""
+    values = []
+    for i, argument in enumerate(arguments):
+        name, equals, value = argument.partition("=")
+        if _names_api_key(name):
+            values.append(value if equals else arguments[i + 1] if i + 1 < len(arguments) else "")
+    return values
+
+
+def _names_api_key(option: str) -> bool:
+    """``--api-key``, the ``--api_key`` typo, or a prefix of them: argparse takes ``--api K`` for
+    ``--api-key K``, and quotes an ambiguous ``--a=K`` whole."""
+    return len(option) >= 3 and any(name.startswith(option) for name in ("--api-key", "--api_key"))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = KeyHidingParser(
         prog="vero",
         description="vero: small, readable LLM agents. Chat with an agent, run one task, or take the offline demo.",
         epilog="Configure the model with OPENAI_API_KEY / OPENAI_BASE_URL / MODEL_NAME (environment or .env), "
@@ -303,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_CONFIG
     debug = args.debug = args.debug or settings.DEBUG
     secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY, settings.BOCHA_API_KEY]
+    secrets += url_credentials(getattr(args, "base_url", None)) + url_credentials(settings.OPENAI_BASE_URL)
     with command_logging(debug, secrets), secrets_hidden(secrets):
         return run_command(args, debug)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
 
@@ -44,6 +45,8 @@ ENDPOINT_KEYS = {
     "VERO_TAVILY_URL": "TAVILY_API_KEY",
     "VERO_BOCHA_URL": "BOCHA_API_KEY",
 }
+# The settings that are keys: never shown, whichever setting's message would quote them.
+KEY_NAMES = ("OPENAI_API_KEY", "TAVILY_API_KEY", "BOCHA_API_KEY")
 _from_file: dict[str, tuple[str, str]] = {}  # setting name -> (the .env file it was taken from, its value)
 _warned: set[str] = set()  # endpoints and files already warned about (once per process)
 
@@ -143,9 +146,19 @@ class Settings:
     @classmethod
     def from_env(cls, env_file: str | None = ".env", environ=None) -> Settings:
         """Read settings from ``environ`` (default: the environment, and vero's own settings in
-        ``env_file``; the environment wins)."""
+        ``env_file``; the environment wins).  A bad setting is a ``ValueError`` that shows no key."""
         if environ is None:
             environ = {**read_env_file(env_file), **os.environ}
+        try:
+            return cls._read(environ)
+        except ValueError as exc:  # it quotes the bad value, which may be a key pasted on the wrong line
+            from vero.core.secrets import hide_secrets  # here: vero.core imports this module
+
+            raise ValueError(hide_secrets(str(exc), keys_in(environ))) from None
+
+    @classmethod
+    def _read(cls, environ) -> Settings:
+        """The settings of ``environ``, each checked (``from_env``)."""
         get = lambda name: environ.get(name) or None  # noqa: E731 - empty means unset
         key = lambda name: (environ.get(name) or "").strip() or None  # noqa: E731 - a pasted key's newline goes
 
@@ -277,6 +290,22 @@ def warn_if_endpoint_from_env_file(endpoint: str, key_given: bool = False) -> No
         key,
         origin,
     )
+
+
+def keys_in(environ: Mapping[str, str | None]) -> list[str]:
+    """The API keys ``environ`` sets (``KEY_NAMES``), read as ``Settings`` reads them: to mask them."""
+    values = ((environ.get(name) or "").strip() for name in KEY_NAMES)
+    return [value for value in values if value]
+
+
+def known_keys() -> list[str]:
+    """The API keys of the environment and ./.env, even while another setting is not valid: a
+    message made before the settings are (a command-line usage error) must not show them either."""
+    try:
+        settings = get_settings()
+    except ValueError:  # read them alone
+        return keys_in({**read_env_file(".env"), **os.environ})
+    return keys_in({name: getattr(settings, name) for name in KEY_NAMES})
 
 
 _settings: Settings | None = None

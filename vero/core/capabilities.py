@@ -15,6 +15,7 @@ import ipaddress
 import json
 import logging
 import re
+import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -124,13 +125,32 @@ def _probe(root: str, api_key: str | None, timeout: float) -> bool:
     return False
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer, not followed: the key in the request goes to the endpoint's own origin only."""
+
+    def redirect_request(self, *args: Any) -> None:
+        return None  # urllib raises the 3xx as an HTTPError
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect)
+MAX_PROBE_BYTES = 65536  # a server's /props is a few KB
+
+
 def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
-    """The JSON body of ``GET url``, or None when the server answers with an error or with no JSON.
-    A server that cannot be reached raises (``URLError``, ``TimeoutError``): the probe stops there."""
+    """The JSON body of ``GET url``, or None when the server answers with an error, a redirect, no JSON,
+    or a body longer than ``MAX_PROBE_BYTES`` or slower than ``timeout`` in all (one byte at a time, a
+    read timeout alone would wait for hours).  A server that cannot be reached raises (``URLError``,
+    ``TimeoutError``): the probe stops there."""
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
+    deadline = time.monotonic() + timeout
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310  (http(s) base URL)
-            return json.loads(response.read(65536) or b"null")
+        with _OPENER.open(request, timeout=timeout) as response:  # noqa: S310  (http(s) base URL)
+            body = b""
+            while len(body) <= MAX_PROBE_BYTES and (chunk := response.read1(4096)):
+                body += chunk
+                if time.monotonic() > deadline:
+                    return None
+            return json.loads(body or b"null") if len(body) <= MAX_PROBE_BYTES else None
     except urllib.error.HTTPError:  # it answered, just not this path
         return None
     except ValueError:  # not JSON

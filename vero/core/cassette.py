@@ -182,7 +182,7 @@ def _checksum(request: dict[str, Any], reply: Any) -> str:
 def _check_header(path: Path, line: bytes) -> None:
     try:
         header = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deeply for the decoder: no header either
         header = None
     if not isinstance(header, dict) or "vero_cassette" not in header:
         raise CassetteError(f"{path}, line 1: not a vero cassette (no header line)")

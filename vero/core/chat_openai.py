@@ -25,6 +25,7 @@ from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.providers import UNKNOWN, ModelFamily, model_family, output_cap, refused_parameter
 from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
+from vero.core.secrets import key_in_use, url_credentials
 from vero.core.secrets import mask_secret as _mask_secret  # the one masking rule for keys
 from vero.core.text import redact_url, redact_urls
 from vero.core.thinking import ThinkingStream, split_thinking
@@ -156,6 +157,8 @@ class ChatOpenAI:
         self.callbacks: list[Callable[[Any], None]] = []
         self._lock = threading.Lock()
         self._secret = api_key or ""
+        for key in (self._secret, *url_credentials(self.base_url)):  # masked in every agent's output
+            key_in_use(key)
         self._json_schema: bool | None = None  # supports_json_schema(), once asked
         self._probe_lock = threading.Lock()
 
@@ -743,6 +746,11 @@ class TextStream:
                         )
                     if choice.delta.content:
                         yield choice.delta.content
+            if size:  # a reply begun and never finished: the connection dropped (an empty one is the model's)
+                _check_finished(
+                    self._finish_reason, "the stream ended before the reply was finished (no finish_reason)"
+                )
+            _check_finished(self._finish_reason)
         except LLMCallError:
             raise
         except llm._openai.OpenAIError as exc:
@@ -826,6 +834,7 @@ def _message_from_body(body: Any) -> Message:
             raise TypeError(f"content is a {type(content).__name__}, not text")
         answer, thinking = _answer_and_thinking(content, data.get("reasoning_content") or data.get("reasoning"))
         calls = data.get("tool_calls")
+        _check_finished(choices[0].get("finish_reason"))
         return Message(
             "assistant",
             answer,
@@ -836,6 +845,17 @@ def _message_from_body(body: Any) -> Message:
         )
     except (AttributeError, KeyError, TypeError, IndexError) as exc:
         raise LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}") from exc
+
+
+def _check_finished(finish_reason: str | None, missing: str | None = None) -> None:
+    """``LLMCallError`` for a reply that is not all there: one the provider's content filter cut, or
+    (``missing``: the error) one whose stream stopped with no finish reason (a dropped connection)."""
+    if finish_reason == "content_filter":
+        raise LLMCallError(
+            "model call failed: the provider's content filter stopped the reply (finish_reason content_filter)"
+        )
+    if finish_reason is None and missing is not None:
+        raise LLMCallError(f"model call failed: {missing}")
 
 
 def _reply_chars(message: Message) -> int:

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from vero.core.files import open_regular
 from vero.core.result import PlanStepStatus, Status, StepKind
-from vero.core.secrets import hide_secrets, masked_json
+from vero.core.secrets import KEYS_IN_USE, hide_secrets, masked_json
 from vero.core.text import clip, printable, printable_json
 
 log = logging.getLogger("vero.events")
@@ -191,7 +191,7 @@ class ConsolePrinter:
         after) and keys masked."""
         if short and len(text) > self.max_chars:
             text = clip(text, self.max_chars, MORE_CHARS.format(count=len(text) - self.max_chars))
-        text = printable(hide_secrets(text, self.secrets) if any(self.secrets) else text)
+        text = printable(hide_secrets(text, self.secrets) if KEYS_IN_USE or any(self.secrets) else text)
         if label:
             label = f"\033[1m{printable(label)}\033[0m" if self.colour else printable(label)
             text = f"{label} {text}"

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import urllib.parse
 from collections.abc import Iterable
 from typing import Any
+
+from vero.core.text import PLAIN_QUERY_NAMES
 
 MASK = "***"
 MIN_SECRET = 8  # a shorter "key" is a placeholder a local server ignores ("demo"), not a secret to hunt for
@@ -41,20 +45,36 @@ def written_forms(secret: str) -> list[str]:
     return list(dict.fromkeys(forms))  # each once, the key itself first
 
 
+KEYS_IN_USE: list[str] = []  # every model client's key in this process (``key_in_use``), masked everywhere
+_keys_lock = threading.Lock()
+
+
+def key_in_use(key: str | None) -> None:
+    """Mask ``key`` wherever vero masks keys, from now on: a second model's key (a critic's, a sub-agent's)
+    reaches the same console, trace and files as the first's.  ``ChatOpenAI`` calls it with its own."""
+    with _keys_lock:
+        if isinstance(key, str) and len(key) >= MIN_SECRET and key not in KEYS_IN_USE:
+            KEYS_IN_USE.append(key)
+
+
+def _keys(secrets: Iterable[str | None]) -> list[str]:
+    """``secrets`` and the keys in use, each once: the keys to mask (a shorter one is a placeholder)."""
+    return [key for key in dict.fromkeys((*secrets, *KEYS_IN_USE)) if isinstance(key, str) and len(key) >= MIN_SECRET]
+
+
 def hide_secrets(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with each key of ``secrets`` masked in every form it may be written in
-    (``written_forms``).  Keys shorter than ``MIN_SECRET`` are placeholders and stay."""
-    for secret in secrets:
-        if isinstance(secret, str) and len(secret) >= MIN_SECRET:
-            for form in written_forms(secret):
-                text = mask_secret(text, form)
+    """``text`` with each key of ``secrets``, and each key in use (``key_in_use``), masked in every form
+    it may be written in (``written_forms``).  Keys shorter than ``MIN_SECRET`` are placeholders and stay."""
+    for secret in _keys(secrets):
+        for form in written_forms(secret):
+            text = mask_secret(text, form)
     return text
 
 
 def hide_secrets_in(value: Any, secrets: Iterable[str | None]) -> Any:
     """``value`` (dicts, lists and tuples walked, keys included) with ``hide_secrets`` applied to
     each string: masking before ``json.dumps`` keeps the JSON valid whatever the key holds."""
-    forms = [form for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET for form in written_forms(s)]
+    forms = [form for secret in _keys(secrets) for form in written_forms(secret)]
     return _walk(value, forms) if forms else value
 
 
@@ -88,7 +108,7 @@ class StreamedSecrets:
     held back, unmasked, until the next piece shows what it is, or until ``flush``."""
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
-        self.secrets = [s for s in secrets if isinstance(s, str) and len(s) >= MIN_SECRET]
+        self.secrets = _keys(secrets)
         self.forms = [form for secret in self.secrets for form in written_forms(secret)]
         self.held = ""
 
@@ -153,3 +173,20 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
         end = max(end, stop)
     parts.append(text[max(end, 0) :])
     return "".join(parts)
+
+
+def url_credentials(url: str | None) -> list[str]:
+    """The credentials a base URL carries, its userinfo password and its query values (but those of
+    ``PLAIN_QUERY_NAMES``), as written and decoded: ``redact_urls`` masks them inside a URL only,
+    and a server or a model may echo them bare.  Values shorter than ``MIN_SECRET`` are left."""
+    try:
+        parts = urllib.parse.urlsplit(url or "")
+    except ValueError:  # "http://[::1": make_llm says so
+        return []
+    found = [parts.password or ""]
+    for field in re.split("[&;]", parts.query):
+        name, _, value = field.partition("=")
+        if urllib.parse.unquote_plus(name).lower() not in PLAIN_QUERY_NAMES:
+            found.append(value)
+    forms = [form for value in found for form in (value, urllib.parse.unquote_plus(value), urllib.parse.unquote(value))]
+    return [form for form in dict.fromkeys(forms) if len(form) >= MIN_SECRET]
