@@ -81,3 +81,11 @@ def shared_mock_server():
 
     with pooled_mock_server() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _no_keys_in_use_from_other_tests() -> None:
+    """Each test starts with no model client's key registered (``vero.core.secrets.KEYS_IN_USE``)."""
+    from vero.core.secrets import KEYS_IN_USE
+
+    KEYS_IN_USE.clear()

@@ -207,7 +207,9 @@ def test_an_mcp_tool_marked_read_only_by_an_untrusted_server_is_asked_about(shar
         assert tool_results[0].startswith("Not run: the user did not approve this call of echo")
 
 
-@pytest.mark.parametrize("hidden", ["\u200b", "\u2060", "\ufeff", "\u00ad", "\u2028", "\u2029"])
+@pytest.mark.parametrize(
+    "hidden", ["\u200b", "\u2060", "\ufeff", "\u00ad", "\u2028", "\u2029", "\u034f", "\u3164", "\u2800", "\ufe0f"]
+)
 def test_the_prompt_shows_characters_a_terminal_shows_as_nothing(monkeypatch, capsys, hidden):
     monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
     ask_before_running(ToolCallRequest("delete_record", {"record_id": f"r-1{hidden}7"}))

@@ -22,7 +22,7 @@ from vero.agents.plan_execute import FINAL_PROMPT, PLANNER_RULES, REPLAN_PROMPT
 from vero.agents.reflexion import EVALUATE_PROMPT, REFLECT_PROMPT
 from vero.core.gate import NOBODY_TO_ASK, QUOTED, ToolCallRequest, decide
 from vero.core.message import Message
-from vero.core.parsing.text_calls import ESCAPED_VALUE, tool_calls_in_text
+from vero.core.parsing.text_calls import tool_calls_in_text
 from vero.core.result import StepKind
 from vero.testing import ScriptedLLM
 
@@ -453,6 +453,7 @@ NOT_AS_WRITTEN = {
     "minus_infinity": '{"to": "Ola", "amount": -Infinity}',
     "overflowing_number": '{"to": "Ola", "amount": 1e400}',
     "more_digits_than_a_float_holds": '{"to": "Ola", "amount": 2.9999999999999999}',  # would run as 3.0
+    "exponent_past_what_decimal_reads": '{"to": "Ola", "amount": 0e999999999999999999999}',
     "single_quotes": "{'to': 'Ola', 'amount': 9}",
     "prose_after": '{"to": "Ola", "amount": 9} and then some more',
 }
@@ -765,14 +766,18 @@ def test_a_parameter_given_twice_in_a_function_tag_call_is_refused_as_not_writte
     assert DONE == [] and "exactly as written" in sent_to_model(llm)  # the model is told, and writes it again
 
 
-@pytest.mark.parametrize("value", ["&#53;00", "5&#x30;0", "5&amp;00"])
-def test_a_function_tag_call_with_character_references_in_a_value_is_refused_as_not_written_exactly(value):
+def test_a_function_tag_call_of_a_tool_that_may_change_things_gets_its_values_as_written():
+    parameters = "<parameter=to>Tom &amp; Jerry</parameter><parameter=amount>&#53;00</parameter>"
     agent, llm = make(
         "written",
-        [f"<function=transfer><parameter=to>acme</parameter><parameter=amount>{value}</parameter></function>"],
+        [
+            f"<function=transfer>{parameters}</function>",
+            f"<function=transfer>{parameters.replace('&#53;00', '500')}</function>",
+        ],
     )
-    agent.run("Pay acme.")
-    assert DONE == [] and ESCAPED_VALUE[1:] in sent_to_model(llm)  # capitalized in the note
+    agent.run("Pay Tom & Jerry 500.")
+    assert DONE == [("transfer", "Tom &amp; Jerry", 500.0)]  # "&#53;00" is no number: refused, written again
+    assert "amount (expected number, got '&#53;00')" in sent_to_model(llm)
 
 
 def test_a_function_tag_lookup_with_character_references_reads_them_as_their_characters():

@@ -8,10 +8,10 @@ import pytest
 from test_cli import vero
 
 from vero import cli, config
-from vero.cli import api_key_values, url_credentials
+from vero.cli import api_key_values
 from vero.config import Settings
 from vero.core.cassette import Cassette, CassetteError
-from vero.core.secrets import MIN_PIECE
+from vero.core.secrets import MIN_PIECE, url_credentials
 from vero.testing import HTTPFault
 
 KEY = "sk-test-acme-r17-0123456789"  # the key of the environment, .env or --api-key
@@ -129,6 +129,7 @@ def test_url_credentials_are_the_password_and_the_query_values_but_plain_ones():
     url = "https://bob:pa%24sword-r17@acme.example/v1?api-version=2024-06-01&sig=abc%2Bdef%3D123&n=1"
     assert url_credentials(url) == ["pa%24sword-r17", "pa$sword-r17", "abc%2Bdef%3D123", "abc+def=123"]
     assert url_credentials("http://[::1") == [] and url_credentials(None) == []
+    assert url_credentials("https://ghp-token-0123456789@acme.example/v1") == ["ghp-token-0123456789"]  # a user alone
 
 
 # --------------------------------------------------------------------------- 3. a bad setting holding the key

@@ -27,7 +27,7 @@ from vero.errors import LLMCallError
 from vero.testing import ScriptedLLM
 from vero.tools import ToolRegistry
 from vero.tools.base import coerce, parse_docstring
-from vero.tools.schema import InvalidValue, convert, type_to_schema
+from vero.tools.schema import EXACT, InvalidValue, convert, type_to_schema
 
 
 # -- the types used below ------------------------------------------------------------------
@@ -964,6 +964,19 @@ def test_a_field_a_pydantic_model_does_not_know_is_refused_for_a_tool_that_may_c
     outcome = registry_of(register).run("register", written)
     assert outcome.error == "bad_arguments" and "person.hoem (unexpected field" in outcome.output and seen == []
     assert ToolRegistry([Tool(register, read_only=True)]).run("register", written).ok  # a lookup's: as pydantic reads
+
+
+def test_an_object_schema_that_does_not_close_its_fields_keeps_more_for_a_changing_tool_too():  # an MCP tool's
+    schema = {
+        "type": "object",
+        "properties": {"fields": {"type": "object", "properties": {"level": {"type": "string"}}}},
+    }
+    written = {"fields": {"level": "high", "custom_1": "y"}}  # JSON Schema allows more: the server reads it
+    exact = EXACT.set(True)
+    try:
+        assert coerce(written, schema) == written
+    finally:
+        EXACT.reset(exact)
 
 
 def test_a_union_of_dataclasses_takes_the_one_that_fits_and_none_for_null():

@@ -1,5 +1,4 @@
-"""A reply that is not all there is no answer: a stream that stops mid-reply with no finish reason (a
-dropped connection), or a reply the provider's content filter cut.  Each fails the model call."""
+"""A reply the provider's content filter stopped is not all there: no answer, a failed model call."""
 
 from __future__ import annotations
 
@@ -7,10 +6,8 @@ import json
 
 import pytest
 
-from vero.agents import ToolCallingAgent
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.message import Message
-from vero.core.result import Status
 from vero.errors import LLMCallError
 from vero.testing import MockOpenAIServer
 
@@ -24,31 +21,11 @@ def http_llm(server: MockOpenAIServer) -> ChatOpenAI:
     return ChatOpenAI(model_name="m", api_key="sk-test-unfinished", base_url=server.base_url, max_retries=0)
 
 
-CUT_TEXT = [chunk({"role": "assistant"}), chunk({"content": "The capital of"})]
-CUT_CALL = [chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "f", "arguments": '{"a": '}}]})]
-
-
-@pytest.mark.parametrize("chunks", [CUT_TEXT, CUT_CALL], ids=["text", "tool_call"])
-def test_a_stream_that_stops_mid_reply_with_no_finish_reason_is_a_failed_call(chunks):
+def test_a_stream_with_no_finish_reason_is_taken_as_it_came():  # some servers and proxies never send one
     with MockOpenAIServer() as server:
-        server.enqueue({"raw": chunks})
-        with pytest.raises(LLMCallError, match="the stream ended before the reply was finished"):
-            "".join(http_llm(server).generate([Message.user("Capital of France?")], stream=True))
-
-
-def test_a_run_whose_streamed_answer_stops_mid_reply_fails_and_keeps_no_half_turn():
-    with MockOpenAIServer() as server:
-        server.enqueue({"raw": CUT_TEXT})
-        agent = ToolCallingAgent("t", http_llm(server), verbose=False)
-        agent.run("Capital of France?", on_token=lambda _: None)
-    assert agent.last_result.status == Status.FAILED and agent.history == []
-
-
-def test_an_empty_stream_is_still_the_model_s_empty_reply():
-    with MockOpenAIServer() as server:
-        server.enqueue({"raw": [chunk({"role": "assistant"})]})
-        stream = http_llm(server).generate([Message.user("hi")], stream=True)
-        assert "".join(stream) == "" and stream.message.text == ""
+        server.enqueue({"raw": [chunk({"role": "assistant"}), chunk({"content": "Paris."})]})
+        stream = http_llm(server).generate([Message.user("Capital of France?")], stream=True)
+        assert "".join(stream) == "Paris." and stream.message.finish_reason is None
 
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import textwrap
 import unicodedata
@@ -399,10 +400,18 @@ def shown_arguments(arguments) -> str:
     return clip(text, SHOWN_ARGUMENT_CHARS, f" … [{hidden} more characters not shown; v shows them]")
 
 
+# Shown as nothing, or as a blank, by a terminal: format characters and separators (by category) and the
+# other default-ignorable code points and blank letters (combining grapheme joiner, fillers, selectors...).
+_BLANK = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
+
+
 def visible(json_text: str) -> str:
-    """JSON text with the characters a terminal shows as nothing (zero-width, format, line and paragraph
-    separators) written as ``\\uXXXX`` escapes: ``r-1\\u200b7`` is not ``r-17``.  The same JSON."""
-    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cf", "Zl", "Zp") else c for c in json_text)
+    """JSON text with the characters a terminal shows as nothing (``_BLANK``, format characters, line and
+    paragraph separators) written as ``\\uXXXX`` escapes: ``r-1\\u200b7`` is not ``r-17``.  The same JSON."""
+    return "".join(
+        json.dumps(c)[1:-1] if unicodedata.category(c) in ("Cf", "Zl", "Zp") or _BLANK.match(c) else c
+        for c in json_text
+    )
 
 
 def read_reply(prompt: str, out) -> str:

@@ -82,7 +82,7 @@ class Cassette:
         """
         if self.mode == "record":
             return None
-        request = hide_secrets_in(request, secrets)
+        request = hide_secrets_in(request, secrets, in_use=False)  # the same key whatever else runs
         key = request_key(request)
         with self._lock:
             offsets = self._entries.get(key, [])
@@ -99,7 +99,7 @@ class Cassette:
     def add(self, request: dict[str, Any], reply: Message, secrets: Iterable[str] = ()) -> None:
         """Append what the model answered to ``request`` (``record`` and ``replay_then_live``), with
         ``secrets`` (the API key) masked in both, in every written form."""
-        request = hide_secrets_in(_for_file(request), secrets)
+        request = hide_secrets_in(_for_file(request), secrets, in_use=False)
         body = hide_secrets_in(reply_body(reply), secrets)
         entry = {"request": request, "reply": body, "check": _checksum(request, body)}
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")

@@ -266,7 +266,11 @@ def _finite_number(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"{text} is no number a tool that may change things takes")
-    if Decimal(repr(value)) != Decimal(text):
+    try:
+        rounded = Decimal(repr(value)) != Decimal(text)
+    except ArithmeticError:  # an exponent too large for Decimal (0e999999999999999999999)
+        rounded = True
+    if rounded:
         raise ValueError(f"{text} has more digits than a number holds: it would run as {value!r}")
     return value
 

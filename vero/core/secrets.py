@@ -45,7 +45,10 @@ def written_forms(secret: str) -> list[str]:
     return list(dict.fromkeys(forms))  # each once, the key itself first
 
 
-KEYS_IN_USE: list[str] = []  # every model client's key in this process (``key_in_use``), masked everywhere
+# Every model client's key in this process (``key_in_use``): masked whole in everything vero shows, whichever
+# agent's output it reaches; its pieces are not hunted (a placeholder key's pieces are words: "required").
+KEYS_IN_USE: list[str] = []
+MAX_KEYS_IN_USE = 64  # the latest clients' keys: a service making a client per user key does not pay for all
 _keys_lock = threading.Lock()
 
 
@@ -55,35 +58,47 @@ def key_in_use(key: str | None) -> None:
     with _keys_lock:
         if isinstance(key, str) and len(key) >= MIN_SECRET and key not in KEYS_IN_USE:
             KEYS_IN_USE.append(key)
+            del KEYS_IN_USE[:-MAX_KEYS_IN_USE]
 
 
 def _keys(secrets: Iterable[str | None]) -> list[str]:
-    """``secrets`` and the keys in use, each once: the keys to mask (a shorter one is a placeholder)."""
-    return [key for key in dict.fromkeys((*secrets, *KEYS_IN_USE)) if isinstance(key, str) and len(key) >= MIN_SECRET]
+    """The keys of ``secrets`` to mask, each once (a shorter one is a placeholder)."""
+    return [key for key in dict.fromkeys(secrets) if isinstance(key, str) and len(key) >= MIN_SECRET]
 
 
-def hide_secrets(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with each key of ``secrets``, and each key in use (``key_in_use``), masked in every form
-    it may be written in (``written_forms``).  Keys shorter than ``MIN_SECRET`` are placeholders and stay."""
-    for secret in _keys(secrets):
-        for form in written_forms(secret):
-            text = mask_secret(text, form)
+def _forms(secrets: Iterable[str | None], in_use: bool) -> list[tuple[str, bool]]:
+    """The written forms of the keys to mask, each with whether its pieces go too: those of ``secrets``
+    (a server echoes pieces), and with ``in_use`` the keys in use, whole."""
+    given = _keys(secrets)
+    others = [key for key in KEYS_IN_USE if key not in given] if in_use else []
+    return [(form, True) for key in given for form in written_forms(key)] + [
+        (form, False) for key in others for form in written_forms(key)
+    ]
+
+
+def _masked(text: str, forms: list[tuple[str, bool]]) -> str:
+    for form, pieces in forms:
+        text = mask_secret(text, form) if pieces else text.replace(form, MASK)
     return text
 
 
-def hide_secrets_in(value: Any, secrets: Iterable[str | None]) -> Any:
+def hide_secrets(text: str, secrets: Iterable[str | None], in_use: bool = True) -> str:
+    """``text`` with each key of ``secrets`` masked in every form it may be written in (``written_forms``),
+    pieces too, and (``in_use``) each key in use whole.  Keys shorter than ``MIN_SECRET`` are placeholders."""
+    return _masked(text, _forms(secrets, in_use))
+
+
+def hide_secrets_in(value: Any, secrets: Iterable[str | None], in_use: bool = True) -> Any:
     """``value`` (dicts, lists and tuples walked, keys included) with ``hide_secrets`` applied to
     each string: masking before ``json.dumps`` keeps the JSON valid whatever the key holds."""
-    forms = [form for secret in _keys(secrets) for form in written_forms(secret)]
+    forms = _forms(secrets, in_use)
     return _walk(value, forms) if forms else value
 
 
-def _walk(value: Any, forms: list[str]) -> Any:
-    """``value`` with each of ``forms`` (the keys' written forms, worked out once) masked in its strings."""
+def _walk(value: Any, forms: list[tuple[str, bool]]) -> Any:
+    """``value`` with ``forms`` (worked out once) masked in its strings."""
     if isinstance(value, str):
-        for form in forms:
-            value = mask_secret(value, form)
-        return value
+        return _masked(value, forms)
     if isinstance(value, dict):
         return {_walk(key, forms): _walk(item, forms) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -176,14 +191,15 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 def url_credentials(url: str | None) -> list[str]:
-    """The credentials a base URL carries, its userinfo password and its query values (but those of
+    """The credentials a base URL carries, its userinfo password (or a token given as the user alone,
+    ``https://TOKEN@host``) and its query values (but those of
     ``PLAIN_QUERY_NAMES``), as written and decoded: ``redact_urls`` masks them inside a URL only,
     and a server or a model may echo them bare.  Values shorter than ``MIN_SECRET`` are left."""
     try:
         parts = urllib.parse.urlsplit(url or "")
     except ValueError:  # "http://[::1": make_llm says so
         return []
-    found = [parts.password or ""]
+    found = [parts.password or parts.username or ""]
     for field in re.split("[&;]", parts.query):
         name, _, value = field.partition("=")
         if urllib.parse.unquote_plus(name).lower() not in PLAIN_QUERY_NAMES:

@@ -664,8 +664,7 @@ def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[
         problems.append((path, _misfit(schema, value)))
         return None
     properties: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
-    extra = schema.get("additionalProperties", False if EXACT.get() else None)  # a pydantic model drops what it
-    # does not know (extra="ignore"): a field the model wrote for a tool that may change things would be lost
+    extra = schema.get("additionalProperties")
     result: dict[str, Any] = {}
     for key, item in obj.items():
         if key in properties:
@@ -814,6 +813,19 @@ def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) ->
         return None
 
 
+def _closed(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` on each object that does not say: a pydantic model drops
+    a field it does not know (``extra="ignore"``), so a field the model wrote would never reach the tool."""
+    if isinstance(schema, list):
+        return [_closed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    closed = {key: _closed(item) for key, item in schema.items()}
+    if isinstance(schema.get("properties"), dict) and "additionalProperties" not in schema:
+        closed["additionalProperties"] = False
+    return closed
+
+
 def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any:
     if isinstance(value, str):
         try:
@@ -824,7 +836,7 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
     pydantic = sys.modules["pydantic"]
     if EXACT.get():  # pydantic's lax reading ("1_000", "nan", "t") is no plain value: vero's own check first
         found = len(problems)
-        check(value, type_to_schema(tp), path, problems)
+        check(value, _closed(type_to_schema(tp)), path, problems)
         if len(problems) > found:
             return None
     try:

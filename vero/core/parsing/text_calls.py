@@ -25,9 +25,6 @@ MAX_CALL_TEXT_CHARS = 100_000  # a longer reply is no call: real calls are short
 _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
 _FUNCTION, _FUNCTION_END = "<function=", "</function>"
 _PARAMETER, _PARAMETER_END = "<parameter=", "</parameter>"
-# A <function=...> call's value with HTML character references (``&lt;``, ``&#53;``) is read as the characters
-# they stand for, but that is a guess: the gate refuses it for a tool that may change things.
-ESCAPED_VALUE = "a parameter's value holds HTML character references (such as &lt;): which text was meant is unclear"
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "input")
 
@@ -148,8 +145,8 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
         written = "{" + ", ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in arguments) + "}"
         return ToolCall(written_call_id(name, written), name, written) if name in names else None
     call = _as_call({"name": name, "arguments": {key: html.unescape(value) for key, value in arguments}}, names)
-    if call is not None and any(html.unescape(value) != value for _, value in arguments):
-        call.args.problem = ESCAPED_VALUE  # read for a lookup; a tool that may change things gets no guess
+    if call is not None:  # the values as written, for a tool that may change things: no guess at what &amp; meant
+        call.args.written = json.dumps(dict(arguments), ensure_ascii=False)
     return call
 
 
