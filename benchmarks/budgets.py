@@ -58,9 +58,10 @@ LINES_CEILING = 8324  # a ratchet (8295 when set, 7961 after the line diet; 2026
 # probe of the quote check: results as the model read them, tag attributes, a tool's own results; +24 for a
 # review's findings: linear readings of hostile text, positional exactness, an async tool in a running loop; +9
 # for a run probe: a ReflexionAgent with no answer at all fails, an astream closed early stops at once; 2026-11-29:
-# +81 for two outside probes and a review of the fixes: a changing tool's values exact in <function=...> tags and past a float's digits, an
-# agent as a tool read-only only when said, the capability probe's GETs bounded and not redirected with the key,
-# an unfinished or filtered reply no answer, every client's key and base-URL credentials masked): falls
+# +81 for two outside probes and a review of the fixes: a changing tool's values as written in <function=...>
+# tags and past a float's digits, an agent as a tool read-only only when said, the capability probe's GETs
+# bounded and not redirected with the key, a filtered reply no answer, every client's key and base-URL
+# credentials masked): falls
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28); lower one when a change lowers it.
