@@ -125,10 +125,11 @@ def decide(
 
 @dataclass(frozen=True)
 class Shown:
-    """What the model was shown, for question 3: ``texts`` (the system prompt, the tools' descriptions and
-    schemas, the history, the task), ``results``, this run's tool results as ``(tool, ok, text)``: data
-    from outside, where the tool's name with the call's values in any syntax is a quote too; and ``asked``,
-    the user's own words (the task, earlier messages): values in them are the user's, not a quote's."""
+    """What the model was shown, for question 3: ``texts`` (the system prompt, your tools' descriptions and
+    schemas, the user's messages, the task); ``results`` as ``(tool, ok, text)``, data from outside, where
+    the tool's name with the call's values in any syntax is a quote too: this run's tool results, an MCP
+    server's descriptions, the history's other messages (results, answers); and ``asked``, the user's own
+    words (the task, earlier messages): values in them are the user's, not a quote's."""
 
     texts: list[str]
     results: list[tuple[str, bool, str]]  # (tool, ok, text): as the model read it, numbers tidied too
@@ -139,9 +140,16 @@ def quote_sources(agent: Agent) -> Shown:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3).
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
-    tools = [f"{tool.description}\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
+    described = {
+        tool: f"{tool.description}\n\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools
+    }
     said = [message.text for message in agent.history if message.role == "user"]
-    shown = Shown([agent.system_prompt or "", *tools, *(message.text for message in agent.history)], [], said)
+    # read as a result is (outside data): a server's description of its tool, and the history's other messages
+    # (a result, an answer that relayed one, a message the app added)
+    outside = [text for tool, text in described.items() if tool.described_from_outside]
+    outside += [message.text for message in agent.history if message.role != "user"]
+    mine = [text for tool, text in described.items() if not tool.described_from_outside]
+    shown = Shown([agent.system_prompt or "", *mine, *said], [("", True, text) for text in outside], said)
     run = agent._run
     if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
         for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):

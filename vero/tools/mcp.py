@@ -259,6 +259,8 @@ class MCPTool(Tool):
     a server the user trusts (``trust=True``); every other tool is taken to change things.
     """
 
+    described_from_outside = True  # the server wrote its description: data, never the user's words
+
     def __init__(self, server: MCPServer, spec: Mapping[str, Any], prefix: str = ""):
         self.server = server
         self.remote_name = str(spec["name"])

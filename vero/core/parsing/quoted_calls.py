@@ -55,7 +55,7 @@ _QUOTE_MARKS = str.maketrans(
     dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
     | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
 )
-# Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Latin variants), and dashes
+# Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Lisu, Cherokee, Latin variants), and dashes
 # drawn like a hyphen: a name or value written with them reads the same.  Pairs: look-alike, Latin.
 _LOOK_ALIKE_PAIRS = (
     "\u0430a \u0435e \u043eo \u0440p \u0441c \u0443y \u0445x \u0456i \u0458j \u0455s \u0501d \u04cfl \u04bbh"
@@ -66,6 +66,11 @@ _LOOK_ALIKE_PAIRS = (
     " \u039dN \u039fO \u03a1P \u03a4T \u03a5Y \u03a7X \u0585o \u0578n \u057du \u0570h \u0581g \u0131i"
     " \u0237j \u0251a \u0261g \u026ai \u0280r \u028fy \u1d00a \u1d04c \u1d05d \u1d07e \u1d0bk \u1d0fo"
     " \u1d18p \u1d1bt \u1d1cu \u1d20v \u1d21w \u1d22z \u0192f \ua731s \ua730f \u0493f"
+    " \u029fl \u0274n \u0262g \u029ch \u0257d \u0253b \u0256d \u0260g \u0266h \u0268i \u026dl \u0271m \u0273n"
+    " \ua4d0B \ua4d1P \ua4d2d \ua4d3D \ua4d4T \ua4d6G \ua4d7K \ua4d9J \ua4daC \ua4dcZ \ua4ddF \ua4dfM"
+    " \ua4e0N \ua4e1L \ua4e2S \ua4e3R \ua4e6V \ua4e7H \ua4eaW \ua4ebX \ua4ecY \ua4eeA \ua4f0E \ua4f2I \ua4f3O"
+    " \ua4f4U \u13aaA \u13f4B \u13dfC \u13a0D \u13acE \u13c0G \u13bbH \u13a5i \u13abJ \u13e6K \u13deL"
+    " \u13b7M \u13c3P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c2h \u13e7d \u13b1e"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043-"  # dashes drawn like a hyphen
 ).split()
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS})
@@ -97,7 +102,7 @@ _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
-_URL_ESCAPE = re.compile(r"%(?:2[0278]|3[aAcCdD]|7[bB]|0[aA])")  # a call URL-encoded: " ' ( : < = { newline, space
+_URL_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")  # a URL escape: a call or a name may be written with them
 # Markup a renderer hides: a link or image, inline or by reference (its text stays), emphasis marks at a
 # word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay), BBCode (``[b]``).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
@@ -107,6 +112,8 @@ _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"[\w./:-]{1,60}\Z")  # what may be a namespace before a name: functions., mcp__x__, a/
+# Between a name's words: "_", "-", ".", "::", " ", a padded column...; not a sentence's end ("delete. Record")
+_NAME_GAP = r"(?:(?![.!?;]\s)[^\w\n]|_){0,4}"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
@@ -133,7 +140,7 @@ def quoted_call(
     """
     wanted = None  # compared only once a written call of ``name`` is found
     words = _NAME_WORDS.findall(name)  # any spelling: delete_record, delete-record, deleteRecord, delete record
-    spellings = re.compile(r"[\s_./-]{0,3}".join(words) if words else re.escape(name), re.IGNORECASE)
+    spellings = re.compile(_NAME_GAP.join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings):
             padded = False
@@ -202,8 +209,13 @@ def _found(value: str, text: str) -> bool:
 
 def _plain_numbers(text: str) -> str:
     """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``) as ``1000``,
-    ``500.50`` as ``500.5``, ``500.00`` as ``500``, ``5e2`` as ``500``."""
+    ``1.250,50`` (as much of Europe writes it) as ``1250.5``, ``0500`` as ``500``, ``500.50`` as ``500.5``,
+    ``500.00`` as ``500``, ``5e2`` as ``500``."""
+    text = re.sub(
+        r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?![\d.,])", lambda m: m[1].replace(".", "") + "." + m[2], text
+    )
     text = re.sub(r"(?<=\d)[,'_ \u00a0\u2009\u202f](?=\d{3}(?!\d))", "", text)
+    text = re.sub(r"(?<![\w.])0+(?=\d)", "", text)  # 0000500 as 500
     text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
     return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
 
@@ -333,7 +345,7 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             lines = text[end : end + MAX_CALL_CHARS].split("\n\n", 1)[0].splitlines()[1:]
             pairs = _pairs_written("\n".join(line.strip() for line in lines))
             yield from [pairs] if pairs is not None else []
-        if text[end : end + 40].lstrip(" \t")[:1] == "(":  # name(...)
+        if text[end : end + 1] == "(":  # name(...); "a transfer (to: acme)" is a remark in prose
             yield from _expression_call(text, end, spelled)
 
 
