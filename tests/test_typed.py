@@ -570,6 +570,13 @@ def test_a_hosted_model_s_replies_in_the_tool_loop_are_constrained_to_the_type(t
     assert bool(sent.tools) == bool(tools)  # it may still call a tool: a hosted server allows both
 
 
+@pytest.mark.parametrize("output_type, strict", [(int, True), (Point, False)])  # Point's y has a default
+def test_a_typed_answer_s_schema_is_strict_where_openai_s_strict_mode_can_hold_it(output_type, strict):
+    llm = ScriptedLLM(['{"answer": 6}', '{"x": 1, "y": 2}'], json_schema=True, hosted=True)
+    ToolCallingAgent("typed", llm, verbose=False).run("How many?", output_type=output_type)
+    assert llm.requests[0].options["response_format"]["json_schema"]["strict"] is strict
+
+
 def test_a_local_server_s_tool_loop_is_not_constrained_its_grammar_would_forbid_the_calls():
     llm = ScriptedLLM(["6"], json_schema=True)
     agent = ToolCallingAgent("typed", llm, tools=[count_items], verbose=False)

@@ -20,7 +20,7 @@ from vero.agents._react_prompts import ANSWERED, GUIDED_ERROR_PROMPT, GUIDED_PRO
 from vero.core.agent import CUT_OFF, clip_observation, earlier_results
 from vero.core.capabilities import hosted_model
 from vero.core.message import Arguments, Message
-from vero.core.output import REFUSED_STATUSES
+from vero.core.output import REFUSED_STATUSES, is_strict
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
 from vero.core.parsing.json_text import without_fence
 from vero.core.result import StepKind
@@ -235,24 +235,6 @@ def grammar_schema(schema: Any, definitions: dict[str, Any] | None = None, seen:
     if kept.get("type") == "object" and "additionalProperties" not in kept:
         kept["additionalProperties"] = True  # absent means "any other keys" (a **kwargs tool); llama.cpp reads "none"
     return kept
-
-
-def is_strict(schema: Any) -> bool:
-    """True when ``schema`` fits OpenAI's strict mode: every value typed, every object closed with
-    every property required."""
-    if not isinstance(schema, dict):
-        return False
-    if "anyOf" in schema:
-        return all(is_strict(part) for part in schema["anyOf"])
-    if not {"type", "const", "enum"} & schema.keys():
-        return False
-    if schema.get("type") == "object" or "properties" in schema:
-        properties = schema.get("properties", {})
-        if schema.get("additionalProperties") is not False or set(schema.get("required", ())) != set(properties):
-            return False
-        if not all(is_strict(part) for part in properties.values()):
-            return False
-    return "items" not in schema or is_strict(schema["items"])
 
 
 # -- choosing and falling back -------------------------------------------------------------

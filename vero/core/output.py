@@ -64,7 +64,8 @@ class OutputSpec:
 
     def response_format(self) -> dict[str, Any]:
         """A ``response_format`` constraining the reply to this type; a value that is not an object goes
-        under ``{"answer": ...}`` (OpenAI constrains objects only)."""
+        under ``{"answer": ...}`` (OpenAI constrains objects only), ``strict`` where OpenAI's strict mode
+        can hold the schema (``is_strict``: it binds the reply only then)."""
         schema = self.schema
         if schema.get("type") != "object":
             schema = {
@@ -73,7 +74,10 @@ class OutputSpec:
                 "required": [ANSWER_KEY],
                 "additionalProperties": False,
             }
-        return {"type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "final_answer", "schema": schema, "strict": is_strict(schema)},
+        }
 
     def read(self, text: str) -> Any:
         """The answer ``text`` as the declared type; raises ``InvalidValue`` naming every problem.
@@ -212,3 +216,21 @@ def _is_simple(schema: dict[str, Any]) -> bool:
         or "const" in schema
         or (bool(kinds) and all(k in (*_SIMPLE_KINDS, "null") for k in kinds) and kind != "null")
     )
+
+
+def is_strict(schema: Any) -> bool:
+    """True when ``schema`` fits OpenAI's strict mode: every value typed, every object closed with
+    every property required."""
+    if not isinstance(schema, dict):
+        return False
+    if "anyOf" in schema:
+        return all(is_strict(part) for part in schema["anyOf"])
+    if not {"type", "const", "enum"} & schema.keys():
+        return False
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False or set(schema.get("required", ())) != set(properties):
+            return False
+        if not all(is_strict(part) for part in properties.values()):
+            return False
+    return "items" not in schema or is_strict(schema["items"])
