@@ -636,6 +636,11 @@ def test_vero_chat_lists_mcp_tools(srv, tmp_path):
         ),
         ('{"servers": {"a": {"command": "x", "disabled": "yes"}}}', '"disabled" must be true or false'),
         ('{"servers": {"a": {"command": "x", "trust": 1}}}', '"trust" must be true or false'),
+        ('{"mcpServers": {"a": {"command": "x", "url": "http://h/mcp"}}}', 'give "command" (a server to start) or'),
+        ('{"servers": {"a": {"type": "http", "command": "x"}}}', '"type" \'http\' needs "url"'),
+        ('{"servers": {"a": {"type": "stdio", "url": "http://h/mcp"}}}', '"type" \'stdio\' needs "command"'),
+        ('{"servers": {"a": {"type": "websocket", "url": "ws://h"}}}', "unknown \"type\" 'websocket'"),
+        ('{"servers": {"a": {"url": "wss://h/mcp"}}}', "server 'a': url 'wss://h/mcp' is not an http(s) URL"),
     ],
 )
 def test_a_bad_mcp_config_is_a_usage_error(config, message, tmp_path, srv):
@@ -763,6 +768,18 @@ def test_zed_servers_switched_off_or_provided_by_an_extension_are_left_out(tmp_p
     }
     servers = servers_from_config(write_config(tmp_path, zed))
     assert [server.name for server in servers] == ["on"]
+
+
+def test_a_config_an_editor_wrote_with_a_byte_order_mark_is_read(tmp_path):
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {"raw": {"command": "x"}}}), encoding="utf-8-sig")
+    assert [server.name for server in servers_from_config(str(tmp_path / "mcp.json"))] == ["raw"]
+
+
+def test_a_config_with_no_server_to_start_says_so(tmp_path, caplog):
+    assert (
+        servers_from_config(write_config(tmp_path, {"mcpServers": {"off": {"command": "x", "disabled": True}}})) == []
+    )
+    assert "has no server to start (1 named, none enabled)" in caplog.text
 
 
 def test_a_server_named_under_two_layouts_of_one_config_is_an_error(tmp_path):

@@ -1382,7 +1382,7 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     ``"trust": true`` to take its read-only marks.  ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` in
     the strings are read from the environment."""
     try:  # a regular file only: a FIFO would wait forever, /dev/zero never end
-        config = json.loads(_without_comments(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")))
+        config = json.loads(_without_comments(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8-sig")))  # BOM too
     except OSError as exc:
         raise MCPError(f"cannot read the MCP config {path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
@@ -1408,7 +1408,24 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
             logger.warning("[%s] in %s comes from a Zed extension, which vero cannot start: skipped", name, path)
             continue
         servers.append(_server_from_entry(name, entry, where, limits))
+    if not servers:
+        logger.warning("the MCP config %s has no server to start (%d named, none enabled)", path, len(entries))
     return servers
+
+
+TRANSPORTS = {"stdio": False, "http": True, "streamable-http": True, "streamableHttp": True}  # kind: takes a URL
+
+
+def _check_transport(entry: dict[str, Any], url_key: str | None, where: str) -> None:
+    """An entry says one way to reach its server: a ``command`` to start or a URL, and a ``type`` that agrees;
+    an entry that says both would start one of them by a guess."""
+    if url_key is not None and "command" in entry:
+        raise MCPError(f'{where}: give "command" (a server to start) or "{url_key}" (one to reach), not both')
+    kind = entry.get("type")
+    if kind is not None and kind not in TRANSPORTS:
+        raise MCPError(f'{where}: unknown "type" {kind!r} (one of: {", ".join(TRANSPORTS)})')
+    if kind is not None and TRANSPORTS[kind] != (url_key is not None):
+        raise MCPError(f'{where}: "type" {kind!r} needs ' + ('"url"' if TRANSPORTS[kind] else '"command"'))
 
 
 def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dict[str, Any]) -> MCPServer:
@@ -1420,10 +1437,14 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
     if isinstance(entry.get("command"), dict):  # Zed's {"command": {"path", "args", "env"}}
         entry = {**entry, **entry["command"], "command": entry["command"].get("path")}
     url_key = next((key for key in ("url", "serverUrl") if key in entry), None)  # serverUrl: Windsurf's
+    _check_transport(entry, url_key, where)
     if url_key is not None:
         written = _strings(entry, url_key, where, str)
         headers = {k: _expanded(v, where, "headers") for k, v in _strings(entry, "headers", where, dict).items()}
-        server = MCPServer.http(_expanded(written, where, "url"), headers=headers, name=name, **limits)
+        url = _expanded(written, where, "url")
+        if not url.startswith(("http://", "https://")):  # shown as written: a variable's value may be a key
+            raise MCPError(f"{where}: {url_key} {written!r} is not an http(s) URL")
+        server = MCPServer.http(url, headers=headers, name=name, **limits)
         server.transport.shown = written  # a variable's value may be a secret: errors show the ${VAR}
         return server
     if not isinstance(entry.get("command"), str) or not entry["command"]:
