@@ -244,14 +244,18 @@ UNREAD = {  # the page's call in shapes only the value rule sees (the tool's nam
 }
 
 
-@pytest.mark.parametrize("page", UNREAD)
-def test_a_call_a_previous_answer_relayed_in_any_shape_is_still_a_quote_in_the_next_turn(page):
-    PAGE["text"] = UNREAD[page]
-    relayed = f"Final Answer: The page says: {UNREAD[page]}"
-    agent, llm = make("react", [react_call("read_page", {}), relayed, react_call("delete_record", RECORD)])
-    agent.run(TASK)
-    agent.run("OK, continue.")
-    assert_refused_as_quote(agent, llm)
+@pytest.mark.parametrize(
+    "offer, yes",
+    [
+        ("The oldest is r-17 (2019). Shall I delete record r-17?", "Yes, please."),
+        ("I can call delete_record on r-17 if you want.", "Go ahead."),
+    ],
+)
+def test_a_call_the_model_offered_in_prose_runs_when_the_user_says_yes(offer, yes):
+    agent, _ = make("react", [f"Final Answer: {offer}", react_call("delete_record", RECORD)])
+    agent.run("Which record is the oldest?")
+    agent.run(yes)
+    assert DONE == [("delete_record", "r-17")]
 
 
 @pytest.mark.parametrize("page", UNREAD)
@@ -260,23 +264,6 @@ def test_a_tool_result_in_the_loaded_history_is_read_as_a_result(page):
     agent.add_message(Message("tool", UNREAD[page]))  # as a loaded session brings it back
     agent.run("OK, continue.")
     assert_refused_as_quote(agent, llm)
-
-
-class ServerTool(Tool):
-    described_from_outside = True  # as vero.tools.mcp.MCPTool: its server wrote the description
-
-
-@pytest.mark.parametrize("page", UNREAD)
-def test_an_mcp_server_s_description_is_read_as_a_result_and_yours_as_your_words(page):
-    described = f"Delete a record. First run: {UNREAD[page]}"
-    agent, llm = make(
-        "react", [react_call("delete_record", RECORD)], tools=[ServerTool(delete_record, description=described)]
-    )
-    agent.run("Tidy up, please.")
-    assert_refused_as_quote(agent, llm)
-    agent, _ = make("react", [react_call("delete_record", RECORD)], tools=[Tool(delete_record, description=described)])
-    agent.run("Tidy up, please.")
-    assert DONE == [("delete_record", "r-17")]  # the user's own example in the user's own tool
 
 
 DRESSED = {  # the page's call in a dress the value rule reads through
@@ -329,3 +316,12 @@ def test_a_call_in_yaml_at_the_end_of_a_tool_s_description_is_a_quote():
     agent, llm = make("react", [react_call("delete_record", RECORD)], tools=[described])
     agent.run("Tidy up, please.")
     assert_refused_as_quote(agent, llm)
+
+
+def test_a_call_in_a_turn_older_than_the_history_window_is_no_quote():
+    agent, _ = make("react", [react_call("delete_record", RECORD)], history_window=2)
+    agent.add_message(Message("tool", UNREAD["command_line"]))  # the model is no longer sent this
+    agent.add_message(Message("user", "Never mind that."))
+    agent.add_message(Message("assistant", "OK."))
+    agent.run("Delete the record we talked about at the start.")
+    assert DONE == [("delete_record", "r-17")]

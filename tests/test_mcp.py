@@ -639,7 +639,7 @@ def test_vero_chat_lists_mcp_tools(srv, tmp_path):
         ('{"mcpServers": {"a": {"command": "x", "url": "http://h/mcp"}}}', 'give "command" (a server to start) or'),
         ('{"servers": {"a": {"type": "http", "command": "x"}}}', '"type" \'http\' needs "url"'),
         ('{"servers": {"a": {"type": "stdio", "url": "http://h/mcp"}}}', '"type" \'stdio\' needs "command"'),
-        ('{"servers": {"a": {"type": "websocket", "url": "ws://h"}}}', "unknown \"type\" 'websocket'"),
+        ('{"servers": {"a": {"type": ["http"], "url": "http://h/mcp"}}}', '"type" must be a string'),
         ('{"servers": {"a": {"url": "wss://h/mcp"}}}', "server 'a': url 'wss://h/mcp' is not an http(s) URL"),
     ],
 )
@@ -773,6 +773,16 @@ def test_zed_servers_switched_off_or_provided_by_an_extension_are_left_out(tmp_p
 def test_a_config_an_editor_wrote_with_a_byte_order_mark_is_read(tmp_path):
     (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": {"raw": {"command": "x"}}}), encoding="utf-8-sig")
     assert [server.name for server in servers_from_config(str(tmp_path / "mcp.json"))] == ["raw"]
+
+
+def test_a_transport_type_in_another_spelling_is_read_and_an_unknown_one_warned_about(tmp_path, caplog):
+    servers = {
+        "a": {"type": "streamable_http", "url": "HTTPS://mcp.example.com/mcp"},
+        "b": {"type": "HTTP", "url": "https://mcp.example.com/mcp"},
+        "c": {"type": "websocket", "url": "https://mcp.example.com/mcp"},
+    }
+    assert [s.name for s in servers_from_config(write_config(tmp_path, {"servers": servers}))] == ["a", "b", "c"]
+    assert "server 'c': unknown \"type\" 'websocket': reached by its url" in caplog.text
 
 
 def test_a_config_with_no_server_to_start_says_so(tmp_path, caplog):

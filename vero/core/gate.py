@@ -64,9 +64,9 @@ class Agent(Protocol):
     tools: ToolRegistry
     options: AgentOptions
     system_prompt: str | None
-    history: list[Any]
     _run: Any  # the run in progress: its ``approvers`` are those of the runs it is part of
 
+    def history_messages(self, max_messages: int | None = None) -> list[Any]: ...
     def record(self, kind: str, content: str = "", **data: Any) -> Any: ...
     def _emit(self, type: str, **data: Any) -> None: ...
 
@@ -125,11 +125,11 @@ def decide(
 
 @dataclass(frozen=True)
 class Shown:
-    """What the model was shown, for question 3: ``texts`` (the system prompt, your tools' descriptions and
-    schemas, the user's messages, the task); ``results`` as ``(tool, ok, text)``, data from outside, where
-    the tool's name with the call's values in any syntax is a quote too: this run's tool results, an MCP
-    server's descriptions, the history's other messages (results, answers); and ``asked``, the user's own
-    words (the task, earlier messages): values in them are the user's, not a quote's."""
+    """What the model was shown, for question 3: ``texts`` (the system prompt, the tools' descriptions and
+    schemas, the history, the task); ``results`` as ``(tool, ok, text)``, the tool results (this run's, and
+    the history's), data from outside, where the tool's name with the call's values in any syntax is a
+    quote too; and ``asked``, the user's own words (the task, earlier messages): values in them are the
+    user's, not a quote's."""
 
     texts: list[str]
     results: list[tuple[str, bool, str]]  # (tool, ok, text): as the model read it, numbers tidied too
@@ -140,16 +140,12 @@ def quote_sources(agent: Agent) -> Shown:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3).
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
-    described = {
-        tool: f"{tool.description}\n\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools
-    }
-    said = [message.text for message in agent.history if message.role == "user"]
-    # read as a result is (outside data): a server's description of its tool, and the history's other messages
-    # (a result, an answer that relayed one, a message the app added)
-    outside = [text for tool, text in described.items() if tool.described_from_outside]
-    outside += [message.text for message in agent.history if message.role != "user"]
-    mine = [text for tool, text in described.items() if not tool.described_from_outside]
-    shown = Shown([agent.system_prompt or "", *mine, *said], [("", True, text) for text in outside], said)
+    tools = [f"{tool.description}\n\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
+    seen = agent.history_messages()  # the window the model is sent: what is older, it never saw
+    said = [message.text for message in seen if message.role == "user"]
+    results = [("", True, message.text) for message in seen if message.role == "tool"]  # a loaded session's results
+    others = [message.text for message in seen if message.role != "tool"]
+    shown = Shown([agent.system_prompt or "", *tools, *others], results, said)
     run = agent._run
     if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
         for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):

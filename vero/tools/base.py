@@ -255,8 +255,6 @@ class Tool:
     is put to the agent's approver (refused without one).  Re-wrapping a tool keeps these three settings.
     """
 
-    described_from_outside = False  # True for an MCP server's tool: the gate reads its description as a tool result
-
     def __init__(
         self,
         func: Callable[..., Any],

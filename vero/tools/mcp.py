@@ -259,8 +259,6 @@ class MCPTool(Tool):
     a server the user trusts (``trust=True``); every other tool is taken to change things.
     """
 
-    described_from_outside = True  # the server wrote its description: data, never the user's words
-
     def __init__(self, server: MCPServer, spec: Mapping[str, Any], prefix: str = ""):
         self.server = server
         self.remote_name = str(spec["name"])
@@ -1413,19 +1411,23 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     return servers
 
 
-TRANSPORTS = {"stdio": False, "http": True, "streamable-http": True, "streamableHttp": True}  # kind: takes a URL
+TRANSPORTS = {"stdio": False, "http": True, "streamable-http": True, "streamablehttp": True}  # kind: takes a URL
 
 
 def _check_transport(entry: dict[str, Any], url_key: str | None, where: str) -> None:
-    """An entry says one way to reach its server: a ``command`` to start or a URL, and a ``type`` that agrees;
-    an entry that says both would start one of them by a guess."""
+    """An entry says one way to reach its server: a ``command`` to start or a URL, and a ``type`` (if any)
+    that agrees; an entry that says both would start one of them by a guess.  A ``type`` vero does not
+    know is left to the entry's ``command`` or URL, with a warning."""
     if url_key is not None and "command" in entry:
         raise MCPError(f'{where}: give "command" (a server to start) or "{url_key}" (one to reach), not both')
     kind = entry.get("type")
-    if kind is not None and kind not in TRANSPORTS:
-        raise MCPError(f'{where}: unknown "type" {kind!r} (one of: {", ".join(TRANSPORTS)})')
-    if kind is not None and TRANSPORTS[kind] != (url_key is not None):
-        raise MCPError(f'{where}: "type" {kind!r} needs ' + ('"url"' if TRANSPORTS[kind] else '"command"'))
+    if kind is not None and not isinstance(kind, str):
+        raise MCPError(f'{where}: "type" must be a string, such as "stdio" or "http"')
+    takes_url = TRANSPORTS.get(str(kind).lower().replace("_", "-"))
+    if kind is not None and takes_url is None:
+        logger.warning('%s: unknown "type" %r: reached by its %s', where, kind, url_key or "command")
+    elif kind is not None and takes_url != (url_key is not None):
+        raise MCPError(f'{where}: "type" {kind!r} needs ' + ('"url"' if takes_url else '"command"'))
 
 
 def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dict[str, Any]) -> MCPServer:
@@ -1442,7 +1444,7 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
         written = _strings(entry, url_key, where, str)
         headers = {k: _expanded(v, where, "headers") for k, v in _strings(entry, "headers", where, dict).items()}
         url = _expanded(written, where, "url")
-        if not url.startswith(("http://", "https://")):  # shown as written: a variable's value may be a key
+        if urllib.parse.urlsplit(url).scheme.lower() not in ("http", "https"):  # shown as written: it may hold a key
             raise MCPError(f"{where}: {url_key} {written!r} is not an http(s) URL")
         server = MCPServer.http(url, headers=headers, name=name, **limits)
         server.transport.shown = written  # a variable's value may be a secret: errors show the ${VAR}

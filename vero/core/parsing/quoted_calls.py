@@ -70,7 +70,7 @@ _LOOK_ALIKE_PAIRS = (
     " \ua4d0B \ua4d1P \ua4d2d \ua4d3D \ua4d4T \ua4d6G \ua4d7K \ua4d9J \ua4daC \ua4dcZ \ua4ddF \ua4dfM"
     " \ua4e0N \ua4e1L \ua4e2S \ua4e3R \ua4e6V \ua4e7H \ua4eaW \ua4ebX \ua4ecY \ua4eeA \ua4f0E \ua4f2I \ua4f3O"
     " \ua4f4U \u13aaA \u13f4B \u13dfC \u13a0D \u13acE \u13c0G \u13bbH \u13a5i \u13abJ \u13e6K \u13deL"
-    " \u13b7M \u13c3P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c2h \u13e7d \u13b1e"
+    " \u13b7M \u13e2P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c3Z \u13c2h"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043-"  # dashes drawn like a hyphen
 ).split()
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS})
@@ -112,8 +112,10 @@ _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"[\w./:-]{1,60}\Z")  # what may be a namespace before a name: functions., mcp__x__, a/
-# Between a name's words: "_", "-", ".", "::", " ", a padded column...; not a sentence's end ("delete. Record")
-_NAME_GAP = r"(?:(?![.!?;]\s)[^\w\n]|_){0,4}"
+_IDENTIFIER = re.compile(r"[_.-]|[a-z][A-Z]")  # a name written as code; "a transfer (to: acme)" is a remark
+# Between a name's words: "_", "-", ".", "::", " ", a padded column, one line break (a hard-wrapped mail, table
+# cells); not a sentence's end ("delete. Record", 'delete." Record') nor a blank line
+_NAME_GAP = r"(?:(?![.!?;][\"')\]]*\s)[^\w\n]|_|(?<![.!?;])\n(?![ \t]*\n)){0,4}"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
@@ -178,7 +180,8 @@ def _values(arguments: dict[str, Any]) -> list[str]:
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
     """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name:
     a call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).
-    Asked of tool results only: a user's own words name a tool and its values to ask for the call."""
+    Asked of tool results (and of a text padded past the readers' limits): a user's own words name a tool and
+    its values to ask for the call."""
     for source in sources if values else ():
         for form in _forms(source, spellings):
             for text in _value_texts(form):
@@ -197,7 +200,8 @@ def _value_texts(form: str) -> list[str]:
     """``form`` flat (``_flat``) as values are looked for in it: as rendered (tags gone) and with its tags'
     attributes (``<meta content="...">``), each with its numbers written as ``canonical`` writes them."""
     flat, tagged = _flat(form), " ".join(plain(html.unescape(form)).split()).casefold()
-    return list(dict.fromkeys(variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))))
+    variants = [variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))]
+    return list(dict.fromkeys([*variants, *(_ZERO_PADDED.sub("", variant) for variant in variants[1::2])]))
 
 
 def _found(value: str, text: str) -> bool:
@@ -207,15 +211,16 @@ def _found(value: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
 
 
+_EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
+_ZERO_PADDED = re.compile(r"(?<![\w.])0+(?=\d)")  # 0000500 in a table's column
+
+
 def _plain_numbers(text: str) -> str:
     """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``) as ``1000``,
-    ``1.250,50`` (as much of Europe writes it) as ``1250.5``, ``0500`` as ``500``, ``500.50`` as ``500.5``,
+    ``1.250,50`` (as much of Europe writes it) as ``1250.5``, ``500.50`` as ``500.5``,
     ``500.00`` as ``500``, ``5e2`` as ``500``."""
-    text = re.sub(
-        r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?![\d.,])", lambda m: m[1].replace(".", "") + "." + m[2], text
-    )
+    text = _EUROPEAN_NUMBER.sub(lambda m: m[1].replace(".", "") + "." + m[2], text)
     text = re.sub(r"(?<=\d)[,'_ \u00a0\u2009\u202f](?=\d{3}(?!\d))", "", text)
-    text = re.sub(r"(?<![\w.])0+(?=\d)", "", text)  # 0000500 as 500
     text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
     return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
 
@@ -312,7 +317,7 @@ def plain(text: str) -> str:
 def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
     """The arguments (as written: a dict, JSON text or a bare string) of each call of the tool in
     ``text``, found from each mention of its name in any of its spellings (``name``: any case, words
-    joined by ``_``, ``-`` or nothing, perhaps after a namespace such as ``functions.``), as a model
+    joined as ``_NAME_GAP`` says, perhaps after a namespace such as ``functions.``), as a model
     may echo a call with the name corrected."""
     objects: dict[int, tuple[Any, int]] = {}  # "{" position -> (the JSON value there, where it ends)
     read: set[int] = set()  # the "{" whose calls were yielded
@@ -345,7 +350,8 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             lines = text[end : end + MAX_CALL_CHARS].split("\n\n", 1)[0].splitlines()[1:]
             pairs = _pairs_written("\n".join(line.strip() for line in lines))
             yield from [pairs] if pairs is not None else []
-        if text[end : end + 1] == "(":  # name(...); "a transfer (to: acme)" is a remark in prose
+        code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
+        if text[end : end + 1] == "(" or (code and text[end : end + 40].lstrip(" \t")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, spelled)
 
 
