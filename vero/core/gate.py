@@ -126,10 +126,10 @@ def decide(
 @dataclass(frozen=True)
 class Shown:
     """What the model was shown, for question 3: ``texts`` (the system prompt, the tools' descriptions and
-    schemas, the history, the task); ``results`` as ``(tool, ok, text)``, the tool results (this run's, and
-    the history's), data from outside, where the tool's name with the call's values in any syntax is a
-    quote too; and ``asked``, the user's own words (the task, earlier messages): values in them are the
-    user's, not a quote's."""
+    schemas, the history, the task); ``results`` as ``(tool, ok, text)``, the tool results (this run's, the
+    history's, and the messages an app added), data from outside, where the tool's name with the call's
+    values in any syntax is a quote too; and ``asked``, the user's own words (the task, earlier messages):
+    values in them are the user's, not a quote's."""
 
     texts: list[str]
     results: list[tuple[str, bool, str]]  # (tool, ok, text): as the model read it, numbers tidied too
@@ -143,8 +143,9 @@ def quote_sources(agent: Agent) -> Shown:
     tools = [f"{tool.description}\n\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
     seen = agent.history_messages()  # the window the model is sent: what is older, it never saw
     said = [message.text for message in seen if message.role == "user"]
-    results = [("", True, message.text) for message in seen if message.role == "tool"]  # a loaded session's results
-    others = [message.text for message in seen if message.role != "tool"]
+    outside = ("tool", "system")  # a result (a loaded session's), a message the app added (a page it retrieved)
+    results = [("", True, message.text) for message in seen if message.role in outside]
+    others = [message.text for message in seen if message.role not in outside]
     shown = Shown([agent.system_prompt or "", *tools, *others], results, said)
     run = agent._run
     if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)

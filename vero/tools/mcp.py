@@ -1430,6 +1430,15 @@ def _check_transport(entry: dict[str, Any], url_key: str | None, where: str) -> 
         raise MCPError(f'{where}: "type" {kind!r} needs ' + ('"url"' if takes_url else '"command"'))
 
 
+def _http_url(url: str) -> bool:
+    """An http(s) URL with a host (any case of the scheme); one ``urlsplit`` cannot read is none."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:  # an unclosed [ of an IPv6 address
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
 def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dict[str, Any]) -> MCPServer:
     if entry.get("type") == "sse":
         raise MCPError(f"{where}: the old SSE transport is not supported; use the server's Streamable HTTP URL")
@@ -1444,7 +1453,7 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
         written = _strings(entry, url_key, where, str)
         headers = {k: _expanded(v, where, "headers") for k, v in _strings(entry, "headers", where, dict).items()}
         url = _expanded(written, where, "url")
-        if urllib.parse.urlsplit(url).scheme.lower() not in ("http", "https"):  # shown as written: it may hold a key
+        if not _http_url(url):  # shown as written: a variable's value may be a key
             raise MCPError(f"{where}: {url_key} {written!r} is not an http(s) URL")
         server = MCPServer.http(url, headers=headers, name=name, **limits)
         server.transport.shown = written  # a variable's value may be a secret: errors show the ${VAR}

@@ -73,7 +73,12 @@ _LOOK_ALIKE_PAIRS = (
     " \u13b7M \u13e2P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c3Z \u13c2h"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043-"  # dashes drawn like a hyphen
 ).split()
-_LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS})
+_CHEROKEE_SMALL = {
+    chr(ord(pair[0]) + 0xAB70 - 0x13A0): pair[1].lower()
+    for pair in _LOOK_ALIKE_PAIRS
+    if "\u13a0" <= pair[0] <= "\u13ef"
+}
+_LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL)
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -115,7 +120,7 @@ _NAMESPACE = re.compile(r"[\w./:-]{1,60}\Z")  # what may be a namespace before a
 _IDENTIFIER = re.compile(r"[_.-]|[a-z][A-Z]")  # a name written as code; "a transfer (to: acme)" is a remark
 # Between a name's words: "_", "-", ".", "::", " ", a padded column, one line break (a hard-wrapped mail, table
 # cells); not a sentence's end ("delete. Record", 'delete." Record') nor a blank line
-_NAME_GAP = r"(?:(?![.!?;][\"')\]]*\s)[^\w\n]|_|(?<![.!?;])\n(?![ \t]*\n)){0,4}"
+_NAME_GAP = r"(?:(?![.!?;][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;])\n(?![ \t]*\n)){0,4}"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
@@ -168,6 +173,7 @@ def quoted_call(
     except (ValueError, RecursionError):
         return True
     said = _plain_numbers(_flat(_URL.sub(" ", "\n".join(asked))))  # the user's words, not a URL's parts
+    said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     values = [value for value in values if not _found(value, said)]
     return any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results))
 
@@ -523,6 +529,7 @@ def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
         if closing < 0:
             return
         if closing - opening > MAX_CALL_CHARS:
+            yield from [PADDED] if opening != end else []  # "name (" as code, padded past the limit
             break
         arguments = _literal_call(f"f{text[opening : closing + 1]}")
         arguments = _pairs_written(text[opening + 1 : closing].strip(" \t\n{}")) if arguments is None else arguments
