@@ -641,6 +641,8 @@ def test_vero_chat_lists_mcp_tools(srv, tmp_path):
         ('{"servers": {"a": {"type": "stdio", "url": "http://h/mcp"}}}', '"type" \'stdio\' needs "command"'),
         ('{"servers": {"a": {"type": ["http"], "url": "http://h/mcp"}}}', '"type" must be a string'),
         ('{"servers": {"a": {"url": "wss://h/mcp"}}}', "server 'a': url 'wss://h/mcp' is not an http(s) URL"),
+        ('{"servers": {"a": {"url": "http:/mcp"}}}', "server 'a': url 'http:/mcp' is not an http(s) URL"),  # no host
+        ('{"servers": {"a": {"url": "http://[::1/mcp"}}}', "server 'a': url 'http://[::1/mcp' is not an http(s) URL"),
     ],
 )
 def test_a_bad_mcp_config_is_a_usage_error(config, message, tmp_path, srv):
