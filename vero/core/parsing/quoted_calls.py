@@ -52,7 +52,7 @@ _INVISIBLE = "\u034f\u115f\u1160\u3164\uffa0\u2800\u180b\u180c\u180d\u180e" + ""
 _INVISIBLE_SET = frozenset(_INVISIBLE) | frozenset(chr(c) for c in range(0xE0100, 0xE01F0))
 # Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
 _QUOTE_MARKS = str.maketrans(
-    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')
+    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u02ba\u00ab\u00bb\u300c\u300d\u300e\u300f", '"')
     | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
 )
 # Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Lisu, Cherokee, Latin variants), and dashes
@@ -71,7 +71,9 @@ _LOOK_ALIKE_PAIRS = (
     " \ua4e0N \ua4e1L \ua4e2S \ua4e3R \ua4e6V \ua4e7H \ua4eaW \ua4ebX \ua4ecY \ua4eeA \ua4f0E \ua4f2I \ua4f3O"
     " \ua4f4U \u13aaA \u13f4B \u13dfC \u13a0D \u13acE \u13c0G \u13bbH \u13a5i \u13abJ \u13e6K \u13deL"
     " \u13b7M \u13e2P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c3Z \u13c2h"
-    " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043-"  # dashes drawn like a hyphen
+    " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043- \u058a- \u02d7- \u05be- \u2796- \u2e3a-"
+    " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
+    " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u02bb' \u2236: \u0589:"  # _ . ' :
 ).split()
 _CHEROKEE_SMALL = {
     chr(ord(pair[0]) + 0xAB70 - 0x13A0): pair[1].lower()
@@ -90,14 +92,17 @@ def _unescaped(match: re.Match[str]) -> str:
 
 
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
+_WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole value (_r-17_, ~~r-17~~)
 
 
 # A list item's marker: a bullet of any kind, a number or letter (``1.``, ``2)``, ``a.``, ``(iv)``).
 _BULLETS = "-*+\u2022\u2023\u2043\u2013\u2014\u2219\u25aa\u25ab\u25cf\u25e6\u00b7\u2192\u27a4"
-_LIST_MARKER = rf"(?:[{_BULLETS}]|\(?(?:\d{{1,3}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])"
+_LIST_MARKER = (  # a bullet: any one sign (not a bracket or a quote), a checkbox, a heading's marks, a number
+    rf"(?:[{_BULLETS}]|[^\w\s\"'{{}}\[\]()<>]|\[[ xX]?\]|#{{1,6}}|\(?(?:\d{{1,3}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])"
+)
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
-_FENCE_LINE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,}).*$", re.MULTILINE)
+_FENCE = re.compile(r"`{3,}|~{3,}")  # a code fence's marks: the call may stand on the same line
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
 _HIDDEN_HTML = re.compile(r"<(style|script)\b[^<>]{0,2000}>[^<]*</\1\s*>", re.IGNORECASE)  # not rendered
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
@@ -106,13 +111,15 @@ _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention
 # A label's colon written as another sign: ``Action = x``, ``Action - x``, ``Action Input => {...}``.
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
+_TRAILING_COMMENT = re.compile(r"[ \t]+(?:#|//|--)[ \t][^\n]*$", re.MULTILINE)  # Action: x  # run this
+_UPPER_TAG = re.compile(r"</?[A-Z][A-Z_]*\b")  # <FUNCTION=x>, <INVOKE name=...>: as the lower-case tags
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")  # a URL escape: a call or a name may be written with them
 # Markup a renderer hides: a link or image, inline or by reference (its text stays), emphasis marks at a
 # word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay), BBCode (``[b]``).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
     r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]"
-    r"|(?<![\w*_~'])(?:[*_~]{1,3}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~]{1,3}|'{2,5})(?![\w*_~'])"
+    r"|(?<![\w*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?![\w*_~'])"
 )
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
 _AS_JSON = {"True": "true", "False": "false", "None": "null"}
@@ -261,6 +268,9 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
+            first = readings[:2]  # as written and as rendered: without a trailing comment, with lower-case tags
+            readings += [_TRAILING_COMMENT.sub("", reading) for reading in first if _TRAILING_COMMENT.search(reading)]
+            readings += [_UPPER_TAG.sub(_lower, reading) for reading in first if _UPPER_TAG.search(reading)]
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
                 if name.search(form) and form not in forms:
@@ -270,6 +280,10 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             text = _JSON_ESCAPE.sub(_unescaped, text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too
     return forms + [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
+
+
+def _lower(tag: re.Match[str]) -> str:
+    return tag[0].lower()
 
 
 def _without_comments(text: str) -> str:
@@ -303,12 +317,14 @@ def _tag_gap(tag: re.Match[str]) -> str:
     return "\n" if (tag.group(1) or "").lower() in _BLOCK_TAGS else ""
 
 
+# Line breaks and a space that a text shows as such, though the readers' patterns would not take them
+_BREAKS = str.maketrans(dict.fromkeys("\v\f\x1c\x1d\x1e\x85\u2028\u2029", "\n") | {"\u1680": " "})
 _UNSEEN = frozenset(("Cf", "Mn", "Me"))  # format characters and combining marks (accents, overlays)
 _OTHER_DIGITS = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
 
 
 def plain(text: str) -> str:
-    """``text`` without invisible characters, combining marks, code fence lines, list bullets,
+    """``text`` without invisible characters, combining marks, code fence marks, list bullets,
     blockquote marks and indentation, NFKC-normalised, with look-alike quotes, letters of other
     scripts drawn like Latin ones and digits of other scripts as ASCII ones."""
     if not text.isascii():
@@ -316,7 +332,8 @@ def plain(text: str) -> str:
         text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
         text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)
-    text = _FENCE_LINE.sub("", text)
+    text = text.translate(_BREAKS)
+    text = _FENCE.sub("\n", text) if "`" in text or "~" in text else text
     return _LINE_PREFIX.sub("", text)
 
 
@@ -357,7 +374,7 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             pairs = _pairs_written("\n".join(line.strip() for line in lines))
             yield from [pairs] if pairs is not None else []
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
-        if text[end : end + 1] == "(" or (code and text[end : end + 40].lstrip(" \t")[:1] == "("):  # name(...)
+        if text[end : end + 1] == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, spelled)
 
 
@@ -520,7 +537,7 @@ def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
     """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only; or ``key: value`` pairs
     (``name(a: 1)``, ``name({a: 'x'})``, as other languages write a call)."""
     opening = end
-    while opening < len(text) and text[opening] in " \t":
+    while opening < len(text) and text[opening] in " \t\n":
         opening += 1
     if not text.startswith("(", opening):
         return
@@ -578,7 +595,7 @@ def canonical(value: Any, depth: int = 0) -> Any:
         value = int(value)
     if isinstance(value, str) and _JSON_NUMBER.fullmatch(value.strip()):  # "500.00" is read as 500
         return canonical(float(value) if any(c in value for c in ".eE") else int(value), depth + 1)
-    return _flat(value if isinstance(value, str) else json.dumps(value))
+    return _flat(value.strip(_WRAPPING_MARKS) if isinstance(value, str) else json.dumps(value))
 
 
 def _flat(text: str) -> str:
