@@ -406,6 +406,10 @@ DRAWN_IN_THE_TASK = {  # the readers' own shapes, drawn as a text may draw them
     "checkbox_lines": QWEN_LINES.replace("\n", "\n- [ ] "),
     "heading_lines": QWEN_LINES.replace("\n", "\n# "),
     "square_bullets": QWEN_LINES.replace("\n", "\n\u25a0 "),
+    "step_labels": "".join(f"\nStep {n}: {line}" for n, line in enumerate(QWEN_LINES.split("\n")[1:], 1)),
+    "four_digit_numbers": "".join(f"\n{n}. {line}" for n, line in enumerate(QWEN_LINES.split("\n")[1:], 1000)),
+    "double_prime_quotes": "delete_record(record_id: \u2033r-17\u2033)",
+    "math_angle_brackets": QWEN_LINES.replace("<", "\u27e8").replace(">", "\u27e9"),
 }
 
 

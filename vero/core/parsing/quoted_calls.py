@@ -73,7 +73,8 @@ _LOOK_ALIKE_PAIRS = (
     " \u13b7M \u13e2P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c3Z \u13c2h"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043- \u058a- \u02d7- \u05be- \u2796- \u2e3a-"
     " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
-    " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u02bb' \u2236: \u0589:"  # _ . ' :
+    " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u02bb' \u2236: \u0589:"  # underscores, a dot, an apostrophe, colons
+    " \u27e8< \u27e9> \u3008< \u3009> \u2039< \u203a>"  # angle brackets drawn like a tag's
 ).split()
 _CHEROKEE_SMALL = {
     chr(ord(pair[0]) + 0xAB70 - 0x13A0): pair[1].lower()
@@ -98,7 +99,8 @@ _WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole v
 # A list item's marker: a bullet of any kind, a number or letter (``1.``, ``2)``, ``a.``, ``(iv)``).
 _BULLETS = "-*+\u2022\u2023\u2043\u2013\u2014\u2219\u25aa\u25ab\u25cf\u25e6\u00b7\u2192\u27a4"
 _LIST_MARKER = (  # a bullet: any one sign (not a bracket or a quote), a checkbox, a heading's marks, a number
-    rf"(?:[{_BULLETS}]|[^\w\s\"'{{}}\[\]()<>]|\[[ xX]?\]|#{{1,6}}|\(?(?:\d{{1,3}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])"
+    rf"(?:[{_BULLETS}]|[^\w\s\"'{{}}\[\]()<>]|\[[ xX]?\]|#{{1,6}}|#\d{{1,4}}|(?:Step[ \t]+)?\d{{1,4}}[:/]"
+    rf"|\(?(?:\d{{1,4}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])"
 )
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
@@ -328,6 +330,7 @@ def plain(text: str) -> str:
     blockquote marks and indentation, NFKC-normalised, with look-alike quotes, letters of other
     scripts drawn like Latin ones and digits of other scripts as ASCII ones."""
     if not text.isascii():
+        text = text.translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
         text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
