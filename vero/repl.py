@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import textwrap
 import unicodedata
@@ -34,7 +33,7 @@ from vero._console import (
 )
 from vero.core.result import Status, StepKind
 from vero.core.secrets import StreamedSecrets, hide_secrets
-from vero.core.text import clip
+from vero.core.text import INVISIBLE, clip
 
 REPL_HELP = """\
 Type a message and press Enter; the agent remembers the conversation.
@@ -400,17 +399,11 @@ def shown_arguments(arguments) -> str:
     return clip(text, SHOWN_ARGUMENT_CHARS, f" … [{hidden} more characters not shown; v shows them]")
 
 
-# Shown as nothing, or as a blank, by a terminal: format characters and separators (by category) and the
-# other default-ignorable code points and blank letters (combining grapheme joiner, fillers, selectors...).
-_BLANK = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]")
-
-
 def visible(json_text: str) -> str:
-    """JSON text with the characters a terminal shows as nothing (``_BLANK``, format characters, line and
+    """JSON text with the characters a terminal shows as nothing (``INVISIBLE``, format characters, line and
     paragraph separators) written as ``\\uXXXX`` escapes: ``r-1\\u200b7`` is not ``r-17``.  The same JSON."""
     return "".join(
-        json.dumps(c)[1:-1] if unicodedata.category(c) in ("Cf", "Zl", "Zp") or _BLANK.match(c) else c
-        for c in json_text
+        json.dumps(c)[1:-1] if unicodedata.category(c) in ("Cf", "Zl", "Zp") or c in INVISIBLE else c for c in json_text
     )
 
 

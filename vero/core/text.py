@@ -29,6 +29,11 @@ def looks_like_id(text: str) -> bool:
     return bool(_ID.fullmatch(text))
 
 
+# Shown as nothing, yet not a format character (Cf, which callers check): joiners, fillers, the braille blank...
+_SELECTORS = (*range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
+INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800") | frozenset(map(chr, _SELECTORS))
+
+
 # -- what reaches a terminal ------------------------------------------------------
 # C0 controls except newline and tab, DEL, C1 controls (0x80-0x9f, e.g. the 8-bit CSI
 # "\x9b"), and the bidirectional overrides that reorder what a line shows.

@@ -38,6 +38,7 @@ from typing import Any
 from vero.core.parsing.json_text import DECODER, parse_json_value
 from vero.core.parsing.react_text import parse_react
 from vero.core.parsing.text_calls import _attribute_tag, _function_call, written_call
+from vero.core.text import INVISIBLE
 
 MAX_NAME_MENTIONS = 2000  # mentions of the tool read per source form (each is read in bounded time)
 MAX_OBJECT_TRIES = 16  # "{" tried backwards from a mention, for the JSON object that holds it
@@ -46,10 +47,6 @@ NEAR_CHARS = 300  # how far from a mention of the tool in a tool result its valu
 MAX_REPAIRS = 4  # JSON objects around mentions read leniently per text (JavaScript keys, trailing commas...)
 PADDED = object()  # yielded by ``calls_written`` where a limit above cut its reading short
 
-# Invisible characters: format characters (category Cf, checked in ``plain``) and the ones outside it that
-# render as nothing: the combining grapheme joiner, variation selectors, Hangul fillers, the braille blank.
-_INVISIBLE = "\u034f\u115f\u1160\u3164\uffa0\u2800\u180b\u180c\u180d\u180e" + "".join(map(chr, range(0xFE00, 0xFE10)))
-_INVISIBLE_SET = frozenset(_INVISIBLE) | frozenset(chr(c) for c in range(0xE0100, 0xE01F0))
 # Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
 _QUOTE_MARKS = str.maketrans(
     dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u02ba\u00ab\u00bb\u300c\u300d\u300e\u300f", '"')
@@ -332,7 +329,7 @@ def plain(text: str) -> str:
     if not text.isascii():
         text = text.translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
-        text = "".join(c for c in text if c not in _INVISIBLE_SET and unicodedata.category(c) not in _UNSEEN)
+        text = "".join(c for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
         text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)
     text = text.translate(_BREAKS)
