@@ -141,10 +141,13 @@ def quoted_call(
     as_arguments: Callable[[Any], Any] = lambda a: a,
     results: Sequence[str] = (),
     asked: Sequence[str] = (),
+    instructions: Sequence[str] = (),
 ) -> bool:
     """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results``
     (tool results, data from outside) names the tool with each of its argument values the user did not
-    write (``asked``: the user's own words) near the name (``_named_with_values``).
+    write (``asked``: the user's own words) near the name (``_named_with_values``), or one of ``instructions``
+    (the system prompt, the tools' descriptions: among ``sources``) names it with each such value after its
+    parameter's name and a sign, as any call's syntax writes an argument (``_keyed``), whatever the dress.
 
     ``as_arguments`` reads a call's arguments (``arguments``, and each written call's: JSON text, a bare
     string) into the dict compared, as the tool would get them (the gate passes the tool's lenient
@@ -152,6 +155,7 @@ def quoted_call(
     Arguments nested too deeply to compare count as quoted (no model writes such a call itself).
     """
     wanted = None  # compared only once a written call of ``name`` is found
+    keyed: list[str] = []  # the instructions' forms read for arguments written after their names (``_keyed``)
     words = _NAME_WORDS.findall(name)  # any spelling: delete_record, delete-record, deleteRecord, delete record
     spellings = re.compile(_NAME_GAP.join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
@@ -172,16 +176,33 @@ def quoted_call(
                         return True
                 except (ValueError, TypeError, RecursionError):
                     continue
-    if not results:
-        return False
+            if source in instructions and any(str(value).casefold() in form.casefold() for value in arguments.values()):
+                keyed.append(form)  # names the tool and holds one of the call's values: read for its arguments
+    return bool(results or keyed) and _named_with_unsaid(spellings, as_arguments, arguments, asked, results, keyed)
+
+
+def _named_with_unsaid(
+    spellings: re.Pattern[str],
+    as_arguments: Callable[[Any], Any],
+    arguments: dict[str, Any],
+    asked: Sequence[str],
+    results: Sequence[str],
+    instructions: list[str],
+) -> bool:
+    """The value rule (``_named_with_values``) on ``results`` and its keyed form (``_keyed``) on ``instructions``
+    (their forms that name the tool), for the call's values the user did not write (``asked``)."""
     try:
-        values = _values(as_arguments(arguments))
+        arguments = as_arguments(arguments)
+        values = _values(arguments)
     except (ValueError, RecursionError):
         return True
     said = _plain_numbers(_flat(_URL.sub(" ", "\n".join(asked))))  # the user's words, not a URL's parts
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     values = [value for value in values if not _found(value, said)]
-    return any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results))
+    if any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results)):
+        return True
+    pairs = _keyed(arguments, said) if instructions else []
+    return bool(pairs) and _named_with_values(spellings, values, instructions, pairs)
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
@@ -189,19 +210,22 @@ def _values(arguments: dict[str, Any]) -> list[str]:
     return [value for value in _leaves(arguments) if value not in ("", "null", "true", "false")]
 
 
-def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
+def _named_with_values(
+    spellings: re.Pattern[str], values: list[str], sources: list[str], keyed: list[str] | None = None
+) -> bool:
     """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name:
     a call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).
     Asked of tool results (and of a text padded past the readers' limits): a user's own words name a tool and
-    its values to ask for the call."""
-    for source in sources if values else ():
+    its values to ask for the call.  ``keyed``: each value after its parameter's name instead (``_keyed``)."""
+    needles = keyed if keyed is not None else [_value_pattern(value) for value in values]
+    reach = NEAR_CHARS + len("".join(values))
+    for source in sources if needles else ():
         for form in _forms(source, spellings):
             for text in _value_texts(form):
                 for number, mention in enumerate(spellings.finditer(text)):
-                    reach = NEAR_CHARS + len("".join(values))
                     near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + reach]
                     padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
-                    if all(_found(value, text if padded else near) for value in values):
+                    if all(re.search(needle, text if padded else near) for needle in needles):
                         return True
                     if padded:
                         break
@@ -218,9 +242,35 @@ def _value_texts(form: str) -> list[str]:
 
 def _found(value: str, text: str) -> bool:
     """``value`` is in ``text`` as a word, or as a number (``500`` in ``$500``, ``500usd``; not in ``1500``)."""
+    return re.search(_value_pattern(value), text) is not None
+
+
+def _value_pattern(value: str) -> str:
+    """The pattern of ``value`` (``canonical``) as ``_found`` finds it."""
     if _JSON_NUMBER.fullmatch(value):
-        return re.search(rf"(?<![\d.]){re.escape(value)}(?!\.?\d)", text) is not None
-    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+        return rf"(?<![\d.]){re.escape(value)}(?!\.?\d)"
+    return rf"(?<!\w){re.escape(value)}(?!\w)"
+
+
+# Between a parameter's name and its value in any call's syntax: a sign (":", "=", ">", "|", an arrow, a tag) after
+# quote or emphasis marks, then spaces, marks, tags or a table's row number: "record_id": "r-17", amount=500,
+# <parameter=record_id>\nr-17, <dt>record_id</dt><dd>r-17, | record_id | r-17 |
+_PAIR_GAP = r"[^\w<:=>|\u2192]{0,3}(?:[:=>|\u2192]|<[^<>]{0,40}>)(?:[^\w<]|<[^<>]{0,40}>|\b\d{1,4}\b){0,16}?"
+
+
+def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
+    """The call's arguments whose values the user did not write (``said``), each as the pattern of its
+    parameter's name (in any spelling), ``_PAIR_GAP`` and its value; none when a value is not a single one."""
+    pairs = []
+    for key, value in arguments.items():
+        value = canonical(value)
+        if not isinstance(key, str) or not isinstance(value, str):
+            return []
+        words = [word.casefold() for word in _NAME_WORDS.findall(key)]
+        spelt = _NAME_GAP.join(words) if words else re.escape(key)  # record_id, recordId, record id
+        if not _found(value, said):
+            pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}")
+    return pairs
 
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
