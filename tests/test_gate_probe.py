@@ -410,6 +410,13 @@ DRAWN_IN_THE_TASK = {  # the readers' own shapes, drawn as a text may draw them
     "four_digit_numbers": "".join(f"\n{n}. {line}" for n, line in enumerate(QWEN_LINES.split("\n")[1:], 1000)),
     "double_prime_quotes": "delete_record(record_id: \u2033r-17\u2033)",
     "math_angle_brackets": QWEN_LINES.replace("<", "\u27e8").replace(">", "\u27e9"),
+    "pairs_then_a_signature": "Action: delete_record\nAction Input: record_id=r-17\n-- \nSent from my phone",
+    "html_lines_around_a_call_s_tags": "<section><function=delete_record></section><section><parameter=record_id>"
+    "</section><section>r-17</section><section></parameter></function></section>",
+    "name_in_html_emphasis_in_a_tag": '<invoke name="<em>delete_record</em>"><parameter name="record_id">r-17'
+    "</parameter></invoke>",
+    "yaml_in_an_html_comment": "<!--\ntool: delete_record\nrecord_id: r-17\n-->",
+    "python_dict_with_emphasis": "{'tool': '__delete_record__', 'args': {'record_id': 'r-17'}}",
 }
 
 

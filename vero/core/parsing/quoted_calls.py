@@ -19,7 +19,8 @@ itself), invisible characters and combining marks go, and HTML, URL, JSON and CS
 undone.  The arguments are then compared as values (``canonical``): strings spacing, case, look-alike
 letters and quotes, HTML tags and invisible characters aside, a number and its text alike, and without
 arguments that only repeat a default.  In tool results, and in any text padded past the readers' limits,
-the tool's name with each of the call's values near it is a call too (``_named_with_values``).
+the tool's name with each of the call's values near it is a call too (``_named_with_values``); in the
+instructions (the system prompt, the tools' descriptions), with each value after its parameter's name (``_keyed``).
 """
 
 from __future__ import annotations
@@ -102,10 +103,14 @@ _LIST_MARKER = (  # a bullet: any one sign (not a bracket or a quote), a checkbo
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
 _FENCE = re.compile(r"`{3,}|~{3,}")  # a code fence's marks: the call may stand on the same line
-_HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
+_HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->|<!\[CDATA\[|\]\]>")
 _HIDDEN_HTML = re.compile(r"<(style|script)\b[^<>]{0,2000}>[^<]*</\1\s*>", re.IGNORECASE)  # not rendered
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
+_HTML_ELEMENTS = _BLOCK_TAGS | frozenset(  # HTML's own elements: a call's tags (<function=...>, <invoke>) are not
+    "a b i u s em strong code kbd samp var tt span small big sub sup mark del ins q cite abbr font center dl dt dd "
+    "thead tbody tfoot caption header footer main nav aside details summary figure figcaption".split()
+)
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
 # A label's colon written as another sign: ``Action = x``, ``Action - x``, ``Action Input => {...}``.
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
@@ -303,8 +308,8 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
 def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL
     escapes undone or not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two
-    times (JSON inside JSON), each with and without HTML tags and table cell bars, and Python
-    literals as JSON."""
+    times (JSON inside JSON), each with and without HTML tags (or with only a call's own tags, as
+    ``<function=x>``) and table cell bars, and Python literals as JSON."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     texts += _url_decoded(texts[0]) if "%" in source else []
@@ -313,7 +318,8 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
             rendered = _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", _without_comments(text))) if "<" in text else text
-            readings = list(dict.fromkeys((text, rendered)))  # as written, and as a browser shows it
+            kept = _HTML_TAG.sub(_html_own, text) if "<" in text else text  # a call's own tags kept
+            readings = list(dict.fromkeys((text, rendered, kept)))  # as written, as a browser shows it, and as kept
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
@@ -327,8 +333,9 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             if "\\" not in text:
                 break
             text = _JSON_ESCAPE.sub(_unescaped, text)
-    # a call written as Python prints a dict (single quotes, True, None), read as JSON too
-    return forms + [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
+    # a call written as Python prints a dict (single quotes, True, None), read as JSON too, its markup gone as JSON's
+    python = [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
+    return forms + python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]
 
 
 def _lower(tag: re.Match[str]) -> str:
@@ -359,6 +366,15 @@ def _html_unescaped(text: str) -> str:
         if text == before or "&" not in text:
             break
     return text
+
+
+def _html_own(tag: re.Match[str]) -> str:
+    """What an HTML tag leaves where a call's own tags stay: a line break for a block's opening tag (one per
+    ``</p><p>``), nothing for HTML's other tags and a comment's or CDATA's marks (their text stays), any other
+    tag as it is (``<function=x>``, ``<invoke ...>``)."""
+    if tag.group(1) is None or tag.group(1).lower() in _HTML_ELEMENTS:
+        return "" if tag[0].startswith("</") else _tag_gap(tag)
+    return tag[0]
 
 
 def _tag_gap(tag: re.Match[str]) -> str:
@@ -526,10 +542,13 @@ _PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:\s*[,;]\s*|\s+){_PAIR_TEXT})*")  # on o
 
 
 def _pairs_written(text: str) -> dict[str, str] | None:
-    """``a=1, b: "x"`` (on one line or several, as YAML) as a dict; None for other text."""
-    if not _PAIRS.fullmatch(text.strip()):
+    """``a=1, b: "x"`` (on one line or several, as YAML) as a dict, up to the first line that is no pair
+    (the text after a quoted call); None when the text does not begin with whole lines of them."""
+    text = text.strip()
+    pairs = _PAIRS.match(text)
+    if pairs is None or text[pairs.end() :].lstrip(" \t")[:1] not in ("", "\n"):
         return None
-    return {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(text)}
+    return {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(pairs.group())}
 
 
 def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
