@@ -116,13 +116,14 @@ _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TRAILING_COMMENT = re.compile(r"[ \t]+(?:#|//|--)[ \t][^\n]*$", re.MULTILINE)  # Action: x  # run this
-_UPPER_TAG = re.compile(r"</?[A-Z][A-Z_]*\b")  # <FUNCTION=x>, <INVOKE name=...>: as the lower-case tags
+_UPPER_TAG = re.compile(r"</?[A-Z][A-Z_]*\b[^<>]{0,2000}>?")  # <FUNCTION=x>, <INVOKE NAME=...>: in lower case
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")  # a URL escape: a call or a name may be written with them
 # Markup a renderer hides: a link or image, inline or by reference (its text stays), emphasis marks at a
 # word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay), BBCode (``[b]``).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
     r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]"
+    r"|(?<![\w`])`{1,3} (?=[^\s`])|(?<=[^\s`]) `{1,3}(?![\w`])"  # inline code padded with a space: `` a ``
     r"|(?<![\w*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?![\w*_~'])"
 )
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
