@@ -112,7 +112,7 @@ def decide(
     shown = quote_sources(agent) if origin == "text" and not found.read_only else None
     results = [text for tool, ok, text in shown.results if ok or tool != name] if shown else []  # its errors name it
     sources = [*shown.texts, *(text for _, _, text in shown.results)] if shown else []
-    if shown and quoted_call(name, arguments, sources, reading, results, shown.asked, shown.instructions):
+    if shown and quoted_call(name, arguments, sources, reading, results, shown.asked, shown.descriptions):
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
@@ -129,37 +129,38 @@ class Shown:
     schemas, the history, the task); ``results`` as ``(tool, ok, text)``, the tool results (this run's, the
     history's, and the messages an app added), data from outside, where the tool's name with the call's
     values in any syntax is a quote too; and ``asked``, the user's own words (the task, earlier messages):
-    values in them are the user's, not a quote's; ``instructions``, the system prompt and the tools' descriptions
-    (among ``texts``), where a value after its parameter's name, near the tool's name, is a quote too."""
+    values in them are the user's, not a quote's; ``descriptions``, each tool's description and schema by its
+    name (among ``texts``), where a value after its parameter's name is a quote too (``quoted_call``)."""
 
     texts: list[str]
     results: list[tuple[str, bool, str]]  # (tool, ok, text): as the model read it, numbers tidied too
     asked: list[str]
-    instructions: list[str]
+    descriptions: dict[str, str]
 
 
 def quote_sources(agent: Agent) -> Shown:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3).
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
-    tools = [f"{tool.description}\n\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools]
+    tools = {
+        tool.name: f"{tool.description}\n\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools
+    }
     seen = agent.history_messages()  # the window the model is sent: what is older, it never saw
     said = [message.text for message in seen if message.role == "user"]
     outside = ("tool", "system")  # a result (a loaded session's), a message the app added (a page it retrieved)
     results = [("", True, message.text) for message in seen if message.role in outside]
     others = [message.text for message in seen if message.role not in outside]
-    instructions = [agent.system_prompt or "", *tools]
-    shown = Shown([*instructions, *others], results, said, instructions)
+    shown = Shown([agent.system_prompt or "", *tools.values(), *others], results, said, tools)
     run = agent._run
     if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
         for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
             tool, ok = step.data.get("tool", ""), step.data.get("ok", True)
             shown.results.extend((tool, ok, text) for text in dict.fromkeys((step.content, tidy_numbers(step.content))))
-        parent = Shown([run.task], [], [run.task], []) if run.parent_sources is None else run.parent_sources()
+        parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
         shown.texts.extend(parent.texts)
         shown.results.extend(parent.results)
         shown.asked.extend(parent.asked)
-        shown.instructions.extend(parent.instructions)
+        shown.descriptions.update({**parent.descriptions, **shown.descriptions})  # the agent's own tools first
     return shown
 
 

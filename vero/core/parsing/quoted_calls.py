@@ -20,7 +20,7 @@ undone.  The arguments are then compared as values (``canonical``): strings spac
 letters and quotes, HTML tags and invisible characters aside, a number and its text alike, and without
 arguments that only repeat a default.  In tool results, and in any text padded past the readers' limits,
 the tool's name with each of the call's values near it is a call too (``_named_with_values``); in the
-instructions (the system prompt, the tools' descriptions), with each value after its parameter's name (``_keyed``).
+tools' descriptions, with each value after its parameter's name (``_keyed``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import json
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -47,6 +47,8 @@ MAX_CALL_CHARS = 8000  # how far a call written after a mention is read
 NEAR_CHARS = 300  # how far from a mention of the tool in a tool result its values are looked for
 MAX_REPAIRS = 4  # JSON objects around mentions read leniently per text (JavaScript keys, trailing commas...)
 PADDED = object()  # yielded by ``calls_written`` where a limit above cut its reading short
+_NONE: Mapping[str, str] = {}  # no descriptions
+_ANYWHERE = re.compile("")  # a tool's own description is about it throughout: every reading of it is read
 
 # Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
 _QUOTE_MARKS = str.maketrans(
@@ -114,6 +116,7 @@ _HTML_ELEMENTS = _BLOCK_TAGS | frozenset(  # HTML's own elements: a call's tags 
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
 # A label's colon written as another sign: ``Action = x``, ``Action - x``, ``Action Input => {...}``.
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
+_INPUT_BEFORE = re.compile(r"^[ \t]*Action[ \t]*Input[ \t]*:", re.IGNORECASE | re.MULTILINE)  # before its Action
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TRAILING_COMMENT = re.compile(r"[ \t]+(?:#|//|--)[ \t][^\n]*$", re.MULTILINE)  # Action: x  # run this
 _UPPER_TAG = re.compile(r"</?[A-Z][A-Z_]*\b[^<>]{0,2000}>?")  # <FUNCTION=x>, <INVOKE NAME=...>: in lower case
@@ -147,13 +150,13 @@ def quoted_call(
     as_arguments: Callable[[Any], Any] = lambda a: a,
     results: Sequence[str] = (),
     asked: Sequence[str] = (),
-    instructions: Sequence[str] = (),
+    descriptions: Mapping[str, str] = _NONE,
 ) -> bool:
     """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results``
     (tool results, data from outside) names the tool with each of its argument values the user did not
-    write (``asked``: the user's own words) near the name (``_named_with_values``), or one of ``instructions``
-    (the system prompt, the tools' descriptions: among ``sources``) names it with each such value after its
-    parameter's name and a sign, as any call's syntax writes an argument (``_keyed``), whatever the dress.
+    write (``asked``: the user's own words) near the name (``_named_with_values``), or a tool's description
+    (``descriptions``: by tool name; among ``sources``) writes each such value after its parameter's name, in
+    any dress (``_keyed``): near the name in another tool's, anywhere in its own ("call this tool with {...}").
 
     ``as_arguments`` reads a call's arguments (``arguments``, and each written call's: JSON text, a bare
     string) into the dict compared, as the tool would get them (the gate passes the tool's lenient
@@ -161,7 +164,8 @@ def quoted_call(
     Arguments nested too deeply to compare count as quoted (no model writes such a call itself).
     """
     wanted = None  # compared only once a written call of ``name`` is found
-    keyed: list[str] = []  # the instructions' forms read for arguments written after their names (``_keyed``)
+    values = [str(value).casefold() for value in arguments.values() if value not in ("", None)]  # as written
+    keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
     words = _NAME_WORDS.findall(name)  # any spelling: delete_record, delete-record, deleteRecord, delete record
     spellings = re.compile(_NAME_GAP.join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
@@ -182,9 +186,13 @@ def quoted_call(
                         return True
                 except (ValueError, TypeError, RecursionError):
                     continue
-            if source in instructions and any(str(value).casefold() in form.casefold() for value in arguments.values()):
+            if source in descriptions.values() and any(value in form.casefold() for value in values):
                 keyed.append(form)  # names the tool and holds one of the call's values: read for its arguments
-    return bool(results or keyed) and _named_with_unsaid(spellings, as_arguments, arguments, asked, results, keyed)
+    own = plain(descriptions.get(name, ""))
+    own = own if any(value in own.casefold() for value in values) else ""  # holds one: read for its arguments
+    return bool(results or keyed or own) and _named_with_unsaid(
+        spellings, as_arguments, arguments, asked, results, keyed, own
+    )
 
 
 def _named_with_unsaid(
@@ -193,10 +201,12 @@ def _named_with_unsaid(
     arguments: dict[str, Any],
     asked: Sequence[str],
     results: Sequence[str],
-    instructions: list[str],
+    described: list[str],
+    own: str,
 ) -> bool:
-    """The value rule (``_named_with_values``) on ``results`` and its keyed form (``_keyed``) on ``instructions``
-    (their forms that name the tool), for the call's values the user did not write (``asked``)."""
+    """The value rule (``_named_with_values``) on ``results`` and its keyed form (``_keyed``) on ``described``
+    (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own description), for
+    the call's values the user did not write (``asked``)."""
     try:
         arguments = as_arguments(arguments)
         values = _values(arguments)
@@ -207,13 +217,21 @@ def _named_with_unsaid(
     values = [value for value in values if not _found(value, said)]
     if any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results)):
         return True
-    pairs = _keyed(arguments, said) if instructions else []
-    return bool(pairs) and _named_with_values(spellings, values, instructions, pairs)
+    pairs = _keyed(arguments, said) if described or own else []
+    if not pairs:
+        return False
+    whole = [text for form in _forms(own, _ANYWHERE) for text in _value_texts(form)] if own else []
+    return any(all(re.search(pair, text) for pair in pairs) for text in whole) or _named_with_values(
+        spellings, values, described, pairs
+    )
+
+
+_SAYS_LITTLE = ("", "null", "true", "false")  # values that are no evidence of a quote: any call may have them
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
     """The call's argument values (``canonical``), those that say little (empty, null, true, false) aside."""
-    return [value for value in _leaves(arguments) if value not in ("", "null", "true", "false")]
+    return [value for value in _leaves(arguments) if value not in _SAYS_LITTLE]
 
 
 def _named_with_values(
@@ -265,18 +283,21 @@ _PAIR_GAP = r"[^\w<:=>|\u2192]{0,3}(?:[:=>|\u2192]|<[^<>]{0,40}>)(?:[^\w<]|<[^<>
 
 
 def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
-    """The call's arguments whose values the user did not write (``said``), each as the pattern of its
-    parameter's name (in any spelling), ``_PAIR_GAP`` and its value; none when a value is not a single one."""
-    pairs = []
+    """The call's arguments whose values the user did not write (``said``) and say something (not a flag
+    documented as ``force: true``), each as the pattern of its parameter's name (in any spelling), ``_PAIR_GAP``
+    and its value; none when a value is not a single one, or when each says as little as one character."""
+    pairs, telling = [], False
     for key, value in arguments.items():
         value = canonical(value)
         if not isinstance(key, str) or not isinstance(value, str):
             return []
+        if value in _SAYS_LITTLE or _found(value, said):
+            continue
         words = [word.casefold() for word in _NAME_WORDS.findall(key)]
         spelt = _NAME_GAP.join(words) if words else re.escape(key)  # record_id, recordId, record id
-        if not _found(value, said):
-            pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}")
-    return pairs
+        pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}")
+        telling = telling or len(value) > 1
+    return pairs if telling else []
 
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
@@ -436,10 +457,12 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _named_element_call(text, start, end)
         if _ACTION_BEFORE.search(text, max(0, position - 40), position):
             yield from _labelled_call(text, position, spelled)
-        if _NAME_LABEL.search(text, max(0, position - 20), position):  # tool: name, then key: value lines (YAML)
-            lines = text[end : end + MAX_CALL_CHARS].split("\n\n", 1)[0].splitlines()[1:]
-            pairs = _pairs_written("\n".join(line.strip() for line in lines))
-            yield from [pairs] if pairs is not None else []
+        if _NAME_LABEL.search(text, max(0, position - 20), position):  # tool: name, with key: value lines (YAML)
+            following = text[end : end + MAX_CALL_CHARS].split("\n\n", 1)[0].splitlines()[1:]
+            preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
+            later, earlier = (_pairs_written("\n".join(map(str.strip, lines))) for lines in (following, preceding))
+            yield from [later] if later is not None else []
+            yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
         if text[end : end + 1] == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, spelled)
@@ -525,6 +548,11 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
     if label is None:
         return
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
+    if not step.action_input:  # an Action Input written before the Action: read in the usual order
+        inputs = list(_INPUT_BEFORE.finditer(text, max(0, label.start() - MAX_CALL_CHARS), label.start()))
+        line_end = text.find("\n", mention)
+        action = text[label.start() : line_end if line_end >= 0 else len(text)]
+        step = parse_react(f"{action}\n{text[inputs[-1].start() : label.start()]}", [name]) if inputs else step
     if len(text) - label.start() > MAX_CALL_CHARS and step.open_ended:  # an input cut at the limit
         yield PADDED
     if same_name(step.action, name):
