@@ -71,6 +71,7 @@ _LOOK_ALIKE_PAIRS = (
     " \ua4e0N \ua4e1L \ua4e2S \ua4e3R \ua4e6V \ua4e7H \ua4eaW \ua4ebX \ua4ecY \ua4eeA \ua4f0E \ua4f2I \ua4f3O"
     " \ua4f4U \u13aaA \u13f4B \u13dfC \u13a0D \u13acE \u13c0G \u13bbH \u13a5i \u13abJ \u13e6K \u13deL"
     " \u13b7M \u13e2P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c3Z \u13c2h"
+    " \u01c0l \u03f2c \u03f9C \u027er \u212ee \u0259e \u01dde \u0269i"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043- \u058a- \u02d7- \u05be- \u2796- \u2e3a-"
     " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
     " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u02bb' \u2236: \u0589:"  # underscores, a dot, an apostrophe, colons
@@ -106,7 +107,14 @@ _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
 _FENCE = re.compile(r"`{3,}|~{3,}")  # a code fence's marks: the call may stand on the same line
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->|<!\[CDATA\[|\]\]>")
-_HIDDEN_HTML = re.compile(r"<(style|script)\b[^<>]{0,2000}>[^<]*</\1\s*>", re.IGNORECASE)  # not rendered
+_HIDDEN_HTML = re.compile(  # not rendered: a style sheet, a script, an element styled or marked hidden
+    r"<(style|script)\b[^<>]{0,2000}>[^<]*</\1\s*>"
+    r"|<(\w+)\b[^<>]{0,2000}?(?:display\s*:\s*none|visibility\s*:\s*hidden|\shidden(?=[\s>=/]))[^<>]{0,2000}>[^<]*</\2\s*>",
+    re.IGNORECASE,
+)
+_HYPHEN_BREAK = re.compile(r"(?<=\w)[-\u00ad]\n[ \t]*(?=\w)")  # a word hyphenated at a line's end: del-\nete
+# ASCII drawn alike in a tool's name: deIete_record, de1ete_record, de|ete_record, rec0rd (case aside)
+_ASCII_ALIKE = str.maketrans({"l": "[li1|]", "i": "[il1|]", "o": "[o0]"})
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _HTML_ELEMENTS = _BLOCK_TAGS | frozenset(  # HTML's own elements: a call's tags (<function=...>, <invoke>) are not
@@ -166,7 +174,7 @@ def quoted_call(
     wanted = None  # compared only once a written call of ``name`` is found
     values = [str(value).casefold() for value in arguments.values() if value not in ("", None)]  # as written
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
-    words = _NAME_WORDS.findall(name)  # any spelling: delete_record, delete-record, deleteRecord, delete record
+    words = [word.lower().translate(_ASCII_ALIKE) for word in _NAME_WORDS.findall(name)]  # any spelling, drawn alike
     spellings = re.compile(_NAME_GAP.join(words) if words else re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings):
@@ -348,6 +356,8 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             first = readings[:2]  # as written and as rendered: without a trailing comment, with lower-case tags
             readings += [_TRAILING_COMMENT.sub("", reading) for reading in first if _TRAILING_COMMENT.search(reading)]
             readings += [_UPPER_TAG.sub(_lower, reading) for reading in first if _UPPER_TAG.search(reading)]
+            hyphenated = [reading for reading in first if _HYPHEN_BREAK.search(reading)]  # joined, hyphen or not
+            readings += [_HYPHEN_BREAK.sub(joint, reading) for reading in hyphenated for joint in ("", "-")]
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
                 if name.search(form) and form not in forms:
