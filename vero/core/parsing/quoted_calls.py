@@ -284,10 +284,14 @@ def _value_pattern(value: str) -> str:
     return rf"(?<!\w){re.escape(value)}(?!\w)"
 
 
-# Between a parameter's name and its value in any call's syntax: a sign (":", "=", ">", "|", an arrow, a tag) after
-# quote or emphasis marks, then spaces, marks, tags or a table's row number: "record_id": "r-17", amount=500,
-# <parameter=record_id>\nr-17, <dt>record_id</dt><dd>r-17, | record_id | r-17 |
-_PAIR_GAP = r"[^\w<:=>|\u2192]{0,3}(?:[:=>|\u2192]|<[^<>]{0,40}>)(?:[^\w<]|<[^<>]{0,40}>|\b\d{1,4}\b){0,16}?"
+# Between a parameter's name and its value in a description, in any call's syntax or a sentence: a sign (":", "=",
+# ">", "|", an arrow or dash, a tag) or a linking word or space after quote or emphasis marks, then spaces, marks,
+# tags or a table's row number: "record_id": "r-17", amount=500, <parameter=record_id>\nr-17, | record_id | r-17 |,
+# <dt>record_id</dt><dd>r-17, --record-id r-17, record_id \u2014 r-17, "the record_id is r-17"
+_PAIR_SIGN = (
+    r"[:=>|~\u2192\u21d2\u279c\u27f6\u2014\u2013\u2254-]|<[^<>]{0,40}>|\s(?:is|as|of|to|set to|equals?|must be)?\s?"
+)
+_PAIR_GAP = rf"[^\w<:=>|\s]{{0,3}}(?:{_PAIR_SIGN})(?:[^\w<]|<[^<>]{{0,40}}>|\b\d{{1,4}}\b){{0,16}}?"
 
 
 def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
