@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import html
+import itertools
 import json
 import re
 import unicodedata
@@ -106,7 +107,8 @@ _LIST_MARKER = (  # a bullet: any one sign (not a bracket or a quote), a checkbo
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
 _FENCE = re.compile(r"`{3,}|~{3,}")  # a code fence's marks: the call may stand on the same line
-_HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->|<!\[CDATA\[|\]\]>")
+_HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
+_CDATA_MARKS = re.compile(r"<!\[CDATA\[|\]\]>")  # their text is read as text
 _HIDDEN_HTML = re.compile(  # not rendered: a style sheet, a script, an element styled or marked hidden
     r"<(style|script)\b[^<>]{0,2000}>[^<]*</\1\s*>"
     r"|<(\w+)\b[^<>]{0,2000}?(?:display\s*:\s*none|visibility\s*:\s*hidden|\shidden(?=[\s>=/]))[^<>]{0,2000}>[^<]*</\2\s*>",
@@ -166,13 +168,12 @@ def quoted_call(
     (``descriptions``: by tool name; among ``sources``) writes each such value after its parameter's name, in
     any dress (``_keyed``): near the name in another tool's, anywhere in its own ("call this tool with {...}").
 
-    ``as_arguments`` reads a call's arguments (``arguments``, and each written call's: JSON text, a bare
-    string) into the dict compared, as the tool would get them (the gate passes the tool's lenient
-    reading, without arguments given their default); a written call it cannot read is skipped.
-    Arguments nested too deeply to compare count as quoted (no model writes such a call itself).
-    """
+    ``as_arguments`` reads a call's arguments (``arguments``, each written call's) into the dict compared, as the
+    tool would get them (the gate: leniently, without defaults); a written call it cannot read is skipped.
+    Arguments nested too deeply to compare count as quoted (no model writes such a call itself)."""
     wanted = None  # compared only once a written call of ``name`` is found
-    values = [str(value).casefold() for value in arguments.values() if value not in ("", None)]  # as written
+    telling = [value for value in arguments.values() if value not in ("", None) and not isinstance(value, bool)]
+    values = [str(value).removesuffix(".0").casefold() for value in telling]  # as written, flags aside
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
     words = [word.lower().translate(_ASCII_ALIKE) for word in _NAME_WORDS.findall(name)]  # any spelling, drawn alike
     spellings = re.compile(_NAME_GAP.join(words) if words else re.escape(name), re.IGNORECASE)
@@ -229,8 +230,9 @@ def _named_with_unsaid(
     if not pairs:
         return False
     whole = [text for form in _forms(own, _ANYWHERE) for text in _value_texts(form)] if own else []
-    return any(all(re.search(pair, text) for pair in pairs) for text in whole) or _named_with_values(
-        spellings, values, described, pairs
+    reach = NEAR_CHARS + len("".join(values))
+    return any(all(re.search(pair, text) for pair in pairs) for text in whole) or _named_near(
+        spellings, pairs, reach, described
     )
 
 
@@ -242,25 +244,27 @@ def _values(arguments: dict[str, Any]) -> list[str]:
     return [value for value in _leaves(arguments) if value not in _SAYS_LITTLE]
 
 
-def _named_with_values(
-    spellings: re.Pattern[str], values: list[str], sources: list[str], keyed: list[str] | None = None
-) -> bool:
+def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
     """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name:
     a call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).
     Asked of tool results (and of a text padded past the readers' limits): a user's own words name a tool and
-    its values to ask for the call.  ``keyed``: each value after its parameter's name instead (``_keyed``)."""
-    needles = keyed if keyed is not None else [_value_pattern(value) for value in values]
-    reach = NEAR_CHARS + len("".join(values))
-    for source in sources if needles else ():
-        for form in _forms(source, spellings):
-            for text in _value_texts(form):
-                for number, mention in enumerate(spellings.finditer(text)):
-                    near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + reach]
-                    padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
-                    if all(re.search(needle, text if padded else near) for needle in needles):
-                        return True
-                    if padded:
-                        break
+    its values to ask for the call."""
+    forms = [form for source in sources for form in _forms(source, spellings)]
+    return _named_near(spellings, [_value_pattern(value) for value in values], NEAR_CHARS + len("".join(values)), forms)
+
+
+def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, forms: list[str]) -> bool:
+    """A form (a reading of a source, ``_forms``) names the tool with each of ``needles`` (patterns: a value,
+    or a value after its parameter's name) within ``NEAR_CHARS`` before a mention or ``reach`` after it."""
+    for form in forms if needles else ():
+        for text in _value_texts(form):
+            for number, mention in enumerate(spellings.finditer(text)):
+                near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + reach]
+                padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
+                if all(re.search(needle, text if padded else near) for needle in needles):
+                    return True
+                if padded:
+                    break
     return False
 
 
@@ -285,13 +289,14 @@ def _value_pattern(value: str) -> str:
 
 
 # Between a parameter's name and its value in a description, in any call's syntax or a sentence: a sign (":", "=",
-# ">", "|", an arrow or dash, a tag) or a linking word or space after quote or emphasis marks, then spaces, marks,
-# tags or a table's row number: "record_id": "r-17", amount=500, <parameter=record_id>\nr-17, | record_id | r-17 |,
-# <dt>record_id</dt><dd>r-17, --record-id r-17, record_id \u2014 r-17, "the record_id is r-17"
+# ">", "|", an arrow or dash, a tag) or a linking word or space after quote or emphasis marks, then spaces, marks or
+# tags: "record_id": "r-17", amount=500, <parameter=record_id>\nr-17, | record_id | r-17 |, <dt>record_id</dt><dd>r-17,
+# --record-id r-17, record_id \u2014 r-17, "the record_id is r-17"; not one of several values allowed (``_CHOICES``)
 _PAIR_SIGN = (
     r"[:=>|~\u2192\u21d2\u279c\u27f6\u2014\u2013\u2254-]|<[^<>]{0,40}>|\s(?:is|as|of|to|set to|equals?|must be)?\s?"
 )
-_PAIR_GAP = rf"[^\w<:=>|\s]{{0,3}}(?:{_PAIR_SIGN})(?:[^\w<]|<[^<>]{{0,40}}>|\b\d{{1,4}}\b){{0,16}}?"
+_PAIR_GAP = rf"[^\w<:=>|\s]{{0,3}}(?:{_PAIR_SIGN})(?:[^\w<]|<[^<>]{{0,40}}>){{0,16}}?"
+_CHOICES = r"(?![\"'`*]?[ \t]*(?:[|/]|,?[ \t]*or\b))"  # not the first of the values allowed: "unit: c | f", "a or b"
 
 
 def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
@@ -307,7 +312,7 @@ def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
             continue
         words = [word.casefold() for word in _NAME_WORDS.findall(key)]
         spelt = _NAME_GAP.join(words) if words else re.escape(key)  # record_id, recordId, record id
-        pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}")
+        pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}{_CHOICES}")
         telling = telling or len(value) > 1
     return pairs if telling else []
 
@@ -352,12 +357,12 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
             rendered = _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", _without_comments(text))) if "<" in text else text
-            kept = _HTML_TAG.sub(_html_own, text) if "<" in text else text  # a call's own tags kept
-            readings = list(dict.fromkeys((text, rendered, kept)))  # as written, as a browser shows it, and as kept
+            own_tags = _HTML_TAG.sub(_html_own, _CDATA_MARKS.sub("", text)) if "<" in text else text
+            readings = list(dict.fromkeys((text, rendered, own_tags)))  # as written, as shown, with a call's tags
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
-            first = readings[:2]  # as written and as rendered: without a trailing comment, with lower-case tags
+            first = readings[:2]  # as written and as shown: without a trailing comment, with lower-case tags...
             readings += [_TRAILING_COMMENT.sub("", reading) for reading in first if _TRAILING_COMMENT.search(reading)]
             readings += [_UPPER_TAG.sub(_lower, reading) for reading in first if _UPPER_TAG.search(reading)]
             hyphenated = [reading for reading in first if _HYPHEN_BREAK.search(reading)]  # joined, hyphen or not
@@ -406,8 +411,8 @@ def _html_unescaped(text: str) -> str:
 
 def _html_own(tag: re.Match[str]) -> str:
     """What an HTML tag leaves where a call's own tags stay: a line break for a block's opening tag (one per
-    ``</p><p>``), nothing for HTML's other tags and a comment's or CDATA's marks (their text stays), any other
-    tag as it is (``<function=x>``, ``<invoke ...>``)."""
+    ``</p><p>``), nothing for HTML's other tags and a comment's marks (its text stays), any other tag as it is
+    (``<function=x>``, ``<invoke ...>``)."""
     if tag.group(1) is None or tag.group(1).lower() in _HTML_ELEMENTS:
         return "" if tag[0].startswith("</") else _tag_gap(tag)
     return tag[0]
@@ -585,13 +590,10 @@ _PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:\s*[,;]\s*|\s+){_PAIR_TEXT})*")  # on o
 
 
 def _pairs_written(text: str) -> dict[str, str] | None:
-    """``a=1, b: "x"`` (on one line or several, as YAML) as a dict, up to the first line that is no pair
-    (the text after a quoted call); None when the text does not begin with whole lines of them."""
-    text = text.strip()
-    pairs = _PAIRS.match(text)
-    if pairs is None or text[pairs.end() :].lstrip(" \t")[:1] not in ("", "\n"):
-        return None
-    return {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall(pairs.group())}
+    """``a=1, b: "x"`` (on one line or several, as YAML) as a dict, up to the first line that is none (the
+    text after a quoted call); None when the text does not begin with one."""
+    lines = list(itertools.takewhile(_PAIRS.fullmatch, (line.strip() for line in text.strip().splitlines())))
+    return {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall("\n".join(lines))} if lines else None
 
 
 def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
