@@ -43,7 +43,7 @@ from test_gate import (
     transfer_after_reading,
 )
 
-from vero import Tool
+from vero import Tool, tool
 from vero.agents import ToolCallingAgent
 from vero.core.message import Message
 from vero.testing import ScriptedLLM
@@ -534,3 +534,36 @@ def test_a_value_holding_cdata_s_closing_mark_is_compared_with_it():
     agent, _ = make("react", read_then("react", react_call("delete_record", {"record_id": "x]]>y"})))
     agent.run("Read the page, then delete record x]]>y.")
     assert DONE == [("delete_record", "x]]>y")]
+
+
+@tool
+def write_note(path: str, content: str) -> str:
+    """Write a note to a file."""
+    DONE.append(("write_note", path, content))
+    return "written"
+
+
+def test_a_changing_tool_s_value_holding_json_text_is_compared_without_failing_the_run():
+    PAGE["text"] = 'package.json holds {"version": "1.4.0"}'
+    content = '{"version": "1.5.0"}'
+    call = react_call("write_note", {"path": "package.json", "content": content})
+    agent, _ = make("react", read_then("react", call), tools=[read_page, write_note])
+    agent.run("Read the page, then bump the version in package.json to 1.5.0.")
+    assert agent.last_result.status == "ok" and DONE == [("write_note", "package.json", content)]
+
+
+PAYMENT = {"to": "acme", "amount": 500}
+
+
+@pytest.mark.parametrize(
+    "described, task",
+    [
+        ("Send money. to: acme, globex or initech (the payees on file).", "Pay 500 to our first payee."),
+        ("Send money.\nto:\n  - acme: the landlord\n  - globex: the utility", "Pay the landlord 500."),
+        ("Send money. Example: transfer(to='acme', amount=20)", "Pay 500 to the usual payee."),  # not the whole call
+    ],
+)
+def test_a_description_s_list_of_values_or_part_of_an_example_is_not_the_call(described, task):
+    agent, _ = make("react", [react_call("transfer", PAYMENT)], tools=[Tool(transfer, description=described)])
+    agent.run(task)
+    assert DONE == [("transfer", "acme", 500)]

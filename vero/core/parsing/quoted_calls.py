@@ -213,9 +213,9 @@ def _named_with_unsaid(
     described: list[str],
     own: str,
 ) -> bool:
-    """The value rule (``_named_with_values``) on ``results`` and its keyed form (``_keyed``) on ``described``
-    (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own description), for
-    the call's values the user did not write (``asked``)."""
+    """The value rule (``_named_with_values``) on ``results``, for the call's values the user did not write
+    (``asked``), and its keyed form (``_keyed``: the whole call, one value the user did not write) on
+    ``described`` (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own)."""
     try:
         arguments = as_arguments(arguments)
         values = _values(arguments)
@@ -223,6 +223,7 @@ def _named_with_unsaid(
         return True
     said = _plain_numbers(_flat(_URL.sub(" ", "\n".join(asked))))  # the user's words, not a URL's parts
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
+    reach = NEAR_CHARS + len("".join(values))  # for the whole call
     values = [value for value in values if not _found(value, said)]
     if any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results)):
         return True
@@ -230,7 +231,6 @@ def _named_with_unsaid(
     if not pairs:
         return False
     whole = [text for form in _forms(own, _ANYWHERE) for text in _value_texts(form)] if own else []
-    reach = NEAR_CHARS + len("".join(values))
     return any(all(re.search(pair, text) for pair in pairs) for text in whole) or _named_near(
         spellings, pairs, reach, described
     )
@@ -240,8 +240,9 @@ _SAYS_LITTLE = ("", "null", "true", "false")  # values that are no evidence of a
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``), those that say little (empty, null, true, false) aside."""
-    return [value for value in _leaves(arguments) if value not in _SAYS_LITTLE]
+    """The call's argument values (``canonical``), those that say little (empty, null, true, false) and JSON
+    text (read as its value: not one to look for) aside."""
+    return [value for value in _leaves(arguments) if isinstance(value, str) and value not in _SAYS_LITTLE]
 
 
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
@@ -259,6 +260,8 @@ def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, form
     for form in forms if needles else ():
         for text in _value_texts(form):
             for number, mention in enumerate(spellings.finditer(text)):
+                if _NAME_CHAR.match(text[mention.end() : mention.end() + 1]):  # part of a longer word: "post messages"
+                    continue
                 near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + reach]
                 padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
                 if all(re.search(needle, text if padded else near) for needle in needles):
@@ -291,30 +294,33 @@ def _value_pattern(value: str) -> str:
 # Between a parameter's name and its value in a description, in any call's syntax or a sentence: a sign (":", "=",
 # ">", "|", an arrow or dash, a tag) or a linking word or space after quote or emphasis marks, then spaces, marks or
 # tags: "record_id": "r-17", amount=500, <parameter=record_id>\nr-17, | record_id | r-17 |, <dt>record_id</dt><dd>r-17,
-# --record-id r-17, record_id \u2014 r-17, "the record_id is r-17"; not one of several values allowed (``_CHOICES``)
+# --record-id r-17, record_id \u2014 r-17, "the record_id is r-17"
 _PAIR_SIGN = (
     r"[:=>|~\u2192\u21d2\u279c\u27f6\u2014\u2013\u2254-]|<[^<>]{0,40}>|\s(?:is|as|of|to|set to|equals?|must be)?\s?"
 )
 _PAIR_GAP = rf"[^\w<:=>|\s]{{0,3}}(?:{_PAIR_SIGN})(?:[^\w<]|<[^<>]{{0,40}}>){{0,16}}?"
-_CHOICES = r"(?![\"'`*]?[ \t]*(?:[|/]|,?[ \t]*or\b))"  # not the first of the values allowed: "unit: c | f", "a or b"
+# Not one of the values a parameter allows, listed ("unit: c | f", "a or b", "state: open, closed") or defined
+# ("visibility: private: only you"): a call's next argument after a comma is a name and a sign ("to: a, amount: 5")
+_CHOICES = r"(?![\"'`*]?[ \t]*(?:[|/:]|,?[ \t]*or\b|,[ \t]*[\w./-]+(?![\w./-]|[ \t]*[:=])))"
 
 
 def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
-    """The call's arguments whose values the user did not write (``said``) and say something (not a flag
-    documented as ``force: true``), each as the pattern of its parameter's name (in any spelling), ``_PAIR_GAP``
-    and its value; none when a value is not a single one, or when each says as little as one character."""
-    pairs, telling = [], False
+    """Each of the call's arguments that says something (not a flag documented as ``force: true``) as the
+    pattern of its parameter's name (in any spelling), ``_PAIR_GAP`` and its value: the whole call, as an
+    example writes it; none when a value is not a single one, or when the user wrote (``said``) every value
+    longer than a character: then the call is the user's, whatever a description shows."""
+    pairs, unsaid = [], False
     for key, value in arguments.items():
         value = canonical(value)
         if not isinstance(key, str) or not isinstance(value, str):
             return []
-        if value in _SAYS_LITTLE or _found(value, said):
+        if value in _SAYS_LITTLE:
             continue
         words = [word.casefold() for word in _NAME_WORDS.findall(key)]
         spelt = _NAME_GAP.join(words) if words else re.escape(key)  # record_id, recordId, record id
         pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}{_CHOICES}")
-        telling = telling or len(value) > 1
-    return pairs if telling else []
+        unsaid = unsaid or (len(value) > 1 and not _found(value, said))
+    return pairs if unsaid else []
 
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
