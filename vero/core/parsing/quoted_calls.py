@@ -111,7 +111,8 @@ _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
 _CDATA_MARKS = re.compile(r"<!\[CDATA\[|\]\]>")  # their text is read as text
 _HIDDEN_HTML = re.compile(  # not rendered: a style sheet, a script, an element styled or marked hidden
     r"<(style|script)\b[^<>]{0,2000}>[^<]*</\1\s*>"
-    r"|<(\w+)\b[^<>]{0,2000}?(?:display\s*:\s*none|visibility\s*:\s*hidden|\shidden(?=[\s>=/]))[^<>]{0,2000}>[^<]*</\2\s*>",
+    r"|<(\w+)\b[^<>]{0,2000}?(?:display\s*:\s*none|visibility\s*:\s*hidden|\shidden(?=[\s>=/]))[^<>]{0,2000}>"
+    r"[\s\S]{0,2000}?</\2\s*>",
     re.IGNORECASE,
 )
 _HYPHEN_BREAK = re.compile(r"(?<=\w)[-\u00ad]\n[ \t]*(?=\w)")  # a word hyphenated at a line's end: del-\nete
@@ -126,6 +127,7 @@ _HTML_ELEMENTS = _BLOCK_TAGS | frozenset(  # HTML's own elements: a call's tags 
 _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention next to one is part of a word
 # A label's colon written as another sign: ``Action = x``, ``Action - x``, ``Action Input => {...}``.
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
+_STEP_LINE = re.compile(r"^[ \t]*(?:Action|Observation)[ \t]*:", re.IGNORECASE | re.MULTILINE)  # a step's label
 _INPUT_BEFORE = re.compile(r"^[ \t]*Action[ \t]*Input[ \t]*:", re.IGNORECASE | re.MULTILINE)  # before its Action
 _INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
 _TRAILING_COMMENT = re.compile(r"[ \t]+(?:#|//|--)[ \t][^\n]*$", re.MULTILINE)  # Action: x  # run this
@@ -183,7 +185,7 @@ def quoted_call(
             for written in calls_written(form, spellings):
                 try:
                     wanted = canonical(as_arguments(arguments)) if wanted is None else wanted
-                except ValueError:
+                except (ValueError, RecursionError):  # nested too deeply to compare: no model writes such a call
                     return True
                 if written is PADDED:  # a text padded past a reader's limits: the values near the name decide
                     if not padded and _named_with_values(spellings, _values(as_arguments(arguments)), [form]):
@@ -228,11 +230,12 @@ def _named_with_unsaid(
     if any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results)):
         return True
     pairs = _keyed(arguments, said) if described or own else []
-    if not pairs:
-        return False
-    whole = [text for form in _forms(own, _ANYWHERE) for text in _value_texts(form)] if own else []
+    whole = [text for form in _forms(own[:MAX_CALL_CHARS], _ANYWHERE) for text in _value_texts(form)] if own else []
+    near = [text for form in described for text in _value_texts(form)]
+    if not pairs or any(re.search(pair + _LISTED, text) for pair in pairs for text in [*whole, *near]):
+        return False  # a value one of several a description allows, in any reading: the call is no example
     return any(all(re.search(pair, text) for pair in pairs) for text in whole) or _named_near(
-        spellings, pairs, reach, described
+        spellings, pairs, reach, near
     )
 
 
@@ -250,24 +253,22 @@ def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: l
     a call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).
     Asked of tool results (and of a text padded past the readers' limits): a user's own words name a tool and
     its values to ask for the call."""
-    forms = [form for source in sources for form in _forms(source, spellings)]
-    return _named_near(spellings, [_value_pattern(value) for value in values], NEAR_CHARS + len("".join(values)), forms)
+    texts = [text for source in sources for form in _forms(source, spellings) for text in _value_texts(form)]
+    return _named_near(spellings, [_value_pattern(value) for value in values], NEAR_CHARS + len("".join(values)), texts)
 
 
-def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, forms: list[str]) -> bool:
-    """A form (a reading of a source, ``_forms``) names the tool with each of ``needles`` (patterns: a value,
-    or a value after its parameter's name) within ``NEAR_CHARS`` before a mention or ``reach`` after it."""
-    for form in forms if needles else ():
-        for text in _value_texts(form):
-            for number, mention in enumerate(spellings.finditer(text)):
-                if _NAME_CHAR.match(text[mention.end() : mention.end() + 1]):  # part of a longer word: "post messages"
-                    continue
-                near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + reach]
-                padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
-                if all(re.search(needle, text if padded else near) for needle in needles):
-                    return True
-                if padded:
-                    break
+def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, texts: list[str]) -> bool:
+    """A text (a reading of a source as values are looked for in it, ``_value_texts``) names the tool with each
+    of ``needles`` (patterns: a value, or a value after its parameter's name) within ``NEAR_CHARS`` before a
+    mention or ``reach`` after it."""
+    for text in texts if needles else ():
+        for number, mention in enumerate(spellings.finditer(text)):
+            near = text[max(0, mention.start() - NEAR_CHARS) : mention.end() + reach]
+            padded = number >= MAX_NAME_MENTIONS  # a source padded with mentions: the values anywhere in it
+            if all(re.search(needle, text if padded else near) for needle in needles):
+                return True
+            if padded:
+                break
     return False
 
 
@@ -299,9 +300,13 @@ _PAIR_SIGN = (
     r"[:=>|~\u2192\u21d2\u279c\u27f6\u2014\u2013\u2254-]|<[^<>]{0,40}>|\s(?:is|as|of|to|set to|equals?|must be)?\s?"
 )
 _PAIR_GAP = rf"[^\w<:=>|\s]{{0,3}}(?:{_PAIR_SIGN})(?:[^\w<]|<[^<>]{{0,40}}>){{0,16}}?"
-# Not one of the values a parameter allows, listed ("unit: c | f", "a or b", "state: open, closed") or defined
-# ("visibility: private: only you"): a call's next argument after a comma is a name and a sign ("to: a, amount: 5")
-_CHOICES = r"(?![\"'`*]?[ \t]*(?:[|/:]|,?[ \t]*or\b|,[ \t]*[\w./-]+(?![\w./-]|[ \t]*[:=])))"
+# After a value, a sign that it is one of the values a parameter allows, listed ("unit: c | f", "a or b", "a; b",
+# "state: open, closed", "- a - b", "a (metric) or b", through markup) or defined ("visibility: private: only you");
+# a call's next argument after a comma is a name and a sign ("to: a, amount: 5"), a table's cell ends in "|"
+_LISTED = (
+    r"(?=(?:[\"'`*]|</?\w+>)*[ \t]*(?:\([^()\n]{0,40}\)[ \t]*)?"
+    r"(?:[|/][ \t]*[\w\"'`*<]|[:;]|-[ \t]|,?[ \t]*or\b|,[ \t]*[\w./-]+(?![\w./-]|[ \t]*[:=])))"
+)
 
 
 def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
@@ -316,9 +321,9 @@ def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
             return []
         if value in _SAYS_LITTLE:
             continue
-        words = [word.casefold() for word in _NAME_WORDS.findall(key)]
-        spelt = _NAME_GAP.join(words) if words else re.escape(key)  # record_id, recordId, record id
-        pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}{_CHOICES}")
+        words = [word.casefold() for word in _NAME_WORDS.findall(key)] if key.isascii() else []
+        spelt = _NAME_GAP.join(words) if words else re.escape(key.casefold())  # record_id, recordId, record id
+        pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}")
         unsaid = unsaid or (len(value) > 1 and not _found(value, said))
     return pairs if unsaid else []
 
@@ -575,6 +580,7 @@ def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
     if not step.action_input:  # an Action Input written before the Action: read in the usual order
         inputs = list(_INPUT_BEFORE.finditer(text, max(0, label.start() - MAX_CALL_CHARS), label.start()))
+        inputs = [found for found in inputs[-1:] if _orphan_input(text, found.start(), found.end(), label.start())]
         line_end = text.find("\n", mention)
         action = text[label.start() : line_end if line_end >= 0 else len(text)]
         step = parse_react(f"{action}\n{text[inputs[-1].start() : label.start()]}", [name]) if inputs else step
@@ -595,11 +601,21 @@ _PAIR = re.compile(_PAIR_TEXT)
 _PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:\s*[,;]\s*|\s+){_PAIR_TEXT})*")  # on one line or several (YAML)
 
 
-def _pairs_written(text: str) -> dict[str, str] | None:
-    """``a=1, b: "x"`` (on one line or several, as YAML) as a dict, up to the first line that is none (the
-    text after a quoted call); None when the text does not begin with one."""
-    lines = list(itertools.takewhile(_PAIRS.fullmatch, (line.strip() for line in text.strip().splitlines())))
-    return {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall("\n".join(lines))} if lines else None
+def _orphan_input(text: str, start: int, end: int, action: int) -> bool:
+    """The Action Input at ``start:end`` is the input of the Action at ``action`` written first: no Action or
+    Observation comes between them, and no Action right before it (whose input it would be)."""
+    previous = text[text.rfind("\n", 0, max(0, start - 1)) + 1 : start]
+    return not _STEP_LINE.search(text, end, action) and not _STEP_LINE.match(previous)
+
+
+def _pairs_written(text: str, whole: bool = False) -> dict[str, str] | None:
+    """``a=1, b: "x"`` (on one line or several, as YAML; a line may end with a separator) as a dict, up to the
+    first line that is none (the text after a quoted call; ``whole``: every line must be); else None."""
+    lines = [line.strip().rstrip(",;") for line in text.strip().splitlines()]
+    pairs = list(itertools.takewhile(_PAIRS.fullmatch, lines))
+    if not pairs or (whole and len(pairs) < len(lines)):
+        return None
+    return {pair[0]: pair[1] or pair[2] or pair[3] for pair in _PAIR.findall("\n".join(pairs))}
 
 
 def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
@@ -668,8 +684,9 @@ def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
         if closing - opening > MAX_CALL_CHARS:
             yield from [PADDED] if opening != end else []  # "name (" as code, padded past the limit
             break
+        inside = text[opening + 1 : closing].strip(" \t\n{}")
         arguments = _literal_call(f"f{text[opening : closing + 1]}")
-        arguments = _pairs_written(text[opening + 1 : closing].strip(" \t\n{}")) if arguments is None else arguments
+        arguments = _pairs_written(inside, whole=True) if arguments is None else arguments
         if arguments is not None:
             yield arguments
             return
@@ -702,7 +719,7 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, str) and _bare(value).strip()[:1] in ("{", "["):
         try:  # JSON text (in HTML tags, or HTML-escaped) compared as its value
             value = json.loads(_bare(value))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read: compared as text
             pass
     if isinstance(value, dict):
         pairs = [(canonical(str(key), depth + 1), canonical(item, depth + 1)) for key, item in value.items()]
