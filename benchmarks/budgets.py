@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8500  # a ratchet (8295 when set, 7961 after the line diet; 2026-11-28, the last session: +47 for
+LINES_CEILING = 8510  # a ratchet (8295 when set, 7961 after the line diet; 2026-11-28, the last session: +47 for
 # the quote check's new readings, blank lines in a cassette, a typed answer's markup, structured tool results as
 # JSON, a replanned step with its result; -18 for the lists of tools after an error, measured and removed; then
 # +95 for the quote check's answer to an outside probe that ran 13 kinds of echo: a tool result that names the
@@ -64,14 +64,15 @@ LINES_CEILING = 8500  # a ratchet (8295 when set, 7961 after the line diet; 2026
 # credentials masked; +28 for a fifth echo probe and two reviews: the value rule on the conversation's results,
 # look-alike letters of two more scripts, names joined otherwise, European and zero-padded numbers; +18 for a sixth
 # probe's dresses (fence marks on the call's line, any one-sign bullet, look-alike marks, trailing comments); +4 for a
-# typed answer's schema in OpenAI's strict mode where it fits; 2026-11-29, later: +126 for the dresses the sixth probe
+# typed answer's schema in OpenAI's strict mode where it fits; 2026-11-29, later: +136 for the dresses the sixth probe
 # left, 576 to 60, and a seventh probe's: a call in a tool's description in any dress (each value after its
 # parameter's name, near the tool's name or anywhere in its own), HTML's own tags read apart from a call's,
 # key=value pairs up to the text after them, a Python dict's markup, inline code padded with spaces,
 # upper-case attributes, a call's fields in another order, ASCII drawn alike in a name, hidden elements,
 # hyphenated line ends, a description's arguments after a space, a dash or a linking word; for FP probes: the
 # whole call, lists of allowed values in any reading; a value holding JSON text or JSON nested too deeply no longer
-# fails the run; a final review: pairs on lines ending in a comma, an Action Input of its own Action only): falls
+# fails the run; a final review: pairs on lines ending in a comma, an Action Input of its own Action only; a quote
+# check that fails refuses the call instead of ending the run): falls
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28); lower one when a change lowers it.

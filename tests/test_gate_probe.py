@@ -594,3 +594,16 @@ def test_a_value_nested_too_deeply_to_read_as_json_does_not_fail_the_run():
     agent, _ = make("react", read_then("react", react_call("delete_record", deep)))
     agent.run(TASK)
     assert agent.last_result.status == "ok"
+
+
+def test_a_quote_check_that_fails_refuses_the_call_and_the_run_goes_on(monkeypatch):
+    from vero.core import gate
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("unreadable")
+
+    monkeypatch.setattr(gate, "quoted_call", broken)
+    agent, llm = make("react", [react_call("delete_record", RECORD)])
+    agent.run("Delete record r-17.")
+    assert DONE == [] and agent.last_result.status == "ok"
+    assert gate.NOT_CHECKED.format(tool="delete_record") in sent_to_model(llm)

@@ -55,6 +55,10 @@ QUOTED = note(
 NOT_APPROVED = note("not_approved", "Not run: the user did not approve this call of {tool}{reason}.")
 NOBODY_TO_ASK = note("nobody_to_ask", "Not run: {tool} needs approval; nobody to ask.")
 APPROVAL_FAILED = note("approval_failed", "Not run: asking for approval of this call of {tool} failed ({error}).")
+NOT_CHECKED = note(
+    "quote_check_failed",
+    "Not run: {tool} may change things, and whether this call is a quote of one shown to you could not be checked.",
+)
 NOT_FOR_VERO = note("not_for_vero", "Not run: vero makes no call of {tool} for the model (it may change things).")
 
 
@@ -112,7 +116,13 @@ def decide(
     shown = quote_sources(agent) if origin == "text" and not found.read_only else None
     results = [text for tool, ok, text in shown.results if ok or tool != name] if shown else []  # its errors name it
     sources = [*shown.texts, *(text for _, _, text in shown.results)] if shown else []
-    if shown and quoted_call(name, arguments, sources, reading, results, shown.asked, shown.descriptions):
+    asked, described = (shown.asked, shown.descriptions) if shown else ([], {})
+    try:
+        quoted = bool(shown) and quoted_call(name, arguments, sources, reading, results, asked, described)
+    except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
+        agent.record(StepKind.WARNING, f"the quote check of {name} failed ({type(exc).__name__}: {exc}); not run")
+        return Refusal(NOT_CHECKED.format(tool=name), ToolError.REFUSED)
+    if quoted:
         agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
