@@ -44,11 +44,7 @@ ANSWER_NOW_NOTE = (
 
 
 class GuidedProtocol:
-    """Schema-guided JSON steps (``response_format`` with a JSON schema); needs a server that enforces it.
-
-    The same interface as ``TextProtocol`` (``vero.agents.react``): how a reply becomes a step, and how
-    a step is asked for; the step itself is ``ReActAgent.step``.
-    """
+    """Schema-guided JSON steps (``response_format`` with a JSON schema); needs a server that enforces it."""
 
     name = "guided"
 
@@ -93,13 +89,8 @@ class GuidedProtocol:
             messages.append(Message("user", f"Observation: {observation}"))
             return
         repeats = agent.tally("repeated_calls")
-        agent.record(
-            StepKind.WARNING,
-            f"{name} was called again with the same arguments; not run again, its earlier result was sent",
-            tool=name,
-            args=arguments,
-            repeats=repeats,
-        )
+        message = f"{name} was called again with the same arguments; not run again, its earlier result was sent"
+        agent.record(StepKind.WARNING, message, tool=name, args=arguments, repeats=repeats)
         note = ANSWER_NOW_NOTE if repeats >= MAX_REPEATED_CALLS else REPEATED_CALL_NOTE
         clipped = clip_observation(worked, agent.options.max_observation_chars)
         messages.append(Message("user", f"Observation: {clipped}\n{note}"))
@@ -188,21 +179,8 @@ def response_format(schema: dict[str, Any]) -> dict[str, Any]:
 # take; title, default and examples go (a small model copies an example into its call), and so does what a
 # converter may refuse, such as pattern or format (docs/react.md, "Schema-guided steps", has the list and why).
 KEPT_KEYWORDS = frozenset(
-    {
-        "type",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "enum",
-        "const",
-        "anyOf",
-        "description",
-        "minItems",
-        "maxItems",
-        "minimum",
-        "maximum",
-    }
+    "type properties required additionalProperties items enum const anyOf description".split()
+    + "minItems maxItems minimum maximum".split()  # the bounds
 )
 
 

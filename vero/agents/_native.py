@@ -41,8 +41,7 @@ NATIVE_INTRO = "You are a helpful assistant."
 NATIVE_INSTRUCTIONS = f"""Call a tool for every fact you need and for every calculation; never guess a value.
 {TOOL_CALL_GUIDE}
 As soon as the results answer the question, reply with the answer and call nothing more."""
-# The same for a hosted model (``hosted_model``): its API returns calls natively, so no text-call guide
-# and no invented example.
+# The same for a hosted model (``hosted_model``), whose API returns calls natively: no text-call guide, no example.
 HOSTED_INSTRUCTIONS = """Call a tool for every fact you need and for every calculation; never guess a value. \
 Use only argument values that are in the question or in earlier tool results.
 As soon as the results answer the question, reply with the answer and call nothing more."""
@@ -79,12 +78,10 @@ TEXT_CALLS_STOP = ["</tools>"]
 
 
 def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
-    """``generate`` options offering the agent's tools natively (none if it has no tools); a hosted
-    model (``hosted_model``), which writes no calls as text, gets no ``stop``.
-
-    With ``output_type``, a hosted model's replies are constrained to the type too (``answer_format``):
-    it may still call tools.  A local server's grammar would forbid the calls: its answer is read and
-    checked instead."""
+    """``generate`` options offering the agent's tools natively (none if it has no tools); a hosted model
+    (``hosted_model``), which writes no calls as text, gets no ``stop``.  With ``output_type``, a hosted
+    model's replies are constrained to the type too (``answer_format``): it may still call tools.  A local
+    server's grammar would forbid the calls: its answer is read and checked instead."""
     hosted = hosted_model(agent.llm)
     typed = agent.answer_format() if agent.current_run.output_spec is not None and hosted else {}
     if not agent.tools:
@@ -138,8 +135,7 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
 
 
 def _as_call(agent: Agent, reply: Message, call: ToolCall, warning: str) -> Message:
-    """``reply`` as the one ``call`` read from its text (reasoning, usage and finish reason kept), with a warning
-    step; ``origin="text"``: the gate refuses it, for a tool that may change things, if it is a quote."""
+    """``reply`` as the one ``call`` read from its text (reasoning, usage and finish reason kept), with a warning."""
     agent.record(StepKind.WARNING, warning, recovered_from_text=True, raw=reply.text)
     call.origin = "text"
     return replace(reply, content=None, tool_calls=[call])
@@ -188,14 +184,12 @@ def answer_tool_calls(
     observe: Callable[[ToolCall], str] | None = None,
     origin: str | None = None,
 ) -> None:
-    """One ``tool`` message per call of ``reply`` (the caller has appended ``reply`` itself).
+    """One ``tool`` message per call of ``reply`` (the caller has appended ``reply`` itself), in the model's
+    order, at most ``max_tool_calls_per_reply`` of them (the rest are answered "not run").
 
-    The calls run in the order the model gave them, at most
-    ``agent.max_tool_calls_per_reply`` of them (the rest are answered "not
-    run"); ``observe(call)`` returns the text sent back (default: run the tool
-    through ``agent.run_tool``, which records the ``action`` and ``observation``
-    steps).  ``origin`` (for the gate): the calls' origin, else each call's own (``"text"`` for a
-    call read from text, ``"native"`` for the others); its arguments carry it, with the call's id.
+    ``observe(call)`` returns the text sent back (default: run the tool through ``agent.run_tool``, which
+    records the ``action`` and ``observation`` steps).  ``origin`` (for the gate): the calls' origin, else
+    each call's own (``"text"`` for a call read from text, ``"native"`` for the others).
     """
     calls = reply.tool_calls
     assert calls is not None  # callers pass a reply that has tool calls

@@ -73,10 +73,8 @@ class Plan:
         answer: no tool result is behind it, and a model copied such a guess into the final answer."""
         finished = (PlanStepStatus.COMPLETED, PlanStepStatus.FAILED)
         done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in finished]
-        return (
-            "\n\n".join(f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done)
-            or "(none yet)"
-        )
+        shown = [f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done]
+        return "\n\n".join(shown) or "(none yet)"
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -166,7 +164,6 @@ def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tup
 
     Later steps and the answer see these values as the tools gave them: a small
     executor's own retelling rounds them, or computes something nobody asked for.
-    A step whose every call failed is not done, whatever the executor then said.
     """
     calls = [(action.content, result.content.strip(), call_worked(result)) for action, result in tool_calls(steps)]
     return (

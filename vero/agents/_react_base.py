@@ -60,13 +60,11 @@ class _OldPromptNames(ABCMeta):
 
 
 class ReActAgentBase(Agent, metaclass=_OldPromptNames):
-    """ReAct's prompt tables, and what the step skeleton uses beyond ``Agent``: corrections, loop
-    detection, the reflection and the final-answer call.
+    """ReAct's prompt tables (one per protocol: ``vero.agents._react_prompts``), and what the step skeleton
+    uses beyond ``Agent``: corrections, loop detection, the reflection and the final-answer call.
 
-    Prompts: one ``ReActPrompts`` table per protocol (``vero.agents._react_prompts``); a subclass
-    replaces a table or one entry (``dataclasses.replace``).  The attributes of the prompts before
-    the tables (``intro_prompt``, ``format_prompt``...) still work for one release, with a
-    ``DeprecationWarning``.
+    The prompt attributes from before the tables (``intro_prompt``, ``format_prompt``...) still work for
+    one release, with a ``DeprecationWarning``.
     """
 
     text_prompts: ReActPrompts = TEXT_PROMPTS
@@ -128,11 +126,8 @@ class ReActAgentBase(Agent, metaclass=_OldPromptNames):
         return None
 
     def reflect(self, messages: list[Message]) -> None:
-        """One extra call: a short reflection, appended so the next calls see it.
-
-        Only the last ``max_reflections`` notes stay in the conversation (two by default,
-        so the prompt stays short): adding one more removes the oldest note message.
-        """
+        """One extra call: a short reflection, appended so the next calls see it.  Only the last
+        ``max_reflections`` notes stay in the conversation, so the prompt stays short."""
         protocol = self.protocol_of_run()
         reply = self.call_llm([*messages, Message("user", self.prompts.reflect)], **protocol.options(self, final=True))
         if not reply.text.strip():

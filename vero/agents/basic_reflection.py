@@ -1,20 +1,15 @@
 """BasicReflectionAgent: generate -> reflect -> revise, until a critic accepts.
 
-A generator answers from the model's own knowledge (no tools), a critic judges
-the answer as JSON ``{"is_sufficient": bool, "feedback": str}``, and the
-generator revises with that feedback.  The loop stops when the critic accepts
-(status ``ok``) or after ``max_turns`` critiques (status ``needs_review``,
-returning the latest draft).
+A generator answers from the model's own knowledge (no tools), a critic judges the answer as JSON
+``{"is_sufficient": bool, "feedback": str}``, and the generator revises with that feedback.  The loop
+stops when the critic accepts (status ``ok``) or after ``max_turns`` critiques (status ``needs_review``,
+with the latest draft: it is returned without a further revision, so every returned draft has been
+critiqued).  Model calls per run: docs/basic-reflection.md, "Model calls".
 
-The last rejected draft is returned without a further revision, so every returned draft has been
-critiqued.  Model calls per run: docs/basic-reflection.md, "Model calls".
-
-A critique that stays unusable after the re-asks is never read as acceptance (as
-the original vero, https://github.com/nlp-greyfoss/vero, read it): the run ends
-``needs_review`` with the raw critic output recorded as an ``error`` step.
-
-A draft cut off by the output cap (``max_tokens``) is never accepted: it gets the critique "cut off,
-write a complete and shorter response" without a critic call.
+A critique that stays unusable after the re-asks is never read as acceptance (as the original vero,
+https://github.com/nlp-greyfoss/vero, read it): the run ends ``needs_review`` with the raw critic output
+recorded as an ``error`` step.  A draft cut off by the output cap (``max_tokens``) is never accepted: it
+gets the critique "cut off, write a complete and shorter response" without a critic call.
 """
 
 from __future__ import annotations
@@ -90,10 +85,9 @@ class BasicReflectionAgent(Agent):
         critic_llm: the model that critiques (default: ``llm``); a stronger
             model here often helps more than a stronger generator.
 
-    Statuses: ``ok`` (accepted), ``needs_review`` (never accepted, or the
-    critic's output stayed unusable), ``failed`` (empty first draft or an error).
-    Steps: ``draft``, ``critique`` (data: is_sufficient, feedback, thinking),
-    ``revision``, and ``error`` for an unusable critique.
+    Statuses: ``ok`` (accepted), ``needs_review`` (never accepted, or the critic's output stayed
+    unusable), ``failed`` (empty first draft or an error).  Steps: ``draft``, ``critique`` (data:
+    is_sufficient, feedback, thinking), ``revision``, and ``error`` for an unusable critique.
 
     Prompts are class attributes (``generate_prompt``, ``reflect_prompt``, ``revise_prompt``;
     docs/basic-reflection.md).  The agent never calls tools.

@@ -9,11 +9,9 @@ The textbook loop, as in LangChain's plan-and-execute:
 4. A replanner reads the results so far and answers either ``{"response": "..."}`` (the answer: done)
    or ``{"steps": [...]}`` (what still remains); back to 3.
 
-Model calls: 1 for the plan (+1 per feedback round), then per executed step its ReAct calls plus 1
-for the replanner.  A two-step plan whose steps each finish in one ReAct call costs 1 + 2 * (1 + 1) = 5
-calls, or 3 when the replanner answers after the first step.  When a cap ends the loop (``max_turns``
-executed steps, or more than ``max_replans`` changes of the plan) one more call writes the answer from
-the step results (status ``max_turns``).  JSON re-asks come on top.
+When a cap ends the loop (``max_turns`` executed steps, or more than ``max_replans`` changes of the plan)
+one more call writes the answer from the step results (status ``max_turns``).  Model calls per run:
+docs/plan-execute.md, "Model calls".
 """
 
 from __future__ import annotations
@@ -31,17 +29,8 @@ from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_bud
 from vero.core.result import Outcome, PlanStepStatus, Status, StepKind
 from vero.errors import VeroError
 
-__all__ = [
-    "PlanExecuteAgent",
-    "StepExecutor",
-    "EmptyPlanError",
-    "PlanRejected",
-    "Plan",
-    "PlanStep",
-    "Finished",
-    "Remaining",
-    "Approval",
-]
+__all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected"]
+__all__ += ["Plan", "PlanStep", "Finished", "Remaining", "Approval"]  # re-exported from vero.agents._plan
 
 PLANNER_PROMPT = "You are a planner. You break a task into a short, ordered list of concrete steps."
 
@@ -118,27 +107,24 @@ class PlanExecuteAgent(Agent):
     Args (beyond ``Agent``'s):
         system_prompt: replaces the planner's introduction (its rules stay) and the step executors'
             (their format stays), so its rules reach the agent that calls the tools.
-        max_turns: executed steps at most (default 20).  ``max_steps=`` is
-            its deprecated old name (``agent.max_steps`` reads it), with a warning.
-        approve: ``fn(plan) -> True | False | str``; True runs the plan, False
-            ends the run ``rejected`` before any step runs, a non-empty string
-            is feedback for the planner (or return an ``Approval``).  Default None: auto-approve.
-        max_plan_revisions: feedback rounds (default 3); a plan still not
-            approved after them is ``rejected`` (it never runs unapproved).
+        max_turns: executed steps at most (default 20).  ``max_steps=`` is its deprecated old name
+            (``agent.max_steps`` reads it), with a warning.
+        approve: ``fn(plan) -> True | False | str``; True runs the plan, False ends the run ``rejected``
+            before any step runs, a non-empty string is feedback for the planner (or return an
+            ``Approval``).  Default None: auto-approve.
+        max_plan_revisions: feedback rounds (default 3); a plan still not approved after them is
+            ``rejected`` (it never runs unapproved).
         max_replans: changes of the remaining plan by the replanner (default 5); the next one ends the loop.
-        protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``:
-            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``: ``"native"`` for a
-            hosted model, else ``"text"``).
+        protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``, default ``"text"``).
 
     Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (an empty plan, a replanner
     whose reply stays unusable, or another error), ``max_turns`` (a cap ended the loop).
-    Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``,
-    ``final``, ``warning``; each step's ReAct steps are one level deeper.
+    Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``, ``final``, ``warning``;
+    each step's ReAct steps are one level deeper.
 
-    Prompts are class attributes: the planner's system prompt is ``planner_prompt`` (a subclass
-    overrides it; ``system_prompt=`` replaces it for one agent) followed by ``planner_rules``.
-    ``step_task`` is the task each step's ReAct agent (an ``executor_class``, by default
-    ``StepExecutor``) gets, ``replan_prompt`` the replanner's system prompt.
+    Prompts are class attributes: the planner's system prompt is ``planner_prompt`` (``system_prompt=``
+    replaces it for one agent) followed by ``planner_rules``; ``step_task`` is the task each step's
+    ``executor_class`` (``StepExecutor``) gets, ``replan_prompt`` the replanner's system prompt.
     """
 
     default_max_turns = 20
@@ -222,12 +208,9 @@ class PlanExecuteAgent(Agent):
             assert previous is not None  # feedback is always on a previous plan
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
+        messages = [Message("system", system), Message("user", request)]
         try:
-            steps = self.ask_json(
-                [Message("system", system), Message("user", request)],
-                partial(read_plan, instructions=self.planner_rules),
-                schema=PLAN_SCHEMA,
-            )
+            steps = self.ask_json(messages, partial(read_plan, instructions=self.planner_rules), schema=PLAN_SCHEMA)
         except MalformedOutputError as error:  # no plan after the re-asks: the task itself is the one step
             self.record(StepKind.WARNING, f"no usable plan ({error}); the task runs as a single step")
             steps = [task]
@@ -250,38 +233,26 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(  # the user's system prompt (its rules) reaches the agent that calls the tools
             self.executor_class, f"{self.name}-step{number}", protocol=self.protocol, system_prompt=self.system_prompt
         )
-        text = self.step_task.format(
-            task=task, plan=plan.render(), results=plan.results(clip_observation), step=step.description
-        )
+        results = plan.results(clip_observation)
+        text = self.step_task.format(task=task, plan=plan.render(), results=results, step=step.description)
         result = self.run_subagent(executor, text)
         step.finish(result)
-        self.record(
-            StepKind.PLAN_STEP,
-            f"{MARKERS[step.status]} {step.description} -> {step.result}",
-            status=step.status,
-            description=step.description,
-            result=step.result,
-        )
+        line = f"{MARKERS[step.status]} {step.description} -> {step.result}"
+        self.record(StepKind.PLAN_STEP, line, status=step.status, description=step.description, result=step.result)
         if step.status == PlanStepStatus.COMPLETED:  # a failed step's answer is a guess: never the run's partial answer
             self.keep_partial(result.answer)
 
     # -- replan, and the answer when a cap ends the loop -------------------------------------
     def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
-        request = self.progress_request.format(
-            task=task,
-            plan=plan.render(),
-            results=plan.results(clip_observation),
-            tools=self.tools.describe() or NO_TOOLS,
-        )
+        results = plan.results(clip_observation)
+        tools = self.tools.describe() or NO_TOOLS
+        request = self.progress_request.format(task=task, plan=plan.render(), results=results, tools=tools)
         return [Message("system", prompt), Message("user", request)]
 
     def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
         """The replanner's answer, or the steps that remain (at most ``max_plan_steps``)."""
-        decision = self.ask_json(
-            self._progress(self.replan_prompt, task, plan),
-            partial(read_replan, completed=plan.completed(), remaining=plan.remaining()),
-            schema=REPLAN_SCHEMA,
-        )
+        read = partial(read_replan, completed=plan.completed(), remaining=plan.remaining())
+        decision = self.ask_json(self._progress(self.replan_prompt, task, plan), read, schema=REPLAN_SCHEMA)
         return decision if isinstance(decision, Finished) else Remaining(self._capped(decision.steps))
 
     def _answer_from_results(self, task: str, plan: Plan) -> Outcome:

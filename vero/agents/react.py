@@ -10,17 +10,15 @@ One step, as its diagram (``ReActAgent.step``; the text protocol's part is ``Tex
                                           otherwise ─► the gate (Agent.run_tool) ─► the observation
 
 The trajectory is a growing conversation: ``[system, *history, user(task), assistant(step),
-user("Observation: ..."), ...]``; the system prompt is built once per run and tool output never
-enters it.  A protocol says only how a reply becomes a step and how a step is asked for:
-``"text"`` (default, any endpoint: ``Thought:`` / ``Action:`` / ``Action Input:`` lines, or
-``Final Answer:``; ``stop=["Observation:"]``, and a self-written observation is cut, so an action
-wins over an invented answer after it), ``"native"`` (the API's tool calls are the actions, the text
-beside them the thought, a plain text reply the answer; ``vero.agents._react_protocols``),
-``"guided"`` (one JSON step a schema constrains; a server that refuses the schema switches the run to
-``"text"``; ``vero.agents._guided``) and ``"auto"`` (``"native"`` for a hosted provider's model,
-whose API is built for tool calls, else ``"text"``, which solved the most held-out tasks on local
-models; ``chosen_protocol``).  Prompts: one table per protocol (``vero.agents._react_prompts``).
-Model calls per run: docs/react.md, "Model calls".
+user("Observation: ..."), ...]``; the system prompt is built once per run and tool output never enters it.
+A protocol says only how a reply becomes a step and how a step is asked for: ``"text"`` (default, any
+endpoint: ``Thought:`` / ``Action:`` / ``Action Input:`` lines, or ``Final Answer:``; ``stop=["Observation:"]``,
+and a self-written observation is cut, so an action wins over an invented answer after it), ``"native"``
+(the API's tool calls are the actions, the text beside them the thought, a plain text reply the answer;
+``vero.agents._react_protocols``), ``"guided"`` (one JSON step a schema constrains; a server that refuses
+the schema switches the run to ``"text"``; ``vero.agents._guided``) and ``"auto"`` (``"native"`` for a
+hosted provider's model, else ``"text"``; ``chosen_protocol`` says why).  Prompts: one table per protocol
+(``vero.agents._react_prompts``).  Model calls per run: docs/react.md, "Model calls".
 """
 
 from __future__ import annotations
@@ -45,8 +43,7 @@ from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, p
 from vero.core.result import Outcome, Status, StepKind
 from vero.errors import LLMCallError
 
-# The text protocol's parser lives with the other parsers; it is re-exported here, and so are the
-# prompts that were defined here before the tables.
+# Re-exported: the text protocol's parser (kept with the other parsers), and the prompts from before the tables.
 __all__ = ["ReActAgent", "NativeProtocol", "TextProtocol", "ReActStep", "parse_action_input", "parse_react"]
 __all__ += ["FINAL_ANSWER_PROMPT", "REACT_EXAMPLE", "REACT_FORMAT_PROMPT", "REACT_SYSTEM_PROMPT", "REFLECT_PROMPT"]
 
@@ -55,18 +52,16 @@ class ReActAgent(ReActAgentBase):
     """Reasoning and acting in a loop over the shared ``ToolRegistry``.
 
     Args (beyond ``Agent``'s):
-        protocol: ``"text"``, ``"native"``, ``"guided"`` or ``"auto"`` (``"native"`` for a hosted
-            model, else ``"text"``; the module's docstring).
-        reflect_every: every k turns, one extra call reflects on the trajectory; the conversation
-            keeps the last ``max_reflections`` (2) reflections.
+        protocol: ``"text"``, ``"native"``, ``"guided"`` or ``"auto"`` (the module's docstring).
+        reflect_every: every k turns, one extra call reflects on the trajectory; the conversation keeps
+            the last ``max_reflections`` (2) reflections.
         max_format_errors: malformed replies in a row that end the run ``failed``.
         max_repeats: identical actions in a row that get a warning; one more ends the run.
 
     Statuses: ``ok``, ``max_turns`` (budget or loop), ``failed``, ``max_tokens``.
     Steps: ``thought``, ``action``, ``observation``, ``reflection``, ``warning`` and ``final``.
-    Prompts: ``text_prompts``, ``native_prompts``, ``guided_prompts`` (``ReActPrompts``); the system
-    prompt is the table's ``intro`` (``system_prompt=`` replaces it for one agent), then its
-    ``instructions``.
+    Prompts: ``text_prompts``, ``native_prompts``, ``guided_prompts`` (``ReActPrompts``); the system prompt
+    is the table's ``intro`` (``system_prompt=`` replaces it for one agent), then its ``instructions``.
     """
 
     def __init__(

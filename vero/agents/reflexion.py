@@ -73,28 +73,24 @@ class ReflexionAgent(Agent):
     """Retry with verbal self-reflection, returning the best attempt.
 
     Args (beyond ``Agent``'s):
-        max_turns: attempts at most (default 3).  ``max_attempts=`` is its
-            deprecated old name (``agent.max_attempts`` reads it), with a warning.
-        executor: any ``Agent`` that attempts the task (run as a sub-agent).
-            Default: a fresh ``ReActAgent`` per attempt sharing this agent's
-            tools, llm, history and ``system_prompt``, or one plain generation
-            call when there are no tools.  A given executor keeps its own
-            history across attempts.
+        max_turns: attempts at most (default 3).  ``max_attempts=`` is its deprecated old name
+            (``agent.max_attempts`` reads it), with a warning.
+        executor: any ``Agent`` that attempts the task (run as a sub-agent).  Default: a fresh
+            ``ReActAgent`` per attempt sharing this agent's tools, llm, history and ``system_prompt``, or
+            one plain generation call when there are no tools.  A given executor keeps its own history across attempts.
         evaluator: ``fn(task, answer) -> (passed, score, feedback)`` for external checks such as unit
             tests; its ``passed`` is final, and its feedback (shown to the reflector) must never reveal
             hidden ground truth.  One raising or returning anything else fails that attempt.  Default: an LLM judge.
         pass_score: the judge's pass mark, 0-100 (default 80).
         memory_size: how many recent reflections the next attempt sees (default 3).
-        protocol: the ReAct protocol of the default executor (``ReActAgent``'s ``protocol``:
-            ``"text"``, the default, ``"native"``, ``"guided"`` or ``"auto"``).
+        protocol: the ReAct protocol of the default executor (``ReActAgent``'s ``protocol``, default ``"text"``).
 
-    Each run starts with an empty ``ReflexionMemory``; ``agent.memory`` (read-only)
-    is the running or else the latest finished run's, read from its ``reflection`` steps.
+    Each run starts with an empty ``ReflexionMemory``; ``agent.memory`` (read-only) is the running or
+    else the latest finished run's, read from its ``reflection`` steps.
 
-    Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the
-    best attempt (highest score, earliest on ties) when none passed or the
-    judge's output stayed unusable.  Steps: ``attempt``, ``evaluation``,
-    ``reflection``, ``error`` (plus the executor's steps one level deeper).
+    Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the best attempt (highest
+    score, earliest on ties) when none passed or the judge's output stayed unusable.  Steps: ``attempt``,
+    ``evaluation``, ``reflection``, ``error`` (plus the executor's steps one level deeper).
     Prompts are class attributes (``executor_prompt``, ``evaluate_prompt``, ``reflect_prompt``...;
     docs/reflexion.md).
     """
@@ -192,11 +188,8 @@ class ReflexionAgent(Agent):
         return Attempt(number, result.answer, result.status, self._trajectory(result))
 
     def _trajectory(self, result: RunResult) -> str:
-        lines = [
-            f"{s.kind}: {clip_observation(s.content, 600)}"
-            for s in result.steps
-            if s.depth == 0 and s.kind != StepKind.THINKING
-        ]
+        shown = [s for s in result.steps if s.depth == 0 and s.kind != StepKind.THINKING]
+        lines = [f"{s.kind}: {clip_observation(s.content, 600)}" for s in shown]
         if result.status != Status.OK:
             lines.append(f"(the run ended with status {result.status}: {result.error or 'no answer accepted'})")
         return clip_observation("\n".join(lines) or "(no steps recorded)", 6000)

@@ -1,18 +1,14 @@
 """ToolCallingAgent: the plain conversational agent over native tool calling.
 
-The model sees ``[system, *history, user(task)]`` and the tools' schemas; it
-calls tools (results go back as ``tool`` messages) until it replies with text,
-which is the answer.  ``run(task, on_token=print)`` streams the model's text.
-
-The loop, as its diagram::
+The model sees ``[system, *history, user(task)]`` and the tools' schemas; results go back as ``tool``
+messages.  ``run(task, on_token=print)`` streams the model's text.  The loop, as its diagram::
 
     ask the model ─┬─ tool calls ─► run them, send the results back ─► ask again
                    └─ text ─► cut off, empty, or a recovery rule objects? ─► send that note, ask again
                               otherwise ─► the answer
 
-A reply whose whole text is a call written as text runs as that call
-(``vero.agents._native``, within the safety rules of docs/tools.md).  Model calls per run:
-docs/tool-calling.md, "Model calls".
+A reply whose whole text is a call written as text runs as that call (``vero.agents._native``, within
+the safety rules of docs/tools.md).  Model calls per run: docs/tool-calling.md, "Model calls".
 """
 
 from __future__ import annotations
@@ -46,10 +42,9 @@ class ToolCallingAgent(Agent):
     Steps: ``thought`` (text sent along with tool calls), ``action`` and
     ``observation`` per tool call, ``final`` with the answer.
 
-    The system prompt is the class attribute ``default_system_prompt`` (a
-    subclass overrides it; ``system_prompt=`` replaces it for one agent);
-    a hosted model (``ChatOpenAI.hosted``) gets ``hosted_system_prompt``, the
-    same without the guide to calls written as text that small local models need.
+    The system prompt is the class attribute ``default_system_prompt`` (a subclass overrides it;
+    ``system_prompt=`` replaces it for one agent); a hosted model (``ChatOpenAI.hosted``) gets
+    ``hosted_system_prompt``, the same without the guide to calls written as text that small local models need.
     """
 
     default_system_prompt = TOOL_CALLING_SYSTEM_PROMPT

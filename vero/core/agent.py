@@ -54,10 +54,8 @@ T = TypeVar("T")
 
 JSON_REASK = note(
     "json_reask",
-    (
-        "Your previous reply could not be used: {error}.\n"
-        "Reply again with only a JSON object of this form, and nothing else:\n{schema}"
-    ),
+    "Your previous reply could not be used: {error}.\n"
+    "Reply again with only a JSON object of this form, and nothing else:\n{schema}",
 )
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
@@ -68,10 +66,8 @@ RELAYED_EVENTS = frozenset(
 )
 REPEATED_FAILURE = note(
     "repeated_failure",
-    (
-        "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
-        "Use a different tool, or different arguments."
-    ),
+    "Not run: you made this exact call before and it failed ({error}). It would fail the same way. "
+    "Use a different tool, or different arguments.",
 )
 
 
@@ -93,10 +89,9 @@ class BudgetExceeded(VeroError):
 
 
 class ConcurrentRunError(VeroError):
-    """``run()`` was called on an agent that is already running a task (another thread, or re-entered).
+    """``run()`` was called on an agent already running a task (another thread, or re-entered).
 
-    Raised at once, before anything changes: concurrent runs of one agent would
-    mix their steps, usage and history.  Use one agent per thread.
+    Raised before anything changes: concurrent runs of one agent would mix their steps, usage and history.
     """
 
 
@@ -252,30 +247,21 @@ class Agent(ABC):
     def run(self, task: str, **kwargs: Any) -> Any:
         """Run one task and return the answer text; details go to ``last_result``.
 
-        ``output_type=T`` (``int``, a ``Literal``, a dataclass, a pydantic model... see
-        docs/typed-results.md) returns the answer read as a ``T`` instead, or None when it never fit
-        (status ``invalid_output``, after ``output_retries`` re-asks, default 2) or the run ended
-        without an answer; ``last_result.answer`` keeps the text either way.
-        Never raises for model, tool or budget problems: they end the run with a
-        status (``last_result.status``) and the error on ``last_result.error``.
-        Raises ``ConcurrentRunError`` at once when this agent is already running, and ``TypeError``
-        for an ``output_type`` with no JSON form.
-        ``KeyboardInterrupt`` cancels the run and leaves ``history`` unchanged.
+        ``output_type=T`` (``int``, a ``Literal``, a dataclass, a pydantic model: docs/typed-results.md)
+        returns the answer read as a ``T`` instead (``last_result.answer`` keeps the text), or None when it
+        never fit after ``output_retries`` re-asks (default 2; status ``invalid_output``) or there is no answer.
+        Model, tool and budget problems never raise: they end the run with a status and ``last_result.error``.
+        Raised at once: ``ConcurrentRunError`` when this agent is already running, ``TypeError`` for an
+        ``output_type`` with no JSON form.  ``KeyboardInterrupt`` cancels the run, ``history`` unchanged.
         """
         return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
 
-    def _new_run(self, task: str) -> Run:
-        """The state of a top-level run of ``task``, as ``run`` makes it (``stream`` and ``arun`` watch it
-        before it starts)."""
-        return Run(task, token_budget=self.max_tokens_per_run)
-
     def cancel(self) -> bool:
-        """Stop the run in progress at its next model or tool call; it ends with status ``cancelled``,
-        ``history`` unchanged.
+        """Stop the run in progress at its next model or tool call: it ends ``cancelled``, ``history`` unchanged.
 
-        Safe to call from any thread or a callback (``run_many`` calls it on Ctrl-C; leaving a ``stream``
-        early does too).  A model or tool call already under way finishes first; a model reply that
-        arrives after the cancel is not used.  Returns False when no run is in progress (nothing to cancel).
+        Safe from any thread or a callback (``run_many`` calls it on Ctrl-C; leaving a ``stream`` early does
+        too).  A call already under way finishes first, but a model reply that arrives after the cancel is
+        not used.  Returns False when no run is in progress.
         """
         run = self._run
         if run is None:
@@ -293,8 +279,7 @@ class Agent(ABC):
         """
         from vero.core.stream import stream_events
 
-        run = self._new_run(task)
-        run.deltas = deltas
+        run = Run(task, token_budget=self.max_tokens_per_run, deltas=deltas)
         yield from stream_events(self, run, functools.partial(self._guarded, run, kwargs))
 
     @overload
@@ -310,15 +295,14 @@ class Agent(ABC):
         """
         from vero.core.stream import run_async
 
-        run = self._new_run(task)
+        run = Run(task, token_budget=self.max_tokens_per_run)
         return await run_async(self, run, functools.partial(self._guarded, run, kwargs))
 
     async def astream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> AsyncIterator[StreamEvent]:
         """``stream`` for async code: ``async for event in agent.astream(task)``; the run goes on in a thread."""
         from vero.core.stream import astream_events
 
-        run = self._new_run(task)
-        run.deltas = deltas
+        run = Run(task, token_budget=self.max_tokens_per_run, deltas=deltas)
         events = astream_events(self, run, functools.partial(self._guarded, run, kwargs))
         async with contextlib.aclosing(events):  # closing this stream closes that one at once: the run stops
             async for event in events:
@@ -421,36 +405,19 @@ class Agent(ABC):
             return {}
         return {"response_format": run.output_spec.response_format()}
 
-    def _answer_format_refused(self, error: BaseException, options: dict[str, Any]) -> bool:
-        """True when the server refused ``answer_format``'s ``response_format`` (a 400 naming no other
-        parameter...): a warning says so, and the run's answer calls go on without it."""
-        run = self.current_run
-        spec = run.output_spec
-        if spec is None or options.get("response_format") != spec.response_format():
-            return False
-        if not isinstance(error, LLMCallError) or error.status not in REFUSED_STATUSES:
-            return False
-        if error.parameter not in (None, "response_format"):
-            return False
-        run.notes[FORMAT_REFUSED] = True
-        self.record(StepKind.WARNING, f"the answer's response_format was refused ({error}); asking without it")
-        return True
-
     def as_tool(self, name: str | None = None, description: str | None = None, read_only: bool | None = None) -> Tool:
         """This agent as a tool that another agent's model can call with a task (``vero.core.agent_tool``).
 
-        Each call is a fresh run of this agent, run as part of the calling run: its usage counts toward
-        that run's budget, its steps are recorded there one level deeper, its events reach that run's
-        stream and trace, and cancelling that run cancels it.  ``read_only``: as for any tool, your word
-        that it changes nothing; unsaid, only a pattern that uses no tools (``uses_tools``) is read-only.
+        Each call is a fresh run of this agent as part of the calling run (``run_subagent``).
+        ``read_only``: as for any tool, your word that it changes nothing; unsaid, only a pattern that
+        uses no tools (``uses_tools``) is read-only.
         """
         return agent_tool(self, name, description, read_only)
 
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
         """The run's ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
         turn goes into ``history`` (a failed, cancelled or invalid one does not: no half turn)."""
-        run = self._run
-        assert run is not None  # called only by _guarded, inside the run
+        run = self.current_run
         if status == Status.FAILED and error is None:  # a failed run always says why
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
             error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
@@ -543,12 +510,24 @@ class Agent(ABC):
         started: float | None,
     ) -> Message:
         """A model call that raised ``error`` (called while it is handled): the ``llm_error`` event, then the
-        call again without a refused ``response_format`` (``_answer_format_refused``), else the error."""
+        error, unless the server refused ``answer_format``'s ``response_format`` (a 400 naming no other
+        parameter...): then a warning, and this call and the run's later answer calls go on without it."""
+        run = self.current_run
         if started is not None:
             seconds, text = time.perf_counter() - started, f"{type(error).__name__}: {error}"
-            self._emit("llm_error", turn=self.current_run.turn, seconds=seconds, error=text)
-        if not self._answer_format_refused(error, asked):
+            self._emit("llm_error", turn=run.turn, seconds=seconds, error=text)
+        spec = run.output_spec
+        refused = (
+            spec is not None
+            and asked.get("response_format") == spec.response_format()
+            and isinstance(error, LLMCallError)
+            and error.status in REFUSED_STATUSES
+            and error.parameter in (None, "response_format")
+        )
+        if not refused:
             raise  # the model's error (this runs while it is handled), as it was raised
+        run.notes[FORMAT_REFUSED] = True
+        self.record(StepKind.WARNING, f"the answer's response_format was refused ({error}); asking without it")
         unconstrained = {name: value for name, value in asked.items() if name != "response_format"}
         return self.call_llm(messages, llm=llm, **unconstrained)
 
@@ -563,10 +542,9 @@ class Agent(ABC):
     ) -> T:
         """Ask for a JSON object and return ``validate(obj)``.
 
-        A reply that is not JSON, or that ``validate`` rejects with
-        ``ValueError``/``KeyError``/``TypeError``, is re-asked up to
-        ``json_retries`` times with the error and ``schema``; these re-asks do
-        not count as turns.  Raises ``MalformedOutputError`` if it stays unusable.
+        A reply that is not JSON, or that ``validate`` rejects with ``ValueError``/``KeyError``/``TypeError``,
+        is re-asked up to ``json_retries`` times with the error and ``schema`` (re-asks are not turns).
+        Raises ``MalformedOutputError`` if it stays unusable.
         """
         messages = list(messages)
         for attempt in range(self.options.json_retries + 1):
@@ -606,13 +584,12 @@ class Agent(ABC):
     def run_tool(self, name: str, args: Any) -> ToolOutcome:
         """Run a tool, if the gate lets it (``vero.core.gate``); record the action and the full observation.
 
-        ``args`` are the arguments as the model wrote them: the ``Arguments`` read where the reply was
-        read (``ToolCall.args``; they carry how the call came, ``origin``, and its id, so a subclass
-        overriding ``run_tool(name, args)`` keeps both), JSON text, or a dict (read as written).  The
-        gate decides on the parsed call whether it runs (known tool, arguments as written, not a
-        quote, approved); a refusal is the observation.  A call that already failed with the same
-        arguments in this run is not run again (unless it timed out or was refused; see
-        ``_repeated_failure``).  The model is sent the output clipped, with a hint after an error.
+        ``args`` as the model wrote them: the ``Arguments`` of ``ToolCall.args`` (they carry the call's
+        ``origin`` and id, so a subclass overriding ``run_tool(name, args)`` keeps both), JSON text, or a
+        dict.  The gate runs the call only if the tool is known, the arguments are as written, it is no quote
+        and it is approved; a refusal is the observation.  A call that already failed with the same arguments
+        in this run is not run again, unless it timed out or was refused (``_repeated_failure``).  The model
+        is sent the output clipped, with a hint after an error.
         """
         run = self._run
         if run is not None and (run.pace is not None or run.cancelled.is_set()):  # see ``_check_cancelled``
@@ -708,12 +685,9 @@ class Agent(ABC):
         return agent
 
     def run_subagent(self, agent: Agent, task: str) -> RunResult:
-        """Run another agent as part of this run.
-
-        Its steps are recorded here one level deeper (and shown live), its usage
-        and model calls count toward this run, and this run's token budget
-        covers it.
-        """
+        """Run another agent as part of this run: its steps are recorded here one level deeper (and shown
+        live), its usage and model calls count toward this run, its events reach this run's stream and
+        trace, this run's token budget covers it, and cancelling this run cancels it."""
         run = self.current_run
         budget = agent.max_tokens_per_run
         # its model and tool events are relayed only when someone here hears them: else its
@@ -784,11 +758,10 @@ class Agent(ABC):
 
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""
-        lines = []
-        for message in self.history_messages(max_messages):
-            text = clip_text(message.text, max_chars, " ...[truncated]")
-            lines.append(f"{message.role.capitalize()}: {text}")
-        return "\n".join(lines)
+        return "\n".join(
+            f"{message.role.capitalize()}: {clip_text(message.text, max_chars, ' ...[truncated]')}"
+            for message in self.history_messages(max_messages)
+        )
 
     def close(self) -> None:
         """Close the trace file, if any (the agent stays usable, without a trace)."""
@@ -802,11 +775,8 @@ class Agent(ABC):
         save_session(path, self.name, type(self).__name__, self.history, secrets=[getattr(self.llm, "_secret", "")])
 
     def load(self, path: str) -> None:
-        """Replace the conversation with the one saved at ``path``.
-
-        Raises ``SessionFormatError`` for a corrupted or newer file, leaving
-        the current history untouched.
-        """
+        """Replace the conversation with the one saved at ``path`` (``SessionFormatError`` for a corrupted or
+        newer file, the current history untouched)."""
         self.history = load_session(path)
 
 
@@ -855,14 +825,12 @@ def earlier_results(steps: Sequence[Step], name: str, args: Any) -> list[Step]:
     ]
 
 
-def tool_calls(steps: Sequence[Step], depth: int = 0) -> list[tuple[Step, Step]]:
-    """The ``(action, observation)`` step pairs of the tool calls made at this level (``depth=1``: by the
-    sub-agents this run ran)."""
+def tool_calls(steps: Sequence[Step]) -> list[tuple[Step, Step]]:
+    """The ``(action, observation)`` step pairs of the tool calls made at this level (not by sub-agents)."""
     return [
         (action, result)
         for action, result in zip(steps, steps[1:])
-        if (action.kind, result.kind) == (StepKind.ACTION, StepKind.OBSERVATION)
-        and action.depth == result.depth == depth
+        if (action.kind, result.kind, action.depth, result.depth) == (StepKind.ACTION, StepKind.OBSERVATION, 0, 0)
     ]
 
 
@@ -888,7 +856,7 @@ _MOVED: dict[str, tuple[str, Callable[[Agent], Any]]] = {
     **{name: (f"agent.options.{name}", operator.attrgetter(f"options.{name}")) for name in SETTINGS},
     "task": ("agent.current_run.task", lambda a: a._run.task if a._run else ""),
     "steps_so_far": ("agent.current_run.steps", lambda a: lambda: list(a._run.steps) if a._run else []),
-    "new_run": ("agent.run / stream / arun", lambda a: a._new_run),
+    "new_run": ("agent.run / stream / arun", lambda a: lambda task: Run(task, token_budget=a.max_tokens_per_run)),
     "clip": ("vero.core.agent.clip_observation(text, limit)", lambda a: a._clip),
     "history_text": ('agent.format_history() or "(none)"', lambda a: lambda: a.format_history() or "(none)"),
     "history_section": ("vero.core.agent.history_section(agent)", lambda a: functools.partial(history_section, a)),

@@ -16,9 +16,8 @@ from vero.core.result import RunResult, Status
 from vero.errors import VeroError
 from vero.tools.base import Tool
 
-# The agent whose run is in progress in this context (``Agent._guarded`` sets it): a tool it runs
-# sees it, so an agent run as a tool runs as part of that run.  (``Any``: ``vero.core.agent`` imports
-# this module.)
+# The agent whose run is in progress in this context (``Agent._guarded`` sets it): an agent run as a tool
+# runs as part of that run.  (``Any``: ``vero.core.agent`` imports this module.)
 RUNNING_AGENT: contextvars.ContextVar[Any] = contextvars.ContextVar("vero_running_agent", default=None)
 
 TASK_DESCRIPTION = "the task for the agent, in full: it sees nothing of this conversation"

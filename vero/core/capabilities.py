@@ -31,23 +31,9 @@ HOSTED = {"api.openai.com": True, "ollama.com": False, "api.deepseek.com": False
 
 # Hosted providers' API hosts (docs/configuration.md), and host suffixes of per-customer endpoints (Azure).
 PROVIDER_HOSTS = frozenset(
-    {
-        "api.openai.com",
-        "api.deepseek.com",
-        "dashscope.aliyuncs.com",
-        "dashscope-intl.aliyuncs.com",
-        "openrouter.ai",
-        "api.groq.com",
-        "api.together.xyz",
-        "api.fireworks.ai",
-        "api.mistral.ai",
-        "api.x.ai",
-        "api.moonshot.cn",
-        "api.moonshot.ai",
-        "open.bigmodel.cn",
-        "generativelanguage.googleapis.com",
-        "ollama.com",
-    }
+    "api.openai.com api.deepseek.com dashscope.aliyuncs.com dashscope-intl.aliyuncs.com openrouter.ai api.groq.com "
+    "api.together.xyz api.fireworks.ai api.mistral.ai api.x.ai api.moonshot.cn api.moonshot.ai open.bigmodel.cn "
+    "generativelanguage.googleapis.com ollama.com".split()
 )
 PROVIDER_HOST_SUFFIXES = (".openai.azure.com", ".services.ai.azure.com")
 
@@ -68,11 +54,9 @@ def is_hosted(base_url: str | None, model_name: str | None = None) -> bool:
         return False
     if host in PROVIDER_HOSTS or host.endswith(PROVIDER_HOST_SUFFIXES):
         return True
-    if _local(host):
-        return False
     from vero.core.providers import model_family
 
-    return model_family(model_name).hosted
+    return not _local(host) and model_family(model_name).hosted
 
 
 def hosted_model(llm: Any) -> bool:
@@ -151,9 +135,7 @@ def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
                 if time.monotonic() > deadline:
                     return None
             return json.loads(body or b"null") if len(body) <= MAX_PROBE_BYTES else None
-    except urllib.error.HTTPError:  # it answered, just not this path
-        return None
-    except ValueError:  # not JSON
+    except (urllib.error.HTTPError, ValueError):  # it answered, just not this path, or not with JSON
         return None
 
 

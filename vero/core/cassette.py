@@ -1,9 +1,9 @@
 """Record a model's replies once, replay them offline: a JSONL cassette of requests and replies.
 
-``ChatOpenAI(cassette=Cassette("session.jsonl", mode=...))`` looks every request up in the cassette
-before it goes to the endpoint; a request is its whole body (not how it was delivered), compared as
-JSON, and no header (so no API key) reaches the file.  The modes, what is compared and how the file is
-checked: docs/record-replay.md.  Only each entry's offset and hash stay in memory.
+``ChatOpenAI(cassette=Cassette("session.jsonl", mode=...))`` looks every request up in the cassette before it
+goes to the endpoint; a request is its whole body (not how it was delivered), compared as JSON, and no header
+(so no API key) reaches the file.  The modes, what is compared and how the file is checked:
+docs/record-replay.md.  Only each entry's offset and hash stay in memory.
 """
 
 from __future__ import annotations
@@ -38,11 +38,8 @@ class CassetteMissError(LLMCallError):
 
 
 class Cassette:
-    """A JSONL file of ``{"request": ..., "reply": ...}`` entries behind one header line.
-
-    Thread-safe: the agents of a thread pool may share one cassette.  ``hits`` and ``misses``
-    count this object's look-ups.
-    """
+    """A JSONL file of ``{"request": ..., "reply": ...}`` entries behind one header line.  Thread-safe: the
+    agents of a thread pool may share one cassette.  ``hits`` and ``misses`` count this object's look-ups."""
 
     def __init__(self, path: str | os.PathLike[str], mode: Mode = "replay") -> None:
         if mode not in MODES:
@@ -63,8 +60,9 @@ class Cassette:
             self.path.write_text(json.dumps({"vero_cassette": FORMAT}) + "\n", encoding="utf-8")
         elif not self.path.exists():
             raise CassetteError(f"{self.path}: no such cassette (record one with mode='record')")
-        else:
-            self._index()
+        else:  # every line checked, and where each request's entries are remembered
+            for offset, entry in self._scan():
+                self._entries[request_key(entry["request"])].append(offset)
 
     def __repr__(self) -> str:
         return f"Cassette({str(self.path)!r}, mode={self.mode!r}, hits={self.hits}, misses={self.misses})"
@@ -75,11 +73,8 @@ class Cassette:
         return self.mode == "replay"
 
     def lookup(self, request: dict[str, Any], secrets: Iterable[str] = ()) -> dict[str, Any] | None:
-        """The recorded reply body for ``request``, or None when the model must be asked.
-
-        ``secrets`` are masked first, as ``add`` masks them.  In ``replay`` mode a request
-        that was never recorded raises ``CassetteMissError``.
-        """
+        """The recorded reply body for ``request``, or None when the model must be asked; ``secrets`` are
+        masked first, as ``add`` masks them.  In ``replay`` mode an unrecorded request raises ``CassetteMissError``."""
         if self.mode == "record":
             return None
         request = hide_secrets_in(request, secrets, in_use=False)  # the same key whatever else runs
@@ -118,23 +113,14 @@ class Cassette:
     def miss_message(self, request: dict[str, Any]) -> str:
         """Why ``request`` is not in the cassette: the first difference from the nearest recorded request."""
         sent = _leaves(_for_file(request))
-        best: tuple[int, list[tuple[str, Any]]] | None = None
-        for _, entry in self._scan():
-            recorded = _leaves(entry["request"])
-            same = _common_prefix(sent, recorded)
-            if best is None or same > best[0]:
-                best = (same, recorded)
+        every = (_leaves(entry["request"]) for _, entry in self._scan())  # one at a time: the file may be large
+        nearest = max(every, key=lambda recorded: _common_prefix(sent, recorded), default=None)
         where = f"not in the cassette {self.path}"
-        if best is None:
+        if nearest is None:
             return f"model request {where}, which holds no requests"
-        return f"model request {where}; it differs from the nearest recorded request at {_difference(sent, best[1])}"
+        return f"model request {where}; it differs from the nearest recorded request at {_difference(sent, nearest)}"
 
     # -- reading the file ---------------------------------------------------------
-    def _index(self) -> None:
-        """Check every line and remember where each request's entries are."""
-        for offset, entry in self._scan():
-            self._entries[request_key(entry["request"])].append(offset)
-
     def _scan(self) -> Any:
         """``(offset, entry)`` of every entry, each line checked; a bad line raises ``CassetteError``."""
         with open(self.path, "rb") as file:
@@ -229,12 +215,7 @@ _TOP_ORDER = {"model": 0, "tools": 2, "messages": 3}  # other options (temperatu
 
 
 def _common_prefix(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> int:
-    count = 0
-    for left, right in zip(a, b):
-        if left != right:
-            break
-        count += 1
-    return count
+    return next((i for i, (left, right) in enumerate(zip(a, b)) if left != right), min(len(a), len(b)))
 
 
 def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) -> str:

@@ -1,10 +1,7 @@
-"""``ChatOpenAI``: a thin wrapper over the official ``openai`` SDK.
-
-It works with any OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen, vLLM,
-Ollama, llama.cpp ...).  Retries and timeouts are the SDK's own.  Responses are
-read from the raw JSON body instead of the SDK's per-response model objects:
-the same request, retries and error types, with less work per call
-(see ``_complete``).
+"""``ChatOpenAI``: a thin wrapper over the official ``openai`` SDK, for any OpenAI-compatible endpoint
+(OpenAI, DeepSeek, Qwen, vLLM, Ollama, llama.cpp ...).  Retries and timeouts are the SDK's own.  Responses
+are read from the raw JSON body instead of the SDK's per-response model objects: the same request, retries
+and error types, with less work per call (see ``_complete``).
 """
 
 from __future__ import annotations
@@ -34,10 +31,9 @@ from vero.errors import LLMCallError, LLMConfigError
 log = logging.getLogger("vero.llm")
 
 CONFIG_HELP = (
-    "No model endpoint is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a "
-    "compatible provider such as DeepSeek or Qwen) in the environment or a .env file, "
-    "or pass api_key=/base_url= to ChatOpenAI. A local OpenAI-compatible server "
-    "(Ollama, vLLM, llama.cpp) works too: set OPENAI_BASE_URL, e.g. "
+    "No model endpoint is configured. Set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible provider such as "
+    "DeepSeek or Qwen) in the environment or a .env file, or pass api_key=/base_url= to ChatOpenAI. A local "
+    "OpenAI-compatible server (Ollama, vLLM, llama.cpp) works too: set OPENAI_BASE_URL, e.g. "
     "http://localhost:11434/v1, and no key is needed."
 )
 BAD_KEY = (
@@ -58,28 +54,20 @@ def reply_char_limit(max_tokens: int | None) -> int:
     return REPLY_CHARS_PER_TOKEN * (max_tokens or UNCAPPED_REPLY_TOKENS)
 
 
-def clean_api_key(key: str | None) -> str | None:
-    """``key`` without surrounding whitespace (a pasted newline); ``LLMConfigError`` (never showing
-    the key) when whitespace or another character a header cannot carry is inside."""
-    if key is None:
-        return None
-    key = key.strip()
-    if not all("!" <= char <= "~" for char in key):
-        raise LLMConfigError(BAD_KEY)
-    return key or None
-
-
 OMIT = "omit"  # temperature="omit": no temperature is sent
 
 
 def _endpoint(
     settings: Settings, api_key: str | None, base_url: str | None, cassette: Cassette | None
 ) -> tuple[str | None, str | None]:
-    """The API key (cleaned) and base URL, given or from the settings.  Neither, and no replayed
-    cassette to answer instead: an ``LLMConfigError`` here, not at the first call, that says what to set."""
+    """The API key and base URL, given or from the settings; the key without surrounding whitespace (a
+    pasted newline), and ``BAD_KEY`` for a character inside that a header cannot carry.  Neither, and no
+    replayed cassette to answer instead: an ``LLMConfigError`` here, not at the first call, that says what to set."""
     if not base_url and settings.OPENAI_BASE_URL:  # before any request: say if a .env chose where the key goes
         warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
-    api_key = clean_api_key(api_key or settings.OPENAI_API_KEY)
+    api_key = (api_key or settings.OPENAI_API_KEY or "").strip() or None
+    if api_key and not all("!" <= char <= "~" for char in api_key):
+        raise LLMConfigError(BAD_KEY)
     base_url = base_url or settings.OPENAI_BASE_URL
     replaying = cassette is not None and cassette.replays_only  # a replayed session needs no key
     if not api_key and not base_url and not replaying:
@@ -109,11 +97,9 @@ def _temperature(value: float | str | None) -> float | None:
 class ChatOpenAI:
     """Chat model client: ``generate(messages) -> Message``.
 
-    ``None`` arguments fall back to the settings (environment / ``.env``).
-    ``total_usage`` and ``calls`` accumulate over the instance's lifetime.
-    Instances with the same key, URL, timeout and retries share one SDK
-    ``client`` (and its connection pool): closing it closes it for all of them.
-    A process forked from the one that built the client gets a new one.
+    ``None`` arguments fall back to the settings (environment / ``.env``).  ``total_usage`` and ``calls``
+    accumulate over the instance's lifetime.  Instances with the same key, URL, timeout and retries share one
+    SDK ``client`` (and its connection pool): closing it closes it for all of them; a forked process gets a new one.
 
     ``callbacks`` (``fn(event)``) hear each HTTP attempt: ``llm_request``, ``llm_response`` and
     ``llm_retry`` (the SDK retries, ``max_retries``).  ``timeout`` bounds each wait for the next bytes,
@@ -141,9 +127,8 @@ class ChatOpenAI:
     ) -> None:
         model_name = _one_model_name(model_name, model)
         settings = get_settings()
-        api_key, base_url = _endpoint(settings, api_key, base_url, cassette)
+        api_key, self.base_url = _endpoint(settings, api_key, base_url, cassette)
         self.model_name = model_name or settings.MODEL_NAME
-        self.base_url = base_url
         self._set_sampling(settings, temperature, max_tokens, reasoning_effort)
         self.timeout = settings.TIMEOUT if timeout is None else timeout
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
@@ -165,7 +150,7 @@ class ChatOpenAI:
         import openai  # imported here: it takes ~0.5 s, and `import vero` should not pay it
 
         self._openai = openai
-        self._client_args = (api_key or "not-needed", base_url, self.timeout, self.max_retries, client_kwargs)
+        self._client_args = (api_key or "not-needed", self.base_url, self.timeout, self.max_retries, client_kwargs)
         self.client = _openai_client(*self._client_args)
         log.debug("ChatOpenAI ready: model=%s base_url=%s", self.model_name, self.shown_url)
 
@@ -182,17 +167,13 @@ class ChatOpenAI:
         if reasoning_effort is not None and not (isinstance(reasoning_effort, str) and reasoning_effort.strip()):
             raise ValueError(f'reasoning_effort must be a word such as "low" or "high", got {reasoning_effort!r}')
         self.reasoning_effort = reasoning_effort
-        self._chosen = {"temperature"} if temperature is not None else set()  # the user's own choices ...
-        self._chosen |= {"reasoning_effort"} if reasoning_effort is not None else set()
-        self._not_sent: set[str] = set()  # ... those said once (a warning) not to be sent to this model
+        self._chose_temperature = temperature is not None  # the user's own choice: not sent is a warning
+        self._not_sent: set[str] = set()  # the parameters said once not to be sent to this model
 
     @property
     def client(self) -> Any:
-        """The SDK client, rebuilt (lazily) in a process forked after it was built.
-
-        A forked child holds a copy of the parent's connection pool: two
-        processes reading replies from one keep-alive socket swap them.
-        """
+        """The SDK client, rebuilt (lazily) in a process forked after it was built: a forked child holds a
+        copy of the parent's connection pool, and two processes reading replies from one socket swap them."""
         if self._client_pid != os.getpid():
             self._lock = threading.Lock()  # a copy of a lock may be held by a thread that did not fork
             self.client = _openai_client(*self._client_args)
@@ -237,14 +218,20 @@ class ChatOpenAI:
         stream: bool = False,
         on_token: Callable[[str], None] | None = None,
     ) -> Message | TextStream:
-        """Send one chat request.
-
-        Returns the assistant ``Message``.  With ``stream=True`` returns a
-        ``TextStream``: iterate it for text deltas; afterwards its ``message``
-        holds the full reply.  With ``on_token`` the request is streamed, each
-        answer delta goes to the callback, and the full ``Message`` is returned.
-        """
-        request = self._request(messages, tools, tool_choice, stop, response_format, temperature, max_tokens)
+        """Send one chat request; the assistant ``Message``.  With ``stream=True``, a ``TextStream``: iterate
+        it for text deltas; afterwards its ``message`` holds the full reply.  With ``on_token`` the request is
+        streamed, each answer delta goes to the callback, and the full ``Message`` is returned."""
+        request: dict[str, Any] = {  # what the model's family takes (vero.core.providers)
+            "model": self.model_name,
+            "messages": [as_api_dict(m) for m in messages],
+            **self.sent_options({"stop": stop, "temperature": temperature, "max_tokens": max_tokens}),
+        }
+        if tools:
+            request["tools"] = [getattr(t, "schema", t) for t in tools]
+            if tool_choice is not None:
+                request["tool_choice"] = tool_choice
+        if response_format is not None:
+            request["response_format"] = response_format
         if stream:
             return TextStream(self, request)
         if on_token is not None:
@@ -260,57 +247,26 @@ class ChatOpenAI:
         (``vero.core.capabilities``: hosted endpoints by host, a local server by one cheap probe).
         Asked once per client; never raises (unknown: False)."""
         with self._probe_lock:
-            if self._json_schema is None and "json_schema" not in self.family.response_formats:
-                self._json_schema = False  # the model's family takes no JSON schema (vero.core.providers)
             if self._json_schema is None:
                 from vero.core.capabilities import json_schema_support
 
-                self._json_schema = json_schema_support(self.base_url, self._secret or None)
+                # no probe when the model's family takes no JSON schema (vero.core.providers)
+                taken = "json_schema" in self.family.response_formats
+                self._json_schema = taken and json_schema_support(self.base_url, self._secret or None)
             return self._json_schema
 
     # -- steps ---------------------------------------------------------------
-    def _request(
-        self,
-        messages: Iterable[Message | dict[str, Any]],
-        tools: list[Any] | None,
-        tool_choice: str | dict[str, Any] | None,
-        stop: str | list[str] | None,
-        response_format: dict[str, Any] | None,
-        temperature: float | None,
-        max_tokens: int | None,
-    ) -> dict[str, Any]:
-        """The request body: what the model's family takes (``vero.core.providers``)."""
-        request: dict[str, Any] = {
-            "model": self.model_name,
-            "messages": [as_api_dict(m) for m in messages],
-            **self.sent_options({"stop": stop, "temperature": temperature, "max_tokens": max_tokens}),
-        }
-        if tools:
-            request["tools"] = [getattr(t, "schema", t) for t in tools]
-            if tool_choice is not None:
-                request["tool_choice"] = tool_choice
-        if response_format is not None:
-            request["response_format"] = response_format
-        return request
-
     def sent_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        """``stop``, the temperature, the output cap and the reasoning effort of a request with these
-        ``generate`` options, as this model takes them (``_request`` sends them; a trace records them)."""
-        family = self.family
-        sent = self._sampling(family, options.get("temperature"), options.get("max_tokens"))
-        return {"stop": options["stop"], **sent} if options.get("stop") and family.stop else sent
-
-    def _sampling(self, family: ModelFamily, temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
-        """The temperature, the output cap (under the family's name for it) and the reasoning effort,
-        as far as ``family`` takes them."""
-        sent: dict[str, Any] = {}
-        chosen = self._chosen | ({"temperature"} if temperature is not None else set())
-        temperature = self.temperature if temperature is None else _temperature(temperature)
+        """``stop``, the temperature, the output cap (under the family's name for it) and the reasoning
+        effort of a request with these ``generate`` options, as this model takes them (a trace records them too)."""
+        family, given, max_tokens = self.family, options.get("temperature"), options.get("max_tokens")
+        sent: dict[str, Any] = {"stop": options["stop"]} if options.get("stop") and family.stop else {}
+        temperature = self.temperature if given is None else _temperature(given)
         if temperature is not None:
             if family.temperature:
                 sent["temperature"] = temperature
             else:
-                self._say_not_sent("temperature", family, "temperature" in chosen)
+                self._say_not_sent("temperature", family, given is not None or self._chose_temperature)
         cap = max_tokens or (family.default_cap if self._default_cap and family.default_cap else self.max_tokens)
         if cap:
             sent[family.cap_parameter] = cap
@@ -324,16 +280,10 @@ class ChatOpenAI:
     def _say_not_sent(self, name: str, family: ModelFamily, chosen: bool) -> None:
         """Log, once per client and parameter, that ``name`` is not sent: a warning when the user chose
         a value for it (the model would refuse it), else at debug level."""
-        if name in self._not_sent:
-            return
-        self._not_sent.add(name)
-        log.log(
-            logging.WARNING if chosen else logging.DEBUG,
-            "vero: %s is not sent to %s: the %s models do not take it (vero.core.providers)",
-            name,
-            self.model_name,
-            family.name,
-        )
+        if name not in self._not_sent:
+            self._not_sent.add(name)
+            text = "vero: %s is not sent to %s: the %s models do not take it (vero.core.providers)"
+            log.log(logging.WARNING if chosen else logging.DEBUG, text, name, self.model_name, family.name)
 
     def _complete(self, request: dict[str, Any]) -> Message:
         replayed = self._replay(request)
@@ -351,8 +301,9 @@ class ChatOpenAI:
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
         message = _message_from_body(body)
-        limit = reply_char_limit(output_cap(request))
-        if _reply_chars(message) > limit:
+        calls, limit = message.tool_calls or [], reply_char_limit(output_cap(request))
+        chars = len(message.text) + len(message.reasoning or "") + sum(len(c.name) + len(c.arguments) for c in calls)
+        if chars > limit:
             raise LLMCallError("model call failed: " + _too_large(limit, output_cap(request), "characters"))
         self._count(message.usage)
         self._keep(request, message)
@@ -418,26 +369,21 @@ def _openai_client(
     same settings: building one costs ~30 ms, and a batch makes one per agent.  Never with ``client_kwargs``."""
     import openai  # here, not at the top: it takes ~0.5 s, and `import vero` should not pay it
 
+    settings: dict[str, Any] = dict(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
     if client_kwargs:
-        return _watch_attempts(
-            openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries, **client_kwargs)
-        )
+        return _watch_attempts(openai.OpenAI(**settings, **client_kwargs))
     key = (api_key, base_url, timeout, max_retries)
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            client = _clients[key] = _watch_attempts(
-                openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
-            )
+            client = _clients[key] = _watch_attempts(openai.OpenAI(**settings))
         return client
 
 
 # -- attempts and retries --------------------------------------------------------
-# The SDK retries inside one `client.post(...)`; every attempt goes through its
-# HTTP client's `send`, which `_watch_attempts` wraps.  `_Attempts` tells that
-# wrapper which ChatOpenAI is calling in this thread, so the events reach its
-# callbacks (and none are built when nobody listens), and so the call's limits
-# (`_CallLimits`) apply to every attempt.
+# The SDK retries inside one `client.post(...)`; every attempt goes through its HTTP client's `send`, which
+# `_watch_attempts` wraps.  `_Attempts` tells that wrapper which ChatOpenAI is calling in this thread, so the
+# events reach its callbacks (and none are built when nobody listens), and the call's limits apply to every attempt.
 _current = threading.local()
 
 
@@ -475,13 +421,8 @@ class _Attempts:
             **data,
         }
         if type == "llm_retry":
-            log.info(
-                "llm_retry: attempt %s/%s to %s after %s",
-                data["attempt"],
-                data["max_attempts"],
-                llm.shown_url,
-                data.get("reason"),
-            )
+            text = "llm_retry: attempt %s/%s to %s after %s"
+            log.info(text, data["attempt"], data["max_attempts"], llm.shown_url, data.get("reason"))
         _notify(llm, Event(type, "", data, time.time()))
 
     def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -516,16 +457,14 @@ def _notify(llm: ChatOpenAI, event: Event) -> None:
 class _CallLimits:
     """The bounds of one model call: its deadline (``max_call_seconds`` from the first connect to the last
     byte; each wait is shortened to fit it) and its reply's size, checked as the body is read
-    (``_bound_body``), so that a reply that never ends is cut.  A limit hit is not retried (``_call_limit``).
-    """
+    (``_bound_body``), so that a reply that never ends is cut.  A limit hit is not retried (``_call_limit``)."""
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
-        max_tokens = output_cap(request)
+        self.max_tokens = output_cap(request)
         seconds = llm.max_call_seconds
-        self.seconds = call_seconds_for(max_tokens) if seconds is None else seconds
+        self.seconds = call_seconds_for(self.max_tokens) if seconds is None else seconds
         self.deadline = time.monotonic() + self.seconds
-        self.max_tokens = max_tokens
-        self.max_bytes = REPLY_BYTES_PER_CHAR * reply_char_limit(max_tokens)
+        self.max_bytes = REPLY_BYTES_PER_CHAR * reply_char_limit(self.max_tokens)
         self.received = 0
         self.hit: Exception | None = None
         self.retries_left = llm.max_retries  # the SDK's retries of this call
@@ -562,9 +501,8 @@ class _CallLimits:
         """Raise the time limit once the deadline has passed (``cause``: the error it explains)."""
         if self.hit is None and time.monotonic() >= self.deadline - DEADLINE_SLACK_S:
             self.hit = _call_limit(
-                f"it took longer than MAX_CALL_SECONDS={self.seconds:g} s, from connect to "
-                "the last byte; the reply was cut off (a slow model needs a larger "
-                "MAX_CALL_SECONDS)"
+                f"it took longer than MAX_CALL_SECONDS={self.seconds:g} s, from connect to the last byte; "
+                "the reply was cut off (a slow model needs a larger MAX_CALL_SECONDS)"
             )
         if self.hit is not None:
             raise self.hit from cause
@@ -612,9 +550,9 @@ def _shorten_waits(request: Any, remaining: float) -> None:
 
 
 def _bound_body(response: Any, limits: _CallLimits) -> None:
-    """Route the body of ``response`` through ``limits`` as it is read, decoded (a compressed
-    body counts at its full size).  ``read()``, the SDK's event stream and every other reader
-    of an httpx response go through its ``iter_bytes``."""
+    """Route the body of ``response`` through ``limits`` as it is read, decoded (a compressed body counts at
+    its full size).  ``read()``, the SDK's event stream and every other reader of an httpx response go
+    through its ``iter_bytes``."""
     iter_bytes = response.iter_bytes
 
     def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
@@ -645,10 +583,7 @@ def _call_limit(message: str) -> Exception:
 
 def _limit_of(exc: BaseException) -> BaseException | None:
     """The call-limit error that ``exc`` is or was caused by (an SDK may wrap it)."""
-    for error in (exc, exc.__cause__):
-        if getattr(error, "_vero_limit", False):
-            return error
-    return None
+    return next((error for error in (exc, exc.__cause__) if getattr(error, "_vero_limit", False)), None)
 
 
 def _failure_reason(exc: BaseException, timeout: Any) -> str:
@@ -686,12 +621,9 @@ def _watch_attempts(client: Any) -> Any:
 
 
 class TextStream:
-    """Iterator of answer text deltas; ``message`` is set when it is exhausted.
-
-    Thinking (``<think>`` blocks or ``reasoning_content``) is not yielded; it
-    goes to ``message.reasoning``.  Tool-call deltas are assembled into
-    complete ``tool_calls``.
-    """
+    """Iterator of answer text deltas; ``message`` is set when it is exhausted.  Thinking (``<think>`` blocks
+    or ``reasoning_content``) is not yielded: it goes to ``message.reasoning``.  Tool-call deltas are
+    assembled into complete ``tool_calls``."""
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self._llm = llm
@@ -714,7 +646,9 @@ class TextStream:
         splitter = ThinkingStream()
         held = ""  # the first half of a surrogate pair whose second half may come in the next delta
         for delta_text in self._answer_deltas(llm):
-            text, held = _hold_first_half(held + delta_text)
+            text, held = held + delta_text, ""
+            if text and "\ud800" <= text[-1] <= "\udbff":  # the next delta may complete the pair
+                text, held = text[:-1], text[-1]
             self._content.append(text)
             visible = splitter.feed(valid_text(text))
             if visible:
@@ -760,8 +694,17 @@ class TextStream:
         thought = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
         if thought:
             self._reasoning.append(thought)
-        size = sum(_merge_tool_call_delta(self._calls, call) for call in getattr(delta, "tool_calls", None) or [])
-        return size + len(thought or "") + len(delta.content or "")
+        size = len(thought or "") + len(delta.content or "")
+        for piece in getattr(delta, "tool_calls", None) or []:  # a streamed piece of a tool call
+            call = self._calls.setdefault(getattr(piece, "index", None) or 0, {"id": "", "name": "", "arguments": ""})
+            if piece.id:
+                call["id"] = piece.id
+            if piece.function is not None:
+                name, arguments = piece.function.name or "", piece.function.arguments or ""
+                call["name"] += name
+                call["arguments"] += arguments
+                size += len(name) + len(arguments)
+        return size
 
     def _assembled(self) -> Message:
         """The whole reply: the answer apart from its thinking, and the tool calls put together."""
@@ -784,30 +727,19 @@ def _scrub(exc: Exception, secret: str) -> None:
     ``__cause__``, and tracebacks (``--debug``, debug logs) print its message, args, attributes and body."""
     if not secret:
         return
-
-    def mask(value: Any) -> Any:
-        return _mask_secret(value, secret) if isinstance(value, str) else value
-
-    exc.args = tuple(mask(arg) for arg in exc.args)
+    exc.args = tuple(_mask_secret(arg, secret) if isinstance(arg, str) else arg for arg in exc.args)
     for name, value in list(vars(exc).items()):  # message, code, param ...
         if isinstance(value, str):
-            setattr(exc, name, mask(value))
+            setattr(exc, name, _mask_secret(value, secret))
     body = getattr(exc, "body", None)
     if body is not None:
         text = json.dumps(body, default=str, ensure_ascii=False)
-        masked = mask(text)
+        masked = _mask_secret(text, secret)
         if masked != text:
             try:
                 exc.body = json.loads(masked)  # type: ignore[attr-defined]  # the SDK error's body, read above
             except ValueError:  # a piece of the key held a quote or a backslash
                 exc.body = masked  # type: ignore[attr-defined]  # the same
-
-
-def _hold_first_half(text: str) -> tuple[str, str]:
-    """Split off a trailing first half of a surrogate pair: the next delta may complete it."""
-    if text and "\ud800" <= text[-1] <= "\udbff":
-        return text[:-1], text[-1]
-    return text, ""
 
 
 def _valid_call(call: ToolCall) -> ToolCall:
@@ -822,7 +754,10 @@ def _message_from_body(body: Any) -> Message:
         raise LLMCallError("model endpoint returned something other than a JSON object")
     choices = body.get("choices") or []
     if not choices:
-        raise LLMCallError(_no_choices(body))
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            raise LLMCallError(f"model endpoint returned an error: {error['message']}")
+        raise LLMCallError("model endpoint returned no choices")
     try:
         data = choices[0]["message"] or {}
         content = data.get("content")
@@ -852,12 +787,6 @@ def _check_finished(finish_reason: str | None) -> None:
         )
 
 
-def _reply_chars(message: Message) -> int:
-    """How many characters a reply holds: its text, its reasoning and its tool calls' arguments."""
-    calls = message.tool_calls or []
-    return len(message.text) + len(message.reasoning or "") + sum(len(c.name) + len(c.arguments) for c in calls)
-
-
 def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tuple[str, str | None]:
     """Split inline ``<think>`` blocks off the answer and join them with a reasoning field (both made valid text)."""
     answer, inline = split_thinking(valid_text(content))
@@ -865,32 +794,7 @@ def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tu
     return answer, "\n\n".join(parts) or None
 
 
-def _no_choices(body: dict[str, Any]) -> str:
-    error = body.get("error")
-    if isinstance(error, dict) and error.get("message"):
-        return f"model endpoint returned an error: {error['message']}"
-    return "model endpoint returned no choices"
-
-
-def _merge_tool_call_delta(calls: dict[int, dict[str, str]], delta: Any) -> int:
-    """Add a streamed piece of a tool call to ``calls``; the number of characters it added."""
-    index = getattr(delta, "index", None) or 0
-    call = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
-    if delta.id:
-        call["id"] = delta.id
-    function = delta.function
-    if function is not None:
-        if function.name:
-            call["name"] += function.name
-        if function.arguments:
-            call["arguments"] += function.arguments
-        return len(function.name or "") + len(function.arguments or "")
-    return 0
-
-
 def _as_dict(usage: Any) -> dict[str, Any] | None:
-    if usage is None:
-        return None
-    if not isinstance(usage, dict):
+    if usage is not None and not isinstance(usage, dict):
         usage = usage.model_dump() if hasattr(usage, "model_dump") else {k: getattr(usage, k, 0) for k in USAGE_KEYS}
     return normalize_usage(usage)

@@ -1,11 +1,9 @@
 """Events: loops report what happens; printers and trace files listen.
 
-The agent loops never print.  They emit events (``run_start``, ``llm_start``,
-``llm_call``, ``tool_call``, ``tool_result``, ``step``, ``run_end``) to callbacks.
-``ConsolePrinter`` turns them into one emoji line per step, and
-``JsonlTrace`` appends each to a file, flushed per event, so a killed
-process keeps every completed step (``vero trace FILE`` reads it back).
-``vero.core.stream`` turns the same events into typed objects for ``Agent.stream``.
+The agent loops never print.  They emit events (``run_start``, ``llm_start``, ``llm_call``, ``tool_call``,
+``tool_result``, ``step``, ``run_end``) to callbacks.  ``ConsolePrinter`` turns them into one emoji line per
+step, and ``JsonlTrace`` appends each to a file, flushed per event, so a killed process keeps every completed
+step (``vero trace FILE`` reads it back).  ``vero.core.stream`` makes them typed objects for ``Agent.stream``.
 """
 
 from __future__ import annotations
@@ -31,8 +29,7 @@ log = logging.getLogger("vero.events")
 class Event:
     """One thing that happened, as listeners get it: ``type`` (an agent's ``run_start`` ... ``run_end``,
     docs/custom-agents.md, "Events"; a ``ChatOpenAI``'s ``llm_request``, ``llm_response``, ``llm_retry``,
-    ``llm_replay``), ``agent`` (its name; empty for a model client's), ``data`` and ``time`` (Unix time).
-    """
+    ``llm_replay``), ``agent`` (its name; empty for a model client's), ``data`` and ``time`` (Unix time)."""
 
     type: str
     agent: str
@@ -58,8 +55,7 @@ class JsonlTrace:
         self.error: OSError | None = None  # the first failed write; nothing is written after it
         fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         self.secret = secret if isinstance(secret, str) else ""
-        # backslashreplace: text the model or user sent that is not valid
-        # UTF-8 (a lone surrogate) is written escaped instead of failing the run.
+        # backslashreplace: text that is not valid UTF-8 (a lone surrogate) is written escaped, not failing the run
         self._file = os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
 
     def __call__(self, event: Event) -> None:
@@ -86,8 +82,7 @@ class JsonlTrace:
 
 
 # -- console output -------------------------------------------------------------
-# One icon per StepKind (a test checks that none is missing).  A kind that is no
-# StepKind, one a subclass of Agent records for itself, gets DEFAULT_STEP_ICON.
+# One icon per StepKind; a kind that a subclass of Agent records for itself gets DEFAULT_STEP_ICON.
 # Keyed by members, looked up by member or plain string ("final" finds FINAL's icon).
 STEP_ICONS: dict[str, str] = {
     StepKind.DRAFT: "📝",
@@ -131,11 +126,10 @@ STATUS_ICONS: dict[str, str] = {
 class ConsolePrinter:
     """Prints one line per step, an icon and the step's kind before its text.
 
-    Every line goes through ``_line``, which escapes control characters
-    (``vero.core.text.printable``): what a model, a tool or a server wrote
-    cannot move the cursor, retitle the window or write the clipboard.
-    ``handles``: the events it prints; an agent builds no request or reply record for the model
-    events when no listener handles them (a listener without ``handles`` hears every event).
+    Every line goes through ``_line``, which escapes control characters (``vero.core.text.printable``): what
+    a model, a tool or a server wrote cannot move the cursor, retitle the window or write the clipboard.
+    ``handles``: the events it prints; an agent builds no request or reply record for the model events when
+    no listener handles them (a listener without ``handles`` hears every event).
     """
 
     handles = frozenset({"run_start", "step", "run_end", "llm_retry"})
@@ -171,30 +165,28 @@ class ConsolePrinter:
 
     def on_run_end(self, event: Event) -> None:
         data, answer, limit = event.data, str(event.data.get("answer", "")), self.max_chars
-        for line in footer_lines(
-            data.get("status", ""),
-            clip(answer, limit, MORE_CHARS.format(count=len(answer) - limit)) if len(answer) > limit else answer,
-            data.get("elapsed_s", 0),
-            data.get("llm_calls", 0),
-            data.get("usage"),
-            data.get("error"),
-        ):
+        if len(answer) > limit:
+            answer = clip(answer, limit, MORE_CHARS.format(count=len(answer) - limit))
+        status, elapsed, calls = data.get("status", ""), data.get("elapsed_s", 0), data.get("llm_calls", 0)
+        for line in footer_lines(status, answer, elapsed, calls, data.get("usage"), data.get("error")):
             self._line(line)
 
     def on_llm_retry(self, event: Event) -> None:
-        """A ``ChatOpenAI`` retries a request (see ``ChatOpenAI.callbacks``)."""
-        self._line(retry_line(event.data))
+        """A ``ChatOpenAI`` retries a request (``ChatOpenAI.callbacks``): ``🔁 retrying (2/3) http://...: no reply
+        within 2 s (timed out)``."""
+        data = event.data
+        where = f" {data['url']}" if data.get("url") else ""
+        attempt = f"{data.get('attempt', '?')}/{data.get('max_attempts', '?')}"
+        self._line(f"🔁 retrying ({attempt}){where}: {data.get('reason') or 'failed'}")
 
     def _line(self, text: str, label: str = "", before: str = "", short: bool = False) -> None:
-        """Print ``before``, ``label`` (bold on a colour terminal) and ``text`` (``short``: clipped to
-        ``max_chars``), as one line with control characters escaped (the bold is vero's own, added
-        after) and keys masked."""
+        """Print ``before``, ``label`` (bold on a colour terminal) and ``text`` (``short``: clipped to ``max_chars``)
+        as one line, keys masked and control characters escaped (the bold is vero's own, added after)."""
         if short and len(text) > self.max_chars:
             text = clip(text, self.max_chars, MORE_CHARS.format(count=len(text) - self.max_chars))
         text = printable(hide_secrets(text, self.secrets) if KEYS_IN_USE or any(self.secrets) else text)
         if label:
-            label = f"\033[1m{printable(label)}\033[0m" if self.colour else printable(label)
-            text = f"{label} {text}"
+            text = f"\033[1m{printable(label)}\033[0m {text}" if self.colour else f"{printable(label)} {text}"
         text = f"{printable(before)}{text}" if before else text
         try:
             print(text, file=self.stream, flush=True)
@@ -246,23 +238,11 @@ def footer_lines(
     else:
         calls = "no model call succeeded" if status == Status.FAILED else "0 model calls"
     usage = usage or {}
-    total = usage.get("total_tokens")
-    if total:
-        calls += (
-            f", {total} tokens ({usage.get('prompt_tokens', 0)} prompt"
-            f" + {usage.get('completion_tokens', 0)} completion)"
-        )
+    if usage.get("total_tokens"):
+        prompt, completion = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
+        calls += f", {usage['total_tokens']} tokens ({prompt} prompt + {completion} completion)"
     lines.append(f"⏳ Elapsed: {elapsed_s:.1f} s, {calls}")
     return lines
-
-
-def retry_line(data: dict[str, Any]) -> str:
-    """``🔁 retrying (2/3) http://...: no reply within 2 s (timed out)`` for an ``llm_retry`` event."""
-    where = f" {data['url']}" if data.get("url") else ""
-    return (
-        f"🔁 retrying ({data.get('attempt', '?')}/{data.get('max_attempts', '?')}){where}: "
-        f"{data.get('reason') or 'failed'}"
-    )
 
 
 class EventBus:

@@ -1,11 +1,10 @@
 """Opening the files a user names (``/save``, ``/load``, ``--trace``) without surprises.
 
-A name can point at something that is not a file: a FIFO (opening it waits for a
-writer, forever), a device (``/dev/zero`` never ends; replacing ``/dev/null``
-breaks the system), a socket or a folder.  These helpers accept only a regular
-file, or a name that does not exist yet, and check what was really opened
-(``fstat``), so a name swapped between the check and the open is caught too.
-Every error is an ``OSError`` that names the user's path.
+A name can point at something that is not a file: a FIFO (opening it waits for a writer, forever), a device
+(``/dev/zero`` never ends; replacing ``/dev/null`` breaks the system), a socket or a folder.  These helpers
+accept only a regular file, or a name that does not exist yet, and check what was really opened (``fstat``),
+so a name swapped between the check and the open is caught too.  Every error is an ``OSError`` that names the
+user's path.
 """
 
 from __future__ import annotations
@@ -42,10 +41,8 @@ def check_regular_or_missing(path: str) -> os.stat_result | None:
 
 
 def open_regular(path: str, flags: int, mode: int = 0o666) -> int:
-    """``os.open`` for a regular file only: a FIFO or device is refused, never waited on or read.
-
-    O_NONBLOCK makes opening a FIFO return at once; ``fstat`` then sees what was opened.
-    """
+    """``os.open`` for a regular file only: a FIFO or device is refused, never waited on or read
+    (O_NONBLOCK makes opening a FIFO return at once; ``fstat`` then sees what was opened)."""
     check_regular_or_missing(path)
     fd = os.open(path, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     try:

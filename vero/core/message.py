@@ -64,20 +64,13 @@ class ToolCall:
         return self._args
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": self.arguments},
-        }
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ToolCall:
-        """Read the OpenAI wire format or the flat ``{"id", "name", "arguments"}`` one.
-
-        Arguments that are not text (some servers send an object) are kept as
-        their JSON text.  Fields of the wrong type raise TypeError here, so a bad
-        record or response fails at once and not later, mid-run.
-        """
+        """Read the OpenAI wire format or the flat ``{"id", "name", "arguments"}`` one; arguments that are not
+        text (some servers send an object) are kept as their JSON text.  A field of the wrong type is a
+        TypeError here, so a bad record or response fails at once and not later, mid-run."""
         _check_type("a tool call", data, dict)
         fn = _check_type("a tool call's function", data["function"], dict) if "function" in data else data
         name = _check_type("a tool call's name", fn.get("name"), str, None)
@@ -116,13 +109,9 @@ class ToolCallRequest:
 
 @dataclass(slots=True)
 class Message:
-    """A chat message.
-
-    ``reasoning`` holds a model's thinking text; it is kept out of ``to_dict()``
-    (what is sent to the API) unless asked for, so thinking never leaks back
-    into a prompt by accident.  ``usage`` is the token usage of the call that
-    produced an assistant message.
-    """
+    """A chat message.  ``reasoning`` holds a model's thinking text; it is kept out of ``to_dict()`` (what is
+    sent to the API) unless asked for, so thinking never leaks back into a prompt by accident.  ``usage`` is
+    the token usage of the call that produced an assistant message."""
 
     role: str
     content: str | None = None
@@ -179,9 +168,8 @@ class Message:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
-        """The inverse of ``to_record``.  Every field's type is checked (TypeError,
-        or ValueError for an unknown role), so that a crafted or corrupted record
-        is refused here instead of failing a later run."""
+        """The inverse of ``to_record``.  Every field's type is checked (TypeError, or ValueError for an unknown
+        role), so that a crafted or corrupted record is refused here instead of failing a later run."""
         _check_type("a message", data, dict)
         calls = _check_type("tool_calls", data.get("tool_calls"), list, None)
         reasoning = _check_type("reasoning", data.get("reasoning"), str, None)
@@ -232,10 +220,9 @@ def as_api_dict(item: Message | dict[str, Any]) -> dict[str, Any]:
 class ChatModel(Protocol):
     """What an agent needs of its model: ``ChatOpenAI``, ``vero.testing.ScriptedLLM``, or your own.
 
-    ``generate(messages, **options)`` returns the assistant ``Message``.  The
-    return is typed ``Any`` because ``ChatOpenAI.generate`` returns a
-    ``TextStream`` when asked to stream, and ``*args: Any, **options: Any``
-    lets any ``generate`` with a ``messages`` first parameter match.
+    ``generate(messages, **options)`` returns the assistant ``Message`` (typed ``Any``: ``ChatOpenAI.generate``
+    returns a ``TextStream`` when asked to stream); ``*args, **options`` lets any ``generate`` with a
+    ``messages`` first parameter match.
     """
 
     def generate(self, messages: list[Message], /, *args: Any, **options: Any) -> Any: ...

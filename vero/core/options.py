@@ -26,14 +26,12 @@ class RecoveryHook:
     and ``respond`` is the recovery rules' say on a proposed answer (docs/recovery.md).
 
     ``recovery=True`` is ``GENERAL``, every switch on and no rules; ``recovery=False`` is ``AS_WRITTEN``;
-    ``recovery="auto"`` (the default) is ``GENERAL`` for a local model and ``AS_WRITTEN`` for a hosted
-    one; a ``RecoveryHook`` of your own sets each switch
-    (``recovery=RecoveryHook(tidy_numbers=False)``), which is how each one is measured.
+    ``recovery="auto"`` (the default) is ``GENERAL`` for a local model and ``AS_WRITTEN`` for a hosted one;
+    a ``RecoveryHook`` of your own sets each switch (``recovery=RecoveryHook(tidy_numbers=False)``), which is
+    how each one is measured.
 
     Why the hook is data here: the agents read only ``agent.options.hook``, so they never import
-    ``vero.recovery`` (a layer above them).  ``AgentOptions`` keeps the user's ``recovery=`` value as
-    given; a preset or rule names are turned into a hook by ``vero.recovery.hook``, which the facade
-    hands down (``use_rules_layer``) and ``AgentOptions.hook`` calls the first time it is read.
+    ``vero.recovery`` (a layer above them); a preset or rule names become a hook through ``use_rules_layer``.
     """
 
     # Each switch, as on (docs/recovery.md has the table):
@@ -69,11 +67,9 @@ def use_rules_layer(resolve: Callable[[Any], RecoveryHook]) -> None:
 
 @dataclass(frozen=True)
 class AgentOptions:
-    """The settings every agent shares; ``Agent.subagent`` passes them on as a whole.
-
-    ``Agent(...)`` takes each as a keyword argument of the same name (or all of
-    them as ``options=AgentOptions(...)``) and exposes them as ``agent.options``.
-    """
+    """The settings every agent shares; ``Agent.subagent`` passes them on as a whole.  ``Agent(...)`` takes
+    each as a keyword argument of the same name (or all of them as ``options=AgentOptions(...)``) and exposes
+    them as ``agent.options``."""
 
     max_observation_chars: int = 8000
     """Tool output longer than this is clipped in the prompt (the steps keep the full text)."""
@@ -113,8 +109,7 @@ class AgentOptions:
     def updated(self, **settings: Any) -> AgentOptions:
         """A copy with ``settings`` changed; a TypeError names every unknown setting."""
         known = {f.name for f in fields(self)}
-        unknown = sorted(set(settings) - known)
-        if unknown:
+        if unknown := sorted(set(settings) - known):
             raise TypeError(
                 f"unexpected keyword argument{'s' * (len(unknown) > 1)}: {', '.join(unknown)} "
                 f"(the shared settings are: {', '.join(sorted(known))})"
@@ -146,14 +141,14 @@ class AgentOptions:
         if self.approve_tool is not None and not callable(self.approve_tool):
             raise ValueError(f"approve_tool must be a function, fn(call) -> bool | str, or None: {self.approve_tool!r}")
         problems = [
-            f"{name} must be {rule}, got {value!r}"
-            for name, value, rule in (
-                ("max_observation_chars", self.max_observation_chars, "a positive int"),
-                ("history_window", self.history_window, "an int of 0 or more"),
-                ("json_retries", self.json_retries, "an int of 0 or more"),
-                ("max_tool_calls_per_reply", self.max_tool_calls_per_reply, "a positive int"),
+            f"{name} must be {'a positive int' if least else 'an int of 0 or more'}, got {value!r}"
+            for name, value, least in (
+                ("max_observation_chars", self.max_observation_chars, 1),
+                ("history_window", self.history_window, 0),
+                ("json_retries", self.json_retries, 0),
+                ("max_tool_calls_per_reply", self.max_tool_calls_per_reply, 1),
             )
-            if not _fits(value, rule)
+            if not isinstance(value, int) or isinstance(value, bool) or value < least
         ]
         if problems:
             raise ValueError("; ".join(problems))
@@ -182,10 +177,7 @@ class AgentKeywords(SharedSettings, total=False):
 
 def renamed_budget(old_name: str, old: int | None, max_turns: int | None) -> int | None:
     """``max_turns``, or the value given under its deprecated old name (``max_steps``, ``max_attempts``;
-    a ``DeprecationWarning`` says so).
-
-    Both given with different values is a ValueError: one budget has one name.
-    """
+    a ``DeprecationWarning`` says so).  Both given with different values is a ValueError: one budget, one name."""
     if old is None:
         return max_turns
     deprecated(f"{old_name}=", "write max_turns=")
@@ -205,9 +197,3 @@ def renamed_budget_property(old_name: str) -> property:
         return int(agent.max_turns)
 
     return property(read)
-
-
-def _fits(value: object, rule: str) -> bool:
-    if not isinstance(value, int) or isinstance(value, bool):
-        return False
-    return value > 0 if rule == "a positive int" else value >= 0

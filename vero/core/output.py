@@ -1,11 +1,10 @@
 """Typed results: ``run(task, output_type=T)`` reads the final answer as a ``T``.
 
 ``OutputSpec`` holds what the answer must be (a Python type, or a JSON Schema dict from
-``vero run --output-schema``): the note that tells the model so, the ``response_format`` that
-constrains a reply where the server supports it, and ``read``, which parses the answer text
-(code fences removed; the one JSON value in it, or a bare value for a simple type) and builds the value with the same
-machinery as tool arguments (``vero.tools.schema``).  ``read`` raises ``InvalidValue`` naming
-every problem; the agent then re-asks (``Agent._typed_answer``).
+``vero run --output-schema``): the note that tells the model so, the ``response_format`` that constrains a
+reply where the server supports it, and ``read``, which parses the answer text and builds the value with the
+same machinery as tool arguments (``vero.tools.schema``), raising ``InvalidValue`` naming every problem;
+the agent then re-asks (``Agent._typed_answer``).
 """
 
 from __future__ import annotations
@@ -50,8 +49,7 @@ class OutputSpec:
             return "exactly one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in self.schema["enum"])
         if self.simple:
             return f"a single {type_label(self.schema)} value"
-        schema = json.dumps(self.schema, ensure_ascii=False)
-        return f"only JSON that fits this JSON schema: {schema}"
+        return f"only JSON that fits this JSON schema: {json.dumps(self.schema, ensure_ascii=False)}"
 
     def instructions(self) -> str:
         """The note added to the task for the model."""
@@ -68,16 +66,10 @@ class OutputSpec:
         can hold the schema (``is_strict``: it binds the reply only then)."""
         schema = self.schema
         if schema.get("type") != "object":
-            schema = {
-                "type": "object",
-                "properties": {ANSWER_KEY: schema},
-                "required": [ANSWER_KEY],
-                "additionalProperties": False,
-            }
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": "final_answer", "schema": schema, "strict": is_strict(schema)},
-        }
+            schema = {"type": "object", "properties": {ANSWER_KEY: schema}, "required": [ANSWER_KEY]}
+            schema["additionalProperties"] = False
+        strict = is_strict(schema)
+        return {"type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema, "strict": strict}}
 
     def read(self, text: str) -> Any:
         """The answer ``text`` as the declared type; raises ``InvalidValue`` naming every problem.
@@ -153,10 +145,9 @@ def _is_json(text: str) -> bool:
 def _json_within(text: str, schema: dict[str, Any]) -> Any:
     """The one JSON object or array in ``text`` (prose around it dropped; repaired if sloppy).
 
-    Only spans of the kind the schema wants count (an object's ``{``, a list's ``[``), so a bracket
-    in the prose is no second value; two values of that kind (an answer, then a corrected one) are a
-    problem: which one is the answer is the model's to say, not vero's to guess.
-    """
+    Only spans of the kind the schema wants count (an object's ``{``, a list's ``[``), so a bracket in the
+    prose is no second value; two values of that kind (an answer, then a corrected one) are a problem:
+    which one is the answer is the model's to say, not vero's to guess."""
     spans, cut_off = _bracketed_spans(text)
     if not spans:
         raise InvalidValue([("", "the answer is not JSON (it has no JSON object or array)")])
@@ -211,11 +202,9 @@ def _is_simple(schema: dict[str, Any]) -> bool:
         return bool(values) and all(_is_simple(option) for option in values)
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
-    return (
-        "enum" in schema
-        or "const" in schema
-        or (bool(kinds) and all(k in (*_SIMPLE_KINDS, "null") for k in kinds) and kind != "null")
-    )
+    if "enum" in schema or "const" in schema:
+        return True
+    return bool(kinds) and kind != "null" and all(k in (*_SIMPLE_KINDS, "null") for k in kinds)
 
 
 def is_strict(schema: Any) -> bool:
@@ -229,8 +218,7 @@ def is_strict(schema: Any) -> bool:
         return False
     if schema.get("type") == "object" or "properties" in schema:
         properties = schema.get("properties", {})
-        if schema.get("additionalProperties") is not False or set(schema.get("required", ())) != set(properties):
-            return False
-        if not all(is_strict(part) for part in properties.values()):
+        closed = schema.get("additionalProperties") is False and set(schema.get("required", ())) == set(properties)
+        if not closed or not all(is_strict(part) for part in properties.values()):
             return False
     return "items" not in schema or is_strict(schema["items"])

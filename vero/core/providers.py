@@ -1,15 +1,11 @@
 """What a model family accepts in a chat request: ``model_family(model_name)``.
 
-OpenAI's reasoning models (o1, o3, o4-mini, the gpt-5 family, their dated snapshots) refuse
-``temperature`` other than their default, ``stop`` and ``max_tokens``: they want
-``max_completion_tokens``, a cap that also counts their hidden reasoning.  ``ChatOpenAI`` builds
-each request from the family's entry, so such a model gets only what it takes.  A model in no
-family (a local model, a provider not listed) gets every parameter, as before; if its server
-refuses one, the error names it (``refused_parameter``).
-
-The families are matched on the model name as the endpoint knows it, without a router's
-``provider/`` prefix or a fine-tune's ``ft:`` (``openai/o3``, ``ft:gpt-4o-mini:org::id``).
-``add_family`` adds an entry for a model the table does not know.
+OpenAI's reasoning models (o1, o3, o4-mini, the gpt-5 family, their dated snapshots) refuse ``temperature``
+other than their default, ``stop`` and ``max_tokens``: they want ``max_completion_tokens``, a cap that also
+counts their hidden reasoning.  ``ChatOpenAI`` builds each request from the family's entry, so such a model
+gets only what it takes.  A model in no family (a local model, a provider not listed) gets every parameter;
+if its server refuses one, the error names it (``refused_parameter``).  The families are matched on the bare
+model name (``_bare_name``); ``add_family`` adds an entry for a model the table does not know.
 """
 
 from __future__ import annotations
@@ -46,40 +42,21 @@ class ModelFamily:
 
 # OpenAI's guide to reasoning models: reserve at least 25,000 tokens for reasoning and output.
 REASONING_CAP = 25_000
+# What OpenAI's reasoning models refuse (a temperature, stop) and the name of their output cap.
+_NO_SAMPLING: dict[str, Any] = {"temperature": False, "stop": False, "cap_parameter": "max_completion_tokens"}
 
 OPENAI_CHAT = ModelFamily("openai-chat")
 OPENAI_REASONING = ModelFamily(
-    "openai-reasoning",
-    temperature=False,
-    stop=False,
-    cap_parameter="max_completion_tokens",
-    default_cap=REASONING_CAP,
-    parallel_tool_calls=False,
-    reasoning_effort=True,
+    "openai-reasoning", **_NO_SAMPLING, default_cap=REASONING_CAP, parallel_tool_calls=False, reasoning_effort=True
 )
-OPENAI_EARLY_REASONING = ModelFamily(  # o1-mini, o1-preview: no structured outputs either
-    "openai-early-reasoning",
-    temperature=False,
-    stop=False,
-    cap_parameter="max_completion_tokens",
-    default_cap=REASONING_CAP,
-    response_formats=(),
-    parallel_tool_calls=False,
+# o1-mini, o1-preview: no structured outputs either
+OPENAI_EARLY_REASONING = ModelFamily(
+    "openai-early-reasoning", **_NO_SAMPLING, default_cap=REASONING_CAP, response_formats=(), parallel_tool_calls=False
 )
-GPT5 = ModelFamily(
-    "gpt-5",
-    temperature=False,
-    stop=False,
-    cap_parameter="max_completion_tokens",
-    default_cap=REASONING_CAP,
-    reasoning_effort=True,
-)
-GPT5_CHAT = ModelFamily(  # gpt-5-chat-latest and its kin: no reasoning_effort, the rest as gpt-5
-    "gpt-5-chat", temperature=False, stop=False, cap_parameter="max_completion_tokens"
-)
-DEEPSEEK_REASONER = ModelFamily(  # a temperature has no effect on it: none is sent
-    "deepseek-reasoner", temperature=False, response_formats=("json_object",)
-)
+GPT5 = ModelFamily("gpt-5", **_NO_SAMPLING, default_cap=REASONING_CAP, reasoning_effort=True)
+GPT5_CHAT = ModelFamily("gpt-5-chat", **_NO_SAMPLING)  # gpt-5-chat-latest and its kin: no reasoning_effort
+# a temperature has no effect on it: none is sent
+DEEPSEEK_REASONER = ModelFamily("deepseek-reasoner", temperature=False, response_formats=("json_object",))
 DEEPSEEK_CHAT = ModelFamily("deepseek-chat", response_formats=("json_object",))
 QWEN_HOSTED = ModelFamily("qwen-hosted", response_formats=("json_object",))  # DashScope's qwen-plus, qwen-max ...
 UNKNOWN = ModelFamily("unknown", hosted=False)
@@ -148,11 +125,10 @@ REFUSAL_CODES = ("unsupported_parameter", "unsupported_value", "invalid_paramete
 def refused_parameter(error_body: Any, sent: Collection[str] | None = None) -> str | None:
     """The request parameter a 400's error body says the server refused, else None.
 
-    ``error_body`` is the server's error object as the SDK parsed it (``{"message", "type",
-    "param", "code"}``, or the whole body with an ``error`` inside): its ``param`` when the
-    ``code`` says a parameter was refused, else the name in a message that says so
-    (``Unsupported parameter: 'max_tokens' ...``, ``... does not support tools``).  With ``sent``
-    (the request's keys), only a parameter of the request (``messages[0].role``: ``messages``).
+    ``error_body`` is the server's error object as the SDK parsed it (``{"message", "type", "param", "code"}``,
+    or the whole body with an ``error`` inside): its ``param`` when the ``code`` says a parameter was refused,
+    else the name in a message that says so (``Unsupported parameter: 'max_tokens' ...``).  With ``sent`` (the
+    request's keys), only a parameter of the request (``messages[0].role``: ``messages``).
     """
     for name in _names_refused(error_body):
         if _PARAMETER.fullmatch(name) and (sent is None or re.split(r"[.\[]", name)[0] in sent):

@@ -17,7 +17,6 @@ class _Named(str, Enum):
 
     value: str
 
-    # str's own methods, not Enum's: a member prints, formats and shows as the string it is
     __str__ = str.__str__
     __format__ = str.__format__  # type: ignore[assignment]  # the same method; typeshed's is positional-only
     __repr__ = str.__repr__
@@ -49,11 +48,8 @@ def __getattr__(name: str) -> Any:
 
 
 class StepKind(_Named):
-    """The kinds of step the built-in agents record (``Step.kind``).
-
-    A subclass of ``Agent`` may record kinds of its own (``self.record("vote", ...)``):
-    those stay plain strings, and the console shows them with a plain bullet.
-    """
+    """The kinds of step the built-in agents record (``Step.kind``).  A subclass of ``Agent`` may record kinds
+    of its own (``self.record("vote", ...)``): those stay plain strings, shown with a plain bullet."""
 
     # the Agent base class, so any agent
     THINKING = "thinking"  # the model's reasoning, when the server sends it apart
@@ -109,9 +105,8 @@ _STATUSES: dict[str, Status] = {status.value: status for status in Status}
 
 
 def _plain(value: Any) -> Any:
-    """``value`` with each of vero's named values (``Status``, ``StepKind``...; also inside dicts and lists)
-    turned into its plain string: ``to_dict`` output then prints and compares
-    like the JSON it becomes, with no ``<Status.OK: 'ok'>``."""
+    """``value`` with each of vero's named values (``Status``, ``StepKind``...; also inside dicts and lists) as
+    its plain string: ``to_dict`` output then prints and compares like the JSON it becomes."""
     if isinstance(value, _Named):
         return value.value
     if isinstance(value, dict):
@@ -126,11 +121,8 @@ MAX_CALL_TOKENS = 10**9  # more in one call is a broken server, not a real count
 
 
 def add_usage(total: dict[str, int], usage: dict[str, Any] | None) -> None:
-    """Add a call's token counts to a running total (in place).
-
-    The counts are checked first (``token_counts``): a bad count adds 0, so the
-    total never drops and a token budget cannot be dodged.
-    """
+    """Add a call's token counts to a running total (in place), checked first (``token_counts``): a bad
+    count adds 0, so the total never drops and a token budget cannot be dodged."""
     if usage:
         for key, count in token_counts(usage).items():
             total[key] = total.get(key, 0) + count
@@ -162,11 +154,8 @@ def _token_count(value: Any) -> int:
             value = float(value)
         except ValueError:
             return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 0
-    if not 0 <= value <= MAX_CALL_TOKENS:  # also false for NaN
-        return 0
-    return int(value)
+    sane = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_CALL_TOKENS
+    return int(value) if sane else 0  # NaN is not sane: every comparison with it is false
 
 
 def empty_usage() -> dict[str, int]:
@@ -175,12 +164,9 @@ def empty_usage() -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One recorded step: a draft, critique, thought, action, observation, plan, ...
-
-    ``content`` is the full text (never truncated); ``data`` holds the
-    structured details (tool arguments, scores, plan items, ...).  Frozen: a
-    finished ``RunResult``'s steps stay as they were recorded.
-    """
+    """One recorded step: a draft, critique, thought, action, observation, plan, ...  ``content`` is the full
+    text (never truncated); ``data`` the structured details (tool arguments, scores, plan items, ...).  Frozen:
+    a finished ``RunResult``'s steps stay as they were recorded."""
 
     kind: StepKind | str  # a known kind becomes a StepKind; a subclass's own stays a str
     content: str = ""
@@ -210,12 +196,9 @@ class Outcome:
 
 @dataclass(frozen=True)
 class RunResult:
-    """The structured result of one ``run``: a snapshot, made when the run ends.
-
-    Frozen, with the steps as a tuple and a usage dict of its own, so that nothing
-    the agent does later (another run, a callback) changes it; ``dataclasses.replace``
-    makes a changed copy.
-    """
+    """The structured result of one ``run``: a snapshot, made when the run ends.  Frozen, with the steps as a
+    tuple and a usage dict of its own, so that nothing the agent does later (another run, a callback) changes
+    it; ``dataclasses.replace`` makes a changed copy."""
 
     answer: str = ""
     status: Status | str = Status.OK
@@ -241,11 +224,8 @@ class RunResult:
         return [s for s in self.steps if s.kind == kind]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the task, answer, typed output, status, steps, usage, model calls, time and error.
-
-        The error is ``{"type", "message", "status"}`` (or ``None``), not the exception itself; the output
-        is plain JSON values (a dataclass as its fields, an Enum member as its value).
-        """
+        """A JSON-ready dict of the fields: the error as ``{"type", "message", "status"}`` (or ``None``), not the
+        exception itself; the output as plain JSON values (a dataclass as its fields, an Enum member as its value)."""
         return {
             "task": self.task,
             "answer": self.answer,

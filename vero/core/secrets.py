@@ -1,7 +1,6 @@
 """API keys are never shown: the one rule (``mask_secret``) that masks a key, pieces of it and its escaped
 forms in everything vero writes (errors, logs, console lines, traces, stream records), since a server,
-a model or a tool may echo it anywhere.
-"""
+a model or a tool may echo it anywhere."""
 
 from __future__ import annotations
 
@@ -23,11 +22,8 @@ _MASK_RUN = re.compile(r"\*{3,}|\.{3,}|…+")
 
 
 def mask_secret(text: str, secret: str) -> str:
-    """``text`` with the key, and pieces of it a server may echo, replaced by ``***``.
-
-    Servers echo a key whole, in part, or masked their own way
-    (``sk-canar****Z123``, ``sk-...Z123``): each shows pieces of the key.
-    """
+    """``text`` with the key, and pieces of it a server may echo, replaced by ``***``: servers echo a key
+    whole, in part, or masked their own way (``sk-canar****Z123``, ``sk-...Z123``)."""
     if not secret:
         return text
     text = text.replace(secret, MASK)
@@ -70,10 +66,8 @@ def _forms(secrets: Iterable[str | None], in_use: bool) -> list[tuple[str, bool]
     """The written forms of the keys to mask, each with whether its pieces go too: those of ``secrets``
     (a server echoes pieces), and with ``in_use`` the keys in use, whole."""
     given = _keys(secrets)
-    others = [key for key in KEYS_IN_USE if key not in given] if in_use else []
-    return [(form, True) for key in given for form in written_forms(key)] + [
-        (form, False) for key in others for form in written_forms(key)
-    ]
+    keys = [(key, True) for key in given] + [(key, False) for key in KEYS_IN_USE if in_use and key not in given]
+    return [(form, pieces) for key, pieces in keys for form in written_forms(key)]
 
 
 def _masked(text: str, forms: list[tuple[str, bool]]) -> str:
@@ -111,9 +105,7 @@ def masked_json(value: Any, secrets: Iterable[str | None]) -> str:
     values that are no JSON type too (written with ``str``)."""
     secrets = list(secrets)
     return json.dumps(
-        hide_secrets_in(value, secrets),
-        ensure_ascii=False,
-        default=lambda other: hide_secrets(str(other), secrets),
+        hide_secrets_in(value, secrets), ensure_ascii=False, default=lambda other: hide_secrets(str(other), secrets)
     )
 
 

@@ -156,27 +156,16 @@ def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | No
     if type == "text_delta":
         return TextDelta(name, data["text"], depth)
     if type in ("llm_call", "llm_error"):
+        reply, usage = data.get("reply") or {}, data.get("usage") or {}
         return ModelCallFinished(
-            name,
-            data.get("turn", 0),
-            data.get("seconds", 0.0),
-            data.get("reply") or {},
-            data.get("usage") or {},
-            data.get("error"),
-            depth,
+            name, data.get("turn", 0), data.get("seconds", 0.0), reply, usage, data.get("error"), depth
         )
     if type == "tool_call":
         return ToolCallStarted(name, data["tool"], data["args"], data.get("call_id"), depth)
     if type == "tool_result":
+        ok, output, error = bool(data.get("ok")), data.get("output", ""), data.get("error")
         return ToolCallFinished(
-            name,
-            data["tool"],
-            bool(data.get("ok")),
-            data.get("output", ""),
-            data.get("error"),
-            data.get("call_id"),
-            data.get("seconds", 0.0),
-            depth,
+            name, data["tool"], ok, output, error, data.get("call_id"), data.get("seconds", 0.0), depth
         )
     if type == "step":
         return StepRecorded(

@@ -37,14 +37,8 @@ INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800") | froz
 # -- what reaches a terminal ------------------------------------------------------
 # C0 controls except newline and tab, DEL, C1 controls (0x80-0x9f, e.g. the 8-bit CSI
 # "\x9b"), and the bidirectional overrides that reorder what a line shows.
-_CONTROLS = [
-    *range(0x00, 0x09),
-    *range(0x0B, 0x20),
-    0x7F,
-    *range(0x80, 0xA0),
-    *range(0x202A, 0x202F),
-    *range(0x2066, 0x206A),
-]
+_CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
+_CONTROLS += [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 _NAMED = {0x0D: "\\r", 0x1B: "\\x1b"}
 _PRINTABLE = {code: _NAMED.get(code) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}") for code in _CONTROLS}
 
@@ -76,12 +70,10 @@ PLAIN_QUERY_NAMES = frozenset({"api-version", "api_version", "version", "model",
 
 
 def redact_url(url: str) -> str:
-    """``url`` as vero prints or logs it: ``user:password@`` becomes ``***@`` and query values are
-    masked (``?key=***``), except those of a few plain parameters such as ``api-version``.
-
-    Endpoints often carry their credentials in the URL (``https://alice:secret@host/v1``,
-    ``?api_key=...``, a signed ``?sig=...``); any parameter may, so only known plain ones show.
-    """
+    """``url`` as vero prints or logs it: ``user:password@`` becomes ``***@`` and query values are masked
+    (``?key=***``), except those of a few plain parameters such as ``api-version``.  Endpoints often carry their
+    credentials in the URL (``https://alice:secret@host/v1``, ``?api_key=...``, a signed ``?sig=...``); any
+    parameter may, so only known plain ones show."""
     url = _USERINFO.sub(rf"\1{MASK}@", url, count=1)
     return _QUERY_VALUE.sub(_mask_query_value, url)
 

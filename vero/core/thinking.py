@@ -1,10 +1,9 @@
 """Separating a model's thinking (``<think>...</think>``) from its answer.
 
-Reasoning models put their thinking either in a separate field
-(``reasoning_content``) or inline as ``<think>`` blocks.  Inline blocks are
-cut out here so that thinking never reaches a scratchpad, a parser or the user
-as if it were the answer.  Unclosed blocks (a model cut off mid-thought) and a
-lone ``</think>`` (servers that drop the opening tag) are handled too.
+Reasoning models put their thinking either in a separate field (``reasoning_content``) or inline as
+``<think>`` blocks.  Inline blocks are cut out here so that thinking never reaches a scratchpad, a parser or
+the user as if it were the answer.  Unclosed blocks (a model cut off mid-thought) and a lone ``</think>``
+(servers that drop the opening tag) are handled too.
 """
 
 from __future__ import annotations
@@ -56,7 +55,6 @@ class ThinkingStream:
     def feed(self, delta: str) -> str:
         """Add a delta; return the part of it that is answer text."""
         text = self.pending + delta
-        self.pending = ""
         visible: list[str] = []
         start = 0  # an index, not slices of ``text``: slicing after each tag is quadratic
         while True:

@@ -154,13 +154,9 @@ def _numpy_line(line: str, section: str, args: dict[str, str], current: str | No
 
 
 def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
-    """The parameters' hints, ``Annotated`` kept (its descriptions are read).
-
-    A parameter's hint written as a string that cannot be resolved (a class defined inside a
-    function, under ``from __future__ import annotations``) is a ``TypeError`` naming it: read as
-    "any value", the function would get the model's JSON instead of the type it declares.  An
-    unresolvable return type is no concern of the tool's.
-    """
+    """The parameters' hints, ``Annotated`` kept (its descriptions are read).  One that cannot be resolved
+    (a class defined inside a function, under ``from __future__ import annotations``) is a ``TypeError`` naming
+    it: read as "any value", the function would get the model's JSON, not the type it declares."""
     func = _annotated(func)
     try:
         return typing.get_type_hints(func, include_extras=True)
@@ -170,7 +166,7 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
     hints: dict[str, Any] = {}
     for name, hint in getattr(func, "__annotations__", {}).items():
         if name == "return":
-            continue
+            continue  # an unresolvable return type is no concern of the tool's
         try:
             only = types.SimpleNamespace(__annotations__={name: hint})
             hints.update(typing.get_type_hints(only, globalns, include_extras=True))
@@ -191,10 +187,8 @@ def _annotated(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | None = None) -> dict[str, Any]:
-    """The ``parameters`` JSON schema object of a function's signature.
-
-    Raises ``TypeError`` naming the parameter whose type has no JSON form.
-    """
+    """The ``parameters`` JSON schema object of a function's signature; a ``TypeError`` names a parameter
+    whose type has no JSON form."""
     hints, arg_docs = _type_hints(func), arg_docs or {}
     properties: dict[str, dict[str, Any]] = {}
     required: list[str] = []
@@ -331,11 +325,8 @@ class Tool:
         return Tool(bound, self.name, self.description, self.timeout, None, self.read_only, self.needs_approval)
 
     def call(self, arguments: dict[str, Any]) -> Any:
-        """Call the function with validated ``arguments`` (a dict by name).
-
-        Positional-only parameters are passed positionally, in order; one the
-        model left out gets its default (``validate`` made sure it has one).
-        """
+        """Call the function with validated ``arguments`` (by name; positional-only ones are passed in order,
+        one the model left out gets its default: ``validate`` made sure it has one)."""
         kwargs, args = dict(arguments), []
         for name, default in self._positional:
             if name not in kwargs and default is inspect.Parameter.empty:
@@ -368,11 +359,8 @@ class Tool:
         return ", ".join(parts) or "none"
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
-        """Check and coerce ``args`` into keyword arguments for ``func``.
-
-        Raises ToolArgumentError naming every missing, unexpected or invalid
-        argument, so the model can fix all of them in one go.
-        """
+        """Check and coerce ``args`` into keyword arguments for ``func``.  A ToolArgumentError names every
+        missing, unexpected or invalid argument, so the model can fix all of them in one go."""
         props = self.parameters["properties"]
         kwargs: dict[str, Any] = {}
         unexpected: list[str] = []
@@ -398,9 +386,8 @@ class Tool:
         if invalid:
             problems.append(f"got invalid value(s) for: {'; '.join(invalid)}")
         if problems:
-            expected = self.expected_arguments()
             hint = self._nesting_hint(missing, unexpected)
-            raise ToolArgumentError(f"{' and '.join(problems)}. Expected arguments: {expected}.{hint}")
+            raise ToolArgumentError(f"{' and '.join(problems)}. Expected arguments: {self.expected_arguments()}.{hint}")
         return kwargs
 
     def _nesting_hint(self, missing: list[str], unexpected: list[str]) -> str:
@@ -434,11 +421,9 @@ def tool(
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Decorator: ``@tool`` or ``@tool(name=..., description=..., timeout=..., read_only=..., needs_approval=...)``.
 
-    Every named parameter is in the schema and is filled by name from the
-    model's arguments; positional-only ones (``def add(a, b, /)``) are passed
-    positionally, in order.  ``*args`` is not in the schema and always gets
-    nothing; ``**kwargs`` receives any argument the schema does not name.  (``auto_correct=`` is
-    deprecated and changes nothing.)
+    Every named parameter is in the schema and is filled by name from the model's arguments; positional-only
+    ones (``def add(a, b, /)``) are passed in order.  ``*args`` is not in the schema and always gets nothing;
+    ``**kwargs`` receives any argument the schema does not name.  (``auto_correct=`` is deprecated: it does nothing.)
     """
 
     def wrap(f: Callable[..., Any]) -> Tool:

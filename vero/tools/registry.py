@@ -183,28 +183,21 @@ def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcom
     own on a worker thread (signals go to the main thread), else perhaps the user's Ctrl-C: it propagates."""
     try:
         return ToolOutcome(to_text(found.call(kwargs)), True)
-    except KeyboardInterrupt as exc:
-        if not on_worker:
-            raise
-        return _raised(found.name, exc)
     except BaseException as exc:  # SystemExit too: a tool must not end the program
-        return _raised(found.name, exc)
-
-
-def _raised(name: str, exc: BaseException) -> ToolOutcome:
-    try:
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    except Exception:  # an exception whose message cannot be made
-        detail = type(exc).__name__
-    return ToolOutcome(f"Error: tool {name!r} raised {detail}", False, ToolError.EXCEPTION)
+        if isinstance(exc, KeyboardInterrupt) and not on_worker:
+            raise
+        try:
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except Exception:  # an exception whose message cannot be made
+            detail = type(exc).__name__
+        return ToolOutcome(f"Error: tool {found.name!r} raised {detail}", False, ToolError.EXCEPTION)
 
 
 def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
-    """Accept a dict, a (possibly sloppy) JSON object string, None, or a bare string.
+    """Accept a dict, a (possibly sloppy, perhaps fenced) JSON object string, None, or a bare string.
 
-    A code fence around the text (any language tag) is removed first.  For a read-only tool the JSON
-    object the text begins with is taken whatever follows it (a lookup changes nothing); a call of a
-    tool that may change things is read exactly, by the gate (``vero.core.gate``), before it gets here.
+    For a read-only tool the JSON object the text begins with is taken whatever follows it (a lookup changes
+    nothing); a call of a tool that may change things is read exactly, by the gate, before it gets here.
     """
     if args is None:
         return {}
@@ -242,9 +235,8 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
 
 
 def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
-    """Arguments written as no JSON object (``text``, stripped; ``args``, as written): the value of the
-    tool's one parameter (a quoted JSON string decoded), nothing for a tool without parameters, else
-    ``ToolArgumentError``."""
+    """Arguments that are no JSON object (``text``, stripped; ``args``, as written): the value of the tool's
+    one parameter (a quoted JSON string decoded), nothing for a tool without parameters, else an error."""
     if not tool.parameters["properties"]:
         return {}  # a tool without parameters ignores stray input such as "None"
     if tool.sole_parameter is None:
@@ -261,12 +253,8 @@ def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
 
 
 class ToolRegistry:
-    """Named tools plus their schemas, and a safe way to run them.
-
-    ``default_timeout`` (seconds) applies to tools whose own ``timeout`` is
-    None.  No limit (``default_timeout=None``, or a tool's ``timeout=math.inf``)
-    runs the tool directly on the caller's thread.
-    """
+    """Named tools plus their schemas, and a safe way to run them.  ``default_timeout`` (seconds) applies
+    to tools whose own ``timeout`` is None; no limit (None, or a tool's ``math.inf``) runs on the caller's thread."""
 
     def __init__(self, tools: Iterable[Tool | Callable[..., Any]] | None = None, default_timeout: float | None = 30.0):
         self.default_timeout = default_timeout
@@ -281,8 +269,7 @@ class ToolRegistry:
     # ------------------------------------------------------------------ contents
 
     def register(self, item: Tool | Callable[..., Any]) -> Tool:
-        """Add a tool (plain functions are wrapped with ``@tool``); returns it,
-        so ``@registry.register`` works as a decorator."""
+        """Add a tool (a plain function is wrapped with ``@tool``); returns it, so it works as a decorator."""
         new = item if isinstance(item, Tool) else tool(item)
         if new.name in self._tools:
             logger.warning("tool %r registered twice; the new one replaces the old", new.name)
@@ -355,10 +342,9 @@ class ToolRegistry:
         if found is None:
             return self._unknown(name)
         try:
-            arguments = parse_arguments(found, args)
+            return self.call(name, parse_arguments(found, args))  # ``call`` never raises this error
         except ToolArgumentError as exc:
             return ToolOutcome(f"Error: tool {name!r} {exc}", False, ToolError.BAD_ARGUMENTS)
-        return self.call(name, arguments)
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Run tool ``name`` with arguments already read as a dict (``Agent.run_tool`` passes the gate's,

@@ -25,11 +25,7 @@ from vero.core.parsing.react_text import (
     parse_action_input,
     parse_react,
 )
-from vero.core.parsing.text_calls import (
-    calls_in_prose,
-    strip_template_tags,
-    tool_calls_in_text,
-)
+from vero.core.parsing.text_calls import calls_in_prose, strip_template_tags, tool_calls_in_text
 from vero.core.parsing.tool_output import call_worked, output_record, reports_error, tidy_numbers
 from vero.core.parsing.verdicts import as_bool, as_score, parse_bool
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, TypeVar, overload
 
 from vero.core.thinking import split_thinking
@@ -33,12 +34,8 @@ STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_one_value_per_key)
 
 
 def parse_json_object(text: str | None) -> dict[str, Any]:
-    """The JSON object in a model reply: fenced or bare, repaired if sloppy.
-
-    Single quotes, trailing commas, comments and code fences are repaired by
-    ``json_repair``.  Raises ``ValueError`` (with a reason the model can act on)
-    when there is no usable object.
-    """
+    """The JSON object in a model reply: fenced or bare, repaired if sloppy (single quotes, trailing
+    commas, comments).  Raises ``ValueError`` with a reason the model can act on."""
     answer, _ = split_thinking(text)
     if not answer.strip():
         raise ValueError("the reply was empty")
@@ -56,10 +53,8 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
 
 
 def fenced(text: str) -> str:
-    """The body of the first closed code fence in ``text`` (its ``json`` tag dropped), else ``text``.
-
-    Found with ``str.find``, so a reply full of unclosed fences is read in one pass.
-    """
+    """The body of the first closed code fence in ``text`` (its ``json`` tag dropped), else ``text``;
+    found with ``str.find``, so a reply full of unclosed fences is read in one pass."""
     start = text.find(FENCE)
     end = text.find(FENCE, start + 3) if start >= 0 else -1
     if end < 0:
@@ -83,9 +78,8 @@ def without_fence(text: str) -> str:
     return body
 
 
-# JSON can carry half of a surrogate pair ("\ud83d"), and a streamed pair can be
-# cut between two chunks.  Such text cannot be encoded as UTF-8: kept in a
-# message, it would break every later request (and any print of it).
+# JSON can carry half of a surrogate pair ("\ud83d"), and a streamed pair can be cut between two chunks.
+# Such text cannot be encoded as UTF-8: kept in a message, it would break every later request (and any print).
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _T = TypeVar("_T")
 
@@ -115,38 +109,34 @@ def valid_strings(value: Any) -> Any:
 def parse_json_value(text: str, *, repair: bool = True) -> Any:
     """Any JSON value (object, list, string, number), repaired if sloppy.
 
-    The one place model JSON is read (nothing else imports ``json_repair``).
-    ``repair=False`` reads strict JSON only, for text that must be exactly
-    JSON to count (a quoted string given as a tool's sole argument).  Raises
-    ``ValueError`` (never ``RecursionError``) for unusable text, and for text
+    The one place model JSON is read (nothing else imports ``json_repair``).  ``repair=False`` reads
+    strict JSON only, for text that must be exactly JSON to count (a quoted string given as a tool's
+    sole argument).  Raises ``ValueError`` (never ``RecursionError``) for unusable text, and for text
     nested too deeply to be real arguments.
     """
-    if repair:
-        try:  # most model JSON is valid: read it strictly first, and repair only what is not
-            value = json.loads(text, object_pairs_hook=_one_value_per_key)
-        except ConflictingKeysError:
-            raise  # valid JSON that says two things: a repair would pick one
-        except (ValueError, RecursionError):
-            pass
-        else:
-            return valid_strings(value) if "\\u" in text else value
-    loads: Callable[[str], Any]
-    if repair:
-        from json_repair import loads as repair_loads  # imported here: it adds ~45 ms to `import vero`
+    try:  # most model JSON is valid: read it strictly first, and repair only what is not
+        value = STRICT_DECODER.decode(text)
+    except ConflictingKeysError:
+        raise  # valid JSON that says two things: a repair would pick one
+    except (ValueError, RecursionError) as exc:
+        if not repair and isinstance(exc, RecursionError):
+            raise ValueError("the JSON is nested too deeply") from None
+        if not repair:
+            raise
+        from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
 
         if len(text) > MAX_REPAIR_CHARS:
-            raise ValueError(f"the JSON is not valid, and longer than {MAX_REPAIR_CHARS:,} characters to repair")
+            raise ValueError(
+                f"the JSON is not valid, and longer than {MAX_REPAIR_CHARS:,} characters to repair"
+            ) from None
         if _nesting(text) > MAX_JSON_DEPTH:
-            raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+            raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
         if repeats_a_key(text):  # json_repair keeps the last value silently, as json does
-            raise ConflictingKeysError("an object in the JSON gives one key twice")
-        loads = repair_loads
-    else:
-        loads = STRICT_DECODER.decode
-    try:
-        value = loads(text)
-    except RecursionError:
-        raise ValueError("the JSON is nested too deeply") from None
+            raise ConflictingKeysError("an object in the JSON gives one key twice") from None
+        try:
+            value = loads(text)
+        except RecursionError:
+            raise ValueError("the JSON is nested too deeply") from None
     # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
     return valid_strings(value) if "\\u" in text else value
 
@@ -154,10 +144,8 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
 def normalized_arguments(args: Any) -> Any:
     """Tool arguments in one comparable form (JSON text read as a dict), to spot a repeated call."""
     if isinstance(args, str) and args.strip().startswith("{"):
-        try:
+        with contextlib.suppress(ValueError):  # unusable JSON: compared as text
             return parse_json_value(args)
-        except ValueError:  # unusable JSON: compared as text
-            return args.strip()
     return args.strip() if isinstance(args, str) else args
 
 
@@ -204,11 +192,9 @@ def unclosed_json(text: str) -> bool:
 
 
 def repeats_a_key(text: str) -> bool:
-    """True when an object in JSON ``text`` gives one key twice (``{to: 'bob', to: 'eve'}``).
-
-    For sloppy JSON, which ``json_repair`` reads keeping the last value: keys in double or single
-    quotes and bare ones count, at any depth; linear.  (Valid JSON is checked by ``_one_value_per_key``.)
-    """
+    """True when an object in JSON ``text`` gives one key twice (``{to: 'bob', to: 'eve'}``), for sloppy
+    JSON, which ``json_repair`` reads keeping the last value: keys in double or single quotes and bare ones
+    count, at any depth; linear.  (Valid JSON is checked by ``_one_value_per_key``.)"""
     objects: list[set[str] | None] = []  # per open bracket: an object's keys so far, or None for a list
     token, in_word = "", False
     for item in _outside_strings(text):
@@ -247,10 +233,8 @@ def _nesting(text: str) -> int:
 def args_text(args: Any) -> str:
     """Tool arguments as ``a=1, b='x'``, whether they came as a dict or as JSON text."""
     if isinstance(args, str) and args.lstrip().startswith("{"):
-        try:
+        with contextlib.suppress(ValueError):
             args = parse_json_value(args, repair=False)
-        except ValueError:
-            pass
     if isinstance(args, dict):
         return ", ".join(f"{k}={v!r}" for k, v in args.items())
     return "" if args is None else str(args)

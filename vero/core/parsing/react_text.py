@@ -1,7 +1,5 @@
 """ReAct's text protocol: ``Thought:`` / ``Action:`` / ``Action Input:`` or ``Final Answer:`` replies.
-
-Every pattern is bounded or anchored so that a reply is read in linear time, whatever it holds.
-"""
+Every pattern is bounded or anchored, so that a reply is read in linear time whatever it holds."""
 
 from __future__ import annotations
 
@@ -84,23 +82,14 @@ _LABEL_LINE = re.compile(  # not after ">": a quoted line is the quote of a labe
     r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
     re.IGNORECASE,
 )
-_CANONICAL = {
-    "thought": "Thought",
-    "actioninput": "Action Input",
-    "action": "Action",
-    "finalanswer": "Final Answer",
-    "observation": "Observation",
-}
+_LABELS = ("Thought", "Action Input", "Action", "Final Answer", "Observation")
+_CANONICAL = {label.replace(" ", "").lower(): label for label in _LABELS}
 _NOT_LETTERS = re.compile(r"[\s_]")
 
 
 def normalize_labels(text: str) -> str:
-    """Labels at the start of a line in their canonical form.
-
-    Small models write ``**Action:** find_book``, ``action input:`` or
-    ``### Final answer:``; these become ``Action: find_book`` and so on.
-    Each line is matched once, at its start: linear in the reply's length.
-    """
+    """Labels at the start of a line in their canonical form: small models write ``**Action:** find_book``,
+    ``action input:`` or ``### Final answer:``.  Each line is matched once, at its start: linear."""
     lines = text.split("\n")
     for number, line in enumerate(lines):
         label = _LABEL_LINE.match(line)
@@ -113,12 +102,11 @@ def normalize_labels(text: str) -> str:
 def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
-    Everything from a self-written ``Observation:`` on is dropped; a complete
-    action wins over a final answer after it (whatever followed it was invented),
-    and an action after a ``Final Answer:`` line is part of that answer.
-    Forgiving of what small models write: labels in any case or in bold, JSON
-    in code fences, ``Action: tool(arg="x")`` without an input line, and (given
-    ``tool_names``) a tool call written as a JSON object without any labels.
+    Everything from a self-written ``Observation:`` on is dropped; a complete action wins over a final
+    answer after it (whatever followed it was invented), and an action after a ``Final Answer:`` line is
+    part of that answer.  Forgiving of what small models write: labels in any case or in bold, JSON in
+    code fences, ``Action: tool(arg="x")`` without an input line, and (given ``tool_names``) a tool call
+    written as a JSON object without any labels.
     """
     source = _BLANK_LINES.sub("", text or "")  # so that the lines are numbered as in ``text`` below
     text = normalize_labels(source).split(OBSERVATION_LABEL, 1)[0].strip()
@@ -243,11 +231,9 @@ def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
 
 
 def _json_object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:
-    """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends.
-
-    Read with a JSON decoder, so a label inside a string value (``print("Final
-    Answer:", x)``) cannot cut it short.  None if it is not valid JSON.
-    """
+    """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends, or None if
+    it is not valid JSON.  Read with a decoder, so a label in a string (``print("Final Answer:", x)``)
+    cannot cut it short."""
     fence = _OPEN_FENCE.match(text, start)
     begin = fence.end() if fence else start
     if not text.startswith("{", begin):
@@ -267,16 +253,13 @@ def parse_action_input(raw: str) -> dict[str, Any] | str:
     fence = _OPEN_FENCE.match(text)
     if fence is not None and fence.end():  # any language tag (json, jsonc, javascript...) goes with the fence
         text = _TRAILING_FENCE.sub("", text[fence.end() :]).strip()
-    if text.startswith("{"):
-        if unclosed_json(text):  # completed only for a read-only tool (vero.tools.registry.parse_arguments)
-            return text
-        try:
-            value = parse_json_value(text)
-        except ValueError:
-            return text
-        if isinstance(value, dict):
-            return value
-    return text
+    if not text.startswith("{") or unclosed_json(text):  # unclosed: completed only for a read-only tool (registry)
+        return text
+    try:
+        value = parse_json_value(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, dict) else text
 
 
 def _finish(step: ReActStep) -> ReActStep:

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from vero.core.message import ToolCall, written_call_id
@@ -90,9 +91,7 @@ def _tagged(body: str) -> list[str | None]:
             snippets.append(body[start:].strip())
             break
         snippets.append(body[start:end].strip())
-        position = end + len(_CLOSE)
-        while position < len(body) and body[position].isspace():
-            position += 1
+        position = _skip_space(body, end + len(_CLOSE))
     return snippets
 
 
@@ -219,21 +218,16 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
     calls: list[tuple[int, ToolCall]] = _attribute_tag_calls(body, names) if "<" in body else []
     position, tried = body.find("{"), 0
     while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
-        following = body[position + 1 : position + 40].lstrip()
-        if following.startswith("{"):  # a template's doubled braces: the inner object is the call
-            position = body.find("{", position + 1)
-            continue
-        if following.startswith(_CALL_KEYS):
+        end = position + 1  # a template's doubled braces are passed over: the inner object is the call
+        if body[position + 1 : position + 40].lstrip().startswith(_CALL_KEYS):
             tried += 1
             try:
                 value, end = DECODER.raw_decode(body, position)
             except (ValueError, RecursionError):
-                end = position + 1
+                pass
             else:
                 calls += [(position, call) for call in _calls_in_value(value, names)]
-            position = body.find("{", max(end, position + 1))
-        else:
-            position = body.find("{", position + 1)
+        position = body.find("{", end)
     return _once_each([call for _, call in sorted(calls, key=lambda place: place[0])])
 
 
@@ -244,21 +238,11 @@ MAX_TAG_ATTRIBUTES = 32  # a call has a few arguments; a longer tag is no call
 
 
 def _attribute_tag_calls(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
-    """``(where, call)`` for each self-closing tag named after a tool, its arguments as attributes:
-    ``<weather city="Oslo" unit='C'/>`` (small models write calls so); the values are strings.
-    At most ``MAX_EMBEDDED_CANDIDATES`` tags named after a tool are read."""
-    calls: list[tuple[int, ToolCall]] = []
-    tried = 0
-    for tag in _TAG_NAME.finditer(body):
-        if tag.group(1) not in names:
-            continue
-        tried += 1
-        if tried > MAX_EMBEDDED_CANDIDATES:
-            break
-        call = _attribute_tag(body, tag.end(), tag.group(1), names)
-        if call is not None:
-            calls.append((tag.start(), call))
-    return calls
+    """``(where, call)`` for each self-closing tag named after a tool (of the first ``MAX_EMBEDDED_CANDIDATES``),
+    its arguments as attributes: ``<weather city="Oslo" unit='C'/>`` (small models write calls so), as strings."""
+    tags = islice((tag for tag in _TAG_NAME.finditer(body) if tag.group(1) in names), MAX_EMBEDDED_CANDIDATES)
+    calls = [(tag.start(), _attribute_tag(body, tag.end(), tag.group(1), names)) for tag in tags]
+    return [(where, call) for where, call in calls if call is not None]
 
 
 def _attribute_tag(body: str, position: int, name: str, names: set[str]) -> ToolCall | None:
@@ -280,12 +264,8 @@ _TEMPLATE_TAG = re.compile(r"</?(?:tool_response|tool_call|tools)>")
 
 
 def strip_template_tags(text: str) -> str:
-    """``text`` without chat-template tags (``<tool_response>``, ``<tools>``, ``<tool_call>``).
-
-    Small models imitate the tags their chat template wraps tool results and
-    schemas in; in an answer they are noise, and a reply that is nothing but
-    such tags is empty.
-    """
+    """``text`` without the chat-template tags small models imitate (``<tool_response>``, ``<tools>``,
+    ``<tool_call>``): noise in an answer (a reply of nothing but such tags is empty)."""
     if "<" not in text:
         return text
     return re.sub(r"\n{3,}", "\n\n", _TEMPLATE_TAG.sub("", text)).strip()

@@ -40,11 +40,8 @@ _FLOAT_NOISE = re.compile(r"(?<![\w.])(-?)(\d{1,20})\.(\d{0,20}?)(0{5,20}|9{5,20
 
 
 def tidy_numbers(text: str) -> str:
-    """Float noise removed from the numbers in ``text`` (``16353.999999999998`` -> ``16354``).
-
-    Only numbers with 15 or more significant digits ending in such a run are
-    changed, so ordinary values such as ``1.0000001`` stay exactly as written.
-    """
+    """Float noise removed from the numbers in ``text`` (``16353.999999999998`` -> ``16354``): only numbers
+    with 15 or more significant digits ending in such a run change, so ``1.0000001`` stays as written."""
     if "." not in text:
         return text
 

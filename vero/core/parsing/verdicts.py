@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-# One word set for every yes/no a model writes: a verdict in its JSON
-# ("is_sufficient": "yes", "pass": "passed") and a tool's boolean argument
-# ("verbose": "on") alike.  A model uses the same words whatever the field, none
-# of these can mean the opposite in either place, and a word left out only
-# costs a re-ask or a failed tool call.  (Switches in the environment, such as
-# VERO_PYTHON_SANDBOX, are read by vero.config.env_flag: there an unclear value
-# must fall back to the default, and "fail" must not turn anything off.)
+# One word set for every yes/no a model writes: a verdict in its JSON ("is_sufficient": "yes", "pass": "passed")
+# and a tool's boolean argument ("verbose": "on") alike.  A model uses the same words whatever the field, none of
+# these can mean the opposite in either place, and a word left out only costs a re-ask or a failed tool call.
+# (Switches in the environment, such as VERO_PYTHON_SANDBOX, are read by vero.config.env_flag: there an unclear
+# value must fall back to the default, and "fail" must not turn anything off.)
 _TRUE = frozenset({"true", "yes", "y", "1", "on", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "n", "0", "off", "fail", "failed"})
 
 
 def parse_bool(value: object) -> bool | None:
-    """``value`` as a boolean when a model plainly wrote one, else None.
-
-    Accepted: ``True``/``False``, the numbers 0 and 1, and the words above in
-    any case, with surrounding spaces.  Callers word their own error for None.
-    """
+    """``value`` as a boolean when a model plainly wrote one (``True``/``False``, the numbers 0 and 1, the
+    words above in any case, with surrounding spaces), else None: callers word their own error."""
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
@@ -32,8 +27,7 @@ def parse_bool(value: object) -> bool | None:
 
 def as_bool(value: object, field: str) -> bool:
     """A boolean field from model JSON (``parse_bool``); raises ``ValueError`` naming the field."""
-    flag = parse_bool(value)
-    if flag is None:
+    if (flag := parse_bool(value)) is None:
         raise ValueError(f"`{field}` must be true or false, got {value!r}")
     return flag
 
