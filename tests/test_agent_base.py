@@ -504,3 +504,14 @@ def test_a_listener_without_handles_hears_the_model_events_with_the_request():
     start = next(event for event in events if event.type == "llm_start")
     assert start.data["request"]["messages"][-1]["content"] == "hi"
     assert any(event.type == "llm_call" for event in events)
+
+
+def test_tool_calls_pairs_the_calls_of_the_level_asked_for():
+    from vero.core.agent import tool_calls
+    from vero.core.result import Step, StepKind
+
+    own = [Step(StepKind.ACTION, "a()"), Step(StepKind.OBSERVATION, "1")]
+    sub = [Step(StepKind.ACTION, "b()", depth=1), Step(StepKind.OBSERVATION, "2", depth=1)]
+    steps = [*own, Step(StepKind.THOUGHT, "x"), *sub]
+    assert [(a.content, o.content) for a, o in tool_calls(steps)] == [("a()", "1")]
+    assert [(a.content, o.content) for a, o in tool_calls(steps, depth=1)] == [("b()", "2")]

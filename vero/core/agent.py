@@ -825,12 +825,14 @@ def earlier_results(steps: Sequence[Step], name: str, args: Any) -> list[Step]:
     ]
 
 
-def tool_calls(steps: Sequence[Step]) -> list[tuple[Step, Step]]:
-    """The ``(action, observation)`` step pairs of the tool calls made at this level (not by sub-agents)."""
+def tool_calls(steps: Sequence[Step], depth: int = 0) -> list[tuple[Step, Step]]:
+    """The ``(action, observation)`` step pairs of the tool calls made at this level (``depth=1``: by the
+    sub-agents this run ran)."""
     return [
         (action, result)
         for action, result in zip(steps, steps[1:])
-        if (action.kind, result.kind, action.depth, result.depth) == (StepKind.ACTION, StepKind.OBSERVATION, 0, 0)
+        if (action.kind, result.kind) == (StepKind.ACTION, StepKind.OBSERVATION)
+        and action.depth == result.depth == depth
     ]
 
 

@@ -342,9 +342,10 @@ class ToolRegistry:
         if found is None:
             return self._unknown(name)
         try:
-            return self.call(name, parse_arguments(found, args))  # ``call`` never raises this error
+            arguments = parse_arguments(found, args)
         except ToolArgumentError as exc:
             return ToolOutcome(f"Error: tool {name!r} {exc}", False, ToolError.BAD_ARGUMENTS)
+        return self.call(name, arguments)
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
         """Run tool ``name`` with arguments already read as a dict (``Agent.run_tool`` passes the gate's,
