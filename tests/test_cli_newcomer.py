@@ -535,3 +535,12 @@ def test_history_shows_the_tool_calls_and_the_banner_fits_80_columns(srv, tmp_pa
         "  🔧 current_time({})",
         "assistant: 1024, at noon.",
     ]
+
+
+def test_every_status_has_its_own_footer_icon_and_only_ok_the_finish_flag():
+    from vero.core.events import STATUS_ICONS, footer_lines
+    from vero.core.result import Status
+
+    assert set(STATUS_ICONS) == set(Status)
+    firsts = {status: footer_lines(status, "x", 1.0, 1, {})[0] for status in Status}
+    assert [status for status, line in firsts.items() if line.startswith("🏁")] == [Status.OK]

@@ -120,6 +120,7 @@ STATUS_ICONS: dict[str, str] = {
     Status.REJECTED: "🚫",
     Status.FAILED: "❌",
     Status.CANCELLED: "🛑",
+    Status.INVALID_OUTPUT: "🧩",  # an answer that never fit the output type: no finish flag
 }
 
 
