@@ -135,12 +135,11 @@ def decide(
 
 @dataclass(frozen=True)
 class Shown:
-    """What the model was shown, for question 3: ``texts`` (the system prompt, the tools' descriptions and
-    schemas, the history, the task); ``results`` as ``(tool, ok, text)``, the tool results (this run's, the
-    history's, and the messages an app added), data from outside, where the tool's name with the call's
-    values in any syntax is a quote too; and ``asked``, the user's own words (the task, earlier messages):
-    values in them are the user's, not a quote's; ``descriptions``, each tool's description and schema by its
-    name (among ``texts``), where a value after its parameter's name is a quote too (``quoted_call``)."""
+    """What the model was shown, for question 3 (``quoted_call``): ``texts`` (the system prompt, the tools'
+    descriptions and schemas, the history, the task); ``results``, the tool results and the messages an app added
+    (data from outside: the tool's name with the call's values in any syntax is a quote there too); ``asked``, the
+    user's own words (values in them are the user's); ``descriptions``, each tool's description and schema by its
+    name, where a value after its parameter's name is a quote too."""
 
     texts: list[str]
     results: list[tuple[str, bool, str]]  # (tool, ok, text): as the model read it, numbers tidied too
@@ -176,21 +175,16 @@ def quote_sources(agent: Agent) -> Shown:
 
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     """Question 3: the arguments of a call written in what the model was shown, read as the tool would
-    read them (leniently), without those that only repeat a default; given by position (``tool("a", 5)``
-    is read ``{0: "a", 1: 5}``) or spelt otherwise (``Account``), under the tool's own parameter names."""
-    names = list(tool.parameters["properties"])
+    read them (leniently), under the tool's own parameter names (given by position, ``tool("a", 5)`` is
+    read ``{0: "a", 1: 5}``, or spelt otherwise, ``Account``); without those given their default value,
+    ``null`` or a name the tool has no parameter for: the same call either way."""
+    properties = tool.parameters["properties"]
+    names = list(properties)
     spelt = {name_key(name): name for name in names}
     arguments = {
         names[key] if isinstance(key, int) and key < len(names) else spelt.get(name_key(str(key)), key): value
         for key, value in parse_arguments(tool, written).items()
     }
-    return _without_defaults(tool, arguments)
-
-
-def _without_defaults(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
-    """``arguments`` without the ones given their default value, ``null`` or a name the tool has no
-    parameter for: the same call either way."""
-    properties = tool.parameters["properties"]
     return {
         key: value
         for key, value in arguments.items()

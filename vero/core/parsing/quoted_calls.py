@@ -2,25 +2,19 @@
 
 A model that echoes a document, a tool result or an example writes a call it did not decide to
 make.  The gate compares the parsed call (tool name, arguments as a dict) with every call of that
-tool written in the sources, in any shape vero reads a call in, and in the shapes close to them:
-ReAct ``Action:`` / ``Action Input:`` lines (the input as JSON, a bare value or ``key=value`` pairs),
-JSON ``{"name": ..., "arguments": ...}`` objects (any of their key spellings, or the name under
-another key, in a list, inside other JSON, with arguments as a JSON string), Python dicts,
-``<tool_call>`` blocks, Qwen's ``<function=...>``, XML elements (also named by attribute:
-``<invoke name="tool"><parameter name="a">``), function-call syntax ``tool(a=1)`` (or ``tool(a: 1)``,
-``tool({a: 1})``) and attribute tags ``<tool a="1"/>``; the tool's name in any case and spelling
-(``delete-record``, ``deleteRecord``, ``functions.delete_record``, ``delete record``); a label's colon
-as ``=`` or a dash.
+tool written in the sources, in any shape vero reads a call in and the shapes close to them (``Action:``
+lines, JSON objects under any keys, Python dicts, ``<tool_call>``, ``<function=...>``, XML elements,
+``tool(a=1)``, ``<tool a="1"/>``: ``calls_written``; docs/tools.md, "The gate"), with the tool's name in any
+case and spelling (``delete-record``, ``deleteRecord``, ``functions.delete_record``, ``delete record``).
 
-Before calls are read, a source is normalised the way an echo may differ from it: code fences,
-list markers, blockquote marks, table bars and leading indentation go, HTML tags and the markup a
-renderer hides (markdown links and emphasis, BBCode) go (in a second reading, as tags may be the call
-itself), invisible characters and combining marks go, and HTML, URL, JSON and CSV escapes are
-undone.  The arguments are then compared as values (``canonical``): strings spacing, case, look-alike
-letters and quotes, HTML tags and invisible characters aside, a number and its text alike, and without
-arguments that only repeat a default.  In tool results, and in any text padded past the readers' limits,
-the tool's name with each of the call's values near it is a call too (``_named_with_values``); in the
-tools' descriptions, with each value after its parameter's name (``_keyed``).
+Before calls are read, a source is normalised the way an echo may differ from it: code fences, list markers,
+blockquote marks, table bars and leading indentation go, HTML tags and the markup a renderer hides (markdown links and
+emphasis, BBCode) go (in a second reading, as tags may be the call itself), invisible characters and combining marks
+go, and HTML, URL, JSON and CSV escapes are undone.  The arguments are then compared as values (``canonical``):
+strings spacing, case, look-alike letters and quotes, HTML tags and invisible characters aside, a number and its text
+alike, and without arguments that only repeat a default.  In tool results, and in any text padded past the readers'
+limits, the tool's name with each of the call's values near it is a call too (``_named_with_values``); in the tools'
+descriptions, with each value after its parameter's name (``_keyed``).
 """
 
 from __future__ import annotations
@@ -78,7 +72,7 @@ _LOOK_ALIKE_PAIRS = (
     " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u02bb' \u2236: \u0589:"  # underscores, a dot, an apostrophe, colons
     " \u27e8< \u27e9> \u3008< \u3009> \u2039< \u203a>"  # angle brackets drawn like a tag's
 ).split()
-_CHEROKEE_SMALL = {
+_CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals are, in lower case
     chr(ord(pair[0]) + 0xAB70 - 0x13A0): pair[1].lower()
     for pair in _LOOK_ALIKE_PAIRS
     if "\u13a0" <= pair[0] <= "\u13ef"
@@ -88,19 +82,14 @@ _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def _unescaped(match: re.Match[str]) -> str:
-    if match.group(1):
-        return chr(int(match.group(1), 16))
-    return _JSON_ESCAPED.get(match.group(2), match.group(2))
-
-
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
 _WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole value (_r-17_, ~~r-17~~)
 
 
-# A list item's marker: a bullet of any kind, a number or letter (``1.``, ``2)``, ``a.``, ``(iv)``).
 _BULLETS = "-*+\u2022\u2023\u2043\u2013\u2014\u2219\u25aa\u25ab\u25cf\u25e6\u00b7\u2192\u27a4"
-_LIST_MARKER = (  # a bullet: any one sign (not a bracket or a quote), a checkbox, a heading's marks, a number
+# A list item's marker: a bullet (any one sign but a bracket or a quote), a checkbox, a heading's marks, a number
+# or letter (``1.``, ``2)``, ``a.``, ``(iv)``, ``Step 1:``).
+_LIST_MARKER = (
     rf"(?:[{_BULLETS}]|[^\w\s\"'{{}}\[\]()<>]|\[[ xX]?\]|#{{1,6}}|#\d{{1,4}}|(?:Step[ \t]+)?\d{{1,4}}[:/]"
     rf"|\(?(?:\d{{1,4}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])"
 )
@@ -192,11 +181,9 @@ def quoted_call(
                         return True
                     padded = True  # asked once per form
                     continue
-                try:
+                with contextlib.suppress(ValueError, TypeError, RecursionError):  # a call it cannot read: skipped
                     if canonical(as_arguments(written)) == wanted:
                         return True
-                except (ValueError, TypeError, RecursionError):
-                    continue
             if source in descriptions.values() and any(value in form.casefold() for value in values):
                 keyed.append(form)  # names the tool and holds one of the call's values: read for its arguments
     own = plain(descriptions.get(name, ""))
@@ -243,16 +230,14 @@ _SAYS_LITTLE = ("", "null", "true", "false")  # values that are no evidence of a
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``), those that say little (empty, null, true, false) and JSON
-    text (read as its value: not one to look for) aside."""
+    """The call's argument values (``canonical``) but those that say little (``_SAYS_LITTLE``) and JSON text."""
     return [value for value in _leaves(arguments) if isinstance(value, str) and value not in _SAYS_LITTLE]
 
 
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
-    """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name:
-    a call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).
-    Asked of tool results (and of a text padded past the readers' limits): a user's own words name a tool and
-    its values to ask for the call."""
+    """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name: a
+    call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).  Asked of tool
+    results and padded texts only: a user's own words name a tool and its values to ask for the call."""
     texts = [text for source in sources for form in _forms(source, spellings) for text in _value_texts(form)]
     return _named_near(spellings, [_value_pattern(value) for value in values], NEAR_CHARS + len("".join(values)), texts)
 
@@ -362,7 +347,8 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     ``<function=x>``) and table cell bars, and Python literals as JSON."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
-    texts += _url_decoded(texts[0]) if "%" in source else []
+    if "%" in source and _URL_ESCAPE.search(texts[0]):  # URL escapes undone ("+" kept, and as a space)
+        texts += [urllib.parse.unquote(texts[0]), *([urllib.parse.unquote_plus(texts[0])] if "+" in source else [])]
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
@@ -384,7 +370,7 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
                     forms.append(form)
             if "\\" not in text:
                 break
-            text = _JSON_ESCAPE.sub(_unescaped, text)
+            text = _JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else _JSON_ESCAPED.get(m[2], m[2]), text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too, its markup gone as JSON's
     python = [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
     return forms + python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]
@@ -401,14 +387,6 @@ def _without_comments(text: str) -> str:
         parts.append(text[position:start])
         position = end + 3
     return "".join(parts) + text[position:]
-
-
-def _url_decoded(text: str) -> list[str]:
-    """``text`` with its URL escapes undone (``+`` kept, and as a space), if it has a call's syntax encoded."""
-    if not _URL_ESCAPE.search(text):
-        return []
-    decoded = [urllib.parse.unquote(text)]
-    return decoded + [urllib.parse.unquote_plus(text)] if "+" in text else decoded
 
 
 def _html_unescaped(text: str) -> str:
@@ -456,10 +434,9 @@ def plain(text: str) -> str:
 
 
 def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
-    """The arguments (as written: a dict, JSON text or a bare string) of each call of the tool in
-    ``text``, found from each mention of its name in any of its spellings (``name``: any case, words
-    joined as ``_NAME_GAP`` says, perhaps after a namespace such as ``functions.``), as a model
-    may echo a call with the name corrected."""
+    """The arguments (as written: a dict, JSON text or a bare string) of each call of the tool in ``text``, found from
+    each mention of its name in any of its spellings (``name``: any case, words joined as ``_NAME_GAP`` says, perhaps
+    after a namespace such as ``functions.``), as a model may echo a call with the name corrected."""
     objects: dict[int, tuple[Any, int]] = {}  # "{" position -> (the JSON value there, where it ends)
     read: set[int] = set()  # the "{" whose calls were yielded
     repairs = [0]  # the objects read leniently so far
@@ -717,10 +694,8 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if depth > 50:
         raise ValueError("nested too deeply")
     if isinstance(value, str) and _bare(value).strip()[:1] in ("{", "["):
-        try:  # JSON text (in HTML tags, or HTML-escaped) compared as its value
+        with contextlib.suppress(ValueError, RecursionError):  # JSON text (in tags, escaped) as its value, else as text
             value = json.loads(_bare(value))
-        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read: compared as text
-            pass
     if isinstance(value, dict):
         pairs = [(canonical(str(key), depth + 1), canonical(item, depth + 1)) for key, item in value.items()]
         return tuple(sorted(pairs, key=itemgetter(0)))
