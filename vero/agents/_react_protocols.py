@@ -1,5 +1,6 @@
-"""ReAct's ``native`` protocol: the same interface as ``TextProtocol`` (``vero.agents.react``).  Calls written
-as text, cut-off and empty replies are handled as in ``ToolCallingAgent`` (``vero.agents._native``)."""
+"""ReAct's ``native`` protocol: the API's tool calls are the actions, the text beside them the thought, and a
+plain text reply the answer.  The same interface as ``TextProtocol`` (``vero.agents.react``); calls written as
+text, cut-off and empty replies are handled as in ``ToolCallingAgent`` (``vero.agents._native``)."""
 
 from __future__ import annotations
 

@@ -92,6 +92,7 @@ class ConcurrentRunError(VeroError):
     """``run()`` was called on an agent already running a task (another thread, or re-entered).
 
     Raised before anything changes: concurrent runs of one agent would mix their steps, usage and history.
+    Use one agent per thread.
     """
 
 
@@ -758,10 +759,11 @@ class Agent(ABC):
 
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""
-        return "\n".join(
-            f"{message.role.capitalize()}: {clip_text(message.text, max_chars, ' ...[truncated]')}"
-            for message in self.history_messages(max_messages)
-        )
+        lines = []
+        for message in self.history_messages(max_messages):
+            text = clip_text(message.text, max_chars, " ...[truncated]")
+            lines.append(f"{message.role.capitalize()}: {text}")
+        return "\n".join(lines)
 
     def close(self) -> None:
         """Close the trace file, if any (the agent stays usable, without a trace)."""

@@ -215,7 +215,11 @@ _TOP_ORDER = {"model": 0, "tools": 2, "messages": 3}  # other options (temperatu
 
 
 def _common_prefix(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> int:
-    return next((i for i, (left, right) in enumerate(zip(a, b)) if left != right), min(len(a), len(b)))
+    """How many leading leaves ``a`` and ``b`` share."""
+    for count, (left, right) in enumerate(zip(a, b)):
+        if left != right:
+            return count
+    return min(len(a), len(b))
 
 
 def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) -> str:

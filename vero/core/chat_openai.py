@@ -259,15 +259,20 @@ class ChatOpenAI:
     def sent_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """``stop``, the temperature, the output cap (under the family's name for it) and the reasoning
         effort of a request with these ``generate`` options, as this model takes them (a trace records them too)."""
-        family, given, max_tokens = self.family, options.get("temperature"), options.get("max_tokens")
-        sent: dict[str, Any] = {"stop": options["stop"]} if options.get("stop") and family.stop else {}
-        temperature = self.temperature if given is None else _temperature(given)
+        family = self.family
+        sent: dict[str, Any] = {}
+        if options.get("stop") and family.stop:
+            sent["stop"] = options["stop"]
+        call_temperature = options.get("temperature")  # this call's own, else the client's
+        temperature = self.temperature if call_temperature is None else _temperature(call_temperature)
         if temperature is not None:
             if family.temperature:
                 sent["temperature"] = temperature
             else:
-                self._say_not_sent("temperature", family, given is not None or self._chose_temperature)
-        cap = max_tokens or (family.default_cap if self._default_cap and family.default_cap else self.max_tokens)
+                self._say_not_sent("temperature", family, call_temperature is not None or self._chose_temperature)
+        cap = options.get("max_tokens") or (
+            family.default_cap if self._default_cap and family.default_cap else self.max_tokens
+        )
         if cap:
             sent[family.cap_parameter] = cap
         if self.reasoning_effort is not None:
@@ -301,9 +306,8 @@ class ChatOpenAI:
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
         message = _message_from_body(body)
-        calls, limit = message.tool_calls or [], reply_char_limit(output_cap(request))
-        chars = len(message.text) + len(message.reasoning or "") + sum(len(c.name) + len(c.arguments) for c in calls)
-        if chars > limit:
+        limit = reply_char_limit(output_cap(request))
+        if _reply_chars(message) > limit:
             raise LLMCallError("model call failed: " + _too_large(limit, output_cap(request), "characters"))
         self._count(message.usage)
         self._keep(request, message)
@@ -696,7 +700,8 @@ class TextStream:
             self._reasoning.append(thought)
         size = len(thought or "") + len(delta.content or "")
         for piece in getattr(delta, "tool_calls", None) or []:  # a streamed piece of a tool call
-            call = self._calls.setdefault(getattr(piece, "index", None) or 0, {"id": "", "name": "", "arguments": ""})
+            index = getattr(piece, "index", None) or 0
+            call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
             if piece.id:
                 call["id"] = piece.id
             if piece.function is not None:
@@ -785,6 +790,12 @@ def _check_finished(finish_reason: str | None) -> None:
         raise LLMCallError(
             "model call failed: the provider's content filter stopped the reply (finish_reason content_filter)"
         )
+
+
+def _reply_chars(message: Message) -> int:
+    """How many characters a reply holds: its text, its reasoning and its tool calls' names and arguments."""
+    calls = message.tool_calls or []
+    return len(message.text) + len(message.reasoning or "") + sum(len(c.name) + len(c.arguments) for c in calls)
 
 
 def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tuple[str, str | None]:

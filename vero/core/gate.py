@@ -175,9 +175,8 @@ def quote_sources(agent: Agent) -> Shown:
 
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     """Question 3: the arguments of a call written in what the model was shown, read as the tool would
-    read them (leniently), under the tool's own parameter names (given by position, ``tool("a", 5)`` is
-    read ``{0: "a", 1: 5}``, or spelt otherwise, ``Account``); without those given their default value,
-    ``null`` or a name the tool has no parameter for: the same call either way."""
+    read them (leniently), under the tool's own parameter names: given by position (``tool("a", 5)`` is
+    read ``{0: "a", 1: 5}``) or spelt otherwise (``Account``)."""
     properties = tool.parameters["properties"]
     names = list(properties)
     spelt = {name_key(name): name for name in names}
@@ -185,6 +184,7 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
         names[key] if isinstance(key, int) and key < len(names) else spelt.get(name_key(str(key)), key): value
         for key, value in parse_arguments(tool, written).items()
     }
+    # without those that only repeat a default, are null, or name no parameter: the same call either way
     return {
         key: value
         for key, value in arguments.items()

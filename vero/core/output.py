@@ -66,8 +66,12 @@ class OutputSpec:
         can hold the schema (``is_strict``: it binds the reply only then)."""
         schema = self.schema
         if schema.get("type") != "object":
-            schema = {"type": "object", "properties": {ANSWER_KEY: schema}, "required": [ANSWER_KEY]}
-            schema["additionalProperties"] = False
+            schema = {
+                "type": "object",
+                "properties": {ANSWER_KEY: schema},
+                "required": [ANSWER_KEY],
+                "additionalProperties": False,
+            }
         strict = is_strict(schema)
         return {"type": "json_schema", "json_schema": {"name": "final_answer", "schema": schema, "strict": strict}}
 

@@ -42,21 +42,25 @@ class ModelFamily:
 
 # OpenAI's guide to reasoning models: reserve at least 25,000 tokens for reasoning and output.
 REASONING_CAP = 25_000
-# What OpenAI's reasoning models refuse (a temperature, stop) and the name of their output cap.
-_NO_SAMPLING: dict[str, Any] = {"temperature": False, "stop": False, "cap_parameter": "max_completion_tokens"}
+# What OpenAI's reasoning API takes: no temperature and no stop, the output cap as max_completion_tokens.
+_REASONING_API: dict[str, Any] = {"temperature": False, "stop": False, "cap_parameter": "max_completion_tokens"}
 
 OPENAI_CHAT = ModelFamily("openai-chat")
 OPENAI_REASONING = ModelFamily(
-    "openai-reasoning", **_NO_SAMPLING, default_cap=REASONING_CAP, parallel_tool_calls=False, reasoning_effort=True
+    "openai-reasoning", **_REASONING_API, default_cap=REASONING_CAP, parallel_tool_calls=False, reasoning_effort=True
 )
-# o1-mini, o1-preview: no structured outputs either
-OPENAI_EARLY_REASONING = ModelFamily(
-    "openai-early-reasoning", **_NO_SAMPLING, default_cap=REASONING_CAP, response_formats=(), parallel_tool_calls=False
+OPENAI_EARLY_REASONING = ModelFamily(  # o1-mini, o1-preview: no structured outputs either
+    "openai-early-reasoning",
+    **_REASONING_API,
+    default_cap=REASONING_CAP,
+    response_formats=(),
+    parallel_tool_calls=False,
 )
-GPT5 = ModelFamily("gpt-5", **_NO_SAMPLING, default_cap=REASONING_CAP, reasoning_effort=True)
-GPT5_CHAT = ModelFamily("gpt-5-chat", **_NO_SAMPLING)  # gpt-5-chat-latest and its kin: no reasoning_effort
-# a temperature has no effect on it: none is sent
-DEEPSEEK_REASONER = ModelFamily("deepseek-reasoner", temperature=False, response_formats=("json_object",))
+GPT5 = ModelFamily("gpt-5", **_REASONING_API, default_cap=REASONING_CAP, reasoning_effort=True)
+GPT5_CHAT = ModelFamily("gpt-5-chat", **_REASONING_API)  # gpt-5-chat-latest and its kin: gpt-5 without reasoning_effort
+DEEPSEEK_REASONER = ModelFamily(  # a temperature has no effect on it: none is sent
+    "deepseek-reasoner", temperature=False, response_formats=("json_object",)
+)
 DEEPSEEK_CHAT = ModelFamily("deepseek-chat", response_formats=("json_object",))
 QWEN_HOSTED = ModelFamily("qwen-hosted", response_formats=("json_object",))  # DashScope's qwen-plus, qwen-max ...
 UNKNOWN = ModelFamily("unknown", hosted=False)

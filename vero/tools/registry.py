@@ -236,7 +236,8 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
 
 def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
     """Arguments that are no JSON object (``text``, stripped; ``args``, as written): the value of the tool's
-    one parameter (a quoted JSON string decoded), nothing for a tool without parameters, else an error."""
+    one parameter (a quoted JSON string decoded), nothing for a tool without parameters, else
+    ``ToolArgumentError``."""
     if not tool.parameters["properties"]:
         return {}  # a tool without parameters ignores stray input such as "None"
     if tool.sole_parameter is None:

@@ -35,7 +35,7 @@ STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_one_value_per_key)
 
 def parse_json_object(text: str | None) -> dict[str, Any]:
     """The JSON object in a model reply: fenced or bare, repaired if sloppy (single quotes, trailing
-    commas, comments).  Raises ``ValueError`` with a reason the model can act on."""
+    commas, comments).  Raises ``ValueError``, with a reason the model can act on, when there is no usable object."""
     answer, _ = split_thinking(text)
     if not answer.strip():
         raise ValueError("the reply was empty")
@@ -118,25 +118,26 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
         value = STRICT_DECODER.decode(text)
     except ConflictingKeysError:
         raise  # valid JSON that says two things: a repair would pick one
-    except (ValueError, RecursionError) as exc:
-        if not repair and isinstance(exc, RecursionError):
-            raise ValueError("the JSON is nested too deeply") from None
+    except RecursionError:
         if not repair:
-            raise
-        from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
-
-        if len(text) > MAX_REPAIR_CHARS:
-            raise ValueError(
-                f"the JSON is not valid, and longer than {MAX_REPAIR_CHARS:,} characters to repair"
-            ) from None
-        if _nesting(text) > MAX_JSON_DEPTH:
-            raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
-        if repeats_a_key(text):  # json_repair keeps the last value silently, as json does
-            raise ConflictingKeysError("an object in the JSON gives one key twice") from None
-        try:
-            value = loads(text)
-        except RecursionError:
             raise ValueError("the JSON is nested too deeply") from None
+    except ValueError:
+        if not repair:
+            raise  # strict JSON only: the decoder's own reason
+    else:
+        return valid_strings(value) if "\\u" in text else value
+    from json_repair import loads  # imported here: it adds ~45 ms to `import vero`
+
+    if len(text) > MAX_REPAIR_CHARS:
+        raise ValueError(f"the JSON is not valid, and longer than {MAX_REPAIR_CHARS:,} characters to repair")
+    if _nesting(text) > MAX_JSON_DEPTH:
+        raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+    if repeats_a_key(text):  # json_repair keeps the last value silently, as json does
+        raise ConflictingKeysError("an object in the JSON gives one key twice")
+    try:
+        value = loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
     # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
     return valid_strings(value) if "\\u" in text else value
 

@@ -82,6 +82,12 @@ _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
+def _json_unescaped(match: re.Match[str]) -> str:
+    if match.group(1):  # \uXXXX
+        return chr(int(match.group(1), 16))
+    return _JSON_ESCAPED.get(match.group(2), match.group(2))  # \n, \t, \" ...
+
+
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
 _WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole value (_r-17_, ~~r-17~~)
 
@@ -230,7 +236,8 @@ _SAYS_LITTLE = ("", "null", "true", "false")  # values that are no evidence of a
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``) but those that say little (``_SAYS_LITTLE``) and JSON text."""
+    """The call's argument values (``canonical``), except those that say little (``_SAYS_LITTLE``) and JSON text
+    (read as its value: not one to look for)."""
     return [value for value in _leaves(arguments) if isinstance(value, str) and value not in _SAYS_LITTLE]
 
 
@@ -347,8 +354,10 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     ``<function=x>``) and table cell bars, and Python literals as JSON."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
-    if "%" in source and _URL_ESCAPE.search(texts[0]):  # URL escapes undone ("+" kept, and as a space)
-        texts += [urllib.parse.unquote(texts[0]), *([urllib.parse.unquote_plus(texts[0])] if "+" in source else [])]
+    if "%" in source and _URL_ESCAPE.search(texts[0]):  # a call may be written URL-escaped
+        texts.append(urllib.parse.unquote(texts[0]))
+        if "+" in source:  # "+" kept above, read as a space here
+            texts.append(urllib.parse.unquote_plus(texts[0]))
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
@@ -370,7 +379,7 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
                     forms.append(form)
             if "\\" not in text:
                 break
-            text = _JSON_ESCAPE.sub(lambda m: chr(int(m[1], 16)) if m[1] else _JSON_ESCAPED.get(m[2], m[2]), text)
+            text = _JSON_ESCAPE.sub(_json_unescaped, text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too, its markup gone as JSON's
     python = [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
     return forms + python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]

@@ -218,13 +218,15 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
     calls: list[tuple[int, ToolCall]] = _attribute_tag_calls(body, names) if "<" in body else []
     position, tried = body.find("{"), 0
     while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
-        end = position + 1  # a template's doubled braces are passed over: the inner object is the call
-        if body[position + 1 : position + 40].lstrip().startswith(_CALL_KEYS):
+        end = position + 1  # where the next "{" is looked for: past this one, or past the object decoded here
+        if (
+            body[position + 1 : position + 40].lstrip().startswith(_CALL_KEYS)
+        ):  # a template's "{{" is not: its inner "{" is
             tried += 1
             try:
                 value, end = DECODER.raw_decode(body, position)
             except (ValueError, RecursionError):
-                pass
+                pass  # no JSON here: the next "{" is tried
             else:
                 calls += [(position, call) for call in _calls_in_value(value, names)]
         position = body.find("{", end)
@@ -240,9 +242,13 @@ MAX_TAG_ATTRIBUTES = 32  # a call has a few arguments; a longer tag is no call
 def _attribute_tag_calls(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
     """``(where, call)`` for each self-closing tag named after a tool (of the first ``MAX_EMBEDDED_CANDIDATES``),
     its arguments as attributes: ``<weather city="Oslo" unit='C'/>`` (small models write calls so), as strings."""
-    tags = islice((tag for tag in _TAG_NAME.finditer(body) if tag.group(1) in names), MAX_EMBEDDED_CANDIDATES)
-    calls = [(tag.start(), _attribute_tag(body, tag.end(), tag.group(1), names)) for tag in tags]
-    return [(where, call) for where, call in calls if call is not None]
+    named = (tag for tag in _TAG_NAME.finditer(body) if tag.group(1) in names)
+    calls = []
+    for tag in islice(named, MAX_EMBEDDED_CANDIDATES):
+        call = _attribute_tag(body, tag.end(), tag.group(1), names)
+        if call is not None:
+            calls.append((tag.start(), call))
+    return calls
 
 
 def _attribute_tag(body: str, position: int, name: str, names: set[str]) -> ToolCall | None:
