@@ -264,6 +264,18 @@ def test_an_entry_of_the_wrong_shape_is_refused(tmp_path):
         Cassette(path, mode="replay")
 
 
+def test_an_entry_whose_reply_is_no_object_is_refused_never_asked_live(tmp_path):
+    from vero.core.cassette import _checksum
+
+    path, lines = recorded_lines(tmp_path)
+    entry = json.loads(lines[1])
+    entry["reply"] = None  # its check written again: a null reply would mean "ask the model"
+    entry["check"] = _checksum(entry["request"], None)
+    path.write_text(lines[0] + json.dumps(entry) + "\n")
+    with pytest.raises(CassetteError, match="line 2: not a cassette entry"):
+        Cassette(path, mode="replay")
+
+
 def test_a_cassette_of_another_format_version_is_refused(tmp_path):
     path, lines = recorded_lines(tmp_path)
     path.write_text('{"vero_cassette": 99}\n' + "".join(lines[1:]))

@@ -220,3 +220,54 @@ def test_end_to_end_through_chat_openai_and_the_mock_server_with_streaming():
         assert sent[3]["content"] == "sunny in Oslo"
         assert sent[3]["tool_call_id"] == sent[2]["tool_calls"][0]["id"]
         assert CALLS == [("weather", "Oslo")]
+
+
+def _raw_calls(*calls):
+    """A chat completion body whose tool calls are written exactly as given (a server's own shape)."""
+    message = {"role": "assistant", "content": None, "tool_calls": list(calls)}
+    choice = {"index": 0, "finish_reason": "tool_calls", "message": message}
+    return {"raw": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice]}}
+
+
+def _weather_call(city, **fields):
+    return {"type": "function", "function": {"name": "weather", "arguments": f'{{"city": "{city}"}}'}, **fields}
+
+
+@pytest.mark.parametrize("ids", [{}, {"id": None}, {"id": ""}, {"id": "same"}])
+def test_tool_calls_a_server_sends_without_ids_of_their_own_get_ids_so_results_can_be_told_apart(ids):
+    pytest.importorskip("vero._mock_server")
+    from vero.core.chat_openai import ChatOpenAI
+    from vero.testing import MockOpenAIServer
+
+    with MockOpenAIServer([_raw_calls(_weather_call("Oslo", **ids), _weather_call("Rome", **ids)), "done"]) as srv:
+        llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
+        assert ToolCallingAgent("ids", llm, tools=[weather], verbose=False).run("Oslo and Rome?") == "done"
+        sent = srv.requests[1]["messages"]
+    ids_sent = [call["id"] for call in sent[2]["tool_calls"]]
+    assert len(set(ids_sent)) == 2 and all(ids_sent)
+    assert [message["tool_call_id"] for message in sent[3:]] == ids_sent
+
+
+def test_a_tool_result_holding_text_no_utf8_can_carry_reaches_the_model_with_a_replacement_mark():
+    pytest.importorskip("vero._mock_server")
+    from vero.core.chat_openai import ChatOpenAI
+    from vero.testing import MockOpenAIServer
+
+    @tool(read_only=True)
+    def list_folder(path: str) -> list:
+        """List a folder."""
+        return ["caf\udce9.txt"]  # os.listdir's reading of a file name that is no UTF-8
+
+    @tool(read_only=True)
+    def open_file(path: str) -> str:
+        """Open a file."""
+        raise FileNotFoundError("no such file: 'caf\udce9.txt'")
+
+    first = {"tool_calls": [{"name": "list_folder", "arguments": {"path": "."}}]}
+    second = {"tool_calls": [{"name": "open_file", "arguments": {"path": "x"}}]}
+    with MockOpenAIServer([first, second, "done"]) as srv:
+        llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
+        agent = ToolCallingAgent("files", llm, tools=[list_folder, open_file], verbose=False)
+        assert agent.run("What is in the folder?") == "done" and agent.last_result.status == Status.OK
+        results = [message["content"] for message in srv.requests[2]["messages"] if message["role"] == "tool"]
+    assert results[0] == '["caf\ufffd.txt"]' and "caf\ufffd.txt" in results[1]

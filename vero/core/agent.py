@@ -10,6 +10,7 @@ and ``run`` ends with that status and the best partial answer so far.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import logging
 import operator
@@ -604,11 +605,13 @@ class Agent(ABC):
             return self._repeated_failure(name, shown, failed)
         call = decide(self, name, args)  # its warning and approval steps come before the action
         parsed = shown if isinstance(call, Refusal) else call.arguments
-        self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=parsed)
+        # the step and the events hold copies: what a listener does to them never reaches the tool, nor the
+        # tool's doings to its arguments the record
+        self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=copy.deepcopy(parsed))
         if isinstance(call, Refusal):
             self.record(StepKind.OBSERVATION, call.text, tool=name, ok=False, error=call.error)
             return ToolOutcome(call.text, False, call.error, repeated=bool(earlier))
-        self._emit("tool_call", tool=name, args=call.arguments, call_id=call.id)  # a dict from every pattern
+        self._emit("tool_call", tool=name, args=copy.deepcopy(call.arguments), call_id=call.id)  # a dict always
         if run is not None and (run.pace is not None or run.cancelled.is_set()):
             self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
         started = time.perf_counter()

@@ -189,8 +189,12 @@ def _entry(path: Path, number: int, line: bytes) -> dict[str, Any]:
         entry = json.loads(line)
     except (ValueError, RecursionError) as exc:
         raise CassetteError(f"{where}: not valid JSON ({exc})") from None
-    if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict) or "reply" not in entry:
-        raise CassetteError(f"{where}: not a cassette entry (needs 'request', 'reply' and 'check')")
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("request"), dict)
+        or not isinstance(entry.get("reply"), dict)
+    ):
+        raise CassetteError(f"{where}: not a cassette entry (needs 'request', 'reply' and 'check')")  # a null reply too
     if entry.get("check") != _checksum(entry["request"], entry["reply"]):
         raise CassetteError(f"{where}: changed after it was recorded (its check does not match); record it again")
     return entry

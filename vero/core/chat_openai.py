@@ -6,6 +6,7 @@ and error types, with less work per call (see ``_complete``).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -720,7 +721,7 @@ class TextStream:
         return Message(
             "assistant",
             answer,
-            tool_calls=tool_calls or None,
+            tool_calls=_own_ids(tool_calls),
             reasoning=thinking,
             usage=self._usage,
             finish_reason=self._finish_reason,
@@ -752,6 +753,17 @@ def _valid_call(call: ToolCall) -> ToolCall:
     return call
 
 
+def _own_ids(calls: list[ToolCall]) -> list[ToolCall] | None:
+    """``calls`` (None for none), each with an id no other has: a server that sends none (some local ones), or
+    one twice, would get results back that cannot be told apart (``call_1``... as ``ScriptedLLM`` numbers them)."""
+    taken = {call.id for call in calls}
+    for number, call in enumerate(calls, 1):
+        if not call.id or any(other.id == call.id for other in calls[: number - 1]):
+            call.id = next(f"call_{n}" for n in itertools.count(number) if f"call_{n}" not in taken)
+            taken.add(call.id)
+    return calls or None
+
+
 # -- wire-format helpers --------------------------------------------------------
 def _message_from_body(body: Any) -> Message:
     """The assistant message of a chat completion body; ``LLMCallError`` if it has none."""
@@ -774,7 +786,7 @@ def _message_from_body(body: Any) -> Message:
         return Message(
             "assistant",
             answer,
-            tool_calls=[_valid_call(ToolCall.from_dict(c)) for c in calls] if calls else None,
+            tool_calls=_own_ids([_valid_call(ToolCall.from_dict(c)) for c in calls or []]),
             reasoning=thinking,
             usage=normalize_usage(body.get("usage")),
             finish_reason=choices[0].get("finish_reason"),

@@ -39,6 +39,7 @@ from vero.core.parsing.tool_output import tidy_numbers
 from vero.core.result import StepKind, ToolError
 from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import ToolRegistry, parse_arguments
+from vero.tools.schema import EXACT
 
 __all__ = ["ORIGINS", "Arguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
 
@@ -127,7 +128,7 @@ def decide(
         return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
     if found.needs_approval or (not found.read_only and (agent.options.approve_tool is not None or inherited)):
-        refusal = _approval(agent, call)
+        refusal = _approval(agent, found, call)
         if refusal is not None:
             return Refusal(refusal, ToolError.REFUSED)
     return call
@@ -317,10 +318,12 @@ def approvers_of(agent: Agent) -> tuple[Callable[[Any], Any], ...]:
     return tuple(found)
 
 
-def _approval(agent: Agent, call: ToolCallRequest) -> str | None:
+def _approval(agent: Agent, tool: Tool, call: ToolCallRequest) -> str | None:
     """None when every approver lets the call run; else the refusal.  Asked for a tool that may change
     things and for a ``needs_approval`` one (with no approver, that one is refused); the verdict is an
-    ``approval`` step and a ``tool_approval`` event."""
+    ``approval`` step and a ``tool_approval`` event.  Approvers, step and event are shown the values the tool
+    will get (the model's ``"0500"`` for an int is 500), each a copy: what is done to it never reaches the tool."""
+    call = replace(call, arguments=_as_the_tool_gets(tool, call.arguments))
     refusal: str | None = NOBODY_TO_ASK.format(tool=call.name)
     reason = "nobody to ask"
     for approver in approvers_of(agent):  # the agent's own first; the first refusal decides
@@ -329,9 +332,22 @@ def _approval(agent: Agent, call: ToolCallRequest) -> str | None:
             break
     approved = refusal is None
     verdict = "approved" if approved else f"refused: {reason}" if reason else "refused"
-    agent.record(StepKind.APPROVAL, f"{call.name}: {verdict}", tool=call.name, args=call.arguments, approved=approved)
-    agent._emit("tool_approval", tool=call.name, args=call.arguments, approved=approved, reason=reason)
+    args = copy.deepcopy(call.arguments)
+    agent.record(StepKind.APPROVAL, f"{call.name}: {verdict}", tool=call.name, args=args, approved=approved)
+    agent._emit("tool_approval", tool=call.name, args=copy.deepcopy(args), approved=approved, reason=reason)
     return refusal
+
+
+def _as_the_tool_gets(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` as ``ToolRegistry.call`` will give them to the tool (``Tool.validate``, as exactly as
+    for a tool that may change things); as they are when they do not fit (the tool is not run then)."""
+    exact = EXACT.set(not tool.read_only)
+    try:
+        return tool.validate(arguments)
+    except ToolArgumentError:
+        return arguments
+    finally:
+        EXACT.reset(exact)
 
 
 def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:

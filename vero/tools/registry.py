@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vero.core.parsing import parse_json_value, unclosed_json
-from vero.core.parsing.json_text import DECODER, valid_strings, without_fence
+from vero.core.parsing.json_text import DECODER, valid_strings, valid_text, without_fence
 from vero.core.result import ToolError, plain_output
 from vero.core.text import clip
 from vero.tools.base import Tool, ToolArgumentError, tool
@@ -181,8 +181,9 @@ def _generated_text(generator: types.GeneratorType[Any, Any, Any]) -> str:
 def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcome:
     """Call the tool and turn what it returned or raised into its outcome; a KeyboardInterrupt is the tool's
     own on a worker thread (signals go to the main thread), else perhaps the user's Ctrl-C: it propagates."""
-    try:
-        return ToolOutcome(to_text(found.call(kwargs)), True)
+    try:  # text that cannot be sent as UTF-8 (a file name os.listdir decoded with surrogates): U+FFFD for it
+        text = to_text(found.call(kwargs))
+        return ToolOutcome(text if text.isascii() else valid_text(text), True)
     except BaseException as exc:  # SystemExit too: a tool must not end the program
         if isinstance(exc, KeyboardInterrupt) and not on_worker:
             raise
@@ -190,7 +191,7 @@ def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcom
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except Exception:  # an exception whose message cannot be made
             detail = type(exc).__name__
-        return ToolOutcome(f"Error: tool {found.name!r} raised {detail}", False, ToolError.EXCEPTION)
+        return ToolOutcome(valid_text(f"Error: tool {found.name!r} raised {detail}"), False, ToolError.EXCEPTION)
 
 
 def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:

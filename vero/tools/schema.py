@@ -28,6 +28,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any, Literal, Union
 
 from vero.core.parsing import parse_bool, parse_json_value
@@ -468,6 +469,8 @@ def _to_number(value: Any) -> float:
     whole = value if isinstance(value, int) else int(value) if isinstance(value, str) and value.isdigit() else None
     if EXACT.get() and whole is not None and number != whole:  # 9007199254740993 would run as ...992
         raise ValueError
+    if EXACT.get() and isinstance(value, str) and Decimal(value.strip()) != Decimal(repr(number)):
+        raise ValueError  # as text too: "2.9999999999999999" would run as 3.0, "-9007199254740993" as ...992
     if not math.isfinite(number):
         raise ValueError
     return number
