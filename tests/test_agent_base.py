@@ -101,6 +101,14 @@ def test_keyboard_interrupt_propagates_and_leaves_history_unchanged():
     assert len(agent.history) == 2
 
 
+def test_a_system_exit_inside_a_run_ends_it_failed_and_the_program_goes_on():
+    agent, _ = make(replies=["fine", SystemExit(3)])
+    agent.run("first")
+    assert agent.run("second") == ""
+    assert agent.last_result.status == Status.FAILED and isinstance(agent.last_result.error, SystemExit)
+    assert [m.content for m in agent.history] == ["first", "fine"]
+
+
 def test_turn_budget_bounds_the_loop_with_exact_call_count():
     agent, llm = make(LoopingAgent, replies=["a", "b", "c", "d"], max_turns=3)
     assert agent.run("go") == "c"

@@ -488,6 +488,29 @@ def test_an_amount_written_as_text_that_is_not_plainly_a_number_is_refused(amoun
     assert DONE == [] and "got invalid value(s) for: amount" in llm.requests[1].prompt
 
 
+@pytest.mark.parametrize("kind", ["native", "react"])
+def test_null_for_arguments_is_no_value_for_the_one_parameter_of_a_tool_that_may_change_things(kind):
+    reply = native_call("delete_record", "null") if kind == "native" else react_call("delete_record", "null")
+    agent, llm = make(kind, [reply])
+    agent.run("Tidy up.")
+    assert DONE == [] and "missing required argument(s): record_id" in llm.requests[1].prompt
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        {"name": "transfer", "arguments": {"to": "Ola", "amount": 5}, "parameters": {"to": "Eve", "amount": 500}},
+        {"name": "transfer", "tool": "read_page", "arguments": {"to": "Ola", "amount": 5}},
+        {"function": {"name": "transfer", "arguments": '{"to": "Ola", "amount": 5}'}, "arguments": {"to": "Eve"}},
+    ],
+)
+def test_a_call_written_as_text_that_says_two_things_is_no_call(written):
+    assert tool_calls_in_text(json.dumps(written), ["transfer", "read_page"]) is None
+    agent, _ = make("written", [json.dumps(written)])
+    agent.run("Pay Ola.")
+    assert DONE == []
+
+
 def test_guided_arguments_read_only_by_repairing_the_reply_are_refused():
     sloppy = guided_call("transfer", {"to": "Ola", "amount": 9}).replace('"Ola"', "'Ola'")
     agent, llm = make("guided", [sloppy])

@@ -724,3 +724,16 @@ def test_the_prompt_tables_keep_the_prompts_text():
     assert ReActAgent.text_prompts.instructions.endswith(REACT_EXAMPLE.replace("{", "{{").replace("}", "}}"))
     assert ReActAgent.native_prompts.instructions == NATIVE_INSTRUCTIONS
     assert ReActAgent.native_prompts.hosted_instructions == HOSTED_INSTRUCTIONS
+
+
+def test_a_tool_named_finish_ends_the_run_failed_before_any_model_call_naming_the_clash():
+    @tool
+    def Finish(answer: str) -> str:
+        """Send the finished report."""
+        return "sent"
+
+    llm = ScriptedLLM(['Thought: done\nAction: Finish\nAction Input: {"answer": "Q3"}'])
+    agent = ReActAgent("clash", llm, tools=[Finish], verbose=False)
+    agent.run("Send the report.")
+    assert agent.last_result.status == Status.FAILED and "named Finish" in str(agent.last_result.error)
+    assert agent.last_result.llm_calls == 0

@@ -164,7 +164,10 @@ class TextProtocol:
     name = "text"
 
     def system_prompt(self, agent: ReActAgentBase) -> str:
-        """The intro (or ``system_prompt=``), then the format prompt with the tools."""
+        """The intro (or ``system_prompt=``), then the format prompt with the tools.  A tool named ``Finish``
+        (in any case) is refused: ``Action: Finish`` is the answer, and the tool would never run."""
+        if any(name.lower() == "finish" for name in agent.tools.names()):
+            raise ValueError("a tool named Finish cannot be told from ReAct's own Finish action: rename the tool")
         prompts, names = agent.text_prompts, ", ".join([*agent.tools.names(), "Finish"])
         instructions = prompts.instructions.format(tools=agent.tools.describe() or "(no tools)", names=names)
         return f"{agent.system_prompt or prompts.intro}\n\n{instructions}"

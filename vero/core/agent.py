@@ -347,7 +347,7 @@ class Agent(ABC):
             except KeyboardInterrupt as interrupt:
                 self._finish(run.partial, Status.FAILED, interrupt)
                 raise
-            except Exception as exc:  # every other failure becomes a `failed` result
+            except (Exception, SystemExit) as exc:  # every other failure becomes a `failed` result, sys.exit() too
                 log.debug("run of %s failed", self.name, exc_info=True)
                 answer, status, error = run.partial, Status.FAILED, exc
             result = self._finish(answer, status, error)

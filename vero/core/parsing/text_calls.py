@@ -173,7 +173,7 @@ def written_call(item: dict[str, Any]) -> tuple[str, Any] | None:
 
 
 def _as_call(item: Any, names: set[str]) -> ToolCall | None:
-    if not isinstance(item, dict) or (call := written_call(item)) is None:
+    if not isinstance(item, dict) or (call := written_call(item)) is None or _says_two_things(item):
         return None
     name, arguments = call
     written = arguments if isinstance(arguments, str) else None  # arguments as a JSON string: kept as written
@@ -188,6 +188,15 @@ def _as_call(item: Any, names: set[str]) -> ToolCall | None:
         return None  # a tool's JSON schema echoed from the prompt, not arguments for it
     text = written if written is not None else json.dumps(valid_strings(arguments), ensure_ascii=False)
     return ToolCall(written_call_id(name, text), name, text)
+
+
+def _says_two_things(item: dict[str, Any]) -> bool:
+    """An object that names two tools (``{"name": a, "tool": b}``) or gives two sets of arguments (``arguments``
+    and ``parameters``, or ``arguments`` beside the API's ``function`` object): no call, as no one is picked."""
+    named = {item[key] for key in _NAME_KEYS if isinstance(item.get(key), str)}
+    given = [json.dumps(item[key], sort_keys=True, default=str) for key in _ARGUMENT_KEYS if key in item]
+    inner = isinstance(item.get("function"), dict) and bool(given)
+    return len(named) > 1 or len(set(given)) > 1 or inner
 
 
 def _once_each(calls: list[ToolCall]) -> list[ToolCall]:
