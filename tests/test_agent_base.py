@@ -381,6 +381,32 @@ def test_close_stops_the_trace(tmp_path):
     assert len(trace.read_text().splitlines()) == lines and agent.last_result.answer == "b"
 
 
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"max_turns": "3"},
+        {"max_turns": 1.5},
+        {"max_turns": -1},
+        {"max_turns": True},
+        {"max_tokens_per_run": "100"},
+        {"max_tokens_per_run": float("nan")},
+        {"max_tokens_per_run": 0},
+    ],
+)
+def test_a_turn_or_token_budget_that_is_no_whole_number_is_refused_when_the_agent_is_made(limits):
+    with pytest.raises(ValueError, match=f"{next(iter(limits))} must be an int of"):
+        make(**limits)
+
+
+def test_a_reflexion_agent_with_zero_turns_fails_saying_no_attempt_was_made():
+    from vero.agents import ReflexionAgent
+
+    agent = ReflexionAgent("r", ScriptedLLM([]), verbose=False, max_turns=0)
+    agent.run("q")
+    result = agent.last_result
+    assert result.status == Status.FAILED and result.steps[-1].content == "no attempt gave an answer (0 attempts)"
+
+
 def test_zero_turns_means_zero_turns():
     agent, llm = make(LoopingAgent, replies=["never"], max_turns=0)
     agent.run("q")

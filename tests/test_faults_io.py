@@ -438,6 +438,37 @@ def tools_generator(kind):
 
 
 @tool
+async def count_to_async(n: int):
+    """Count from 1 to n, as an async generator."""
+    for number in range(1, n + 1):
+        yield number
+
+
+@tool
+async def count_forever_async():
+    """Count for ever, as an async generator."""
+    number = 0
+    while True:
+        number += 1
+        yield number
+
+
+@fault(
+    "tools/async-generator-result",
+    TOOL_AGENTS,
+    "an async generator is consumed as a generator is (its items as a JSON list, at most "
+    "MAX_GENERATED_ITEMS, then a `stopped after` note), never its repr as a result; ok",
+)
+def tools_async_generator(kind):
+    _, _, sent, step = run_one_tool(kind, [count_to_async], "count_to_async", {"n": 3})
+    assert sent == "[1, 2, 3]" and step.data["ok"], sent
+    outcome = ToolRegistry([count_forever_async]).run("count_forever_async")
+    assert outcome.ok and outcome.output.startswith("[1, 2, 3, "), outcome.output[:80]
+    assert outcome.output.endswith("items]"), outcome.output[-80:]
+    return "ok; consumed into a list"
+
+
+@tool
 def interrupts() -> str:
     """Raises KeyboardInterrupt itself."""
     raise KeyboardInterrupt("the tool's own")

@@ -162,13 +162,14 @@ class ReflexionAgent(Agent):
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
-        answer = best(attempts).answer  # none passed: the best attempt, to review; none at all is a failure
+        answer = best(attempts).answer if attempts else ""  # none passed: the best, to review; none is a failure
         return Outcome(answer, Status.NEEDS_REVIEW) if answer.strip() else self._no_attempt(attempts)
 
     def _no_attempt(self, attempts: list[Attempt]) -> Outcome:
         """Every attempt ended without an answer: ``failed``, saying why (its statuses)."""
         statuses = ", ".join(dict.fromkeys(str(attempt.status) for attempt in attempts))
-        self.record(StepKind.ERROR, f"no attempt gave an answer ({len(attempts)} attempts, ended {statuses})")
+        ended = f", ended {statuses}" if statuses else ""  # none at all: max_turns is 0
+        self.record(StepKind.ERROR, f"no attempt gave an answer ({len(attempts)} attempts{ended})")
         return Outcome("", Status.FAILED)
 
     # -- executor ----------------------------------------------------------------

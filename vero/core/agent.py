@@ -199,6 +199,9 @@ class Agent(ABC):
         self.system_prompt = system_prompt
         self.max_turns = self.default_max_turns if max_turns is None else max_turns
         self.max_tokens_per_run = max_tokens_per_run
+        for limit, value, least in (("max_turns", self.max_turns, 0), ("max_tokens_per_run", max_tokens_per_run, 1)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                raise ValueError(f"{limit} must be an int of {least} or more, got {value!r}")
         self.options = (options or AgentOptions()).updated(**settings).for_model(hosted_model(self.llm))
         self.history: list[Message] = []
         self.last_result: RunResult | None = None

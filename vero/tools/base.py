@@ -223,6 +223,23 @@ async def _awaited(awaitable: Any) -> Any:
     return await awaitable
 
 
+MAX_GENERATED_ITEMS = 10_000  # items taken from a generator a tool returned
+
+
+async def _gathered(generator: Any) -> Any:
+    """An async generator's items, as a generator of them (read as a sync one's: ``to_text``), one past the
+    limit at most; then it is closed."""
+    items = []
+    try:
+        async for item in generator:
+            items.append(item)
+            if len(items) > MAX_GENERATED_ITEMS:
+                break
+    finally:
+        await generator.aclose()
+    return (item for item in items)
+
+
 def _run_to_end(awaitable: Any) -> Any:
     """``awaitable``'s result, from a new event loop: on this thread, or on a new one when this thread already
     runs a loop (a tool with no time limit called from a notebook or an async app)."""
@@ -335,6 +352,8 @@ class Tool:
         result = self.func(*args, **kwargs)
         if inspect.isawaitable(result):  # an async def tool: run to its end in an event loop of its own
             return _run_to_end(result)
+        if inspect.isasyncgen(result):  # an async generator: its items, read in a loop of their own
+            return _run_to_end(_gathered(result))
         return result
 
     def __repr__(self) -> str:

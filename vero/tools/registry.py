@@ -29,14 +29,13 @@ from vero.core.parsing import parse_json_value, unclosed_json
 from vero.core.parsing.json_text import DECODER, valid_strings, valid_text, without_fence
 from vero.core.result import ToolError, plain_output
 from vero.core.text import clip
-from vero.tools.base import Tool, ToolArgumentError, tool
+from vero.tools.base import MAX_GENERATED_ITEMS, Tool, ToolArgumentError, tool
 from vero.tools.schema import EXACT
 
 logger = logging.getLogger(__name__)
 
 MAX_IDLE_WORKERS = 8  # idle threads kept for the next calls
 MAX_STUCK_WORKERS = 32  # timed-out calls still running before new calls are refused
-MAX_GENERATED_ITEMS = 10_000  # items taken from a generator a tool returned
 
 
 @dataclass(slots=True)
