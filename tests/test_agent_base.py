@@ -7,7 +7,7 @@ import os
 import pytest
 
 from vero import Agent, Message, Outcome, tool
-from vero.core.agent import MalformedOutputError, clip_observation, history_section, with_history
+from vero.core.agent import NO_USAGE_WARNING, MalformedOutputError, clip_observation, history_section, with_history
 from vero.core.events import ConsolePrinter
 from vero.core.message import read_arguments
 from vero.core.parsing import as_bool, as_score, parse_json_object
@@ -113,6 +113,26 @@ def test_turn_budget_bounds_the_loop_with_exact_call_count():
     agent, llm = make(LoopingAgent, replies=["a", "b", "c", "d"], max_turns=3)
     assert agent.run("go") == "c"
     assert llm.calls == 3 and agent.last_result.status == Status.NEEDS_REVIEW
+
+
+class NoUsageModel:
+    """A model whose server reports no token usage (some local servers and proxies)."""
+
+    calls = 0
+
+    def generate(self, messages, **options):
+        self.calls += 1
+        return Message("assistant", "x" * 4000)
+
+
+def test_a_token_budget_holds_when_the_server_reports_no_usage_counting_an_estimate_with_a_warning():
+    llm = NoUsageModel()
+    agent = LoopingAgent("test", llm, verbose=False, max_turns=10, max_tokens_per_run=2500)
+    agent.run("go")
+    result = agent.last_result
+    assert result.status == Status.MAX_TOKENS and llm.calls == 3
+    warnings = [step.content for step in result.steps if step.kind == "warning"]
+    assert warnings == [NO_USAGE_WARNING]
 
 
 def test_token_budget_ends_run_with_partial_answer():

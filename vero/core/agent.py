@@ -62,6 +62,7 @@ TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
 CUT_OFF_WARNING = "the reply was cut off at the output limit (max_tokens)"
+NO_USAGE, NO_USAGE_WARNING = "no_usage", "the model server reports no token usage: the token budget counts an estimate"
 RELAYED_EVENTS = frozenset(
     {"llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_approval", "tool_result"}
 )
@@ -503,7 +504,7 @@ class Agent(ABC):
         if run.notes["cut_off"]:
             self.record(StepKind.WARNING, CUT_OFF_WARNING, raw=reply.text, cut_off=True)
         if run.token_budget:
-            self._check_token_budget()
+            self._check_token_budget(messages, reply)
         return reply
 
     def _model_failed(
@@ -745,8 +746,16 @@ class Agent(ABC):
             raise RuntimeError(f"{type(self).__name__}: the loop helpers work only inside run()")
         return self._run
 
-    def _check_token_budget(self) -> None:
+    def _check_token_budget(self, messages: Sequence[Message] = (), reply: Message | None = None) -> None:
+        """``BudgetExceeded`` past the run's token budget.  A reply with no usage (some local servers and proxies
+        report none) counts about 4 characters a token of what was sent and received, with a warning once."""
         run = self.current_run
+        if reply is not None and not reply.usage:
+            if not run.notes.get(NO_USAGE):
+                run.notes[NO_USAGE] = True
+                self.record(StepKind.WARNING, NO_USAGE_WARNING)
+            chars = sum(len(message.text) for message in messages) + len(reply.text) + len(reply.reasoning or "")
+            add_usage(run.usage, {"total_tokens": chars // 4 + 1})
         if run.token_budget and run.usage["total_tokens"] > run.token_budget:
             budget, used = run.token_budget, run.usage["total_tokens"]
             raise BudgetExceeded(Status.MAX_TOKENS, f"token budget of {budget} exceeded ({used} used)")
