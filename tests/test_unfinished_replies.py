@@ -35,3 +35,28 @@ def test_a_reply_the_content_filter_stopped_is_a_failed_call(stream):
         with pytest.raises(LLMCallError, match="content filter stopped the reply"):
             reply = http_llm(server).generate([Message.user("hi")], stream=stream)
             "".join(reply) if stream else None
+
+
+def _answer_as(kind: str, answer: str) -> str:
+    """``answer`` as a model using ``kind`` writes a final answer."""
+    from vero.agents._guided import ANSWERED
+
+    if kind == "text":
+        return f"Final Answer: {answer}"
+    if kind == "guided":
+        return json.dumps({"thought": "t", "step": {ANSWERED: True, "final_answer": answer}})
+    return answer
+
+
+@pytest.mark.parametrize("unseen", ["\u200b", "\u2060\ufeff", "\x00", "\u200d \u00a0"])
+@pytest.mark.parametrize("kind", ["tool_calling", "text", "native", "guided"])
+def test_a_reply_that_shows_nothing_is_no_answer_and_is_asked_again(kind, unseen):
+    from vero.agents import ReActAgent, ToolCallingAgent
+    from vero.testing import ScriptedLLM
+
+    llm = ScriptedLLM([_answer_as(kind, unseen), _answer_as(kind, "42")])
+    if kind == "tool_calling":
+        agent = ToolCallingAgent("a", llm, verbose=False)
+    else:
+        agent = ReActAgent("a", llm, verbose=False, protocol=kind)
+    assert agent.run("What is six times seven?") == "42" and llm.calls == 2

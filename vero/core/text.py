@@ -32,6 +32,10 @@ def looks_like_id(text: str) -> bool:
 # Shown as nothing, yet not a format character (Cf, which callers check): joiners, fillers, the braille blank...
 _SELECTORS = (*range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
 INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800") | frozenset(map(chr, _SELECTORS))
+# What shows as nothing at a reply's ends: white space, NUL, zero-width and joining marks, a BOM, a soft hyphen, the
+# fillers above.  A reply that is all of it (``not text.strip(BLANK)``) is empty, not an answer.
+BLANK = "".join(c for c in map(chr, range(0x3001)) if c.isspace()) + "\x00\xad\u200b\u200c\u200d\u2060\ufeff"
+BLANK += "".join(sorted(INVISIBLE))
 
 
 # -- what reaches a terminal ------------------------------------------------------
