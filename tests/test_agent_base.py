@@ -116,17 +116,19 @@ def test_turn_budget_bounds_the_loop_with_exact_call_count():
 
 
 class NoUsageModel:
-    """A model whose server reports no token usage (some local servers and proxies)."""
+    """A model whose server reports no token usage (some local servers and proxies): none, {} or zeros."""
 
-    calls = 0
+    def __init__(self, usage):
+        self.usage, self.calls = usage, 0
 
     def generate(self, messages, **options):
         self.calls += 1
-        return Message("assistant", "x" * 4000)
+        return Message("assistant", "x" * 4000, usage=self.usage)
 
 
-def test_a_token_budget_holds_when_the_server_reports_no_usage_counting_an_estimate_with_a_warning():
-    llm = NoUsageModel()
+@pytest.mark.parametrize("usage", [None, {}, {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}])
+def test_a_token_budget_holds_when_the_server_reports_no_usage_counting_an_estimate_with_a_warning(usage):
+    llm = NoUsageModel(usage)
     agent = LoopingAgent("test", llm, verbose=False, max_turns=10, max_tokens_per_run=2500)
     agent.run("go")
     result = agent.last_result
@@ -411,11 +413,17 @@ def test_close_stops_the_trace(tmp_path):
         {"max_tokens_per_run": "100"},
         {"max_tokens_per_run": float("nan")},
         {"max_tokens_per_run": 0},
+        {"max_tokens_per_run": 1e5 + 0.5},
     ],
 )
 def test_a_turn_or_token_budget_that_is_no_whole_number_is_refused_when_the_agent_is_made(limits):
-    with pytest.raises(ValueError, match=f"{next(iter(limits))} must be an int of"):
+    with pytest.raises(ValueError, match=f"{next(iter(limits))} must be a whole number of"):
         make(**limits)
+
+
+def test_a_budget_written_as_a_whole_float_is_that_number():
+    agent, _ = make(max_turns=3.0, max_tokens_per_run=1e5)
+    assert (agent.max_turns, agent.max_tokens_per_run) == (3, 100_000) and type(agent.max_turns) is int
 
 
 def test_a_reflexion_agent_with_zero_turns_fails_saying_no_attempt_was_made():

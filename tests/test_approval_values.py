@@ -1,9 +1,13 @@
 """What an approver is shown is what the tool gets, and nothing done to a shown copy reaches the tool
 (docs/tools.md, "The gate", question 4)."""
 
+import enum
+import json
+import threading
+from dataclasses import dataclass
 from typing import Any
 
-from vero import tool
+from vero import Agent, tool
 from vero.agents import ToolCallingAgent
 from vero.testing import ScriptedLLM
 
@@ -71,3 +75,58 @@ def test_a_number_written_as_text_that_a_float_would_round_is_refused_for_a_tool
         agent.run("pay")
         observation = next(step for step in agent.last_result.steps if step.kind == "observation")
         assert RAN == [] and observation.data["ok"] is False, written
+
+
+class Mode(enum.Enum):
+    SOFT = "soft"
+    PURGE = "purge"
+
+
+@dataclass
+class Order:
+    sku: str
+    qty: int
+
+
+@tool
+def wipe(mode: Mode, order: Order) -> str:
+    """Wipe an order's stock."""
+    RAN.append(("wipe", (mode, order)))
+    return "wiped"
+
+
+def test_the_approver_sees_json_values_an_enum_as_its_value_and_a_dataclass_as_a_dict():
+    shown = []
+
+    def approve(call):
+        shown.append(json.dumps(call.arguments))  # an audit log: JSON values only
+        return "no purges" if call.arguments["mode"] == "purge" else True
+
+    RAN.clear()
+    call = {"name": "wipe", "arguments": {"mode": "purge", "order": {"sku": "a-1", "qty": "2"}}}
+    llm = ScriptedLLM([{"tool_calls": [call]}, "done"])
+    ToolCallingAgent("w", llm, tools=[wipe], verbose=False, approve_tool=approve).run("wipe a-1")
+    assert RAN == [] and shown == ['{"mode": "purge", "order": {"sku": "a-1", "qty": 2}}']
+
+
+def test_arguments_that_cannot_be_copied_still_reach_a_custom_agent_s_tool():
+    @tool(read_only=True)
+    def locked_read(guard: Any, key: str) -> str:
+        """Read a key under a lock."""
+        with guard:
+            return f"value of {key}"
+
+    class Direct(Agent):
+        def solve(self, task):
+            return self.run_tool("locked_read", {"guard": threading.Lock(), "key": "k"}).output
+
+    assert Direct("d", ScriptedLLM([]), tools=[locked_read], verbose=False).run("read k") == "value of k"
+
+
+def test_a_refusal_reason_holding_text_utf8_cannot_carry_reaches_the_model_marked():
+    agent = _agent(
+        {"name": "pay", "arguments": {"account": 7, "amount": 5}}, approve_tool=lambda call: "caf\udce9 locked"
+    )
+    agent.run("pay")
+    observation = next(step for step in agent.last_result.steps if step.kind == "observation")
+    assert agent.last_result.status == "ok" and "caf\ufffd locked" in observation.content

@@ -488,9 +488,10 @@ def test_an_amount_written_as_text_that_is_not_plainly_a_number_is_refused(amoun
     assert DONE == [] and "got invalid value(s) for: amount" in llm.requests[1].prompt
 
 
+@pytest.mark.parametrize("written", ["null", "None", "NULL"])
 @pytest.mark.parametrize("kind", ["native", "react"])
-def test_null_for_arguments_is_no_value_for_the_one_parameter_of_a_tool_that_may_change_things(kind):
-    reply = native_call("delete_record", "null") if kind == "native" else react_call("delete_record", "null")
+def test_null_for_arguments_is_no_value_for_the_one_parameter_of_a_tool_that_may_change_things(kind, written):
+    reply = native_call("delete_record", written) if kind == "native" else react_call("delete_record", written)
     agent, llm = make(kind, [reply])
     agent.run("Tidy up.")
     assert DONE == [] and "missing required argument(s): record_id" in llm.requests[1].prompt
@@ -502,6 +503,8 @@ def test_null_for_arguments_is_no_value_for_the_one_parameter_of_a_tool_that_may
         {"name": "transfer", "arguments": {"to": "Ola", "amount": 5}, "parameters": {"to": "Eve", "amount": 500}},
         {"name": "transfer", "tool": "read_page", "arguments": {"to": "Ola", "amount": 5}},
         {"function": {"name": "transfer", "arguments": '{"to": "Ola", "amount": 5}'}, "arguments": {"to": "Eve"}},
+        {"name": "read_page", "function": {"name": "transfer", "arguments": {"to": "Ola", "amount": 5}}},
+        {"type": "function", "function": {"name": "transfer", "tool": "read_page", "arguments": {"to": "Ola"}}},
     ],
 )
 def test_a_call_written_as_text_that_says_two_things_is_no_call(written):

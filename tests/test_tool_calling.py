@@ -271,3 +271,20 @@ def test_a_tool_result_holding_text_no_utf8_can_carry_reaches_the_model_with_a_r
         assert agent.run("What is in the folder?") == "done" and agent.last_result.status == Status.OK
         results = [message["content"] for message in srv.requests[2]["messages"] if message["role"] == "tool"]
     assert results[0] == '["caf\ufffd.txt"]' and "caf\ufffd.txt" in results[1]
+
+
+def test_ids_vero_gives_differ_from_one_reply_to_the_next():
+    pytest.importorskip("vero._mock_server")
+    from vero.core.chat_openai import ChatOpenAI
+    from vero.testing import MockOpenAIServer
+
+    replies = [_raw_calls(_weather_call("Oslo")), _raw_calls(_weather_call("Rome")), "done"]
+    with MockOpenAIServer(replies) as srv:
+        llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
+        agent = ToolCallingAgent("ids", llm, tools=[weather], verbose=False)
+        ids = []
+        agent.events.callbacks.append(
+            lambda event: ids.append(event.data["call_id"]) if event.type == "tool_call" else None
+        )
+        assert agent.run("Oslo, then Rome?") == "done"
+    assert len(ids) == 2 and len(set(ids)) == 2

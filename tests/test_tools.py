@@ -291,6 +291,18 @@ def test_bare_string_for_a_multi_argument_tool_is_refused(reg):
     assert "expects a JSON object" in out.output and "a (integer), b (integer)" in out.output
 
 
+def test_null_for_arguments_is_no_value_for_a_read_only_tool_s_one_parameter_either():
+    @tool(read_only=True)
+    def search(query: str) -> str:
+        return f"found {query}"
+
+    reg = ToolRegistry([search])
+    for written in ("null", "None", "NULL"):
+        out = reg.run("search", written)
+        assert not out.ok and "missing required argument(s): query" in out.output, written
+    assert reg.run("search", "nulls").output == "found nulls"
+
+
 def test_no_argument_tool_accepts_none_empty_and_stray_text():
     @tool
     def ping() -> str:

@@ -48,7 +48,7 @@ def _answer_as(kind: str, answer: str) -> str:
     return answer
 
 
-@pytest.mark.parametrize("unseen", ["\u200b", "\u2060\ufeff", "\x00", "\u200d \u00a0"])
+@pytest.mark.parametrize("unseen", ["\u200b", "\u2060\ufeff", "\x00", "\u200d \u00a0", "\u200e\u2066"])
 @pytest.mark.parametrize("kind", ["tool_calling", "text", "native", "guided"])
 def test_a_reply_that_shows_nothing_is_no_answer_and_is_asked_again(kind, unseen):
     from vero.agents import ReActAgent, ToolCallingAgent
@@ -60,3 +60,15 @@ def test_a_reply_that_shows_nothing_is_no_answer_and_is_asked_again(kind, unseen
     else:
         agent = ReActAgent("a", llm, verbose=False, protocol=kind)
     assert agent.run("What is six times seven?") == "42" and llm.calls == 2
+
+
+def test_a_draft_that_shows_nothing_is_no_draft():
+    from vero.agents import BasicReflectionAgent
+    from vero.testing import ScriptedLLM
+
+    agent = BasicReflectionAgent("a", ScriptedLLM(["\u200b\u200e"]), verbose=False)
+    agent.run("Write a haiku.")
+    assert (
+        agent.last_result.status == "failed"
+        and agent.last_result.steps[-1].content == "the model returned an empty draft"
+    )

@@ -201,8 +201,10 @@ class Agent(ABC):
         self.max_turns = self.default_max_turns if max_turns is None else max_turns
         self.max_tokens_per_run = max_tokens_per_run
         for limit, value, least in (("max_turns", self.max_turns, 0), ("max_tokens_per_run", max_tokens_per_run, 1)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
-                raise ValueError(f"{limit} must be an int of {least} or more, got {value!r}")
+            whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())  # 1e5 is 100000
+            if value is not None and (isinstance(value, bool) or not whole or value < least):
+                raise ValueError(f"{limit} must be a whole number of {least} or more, got {value!r}")
+        self.max_turns = int(self.max_turns)  # 3.0 turns are 3
         self.options = (options or AgentOptions()).updated(**settings).for_model(hosted_model(self.llm))
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
@@ -609,13 +611,14 @@ class Agent(ABC):
             return self._repeated_failure(name, shown, failed)
         call = decide(self, name, args)  # its warning and approval steps come before the action
         parsed = shown if isinstance(call, Refusal) else call.arguments
-        # the step and the events hold copies: what a listener does to them never reaches the tool, nor the
-        # tool's doings to its arguments the record
-        self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=copy.deepcopy(parsed))
+        kept = sent = parsed  # the step and the event hold copies: what a listener does to them never reaches
+        with contextlib.suppress(Exception):  # the tool, nor the tool's doings the record (unless not copyable)
+            kept, sent = copy.deepcopy(parsed), copy.deepcopy(parsed)
+        self.record(StepKind.ACTION, f"{name}({args_text(parsed)})", tool=name, args=kept)
         if isinstance(call, Refusal):
             self.record(StepKind.OBSERVATION, call.text, tool=name, ok=False, error=call.error)
             return ToolOutcome(call.text, False, call.error, repeated=bool(earlier))
-        self._emit("tool_call", tool=name, args=copy.deepcopy(call.arguments), call_id=call.id)  # a dict always
+        self._emit("tool_call", tool=name, args=sent, call_id=call.id)  # a dict from every pattern
         if run is not None and (run.pace is not None or run.cancelled.is_set()):
             self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
         started = time.perf_counter()
@@ -750,11 +753,12 @@ class Agent(ABC):
         """``BudgetExceeded`` past the run's token budget.  A reply with no usage (some local servers and proxies
         report none) counts about 4 characters a token of what was sent and received, with a warning once."""
         run = self.current_run
-        if reply is not None and not reply.usage:
+        if reply is not None and not (reply.usage or {}).get("total_tokens"):  # none, {} or zeros
             if not run.notes.get(NO_USAGE):
                 run.notes[NO_USAGE] = True
                 self.record(StepKind.WARNING, NO_USAGE_WARNING)
-            chars = sum(len(message.text) for message in messages) + len(reply.text) + len(reply.reasoning or "")
+            sent = [*messages, reply]  # text, reasoning and tool calls
+            chars = sum(len(m.text) + len(m.reasoning or "") + len(str(m.tool_calls or "")) for m in sent)
             add_usage(run.usage, {"total_tokens": chars // 4 + 1})
         if run.token_budget and run.usage["total_tokens"] > run.token_budget:
             budget, used = run.token_budget, run.usage["total_tokens"]

@@ -753,14 +753,15 @@ def _valid_call(call: ToolCall) -> ToolCall:
     return call
 
 
+_CALL_NUMBERS = itertools.count(1)  # ids vero gives, never the same twice in a process
+
+
 def _own_ids(calls: list[ToolCall]) -> list[ToolCall] | None:
     """``calls`` (None for none), each with an id no other has: a server that sends none (some local ones), or
-    one twice, would get results back that cannot be told apart (``call_1``... as ``ScriptedLLM`` numbers them)."""
-    taken = {call.id for call in calls}
-    for number, call in enumerate(calls, 1):
-        if not call.id or any(other.id == call.id for other in calls[: number - 1]):
-            call.id = next(f"call_{n}" for n in itertools.count(number) if f"call_{n}" not in taken)
-            taken.add(call.id)
+    one twice, would get results back (and events) that cannot be told apart; vero's are ``vero_call_1``..."""
+    for number, call in enumerate(calls):
+        if not call.id or any(other.id == call.id for other in calls[:number]):
+            call.id = f"vero_call_{next(_CALL_NUMBERS)}"
     return calls or None
 
 

@@ -20,6 +20,7 @@ A "no" is an observation the model reads (one wording per reason, below), and th
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
@@ -33,10 +34,16 @@ from typing import Any, Protocol
 from vero.core.message import ORIGINS, Arguments, ToolCallRequest
 from vero.core.notes import note
 from vero.core.options import AgentOptions
-from vero.core.parsing.json_text import ConflictingKeysError, _one_value_per_key, valid_strings, without_fence
+from vero.core.parsing.json_text import (
+    ConflictingKeysError,
+    _one_value_per_key,
+    valid_strings,
+    valid_text,
+    without_fence,
+)
 from vero.core.parsing.quoted_calls import canonical, name_key, quoted_call
 from vero.core.parsing.tool_output import tidy_numbers
-from vero.core.result import StepKind, ToolError
+from vero.core.result import StepKind, ToolError, plain_output
 from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import ToolRegistry, parse_arguments
 from vero.tools.schema import EXACT
@@ -224,7 +231,7 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
             text = args = wrapped.group(2).strip()
         if text[:1] in ("`", "~"):
             text = args = without_fence(text)
-        if text == "null":  # no arguments, not the text "null" for the tool's one parameter
+        if text.lower() in ("null", "none"):  # no arguments, not the text "null" for the tool's one parameter
             return {}
         if text[:1] in ("{", "["):
             return _exact_object(text)
@@ -334,18 +341,21 @@ def _approval(agent: Agent, tool: Tool, call: ToolCallRequest) -> str | None:
             break
     approved = refusal is None
     verdict = "approved" if approved else f"refused: {reason}" if reason else "refused"
-    args = copy.deepcopy(call.arguments)
+    args = call.arguments  # a new dict of JSON values (``_as_the_tool_gets``), or the arguments as written:
+    with contextlib.suppress(Exception):  # a copy, unless a custom agent passed something that cannot be copied
+        args = copy.deepcopy(args)
     agent.record(StepKind.APPROVAL, f"{call.name}: {verdict}", tool=call.name, args=args, approved=approved)
-    agent._emit("tool_approval", tool=call.name, args=copy.deepcopy(args), approved=approved, reason=reason)
+    agent._emit("tool_approval", tool=call.name, args=args, approved=approved, reason=reason)
     return refusal
 
 
 def _as_the_tool_gets(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     """``arguments`` as ``ToolRegistry.call`` will give them to the tool (``Tool.validate``, as exactly as
-    for a tool that may change things); as they are when they do not fit (the tool is not run then)."""
+    for a tool that may change things), written as JSON values (an Enum as its value, a dataclass or pydantic
+    model as a dict: ``plain_output``); as they are when they do not fit (the tool is not run then)."""
     exact = EXACT.set(not tool.read_only)
     try:
-        return tool.validate(arguments)
+        return dict(plain_output(tool.validate(arguments)))
     except ToolArgumentError:
         return arguments
     finally:
@@ -361,8 +371,8 @@ def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:
         return APPROVAL_FAILED.format(tool=call.name, error=error), f"the approver raised {error}"
     if verdict is True:
         return None, ""
-    if isinstance(verdict, str) and verdict.strip():
-        return NOT_APPROVED.format(tool=call.name, reason=f": {verdict.strip()}"), verdict.strip()
+    if isinstance(verdict, str) and verdict.strip():  # the model reads it: text UTF-8 can carry
+        return NOT_APPROVED.format(tool=call.name, reason=f": {valid_text(verdict.strip())}"), verdict.strip()
     if verdict is False or isinstance(verdict, str):
         return NOT_APPROVED.format(tool=call.name, reason=""), ""
     return NOT_APPROVED.format(tool=call.name, reason=""), f"the approver returned {verdict!r}, not True"

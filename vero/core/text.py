@@ -34,8 +34,10 @@ _SELECTORS = (*range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0x
 INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800") | frozenset(map(chr, _SELECTORS))
 # What shows as nothing at a reply's ends: white space, NUL, zero-width and joining marks, a BOM, a soft hyphen, the
 # fillers above.  A reply that is all of it (``not text.strip(BLANK)``) is empty, not an answer.
-BLANK = "".join(c for c in map(chr, range(0x3001)) if c.isspace()) + "\x00\xad\u200b\u200c\u200d\u2060\ufeff"
-BLANK += "".join(sorted(INVISIBLE))
+_FORMAT = "\xad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+_FORMAT += "\ufff9-\ufffb\U000e0001\U000e0020-\U000e007f"  # Unicode's format characters (Cf) that show nothing
+BLANK = "".join(c for c in map(chr, range(0x3001)) if c.isspace()) + "\x00" + "".join(sorted(INVISIBLE))
+BLANK += re.sub(r"(.)-(.)", lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]) + 1))), _FORMAT)
 
 
 # -- what reaches a terminal ------------------------------------------------------

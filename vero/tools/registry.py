@@ -210,7 +210,7 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
     text = args.strip()
     if text[:1] in ("`", "~"):  # fenced: its inside is what was written
         text = args = without_fence(text)
-    if not text:
+    if not text or text.lower() in ("null", "none"):  # no arguments, not the text "null" for the one parameter
         return {}
     if text.startswith("{") and tool.read_only:
         try:

@@ -191,12 +191,14 @@ def _as_call(item: Any, names: set[str]) -> ToolCall | None:
 
 
 def _says_two_things(item: dict[str, Any]) -> bool:
-    """An object that names two tools (``{"name": a, "tool": b}``) or gives two sets of arguments (``arguments``
-    and ``parameters``, or ``arguments`` beside the API's ``function`` object): no call, as no one is picked."""
-    named = {item[key] for key in _NAME_KEYS if isinstance(item.get(key), str)}
-    given = [json.dumps(item[key], sort_keys=True, default=str) for key in _ARGUMENT_KEYS if key in item]
-    inner = isinstance(item.get("function"), dict) and bool(given)
-    return len(named) > 1 or len(set(given)) > 1 or inner
+    """An object that names two tools (``{"name": a, "tool": b}``, or one more inside the API's ``function``
+    object) or gives two sets of arguments (``arguments`` and ``parameters``, or ``arguments`` beside those of
+    ``function``): no call, as no one is picked."""
+    inner = item["function"] if isinstance(item.get("function"), dict) else {}  # the API's shape, read as well
+    named = {part[key] for part in (item, inner) for key in _NAME_KEYS if isinstance(part.get(key), str)}
+    keys = [(item, key) for key in _ARGUMENT_KEYS if key in item] + [(inner, "arguments")] * ("arguments" in inner)
+    given = {json.dumps(part[key], sort_keys=True, default=str) for part, key in keys}
+    return len(named) > 1 or len(given) > 1
 
 
 def _once_each(calls: list[ToolCall]) -> list[ToolCall]:
