@@ -421,22 +421,6 @@ def count_forever():
         yield number
 
 
-@fault(
-    "tools/generator-result",
-    TOOL_AGENTS,
-    "a generator is consumed (in the worker, under the timeout) into a JSON list, at most "
-    "MAX_GENERATED_ITEMS items, then a `stopped after` note; ok",
-)
-def tools_generator(kind):
-    _, _, sent, step = run_one_tool(kind, [count_to], "count_to", {"n": 3})
-    assert sent == "[1, 2, 3]" and step.data["ok"], sent
-    limit = getattr(registry_module, "MAX_GENERATED_ITEMS", 10_000)
-    outcome = ToolRegistry([count_forever]).run("count_forever")
-    assert outcome.ok and outcome.output.startswith("[1, 2, 3, "), outcome.output[:80]
-    assert outcome.output.endswith(f"...[the generator was stopped after {limit:,} items]"), outcome.output[-80:]
-    return "ok; consumed into a list"
-
-
 @tool
 async def count_to_async(n: int):
     """Count from 1 to n, as an async generator."""
@@ -454,17 +438,19 @@ async def count_forever_async():
 
 
 @fault(
-    "tools/async-generator-result",
+    "tools/generator-result",
     TOOL_AGENTS,
-    "an async generator is consumed as a generator is (its items as a JSON list, at most "
-    "MAX_GENERATED_ITEMS, then a `stopped after` note), never its repr as a result; ok",
+    "a generator, or an async generator, is consumed (in the worker, under the timeout) into a JSON list, at most "
+    "MAX_GENERATED_ITEMS items, then a `stopped after` note (never its repr as a result); ok",
 )
-def tools_async_generator(kind):
-    _, _, sent, step = run_one_tool(kind, [count_to_async], "count_to_async", {"n": 3})
-    assert sent == "[1, 2, 3]" and step.data["ok"], sent
-    outcome = ToolRegistry([count_forever_async]).run("count_forever_async")
-    assert outcome.ok and outcome.output.startswith("[1, 2, 3, "), outcome.output[:80]
-    assert outcome.output.endswith("items]"), outcome.output[-80:]
+def tools_generator(kind):
+    limit = getattr(registry_module, "MAX_GENERATED_ITEMS", 10_000)
+    for counting, endless in ((count_to, count_forever), (count_to_async, count_forever_async)):
+        _, _, sent, step = run_one_tool(kind, [counting], counting.name, {"n": 3})
+        assert sent == "[1, 2, 3]" and step.data["ok"], sent
+        outcome = ToolRegistry([endless]).run(endless.name)
+        assert outcome.ok and outcome.output.startswith("[1, 2, 3, "), outcome.output[:80]
+        assert outcome.output.endswith(f"...[the generator was stopped after {limit:,} items]"), outcome.output[-80:]
     return "ok; consumed into a list"
 
 
