@@ -276,6 +276,13 @@ def test_an_entry_whose_reply_is_no_object_is_refused_never_asked_live(tmp_path)
         Cassette(path, mode="replay")
 
 
+def test_an_entry_holding_half_a_surrogate_pair_is_refused_as_changed(tmp_path):
+    path, lines = recorded_lines(tmp_path)
+    path.write_text(lines[0] + lines[1].replace('"role": "user"', '"role": "user\\ud800"', 1))
+    with pytest.raises(CassetteError, match="line 2: changed after it was recorded"):
+        Cassette(path, mode="replay")
+
+
 def test_a_cassette_of_another_format_version_is_refused(tmp_path):
     path, lines = recorded_lines(tmp_path)
     path.write_text('{"vero_cassette": 99}\n' + "".join(lines[1:]))
