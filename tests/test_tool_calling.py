@@ -288,3 +288,34 @@ def test_ids_vero_gives_differ_from_one_reply_to_the_next():
         )
         assert agent.run("Oslo, then Rome?") == "done"
     assert len(ids) == 2 and len(set(ids)) == 2
+
+
+def _chunk(delta, finish=None):
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [choice]}
+
+
+def _streamed_piece(call_id, name=None, arguments=""):
+    function = {"arguments": arguments, **({"name": name} if name else {})}
+    return _chunk({"tool_calls": [{"index": 0, "id": call_id, "type": "function", "function": function}]})
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_streamed_calls_that_share_an_index_under_ids_of_their_own_stay_apart(split):
+    pytest.importorskip("vero._mock_server")
+    from vero.core.chat_openai import ChatOpenAI
+    from vero.testing import MockOpenAIServer
+
+    if split:  # one call's start and another id's end at the same index: no call is made of the two
+        pieces = [_streamed_piece("a", "weather", '{"city": "Os'), _streamed_piece("b", None, 'lo"}')]
+    else:  # a server that gives every call index 0
+        pieces = [
+            _streamed_piece("a", "weather", '{"city": "Oslo"}'),
+            _streamed_piece("b", "weather", '{"city": "Rome"}'),
+        ]
+    CALLS.clear()
+    with MockOpenAIServer([{"raw": [*pieces, _chunk({}, "tool_calls")]}, "done"]) as srv:
+        llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
+        agent = ToolCallingAgent("s", llm, tools=[weather], verbose=False)
+        assert agent.run("Weather?", on_token=lambda token: None) == "done"
+    assert CALLS == ([] if split else [("weather", "Oslo"), ("weather", "Rome")])

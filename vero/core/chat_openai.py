@@ -636,7 +636,8 @@ class TextStream:
         self.message: Message | None = None
         self._content: list[str] = []
         self._reasoning: list[str] = []
-        self._calls: dict[int, dict[str, str]] = {}
+        self._calls: list[dict[str, str]] = []  # the streamed tool calls, in the order they began
+        self._writing: dict[int, dict[str, str]] = {}  # the call each index is writing
         self._usage: dict[str, Any] | None = None
         self._finish_reason: str | None = None
 
@@ -702,7 +703,10 @@ class TextStream:
         size = len(thought or "") + len(delta.content or "")
         for piece in getattr(delta, "tool_calls", None) or []:  # a streamed piece of a tool call
             index = getattr(piece, "index", None) or 0
-            call = self._calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+            call = self._writing.get(index)
+            if call is None or (piece.id and call["id"] and piece.id != call["id"]):  # a new call (some servers
+                call = self._writing[index] = {"id": "", "name": "", "arguments": ""}  # give every call index 0)
+                self._calls.append(call)
             if piece.id:
                 call["id"] = piece.id
             if piece.function is not None:
@@ -715,9 +719,7 @@ class TextStream:
     def _assembled(self) -> Message:
         """The whole reply: the answer apart from its thinking, and the tool calls put together."""
         answer, thinking = _answer_and_thinking("".join(self._content), "".join(self._reasoning))
-        tool_calls = [
-            _valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}")) for _, c in sorted(self._calls.items())
-        ]
+        tool_calls = [_valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}")) for c in self._calls]
         return Message(
             "assistant",
             answer,
