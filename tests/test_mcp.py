@@ -630,6 +630,11 @@ def test_vero_chat_lists_mcp_tools(srv, tmp_path):
         ('{"mcpServers": {"a": {"args": []}}}', 'server \'a\': expected "command" (a string) or "url"'),
         ('{"mcpServers": {"a": {"command": "x", "args": "-v"}}}', '"args" must be a list of strings'),
         ('{"mcpServers": {"a": {"url": "http://h/mcp", "type": "sse"}}}', "the old SSE transport is not supported"),
+        ('{"mcpServers": {"a": {"url": "http://h/sse", "type": "SSE"}}}', "the old SSE transport is not supported"),
+        (
+            '{"mcpServers": {"a": {"url": "http://h/sse", "transport": "sse"}}}',
+            "the old SSE transport is not supported",
+        ),
         (
             '{"mcpServers": {"a": {"command": "${VERO_TEST_UNSET}"}}}',
             "command uses the environment variable VERO_TEST_",

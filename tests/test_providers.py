@@ -135,11 +135,12 @@ def test_a_reasoning_model_gets_no_temperature_no_stop_and_max_completion_tokens
     assert sent["max_completion_tokens"] == 300
 
 
-def test_a_reasoning_model_gets_room_for_its_reasoning_when_the_user_set_no_cap():
+@pytest.mark.parametrize("model, cap", [("gpt-5-mini", "max_completion_tokens"), ("deepseek-reasoner", "max_tokens")])
+def test_a_reasoning_model_gets_room_for_its_reasoning_when_the_user_set_no_cap(model, cap):
     with MockOpenAIServer(["ok"]) as srv:
-        llm = ChatOpenAI(model_name="gpt-5-mini", api_key=KEY, base_url=srv.base_url, max_retries=0)
+        llm = ChatOpenAI(model_name=model, api_key=KEY, base_url=srv.base_url, max_retries=0)
         llm.generate([{"role": "user", "content": "hi"}])
-    assert srv.requests[0]["max_completion_tokens"] == 25_000  # not vero's default of 1,024
+    assert srv.requests[0][cap] == 25_000  # not vero's default of 1,024: the cap counts the reasoning too
 
 
 def test_an_unknown_model_gets_every_parameter_as_before():

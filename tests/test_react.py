@@ -737,3 +737,23 @@ def test_a_tool_named_finish_ends_the_run_failed_before_any_model_call_naming_th
     agent.run("Send the report.")
     assert agent.last_result.status == Status.FAILED and "named Finish" in str(agent.last_result.error)
     assert agent.last_result.llm_calls == 0
+
+
+def test_a_typed_run_takes_a_reply_of_only_json_as_the_answer_it_asked_for():
+    from dataclasses import dataclass
+
+    @dataclass
+    class City:
+        name: str
+        population: int
+
+    for reply in ('{"name": "Oslo", "population": 709000}', '```json\n{"name": "Oslo", "population": 709000}\n```'):
+        llm = ScriptedLLM([reply])
+        agent = ReActAgent("typed", llm, verbose=False)
+        assert agent.run("The largest city of Norway?", output_type=City) == City("Oslo", 709000)
+        assert llm.calls == 1 and agent.last_result.status == Status.OK
+
+
+def test_an_untyped_run_still_asks_for_the_format_when_the_reply_is_only_json():
+    llm = ScriptedLLM(['{"name": "Oslo"}', "Final Answer: Oslo"])
+    assert ReActAgent("plain", llm, verbose=False).run("The largest city of Norway?") == "Oslo" and llm.calls == 2

@@ -23,6 +23,7 @@ hosted provider's model, else ``"text"``; ``chosen_protocol`` says why).  Prompt
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from vero.agents._guided import GuidedProtocol, chosen_protocol, fall_back
@@ -40,6 +41,7 @@ from vero.core.agent import CUT_OFF, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_action_input, parse_react
+from vero.core.parsing.json_text import without_fence
 from vero.core.result import Outcome, Status, StepKind
 from vero.errors import LLMCallError
 
@@ -151,6 +153,15 @@ class ReActAgent(ReActAgentBase):
         return None
 
 
+def _only_json(text: str) -> bool:
+    """``text`` is one JSON object or list and nothing else, fenced or not: what a typed run asks for
+    ("only JSON"), written without ``Final Answer:``."""
+    try:
+        return isinstance(json.loads(without_fence(text.strip())), (dict, list))
+    except ValueError:
+        return False
+
+
 STOP = [OBSERVATION_LABEL]  # the text protocol ends a reply before a self-written observation
 EMBEDDED_ACTION = (
     "the `Action:` is inside other text (mid-line, a quote, an example or after the Final Answer), "
@@ -184,6 +195,9 @@ class TextProtocol:
         step = ReplyStep(Message("assistant", parsed.text) if parsed.text else None, parsed.thought, parsed.problem)
         cut_off = reply.finish_reason == "length"
         if parsed.action is None or step.problem:
+            if step.problem and not cut_off and agent.current_run.output_spec and _only_json(reply.text):
+                step.problem, step.answer = None, reply.text.strip()  # a typed run asks for only JSON: it is that
+                return step
             step.problem = step.problem or (CUT_OFF if cut_off else None)  # a Final Answer may have lost its end
             step.answer = parsed.final_answer
             return step

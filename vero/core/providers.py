@@ -58,8 +58,8 @@ OPENAI_EARLY_REASONING = ModelFamily(  # o1-mini, o1-preview: no structured outp
 )
 GPT5 = ModelFamily("gpt-5", **_REASONING_API, default_cap=REASONING_CAP, reasoning_effort=True)
 GPT5_CHAT = ModelFamily("gpt-5-chat", **_REASONING_API)  # gpt-5-chat-latest and its kin: gpt-5 without reasoning_effort
-DEEPSEEK_REASONER = ModelFamily(  # a temperature has no effect on it: none is sent
-    "deepseek-reasoner", temperature=False, response_formats=("json_object",)
+DEEPSEEK_REASONER = ModelFamily(  # a temperature has no effect on it: none is sent; its max_tokens counts its reasoning
+    "deepseek-reasoner", temperature=False, response_formats=("json_object",), default_cap=REASONING_CAP
 )
 DEEPSEEK_CHAT = ModelFamily("deepseek-chat", response_formats=("json_object",))
 QWEN_HOSTED = ModelFamily("qwen-hosted", response_formats=("json_object",))  # DashScope's qwen-plus, qwen-max ...

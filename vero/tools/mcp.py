@@ -1440,7 +1440,7 @@ def _http_url(url: str) -> bool:
 
 
 def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dict[str, Any]) -> MCPServer:
-    if entry.get("type") == "sse":
+    if any(str(entry.get(key)).lower() == "sse" for key in ("type", "transport")):  # in any case
         raise MCPError(f"{where}: the old SSE transport is not supported; use the server's Streamable HTTP URL")
     if "envFile" in entry:
         raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
