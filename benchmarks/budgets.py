@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8216  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8218  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in (each step's reason is in
 # this line's history: git log -p benchmarks/budgets.py); 8101 after a second diet (2026-11-29, the latest session:
 # single-use private helpers folded into their one caller, duplicates merged, docstrings that retold the code
@@ -53,7 +53,7 @@ LINES_CEILING = 8216  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # SystemExit, budgets checked and estimated without usage, async generator tools, replies that show nothing, a
 # cassette line holding half a surrogate pair, streamed calls sharing an index; +12 for a third probe's (peers'
 # habits): a typed ReAct run takes a reply of only JSON as its answer, deepseek-reasoner's cap holds its
-# reasoning: falls
+# reasoning, a simple typed answer after a Final Answer label: falls
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28); lower one when a change lowers it.

@@ -1105,3 +1105,17 @@ def test_an_agent_tool_given_an_empty_task_is_an_error_observation():
     observation = next(s for s in outer.last_result.steps if s.depth == 0 and s.kind == "observation")
     assert observation.data["ok"] is False and "ended 'failed'" in observation.content
     assert "the task is empty" in observation.content and inner.llm.calls == 0
+
+
+@pytest.mark.parametrize(
+    "output_type, reply, expected",
+    [
+        (int, "Final Answer: 42", 42),
+        (bool, "**Final Answer:** yes.", True),
+        (Literal["a", "b"], "final answer: b", "b"),
+    ],
+)
+def test_a_simple_answer_after_a_final_answer_label_is_read_without_a_re_ask(output_type, reply, expected):
+    llm = ScriptedLLM([reply])
+    assert ToolCallingAgent("typed", llm, verbose=False).run("q", output_type=output_type) == expected
+    assert llm.calls == 1

@@ -80,7 +80,7 @@ class OutputSpec:
 
         A simple type's answer that reads as JSON of another kind is tried as the bare text too:
         ``true`` for a ``str | None``, ``[1]`` for a ``str``; one that does not fit, without the markup
-        and end punctuation around it (``**No**``, ``no.``, `` `red` ``)."""
+        and end punctuation around it (``**No**``, ``no.``, `` `red` ``) or after a ``Final Answer:`` label."""
         value = self._parsed(text)
         try:
             return self._built(value)
@@ -88,7 +88,8 @@ class OutputSpec:
             if not self.simple:
                 raise
             body = _unfenced(text or "")
-            for bare in dict.fromkeys((body, _DRESS.sub("", body))):  # as written, then without its dress
+            label = _ANSWER_LABEL.sub("", body)  # "Final Answer: 42", as a small model ends a tool-calling run
+            for bare in dict.fromkeys((body, _DRESS.sub("", body), label, _DRESS.sub("", label))):  # then undressed
                 if bare and bare != value:
                     with contextlib.suppress(InvalidValue):
                         return self._built(bare)
@@ -121,6 +122,7 @@ class OutputSpec:
 
 
 _DRESS = re.compile(r"^[\s*_`'\"]+|[\s*_`'\".!]+$")  # markup and end punctuation around a whole answer
+_ANSWER_LABEL = re.compile(r"\A[\s*_]*final[ \t]*answer[\s*_]*:[ \t]*", re.IGNORECASE)  # **Final Answer:** 42
 # A code block: a fence (``` or ~~~, any language tag) that starts a line, up to the same fence on a
 # line of its own.  A fence inside a JSON string is no block: a JSON string has no line breaks.
 _CODE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n`]*\n(.*?)\n[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
