@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8218  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8216  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in (each step's reason is in
 # this line's history: git log -p benchmarks/budgets.py); 8101 after a second diet (2026-11-29, the latest session:
 # single-use private helpers folded into their one caller, duplicates merged, docstrings that retold the code

@@ -757,3 +757,9 @@ def test_a_typed_run_takes_a_reply_of_only_json_as_the_answer_it_asked_for():
 def test_an_untyped_run_still_asks_for_the_format_when_the_reply_is_only_json():
     llm = ScriptedLLM(['{"name": "Oslo"}', "Final Answer: Oslo"])
     assert ReActAgent("plain", llm, verbose=False).run("The largest city of Norway?") == "Oslo" and llm.calls == 2
+
+
+def test_a_typed_run_given_json_nested_too_deeply_asks_again_instead_of_failing():
+    llm = ScriptedLLM(["[" * 5000 + "]" * 5000, "Final Answer: 42"])
+    agent = ReActAgent("typed", llm, verbose=False)
+    assert agent.run("Six times seven?", output_type=int) == 42 and llm.calls == 2

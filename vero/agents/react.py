@@ -23,7 +23,6 @@ hosted provider's model, else ``"text"``; ``chosen_protocol`` says why).  Prompt
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from vero.agents._guided import GuidedProtocol, chosen_protocol, fall_back
@@ -41,7 +40,7 @@ from vero.core.agent import CUT_OFF, Tools
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_action_input, parse_react
-from vero.core.parsing.json_text import without_fence
+from vero.core.parsing.json_text import parse_json_value, without_fence
 from vero.core.result import Outcome, Status, StepKind
 from vero.errors import LLMCallError
 
@@ -156,8 +155,8 @@ class ReActAgent(ReActAgentBase):
 def _only_json(text: str) -> bool:
     """``text`` is one JSON object or list and nothing else, fenced or not: what a typed run asks for
     ("only JSON"), written without ``Final Answer:``."""
-    try:
-        return isinstance(json.loads(without_fence(text.strip())), (dict, list))
+    try:  # strict JSON; one nested too deeply to read is no answer either
+        return isinstance(parse_json_value(without_fence(text.strip()), repair=False), (dict, list))
     except ValueError:
         return False
 

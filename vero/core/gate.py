@@ -231,8 +231,6 @@ def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
             text = args = wrapped.group(2).strip()
         if text[:1] in ("`", "~"):
             text = args = without_fence(text)
-        if text.lower() in ("null", "none"):  # no arguments, not the text "null" for the tool's one parameter
-            return {}
         if text[:1] in ("{", "["):
             return _exact_object(text)
         if text[:1] == '"' and _encoded_object(text):  # a JSON string holding the object: read once decoded

@@ -36,8 +36,9 @@ INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800") | froz
 # fillers above.  A reply that is all of it (``not text.strip(BLANK)``) is empty, not an answer.
 _FORMAT = "\xad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
 _FORMAT += "\ufff9-\ufffb\U000e0001\U000e0020-\U000e007f"  # Unicode's format characters (Cf) that show nothing
-BLANK = "".join(c for c in map(chr, range(0x3001)) if c.isspace()) + "\x00" + "".join(sorted(INVISIBLE))
-BLANK += re.sub(r"(.)-(.)", lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]) + 1))), _FORMAT)
+_SPACES = "\t-\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"  # what str.isspace() takes
+BLANK = "\x00" + "".join(sorted(INVISIBLE))
+BLANK += re.sub(r"(.)-(.)", lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]) + 1))), _SPACES + _FORMAT)
 
 
 # -- what reaches a terminal ------------------------------------------------------
