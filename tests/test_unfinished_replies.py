@@ -48,7 +48,12 @@ def _answer_as(kind: str, answer: str) -> str:
     return answer
 
 
-@pytest.mark.parametrize("unseen", ["\u200b", "\u2060\ufeff", "\x00", "\u200d \u00a0", "\u200e\u2066"])
+SHOW_NOTHING = ["\u200b", "\u2060\ufeff", "\x00", "\u200d \u00a0", "\u200e\u2066"]
+# an empty code fence or empty quotes: a wrapper around nothing
+WRAP_NOTHING = ["```\n```", "``` ```", "```json\n\n```", "~~~\n\u200b\n~~~", '""', "' '", "\u201c\u201d"]
+
+
+@pytest.mark.parametrize("unseen", SHOW_NOTHING + WRAP_NOTHING)
 @pytest.mark.parametrize("kind", ["tool_calling", "text", "native", "guided"])
 def test_a_reply_that_shows_nothing_is_no_answer_and_is_asked_again(kind, unseen):
     from vero.agents import ReActAgent, ToolCallingAgent
@@ -62,11 +67,21 @@ def test_a_reply_that_shows_nothing_is_no_answer_and_is_asked_again(kind, unseen
     assert agent.run("What is six times seven?") == "42" and llm.calls == 2
 
 
-def test_a_draft_that_shows_nothing_is_no_draft():
+@pytest.mark.parametrize("shown", ["```\n42\n```", "```42```", '"42"', "`42`", "'-'"])
+def test_a_fence_or_quotes_around_something_are_an_answer(shown):
+    from vero.agents import ReActAgent
+    from vero.testing import ScriptedLLM
+
+    agent = ReActAgent("a", ScriptedLLM([f"Final Answer: {shown}"]), verbose=False)
+    assert agent.run("What is six times seven?") == shown and agent.last_result.status == "ok"
+
+
+@pytest.mark.parametrize("draft", ["\u200b\u200e", "```\n```"])
+def test_a_draft_that_shows_nothing_is_no_draft(draft):
     from vero.agents import BasicReflectionAgent
     from vero.testing import ScriptedLLM
 
-    agent = BasicReflectionAgent("a", ScriptedLLM(["\u200b\u200e"]), verbose=False)
+    agent = BasicReflectionAgent("a", ScriptedLLM([draft]), verbose=False)
     agent.run("Write a haiku.")
     assert (
         agent.last_result.status == "failed"

@@ -24,7 +24,7 @@ from vero.core.output import REFUSED_STATUSES, is_strict
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
 from vero.core.parsing.json_text import without_fence
 from vero.core.result import StepKind
-from vero.core.text import BLANK
+from vero.core.text import SHOWS_NOTHING
 from vero.errors import LLMCallError
 from vero.tools.registry import ToolRegistry
 
@@ -71,7 +71,7 @@ class GuidedProtocol:
         said = Message("assistant", reply.text)
         if "final_answer" in choice:
             answer = choice["final_answer"].strip()
-            if not answer.strip(BLANK):
+            if SHOWS_NOTHING.fullmatch(answer):
                 return ReplyStep(said, thought, problem="the final answer was empty")
             return ReplyStep(said, thought, answer=answer, check_answer=not answer_only(agent))
         if reply.truncated and not agent.tools.read_only(choice["tool"]):  # its arguments may have lost their end

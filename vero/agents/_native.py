@@ -21,7 +21,7 @@ from vero.core.message import Message, ToolCall
 from vero.core.notes import note
 from vero.core.parsing import calls_in_prose, strip_template_tags, tool_calls_in_text
 from vero.core.result import StepKind
-from vero.core.text import BLANK, clip
+from vero.core.text import SHOWS_NOTHING, clip
 
 # One call at a time, arguments only from the question or earlier results, and one example of
 # a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
@@ -169,7 +169,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
         if not hook.nudges:
             raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)
         return CUT_OFF_NUDGE
-    if not reply.text.strip(BLANK):  # nothing a reader would see
+    if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
         if not hook.nudges or agent.tally("empty") > MAX_EMPTY_NUDGES:
             return None
         agent.record(StepKind.WARNING, "the reply was empty; asked again")

@@ -20,7 +20,7 @@ from vero.core.agent import MalformedOutputError
 from vero.core.capabilities import hosted_model
 from vero.core.message import Message, ToolCall
 from vero.core.result import StepKind
-from vero.core.text import BLANK
+from vero.core.text import SHOWS_NOTHING
 
 
 class NativeProtocol:
@@ -51,7 +51,7 @@ class NativeProtocol:
             if not agent.options.hook.nudges:
                 raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)
             return ReplyStep(Message("assistant", reply.text), reply.text, note=CUT_OFF_NUDGE)
-        if not reply.text.strip(BLANK):  # nothing a reader would see
+        if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
             return ReplyStep(problem="the reply was empty")
         return ReplyStep(Message("assistant", reply.text), answer=reply.text)
 

@@ -22,7 +22,7 @@ from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import as_bool
 from vero.core.result import Outcome, Status, StepKind
-from vero.core.text import BLANK
+from vero.core.text import SHOWS_NOTHING
 
 GENERATE_PROMPT = """You are a helpful assistant. Answer the user task as accurately as possible.
 Output only the answer to the user task.
@@ -121,7 +121,7 @@ class BasicReflectionAgent(Agent):
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         reply = self._generate(task)
         draft = reply.text
-        if not draft.strip(BLANK):  # nothing a reader would see
+        if SHOWS_NOTHING.fullmatch(draft):  # nothing a reader would see
             self.record(StepKind.ERROR, "the model returned an empty draft")
             return Outcome("", Status.FAILED)
         self.record(StepKind.DRAFT, draft)
@@ -140,7 +140,7 @@ class BasicReflectionAgent(Agent):
             if turn == self.max_turns:
                 break  # the budget is spent: no revision that nobody would critique
             reply = self._revise(task, draft, critique.feedback)
-            if not reply.text.strip(BLANK):
+            if SHOWS_NOTHING.fullmatch(reply.text):
                 self.record(StepKind.ERROR, "the model returned an empty revision")
                 return Outcome(draft, Status.NEEDS_REVIEW)
             draft = reply.text

@@ -30,7 +30,7 @@ from vero.core.agent import Agent, MalformedOutputError
 from vero.core.capabilities import hosted_model
 from vero.core.message import Message
 from vero.core.result import Outcome, Status, StepKind
-from vero.core.text import BLANK
+from vero.core.text import SHOWS_NOTHING
 
 TOOL_CALLING_SYSTEM_PROMPT = f"{NATIVE_INTRO} {NATIVE_INSTRUCTIONS}"
 HOSTED_SYSTEM_PROMPT = f"{NATIVE_INTRO} {HOSTED_INSTRUCTIONS}"  # no text-call guide: see hosted_system_prompt
@@ -68,7 +68,7 @@ class ToolCallingAgent(Agent):
                 answer_tool_calls(self, reply, messages)
                 continue
             nudge = nudge_for(self, reply)
-            if nudge is None and not reply.text.strip(BLANK):
+            if nudge is None and SHOWS_NOTHING.fullmatch(reply.text):
                 raise MalformedOutputError("the model replied with no text and no tool call", raw=reply.text)
             if nudge is None:
                 self.record(StepKind.FINAL, reply.text)

@@ -39,6 +39,12 @@ _FORMAT += "\ufff9-\ufffb\U000e0001\U000e0020-\U000e007f"  # Unicode's format ch
 _SPACES = "\t-\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"  # what str.isspace() takes
 BLANK = "\x00" + "".join(sorted(INVISIBLE))
 BLANK += re.sub(r"(.)-(.)", lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]) + 1))), _SPACES + _FORMAT)
+# A reply that shows a reader nothing: all BLANK, or an empty code fence (``` or ```json on its own line) or empty
+# quotes around nothing but BLANK.  ``SHOWS_NOTHING.fullmatch(reply)``: no answer, asked again.
+_B = f"[{re.escape(BLANK)}]*"
+_FENCE = r"(?:`{3,}|~{3,})"
+_EMPTY_QUOTES = "|".join(f"{re.escape(a)}{_B}{re.escape(b)}" for a, b in ('""', "''", "``", "“”", "‘’", "«»"))
+SHOWS_NOTHING = re.compile(rf"{_B}(?:{_FENCE}(?:[\w+#.-]+[ \t]*\n)?{_B}(?:{_FENCE})?|{_EMPTY_QUOTES})?{_B}")
 
 
 # -- what reaches a terminal ------------------------------------------------------

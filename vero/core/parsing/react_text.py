@@ -13,7 +13,7 @@ from typing import Any
 from vero.core.message import Arguments, read_arguments
 from vero.core.parsing.json_text import DECODER, _one_value_per_key, parse_json_value, unclosed_json, valid_strings
 from vero.core.parsing.text_calls import tool_calls_in_text
-from vero.core.text import BLANK
+from vero.core.text import SHOWS_NOTHING
 
 OBSERVATION_LABEL = "Observation:"
 
@@ -133,7 +133,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         step.written, step.reply, step.at = text[action.start() : action.end()], text, action.start()
         return step
     final = _FINAL.search(text)
-    if final and final.group(1).strip(BLANK):
+    if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
         answer = final.group(1).strip()
         step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer
         step.action = step.action_input = None
