@@ -21,14 +21,6 @@ def folded(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-_ID = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[\w.-]{2,40}")
-
-
-def looks_like_id(text: str) -> bool:
-    """True for an id such as ``AB-03`` or ``ORD-7``: letters and digits, no space (not a name, not a number)."""
-    return bool(_ID.fullmatch(text))
-
-
 # Shown as nothing, yet not a format character (Cf, which callers check): joiners, fillers, the braille blank...
 _SELECTORS = (*range(0x180B, 0x1810), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
 INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\u2800") | frozenset(map(chr, _SELECTORS))

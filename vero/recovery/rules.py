@@ -14,9 +14,17 @@ from collections.abc import Iterable
 from vero.core.message import ToolCall, written_call_id
 from vero.core.notes import note
 from vero.core.parsing import output_record, parse_json_object, tidy_numbers
-from vero.core.text import clip, looks_like_id
+from vero.core.text import clip
 from vero.recovery.arithmetic import miscalculation
 from vero.recovery.hook import Nudge, Response, Rule, Seen, rule, tools_named
+
+_ID = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[\w.-]{2,40}")
+
+
+def looks_like_id(text: str) -> bool:
+    """True for an id such as ``AB-03`` or ``ORD-7``: letters and digits, no space (not a name, not a number)."""
+    return bool(_ID.fullmatch(text))
+
 
 # Told that it had not called a tool, a small model apologised or invented the answer; told to go ahead, it acts.
 ANNOUNCED_NUDGE = note("announced", "Go ahead: make the {which} call now.")
