@@ -12,7 +12,7 @@ import pytest
 
 from vero import ChatOpenAI, Message, Tool, tool
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReActAgent, ToolCallingAgent
-from vero.agents._native import CUT_OFF_NUDGE, REPEATED_ANSWER_NUDGE, REPEATED_CALL_NUDGE
+from vero.agents._native import CUT_OFF_ANSWER_NUDGE, CUT_OFF_NUDGE, REPEATED_ANSWER_NUDGE, REPEATED_CALL_NUDGE
 from vero.config import reload_settings
 from vero.core.parsing import parse_react, tidy_numbers, tool_calls_in_text
 from vero.core.result import Status
@@ -156,12 +156,14 @@ def test_recovery_off_reads_no_call_from_text():
     assert agent.run("How many copies of Nightjar?") == SEEN_FENCED_CALL and CALLS == []
 
 
-def test_a_cut_off_reply_is_never_the_answer():
+@pytest.mark.parametrize("tools, nudge", [(LOOKUPS, CUT_OFF_NUDGE), (TOOLS, CUT_OFF_ANSWER_NUDGE)])
+def test_a_cut_off_reply_is_never_the_answer(tools, nudge):
     cut = {"content": "The stock of Nightjar is 27", "finish_reason": "length"}
     llm = ScriptedLLM([cut, "The stock is 2715."])
-    agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False)
+    agent = ToolCallingAgent("t", llm, tools=tools, verbose=False)
     assert agent.run("How many?") == "The stock is 2715."
-    assert llm.requests[1].messages[-1]["content"] == CUT_OFF_NUDGE
+    # with tools that may change things only, the note asks for no call: vero never nudges toward one
+    assert llm.requests[1].messages[-1]["content"] == nudge
 
 
 def test_a_reply_cut_off_on_every_turn_ends_max_turns_not_ok():

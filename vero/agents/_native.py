@@ -51,6 +51,8 @@ CUT_OFF_NUDGE = note(
     "Your reply was cut off at the output limit. Reply again, shorter: "
     "call a tool, or give the final answer in a few sentences.",
 )
+# The same for an agent whose every tool may change things: vero never nudges toward such a call.
+CUT_OFF_ANSWER_NUDGE = note("cut_off_answer", "Your reply was cut off at the output limit. Reply again, shorter.")
 REPEATED_CALL_NUDGE = note(
     "repeated_call",
     "You made that same call before, and its result is above. Use the "
@@ -168,7 +170,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
     if reply.truncated:
         if not hook.nudges:
             raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)
-        return CUT_OFF_NUDGE
+        return toward_lookups(agent, CUT_OFF_NUDGE, CUT_OFF_ANSWER_NUDGE)
     if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
         if not hook.nudges or agent.tally("empty") > MAX_EMPTY_NUDGES:
             return None

@@ -602,7 +602,7 @@ class Agent(ABC):
         run = self._run
         if run is not None and (run.pace is not None or run.cancelled.is_set()):  # see ``_check_cancelled``
             self._check_cancelled()
-        args = read_arguments(args) if isinstance(args, str) else args
+        args = read_arguments(args, origin="text") if isinstance(args, str) else args  # no origin: as if from text
         shown = args.written if isinstance(args, Arguments) and args.plain else args  # as the steps keep it
         earlier = earlier_results(run.steps if run else (), name, shown)
         hook = self.options.hook  # the small-model accommodations' switches

@@ -96,10 +96,10 @@ def decide(
 ) -> ToolCallRequest | Refusal:
     """The gate's verdict on one call: the call to run (its arguments parsed), or why it is not run.
     ``origin`` and ``call_id`` (the id of the native tool call, which the approver sees): given, or
-    those ``args`` carry when they are ``Arguments``, else ``"native"`` and None."""
+    those ``args`` carry when they are ``Arguments``, else ``"text"`` (the safe guess) and None."""
     if isinstance(args, Arguments):
         origin, call_id = origin or args.origin, call_id or args.call_id
-    origin = origin or "native"
+    origin = origin or "text"  # not traced to the API's tool calls (a subclass's dict): checked as if read from text
     found = agent.tools.get(name) if isinstance(name, str) else None
     if found is None:
         valid = ", ".join(agent.tools.names()) or "(none)"

@@ -142,7 +142,7 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
         return None
     if len(dict(arguments)) < len(arguments):  # a parameter given twice: written so, the gate says which
         written = "{" + ", ".join(f"{json.dumps(key)}: {json.dumps(value)}" for key, value in arguments) + "}"
-        return ToolCall(written_call_id(name, written), name, written) if name in names else None
+        return ToolCall(written_call_id(name, written), name, written, "text") if name in names else None
     call = _as_call({"name": name, "arguments": {key: html.unescape(value) for key, value in arguments}}, names)
     if call is not None:  # the values as written, for a tool that may change things: no guess at what &amp; meant
         call.args.written = json.dumps(dict(arguments), ensure_ascii=False)
@@ -187,7 +187,7 @@ def _as_call(item: Any, names: set[str]) -> ToolCall | None:
     if arguments.get("type") == "object" and isinstance(arguments.get("properties"), dict):
         return None  # a tool's JSON schema echoed from the prompt, not arguments for it
     text = written if written is not None else json.dumps(valid_strings(arguments), ensure_ascii=False)
-    return ToolCall(written_call_id(name, text), name, text)
+    return ToolCall(written_call_id(name, text), name, text, "text")
 
 
 def _says_two_things(item: dict[str, Any]) -> bool:
