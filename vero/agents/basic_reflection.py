@@ -6,10 +6,9 @@ stops when the critic accepts (status ``ok``) or after ``max_turns`` critiques (
 with the latest draft: it is returned without a further revision, so every returned draft has been
 critiqued).  Model calls per run: docs/basic-reflection.md, "Model calls".
 
-A critique that stays unusable after the re-asks is never read as acceptance (as the original vero,
-https://github.com/nlp-greyfoss/vero, read it): the run ends ``needs_review`` with the raw critic output
-recorded as an ``error`` step.  A draft cut off by the output cap (``max_tokens``) is never accepted: it
-gets the critique "cut off, write a complete and shorter response" without a critic call.
+A critique that stays unusable after the re-asks is never read as acceptance: the run ends ``needs_review``
+with the raw critic output recorded as an ``error`` step.  A draft cut off by the output cap (``max_tokens``)
+is never accepted: it gets the critique "cut off, write a complete and shorter response" without a critic call.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ HOSTED_SYSTEM_PROMPT = f"{NATIVE_INTRO} {HOSTED_INSTRUCTIONS}"  # no text-call g
 
 
 class ToolCallingAgent(Agent):
-    """Native tool calls until a text reply (``OpenAIFunctionAgent`` in the original vero,
-    https://github.com/nlp-greyfoss/vero).
+    """The plain conversational agent: the model calls tools natively (the API's ``tool_calls``) until it
+    replies with text, which is the answer.
 
     Steps: ``thought`` (text sent along with tool calls), ``action`` and
     ``observation`` per tool call, ``final`` with the answer.
@@ -52,7 +52,7 @@ class ToolCallingAgent(Agent):
     hosted_system_prompt = HOSTED_SYSTEM_PROMPT
 
     def solve(self, task: str, on_token: Callable[[str], None] | None = None, **kwargs: Any) -> str | Outcome:
-        if kwargs:  # as before `**kwargs` (there for Agent.solve's signature): an unknown option fails the run
+        if kwargs:  # `**kwargs` is there for Agent.solve's signature: an unknown option fails the run
             raise TypeError(f"ToolCallingAgent.solve() got an unexpected keyword argument {next(iter(kwargs))!r}")
         default = self.default_system_prompt  # a subclass's own is kept for every model
         hosted = hosted_model(self.llm) and default == TOOL_CALLING_SYSTEM_PROMPT
