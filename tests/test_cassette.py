@@ -42,7 +42,7 @@ DEAD_LOCAL_URL = "http://127.0.0.1:9/v1"  # a local endpoint, as recorded, where
 def offline_llm(cassette: Cassette, **options) -> ChatOpenAI:
     """A replaying client with no key, at a local address where nothing listens: nothing can answer but
     the cassette.  (Local, like the recordings: vero sends hosted and local models different prompts.)"""
-    return ChatOpenAI(model_name="m", cassette=cassette, api_key=None, base_url=DEAD_LOCAL_URL, **options)
+    return ChatOpenAI(model_name="m", cassette=cassette, **{"api_key": None, "base_url": DEAD_LOCAL_URL, **options})
 
 
 def record_react(path, replies=REACT_REPLIES) -> tuple[str, MockOpenAIServer]:
@@ -116,6 +116,21 @@ def test_a_request_not_in_the_cassette_names_the_first_difference(tmp_path):
     message = str(result.error)
     assert "messages[1].content" in message
     assert "What is 2 + 3?" in message and "What is 2 + 4?" in message
+
+
+def test_a_miss_late_in_a_long_prompt_shows_where_the_two_part_with_the_key_masked(tmp_path):
+    path = tmp_path / "c.jsonl"
+    rules = "Be brief. " * 40  # 400 characters the two prompts share
+    with MockOpenAIServer(["Hi"]) as server:
+        llm = live_llm(server, Cassette(path, mode="record"))
+        llm.generate([Message.system(rules + "Use the key sk-test-key-123456 in UTC."), Message.user("hi")])
+    llm = offline_llm(Cassette(path, mode="replay"), api_key="sk-test-key-123456")  # the key masked alike
+    with pytest.raises(CassetteMissError) as caught:
+        llm.generate([Message.system(rules + "Use the key sk-test-key-123456 in CET."), Message.user("hi")])
+    message = str(caught.value)
+    assert "messages[0].content: recorded ..." in message and ", sent ..." in message  # clipped at the start
+    assert 'the key *** in UTC."' in message and 'the key *** in CET."' in message
+    assert "sk-test-key-123456" not in message and "Be brief. " * 3 not in message  # not the 400 shared ones
 
 
 def test_another_model_is_a_miss_naming_the_model(tmp_path):

@@ -271,6 +271,27 @@ def test_run_with_a_non_ok_status_exits_1(srv, tmp_path):
     assert "🧐 Final Answer (needs_review): A draft." in done.stdout
 
 
+NO_TOOLS_AGENT = """
+from vero import Agent, Message
+
+class Short(Agent):
+    uses_tools = False
+
+    def solve(self, task, **kwargs):
+        return f"tools: {self.tools.names()} " + self.call_llm([Message.user(task)]).text
+"""
+
+
+@pytest.mark.parametrize("tools", [["--tools", "calculator"], []])
+def test_a_custom_agent_that_uses_no_tools_is_given_none_as_the_note_says(srv, tmp_path, tools):
+    (tmp_path / "short.py").write_text(NO_TOOLS_AGENT)
+    srv.enqueue("Hi.")
+    done = vero("run", "hi", "--agent", "short:Short", *tools, "-q", "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "tools: [] Hi.\n"  # not the --tools given, nor the default ones
+    assert ("Short uses no tools; --tools calculator is ignored." in done.stderr) == bool(tools)
+
+
 @pytest.mark.parametrize("command", [["run", "hello"], ["chat"]])
 def test_unconfigured_prints_a_few_short_lines_and_exits_2(tmp_path, command):
     done = vero(*command, cwd=tmp_path, input="hello\n")

@@ -384,6 +384,18 @@ def test_the_validation_keywords_of_a_json_schema_are_checked_not_passed_over(sc
     assert problem in str(caught.value)
 
 
+def test_a_value_that_fits_more_than_one_option_of_a_one_of_does_not_fit():
+    schema = {"oneOf": [{"type": "integer"}, {"type": "number"}]}
+    with pytest.raises(InvalidValue, match=r"expected exactly one of integer or number, got 5, which matches more"):
+        coerce(5, schema)
+    assert coerce(5.5, schema) == 5.5  # a number, not an integer: one option fits
+    assert coerce(5, {"anyOf": schema["oneOf"]}) == 5  # anyOf: any number of options may fit
+    # an option that takes the value as it is counts before one that would convert it
+    assert coerce("5", {"oneOf": [{"type": "integer"}, {"type": "string"}]}) == "5"
+    with pytest.raises(InvalidValue, match=r"b: expected exactly one of"):  # in depth, named by its path
+        coerce({"b": 1}, {"type": "object", "properties": {"b": {"oneOf": [{"type": "integer"}, {"minimum": 0}]}}})
+
+
 def test_a_value_within_the_json_schema_keywords_fits():
     assert coerce("7", {"type": "integer", "minimum": 1, "maximum": 10}) == 7
     assert coerce({"a": "1"}, {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}]}) == {"a": 1}

@@ -346,8 +346,10 @@ def load_file(path: str):
 
 def make_agent(kind: str, llm, tools: list, args, approve_tool=None, **options):
     """An agent of pattern ``kind`` with the CLI's options; ``approve_tool`` is asked before a tool
-    that may change things runs (``AgentOptions.approve_tool``)."""
+    that may change things runs (``AgentOptions.approve_tool``).  A class that uses no tools
+    (``uses_tools = False``) is given none: ``--tools`` is ignored, as ``vero run`` says."""
     cls = agent_class(kind)
+    tools = tools if cls.uses_tools else []
     if args.trace:
         options["trace"] = args.trace
     if getattr(args, "recovery", None):  # --recovery small-model|off (docs/recovery.md)

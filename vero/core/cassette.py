@@ -235,8 +235,9 @@ def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) ->
     at = _common_prefix(sent, recorded)
     mine = sent[at] if at < len(sent) else None
     theirs = recorded[at] if at < len(recorded) else None
-    if mine and theirs and mine[0] == theirs[0]:
-        return f"{mine[0]}: recorded {_shown(theirs[1])}, sent {_shown(mine[1])}"
+    if mine and theirs and mine[0] == theirs[0]:  # shown from a little before the first character that differs
+        at = len(os.path.commonprefix([json.dumps(v, ensure_ascii=False) for v in (theirs[1], mine[1])]))
+        return f"{mine[0]}: recorded {_shown(theirs[1], at)}, sent {_shown(mine[1], at)}"
     if mine and theirs:
         return f"{mine[0]} (sent {_shown(mine[1])}) where the recording has {theirs[0]} ({_shown(theirs[1])})"
     if mine:
@@ -246,6 +247,8 @@ def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) ->
     return "nothing (the same request, asked more often than recorded)"
 
 
-def _shown(value: Any, limit: int = 80) -> str:
+def _shown(value: Any, at: int = 0, limit: int = 80) -> str:
+    """``value`` as JSON, clipped to ``limit`` characters from a little before character ``at``."""
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    start = max(0, at - 20) if len(text) > limit else 0
+    return ("..." if start else "") + text[start : start + limit] + ("..." if start + limit < len(text) else "")

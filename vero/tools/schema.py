@@ -526,7 +526,7 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
     """``value`` converted to fit the JSON ``schema`` (plain JSON values); each misfit is added to
     ``problems`` with its path.
 
-    Checked: ``type``, ``enum``, ``const``, ``anyOf``/``oneOf`` (one option that fits), ``allOf``,
+    Checked: ``type``, ``enum``, ``const``, ``anyOf`` (an option that fits), ``oneOf`` (exactly one), ``allOf``,
     an object's ``properties``/``required``/``additionalProperties``, an array's ``items`` and
     length, a number's bounds, a string's length and ``pattern``.
     """
@@ -537,7 +537,8 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
         return _check_any_of(value, [{**schema, "type": k} for k in kind], schema, path, problems)
     listed = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(listed, list):
-        return _check_any_of(value, [o for o in listed if isinstance(o, dict)], schema, path, problems)
+        options = [o for o in listed if isinstance(o, dict)]
+        return _check_any_of(value, options, schema, path, problems, only_one="anyOf" not in schema)
     if kind == "array":
         return _check_array(value, schema, path, problems)
     if kind == "object":
@@ -611,15 +612,35 @@ def _matches(pattern: str, text: str) -> bool:
 
 
 def _check_any_of(
-    value: Any, options: list[dict[str, Any]], schema: dict[str, Any], path: str, problems: list[Problem]
+    value: Any,
+    options: list[dict[str, Any]],
+    schema: dict[str, Any],
+    path: str,
+    problems: list[Problem],
+    only_one: bool = False,
 ) -> Any:
+    """The value as the first option that fits reads it; with ``only_one`` (``oneOf``), a value that more
+    than one option fits is a misfit.  Options that take it unconverted count first: "5" fits ``string``
+    as it is and ``integer`` only once read as 5, so it fits one."""
     kind = _json_type(value)
+    fits: list[Any] = []
     for option in sorted(options, key=lambda o: o.get("type") != kind):  # exact type first
         attempt: list[Problem] = []
         result = check(value, option, path, attempt)
-        if not attempt:
+        if attempt:
+            continue
+        if not only_one:
             return result
-    problems.append((path, _misfit(schema, value)))
+        fits.append(result)
+    as_is = [r for r in fits if r == value and isinstance(r, bool) == isinstance(value, bool)]
+    fits = as_is or fits
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        many = f"expected exactly one of {type_label(schema)}, got {_short_repr(value)}, which matches more than one"
+        problems.append((path, many))
+    else:
+        problems.append((path, _misfit(schema, value)))
     return None
 
 
