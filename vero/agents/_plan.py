@@ -159,6 +159,12 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
     return Remaining(steps or remaining)
 
 
+def in_order(steps: list[str], approved: list[str]) -> bool:
+    """Whether ``steps`` are ``approved`` ones in their order, some perhaps dropped: nothing new to approve."""
+    rest = iter(approved)
+    return all(step in rest for step in steps)  # each found after the one before it
+
+
 def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """``("tool(args)", output)`` for each call of a step's executor that worked, and for each that failed.
 

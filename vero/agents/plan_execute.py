@@ -7,7 +7,8 @@ The textbook loop, as in LangChain's plan-and-execute:
 3. The next step runs through a fresh ReAct agent (``StepExecutor``) that shares this agent's llm and
    tools and sees the whole plan and the earlier results, with the output of each tool call that worked.
 4. A replanner reads the results so far and answers either ``{"response": "..."}`` (the answer: done)
-   or ``{"steps": [...]}`` (what still remains); back to 3.
+   or ``{"steps": [...]}`` (what still remains); a plan with steps the user has not approved goes
+   through the gate of 2 first; back to 3.
 
 When a cap ends the loop (``max_turns`` executed steps, or more than ``max_replans`` changes of the plan)
 one more call writes the answer from the step results (status ``max_turns``).  Model calls per run:
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
 
-from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining, read_plan, read_replan
+from vero.agents._plan import MARKERS, Approval, Finished, Plan, PlanStep, Remaining, in_order, read_plan, read_replan
 from vero.agents._step_executor import StepExecutor
 from vero.agents.react import ReActAgent
 from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools, clip_observation
@@ -98,7 +99,7 @@ class EmptyPlanError(VeroError):
 
 
 class PlanRejected(VeroError):
-    """The approval gate refused the plan (the run ends ``rejected``; no step runs)."""
+    """The approval gate refused the plan or a replanned one (the run ends ``rejected``; no step of it runs)."""
 
 
 class PlanExecuteAgent(Agent):
@@ -110,10 +111,11 @@ class PlanExecuteAgent(Agent):
         max_turns: executed steps at most (default 20).  ``max_steps=`` is its deprecated old name
             (``agent.max_steps`` reads it), with a warning.
         approve: ``fn(plan) -> True | False | str``; True runs the plan, False ends the run ``rejected``
-            before any step runs, a non-empty string is feedback for the planner (or return an
-            ``Approval``).  Default None: auto-approve.
-        max_plan_revisions: feedback rounds (default 3); a plan still not approved after them is
-            ``rejected`` (it never runs unapproved).
+            before any step of it runs, a non-empty string is feedback for the planner (or return an
+            ``Approval``).  Asked for the first plan and for each replanned one with a step not approved
+            yet (feedback on that goes to the replanner).  Default None: auto-approve.
+        max_plan_revisions: feedback rounds on each plan shown (default 3); a plan still not approved
+            after them is ``rejected`` (it never runs unapproved).
         max_replans: changes of the remaining plan by the replanner (default 5); the next one ends the loop.
         protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``, default ``"text"``).
 
@@ -169,20 +171,19 @@ class PlanExecuteAgent(Agent):
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         try:
             plan = self._approved_plan(task)  # plan -> (approve)
-        except PlanRejected:
+            for number in self.turns():  # at most max_turns steps
+                self._execute(task, plan, plan.next_step(), number)  # execute the next step
+                decision = self._replan(task, plan)  # replan: the answer, or the steps that remain
+                if isinstance(decision, Remaining) and decision.steps != plan.remaining():  # a new plan for the rest
+                    if self.tally("replans") > self.max_replans:
+                        self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
+                        break
+                    decision = self._approved_replan(task, plan, decision)  # -> (approve) steps not approved yet
+                if isinstance(decision, Finished):
+                    self.record(StepKind.FINAL, decision.answer)
+                    return Outcome(decision.answer, Status.OK)
+        except PlanRejected:  # the gate refused the plan or a replanned one: no unapproved step runs
             return Outcome("", Status.REJECTED)
-        for number in self.turns():  # at most max_turns steps
-            self._execute(task, plan, plan.next_step(), number)  # execute the next step
-            decision = self._replan(task, plan)  # replan: the answer, or the steps that remain
-            if isinstance(decision, Finished):
-                self.record(StepKind.FINAL, decision.answer)
-                return Outcome(decision.answer, Status.OK)
-            if decision.steps != plan.remaining():  # a new plan for the rest
-                if self.tally("replans") > self.max_replans:
-                    self.record(StepKind.WARNING, f"the replan cap ({self.max_replans}) is reached")
-                    break
-                plan.replace_remaining(decision.steps)
-                self.record(StepKind.REPLAN, plan.render(), steps=decision.steps)
         return self._answer_from_results(task, plan)
 
     # -- plan and approval gate ------------------------------------------------------------
@@ -200,6 +201,27 @@ class PlanExecuteAgent(Agent):
                 break
             plan = self._make_plan(task, feedback=verdict.feedback, previous=plan)
         raise PlanRejected("the plan was not approved")
+
+    def _approved_replan(self, task: str, plan: Plan, decision: Finished | Remaining) -> Finished | Remaining:
+        """The replanner's steps in place of the remaining ones, once they may run: approved ones still to
+        run, in their order (some perhaps dropped), run without asking again; any other plan goes to
+        ``approve`` as the first did, its feedback to the replanner (whose answer then ends the run)."""
+        approved = plan.remaining()
+        for revision in range(self.max_plan_revisions + 1):
+            if isinstance(decision, Finished):
+                return decision
+            plan.replace_remaining(decision.steps)
+            self.record(StepKind.REPLAN, plan.render(), steps=decision.steps)
+            if self.approve is None or in_order(decision.steps, approved):
+                return decision
+            verdict = Approval.of(self.approve(plan))
+            self.record(StepKind.APPROVAL, str(verdict), approved=verdict.approved)
+            if verdict.approved:
+                return decision
+            if not verdict.feedback.strip() or revision == self.max_plan_revisions:
+                break
+            decision = self._replan(task, plan, feedback=verdict.feedback)
+        raise PlanRejected("the replanned plan was not approved")
 
     def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
         history = self.format_history() or "(none)"
@@ -243,16 +265,18 @@ class PlanExecuteAgent(Agent):
             self.keep_partial(result.answer)
 
     # -- replan, and the answer when a cap ends the loop -------------------------------------
-    def _progress(self, prompt: str, task: str, plan: Plan) -> list[Message]:
+    def _progress(self, prompt: str, task: str, plan: Plan, feedback: str = "") -> list[Message]:
         results = plan.results(clip_observation)
         tools = self.tools.describe() or NO_TOOLS
         request = self.progress_request.format(task=task, plan=plan.render(), results=results, tools=tools)
+        if feedback:  # the gate sent the replanned steps back
+            request += self.plan_feedback.format(plan=plan.render(), feedback=feedback)
         return [Message("system", prompt), Message("user", request)]
 
-    def _replan(self, task: str, plan: Plan) -> Finished | Remaining:
+    def _replan(self, task: str, plan: Plan, feedback: str = "") -> Finished | Remaining:
         """The replanner's answer, or the steps that remain (at most ``max_plan_steps``)."""
         read = partial(read_replan, completed=plan.completed(), remaining=plan.remaining())
-        decision = self.ask_json(self._progress(self.replan_prompt, task, plan), read, schema=REPLAN_SCHEMA)
+        decision = self.ask_json(self._progress(self.replan_prompt, task, plan, feedback), read, schema=REPLAN_SCHEMA)
         return decision if isinstance(decision, Finished) else Remaining(self._capped(decision.steps))
 
     def _answer_from_results(self, task: str, plan: Plan) -> Outcome:
