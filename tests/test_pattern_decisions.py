@@ -136,7 +136,7 @@ def test_evaluate_returns_a_verdict_and_leaves_the_attempt_unchanged():
     agent = reflexion([], evaluator=lambda task, answer: (False, 30, "test_f failed"))[0]
     attempt = Attempt(1, "def f(): pass", Status.OK, "(trajectory)")
     before = copy.copy(attempt)
-    assert agent._evaluate("write f", attempt) == Verdict(False, 30.0, "test_f failed")
+    assert agent._evaluate("write f", attempt) == Verdict(False, 30.0, "test_f failed", outside=True)
     assert attempt == before and attempt.verdict is NOT_EVALUATED
     empty = Attempt(2, "  ", Status.OK, "(trajectory)")
     assert agent._evaluate("write f", empty).feedback.startswith("The attempt produced no usable answer")

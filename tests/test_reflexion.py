@@ -53,7 +53,7 @@ def test_first_attempt_passing_costs_two_calls():
     assert result.status == Status.OK and llm.calls == 2 and result.llm_calls == 2
     assert kinds(agent) == ["attempt", "evaluation"]
     evaluation = result.steps_of("evaluation")[0]
-    assert evaluation.data == {"attempt": 1, "passed": True, "score": 95.0, "feedback": "correct"}
+    assert evaluation.data == {"attempt": 1, "passed": True, "score": 95.0, "feedback": "correct", "outside": False}
     assert evaluation.content == "pass (95/100): correct"
     judge = llm.requests[1].messages
     assert "at least 80" in judge[0]["content"] and judge[1]["content"] == "## Task\n6 * 7?\n\n## Answer\n42"

@@ -87,3 +87,13 @@ def test_a_draft_that_shows_nothing_is_no_draft(draft):
         agent.last_result.status == "failed"
         and agent.last_result.steps[-1].content == "the model returned an empty draft"
     )
+
+
+@pytest.mark.parametrize("unseen", ["\u200b\ufeff", "\x00\x00", "```\n```"])
+def test_a_reflexion_run_whose_attempts_show_nothing_fails(unseen):
+    from vero.agents import ReflexionAgent
+    from vero.testing import ScriptedLLM
+
+    agent = ReflexionAgent("a", ScriptedLLM([], default=unseen), verbose=False, max_turns=2)
+    agent.run("What is six times seven?")
+    assert agent.last_result.status == "failed" and agent.last_result.answer == ""

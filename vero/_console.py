@@ -528,7 +528,7 @@ def _listed_models(client, timeout: float) -> list[str]:
             if len(body) > MAX_MODELS_BYTES:
                 return []
     listed = json.loads(body).get("data") or []
-    return [model.get("id", "") for model in listed if isinstance(model, dict)]
+    return [model["id"] for model in listed if isinstance(model, dict) and isinstance(model.get("id"), str)]
 
 
 def check_endpoint(llm, timeout: float = 3.0) -> str | None:

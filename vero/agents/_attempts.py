@@ -40,11 +40,14 @@ class ReflexionMemory:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The evaluation of one attempt: passed or not, a score from 0 to 100, and why."""
+    """The evaluation of one attempt: passed or not, a score from 0 to 100, and why.  ``outside``: the
+    feedback came from a check outside the model (``evaluator=``), so the gate reads it as data, as a tool
+    result: a call written in it and echoed later is a quote."""
 
     passed: bool
     score: float
     feedback: str
+    outside: bool = False
 
     def __str__(self) -> str:
         return f"{'pass' if self.passed else 'fail'} ({self.score:g}/100): {self.feedback}"
@@ -79,7 +82,7 @@ def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verd
     else:
         try:
             passed, score, feedback = verdict
-            return Verdict(bool(passed), as_score(score), str(feedback or "")), None
+            return Verdict(bool(passed), as_score(score), str(feedback or ""), outside=True), None
         except (TypeError, ValueError) as exc:
             shown = clip(repr(verdict), 300, " ...")
             problem = f"evaluator returned {shown} (expected (passed, score, feedback)): {exc}"

@@ -19,6 +19,7 @@ from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
 from vero.core.parsing import as_bool, as_score
 from vero.core.result import Outcome, RunResult, Status, StepKind
+from vero.core.text import SHOWS_NOTHING
 
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
@@ -163,7 +164,7 @@ class ReflexionAgent(Agent):
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
         answer = best(attempts).answer if attempts else ""  # none passed: the best, to review; none is a failure
-        return Outcome(answer, Status.NEEDS_REVIEW) if answer.strip() else self._no_attempt(attempts)
+        return self._no_attempt(attempts) if SHOWS_NOTHING.fullmatch(answer) else Outcome(answer, Status.NEEDS_REVIEW)
 
     def _no_attempt(self, attempts: list[Attempt]) -> Outcome:
         """Every attempt ended without an answer: ``failed``, saying why (its statuses)."""
@@ -197,7 +198,7 @@ class ReflexionAgent(Agent):
 
     # -- evaluator ---------------------------------------------------------------
     def _evaluate(self, task: str, attempt: Attempt) -> Verdict:
-        if attempt.status == Status.FAILED or not attempt.answer.strip():
+        if attempt.status == Status.FAILED or SHOWS_NOTHING.fullmatch(attempt.answer):
             return Verdict(False, 0.0, f"The attempt produced no usable answer (executor status: {attempt.status}).")
         if self.evaluator is not None:
             verdict, problem = external_verdict(self.evaluator, task, attempt.answer)

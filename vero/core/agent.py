@@ -41,6 +41,7 @@ from vero.core.parsing import (
 from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage
 from vero.core.session import load_session, save_session
 from vero.core.stream import reply_record, request_record, streams_text
+from vero.core.text import BLANK
 from vero.core.text import clip as clip_text
 from vero.errors import Cancelled, LLMCallError, VeroError
 from vero.tools.base import Tool
@@ -155,6 +156,7 @@ class Run:
     output: Any = None  # the answer read as output_type, once it fits
     parent_sources: Callable[[], Shown] | None = None  # run_subagent: the parent's quote sources
     approvers: tuple[Callable[[Any], Any], ...] = ()  # run_subagent: the callers' approve_tool (the gate asks them too)
+    sent: tuple[list[Message], Any] = ([], None)  # the latest request's messages and tools, as the model read them
 
 
 class Agent(ABC):
@@ -331,7 +333,9 @@ class Agent(ABC):
             self._emit("run_start", task=task, cls=type(self).__name__)
             error: BaseException | None = None
             try:
-                if not isinstance(task, str) or not task.strip():
+                if not isinstance(task, str):
+                    raise TypeError(f"the task is {type(task).__name__}, not text")
+                if not task.strip(BLANK):  # white space, zero-width characters, NUL...
                     raise ValueError("the task is empty")
                 spec = run.output_spec
                 outcome = self.solve(task + spec.instructions() if spec else task, **kwargs)
@@ -478,7 +482,7 @@ class Agent(ABC):
         )
         if watched:
             self._emit("llm_start", turn=run.turn, request=request_record(model, messages, options))
-        asked = dict(options)
+        asked, run.sent = dict(options), (messages, options.get("tools"))  # the gate's quote check reads what was sent
         if run.deltas and streams_text(model):
             options["on_token"] = functools.partial(self._send_delta, options.get("on_token"))
         started = time.perf_counter()

@@ -167,10 +167,18 @@ def quote_sources(agent: Agent) -> Shown:
     outside = ("tool", "system")  # a result (a loaded session's), a message the app added (a page it retrieved)
     results = [("", True, message.text) for message in seen if message.role in outside]
     others = [message.text for message in seen if message.role not in outside]
+    calls = [call for message in seen for call in message.tool_calls or ()]  # the model's own, made natively
+    others += [f'{{"name": {json.dumps(call.name)}, "arguments": {call.arguments}}}' for call in calls]
     shown = Shown([agent.system_prompt or "", *tools.values(), *others], results, said, tools)
     run = agent._run
+    if run is not None:  # the system prompt and tools as sent (a subclass's own prompt, a tool since changed), but
+        messages, sent_tools = run.sent  # not vero's list of the tools (``- name(signature): ...``), which is no call
+        listing = agent.tools.describe() or "\0"
+        shown.texts.extend(message.text.replace(listing, "") for message in messages if message.role == "system")
+        functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
+        shown.texts.extend(f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'))}" for fn in functions)
     if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
-        for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
+        for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION or step.data.get("outside")):
             tool, ok = step.data.get("tool", ""), step.data.get("ok", True)
             shown.results.extend((tool, ok, text) for text in dict.fromkeys((step.content, tidy_numbers(step.content))))
         parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
