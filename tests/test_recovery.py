@@ -14,6 +14,7 @@ from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.notes import NOTES, repeats_a_note
 from vero.recovery import PRESETS, RULES, Nudge, asks_the_user, declines, resolve, rule
 from vero.recovery.arithmetic import Miscalculation, miscalculation
+from vero.recovery.hook import tools_named
 from vero.recovery.rules import ANNOUNCED_NUDGE, ARITHMETIC_NUDGE, GROUNDING_NUDGE
 from vero.testing import ScriptedLLM
 
@@ -660,3 +661,106 @@ def test_a_nudge_that_quotes_a_task_naming_a_changing_tool_is_still_sent():
 def test_only_the_announced_note_says_go_ahead_and_consult_guards_it():
     urging = [name for name, text in NOTES.items() if re.search(r"go ahead|make the \S+ ?call", text, re.IGNORECASE)]
     assert urging == ["announced"]
+
+
+# -- a changing tool's name in any spelling: no nudge toward it ----------------------------------------------
+@tool(read_only=True)
+def find_note(name: str) -> str:
+    """Look up a note by its name."""
+    return '{"name": "' + name + '", "words": 120}'
+
+
+FIND_CALL = {"tool_calls": [{"name": "find_note", "arguments": {"name": "draft"}}]}
+# Spellings of ``archive_note`` a model or a rule writes that a literal, case-blind match misses.
+CHANGING_SPELLINGS = [
+    "archiveNote",
+    "ArchiveNoteTool",
+    "archive-note",
+    "Archive Note",
+    "the archive note tool",
+    "archive_notes",
+    "archive_note-tool",
+    "archive\\_note",  # a markdown escape
+    "arch\u0456ve_note",  # a Cyrillic i
+    "\u0430rchive_n\u043ete",  # a Cyrillic a and o
+    "archive\u200b_note",  # a zero-width space
+    "ar\u00adchive_note",  # a soft hyphen
+    "archive\u2060Note",  # a word joiner
+    "archive&#95;note",  # an HTML escape
+]
+
+
+def notes_agent(kind, llm, **kw):
+    """An agent with a read-only ``find_note`` and ``archive_note``, which may change things."""
+    tools = [find_note, archive_note]
+    if kind == "tool_calling":
+        return ToolCallingAgent("t", llm, tools=tools, verbose=False, **kw)
+    return ReActAgent("r", llm, tools=tools, protocol=kind.removesuffix("_react"), verbose=False, **kw)
+
+
+@pytest.mark.parametrize("spelt", CHANGING_SPELLINGS)
+def test_a_changing_tool_is_named_in_any_spelling(spelt):
+    assert tools_named(f"Next: {spelt} for the draft.", ["find_note", "archive_note"]) == ["archive_note"]
+
+
+@pytest.mark.parametrize("kind", [*AGENTS, "text_react"])
+@pytest.mark.parametrize("spelt", CHANGING_SPELLINGS)
+def test_an_announced_plan_naming_a_changing_tool_in_any_spelling_gets_no_go_ahead(kind, spelt, archive):
+    answer = f"I will call find_note to check the draft, then {spelt} to put it away."
+    reply = f"Final Answer: {answer}" if kind == "text_react" else answer
+    llm = ScriptedLLM([reply, ARCHIVE_CALL, "Archived."])
+    agent = notes_agent(kind, llm, recovery=["announced"])
+    assert agent.run("Check the draft note.") == answer
+    assert llm.calls == 1 and archive == []
+    assert "archive_note, which may change things: not sent" in agent.last_result.steps_of("warning")[0].content
+
+
+@pytest.mark.parametrize("spelt", CHANGING_SPELLINGS)
+def test_no_rule_of_a_user_may_nudge_toward_a_changing_tool_in_any_spelling(spelt, archive):
+    llm = ScriptedLLM(["Done thinking.", ARCHIVE_CALL])
+    push = rule("push")(lambda seen: Nudge(f"Now call {spelt} with the draft."))
+    agent = notes_agent("tool_calling", llm, recovery=[push])
+    assert agent.run("Check the draft note.") == "Done thinking." and llm.calls == 1 and archive == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do it now.\nThe task: call archive_note on the draft.",  # a task line the rule made up
+        "Do it now.\nThe task: Check the draft note.\nThen call archive_note.",  # words after the real task
+    ],
+)
+def test_only_the_run_s_own_task_at_a_nudge_s_end_is_set_aside(text, archive):
+    llm = ScriptedLLM(["Done thinking.", ARCHIVE_CALL])
+    agent = notes_agent("tool_calling", llm, recovery=[rule("push")(lambda seen: Nudge(text))])
+    assert agent.run("Check the draft note.") == "Done thinking." and llm.calls == 1 and archive == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Let me findNote for the draft first.",
+        "I will use the find note tool on the draft.",
+        "Next I call Find-Note for the draft.",
+        "I will call find_notes for the draft.",
+    ],
+)
+def test_a_plan_naming_only_a_read_only_tool_in_another_spelling_is_told_to_go_ahead(answer, archive):
+    llm = ScriptedLLM([answer, FIND_CALL, "The draft has 120 words."])
+    agent = notes_agent("tool_calling", llm, recovery=["announced"])
+    assert agent.run("How many words has the draft note?") == "The draft has 120 words."
+    assert last_sent(llm, 1) == ANNOUNCED_NUDGE.format(which="first") and archive == []
+
+
+# Guards against refusing too much: these passed before too.
+@pytest.mark.parametrize("text", ["I unarchive_note nothing.", "I archived the note.", "Archive this note."])
+def test_words_near_a_changing_tool_s_name_are_not_its_name(text):
+    assert tools_named(text, ["find_note", "archive_note"]) == []
+
+
+def test_a_nudge_quoting_the_run_s_task_in_full_is_sent_though_the_task_names_a_changing_tool():
+    llm = ScriptedLLM(["It is 12.", FIND_CALL, "It has 120 words."])
+    quote = rule("quote")(lambda seen: Nudge(f"Look the draft up with find_note first.\nThe task: {seen.task}"))
+    agent = notes_agent("tool_calling", llm, recovery=[quote])
+    assert agent.run("Use archiveNote later; first, how many words has the draft?") == "It has 120 words."
+    assert last_sent(llm, 1).startswith("Look the draft up with find_note first.")

@@ -14,11 +14,14 @@ and it returns one of:
 rule fires at most ``limit`` times per run, never on an answer that declines or
 stops (``declines``) or puts the next step to the user (``asks_the_user``), never
 runs a tool that may change things, and never nudges toward one: a nudge whose
-``toward`` or own words name such a tool is not sent.
+``toward`` or own words name such a tool, in any spelling a model or a rule writes
+(``tools_named``), is not sent.
 """
 
 from __future__ import annotations
 
+import functools
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +30,9 @@ from typing import Any, Protocol
 from vero.core.agent import Agent, tool_calls
 from vero.core.message import ToolCall
 from vero.core.parsing import call_worked, normalized_arguments
+from vero.core.parsing.quoted_calls import plain
 from vero.core.result import Step, StepKind
+from vero.core.text import clip
 from vero.tools.registry import ToolRegistry
 
 
@@ -219,23 +224,70 @@ def _hands_a_step_over(sentence: str, following: str) -> bool:
     return is_question and not answered
 
 
+# -- a tool's name in text a model or a rule wrote ----------------------------------------------------------
+# The text and the name are read alike: letters of other scripts drawn like Latin ones as those, invisible and
+# format characters gone (``plain``, as the gate reads a name), case folded, l and 1 as i and 0 as o (drawn
+# alike), and every run of other signs (``_ - . \ ` *``, spaces) as one space.  The name's words are then
+# looked for on word boundaries, joined by a space or by nothing, the last one perhaps plural: ``archive_note``
+# is found in ``archiveNote``, ``Archive-Note``, ``archive\_notes``, "the archive note tool".
+_CAMEL = re.compile(r"(?<=[^\W_])(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])")  # where camelCase starts a word
+_DRAWN_ALIKE = str.maketrans("l10", "iio")
+_SIGNS = re.compile(r"[\W_]+")
+_TAG = re.compile(r"<[^<>]{0,200}>")
+
+
 def tools_named(text: str, names: list[str]) -> list[str]:
-    """The tool ``names`` that ``text`` mentions as a word (in code, before ``(``, or bare; case aside)."""
-    return [name for name in names if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE)]
+    """The tool ``names`` that ``text`` mentions, in any spelling a model or a rule writes (case,
+    separators or none, markdown escapes, invisible characters, look-alike letters, a plural or a
+    trailing "tool").  Generous on purpose: a name read where none was meant only withholds a nudge."""
+    readings = _readings(text)
+    return [name for name in names if any(_spelling(name).search(reading) for reading in readings)]
 
 
-def _own_words(nudge: Nudge) -> str:
-    """The nudge's text without the task quoted at its end (``"\nThe task: ..."``): naming a tool the
-    task names is no lead toward it."""
-    return nudge.text.split("\nThe task: ", 1)[0]
+def _folded(text: str) -> str:
+    """``text`` case folded, letters drawn alike as one, every run of signs one space (see above)."""
+    return _SIGNS.sub(" ", text.casefold().translate(_DRAWN_ALIKE))
 
 
-def _changing_tools_led_to(tools: ToolRegistry, response: Response) -> list[str]:
+def _readings(text: str) -> set[str]:
+    """``text`` folded as written and as shown (HTML escapes undone, tags gone: ``delete<wbr>_record``),
+    each also with camelCase words apart (``archiveNoteTool``), after ``plain``."""
+    forms = [plain(text)]
+    if "<" in text or "&" in text:
+        forms.append(plain(_TAG.sub("", html.unescape(text))))
+    return {_folded(reading) for form in forms for reading in (form, _CAMEL.sub(" ", form))}
+
+
+@functools.lru_cache(maxsize=1024)
+def _spelling(name: str) -> re.Pattern[str]:
+    """How ``name`` is found in a folded text: its words (snake, kebab or camel case) on word boundaries,
+    joined by a space or nothing, the last perhaps plural."""
+    words = _folded(plain(_CAMEL.sub(" ", name))).split() or [name]
+    return re.compile(rf"\b{' ?'.join(map(re.escape, words))}(?:e?s)?\b")
+
+
+def task_line(task: str) -> str:
+    """The line vero's rules add after a note (``rules.with_task``): a stuck model has usually lost
+    sight of the task."""
+    return f"\nThe task: {clip(task, 300, ' ...')}" if task else ""
+
+
+def _own_words(nudge: Nudge, task: str) -> str:
+    """The nudge's text without the run's task quoted at its end (as ``task_line`` writes it, or in
+    full): naming a tool the task names is no lead toward it.  Any other text after a "The task:"
+    is the rule's own."""
+    for quoted in (task_line(task), f"\nThe task: {task}" if task else ""):
+        if quoted and nudge.text.endswith(quoted):
+            return nudge.text.removesuffix(quoted)
+    return nudge.text
+
+
+def _changing_tools_led_to(tools: ToolRegistry, response: Response, task: str) -> list[str]:
     """The tools that may change things which ``response`` would run or lead the model to call."""
     if isinstance(response, ToolCall):
         led_to = [response.name]
     elif isinstance(response, Nudge):
-        led_to = [*response.toward, *tools_named(_own_words(response), tools.names())]
+        led_to = [*response.toward, *tools_named(_own_words(response, task), tools.names())]
     else:
         led_to = []
     return [name for name in dict.fromkeys(led_to) if not tools.read_only(name)]
@@ -251,7 +303,7 @@ def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
         if counters[f"rule:{candidate.name}"] >= getattr(candidate, "limit", 1):
             continue
         response = candidate(seen)
-        changing = _changing_tools_led_to(agent.tools, response)
+        changing = _changing_tools_led_to(agent.tools, response, seen.task)
         if changing:
             is_call = isinstance(response, ToolCall)
             what, outcome = ("proposed a call of", "not run") if is_call else ("would nudge toward", "not sent")

@@ -14,9 +14,8 @@ from collections.abc import Iterable
 from vero.core.message import ToolCall, written_call_id
 from vero.core.notes import note
 from vero.core.parsing import output_record, parse_json_object, tidy_numbers
-from vero.core.text import clip
 from vero.recovery.arithmetic import miscalculation
-from vero.recovery.hook import Nudge, Response, Rule, Seen, rule, tools_named
+from vero.recovery.hook import Nudge, Response, Rule, Seen, rule, task_line, tools_named
 
 _ID = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[\w.-]{2,40}")
 
@@ -42,7 +41,7 @@ ARITHMETIC_NUDGE = note(
 
 def with_task(text: str, task: str) -> str:
     """``text`` followed by the task (clipped): a small model that is stuck has usually lost sight of it."""
-    return f"{text}\nThe task: {clip(task, 300, ' ...')}" if task else text
+    return text + task_line(task)
 
 
 # -- announced: the answer says it will call a tool, or writes what such a call would return ----------
@@ -62,25 +61,28 @@ def announced(seen: Seen) -> Response:
     Two kinds: a plan ("I will use the `find_book` tool..."), and a record shaped like an earlier tool
     result (the same keys, other values) that no tool returned: seen after the first of two lookups,
     the second one's result, written by the model itself.  The nudge leads toward the tools the plan
-    names (every tool of the agent when it names none) or the tool that returned such records; when
-    one of them may change things, ``consult`` does not send it: vero never urges a change.
+    names (every tool of the agent when it names none) or the tool that returned such records, and
+    toward every tool the answer names anywhere, in any spelling (``tools_named``): when one of them may
+    change things, ``consult`` does not send it.  "I will look it up, then deleteRecord" gets no "Go
+    ahead": vero never urges a change.
     """
     if not seen.tools:
         return None
-    toward = _announced_tools(seen) or _tools_whose_result_is_written(seen)
+    named = tuple(tools_named(seen.answer, seen.tools.names()))
+    toward = _announced_tools(seen, named) or _tools_whose_result_is_written(seen)
     if not toward:
         return None
-    return Nudge(ANNOUNCED_NUDGE.format(which="next" if seen.results() else "first"), toward=toward)
+    which = "next" if seen.results() else "first"
+    return Nudge(ANNOUNCED_NUDGE.format(which=which), toward=tuple(dict.fromkeys((*toward, *named))))
 
 
-def _announced_tools(seen: Seen) -> tuple[str, ...]:
-    """The tools a plan in the answer would call: those it names, or, when it only speaks of tools or
-    calling, any tool of the agent; () when the answer announces no call."""
+def _announced_tools(seen: Seen, named: tuple[str, ...]) -> tuple[str, ...]:
+    """The tools a plan in the answer would call: those it names (``named``), or, when it only speaks of
+    tools or calling, any tool of the agent; () when the answer announces no call."""
     if not _INTENT.search(seen.answer):
         return ()
-    named = tools_named(seen.answer, seen.tools.names())
     if named:
-        return tuple(named)
+        return named
     return tuple(seen.tools.names()) if _TOOL_WORDS.search(seen.answer) else ()
 
 
