@@ -22,7 +22,7 @@ from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.providers import UNKNOWN, ModelFamily, model_family, output_cap, refused_parameter
-from vero.core.result import USAGE_KEYS, add_usage, empty_usage, normalize_usage
+from vero.core.result import add_usage, empty_usage, normalize_usage
 from vero.core.secrets import key_in_use, url_credentials
 from vero.core.secrets import mask_secret as _mask_secret  # the one masking rule for keys
 from vero.core.text import redact_url, redact_urls
@@ -306,7 +306,7 @@ class ChatOpenAI:
             raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from exc
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
-        message = _message_from_body(body)
+        message = _message_from_body(body, self._secret)
         limit = reply_char_limit(output_cap(request))
         if _reply_chars(message) > limit:
             raise LLMCallError("model call failed: " + _too_large(limit, output_cap(request), "characters"))
@@ -473,6 +473,7 @@ class _CallLimits:
         self.received = 0
         self.hit: Exception | None = None
         self.retries_left = llm.max_retries  # the SDK's retries of this call
+        self.llm = llm
 
     def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.hit is not None:  # an SDK that retries every error (openai 1.x): do not send again
@@ -485,14 +486,8 @@ class _CallLimits:
         except Exception as exc:
             self.check_time(exc)
             raise
-        wait = _retry_after(response.headers) if response.status_code in (408, 409, 429, 500, 502, 503, 504) else None
-        self.retries_left -= 1
-        retried = self.retries_left >= 0 and response.headers.get("x-should-retry") != "false"
-        if retried and wait is not None and 0 < wait <= 60 and wait >= self.deadline - time.monotonic():
-            response.close()  # the SDK would wait past the deadline (it honours up to 60 s): the call ends here
-            asked = f"the server asked to wait {wait:g} s before a retry"
-            self.hit = _call_limit(f"{asked}, past MAX_CALL_SECONDS={self.seconds:g} s")
-            raise self.hit
+        if response.status_code >= 400:  # an error the SDK may retry
+            self.end_before_a_long_wait(response)
         _bound_body(response, self)
         if read_body:  # what the SDK asked for: the whole body, read here within the limits
             try:
@@ -501,6 +496,22 @@ class _CallLimits:
                 response.close()
                 raise
         return response
+
+    def end_before_a_long_wait(self, response: Any) -> None:
+        """End the call at once when the SDK would retry ``response`` only after the wait its ``Retry-After``
+        asks (seconds or an HTTP date), and that wait ends past the deadline: sleeping first only fails later."""
+        self.retries_left -= 1  # the SDK's own reading of the reply: its statuses and its longest wait
+        client = self.llm.client
+        try:
+            retried, wait = client._should_retry(response), client._parse_retry_after_header(response.headers)
+        except AttributeError:  # an SDK without these readers (private): its wait is bounded by the request's timeout
+            return
+        left, waits = self.deadline - time.monotonic(), wait is not None and math.isfinite(wait) and wait > 0
+        if self.retries_left >= 0 and retried and waits and wait >= left:
+            response.close()  # not read: the call ends here
+            asked = f"the server asked to wait {wait:.3g} s before a retry, more than the {max(left, 0):.1f} s left"
+            self.hit = _call_limit(f"{asked} of MAX_CALL_SECONDS={self.seconds:g} s")
+            raise self.hit
 
     def check_time(self, cause: BaseException | None = None) -> None:
         """Raise the time limit once the deadline has passed (``cause``: the error it explains)."""
@@ -521,16 +532,6 @@ class _CallLimits:
 
 
 DEADLINE_SLACK_S = 0.01  # a wait shortened to end at the deadline may wake a little before it
-
-
-def _retry_after(headers: Any) -> float | None:
-    """The seconds a ``Retry-After`` (or ``retry-after-ms``) header asks to wait; None when it names none."""
-    try:
-        if headers.get("retry-after-ms") is not None:
-            return float(headers["retry-after-ms"]) / 1000
-        return float(headers["retry-after"]) if headers.get("retry-after") is not None else None
-    except ValueError:  # an HTTP date: the SDK reads it; its wait is bounded by the request's own timeout
-        return None
 
 
 def _too_large(limit: int, max_tokens: int | None, unit: str) -> str:
@@ -557,14 +558,20 @@ def _shorten_waits(request: Any, remaining: float) -> None:
 def _bound_body(response: Any, limits: _CallLimits) -> None:
     """Route the body of ``response`` through ``limits`` as it is read, decoded (a compressed body counts at
     its full size).  ``read()``, the SDK's event stream and every other reader of an httpx response go
-    through its ``iter_bytes``."""
+    through its ``iter_bytes``.  An event stream must end with the blank line that closes its last event: a
+    body that stops before it (framed by the connection's close) was cut off, where the SDK would drop that event."""
     iter_bytes = response.iter_bytes
+    events = "event-stream" in response.headers.get("content-type", "")
 
     def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
+        end = b""
         try:
             for chunk in iter_bytes(*args, **kwargs):
                 limits.count(len(chunk))
+                end = (end + chunk[-4:])[-4:]
                 yield chunk
+            if events and end and not end.replace(b"\r\n", b"\n").replace(b"\r", b"\n").endswith(b"\n\n"):
+                raise _call_limit("the stream ended in the middle of an event (the connection dropped?)")
         except Exception as exc:  # a read that timed out at the deadline is the time limit
             if exc is not limits.hit:
                 limits.check_time(exc)
@@ -673,47 +680,54 @@ class TextStream:
         limit, size = reply_char_limit(output_cap(self._request)), 0
         try:
             with _Attempts(llm, self._request):  # the SDK retries before the first chunk, not after
-                chunks = llm.client.chat.completions.create(**self._request)
-            for chunk in chunks:
-                self._usage = _as_dict(getattr(chunk, "usage", None)) or self._usage
-                for choice in chunk.choices or []:
-                    self._finish_reason = getattr(choice, "finish_reason", None) or self._finish_reason
-                    size += self._gather(choice.delta)
+                sent = {"body": self._request, "cast_to": object, "stream": True}  # chunks: plain JSON, checked below
+                stream = llm.client.post("/chat/completions", **sent, stream_cls=llm._openai.Stream[object])
+            response = stream.response
+            events = "event-stream" in response.headers.get("content-type", "")
+            for chunk in stream if events else _not_streamed(response, llm._secret):
+                self._usage = normalize_usage(chunk.get("usage")) or self._usage
+                for choice in chunk.get("choices") or []:
+                    self._finish_reason = choice.get("finish_reason") or self._finish_reason
+                    delta = choice.get("delta") or {}
+                    size += self._gather(delta)
                     if size > limit:
-                        chunks.close()
+                        stream.close()
                         raise LLMCallError(
                             "model call failed: " + _too_large(limit, output_cap(self._request), "characters")
                         )
-                    if choice.delta.content:
-                        yield choice.delta.content
+                    if delta.get("content"):
+                        yield delta["content"]
             _check_finished(self._finish_reason)
         except LLMCallError:
             raise
         except llm._openai.OpenAIError as exc:
             raise llm._call_error(exc, self._request) from _limit_of(exc) or exc
+        except (AttributeError, KeyError, TypeError, IndexError) as exc:  # a field of the wrong type
+            raise _malformed(exc) from exc
         except Exception as exc:  # a broken stream (reset, bad chunk) raised by httpx or the decoder
             text = _mask_secret(redact_urls(f"model stream failed: {type(exc).__name__}: {exc}"), llm._secret)
             raise LLMCallError(text) from exc
 
-    def _gather(self, delta: Any) -> int:
-        """Keep a delta's reasoning and tool-call pieces; the characters the delta adds to the reply."""
-        thought = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
+    def _gather(self, delta: dict[str, Any]) -> int:
+        """Keep a delta's reasoning and tool-call pieces; the characters the delta adds to the reply.  Its fields
+        are checked as a whole reply's are: arguments sent as an object are kept as their JSON text."""
+        thought = delta.get("reasoning_content") or delta.get("reasoning") or ""
+        size = len(_text("reasoning", thought)) + len(_text("content", delta.get("content") or ""))
         if thought:
             self._reasoning.append(thought)
-        size = len(thought or "") + len(delta.content or "")
-        for piece in getattr(delta, "tool_calls", None) or []:  # a streamed piece of a tool call
-            index = getattr(piece, "index", None) or 0
+        for piece in delta.get("tool_calls") or []:  # a streamed piece of a tool call
+            index, piece_id = piece.get("index") or 0, _text("a tool call's id", piece.get("id") or "")
             call = self._writing.get(index)
-            if call is None or (piece.id and call["id"] and piece.id != call["id"]):  # a new call (some servers
+            if call is None or (piece_id and call["id"] and piece_id != call["id"]):  # a new call (some servers
                 call = self._writing[index] = {"id": "", "name": "", "arguments": ""}  # give every call index 0)
                 self._calls.append(call)
-            if piece.id:
-                call["id"] = piece.id
-            if piece.function is not None:
-                name, arguments = piece.function.name or "", piece.function.arguments or ""
-                call["name"] += name
-                call["arguments"] += arguments
-                size += len(name) + len(arguments)
+            call["id"] = piece_id or call["id"]
+            function = piece.get("function") or {}
+            name, arguments = _text("a tool call's name", function.get("name") or ""), function.get("arguments") or ""
+            arguments = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+            call["name"] += name
+            call["arguments"] += arguments
+            size += len(name) + len(arguments)
         return size
 
     def _assembled(self) -> Message:
@@ -728,6 +742,32 @@ class TextStream:
             usage=self._usage,
             finish_reason=self._finish_reason,
         )
+
+
+def _text(what: str, value: Any) -> str:
+    """``value``, a streamed text field; a ``TypeError`` (a malformed reply) when it is not text."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} is a {type(value).__name__}, not text")
+    return value
+
+
+def _not_streamed(response: Any, secret: str) -> list[dict[str, Any]]:
+    """The chunks of a reply to a streamed request that is not labelled an event stream: its events when it is
+    one all the same; a JSON completion (a server or proxy that ignores ``"stream": true``) as one chunk, the
+    whole reply; a JSON error its error (masked); anything else an ``LLMCallError`` (not an empty reply)."""
+    raw = response.read()
+    if raw.lstrip().startswith(b"data:"):  # an event stream under another content type
+        data = [line[5:].strip() for line in raw.splitlines() if line.startswith(b"data:")]
+        return [json.loads(event) for event in data if event != b"[DONE]"]
+    try:
+        body = json.loads(raw)
+    except ValueError:  # not JSON: an HTML page, a proxy's text
+        start, kind = redact_urls(response.text[:120].strip()), response.headers.get("content-type") or "no type"
+        text = f"model call failed: the endpoint did not stream: it sent {kind}, not text/event-stream: {start!r}"
+        raise LLMCallError(_mask_secret(text, secret)) from None
+    message = _message_from_body(body, secret)
+    delta = message.to_dict(include_reasoning=True)  # its calls told apart by their ids (``_own_ids``)
+    return [{"choices": [{"delta": delta, "finish_reason": message.finish_reason}], "usage": message.usage}]
 
 
 def _scrub(exc: Exception, secret: str) -> None:
@@ -768,15 +808,17 @@ def _own_ids(calls: list[ToolCall]) -> list[ToolCall] | None:
 
 
 # -- wire-format helpers --------------------------------------------------------
-def _message_from_body(body: Any) -> Message:
-    """The assistant message of a chat completion body; ``LLMCallError`` if it has none."""
+def _message_from_body(body: Any, secret: str = "") -> Message:
+    """The assistant message of a chat completion body; ``LLMCallError`` if it has none (an error it holds
+    masked with ``secret``, the key in use: a server may echo it)."""
     if not isinstance(body, dict):
         raise LLMCallError("model endpoint returned something other than a JSON object")
     choices = body.get("choices") or []
     if not choices:
         error = body.get("error")
         if isinstance(error, dict) and error.get("message"):
-            raise LLMCallError(f"model endpoint returned an error: {error['message']}")
+            text = redact_urls(f"model endpoint returned an error: {error['message']}")
+            raise LLMCallError(_mask_secret(text, secret))
         raise LLMCallError("model endpoint returned no choices")
     try:
         data = choices[0]["message"] or {}
@@ -795,7 +837,11 @@ def _message_from_body(body: Any) -> Message:
             finish_reason=choices[0].get("finish_reason"),
         )
     except (AttributeError, KeyError, TypeError, IndexError) as exc:
-        raise LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}") from exc
+        raise _malformed(exc) from exc
+
+
+def _malformed(exc: Exception) -> LLMCallError:
+    return LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}")
 
 
 def _check_finished(finish_reason: str | None) -> None:
@@ -818,9 +864,3 @@ def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tu
     answer, inline = split_thinking(valid_text(content))
     parts = [part for part in (valid_text(reasoning_field), inline) if part]
     return answer, "\n\n".join(parts) or None
-
-
-def _as_dict(usage: Any) -> dict[str, Any] | None:
-    if usage is not None and not isinstance(usage, dict):
-        usage = usage.model_dump() if hasattr(usage, "model_dump") else {k: getattr(usage, k, 0) for k in USAGE_KEYS}
-    return normalize_usage(usage)
