@@ -131,6 +131,12 @@ def test_chat_says_nothing_when_the_server_has_no_models_endpoint(srv, tmp_path)
     assert done.returncode == 0 and done.stderr == ""
 
 
+def test_chat_starts_when_the_model_list_has_ids_that_are_no_text(srv, tmp_path):
+    srv.add_route("GET", "/v1/models", lambda request: (200, {}, {"data": [{"id": 1}, {"id": None}, {}]}))
+    done = vero_cli("chat", "--base-url", srv.base_url, cwd=tmp_path, input="bye\n")
+    assert done.returncode == 0 and "TypeError" not in done.stderr and done.stdout.rstrip().endswith("Bye.")
+
+
 # --------------------------------------------------------------------------- 6. nothing configured
 # (tests/test_cli.py::test_unconfigured_prints_a_few_short_lines_and_exits_2)
 

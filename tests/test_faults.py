@@ -987,9 +987,9 @@ def tools_extra(kind):
 # =========================================================================== input faults
 
 
-@fault("input/empty-or-whitespace", ALL, "failed with 'the task is empty', 0 model calls, history unchanged")
+@fault("input/empty-or-invisible", ALL, "failed with 'the task is empty', 0 model calls, history unchanged")
 def input_empty(kind):
-    for task in ("", "   \n\t "):
+    for task in ("", "   \n\t ", "\u200b\ufeff", "\x00"):  # nothing a reader sees: zero-width, a BOM, NUL
         llm = ScriptedLLM(["never used"])
         agent = make_agent(kind, llm)
         assert agent.run(task) == ""
@@ -1792,7 +1792,7 @@ def test_the_matrix_covers_the_issue():
         "tools/unknown-tool",
         "tools/missing-argument",
         "tools/extra-argument",
-        "input/empty-or-whitespace",
+        "input/empty-or-invisible",
         "input/1-MB-of-text",
         "input/lone-surrogate-over-http",
         "input/format-braces",
