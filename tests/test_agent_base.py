@@ -97,8 +97,33 @@ def test_keyboard_interrupt_propagates_and_leaves_history_unchanged():
     agent.run("first")
     with pytest.raises(KeyboardInterrupt):
         agent.run("second")
-    assert agent.last_result.status == Status.FAILED
+    assert agent.last_result.status == Status.CANCELLED
     assert len(agent.history) == 2
+
+
+def test_a_run_the_token_budget_cut_short_keeps_its_partial_text_out_of_the_history():
+    from vero.agents import ReActAgent
+
+    @tool(read_only=True)
+    def price(item: str) -> str:
+        """The price of an item."""
+        return "12 EUR"
+
+    usage = {"prompt_tokens": 200, "completion_tokens": 100, "total_tokens": 300}
+    thought = {
+        "content": 'Thought: I should look the price up first\nAction: price\nAction Input: "pen"',
+        "usage": usage,
+    }
+    agent = ReActAgent(
+        "r",
+        ScriptedLLM([thought, {"content": "Thought: so", "usage": usage}]),
+        tools=[price],
+        verbose=False,
+        max_tokens_per_run=500,
+    )
+    answer = agent.run("What does it cost?")
+    assert agent.last_result.status == Status.MAX_TOKENS and "look the price up" in answer
+    assert agent.history == []  # the next run would read the thought as an answer
 
 
 def test_a_system_exit_inside_a_run_ends_it_failed_and_the_program_goes_on():

@@ -62,6 +62,9 @@ JSON_REASK = note(
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
+# Runs whose text is no answer the model gave: kept in ``last_result`` but not in ``history`` (the token budget
+# cut the run mid-way: its partial text is a thought, which the next run would read as an answer).
+NO_ANSWER_KEPT = (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT, Status.MAX_TOKENS)
 CUT_OFF_WARNING = "the reply was cut off at the output limit (max_tokens)"
 NO_USAGE, NO_USAGE_WARNING = "no_usage", "the model server reports no token usage: the token budget counts an estimate"
 RELAYED_EVENTS = frozenset(
@@ -354,8 +357,8 @@ class Agent(ABC):
                 answer, status, error = run.partial, Status.CANCELLED, stop
             except BudgetExceeded as stop:
                 answer, status, error = run.partial, stop.status, stop
-            except KeyboardInterrupt as interrupt:
-                self._finish(run.partial, Status.FAILED, interrupt)
+            except KeyboardInterrupt as interrupt:  # the user's Ctrl-C: the run is cancelled, and the caller hears it
+                self._finish(run.partial, Status.CANCELLED, interrupt)
                 raise
             except (Exception, SystemExit) as exc:  # every other failure becomes a `failed` result, sys.exit() too
                 log.debug("run of %s failed", self.name, exc_info=True)
@@ -428,7 +431,7 @@ class Agent(ABC):
 
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
         """The run's ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
-        turn goes into ``history`` (a failed, cancelled or invalid one does not: no half turn)."""
+        turn goes into ``history`` (one of ``NO_ANSWER_KEPT`` does not: no half turn)."""
         run = self.current_run
         if status == Status.FAILED and error is None:  # a failed run always says why
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
@@ -454,7 +457,7 @@ class Agent(ABC):
             usage=dict(result.usage),
             error=f"{type(error).__name__}: {error}" if error else None,
         )
-        if result.answer and status not in (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT):
+        if result.answer and status not in NO_ANSWER_KEPT:
             self.history += [Message("user", run.task), Message("assistant", result.answer)]
         return result
 
