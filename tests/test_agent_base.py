@@ -623,3 +623,24 @@ def test_tool_calls_pairs_the_calls_of_the_level_asked_for():
     steps = [*own, Step(StepKind.THOUGHT, "x"), *sub]
     assert [(a.content, o.content) for a, o in tool_calls(steps)] == [("a()", "1")]
     assert [(a.content, o.content) for a, o in tool_calls(steps, depth=1)] == [("b()", "2")]
+
+
+@pytest.mark.parametrize("pattern", ["ToolCallingAgent", "ReActAgent", "BasicReflectionAgent", "ReflexionAgent"])
+@pytest.mark.parametrize("keyword", ["result_type", "max_turns", "temperature"])
+def test_a_keyword_a_pattern_s_run_does_not_take_is_a_type_error_at_once(pattern, keyword):
+    import vero.agents
+
+    llm = ScriptedLLM(["never used"])
+    agent = getattr(vero.agents, pattern)("a", llm, verbose=False)
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{keyword}'"):
+        agent.run("What is 2 + 2?", **{keyword: 1})
+    assert llm.calls == 0 and agent.history == []
+
+
+def test_a_solve_of_your_own_takes_the_keywords_it_declares():
+    class Styled(Agent):
+        def solve(self, task, style="plain", **kwargs):
+            return f"{style}: {task}"
+
+    agent, _ = make(Styled)
+    assert agent.run("hi", style="bold") == "bold: hi"

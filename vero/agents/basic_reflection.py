@@ -117,6 +117,8 @@ class BasicReflectionAgent(Agent):
         self.critic_llm = critic_llm or llm
 
     # -- the loop ------------------------------------------------------------
+    _solve_options: frozenset[str] | None = frozenset()  # run() takes no keyword for solve
+
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         reply = self._generate(task)
         draft = reply.text

@@ -168,6 +168,8 @@ class PlanExecuteAgent(Agent):
         self.protocol = protocol
 
     # -- the loop: plan -> (approve) -> execute a step -> replan -> ... -> answer ------------------
+    _solve_options: frozenset[str] | None = frozenset()  # run() takes no keyword for solve
+
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         try:
             plan = self._approved_plan(task)  # plan -> (approve)

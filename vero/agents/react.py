@@ -105,6 +105,8 @@ class ReActAgent(ReActAgentBase):
         return PROTOCOLS[notes["protocol"]]
 
     # -- the loop ------------------------------------------------------------
+    _solve_options: frozenset[str] | None = frozenset()  # run() takes no keyword for solve
+
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         protocol = self.protocol_of_run()
         messages = [Message("system", self.build_system_prompt()), *self.history_messages(), Message("user", task)]

@@ -141,6 +141,8 @@ class ReflexionAgent(Agent):
         return memory
 
     # -- the loop ------------------------------------------------------------
+    _solve_options: frozenset[str] | None = frozenset()  # run() takes no keyword for solve
+
     def solve(self, task: str, **kwargs: Any) -> str | Outcome:
         memory = ReflexionMemory(self.memory_size)
         attempts: list[Attempt] = []

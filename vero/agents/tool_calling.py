@@ -51,9 +51,9 @@ class ToolCallingAgent(Agent):
     default_system_prompt = TOOL_CALLING_SYSTEM_PROMPT
     hosted_system_prompt = HOSTED_SYSTEM_PROMPT
 
+    _solve_options = frozenset({"on_token"})  # run(task, on_token=print): the answer's text as it streams
+
     def solve(self, task: str, on_token: Callable[[str], None] | None = None, **kwargs: Any) -> str | Outcome:
-        if kwargs:  # `**kwargs` is there for Agent.solve's signature: an unknown option fails the run
-            raise TypeError(f"ToolCallingAgent.solve() got an unexpected keyword argument {next(iter(kwargs))!r}")
         default = self.default_system_prompt  # a subclass's own is kept for every model
         hosted = hosted_model(self.llm) and default == TOOL_CALLING_SYSTEM_PROMPT
         system = self.system_prompt or (self.hosted_system_prompt if hosted else default)

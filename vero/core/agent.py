@@ -183,6 +183,7 @@ class Agent(ABC):
 
     default_max_turns = 10
     uses_tools = True  # False for patterns that answer from the model alone
+    _solve_options: frozenset[str] | None = None  # the keywords of run() this class's solve takes; None: any
 
     def __init__(
         self,
@@ -327,6 +328,8 @@ class Agent(ABC):
         retries = kwargs.pop("output_retries", OUTPUT_RETRIES)
         if output_type not in (str, None):
             run.output_spec = OutputSpec(output_type, retries)  # a type with no JSON form: TypeError, now
+        if kwargs:
+            _check_solve_options(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
         running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
@@ -825,6 +828,21 @@ def clip_observation(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return clip_text(text, limit, TRUNCATION_MARKER.format(shown=limit, total=len(text)))
+
+
+# Keywords of other libraries' run(), and what vero calls them.
+_OTHER_NAMES = {"result_type": "output_type=", "output_cls": "output_type=", "max_turns": "max_turns= on the agent"}
+
+
+def _check_solve_options(agent: Agent, kwargs: dict[str, Any]) -> None:
+    """A keyword of ``run`` that a pattern's ``solve`` does not take (its ``_solve_options``) is a TypeError
+    at once: ignored, ``result_type=int`` would return text.  A ``solve`` of your own takes what it declares."""
+    owner = next(cls for cls in type(agent).__mro__ if "solve" in vars(cls))
+    known = vars(owner).get("_solve_options")
+    unknown = [name for name in kwargs if known is not None and name not in known]
+    if unknown:
+        hint = f" (vero's is {_OTHER_NAMES[unknown[0]]})" if unknown[0] in _OTHER_NAMES else ""
+        raise TypeError(f"{type(agent).__name__}.run() got an unexpected keyword argument {unknown[0]!r}{hint}")
 
 
 def history_section(agent: Agent) -> str:
