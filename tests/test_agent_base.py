@@ -12,6 +12,7 @@ from vero.core.events import ConsolePrinter
 from vero.core.message import read_arguments
 from vero.core.parsing import as_bool, as_score, parse_json_object, tool_calls_in_text
 from vero.core.result import Status
+from vero.core.stream import StepRecorded
 from vero.errors import LLMCallError, SessionFormatError
 from vero.testing import ScriptedLLM
 
@@ -644,3 +645,28 @@ def test_a_solve_of_your_own_takes_the_keywords_it_declares():
 
     agent, _ = make(Styled)
     assert agent.run("hi", style="bold") == "bold: hi"
+
+
+@pytest.mark.parametrize("listen", ["callback", "stream"])
+def test_a_listener_that_edits_a_step_event_leaves_the_run_record_as_it_was(listen):
+    from vero.agents import ReActAgent
+
+    @tool(read_only=True)
+    def lookup(name: str) -> str:
+        """Look a name up."""
+        return "found"
+
+    def redact(event):
+        if event.type == "step" and "args" in event.data["data"]:
+            event.data["data"]["args"]["name"] = "[redacted]"  # a redacting logger, editing in place
+
+    replies = ['Thought: look\nAction: lookup\nAction Input: {"name": "Ada"}', "Final Answer: found"]
+    agent = ReActAgent("r", ScriptedLLM(replies), tools=[lookup], verbose=False)
+    if listen == "callback":
+        agent.events.callbacks.append(redact)
+        agent.run("Find Ada.")
+    else:
+        for event in agent.stream("Find Ada."):
+            if isinstance(event, StepRecorded) and "args" in event.step.data:
+                event.step.data["args"]["name"] = "[redacted]"
+    assert agent.last_result.steps_of("action")[0].data["args"] == {"name": "Ada"}

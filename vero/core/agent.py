@@ -669,9 +669,15 @@ class Agent(ABC):
     def _emit(self, type: str, **data: Any) -> None:
         """Emit an event, to the run's ``watch`` too; a sub-agent's printer rests (the parent prints its steps)."""
         run = self._run
-        if run is not None and run.watch is not None:
-            run.watch(type, data)
-        if not self.events.callbacks:  # nobody else listens
+        watch = run.watch if run is not None else None
+        if watch is None and not self.events.callbacks:  # nobody listens
+            return
+        if type == "step" and data["data"]:  # a copy: a listener that edits it (a redacting logger) leaves the
+            with contextlib.suppress(Exception):  # record be (unless the data cannot be copied)
+                data["data"] = copy.deepcopy(data["data"])
+        if watch is not None:
+            watch(type, data)
+        if not self.events.callbacks:
             return
         quiet = run is not None and run.parent is not None
         self.events.emit(type, exclude=ConsolePrinter if quiet else None, **data)
