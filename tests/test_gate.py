@@ -699,6 +699,17 @@ def test_anything_but_true_or_a_reason_refuses(verdict):
     assert DONE == [] and "did not approve" in llm.requests[1].prompt
 
 
+def test_an_async_approver_refuses_saying_why_and_leaves_no_coroutine_unawaited(recwarn):
+    async def approve(call: ToolCallRequest) -> bool:
+        return True
+
+    agent, llm = make("native", [native_call("delete_record", RECORD)], approve_tool=approve)
+    agent.run("Delete record r-17.")
+    approval = agent.last_result.steps_of(StepKind.APPROVAL)[0]
+    assert DONE == [] and "did not approve" in llm.requests[1].prompt and "async" in approval.content
+    assert not [w for w in recwarn if "never awaited" in str(w.message)]
+
+
 def test_a_tool_that_needs_approval_is_refused_when_nobody_is_asked():
     guarded = Tool(convert, needs_approval=True)  # read-only, and still asked about
     agent, llm = make("native", [native_call("convert", {"amount": 3})], tools=[guarded])

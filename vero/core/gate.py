@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import inspect
 import json
 import math
 import re
@@ -381,4 +382,7 @@ def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:
         return NOT_APPROVED.format(tool=call.name, reason=f": {valid_text(verdict.strip())}"), verdict.strip()
     if verdict is False or isinstance(verdict, str):
         return NOT_APPROVED.format(tool=call.name, reason=""), ""
+    if inspect.iscoroutine(verdict):  # an ``async def`` approver: its answer never comes here
+        verdict.close()
+        return NOT_APPROVED.format(tool=call.name, reason=""), "the approver is async; write it as a plain def"
     return NOT_APPROVED.format(tool=call.name, reason=""), f"the approver returned {verdict!r}, not True"
