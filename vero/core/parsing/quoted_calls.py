@@ -111,8 +111,10 @@ _HIDDEN_HTML = re.compile(  # not rendered: a style sheet, a script, an element 
     re.IGNORECASE,
 )
 _HYPHEN_BREAK = re.compile(r"(?<=\w)[-\u00ad]\n[ \t]*(?=\w)")  # a word hyphenated at a line's end: del-\nete
-# ASCII drawn alike in a tool's name: deIete_record, de1ete_record, de|ete_record, rec0rd (case aside)
-_ASCII_ALIKE = str.maketrans({"l": "[li1|]", "i": "[il1|]", "o": "[o0]"})
+# Letters drawn alike in a tool's name: deIete_record, de1ete_record, de|ete_record, rec0rd (case aside); "\0": any
+# character of another script for one letter of a word (no table lists every look-alike: ʂend, tr⍺nsfer), in a name of
+# 5 letters or more (prose read through the tables holds shorter ones: раз reads "paз"); " ": between spaced-out letters
+_DRAWN_ALIKE = str.maketrans({"l": "[li1|]", "i": "[il1|]", "o": "[o0]", "\0": r"[^\x00-\x7f\s]", " ": r"[^\w\n]"})
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _HTML_ELEMENTS = _BLOCK_TAGS | frozenset(  # HTML's own elements: a call's tags (<function=...>, <invoke>) are not
@@ -172,8 +174,11 @@ def quoted_call(
     telling = [value for value in arguments.values() if value not in ("", None) and not isinstance(value, bool)]
     values = [str(value).removesuffix(".0").casefold() for value in telling]  # as written, flags aside
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
-    words = [word.lower().translate(_ASCII_ALIKE) for word in _NAME_WORDS.findall(name)]  # any spelling, drawn alike
-    spellings = re.compile(_NAME_GAP.join(words) if words else re.escape(name), re.IGNORECASE)
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]  # in any spelling, drawn alike (``_DRAWN_ALIKE``)
+    longer = len("".join(words)) > 4  # 5 letters or more: also spaced out, or a letter per word in another script
+    drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
+    spelt = _NAME_GAP.join(f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE) for forms in drawn)
+    spellings = re.compile(spelt or re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings):
             padded = False
