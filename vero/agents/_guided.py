@@ -34,14 +34,9 @@ log = logging.getLogger("vero.agent")
 SCHEMA_NAME = "react_step"
 MAX_REPEATED_CALLS = 2  # repeats of a call that worked, per run; after them only the final answer is offered
 
-REPEATED_CALL_NOTE = (
-    "(You made this same call before; it was not run again. Its result is above. "
-    "Use it: call another tool, or give the final answer.)"
-)
-ANSWER_NOW_NOTE = (
-    "(You made this same call before; it was not run again. Its result is above. "
-    "You have what the tools can give: reply now with the final answer.)"
-)
+_NOT_RUN_AGAIN = "(You made this same call before; it was not run again. Its result is above. "
+REPEATED_CALL_NOTE = _NOT_RUN_AGAIN + "Use it: call another tool, or give the final answer.)"
+ANSWER_NOW_NOTE = _NOT_RUN_AGAIN + "You have what the tools can give: reply now with the final answer.)"
 
 
 class GuidedProtocol:
@@ -79,9 +74,8 @@ class GuidedProtocol:
         return ReplyStep(said, thought, actions=[(choice["tool"], choice["arguments"])])
 
     def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:
-        """The call's result as the next Observation (or the loop warning instead).  A repeat of a call
-        that worked is not run (a tool that changes something would change it twice): the earlier result
-        comes back with a note."""
+        """The call's result as the next Observation (or the loop warning instead).  A repeat of a call that worked is
+        not run (a tool that changes something would change it twice): the earlier result comes back with a note."""
         name, arguments = step.actions[0]
         earlier = earlier_results(agent.current_run.steps, name, arguments)
         worked = next((result.content for result in earlier if call_worked(result)), None)
@@ -99,9 +93,8 @@ class GuidedProtocol:
     send = staticmethod(send_as_observation)  # the recovery hook's note on an answer, as the next Observation
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:
-        return agent.guided_prompts.correction.format(
-            problem=problem, names=", ".join(agent.tools.names()), answered=ANSWERED
-        )
+        names = ", ".join(agent.tools.names())
+        return agent.guided_prompts.correction.format(problem=problem, names=names, answered=ANSWERED)
 
     @staticmethod
     def final_text(text: str) -> str:
@@ -118,9 +111,8 @@ class GuidedProtocol:
 # -- reading a step ------------------------------------------------------------------------
 def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     """``(thought, choice)`` of a guided reply: the choice is ``{"final_answer": str}`` or
-    ``{"tool": str, "arguments": dict}``; arguments read only by repairing the reply are
-    ``Arguments`` with a ``problem`` (the gate refuses them for a tool that may change things).  Raises
-    ``ValueError`` saying what is wrong."""
+    ``{"tool": str, "arguments": dict}``; arguments read only by repairing the reply are ``Arguments`` with a
+    ``problem`` (the gate refuses them for a tool that may change things).  Raises ``ValueError`` naming the problem."""
     repaired = False
     try:  # a key given twice with different values is an error; a code fence around the step is no repair
         data = parse_json_value(without_fence(text), repair=False)
@@ -153,13 +145,10 @@ def answer_only(agent: ReActAgentBase) -> bool:
 # -- the schema ----------------------------------------------------------------------------
 def step_schema(tools: ToolRegistry, calls: bool = True) -> dict[str, Any]:
     """``{"thought": string, "step": one of the calls or the final answer}``; ``calls=False``: the answer only."""
-    branches = [
-        _closed_object(
-            {ANSWERED: {"const": False}, "tool": {"const": tool.name}, "arguments": grammar_schema(tool.parameters)}
-        )
-        for tool in tools
-        if calls
-    ]
+    branches: list[dict[str, Any]] = []
+    for tool in tools if calls else ():
+        call = {ANSWERED: {"const": False}, "tool": {"const": tool.name}, "arguments": grammar_schema(tool.parameters)}
+        branches.append(_closed_object(call))
     branches.append(_closed_object({ANSWERED: {"const": True}, "final_answer": {"type": "string"}}))
     choice = branches[0] if len(branches) == 1 else {"anyOf": branches}
     return _closed_object({"thought": {"type": "string"}, "step": choice})

@@ -23,10 +23,9 @@ from vero.core.parsing import calls_in_prose, strip_template_tags, tool_calls_in
 from vero.core.result import StepKind
 from vero.core.text import SHOWS_NOTHING, clip
 
-# One call at a time, arguments only from the question or earlier results, and one example of
-# a two-step lookup in the `<tool_call>` shape most open models' chat templates use (vero also
-# runs such calls when a model writes them as its whole reply).  Small models otherwise invent
-# arguments ("John Doe") and invent their own call formats.
+# One call at a time, arguments only from the question or earlier results, and one example of a two-step lookup in the
+# `<tool_call>` shape most open models' chat templates use (vero also runs such calls when a model writes them as its
+# whole reply).  Small models otherwise invent arguments ("John Doe") and invent their own call formats.
 TOOL_CALL_GUIDE = """Use only argument values that are in the question or in earlier tool results. \
 When the question needs several facts, get them one call at a time, each call using what the one before returned.
 Example, with made-up tools: for "How many seats has the hall where the band Blue Harbor plays tonight?", first call
@@ -55,9 +54,8 @@ CUT_OFF_NUDGE = note(
 CUT_OFF_ANSWER_NUDGE = note("cut_off_answer", "Your reply was cut off at the output limit. Reply again, shorter.")
 REPEATED_CALL_NUDGE = note(
     "repeated_call",
-    "You made that same call before, and its result is above. Use the "
-    "results you have: give the final answer, or call a different tool for what is still "
-    "missing.",
+    "You made that same call before, and its result is above. Use the results you have: give the final answer, "
+    "or call a different tool for what is still missing.",
 )
 # An empty reply comes mid-chain (after a result, before the next call): offering the answer first made
 # small models answer with a value from the wrong result, so the next call is offered first.
@@ -95,11 +93,10 @@ def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     """``reply``, or a copy whose call written as text became a real tool call.
 
-    A reply whose whole text is a call is read as that call; a call of a read-only tool written
-    amid prose is read too (running a lookup changes nothing).  Only the first call runs.  Such a
-    call is marked as read from text (``origin="text"``): the gate (``Agent.run_tool``) refuses it
-    when it is a quote of a call the model was shown.  A reply cut off at the output limit runs
-    no call of a tool that may change things (``without_cut_off_calls``).
+    A reply whose whole text is a call is read as that call; a call of a read-only tool written amid prose is read too
+    (running a lookup changes nothing).  Only the first call runs.  Such a call is marked as read from text
+    (``origin="text"``): the gate (``Agent.run_tool``) refuses it when it is a quote of a call the model was shown.  A
+    reply cut off at the output limit runs no call of a tool that may change things (``without_cut_off_calls``).
     """
     reply = without_cut_off_calls(agent, reply) if reply.finish_reason == "length" else reply
     hook = agent.options.hook
@@ -120,10 +117,9 @@ def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:
     """``reply`` with the first read-only call written amid its prose made a real call; else ``reply``
     without the chat-template tags a model may imitate.
 
-    The prose is recorded as a thought but not sent back: a small model's prose around a call often
-    goes on past it (the result it expects, the answer it will give), and replayed, that guess was
-    taken as a result (the second lookup skipped, the guessed value answered).  The conversation
-    shows the call as a native call looks.
+    The prose is recorded as a thought but not sent back: a small model's prose around a call often goes on past it (the
+    result it expects, the answer it will give), and replayed, that guess was taken as a result (the second lookup
+    skipped, the guessed value answered).  The conversation shows the call as a native call looks.
     """
     read_only = [name for name in agent.tools.names() if agent.tools.read_only(name)]
     calls = calls_in_prose(reply.text, read_only)
@@ -161,10 +157,9 @@ def cut_off_warning(tool: str) -> str:
 def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
     """What to send back when a text reply is not yet an answer, else None (the reply is the answer).
 
-    A reply cut off by the output cap is never an answer; an empty one gets at most
-    ``MAX_EMPTY_NUDGES`` nudges per run.  Then the recovery hook's rules (``respond``)
-    may send a nudge, or make a read-only call for the model (returned as a ``ToolCall``).
-    With the ``nudges`` switch off (``recovery=False``) a cut-off reply ends the run ``failed``.
+    A reply cut off by the output cap is never an answer; an empty one gets at most ``MAX_EMPTY_NUDGES`` nudges per run.
+    Then the recovery hook's rules (``respond``) may send a nudge, or make a read-only call for the model (returned as a
+    ``ToolCall``).  With the ``nudges`` switch off (``recovery=False``) a cut-off reply ends the run ``failed``.
     """
     hook = agent.options.hook
     if reply.truncated:

@@ -172,10 +172,9 @@ def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tup
     executor's own retelling rounds them, or computes something nobody asked for.
     """
     calls = [(action.content, result.content.strip(), call_worked(result)) for action, result in tool_calls(steps)]
-    return (
-        list(dict.fromkeys((call, output) for call, output, worked in calls if worked)),
-        list(dict.fromkeys((call, output) for call, output, worked in calls if not worked)),
-    )
+    worked = list(dict.fromkeys((call, output) for call, output, ok in calls if ok))
+    failed = list(dict.fromkeys((call, output) for call, output, ok in calls if not ok))
+    return worked, failed
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from abc import ABCMeta
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from vero.agents._native import RAN_FOR_YOU
 from vero.agents._react_prompts import GUIDED_PROMPTS, NATIVE_PROMPTS, OLD_NAMES, TEXT_PROMPTS, ReActPrompts
@@ -99,8 +99,7 @@ class ReActAgentBase(Agent, metaclass=_OldPromptNames):
     @property
     def prompts(self) -> ReActPrompts:
         """The prompt table of the run's protocol."""
-        table: ReActPrompts = getattr(self, f"{self.protocol_of_run().name}_prompts")
-        return table
+        return cast(ReActPrompts, getattr(self, f"{self.protocol_of_run().name}_prompts"))
 
     def format_error(self, problem: str, raw: str, messages: list[Message]) -> None:
         """A correction as the next message; ``max_format_errors`` in a row end the run ``failed``."""
@@ -168,8 +167,7 @@ def old_prompt(owner: type, old: str) -> str:
     """The table entry an old prompt attribute stands for, with a ``DeprecationWarning``."""
     tables, entry = OLD_NAMES[old]
     deprecated(f"{owner.__name__}.{old}", _instead(tables[0], entry))
-    value: str = getattr(getattr(owner, tables[0]), entry)
-    return value
+    return cast(str, getattr(getattr(owner, tables[0]), entry))
 
 
 def _instead(table: str, entry: str) -> str:

@@ -43,8 +43,7 @@ Action Input: {{"answer": "the final answer"}}"""
 # arithmetic through a tool, a call fixed from its error, a short answer, an honest "no") better than a
 # described one: docs/react.md has the measurements.  The error is vero's own text (a test checks it).
 REACT_EXAMPLE = (
-    "An example of the format, with made-up tools "
-    "(yours are listed above; call them with their own argument names):\n"
+    "An example of the format, with made-up tools (yours are listed above; call them with their own argument names):\n"
     """Question: How many more seats does the Orion Theatre have than the Lyra Hall, and is the Lyra Hall in Lisbon?
 Thought: I need both seat counts. First the Orion Theatre.
 Action: venue_info
@@ -79,9 +78,8 @@ Final Answer: ...""",
 
 LOOP_WARNING_PROMPT = note(
     "loop_warning",
-    "You have repeated the same action with the same input {count} times "
-    "in a row; it was not run again and the result would not change. Try a different action, "
-    "or give your final answer.",
+    "You have repeated the same action with the same input {count} times in a row; it was not run again and the "
+    "result would not change. Try a different action, or give your final answer.",
 )
 
 REFLECT_PROMPT = note(

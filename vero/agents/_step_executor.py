@@ -25,12 +25,10 @@ Then stop: the Observation (the tool's result) will be sent to you. Never write 
 class StepExecutor(ReActAgent):
     """The ReAct agent that carries out one plan step.
 
-    Its format prompt says how to finish first and shows the action format
-    last: given a step with the plan around it, small models copy the closing
-    lines of ReAct's usual prompt ("Thought: I now know the final answer") and
-    invent the step's result instead of calling the tool.  Its finish line asks
-    for "your step's result": with ReAct's "the final answer to the task" they
-    wrote an invented answer to the whole task as each step's result.
+    Its format prompt says how to finish first and shows the action format last: given a step with the plan around it,
+    small models copy the closing lines of ReAct's usual prompt ("Thought: I now know the final answer") and invent the
+    step's result instead of calling the tool.  Its finish line asks for "your step's result": with ReAct's "the final
+    answer to the task" they wrote an invented answer to the whole task as each step's result.
     """
 
     text_prompts = replace(ReActAgent.text_prompts, instructions=STEP_FORMAT_PROMPT)

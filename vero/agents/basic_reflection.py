@@ -162,8 +162,7 @@ class BasicReflectionAgent(Agent):
             Message("system", self.reflect_prompt.format(**self._history_slots())),
             Message("user", self.critique_request.format(task=task, response=response)),
         ]
-        critique: Critique = self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
-        return critique
+        return self.ask_json(messages, _read_critique, schema=self.critique_schema, llm=self.critic_llm)
 
     def _history_slots(self) -> dict[str, str]:
         """The slots a prompt may have: ``{history_section}`` (these prompts) or ``{history}`` (a subclass's own)."""

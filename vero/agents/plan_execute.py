@@ -119,10 +119,9 @@ class PlanExecuteAgent(Agent):
         max_replans: changes of the remaining plan by the replanner (default 5); the next one ends the loop.
         protocol: the ReAct protocol of the step executors (``ReActAgent``'s ``protocol``, default ``"text"``).
 
-    Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (an empty plan, a replanner
-    whose reply stays unusable, or another error), ``max_turns`` (a cap ended the loop).
-    Steps: ``plan``, ``approval``, ``plan_step`` (start and result), ``replan``, ``final``, ``warning``;
-    each step's ReAct steps are one level deeper.
+    Statuses: ``ok`` (the replanner answered), ``rejected``, ``failed`` (an empty plan, a replanner whose reply stays
+    unusable, or another error), ``max_turns`` (a cap ended the loop).  Steps: ``plan``, ``approval``, ``plan_step``
+    (start and result), ``replan``, ``final``, ``warning``; each step's ReAct steps are one level deeper.
 
     Prompts are class attributes: the planner's system prompt is ``planner_prompt`` (``system_prompt=``
     replaces it for one agent) followed by ``planner_rules``; ``step_task`` is the task each step's

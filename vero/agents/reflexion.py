@@ -1,10 +1,9 @@
 """ReflexionAgent: attempt -> evaluate -> reflect -> retry (Shinn et al., 2023).
 
-An executor attempts the task, an evaluator scores the attempt, and on a
-failure a reflector writes a short, concrete lesson (diagnosis + new plan).
-The lessons are kept in a ``ReflexionMemory`` and injected into the next
-attempt's task as ``<past_reflections>``: the model learns from its failures
-through text, not weights.  Model calls per run: docs/reflexion.md, "Model calls".
+An executor attempts the task, an evaluator scores the attempt, and on a failure a reflector writes a short, concrete
+lesson (diagnosis + new plan).  The lessons are kept in a ``ReflexionMemory`` and injected into the next attempt's task
+as ``<past_reflections>``: the model learns from its failures through text, not weights.  Model calls per run:
+docs/reflexion.md, "Model calls".
 """
 
 from __future__ import annotations
@@ -89,11 +88,10 @@ class ReflexionAgent(Agent):
     Each run starts with an empty ``ReflexionMemory``; ``agent.memory`` (read-only) is the running or
     else the latest finished run's, read from its ``reflection`` steps.
 
-    Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the best attempt (highest
-    score, earliest on ties) when none passed or the judge's output stayed unusable.  Steps: ``attempt``,
-    ``evaluation``, ``reflection``, ``error`` (plus the executor's steps one level deeper).
-    Prompts are class attributes (``executor_prompt``, ``evaluate_prompt``, ``reflect_prompt``...;
-    docs/reflexion.md).
+    Statuses: ``ok`` with the first passing attempt; ``needs_review`` with the best attempt (highest score, earliest on
+    ties) when none passed or the judge's output stayed unusable.  Steps: ``attempt``, ``evaluation``, ``reflection``,
+    ``error`` (plus the executor's steps one level deeper).  Prompts are class attributes (``executor_prompt``,
+    ``evaluate_prompt``, ``reflect_prompt``...; docs/reflexion.md).
     """
 
     default_max_turns = 3

@@ -7,6 +7,7 @@ coerces the loose arguments models produce, builds the declared types and names 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import inspect
@@ -20,15 +21,7 @@ from typing import Any, TypedDict, overload
 
 from vero.core.deprecation import deprecated
 from vero.core.options import Unpack
-from vero.tools.schema import (
-    check,
-    coerce,
-    convert_into,
-    is_json,
-    needs_building,
-    type_label,
-    type_to_schema,
-)
+from vero.tools.schema import check, coerce, convert_into, is_json, needs_building, type_label, type_to_schema
 
 __all__ = ["Tool", "ToolArgumentError", "coerce", "function_parameters", "parse_docstring", "tool", "type_to_schema"]
 
@@ -158,10 +151,8 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
     (a class defined inside a function, under ``from __future__ import annotations``) is a ``TypeError`` naming
     it: read as "any value", the function would get the model's JSON, not the type it declares."""
     func = _annotated(func)
-    try:
+    with contextlib.suppress(Exception):  # one hint cannot be resolved: each is read on its own, to find it
         return typing.get_type_hints(func, include_extras=True)
-    except Exception:  # one hint cannot be resolved: each is read on its own, to find it
-        pass
     globalns = getattr(inspect.unwrap(func), "__globals__", {})
     hints: dict[str, Any] = {}
     for name, hint in getattr(func, "__annotations__", {}).items():
@@ -294,12 +285,9 @@ class Tool:
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
-        # the parameters' hints: a valid argument is built as its hint asks (a dataclass, an Enum member...)
-        self._hints = {
-            name: hint
-            for name, hint in _type_hints(func).items()
-            if name in self.parameters["properties"] and needs_building(hint)
-        }
+        props = list(self.parameters["properties"])
+        hints = _type_hints(func).items()  # a valid argument is built as its hint asks (a dataclass, an Enum member...)
+        self._hints = {name: hint for name, hint in hints if name in props and needs_building(hint)}
         if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):  # not nan, 0, "5"
             raise ValueError(f"timeout must be seconds above 0 (math.inf: no limit) or None, got {timeout!r}")
         self.timeout: float | None = timeout
@@ -311,11 +299,8 @@ class Tool:
         extra = self.parameters.get("additionalProperties", True)
         self._extra: dict[str, Any] | None = extra if isinstance(extra, dict) else None  # **extra's schema
         self._accepts_extra = extra is not False
-        # The parameter that a bare (non-JSON) string argument is given to, if any.
-        props = list(self.parameters["properties"])
-        self.sole_parameter = props[0] if len(props) == 1 else None
-        if self.sole_parameter is None and len(self._required) == 1:
-            self.sole_parameter = self._required[0]
+        # The parameter that a bare (non-JSON) string argument is given to: the only one, else the only required one.
+        self.sole_parameter = props[0] if len(props) == 1 else self._required[0] if len(self._required) == 1 else None
 
     @classmethod
     def from_function(cls, func: Callable[..., Any], *args: Any, **settings: Any) -> Tool:
@@ -326,10 +311,8 @@ class Tool:
     @property
     def schema(self) -> dict[str, Any]:
         """The OpenAI ``tools=[...]`` entry for this tool."""
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
+        function = {"name": self.name, "description": self.description, "parameters": self.parameters}
+        return {"type": "function", "function": function}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)

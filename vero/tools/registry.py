@@ -235,9 +235,8 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
 
 
 def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
-    """Arguments that are no JSON object (``text``, stripped; ``args``, as written): the value of the tool's
-    one parameter (a quoted JSON string decoded), nothing for a tool without parameters, else
-    ``ToolArgumentError``."""
+    """Arguments that are no JSON object (``text``, stripped; ``args``, as written): the value of the tool's one
+    parameter (a quoted JSON string decoded), nothing for a tool without parameters, else ``ToolArgumentError``."""
     if not tool.parameters["properties"]:
         return {}  # a tool without parameters ignores stray input such as "None"
     if tool.sole_parameter is None:
@@ -311,11 +310,8 @@ class ToolRegistry:
             lines = []
             for t in self._tools.values():
                 line = f"- {t.name}({t.signature()}): {t.description}"
-                notes = [
-                    f"{name} — {schema['description']}"
-                    for name, schema in t.parameters["properties"].items()
-                    if schema.get("description")
-                ]
+                props = t.parameters["properties"].items()
+                notes = [f"{name} — {schema['description']}" for name, schema in props if schema.get("description")]
                 lines.append(f"{line} Args: {'; '.join(notes).rstrip('.')}." if notes else line)
             self._description = "\n".join(lines)
         return self._description
@@ -328,9 +324,6 @@ class ToolRegistry:
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
-
-    def __bool__(self) -> bool:
-        return bool(self._tools)
 
     def __repr__(self) -> str:
         return f"ToolRegistry({', '.join(self._tools)})"
@@ -370,12 +363,8 @@ class ToolRegistry:
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, ToolError.TIMEOUT)
         except _Busy:
-            return ToolOutcome(
-                f"Error: tool {name!r} was not run: {MAX_STUCK_WORKERS} earlier tool calls timed "
-                "out and are still running; try again later.",
-                False,
-                ToolError.BUSY,
-            )
+            stuck = f"{MAX_STUCK_WORKERS} earlier tool calls timed out and are still running"
+            return ToolOutcome(f"Error: tool {name!r} was not run: {stuck}; try again later.", False, ToolError.BUSY)
         except Exception as exc:  # only when even formatting the tool's error failed
             return ToolOutcome(f"Error: tool {name!r} raised {type(exc).__name__}", False, ToolError.EXCEPTION)
 

@@ -109,10 +109,9 @@ def valid_strings(value: Any) -> Any:
 def parse_json_value(text: str, *, repair: bool = True) -> Any:
     """Any JSON value (object, list, string, number), repaired if sloppy.
 
-    The one place model JSON is read (nothing else imports ``json_repair``).  ``repair=False`` reads
-    strict JSON only, for text that must be exactly JSON to count (a quoted string given as a tool's
-    sole argument).  Raises ``ValueError`` (never ``RecursionError``) for unusable text, and for text
-    nested too deeply to be real arguments.
+    The one place model JSON is read (nothing else imports ``json_repair``).  ``repair=False`` reads strict JSON only,
+    for text that must be exactly JSON to count (a quoted string given as a tool's sole argument).  Raises
+    ``ValueError`` (never ``RecursionError``) for unusable text, and for text nested too deeply to be real arguments.
     """
     try:  # most model JSON is valid: read it strictly first, and repair only what is not
         value = STRICT_DECODER.decode(text)

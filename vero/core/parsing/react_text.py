@@ -103,11 +103,10 @@ def normalize_labels(text: str) -> str:
 def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
-    Everything from a self-written ``Observation:`` on is dropped; a complete action wins over a final
-    answer after it (whatever followed it was invented), and an action after a ``Final Answer:`` line is
-    part of that answer.  Forgiving of what small models write: labels in any case or in bold, JSON in
-    code fences, ``Action: tool(arg="x")`` without an input line, and (given ``tool_names``) a tool call
-    written as a JSON object without any labels.
+    Everything from a self-written ``Observation:`` on is dropped; a complete action wins over a final answer after it
+    (whatever followed it was invented), and an action after a ``Final Answer:`` line is part of that answer.  Forgiving
+    of what small models write: labels in any case or in bold, JSON in code fences, ``Action: tool(arg="x")`` without an
+    input line, and (given ``tool_names``) a tool call written as a JSON object without any labels.
     """
     source = _BLANK_LINES.sub("", text or "")  # so that the lines are numbered as in ``text`` below
     text = normalize_labels(source).split(OBSERVATION_LABEL, 1)[0].strip()
@@ -203,14 +202,11 @@ def _call_expression(text: str) -> tuple[str, dict[str, Any] | str, str | None] 
         return None
     try:
         call = ast.parse(text, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
-        return None
-    try:
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+            return None
         kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
         args = [ast.literal_eval(a) for a in call.args]
-    except (ValueError, SyntaxError, TypeError, RecursionError):
+    except (SyntaxError, ValueError, TypeError, RecursionError):
         return None
     if args and (kwargs or len(args) > 1):
         return None
@@ -232,9 +228,8 @@ def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
 
 
 def _json_object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:
-    """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends, or None if
-    it is not valid JSON.  Read with a decoder, so a label in a string (``print("Final Answer:", x)``)
-    cannot cut it short."""
+    """The JSON object starting at ``text[start]`` (maybe in a code fence) and where it ends, or None if it is not valid
+    JSON.  Read with a decoder, so a label in a string (``print("Final Answer:", x)``) cannot cut it short."""
     fence = _OPEN_FENCE.match(text, start)
     begin = fence.end() if fence else start
     if not text.startswith("{", begin):

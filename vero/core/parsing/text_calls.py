@@ -40,8 +40,7 @@ class TextToolCalls:
 
 def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolCalls | None:
     """The tool calls when the whole of ``text`` is calls of ``tool_names``, else None."""
-    names = set(tool_names)
-    body = (text or "").strip()
+    names, body = set(tool_names), (text or "").strip()
     if not names or body[:1] not in ("{", "[", "<", "`") or len(body) > MAX_CALL_TEXT_CHARS:
         return None
     if body.startswith("<") and not body.startswith((_OPEN, _FUNCTION)):  # a template's tags around the call
@@ -217,10 +216,9 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
     """The calls of ``tool_names`` written anywhere in ``text`` (amid prose, in fences or tags), in
     the order written: JSON calls, and tags with the arguments as attributes (``<weather city="Oslo"/>``).
 
-    Only for tools that change nothing: the agents run such a call only when the tool is
-    read-only (docs/tools.md, "Safety").  Each ``{`` that opens an object whose first key
-    names a tool is decoded once, and each tag named after a tool is read once, at most
-    ``MAX_EMBEDDED_CANDIDATES`` of each, in a reply of at most ``MAX_CALL_TEXT_CHARS``:
+    Only for tools that change nothing: the agents run such a call only when the tool is read-only (docs/tools.md,
+    "Safety").  Each ``{`` that opens an object whose first key names a tool is decoded once, and each tag named after a
+    tool is read once, at most ``MAX_EMBEDDED_CANDIDATES`` of each, in a reply of at most ``MAX_CALL_TEXT_CHARS``:
     linear in the reply's length.
     """
     names, body = set(tool_names), text or ""
@@ -230,9 +228,8 @@ def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall
     position, tried = body.find("{"), 0
     while position >= 0 and tried < MAX_EMBEDDED_CANDIDATES:
         end = position + 1  # where the next "{" is looked for: past this one, or past the object decoded here
-        if (
-            body[position + 1 : position + 40].lstrip().startswith(_CALL_KEYS)
-        ):  # a template's "{{" is not: its inner "{" is
+        # an object whose first key names a tool (a template's "{{" is not: its inner "{" is)
+        if body[position + 1 : position + 40].lstrip().startswith(_CALL_KEYS):
             tried += 1
             try:
                 value, end = DECODER.raw_decode(body, position)
