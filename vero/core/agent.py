@@ -31,16 +31,10 @@ from vero.core.message import Arguments, ChatModel, Message, read_arguments
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
 from vero.core.output import OUTPUT_SYSTEM, REFUSED_STATUSES, OutputSpec
-from vero.core.parsing import (
-    args_text,
-    normalized_arguments,
-    parse_json_object,
-    reports_error,
-    tidy_numbers,
-)
+from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
 from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage
 from vero.core.session import load_session, save_session
-from vero.core.stream import reply_record, request_record, streams_text
+from vero.core.stream import astream_events, reply_record, request_record, run_async, stream_events, streams_text
 from vero.core.text import BLANK
 from vero.core.text import clip as clip_text
 from vero.errors import Cancelled, LLMCallError, VeroError
@@ -95,11 +89,8 @@ class BudgetExceeded(VeroError):
 
 
 class ConcurrentRunError(VeroError):
-    """``run()`` was called on an agent already running a task (another thread, or re-entered).
-
-    Raised before anything changes: concurrent runs of one agent would mix their steps, usage and history.
-    Use one agent per thread.
-    """
+    """``run()`` was called on an agent already running a task (another thread, or re-entered); raised before
+    anything changes: concurrent runs of one agent would mix their steps, usage and history."""
 
 
 class _UnusableReply(VeroError):
@@ -135,9 +126,8 @@ _NO_USAGE: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
 class Run:
     """The state of one ``run()``: created when it starts, dropped when it ends.
 
-    The loop helpers (``record``, ``call_llm``, ``tally``...) act on it; ``RunResult``
-    is a snapshot of it, so nothing done afterwards changes a finished result.
-    A pattern keeps its own per-run state in ``counters`` and ``notes``.
+    The loop helpers (``record``, ``call_llm``, ``tally``...) act on it; ``RunResult`` is a snapshot of it, so nothing
+    done afterwards changes a finished result.  A pattern keeps its own per-run state in ``counters`` and ``notes``.
     """
 
     task: str
@@ -167,16 +157,14 @@ class Agent(ABC):
 
     Args:
         name: a label for logs and saved sessions.
-        llm: a ``ChatOpenAI`` or anything with the same ``generate`` signature
-            (``vero.testing.ScriptedLLM`` in tests).
+        llm: a ``ChatOpenAI`` or anything with the same ``generate`` signature (``vero.testing.ScriptedLLM`` in tests).
         tools: ``Tool`` objects or plain functions; shared by sub-agents.
         system_prompt: replaces the pattern's default system prompt.
         max_turns: the pattern's loop budget (its meaning is per pattern).
         verbose: print one line per step to the console.
         max_tokens_per_run: optional token budget for one ``run``.
-        max_observation_chars, history_window, json_retries,
-            max_tool_calls_per_reply, recovery: the shared settings of ``AgentOptions``
-            (documented there), one by one; or all at once as ``options=``.
+        max_observation_chars, history_window, json_retries, max_tool_calls_per_reply, recovery: the shared
+            settings of ``AgentOptions`` (documented there), one by one; or all at once as ``options=``.
         trace: path of a JSONL file that receives every event.
         callbacks: extra event listeners, ``fn(event)``.
     """
@@ -240,12 +228,10 @@ class Agent(ABC):
 
     @verbose.setter
     def verbose(self, on: bool) -> None:
-        printers = [c for c in self.events.callbacks if isinstance(c, ConsolePrinter)]
-        if on and not printers:
+        if not on:
+            self.events.callbacks[:] = [c for c in self.events.callbacks if not isinstance(c, ConsolePrinter)]
+        elif not self.verbose:
             self.events.callbacks.append(ConsolePrinter(secrets=[getattr(self.llm, "_secret", "")]))
-        elif not on:
-            for printer in printers:
-                self.events.callbacks.remove(printer)
 
     # -- the pattern ----------------------------------------------------------
     @abstractmethod
@@ -278,10 +264,9 @@ class Agent(ABC):
         not used.  Returns False when no run is in progress.
         """
         run = self._run
-        if run is None:
-            return False
-        run.cancelled.set()
-        return True
+        if run is not None:
+            run.cancelled.set()
+        return run is not None
 
     def stream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> Iterator[StreamEvent]:
         """Run ``task`` in a worker thread and yield its events as they happen (``vero.core.stream``).
@@ -291,8 +276,6 @@ class Agent(ABC):
         (``break``, ``close()``) cancels the run at its next model or tool call and waits for it to end.
         ``output_type=`` works as in ``run``: the ``RunFinished`` event's ``result.output`` is the value.
         """
-        from vero.core.stream import stream_events
-
         run = Run(task, token_budget=self.max_tokens_per_run, deltas=deltas)
         yield from stream_events(self, run, functools.partial(self._guarded, run, kwargs))
 
@@ -307,15 +290,11 @@ class Agent(ABC):
 
         Cancelling the awaiting task cancels the run (as ``cancel``) and waits for it to stop.
         """
-        from vero.core.stream import run_async
-
         run = Run(task, token_budget=self.max_tokens_per_run)
         return await run_async(self, run, functools.partial(self._guarded, run, kwargs))
 
     async def astream(self, task: str, *, deltas: bool = True, **kwargs: Any) -> AsyncIterator[StreamEvent]:
         """``stream`` for async code: ``async for event in agent.astream(task)``; the run goes on in a thread."""
-        from vero.core.stream import astream_events
-
         run = Run(task, token_budget=self.max_tokens_per_run, deltas=deltas)
         events = astream_events(self, run, functools.partial(self._guarded, run, kwargs))
         async with contextlib.aclosing(events):  # closing this stream closes that one at once: the run stops
@@ -324,8 +303,7 @@ class Agent(ABC):
 
     def _guarded(self, run: Run, kwargs: dict[str, Any]) -> Any:
         """Run ``solve`` under the one-run-at-a-time lock: the answer text, or the typed output (``output_type``)."""
-        output_type = kwargs.pop("output_type", str)
-        retries = kwargs.pop("output_retries", OUTPUT_RETRIES)
+        output_type, retries = kwargs.pop("output_type", str), kwargs.pop("output_retries", OUTPUT_RETRIES)
         if output_type not in (str, None):
             run.output_spec = OutputSpec(output_type, retries)  # a type with no JSON form: TypeError, now
         if kwargs:
@@ -602,12 +580,11 @@ class Agent(ABC):
     def run_tool(self, name: str, args: Any) -> ToolOutcome:
         """Run a tool, if the gate lets it (``vero.core.gate``); record the action and the full observation.
 
-        ``args`` as the model wrote them: the ``Arguments`` of ``ToolCall.args`` (they carry the call's
-        ``origin`` and id, so a subclass overriding ``run_tool(name, args)`` keeps both), JSON text, or a
-        dict.  The gate runs the call only if the tool is known, the arguments are as written, it is no quote
-        and it is approved; a refusal is the observation.  A call that already failed with the same arguments
-        in this run is not run again, unless it timed out or was refused (``_repeated_failure``).  The model
-        is sent the output clipped, with a hint after an error.
+        ``args`` as the model wrote them: the ``Arguments`` of ``ToolCall.args`` (they carry the call's ``origin`` and
+        id, so a subclass overriding ``run_tool(name, args)`` keeps both), JSON text, or a dict.  The gate runs the call
+        only if the tool is known, the arguments are as written, it is no quote and it is approved; a refusal is the
+        observation.  A call that already failed with the same arguments in this run is not run again, unless it timed
+        out or was refused (``_repeated_failure``).  The model is sent the output clipped, with a hint after an error.
         """
         run = self._run
         if run is not None and (run.pace is not None or run.cancelled.is_set()):  # see ``_check_cancelled``
@@ -677,8 +654,6 @@ class Agent(ABC):
                 data["data"] = copy.deepcopy(data["data"])
         if watch is not None:
             watch(type, data)
-        if not self.events.callbacks:
-            return
         quiet = run is not None and run.parent is not None
         self.events.emit(type, exclude=ConsolePrinter if quiet else None, **data)
 
@@ -704,9 +679,8 @@ class Agent(ABC):
         return self._run.partial if self._run else ""
 
     def subagent(self, cls: type[Agent], name: str, **options: Any) -> Agent:
-        """A helper agent of class ``cls`` that shares this agent's model, tools (unless
-        ``tools=`` is given), settings (observation clipping, history window, JSON
-        re-asks) and recent history; run it with ``run_subagent``."""
+        """A helper agent of class ``cls`` that shares this agent's model, tools (unless ``tools=`` is given), settings
+        (observation clipping, history window, JSON re-asks) and recent history; run it with ``run_subagent``."""
         agent = cls(name, self.llm, verbose=False, **{"tools": self.tools, "options": self.options, **options})
         agent.history = list(self.history_messages())
         return agent
@@ -716,15 +690,14 @@ class Agent(ABC):
         live), its usage and model calls count toward this run, its events reach this run's stream and
         trace, this run's token budget covers it, and cancelling this run cancels it."""
         run = self.current_run
-        budget = agent.max_tokens_per_run
         # its model and tool events are relayed only when someone here hears them: else its
         # request and reply records would be built for nobody (a listener without ``handles`` hears all)
         heard = run.watch is not None or any(
             not RELAYED_EVENTS.isdisjoint(getattr(listener, "handles", RELAYED_EVENTS))
             for listener in self.events.callbacks
         )
-        if run.token_budget:  # this run's budget (itself perhaps what a parent left) covers the child
-            budget = max(1, run.token_budget - run.usage["total_tokens"])
+        # this run's budget (itself perhaps what a parent left) covers the child
+        budget = max(1, run.token_budget - run.usage["total_tokens"]) if run.token_budget else agent.max_tokens_per_run
         agent._guarded(
             Run(
                 task,
@@ -794,11 +767,8 @@ class Agent(ABC):
 
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""
-        lines = []
-        for message in self.history_messages(max_messages):
-            text = clip_text(message.text, max_chars, " ...[truncated]")
-            lines.append(f"{message.role.capitalize()}: {text}")
-        return "\n".join(lines)
+        messages = self.history_messages(max_messages)
+        return "\n".join(f"{m.role.capitalize()}: {clip_text(m.text, max_chars, ' ...[truncated]')}" for m in messages)
 
     def close(self) -> None:
         """Close the trace file, if any (the agent stays usable, without a trace)."""
@@ -854,8 +824,7 @@ def _check_solve_options(agent: Agent, kwargs: dict[str, Any]) -> None:
 def history_section(agent: Agent) -> str:
     """``HISTORY_SECTION`` with the agent's recent conversation, or ``""`` before there is one.
 
-    An empty "(none)" section is noise to a small model: on HumanEval it cost 3 of 40
-    problems (docs/benchmarks.md).
+    An empty "(none)" section is noise to a small model: on HumanEval it cost 3 of 40 problems (docs/benchmarks.md).
     """
     history = agent.format_history()
     return HISTORY_SECTION.format(history=history) if history else ""

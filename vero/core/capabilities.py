@@ -121,10 +121,9 @@ MAX_PROBE_BYTES = 65536  # a server's /props is a few KB
 
 
 def _get_json(url: str, api_key: str | None, timeout: float) -> Any:
-    """The JSON body of ``GET url``, or None when the server answers with an error, a redirect, no JSON,
-    or a body longer than ``MAX_PROBE_BYTES`` or slower than ``timeout`` in all (one byte at a time, a
-    read timeout alone would wait for hours).  A server that cannot be reached raises (``URLError``,
-    ``TimeoutError``): the probe stops there."""
+    """The JSON body of ``GET url``, or None when the server answers with an error, a redirect, no JSON, or a body
+    longer than ``MAX_PROBE_BYTES`` or slower than ``timeout`` in all (one byte at a time, a read timeout alone would
+    wait for hours).  A server that cannot be reached raises (``URLError``, ``TimeoutError``): the probe stops there."""
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
     deadline = time.monotonic() + timeout
     try:

@@ -46,8 +46,7 @@ class Cassette:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.path = Path(path)
         self.mode: Mode = mode
-        self.hits = 0
-        self.misses = 0
+        self.hits = self.misses = 0
         self._lock = threading.Lock()
         self._entries: dict[str, list[int]] = defaultdict(list)  # request hash -> offsets of its lines
         self._played: dict[str, int] = defaultdict(int)
@@ -189,11 +188,7 @@ def _entry(path: Path, number: int, line: bytes) -> dict[str, Any]:
         entry = json.loads(line)
     except (ValueError, RecursionError) as exc:
         raise CassetteError(f"{where}: not valid JSON ({exc})") from None
-    if (
-        not isinstance(entry, dict)
-        or not isinstance(entry.get("request"), dict)
-        or not isinstance(entry.get("reply"), dict)
-    ):
+    if not isinstance(entry, dict) or not all(isinstance(entry.get(key), dict) for key in ("request", "reply")):
         raise CassetteError(f"{where}: not a cassette entry (needs 'request', 'reply' and 'check')")  # a null reply too
     try:
         intact = entry.get("check") == _checksum(entry["request"], entry["reply"])

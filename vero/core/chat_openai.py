@@ -6,6 +6,7 @@ and error types, with less work per call (see ``_complete``).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import logging
@@ -98,16 +99,15 @@ def _temperature(value: float | str | None) -> float | None:
 class ChatOpenAI:
     """Chat model client: ``generate(messages) -> Message``.
 
-    ``None`` arguments fall back to the settings (environment / ``.env``).  ``total_usage`` and ``calls``
-    accumulate over the instance's lifetime.  Instances with the same key, URL, timeout and retries share one
-    SDK ``client`` (and its connection pool): closing it closes it for all of them; a forked process gets a new one.
+    ``None`` arguments fall back to the settings (environment / ``.env``).  ``total_usage`` and ``calls`` accumulate
+    over the instance's lifetime.  Instances with the same key, URL, timeout and retries share one SDK ``client`` (and
+    its connection pool): closing it closes it for all of them; a forked process gets a new one.
 
-    ``callbacks`` (``fn(event)``) hear each HTTP attempt: ``llm_request``, ``llm_response`` and
-    ``llm_retry`` (the SDK retries, ``max_retries``).  ``timeout`` bounds each wait for the next bytes,
-    ``max_call_seconds`` a whole call, retries included (``0``: no limit); a reply holds at most
-    ``REPLY_CHARS_PER_TOKEN`` characters per token of the output cap.  Each request carries what the
-    model's family takes (``vero.core.providers``); ``temperature="omit"`` sends none.  ``model=`` is
-    another name for ``model_name``.  All of it: docs/configuration.md.
+    ``callbacks`` (``fn(event)``) hear each HTTP attempt: ``llm_request``, ``llm_response`` and ``llm_retry`` (the SDK
+    retries, ``max_retries``).  ``timeout`` bounds each wait for the next bytes, ``max_call_seconds`` a whole call,
+    retries included (``0``: no limit); a reply holds at most ``REPLY_CHARS_PER_TOKEN`` characters per token of the
+    output cap.  Each request carries what the model's family takes (``vero.core.providers``); ``temperature="omit"``
+    sends none.  ``model=`` is another name for ``model_name``.  All of it: docs/configuration.md.
     """
 
     def __init__(
@@ -271,9 +271,7 @@ class ChatOpenAI:
                 sent["temperature"] = temperature
             else:
                 self._say_not_sent("temperature", family, call_temperature is not None or self._chose_temperature)
-        cap = options.get("max_tokens") or (
-            family.default_cap if self._default_cap and family.default_cap else self.max_tokens
-        )
+        cap = options.get("max_tokens") or (self._default_cap and family.default_cap) or self.max_tokens
         if cap:
             sent[family.cap_parameter] = cap
         if self.reasoning_effort is not None:
@@ -307,9 +305,8 @@ class ChatOpenAI:
         except ValueError as exc:  # a 200 whose body is not JSON
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
         message = _message_from_body(body, self._secret)
-        limit = reply_char_limit(output_cap(request))
-        if _reply_chars(message) > limit:
-            raise LLMCallError("model call failed: " + _too_large(limit, output_cap(request), "characters"))
+        if _reply_chars(message) > reply_char_limit(output_cap(request)):
+            raise LLMCallError("model call failed: " + _too_large(output_cap(request), "characters"))
         self._count(message.usage)
         self._keep(request, message)
         return message
@@ -417,14 +414,8 @@ class _Attempts:
         if not self.listened:
             return
         llm = self.llm
-        data = {
-            "attempt": self.attempt,
-            "max_attempts": llm.max_retries + 1,
-            "url": llm.shown_url,
-            "model": llm.model_name,
-            "timeout": llm.timeout,
-            **data,
-        }
+        sent_to = {"url": llm.shown_url, "model": llm.model_name, "timeout": llm.timeout}
+        data = {"attempt": self.attempt, "max_attempts": llm.max_retries + 1, **sent_to, **data}
         if type == "llm_retry":
             text = "llm_retry: attempt %s/%s to %s after %s"
             log.info(text, data["attempt"], data["max_attempts"], llm.shown_url, data.get("reason"))
@@ -466,8 +457,7 @@ class _CallLimits:
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self.max_tokens = output_cap(request)
-        seconds = llm.max_call_seconds
-        self.seconds = call_seconds_for(self.max_tokens) if seconds is None else seconds
+        self.seconds = call_seconds_for(self.max_tokens) if llm.max_call_seconds is None else llm.max_call_seconds
         self.deadline = time.monotonic() + self.seconds
         self.max_bytes = REPLY_BYTES_PER_CHAR * reply_char_limit(self.max_tokens)
         self.received = 0
@@ -527,16 +517,17 @@ class _CallLimits:
         """``size`` more bytes of the body arrived: raise if the reply is too large or too late."""
         self.received += size
         if self.hit is None and self.received > self.max_bytes:
-            self.hit = _call_limit(_too_large(self.max_bytes, self.max_tokens, "bytes"))
+            self.hit = _call_limit(_too_large(self.max_tokens, "bytes"))
         self.check_time()
 
 
 DEADLINE_SLACK_S = 0.01  # a wait shortened to end at the deadline may wake a little before it
 
 
-def _too_large(limit: int, max_tokens: int | None, unit: str) -> str:
+def _too_large(max_tokens: int | None, unit: str) -> str:
     cap = f"max_tokens={max_tokens}" if max_tokens else "no output cap"
     per = REPLY_CHARS_PER_TOKEN * (REPLY_BYTES_PER_CHAR if unit == "bytes" else 1)
+    limit = per * (max_tokens or UNCAPPED_REPLY_TOKENS)  # ``reply_char_limit``, in characters or the body's bytes
     return (
         f"the reply is larger than {limit:,} {unit} ({per} per token of the output cap, {cap}), "
         "so it was cut off there; the server does not keep to the output cap"
@@ -545,10 +536,8 @@ def _too_large(limit: int, max_tokens: int | None, unit: str) -> str:
 
 def _shorten_waits(request: Any, remaining: float) -> None:
     """Make no wait of ``request`` (connect, read, write, pool) longer than ``remaining`` seconds."""
-    extensions = getattr(request, "extensions", None)
-    if not isinstance(extensions, dict):
-        return
-    timeout = extensions.get("timeout")
+    extensions: Any = getattr(request, "extensions", None)
+    timeout = extensions.get("timeout") if isinstance(extensions, dict) else None
     if isinstance(timeout, dict) and math.isfinite(remaining):
         extensions["timeout"] = {
             name: max(0.0, remaining if wait is None else min(wait, remaining)) for name, wait in timeout.items()
@@ -625,10 +614,8 @@ def _watch_attempts(client: Any) -> Any:
         return attempts.send(send, request, args, kwargs)
 
     send_watched._vero_attempts = True  # type: ignore[attr-defined]  # a marker on the wrapper function
-    try:
+    with contextlib.suppress(AttributeError):  # an HTTP client that does not take attributes: no attempt events
         http.send = send_watched
-    except AttributeError:  # an HTTP client that does not take attributes: no attempt events
-        pass
     return client
 
 
@@ -692,9 +679,7 @@ class TextStream:
                     size += self._gather(delta)
                     if size > limit:
                         stream.close()
-                        raise LLMCallError(
-                            "model call failed: " + _too_large(limit, output_cap(self._request), "characters")
-                        )
+                        raise LLMCallError("model call failed: " + _too_large(output_cap(self._request), "characters"))
                     if delta.get("content"):
                         yield delta["content"]
             _check_finished(self._finish_reason)
@@ -745,7 +730,7 @@ class TextStream:
 
 
 def _text(what: str, value: Any) -> str:
-    """``value``, a streamed text field; a ``TypeError`` (a malformed reply) when it is not text."""
+    """``value``, a text field of a reply; a ``TypeError`` (a malformed reply) when it is not text."""
     if not isinstance(value, str):
         raise TypeError(f"{what} is a {type(value).__name__}, not text")
     return value
@@ -823,15 +808,13 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
     try:
         data = choices[0]["message"] or {}
         content = data.get("content")
-        if content is not None and not isinstance(content, str):
-            raise TypeError(f"content is a {type(content).__name__}, not text")
+        content = None if content is None else _text("content", content)
         answer, thinking = _answer_and_thinking(content, data.get("reasoning_content") or data.get("reasoning"))
-        calls = data.get("tool_calls")
         _check_finished(choices[0].get("finish_reason"))
         return Message(
             "assistant",
             answer,
-            tool_calls=_own_ids([_valid_call(ToolCall.from_dict(c)) for c in calls or []]),
+            tool_calls=_own_ids([_valid_call(ToolCall.from_dict(c)) for c in data.get("tool_calls") or []]),
             reasoning=thinking,
             usage=normalize_usage(body.get("usage")),
             finish_reason=choices[0].get("finish_reason"),

@@ -67,11 +67,8 @@ class JsonlTrace:
             self._file.flush()
         except OSError as exc:
             self.error = exc
-            log.warning(
-                "vero: the trace file %s could not be written (%s); the trace stops here",
-                self.path,
-                exc.strerror or exc,
-            )
+            text = "vero: the trace file %s could not be written (%s); the trace stops here"
+            log.warning(text, self.path, exc.strerror or exc)
             self.close()
 
     def close(self) -> None:
@@ -238,8 +235,7 @@ def footer_lines(
         calls = f"{llm_calls} model call{'s' if llm_calls != 1 else ''}"
     else:
         calls = "no model call succeeded" if status == Status.FAILED else "0 model calls"
-    usage = usage or {}
-    if usage.get("total_tokens"):
+    if usage and usage.get("total_tokens"):
         prompt, completion = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
         calls += f", {usage['total_tokens']} tokens ({prompt} prompt + {completion} completion)"
     lines.append(f"⏳ Elapsed: {elapsed_s:.1f} s, {calls}")

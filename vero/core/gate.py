@@ -222,11 +222,10 @@ class NotAsWritten(ValueError):
 
 
 def exact_arguments(tool: Tool, args: Any) -> dict[str, Any]:
-    """The arguments of a call of a tool that may change things, exactly as written: JSON as
-    ``json.loads`` reads it once a code fence (any language tag) or a ``<pre>``/``<code>`` element is
-    removed (a JSON string holding the object: once decoded), else ``NotAsWritten``; plain text goes
-    to the tool's one parameter as written, unless it is arguments in another syntax (``id=5``).
-    ``ToolArgumentError``: unusable."""
+    """The arguments of a call of a tool that may change things, exactly as written: JSON as ``json.loads`` reads it
+    once a code fence (any language tag) or a ``<pre>``/``<code>`` element is removed (a JSON string holding the object:
+    once decoded), else ``NotAsWritten``; plain text goes to the tool's one parameter as written, unless it is arguments
+    in another syntax (``id=5``).  ``ToolArgumentError``: unusable."""
     if isinstance(args, Arguments):  # read where the reply was read: the text as written decides
         if args.problem is not None:
             raise NotAsWritten(args.problem)
@@ -314,11 +313,8 @@ def _check_finite(value: Any) -> None:
     """NaN and Infinity are no amounts: refused anywhere in parsed arguments."""
     if isinstance(value, float) and not math.isfinite(value):
         raise NotAsWritten(f"{value} is no number a tool that may change things takes")
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_finite(item)
-    elif isinstance(value, list):
-        for item in value:
+    if isinstance(value, (dict, list)):
+        for item in value.values() if isinstance(value, dict) else value:
             _check_finite(item)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterable
@@ -13,10 +14,9 @@ ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from th
 
 
 class Arguments(dict[str, Any]):
-    """A tool call's arguments, read once where the model's reply is read: the dict every later stop
-    uses (loop checks, the action step, the tool), with what the gate needs to know of the call
-    (docs/tools.md, "Safety").  Being a dict, they are what code that overrides
-    ``Agent.run_tool(name, args)`` sees, and passes on with all of this kept."""
+    """A tool call's arguments, read once where the model's reply is read: the dict every later stop uses (loop checks,
+    the action step, the tool), with what the gate needs to know of the call (docs/tools.md, "Safety").  Being a dict,
+    they are what code that overrides ``Agent.run_tool(name, args)`` sees, and passes on with all of this kept."""
 
     written: str | None = None  # the text as the model wrote it: read exactly for a tool that may change things
     problem: str | None = None  # why they are not as written (repaired, two sets in one step): refused for such a tool
@@ -53,10 +53,8 @@ class ToolCall:
                 try:
                     value = DECODER.raw_decode(text)[0]
                 except (ValueError, RecursionError):
-                    try:
+                    with contextlib.suppress(ValueError):
                         value = parse_json_value(text)
-                    except ValueError:
-                        pass
             is_object = isinstance(value, dict)
             self._args = Arguments((valid_strings(value) if "\\u" in text else value) if is_object else ())
             self._args.written, self._args.plain = self.arguments, not is_object

@@ -65,6 +65,9 @@ def use_rules_layer(resolve: Callable[[Any], RecoveryHook]) -> None:
     _rules_layer[:] = [resolve]
 
 
+_LEAST = {"max_observation_chars": 1, "history_window": 0, "json_retries": 0, "max_tool_calls_per_reply": 1}
+
+
 @dataclass(frozen=True)
 class AgentOptions:
     """The settings every agent shares; ``Agent.subagent`` passes them on as a whole.  ``Agent(...)`` takes
@@ -141,12 +144,8 @@ class AgentOptions:
         if self.approve_tool is not None and not callable(self.approve_tool):
             raise ValueError(f"approve_tool must be a function, fn(call) -> bool | str, or None: {self.approve_tool!r}")
         problems = []  # every problem named, not only the first
-        for name, value, least in (
-            ("max_observation_chars", self.max_observation_chars, 1),
-            ("history_window", self.history_window, 0),
-            ("json_retries", self.json_retries, 0),
-            ("max_tool_calls_per_reply", self.max_tool_calls_per_reply, 1),
-        ):
+        for name, least in _LEAST.items():
+            value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 rule = "a positive int" if least == 1 else "an int of 0 or more"
                 problems.append(f"{name} must be {rule}, got {value!r}")

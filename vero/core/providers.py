@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -49,12 +49,9 @@ OPENAI_CHAT = ModelFamily("openai-chat")
 OPENAI_REASONING = ModelFamily(
     "openai-reasoning", **_REASONING_API, default_cap=REASONING_CAP, parallel_tool_calls=False, reasoning_effort=True
 )
-OPENAI_EARLY_REASONING = ModelFamily(  # o1-mini, o1-preview: no structured outputs either
-    "openai-early-reasoning",
-    **_REASONING_API,
-    default_cap=REASONING_CAP,
-    response_formats=(),
-    parallel_tool_calls=False,
+# o1-mini, o1-preview: no structured outputs either, and no reasoning_effort
+OPENAI_EARLY_REASONING = replace(
+    OPENAI_REASONING, name="openai-early-reasoning", response_formats=(), reasoning_effort=False
 )
 GPT5 = ModelFamily("gpt-5", **_REASONING_API, default_cap=REASONING_CAP, reasoning_effort=True)
 GPT5_CHAT = ModelFamily("gpt-5-chat", **_REASONING_API)  # gpt-5-chat-latest and its kin: gpt-5 without reasoning_effort
@@ -88,18 +85,13 @@ def add_family(pattern: str, family: ModelFamily) -> None:
 def model_family(model_name: str | None) -> ModelFamily:
     """The family of ``model_name`` (``UNKNOWN`` for a name in no family: every parameter is sent)."""
     name = _bare_name(model_name or "")
-    for pattern, family in FAMILIES:
-        if pattern.fullmatch(name):
-            return family
-    return UNKNOWN
+    return next((family for pattern, family in FAMILIES if pattern.fullmatch(name)), UNKNOWN)
 
 
 def _bare_name(model_name: str) -> str:
     """The name without a router's prefix, a fine-tune's wrapping or a variant tag, in lower case:
     ``openai/o3`` -> ``o3``; ``ft:gpt-4o-mini:org::id`` -> ``gpt-4o-mini``; ``gpt-5:free`` -> ``gpt-5``."""
-    name = model_name.strip().lower().rsplit("/", 1)[-1]
-    if name.startswith("ft:"):
-        name = name[3:]
+    name = model_name.strip().lower().rsplit("/", 1)[-1].removeprefix("ft:")
     return name.split(":", 1)[0]
 
 

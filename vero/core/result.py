@@ -131,9 +131,7 @@ def add_usage(total: dict[str, int], usage: dict[str, Any] | None) -> None:
 def normalize_usage(usage: dict[str, Any] | None) -> dict[str, Any] | None:
     """A call's usage with checked counts, and ``cached_tokens`` (servers report it as
     ``prompt_tokens_details.cached_tokens``) at the top level so that runs can add it up."""
-    if not isinstance(usage, dict):
-        return None
-    return {**usage, **token_counts(usage)}
+    return {**usage, **token_counts(usage)} if isinstance(usage, dict) else None
 
 
 def token_counts(usage: dict[str, Any]) -> dict[str, int]:

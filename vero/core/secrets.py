@@ -11,9 +11,8 @@ import urllib.parse
 from collections.abc import Iterable
 from typing import Any
 
-from vero.core.text import PLAIN_QUERY_NAMES
+from vero.core.text import MASK, PLAIN_QUERY_NAMES
 
-MASK = "***"
 MIN_SECRET = 8  # a shorter "key" is a placeholder a local server ignores ("demo"), not a secret to hunt for
 MIN_PIECE = 8  # a bare piece of the key this long is masked ...
 MIN_MASKED_PIECE = 4  # ... and a piece this long next to a run of *** or ... (sk-proj****Z123)
@@ -34,9 +33,8 @@ def mask_secret(text: str, secret: str) -> str:
 
 
 def written_forms(secret: str) -> list[str]:
-    """The key as the outputs may write it: as it is, JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``)
-    and Python-escaped (``repr``).  They differ only for a key holding a quote, a backslash or a
-    character outside ASCII."""
+    """The key as the outputs may write it: as it is, JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``) and Python-escaped
+    (``repr``).  They differ only for a key holding a quote, a backslash or a character outside ASCII."""
     forms = [secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1], repr(secret)[1:-1]]
     return list(dict.fromkeys(forms))  # each once, the key itself first
 

@@ -1,8 +1,7 @@
 """Saving and loading a conversation as JSON, atomically.
 
-``load_session`` trusts nothing in the file: whatever is wrong with it (not
-JSON, nested too deeply, a field of the wrong type, an unknown version) raises
-``SessionFormatError`` and nothing else, so a caller can keep its conversation.
+``load_session`` trusts nothing in the file: whatever is wrong with it (not JSON, nested too deeply, a field of the
+wrong type, an unknown version) raises ``SessionFormatError`` and nothing else, so a caller can keep its conversation.
 """
 
 from __future__ import annotations

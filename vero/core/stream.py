@@ -9,6 +9,7 @@ the agent is free again when it returns.  Also here: the request and reply recor
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterator
@@ -149,28 +150,23 @@ StreamEvent = (
 
 def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | None:
     """The stream event for a plain event (``None`` for ``run_end``: ``RunFinished`` comes with the result)."""
-    name = data.get("subagent", agent)
-    depth = data.get("depth", 0)
+    name, depth = data.get("subagent", agent), data.get("depth", 0)
+    turn, seconds = data.get("turn", 0), data.get("seconds", 0.0)
     if type == "llm_start":
-        return ModelCallStarted(name, data.get("turn", 0), data["request"], depth)
+        return ModelCallStarted(name, turn, data["request"], depth)
     if type == "text_delta":
         return TextDelta(name, data["text"], depth)
     if type in ("llm_call", "llm_error"):
         reply, usage = data.get("reply") or {}, data.get("usage") or {}
-        return ModelCallFinished(
-            name, data.get("turn", 0), data.get("seconds", 0.0), reply, usage, data.get("error"), depth
-        )
+        return ModelCallFinished(name, turn, seconds, reply, usage, data.get("error"), depth)
     if type == "tool_call":
         return ToolCallStarted(name, data["tool"], data["args"], data.get("call_id"), depth)
     if type == "tool_result":
         ok, output, error = bool(data.get("ok")), data.get("output", ""), data.get("error")
-        return ToolCallFinished(
-            name, data["tool"], ok, output, error, data.get("call_id"), data.get("seconds", 0.0), depth
-        )
+        return ToolCallFinished(name, data["tool"], ok, output, error, data.get("call_id"), seconds, depth)
     if type == "step":
-        return StepRecorded(
-            agent, Step(data["kind"], data.get("content", ""), data.get("data") or {}, data.get("turn", 0), depth)
-        )
+        step = Step(data["kind"], data.get("content", ""), data.get("data") or {}, turn, depth)
+        return StepRecorded(agent, step)
     if type == "run_start":
         return RunStarted(agent, data.get("task", ""), data.get("cls", ""))
     return None
@@ -277,10 +273,8 @@ async def astream_events(agent: Agent, run: Run, execute: Work) -> AsyncGenerato
     def deliver(item: _Item) -> None:
         if isinstance(item, (RunFinished, _Raised)):
             finished.set()
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop was closed under a run left running
             loop.call_soon_threadsafe(items.put_nowait, item)
-        except RuntimeError:  # the loop was closed under a run left running
-            pass
 
     pace = _Pace()
     thread = _start(agent, run, execute, deliver, pace)
@@ -301,8 +295,7 @@ async def astream_events(agent: Agent, run: Run, execute: Work) -> AsyncGenerato
 
 
 async def run_async(agent: Agent, run: Run, execute: Work) -> Any:
-    """``Agent.arun``: ``execute()``, the run, in a thread of its own; cancelling the awaiting task
-    cancels the run."""
+    """``Agent.arun``: ``execute()``, the run, in a thread of its own; cancelling the awaiting task cancels the run."""
     import asyncio
     import contextvars
 
@@ -322,10 +315,8 @@ async def run_async(agent: Agent, run: Run, execute: Work) -> Any:
             answer, error = execute(), None
         except BaseException as exc:  # handed to the awaiting task
             answer, error = None, exc
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop was closed under a run left running
             loop.call_soon_threadsafe(settle, answer, error)
-        except RuntimeError:  # the loop was closed under a run left running
-            pass
 
     threading.Thread(
         target=contextvars.copy_context().run, args=(work,), name=f"vero-arun-{agent.name}", daemon=True

@@ -89,16 +89,13 @@ def _mask_query_value(match: re.Match[str]) -> str:
 
 
 _SECRET_PARAMETER = re.compile(
-    r"([?&;][\w.-]*(?:key|token|secret|sig|password|passwd|pwd|auth|credential)"
-    r"[\w.-]*=)[^&;#\s'\"]+",
-    re.IGNORECASE,
+    r"([?&;][\w.-]*(?:key|token|secret|sig|password|passwd|pwd|auth|credential)[\w.-]*=)[^&;#\s'\"]+", re.IGNORECASE
 )
 
 
 def redact_urls(text: str) -> str:
-    """``text`` with every URL in it redacted (``redact_url``), and any other query parameter named
-    like a secret (``?api_key=``, ``&token=``: a server that echoes the request's path): for log
-    lines and error messages."""
+    """``text`` with every URL in it redacted (``redact_url``), and any other query parameter named like a secret
+    (``?api_key=``, ``&token=``: a server that echoes the request's path): for log lines and error messages."""
     if "://" in text:
         text = _URL.sub(lambda match: redact_url(match.group(0)), text)
     return _SECRET_PARAMETER.sub(rf"\1{MASK}", text) if "=" in text else text
