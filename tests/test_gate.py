@@ -410,12 +410,12 @@ def test_a_call_in_a_tool_description_as_sent_is_a_quote_after_the_tool_changed(
 
 
 @pytest.mark.parametrize("kind", ["written", "react"])
-def test_a_native_call_in_the_history_echoed_as_text_is_a_quote(kind):
-    agent, llm = make(kind, [CALL[kind]("delete_record", RECORD)])
+def test_the_model_s_own_native_call_in_the_history_made_again_as_text_runs(kind):
+    agent, _ = make(kind, [CALL[kind]("delete_record", RECORD)])
     earlier = Message("assistant", None, tool_calls=[ToolCall("c1", "delete_record", json.dumps(RECORD))])
-    agent.history = [Message("user", "What could I tidy?"), earlier, Message("tool", "not run", tool_call_id="c1")]
-    agent.run("Tidy up, please.")
-    assert_refused_as_quote(agent, llm)
+    agent.history = [Message("user", "Tidy up r-17."), earlier, Message("tool", "busy, not deleted", tool_call_id="c1")]
+    agent.run("Try again, please.")  # its own earlier act, not something it was shown
+    assert DONE == [("delete_record", "r-17")]
 
 
 def test_a_call_in_an_external_evaluator_s_feedback_is_a_quote_in_the_next_attempt():

@@ -277,7 +277,13 @@ def test_approve_is_not_asked_again_for_a_replan_that_only_drops_approved_steps(
 @pytest.mark.parametrize(
     "steps, approved, kept",
     [([], ["a"], True), (["b"], ["a", "b"], True), (["a", "b"], ["a", "b"], True), (["b", "a"], ["a", "b"], False)]
-    + [(["a", "a"], ["a"], False), (["a "], ["a"], False), (["x"], ["a"], False)],
+    + [(["a", "a"], ["a"], False), (["x"], ["a"], False)]
+    # as the user reads them: case, spacing, a list number or bullet, an end stop and a curly apostrophe aside
+    + [(["a "], ["a"], True), (["Archive the note."], ["archive the  note"], True), (["2. b"], ["b"], True)]
+    + [
+        (["- Read Ada\u2019s note"], ["read Ada's note"], True),
+        (["Archive the old note"], ["Archive the note"], False),
+    ],
 )
 def test_only_approved_steps_in_their_order_need_no_new_approval(steps, approved, kept):
     assert in_order(steps, approved) is kept

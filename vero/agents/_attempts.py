@@ -40,9 +40,8 @@ class ReflexionMemory:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The evaluation of one attempt: passed or not, a score from 0 to 100, and why.  ``outside``: the
-    feedback came from a check outside the model (``evaluator=``), so the gate reads it as data, as a tool
-    result: a call written in it and echoed later is a quote."""
+    """The evaluation of one attempt: passed or not, a score from 0 to 100, and why; ``outside``: from a check
+    outside the model (``evaluator=``), so a call written in it and echoed later is a quote (the gate)."""
 
     passed: bool
     score: float

@@ -160,9 +160,17 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
 
 
 def in_order(steps: list[str], approved: list[str]) -> bool:
-    """Whether ``steps`` are ``approved`` ones in their order, some perhaps dropped: nothing new to approve."""
-    rest = iter(approved)
-    return all(step in rest for step in steps)  # each found after the one before it
+    """Whether ``steps`` are ``approved`` ones in their order, some perhaps dropped: nothing new to approve
+    (compared as the user reads them: case, spacing, a list number or bullet and an end stop aside)."""
+    rest = iter(map(_as_read, approved))
+    return all(_as_read(step) in rest for step in steps)  # each found after the one before it
+
+
+_LIST_MARK = re.compile(r"^(?:\d+[.)]|[-*•])\s+")  # "2. ", "- "
+
+
+def _as_read(step: str) -> str:
+    return _LIST_MARK.sub("", folded(step).replace("\u2019", "'")).rstrip(" .;")
 
 
 def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

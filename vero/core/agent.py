@@ -56,8 +56,7 @@ JSON_REASK = note(
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
-# Runs whose text is no answer the model gave: kept in ``last_result`` but not in ``history`` (the token budget
-# cut the run mid-way: its partial text is a thought, which the next run would read as an answer).
+# Kept in ``last_result``, not in ``history``: no answer the model gave (a budget cut mid-run leaves a thought)
 NO_ANSWER_KEPT = (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT, Status.MAX_TOKENS)
 CUT_OFF_WARNING = "the reply was cut off at the output limit (max_tokens)"
 NO_USAGE, NO_USAGE_WARNING = "no_usage", "the model server reports no token usage: the token budget counts an estimate"
@@ -589,7 +588,7 @@ class Agent(ABC):
         run = self._run
         if run is not None and (run.pace is not None or run.cancelled.is_set()):  # see ``_check_cancelled``
             self._check_cancelled()
-        args = read_arguments(args, origin="text") if isinstance(args, str) else args  # no origin: as if from text
+        args = read_arguments(args) if isinstance(args, str) else args
         shown = args.written if isinstance(args, Arguments) and args.plain else args  # as the steps keep it
         earlier = earlier_results(run.steps if run else (), name, shown)
         hook = self.options.hook  # the small-model accommodations' switches
@@ -806,8 +805,7 @@ def clip_observation(text: str, limit: int) -> str:
     return clip_text(text, limit, TRUNCATION_MARKER.format(shown=limit, total=len(text)))
 
 
-# Keywords of other libraries' run(), and what vero calls them.
-_OTHER_NAMES = {"result_type": "output_type=", "output_cls": "output_type=", "max_turns": "max_turns= on the agent"}
+_OTHER_NAMES = {"result_type": "output_type=", "max_turns": "max_turns= on the agent"}  # other libraries' run()
 
 
 def _check_solve_options(agent: Agent, kwargs: dict[str, Any]) -> None:

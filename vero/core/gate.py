@@ -97,10 +97,10 @@ def decide(
 ) -> ToolCallRequest | Refusal:
     """The gate's verdict on one call: the call to run (its arguments parsed), or why it is not run.
     ``origin`` and ``call_id`` (the id of the native tool call, which the approver sees): given, or
-    those ``args`` carry when they are ``Arguments``, else ``"text"`` (the safe guess) and None."""
+    those ``args`` carry when they are ``Arguments``, else ``"native"`` and None."""
     if isinstance(args, Arguments):
         origin, call_id = origin or args.origin, call_id or args.call_id
-    origin = origin or "text"  # not traced to the API's tool calls (a subclass's dict): checked as if read from text
+    origin = origin or "native"  # a dict or JSON text a subclass hands on: its own call, or the API's
     found = agent.tools.get(name) if isinstance(name, str) else None
     if found is None:
         valid = ", ".join(agent.tools.names()) or "(none)"
@@ -168,8 +168,6 @@ def quote_sources(agent: Agent) -> Shown:
     outside = ("tool", "system")  # a result (a loaded session's), a message the app added (a page it retrieved)
     results = [("", True, message.text) for message in seen if message.role in outside]
     others = [message.text for message in seen if message.role not in outside]
-    calls = [call for message in seen for call in message.tool_calls or ()]  # the model's own, made natively
-    others += [f'{{"name": {json.dumps(call.name)}, "arguments": {call.arguments}}}' for call in calls]
     shown = Shown([agent.system_prompt or "", *tools.values(), *others], results, said, tools)
     run = agent._run
     if run is not None:  # the system prompt and tools as sent (a subclass's own prompt, a tool since changed), but
@@ -178,8 +176,9 @@ def quote_sources(agent: Agent) -> Shown:
         shown.texts.extend(message.text.replace(listing, "") for message in messages if message.role == "system")
         functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
         shown.texts.extend(f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'))}" for fn in functions)
+        shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
     if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
-        for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION or step.data.get("outside")):
+        for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
             tool, ok = step.data.get("tool", ""), step.data.get("ok", True)
             shown.results.extend((tool, ok, text) for text in dict.fromkeys((step.content, tidy_numbers(step.content))))
         parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
