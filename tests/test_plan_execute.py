@@ -6,7 +6,7 @@ import pytest
 
 from vero import tool
 from vero.agents._plan import in_order, read_steps
-from vero.agents.plan_execute import Plan, PlanExecuteAgent, StepExecutor
+from vero.agents.plan_execute import PLANNER_PROMPT, REPLAN_PROMPT, Plan, PlanExecuteAgent, StepExecutor
 from vero.core.message import Message
 from vero.core.result import Status
 from vero.testing import ScriptedLLM
@@ -730,3 +730,37 @@ def test_a_plan_copied_from_the_example_in_the_instructions_is_asked_for_again()
 )
 def test_a_step_is_read_as_text_an_object_by_its_description(item, text):
     assert read_steps({"steps": [item]}) == ([text] if text else [])
+
+
+def test_an_approved_step_that_failed_and_is_tried_again_word_for_word_is_not_asked_about_again():
+    sent: list[str] = []
+
+    @tool
+    def send_invoice(customer: str) -> str:
+        """E-mail a customer their latest invoice."""
+        sent.append(customer)
+        if len(sent) == 1:
+            raise TimeoutError("the mail server timed out")
+        return "sent invoice 204"
+
+    step = "Send the customer their latest invoice with send_invoice"
+
+    def model(messages):
+        system = messages[0].content or ""
+        if system.startswith(PLANNER_PROMPT):
+            return json.dumps({"steps": [step]})
+        if system.startswith(REPLAN_PROMPT):
+            return json.dumps({"response": "sent"} if "sent invoice 204" in messages[-1].content else {"steps": [step]})
+        turn = sum(m.role == "assistant" for m in messages)
+        return ['Action: send_invoice\nAction Input: {"customer": "Acme"}', "Final Answer: done"][min(turn, 1)]
+
+    asked: list[str] = []
+    agent = PlanExecuteAgent(
+        "p",
+        ScriptedLLM([model] * 20),
+        tools=[send_invoice],
+        verbose=False,
+        approve=lambda plan: asked.append(plan.render()) or True,
+    )
+    agent.run("Send Acme their latest invoice.")
+    assert len(asked) == 1 and sent == ["Acme", "Acme"] and agent.last_result.status == "ok"
