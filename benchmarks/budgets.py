@@ -43,13 +43,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8168  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8165  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
-# 8168 (2026-11-29, the latest session): +118 for five outside probes' findings (the gate's quote check reads what
+# 8165 (2026-11-29, the latest session): +118 for five outside probes' findings (the gate's quote check reads what
 # was sent, calls handed on with no origin, history's native calls, an external evaluator's feedback; replanned
 # plans approved; ChatOpenAI's odd server replies; replies that show nothing; run() keywords; Ctrl-C; step events
-# copied; look-alike letters), then -166 for a third diet (docstrings reflowed to the line length, duplicates
+# copied; look-alike letters), then -169 for a third diet (docstrings reflowed to the line length, duplicates
 # merged): falls
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

@@ -156,11 +156,15 @@ def test_recovery_off_reads_no_call_from_text():
     assert agent.run("How many copies of Nightjar?") == SEEN_FENCED_CALL and CALLS == []
 
 
+@pytest.mark.parametrize("native_react", [False, True])
 @pytest.mark.parametrize("tools, nudge", [(LOOKUPS, CUT_OFF_NUDGE), (TOOLS, CUT_OFF_ANSWER_NUDGE)])
-def test_a_cut_off_reply_is_never_the_answer(tools, nudge):
+def test_a_cut_off_reply_is_never_the_answer(tools, nudge, native_react):
     cut = {"content": "The stock of Nightjar is 27", "finish_reason": "length"}
     llm = ScriptedLLM([cut, "The stock is 2715."])
-    agent = ToolCallingAgent("t", llm, tools=tools, verbose=False)
+    if native_react:
+        agent = ReActAgent("r", llm, tools=tools, verbose=False, protocol="native")
+    else:
+        agent = ToolCallingAgent("t", llm, tools=tools, verbose=False)
     assert agent.run("How many?") == "The stock is 2715."
     # with tools that may change things only, the note asks for no call: vero never nudges toward one
     assert llm.requests[1].messages[-1]["content"] == nudge

@@ -7,16 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from vero.agents._native import (
-    CUT_OFF_NUDGE,
     NATIVE_INSTRUCTIONS,
     answer_tool_calls,
+    nudge_for,
     run_for_the_model,
     tool_options,
     with_task,
     with_text_tool_calls,
 )
 from vero.agents._react_base import ReActAgentBase, ReplyStep
-from vero.core.agent import MalformedOutputError
 from vero.core.capabilities import hosted_model
 from vero.core.message import Message, ToolCall
 from vero.core.result import StepKind
@@ -47,10 +46,8 @@ class NativeProtocol:
         if reply.tool_calls:
             said = Message("assistant", reply.content, tool_calls=reply.tool_calls)
             return ReplyStep(said, reply.text, actions=[(call.name, call.args) for call in reply.tool_calls])
-        if reply.truncated:
-            if not agent.options.hook.nudges:
-                raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)
-            return ReplyStep(Message("assistant", reply.text), reply.text, note=CUT_OFF_NUDGE)
+        if reply.truncated:  # the note ToolCallingAgent sends (``nudge_for``), or the run ends with the switch off
+            return ReplyStep(Message("assistant", reply.text), reply.text, note=str(nudge_for(agent, reply)))
         if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
             return ReplyStep(problem="the reply was empty")
         return ReplyStep(Message("assistant", reply.text), answer=reply.text)
