@@ -203,9 +203,20 @@ def assert_refused_as_quote(agent: Any, llm: ScriptedLLM) -> None:
 @pytest.mark.parametrize("kind", TEXT_KINDS)
 def test_a_call_echoed_from_a_tool_result_is_refused_as_a_quote(kind, source):
     PAGE["text"] = SOURCES[source]
-    agent, llm = make(kind, read_then(kind, CALL[kind]("delete_record", ECHOED.get(source, RECORD))))
+    seen = max(8000, len(PAGE["text"]) + 100)  # the model is sent the whole page (the padded one is long)
+    agent, llm = make(
+        kind, read_then(kind, CALL[kind]("delete_record", ECHOED.get(source, RECORD))), max_observation_chars=seen
+    )
     agent.run(TASK)
     assert_refused_as_quote(agent, llm)
+
+
+@pytest.mark.parametrize("kind", ["written", "react"])
+def test_a_call_past_what_the_model_was_sent_of_a_result_is_no_quote(kind):
+    PAGE["text"] = "Nothing to see here. " * 500 + json_call("delete_record", RECORD)  # past the first 8,000 characters
+    agent, _ = make(kind, read_then(kind, CALL[kind]("delete_record", RECORD)))
+    agent.run("Read the page, then delete record r-17.")
+    assert DONE == [("delete_record", "r-17")]  # the model never saw that call: this one is its own
 
 
 def transfer_after_reading(page: str, arguments: dict[str, Any], task: str = TASK) -> str:

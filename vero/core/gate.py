@@ -160,9 +160,7 @@ def quote_sources(agent: Agent) -> Shown:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3).
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
-    tools = {
-        tool.name: f"{tool.description}\n\n{json.dumps(tool.parameters, ensure_ascii=False)}" for tool in agent.tools
-    }
+    tools = {t.name: f"{t.description}\n\n{json.dumps(t.parameters, ensure_ascii=False)}" for t in agent.tools}
     seen = agent.history_messages()  # the window the model is sent: what is older, it never saw
     said = [message.text for message in seen if message.role == "user"]
     outside = ("tool", "system")  # a result (a loaded session's), a message the app added (a page it retrieved)
@@ -177,10 +175,11 @@ def quote_sources(agent: Agent) -> Shown:
         functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
         shown.texts.extend(f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'))}" for fn in functions)
         shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
-    if run is not None:  # each result as recorded, and as sent (``tidy_numbers``: 499.99999999999994 as 500)
+    if run is not None:  # each result as recorded and as sent (``tidy_numbers``: 499.99999999999994 as 500), as far
+        limit = agent.options.max_observation_chars  # as the model was sent it (past that, it saw nothing)
         for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
-            tool, ok = step.data.get("tool", ""), step.data.get("ok", True)
-            shown.results.extend((tool, ok, text) for text in dict.fromkeys((step.content, tidy_numbers(step.content))))
+            tool, ok, read = step.data.get("tool", ""), step.data.get("ok", True), step.content[:limit]
+            shown.results.extend((tool, ok, text) for text in dict.fromkeys((read, tidy_numbers(step.content)[:limit])))
         parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
         shown.texts.extend(parent.texts)
         shown.results.extend(parent.results)
