@@ -493,3 +493,15 @@ def test_at_most_max_tool_calls_per_reply_run_and_the_rest_are_answered():
 
 
 # seen: ToolCallingAgent, the reply after a successful shelf lookup
+
+
+@pytest.mark.parametrize("native_react", [False, True])
+def test_a_cut_off_reply_with_the_notes_off_fails_and_keeps_its_text_as_the_partial_answer(native_react):
+    cut = {"content": "The stock of Nightjar is 27", "finish_reason": "length"}
+    llm = ScriptedLLM([cut])
+    if native_react:
+        agent = ReActAgent("r", llm, tools=TOOLS, verbose=False, protocol="native", recovery=False)
+    else:
+        agent = ToolCallingAgent("t", llm, tools=TOOLS, verbose=False, recovery=False)
+    assert agent.run("How many?") == "The stock of Nightjar is 27"
+    assert agent.last_result.status == Status.FAILED and agent.history == []

@@ -159,11 +159,11 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
 
     A reply cut off by the output cap is never an answer; an empty one gets at most ``MAX_EMPTY_NUDGES`` nudges per run.
     Then the recovery hook's rules (``respond``) may send a nudge, or make a read-only call for the model (returned as a
-    ``ToolCall``).  With the ``nudges`` switch off (``recovery=False``) a cut-off reply ends the run ``failed``.
-    """
+    ``ToolCall``).  With the ``nudges`` switch off (``recovery=False``) a cut-off reply fails the run, its text kept."""
     hook = agent.options.hook
     if reply.truncated:
         if not hook.nudges:
+            agent.keep_partial(reply.text)
             raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)
         return toward_lookups(agent, CUT_OFF_NUDGE, CUT_OFF_ANSWER_NUDGE)
     if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
