@@ -167,24 +167,24 @@ def quote_sources(agent: Agent) -> Shown:
     results = [("", True, message.text) for message in seen if message.role in outside]
     others = [message.text for message in seen if message.role not in outside]
     shown = Shown([agent.system_prompt or "", *tools.values(), *others], results, said, tools)
-    run = agent._run
-    if run is not None:  # the system prompt and tools as sent (a subclass's own prompt, a tool since changed), but
-        messages, sent_tools = run.sent  # not vero's list of the tools (``- name(signature): ...``), which is no call
-        listing = agent.tools.describe() or "\0"
-        shown.texts.extend(message.text.replace(listing, "") for message in messages if message.role == "system")
-        functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
-        shown.texts.extend(f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'))}" for fn in functions)
-        shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
-    if run is not None:  # each result as recorded and as sent (``tidy_numbers``: 499.99999999999994 as 500), as far
-        limit = agent.options.max_observation_chars  # as the model was sent it (past that, it saw nothing)
-        for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
-            tool, ok, read = step.data.get("tool", ""), step.data.get("ok", True), step.content[:limit]
-            shown.results.extend((tool, ok, text) for text in dict.fromkeys((read, tidy_numbers(step.content)[:limit])))
-        parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
-        shown.texts.extend(parent.texts)
-        shown.results.extend(parent.results)
-        shown.asked.extend(parent.asked)
-        shown.descriptions.update({**parent.descriptions, **shown.descriptions})  # the agent's own tools first
+    if (run := agent._run) is None:
+        return shown
+    messages, sent_tools = run.sent  # the system prompt and tools as sent: a subclass's own prompt, a tool changed
+    listing = agent.tools.describe() or "\0"  # but not vero's list of the tools (``- name(sig): ...``): no call
+    shown.texts.extend(message.text.replace(listing, "") for message in messages if message.role == "system")
+    functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
+    sent = (f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'), ensure_ascii=False)}" for fn in functions)
+    shown.texts.extend(text for text in sent if text not in tools.values())  # a tool as sent, since changed
+    shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
+    limit = agent.options.max_observation_chars  # each result as far as sent, as recorded and tidied (499.9...4: 500)
+    for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
+        tool, ok, read = step.data.get("tool", ""), step.data.get("ok", True), step.content[:limit]
+        shown.results.extend((tool, ok, text) for text in dict.fromkeys((read, tidy_numbers(step.content)[:limit])))
+    parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
+    shown.texts.extend(parent.texts)
+    shown.results.extend(parent.results)
+    shown.asked.extend(parent.asked)
+    shown.descriptions.update({**parent.descriptions, **shown.descriptions})  # the agent's own tools first
     return shown
 
 
