@@ -20,6 +20,8 @@ descriptions, with each value after its parameter's name (``_keyed``).
 from __future__ import annotations
 
 import ast
+import base64
+import binascii
 import contextlib
 import html
 import itertools
@@ -77,15 +79,18 @@ _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals
     for pair in _LOOK_ALIKE_PAIRS
     if "\u13a0" <= pair[0] <= "\u13ef"
 }
-_LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL)
-_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+# Unicode's tag characters (U+E0020...U+E007E) spell ASCII invisibly ("ASCII smuggling"): a model may read them
+_TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
+_LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS)
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["\\/bfnrt]))')  # JSON's, and \xNN
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
 def _json_unescaped(match: re.Match[str]) -> str:
-    if match.group(1):  # \uXXXX
-        return chr(int(match.group(1), 16))
-    return _JSON_ESCAPED.get(match.group(2), match.group(2))  # \n, \t, \" ...
+    code = match.group(1) or match.group(2)  # \uXXXX, \xXX
+    if code:
+        return chr(int(code, 16))
+    return _JSON_ESCAPED.get(match.group(3), match.group(3))  # \n, \t, \" ...
 
 
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
@@ -114,7 +119,12 @@ _HYPHEN_BREAK = re.compile(r"(?<=\w)[-\u00ad]\n[ \t]*(?=\w)")  # a word hyphenat
 # Letters drawn alike in a tool's name: deIete_record, de1ete_record, de|ete_record, rec0rd (case aside); "\0": any
 # character of another script for one letter of a word (no table lists every look-alike: ʂend, tr⍺nsfer), in a name of
 # 5 letters or more (prose read through the tables holds shorter ones: раз reads "paз"); " ": between spaced-out letters
-_DRAWN_ALIKE = str.maketrans({"l": "[li1|]", "i": "[il1|]", "o": "[o0]", "\0": r"[^\x00-\x7f\s]", " ": r"[^\w\n]"})
+_ALIKE = {"l": "[li1|]", "i": "[il1|]", "o": "[o0]", "\0": r"[^\x00-\x7f\s]", " ": r"[^\w\n]"}
+# by a name's length: in one of five letters or more, digits and signs drawn for letters too ("tr4n5fer", "tran$fer")
+_DRAWN_ALIKE = {
+    False: str.maketrans(_ALIKE),
+    True: str.maketrans(_ALIKE | {"i": "[il1|!]", "a": "[a4@]", "e": "[e3]", "s": "[s5$]", "t": "[t7]"}),
+}
 _MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _HTML_ELEMENTS = _BLOCK_TAGS | frozenset(  # HTML's own elements: a call's tags (<function=...>, <invoke>) are not
@@ -132,10 +142,12 @@ _UPPER_TAG = re.compile(r"</?[A-Z][A-Z_]*\b[^<>]{0,2000}>?")  # <FUNCTION=x>, <I
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")  # a URL escape: a call or a name may be written with them
 # Markup a renderer hides: a link or image, inline or by reference (its text stays), emphasis marks at a
-# word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay), BBCode (``[b]``).
+# word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay) or a star or backtick
+# inside one (``trans**fer**``, ``trans`fer``), BBCode (``[b]``).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
     r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]"
     r"|(?<![\w`])`{1,3} (?=[^\s`])|(?<=[^\s`]) `{1,3}(?![\w`])"  # inline code padded with a space: `` a ``
+    r"|(?<=[^\W_])(?:\*{1,3}|`{1,3})(?=[^\W_])"
     r"|(?<![\w*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?![\w*_~'])"
 )
 _PYTHON_LITERAL = re.compile(r"\b(?:True|False|None)\b")
@@ -177,7 +189,7 @@ def quoted_call(
     words = [word.lower() for word in _NAME_WORDS.findall(name)]  # in any spelling, drawn alike (``_DRAWN_ALIKE``)
     longer = len("".join(words)) > 4  # 5 letters or more: also spaced out, or a letter per word in another script
     drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
-    spelt = _NAME_GAP.join(f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE) for forms in drawn)
+    spelt = _NAME_GAP.join(f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn)
     spellings = re.compile(spelt or re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings):
@@ -230,7 +242,8 @@ def _named_with_unsaid(
     pairs = _keyed(arguments, said) if described or own else []
     whole = [text for form in _forms(own[:MAX_CALL_CHARS], _ANYWHERE) for text in _value_texts(form)] if own else []
     near = [text for form in described for text in _value_texts(form)]
-    if not pairs or any(re.search(pair + _LISTED, text) for pair in pairs for text in [*whole, *near]):
+    listed = _NOT_NEXT.format(keys="|".join(map(_key_pattern, arguments))) + _LISTED
+    if not pairs or any(re.search(pair + listed, text) for pair in pairs for text in [*whole, *near]):
         return False  # a value one of several a description allows, in any reading: the call is no example
     return any(all(re.search(pair, text) for pair in pairs) for text in whole) or _named_near(
         spellings, pairs, reach, near
@@ -305,6 +318,10 @@ _LISTED = (
     r"(?:[|/][ \t]*[\w\"'`*<]|[:;]|-[ \t]|,?[ \t]*or\b|,[ \t]*[\w./-]+(?![\w./-]|[ \t]*[:=])))"
 )
 
+# ...but what follows a separator is the call's next argument, not another allowed value, when it is one of the
+# call's parameter names ("to=a; amount=5", "to: a - amount: 5", ":to a :amount 5")
+_NOT_NEXT = r"(?!(?:[\"'`*]|</?\w+>)*[ \t]*(?:[|/:;,-][ \t]*)?:?(?:{keys})(?!\w))"
+
 
 def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
     """Each of the call's arguments that says something (not a flag documented as ``force: true``) as the
@@ -318,11 +335,16 @@ def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
             return []
         if value in _SAYS_LITTLE:
             continue
-        words = [word.casefold() for word in _NAME_WORDS.findall(key)] if key.isascii() else []
-        spelt = _NAME_GAP.join(words) if words else re.escape(key.casefold())  # record_id, recordId, record id
-        pairs.append(rf"(?<!\w){spelt}{_PAIR_GAP}{_value_pattern(value)}")
+        pairs.append(rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}{_value_pattern(value)}")
         unsaid = unsaid or (len(value) > 1 and not _found(value, said))
     return pairs if unsaid else []
+
+
+def _key_pattern(key: Any) -> str:
+    """The pattern of a parameter's name in any spelling: record_id, recordId, record id."""
+    key = str(key)
+    words = [word.casefold() for word in _NAME_WORDS.findall(key)] if key.isascii() else []
+    return _NAME_GAP.join(words) if words else re.escape(key.casefold())
 
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
@@ -360,16 +382,23 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     if "%" in source and _URL_ESCAPE.search(texts[0]):  # a call may be written URL-escaped
-        texts.append(urllib.parse.unquote(texts[0]))
-        if "+" in source:  # "+" kept above, read as a space here
+        if "+" in source:  # "+" kept below, read as a space here
             texts.append(urllib.parse.unquote_plus(texts[0]))
+        unescaped = texts[0]
+        for _ in range(3):  # escaped twice or more: %2522 is %22 is "
+            unescaped = urllib.parse.unquote(unescaped)
+            texts.append(unescaped)
+            if not _URL_ESCAPE.search(unescaped):
+                break
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
+    texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
             rendered = _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", _without_comments(text))) if "<" in text else text
             own_tags = _HTML_TAG.sub(_html_own, _CDATA_MARKS.sub("", text)) if "<" in text else text
             readings = list(dict.fromkeys((text, rendered, own_tags)))  # as written, as shown, with a call's tags
+            readings += [_records(text)] if _TABLE.search(text) else []  # a table's rows as records too
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
@@ -388,6 +417,47 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too, its markup gone as JSON's
     python = [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
     return forms + python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]
+
+
+_BASE64 = re.compile(
+    r"(?<![\w+/=])(?=[A-Za-z+/]*\d)(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![\w+/=])"
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+MAX_BASE64_RUNS = 20
+
+
+def _base64_decoded(text: str) -> list[str]:
+    """The texts that base64 runs in ``text`` spell (a model may decode them), where they spell text; a run holds a
+    digit (``additionalProperties`` is a word)."""
+    decoded = []
+    for run in itertools.islice(_BASE64.finditer(text), MAX_BASE64_RUNS):
+        with contextlib.suppress(binascii.Error, UnicodeDecodeError):
+            spelt = base64.b64decode(run[0], validate=True).decode()
+            decoded += [] if _CONTROL.search(spelt) else [spelt]
+    return decoded
+
+
+# a table's row: a markdown one, an HTML one, or two lines of comma-separated values (no space after a comma)
+_TABLE = re.compile(r"^[ \t>]*\||<t[dh]\b|^[^,\s][^,\n]*,[^\s,][^\n]*\n[^,\s][^,\n]*,[^\s,]", re.MULTILINE | re.I)
+_CELL_END, _ROW_END = re.compile(r"</t[dh]\s*>", re.IGNORECASE), re.compile(r"</tr\s*>", re.IGNORECASE)
+
+
+def _records(text: str) -> str:
+    """A table with a header row (markdown, HTML or CSV) read as records, each cell after its column's header
+    (``to: acme``), as a description's example may be written; "" when ``text`` holds no such table."""
+    if "<" in text:
+        text = _HTML_TAG.sub("", _ROW_END.sub("\n", _CELL_END.sub("|", text)))
+    records, header = [], None
+    for line in text.splitlines():
+        sign = "|" if "|" in line else ","
+        cells = [cell.strip(" \t*`") for cell in line.strip(" \t|").split(sign)]
+        if len(cells) < 2:  # no table's row: the table, if any, has ended
+            header = None
+        elif header is None or len(cells) != len(header):
+            header = cells
+        elif not all(set(cell) <= set("-: ") for cell in cells):  # not the rule under the header
+            records += [f"{key}: {cell}" for key, cell in zip(header, cells)] + [""]
+    return "\n".join(records)
 
 
 def _lower(tag: re.Match[str]) -> str:
@@ -435,7 +505,8 @@ _OTHER_DIGITS = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
 def plain(text: str) -> str:
     """``text`` without invisible characters, combining marks, code fence marks, list bullets,
     blockquote marks and indentation, NFKC-normalised, with look-alike quotes, letters of other
-    scripts drawn like Latin ones and digits of other scripts as ASCII ones."""
+    scripts drawn like Latin ones, digits of other scripts as ASCII ones and tag characters as
+    the ASCII they spell."""
     if not text.isascii():
         text = text.translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
