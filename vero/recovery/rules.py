@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from vero.core.message import ToolCall, written_call_id
 from vero.core.notes import note
-from vero.core.parsing import output_record, parse_json_object, tidy_numbers
+from vero.core.parsing import parse_json_object, parse_json_value, tidy_numbers
 from vero.recovery.arithmetic import miscalculation
 from vero.recovery.hook import Nudge, Response, Rule, Seen, rule, task_line, tools_named
 
@@ -23,6 +24,17 @@ _ID = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[\w.-]{2,40}")
 def looks_like_id(text: str) -> bool:
     """True for an id such as ``AB-03`` or ``ORD-7``: letters and digits, no space (not a name, not a number)."""
     return bool(_ID.fullmatch(text))
+
+
+def output_record(output: str) -> dict[str, Any]:
+    """A tool output that is a JSON object, as the model was shown it (numbers tidied), else ``{}``."""
+    if not output.lstrip().startswith("{"):
+        return {}
+    try:
+        value = parse_json_value(tidy_numbers(output), repair=False)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 # Told that it had not called a tool, a small model apologised or invented the answer; told to go ahead, it acts.

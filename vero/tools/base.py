@@ -177,14 +177,27 @@ def _annotated(func: Callable[..., Any]) -> Callable[..., Any]:
     return func if inspect.isroutine(func) or inspect.isclass(func) else type(func).__call__
 
 
+def _bound_keywords(func: Callable[..., Any]) -> frozenset[str]:
+    """The arguments a ``functools.partial`` binds by keyword (``partial(orders, user_id=42, api_key=...)``): the
+    tool's author pinned them, so the model is neither shown them (an API key would be its "default") nor let
+    override them.  (``inspect.signature`` keeps them, as keyword-only parameters with those defaults.)"""
+    bound: set[str] = set()
+    while isinstance(func, functools.partial):
+        bound.update(func.keywords)
+        func = func.func
+    return frozenset(bound)
+
+
 def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | None = None) -> dict[str, Any]:
-    """The ``parameters`` JSON schema object of a function's signature; a ``TypeError`` names a parameter
-    whose type has no JSON form."""
-    hints, arg_docs = _type_hints(func), arg_docs or {}
+    """The ``parameters`` JSON schema object of a function's signature (without what a partial binds by
+    keyword); a ``TypeError`` names a parameter whose type has no JSON form."""
+    hints, arg_docs, bound = _type_hints(func), arg_docs or {}, _bound_keywords(func)
     properties: dict[str, dict[str, Any]] = {}
     required: list[str] = []
     accepts_extra: dict[str, Any] | bool = False  # **extra: True, or the schema of its annotation
     for param in inspect.signature(func).parameters.values():
+        if param.name in bound:
+            continue
         if param.kind is param.VAR_KEYWORD:  # **extra: int checks each extra argument as an int
             accepts_extra = type_to_schema(hints[param.name]) if param.name in hints else True
             continue
@@ -295,10 +308,12 @@ class Tool:
         self.needs_approval: bool = needs_approval is True
         parameters = inspect.signature(func).parameters.values()
         self._positional = [(p.name, p.default) for p in parameters if p.kind is p.POSITIONAL_ONLY]  # in order
+        self._extra_name = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), "kwargs")  # **filters
         self._required = self.parameters["required"]
         extra = self.parameters.get("additionalProperties", True)
         self._extra: dict[str, Any] | None = extra if isinstance(extra, dict) else None  # **extra's schema
         self._accepts_extra = extra is not False
+        self._pinned = _bound_keywords(func)  # a partial's keywords: no argument of the model's replaces one
         # The parameter that a bare (non-JSON) string argument is given to: the only one, else the only required one.
         self.sole_parameter = props[0] if len(props) == 1 else self._required[0] if len(self._required) == 1 else None
 
@@ -350,6 +365,9 @@ class Tool:
             if "default" in schema:
                 part += f" = {json.dumps(schema['default'], ensure_ascii=False)}"
             parts.append(part)
+        extra = self.parameters.get("additionalProperties")
+        if isinstance(extra, dict):  # **filters: int takes any other named argument, each an int
+            parts.append(f"**{self._extra_name}: {type_label(extra)}")
         return ", ".join(parts)
 
     def expected_arguments(self) -> str:
@@ -358,6 +376,9 @@ class Tool:
         for name, schema in self.parameters["properties"].items():
             optional = "" if name in self._required else ", optional"
             parts.append(f"{name} ({type_label(schema)}{optional})")
+        extra = self.parameters.get("additionalProperties")
+        if isinstance(extra, dict):
+            parts.append(f"any {'other ' if parts else ''}named arguments ({type_label(extra)})")
         return ", ".join(parts) or "none"
 
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -374,7 +395,7 @@ class Tool:
                 kwargs[key] = None  # `x: int = None`: null is its default
             elif key in props:  # a simple value, or a schema from elsewhere (an MCP server's)
                 kwargs[key] = check(value, props[key], key, misfits)
-            elif self._accepts_extra:
+            elif self._accepts_extra and key not in self._pinned:
                 kwargs[key] = value if self._extra is None else check(value, self._extra, key, misfits)
             else:
                 unexpected.append(str(key))

@@ -263,13 +263,23 @@ class ToolRegistry:
         self._description: str | None = None
         if isinstance(tools, dict):
             tools = tools.values()
+        given: dict[str, Any] = {}  # each name's tool or function, as given
         for item in tools or ():
-            self.register(item)
+            new = item if isinstance(item, Tool) else tool(item)
+            if given.get(new.name, item) is not item:  # not a replacement: the model would never see the first
+                raise ValueError(
+                    f"two different tools are named {new.name!r}: the model would see only one of them; "
+                    "pass name= to one of them (Tool(func, name=...) or @tool(name=...))"
+                )
+            if new.name not in given:  # the same tool given twice is taken once
+                given[new.name] = item
+                self.register(new)
 
     # ------------------------------------------------------------------ contents
 
     def register(self, item: Tool | Callable[..., Any]) -> Tool:
-        """Add a tool (a plain function is wrapped with ``@tool``); returns it, so it works as a decorator."""
+        """Add a tool (a plain function is wrapped with ``@tool``); returns it, so it works as a decorator.  One
+        of the same name is replaced, with a warning (``ToolRegistry(tools)`` refuses two in its list instead)."""
         new = item if isinstance(item, Tool) else tool(item)
         if new.name in self._tools:
             logger.warning("tool %r registered twice; the new one replaces the old", new.name)

@@ -621,13 +621,16 @@ def _check_any_of(
 ) -> Any:
     """The value as the first option that fits reads it; with ``only_one`` (``oneOf``), a value that more
     than one option fits is a misfit.  Options that take it unconverted count first: "5" fits ``string``
-    as it is and ``integer`` only once read as 5, so it fits one."""
+    as it is and ``integer`` only once read as 5, so it fits one.  A value no option fits is told what is
+    wrong with the one option of its own JSON type, if there is one."""
     kind = _json_type(value)
     fits: list[Any] = []
+    same_kind: list[list[Problem]] = []  # the problems of each option of the value's own type
     for option in sorted(options, key=lambda o: o.get("type") != kind):  # exact type first
         attempt: list[Problem] = []
         result = check(value, option, path, attempt)
         if attempt:
+            same_kind += [attempt] if option.get("type") == kind else []
             continue
         if not only_one:
             return result
@@ -639,8 +642,8 @@ def _check_any_of(
     if fits:
         many = f"expected exactly one of {type_label(schema)}, got {_short_repr(value)}, which matches more than one"
         problems.append((path, many))
-    else:
-        problems.append((path, _misfit(schema, value)))
+    else:  # one option of its type (an object for ``Size | None``): what is wrong with it, field by field
+        problems.extend(same_kind[0] if len(same_kind) == 1 else [(path, _misfit(schema, value))])
     return None
 
 
@@ -681,6 +684,9 @@ def _length_text(schema: dict[str, Any]) -> str:
     return f"at most {high} items" if low is None else f"{low}-{high} items"
 
 
+UNEXPECTED_FIELD = "unexpected field"
+
+
 def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
     try:
         obj = value if isinstance(value, dict) else _parse_json_text(value, dict)
@@ -696,7 +702,7 @@ def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[
         elif isinstance(extra, dict):
             result[key] = check(item, extra, _join(path, key), problems)
         elif extra is False and properties:
-            problems.append((_join(path, key), f"unexpected field (the fields: {', '.join(properties)})"))
+            problems.append((_join(path, key), f"{UNEXPECTED_FIELD} (the fields: {', '.join(properties)})"))
         else:
             result[key] = item
     for name in schema.get("required", ()):
@@ -819,7 +825,7 @@ def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) ->
     names = [f.name for f in fields]
     for key in obj:
         if key not in names:
-            problems.append((_join(path, key), f"unexpected field (the fields of {tp.__name__}: {', '.join(names)})"))
+            problems.append((_join(path, key), f"{UNEXPECTED_FIELD} (the fields of {tp.__name__}: {', '.join(names)})"))
     values: dict[str, Any] = {}
     for field in fields:
         if field.name in obj:
@@ -858,11 +864,15 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
             problems.append((path, _misfit({"type": "object"}, value)))
             return None
     pydantic = sys.modules["pydantic"]
+    found, schema = len(problems), _closed(type_to_schema(tp))
     if EXACT.get():  # pydantic's lax reading ("1_000", "nan", "t") is no plain value: vero's own check first
-        found = len(problems)
-        check(value, _closed(type_to_schema(tp)), path, problems)
-        if len(problems) > found:
-            return None
+        check(value, schema, path, problems)
+    else:  # a lookup keeps pydantic's reading of the values, but not its silence on a field it drops (``ctegory``)
+        strict: list[Problem] = []
+        check(value, schema, path, strict)
+        problems += [problem for problem in strict if problem[1].startswith(UNEXPECTED_FIELD)]
+    if len(problems) > found:
+        return None
     try:
         return tp.model_validate(value)
     except pydantic.ValidationError as exc:

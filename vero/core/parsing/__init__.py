@@ -26,11 +26,11 @@ from vero.core.parsing.react_text import (
     parse_react,
 )
 from vero.core.parsing.text_calls import calls_in_prose, strip_template_tags, tool_calls_in_text
-from vero.core.parsing.tool_output import call_worked, output_record, reports_error, tidy_numbers
+from vero.core.parsing.tool_output import call_worked, reports_error, tidy_numbers
 from vero.core.parsing.verdicts import as_bool, as_score, parse_bool
 
 __all__ = ["args_text", "normalized_arguments", "parse_json_object", "parse_json_value", "unclosed_json", "valid_text"]
 __all__ += ["OBSERVATION_LABEL", "ReActStep", "final_answer_text", "parse_action_input", "parse_react"]
 __all__ += ["calls_in_prose", "strip_template_tags", "tool_calls_in_text"]
-__all__ += ["call_worked", "output_record", "reports_error", "tidy_numbers"]
+__all__ += ["call_worked", "reports_error", "tidy_numbers"]
 __all__ += ["as_bool", "as_score", "parse_bool"]

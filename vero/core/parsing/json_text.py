@@ -137,8 +137,31 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
         value = loads(text)
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
+    value = _numbers_as_written(value, text) if _ODD_NUMBER.search(text) else value
     # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
     return valid_strings(value) if "\\u" in text else value
+
+
+# A value JSON has no number for: a leading zero or plus sign (a zip code 01234, a phone number +4712345678)
+_ODD_NUMBER = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:\s*(\+\d+(?:\.\d+)?|-?0\d+(?:\.\d+)?)(?=\s*[,}\]\n])""")
+
+
+def _numbers_as_written(value: Any, text: str) -> Any:
+    """``value`` (repaired from ``text``) with each number written as JSON has none (``01234``, ``+47...``) as the
+    text written: the repair's 1234 prints as another zip code; a number parameter reads the text as the number."""
+    odd = {key: written for key, written in _ODD_NUMBER.findall(text)}
+    if isinstance(value, list):
+        return [_numbers_as_written(item, text) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: odd[key] if key in odd and _same_number(item, odd[key]) else _numbers_as_written(item, text)
+        for key, item in value.items()
+    }
+
+
+def _same_number(value: Any, written: str) -> bool:
+    return type(value) in (int, float) and float(written) == value
 
 
 def normalized_arguments(args: Any) -> Any:

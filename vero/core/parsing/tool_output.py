@@ -1,11 +1,9 @@
-"""Reading tool output: an error report, a JSON record, and float noise in numbers."""
+"""Reading tool output: an error report, and float noise in numbers."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from vero.core.parsing.json_text import parse_json_value
 from vero.core.result import Step
 
 ERROR_TEXT = re.compile(r'^\s*(?:error\b|\{\s*"error"\s*:)', re.IGNORECASE)
@@ -20,17 +18,6 @@ def reports_error(output: str) -> bool:
     """True when a tool's output is an error report (``Error: ...`` or ``{"error": ...}``),
     although the tool itself returned normally."""
     return bool(ERROR_TEXT.match(output or ""))
-
-
-def output_record(output: str) -> dict[str, Any]:
-    """A tool output that is a JSON object, as the model was shown it (numbers tidied), else ``{}``."""
-    if not output.lstrip().startswith("{"):
-        return {}
-    try:
-        value = parse_json_value(tidy_numbers(output), repair=False)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 # Binary floating point turns 0.1 + 0.2 into 0.30000000000000004: a run of 0s or 9s
