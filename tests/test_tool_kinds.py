@@ -1,10 +1,17 @@
 """Kinds of tools and what the model is shown of them: a partial's pinned keywords, two tools of one name,
-a pydantic parameter's unknown fields, ``**kwargs``, and numbers written for a ``str`` parameter (all offline)."""
+a pydantic parameter's unknown fields, ``**kwargs``, numbers written for a ``str`` parameter, and dates, decimals,
+UUIDs and paths as parameters (all offline)."""
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import functools
 import json
+import pathlib
+import uuid
+from decimal import Decimal
+from typing import Annotated
 
 import pydantic
 import pytest
@@ -181,3 +188,172 @@ def test_a_number_written_unquoted_for_a_lookup_s_str_parameter_arrives_as_the_t
     text = [step.content for step in agent.last_result.steps_of("observation")]
     direct = ToolRegistry([lookup_zip]).run("lookup_zip", written).output
     assert native == text == [direct] == ['["01234", "+4712345678", 2]']  # an int stays the number
+
+
+# --------------------------------------------------------------------------- dates, decimals, UUIDs and paths
+
+
+def book(day: datetime.date) -> str:
+    """Book a day."""
+    return f"booked {type(day).__name__} {day!r}"
+
+
+def test_a_date_parameter_is_a_string_of_format_date_and_the_function_gets_a_date():
+    registry = ToolRegistry([Tool(book, read_only=True)])
+    assert registry.get("book").parameters["properties"]["day"] == {"type": "string", "format": "date"}
+    assert registry.get("book").signature() == "day: date"
+    assert registry.run("book", '{"day": "2024-01-02"}').output == "booked date datetime.date(2024, 1, 2)"
+    refused = registry.run("book", '{"day": "next tuesday"}')
+    assert not refused.ok and "day (expected a date as YYYY-MM-DD, got 'next tuesday')" in refused.output
+    assert "Expected arguments: day (date)." in refused.output
+
+
+@pytest.mark.parametrize(
+    ("hint", "schema", "label", "written", "received"),
+    [
+        (datetime.date, {"type": "string", "format": "date"}, "date", "2024-01-02", datetime.date(2024, 1, 2)),
+        (
+            datetime.datetime,
+            {"type": "string", "format": "date-time"},
+            "date-time",
+            "2024-01-02T09:30:00Z",
+            datetime.datetime(2024, 1, 2, 9, 30, tzinfo=datetime.timezone.utc),
+        ),
+        (datetime.time, {"type": "string", "format": "time"}, "time", "09:30", datetime.time(9, 30)),
+        (
+            uuid.UUID,
+            {"type": "string", "format": "uuid"},
+            "uuid",
+            "12345678-1234-5678-1234-567812345678",
+            uuid.UUID("12345678-1234-5678-1234-567812345678"),
+        ),
+        (pathlib.Path, {"type": "string"}, "string", "/srv/data/a.txt", pathlib.Path("/srv/data/a.txt")),
+        (Decimal, {"type": ["number", "string"]}, "decimal", 0.1, Decimal("0.1")),  # not the float's 0.1000...0555
+        (Decimal, {"type": ["number", "string"]}, "decimal", "12.50", Decimal("12.50")),  # as text: to the last digit
+    ],
+)
+def test_each_standard_library_parameter_type_has_its_schema_and_the_function_gets_its_value(
+    hint, schema, label, written, received
+):
+    got = []
+
+    def take(value):
+        """Take a value."""
+        got.append(value)
+        return "taken"
+
+    take.__annotations__ = {"value": hint, "return": str}
+    made = Tool(take, read_only=True)
+    assert schema.items() <= made.parameters["properties"]["value"].items()
+    assert made.signature() == f"value: {label}"
+    assert ToolRegistry([made]).run("take", {"value": written}).output == "taken"
+    assert got == [received] and type(got[0]) is type(received)
+
+
+@pytest.mark.parametrize(
+    ("hint", "written", "expected"),
+    [
+        (datetime.date, "next tuesday", "a date as YYYY-MM-DD, got 'next tuesday'"),
+        (datetime.date, 20240102, "a date as YYYY-MM-DD, got 20240102"),
+        (datetime.date, "2024-01-02T10:00", "a date as YYYY-MM-DD, got '2024-01-02T10:00'"),
+        (datetime.datetime, "tomorrow at 9", "a date and time as YYYY-MM-DDTHH:MM:SS"),
+        (datetime.time, "half past nine", "a time as HH:MM[:SS], got 'half past nine'"),
+        (uuid.UUID, "abc", "a UUID, got 'abc'"),
+        (pathlib.Path, "", "a path, got ''"),
+        (Decimal, "1,5", """a decimal number (12.5 or "12.50"), got '1,5'"""),
+        (Decimal, "NaN", "a decimal number"),
+        (Decimal, float("inf"), "a decimal number"),
+        (Decimal, True, "a decimal number"),
+    ],
+)
+def test_a_value_that_does_not_parse_is_refused_naming_the_parameter_and_the_form_expected(hint, written, expected):
+    def take(value):
+        """Take a value."""
+        raise AssertionError("never called")
+
+    take.__annotations__ = {"value": hint, "return": str}
+    outcome = ToolRegistry([Tool(take, read_only=True)]).run("take", {"value": written})
+    assert not outcome.ok and f"value (expected {expected}" in outcome.output
+
+
+@dataclasses.dataclass
+class Slot:
+    day: datetime.date
+    at: datetime.time | None = None
+
+
+def plan(days: list[datetime.date], slot: Slot, until: datetime.date | None = None) -> str:
+    """Plan some days."""
+    return repr((days, slot, until))
+
+
+def test_a_date_inside_a_list_an_optional_and_a_dataclass_arrives_as_a_date():
+    made = Tool(plan, read_only=True)
+    properties = made.parameters["properties"]
+    assert properties["days"] == {"type": "array", "items": {"type": "string", "format": "date"}}
+    assert properties["slot"]["properties"]["day"] == {"type": "string", "format": "date"}
+    assert made.signature() == "days: array of date, slot: {day: date, at?: time or null}, until: date or null = null"
+    registry = ToolRegistry([made])
+    written = '{"days": ["2024-01-02", "2024-01-03"], "slot": {"day": "2024-02-01", "at": "10:15"}, "until": null}'
+    days = [datetime.date(2024, 1, 2), datetime.date(2024, 1, 3)]
+    slot = Slot(datetime.date(2024, 2, 1), datetime.time(10, 15))
+    assert registry.run("plan", written).output == repr((days, slot, None))
+    both = registry.run("plan", {"days": ["2024-01-02"], "slot": {"day": "2024-02-01"}, "until": "2024-03-01"})
+    assert both.output == repr(([days[0]], Slot(datetime.date(2024, 2, 1)), datetime.date(2024, 3, 1)))
+    refused = registry.run("plan", {"days": ["2024-01-02", "soon"], "slot": {"day": "later"}, "until": "never"})
+    assert "days[1] (expected a date as YYYY-MM-DD, got 'soon')" in refused.output
+    assert "slot.day (expected a date as YYYY-MM-DD, got 'later')" in refused.output
+    assert "until (expected a date as YYYY-MM-DD, got 'never')" in refused.output
+
+
+def test_a_decimal_s_bounds_are_checked_on_the_exact_value():
+    def pay(amount: Annotated[Decimal, pydantic.Field(gt=0, le=0.3)]) -> str:
+        """Pay."""
+        return repr(amount)
+
+    registry = ToolRegistry([Tool(pay, read_only=True)])
+    assert registry.get("pay").parameters["properties"]["amount"]["maximum"] == 0.3
+    assert registry.run("pay", '{"amount": 0.3}').output == "Decimal('0.3')"  # not above the float 0.3
+    assert "amount (expected at most 0.3, got 0.31)" in registry.run("pay", '{"amount": "0.31"}').output
+    assert "amount (expected more than 0, got 0)" in registry.run("pay", '{"amount": 0}').output
+
+
+def test_an_agent_sends_the_date_schema_and_its_tool_gets_a_date():
+    llm = ScriptedLLM([native_call("book", '{"day": "2024-01-02"}'), native_call("book", '{"day": "soon"}'), "done"])
+    agent = ToolCallingAgent("a", llm, tools=[Tool(book, read_only=True)], verbose=False)
+    agent.run("book the second of January")
+    [sent] = llm.requests[0].tools
+    assert sent["function"]["parameters"]["properties"]["day"] == {"type": "string", "format": "date"}
+    booked, refused = [step.content for step in agent.last_result.steps_of("observation")]
+    assert booked == "booked date datetime.date(2024, 1, 2)"
+    assert "day (expected a date as YYYY-MM-DD, got 'soon')" in refused
+
+
+def test_a_tool_that_may_change_things_gets_the_date_and_the_decimal_exactly_as_written():
+    got = []
+
+    def transfer(day: datetime.date, amount: Decimal) -> str:
+        """Schedule a transfer."""
+        got.append((day, amount))
+        return f"scheduled {amount} on {day.isoformat()}"
+
+    written = '{"day": "2024-01-02", "amount": 1234.10}'
+    llm = ScriptedLLM(
+        [native_call("transfer", written), native_call("transfer", '{"day": "2024-13-01", "amount": 1}'), "done"]
+    )
+    agent = ToolCallingAgent("a", llm, tools=[Tool(transfer)], verbose=False)  # not read-only: through the gate
+    agent.run("pay the rent")
+    assert got == [(datetime.date(2024, 1, 2), Decimal("1234.1"))]
+    assert type(got[0][0]) is datetime.date
+    ran, refused = [step.content for step in agent.last_result.steps_of("observation")]
+    assert ran == "scheduled 1234.1 on 2024-01-02"
+    assert "day (expected a date as YYYY-MM-DD, got '2024-13-01')" in refused
+
+
+def test_a_default_of_such_a_type_is_shown_as_the_text_a_model_would_write():
+    def report(day: datetime.date = datetime.date(2024, 1, 2), amount: Decimal = Decimal("1.50")) -> str:
+        """Report."""
+        return "ok"
+
+    made = Tool(report, read_only=True)
+    assert made.signature() == 'day: date = "2024-01-02", amount: decimal = "1.50"'

@@ -215,7 +215,8 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
         else:
             default = param.default.value if isinstance(param.default, enum.Enum) else param.default
             default = sorted(default, key=repr) if isinstance(default, (set, frozenset)) else default
-            schema["default"] = default if is_json(default) else repr(default)
+            text = "string" in str(schema.get("type"))  # a date, a Decimal...: the text a model writes for one
+            schema["default"] = default if is_json(default) else str(default) if text else repr(default)
         properties[param.name] = schema
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if accepts_extra is not True:

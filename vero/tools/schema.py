@@ -3,9 +3,9 @@
 ``type_to_schema`` writes the JSON schema of a type hint; ``convert`` checks a JSON value
 (what a model wrote) against the hint and builds the Python value the hint asks for: a
 dataclass instance, a ``TypedDict``'s dict, a ``NamedTuple``, an Enum member, a pydantic
-model.  ``check`` does the same for a bare JSON schema (an MCP tool's, ``--output-schema``'s),
-returning plain JSON values.  Both name every problem with its path (``address.zip``), and
-neither returns a half-filled object.
+model, a ``date`` or ``Decimal`` read from its text.  ``check`` does the same for a bare JSON
+schema (an MCP tool's, ``--output-schema``'s), returning plain JSON values.  Both name every
+problem with its path (``address.zip``), and neither returns a half-filled object.
 
 Simple values keep vero's lenient reading of what models write (``"3"`` for an int, a JSON
 string for a list).  A type with no JSON form (a ``Callable``, a plain class without fields)
@@ -20,13 +20,16 @@ from __future__ import annotations
 import collections.abc
 import contextvars
 import dataclasses
+import datetime
 import enum
 import json
 import math
+import pathlib
 import re
 import sys
 import types
 import typing
+import uuid
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Literal, Union
@@ -223,6 +226,9 @@ def _bare_schema(tp: Any, seen: frozenset[Any]) -> dict[str, Any]:
         return _enum_schema(tp)
     if tp in _SIMPLE_TYPES:
         return {"type": _SIMPLE_TYPES[tp]}
+    text_kind = _text_kind(tp)
+    if text_kind is not None:
+        return dict(text_kind.schema)  # a copy: a description or default is added to it
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is Literal:
         return _literal_schema(args)
@@ -240,8 +246,9 @@ def _bare_schema(tp: Any, seen: frozenset[Any]) -> dict[str, Any]:
         schema: dict[str, Any] = inline_refs(tp.model_json_schema())
         return schema
     raise TypeError(
-        f"{_type_name(tp)} has no JSON form: use str, int, float, bool, Literal, an Enum, a list, a dict with "
-        "str keys, a dataclass, a TypedDict, a NamedTuple, a pydantic model, or a union of these"
+        f"{_type_name(tp)} has no JSON form: use str, int, float, bool, Literal, an Enum, a date, datetime, time, "
+        "Decimal, UUID or Path, a list, a dict with str keys, a dataclass, a TypedDict, a NamedTuple, a pydantic "
+        "model, or a union of these"
     )
 
 
@@ -385,6 +392,9 @@ def type_label(schema: dict[str, Any]) -> str:
         return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
     if "const" in schema:
         return json.dumps(schema["const"], ensure_ascii=False)
+    named = next((k.label for k in _TEXT_KINDS if k.label and k.schema.items() <= schema.items()), None)
+    if named:  # {"type": "string", "format": "date"}: a date
+        return named
     options = schema.get("anyOf", schema.get("oneOf"))
     if isinstance(options, list):
         return " or ".join(type_label(s) if isinstance(s, dict) else "any" for s in options)
@@ -581,10 +591,10 @@ _NUMBER_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
 
 def _bounds_problem(value: Any, schema: dict[str, Any]) -> str:
     """What is wrong with a number's size or a string's length or form, per the schema; "" if nothing."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if _is_number(value) or isinstance(value, Decimal):
         for keyword, fits, words in _NUMBER_BOUNDS:
             bound = schema.get(keyword)
-            if _is_number(bound) and not fits(value, bound):
+            if _is_number(bound) and not fits(value, Decimal(repr(bound)) if isinstance(value, Decimal) else bound):
                 return f"expected {words} {bound}, got {value}"
     if not isinstance(value, str):
         return ""
@@ -711,6 +721,100 @@ def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[
     return result
 
 
+# --------------------------------------------------------------------------- standard-library values written as text
+
+
+def _from_iso(tp: Any, value: Any) -> Any:
+    """A date, datetime or time from its ISO 8601 text; a trailing ``Z`` (UTC) too, which Python 3.10 does not read."""
+    if not isinstance(value, str):
+        raise ValueError
+    text = value.strip()
+    if issubclass(tp, (datetime.datetime, datetime.time)) and text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    return tp.fromisoformat(text)
+
+
+def _to_uuid(tp: Any, value: Any) -> Any:
+    if not isinstance(value, str):
+        raise ValueError
+    return tp(value.strip())
+
+
+def _to_path(tp: Any, value: Any) -> Any:
+    if not isinstance(value, str) or not value.strip():  # Path("") would be ".": a path nobody wrote
+        raise ValueError
+    return tp(value)
+
+
+def _to_decimal(tp: Any, value: Any) -> Any:
+    """A JSON number as the text it was written as (``0.1``, not the float's ``0.1000000000000000055...``;
+    a tool that may change things only gets numbers a float holds exactly), or a number's plain text;
+    NaN and Infinity, ``1,5`` and ``1e3`` as text are refused, as for a ``float``."""
+    if _is_number(value) and math.isfinite(value):
+        return tp(repr(value))
+    if isinstance(value, str) and _NUMBER_TEXT.fullmatch(value.strip()):
+        return tp(value.strip())
+    raise ValueError
+
+
+class _TextKind(typing.NamedTuple):
+    """A standard-library type that JSON writes as text: its schema, its name in ``type_label`` ("" to keep the
+    schema's own), what a misfit is told is expected, and how the text becomes the value (``parse(tp, value)``)."""
+
+    type: type
+    schema: dict[str, Any]
+    label: str
+    expected: str
+    parse: Callable[[Any, Any], Any]
+
+
+# Values JSON has no type for, offered as pydantic offers them (JSON Schema string formats, which models know; a
+# Decimal as a number or its text, as models write amounts) and given to the function as the Python value.  Without
+# them ``def book(day: date)`` could not be a tool.  A datetime before a date: it is one.
+_TEXT_KINDS = (
+    _TextKind(
+        datetime.datetime,
+        {"type": "string", "format": "date-time"},
+        "date-time",
+        "a date and time as YYYY-MM-DDTHH:MM:SS (ISO 8601, with an optional offset or Z)",
+        _from_iso,
+    ),
+    _TextKind(datetime.date, {"type": "string", "format": "date"}, "date", "a date as YYYY-MM-DD", _from_iso),
+    _TextKind(datetime.time, {"type": "string", "format": "time"}, "time", "a time as HH:MM[:SS]", _from_iso),
+    _TextKind(uuid.UUID, {"type": "string", "format": "uuid"}, "uuid", "a UUID", _to_uuid),
+    _TextKind(pathlib.PurePath, {"type": "string"}, "", "a path", _to_path),
+    _TextKind(
+        Decimal,
+        {"type": ["number", "string"], "pattern": f"^{_NUMBER_TEXT.pattern}$"},
+        "decimal",
+        'a decimal number (12.5 or "12.50")',
+        _to_decimal,
+    ),
+)
+
+
+def _text_kind(tp: Any) -> _TextKind | None:
+    if not isinstance(tp, type):
+        return None
+    return next((kind for kind in _TEXT_KINDS if issubclass(tp, kind.type)), None)
+
+
+def _convert_text(value: Any, hint: Any, tp: Any, kind: _TextKind, path: str, problems: list[Problem]) -> Any:
+    """``value`` as the standard-library type ``tp`` (already one, from Python code: as it is); a number's
+    bounds (``Annotated[Decimal, Field(gt=0)]``) checked too."""
+    try:
+        result = value if isinstance(value, tp) else kind.parse(tp, value)
+    except (ValueError, TypeError, ArithmeticError):
+        problems.append((path, f"expected {kind.expected}, got {_short_repr(value)}"))
+        return None
+    if typing.get_origin(hint) is typing.Annotated:
+        out_of_bounds = _bounds_problem(result if isinstance(result, Decimal) else value, type_to_schema(hint))
+        if out_of_bounds:
+            problems.append((path, out_of_bounds))
+            return None
+    return result
+
+
 # --------------------------------------------------------------------------- converting to a Python type
 
 
@@ -733,6 +837,9 @@ def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any
         return _convert_pydantic(value, tp, path, problems)
     if _is_record(tp):
         return _convert_record(value, tp, path, problems)
+    text_kind = _text_kind(tp)
+    if text_kind is not None:
+        return _convert_text(value, hint, tp, text_kind, path, problems)
     if origin in (Union, types.UnionType) and not all(_is_leaf(a) for a in args):
         return _convert_union(value, tp, args, path, problems)
     if tp in _ARRAY_TYPES or origin in _ARRAY_TYPES:
