@@ -357,3 +357,8 @@ def test_a_default_of_such_a_type_is_shown_as_the_text_a_model_would_write():
 
     made = Tool(report, read_only=True)
     assert made.signature() == 'day: date = "2024-01-02", amount: decimal = "1.50"'
+
+
+def test_an_output_type_of_date_reads_the_answer_s_text_as_a_date():
+    agent = ToolCallingAgent("a", ScriptedLLM(["2024-03-05"]), verbose=False)
+    assert agent.run("When is it?", output_type=datetime.date) == datetime.date(2024, 3, 5)
