@@ -376,6 +376,49 @@ def test_a_value_one_of_several_a_description_lists_is_still_no_example():
     assert DONE == [("transfer", "acme-77", 500)]
 
 
+def test_a_table_of_the_values_a_description_allows_is_no_example():
+    table = "| record_id | what |\n|---|---|\n| r-17 | the oldest |\n| r-18 | the newest |"
+    agent, _ = make("react", [react_call("delete_record", RECORD)], tools=[Tool(delete_record, description=table)])
+    agent.run("Delete the oldest record.")
+    assert DONE == [("delete_record", "r-17")]
+
+
+def test_a_value_listed_again_under_the_same_parameter_is_one_of_several():
+    described = Tool(delete_record, description="Delete a record: record_id: r-17; record_id: r-18 (the records)")
+    agent, _ = make("react", [react_call("delete_record", RECORD)], tools=[described])
+    agent.run("Delete the first of the records.")
+    assert DONE == [("delete_record", "r-17")]
+
+
+def test_a_table_in_a_tool_result_is_not_read_as_records():  # its header naming the tool beside every row
+    rows = "\n".join(f"| pay-{n} | pending |" for n in range(1, 40))
+    PAGE["text"] = f"| payee | transfer status |\n|---|---|\n{rows}"
+    agent, _ = make("react", read_then("react", react_call("transfer", {"to": "pay-33", "amount": 5})))
+    agent.run("Read the page, then send 5 to the 33rd payee.")
+    assert DONE == [("transfer", "pay-33", 5)]
+
+
+def test_a_flag_beside_a_value_the_user_wrote_leaves_the_value_the_user_s():
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"  # 🏴 gbsct
+    PAGE["text"] = "Payees for a transfer: acme-77 or Scotland-9"
+    agent, _ = make("react", read_then("react", react_call("transfer", {"to": "Scotland-9", "amount": 5})))
+    agent.run(f"Read the page, then transfer 5 to {scotland}Scotland-9.")
+    assert DONE == [("transfer", "Scotland-9", 5)]
+
+
+def test_a_number_whose_digits_draw_a_tool_s_name_is_no_mention_of_it():
+    def settle(invoice: str, amount: float) -> str:
+        """Settle an invoice."""
+        DONE.append(("settle", invoice, amount))
+        return "settled"
+
+    PAGE["text"] = "Invoice 5377130 from Acme, 410.00 due; invoice 5377131 from Nordlys, 99.00 due"
+    call = react_call("settle", {"invoice": "5377130", "amount": 410.0})
+    agent, _ = make("react", read_then("react", call), tools=[read_page, Tool(settle)])
+    agent.run("Settle the Acme invoice.")
+    assert DONE == [("settle", "5377130", 410.0)]
+
+
 def test_a_call_in_a_turn_older_than_the_history_window_is_no_quote():
     agent, _ = make("react", [react_call("delete_record", RECORD)], history_window=2)
     agent.add_message(Message("tool", UNREAD["command_line"]))  # the model is no longer sent this

@@ -362,3 +362,24 @@ def test_a_default_of_such_a_type_is_shown_as_the_text_a_model_would_write():
 def test_an_output_type_of_date_reads_the_answer_s_text_as_a_date():
     agent = ToolCallingAgent("a", ScriptedLLM(["2024-03-05"]), verbose=False)
     assert agent.run("When is it?", output_type=datetime.date) == datetime.date(2024, 3, 5)
+
+
+def test_a_number_written_plainly_under_a_key_given_twice_stays_a_number():
+    from vero.core.parsing import parse_json_value
+
+    assert parse_json_value('{"page": 01, "items": [{"page": 1}]}') == {"page": 1, "items": [{"page": 1}]}
+    assert parse_json_value('{"zip": 01234, "n": 1}') == {"zip": "01234", "n": 1}
+
+
+class Quiet(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore")  # the author's choice: a model's extra fields go
+    query: str
+
+
+def test_a_pydantic_model_that_says_extra_ignore_drops_an_unknown_field_for_a_lookup():
+    def search(q: Quiet) -> str:
+        """Search."""
+        return q.query
+
+    outcome = ToolRegistry([Tool(search, read_only=True)]).run("search", {"q": {"query": "x", "limit": 5}})
+    assert outcome.ok and outcome.output == "x"

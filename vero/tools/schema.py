@@ -963,6 +963,14 @@ def _closed(schema: Any) -> Any:
     return closed
 
 
+def _reads_fields_its_own_way(model: Any) -> bool:
+    """A pydantic model whose author chose how its fields are read (``extra=`` set, e.g. "ignore" to take a
+    model's extra fields in stride; names besides aliases; alias choices): vero leaves unknown fields to it."""
+    config = model.model_config
+    by_name = config.get("populate_by_name") or config.get("validate_by_name")
+    return "extra" in config or bool(by_name) or any(f.validation_alias for f in model.model_fields.values())
+
+
 def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any:
     if isinstance(value, str):
         try:
@@ -974,8 +982,8 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
     found, schema = len(problems), _closed(type_to_schema(tp))
     if EXACT.get():  # pydantic's lax reading ("1_000", "nan", "t") is no plain value: vero's own check first
         check(value, schema, path, problems)
-    else:  # a lookup keeps pydantic's reading of the values, but not its silence on a field it drops (``ctegory``)
-        strict: list[Problem] = []
+    elif not _reads_fields_its_own_way(tp):  # a lookup keeps pydantic's reading of the values, but not its silence
+        strict: list[Problem] = []  # on a field it drops (``ctegory``)
         check(value, schema, path, strict)
         problems += [problem for problem in strict if problem[1].startswith(UNEXPECTED_FIELD)]
     if len(problems) > found:

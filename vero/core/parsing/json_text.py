@@ -142,6 +142,7 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
     return valid_strings(value) if "\\u" in text else value
 
 
+_KEY = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:""")
 # A value JSON has no number for: a leading zero or plus sign (a zip code 01234, a phone number +4712345678)
 _ODD_NUMBER = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:\s*(\+\d+(?:\.\d+)?|-?0\d+(?:\.\d+)?)(?=\s*[,}\]\n])""")
 
@@ -149,7 +150,8 @@ _ODD_NUMBER = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:\s*(\+\d+(?:\.\d+)?|-?0
 def _numbers_as_written(value: Any, text: str) -> Any:
     """``value`` (repaired from ``text``) with each number written as JSON has none (``01234``, ``+47...``) as the
     text written: the repair's 1234 prints as another zip code; a number parameter reads the text as the number."""
-    odd = {key: written for key, written in _ODD_NUMBER.findall(text)}
+    keys = _KEY.findall(text)
+    odd = {key: written for key, written in _ODD_NUMBER.findall(text) if keys.count(key) == 1}  # no other "page": 1
     if isinstance(value, list):
         return [_numbers_as_written(item, text) for item in value]
     if not isinstance(value, dict):

@@ -80,6 +80,7 @@ _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals
     if "\u13a0" <= pair[0] <= "\u13ef"
 }
 # Unicode's tag characters (U+E0020...U+E007E) spell ASCII invisibly ("ASCII smuggling"): a model may read them
+_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
 _TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS)
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["\\/bfnrt]))')  # JSON's, and \xNN
@@ -120,7 +121,8 @@ _HYPHEN_BREAK = re.compile(r"(?<=\w)[-\u00ad]\n[ \t]*(?=\w)")  # a word hyphenat
 # character of another script for one letter of a word (no table lists every look-alike: ʂend, tr⍺nsfer), in a name of
 # 5 letters or more (prose read through the tables holds shorter ones: раз reads "paз"); " ": between spaced-out letters
 _ALIKE = {"l": "[li1|]", "i": "[il1|]", "o": "[o0]", "\0": r"[^\x00-\x7f\s]", " ": r"[^\w\n]"}
-# by a name's length: in one of five letters or more, digits and signs drawn for letters too ("tr4n5fer", "tran$fer")
+# by a name's length: in one of five letters or more, digits and signs drawn for letters too ("tr4n5fer", "tran$fer"),
+# but for each word's first letter (``quoted_call`` writes it in upper case, which these tables leave as it is)
 _DRAWN_ALIKE = {
     False: str.maketrans(_ALIKE),
     True: str.maketrans(_ALIKE | {"i": "[il1|!]", "a": "[a4@]", "e": "[e3]", "s": "[s5$]", "t": "[t7]"}),
@@ -178,7 +180,6 @@ def quoted_call(
     write (``asked``: the user's own words) near the name (``_named_with_values``), or a tool's description
     (``descriptions``: by tool name; among ``sources``) writes each such value after its parameter's name, in
     any dress (``_keyed``): near the name in another tool's, anywhere in its own ("call this tool with {...}").
-
     ``as_arguments`` reads a call's arguments (``arguments``, each written call's) into the dict compared, as the
     tool would get them (the gate: leniently, without defaults); a written call it cannot read is skipped.
     Arguments nested too deeply to compare count as quoted (no model writes such a call itself)."""
@@ -188,11 +189,12 @@ def quoted_call(
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
     words = [word.lower() for word in _NAME_WORDS.findall(name)]  # in any spelling, drawn alike (``_DRAWN_ALIKE``)
     longer = len("".join(words)) > 4  # 5 letters or more: also spaced out, or a letter per word in another script
+    words = [w[:1].upper() + w[1:] for w in words] if longer else words  # a first letter as written: 537713 no "settle"
     drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
     spelt = _NAME_GAP.join(f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn)
     spellings = re.compile(spelt or re.escape(name), re.IGNORECASE)
     for source in sources:
-        for form in _forms(source, spellings):
+        for form in _forms(source, spellings, tables=source in descriptions.values()):
             padded = False
             for written in calls_written(form, spellings):
                 try:
@@ -239,14 +241,15 @@ def _named_with_unsaid(
     values = [value for value in values if not _found(value, said)]
     if any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results)):
         return True
-    pairs = _keyed(arguments, said) if described or own else []
-    whole = [text for form in _forms(own[:MAX_CALL_CHARS], _ANYWHERE) for text in _value_texts(form)] if own else []
+    pairs = _keyed(arguments, said) if described or own else {}
+    own_forms = _forms(own[:MAX_CALL_CHARS], _ANYWHERE, tables=True) if own else []
+    whole = [text for form in own_forms for text in _value_texts(form)]
     near = [text for form in described for text in _value_texts(form)]
-    listed = _NOT_NEXT.format(keys="|".join(map(_key_pattern, arguments))) + _LISTED
-    if not pairs or any(re.search(pair + listed, text) for pair in pairs for text in [*whole, *near]):
+    listed = [pair + _listed_after(key, arguments) for key, pair in pairs.items()]
+    if not pairs or any(re.search(pattern, text) for pattern in listed for text in [*whole, *near]):
         return False  # a value one of several a description allows, in any reading: the call is no example
-    return any(all(re.search(pair, text) for pair in pairs) for text in whole) or _named_near(
-        spellings, pairs, reach, near
+    return any(all(re.search(pair, text) for pair in pairs.values()) for text in whole) or _named_near(
+        spellings, list(pairs.values()), reach, near
     )
 
 
@@ -319,25 +322,31 @@ _LISTED = (
 )
 
 # ...but what follows a separator is the call's next argument, not another allowed value, when it is one of the
-# call's parameter names ("to=a; amount=5", "to: a - amount: 5", ":to a :amount 5")
+# call's other parameter names ("to=a; amount=5", "to: a - amount: 5", ":to a :amount 5"; "mode: a; mode: b" lists)
 _NOT_NEXT = r"(?!(?:[\"'`*]|</?\w+>)*[ \t]*(?:[|/:;,-][ \t]*)?:?(?:{keys})(?!\w))"
 
 
-def _keyed(arguments: dict[str, Any], said: str) -> list[str]:
+def _keyed(arguments: dict[str, Any], said: str) -> dict[str, str]:
     """Each of the call's arguments that says something (not a flag documented as ``force: true``) as the
     pattern of its parameter's name (in any spelling), ``_PAIR_GAP`` and its value: the whole call, as an
     example writes it; none when a value is not a single one, or when the user wrote (``said``) every value
-    longer than a character: then the call is the user's, whatever a description shows."""
-    pairs, unsaid = [], False
+    longer than a character: then the call is the user's, whatever a description shows.  By parameter name."""
+    pairs, unsaid = {}, False
     for key, value in arguments.items():
         value = canonical(value)
         if not isinstance(key, str) or not isinstance(value, str):
-            return []
+            return {}
         if value in _SAYS_LITTLE:
             continue
-        pairs.append(rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}{_value_pattern(value)}")
+        pairs[key] = rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}{_value_pattern(value)}"
         unsaid = unsaid or (len(value) > 1 and not _found(value, said))
-    return pairs if unsaid else []
+    return pairs if unsaid else {}
+
+
+def _listed_after(key: str, arguments: dict[str, Any]) -> str:
+    """``_LISTED``, unless what follows the value of ``key`` is another of the call's parameters (``_NOT_NEXT``)."""
+    others = [_key_pattern(other) for other in arguments if other != key]
+    return (_NOT_NEXT.format(keys="|".join(others)) if others else "") + _LISTED
 
 
 def _key_pattern(key: Any) -> str:
@@ -374,11 +383,12 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
         yield canonical(value)
 
 
-def _forms(source: str, name: re.Pattern[str]) -> list[str]:
+def _forms(source: str, name: re.Pattern[str], tables: bool = False) -> list[str]:
     """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL
     escapes undone or not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two
     times (JSON inside JSON), each with and without HTML tags (or with only a call's own tags, as
-    ``<function=x>``) and table cell bars, and Python literals as JSON."""
+    ``<function=x>``) and table cell bars, and Python literals as JSON; with ``tables`` (a description), a
+    one-row table as its record too (``_records``)."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     if "%" in source and _URL_ESCAPE.search(texts[0]):  # a call may be written URL-escaped
@@ -398,7 +408,7 @@ def _forms(source: str, name: re.Pattern[str]) -> list[str]:
             rendered = _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", _without_comments(text))) if "<" in text else text
             own_tags = _HTML_TAG.sub(_html_own, _CDATA_MARKS.sub("", text)) if "<" in text else text
             readings = list(dict.fromkeys((text, rendered, own_tags)))  # as written, as shown, with a call's tags
-            readings += [_records(text)] if _TABLE.search(text) else []  # a table's rows as records too
+            readings += [_records(text)] if tables and _TABLE.search(text) else []  # a one-row table's record
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
             readings += [_MARKUP.sub(r"\1", reading) for reading in readings if _MARKUP.search(reading)]
@@ -443,21 +453,22 @@ _CELL_END, _ROW_END = re.compile(r"</t[dh]\s*>", re.IGNORECASE), re.compile(r"</
 
 
 def _records(text: str) -> str:
-    """A table with a header row (markdown, HTML or CSV) read as records, each cell after its column's header
-    (``to: acme``), as a description's example may be written; "" when ``text`` holds no such table."""
+    """Each table with a header row (markdown, HTML or CSV) and one row under it, as that row's record, each cell
+    after its column's header (``to: acme``): a description's example call.  A table of more rows lists values
+    a parameter allows (``| theme | looks |`` then ``| light |...``, ``| dark |...``): no example."""
     if "<" in text:
         text = _HTML_TAG.sub("", _ROW_END.sub("\n", _CELL_END.sub("|", text)))
-    records, header = [], None
+    tables: list[list[list[str]]] = []  # each table's header and rows
     for line in text.splitlines():
-        sign = "|" if "|" in line else ","
-        cells = [cell.strip(" \t*`") for cell in line.strip(" \t|").split(sign)]
-        if len(cells) < 2:  # no table's row: the table, if any, has ended
-            header = None
-        elif header is None or len(cells) != len(header):
-            header = cells
+        cells = [cell.strip(" \t*`") for cell in line.strip(" \t|").split("|" if "|" in line else ",")]
+        if len(cells) < 2:  # no table's row: a table, if any, has ended
+            tables.append([])
+        elif not tables or not tables[-1] or len(cells) != len(tables[-1][0]):
+            tables.append([cells])  # a header
         elif not all(set(cell) <= set("-: ") for cell in cells):  # not the rule under the header
-            records += [f"{key}: {cell}" for key, cell in zip(header, cells)] + [""]
-    return "\n".join(records)
+            tables[-1].append(cells)
+    records = ["\n".join(f"{key}: {cell}" for key, cell in zip(*table)) for table in tables if len(table) == 2]
+    return "\n\n".join(records)
 
 
 def _lower(tag: re.Match[str]) -> str:
@@ -508,6 +519,7 @@ def plain(text: str) -> str:
     scripts drawn like Latin ones, digits of other scripts as ASCII ones and tag characters as
     the ASCII they spell."""
     if not text.isascii():
+        text = _FLAG.sub("\U0001f3f4", text) if "\U0001f3f4" in text else text  # a flag's tags spell no text
         text = text.translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
         text = "".join(c for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
