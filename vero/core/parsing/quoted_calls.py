@@ -80,8 +80,8 @@ _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals
     if "\u13a0" <= pair[0] <= "\u13ef"
 }
 # Unicode's tag characters (U+E0020...U+E007E) spell ASCII invisibly ("ASCII smuggling"): a model may read them
-_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
 _TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
+_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS)
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["\\/bfnrt]))')  # JSON's, and \xNN
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
