@@ -383,3 +383,12 @@ def test_a_pydantic_model_that_says_extra_ignore_drops_an_unknown_field_for_a_lo
 
     outcome = ToolRegistry([Tool(search, read_only=True)]).run("search", {"q": {"query": "x", "limit": 5}})
     assert outcome.ok and outcome.output == "x"
+
+
+def test_a_tool_that_returns_a_pydantic_model_class_is_shown_it_not_told_it_raised():
+    def schema_of() -> str:
+        """The model class the service uses."""
+        return Quiet  # type: ignore[return-value]
+
+    outcome = ToolRegistry([Tool(schema_of, read_only=True)]).run("schema_of", {})
+    assert outcome.ok and "Quiet" in outcome.output

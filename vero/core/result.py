@@ -250,7 +250,7 @@ def _describe_error(error: BaseException | None) -> dict[str, Any] | None:
 def plain_output(value: Any) -> Any:
     """A typed output as plain JSON values (for ``RunResult.to_dict``): a dataclass or ``NamedTuple`` as
     its fields, a pydantic model as its ``model_dump``, an Enum member as its value."""
-    if hasattr(value, "model_dump") and callable(value.model_dump):
+    if hasattr(value, "model_dump") and callable(value.model_dump) and not isinstance(value, type):  # not a class
         return value.model_dump(mode="json")
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain_output(getattr(value, f.name)) for f in fields(value)}
