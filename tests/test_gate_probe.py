@@ -369,13 +369,6 @@ def test_a_call_a_tool_s_description_shows_in_another_shape_is_a_quote(descripti
     assert DONE == [] and "is a quote" in sent_to_model(llm)
 
 
-def test_a_value_one_of_several_a_description_lists_is_still_no_example():
-    described = Tool(transfer, description="Send money. to: acme-77; other payees by their id. amount: any.")
-    agent, _ = make("react", [react_call("transfer", {"to": "acme-77", "amount": 500})], tools=[described])
-    agent.run("Send 500 to our main supplier.")
-    assert DONE == [("transfer", "acme-77", 500)]
-
-
 def test_a_table_of_the_values_a_description_allows_is_no_example():
     table = "| record_id | what |\n|---|---|\n| r-17 | the oldest |\n| r-18 | the newest |"
     agent, _ = make("react", [react_call("delete_record", RECORD)], tools=[Tool(delete_record, description=table)])
@@ -607,9 +600,15 @@ def test_a_system_prompt_with_the_app_s_context_or_the_parameter_in_words_lets_t
     assert DONE == [("delete_record", "r-17")]
 
 
-def test_a_description_listing_the_values_a_parameter_allows_lets_the_model_pick_one():
-    described = Tool(transfer, description="Send money. to: 'acme' | 'globex' (the payees on file).")
-    agent, _ = make("react", [react_call("transfer", {"to": "acme", "amount": 500})], tools=[described])
+@pytest.mark.parametrize(  # a ";" before no other parameter of the call lists values too
+    "described", ["to: 'acme' | 'globex' (the payees on file).", "to: acme; other payees by their id. amount: any."]
+)
+def test_a_description_listing_the_values_a_parameter_allows_lets_the_model_pick_one(described):
+    agent, _ = make(
+        "react",
+        [react_call("transfer", {"to": "acme", "amount": 500})],
+        tools=[Tool(transfer, description=f"Send money. {described}")],
+    )
     agent.run("Pay 500 to our first payee.")
     assert DONE == [("transfer", "acme", 500)]
 
