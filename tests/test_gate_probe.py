@@ -355,6 +355,7 @@ DESCRIBED = {  # a tool's description that shows the whole call, in a shape the 
     "pairs_split_by_dashes": "Example: transfer - to: acme-77 - amount: 500",
     "keywords_in_an_s_expression": '(transfer :to "acme-77" :amount 500)',
     "a_table_with_a_header_row": "Examples:\n| to | amount |\n|---|---|\n| acme-77 | 500 |",
+    "a_table_in_a_fence_after_bullets": "Examples:\n- ```\n- | to | amount |\n- | acme-77 | 500 |\n- ```",
     "an_html_table_with_a_header_row": "<table><tr><th>to</th><th>amount</th></tr>"
     "<tr><td>acme-77</td><td>500</td></tr></table>",
     "csv_with_a_header_row": "Examples (CSV):\nto,amount\nacme-77,500",

@@ -447,8 +447,9 @@ def _base64_decoded(text: str) -> list[str]:
     return decoded
 
 
-# a table's row: a markdown one, an HTML one, or two lines of comma-separated values (no space after a comma)
-_TABLE = re.compile(r"^[ \t>]*\||<t[dh]\b|^[^,\s][^,\n]*,[^\s,][^\n]*\n[^,\s][^,\n]*,[^\s,]", re.MULTILINE | re.I)
+# a table's row: a markdown one (after list, quote or fence marks too), an HTML one, or two lines of comma-separated
+# values (no space after a comma)
+_TABLE = re.compile(r"^[^\n|]{0,12}\|[^\n|]*\||<t[dh]\b|^[^,\s][^,\n]*,[^\s,][^\n]*\n[^,\s][^,\n]*,[^\s,]", re.M | re.I)
 _CELL_END, _ROW_END = re.compile(r"</t[dh]\s*>", re.IGNORECASE), re.compile(r"</tr\s*>", re.IGNORECASE)
 
 
@@ -460,6 +461,8 @@ def _records(text: str) -> str:
         text = _HTML_TAG.sub("", _ROW_END.sub("\n", _CELL_END.sub("|", text)))
     tables: list[list[list[str]]] = []  # each table's header and rows
     for line in text.splitlines():
+        if not _FENCE.sub("", line).strip(" \t>*-"):  # blank, or a fence's marks: a fence around each row is read away
+            continue
         cells = [cell.strip(" \t*`") for cell in line.strip(" \t|").split("|" if "|" in line else ",")]
         if len(cells) < 2:  # no table's row: a table, if any, has ended
             tables.append([])
