@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any, TypeVar, overload
 
@@ -137,7 +138,7 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
         value = loads(text)
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
-    value = _numbers_as_written(value, text) if _ODD_NUMBER.search(text) else value
+    value = _numbers_as_written(value, _odd_numbers(text)) if _ODD_NUMBER.search(text) else value
     # a model can write a lone surrogate as an escape ("\ud83d"): repaired here, where it enters
     return valid_strings(value) if "\\u" in text else value
 
@@ -147,17 +148,21 @@ _KEY = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:""")
 _ODD_NUMBER = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:\s*(\+\d+(?:\.\d+)?|-?0\d+(?:\.\d+)?)(?=\s*[,}\]\n])""")
 
 
-def _numbers_as_written(value: Any, text: str) -> Any:
-    """``value`` (repaired from ``text``) with each number written as JSON has none (``01234``, ``+47...``) as the
-    text written: the repair's 1234 prints as another zip code; a number parameter reads the text as the number."""
-    keys = _KEY.findall(text)
-    odd = {key: written for key, written in _ODD_NUMBER.findall(text) if keys.count(key) == 1}  # no other "page": 1
+def _odd_numbers(text: str) -> dict[str, str]:
+    """Each key ``text`` gives once with a number JSON has none for (``"zip": 01234``), and that number as written."""
+    keys = Counter(_KEY.findall(text))
+    return {key: written for key, written in _ODD_NUMBER.findall(text) if keys[key] == 1}  # no other "page": 1
+
+
+def _numbers_as_written(value: Any, odd: dict[str, str]) -> Any:
+    """``value`` with each number of ``odd`` (``_odd_numbers``) as the text written: the repair's 1234 for ``01234``
+    prints as another zip code; a number parameter reads the text as the number."""
     if isinstance(value, list):
-        return [_numbers_as_written(item, text) for item in value]
+        return [_numbers_as_written(item, odd) for item in value]
     if not isinstance(value, dict):
         return value
     return {
-        key: odd[key] if key in odd and _same_number(item, odd[key]) else _numbers_as_written(item, text)
+        key: odd[key] if key in odd and _same_number(item, odd[key]) else _numbers_as_written(item, odd)
         for key, item in value.items()
     }
 
