@@ -583,7 +583,7 @@ class Agent(ABC):
         id, so a subclass overriding ``run_tool(name, args)`` keeps both), JSON text, or a dict.  The gate runs the call
         only if the tool is known, the arguments are as written, it is no quote and it is approved; a refusal is the
         observation.  A call that already failed with the same arguments in this run is not run again, unless it timed
-        out or was refused (``_repeated_failure``).  The model is sent the output clipped, with a hint after an error.
+        out or was refused (``_repeated_failure``).  The model is sent the output, clipped (``max_observation_chars``).
         """
         run = self._run
         if run is not None and (run.pace is not None or run.cancelled.is_set()):  # see ``_check_cancelled``
