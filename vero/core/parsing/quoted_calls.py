@@ -23,9 +23,11 @@ import ast
 import base64
 import binascii
 import contextlib
+import functools
 import html
 import itertools
 import json
+import quopri
 import re
 import unicodedata
 import urllib.parse
@@ -83,15 +85,24 @@ _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals
 _TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
 _FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS)
-_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(["\\/bfnrt]))')  # JSON's, and \xNN
+# JSON's escapes, and those of other languages a model reads as well: \xNN, \u{N...}, \UNNNNNNNN, octal \NNN, \N{NAME}
+_JSON_ESCAPE = re.compile(
+    r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|([0-7]{3})"
+    r'|N\{([A-Z][A-Z0-9 -]{1,80})\}|(["\\/bfnrt]))'
+)
 _JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
 def _json_unescaped(match: re.Match[str]) -> str:
-    code = match.group(1) or match.group(2)  # \uXXXX, \xXX
-    if code:
-        return chr(int(code, 16))
-    return _JSON_ESCAPED.get(match.group(3), match.group(3))  # \n, \t, \" ...
+    hexadecimal, octal, named, simple = match.group(1, 2, 3, 4), match.group(5), match.group(6), match.group(7)
+    code = next((int(digits, 16) for digits in hexadecimal if digits), int(octal, 8) if octal else None)
+    if code is not None:
+        return chr(code) if code <= 0x10FFFF else match.group()
+    if named:
+        with contextlib.suppress(KeyError):
+            return unicodedata.lookup(named)
+        return match.group()
+    return _JSON_ESCAPED.get(simple, simple)  # \n, \t, \" ...
 
 
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
@@ -235,7 +246,8 @@ def _named_with_unsaid(
         values = _values(arguments)
     except (ValueError, RecursionError):
         return True
-    said = _plain_numbers(_flat(_URL.sub(" ", "\n".join(asked))))  # the user's words, not a URL's parts
+    words = _flat(_URL.sub(" ", "\n".join(asked)))  # the user's words, not a URL's parts, read as results are
+    said = "\n".join(_plain_numbers(text) for text in (words, *_numbers_read_otherwise(words)))
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
     values = [value for value in values if not _found(value, said)]
@@ -290,7 +302,8 @@ def _value_texts(form: str) -> list[str]:
     attributes (``<meta content="...">``), each with its numbers written as ``canonical`` writes them."""
     flat, tagged = _flat(form), " ".join(plain(html.unescape(form)).split()).casefold()
     variants = [variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))]
-    return list(dict.fromkeys([*variants, *(_ZERO_PADDED.sub("", variant) for variant in variants[1::2])]))
+    variants += [_ZERO_PADDED.sub("", variant) for variant in variants[1::2]]
+    return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in _numbers_read_otherwise(flat))]))
 
 
 def _found(value: str, text: str) -> bool:
@@ -358,14 +371,29 @@ def _key_pattern(key: Any) -> str:
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
 _ZERO_PADDED = re.compile(r"(?<![\w.])0+(?=\d)")  # 0000500 in a table's column
+_INDIAN_NUMBER = re.compile(r"(?<![\d.,])\d{1,2}(?:,\d{2})+,\d{3}(?![\d,]|\.\d)")  # 1,50,000
+_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.]|,\d)")  # 1.500: 1500 to some, 1.5 to others
+# a number written with letters drawn like digits: 5OO, l500, 5〇〇 (a letter "o" or "l" beside a digit)
+_DIGITS_DRAWN = re.compile(r"(?<![\w.])(?=[oOilI〇]*\d)[\doOilI〇]*[oOilI〇][\doOilI〇]*(?![\w.])")
+_AS_DIGITS = str.maketrans("oOilI〇", "001110")
+_READ_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}")
+
+
+def _numbers_read_otherwise(text: str) -> list[str]:
+    """``text`` with its numbers read as other writers mean them (``_DOTTED_THOUSANDS``, ``_DIGITS_DRAWN``),
+    as a model may read them; none when there is no such number."""
+    readings = [_DOTTED_THOUSANDS.sub(lambda m: m[0].replace(".", ""), text)] if "." in text else []
+    readings += [_DIGITS_DRAWN.sub(lambda m: m[0].translate(_AS_DIGITS), text)]
+    return [reading for reading in readings if reading != text]
 
 
 def _plain_numbers(text: str) -> str:
-    """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``) as ``1000``,
-    ``1.250,50`` (as much of Europe writes it) as ``1250.5``, ``500.50`` as ``500.5``,
-    ``500.00`` as ``500``, ``5e2`` as ``500``."""
+    """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``, ``1٬000``...) as
+    ``1000``, ``1,50,000`` (as India groups digits) as ``150000``, ``1.250,50`` (as much of Europe writes it) as
+    ``1250.5``, ``500.50`` as ``500.5``, ``500.00`` as ``500``, ``5e2`` as ``500``."""
     text = _EUROPEAN_NUMBER.sub(lambda m: m[1].replace(".", "") + "." + m[2], text)
-    text = re.sub(r"(?<=\d)[,'_ \u00a0\u2009\u202f](?=\d{3}(?!\d))", "", text)
+    text = _INDIAN_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
+    text = re.sub(r"(?<=\d)[,'_ \u00a0\u2009\u202f\u066c\u02bc\u00b7](?=\d{3}(?!\d))", "", text)
     text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
     return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
 
@@ -401,6 +429,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False) -> list[str
             if not _URL_ESCAPE.search(unescaped):
                 break
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
+    texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
@@ -426,25 +455,56 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False) -> list[str
             text = _JSON_ESCAPE.sub(_json_unescaped, text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too, its markup gone as JSON's
     python = [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
-    return forms + python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]
+    forms += python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]
+    otherwise = [form for form in forms if _READ_OTHERWISE.search(form)]  # "1.500", "5OO"
+    return forms + [reading for form in otherwise for reading in _numbers_read_otherwise(form)]
 
 
+# a run of base64: 16 characters or more holding a digit, or padded ("YWNtZS03Nw==", "dHJhbnNmZXI=")
 _BASE64 = re.compile(
-    r"(?<![\w+/=])(?=[A-Za-z+/]*\d)(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![\w+/=])"
+    r"(?<![\w+/=])(?:(?=[A-Za-z+/]*\d)(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+    r"|(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))(?![\w+/=])"
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 MAX_BASE64_RUNS = 20
 
 
 def _base64_decoded(text: str) -> list[str]:
-    """The texts that base64 runs in ``text`` spell (a model may decode them), where they spell text; a run holds a
-    digit (``additionalProperties`` is a word)."""
-    decoded = []
+    """The texts that base64 runs in ``text`` spell (a model may decode them), where they spell text, and ``text``
+    with them in place; a run holds a digit or is padded (``additionalProperties`` is a word)."""
+    decoded, inline = [], text
     for run in itertools.islice(_BASE64.finditer(text), MAX_BASE64_RUNS):
         with contextlib.suppress(binascii.Error, UnicodeDecodeError):
             spelt = base64.b64decode(run[0], validate=True).decode()
             decoded += [] if _CONTROL.search(spelt) else [spelt]
-    return decoded
+            inline = inline.replace(run[0], spelt) if decoded and decoded[-1] == spelt else inline
+    return [*decoded, inline] if inline != text else decoded  # a run alone, and in place: a value amid a call
+
+
+# mail's escapes: quoted-printable (=3D, a soft line break "=" at a line's end) and encoded words (=?utf-8?b?...?=)
+_QUOTED_PRINTABLE = re.compile(r"=3D|=\n|=[89A-F][0-9A-F]")  # its signs: "=" or a byte past ASCII escaped, a soft break
+_ENCODED_WORD = re.compile(r"=\?[\w-]{1,40}\?([BbQq])\?([^?\s]{0,2000})\?=")
+
+
+def _mail_decoded(text: str) -> list[str]:
+    """``text`` with mail's escapes undone, each kind on its own (``amount=500`` is no escape), as a model may
+    read a mail it was shown; none when it has no such escape."""
+    words = _ENCODED_WORD.sub(lambda word: _encoded_word(*word.group(1, 2)), text)
+    printable = _quoted_printable(text) if _QUOTED_PRINTABLE.search(text) else text
+    return [decoded for decoded in dict.fromkeys((words, printable)) if decoded != text]
+
+
+def _quoted_printable(text: str) -> str:
+    return quopri.decodestring(text.encode("utf-8", "surrogatepass")).decode("utf-8", "replace")
+
+
+def _encoded_word(encoding: str, word: str) -> str:
+    """One encoded word's text (base64, or quoted-printable with "_" for a space); as written if it is not one."""
+    with contextlib.suppress(binascii.Error, ValueError):
+        if encoding in "Bb":
+            return base64.b64decode(word, validate=True).decode()
+        return _quoted_printable(word.replace("_", " "))
+    return word
 
 
 # a table's row: a markdown one (after list, quote or fence marks too), an HTML one, or two lines of comma-separated
@@ -516,6 +576,16 @@ _UNSEEN = frozenset(("Cf", "Mn", "Me"))  # format characters and combining marks
 _OTHER_DIGITS = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
 
 
+_LATIN_LETTER = re.compile(r"LATIN (SMALL|CAPITAL) LETTER ([A-Z]) WITH .+")  # ŧ: LATIN SMALL LETTER T WITH STROKE
+
+
+@functools.lru_cache(maxsize=4096)
+def _latin_letter(char: str) -> str:
+    """A Latin letter with a stroke, hook or curl, which no decomposition takes off (ŧ, ɍ, ȶ), as its letter."""
+    found = _LATIN_LETTER.fullmatch(unicodedata.name(char, "")) if not char.isascii() else None
+    return char if found is None else found[2].lower() if found[1] == "SMALL" else found[2]
+
+
 def plain(text: str) -> str:
     """``text`` without invisible characters, combining marks, code fence marks, list bullets,
     blockquote marks and indentation, NFKC-normalised, with look-alike quotes, letters of other
@@ -525,7 +595,7 @@ def plain(text: str) -> str:
         text = _FLAG.sub("\U0001f3f4", text) if "\U0001f3f4" in text else text  # a flag's tags spell no text
         text = text.translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
-        text = "".join(c for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
+        text = "".join(_latin_letter(c) for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
         text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)
     text = text.translate(_BREAKS)
