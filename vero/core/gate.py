@@ -175,8 +175,7 @@ def quote_sources(agent: Agent) -> Shown:
     functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
     sent = (f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'), ensure_ascii=False)}" for fn in functions)
     shown.texts.extend(text for text in sent if text not in tools.values())  # a tool as sent, since changed
-    outside_steps = (step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback:
-    shown.results.extend(("", True, text) for text in outside_steps)  # data from outside, read as a tool's result
+    shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
     limit = agent.options.max_observation_chars  # each result as far as sent, as recorded and tidied (499.9...4: 500)
     for step in (step for step in run.steps if step.kind == StepKind.OBSERVATION):
         tool, ok, read = step.data.get("tool", ""), step.data.get("ok", True), step.content[:limit]

@@ -205,7 +205,7 @@ def quoted_call(
     spelt = _NAME_GAP.join(f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn)
     spellings = re.compile(spelt or re.escape(name), re.IGNORECASE)
     for source in sources:
-        for form in _forms(source, spellings, tables=source in descriptions.values()):
+        for form in _forms(source, spellings, tables=source in descriptions.values(), numbers=True):
             padded = False
             for written in calls_written(form, spellings):
                 try:
@@ -247,7 +247,7 @@ def _named_with_unsaid(
     except (ValueError, RecursionError):
         return True
     words = _flat(_URL.sub(" ", "\n".join(asked)))  # the user's words, not a URL's parts, read as results are
-    said = "\n".join(_plain_numbers(text) for text in (words, *_numbers_read_otherwise(words)))
+    said = "\n".join(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
     values = [value for value in values if not _found(value, said)]
@@ -303,7 +303,7 @@ def _value_texts(form: str) -> list[str]:
     flat, tagged = _flat(form), " ".join(plain(html.unescape(form)).split()).casefold()
     variants = [variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))]
     variants += [_ZERO_PADDED.sub("", variant) for variant in variants[1::2]]
-    return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in _numbers_read_otherwise(flat))]))
+    return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in _digits_drawn(flat))]))
 
 
 def _found(value: str, text: str) -> bool:
@@ -371,29 +371,41 @@ def _key_pattern(key: Any) -> str:
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
 _ZERO_PADDED = re.compile(r"(?<![\w.])0+(?=\d)")  # 0000500 in a table's column
+_GROUPED_DIGITS = re.compile(r"(?<![\w.-])\d{1,3}(?:[,'_ \u00a0\u2009\u202f\u066c\u02bc\u00b7]\d{3})+(?!\d)")  # 1 500
+_NOT_DIGIT = re.compile(r"\D")
 _INDIAN_NUMBER = re.compile(r"(?<![\d.,])\d{1,2}(?:,\d{2})+,\d{3}(?![\d,]|\.\d)")  # 1,50,000
-_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.]|,\d)")  # 1.500: 1500 to some, 1.5 to others
-# a number written with letters drawn like digits: 5OO, l500, 5〇〇 (a letter "o" or "l" beside a digit)
-_DIGITS_DRAWN = re.compile(r"(?<![\w.])(?=[oOilI〇]*\d)[\doOilI〇]*[oOilI〇][\doOilI〇]*(?![\w.])")
-_AS_DIGITS = str.maketrans("oOilI〇", "001110")
-_READ_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}")
+# Thousands grouped by dots, as much of Europe writes them: 1.500.000 and 1.500,- EUR say so; 1.500 alone is 1500 to
+# some and 1.5 to others, so it is read both ways in a call written out and in the user's words (``_numbers_otherwise``)
+_GROUPED_BY_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3}){2,}(?![\d.]|,\d)|(?<![\d.,])\d{1,3}(?:\.\d{3})+(?=,-)")
+_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.]|,\d)")
+# a number written with letters drawn like its digits: 5OO, l500, 5〇〇 (three characters or more, "o" and "l" only:
+# an "i7" or "l2" is a name)
+_DIGITS_DRAWN = re.compile(r"(?<![\w.])(?=[\doO〇l]*[oO〇l])(?=[oO〇l]*\d)[\doO〇l]{3,}(?![\w.])")
+_AS_DIGITS = str.maketrans("oO〇l", "0001")
+_NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}")
 
 
-def _numbers_read_otherwise(text: str) -> list[str]:
-    """``text`` with its numbers read as other writers mean them (``_DOTTED_THOUSANDS``, ``_DIGITS_DRAWN``),
-    as a model may read them; none when there is no such number."""
-    readings = [_DOTTED_THOUSANDS.sub(lambda m: m[0].replace(".", ""), text)] if "." in text else []
-    readings += [_DIGITS_DRAWN.sub(lambda m: m[0].translate(_AS_DIGITS), text)]
-    return [reading for reading in readings if reading != text]
+def _digits_drawn(text: str) -> list[str]:
+    """``text`` with its numbers written with letters drawn like digits read as those digits, if it has any."""
+    return [_DIGITS_DRAWN.sub(lambda m: m[0].translate(_AS_DIGITS), text)] if _DIGITS_DRAWN.search(text) else []
+
+
+def _numbers_otherwise(text: str) -> list[str]:
+    """``text`` with its numbers read as other writers may mean them: ``1.500`` as 1500 (``_DOTTED_THOUSANDS``), and
+    ``_digits_drawn``; none when there is no such number."""
+    dotted = [_DOTTED_THOUSANDS.sub(lambda m: m[0].replace(".", ""), text)] if _DOTTED_THOUSANDS.search(text) else []
+    return dotted + _digits_drawn(text)
 
 
 def _plain_numbers(text: str) -> str:
     """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``, ``1٬000``...) as
-    ``1000``, ``1,50,000`` (as India groups digits) as ``150000``, ``1.250,50`` (as much of Europe writes it) as
-    ``1250.5``, ``500.50`` as ``500.5``, ``500.00`` as ``500``, ``5e2`` as ``500``."""
+    ``1000``, ``1,50,000`` (as India groups digits) as ``150000``, ``1.250,50``, ``1.500,-`` and ``1.500.000`` (as
+    much of Europe writes them) as ``1250.5``, ``1500`` and ``1500000``, ``500.50`` as ``500.5``, ``500.00`` as
+    ``500``, ``5e2`` as ``500``."""
     text = _EUROPEAN_NUMBER.sub(lambda m: m[1].replace(".", "") + "." + m[2], text)
     text = _INDIAN_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
-    text = re.sub(r"(?<=\d)[,'_ \u00a0\u2009\u202f\u066c\u02bc\u00b7](?=\d{3}(?!\d))", "", text)
+    text = _GROUPED_BY_DOTS.sub(lambda m: m[0].replace(".", ""), text)
+    text = _GROUPED_DIGITS.sub(lambda m: _NOT_DIGIT.sub("", m[0]), text)  # a number on its own: "acme-77 500" is two
     text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
     return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
 
@@ -411,12 +423,13 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
         yield canonical(value)
 
 
-def _forms(source: str, name: re.Pattern[str], tables: bool = False) -> list[str]:
+def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bool = False) -> list[str]:
     """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL
     escapes undone or not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two
     times (JSON inside JSON), each with and without HTML tags (or with only a call's own tags, as
     ``<function=x>``) and table cell bars, and Python literals as JSON; with ``tables`` (a description), a
-    one-row table as its record too (``_records``)."""
+    one-row table as its record too (``_records``); with ``numbers`` (for calls written out), numbers read
+    otherwise too (``_numbers_otherwise``)."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     if "%" in source and _URL_ESCAPE.search(texts[0]):  # a call may be written URL-escaped
@@ -456,8 +469,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False) -> list[str
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too, its markup gone as JSON's
     python = [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
     forms += python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]
-    otherwise = [form for form in forms if _READ_OTHERWISE.search(form)]  # "1.500", "5OO"
-    return forms + [reading for form in otherwise for reading in _numbers_read_otherwise(form)]
+    otherwise = [form for form in forms if numbers and _NUMBER_OTHERWISE.search(form)]  # calls written out only
+    return forms + [reading for form in otherwise for reading in _numbers_otherwise(form)]
 
 
 # a run of base64: 16 characters or more holding a digit, or padded ("YWNtZS03Nw==", "dHJhbnNmZXI=")
