@@ -1,17 +1,19 @@
 """Kinds of tools and what the model is shown of them: a partial's pinned keywords, two tools of one name,
-a pydantic parameter's unknown fields, ``**kwargs``, numbers written for a ``str`` parameter, and dates, decimals,
-UUIDs and paths as parameters (all offline)."""
+a pydantic parameter's unknown fields, ``**kwargs``, numbers written for a ``str`` parameter, dates, decimals,
+UUIDs and paths as parameters, defaults written as pydantic ``Field``, ``NewType`` and a string Enum returned
+(all offline)."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import enum
 import functools
 import json
 import pathlib
 import uuid
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, NewType
 
 import pydantic
 import pytest
@@ -392,3 +394,132 @@ def test_a_tool_that_returns_a_pydantic_model_class_is_shown_it_not_told_it_rais
 
     outcome = ToolRegistry([Tool(schema_of, read_only=True)]).run("schema_of", {})
     assert outcome.ok and "Quiet" in outcome.output
+
+
+# --------------------------------------------------------------------------- defaults written as pydantic Field(...)
+
+
+def search(query: str, limit: int = pydantic.Field(5, ge=1, le=50, description="results at most")) -> str:
+    """Search the catalogue."""
+    return f"{query}: {limit!r}"
+
+
+def test_a_field_default_gives_the_schema_its_bounds_description_and_default():
+    schema = Tool(search).parameters
+    assert schema["properties"]["limit"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 50,
+        "description": "results at most",
+        "default": 5,
+    }
+    assert schema["required"] == ["query"]
+
+
+@pytest.mark.parametrize("arguments, seen", [({"query": "q"}, "q: 5"), ({"query": "q", "limit": 7}, "q: 7")])
+def test_a_field_default_reaches_the_function_as_its_value(arguments, seen):
+    found = Tool(search, read_only=True)
+    assert found.call(found.validate(arguments)) == seen
+
+
+def test_a_value_outside_a_field_default_s_bounds_is_refused_by_name():
+    llm = ScriptedLLM([native_call("search", '{"query": "q", "limit": 500}'), "done"])
+    agent = ToolCallingAgent("a", llm, tools=[Tool(search, read_only=True)], verbose=False)
+    agent.run("Find q.")
+    assert "limit (expected at most 50, got 500)" in agent.last_result.steps_of("observation")[0].content
+
+
+def test_a_field_without_a_default_is_required():
+    def tag(name: str = pydantic.Field(description="the tag")) -> str:
+        """Tag."""
+        return name
+
+    found = Tool(tag)
+    assert found.parameters["required"] == ["name"] and found.parameters["properties"]["name"]["description"]
+
+
+def test_a_field_default_factory_gives_each_call_a_fresh_value():
+    def collect(items: list[int] = pydantic.Field(default_factory=list)) -> list[int]:  # noqa: B008  (the idiom)
+        """Collect."""
+        items.append(1)
+        return items
+
+    found = Tool(collect)
+    assert found.call({}) == [1] and found.call({}) == [1]
+
+
+# --------------------------------------------------------------------------- NewType, a string Enum returned
+UserId = NewType("UserId", int)
+
+
+def test_a_new_type_is_the_type_it_names():
+    def profile(user: UserId) -> str:
+        """A user's profile."""
+        return f"user {user + 1}"
+
+    found = Tool(profile, read_only=True)
+    assert found.parameters["properties"]["user"] == {"type": "integer"}
+    assert found.call(found.validate({"user": "41"})) == "user 42"
+
+
+class Colour(str, enum.Enum):
+    RED = "red"
+
+
+def test_a_string_enum_member_returned_is_observed_as_its_text():
+    def favourite() -> Colour:
+        """The favourite colour."""
+        return Colour.RED
+
+    llm = ScriptedLLM(["Action: favourite\nAction Input: {}", "Final Answer: red"])
+    agent = ReActAgent("a", llm, tools=[Tool(favourite, read_only=True)], verbose=False)
+    agent.run("Which colour?")
+    assert agent.last_result.steps_of("observation")[0].content == "red"
+    assert "Observation: red" in llm.requests[1].messages[-1]["content"]
+
+
+# --------------------------------------------------------------------------- an MCP tool's schema with $ref
+class _Server:  # what MCPTool needs of a server, in-process
+    name, trust, max_description_chars, call_timeout = "fake", True, 2000, 5.0
+
+    def call(self, name: str, arguments: dict, timeout: float | None = None) -> str:
+        return "got " + json.dumps(arguments)
+
+
+ADDRESS = {"type": "object", "properties": {"zip": {"type": "integer"}}, "required": ["zip"]}
+
+
+@pytest.mark.parametrize("definitions", ["$defs", "definitions"])
+def test_an_mcp_tool_s_referenced_object_is_checked_as_any_other(definitions):
+    from vero.tools.mcp import MCPTool
+
+    schema = {"type": "object", definitions: {"Address": {**ADDRESS, "additionalProperties": False}}}
+    schema |= {"properties": {"to": {"$ref": f"#/{definitions}/Address"}}, "required": ["to"]}
+    found = MCPTool(_Server(), {"name": "ship", "inputSchema": schema, "annotations": {"readOnlyHint": True}})
+    assert found.signature() == "to: {zip: integer}" and definitions not in found.parameters
+    assert found.validate({"to": {"zip": "75001"}}) == {"to": {"zip": 75001}}
+    with pytest.raises(ValueError, match=r"to\.zip \(expected integer, got 'x'\); to\.zap \(unexpected field"):
+        found.validate({"to": {"zip": "x", "zap": 1}})
+
+
+def test_an_mcp_tool_s_other_arguments_are_checked_against_additional_properties():
+    from vero.tools.mcp import MCPTool
+
+    schema = {"type": "object", "properties": {}, "additionalProperties": {"type": "integer"}}
+    found = MCPTool(_Server(), {"name": "count", "inputSchema": schema})
+    with pytest.raises(ValueError, match=r"n \(expected integer, got 'many'\)"):
+        found.validate({"n": "many"})
+
+
+# --------------------------------------------------------------------------- an iterator returned
+@pytest.mark.parametrize(
+    "made, text",
+    [(lambda: zip("ab", [1, 2]), '[["a", 1], ["b", 2]]'), (lambda: map(str.upper, "ab"), '["A", "B"]')],
+)
+def test_an_iterator_a_tool_returns_is_observed_as_its_items(made, text):
+    def pairs() -> object:
+        """Pairs."""
+        return made()
+
+    registry = ToolRegistry([Tool(pairs, read_only=True)])
+    assert registry.run("pairs", {}).output == text

@@ -147,10 +147,26 @@ def _numpy_line(line: str, section: str, args: dict[str, str], current: str | No
 
 
 def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
-    """The parameters' hints, ``Annotated`` kept (its descriptions are read).  One that cannot be resolved
-    (a class defined inside a function, under ``from __future__ import annotations``) is a ``TypeError`` naming
-    it: read as "any value", the function would get the model's JSON, not the type it declares."""
-    func = _annotated(func)
+    """The parameters' hints, ``Annotated`` kept (its descriptions are read), and a default written as a pydantic
+    ``Field(...)`` (``_pydantic_fields``) added to its parameter's hint as ``Annotated`` metadata."""
+    fields = _pydantic_fields(func)
+    hints = _resolved_hints(_annotated(func))
+    return {**hints, **{name: typing.Annotated[hints.get(name, Any), field] for name, field in fields.items()}}
+
+
+def _pydantic_fields(func: Callable[..., Any]) -> dict[str, Any]:
+    """The parameters whose default is a pydantic ``Field(...)`` (``limit: int = Field(5, ge=1)``, as FastMCP and
+    LangChain tools write them): its constraints and description are the parameter's, and its default the value."""
+    with contextlib.suppress(TypeError, ValueError):  # no signature: no such default
+        parameters = inspect.signature(func).parameters.values()
+        return {p.name: p.default for p in parameters if type(p.default).__name__ == "FieldInfo"}
+    return {}
+
+
+def _resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """The hints as written.  One that cannot be resolved (a class defined inside a function, under ``from
+    __future__ import annotations``) is a ``TypeError`` naming it: read as "any value", the function would get
+    the model's JSON, not the type it declares."""
     with contextlib.suppress(Exception):  # one hint cannot be resolved: each is read on its own, to find it
         return typing.get_type_hints(func, include_extras=True)
     globalns = getattr(inspect.unwrap(func), "__globals__", {})
@@ -210,10 +226,13 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
             raise TypeError(f"parameter {param.name!r} of {name}(): {exc}") from None
         if param.name in arg_docs and arg_docs[param.name]:
             schema["description"] = arg_docs[param.name]
-        if param.default is param.empty:
+        default = param.default
+        if type(default).__name__ == "FieldInfo":  # a pydantic Field(...): its own default (``_pydantic_fields``)
+            default = param.empty if default.is_required() else default.get_default(call_default_factory=True)
+        if default is param.empty:
             required.append(param.name)
         else:
-            default = param.default.value if isinstance(param.default, enum.Enum) else param.default
+            default = default.value if isinstance(default, enum.Enum) else default
             default = sorted(default, key=repr) if isinstance(default, (set, frozenset)) else default
             text = "string" in str(schema.get("type"))  # a date, a Decimal...: the text a model writes for one
             schema["default"] = default if is_json(default) else str(default) if text else repr(default)
@@ -315,6 +334,7 @@ class Tool:
         self._extra: dict[str, Any] | None = extra if isinstance(extra, dict) else None  # **extra's schema
         self._accepts_extra = extra is not False
         self._pinned = _bound_keywords(func)  # a partial's keywords: no argument of the model's replaces one
+        self._fields = _pydantic_fields(func)  # defaults written as pydantic Field(...): given by ``call``
         # The parameter that a bare (non-JSON) string argument is given to: the only one, else the only required one.
         self.sole_parameter = props[0] if len(props) == 1 else self._required[0] if len(self._required) == 1 else None
 
@@ -344,6 +364,9 @@ class Tool:
         """Call the function with validated ``arguments`` (by name; positional-only ones are passed in order,
         one the model left out gets its default: ``validate`` made sure it has one)."""
         kwargs, args = dict(arguments), []
+        for name, field in self._fields.items():  # not the Field itself: the value it gives
+            if name not in kwargs and not field.is_required():
+                kwargs[name] = field.get_default(call_default_factory=True)
         for name, default in self._positional:
             if name not in kwargs and default is inspect.Parameter.empty:
                 raise TypeError(f"{self.name}() missing required argument: {name!r}")

@@ -47,6 +47,7 @@ from vero.core.files import read_regular
 from vero.core.text import clip, redact_url
 from vero.tools.base import Tool
 from vero.tools.registry import ToolRegistry
+from vero.tools.schema import inline_refs
 
 logger = logging.getLogger("vero.mcp")
 
@@ -237,9 +238,10 @@ def _description(spec: Mapping[str, Any], limit: int) -> str:
 
 
 def _parameters(input_schema: Any) -> dict[str, Any]:
-    """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties)."""
-    schema = dict(input_schema) if isinstance(input_schema, dict) else {}
-    schema.pop("$schema", None)  # some OpenAI-compatible servers refuse the meta-schema key
+    """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties), its
+    ``$ref``s written out (``inline_refs``: a referenced object is checked as any other, and no server is sent
+    a ``$schema`` key, which some OpenAI-compatible servers refuse)."""
+    schema = inline_refs(dict(input_schema)) if isinstance(input_schema, dict) else {}
     schema["type"] = "object"
     properties = schema.get("properties")
     schema["properties"] = (
@@ -283,7 +285,9 @@ class MCPTool(Tool):
         self.parameters = _parameters(spec.get("inputSchema"))
         self._positional = []
         self._required = self.parameters["required"]
-        self._accepts_extra = self.parameters.get("additionalProperties") is not False
+        extra = self.parameters.get("additionalProperties", True)
+        self._extra = extra if isinstance(extra, dict) else None  # each other argument checked against its schema
+        self._accepts_extra = extra is not False
         props = list(self.parameters["properties"])
         self.sole_parameter = props[0] if len(props) == 1 else None
         if self.sole_parameter is None and len(self._required) == 1:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import _thread
 import contextvars
 import functools
+import io
 import itertools
 import json
 import logging
@@ -152,25 +153,26 @@ def to_text(result: Any) -> str:
     """Turn whatever a tool returned into the observation text: a structured value as JSON, as the
     model's arguments came (``Order(id=1)`` as ``{"id": 1}``), anything else as ``str``."""
     if isinstance(result, str):
-        return result
+        return str.__str__(result)  # the text, also of a str subclass (an Enum of strings: "red", not Color.RED)
     if result is None:
         return "(no output)"
     if type(result) in (int, float, bool):  # a plain number, as it prints
         return str(result)
     if isinstance(result, (bytes, bytearray)):
         return bytes(result).decode("utf-8", errors="replace")
-    if isinstance(result, types.GeneratorType):
+    if isinstance(result, Iterator) and not isinstance(result, io.IOBase):  # a generator, zip(), map()...: its items
         return _generated_text(result)
     plain = plain_output(result)  # a dataclass, pydantic model, NamedTuple, Enum, tuple or set: its JSON values
     return json.dumps(plain, ensure_ascii=False, default=str) if isinstance(plain, (dict, list)) else str(plain)
 
 
-def _generated_text(generator: types.GeneratorType[Any, Any, Any]) -> str:
-    """A generator's items as a JSON list; it is stopped after ``MAX_GENERATED_ITEMS``."""
+def _generated_text(generator: Iterator[Any]) -> str:
+    """An iterator's items as a JSON list; it is stopped after ``MAX_GENERATED_ITEMS`` (a generator closed)."""
     try:
         items = list(itertools.islice(generator, MAX_GENERATED_ITEMS + 1))
     finally:
-        generator.close()
+        if isinstance(generator, types.GeneratorType):
+            generator.close()
     text = to_text(items[:MAX_GENERATED_ITEMS])
     if len(items) > MAX_GENERATED_ITEMS:
         text += f"\n...[the generator was stopped after {MAX_GENERATED_ITEMS:,} items]"

@@ -93,8 +93,10 @@ def unannotated(tp: Any) -> tuple[Any, str]:
     """``(T, description)`` for ``Annotated[T, "description", ...]``; ``(tp, "")`` otherwise.
 
     The description is the first string in the metadata, or the first ``description`` attribute
-    (a pydantic ``Field(description=...)``).
+    (a pydantic ``Field(description=...)``).  A ``NewType`` is the type it names (``UserId`` an ``int``).
     """
+    while isinstance(tp, typing.NewType):
+        tp = tp.__supertype__
     if typing.get_origin(tp) is not typing.Annotated:
         return tp, ""
     inner, *metadata = typing.get_args(tp)
