@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8369  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8386  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -65,7 +65,10 @@ LINES_CEILING = 8369  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # words too; an evaluator's feedback read as a tool's result);
 # 8369: +31, a false-positive probe of those (1.500 read as 1500 only in a call written out, "i7" no number, an
 # evaluator's feedback the app's own words again, "acme-77 500" two values) and a second tool-kinds probe (a pydantic
-# Field(...) default, NewType, a str Enum returned as its text, an iterator returned, an MCP schema's $ref): falls
+# Field(...) default, NewType, a str Enum returned as its text, an iterator returned, an MCP schema's $ref);
+# 8386: +17 for a fault probe (another library's cancellation from a model ends the run failed, a replanner's answer
+# that shows nothing, Reflexion's cut-off direct answer and its executor's API error, a repeating model's thought
+# kept out of history, a call written as text of a tool the agent has not answered "unknown tool"): falls
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28); lower one when a change lowers it.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import json
 import sys
 from typing import NoReturn
 
@@ -325,6 +326,9 @@ def _agent_spec(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``vero`` console script and of ``python -m vero``."""
+    for stream in (sys.stdout, sys.stderr):  # a console that cannot write a character (cp1252, ascii) escapes it
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # a TextIOWrapper's
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -340,6 +344,15 @@ def main(argv: list[str] | None = None) -> int:
     secrets += url_credentials(getattr(args, "base_url", None)) + url_credentials(settings.OPENAI_BASE_URL)
     with command_logging(debug, secrets), secrets_hidden(secrets):
         return run_command(args, debug)
+
+
+def _encodes(text: str, stream: object) -> bool:
+    """True when ``stream`` can write ``text`` as it is."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def run_command(args, debug: bool) -> int:
@@ -402,7 +415,8 @@ def cmd_run(args) -> int:
     result = as_json_answer(agent.last_result) if schema is not None else agent.last_result
     if args.json:
         print_error(result, debug=args.debug)
-        print(printable_json(masked_json(result.to_dict(), SECRETS)))  # C0 controls are escaped by json already
+        text = printable_json(masked_json(result.to_dict(), SECRETS))  # C0 controls are escaped by json already
+        print(text if _encodes(text, sys.stdout) else json.dumps(json.loads(text)))  # else the same JSON, in ASCII
     elif args.quiet:
         print_answer(result, debug=args.debug)
     else:

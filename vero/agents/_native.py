@@ -11,6 +11,7 @@ the hook's ``respond`` consults in ``nudge_for``.  A call read from text runs on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -77,6 +78,7 @@ TOO_MANY_CALLS = note(
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
 # until the output cap; only the first written call runs, so the rest is never needed.
 TEXT_CALLS_STOP = ["</tools>"]
+_WRITTEN_NAME = re.compile(r'"name"\s*:\s*"([\w.-]{1,64})"|<function=([\w.-]{1,64})')  # a call's tool, as written
 
 
 def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
@@ -95,7 +97,8 @@ def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     """``reply``, or a copy whose call written as text became a real tool call.
 
-    A reply whose whole text is a call is read as that call; a call of a read-only tool written amid prose is read too
+    A reply whose whole text is a call is read as that call (of a tool the agent has not too: the gate answers it as it
+    answers such a native call, "unknown tool"); a call of a read-only tool written amid prose is read too
     (running a lookup changes nothing).  Only the first call runs.  Such a call is marked as read from text
     (``origin="text"``): the gate (``Agent.run_tool``) refuses it when it is a quote of a call the model was shown.  A
     reply cut off at the output limit runs no call of a tool that may change things (``without_cut_off_calls``).
@@ -105,6 +108,8 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     if reply.tool_calls or not agent.tools:
         return reply
     found = tool_calls_in_text(reply.text, agent.tools.names()) if hook.calls_in_text else None
+    if found is None and hook.calls_in_text and reply.text.lstrip()[:1] in ("{", "[", "<", "`"):
+        found = tool_calls_in_text(reply.text, _names_written(reply.text))  # of a tool it has not: "unknown tool"
     if found is None:
         return _with_lookup_in_prose(agent, reply) if hook.calls_in_prose else reply
     call, dropped = found.calls[0], len(found.calls) - 1
@@ -113,6 +118,11 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
         return reply
     note_ = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
     return _as_call(agent, reply, call, f"tool call written as text, run as a call: {call.name}{note_}")
+
+
+def _names_written(text: str) -> list[str]:
+    """The tool names written in ``text`` as a call's (``"name": "x"``, ``<function=x>``), known or not."""
+    return [json_name or tag_name for json_name, tag_name in _WRITTEN_NAME.findall(text)]
 
 
 def _with_lookup_in_prose(agent: Agent, reply: Message) -> Message:

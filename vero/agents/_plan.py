@@ -12,7 +12,7 @@ from typing import Any
 from vero.core.agent import tool_calls
 from vero.core.parsing import call_worked
 from vero.core.result import PlanStepStatus, RunResult, Step
-from vero.core.text import folded
+from vero.core.text import SHOWS_NOTHING, folded
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
 MARKERS = {
@@ -144,7 +144,7 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
     response = data.get("response")
     if isinstance(response, (int, float, dict, list)) and response not in ({}, []):  # 42, true, {...}: as JSON
         response = json.dumps(response, ensure_ascii=False)
-    if isinstance(response, str) and response.strip():
+    if isinstance(response, str) and not SHOWS_NOTHING.fullmatch(response):  # "\u200b" is no answer either
         return Finished(response.strip())
     if "steps" not in data:
         raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')

@@ -19,6 +19,7 @@ from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_bud
 from vero.core.parsing import as_bool, as_score
 from vero.core.result import Outcome, RunResult, Status, StepKind
 from vero.core.text import SHOWS_NOTHING
+from vero.errors import LLMCallError
 
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
@@ -164,14 +165,16 @@ class ReflexionAgent(Agent):
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
         answer = best(attempts).answer if attempts else ""  # none passed: the best, to review; none is a failure
-        return self._no_attempt(attempts) if SHOWS_NOTHING.fullmatch(answer) else Outcome(answer, Status.NEEDS_REVIEW)
+        if SHOWS_NOTHING.fullmatch(answer) or all(attempt.status == Status.FAILED for attempt in attempts):
+            return self._no_attempt(attempts, answer)
+        return Outcome(answer, Status.NEEDS_REVIEW)
 
-    def _no_attempt(self, attempts: list[Attempt]) -> Outcome:
-        """Every attempt ended without an answer: ``failed``, saying why (its statuses)."""
+    def _no_attempt(self, attempts: list[Attempt], partial: str) -> Outcome:
+        """Every attempt ended without an answer (or failed, its text a partial one): ``failed``, saying why."""
         statuses = ", ".join(dict.fromkeys(str(attempt.status) for attempt in attempts))
         ended = f", ended {statuses}" if statuses else ""  # none at all: max_turns is 0
         self.record(StepKind.ERROR, f"no attempt gave an answer ({len(attempts)} attempts{ended})")
-        return Outcome("", Status.FAILED)
+        return Outcome("" if SHOWS_NOTHING.fullmatch(partial) else partial, Status.FAILED)
 
     # -- executor ----------------------------------------------------------------
     def _attempt(self, task: str, number: int, memory: ReflexionMemory) -> Attempt:
@@ -184,9 +187,13 @@ class ReflexionAgent(Agent):
             )
         if executor is None:  # no tools: one plain generation call
             system = with_history(self, self.system_prompt or self.executor_prompt)
-            answer = self.call_llm([Message("system", system), Message("user", task)], **self.answer_format()).text
-            return Attempt(number, answer, Status.OK, "(one direct answer; no tools were used)")
+            reply = self.call_llm([Message("system", system), Message("user", task)], **self.answer_format())
+            if reply.truncated:  # cut off at the output limit: no answer, and the judge is not asked
+                return Attempt(number, reply.text, Status.FAILED, "(one direct answer, cut off at the output limit)")
+            return Attempt(number, reply.text, Status.OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)
+        if isinstance(result.error, LLMCallError):  # the server refused the call (a key, a parameter): no other attempt
+            raise result.error  # would fare better, and the run ends `failed` with the error itself
         return Attempt(number, result.answer, result.status, self._trajectory(result))
 
     def _trajectory(self, result: RunResult) -> str:

@@ -340,7 +340,8 @@ class Agent(ABC):
             except KeyboardInterrupt as interrupt:  # the user's Ctrl-C: the run is cancelled, and the caller hears it
                 self._finish(run.partial, Status.CANCELLED, interrupt)
                 raise
-            except (Exception, SystemExit) as exc:  # every other failure becomes a `failed` result, sys.exit() too
+            # every other failure is a `failed` result: sys.exit() too, and another library's cancellation
+            except BaseException as exc:  # (asyncio's CancelledError from a model, GeneratorExit...)
                 log.debug("run of %s failed", self.name, exc_info=True)
                 answer, status, error = run.partial, Status.FAILED, exc
             result = self._finish(answer, status, error)
@@ -411,7 +412,8 @@ class Agent(ABC):
 
     def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
         """The run's ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
-        turn goes into ``history`` (one of ``NO_ANSWER_KEPT`` does not: no half turn)."""
+        turn goes into ``history`` (one of ``NO_ANSWER_KEPT`` does not: no half turn; nor does the partial
+        answer of a run a budget cut short, ``BudgetExceeded``: often a thought, which a next run reads as one)."""
         run = self.current_run
         if status == Status.FAILED and error is None:  # a failed run always says why
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
@@ -437,7 +439,7 @@ class Agent(ABC):
             usage=dict(result.usage),
             error=f"{type(error).__name__}: {error}" if error else None,
         )
-        if result.answer and status not in NO_ANSWER_KEPT:
+        if result.answer and status not in NO_ANSWER_KEPT and not isinstance(error, BudgetExceeded):
             self.history += [Message("user", run.task), Message("assistant", result.answer)]
         return result
 
