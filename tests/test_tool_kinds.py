@@ -523,3 +523,31 @@ def test_an_iterator_a_tool_returns_is_observed_as_its_items(made, text):
 
     registry = ToolRegistry([Tool(pairs, read_only=True)])
     assert registry.run("pairs", {}).output == text
+
+
+# --------------------------------------------------------------------------- constraints: a multiple, a dict's size
+def test_a_multiple_of_constraint_is_shown_and_checked():
+    def pack(
+        even: Annotated[int, pydantic.Field(multiple_of=2)], step: Annotated[float, pydantic.Field(multiple_of=0.1)]
+    ):
+        """Pack."""
+        return even
+
+    found = Tool(pack)
+    assert found.parameters["properties"]["even"] == {"type": "integer", "multipleOf": 2}
+    assert found.validate({"even": 4, "step": 0.3}) == {"even": 4, "step": 0.3}  # 0.3 is a multiple of 0.1, written
+    with pytest.raises(ValueError, match=r"even \(expected a multiple of 2, got 3\); step \(expected a multiple of"):
+        found.validate({"even": 3, "step": 0.25})
+
+
+def test_a_dict_s_length_constraint_bounds_its_entries():
+    def label(tags: Annotated[dict[str, int], pydantic.Field(min_length=1, max_length=2)]) -> str:
+        """Label."""
+        return "ok"
+
+    found = Tool(label)
+    assert {"minProperties": 1, "maxProperties": 2}.items() <= found.parameters["properties"]["tags"].items()
+    with pytest.raises(ValueError, match=r"tags \(expected at most 2 entries, got 3\)"):
+        found.validate({"tags": {"a": 1, "b": 2, "c": 3}})
+    with pytest.raises(ValueError, match=r"tags \(expected at least 1 entries, got 0\)"):
+        found.validate({"tags": {}})

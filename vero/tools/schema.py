@@ -197,23 +197,24 @@ def _schema(tp: Any, seen: frozenset[Any]) -> dict[str, Any]:
 
 
 _BOUNDS = {"gt": "exclusiveMinimum", "ge": "minimum", "lt": "exclusiveMaximum", "le": "maximum"}
+_LENGTH_OF = {"array": "Items", "object": "Properties"}  # a length bounds a list's items, a dict's keys, or text
 
 
 def _constraints(tp: Any, kind: Any) -> dict[str, Any]:
     """The JSON Schema keywords of the constraints in ``Annotated[T, ...]``: annotated_types' ``Ge``,
-    ``Interval``, ``MinLen``... and pydantic's ``Field(ge=..., max_length=..., pattern=...)``, read by
-    their attributes (neither library is imported).  A length bounds a list's items, else a string."""
+    ``Interval``, ``MinLen``, ``MultipleOf``... and pydantic's ``Field(ge=..., max_length=..., pattern=...)``, read by
+    their attributes (neither library is imported).  A length bounds a list's items, a dict's keys, else a string."""
     if typing.get_origin(tp) is not typing.Annotated:
         return {}
     found: dict[str, Any] = {}
     for item in tp.__metadata__:
         for part in (item, *getattr(item, "metadata", ())):  # a pydantic Field keeps its constraints in .metadata
-            for attribute, keyword in _BOUNDS.items():
+            for attribute, keyword in (*_BOUNDS.items(), ("multiple_of", "multipleOf")):
                 if _is_number(getattr(part, attribute, None)):
                     found[keyword] = getattr(part, attribute)
             for attribute, end in (("min_length", "min"), ("max_length", "max")):
                 if _is_number(getattr(part, attribute, None)):
-                    found[f"{end}Items" if kind == "array" else f"{end}Length"] = getattr(part, attribute)
+                    found[end + _LENGTH_OF.get(kind, "Length")] = getattr(part, attribute)
             if isinstance(getattr(part, "pattern", None), str):
                 found["pattern"] = part.pattern
     return found
@@ -539,8 +540,8 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
     ``problems`` with its path.
 
     Checked: ``type``, ``enum``, ``const``, ``anyOf`` (an option that fits), ``oneOf`` (exactly one), ``allOf``,
-    an object's ``properties``/``required``/``additionalProperties``, an array's ``items`` and
-    length, a number's bounds, a string's length and ``pattern``.
+    an object's ``properties``/``required``/``additionalProperties`` and number of entries, an array's ``items``
+    and length, a number's bounds and ``multipleOf``, a string's length and ``pattern``.
     """
     if isinstance(schema.get("allOf"), list):
         return _check_all_of(value, schema, path, problems)
@@ -581,13 +582,14 @@ def _check_all_of(value: Any, schema: dict[str, Any], path: str, problems: list[
 
 
 _BOUND_KEYWORDS = frozenset(
-    ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern")
+    ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern")
 )
 _NUMBER_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
     ("minimum", lambda value, bound: value >= bound, "at least"),
     ("maximum", lambda value, bound: value <= bound, "at most"),
     ("exclusiveMinimum", lambda value, bound: value > bound, "more than"),
     ("exclusiveMaximum", lambda value, bound: value < bound, "less than"),
+    ("multipleOf", lambda value, step: step <= 0 or Decimal(repr(value)) % Decimal(repr(step)) == 0, "a multiple of"),
 )
 
 
@@ -720,6 +722,11 @@ def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[
     for name in schema.get("required", ()):
         if name not in obj:
             problems.append((_join(path, name), "required, missing"))
+    fewest, most = schema.get("minProperties"), schema.get("maxProperties")  # pydantic's Field(max_length=) of a dict
+    if isinstance(fewest, int) and len(obj) < fewest:
+        problems.append((path, f"expected at least {fewest} entries, got {len(obj)}"))
+    if isinstance(most, int) and len(obj) > most:
+        problems.append((path, f"expected at most {most} entries, got {len(obj)}"))
     return result
 
 
