@@ -551,3 +551,35 @@ def test_a_dict_s_length_constraint_bounds_its_entries():
         found.validate({"tags": {"a": 1, "b": 2, "c": 3}})
     with pytest.raises(ValueError, match=r"tags \(expected at least 1 entries, got 0\)"):
         found.validate({"tags": {}})
+
+
+class Query(pydantic.BaseModel):
+    count: int
+    text: str
+
+
+def test_a_lookup_s_pydantic_parameter_names_every_problem_with_an_unknown_field():
+    def find(query: Query) -> str:
+        """Find."""
+        return "ok"
+
+    outcome = ToolRegistry([Tool(find, read_only=True)]).call("find", {"query": {"count": "many", "extra": 1}})
+    assert all(f"query.{field} (" in outcome.output for field in ("extra", "count", "text"))
+
+
+class Repeat:
+    """Repeat a word."""
+
+    count: str  # an attribute of the class, not the argument of the same name
+
+    def __init__(self, word: str, count: int):
+        self.text = " ".join([word] * count)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def test_a_class_as_a_tool_takes_its_own_init_s_arguments():
+    found = Tool(Repeat, read_only=True)
+    assert found.parameters["properties"] == {"word": {"type": "string"}, "count": {"type": "integer"}}
+    assert ToolRegistry([found]).call("Repeat", {"word": "hi", "count": "3"}).output == "hi hi hi"

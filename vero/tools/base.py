@@ -8,6 +8,7 @@ coerces the loose arguments models produce, builds the declared types and names 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import functools
 import inspect
@@ -149,8 +150,10 @@ def _numpy_line(line: str, section: str, args: dict[str, str], current: str | No
 def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
     """The parameters' hints, ``Annotated`` kept (its descriptions are read), and a default written as a pydantic
     ``Field(...)`` (``_pydantic_fields``) added to its parameter's hint as ``Annotated`` metadata."""
-    fields = _pydantic_fields(func)
-    hints = _resolved_hints(_annotated(func))
+    fields, annotated = _pydantic_fields(func), _annotated(func)
+    if inspect.isclass(annotated) and "__init__" in vars(annotated) and not dataclasses.is_dataclass(annotated):
+        annotated = annotated.__init__  # a class's own __init__ takes the arguments, not its attributes
+    hints = _resolved_hints(annotated)
     return {**hints, **{name: typing.Annotated[hints.get(name, Any), field] for name, field in fields.items()}}
 
 

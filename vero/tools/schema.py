@@ -995,10 +995,11 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
         strict: list[Problem] = []  # on a field it drops (``ctegory``)
         check(value, schema, path, strict)
         problems += [problem for problem in strict if problem[1].startswith(UNEXPECTED_FIELD)]
-    if len(problems) > found:
+    if len(problems) > found and EXACT.get():  # vero's check named every problem
         return None
-    try:
-        return tp.model_validate(value)
+    try:  # (a lookup's unexpected fields named, pydantic names the rest)
+        model = tp.model_validate(value)
+        return model if len(problems) == found else None
     except pydantic.ValidationError as exc:
         for error in exc.errors():
             where = path
