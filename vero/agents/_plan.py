@@ -67,26 +67,30 @@ class Plan:
     def replace_remaining(self, descriptions: list[str]) -> None:
         self.steps = [s for s in self.steps if s.status != PlanStepStatus.PENDING] + [PlanStep(d) for d in descriptions]
 
-    def results(self, clip: Callable[[str, int], str]) -> str:
+    def results(self, clip: Callable[[str, int], str], most: int) -> str:
         """The finished steps: each with its result and the output of its tool calls that worked; a
         failed step with those outputs and the errors of its last two failed calls, but not its
         answer: no tool result is behind it, and a model copied such a guess into the final answer."""
         finished = (PlanStepStatus.COMPLETED, PlanStepStatus.FAILED)
         done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in finished]
-        shown = [f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip)}" for i, s in done]
+        shown = [f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip, most)}" for i, s in done]
         return "\n\n".join(shown) or "(none yet)"
 
     def __len__(self) -> int:
         return len(self.steps)
 
 
-def _outcome(step: PlanStep, clip: Callable[[str, int], str]) -> str:
-    worked = "".join(f"\nTool result: {clip(f'{call} -> {output}', 1000)}" for call, output in step.tool_results)
+def _outcome(step: PlanStep, clip: Callable[[str, int], str], most: int) -> str:
+    """A finished step as the next step's executor and the replanner read it; a result is shown at most as far as
+    the model was shown it (``most``, ``max_observation_chars``): what is past that, the gate does not compare."""
+    worked = "".join(
+        f"\nTool result: {clip(f'{call} -> {output}', min(1000, most))}" for call, output in step.tool_results
+    )
     if step.status != PlanStepStatus.FAILED:
         return f"Result: {clip(step.result, 2000)}{worked}"
     if not step.errors and not step.tool_results:  # no call was made: what the executor ended with says why
         return f"Result: none (the step failed; it ended with: {clip(step.result, 300)})"
-    failed = "".join(f"\nFailed call: {clip(f'{call} -> {error}', 500)}" for call, error in step.errors[-2:])
+    failed = "".join(f"\nFailed call: {clip(f'{call} -> {error}', min(500, most))}" for call, error in step.errors[-2:])
     return f"Result: none (the step failed){worked}{failed}"
 
 

@@ -256,7 +256,7 @@ class PlanExecuteAgent(Agent):
         executor = self.subagent(  # the user's system prompt (its rules) reaches the agent that calls the tools
             self.executor_class, f"{self.name}-step{number}", protocol=self.protocol, system_prompt=self.system_prompt
         )
-        results = plan.results(clip_observation)
+        results = plan.results(clip_observation, self.options.max_observation_chars)
         text = self.step_task.format(task=task, plan=plan.render(), results=results, step=step.description)
         result = self.run_subagent(executor, text)
         step.finish(result)
@@ -267,7 +267,7 @@ class PlanExecuteAgent(Agent):
 
     # -- replan, and the answer when a cap ends the loop -------------------------------------
     def _progress(self, prompt: str, task: str, plan: Plan, feedback: str = "") -> list[Message]:
-        results = plan.results(clip_observation)
+        results = plan.results(clip_observation, self.options.max_observation_chars)
         tools = self.tools.describe() or NO_TOOLS
         request = self.progress_request.format(task=task, plan=plan.render(), results=results, tools=tools)
         if feedback:  # the gate sent the replanned steps back

@@ -198,7 +198,8 @@ class ReflexionAgent(Agent):
 
     def _trajectory(self, result: RunResult) -> str:
         shown = [s for s in result.steps if s.depth == 0 and s.kind != StepKind.THINKING]
-        lines = [f"{s.kind}: {clip_observation(s.content, 600)}" for s in shown]
+        most = min(600, self.options.max_observation_chars)  # no more of a result than the executor's model was shown
+        lines = [f"{s.kind}: {clip_observation(s.content, most)}" for s in shown]
         if result.status != Status.OK:
             lines.append(f"(the run ended with status {result.status}: {result.error or 'no answer accepted'})")
         return clip_observation("\n".join(lines) or "(no steps recorded)", 6000)

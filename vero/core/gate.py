@@ -161,11 +161,17 @@ def quote_sources(agent: Agent) -> Shown:
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
     tools = {t.name: f"{t.description}\n\n{json.dumps(t.parameters, ensure_ascii=False)}" for t in agent.tools}
+    for name, told in agent.tools.retired.items():  # what a tool since replaced told the model (MCP's list_changed)
+        tools[name] = "\n\n".join([tools.get(name, ""), *told])
     seen = agent.history_messages()  # the window the model is sent: what is older, it never saw
-    said = [message.text for message in seen if message.role == "user"]
+    # a sub-agent's history holds tasks its parent's model wrote (a given Reflexion executor's, with reflections):
+    # the user's words are its parent's (below)
+    users = ("user",) if agent._run is None or agent._run.parent_sources is None else ()
+    said = [message.text for message in seen if message.role in users]
     outside = ("tool", "system")  # a result (a loaded session's), a message the app added (a page it retrieved)
     results = [("", True, message.text) for message in seen if message.role in outside]
-    others = [message.text for message in seen if message.role not in outside]
+    others = [message.text for message in seen if message.role not in (*outside, *users)]
+    others += [call.arguments for message in seen for call in message.tool_calls or () if call.arguments]
     shown = Shown([agent.system_prompt or "", *tools.values(), *others], results, said, tools)
     if (run := agent._run) is None:
         return shown

@@ -231,9 +231,10 @@ def _hands_a_step_over(sentence: str, following: str) -> bool:
 # looked for on word boundaries, joined by a space or by nothing, the last one perhaps plural: ``archive_note``
 # is found in ``archiveNote``, ``Archive-Note``, ``archive\_notes``, "the archive note tool".
 _CAMEL = re.compile(r"(?<=[^\W_])(?=[A-Z][a-z])|(?<=[a-z0-9])(?=[A-Z])")  # where camelCase starts a word
-_DRAWN_ALIKE = str.maketrans("l10", "iio")
+_DRAWN_ALIKE = str.maketrans("l10345$@7", "iioeasaat")  # d3l3t3_r3c0rd is delete_record too
 _SIGNS = re.compile(r"[\W_]+")
 _TAG = re.compile(r"<[^<>]{0,200}>")
+_SPACED_OUT = re.compile(r"\b(\w) (?=\w\b)")  # a letter and a space before another letter standing alone
 
 
 def tools_named(text: str, names: list[str]) -> list[str]:
@@ -241,6 +242,7 @@ def tools_named(text: str, names: list[str]) -> list[str]:
     separators or none, markdown escapes, invisible characters, look-alike letters, a plural or a
     trailing "tool").  Generous on purpose: a name read where none was meant only withholds a nudge."""
     readings = _readings(text)
+    readings |= {_SPACED_OUT.sub(r"\1", reading) for reading in readings}  # d e l e t e _ r e c o r d
     return [name for name in names if any(_spelling(name).search(reading) for reading in readings)]
 
 

@@ -263,6 +263,7 @@ class ToolRegistry:
         self._tools: dict[str, Tool] = {}
         self._schemas: list[dict[str, Any]] | None = None
         self._description: str | None = None
+        self.retired: dict[str, list[str]] = {}  # a replaced tool's description and schema, by name: once shown
         if isinstance(tools, dict):
             tools = tools.values()
         given: dict[str, Any] = {}  # each name's tool or function, as given
@@ -285,6 +286,7 @@ class ToolRegistry:
         new = item if isinstance(item, Tool) else tool(item)
         if new.name in self._tools:
             logger.warning("tool %r registered twice; the new one replaces the old", new.name)
+            self._retire(self._tools[new.name])
         self._tools[new.name] = new
         self._schemas = self._description = None
         return new
@@ -293,7 +295,17 @@ class ToolRegistry:
         """Take a tool out (an MCP server's tool the server no longer offers); returns it, or None."""
         removed = self._tools.pop(name, None)
         self._schemas = self._description = None
+        if removed is not None:
+            self._retire(removed)
         return removed
+
+    def _retire(self, old: Tool) -> None:
+        """Keep what a tool replaced or removed told the model (``retired``): an MCP server that changes a
+        description after a call ("list_changed") may have had the model read the old one, which the gate
+        reads as any description (a call written there is a quote)."""
+        told = f"{old.description}\n\n{json.dumps(old.parameters, ensure_ascii=False)}"
+        if told not in self.retired.setdefault(old.name, []):
+            self.retired[old.name].append(told)
 
     def only(self, names: Iterable[str]) -> ToolRegistry:
         """A registry with just these of its tools (unknown names are skipped) and the same default timeout."""
