@@ -96,3 +96,56 @@ def test_a_call_written_as_text_of_a_tool_the_agent_has_not_is_answered_as_an_un
     agent = ToolCallingAgent("t", llm, tools=[lookup], verbose=False)
     assert agent.run("Capital of Australia?") == "Canberra" and agent.history[-1].content == "Canberra"
     assert agent.last_result.steps_of("observation")[0].content.startswith("Error: unknown tool 'web_search'")
+
+
+# -- the second fault probe: a cancel and a failing call, a stream left, run_many given one task, odd seconds -------
+def test_a_run_cancelled_while_its_model_call_fails_ends_cancelled():
+    import threading
+
+    from vero.agents import ToolCallingAgent
+
+    started = threading.Event()
+
+    def fails_after_the_cancel(messages):
+        started.set()
+        agent.cancel()  # the user cancels while the call is under way; the server then fails it
+        raise LLMCallError("model call failed (HTTP 503): overloaded", status=503)
+
+    agent = ToolCallingAgent("t", ScriptedLLM([fails_after_the_cancel]), verbose=False)
+    agent.run("go")
+    assert started.is_set() and agent.last_result.status == Status.CANCELLED
+
+
+def test_leaving_a_stream_early_closes_the_reply_s_connection():
+    import time
+
+    from vero.agents import ToolCallingAgent
+    from vero.core.stream import TextDelta
+    from vero.testing import Fault
+
+    with pooled_mock_server() as srv:
+        srv.enqueue(Fault.endless("token ", every=0.01))  # a reply still being generated
+        llm = ChatOpenAI(model_name="m", api_key="sk-x", base_url=srv.base_url, max_retries=0)
+        agent = ToolCallingAgent("t", llm, verbose=False)
+        for event in agent.stream("go"):
+            if isinstance(event, TextDelta):
+                break
+        deadline = time.monotonic() + 5
+        while srv._handling and time.monotonic() < deadline:  # the server sees the connection closed
+            time.sleep(0.05)
+        assert agent.last_result.status == Status.CANCELLED and not srv._handling
+
+
+def test_run_many_given_one_task_as_text_is_a_type_error():
+    from vero.batch import run_many
+
+    with pytest.raises(TypeError, match="a list of tasks, not one task"):
+        run_many(lambda: None, "What is 6 * 7?")
+
+
+@pytest.mark.parametrize(
+    "seconds", [{"timeout": 0}, {"timeout": "abc"}, {"max_call_seconds": float("nan")}, {"max_call_seconds": -5}]
+)
+def test_chat_openai_refuses_seconds_that_are_not_seconds(seconds):
+    with pytest.raises(ValueError, match=f"{next(iter(seconds))} must be seconds"):
+        ChatOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", **seconds)

@@ -80,6 +80,8 @@ def run_many(
     wait on the network, so threads scale well).  A given executor is not shut down.
     ``progress`` shows a one-line counter on stderr when stderr is a terminal.
     """
+    if isinstance(tasks, str):  # one task's letters would each be run as a task
+        raise TypeError("run_many takes a list of tasks, not one task: run_many(make_agent, [task])")
     tasks = list(tasks)
     results: list[RunResult | None] = [None] * len(tasks)
     pool = executor or ThreadPoolExecutor(max(1, min(max_workers, len(tasks))), thread_name_prefix="vero-batch")

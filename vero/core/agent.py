@@ -19,7 +19,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from vero.core.agent_tool import RUNNING_AGENT, agent_tool
@@ -305,8 +305,8 @@ class Agent(ABC):
         output_type, retries = kwargs.pop("output_type", str), kwargs.pop("output_retries", OUTPUT_RETRIES)
         if output_type not in (str, None):
             run.output_spec = OutputSpec(output_type, retries)  # a type with no JSON form: TypeError, now
-        if kwargs:
-            _check_solve_options(self, kwargs)
+        if kwargs or not _SETTINGS.isdisjoint(vars(self)):
+            _check_run_settings(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
         running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
@@ -513,6 +513,8 @@ class Agent(ABC):
         if started is not None:
             seconds, text = time.perf_counter() - started, f"{type(error).__name__}: {error}"
             self._emit("llm_error", turn=run.turn, seconds=seconds, error=text)
+        if run.cancelled.is_set():  # cancelled while the call was under way: the run ends cancelled, whatever it raised
+            raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled") from error
         spec = run.output_spec
         refused = (
             spec is not None
@@ -810,9 +812,17 @@ def clip_observation(text: str, limit: int) -> str:
 _OTHER_NAMES = {"result_type": "output_type=", "max_turns": "max_turns= on the agent"}  # other libraries' run()
 
 
-def _check_solve_options(agent: Agent, kwargs: dict[str, Any]) -> None:
-    """A keyword of ``run`` that a pattern's ``solve`` does not take (its ``_solve_options``) is a TypeError
-    at once: ignored, ``result_type=int`` would return text.  A ``solve`` of your own takes what it declares."""
+_SETTINGS = frozenset(setting.name for setting in fields(AgentOptions))  # read from agent.options, not from the agent
+
+
+def _check_run_settings(agent: Agent, kwargs: dict[str, Any]) -> None:
+    """A TypeError at once for a keyword of ``run`` that a pattern's ``solve`` does not take (its ``_solve_options``):
+    ignored, ``result_type=int`` would return text (a ``solve`` of your own takes what it declares); and for a
+    setting assigned to the agent (``agent.approve_tool = ask``): ignored, the tools would run unasked."""
+    misplaced = sorted(_SETTINGS.intersection(vars(agent)))
+    if misplaced:
+        name = misplaced[0]
+        raise TypeError(f"agent.{name} is read from agent.options: agent.options = agent.options.updated({name}=...)")
     owner = next(cls for cls in type(agent).__mro__ if "solve" in vars(cls))
     known = vars(owner).get("_solve_options")
     unknown = [name for name in kwargs if known is not None and name not in known]

@@ -14,7 +14,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from vero.config import Settings, call_seconds_for, get_settings, warn_if_endpoint_from_env_file
@@ -131,6 +131,7 @@ class ChatOpenAI:
         api_key, self.base_url = _endpoint(settings, api_key, base_url, cassette)
         self.model_name = model_name or settings.MODEL_NAME
         self._set_sampling(settings, temperature, max_tokens, reasoning_effort)
+        _check_seconds(timeout, max_call_seconds)
         self.timeout = settings.TIMEOUT if timeout is None else timeout
         self.max_retries = settings.MAX_RETRIES if max_retries is None else max_retries
         # None: from each request's output cap (``vero.config.call_seconds_for``); 0: no limit.
@@ -237,8 +238,10 @@ class ChatOpenAI:
             return TextStream(self, request)
         if on_token is not None:
             text_stream = TextStream(self, request)
-            for delta in text_stream:
-                on_token(delta)
+            deltas = iter(text_stream)
+            with contextlib.closing(deltas):  # left early (on_token raised: a cancelled run): the reply's stream too
+                for delta in deltas:
+                    on_token(delta)
             assert text_stream.message is not None  # set when the stream is exhausted
             return text_stream.message
         return self._complete(request)
@@ -600,6 +603,18 @@ def _failure_reason(exc: BaseException, timeout: Any) -> str:
     return f"{name}: {exc}" if str(exc) else name
 
 
+def _check_seconds(timeout: Any, max_call_seconds: Any) -> None:
+    """A ValueError naming each of ``timeout`` (seconds above 0) and ``max_call_seconds`` (seconds, 0 for no limit)
+    given as something else: ``nan`` would lift the limit silently, ``"abc"`` fail every call obscurely."""
+    wrong = []
+    if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):
+        wrong.append(f"timeout must be seconds above 0 or None, got {timeout!r}")
+    if max_call_seconds is not None and (type(max_call_seconds) not in (int, float) or not max_call_seconds >= 0):
+        wrong.append(f"max_call_seconds must be seconds (0: no limit) or None, got {max_call_seconds!r}")
+    if wrong:
+        raise ValueError("; ".join(wrong))
+
+
 def _watch_attempts(client: Any) -> Any:
     """Wrap the SDK client's HTTP ``send`` so that ``_Attempts`` sees every attempt (once per client)."""
     http: Any = getattr(client, "_client", None)
@@ -635,7 +650,7 @@ class TextStream:
         self._usage: dict[str, Any] | None = None
         self._finish_reason: str | None = None
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Generator[str, None, None]:
         llm = self._llm
         replayed = llm._replay(self._request)
         if replayed is not None:
@@ -671,17 +686,19 @@ class TextStream:
                 stream = llm.client.post("/chat/completions", **sent, stream_cls=llm._openai.Stream[object])
             response = stream.response
             events = "event-stream" in response.headers.get("content-type", "")
-            for chunk in stream if events else _not_streamed(response, llm._secret):
-                self._usage = normalize_usage(chunk.get("usage")) or self._usage
-                for choice in chunk.get("choices") or []:
-                    self._finish_reason = choice.get("finish_reason") or self._finish_reason
-                    delta = choice.get("delta") or {}
-                    size += self._gather(delta)
-                    if size > limit:
-                        stream.close()
-                        raise LLMCallError("model call failed: " + _too_large(output_cap(self._request), "characters"))
-                    if delta.get("content"):
-                        yield delta["content"]
+            with contextlib.closing(stream):  # read to its end, or left: the server stops generating
+                for chunk in stream if events else _not_streamed(response, llm._secret):
+                    self._usage = normalize_usage(chunk.get("usage")) or self._usage
+                    for choice in chunk.get("choices") or []:
+                        self._finish_reason = choice.get("finish_reason") or self._finish_reason
+                        delta = choice.get("delta") or {}
+                        size += self._gather(delta)
+                        if size > limit:
+                            raise LLMCallError(
+                                "model call failed: " + _too_large(output_cap(self._request), "characters")
+                            )
+                        if delta.get("content"):
+                            yield delta["content"]
             _check_finished(self._finish_reason)
         except LLMCallError:
             raise
