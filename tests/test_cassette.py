@@ -363,6 +363,21 @@ def test_the_fixture_without_a_cassette_fails_saying_how_to_record_it(pytester):
     result.stdout.fnmatch_lines(["*no such cassette*pytest --vero-record*"])
 
 
+def test_each_test_gets_a_cassette_of_its_own():
+    from types import SimpleNamespace
+
+    from vero.pytest_plugin import cassette_path
+
+    def node(nodeid: str):
+        return SimpleNamespace(path="/t/test_user.py", nodeid=nodeid, name=nodeid.rsplit("::", 1)[-1])
+
+    ids = ["test_user.py::TestA::test_run", "test_user.py::TestB::test_run", "test_user.py::test_x[x/y]"]
+    ids += ["test_user.py::test_x[x y]", "test_user.py::test_x[" + "y" * 300 + "]"]
+    paths = [cassette_path(node(nodeid)) for nodeid in ids]
+    assert len(set(paths)) == len(paths) and all(len(path.name) < 120 for path in paths)
+    assert cassette_path(node("test_user.py::test_greeting")).name == "test_greeting.jsonl"  # as it always was
+
+
 # -- the command line ---------------------------------------------------------------------------------
 def test_vero_run_records_then_replays_offline(tmp_path, capsys):
     from vero.cli import main

@@ -14,6 +14,7 @@ record it.  ``pytest --vero-record`` records the requests a cassette lacks (repl
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -32,10 +33,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--vero-rerecord", action="store_true", help="vero_cassette: record every cassette anew")
 
 
+MAX_NAME_CHARS = 100  # a file name's part of a test's id; a longer one is cut, and told apart by its hash
+
+
 def cassette_path(node: pytest.Item) -> Path:
-    """Where a test's cassette lives: ``cassettes/<module>/<test name>.jsonl`` beside the test file."""
+    """Where a test's cassette lives: ``cassettes/<module>/<test id>.jsonl`` beside the test file, the id its class
+    and name (``TestA.test_run``).  Its characters a file name cannot hold are written ``_``, and then a short hash of
+    the id keeps apart ids that differ only there (``[x/y]``, ``[x y]``); a long id is cut, its hash kept."""
     test_file = Path(str(node.path))
-    name = re.sub(r"[^\w.-]+", "_", node.name).strip("_") or "test"
+    written = ".".join(node.nodeid.split("::")[1:]) or node.name
+    name = re.sub(r"[^\w.-]+", "_", written).strip("_") or "test"
+    if name != written or len(name) > MAX_NAME_CHARS:
+        name = f"{name[:MAX_NAME_CHARS]}-{hashlib.sha256(written.encode()).hexdigest()[:8]}"
     return test_file.parent / "cassettes" / test_file.stem / f"{name}.jsonl"
 
 
