@@ -378,6 +378,19 @@ def test_each_test_gets_a_cassette_of_its_own():
     assert cassette_path(node("test_user.py::test_greeting")).name == "test_greeting.jsonl"  # as it always was
 
 
+def test_a_cassette_recorded_under_its_earlier_name_is_still_found(tmp_path):
+    from types import SimpleNamespace
+
+    from vero.pytest_plugin import cassette_path
+
+    node = SimpleNamespace(path=str(tmp_path / "test_user.py"), nodeid="test_user.py::test_x[1]", name="test_x[1]")
+    assert cassette_path(node).name != "test_x_1.jsonl"
+    earlier = tmp_path / "cassettes" / "test_user" / "test_x_1.jsonl"
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text("")
+    assert cassette_path(node) == earlier
+
+
 # -- the command line ---------------------------------------------------------------------------------
 def test_vero_run_records_then_replays_offline(tmp_path, capsys):
     from vero.cli import main

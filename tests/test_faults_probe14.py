@@ -149,3 +149,14 @@ def test_run_many_given_one_task_as_text_is_a_type_error():
 def test_chat_openai_refuses_seconds_that_are_not_seconds(seconds):
     with pytest.raises(ValueError, match=f"{next(iter(seconds))} must be seconds"):
         ChatOpenAI(api_key="k", base_url="http://127.0.0.1:9/v1", **seconds)
+
+
+def test_a_timeout_behind_reflexion_s_executor_leaves_the_next_attempt_to_go_on():
+    def model(messages):
+        if (messages[0].content or "").startswith("You are a strict evaluator"):
+            return '{"pass": true, "reason": "ok", "score": 100}'
+        return "Final Answer: 5"
+
+    llm = ScriptedLLM([LLMCallError("model call failed: APITimeoutError: Request timed out.")], default=model)
+    agent = ReflexionAgent("r", llm, tools=[lookup], max_turns=3, verbose=False)
+    assert agent.run("2 + 3?") == "5" and agent.last_result.status == Status.OK

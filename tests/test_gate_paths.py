@@ -110,3 +110,69 @@ def test_a_setting_assigned_to_the_agent_is_refused_at_the_run_not_ignored():
 def test_the_recovery_rules_read_a_tool_s_name_in_the_spellings_the_gate_reads(answer):
     assert "delete_record" in tools_named(answer, ["delete_record", "read_page"])
     assert tools_named("adding numbers", ["add"]) == []  # a short name is not read inside words
+
+
+# -- a review of the session's change: what it broke, mended -------------------------------------------------------
+BLOCKED: list[str] = []
+
+
+def block_ip(ip: str) -> str:
+    """Block an IP address at the firewall."""
+    BLOCKED.append(ip)
+    return "blocked"
+
+
+def test_the_user_s_words_keep_a_value_as_written_that_reads_like_a_grouped_number():
+    BLOCKED.clear()
+    log = Tool(lambda: "alerts: block_ip recommended for 192.168.100.200", name="read_log", read_only=True)
+    replies = ["Action: read_log\nAction Input: {}", 'Action: block_ip\nAction Input: {"ip": "192.168.100.200"}']
+    agent = ReActAgent("a", ScriptedLLM([*replies, "Final Answer: done"]), tools=[block_ip, log], verbose=False)
+    agent.run("Block 192.168.100.200 if the firewall log flags it.")
+    assert BLOCKED == ["192.168.100.200"]
+
+
+def test_a_call_pasted_in_an_earlier_user_turn_is_shown():
+    agent = ReActAgent("a", ScriptedLLM([ACT, "Final Answer: ok"]), tools=[delete_record], verbose=False)
+    agent.history = [Message("user", f"My colleague sent this:\n{ACT}"), Message("assistant", "Shall I run it?")]
+    agent.run("yes, go ahead")
+    assert DONE == []
+
+
+def test_a_typed_answer_shaped_like_a_call_of_no_tool_is_the_answer():
+    from dataclasses import dataclass
+
+    from vero.agents import ToolCallingAgent
+
+    @dataclass
+    class Command:
+        name: str
+        input: dict
+
+    llm = ScriptedLLM(['{"name": "deploy", "input": {"env": "prod"}}'])
+    agent = ToolCallingAgent("t", llm, tools=[delete_record], verbose=False)
+    assert agent.run("Which command? As JSON.", output_type=Command) == Command("deploy", {"env": "prod"})
+
+
+def test_a_subclass_s_own_attribute_named_like_a_setting_is_its_own_but_an_approver_is_refused():
+    class Mine(ReActAgent):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.recovery = []  # its own attribute: vero reads agent.options
+
+    assert Mine("m", ScriptedLLM(["Final Answer: ok"]), verbose=False).run("hi") == "ok"
+
+    class Asking(ReActAgent):
+        def approve_tool(self, call):  # no hook of vero's: the calls would run unasked
+            return False
+
+    with pytest.raises(TypeError, match="agent.approve_tool is read from agent.options"):
+        Asking("a", ScriptedLLM(["Final Answer: ok"]), verbose=False).run("hi")
+
+
+def test_a_tool_replaced_many_times_keeps_its_last_few_descriptions():
+    from vero.tools.registry import MAX_RETIRED, ToolRegistry
+
+    registry = ToolRegistry()
+    for number in range(50):
+        registry.register(Tool(lambda: "ok", name="notes", description=f"Notes, version {number}.", read_only=True))
+    assert len(registry.retired["notes"]) == MAX_RETIRED and "version 48." in registry.retired["notes"][-1]

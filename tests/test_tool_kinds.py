@@ -583,3 +583,43 @@ def test_a_class_as_a_tool_takes_its_own_init_s_arguments():
     found = Tool(Repeat, read_only=True)
     assert found.parameters["properties"] == {"word": {"type": "string"}, "count": {"type": "integer"}}
     assert ToolRegistry([found]).call("Repeat", {"word": "hi", "count": "3"}).output == "hi hi hi"
+
+
+def test_a_multiple_of_a_huge_number_is_checked_without_error():
+    def pay(amount: Annotated[int, pydantic.Field(multiple_of=5)]) -> int:
+        """Pay."""
+        return amount
+
+    found = Tool(pay)
+    assert found.validate({"amount": 10**32}) == {"amount": 10**32}
+    with pytest.raises(ValueError, match="expected a multiple of 5"):
+        found.validate({"amount": 10**32 + 1})
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "$defs": [1], "properties": {"a": {"type": "string"}}},  # not a mapping
+        {"type": "object", "properties": {"doc": {"type": "object", "default": {"title": "Untitled"}}}},
+    ],
+)
+def test_an_mcp_tool_s_odd_schema_is_read_as_written(schema):
+    from vero.tools.mcp import MCPTool
+
+    found = MCPTool(_Server(), {"name": "odd", "inputSchema": schema})
+    assert found.parameters["properties"] == schema["properties"]
+
+
+def test_an_mcp_tool_s_references_that_fan_out_are_not_expanded_without_end():
+    from vero.tools.mcp import MCPTool
+
+    definitions = {
+        f"D{n}": {
+            "type": "object",
+            "properties": {"a": {"$ref": f"#/$defs/D{n + 1}"}, "b": {"$ref": f"#/$defs/D{n + 1}"}},
+        }
+        for n in range(30)
+    }
+    schema = {"type": "object", "$defs": definitions, "properties": {"root": {"$ref": "#/$defs/D0"}}}
+    found = MCPTool(_Server(), {"name": "deep", "inputSchema": schema})
+    assert len(json.dumps(found.parameters)) < 1_000_000

@@ -327,8 +327,9 @@ def _agent_spec(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``vero`` console script and of ``python -m vero``."""
     for stream in (sys.stdout, sys.stderr):  # a console that cannot write a character (cp1252, ascii) escapes it
-        with contextlib.suppress(AttributeError, ValueError):
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # a TextIOWrapper's
+        if "utf" not in (getattr(stream, "encoding", None) or "utf").lower():
+            with contextlib.suppress(AttributeError, ValueError):
+                stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # a TextIOWrapper's
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -39,13 +39,21 @@ MAX_NAME_CHARS = 100  # a file name's part of a test's id; a longer one is cut, 
 def cassette_path(node: pytest.Item) -> Path:
     """Where a test's cassette lives: ``cassettes/<module>/<test id>.jsonl`` beside the test file, the id its class
     and name (``TestA.test_run``).  Its characters a file name cannot hold are written ``_``, and then a short hash of
-    the id keeps apart ids that differ only there (``[x/y]``, ``[x y]``); a long id is cut, its hash kept."""
-    test_file = Path(str(node.path))
+    the id keeps apart ids that differ only there (``[x/y]``, ``[x y]``); a long id is cut, its hash kept.  A cassette
+    recorded under the name vero gave it before (the test's name alone) is still found there."""
+    folder = Path(str(node.path)).parent / "cassettes" / Path(str(node.path)).stem
     written = ".".join(node.nodeid.split("::")[1:]) or node.name
-    name = re.sub(r"[^\w.-]+", "_", written).strip("_") or "test"
+    name = _file_name(written)
     if name != written or len(name) > MAX_NAME_CHARS:
         name = f"{name[:MAX_NAME_CHARS]}-{hashlib.sha256(written.encode()).hexdigest()[:8]}"
-    return test_file.parent / "cassettes" / test_file.stem / f"{name}.jsonl"
+    earlier = folder / f"{_file_name(node.name)}.jsonl"  # as named before
+    found = name != earlier.stem and len(earlier.name) < 255 and earlier.is_file()
+    return earlier if found else folder / f"{name}.jsonl"
+
+
+def _file_name(text: str) -> str:
+    """``text`` with every run of characters a file name may not hold written ``_``."""
+    return re.sub(r"[^\w.-]+", "_", text).strip("_") or "test"
 
 
 @pytest.fixture

@@ -97,18 +97,20 @@ def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     """``reply``, or a copy whose call written as text became a real tool call.
 
-    A reply whose whole text is a call is read as that call (of a tool the agent has not too: the gate answers it as it
-    answers such a native call, "unknown tool"); a call of a read-only tool written amid prose is read too
-    (running a lookup changes nothing).  Only the first call runs.  Such a call is marked as read from text
-    (``origin="text"``): the gate (``Agent.run_tool``) refuses it when it is a quote of a call the model was shown.  A
-    reply cut off at the output limit runs no call of a tool that may change things (``without_cut_off_calls``).
+    A reply whose whole text is a call is read as that call; so is one of a tool the agent does not have, unless the
+    run asks for a typed answer (which may be such an object): the gate answers it "unknown tool", as it answers such a
+    native call.  A call of a read-only tool written amid prose is read too (running a lookup changes nothing).
+    Only the first call runs.  Such a call is marked as read from text (``origin="text"``): the gate
+    (``Agent.run_tool``) refuses it when it is a quote of a call the model was shown.  A reply cut off at the output
+    limit runs no call of a tool that may change things (``without_cut_off_calls``).
     """
     reply = without_cut_off_calls(agent, reply) if reply.finish_reason == "length" else reply
     hook = agent.options.hook
     if reply.tool_calls or not agent.tools:
         return reply
     found = tool_calls_in_text(reply.text, agent.tools.names()) if hook.calls_in_text else None
-    if found is None and hook.calls_in_text and reply.text.lstrip()[:1] in ("{", "[", "<", "`"):
+    starts = reply.text.lstrip()[:1]
+    if found is None and hook.calls_in_text and starts in "{[<`" and agent.current_run.output_spec is None:
         found = tool_calls_in_text(reply.text, _names_written(reply.text))  # of a tool it has not: "unknown tool"
     if found is None:
         return _with_lookup_in_prose(agent, reply) if hook.calls_in_prose else reply

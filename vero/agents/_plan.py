@@ -70,7 +70,8 @@ class Plan:
     def results(self, clip: Callable[[str, int], str], most: int) -> str:
         """The finished steps: each with its result and the output of its tool calls that worked; a
         failed step with those outputs and the errors of its last two failed calls, but not its
-        answer: no tool result is behind it, and a model copied such a guess into the final answer."""
+        answer: no tool result is behind it, and a model copied such a guess into the final answer.
+        ``clip`` cuts each text; no result is shown past ``most`` characters (``max_observation_chars``)."""
         finished = (PlanStepStatus.COMPLETED, PlanStepStatus.FAILED)
         done = [(i, s) for i, s in enumerate(self.steps, 1) if s.status in finished]
         shown = [f"Step {i} {MARKERS[s.status]} {s.description}\n{_outcome(s, clip, most)}" for i, s in done]

@@ -21,6 +21,8 @@ from vero.core.result import Outcome, RunResult, Status, StepKind
 from vero.core.text import SHOWS_NOTHING
 from vero.errors import LLMCallError
 
+REFUSED = (400, 401, 403, 404)  # an executor's model call refused for good: bad request, key, permission, no such model
+
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
 follow their plan and do not repeat those mistakes."""
@@ -192,8 +194,11 @@ class ReflexionAgent(Agent):
                 return Attempt(number, reply.text, Status.FAILED, "(one direct answer, cut off at the output limit)")
             return Attempt(number, reply.text, Status.OK, "(one direct answer; no tools were used)")
         result = self.run_subagent(executor, task)
-        if isinstance(result.error, LLMCallError):  # the server refused the call (a key, a parameter): no other attempt
-            raise result.error  # would fare better, and the run ends `failed` with the error itself
+        # the server refused the call for good (a key, a parameter): no other attempt would fare better, and the run
+        # ends `failed` with that error (a timeout or an overloaded server may pass: the attempts go on)
+        error = result.error
+        if isinstance(error, LLMCallError) and (error.parameter or error.status in REFUSED):
+            raise error
         return Attempt(number, result.answer, result.status, self._trajectory(result))
 
     def _trajectory(self, result: RunResult) -> str:

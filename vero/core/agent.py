@@ -19,7 +19,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from vero.core.agent_tool import RUNNING_AGENT, agent_tool
@@ -251,7 +251,8 @@ class Agent(ABC):
         never fit after ``output_retries`` re-asks (default 2; status ``invalid_output``) or there is no answer.
         Model, tool and budget problems never raise: they end the run with a status and ``last_result.error``.
         Raised at once: ``ConcurrentRunError`` when this agent is already running, ``TypeError`` for an
-        ``output_type`` with no JSON form.  ``KeyboardInterrupt`` cancels the run, ``history`` unchanged.
+        ``output_type`` with no JSON form, an unknown keyword, or an approver set on the agent, not in its options.
+        ``KeyboardInterrupt`` cancels the run, ``history`` unchanged.
         """
         return self._guarded(Run(task, token_budget=self.max_tokens_per_run), kwargs)
 
@@ -305,7 +306,7 @@ class Agent(ABC):
         output_type, retries = kwargs.pop("output_type", str), kwargs.pop("output_retries", OUTPUT_RETRIES)
         if output_type not in (str, None):
             run.output_spec = OutputSpec(output_type, retries)  # a type with no JSON form: TypeError, now
-        if kwargs or not _SETTINGS.isdisjoint(vars(self)):
+        if kwargs or any("approve_tool" in vars(owner) for owner in (self, *type(self).__mro__)):
             _check_run_settings(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
@@ -812,17 +813,15 @@ def clip_observation(text: str, limit: int) -> str:
 _OTHER_NAMES = {"result_type": "output_type=", "max_turns": "max_turns= on the agent"}  # other libraries' run()
 
 
-_SETTINGS = frozenset(setting.name for setting in fields(AgentOptions))  # read from agent.options, not from the agent
-
-
 def _check_run_settings(agent: Agent, kwargs: dict[str, Any]) -> None:
     """A TypeError at once for a keyword of ``run`` that a pattern's ``solve`` does not take (its ``_solve_options``):
-    ignored, ``result_type=int`` would return text (a ``solve`` of your own takes what it declares); and for a
-    setting assigned to the agent (``agent.approve_tool = ask``): ignored, the tools would run unasked."""
-    misplaced = sorted(_SETTINGS.intersection(vars(agent)))
-    if misplaced:
-        name = misplaced[0]
-        raise TypeError(f"agent.{name} is read from agent.options: agent.options = agent.options.updated({name}=...)")
+    ignored, ``result_type=int`` would return text (a ``solve`` of your own takes what it declares); and for an
+    approver given to the agent itself (``agent.approve_tool = ask``, or a method of that name): ignored, the tools
+    would run unasked.  The approver is a setting: ``agent.options = agent.options.updated(approve_tool=ask)``."""
+    if any("approve_tool" in vars(owner) for owner in (agent, *type(agent).__mro__)):
+        raise TypeError(
+            "agent.approve_tool is read from agent.options: agent.options = agent.options.updated(approve_tool=...)"
+        )
     owner = next(cls for cls in type(agent).__mro__ if "solve" in vars(cls))
     known = vars(owner).get("_solve_options")
     unknown = [name for name in kwargs if known is not None and name not in known]

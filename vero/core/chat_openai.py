@@ -607,12 +607,16 @@ def _check_seconds(timeout: Any, max_call_seconds: Any) -> None:
     """A ValueError naming each of ``timeout`` (seconds above 0) and ``max_call_seconds`` (seconds, 0 for no limit)
     given as something else: ``nan`` would lift the limit silently, ``"abc"`` fail every call obscurely."""
     wrong = []
-    if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):
+    if timeout is not None and (not _is_number(timeout) or not timeout > 0):
         wrong.append(f"timeout must be seconds above 0 or None, got {timeout!r}")
-    if max_call_seconds is not None and (type(max_call_seconds) not in (int, float) or not max_call_seconds >= 0):
+    if max_call_seconds is not None and (not _is_number(max_call_seconds) or not max_call_seconds >= 0):
         wrong.append(f"max_call_seconds must be seconds (0: no limit) or None, got {max_call_seconds!r}")
     if wrong:
         raise ValueError("; ".join(wrong))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _watch_attempts(client: Any) -> Any:

@@ -170,7 +170,7 @@ def quote_sources(agent: Agent) -> Shown:
     said = [message.text for message in seen if message.role in users]
     outside = ("tool", "system")  # a result (a loaded session's), a message the app added (a page it retrieved)
     results = [("", True, message.text) for message in seen if message.role in outside]
-    others = [message.text for message in seen if message.role not in (*outside, *users)]
+    others = [message.text for message in seen if message.role not in outside]  # a call pasted earlier: shown
     others += [call.arguments for message in seen for call in message.tool_calls or () if call.arguments]
     shown = Shown([agent.system_prompt or "", *tools.values(), *others], results, said, tools)
     if (run := agent._run) is None:

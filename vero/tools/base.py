@@ -162,8 +162,23 @@ def _pydantic_fields(func: Callable[..., Any]) -> dict[str, Any]:
     LangChain tools write them): its constraints and description are the parameter's, and its default the value."""
     with contextlib.suppress(TypeError, ValueError):  # no signature: no such default
         parameters = inspect.signature(func).parameters.values()
-        return {p.name: p.default for p in parameters if type(p.default).__name__ == "FieldInfo"}
+        return {p.name: p.default for p in parameters if _is_field(p.default)}
     return {}
+
+
+def _is_field(default: Any) -> bool:
+    """A pydantic (v2) ``Field(...)`` written as a parameter's default."""
+    return type(default).__name__ == "FieldInfo" and callable(getattr(default, "is_required", None))
+
+
+def _field_default(field: Any, name: str, func: Callable[..., Any]) -> Any:
+    """The value a ``Field(...)`` default gives; a TypeError naming the parameter when it cannot give one alone
+    (a ``default_factory`` that takes the other fields' values)."""
+    try:
+        return field.get_default(call_default_factory=True)
+    except Exception as exc:
+        where = getattr(func, "__name__", "the function")
+        raise TypeError(f"parameter {name!r} of {where}(): its Field gives no default on its own ({exc})") from None
 
 
 def _resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
@@ -230,8 +245,8 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
         if param.name in arg_docs and arg_docs[param.name]:
             schema["description"] = arg_docs[param.name]
         default = param.default
-        if type(default).__name__ == "FieldInfo":  # a pydantic Field(...): its own default (``_pydantic_fields``)
-            default = param.empty if default.is_required() else default.get_default(call_default_factory=True)
+        if _is_field(default):  # a pydantic Field(...): its own default (``_pydantic_fields``)
+            default = param.empty if default.is_required() else _field_default(default, param.name, func)
         if default is param.empty:
             required.append(param.name)
         else:
@@ -369,7 +384,7 @@ class Tool:
         kwargs, args = dict(arguments), []
         for name, field in self._fields.items():  # not the Field itself: the value it gives
             if name not in kwargs and not field.is_required():
-                kwargs[name] = field.get_default(call_default_factory=True)
+                kwargs[name] = _field_default(field, name, self.func)
         for name, default in self._positional:
             if name not in kwargs and default is inspect.Parameter.empty:
                 raise TypeError(f"{self.name}() missing required argument: {name!r}")

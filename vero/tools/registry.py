@@ -254,6 +254,9 @@ def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
     return {tool.sole_parameter: args}
 
 
+MAX_RETIRED = 3  # descriptions a tool replaced mid-run is remembered by (``ToolRegistry.retired``)
+
+
 class ToolRegistry:
     """Named tools plus their schemas, and a safe way to run them.  ``default_timeout`` (seconds) applies
     to tools whose own ``timeout`` is None; no limit (None, or a tool's ``math.inf``) runs on the caller's thread."""
@@ -303,9 +306,12 @@ class ToolRegistry:
         """Keep what a tool replaced or removed told the model (``retired``): an MCP server that changes a
         description after a call ("list_changed") may have had the model read the old one, which the gate
         reads as any description (a call written there is a quote)."""
-        told = f"{old.description}\n\n{json.dumps(old.parameters, ensure_ascii=False)}"
-        if told not in self.retired.setdefault(old.name, []):
-            self.retired[old.name].append(told)
+        told, kept = (
+            f"{old.description}\n\n{json.dumps(old.parameters, ensure_ascii=False)}",
+            self.retired.get(old.name, []),
+        )
+        if told not in kept:
+            self.retired[old.name] = [*kept, told][-MAX_RETIRED:]  # the latest: a server changing it often pays no more
 
     def only(self, names: Iterable[str]) -> ToolRegistry:
         """A registry with just these of its tools (unknown names are skipped) and the same default timeout."""

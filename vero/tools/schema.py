@@ -32,6 +32,7 @@ import typing
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Literal, Union
 
 from vero.core.parsing import parse_bool, parse_json_value
@@ -360,32 +361,47 @@ def is_json(value: Any) -> bool:
         return False
 
 
-def inline_refs(schema: Any, definitions: dict[str, Any] | None = None, seen: frozenset[str] = frozenset()) -> Any:
+MAX_INLINED_REFS = 500  # ``$ref``s written out per schema: a server's schema whose references fan out is not expanded
+
+
+def inline_refs(
+    schema: Any,
+    definitions: dict[str, Any] | None = None,
+    seen: frozenset[str] = frozenset(),
+    left: list[int] | None = None,
+) -> Any:
     """``schema`` with its local ``$ref``s written out and its ``$defs`` and ``title``s dropped.
 
     A tool's parameter schema sits inside the tool's own, where ``#/$defs/...`` would point
-    nowhere; a reference to itself (a recursive model) becomes "any value".
+    nowhere; a reference to itself (a recursive model), one to nothing, and every one past ``MAX_INLINED_REFS``
+    (``left``: how many may still be) become "any value".  Values (``default``, ``const``, ``enum``, ``examples``)
+    are kept as they are.
     """
+    left = [MAX_INLINED_REFS] if left is None else left
     if isinstance(schema, list):
-        return [inline_refs(item, definitions, seen) for item in schema]
+        return [inline_refs(item, definitions, seen, left) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    definitions = {**(definitions or {}), **schema.get("$defs", {}), **schema.get("definitions", {})}
+    found = [schema.get(key) for key in ("$defs", "definitions")]
+    definitions = {**(definitions or {}), **{k: v for part in found if isinstance(part, dict) for k, v in part.items()}}
     reference = schema.get("$ref")
     if isinstance(reference, str) and reference.startswith("#/"):
         target = definitions.get(reference.rsplit("/", 1)[-1])
-        if target is None or reference in seen:
+        left[0] -= 1
+        if target is None or reference in seen or left[0] < 0:
             return {}
         beside = {k: v for k, v in schema.items() if k != "$ref"}  # a description next to the reference
-        return inline_refs({**target, **beside}, definitions, seen | {reference})
+        return inline_refs({**target, **beside}, definitions, seen | {reference}, left)
     written: dict[str, Any] = {}
     for key, value in schema.items():
         if key in ("$defs", "definitions", "title", "$schema"):
             continue
-        if key == "properties" and isinstance(value, dict):
-            written[key] = {name: inline_refs(part, definitions, seen) for name, part in value.items()}
+        if key in ("default", "const", "enum", "examples") or not isinstance(value, (dict, list)):
+            written[key] = value
+        elif key == "properties" and isinstance(value, dict):
+            written[key] = {name: inline_refs(part, definitions, seen, left) for name, part in value.items()}
         else:
-            written[key] = inline_refs(value, definitions, seen) if isinstance(value, (dict, list)) else value
+            written[key] = inline_refs(value, definitions, seen, left)
     return written
 
 
@@ -589,7 +605,7 @@ _NUMBER_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
     ("maximum", lambda value, bound: value <= bound, "at most"),
     ("exclusiveMinimum", lambda value, bound: value > bound, "more than"),
     ("exclusiveMaximum", lambda value, bound: value < bound, "less than"),
-    ("multipleOf", lambda value, step: step <= 0 or Decimal(repr(value)) % Decimal(repr(step)) == 0, "a multiple of"),
+    ("multipleOf", lambda value, step: step <= 0 or Fraction(repr(value)) % Fraction(repr(step)) == 0, "a multiple of"),
 )
 
 

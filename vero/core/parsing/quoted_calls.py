@@ -86,14 +86,15 @@ _TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
 _FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
 _LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS)
 # JSON's escapes, and those of other languages a model reads as well: \xNN, \u{N...}, \UNNNNNNNN, octal \NNN, \N{NAME}
-_JSON_ESCAPE = re.compile(
+_ESCAPE = re.compile(
     r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|([0-7]{3})"
     r'|N\{([A-Z][A-Z0-9 -]{1,80})\}|(["\\/bfnrt]))'
 )
-_JSON_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_SIMPLE_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def _json_unescaped(match: re.Match[str]) -> str:
+def _unescaped(match: re.Match[str]) -> str:
+    """The character one escape (``_ESCAPE``) writes; as written when it names none."""
     hexadecimal, octal, named, simple = match.group(1, 2, 3, 4), match.group(5), match.group(6), match.group(7)
     code = next((int(digits, 16) for digits in hexadecimal if digits), int(octal, 8) if octal else None)
     if code is not None:
@@ -102,7 +103,7 @@ def _json_unescaped(match: re.Match[str]) -> str:
         with contextlib.suppress(KeyError):
             return unicodedata.lookup(named)
         return match.group()
-    return _JSON_ESCAPED.get(simple, simple)  # \n, \t, \" ...
+    return _SIMPLE_ESCAPED.get(simple, simple)  # \n, \t, \" ...
 
 
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
@@ -247,7 +248,7 @@ def _named_with_unsaid(
     except (ValueError, RecursionError):
         return True
     words = _flat(_URL.sub(" ", "\n".join(asked)))  # the user's words, not a URL's parts, read as results are
-    said = "\n".join(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))
+    said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])  # as written too
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
     values = [value for value in values if not _found(value, said)]
@@ -307,8 +308,10 @@ def _value_texts(form: str) -> list[str]:
 
 
 def _found(value: str, text: str) -> bool:
-    """``value`` is in ``text`` as a word, or as a number (``500`` in ``$500``, ``500usd``; not in ``1500``)."""
-    return re.search(_value_pattern(value), text) is not None
+    """``value`` is in ``text`` (the user's words, read as written too) as a word, or as a number (``500`` in
+    ``$500``, ``500usd``; not in ``1500``, nor in ``1,500`` or ``500,000`` as written)."""
+    grouped = _JSON_NUMBER.fullmatch(value) is not None
+    return re.search(rf"(?<!\d,){_value_pattern(value)}(?!,\d)" if grouped else _value_pattern(value), text) is not None
 
 
 def _value_pattern(value: str) -> str:
@@ -371,8 +374,8 @@ def _key_pattern(key: Any) -> str:
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
 _ZERO_PADDED = re.compile(r"(?<![\w.])0+(?=\d)")  # 0000500 in a table's column
-_GROUPED_DIGITS = re.compile(r"(?<![\w.-])\d{1,3}(?:[,'_ \u00a0\u2009\u202f\u066c\u02bc\u00b7]\d{3})+(?!\d)")  # 1 500
-_NOT_DIGIT = re.compile(r"\D")
+_GROUP_SIGN = "[,'_ \u00a0\u2009\u202f\u066c\u02bc\u00b7]"  # between a number's groups of three digits: 1 500
+_GROUPED_DIGITS = re.compile(rf"(?<![\w.])(?<!\w-)-?\d{{1,3}}(?:{_GROUP_SIGN}\d{{3}})+(?!\d)")  # not "acme-77 500"
 _INDIAN_NUMBER = re.compile(r"(?<![\d.,])\d{1,2}(?:,\d{2})+,\d{3}(?![\d,]|\.\d)")  # 1,50,000
 # Thousands grouped by dots, as much of Europe writes them: 1.500.000 and 1.500,- EUR say so; 1.500 alone is 1500 to
 # some and 1.5 to others, so it is read both ways in a call written out and in the user's words (``_numbers_otherwise``)
@@ -405,7 +408,7 @@ def _plain_numbers(text: str) -> str:
     text = _EUROPEAN_NUMBER.sub(lambda m: m[1].replace(".", "") + "." + m[2], text)
     text = _INDIAN_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
     text = _GROUPED_BY_DOTS.sub(lambda m: m[0].replace(".", ""), text)
-    text = _GROUPED_DIGITS.sub(lambda m: _NOT_DIGIT.sub("", m[0]), text)  # a number on its own: "acme-77 500" is two
+    text = _GROUPED_DIGITS.sub(lambda m: re.sub(_GROUP_SIGN, "", m[0]), text)
     text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
     return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
 
@@ -465,7 +468,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
                     forms.append(form)
             if "\\" not in text:
                 break
-            text = _JSON_ESCAPE.sub(_json_unescaped, text)
+            text = _ESCAPE.sub(_unescaped, text)
     # a call written as Python prints a dict (single quotes, True, None), read as JSON too, its markup gone as JSON's
     python = [_PYTHON_LITERAL.sub(lambda m: _AS_JSON[m.group()], f.replace("'", '"')) for f in forms if "'" in f]
     forms += python + [_MARKUP.sub(r"\1", form) for form in python if _MARKUP.search(form)]
@@ -489,8 +492,9 @@ def _base64_decoded(text: str) -> list[str]:
     for run in itertools.islice(_BASE64.finditer(text), MAX_BASE64_RUNS):
         with contextlib.suppress(binascii.Error, UnicodeDecodeError):
             spelt = base64.b64decode(run[0], validate=True).decode()
-            decoded += [] if _CONTROL.search(spelt) else [spelt]
-            inline = inline.replace(run[0], spelt) if decoded and decoded[-1] == spelt else inline
+            if not _CONTROL.search(spelt):  # text, not bytes: read alone, and in place
+                decoded.append(spelt)
+                inline = inline.replace(run[0], spelt)
     return [*decoded, inline] if inline != text else decoded  # a run alone, and in place: a value amid a call
 
 
@@ -508,6 +512,7 @@ def _mail_decoded(text: str) -> list[str]:
 
 
 def _quoted_printable(text: str) -> str:
+    """``text`` with quoted-printable escapes undone (``=3D`` is ``=``; a line ending in ``=`` goes on)."""
     return quopri.decodestring(text.encode("utf-8", "surrogatepass")).decode("utf-8", "replace")
 
 
