@@ -38,17 +38,23 @@ def test_a_description_replaced_mid_run_is_still_read_for_the_call_it_showed():
     assert DONE == [] and QUOTED.format(tool="delete_record") in sent_to_model(llm)
 
 
+FAILING_JUDGE = {"You are a strict evaluator": '{"pass": false, "reason": "incomplete", "score": 10}'}
+
+
+def by_system_prompt(messages: list[Message], replies: dict[str, str]) -> str | None:
+    """The reply for the first of ``replies``' system prompt openings the request's system prompt has, if any."""
+    system = messages[0].content or ""
+    return next((reply for opening, reply in replies.items() if system.startswith(opening)), None)
+
+
 def plan_model(messages: list[Message]) -> str:
     """A planner of two steps, a replanner, a judge that fails an attempt, and an executor that reads the page."""
-    system, task, last = messages[0].content or "", messages[1].content or "", messages[-1].content or ""
-    if system.startswith("You are a planner"):
-        return '{"steps": ["Read the page with read_page", "Sum it up"]}'
-    if system.startswith("You are a strict evaluator"):
-        return '{"pass": false, "reason": "incomplete", "score": 10}'
-    if system.startswith("You analyse why"):
-        return "Diagnosis: none."
-    if system.startswith("You check the progress"):
-        return '{"response": "ok"}' if "Step 2" in task else '{"steps": ["Sum it up"]}'
+    task, last = messages[1].content or "", messages[-1].content or ""
+    progress = '{"response": "ok"}' if "Step 2" in task else '{"steps": ["Sum it up"]}'
+    planner = {"You are a planner": '{"steps": ["Read the page with read_page", "Sum it up"]}'}
+    replies = {**planner, **FAILING_JUDGE, "You analyse why": "Diagnosis: none.", "You check the progress": progress}
+    if (reply := by_system_prompt(messages, replies)) is not None:
+        return reply
     if last.startswith("Observation") or "Sum it up" in task.rsplit("## Your step", 1)[-1]:
         return "Final Answer: ok"
     return "Action: read_page\nAction Input: {}"
@@ -67,11 +73,10 @@ def test_a_pattern_shows_no_more_of_a_result_than_the_model_was_shown(kind):
 
 def test_a_given_executor_s_history_of_model_written_tasks_is_not_the_user_s_words():
     def model(messages: list[Message]) -> str:
-        system, last = messages[0].content or "", messages[-1].content or ""
-        if system.startswith("You are a strict evaluator"):
-            return '{"pass": false, "reason": "incomplete", "score": 10}'
-        if system.startswith("You analyse why"):
-            return "Diagnosis: the page lists record r-17. Plan: finish it."
+        diagnosis = {"You analyse why": "Diagnosis: the page lists record r-17. Plan: finish it."}
+        if (reply := by_system_prompt(messages, {**FAILING_JUDGE, **diagnosis})) is not None:
+            return reply
+        last = messages[-1].content or ""
         if last.startswith("Observation"):
             return "Final Answer: ok"
         return ACT if last.count("Attempt ") >= 2 else "Action: read_page\nAction Input: {}"
