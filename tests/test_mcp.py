@@ -316,6 +316,18 @@ def test_a_call_that_times_out_is_cancelled_on_the_server():
     assert isinstance(heard[1]["params"]["requestId"], int)
 
 
+def test_a_server_that_echoes_ids_as_text_is_understood():
+    with raw_server("text-ids", handshake_timeout=10) as server:
+        assert [tool.name for tool in server.tools()]
+
+
+def test_an_error_of_no_request_s_fails_the_handshake_at_once():
+    started = time.monotonic()
+    with pytest.raises(MCPError, match=r"parse error"):
+        raw_server("null-id-error", handshake_timeout=30).start()
+    assert time.monotonic() - started < 10  # not the whole handshake_timeout
+
+
 def test_a_json_rpc_error_is_an_observation():
     with raw_server("rpc-error") as server:
         outcome = ToolRegistry(server.tools()).run("echo", {"text": "x"})

@@ -21,6 +21,8 @@
 - ``deaf``: once it has listed its tools, stops reading its stdin (it sleeps);
 - ``bloated``: offers tools with a 15,000-character description, a 100 KB input schema, and ten
   of 40 KB each.
+- ``text-ids``: echoes every request's id as text (``"1"`` for ``1``), as some servers do;
+- ``null-id-error``: answers ``initialize`` with a JSON-RPC error whose id is null (one it could not read).
 
 Every call is answered with its arguments as text; ``record`` answers with the server's environment
 variable named by ``name``; ``quit`` ends the server (exit code 3) in the middle of the call; ``hang`` is
@@ -99,6 +101,8 @@ DEEP_SENT = []
 
 
 def send(message: dict) -> None:
+    if MODE == "text-ids" and message.get("id") is not None:
+        message = {**message, "id": str(message["id"])}
     if MODE == "garbage":
         print("a stray print() of the server", flush=True)
     if MODE == "flood":  # a hundred stray lines before each message
@@ -114,6 +118,9 @@ def receive() -> dict | None:
 
 def answer(request: dict) -> None:
     method, params, rid = request.get("method"), request.get("params") or {}, request.get("id")
+    if method == "initialize" and MODE == "null-id-error":
+        send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+        return
     if method == "initialize":
         if MODE == "stderr-flood":
             megabytes = int(sys.argv[2]) if len(sys.argv) > 2 else 32

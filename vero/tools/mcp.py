@@ -237,6 +237,15 @@ def _description(spec: Mapping[str, Any], limit: int) -> str:
     return f"{text[:limit]} … [clipped by vero: {len(text) - limit:,} more characters]"
 
 
+def _request_number(value: Any) -> int | None:
+    """The request an answer's ``id`` names: ``7``, or ``"7"`` or ``7.0`` as some servers echo it; else None."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _parameters(input_schema: Any) -> dict[str, Any]:
     """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties), its
     ``$ref``s written out (``inline_refs``: a referenced object is checked as any other, and no server is sent
@@ -1277,14 +1286,16 @@ class MCPServer:
                 data = str(params.get("data"))[:_LOGGED_CHARS]
                 logger.info("[%s] %s: %s", self.name, str(params.get("level", "info"))[:20], data)
             return False
-        request_id = message.get("id")
+        request_id = _request_number(message.get("id"))
         with self._lock:
-            pending = self._pending.get(request_id) if isinstance(request_id, int) else None
-        if pending is None:
-            return False  # an answer nobody waits for any more (a call that timed out)
-        pending.response = message
-        pending.done.set()
-        return True
+            if request_id is None and "error" in message:  # an error of no request's (it could not read one): each
+                waiting = list(self._pending.values())  # waiting call hears it, rather than wait out its time
+            else:
+                waiting = [self._pending[request_id]] if request_id in self._pending else []
+        for pending in waiting:  # none: an answer nobody waits for any more (a call that timed out)
+            pending.response = message
+            pending.done.set()
+        return bool(waiting)
 
     def _answer(self, request_id: Any, method: str) -> None:
         """Answer a request from the server: ``ping``; anything else (sampling, roots...) vero does not offer."""
