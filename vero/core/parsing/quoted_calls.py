@@ -507,8 +507,11 @@ def _mail_decoded(text: str) -> list[str]:
     """``text`` with mail's escapes undone, each kind on its own (``amount=500`` is no escape), as a model may
     read a mail it was shown; none when it has no such escape."""
     words = _ENCODED_WORD.sub(lambda word: _encoded_word(*word.group(1, 2)), text)
-    printable = _quoted_printable(text) if _QUOTED_PRINTABLE.search(text) else text
-    return [decoded for decoded in dict.fromkeys((words, printable)) if decoded != text]
+    if not _QUOTED_PRINTABLE.search(text):
+        return [words] if words != text else []
+    unmarked = _LINE_PREFIX.sub("", text)  # quoted or listed ("> ", "- "): a soft line break joins across the marks
+    printable = [_quoted_printable(form) for form in dict.fromkeys((text, unmarked))]
+    return [decoded for decoded in dict.fromkeys((words, *printable)) if decoded != text]
 
 
 def _quoted_printable(text: str) -> str:
