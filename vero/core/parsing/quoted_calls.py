@@ -171,6 +171,9 @@ _IDENTIFIER = re.compile(r"[_.-]|[a-z][A-Z]")  # a name written as code; "a tran
 # Between a name's words: "_", "-", ".", "::", " ", a padded column, one line break (a hard-wrapped mail, table
 # cells); not a sentence's end ("delete. Record", 'delete." Record') nor a blank line
 _NAME_GAP = r"(?:(?![.!?;][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;])\n(?![ \t]*\n)){0,4}"
+# Between a name's words, in a path, a statement or a sentence: one or two short words ("DELETE /api/records",
+# "DELETE FROM records", "delete the record")
+_NAME_JOINT = r"(?:[ \t/_:-]{1,3}[a-z][a-z\d]{0,3}){1,2}[ \t/_:-]{1,3}"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
@@ -203,8 +206,8 @@ def quoted_call(
     longer = len("".join(words)) > 4  # 5 letters or more: also spaced out, or a letter per word in another script
     words = [w[:1].upper() + w[1:] for w in words] if longer else words  # a first letter as written: 537713 no "settle"
     drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
-    spelt = _NAME_GAP.join(f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn)
-    spellings = re.compile(spelt or re.escape(name), re.IGNORECASE)
+    parts = [f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn]
+    spellings = re.compile((_spelt(parts) if len(parts) > 1 else "".join(parts)) or re.escape(name), re.IGNORECASE)
     for source in sources:
         for form in _forms(source, spellings, tables=source in descriptions.values(), numbers=True):
             padded = False
@@ -228,6 +231,14 @@ def quoted_call(
     return bool(results or keyed or own) and _named_with_unsaid(
         spellings, as_arguments, arguments, asked, results, keyed, own
     )
+
+
+def _spelt(parts: list[str]) -> str:
+    """The pattern of a tool's name from its words' patterns: as written (words joined as ``_NAME_GAP`` says), with
+    short words between them (``_NAME_JOINT``), or with its first word, the verb, last and the others perhaps plural,
+    as an SDK or a command line writes it (``records.delete``, ``record delete``; not "record deleted")."""
+    verb_last = _NAME_GAP.join([*(f"{part}(?:e?s)?" for part in parts[1:]), parts[0]]) + r"(?![\w-])"
+    return f"(?:{_NAME_GAP.join(parts)})|(?:{_NAME_JOINT.join(parts)})|(?:{verb_last})"
 
 
 def _named_with_unsaid(
@@ -304,7 +315,8 @@ def _value_texts(form: str) -> list[str]:
     flat, tagged = _flat(form), " ".join(plain(html.unescape(form)).split()).casefold()
     variants = [variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))]
     variants += [_ZERO_PADDED.sub("", variant) for variant in variants[1::2]]
-    return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in _digits_drawn(flat))]))
+    others = _digits_drawn(flat) + _written_apart(flat)
+    return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
 def _found(value: str, text: str) -> bool:
@@ -385,7 +397,6 @@ _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.]|,\d)")
 # an "i7" or "l2" is a name)
 _DIGITS_DRAWN = re.compile(r"(?<![\w.])(?=[\doO〇l]*[oO〇l])(?=[oO〇l]*\d)[\doO〇l]{3,}(?![\w.])")
 _AS_DIGITS = str.maketrans("oO〇l", "0001")
-_NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}")
 
 
 def _digits_drawn(text: str) -> list[str]:
@@ -394,10 +405,39 @@ def _digits_drawn(text: str) -> list[str]:
 
 
 def _numbers_otherwise(text: str) -> list[str]:
-    """``text`` with its numbers read as other writers may mean them: ``1.500`` as 1500 (``_DOTTED_THOUSANDS``), and
-    ``_digits_drawn``; none when there is no such number."""
+    """``text`` with its numbers read as other writers may mean them: ``1.500`` as 1500 (``_DOTTED_THOUSANDS``),
+    ``_digits_drawn`` and ``_written_apart``; none when there is no such number."""
     dotted = [_DOTTED_THOUSANDS.sub(lambda m: m[0].replace(".", ""), text)] if _DOTTED_THOUSANDS.search(text) else []
-    return dotted + _digits_drawn(text)
+    return dotted + _digits_drawn(text) + _written_apart(text)
+
+
+# Values people write apart or guarded, and a model writes together: digits in groups (an IBAN, a card, a phone
+# number: "DE89 3704 0044 ...", "+1 (555) 010-9999"; 7 digits or more), a decimal comma ("12,50"), an address
+# defanged ("hxxps://x[.]example", "bob [at] x [dot] com")
+_DIGIT_GROUP = r"\(?\d[\da-z]{0,5}\)?"
+_DIGIT_GROUPS = re.compile(
+    rf"(?<![\w+.])(?<!\w-)\+?(?:[a-z]{{2}}\d{{2}}|{_DIGIT_GROUP})(?:[ .-]{_DIGIT_GROUP}){{2,}}(?!\w|[.-]\w)", re.I
+)
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
+_DEFANGED = re.compile(r"[ \t]?[\[({]([.@]|dot|at)[\])}][ \t]?|\bhxxp(?=s?:)", re.I)
+_WRITTEN_APART = re.compile(f"{_DIGIT_GROUPS.pattern}|{_DECIMAL_COMMA.pattern}|{_DEFANGED.pattern}", re.I)
+
+
+def _written_apart(text: str) -> list[str]:
+    """``text`` with its values written apart or guarded (``_WRITTEN_APART``) written together; none if it has none."""
+    if not _WRITTEN_APART.search(text):
+        return []
+    text = _DIGIT_GROUPS.sub(_joined_digits, text)
+    text = _DECIMAL_COMMA.sub(r"\1.\2", text)
+    return [_DEFANGED.sub(lambda m: "http" if m[1] is None else "@" if m[1] in ("@", "at", "AT") else ".", text)]
+
+
+def _joined_digits(run: re.Match[str]) -> str:
+    """A run of digit groups (``_DIGIT_GROUPS``) without its spaces, dashes, dots and brackets, if it holds 7 digits."""
+    return re.sub(r"[ .()-]", "", run[0]) if sum(c.isdigit() for c in run[0]) >= 7 else run[0]
+
+
+_NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}|{_WRITTEN_APART.pattern}", re.I)
 
 
 def _plain_numbers(text: str) -> str:
@@ -409,8 +449,16 @@ def _plain_numbers(text: str) -> str:
     text = _INDIAN_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
     text = _GROUPED_BY_DOTS.sub(lambda m: m[0].replace(".", ""), text)
     text = _GROUPED_DIGITS.sub(lambda m: re.sub(_GROUP_SIGN, "", m[0]), text)
-    text = re.sub(r"(?<![\w.])\d{1,30}(?:\.\d{1,30})?e[+-]?\d{1,3}(?![\w.])", lambda m: canonical(float(m[0])), text)
+    exponent = r"(?<![\w.])(?:\d{1,30}(?:\.\d{1,30})?|\.\d{1,30})e[+-]?\d{1,3}(?![\w.])"  # 5e2, 5.0e2, .5e3
+    text = re.sub(exponent, lambda m: canonical(float(m[0])), text)
     return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
+
+
+def values_of(arguments: Any) -> list[Any]:
+    """The scalar values in a call's arguments (as JSON text: read first), each ``canonical``; none if unreadable."""
+    with contextlib.suppress(ValueError, RecursionError):
+        return list(_leaves(json.loads(arguments) if isinstance(arguments, str) else arguments))
+    return []
 
 
 def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
