@@ -126,7 +126,7 @@ def refused_hint(error: BaseException) -> str:
     """For a 400: the tool-calling hint when the server refused the tools, what to do about another
     parameter it refused, else nothing (the server's own text, in the message, says why)."""
     parameter = getattr(error, "parameter", None)
-    if not parameter:
+    if not parameter or parameter == "messages":  # the conversation as a whole (too long): no setting to change
         return ""
     name = re.split(r"[.\[]", parameter)[0]  # messages[0].role -> messages
     if name in ("tools", "tool_choice", "functions"):
@@ -307,7 +307,9 @@ def import_agent(spec: str):
                 f"({os.getcwd()}) or on sys.path"
             ) from exc
         raise CliError(f"cannot import {spec}: importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
-    except Exception as exc:  # a syntax error or an exception in the user's module
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a syntax error, an exception or sys.exit() in the user's module
         raise CliError(f"cannot import {spec}: importing {module_name} failed: {type(exc).__name__}: {exc}") from exc
     cls = getattr(module, class_name, None)
     if cls is None:
@@ -358,10 +360,13 @@ def make_agent(kind: str, llm, tools: list, args, approve_tool=None, **options):
         agent = cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
     except OSError as exc:  # the --trace file cannot be opened
         raise CliError(f"cannot write the trace file {args.trace}: {exc.strerror or exc}") from exc
-    except TypeError as exc:  # a custom agent whose __init__ does not take the Agent arguments
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # a custom agent's __init__ that does not take the arguments, or calls sys.exit()
         if kind in AGENTS:
             raise
-        raise CliError(f'cannot create {kind}("vero", llm, tools=..., max_turns=..., verbose=False): {exc}') from exc
+        detail = exc if isinstance(exc, TypeError) else f"{type(exc).__name__}: {exc}"
+        raise CliError(f'cannot create {kind}("vero", llm, tools=..., max_turns=..., verbose=False): {detail}') from exc
     if approve_tool is not None:  # set afterwards: a custom agent's __init__ need not take it
         agent.options = agent.options.updated(approve_tool=approve_tool)
     return agent

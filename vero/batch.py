@@ -40,7 +40,7 @@ __all__ = ["run_many", "run_one"]
 
 
 def run_one(make_agent: Callable[[], Any], task: str) -> RunResult:
-    """Build an agent, run one task, return its ``RunResult`` (never raises ``Exception``).
+    """Build an agent, run one task, return its ``RunResult`` (raises only ``KeyboardInterrupt``: it stops the batch).
 
     Module-level so that process pools can pickle it.
     """
@@ -49,7 +49,9 @@ def run_one(make_agent: Callable[[], Any], task: str) -> RunResult:
         agent = make_agent()
         answer = agent.run(task)
         result = getattr(agent, "last_result", None) or RunResult(answer=answer or "", task=task)
-    except Exception as exc:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # sys.exit() in make_agent too: this task failed, the batch goes on
         result = RunResult(status=Status.FAILED, error=exc, task=task, elapsed_s=time.perf_counter() - started)
     error = _picklable(result.error)
     return result if error is result.error else replace(result, error=error)

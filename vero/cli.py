@@ -61,7 +61,7 @@ from vero.core.chat_openai import CONFIG_HELP
 from vero.core.events import JsonlTrace
 from vero.core.result import Status, StepKind
 from vero.core.secrets import hide_secrets, masked_json, url_credentials
-from vero.core.text import printable_json, redact_urls
+from vero.core.text import BLANK, printable_json, redact_urls
 from vero.errors import LLMConfigError
 from vero.repl import Repl, ask_before_running
 from vero.trace_view import add_trace_command
@@ -396,7 +396,7 @@ def with_mcp_tools(args, tools: list):
 
 def cmd_run(args) -> int:
     task = read_task(args.task)
-    if not task.strip():
+    if not task.strip(BLANK):  # as the agent sees it: a BOM, a NUL or a zero-width space alone is empty too
         raise CliError('the task is empty: give it as an argument (vero run "What is 2+2?"), or pipe it in with -')
     schema = read_output_schema(args.output_schema)  # before any server starts: a bad file is a usage error
     tools = with_mcp_tools(args, parse_tools(args.tools))
@@ -435,7 +435,7 @@ def read_output_schema(path: str | None) -> dict | None:
     from vero.core.files import read_regular
 
     try:  # a regular file only: a FIFO would wait forever, /dev/zero never end
-        schema = json.loads(read_regular(path, MAX_INPUT_BYTES).decode("utf-8"))
+        schema = json.loads(read_regular(path, MAX_INPUT_BYTES).decode("utf-8-sig"))  # BOM too, as --mcp-config
     except OSError as exc:
         raise CliError(f"cannot read the output schema {path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
@@ -490,7 +490,7 @@ def read_task(task: str) -> str:
     if len(data) > MAX_INPUT_BYTES:
         raise CliError(f"the task on standard input is larger than {MAX_INPUT_BYTES >> 20} MiB")
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a BOM (Notepad, PowerShell) is no part of the task
     except UnicodeDecodeError as exc:
         raise CliError(f"the task on standard input is not UTF-8 text (byte {exc.start})") from None
 

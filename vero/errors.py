@@ -15,8 +15,9 @@ class LLMCallError(VeroError):
     """A model call failed after the SDK's own retries.
 
     ``status`` is the HTTP status code when the server answered, else ``None``;
-    ``parameter`` the request parameter the server refused (a 400 that names one,
-    ``vero.core.providers.refused_parameter``), else ``None``.
+    ``parameter`` the request parameter a 400 names: its error body's ``param`` (OpenAI's: ``messages``
+    for a context too long), else the one its message says was refused
+    (``vero.core.providers.refused_parameter``), else ``None``.
     The original SDK exception is chained as ``__cause__``.
     """
 

@@ -36,19 +36,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 MAX_NAME_CHARS = 100  # a file name's part of a test's id; a longer one is cut, and told apart by its hash
 
 
-def cassette_path(node: pytest.Item) -> Path:
+def cassette_path(node: pytest.Item, rerecord: bool = False) -> Path:
     """Where a test's cassette lives: ``cassettes/<module>/<test id>.jsonl`` beside the test file, the id its class
     and name (``TestA.test_run``).  Its characters a file name cannot hold are written ``_``, and then a short hash of
     the id keeps apart ids that differ only there (``[x/y]``, ``[x y]``); a long id is cut, its hash kept.  A cassette
-    recorded under the name vero gave it before (the test's name alone) is still found there."""
+    recorded under the name vero gave it before (the test's name alone) is still replayed while the test has none of
+    its own, unless that name may be another test's: one of this session's tests has it as its name, or had it."""
     folder = Path(str(node.path)).parent / "cassettes" / Path(str(node.path)).stem
-    written = ".".join(node.nodeid.split("::")[1:]) or node.name
+    own, earlier = folder / f"{_own_name(node)}.jsonl", folder / f"{_file_name(node.name)}.jsonl"
+    if rerecord or own == earlier or len(earlier.name) >= 255 or own.exists() or not earlier.is_file():
+        return own  # a new recording always goes under the test's own name: another test's file is never cut
+    session_items = getattr(getattr(node, "session", None), "items", [])
+    claimed = any(
+        item is not node and item.path == node.path and earlier.stem in (_own_name(item), _file_name(item.name))
+        for item in session_items
+    )
+    return own if claimed else earlier
+
+
+def _own_name(node: pytest.Item) -> str:
+    """The file name of a test's id: its classes and name joined by ``.`` (its parameters as written, ``[a::b]``
+    not ``[a.b]``), with a short hash of the id where characters were replaced or the name was cut."""
+    _, _, test_id = node.nodeid.partition("::")
+    base, bracket, parameters = (test_id or node.name).partition("[")
+    written = base.replace("::", ".") + bracket + parameters
     name = _file_name(written)
     if name != written or len(name) > MAX_NAME_CHARS:
         name = f"{name[:MAX_NAME_CHARS]}-{hashlib.sha256(written.encode()).hexdigest()[:8]}"
-    earlier = folder / f"{_file_name(node.name)}.jsonl"  # as named before
-    found = name != earlier.stem and len(earlier.name) < 255 and earlier.is_file()
-    return earlier if found else folder / f"{name}.jsonl"
+    return name
 
 
 def _file_name(text: str) -> str:
@@ -67,7 +82,7 @@ def vero_cassette(request: pytest.FixtureRequest) -> Cassette:
         if config.getoption("vero_record")
         else "replay"
     )
-    path = cassette_path(request.node)
+    path = cassette_path(request.node, rerecord=mode == "record")
     try:
         return Cassette(path, mode)
     except CassetteError as exc:

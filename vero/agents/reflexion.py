@@ -166,7 +166,9 @@ class ReflexionAgent(Agent):
                 reflection = self._reflect(task, attempt, memory)
                 memory.add(reflection, number)
                 self.record(StepKind.REFLECTION, reflection, attempt=number)
-        answer = best(attempts).answer if attempts else ""  # none passed: the best, to review; none is a failure
+        if not attempts:  # max_turns=0: the turn budget ends the run, as it ends every agent
+            return Outcome("", Status.MAX_TURNS)
+        answer = best(attempts).answer  # none passed: the best, to review; none is a failure
         if SHOWS_NOTHING.fullmatch(answer) or all(attempt.status == Status.FAILED for attempt in attempts):
             return self._no_attempt(attempts, answer)
         return Outcome(answer, Status.NEEDS_REVIEW)
@@ -174,8 +176,7 @@ class ReflexionAgent(Agent):
     def _no_attempt(self, attempts: list[Attempt], partial: str) -> Outcome:
         """Every attempt ended without an answer (or failed, its text a partial one): ``failed``, saying why."""
         statuses = ", ".join(dict.fromkeys(str(attempt.status) for attempt in attempts))
-        ended = f", ended {statuses}" if statuses else ""  # none at all: max_turns is 0
-        self.record(StepKind.ERROR, f"no attempt gave an answer ({len(attempts)} attempts{ended})")
+        self.record(StepKind.ERROR, f"no attempt gave an answer ({len(attempts)} attempts, ended {statuses})")
         return Outcome("" if SHOWS_NOTHING.fullmatch(partial) else partial, Status.FAILED)
 
     # -- executor ----------------------------------------------------------------

@@ -323,13 +323,12 @@ class Agent(ABC):
                     raise ValueError("the task is empty")
                 spec = run.output_spec
                 outcome = self.solve(task + spec.instructions() if spec else task, **kwargs)
-                if isinstance(outcome, Outcome):
-                    answer, status = outcome.answer, outcome.status
-                elif isinstance(outcome, str):
-                    answer, status = outcome, Status.OK
-                else:
+                answer, status = (
+                    (outcome.answer, outcome.status) if isinstance(outcome, Outcome) else (outcome, Status.OK)
+                )
+                if not isinstance(answer, str):  # a dict in Outcome too: history and saved sessions hold text
                     raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
-                answer = tidy_numbers(answer) if isinstance(answer, str) and self.options.hook.tidy_numbers else answer
+                answer = tidy_numbers(answer) if self.options.hook.tidy_numbers else answer
                 if spec is not None:
                     answer = self._typed_answer(spec, answer, status)
             except InvalidOutputError as invalid:

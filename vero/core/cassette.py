@@ -27,6 +27,7 @@ MODES: tuple[Mode, ...] = ("record", "replay", "replay_then_live")
 FORMAT = 1  # the cassette format this vero writes and reads (the header line's "vero_cassette")
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one entry; longer lines are refused, not read into memory
 DELIVERY_KEYS = ("stream", "stream_options")  # how a reply is delivered, not what it says
+REFUSALS = (400, 415, 422, 501)  # the server refused the body as sent (vero.core.output.REFUSED_STATUSES): again
 
 
 class CassetteError(VeroError):
@@ -44,7 +45,8 @@ class Cassette:
     def __init__(self, path: str | os.PathLike[str], mode: Mode = "replay") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        self.path = Path(path)
+        self.path = Path(path)  # as given, in messages
+        self._file = self.path.absolute()  # resolved once: a later chdir must not move the recording
         self.mode: Mode = mode
         self.hits = self.misses = 0
         self._lock = threading.Lock()
@@ -73,35 +75,48 @@ class Cassette:
 
     def lookup(self, request: dict[str, Any], secrets: Iterable[str] = ()) -> dict[str, Any] | None:
         """The recorded reply body for ``request``, or None when the model must be asked; ``secrets`` are
-        masked first, as ``add`` masks them.  In ``replay`` mode an unrecorded request raises ``CassetteMissError``."""
+        masked first, as ``add`` masks them.  In ``replay`` mode an unrecorded request raises ``CassetteMissError``;
+        a recorded refusal is raised as the ``LLMCallError`` it was."""
         if self.mode == "record":
             return None
-        request = hide_secrets_in(request, secrets, in_use=False)  # the same key whatever else runs
-        key = request_key(request)
+        request = hide_secrets_in(request, secrets, in_use=False, names=False)  # the same key whatever else runs
+        try:
+            key = request_key(request)
+        except UnicodeEncodeError as exc:  # as the endpoint would refuse it (ChatOpenAI._complete)
+            raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from None
         with self._lock:
             offsets = self._entries.get(key, [])
             played = self._played[key]
             if played < len(offsets) or (offsets and self.mode == "replay"):
                 self._played[key] = played + 1
                 self.hits += 1
-                return self._entry_at(offsets[min(played, len(offsets) - 1)])["reply"]  # type: ignore[no-any-return]
+                return _replayed(self._entry_at(offsets[min(played, len(offsets) - 1)])["reply"])
             self.misses += 1
         if self.mode == "replay":
             raise CassetteMissError(self.miss_message(request))
         return None
 
-    def add(self, request: dict[str, Any], reply: Message, secrets: Iterable[str] = ()) -> None:
+    def add(self, request: dict[str, Any], reply: Message | LLMCallError, secrets: Iterable[str] = ()) -> None:
         """Append what the model answered to ``request`` (``record`` and ``replay_then_live``), with
-        ``secrets`` (the API key) masked in both, in every written form."""
-        request = hide_secrets_in(_for_file(request), secrets, in_use=False)
-        body = hide_secrets_in(reply_body(reply), secrets)
+        ``secrets`` (the API key) masked in both, in every written form.  An error is kept only when the
+        server refused the body (``REFUSALS``), an answer as lasting as a reply: it replays as that error."""
+        if isinstance(reply, LLMCallError):
+            if reply.status not in REFUSALS:
+                return
+            body = {"error": {"message": str(reply), "status": reply.status, "parameter": reply.parameter}}
+        else:
+            body = reply_body(reply)
+        request = hide_secrets_in(_for_file(request), secrets, in_use=False, names=False)
+        body = hide_secrets_in(body, secrets, names=False)
         entry = {"request": request, "reply": body, "check": _checksum(request, body)}
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
             # one write of the whole line with O_APPEND: processes sharing the file never interleave lines
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            fd = os.open(self._file, os.O_RDWR | os.O_APPEND)
             try:
-                offset = os.lseek(fd, 0, os.SEEK_END)
+                offset = os.lseek(fd, -1, os.SEEK_END) + 1  # never empty: its header was checked or written
+                if os.read(fd, 1) != b"\n":  # a header written by hand without its newline
+                    offset += os.write(fd, b"\n")
                 os.write(fd, line)
             finally:
                 os.close(fd)
@@ -110,19 +125,31 @@ class Cassette:
             self._played[key] += 1  # this reply was just given live
 
     def miss_message(self, request: dict[str, Any]) -> str:
-        """Why ``request`` is not in the cassette: the first difference from the nearest recorded request."""
-        sent = _leaves(_for_file(request))
-        every = (_leaves(entry["request"]) for _, entry in self._scan())  # one at a time: the file may be large
+        """Why ``request`` is not in the cassette: the first difference from the nearest recorded request, as
+        ``request_key`` compares them."""
+        sent = _leaves(_whole_numbers(_for_file(request)))
+        every = (_leaves(_whole_numbers(entry["request"])) for _, entry in self._scan())  # one at a time: big files
         nearest = max(every, key=lambda recorded: _common_prefix(sent, recorded), default=None)
         where = f"not in the cassette {self.path}"
         if nearest is None:
             return f"model request {where}, which holds no requests"
         return f"model request {where}; it differs from the nearest recorded request at {_difference(sent, nearest)}"
 
+    def recorded_json_schema(self) -> bool | None:
+        """``ChatOpenAI.supports_json_schema``'s answer when this was recorded, as its requests show (one asked
+        for a reply in a JSON schema): a replay asks no endpoint.  None when the endpoint may be asked: in
+        ``record`` mode, and in ``replay_then_live`` when no recorded request shows it."""
+        if self.mode == "record":
+            return None
+        formats = (entry["request"].get("response_format") for _, entry in self._scan())
+        if any(isinstance(answer, dict) and answer.get("type") == "json_schema" for answer in formats):
+            return True
+        return False if self.replays_only else None
+
     # -- reading the file ---------------------------------------------------------
     def _scan(self) -> Any:
         """``(offset, entry)`` of every entry, each line checked; a bad line raises ``CassetteError``."""
-        with open(self.path, "rb") as file:
+        with open(self._file, "rb") as file:
             header = file.readline(MAX_LINE_BYTES + 1)
             _check_header(self.path, header)
             number, offset = 1, file.tell()
@@ -136,15 +163,27 @@ class Cassette:
                 offset = file.tell()
 
     def _entry_at(self, offset: int) -> dict[str, Any]:
-        with open(self.path, "rb") as file:
+        with open(self._file, "rb") as file:
             file.seek(offset)
             return _entry(self.path, 0, file.readline(MAX_LINE_BYTES + 1))
 
 
 def request_key(request: dict[str, Any]) -> str:
     """The request as the cassette compares it: its body as canonical JSON, hashed."""
-    text = json.dumps(_for_file(request), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(_whole_numbers(_for_file(request)), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _whole_numbers(value: Any) -> Any:
+    """``value`` with each whole float an int: ``0.0`` and ``0`` are one JSON number (``TEMPERATURE=0`` in the
+    environment is ``0.0``, ``temperature=0`` in code ``0``), so one request."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    return value
 
 
 def reply_body(message: Message) -> dict[str, Any]:
@@ -153,6 +192,14 @@ def reply_body(message: Message) -> dict[str, Any]:
     if message.reasoning:
         data["reasoning_content"] = message.reasoning
     return {"choices": [{"message": data, "finish_reason": message.finish_reason}], "usage": message.usage}
+
+
+def _replayed(reply: dict[str, Any]) -> dict[str, Any]:
+    """A recorded reply body; a refusal ``Cassette.add`` kept is raised as the ``LLMCallError`` it was."""
+    error = reply.get("error")
+    if isinstance(error, dict) and error.get("status") in REFUSALS:
+        raise LLMCallError(str(error.get("message")), status=error["status"], parameter=error.get("parameter"))
+    return reply
 
 
 def _for_file(request: dict[str, Any]) -> dict[str, Any]:
@@ -169,7 +216,7 @@ def _check_header(path: Path, line: bytes) -> None:
         header = json.loads(line)
     except (ValueError, RecursionError):  # nested too deeply for the decoder: no header either
         header = None
-    if not isinstance(header, dict) or "vero_cassette" not in header:
+    if not isinstance(header, dict) or type(header.get("vero_cassette")) is not int:  # true == 1 in Python
         raise CassetteError(f"{path}, line 1: not a vero cassette (no header line)")
     if header["vero_cassette"] != FORMAT:
         raise CassetteError(
@@ -220,7 +267,7 @@ _TOP_ORDER = {"model": 0, "tools": 2, "messages": 3}  # other options (temperatu
 def _common_prefix(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> int:
     """How many leading leaves ``a`` and ``b`` share."""
     for count, (left, right) in enumerate(zip(a, b)):
-        if left != right:
+        if left != right or type(left[1]) is not type(right[1]):  # true is not 1 in JSON, nor in the key
             return count
     return min(len(a), len(b))
 

@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -71,6 +72,10 @@ def _endpoint(
     if api_key and not all("!" <= char <= "~" for char in api_key):
         raise LLMConfigError(BAD_KEY)
     base_url = base_url or settings.OPENAI_BASE_URL
+    scheme, _, rest = (base_url or "").partition("://")
+    if base_url and (scheme.lower() not in ("http", "https") or not rest):  # a config error, not a connection
+        suggestion = redact_url("http://" + (rest or base_url).lstrip("/"))
+        raise LLMConfigError(f"the base URL needs http:// or https:// in front: did you mean {suggestion}?")
     replaying = cassette is not None and cassette.replays_only  # a replayed session needs no key
     if not api_key and not base_url and not replaying:
         raise LLMConfigError(CONFIG_HELP)
@@ -144,7 +149,8 @@ class ChatOpenAI:
         self.callbacks: list[Callable[[Any], None]] = []
         self._lock = threading.Lock()
         self._secret = api_key or ""
-        for key in (self._secret, *url_credentials(self.base_url)):  # masked in every agent's output
+        self._secrets = [self._secret, *url_credentials(self.base_url)]  # masked in the cassette, requests and replies
+        for key in self._secrets:  # and in every agent's output
             key_in_use(key)
         self._json_schema: bool | None = None  # supports_json_schema(), once asked
         self._probe_lock = threading.Lock()
@@ -254,9 +260,13 @@ class ChatOpenAI:
             if self._json_schema is None:
                 from vero.core.capabilities import json_schema_support
 
-                # no probe when the model's family takes no JSON schema (vero.core.providers)
+                # no probe when the model's family takes no JSON schema (vero.core.providers), nor when a replay
+                # knows the answer from the recording (in replay mode it always does: nothing reaches the endpoint)
                 taken = "json_schema" in self.family.response_formats
-                self._json_schema = taken and json_schema_support(self.base_url, self._secret or None)
+                recorded = self.cassette.recorded_json_schema() if taken and self.cassette else None
+                self._json_schema = taken and (
+                    recorded if recorded is not None else json_schema_support(self.base_url, self._secret or None)
+                )
             return self._json_schema
 
     # -- steps ---------------------------------------------------------------
@@ -318,7 +328,7 @@ class ChatOpenAI:
         """The cassette's reply to ``request``, counted like a call; None when the model must answer."""
         if self.cassette is None:
             return None
-        body = self.cassette.lookup(request, secrets=[self._secret])
+        body = self.cassette.lookup(request, secrets=self._secrets)
         if body is None:
             return None
         message = _message_from_body(body)
@@ -329,10 +339,10 @@ class ChatOpenAI:
         _notify(self, Event("llm_replay", "", details, time.time()))
         return message
 
-    def _keep(self, request: dict[str, Any], message: Message) -> None:
-        """Write a live reply to the cassette, if there is one (the key masked, as everywhere)."""
+    def _keep(self, request: dict[str, Any], message: Message | LLMCallError) -> None:
+        """Write a live reply, or a refusal (``Cassette.add``), to the cassette, if there is one (the key masked)."""
         if self.cassette is not None:
-            self.cassette.add(request, message, secrets=[self._secret])
+            self.cassette.add(request, message, secrets=self._secrets)
 
     def _count(self, usage: dict[str, Any] | None) -> None:
         with self._lock:
@@ -350,7 +360,10 @@ class ChatOpenAI:
         refused = refused_parameter(getattr(exc, "body", None), sent=request) if status == 400 else None
         if refused:
             prefix += f": the server refused the parameter {refused!r} for {self.model_name}"
-        return LLMCallError(f"{prefix}: {text}", status=status, parameter=refused)
+        named = _named_parameter(getattr(exc, "body", None), request) if status == 400 else None
+        error = LLMCallError(f"{prefix}: {text}", status=status, parameter=named or refused)
+        self._keep(request, error)  # a refusal of the body replays as this error (Cassette.add)
+        return error
 
 
 _clients: dict[tuple[Any, ...], Any] = {}
@@ -653,6 +666,7 @@ class TextStream:
         self._writing: dict[int, dict[str, str]] = {}  # the call each index is writing
         self._usage: dict[str, Any] | None = None
         self._finish_reason: str | None = None
+        self._refusal: list[str] = []  # a structured-output refusal (OpenAI's ``delta.refusal``), in pieces
 
     def __iter__(self) -> Generator[str, None, None]:
         llm = self._llm
@@ -703,7 +717,7 @@ class TextStream:
                             )
                         if delta.get("content"):
                             yield delta["content"]
-            _check_finished(self._finish_reason)
+            _check_finished(self._finish_reason, "".join(self._refusal))
         except LLMCallError:
             raise
         except llm._openai.OpenAIError as exc:
@@ -721,6 +735,9 @@ class TextStream:
         size = len(_text("reasoning", thought)) + len(_text("content", delta.get("content") or ""))
         if thought:
             self._reasoning.append(thought)
+        if delta.get("refusal"):
+            self._refusal.append(_text("refusal", delta["refusal"]))
+            size += len(delta["refusal"])
         for piece in delta.get("tool_calls") or []:  # a streamed piece of a tool call
             index, piece_id = piece.get("index") or 0, _text("a tool call's id", piece.get("id") or "")
             call = self._writing.get(index)
@@ -831,7 +848,7 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
         content = data.get("content")
         content = None if content is None else _text("content", content)
         answer, thinking = _answer_and_thinking(content, data.get("reasoning_content") or data.get("reasoning"))
-        _check_finished(choices[0].get("finish_reason"))
+        _check_finished(choices[0].get("finish_reason"), data.get("refusal"))
         return Message(
             "assistant",
             answer,
@@ -844,13 +861,27 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
         raise _malformed(exc) from exc
 
 
+def _named_parameter(body: Any, request: dict[str, Any]) -> str | None:
+    """The request parameter a 400's error body names in ``param`` (OpenAI's: ``messages`` for a context too
+    long, ``reasoning_effort`` for a value it does not take), refused by name or not; None for none."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    param = error.get("param") if isinstance(error, dict) else None
+    if not isinstance(param, str) or not re.fullmatch(r"[\w.\[\]]{1,80}", param):  # no name, or not one
+        return None
+    return param if re.split(r"[.\[]", param)[0] in request else None
+
+
 def _malformed(exc: Exception) -> LLMCallError:
     return LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}")
 
 
-def _check_finished(finish_reason: str | None) -> None:
-    """``LLMCallError`` for a reply the provider's content filter stopped: what it holds is not all of it.
-    (A stream with no finish reason is taken as it came: some servers and proxies never send one.)"""
+def _check_finished(finish_reason: str | None, refusal: Any = None) -> None:
+    """``LLMCallError`` for a reply the provider's content filter stopped: what it holds is not all of it; and
+    for a refusal (OpenAI's ``refusal``, sent instead of content that would fit a ``response_format``): the model
+    declined, and its words are the error's, not an empty answer.  (A stream with no finish reason is taken as
+    it came: some servers and proxies never send one.)"""
+    if refusal:
+        raise LLMCallError(f"the model refused to answer: {valid_text(_text('refusal', refusal))}")
     if finish_reason == "content_filter":
         raise LLMCallError(
             "model call failed: the provider's content filter stopped the reply (finish_reason content_filter)"

@@ -16,7 +16,18 @@ from typing import Any
 
 from vero.core.notes import note
 from vero.core.parsing import parse_json_value
-from vero.tools.schema import InvalidValue, check, convert, describe, inline_refs, type_label, type_to_schema
+from vero.core.parsing.json_text import STRICT_DECODER, valid_strings
+from vero.tools.schema import (
+    InvalidValue,
+    WrittenNumber,
+    check,
+    convert,
+    describe,
+    inline_refs,
+    type_label,
+    type_to_schema,
+    unannotated,
+)
 
 OUTPUT_NOTE = "\n\nYour final answer must be {what}, with nothing before or after it."
 OUTPUT_REASK = note(
@@ -29,6 +40,9 @@ _SIMPLE_KINDS = ("string", "integer", "number", "boolean")
 # What a refused response_format comes back as: a bad request (llama.cpp, vLLM, OpenAI), a request the
 # server cannot process (422) or a feature it does not implement (501).
 REFUSED_STATUSES = (400, 415, 422, 501)
+# An answer's JSON, its numbers as written (``WrittenNumber``): a Decimal gets every digit, an int from 1e30 is exact.
+_DECODER = json.JSONDecoder(object_pairs_hook=STRICT_DECODER.object_pairs_hook, parse_float=WrittenNumber)
+_LIMITS = "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength pattern".split()
 
 
 class OutputSpec:
@@ -48,8 +62,16 @@ class OutputSpec:
         if "enum" in self.schema:
             return "exactly one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in self.schema["enum"])
         if self.simple:
-            return f"a single {type_label(self.schema)} value"
+            return f"a single {type_label(self.schema)} value" + self._limits()
         return f"only JSON that fits this JSON schema: {json.dumps(self.schema, ensure_ascii=False)}"
+
+    def _limits(self) -> str:
+        """A simple type's constraints (``Annotated[int, Ge(1)]``): `` (minimum 1, maximum 5)``, as the schema has
+        them, so that a first answer is not a guess; "" for none (a Decimal's own ``pattern`` is no constraint)."""
+        plain = {} if self.is_schema else type_to_schema(unannotated(self.output_type)[0])
+        limits = [(key, value) for key, value in self.schema.items() if key in _LIMITS]
+        shown = [f"{key} {json.dumps(value, ensure_ascii=False)}" for key, value in limits if plain.get(key) != value]
+        return f" ({', '.join(shown)})" if shown else ""
 
     def instructions(self) -> str:
         """The note added to the task for the model."""
@@ -102,8 +124,8 @@ class OutputSpec:
             result = check(value, self.schema, "", problems)
             if problems:
                 raise InvalidValue(problems)
-            return result
-        return convert(value, self.output_type)
+            return _plain_floats(result)
+        return _plain_floats(convert(value, self.output_type))
 
     def _parsed(self, text: str) -> Any:
         """The JSON value in ``text``; the bare text for a simple type when it is not JSON."""
@@ -111,7 +133,7 @@ class OutputSpec:
         if not body:
             raise InvalidValue([("", "the answer is empty")])
         try:
-            value = parse_json_value(body, repair=False)
+            value = _as_written(body)
         except ValueError:
             if self.simple:
                 return body  # 42, yes, positive: read leniently as the type says
@@ -138,6 +160,24 @@ def _unfenced(text: str) -> str:
     if len(blocks) > 1:
         raise InvalidValue([("", f"the answer has {len(blocks)} JSON values; write only the one answer")])
     return (blocks[0] if blocks else text).strip()
+
+
+def _as_written(text: str) -> Any:
+    """``text`` read as strict JSON, its numbers as written (``_DECODER``); a ``ValueError`` if it is not JSON."""
+    try:
+        value = _DECODER.decode(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+    return valid_strings(value) if "\\u" in text else value
+
+
+def _plain_floats(value: Any) -> Any:
+    """``value`` with the numbers a dict, list or ``Any`` kept as read (``WrittenNumber``) as the floats JSON reads."""
+    if isinstance(value, WrittenNumber):
+        return float(value)
+    if type(value) is dict:
+        return {key: _plain_floats(item) for key, item in value.items()}
+    return [_plain_floats(item) for item in value] if type(value) is list else value
 
 
 def _is_json(text: str) -> bool:

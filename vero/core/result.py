@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from decimal import Decimal
 from enum import Enum
+from pathlib import PurePath
 from typing import Any
+from uuid import UUID
 
 from vero.core.deprecation import deprecated
 
@@ -249,7 +253,9 @@ def _describe_error(error: BaseException | None) -> dict[str, Any] | None:
 
 def plain_output(value: Any) -> Any:
     """A typed output as plain JSON values (for ``RunResult.to_dict``): a dataclass or ``NamedTuple`` as
-    its fields, a pydantic model as its ``model_dump``, an Enum member as its value."""
+    its fields, a pydantic model as its ``model_dump``, an Enum member as its value, a date, datetime or
+    time as its ISO text, a Decimal, UUID or path as its text (``"12.50"``: every digit): what reading
+    the output type takes back."""
     if hasattr(value, "model_dump") and callable(value.model_dump) and not isinstance(value, type):  # not a class
         return value.model_dump(mode="json")
     if is_dataclass(value) and not isinstance(value, type):
@@ -262,4 +268,6 @@ def plain_output(value: Any) -> Any:
         return {str(k): plain_output(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [plain_output(v) for v in value]
-    return value
+    if isinstance(value, (datetime.date, datetime.time)):  # a datetime is a date
+        return value.isoformat()
+    return str(value) if isinstance(value, (Decimal, UUID, PurePath)) else value

@@ -9,7 +9,7 @@ import re
 import threading
 import urllib.parse
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 from vero.core.text import MASK, PLAIN_QUERY_NAMES
 
@@ -18,15 +18,18 @@ MIN_PIECE = 8  # a bare piece of the key this long is masked ...
 MIN_MASKED_PIECE = 4  # ... and a piece this long next to a run of *** or ... (sk-proj****Z123)
 MIN_KEY_FOR_PIECES = 12  # a shorter key is masked only whole: its pieces are too common
 _MASK_RUN = re.compile(r"\*{3,}|\.{3,}|…+")
+_WORD = re.compile(r"[A-Za-z][a-z]{0,15}|[A-Z]{1,16}")  # one ordinary word ("anything", "EMPTY"): no secret
 
 
 def mask_secret(text: str, secret: str) -> str:
     """``text`` with the key, and pieces of it a server may echo, replaced by ``***``: servers echo a key
-    whole, in part, or masked their own way (``sk-canar****Z123``, ``sk-...Z123``)."""
-    if not secret:
+    whole, in part, or masked their own way (``sk-canar****Z123``, ``sk-...Z123``).  A key that is one word is a
+    placeholder ("anything"), and the pieces of a key without a digit ("sk-no-key-required") or that are words
+    ("required") are words: masking them would change every text that holds them, a tool schema's keys too."""
+    if not secret or _WORD.fullmatch(secret):
         return text
     text = text.replace(secret, MASK)
-    if len(secret) < MIN_KEY_FOR_PIECES:
+    if len(secret) < MIN_KEY_FOR_PIECES or not any(char.isdigit() for char in secret):
         return text
     spans = _piece_spans(text, secret) + _masked_form_spans(text, secret)
     return _replace_spans(text, spans) if spans else text
@@ -50,14 +53,19 @@ def key_in_use(key: str | None) -> None:
     """Mask ``key`` wherever vero masks keys, from now on: a second model's key (a critic's, a sub-agent's)
     reaches the same console, trace and files as the first's.  ``ChatOpenAI`` calls it with its own."""
     with _keys_lock:
-        if isinstance(key, str) and len(key) >= MIN_SECRET and key not in KEYS_IN_USE:
+        if _worth_masking(key) and key not in KEYS_IN_USE:
             KEYS_IN_USE.append(key)
             del KEYS_IN_USE[:-MAX_KEYS_IN_USE]
 
 
+def _worth_masking(key: str | None) -> TypeGuard[str]:
+    """False for a placeholder a local server ignores: a key shorter than ``MIN_SECRET`` ("demo") or one word."""
+    return isinstance(key, str) and len(key) >= MIN_SECRET and not _WORD.fullmatch(key)
+
+
 def _keys(secrets: Iterable[str | None]) -> list[str]:
-    """The keys of ``secrets`` to mask, each once (a shorter one is a placeholder)."""
-    return [key for key in dict.fromkeys(secrets) if isinstance(key, str) and len(key) >= MIN_SECRET]
+    """The keys of ``secrets`` to mask, each once (not the placeholders)."""
+    return [key for key in dict.fromkeys(secrets) if _worth_masking(key)]
 
 
 def _forms(secrets: Iterable[str | None], in_use: bool) -> list[tuple[str, bool]]:
@@ -80,21 +88,21 @@ def hide_secrets(text: str, secrets: Iterable[str | None], in_use: bool = True) 
     return _masked(text, _forms(secrets, in_use))
 
 
-def hide_secrets_in(value: Any, secrets: Iterable[str | None], in_use: bool = True) -> Any:
-    """``value`` (dicts, lists and tuples walked, keys included) with ``hide_secrets`` applied to
-    each string: masking before ``json.dumps`` keeps the JSON valid whatever the key holds."""
+def hide_secrets_in(value: Any, secrets: Iterable[str | None], in_use: bool = True, names: bool = True) -> Any:
+    """``value`` (dicts, lists and tuples walked, keys included unless ``names`` is False) with ``hide_secrets``
+    applied to each string: masking before ``json.dumps`` keeps the JSON valid whatever the key holds."""
     forms = _forms(secrets, in_use)
-    return _walk(value, forms) if forms else value
+    return _walk(value, forms, names) if forms else value
 
 
-def _walk(value: Any, forms: list[tuple[str, bool]]) -> Any:
-    """``value`` with ``forms`` (worked out once) masked in its strings."""
+def _walk(value: Any, forms: list[tuple[str, bool]], names: bool = True) -> Any:
+    """``value`` with ``forms`` (worked out once) masked in its strings (``names``: its keys' too)."""
     if isinstance(value, str):
         return _masked(value, forms)
     if isinstance(value, dict):
-        return {_walk(key, forms): _walk(item, forms) for key, item in value.items()}
+        return {(_walk(key, forms) if names else key): _walk(item, forms, names) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_walk(item, forms) for item in value]
+        return [_walk(item, forms, names) for item in value]
     return value
 
 
@@ -137,9 +145,10 @@ class StreamedSecrets:
 
 
 def _piece_spans(text: str, secret: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds a piece of the key of ``MIN_PIECE`` characters (longer pieces overlap)."""
+    """Where ``text`` holds a piece of the key of ``MIN_PIECE`` characters (longer pieces overlap), but a word."""
     spans = []
-    for piece in {secret[i : i + MIN_PIECE] for i in range(len(secret) - MIN_PIECE + 1)}:
+    windows = (secret[i : i + MIN_PIECE] for i in range(len(secret) - MIN_PIECE + 1))
+    for piece in {piece for piece in windows if not _WORD.fullmatch(piece)}:
         start = text.find(piece)
         while start >= 0:
             spans.append((start, start + MIN_PIECE))
@@ -153,7 +162,8 @@ def _masked_form_spans(text: str, secret: str) -> list[tuple[int, int]]:
     for run in _MASK_RUN.finditer(text):
         before = _key_piece_size(text, run.start(), secret, -1)
         after = _key_piece_size(text, run.end(), secret, +1)
-        if max(before, after) >= MIN_MASKED_PIECE:
+        shown = text[run.start() - before : run.start()] + text[run.end() : run.end() + after]
+        if max(before, after) >= MIN_MASKED_PIECE and not _WORD.fullmatch(shown):  # "required...": a word
             spans.append((run.start() - before, run.end() + after))
     return spans
 

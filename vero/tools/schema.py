@@ -50,6 +50,26 @@ Problem = tuple[str, str]  # (where: "address.zip", or "" for the value itself; 
 EXACT: contextvars.ContextVar[bool] = contextvars.ContextVar("vero_exact_arguments", default=False)
 
 
+class WrittenNumber(float):
+    """A JSON number with a fraction or an exponent that keeps the text it was written as (``OutputSpec.read``
+    reads answers so): a ``Decimal`` made from it gets every digit (``1.10``, not ``1.1``), an int from ``1e30``
+    is exact, and it shows as written.  As a ``float`` it is the float JSON would have read."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> WrittenNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __reduce__(self) -> tuple[type[WrittenNumber], tuple[str]]:
+        return type(self), (self.text,)
+
+
 class InvalidValue(ValueError):
     """A value does not fit its type; ``problems`` names each misfit with its path."""
 
@@ -440,7 +460,8 @@ def _json_type(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    return {int: "integer", float: "number", str: "string", list: "array", dict: "object"}.get(type(value), "")
+    kinds = {int: "integer", float: "number", WrittenNumber: "number", str: "string", list: "array", dict: "object"}
+    return kinds.get(type(value), "")
 
 
 def _parse_json_text(value: Any, wanted: type) -> Any:
@@ -462,8 +483,12 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 def _to_integer(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+    if isinstance(value, float) and value.is_integer():  # 1e30 exactly as written; a bare float only where exact
+        exact = Decimal(value.text) if isinstance(value, WrittenNumber) else None
+        if exact is not None and exact == exact.to_integral_value():
+            return int(exact)
+        if exact is None and abs(value) <= 2**53:
+            return int(value)
     if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
         return int(value.strip())
     raise ValueError
@@ -775,6 +800,8 @@ def _to_decimal(tp: Any, value: Any) -> Any:
     """A JSON number as the text it was written as (``0.1``, not the float's ``0.1000000000000000055...``;
     a tool that may change things only gets numbers a float holds exactly), or a number's plain text;
     NaN and Infinity, ``1,5`` and ``1e3`` as text are refused, as for a ``float``."""
+    if isinstance(value, WrittenNumber):
+        return tp(value.text)  # every digit: 12345678901234567890.123456789
     if _is_number(value) and math.isfinite(value):
         return tp(repr(value))
     if isinstance(value, str) and _NUMBER_TEXT.fullmatch(value.strip()):
