@@ -8,8 +8,9 @@ import os
 from types import SimpleNamespace
 
 import pytest
+from test_cassette import add
 
-from vero import ChatOpenAI, tool
+from vero import ChatOpenAI
 from vero.agents import ToolCallingAgent
 from vero.core.cassette import Cassette, CassetteError, CassetteMissError
 from vero.core.message import Message
@@ -18,17 +19,6 @@ from vero.errors import LLMCallError
 from vero.testing import MockOpenAIServer
 
 DEAD_LOCAL_URL = "http://127.0.0.1:9/v1"  # nothing listens there: only the cassette can answer
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers.
-
-    Args:
-        a: first addend
-        b: second addend
-    """
-    return a + b
 
 
 @pytest.fixture(autouse=True)
