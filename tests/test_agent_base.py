@@ -183,6 +183,13 @@ def test_ask_json_reasks_with_the_error_and_does_not_count_turns():
     assert [s.kind for s in agent.last_result.steps] == ["warning"]
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_ask_json_reasks_a_reply_whose_json_holds_no_number_json_has(number):
+    agent, llm = make(JsonAgent, replies=[f'{{"ok": true, "score": [{number}]}}', '{"ok": true, "score": [1]}'])
+    assert agent.run("check") == "yes" and llm.calls == 2
+    assert "NaN or Infinity" in llm.requests[1].messages[-1]["content"]
+
+
 def test_ask_json_gives_up_after_bounded_retries():
     agent, llm = make(JsonAgent, replies=["prose"] * 5, json_retries=2)
     agent.run("check")

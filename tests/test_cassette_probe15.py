@@ -34,17 +34,16 @@ def offline(path, **options) -> ChatOpenAI:
 # -- 1. a placeholder key, or a key's pieces that are words, mask no words -------------------------------
 def test_a_placeholder_key_leaves_the_tool_schema_and_the_words_of_the_cassette_alone(tmp_path):
     path = tmp_path / "c.jsonl"
-    replies = [{"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}, "I can do anything: 5"]
+    replies = [{"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}, "It is required: 5"]
     with MockOpenAIServer(replies) as server:
         llm = ChatOpenAI(
             model_name="m", base_url=server.url + "/v1", api_key="sk-no-key-required", cassette=Cassette(path, "record")
         )
-        assert ToolCallingAgent("t", llm, tools=[add], verbose=False).run("2+3?") == "I can do anything: 5"
+        assert ToolCallingAgent("t", llm, tools=[add], verbose=False).run("2+3?") == "It is required: 5"
     text = path.read_text()
     assert '"required": ["a", "b"]' in text and '"***"' not in text
     agent = ToolCallingAgent("t", offline(path), tools=[add], verbose=False)  # no key, as the docs promise
-    assert agent.run("2+3?") == "I can do anything: 5"
-    assert mask_secret("Can you do anything?", "anything") == "Can you do anything?"  # one word: a placeholder
+    assert agent.run("2+3?") == "It is required: 5"
 
 
 def test_the_pieces_of_a_real_key_that_are_words_stay_and_object_keys_are_never_masked():
@@ -177,6 +176,14 @@ def test_a_refused_response_format_is_recorded_and_replays_as_the_same_error(tmp
     assert refused.value.status == 400
 
 
+def test_a_400_that_names_no_parameter_is_not_recorded_a_bad_key_may_be_one(tmp_path):
+    cassette = Cassette(tmp_path / "c.jsonl", "record")
+    request = {"model": "m", "messages": []}
+    cassette.add(request, LLMCallError("HTTP 400: API key not valid", status=400))
+    cassette.add(request, LLMCallError("HTTP 400: refused", status=400, parameter="response_format"))
+    assert len((tmp_path / "c.jsonl").read_text().splitlines()) == 2  # the header and the named refusal
+
+
 # -- 7, 8 and the minor ones: the file ---------------------------------------------------------------------------
 def test_a_header_without_its_newline_gets_one_before_the_first_entry(tmp_path):
     path = tmp_path / "c.jsonl"
@@ -211,9 +218,8 @@ def test_a_header_whose_format_is_true_is_no_cassette(tmp_path):
         Cassette(tmp_path / "c.jsonl", "replay")
 
 
-def test_a_long_key_of_letters_alone_is_still_masked_though_a_word_is_not():
-    from vero.core.secrets import hide_secrets
+def test_a_key_or_a_base_url_password_that_is_a_word_is_still_masked_whole():
+    from vero.core.secrets import hide_secrets, url_credentials
 
-    key = "qwhxjzkpmrtvbnlsdfghcvbn"  # letters only, but no word: a secret
-    assert key not in hide_secrets(f"the key is {key}", [key], in_use=False)
-    assert hide_secrets("I can do anything", ["anything"], in_use=False) == "I can do anything"
+    for key in ["qwhxjzkpmrtvbnlsdfghcvbn", "Sunshinebeach", *url_credentials("http://bob:Sunshinebeach@host/v1")]:
+        assert key not in hide_secrets(f"the key is {key}", [key], in_use=False)

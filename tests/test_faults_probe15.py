@@ -111,6 +111,7 @@ def test_the_suggested_base_url_shows_no_password():
 def test_an_http_or_https_base_url_in_any_case_is_taken():
     for url in ("http://127.0.0.1:9/v1", "HTTPS://api.example.com/v1"):
         assert ChatOpenAI(base_url=url, model_name="m", api_key="sk-x").base_url == url
+        assert ChatOpenAI(base_url=f" {url}\n", model_name="m", api_key="sk-x").base_url == url  # as pasted
 
 
 # -- a task that only looks like text ----------------------------------------------------------------------------

@@ -99,9 +99,10 @@ class Cassette:
     def add(self, request: dict[str, Any], reply: Message | LLMCallError, secrets: Iterable[str] = ()) -> None:
         """Append what the model answered to ``request`` (``record`` and ``replay_then_live``), with
         ``secrets`` (the API key) masked in both, in every written form.  An error is kept only when the
-        server refused the body (``REFUSALS``), an answer as lasting as a reply: it replays as that error."""
+        server refused the body (``REFUSALS``; a 400 only when it names a parameter: some servers answer a bad key
+        with a 400), an answer as lasting as a reply: it replays as that error."""
         if isinstance(reply, LLMCallError):
-            if reply.status not in REFUSALS:
+            if reply.status not in REFUSALS or (reply.status == 400 and reply.parameter is None):  # a bad key too
                 return
             body = {"error": {"message": str(reply), "status": reply.status, "parameter": reply.parameter}}
         else:

@@ -46,7 +46,7 @@ from vero.core.parsing.quoted_calls import canonical, name_key, quoted_call, val
 from vero.core.parsing.tool_output import tidy_numbers
 from vero.core.result import StepKind, ToolError, plain_output
 from vero.tools.base import Tool, ToolArgumentError
-from vero.tools.registry import ToolRegistry, parse_arguments
+from vero.tools.registry import RAISED, ToolRegistry, parse_arguments
 from vero.tools.schema import EXACT
 
 __all__ = ["ORIGINS", "Arguments", "ToolCallRequest", "Refusal", "approvers_of", "decide"]
@@ -123,8 +123,9 @@ def decide(
     call = ToolCallRequest(name, arguments, call_id, origin)
     reading = functools.partial(_written_arguments, found)
     shown = quote_sources(agent) if origin == "text" and not found.read_only else None
-    results = [text for tool, ok, text in shown.results if ok or tool != name] if shown else []  # its errors name it
-    results += [_without(text, spared) for tool, text, spared in shown.errors if tool == name] if shown else []
+    results: list[Any] = [text for tool, _, text in shown.results if tool != name] if shown else []
+    for tool, text, spared in shown.own if shown else ():  # its own words, without the values of its own call
+        results += [(text.removeprefix(RAISED.format(name)), spared)] if tool == name else []
     sources = [*shown.texts, *(text for _, _, text in shown.results)] if shown else []
     asked, described = (shown.asked, shown.descriptions) if shown else ([], {})
     try:
@@ -149,14 +150,14 @@ class Shown:
     descriptions and schemas, the history, the task); ``results``, the tool results and the messages an app added
     (data from outside: the tool's name with the call's values in any syntax is a quote there too); ``asked``, the
     user's own words (values in them are the user's); ``descriptions``, each tool's description and schema by its
-    name, where a value after its parameter's name is a quote too; ``errors``, the errors a tool gave (not vero's
-    about its call), with the values of the call that failed: another call in them is the tool's word, not yours."""
+    name, where a value after its parameter's name is a quote too; ``own``, what a tool said of a call of its own (its
+    results and errors, not vero's about its arguments), with that call's values: they are no evidence there."""
 
     texts: list[str]
     results: list[tuple[str, bool, str]]  # (tool, ok, text): as the model read it, numbers tidied too
     asked: list[str]
     descriptions: dict[str, str]
-    errors: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (tool, text, the failed call's values)
+    own: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (tool, text, the values of its call)
 
 
 def quote_sources(agent: Agent) -> Shown:
@@ -192,24 +193,16 @@ def quote_sources(agent: Agent) -> Shown:
         tool, ok, read = step.data.get("tool", ""), step.data.get("ok", True), step.content[:limit]
         texts = dict.fromkeys((read, tidy_numbers(step.content)[:limit]))
         shown.results.extend((tool, ok, text) for text in texts)
-        if not ok and step.data.get("error") in (None, ToolError.EXCEPTION) and action and action.data.get("args"):
-            spared = [value for value in values_of(action.data["args"]) if isinstance(value, str)]
-            shown.errors.extend((tool, text, spared) for text in texts)
+        if step.data.get("error") in (None, ToolError.EXCEPTION):  # the tool's words, not vero's about the call
+            spared = values_of(action.data.get("args")) if action and action.kind == StepKind.ACTION else []
+            shown.own.extend((tool, text, spared) for text in texts)
     parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
     shown.texts.extend(parent.texts)
     shown.results.extend(parent.results)
-    shown.errors.extend(parent.errors)
+    shown.own.extend(parent.own)
     shown.asked.extend(parent.asked)
     shown.descriptions.update({**parent.descriptions, **shown.descriptions})  # the agent's own tools first
     return shown
-
-
-def _without(text: str, values: list[str]) -> str:
-    """A tool's error without the values of the call that failed: it names them (``r-5 is locked``), and a call
-    with them again is no quote of it; any other value of a call written there is."""
-    for value in sorted(values, key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", text, flags=re.IGNORECASE) if len(value) > 1 else text
-    return text
 
 
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:

@@ -18,15 +18,15 @@ MIN_PIECE = 8  # a bare piece of the key this long is masked ...
 MIN_MASKED_PIECE = 4  # ... and a piece this long next to a run of *** or ... (sk-proj****Z123)
 MIN_KEY_FOR_PIECES = 12  # a shorter key is masked only whole: its pieces are too common
 _MASK_RUN = re.compile(r"\*{3,}|\.{3,}|…+")
-_WORD = re.compile(r"[A-Za-z][a-z]{0,15}|[A-Z]{1,16}")  # one ordinary word ("anything", "EMPTY"): no secret
+_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+")  # a piece of a key that is an ordinary word ("required"): not masked
 
 
 def mask_secret(text: str, secret: str) -> str:
     """``text`` with the key, and pieces of it a server may echo, replaced by ``***``: servers echo a key
-    whole, in part, or masked their own way (``sk-canar****Z123``, ``sk-...Z123``).  A key that is one word is a
-    placeholder ("anything"), and the pieces of a key without a digit ("sk-no-key-required") or that are words
-    ("required") are words: masking them would change every text that holds them, a tool schema's keys too."""
-    if not secret or _WORD.fullmatch(secret):
+    whole, in part, or masked their own way (``sk-canar****Z123``, ``sk-...Z123``).  The pieces of a key without a
+    digit ("sk-no-key-required") or that are words ("required") are words: masking them would change every text
+    that holds them, a tool schema's keys too.  A key is masked whole whatever it is: a password may be a word."""
+    if not secret:
         return text
     text = text.replace(secret, MASK)
     if len(secret) < MIN_KEY_FOR_PIECES or not any(char.isdigit() for char in secret):
@@ -59,8 +59,8 @@ def key_in_use(key: str | None) -> None:
 
 
 def _worth_masking(key: str | None) -> TypeGuard[str]:
-    """False for a placeholder a local server ignores: a key shorter than ``MIN_SECRET`` ("demo") or one word."""
-    return isinstance(key, str) and len(key) >= MIN_SECRET and not _WORD.fullmatch(key)
+    """False for a placeholder a local server ignores: a key shorter than ``MIN_SECRET`` ("demo")."""
+    return isinstance(key, str) and len(key) >= MIN_SECRET
 
 
 def _keys(secrets: Iterable[str | None]) -> list[str]:

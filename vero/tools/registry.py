@@ -179,6 +179,9 @@ def _generated_text(generator: Iterator[Any]) -> str:
     return text
 
 
+RAISED = "Error: tool {!r} raised "  # before what a tool raised: vero's words, not the tool's (the gate skips them)
+
+
 def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcome:
     """Call the tool and turn what it returned or raised into its outcome; a KeyboardInterrupt is the tool's
     own on a worker thread (signals go to the main thread), else perhaps the user's Ctrl-C: it propagates."""
@@ -192,7 +195,7 @@ def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcom
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except Exception:  # an exception whose message cannot be made
             detail = type(exc).__name__
-        return ToolOutcome(valid_text(f"Error: tool {found.name!r} raised {detail}"), False, ToolError.EXCEPTION)
+        return ToolOutcome(valid_text(RAISED.format(found.name) + detail), False, ToolError.EXCEPTION)
 
 
 def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:

@@ -53,7 +53,8 @@ EXACT: contextvars.ContextVar[bool] = contextvars.ContextVar("vero_exact_argumen
 class WrittenNumber(float):
     """A JSON number with a fraction or an exponent that keeps the text it was written as (``OutputSpec.read``
     reads answers so): a ``Decimal`` made from it gets every digit (``1.10``, not ``1.1``), an int from ``1e30``
-    is exact, and it shows as written.  As a ``float`` it is the float JSON would have read."""
+    is exact, and it shows as written.  As a ``float`` it is the float JSON would have read; an output's dict, list
+    or ``Any`` gets plain floats (``vero.core.output``), a record's field typed ``Any`` this one."""
 
     __slots__ = ("text",)
     text: str
@@ -63,7 +64,7 @@ class WrittenNumber(float):
         number.text = text
         return number
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # as written: what pydantic makes a Decimal field of, and what a problem quotes
         return self.text
 
     def __reduce__(self) -> tuple[type[WrittenNumber], tuple[str]]:
@@ -480,15 +481,26 @@ _INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
+def _exact_integer(text: str) -> int:
+    """The whole number a JSON number's text writes (``1e30``, ``5.0``), else ``ValueError``: a fraction, or more
+    digits than Python writes an int with (``1e999999999`` is no answer to read)."""
+    try:
+        _, digits, exponent = Decimal(text).as_tuple()
+    except ArithmeticError:  # an exponent past what Decimal holds
+        raise ValueError from None
+    fraction = digits[len(digits) + exponent :] if isinstance(exponent, int) and exponent < 0 else ()
+    if not isinstance(exponent, int) or any(fraction) or len(digits) + max(exponent, 0) > 4300:
+        raise ValueError
+    return int(Decimal(text))
+
+
 def _to_integer(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, float) and value.is_integer():  # 1e30 exactly as written; a bare float only where exact
-        exact = Decimal(value.text) if isinstance(value, WrittenNumber) else None
-        if exact is not None and exact == exact.to_integral_value():
-            return int(exact)
-        if exact is None and abs(value) <= 2**53:
-            return int(value)
+    if isinstance(value, WrittenNumber):  # 1e30 exactly as written
+        return _exact_integer(value.text)
+    if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:  # a bare float only where exact
+        return int(value)
     if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip()):
         return int(value.strip())
     raise ValueError

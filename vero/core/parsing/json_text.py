@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -50,7 +51,17 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
         data = data[0]
     if not isinstance(data, dict) or not data:
         raise ValueError("the reply is not a JSON object")
+    if ("NaN" in candidate or "Infinity" in candidate) and not _finite(data):  # Python's json reads them; JSON has none
+        raise ValueError("the reply's JSON holds NaN or Infinity, which are no JSON numbers: write a number")
     return data
+
+
+def _finite(value: Any) -> bool:
+    """No NaN or Infinity anywhere in ``value`` (a JSON value as read)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return all(_finite(item) for item in items)
 
 
 def fenced(text: str) -> str:

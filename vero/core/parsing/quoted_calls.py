@@ -171,9 +171,12 @@ _IDENTIFIER = re.compile(r"[_.-]|[a-z][A-Z]")  # a name written as code; "a tran
 # Between a name's words: "_", "-", ".", "::", " ", a padded column, one line break (a hard-wrapped mail, table
 # cells); not a sentence's end ("delete. Record", 'delete." Record') nor a blank line
 _NAME_GAP = r"(?:(?![.!?;][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;])\n(?![ \t]*\n)){0,4}"
-# Between a name's words, in a path, a statement or a sentence: one or two short words ("DELETE /api/records",
-# "DELETE FROM records", "delete the record")
-_NAME_JOINT = r"(?:[ \t/_:-]{1,3}[a-z][a-z\d]{0,3}){1,2}[ \t/_:-]{1,3}"
+# Between a name's words as an API's path or an SQL statement writes them: "DELETE /api/v1/records", "DELETE FROM
+# records", "INSERT INTO app.records" (not a sentence's words: "cancel any order" names no call)
+_NAME_JOINT = r"(?:[ \t]*(?:/[a-z][a-z\d]{0,5}){1,2}/|[ \t\n]+(?:from|into)[ \t\n]+(?:\w{1,30}\.)?)"
+# Between a name's words as code writes them, the verb last: records.delete, record_delete, RecordsDelete
+_CODE_JOINT = r"(?:[._/-]|::|(?-i:(?<=[a-z])(?=[A-Z])))"
+_NOT_DONE = r"(?![a-z]?(?:e?d|ing)(?![a-z]))"  # the verb, not its past or its -ing: deleteById, not record_deleted
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
@@ -186,7 +189,7 @@ def quoted_call(
     arguments: dict[str, Any],
     sources: Iterable[str],
     as_arguments: Callable[[Any], Any] = lambda a: a,
-    results: Sequence[str] = (),
+    results: Sequence[str | tuple[str, Sequence[str]]] = (),
     asked: Sequence[str] = (),
     descriptions: Mapping[str, str] = _NONE,
 ) -> bool:
@@ -234,10 +237,12 @@ def quoted_call(
 
 
 def _spelt(parts: list[str]) -> str:
-    """The pattern of a tool's name from its words' patterns: as written (words joined as ``_NAME_GAP`` says), with
-    short words between them (``_NAME_JOINT``), or with its first word, the verb, last and the others perhaps plural,
-    as an SDK or a command line writes it (``records.delete``, ``record delete``; not "record deleted")."""
-    verb_last = _NAME_GAP.join([*(f"{part}(?:e?s)?" for part in parts[1:]), parts[0]]) + r"(?![\w-])"
+    """The pattern of a tool's name from its words' patterns: as written (words joined as ``_NAME_GAP`` says), as a
+    path or a statement writes them (``_NAME_JOINT``), or as code writes them with the first word, the verb, last
+    and the others perhaps plural (``records.delete``, ``Records.DeleteAsync``; not ``record_deleted``, nor words in
+    a sentence: "the order cancel policy")."""
+    verb_last = _CODE_JOINT.join([*(f"{part}(?:e?s)?" for part in parts[1:]), parts[0]]) + _NOT_DONE
+    verb_last += f"(?!{_NAME_GAP}{parts[1]})"  # nor a namespace before the name: mcp__records__delete_record
     return f"(?:{_NAME_GAP.join(parts)})|(?:{_NAME_JOINT.join(parts)})|(?:{verb_last})"
 
 
@@ -246,7 +251,7 @@ def _named_with_unsaid(
     as_arguments: Callable[[Any], Any],
     arguments: dict[str, Any],
     asked: Sequence[str],
-    results: Sequence[str],
+    results: Sequence[str | tuple[str, Sequence[str]]],
     described: list[str],
     own: str,
 ) -> bool:
@@ -262,9 +267,12 @@ def _named_with_unsaid(
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])  # as written too
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
-    values = [value for value in values if not _found(value, said)]
-    if any(len(value) > 1 for value in values) and _named_with_values(spellings, values, list(results)):
-        return True
+    values = [_joined_value(value) for value in values if not _found(value, said)]
+    for result in results:  # a text, or a tool's words of a call of its own with that call's values (not evidence)
+        text, spared = (result, ()) if isinstance(result, str) else result
+        unspared = [value for value in values if value not in spared]
+        if any(len(value) > 1 for value in unspared) and _named_with_values(spellings, unspared, [text]):
+            return True
     pairs = _keyed(arguments, said) if described or own else {}
     own_forms = _forms(own[:MAX_CALL_CHARS], _ANYWHERE, tables=True) if own else []
     whole = [text for form in own_forms for text in _value_texts(form)]
@@ -315,7 +323,7 @@ def _value_texts(form: str) -> list[str]:
     flat, tagged = _flat(form), " ".join(plain(html.unescape(form)).split()).casefold()
     variants = [variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))]
     variants += [_ZERO_PADDED.sub("", variant) for variant in variants[1::2]]
-    others = _digits_drawn(flat) + _written_apart(flat)
+    others = _digits_drawn(flat) + _written_apart(flat) + _written_apart(tagged)  # <at>: a tag to a renderer
     return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
@@ -412,29 +420,77 @@ def _numbers_otherwise(text: str) -> list[str]:
 
 
 # Values people write apart or guarded, and a model writes together: digits in groups (an IBAN, a card, a phone
-# number: "DE89 3704 0044 ...", "+1 (555) 010-9999"; 7 digits or more), a decimal comma ("12,50"), an address
-# defanged ("hxxps://x[.]example", "bob [at] x [dot] com")
-_DIGIT_GROUP = r"\(?\d[\da-z]{0,5}\)?"
+# number: "DE89 3704 0044 ...", "GB29 NWBK 6016 ...", "+1 (555)010-9999", "12-3456-7890123-00"; 7 digits or more),
+# a date in numbers (01.05.2024, 5/1/2024, 2024/05/01: ISO, day or month first), a time (10h30, 2:30 pm,
+# 2024-05-01T10:30), a decimal comma ("12,50"), an address defanged ("hxxps[://]x[.]example", "bob [ at ] x (dot) com")
+_DIGIT_GROUP = r"\(?\d[\da-z]{0,6}\)?"
 _DIGIT_GROUPS = re.compile(
-    rf"(?<![\w+.])(?<!\w-)\+?(?:[a-z]{{2}}\d{{2}}|{_DIGIT_GROUP})(?:[ .-]{_DIGIT_GROUP}){{2,}}(?!\w|[.-]\w)", re.I
+    r"(?<![\w+.])(?<!\w-)\+?(?:[a-z]{2}\d{2}(?:[ ./_-]?[\da-z]{4}){2,8}(?:[ ./_-]?[\da-z]{1,4})?"
+    rf"|{_DIGIT_GROUP}(?:(?:[ ./_\u00b7-]|(?<=\))){_DIGIT_GROUP}){{2,}})(?!\w|[.-]\w)",
+    re.I,
 )
+_NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})(?![\d/]|[.,-]\d)")
+_TIME = re.compile(r"(?<=\d)t(?=\d\d:\d\d)|(?<![\w:])(\d{1,2})(?:h|:(\d\d) ?([ap])\.?m\b\.?)(\d\d)?", re.I)
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
-_DEFANGED = re.compile(r"[ \t]?[\[({]([.@]|dot|at)[\])}][ \t]?|\bhxxp(?=s?:)", re.I)
-_WRITTEN_APART = re.compile(f"{_DIGIT_GROUPS.pattern}|{_DECIMAL_COMMA.pattern}|{_DEFANGED.pattern}", re.I)
+_DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
+_APART = (_NUMERIC_DATE, _TIME, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
+_WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in _APART), re.I)
 
 
 def _written_apart(text: str) -> list[str]:
-    """``text`` with its values written apart or guarded (``_WRITTEN_APART``) written together; none if it has none."""
+    """``text`` with its values written apart or guarded (``_WRITTEN_APART``) written together: dates and times as
+    ISO writes them (the day first and, where that differs, the month first), and digit groups joined; none if it
+    has none."""
     if not _WRITTEN_APART.search(text):
         return []
-    text = _DIGIT_GROUPS.sub(_joined_digits, text)
-    text = _DECIMAL_COMMA.sub(r"\1.\2", text)
-    return [_DEFANGED.sub(lambda m: "http" if m[1] is None else "@" if m[1] in ("@", "at", "AT") else ".", text)]
+    common = _DEFANGED.sub(_refanged, _DECIMAL_COMMA.sub(r"\1.\2", text))
+    firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
+    dated = [
+        _TIME.sub(_clock_time, _NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts
+    ]
+    return [
+        reading for reading in dict.fromkeys([*dated, _DIGIT_GROUPS.sub(_joined_digits, common)]) if reading != text
+    ]
+
+
+def _joined_value(value: str) -> str:
+    """A call's value written in digit groups (a card's ``4000-1234-...``, a phone's ``+1 (555) 013-4477``), joined as
+    ``_written_apart`` joins them in what the model was shown; a date or an address (``10.0.0.7``) stays as it is."""
+    whole = _DIGIT_GROUPS.fullmatch(value) and not _NUMERIC_DATE.fullmatch(value) and not re.search(r"[./]", value)
+    return _DIGIT_GROUPS.sub(_joined_digits, value) if whole else value
+
+
+def _iso_date(date: re.Match[str], day_first: bool) -> str:
+    """A date written in numbers as ISO writes it (``2024-05-01``); as written when it is none."""
+    first, second, third = date.groups()
+    year, month, day = (first, second, third) if len(first) == 4 else (third, second, first)
+    if len(first) != 4 and not day_first:
+        month, day = first, second
+    if len(year) != 4 or not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return date[0]
+    return f"{year}-{int(month):02}-{int(day):02}"
+
+
+def _clock_time(time: re.Match[str]) -> str:
+    """A time as a 24-hour clock writes it: 10h30 as 10:30, 2:30 pm as 14:30; the T of 2024-05-01T10:30 a space."""
+    hours, minutes, half, after = time.groups()
+    if hours is None:
+        return " "
+    if half is None:  # 10h30, or a bare 10h
+        return f"{hours}:{after}" if after else time[0]
+    hour = int(hours) % 12 + (12 if half.lower() == "p" else 0)
+    return f"{hour:02}:{minutes}" + (after or "")
+
+
+def _refanged(mark: re.Match[str]) -> str:
+    """A defanged address's mark as it was: [.] and (dot) a dot, [at] an @, [://] and [:] as they are, hxxp http."""
+    sign = (mark[1] or "http").lower()
+    return {"dot": ".", "at": "@"}.get(sign, sign)
 
 
 def _joined_digits(run: re.Match[str]) -> str:
-    """A run of digit groups (``_DIGIT_GROUPS``) without its spaces, dashes, dots and brackets, if it holds 7 digits."""
-    return re.sub(r"[ .()-]", "", run[0]) if sum(c.isdigit() for c in run[0]) >= 7 else run[0]
+    """A run of digit groups (``_DIGIT_GROUPS``) without its breaks and brackets, if it holds 7 digits or more."""
+    return re.sub(r"[ ./_\u00b7()-]", "", run[0]) if sum(c.isdigit() for c in run[0]) >= 7 else run[0]
 
 
 _NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}|{_WRITTEN_APART.pattern}", re.I)
