@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8695  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8732  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -88,7 +88,10 @@ LINES_CEILING = 8695  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # 8695: +54 for a false-positive probe, a second echo probe and a review of those changes (the name's other
 # spellings only as a path, a statement or code writes them; a tool's own words read past vero's "raised" and
 # without its call's values; dates, times, IBAN letter groups and more defangs read; an int from any exponent
-# refused, not raised; a 400 naming no parameter not recorded; NaN refused by ask_json); lower it as lines go
+# refused, not raised; a 400 naming no parameter not recorded; NaN refused by ask_json);
+# 8732: +37 for a probe of the gate's paths and a second review (a number a float rounds refused in calls read from
+# text, an approval's record and event each a copy, an agent run inside another's run asks its approvers; a value
+# looked for as written and joined, IBANs in threes, code's -> and : joints); lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28); lower one when a change lowers it.

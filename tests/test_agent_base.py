@@ -697,3 +697,8 @@ def test_a_listener_that_edits_a_step_event_leaves_the_run_record_as_it_was(list
             if isinstance(event, StepRecorded) and "args" in event.step.data:
                 event.step.data["args"]["name"] = "[redacted]"
     assert agent.last_result.steps_of("action")[0].data["args"] == {"name": "Ada"}
+
+
+def test_parse_json_object_refuses_a_number_json_cannot_hold():
+    with pytest.raises(ValueError, match="NaN or Infinity"):
+        parse_json_object('{"a": 1e999}')

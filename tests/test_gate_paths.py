@@ -5,12 +5,13 @@ an earlier tool call's arguments, a setting assigned to the agent, and the recov
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from test_gate import DONE, QUOTED, clear, delete_record, sent_to_model  # noqa: F401  (clear: the autouse fixture)
 
 from vero import Message, Tool
-from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent
+from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.core.message import ToolCall
 from vero.recovery.hook import tools_named
 from vero.testing import ScriptedLLM
@@ -181,3 +182,77 @@ def test_a_tool_replaced_many_times_keeps_its_last_few_descriptions():
     for number in range(50):
         registry.register(Tool(lambda: "ok", name="notes", description=f"Notes, version {number}.", read_only=True))
     assert len(registry.retired["notes"]) == MAX_RETIRED and "version 48." in registry.retired["notes"][-1]
+
+
+# -- a second probe of the paths ----------------------------------------------------------------------------------
+LONG = "2.9999999999999999"  # a float holds it as 3: a tool that may change things would get another number
+
+
+def paid() -> tuple[Tool, list[float]]:
+    amounts: list[float] = []
+
+    def pay(account: int, amount: float) -> str:
+        """Pay an account."""
+        amounts.append(amount)
+        return "paid"
+
+    return Tool(pay), amounts
+
+
+@pytest.mark.parametrize(
+    "protocol, reply",
+    [
+        ("tool_calling", f'<tool_call>{{"name": "pay", "arguments": {{"account": 7, "amount": {LONG}}}}}</tool_call>'),
+        ("tool_calling", f'{{"name": "pay", "arguments": {{"account": 7, "amount": {LONG}}}}}'),
+        ("text", f'{{"name": "pay", "arguments": {{"account": 7, "amount": {LONG}}}}}'),
+        ("text", f"Thought: pay\nAction: pay(account=7, amount={LONG})"),
+        (
+            "guided",
+            json.dumps(
+                {"thought": "pay", "step": {"answered": False, "tool": "pay", "arguments": {"account": 7}}}
+            ).replace('"account": 7', f'"account": 7, "amount": {LONG}'),
+        ),
+    ],
+)
+def test_a_call_read_from_text_with_a_number_a_float_rounds_is_not_run(protocol, reply):
+    tool, amounts = paid()
+    final = '{"thought": "ok", "step": {"answered": true, "final_answer": "done"}}' if protocol == "guided" else "done"
+    llm = ScriptedLLM([reply, final], json_schema=True)
+    cls, options = (ToolCallingAgent, {}) if protocol == "tool_calling" else (ReActAgent, {"protocol": protocol})
+    agent = cls("a", llm, tools=[tool], verbose=False, **options)
+    agent.run("Pay account 7 the amount due.")
+    assert amounts == [] and "exactly as written" in json.dumps(agent.last_result.to_dict())
+
+
+def test_a_listener_that_edits_the_approval_event_leaves_the_recorded_approval_be():
+    tool, amounts = paid()
+    llm = ScriptedLLM([{"tool_calls": [{"name": "pay", "arguments": {"account": 7, "amount": 5}}]}, "done"])
+
+    def redact(event: Any) -> None:
+        if event.type == "tool_approval":
+            event.data["args"]["account"] = "REDACTED"
+
+    agent = ToolCallingAgent("a", llm, tools=[tool], verbose=False, approve_tool=lambda call: True, callbacks=[redact])
+    agent.run("Pay account 7 five.")
+    assert [step.data["args"]["account"] for step in agent.last_result.steps_of("approval")] == [7]
+
+
+def test_an_agent_run_inside_another_agent_s_run_asks_that_run_s_approver():
+    tool, amounts = paid()
+    inner = ToolCallingAgent(
+        "inner",
+        ScriptedLLM([{"tool_calls": [{"name": "pay", "arguments": {"account": 7, "amount": 5}}]}, "done"]),
+        tools=[tool],
+        verbose=False,
+    )
+
+    class Wrapper(ReActAgent):
+        def solve(self, task: str, **kwargs: Any) -> str:
+            return inner.run(task)  # not run_subagent: a plain run, as part of this one
+
+    asked: list[str] = []
+    outer = Wrapper(
+        "outer", ScriptedLLM([]), verbose=False, approve_tool=lambda call: asked.append(call.name) and False
+    )
+    outer.run("Pay account 7 five.")
+    assert asked == ["pay"] and amounts == []

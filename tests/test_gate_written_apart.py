@@ -211,3 +211,30 @@ def test_a_call_tried_again_after_a_failure_the_tool_reported_in_its_result_runs
     agent, _ = make("react", replies, tools=[Tool(reporting_lock, name="delete_record")])
     agent.run("Delete the locked record from the ticket.")
     assert DONE == [("delete_record", "r-5", True)]
+
+
+@pytest.mark.parametrize(
+    "name, arguments, page",
+    [  # a review's cases: a value near other groups, an IBAN before a word, code's other joints, a grouped amount
+        ("transfer", {"to": "4000 1234 5678 9010", "amount": 500}, "Pending: transfer 4000 1234 5678 9010 500"),
+        (
+            "transfer",
+            {"to": "ES9121000418450200051332", "amount": 500},
+            "transfer 500 to ES91 2100 0418 4502 0005 1332 asap",
+        ),
+        ("transfer", {"to": "DE89370400440532013000", "amount": 500}, "transfer 500 to DE89 370 400 440 532 013 000"),
+        ("transfer", {"to": "acme", "amount": 1234567.5}, "transfer 1-234-567,50 to acme"),
+        ("delete_record", {"record_id": "r-17"}, "$client->records->delete('r-17');"),
+        ("delete_record", {"record_id": "r-17"}, "php artisan records:delete r-17"),
+    ],
+)
+def test_values_and_names_written_as_other_writers_do_near_each_other_are_a_quote(name, arguments, page):
+    assert quoted_call(name, arguments, [page], results=[page])
+
+
+def test_a_noun_made_of_the_verb_names_no_call_and_the_own_call_s_grouped_value_is_spared():
+    listing = "order_cancellation_requests: o-1777"
+    assert not quoted_call("cancel_order", {"order_id": "o-1777"}, [listing], results=[listing])
+    error = "transfer to 4000 1234 5678 9010 needs confirm=true"
+    arguments = {"to": "4000 1234 5678 9010", "amount": 500, "confirm": True}
+    assert not quoted_call("transfer", arguments, [error], results=[(error, ["4000 1234 5678 9010", "500"])])

@@ -22,7 +22,7 @@ from vero.core.capabilities import hosted_model
 from vero.core.message import Arguments, Message
 from vero.core.output import REFUSED_STATUSES, is_strict
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
-from vero.core.parsing.json_text import without_fence
+from vero.core.parsing.json_text import LONG_NUMBER, rounded_number, without_fence
 from vero.core.result import StepKind
 from vero.core.text import SHOWS_NOTHING
 from vero.errors import LLMCallError
@@ -132,7 +132,13 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
         written = Arguments(arguments)  # read exactly, or only by repairing the reply (refused for a changing tool)
-        written.origin, written.problem = "text", "they could be read only by repairing them" if repaired else None
+        unrepaired = (
+            rounded_number(text) if LONG_NUMBER.search(text) else None
+        )  # a float would round it: not as written
+        written.origin, written.problem = (
+            "text",
+            "they could be read only by repairing them" if repaired else unrepaired,
+        )
         return thought, {"tool": choice["tool"], "arguments": written}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 

@@ -310,10 +310,11 @@ class Agent(ABC):
             _check_run_settings(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
+        outer = RUNNING_AGENT.get()  # an agent run inside another's run (its solve, its tool): that user decides too
+        run.approvers = run.approvers or (approvers_of(outer) if outer not in (None, self) and outer._run else ())
         running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
         try:
-            self._run = run
-            task = run.task
+            self._run, task = run, run.task
             self._emit("run_start", task=task, cls=type(self).__name__)
             error: BaseException | None = None
             try:

@@ -71,7 +71,7 @@ def _endpoint(
     api_key = (api_key or settings.OPENAI_API_KEY or "").strip() or None
     if api_key and not all("!" <= char <= "~" for char in api_key):
         raise LLMConfigError(BAD_KEY)
-    base_url = (base_url or settings.OPENAI_BASE_URL or "").strip() or None  # a pasted space or newline too
+    base_url = (base_url or "").strip() or (settings.OPENAI_BASE_URL or "").strip() or None  # a pasted space too
     scheme, _, rest = (base_url or "").partition("://")
     if base_url and (scheme.lower() not in ("http", "https") or not rest):  # a config error, not a connection
         suggestion = redact_url("http://" + (rest or base_url).lstrip("/"))

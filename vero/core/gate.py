@@ -29,7 +29,6 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from typing import Any, Protocol
 
 from vero.core.message import ORIGINS, Arguments, ToolCallRequest
@@ -38,6 +37,7 @@ from vero.core.options import AgentOptions
 from vero.core.parsing.json_text import (
     ConflictingKeysError,
     _one_value_per_key,
+    exact_float,
     valid_strings,
     valid_text,
     without_fence,
@@ -290,7 +290,7 @@ def _encoded_object(text: str) -> bool:
 def _exact_object(text: str) -> dict[str, Any]:
     try:
         value = json.loads(
-            text, object_pairs_hook=_one_value_per_key, parse_constant=_no_constant, parse_float=_finite_number
+            text, object_pairs_hook=_one_value_per_key, parse_constant=_no_constant, parse_float=exact_float
         )
     except ConflictingKeysError as exc:
         raise NotAsWritten(str(exc)) from None
@@ -303,21 +303,6 @@ def _exact_object(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise NotAsWritten("they are not one JSON object")
     return valid_strings(value) if "\\u" in text else value  # an escaped half of a surrogate pair
-
-
-def _finite_number(text: str) -> float:
-    """A JSON number with a fraction or exponent, when a float holds it as written: one too large (1e400)
-    is refused, as Infinity, and so is one a float would round (2.9999999999999999 would run as 3)."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is no number a tool that may change things takes")
-    try:
-        rounded = Decimal(repr(value)) != Decimal(text)
-    except ArithmeticError:  # an exponent too large for Decimal (0e999999999999999999999)
-        rounded = True
-    if rounded:
-        raise ValueError(f"{text} has more digits than a number holds: it would run as {value!r}")
-    return value
 
 
 def _no_constant(name: str) -> Any:
@@ -359,11 +344,11 @@ def _approval(agent: Agent, tool: Tool, call: ToolCallRequest) -> str | None:
             break
     approved = refusal is None
     verdict = "approved" if approved else f"refused: {reason}" if reason else "refused"
-    args = call.arguments  # a new dict of JSON values (``_as_the_tool_gets``), or the arguments as written:
-    with contextlib.suppress(Exception):  # a copy, unless a custom agent passed something that cannot be copied
-        args = copy.deepcopy(args)
-    agent.record(StepKind.APPROVAL, f"{call.name}: {verdict}", tool=call.name, args=args, approved=approved)
-    agent._emit("tool_approval", tool=call.name, args=args, approved=approved, reason=reason)
+    kept = sent = call.arguments  # a new dict of JSON values (``_as_the_tool_gets``), or the arguments as written:
+    with contextlib.suppress(Exception):  # a copy each, unless a custom agent passed something that cannot be copied
+        kept, sent = copy.deepcopy(kept), copy.deepcopy(sent)  # a listener's edit of the event leaves the record be
+    agent.record(StepKind.APPROVAL, f"{call.name}: {verdict}", tool=call.name, args=kept, approved=approved)
+    agent._emit("tool_approval", tool=call.name, args=sent, approved=approved, reason=reason)
     return refusal
 
 

@@ -8,6 +8,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any, TypeVar, overload
 
 from vero.core.thinking import split_thinking
@@ -51,9 +52,45 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
         data = data[0]
     if not isinstance(data, dict) or not data:
         raise ValueError("the reply is not a JSON object")
-    if ("NaN" in candidate or "Infinity" in candidate) and not _finite(data):  # Python's json reads them; JSON has none
+    if ("NaN" in candidate or "Infinity" in candidate or LONG_NUMBER.search(candidate)) and not _finite(data):  # 1e999
         raise ValueError("the reply's JSON holds NaN or Infinity, which are no JSON numbers: write a number")
     return data
+
+
+def exact_float(text: str) -> float:
+    """A JSON number with a fraction or exponent, when a float holds it as written: ``ValueError`` for one too large
+    (1e400, as Infinity) and for one a float would round (2.9999999999999999 would run as 3)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is no number a tool that may change things takes")
+    try:
+        rounded = Decimal(repr(value)) != Decimal(text)
+    except ArithmeticError:  # an exponent too large for Decimal (0e999999999999999999999)
+        rounded = True
+    if rounded:
+        raise ValueError(f"{text} has more digits than a number holds: it would run as {value!r}")
+    return value
+
+
+LONG_NUMBER = re.compile(r"\d[\d.]{15,}|[eE][+-]?\d{3}")  # a number a float may not hold as written
+
+
+def rounded_number(text: str) -> str | None:
+    """Why the JSON ``text`` would not run as written: a number in it that a float rounds (``exact_float``); None
+    when there is none (or it is no JSON).  For calls read from a reply's JSON, which floats would round unseen."""
+    found: list[str] = []
+
+    def noted(number: str) -> float:
+        try:
+            return exact_float(number)
+        except ValueError as exc:
+            found.append(str(exc))
+            return 0.0
+
+    if LONG_NUMBER.search(text):
+        with contextlib.suppress(ValueError, RecursionError):
+            json.JSONDecoder(strict=False, parse_float=noted).raw_decode(text.strip())
+    return found[0] if found else None
 
 
 def _finite(value: Any) -> bool:

@@ -175,8 +175,9 @@ _NAME_GAP = r"(?:(?![.!?;][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;])\n(?!
 # records", "INSERT INTO app.records" (not a sentence's words: "cancel any order" names no call)
 _NAME_JOINT = r"(?:[ \t]*(?:/[a-z][a-z\d]{0,5}){1,2}/|[ \t\n]+(?:from|into)[ \t\n]+(?:\w{1,30}\.)?)"
 # Between a name's words as code writes them, the verb last: records.delete, record_delete, RecordsDelete
-_CODE_JOINT = r"(?:[._/-]|::|(?-i:(?<=[a-z])(?=[A-Z])))"
-_NOT_DONE = r"(?![a-z]?(?:e?d|ing)(?![a-z]))"  # the verb, not its past or its -ing: deleteById, not record_deleted
+_CODE_JOINT = r"(?:[._/:-]|::|->|(?-i:(?<=[a-z])(?=[A-Z])))"
+# the verb, not a word made of it (record_deleted, order_cancellation, user_updates, record_deleter): deleteById
+_NOT_DONE = r"(?![a-z]?(?:e?d|ing|e?s|e?rs?|ions?|ations?|ments?)(?![a-z]))"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
@@ -267,7 +268,7 @@ def _named_with_unsaid(
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])  # as written too
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
-    values = [_joined_value(value) for value in values if not _found(value, said)]
+    values = [value for value in values if not _found(value, said) and not _found(_joined_value(value), said)]
     for result in results:  # a text, or a tool's words of a call of its own with that call's values (not evidence)
         text, spared = (result, ()) if isinstance(result, str) else result
         unspared = [value for value in values if value not in spared]
@@ -299,7 +300,9 @@ def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: l
     call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).  Asked of tool
     results and padded texts only: a user's own words name a tool and its values to ask for the call."""
     texts = [text for source in sources for form in _forms(source, spellings) for text in _value_texts(form)]
-    return _named_near(spellings, [_value_pattern(value) for value in values], NEAR_CHARS + len("".join(values)), texts)
+    needles = [_value_pattern(value) for value in values]  # as written, or in digit groups joined (``_joined_value``)
+    needles = [f"(?:{n}|{_value_pattern(j)})" if (j := _joined_value(v)) != v else n for n, v in zip(needles, values)]
+    return _named_near(spellings, needles, NEAR_CHARS + len("".join(values)), texts)
 
 
 def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, texts: list[str]) -> bool:
@@ -425,8 +428,9 @@ def _numbers_otherwise(text: str) -> list[str]:
 # 2024-05-01T10:30), a decimal comma ("12,50"), an address defanged ("hxxps[://]x[.]example", "bob [ at ] x (dot) com")
 _DIGIT_GROUP = r"\(?\d[\da-z]{0,6}\)?"
 _DIGIT_GROUPS = re.compile(
-    r"(?<![\w+.])(?<!\w-)\+?(?:[a-z]{2}\d{2}(?:[ ./_-]?[\da-z]{4}){2,8}(?:[ ./_-]?[\da-z]{1,4})?"
-    rf"|{_DIGIT_GROUP}(?:(?:[ ./_\u00b7-]|(?<=\))){_DIGIT_GROUP}){{2,}})(?!\w|[.-]\w)",
+    r"(?<![\w+.])(?<!\w-)\+?(?:[a-z]{2}\d{2}(?:[ ./_-]?[\da-z]{4})?(?:[ ./_-]?(?=[a-z]{0,3}\d)[\da-z]{4}){1,7}"
+    r"(?:[ ./_-]?\d[\da-z]{0,3})?"  # an IBAN in fours, its bank's letters too
+    rf"|(?:[a-z]{{2}}\d{{2}}|{_DIGIT_GROUP})(?:(?:[ ./_\u00b7-]|(?<=\))){_DIGIT_GROUP}){{2,}})(?!\w|[.-]\w)",
     re.I,
 )
 _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})(?![\d/]|[.,-]\d)")
@@ -443,14 +447,14 @@ def _written_apart(text: str) -> list[str]:
     has none."""
     if not _WRITTEN_APART.search(text):
         return []
-    common = _DEFANGED.sub(_refanged, _DECIMAL_COMMA.sub(r"\1.\2", text))
+    refanged = _DEFANGED.sub(_refanged, text)
+    common = _DECIMAL_COMMA.sub(r"\1.\2", refanged)
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
     dated = [
         _TIME.sub(_clock_time, _NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts
     ]
-    return [
-        reading for reading in dict.fromkeys([*dated, _DIGIT_GROUPS.sub(_joined_digits, common)]) if reading != text
-    ]
+    joined = _DECIMAL_COMMA.sub(r"\1.\2", _DIGIT_GROUPS.sub(_joined_digits, refanged))  # 1-234-567,50 too
+    return [reading for reading in dict.fromkeys([*dated, joined]) if reading != text]
 
 
 def _joined_value(value: str) -> str:

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from vero.core.message import Arguments, read_arguments
-from vero.core.parsing.json_text import DECODER, _one_value_per_key, parse_json_value, unclosed_json, valid_strings
+from vero.core.parsing.json_text import (
+    DECODER,
+    _one_value_per_key,
+    exact_float,
+    parse_json_value,
+    unclosed_json,
+    valid_strings,
+)
 from vero.core.parsing.text_calls import tool_calls_in_text
 from vero.core.text import SHOWS_NOTHING
 
@@ -141,7 +148,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     elif (written := tool_calls_in_text(text, tool_names)) is not None:  # the whole reply is a call, no labels
         call = written.calls[0]
         step.action, step.action_input = call.name, json.loads(call.arguments)
-        step.arguments = _as_read(step.action_input)
+        step.arguments = _as_read(step.action_input, call.args.problem)  # a number a float rounds, say
         step.thought, step.written, step.open_ended = "", written.written, True
     elif action and action.group(1).strip():
         step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
@@ -221,7 +228,7 @@ def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
         if segment in ("True", "False", "None") or re.fullmatch(r"'[^'\"\\\n]*'", segment):
             continue  # a Python literal as plain as JSON's
         try:
-            json.loads(segment, object_pairs_hook=_one_value_per_key)
+            json.loads(segment, object_pairs_hook=_one_value_per_key, parse_float=exact_float)  # 2.9999999999999999
         except (ValueError, RecursionError):
             return f"the value {segment[:40]} is not written plainly (as JSON would write it)"
     return "a value that is not text, given as the tool's text" if args and not isinstance(args[0], str) else None

@@ -20,7 +20,7 @@ from itertools import islice
 from typing import Any
 
 from vero.core.message import ToolCall, written_call_id
-from vero.core.parsing.json_text import DECODER, FENCE, valid_strings
+from vero.core.parsing.json_text import DECODER, FENCE, rounded_number, valid_strings
 
 MAX_CALL_TEXT_CHARS = 100_000  # a longer reply is no call: real calls are short
 _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
@@ -51,6 +51,9 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
         found = None if snippet is None else _calls_in_snippet(snippet, names)
         if not found:
             return None
+        rounded = rounded_number(snippet) if snippet else None  # a number a float rounds: not as written
+        for call in found if rounded else ():
+            call.args.problem = call.args.problem or rounded
         calls += found
     return TextToolCalls(_once_each(calls), "\n".join(s for s in snippets if s))
 
