@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from vero.core.agent import Agent, MalformedOutputError
+from vero.core.agent import CUT_OFF_WARNING, Agent, MalformedOutputError
 from vero.core.capabilities import hosted_model
 from vero.core.message import Message, ToolCall
 from vero.core.notes import note
@@ -178,7 +178,7 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
     if reply.truncated:
         if not hook.nudges:
             agent.keep_partial(reply.text)
-            raise MalformedOutputError("the reply was cut off at the output limit (max_tokens)", reply.text)
+            raise MalformedOutputError(CUT_OFF_WARNING, reply.text)
         return toward_lookups(agent, CUT_OFF_NUDGE, CUT_OFF_ANSWER_NUDGE)
     if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
         if not hook.nudges or agent.tally("empty") > MAX_EMPTY_NUDGES:

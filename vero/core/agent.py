@@ -58,7 +58,7 @@ HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent convers
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
 # Kept in ``last_result``, not in ``history``: no answer the model gave (a budget cut mid-run leaves a thought)
 NO_ANSWER_KEPT = (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT, Status.MAX_TOKENS)
-CUT_OFF_WARNING = "the reply was cut off at the output limit (max_tokens)"
+CUT_OFF_WARNING = "the reply was cut off at the output limit"  # max_tokens, or max_completion_tokens
 NO_USAGE, NO_USAGE_WARNING = "no_usage", "the model server reports no token usage: the token budget counts an estimate"
 RELAYED_EVENTS = frozenset(
     {"llm_start", "llm_call", "llm_error", "text_delta", "tool_call", "tool_approval", "tool_result"}
