@@ -72,7 +72,7 @@ def run_many(
     make_agent: Callable[[], Any],
     tasks: Iterable[str],
     *,
-    max_workers: int = 8,
+    max_workers: int | None = 8,
     executor: Executor | None = None,
     progress: bool = True,
 ) -> list[RunResult]:
@@ -82,11 +82,10 @@ def run_many(
     wait on the network, so threads scale well).  A given executor is not shut down.
     ``progress`` shows a one-line counter on stderr when stderr is a terminal.
     """
-    if isinstance(tasks, str):  # one task's letters would each be run as a task
-        raise TypeError("run_many takes a list of tasks, not one task: run_many(make_agent, [task])")
-    tasks = list(tasks)
+    tasks = _task_list(tasks, max_workers)
     results: list[RunResult | None] = [None] * len(tasks)
-    pool = executor or ThreadPoolExecutor(max(1, min(max_workers, len(tasks))), thread_name_prefix="vero-batch")
+    workers = None if max_workers is None else max(1, min(max_workers, len(tasks)))  # None: the pool's default
+    pool = executor or ThreadPoolExecutor(workers, thread_name_prefix="vero-batch")
     show = progress and sys.stderr.isatty()
     started, failed = time.perf_counter(), 0
     futures: dict = {}
@@ -118,6 +117,20 @@ def run_many(
         if executor is None:
             pool.shutdown(wait=True)
     return cast("list[RunResult]", results)  # every slot is filled: as_completed yields every future
+
+
+def _task_list(tasks: Iterable[str], max_workers: int | None) -> list[str]:
+    """``tasks`` as a list; a ``TypeError`` for one task given alone (its letters would each be run as a task), a
+    ``ValueError`` for a ``max_workers`` that is no number of workers (0 or less would run one at a time, unsaid)."""
+    if isinstance(tasks, str):
+        raise TypeError("run_many takes a list of tasks, not one task: run_many(make_agent, [task])")
+    if max_workers is not None and (
+        isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1
+    ):
+        raise ValueError(
+            f"max_workers must be a whole number of 1 or more (or None: the pool's default), got {max_workers!r}"
+        )
+    return list(tasks)
 
 
 def _result_of(future: Future, task: str) -> RunResult:

@@ -104,6 +104,8 @@ class Cassette:
         if isinstance(reply, LLMCallError):
             if reply.status not in REFUSALS or (reply.status == 400 and reply.parameter is None):  # a bad key too
                 return
+            if reply.parameter in DELIVERY_KEYS:  # not in the request's key: it would answer the request sent again
+                return
             body = {"error": {"message": str(reply), "status": reply.status, "parameter": reply.parameter}}
         else:
             body = reply_body(reply)

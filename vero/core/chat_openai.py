@@ -153,6 +153,7 @@ class ChatOpenAI:
         for key in self._secrets:  # and in every agent's output
             key_in_use(key)
         self._json_schema: bool | None = None  # supports_json_schema(), once asked
+        self._stream_usage = True  # stream_options asks a stream for its usage; False once a server refused it
         self._probe_lock = threading.Lock()
 
         import openai  # imported here: it takes ~0.5 s, and `import vero` should not pay it
@@ -658,7 +659,8 @@ class TextStream:
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self._llm = llm
-        self._request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        usage = {"stream_options": {"include_usage": True}} if llm._stream_usage else {}
+        self._request = {**request, "stream": True, **usage}
         self.message: Message | None = None
         self._content: list[str] = []
         self._reasoning: list[str] = []
@@ -721,12 +723,21 @@ class TextStream:
         except LLMCallError:
             raise
         except llm._openai.OpenAIError as exc:
-            raise llm._call_error(exc, self._request) from _limit_of(exc) or exc
+            error = llm._call_error(exc, self._request)
+            if error.parameter != "stream_options" or size:
+                raise error from _limit_of(exc) or exc
         except (AttributeError, KeyError, TypeError, IndexError) as exc:  # a field of the wrong type
             raise _malformed(exc) from exc
         except Exception as exc:  # a broken stream (reset, bad chunk) raised by httpx or the decoder
             text = _mask_secret(redact_urls(f"model stream failed: {type(exc).__name__}: {exc}"), llm._secret)
             raise LLMCallError(text) from exc
+        else:
+            return
+        # a server (an older Azure API, a proxy) that refused stream_options: asked again without it, as every
+        # later stream of this client is; its usage then counts as the server reports it, or as an estimate
+        llm._stream_usage = False
+        self._request = {key: value for key, value in self._request.items() if key != "stream_options"}
+        yield from self._answer_deltas(llm)
 
     def _gather(self, delta: dict[str, Any]) -> int:
         """Keep a delta's reasoning and tool-call pieces; the characters the delta adds to the reply.  Its fields

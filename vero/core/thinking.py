@@ -51,6 +51,8 @@ class ThinkingStream:
         self.in_think = False
         self.pending = ""
         self.thinking: list[str] = []
+        self.space = ""  # after thinking, white space held back: the answer is stripped (``split_thinking``)
+        self.started = False  # answer text streamed since the thinking
 
     def feed(self, delta: str) -> str:
         """Add a delta; return the part of it that is answer text."""
@@ -76,11 +78,18 @@ class ThinkingStream:
         if self.in_think:
             self.thinking.append(rest)
             return ""
-        return rest
+        return rest.rstrip() if self.thinking else rest  # the held white space at the answer's end goes
 
     def _emit(self, piece: str, visible: list[str]) -> None:
-        if piece:
-            (self.thinking if self.in_think else visible).append(piece)
+        if not piece or self.in_think:
+            self.thinking += [piece] if piece else []
+            return
+        if self.thinking:  # the answer after thinking, as ``split_thinking`` strips it: no white space at its ends
+            piece = self.space + piece if self.started else piece.lstrip()
+            body = piece.rstrip()
+            self.space, piece = piece[len(body) :], body
+        self.started = self.started or bool(piece.strip())
+        visible += [piece] if piece else []
 
 
 def _partial_tag_suffix(text: str, tag: str, start: int = 0) -> int:
