@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
+from collections import Counter
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from decimal import Decimal
 from enum import Enum
@@ -257,17 +259,23 @@ def plain_output(value: Any) -> Any:
     time as its ISO text, a Decimal, UUID or path as its text (``"12.50"``: every digit): what reading
     the output type takes back."""
     if hasattr(value, "model_dump") and callable(value.model_dump) and not isinstance(value, type):  # not a class
-        return value.model_dump(mode="json")
+        return value.model_dump(mode="json", by_alias=True)  # by alias, as its schema asks for it
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain_output(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
         return {k: plain_output(v) for k, v in value._asdict().items()}
     if isinstance(value, Enum):
         return plain_output(value.value)
-    if isinstance(value, dict):
-        return {str(k): plain_output(v) for k, v in value.items()}
+    if isinstance(value, dict):  # keys as text; one that would read as another (1 beside "1") says its type
+        keys = [str(plain_output(k)) for k in value]
+        counts = Counter(keys) if len(set(keys)) < len(keys) else None
+        if counts:  # {"1": ..., "1 (int)": ...}: none lost
+            keys = [k if type(o) is str or counts[k] == 1 else f"{k} ({type(o).__name__})" for o, k in zip(value, keys)]
+        return dict(zip(keys, (plain_output(v) for v in value.values())))
     if isinstance(value, (list, tuple, set, frozenset)):
         return [plain_output(v) for v in value]
     if isinstance(value, (datetime.date, datetime.time)):  # a datetime is a date
         return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):  # no JSON number: "NaN", "Infinity" or "-Infinity"
+        return json.dumps(value)
     return str(value) if isinstance(value, (Decimal, UUID, PurePath)) else value

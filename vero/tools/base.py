@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import enum
 import functools
 import inspect
 import json
@@ -22,7 +21,7 @@ from typing import Any, TypedDict, overload
 
 from vero.core.deprecation import deprecated
 from vero.core.options import Unpack
-from vero.tools.schema import check, coerce, convert_into, is_json, needs_building, type_label, type_to_schema
+from vero.tools.schema import check, coerce, convert_into, needs_building, set_default, type_label, type_to_schema
 
 __all__ = ["Tool", "ToolArgumentError", "coerce", "function_parameters", "parse_docstring", "tool", "type_to_schema"]
 
@@ -37,7 +36,7 @@ _NUMPY_SECTION = re.compile(
 )
 _UNDERLINE = re.compile(r"^-{3,}\s*$")
 _ARG_SECTIONS = ("Args", "Arguments", "Parameters", "Params", "Keyword Args", "Keyword Arguments", "Other Parameters")
-_ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s*:\s*(.*)$")  # x (tuple(a, b)):
 _NUMPY_ARG = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::.*)?$")  # x : int, or x, y : float
 _SPHINX_FIELD = re.compile(r"^:(\w+)([^:]*):\s*(.*)$")
 _SPHINX_PARAMS = ("param", "parameter", "arg", "argument", "key", "keyword")
@@ -249,11 +248,8 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
             default = param.empty if default.is_required() else _field_default(default, param.name, func)
         if default is param.empty:
             required.append(param.name)
-        else:
-            default = default.value if isinstance(default, enum.Enum) else default
-            default = sorted(default, key=repr) if isinstance(default, (set, frozenset)) else default
-            text = "string" in str(schema.get("type"))  # a date, a Decimal...: the text a model writes for one
-            schema["default"] = default if is_json(default) else str(default) if text else repr(default)
+        else:  # a JSON copy of it; a dataclass or an object() sentinel is not shown
+            set_default(schema, default)
         properties[param.name] = schema
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if accepts_extra is not True:
@@ -325,6 +321,8 @@ class Tool:
             read_only = func.read_only if read_only is None else read_only
             needs_approval = func.needs_approval if needs_approval is None else needs_approval
             func = func.func
+        self._of_class = isinstance(func, classmethod)  # @tool over @classmethod: bound to the class read from
+        func = func.__func__ if self._of_class else func  # type: ignore[attr-defined]
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
         inner = _annotated(func)  # a partial's function, a callable object's __call__
         method = inner.__name__ == "__call__"  # of a callable object: its class names and describes it
@@ -372,8 +370,12 @@ class Tool:
         return self.func(*args, **kwargs)
 
     def __get__(self, instance: Any, owner: type | None = None) -> Tool:
-        """``@tool`` on a method: read from an instance, the tool of the method bound to it (no ``self`` asked)."""
-        if instance is None or next(iter(inspect.signature(self.func).parameters), None) != "self":
+        """``@tool`` on a method: read from an instance (a classmethod: from the class), the tool of the method bound
+        to it, whose first parameter (``self``, ``cls``, whatever its name) is not asked.  A function defined outside
+        a class body (a module's tool set as a class attribute) is not bound."""
+        instance = owner if self._of_class else instance
+        place = getattr(self.func, "__qualname__", "").rpartition(".")[0]
+        if instance is None or not inspect.isfunction(self.func) or not place or place.endswith("<locals>"):
             return self
         bound = self.func.__get__(instance, owner)
         return Tool(bound, self.name, self.description, self.timeout, None, self.read_only, self.needs_approval)
@@ -403,7 +405,8 @@ class Tool:
         """``a: integer, b: integer = 0``: the arguments as a model should read them."""
         parts = []
         for name, schema in self.parameters["properties"].items():
-            part = f"{name}: {type_label(schema)}"
+            optional = "?" if name not in self._required and "default" not in schema else ""  # a default not shown
+            part = f"{name}{optional}: {type_label(schema)}"
             if "default" in schema:
                 part += f" = {json.dumps(schema['default'], ensure_ascii=False)}"
             parts.append(part)
@@ -431,10 +434,10 @@ class Tool:
         unexpected: list[str] = []
         misfits: list[tuple[str, str]] = []  # (path, what is wrong) of each invalid value
         for key, value in args.items():
-            if key in self._hints:  # built as its hint asks: a dataclass, an Enum member...
+            if value is None and key in props and props[key].get("default", ...) is None:
+                kwargs[key] = None  # `x: T = None`: null is its default, whatever T is
+            elif key in self._hints:  # built as its hint asks: a dataclass, an Enum member...
                 kwargs[key] = convert_into(value, self._hints[key], key, misfits)
-            elif key in props and value is None and props[key].get("default", ...) is None:
-                kwargs[key] = None  # `x: int = None`: null is its default
             elif key in props:  # a simple value, or a schema from elsewhere (an MCP server's)
                 kwargs[key] = check(value, props[key], key, misfits)
             elif self._accepts_extra and key not in self._pinned:

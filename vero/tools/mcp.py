@@ -22,6 +22,7 @@ import atexit
 import base64
 import collections
 import contextlib
+import hashlib
 import http.client
 import itertools
 import json
@@ -36,6 +37,7 @@ import socket
 import subprocess
 import threading
 import time
+import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -63,6 +65,7 @@ MAX_TOOLS_BYTES = 256 * 1024  # all of a server's descriptions and schemas; the 
 MAX_JSON_DEPTH = 100  # how deeply a message from the server may nest; a deeper one is refused
 SHUTDOWN_GRACE = 2.0  # seconds a server gets to exit after its stdin closes, then after SIGTERM
 _NOTICE_SECONDS = 5.0  # over HTTP, for a notification or a reply to be taken (a cancel after Ctrl-C waits this)
+_REFRESH_WAIT = 2.0  # seconds a call's answer waits for the tool list the server said changed (then: background)
 _STDERR_LINES_KEPT = 20  # the last lines of a server's stderr, for the error when it fails to start
 _STDERR_LINE_CHARS = 2_000  # of each stderr line, what is logged and kept (20 lines: at most ~40 KB)
 _LOGGED_CHARS = 2_000  # of a server's log message, what goes to vero's log
@@ -106,6 +109,14 @@ class _SessionExpired(MCPError):
     """An HTTP server no longer knows our session (HTTP 404): the protocol says to start a new one."""
 
 
+class _RPCError(MCPError):
+    """The server answered a request with a JSON-RPC error (``code``: -32601 for a method it does not have)."""
+
+    def __init__(self, message: str, code: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class _TooDeep(Exception):
     """A message from the server nests deeper than ``MAX_JSON_DEPTH``."""
 
@@ -123,12 +134,11 @@ def _json_of(data: bytes | str) -> Any:
 
 
 def _top_level(data: bytes | str) -> dict[str, Any]:
-    """The top level of a JSON object too deep to read whole, each nested value read as null: enough to
-    see a message's ``id`` and ``method``.  Empty if that cannot be read (or the text is over 1 MiB)."""
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    if len(text) > 1 << 20:
-        return {}
-    kept, start, depth, in_string, escaped = [], 0, 0, False, False
+    """The top level of a JSON object vero will not read whole (nested too deep, or too big and so cut
+    short), each nested value read as null: enough to see a message's ``id`` and ``method``.  Of a message
+    cut short, the members before the cut.  Only its first 1 MiB is looked at; empty if nothing can be read."""
+    text = data[: 1 << 20] if isinstance(data, str) else data[: 1 << 20].decode("utf-8", errors="replace")
+    kept, start, depth, in_string, escaped, whole = [], 0, 0, False, False, 0
     for at, char in enumerate(text):
         if in_string:
             escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
@@ -143,12 +153,14 @@ def _top_level(data: bytes | str) -> dict[str, Any]:
                 kept.append("null")
                 start = at + 1
             depth -= 1
-    kept.append(text[start:])
-    try:
-        head = json.loads("".join(kept))
-    except (ValueError, RecursionError):
-        return {}
-    return head if isinstance(head, dict) else {}
+        elif char == "," and depth == 1:  # the members before it are whole
+            kept.append(text[start:at])
+            start, whole = at, len(kept)
+    for attempt in ("".join(kept) + text[start:], "".join(kept[:whole]) + "}"):
+        with contextlib.suppress(ValueError, RecursionError):
+            head = json.loads(attempt)
+            return head if isinstance(head, dict) else {}
+    return {}
 
 
 def _nests_deeper(value: Any, limit: int) -> bool:
@@ -224,8 +236,21 @@ def _size(count: int) -> str:
 
 
 def tool_name(remote: str, prefix: str = "") -> str:
-    """The name a model calls an MCP tool by: letters, digits, ``_`` and ``-``, at most 64."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", f"{prefix}{remote}")[:64] or "tool"
+    """The name a model calls an MCP tool by: ASCII letters, digits, ``_`` and ``-``, at most 64 (what the OpenAI
+    API takes).  A name in another script keeps what has an ASCII form (``café``: ``cafe``) and gets a short hash
+    of the server's name for it, so that two such tools (``查询天气``, ``获取时间``) keep two names."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", f"{prefix}{_ascii(remote)}")
+    if remote.isascii():
+        return name[:64] or "tool"
+    readable = re.sub(r"__+", "_", name).strip("_") or "tool"
+    return f"{readable[:57]}_{hashlib.sha256(remote.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
+
+
+def _ascii(text: str) -> str:
+    """``text`` with each letter that has an ASCII form written so (accents dropped), the others left as they are."""
+    return "".join(
+        c if c.isascii() else unicodedata.normalize("NFKD", c).encode("ascii", "ignore").decode() or c for c in text
+    )
 
 
 def _description(spec: Mapping[str, Any], limit: int) -> str:
@@ -302,11 +327,11 @@ class MCPTool(Tool):
         if self.sole_parameter is None and len(self._required) == 1:
             self.sole_parameter = self._required[0]
 
-    def _wait(self) -> float | None:
+    def _wait(self) -> float:
         """How long the call waits for the server: the tool's timeout and a second more, so that the
         registry's "timed out" observation comes first; the server is then told to cancel."""
         timeout = self.timeout if self.timeout is not None else self.server.call_timeout
-        return None if math.isinf(timeout) else timeout + 1.0
+        return timeout + 1.0  # math.inf: no limit
 
     def __repr__(self) -> str:
         return f"MCPTool({self.name}({self.signature()}) from {self.server.name!r})"
@@ -371,7 +396,7 @@ class _StdioTransport:
             ) from None
         self._readers = [
             threading.Thread(target=read, args=(self.process,), name=f"mcp-{self.server.name}-{what}", daemon=True)
-            for read, what in ((self._read_stdout, "out"), (self._read_stderr, "err"))
+            for read, what in ((self._read_stdout, "out"), (self._read_stderr, "err"), (self._watch_exit, "exit"))
         ]
         for reader in self._readers:
             reader.start()
@@ -379,7 +404,7 @@ class _StdioTransport:
     def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
         """Write one message, within ``timeout`` seconds: a server that stops reading its stdin fills the pipe,
         and is then taken as hung (its input stream is cut in the middle of a line: it cannot go on)."""
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        line = _encoded(message, self.server.name, separators=(",", ":")) + b"\n"
         process = self.process
         if process is None or process.stdin is None:
             raise MCPError(f"the MCP server {self.server.name!r} is not running")
@@ -404,23 +429,40 @@ class _StdioTransport:
         return f"the MCP server {self.server.name!r} {ended}"
 
     def _read_stdout(self, process: subprocess.Popen[bytes]) -> None:
+        """Each message from the server, until the server's stdout ends (or a restart has replaced this transport)."""
         assert process.stdout is not None
         stream, cap = process.stdout, self.server.max_message_bytes
         while True:
             line = stream.readline(cap + 1)
-            if not line:
+            if not line or self.server.transport is not self:
                 break
             if len(line) > cap and not line.endswith(b"\n"):
-                while line and not line.endswith(b"\n"):  # skip the rest of the message
-                    line = stream.readline(1 << 20)
-                self.server._message_too_big()
+                head, rest = line[: 1 << 20], line  # its head: a notification, or the answer to which call
+                while rest and not rest.endswith(b"\n"):  # skip the rest of the message
+                    rest = stream.readline(1 << 20)
+                self.server._message_too_big(head)
                 continue
             try:
                 self._take_line(line)
             except Exception:  # a bug in reading one message must not leave every later call waiting
                 logger.exception("[%s] a message from the server could not be read; skipped", self.server.name)
-        self.exit_code = process.wait()
-        self.server._transport_closed(self.exit_reason())
+        with contextlib.suppress(subprocess.TimeoutExpired):  # a server that closed its stdout may run on
+            self.exit_code = process.wait(timeout=self.server.shutdown_grace)
+        self._ended()
+
+    def _watch_exit(self, process: subprocess.Popen[bytes]) -> None:
+        """A server that exited while a process it started holds its stdout: the reader sees no end of it, so
+        this says so, once the answers still in the pipe have had a moment to be read."""
+        code = process.wait()
+        self._readers[0].join(timeout=1.0)
+        if self._readers[0].is_alive():
+            self.exit_code = code
+            self._ended()
+
+    def _ended(self) -> None:
+        """The server can answer no more (unless a restart has replaced this transport: then it is old news)."""
+        if self.server.transport is self:
+            self.server._transport_closed(self.exit_reason())
 
     def _take_line(self, line: bytes) -> None:
         text = line.decode("utf-8", errors="replace").strip()
@@ -511,6 +553,18 @@ class _StdioTransport:
                 os.killpg(process.pid, sig)  # the server leads its own process group
             elif process.poll() is None:
                 process.send_signal(sig)
+
+
+def _encoded(message: dict[str, Any], server: str, **options: Any) -> bytes:
+    """A message as UTF-8 JSON, or ``MCPError`` before anything is sent: text with a lone surrogate (``"\\ud800"``,
+    which a JSON escape can carry into Python) has no UTF-8 form, and the server could not read it."""
+    try:
+        return json.dumps(message, ensure_ascii=False, **options).encode()
+    except UnicodeEncodeError as exc:
+        reason = f"it holds {exc.object[exc.start : exc.end]!r}, half of a UTF-16 pair, which is not text"
+    except (TypeError, ValueError) as exc:
+        reason = f"it cannot be written as JSON ({clip(str(exc), 200, ' …')})"
+    raise MCPError(f"{message.get('method') or 'an answer'} was not sent to the MCP server {server!r}: {reason}")
 
 
 def _write_within(stream: Any, data: bytes, ends: float | None) -> None:
@@ -767,8 +821,8 @@ class _HTTPTransport:
         return list(self._headers)
 
     def open(self) -> None:
-        if not self.url.startswith(("http://", "https://")):
-            raise MCPError(f"not an http(s) URL: {self.url!r}")
+        if not _http_url(self.url):  # in any case of the scheme, as the config check takes it
+            raise MCPError(f"not an http(s) URL: {self.describe()!r}")
 
     def _request_headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **self._headers}
@@ -788,7 +842,7 @@ class _HTTPTransport:
 
     def send(self, message: dict[str, Any], timeout: float | None = None) -> None:
         """POST one message and read its answer, all within ``timeout`` seconds (wall-clock)."""
-        body = json.dumps(message, ensure_ascii=False).encode()
+        body = _encoded(message, self.server.name)
         request = urllib.request.Request(self.url, data=body, headers=self._request_headers(), method="POST")
         with _Cutoff(timeout) as cutoff:
             try:
@@ -820,9 +874,9 @@ class _HTTPTransport:
                 return  # a notification or a response: nothing comes back
             kind = response.headers.get_content_type()
             if kind == "text/event-stream":
-                self._read_events(response)
+                self._read_events(response, message["id"])
             else:
-                self._read_json(response)
+                self._read_json(response, message["id"])
 
     def _late(self, message: dict[str, Any], timeout: float | None) -> MCPError:
         what = message.get("method") or "a message"
@@ -840,57 +894,57 @@ class _HTTPTransport:
         try:
             with self._open(request, self._stream, idle=None) as response:
                 if response.headers.get_content_type() == "text/event-stream":
-                    self._read_events(response, answers=False)
+                    self._read_events(response)
         except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
             logger.debug("[%s] the event stream ended: %s", self.server.name, exc)  # 405: no stream; or closed
 
-    def _read_json(self, response: Any) -> None:
+    def _read_json(self, response: Any, asked: int) -> None:
+        """The answer to request ``asked`` as one JSON body (one that vero will not read fails that request)."""
         body = response.read(self.server.max_message_bytes + 1)
         if len(body) > self.server.max_message_bytes:
-            self.server._message_too_big(logged=False)
+            self.server._message_too_big(body, logged=False, otherwise=[asked])
             return
         try:
             message = _json_of(body)
         except ValueError:
             raise MCPError(f"the MCP server {self.server.name!r} answered with something that is not JSON") from None
         except _TooDeep:
-            self.server._message_too_deep(body, logged=False)
+            self.server._message_too_deep(body, logged=False, otherwise=[asked])
             return
         for item in message if isinstance(message, list) else [message]:
             if isinstance(item, dict):
                 self.server._receive(item)
 
-    def _read_events(self, response: Any, answers: bool = True) -> None:
-        """Server-sent events: ``data:`` lines up to a blank line make one message.  The stream of a
-        request ends when its answer has come; ``answers=False``: the stream of news, which answers nothing."""
+    def _read_events(self, response: Any, asked: int | None = None) -> None:
+        """Server-sent events: ``data:`` lines up to a blank line make one message.  The stream of request
+        ``asked`` ends when its answer has come; None: the stream of news, which answers nothing.  Of an event
+        over ``max_message_bytes`` the rest is skipped, its head kept: a notification is dropped, and the
+        stream goes on."""
         cap = self.server.max_message_bytes
         data: list[bytes] = []
         size = 0
         for line in iter(lambda: response.readline(cap + 8), b""):
-            if line.startswith(b"data:"):
+            if not line.strip():
+                if data and self._take_event(b"\n".join(data), size > cap, asked):
+                    return  # our answer, or its failure: the stream has nothing more for us
+                data, size = [], 0
+            elif line.startswith(b"data:") and size <= cap:  # (a line longer than the cap is read in parts)
                 chunk = line[5:].removeprefix(b" ").rstrip(b"\r\n")
                 size += len(chunk)
-                if size > cap:  # (a line longer than the cap is read in parts, which pass it too)
-                    if answers:
-                        self.server._message_too_big(logged=False)
-                    else:
-                        logger.warning("[%s] a message over max_message_bytes was dropped", self.server.name)
-                    return
                 data.append(chunk)
-            elif not line.strip() and data:
-                text, data, size = b"\n".join(data), [], 0
-                try:
-                    message = _json_of(text)
-                except ValueError:
-                    continue
-                except _TooDeep:
-                    if not answers:  # the stream of news: no call waits on it
-                        logger.warning("[%s] a message nested too deeply was dropped", self.server.name)
-                    elif self.server._message_too_deep(text, logged=False):
-                        return  # it failed the call it answered
-                    continue
-                if isinstance(message, dict) and self.server._receive(message) and answers:
-                    return  # our answer: the stream has nothing more for us
+
+    def _take_event(self, text: bytes, too_big: bool, asked: int | None) -> bool:
+        """One event's message; True if it answered (or, refused, failed) request ``asked``."""
+        otherwise = [] if asked is None else [asked]
+        try:
+            if too_big:
+                return self.server._message_too_big(text, asked is None, otherwise) and asked is not None
+            message = _json_of(text)
+        except ValueError:
+            return False
+        except _TooDeep:
+            return self.server._message_too_deep(text, asked is None, otherwise) and asked is not None
+        return isinstance(message, dict) and self.server._receive(message) and asked is not None
 
     def close(self) -> None:
         """End the stream of news and the session (a ``DELETE``, within ``shutdown_grace``)."""
@@ -921,9 +975,10 @@ class MCPServer:
     """A connection to one MCP server, and its tools as vero tools.
 
     Make one with ``MCPServer.stdio(command, args)`` or ``MCPServer.http(url)``;
-    ``with`` starts it (the handshake, then the tool list) and stops it.  The
-    limits: ``handshake_timeout`` (seconds to start and answer), ``call_timeout``
-    (each tool's ``timeout``), both wall-clock whatever the server sends;
+    ``with`` starts it (the handshake, then the tool list) and stops it; a later
+    ``with`` starts it again.  The limits: ``handshake_timeout`` (seconds to start
+    and answer), ``call_timeout`` (each tool's ``timeout``), both wall-clock whatever
+    the server sends (``math.inf`` or None: no limit);
     ``max_message_bytes`` (a bigger message from the server is refused),
     ``max_tools`` (a server that offers more is refused), ``max_description_chars``,
     ``max_schema_bytes`` and ``max_tools_bytes`` (what the tools' descriptions and
@@ -943,8 +998,8 @@ class MCPServer:
         *,
         name: str,
         trust: bool = False,
-        handshake_timeout: float = HANDSHAKE_TIMEOUT,
-        call_timeout: float = CALL_TIMEOUT,
+        handshake_timeout: float | None = HANDSHAKE_TIMEOUT,
+        call_timeout: float | None = CALL_TIMEOUT,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         max_tools: int = MAX_TOOLS,
         max_description_chars: int = MAX_DESCRIPTION_CHARS,
@@ -955,8 +1010,8 @@ class MCPServer:
     ):
         self.name = name
         self.trust = trust
-        self.handshake_timeout = handshake_timeout
-        self.call_timeout = call_timeout
+        self.handshake_timeout = _seconds("handshake_timeout", handshake_timeout)
+        self.call_timeout = _seconds("call_timeout", call_timeout)
         self.max_message_bytes = max_message_bytes
         self.max_tools = max_tools
         self.max_description_chars = max_description_chars
@@ -964,7 +1019,9 @@ class MCPServer:
         self.max_tools_bytes = max_tools_bytes
         self.shutdown_grace = shutdown_grace
         self.prefix = prefix
+        self._make_transport = transport
         self.transport = transport(self)
+        self.capabilities: dict[str, Any] = {}
         self.protocol_version: str | None = None
         self.server_info: dict[str, Any] = {}
         self.instructions: str | None = None
@@ -974,6 +1031,7 @@ class MCPServer:
         self._tools: dict[str, MCPTool] = {}
         self._tools_changed = False
         self._refresh_lock = threading.Lock()
+        self._refresher: threading.Thread | None = None
         self._registries: list[ToolRegistry] = []
         self._closed_reason: str | None = None
         self._started = False
@@ -1029,21 +1087,33 @@ class MCPServer:
         of that fails."""
         if self._started:
             return self
+        if self._closed_reason is not None:  # closed before: started again, as a new process (or session)
+            self._renew()
         self._started = True
         _open_servers.add(self)
         try:
             ends = time.monotonic() + self.handshake_timeout  # for the whole handshake
             self.transport.open()
             self._initialize()
-            self._load_tools(ends)
+            self._take_tools(ends)
         except BaseException:
             self.close()
             raise
         return self
 
+    def _renew(self) -> None:
+        """Ready to start again after ``close()``: a transport made as the first was.  Request ids go on
+        counting, so that a late answer from the old process can answer nothing of the new one's."""
+        shown = self.transport.shown
+        self.transport = self._make_transport(self)
+        self.transport.shown = shown
+        self._closed_reason = None
+        self._tools_changed = False
+
     def close(self) -> None:
         """Stop the server (its subprocess is ended and reaped); calls still waiting fail."""
         _open_servers.discard(self)
+        self._started = False
         self._fail_pending(self._closed_reason or f"the MCP server {self.name!r} was closed")
         self._closed_reason = self._closed_reason or f"the MCP server {self.name!r} was closed"
         self.transport.close()
@@ -1072,6 +1142,7 @@ class MCPServer:
         if isinstance(self.transport, _HTTPTransport):
             self.transport.protocol_version = version
         self.server_info = _object(result.get("serverInfo"))
+        self.capabilities = _object(result.get("capabilities"))
         self.instructions = result.get("instructions") if isinstance(result.get("instructions"), str) else None
         self.notify("notifications/initialized")
         if isinstance(self.transport, _HTTPTransport):
@@ -1103,7 +1174,10 @@ class MCPServer:
             left = ends - time.monotonic()
             if left <= 0:
                 raise MCPError(f"the MCP server {self.name!r} did not list its tools within {self.handshake_timeout} s")
-            result = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=left)
+            try:
+                result = self.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=left)
+            except _RPCError as exc:
+                raise _RPCError(f"the MCP server {self.name!r} did not list its tools: {exc}", exc.code) from None
             page = result.get("tools")
             specs += (
                 [s for s in page if isinstance(s, dict) and isinstance(s.get("name"), str)]
@@ -1120,10 +1194,20 @@ class MCPServer:
                 break
         else:
             raise MCPError(f"the MCP server {self.name!r} gave more than {self.max_tools} pages of tools")
+        self._make_tools(specs)
+
+    def _make_tools(self, specs: list[dict[str, Any]]) -> None:
+        """The tools of ``specs`` (within the size limits, one per name), in place of the old ones here and in
+        each registry kept in step (``sync``)."""
         old = self._tools
         self._tools = {}
         for spec in self._within_size_limits(specs):
             made = MCPTool(self, spec, self.prefix)
+            if not made.remote_name.isascii():
+                logger.warning(
+                    "[%s] the tool %r is called %r for the model (the OpenAI API takes ASCII names only)",
+                    *(self.name, made.remote_name, made.name),
+                )
             if made.name in self._tools:
                 logger.warning(
                     "[%s] two tools are both called %r for the model; the second is left out", self.name, made.name
@@ -1138,6 +1222,21 @@ class MCPServer:
                 if name not in registry or registry.get(name) is old.get(name):
                     registry.remove(name)
                     registry.register(made)
+
+    def _take_tools(self, ends: float) -> None:
+        """The tool list, if the server has tools.  One whose capabilities name others but not ``tools`` (only
+        resources or prompts) is not asked: it has none, said in a warning.  One that names no capability at all
+        is asked anyway (some servers leave them out), and "method not found" from it means none too."""
+        if self.capabilities and "tools" not in self.capabilities:
+            offers = ", ".join(map(str, self.capabilities))
+            logger.warning("[%s] the MCP server %r offers no tools (only: %s)", self.name, self.name, offers)
+            return
+        try:
+            self._load_tools(ends)
+        except _RPCError as exc:
+            if self.capabilities or exc.code != -32601:
+                raise
+            logger.warning("[%s] the MCP server %r offers no tools (%s)", self.name, self.name, exc)
 
     def _within_size_limits(self, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The tools whose schemas fit ``max_schema_bytes``, while all descriptions and schemas together fit
@@ -1172,20 +1271,38 @@ class MCPServer:
             try:
                 self._load_tools()
             except MCPError as exc:
-                logger.warning("[%s] the tool list changed but could not be read again: %s", self.name, exc)
+                if self._closed_reason is None:  # (closed meanwhile: nothing worth a warning)
+                    logger.warning("[%s] the tool list changed but could not be read again: %s", self.name, exc)
+
+    def _refresh_in_background(self) -> threading.Thread | None:
+        """The thread that reads the tool list again, started if the server said it changed and none runs; None
+        when there is nothing to read.  A call waits for it only within its own time: a server slow to list its
+        tools must not turn an answered call into a timeout, nor hold up the next call."""
+        with self._lock:
+            running = self._refresher
+            if running is None or not running.is_alive():
+                if not self._tools_changed or self._closed_reason is not None:
+                    return None
+                running = threading.Thread(target=self._refresh_if_changed, name=f"mcp-{self.name}-tools", daemon=True)
+                running.start()
+                self._refresher = running
+            return running
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None, timeout: float | None = None) -> str:
         """Call tool ``name`` (the server's name for it) and return the result's text; ``MCPError`` if the
-        call failed.  ``timeout`` defaults to ``call_timeout``."""
-        self._refresh_if_changed()
+        call failed.  ``timeout`` defaults to ``call_timeout``.  A tool list that changed is read again once the
+        answer is in (so that the model's next turn sees it): waited for up to ``_REFRESH_WAIT`` seconds, and half
+        of what is left of the tool's time limit, then left to finish in the background."""
+        limit = self.call_timeout if timeout is None else timeout
+        ends = time.monotonic() + limit - 1.0  # the tool's own limit: ``MCPTool._wait`` gives the call a second more
+        slow = self._refresher  # still running from an earlier call: waited for once, not again
+        self._refresh_in_background()  # news that came between calls (over HTTP, on the stream of news)
         try:
-            result = self.request(
-                "tools/call",
-                {"name": name, "arguments": dict(arguments or {})},
-                timeout=self.call_timeout if timeout is None else timeout,
-            )
+            result = self.request("tools/call", {"name": name, "arguments": dict(arguments or {})}, timeout=limit)
         finally:
-            self._refresh_if_changed()
+            refresher = self._refresh_in_background()
+        if refresher is not None and refresher is not slow:
+            refresher.join(min(_REFRESH_WAIT, max(0.0, (ends - time.monotonic()) / 2)))
         text = result_text(result)
         if result.get("isError") is True:
             raise MCPError(text)
@@ -1200,6 +1317,7 @@ class MCPServer:
         server that died or a message too big."""
         if self._closed_reason:
             raise MCPError(self._closed_reason)
+        timeout = None if timeout is None or math.isinf(timeout) else timeout  # no limit: math.inf or None
         request_id = next(self._ids)
         pending = _Pending()
         with self._lock:
@@ -1220,7 +1338,7 @@ class MCPServer:
                 raise MCPError(f"the MCP server {self.name!r} did not answer {method} within {timeout} s")
         except BaseException as exc:  # a timeout, or the user's Ctrl-C: the server is told to stop working on it
             if not pending.done.is_set() and (timed_out or not isinstance(exc, MCPError)):
-                self._cancel(request_id, "timed out" if timed_out else "interrupted")
+                self._cancel(request_id, method, "timed out" if timed_out else "interrupted")
             raise
         finally:
             with self._lock:
@@ -1231,7 +1349,7 @@ class MCPServer:
         if "error" in response:
             error = response["error"] if isinstance(response["error"], dict) else {}
             text, code = clip(str(error.get("message", "error")), 2000, " …"), str(error.get("code", "?"))[:20]
-            raise MCPError(f"{text} (JSON-RPC error {code})")
+            raise _RPCError(f"{text} (JSON-RPC error {code})", error.get("code"))
         result = response.get("result")
         return result if isinstance(result, dict) else {}
 
@@ -1267,8 +1385,8 @@ class MCPServer:
             message["params"] = dict(params)
         self.transport.send(message, timeout=_NOTICE_SECONDS)
 
-    def _cancel(self, request_id: int, reason: str) -> None:
-        if request_id == 1:  # ``initialize`` is never cancelled (the protocol says so)
+    def _cancel(self, request_id: int, method: str, reason: str) -> None:
+        if method == "initialize":  # never cancelled (the protocol says so)
             return
         with contextlib.suppress(MCPError):
             self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
@@ -1310,34 +1428,35 @@ class MCPServer:
         with contextlib.suppress(MCPError):
             self.transport.send(reply, timeout=_NOTICE_SECONDS)
 
-    def _message_too_big(self, logged: bool = True) -> None:
-        self._refuse_message(f"a message of more than {self.max_message_bytes:,} bytes (max_message_bytes)", logged)
+    def _message_too_big(self, head: bytes | str, logged: bool = True, otherwise: Sequence[int] | None = None) -> bool:
+        """A message over ``max_message_bytes``; ``head``: its start, as far as it was read (see ``_refuse``)."""
+        what = f"a message of more than {self.max_message_bytes:,} bytes (max_message_bytes)"
+        return self._refuse(what, head, logged, otherwise)
 
-    def _message_too_deep(self, text: bytes | str, logged: bool = True) -> bool:
-        """A message nested deeper than ``MAX_JSON_DEPTH``.  A notification or a request of the server's is
-        dropped, with an error in the log; an answer fails the call it answers (True).  The message's top
-        level tells which it is."""
-        what = f"a message nested more than {MAX_JSON_DEPTH} levels deep"
+    def _message_too_deep(self, text: bytes | str, logged: bool = True, otherwise: Sequence[int] | None = None) -> bool:
+        """A message nested deeper than ``MAX_JSON_DEPTH`` (see ``_refuse``)."""
+        return self._refuse(f"a message nested more than {MAX_JSON_DEPTH} levels deep", text, logged, otherwise)
+
+    def _refuse(self, what: str, text: bytes | str, logged: bool, otherwise: Sequence[int] | None) -> bool:
+        """A message vero will not read, told apart by its top level.  A notification or a request of the
+        server's is dropped, with an error in the log, and the server goes on.  An answer fails the call it
+        answers at once (True), rather than let it wait out its time limit: the one its ``id`` names, else
+        those of ``otherwise`` (over HTTP: the request whose answer it is), else (None) every call waiting.
+        ``logged``: the log says so too (over HTTP the error reaches the request that read it)."""
         head = _top_level(text)
         if isinstance(head.get("method"), str):
             logger.error("[%s] the MCP server sent %s (%.80s); it was dropped", self.name, what, head["method"])
             return False
-        self._refuse_message(what, logged, head.get("id"))
-        return True
-
-    def _refuse_message(self, what: str, logged: bool, request_id: Any = None) -> None:
-        """A message vero will not read: the call it answers fails at once, rather than wait out its time
-        limit; every waiting call, when which one it answers cannot be known.  ``logged``: the log says so
-        too (over stdio; over HTTP the error reaches the request that read it)."""
         reason = f"the MCP server {self.name!r} sent {what}; it was dropped"
-        if logged:
-            logger.error("[%s] %s", self.name, reason)
+        request_id = _request_number(head.get("id"))
         with self._lock:
-            pending = self._pending.get(request_id) if isinstance(request_id, int) else None
-        if pending is not None:
+            ids = [request_id] if request_id is not None else list(self._pending) if otherwise is None else otherwise
+            waiting = [self._pending[i] for i in ids if i in self._pending and not self._pending[i].done.is_set()]
+        if logged or not waiting:
+            logger.error("[%s] %s", self.name, reason)
+        for pending in waiting:
             pending.fail(reason)
-        else:
-            self._fail_pending(reason)
+        return bool(waiting)
 
     def _transport_closed(self, reason: str) -> None:
         if self._closed_reason is None:
@@ -1353,17 +1472,71 @@ class MCPServer:
                 pending.fail(reason)
 
 
+def _seconds(name: str, value: float | None) -> float:
+    """A time limit as given: seconds above 0; ``math.inf`` or None is no limit (``math.inf``).  Checked when the
+    server is made, not at its first call."""
+    if value is None:
+        return math.inf
+    if type(value) not in (int, float) or not value > 0:  # not nan, 0, "5", True
+        raise ValueError(f"{name} must be seconds above 0 (math.inf or None: no limit), got {value!r}")
+    return value
+
+
 def _object(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one: a server's fields are checked, not trusted."""
     return value if isinstance(value, dict) else {}
 
 
+# Launchers a server is started by, and their options that take a value (``-e VAR``): a server is named
+# after what they launch, not after an option's value.  ``-m`` (``python -m module``) is left out: the module
+# that follows it is the server.
+_LAUNCHER_OPTIONS = {
+    "docker": "-e --env --env-file -v --volume --mount -p --publish -w --workdir -u --user --name --network --net "
+    "--entrypoint --platform -l --label --label-file -h --hostname --add-host --cap-add --cap-drop --device --dns "
+    "--gpus --ipc --pid --pull --restart --runtime --security-opt --shm-size --tmpfs --ulimit --memory --cpus",
+    "uv": "--directory --project --with --with-editable --with-requirements --from --python -p --index --index-url "
+    "--extra-index-url --default-index --find-links -f --env-file --extra --group --only-group --package --cache-dir "
+    "--config-file --resolution --prerelease --exclude-newer --color",
+    "npx": "--registry --package -p --cache --userconfig --prefix -c --call -w --workspace --node-options --loglevel",
+    "python": "-X -W -c",
+    "node": "-r --require --import --loader --experimental-loader --env-file --conditions -C --input-type --title",
+    "deno": "--config -c --import-map --lock --location --cert --env-file",
+    "bun": "-p --package --cwd --env-file --config -c -r --preload",
+}
+_LAUNCHER_ALIASES = {"podman": "docker", "uvx": "uv", "pipx": "uv", "bunx": "bun", "python3": "python", "py": "python"}
+_LAUNCHER_WORDS = {"run", "exec", "x", "tool", "-m"}  # after a launcher: ``docker run``, ``uv tool run``, ``bun x``
+
+
+def _launcher(word: str) -> str | None:
+    """The launcher ``word`` runs (``/usr/bin/python3.12``: python), or None."""
+    base = os.path.basename(word).lower().removesuffix(".exe").removesuffix(".cmd")
+    base = _LAUNCHER_ALIASES.get(base, re.sub(r"^python[\d.]*$", "python", base))
+    return base if base in _LAUNCHER_OPTIONS else None
+
+
+def _launched(argv: Sequence[str]) -> str | None:
+    """The word of ``argv`` that names the server: the first that is neither a launcher, nor one of its words
+    or options, nor an option's value."""
+    launcher, skip = None, False
+    for word in argv:
+        if skip:
+            skip = False
+        elif (found := _launcher(word)) is not None:
+            launcher = found
+        elif word.startswith("-") and word not in _LAUNCHER_WORDS:
+            skip = launcher is not None and "=" not in word and word in _LAUNCHER_OPTIONS[launcher].split()
+        elif not (launcher and word in _LAUNCHER_WORDS):
+            return word
+    return None
+
+
 def _name_of(argv: Sequence[str]) -> str:
-    """A short name for a server started by ``argv``: the package or script, not the launcher."""
-    launchers = {"npx", "uvx", "python", "python3", "node", "uv", "pipx", "deno", "bun", "docker", "run", "-m"}
-    words = [os.path.basename(w) for w in argv if not w.startswith("-") and os.path.basename(w) not in launchers]
-    name = words[0] if words else os.path.basename(argv[0]) if argv else "mcp"
-    name = name.rsplit("/", 1)[-1].removesuffix(".py").removesuffix(".js")
+    """A short name for a server started by ``argv``: its package, image or script, not the launcher, nor a
+    launcher option's value (``docker run -e TOKEN image``: the image; ``uv run --directory DIR x.py``: x)."""
+    word = _launched(argv) or (os.path.basename(argv[0]) if argv else "mcp")
+    name = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    name = re.sub(r"\.(py|js|mjs|cjs|ts)$", "", name)
+    name = re.sub(r":[^:@]*$", "", name) or name  # an image's tag: "fetch:latest"
     return re.sub(r"@[^@]*$", "", name) or name  # "server-filesystem@1.2" -> "server-filesystem"
 
 
@@ -1532,7 +1705,7 @@ def _expanded(text: str, where: str, field: str) -> str:
 
 def server_from_command(text: str, **limits: Any) -> MCPServer:
     """``--mcp "npx -y @modelcontextprotocol/server-filesystem /dir"`` (or an http(s) URL) -> a server."""
-    if text.strip().startswith(("http://", "https://")):
+    if re.match(r"https?://", text.strip(), re.IGNORECASE):  # HTTPS://... too
         return MCPServer.http(text.strip(), **limits)
     try:
         argv = shlex.split(text, posix=os.name != "nt")

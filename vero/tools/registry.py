@@ -149,6 +149,10 @@ def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
     return value
 
 
+class UnwritableResult(Exception):
+    """What a tool returned cannot be written as text (an int of 5,000 digits): vero failed, not the tool."""
+
+
 def to_text(result: Any) -> str:
     """Turn whatever a tool returned into the observation text: a structured value as JSON, as the
     model's arguments came (``Order(id=1)`` as ``{"id": 1}``), anything else as ``str``."""
@@ -156,14 +160,19 @@ def to_text(result: Any) -> str:
         return str.__str__(result)  # the text, also of a str subclass (an Enum of strings: "red", not Color.RED)
     if result is None:
         return "(no output)"
-    if type(result) in (int, float, bool):  # a plain number, as it prints
-        return str(result)
-    if isinstance(result, (bytes, bytearray)):
-        return bytes(result).decode("utf-8", errors="replace")
-    if isinstance(result, Iterator) and not isinstance(result, io.IOBase):  # a generator, zip(), map()...: its items
-        return _generated_text(result)
-    plain = plain_output(result)  # a dataclass, pydantic model, NamedTuple, Enum, tuple or set: its JSON values
-    return json.dumps(plain, ensure_ascii=False, default=str) if isinstance(plain, (dict, list)) else str(plain)
+    try:
+        if type(result) in (int, float, bool):  # a plain number, as it prints
+            return str(result)
+        if isinstance(result, (bytes, bytearray)):
+            return bytes(result).decode("utf-8", errors="replace")
+        if isinstance(result, Iterator) and not isinstance(result, io.IOBase):  # a generator, map()...: its items
+            return _generated_text(result)
+        plain = plain_output(result)  # a dataclass, pydantic model, NamedTuple, Enum, tuple or set: its JSON values
+        return json.dumps(plain, ensure_ascii=False, default=str) if isinstance(plain, (dict, list)) else str(plain)
+    except Exception as exc:  # a generator's own exception is the tool's; any other, vero's writing failed
+        if isinstance(exc, UnwritableResult) or isinstance(result, Iterator):
+            raise
+        raise UnwritableResult from exc
 
 
 def _generated_text(generator: Iterator[Any]) -> str:
@@ -180,6 +189,7 @@ def _generated_text(generator: Iterator[Any]) -> str:
 
 
 RAISED = "Error: tool {!r} raised "  # before what a tool raised: vero's words, not the tool's (the gate skips them)
+UNWRITABLE = "Error: tool {!r} returned a value vero could not write as text: "  # the tool did not fail
 
 
 def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcome:
@@ -191,11 +201,14 @@ def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcom
     except BaseException as exc:  # SystemExit too: a tool must not end the program
         if isinstance(exc, KeyboardInterrupt) and not on_worker:
             raise
+        unwritable = isinstance(exc, UnwritableResult) and exc.__cause__ is not None
+        exc = exc.__cause__ if unwritable else exc  # type: ignore[assignment]
         try:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except Exception:  # an exception whose message cannot be made
             detail = type(exc).__name__
-        return ToolOutcome(valid_text(RAISED.format(found.name) + detail), False, ToolError.EXCEPTION)
+        prefix = (UNWRITABLE if unwritable else RAISED).format(found.name)
+        return ToolOutcome(valid_text(prefix + detail), False, ToolError.EXCEPTION)
 
 
 def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
@@ -257,6 +270,11 @@ def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
     return {tool.sole_parameter: args}
 
 
+def _settings(given: Tool) -> tuple[Any, ...]:
+    """What makes two tools one: their function (bound methods equal when of one object and function), settings."""
+    return (given.func, given.description, given.timeout, given.read_only, given.needs_approval, given.parameters)
+
+
 MAX_RETIRED = 3  # descriptions a tool replaced mid-run is remembered by (``ToolRegistry.retired``)
 
 
@@ -272,16 +290,16 @@ class ToolRegistry:
         self.retired: dict[str, list[str]] = {}  # a replaced tool's description and schema, by name: once shown
         if isinstance(tools, dict):
             tools = tools.values()
-        given: dict[str, Any] = {}  # each name's tool or function, as given
+        given: dict[str, Tool] = {}  # each name's tool
         for item in tools or ():
             new = item if isinstance(item, Tool) else tool(item)
-            if given.get(new.name, item) is not item:  # not a replacement: the model would never see the first
+            if new.name in given and _settings(given[new.name]) != _settings(new):  # the model would see one
                 raise ValueError(
                     f"two different tools are named {new.name!r}: the model would see only one of them; "
                     "pass name= to one of them (Tool(func, name=...) or @tool(name=...))"
                 )
             if new.name not in given:  # the same tool given twice is taken once
-                given[new.name] = item
+                given[new.name] = new
                 self.register(new)
 
     # ------------------------------------------------------------------ contents

@@ -338,11 +338,25 @@ def _array_schema(origin: Any, args: tuple[Any, ...], seen: frozenset[Any]) -> d
 
 
 def _mapping_schema(args: tuple[Any, ...], seen: frozenset[Any]) -> dict[str, Any]:
+    """A dict's schema; one whose keys are a few strings (a ``Literal`` of them, a str-valued Enum) lists them as its
+    fields, none of them required, so a key it does not take is refused by name."""
     if not args:
         return {"type": "object"}
-    if unannotated(args[0])[0] not in (str, Any):
-        raise TypeError(f"a dict with {_type_name(args[0])} keys has no JSON form: JSON object keys are strings")
-    return {"type": "object", "additionalProperties": _schema(args[1], seen)}
+    values, keys = _schema(args[1], seen), _string_keys(unannotated(args[0])[0])
+    if keys is None:
+        return {"type": "object", "additionalProperties": values}
+    return {"type": "object", "properties": {key: dict(values) for key in keys}, "additionalProperties": False}
+
+
+def _string_keys(tp: Any) -> list[str] | None:
+    """The keys a dict's key type allows: None for any string; a TypeError for keys that are no strings (JSON
+    object keys are)."""
+    if tp in (str, Any):
+        return None
+    keys = [m.value for m in tp] if _is_enum(tp) else typing.get_args(tp) if typing.get_origin(tp) is Literal else ()
+    if not keys or not all(isinstance(key, str) for key in keys):
+        raise TypeError(f"a dict with {_type_name(tp)} keys has no JSON form: JSON object keys are strings")
+    return list(keys)
 
 
 def _record_schema(tp: type, seen: frozenset[Any]) -> dict[str, Any]:
@@ -353,8 +367,8 @@ def _record_schema(tp: type, seen: frozenset[Any]) -> dict[str, Any]:
             schema = _schema(field.hint, seen)
         except TypeError as exc:
             raise TypeError(f"{tp.__name__}.{field.name}: {exc}") from None
-        if field.default is not dataclasses.MISSING and is_json(field.default):
-            schema["default"] = field.default.value if isinstance(field.default, enum.Enum) else field.default
+        if field.default is not dataclasses.MISSING:
+            set_default(schema, field.default)
         properties[field.name] = schema
     schema = {
         "type": "object",
@@ -372,6 +386,33 @@ def _own_docstring(tp: type) -> str:
     if not doc or doc.startswith(f"{tp.__name__}("):
         return ""
     return " ".join(doc.split())
+
+
+def set_default(schema: dict[str, Any], default: Any) -> None:
+    """Show ``default`` in ``schema``: a JSON copy (a mutable default the function changes does not change what the
+    model is sent), an Enum member as its value, a set as a sorted list, a date or Decimal as its text.  A value of
+    no JSON type (a dataclass, an ``object()`` sentinel) is not shown: its repr may hold a secret or an address."""
+    default = default.value if isinstance(default, enum.Enum) else default
+    if _text_kind(type(default)) is not None:
+        schema["default"] = str(default)
+        return
+    default = sorted(default, key=repr) if isinstance(default, (set, frozenset)) else default
+    try:
+        if _plain_json(default):
+            schema["default"] = json.loads(json.dumps(default))
+    except RecursionError:  # a list that holds itself: not shown
+        pass
+
+
+def _plain_json(value: Any) -> bool:
+    """A value of JSON's own types: a string, a finite number, a bool, None, lists and str-keyed dicts of them."""
+    if value is None or type(value) in (str, int, bool):
+        return True
+    if type(value) is float:
+        return math.isfinite(value)
+    if type(value) in (list, tuple):
+        return all(_plain_json(item) for item in value)
+    return type(value) is dict and all(type(key) is str and _plain_json(item) for key, item in value.items())
 
 
 def is_json(value: Any) -> bool:
@@ -417,6 +458,8 @@ def inline_refs(
     for key, value in schema.items():
         if key in ("$defs", "definitions", "title", "$schema"):
             continue
+        if key == "discriminator" and isinstance(value, dict):  # its mapping's $refs point into the $defs dropped
+            value = {name: part for name, part in value.items() if name != "mapping"}
         if key in ("default", "const", "enum", "examples") or not isinstance(value, (dict, list)):
             written[key] = value
         elif key == "properties" and isinstance(value, dict):
@@ -692,12 +735,12 @@ def _check_any_of(
     wrong with the one option of its own JSON type, if there is one."""
     kind = _json_type(value)
     fits: list[Any] = []
-    same_kind: list[list[Problem]] = []  # the problems of each option of the value's own type
+    same_kind: list[tuple[dict[str, Any], list[Problem]]] = []  # each option of the value's own type, its problems
     for option in sorted(options, key=lambda o: o.get("type") != kind):  # exact type first
         attempt: list[Problem] = []
         result = check(value, option, path, attempt)
         if attempt:
-            same_kind += [attempt] if option.get("type") == kind else []
+            same_kind += [(option, attempt)] if option.get("type") == kind else []
             continue
         if not only_one:
             return result
@@ -709,8 +752,9 @@ def _check_any_of(
     if fits:
         many = f"expected exactly one of {type_label(schema)}, got {_short_repr(value)}, which matches more than one"
         problems.append((path, many))
-    else:  # one option of its type (an object for ``Size | None``): what is wrong with it, field by field
-        problems.extend(same_kind[0] if len(same_kind) == 1 else [(path, _misfit(schema, value))])
+    else:  # one option of its type (an object for ``Size | None``), or the one its tag picks: its problems, by field
+        picked = same_kind if len(same_kind) == 1 else [(o, a) for o, a in same_kind if _tagged(o, value)]
+        problems.extend(picked[0][1] if len(picked) == 1 else [(path, _misfit(schema, value))])
     return None
 
 
@@ -909,8 +953,11 @@ def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any
     if tp in _ARRAY_TYPES or origin in _ARRAY_TYPES:
         return _convert_array(value, hint, origin or tp, args, path, problems)
     if (tp in _MAPPING_TYPES or origin in _MAPPING_TYPES) and args:
-        items = check(value, {"type": "object"}, path, problems)
-        return {k: convert_into(v, args[1], _join(path, k), problems) for k, v in (items or {}).items()}
+        items = check(value, _mapping_schema((args[0], Any), frozenset()), path, problems)  # keys checked
+        keys = unannotated(args[0])[0]
+        return {
+            _as_member(k, keys): convert_into(v, args[1], _join(path, k), problems) for k, v in (items or {}).items()
+        }
     before = len(problems)
     result = check(value, type_to_schema(hint), path, problems)  # a simple value: read leniently
     return _as_member(result, tp) if len(problems) == before else None
@@ -926,7 +973,7 @@ def needs_building(tp: Any) -> bool:
     if origin in (Union, types.UnionType, list):
         return any(needs_building(a) for a in args)
     if tp in (list, dict) or origin is dict:
-        return len(args) == 2 and needs_building(args[1])
+        return len(args) == 2 and (needs_building(args[1]) or _is_enum(unannotated(args[0])[0]))
     return True
 
 
@@ -954,14 +1001,28 @@ def _convert_union(value: Any, tp: Any, args: tuple[Any, ...], path: str, proble
         return None
     if len(options) == 1:  # X | None: X's own problems, with their paths
         return convert_into(value, options[0], path, problems)
-    kind = _json_type(value)
+    kind, tagged = _json_type(value), []
     for option in sorted(options, key=lambda o: _schema_kind(o) != kind):  # the option of the value's kind first
         attempt: list[Problem] = []
         result = convert_into(value, option, path, attempt)
         if not attempt:
             return result
-    problems.append((path, _misfit(type_to_schema(tp), value)))
+        tagged += [attempt] if _tagged(type_to_schema(option), value) else []
+    problems.extend(tagged[0] if len(tagged) == 1 else [(path, _misfit(type_to_schema(tp), value))])
     return None
+
+
+def _tagged(schema: dict[str, Any], value: Any) -> bool:
+    """Whether the object ``value`` carries the tag of the object ``schema``: a field it allows one value for
+    (``kind: Literal["card"]``), with that value; the union's option it picked is then the one to name problems of."""
+    properties = schema.get("properties")
+    if not isinstance(value, dict) or not isinstance(properties, dict):
+        return False
+    for name, part in properties.items():
+        only = ([part["const"]] if "const" in part else part.get("enum")) if isinstance(part, dict) else None
+        if isinstance(only, list) and len(only) == 1 and name in value and value[name] == only[0]:
+            return True
+    return False
 
 
 def _schema_kind(tp: Any) -> Any:
@@ -999,7 +1060,9 @@ def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) ->
             problems.append((_join(path, key), f"{UNEXPECTED_FIELD} (the fields of {tp.__name__}: {', '.join(names)})"))
     values: dict[str, Any] = {}
     for field in fields:
-        if field.name in obj:
+        if field.name in obj and obj[field.name] is None and field.default is None:
+            values[field.name] = None  # `x: T = None`: null is its default, whatever T is
+        elif field.name in obj:
             values[field.name] = convert_into(obj[field.name], field.hint, _join(path, field.name), problems)
         elif field.required:
             problems.append((_join(path, field.name), "required, missing"))
