@@ -64,3 +64,13 @@ def test_run_many_with_max_workers_none_uses_the_pool_s_default():
 
     results = run_many(lambda: ToolCallingAgent("t", ScriptedLLM(["ok"]), verbose=False), ["a", "b"], max_workers=None)
     assert [result.answer for result in results] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize(
+    "reply", ["<think>x</think>Hello <", "<think>x</think>a\n\n<th", "<think></think>\n\nHello", " <think>x</think>Hi"]
+)
+def test_white_space_inside_the_answer_streams_and_at_its_ends_does_not(reply):
+    for size in (1, 2, 3, len(reply)):
+        stream = ThinkingStream()
+        streamed = "".join(stream.feed(reply[i : i + size]) for i in range(0, len(reply), size)) + stream.flush()
+        assert streamed == split_thinking(reply)[0]

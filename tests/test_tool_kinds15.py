@@ -8,12 +8,12 @@ import json
 import math
 import sys
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 import pydantic
 import pytest
 
-from vero.core.result import RunResult, ToolError
+from vero.core.result import RunResult, ToolError, plain_output
 from vero.tools import Tool, ToolRegistry, tool
 from vero.tools.base import parse_docstring
 
@@ -353,3 +353,47 @@ def test_a_generator_that_raises_is_still_the_tools_exception():
     assert (
         ToolRegistry([Tool(pages)]).run("pages").output == "Error: tool 'pages' raised TimeoutError: page 2 timed out"
     )
+
+
+class Plain:
+    @tool
+    def add(a: int, b: int) -> int:  # noqa: N805  # no instance: its first parameter is an argument
+        """Add two numbers."""
+        return a + b
+
+
+def _from_self(self: Any, x: int) -> int:
+    """A module function written for a class (a mixin's)."""
+    return x
+
+
+def test_a_tool_in_a_class_whose_first_parameter_is_an_argument_is_not_bound_and_one_named_self_is():
+    assert Plain().add.parameters["required"] == ["a", "b"] and Plain().add.call({"a": 1, "b": 2}) == 3
+    mixin = type("Mixin", (), {"pick": tool(_from_self)})
+    assert mixin().pick.parameters["required"] == ["x"]
+
+
+def test_a_pydantic_model_written_under_another_name_than_it_is_read_by_keeps_its_field_names():
+    class Out(pydantic.BaseModel):
+        user_name: str = pydantic.Field(serialization_alias="userName")
+
+    assert plain_output(Out(user_name="x")) == {"user_name": "x"}
+
+
+class Hue(str, enum.Enum):
+    RED = "red"
+
+
+class Pair(NamedTuple):
+    x: int
+    y: int
+
+
+def test_defaults_that_json_writes_as_its_own_values_are_shown():
+    @tool
+    def paint(hues: list[Hue] = [Hue.RED], at: tuple[int, int] = Pair(1, 2)) -> str:  # noqa: B006
+        """Paint."""
+        return ""
+
+    properties = paint.parameters["properties"]
+    assert properties["hues"]["default"] == ["red"] and properties["at"]["default"] == [1, 2]

@@ -253,13 +253,20 @@ def _describe_error(error: BaseException | None) -> dict[str, Any] | None:
     return {"type": type(error).__name__, "message": str(error), "status": getattr(error, "status", None)}
 
 
+def _read_by_alias(model: type) -> bool:
+    """A pydantic model is written by its aliases when they are what reading it takes (its schema asks for them), not
+    when a field is written under another name than it is read by (``serialization_alias``)."""
+    fields = getattr(model, "model_fields", {}).values()
+    return all(getattr(field, "serialization_alias", None) in (None, getattr(field, "alias", None)) for field in fields)
+
+
 def plain_output(value: Any) -> Any:
     """A typed output as plain JSON values (for ``RunResult.to_dict``): a dataclass or ``NamedTuple`` as
     its fields, a pydantic model as its ``model_dump``, an Enum member as its value, a date, datetime or
     time as its ISO text, a Decimal, UUID or path as its text (``"12.50"``: every digit): what reading
     the output type takes back."""
     if hasattr(value, "model_dump") and callable(value.model_dump) and not isinstance(value, type):  # not a class
-        return value.model_dump(mode="json", by_alias=True)  # by alias, as its schema asks for it
+        return value.model_dump(mode="json", by_alias=_read_by_alias(type(value)))
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain_output(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):

@@ -51,8 +51,9 @@ class ThinkingStream:
         self.in_think = False
         self.pending = ""
         self.thinking: list[str] = []
-        self.space = ""  # after thinking, white space held back: the answer is stripped (``split_thinking``)
-        self.started = False  # answer text streamed since the thinking
+        self.seen = False  # a think tag came: the answer is stripped at both ends (``split_thinking``), as it streams
+        self.space = ""  # white space held back: at the answer's start, or (once a tag came) at its end so far
+        self.started = False  # answer text has streamed
 
     def feed(self, delta: str) -> str:
         """Add a delta; return the part of it that is answer text."""
@@ -66,30 +67,36 @@ class ThinkingStream:
                 break
             self._emit(text[start:index], visible)
             start = index + len(tag)
-            self.in_think = not self.in_think
+            self.in_think, self.seen = not self.in_think, True
         keep = _partial_tag_suffix(text, tag, start)
         self._emit(text[start : len(text) - keep], visible)
         self.pending = text[len(text) - keep :]
         return "".join(visible)
 
     def flush(self) -> str:
-        """End of stream: release anything held back."""
+        """End of stream: release anything held back (white space at the answer's ends only when no tag came)."""
         rest, self.pending = self.pending, ""
         if self.in_think:
             self.thinking.append(rest)
             return ""
-        return rest.rstrip() if self.thinking else rest  # the held white space at the answer's end goes
+        visible: list[str] = []
+        self._emit(rest, visible)
+        return "".join(visible) + ("" if self.seen else self.space)
 
     def _emit(self, piece: str, visible: list[str]) -> None:
         if not piece or self.in_think:
             self.thinking += [piece] if piece else []
             return
-        if self.thinking:  # the answer after thinking, as ``split_thinking`` strips it: no white space at its ends
-            piece = self.space + piece if self.started else piece.lstrip()
-            body = piece.rstrip()
-            self.space, piece = piece[len(body) :], body
-        self.started = self.started or bool(piece.strip())
-        visible += [piece] if piece else []
+        text, self.space = self.space + piece, ""
+        if not self.started:
+            if not text.strip():  # white space before the answer: held, as a think block may come before it
+                self.space = text
+                return
+            text, self.started = text.lstrip() if self.seen else text, True
+        if self.seen:  # its end so far held back: more answer may follow, or none
+            body = text.rstrip()
+            text, self.space = body, text[len(body) :]
+        visible += [text] if text else []
 
 
 def _partial_tag_suffix(text: str, tag: str, start: int = 0) -> int:

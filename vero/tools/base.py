@@ -371,11 +371,10 @@ class Tool:
 
     def __get__(self, instance: Any, owner: type | None = None) -> Tool:
         """``@tool`` on a method: read from an instance (a classmethod: from the class), the tool of the method bound
-        to it, whose first parameter (``self``, ``cls``, whatever its name) is not asked.  A function defined outside
-        a class body (a module's tool set as a class attribute) is not bound."""
+        to it, whose first parameter is not asked: one named ``self`` or ``cls``, or, in a class body, one with no
+        annotation (``this``).  A tool whose first parameter is an argument (``a: int``) is not bound."""
         instance = owner if self._of_class else instance
-        place = getattr(self.func, "__qualname__", "").rpartition(".")[0]
-        if instance is None or not inspect.isfunction(self.func) or not place or place.endswith("<locals>"):
+        if instance is None or not inspect.isfunction(self.func) or not _takes_its_owner(self.func, self._of_class):
             return self
         bound = self.func.__get__(instance, owner)
         return Tool(bound, self.name, self.description, self.timeout, None, self.read_only, self.needs_approval)
@@ -478,6 +477,16 @@ class ToolSettings(TypedDict, total=False):
     auto_correct: bool | None  # deprecated
     read_only: bool | None
     needs_approval: bool | None
+
+
+def _takes_its_owner(func: Callable[..., Any], of_class: bool) -> bool:
+    """``func``'s first parameter is the instance (or class) it is read from, not an argument of the call."""
+    first = next(iter(inspect.signature(func).parameters.values()), None)
+    place = func.__qualname__.rpartition(".")[0]  # "Shop" for a method; "" or "f.<locals>" for a function
+    in_class = bool(place) and not place.endswith("<locals>") and func.__name__ != "<lambda>"
+    return first is not None and (
+        of_class or first.name in ("self", "cls") or (in_class and first.annotation is first.empty)
+    )
 
 
 @overload

@@ -405,14 +405,15 @@ def set_default(schema: dict[str, Any], default: Any) -> None:
 
 
 def _plain_json(value: Any) -> bool:
-    """A value of JSON's own types: a string, a finite number, a bool, None, lists and str-keyed dicts of them."""
-    if value is None or type(value) in (str, int, bool):
+    """A value of JSON's own types, as JSON writes it: a string, a finite number, a bool, None (a subclass too: a
+    ``str`` Enum, a ``NamedTuple``), lists and str-keyed dicts of them."""
+    if value is None or isinstance(value, (str, int)):
         return True
-    if type(value) is float:
+    if isinstance(value, float):
         return math.isfinite(value)
-    if type(value) in (list, tuple):
+    if isinstance(value, (list, tuple)):
         return all(_plain_json(item) for item in value)
-    return type(value) is dict and all(type(key) is str and _plain_json(item) for key, item in value.items())
+    return isinstance(value, dict) and all(isinstance(key, str) and _plain_json(item) for key, item in value.items())
 
 
 def is_json(value: Any) -> bool:
