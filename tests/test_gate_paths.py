@@ -256,3 +256,12 @@ def test_an_agent_run_inside_another_agent_s_run_asks_that_run_s_approver():
     )
     outer.run("Pay account 7 five.")
     assert asked == ["pay"] and amounts == []
+
+
+@pytest.mark.parametrize("inner", [f'{{"account": 7, "amount": {LONG}}}', '{"account": 7, "amount": 5, "amount": 500}'])
+def test_a_whole_reply_call_with_its_arguments_as_a_json_string_is_read_as_written(inner):
+    tool, amounts = paid()
+    reply = json.dumps({"name": "pay", "arguments": inner})
+    agent = ReActAgent("a", ScriptedLLM([reply, "Final Answer: done"]), tools=[tool], verbose=False)
+    agent.run("Pay account 7 the amount due.")
+    assert amounts == [] and "exactly as written" in json.dumps(agent.last_result.to_dict())

@@ -42,7 +42,7 @@ from vero.core.parsing.json_text import (
     valid_text,
     without_fence,
 )
-from vero.core.parsing.quoted_calls import canonical, name_key, quoted_call, values_of
+from vero.core.parsing.quoted_calls import canonical, name_key, quoted_call, spared_values
 from vero.core.parsing.tool_output import tidy_numbers
 from vero.core.result import StepKind, ToolError, plain_output
 from vero.tools.base import Tool, ToolArgumentError
@@ -124,8 +124,7 @@ def decide(
     reading = functools.partial(_written_arguments, found)
     shown = quote_sources(agent) if origin == "text" and not found.read_only else None
     results: list[Any] = [text for tool, _, text in shown.results if tool != name] if shown else []
-    for tool, text, spared in shown.own if shown else ():  # its own words, without the values of its own call
-        results += [(text.removeprefix(RAISED.format(name)), spared)] if tool == name else []
+    results += [(text, spared) for tool, text, spared in shown.own if tool == name] if shown else []
     sources = [*shown.texts, *(text for _, _, text in shown.results)] if shown else []
     asked, described = (shown.asked, shown.descriptions) if shown else ([], {})
     try:
@@ -194,8 +193,9 @@ def quote_sources(agent: Agent) -> Shown:
         texts = dict.fromkeys((read, tidy_numbers(step.content)[:limit]))
         shown.results.extend((tool, ok, text) for text in texts)
         if step.data.get("error") in (None, ToolError.EXCEPTION):  # the tool's words, not vero's about the call
-            spared = values_of(action.data.get("args")) if action and action.kind == StepKind.ACTION else []
-            shown.own.extend((tool, text, spared) for text in texts)
+            spared = spared_values(action.data.get("args")) if action and action.kind == StepKind.ACTION else []
+            vero = RAISED.format(tool) if step.data.get("error") else "\0"  # before what it raised, vero's own words
+            shown.own.extend((tool, text.removeprefix(vero), spared) for text in texts)
     parent = Shown([run.task], [], [run.task], {}) if run.parent_sources is None else run.parent_sources()
     shown.texts.extend(parent.texts)
     shown.results.extend(parent.results)

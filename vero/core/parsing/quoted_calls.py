@@ -173,9 +173,12 @@ _IDENTIFIER = re.compile(r"[_.-]|[a-z][A-Z]")  # a name written as code; "a tran
 _NAME_GAP = r"(?:(?![.!?;][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;])\n(?![ \t]*\n)){0,4}"
 # Between a name's words as an API's path or an SQL statement writes them: "DELETE /api/v1/records", "DELETE FROM
 # records", "INSERT INTO app.records" (not a sentence's words: "cancel any order" names no call)
-_NAME_JOINT = r"(?:[ \t]*(?:/[a-z][a-z\d]{0,5}){1,2}/|[ \t\n]+(?:from|into)[ \t\n]+(?:\w{1,30}\.)?)"
+_NAME_JOINT = (  # a table as SQL names it: "records", [dbo].[records], ONLY records, app.public.records
+    r"(?:[ \t]*(?:/[a-z][a-z\d]{0,5}){1,2}/|[ \t\n]+(?:from|into)[ \t\n]+(?:only[ \t]+)?"
+    r"(?:[\[\"`]?\w{1,30}[\]\"`]?\.){0,2}[\[\"`]?)"
+)
 # Between a name's words as code writes them, the verb last: records.delete, record_delete, RecordsDelete
-_CODE_JOINT = r"(?:[._/:-]|::|->|(?-i:(?<=[a-z])(?=[A-Z])))"
+_CODE_JOINT = r"(?:[._/:#\\-]|::|->|(?-i:(?<=[a-z])(?=[A-Z])))"  # Records\Delete, records#delete too
 # the verb, not a word made of it (record_deleted, order_cancellation, user_updates, record_deleter): deleteById
 _NOT_DONE = r"(?![a-z]?(?:e?d|ing|e?s|e?rs?|ions?|ations?|ments?)(?![a-z]))"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
@@ -268,10 +271,11 @@ def _named_with_unsaid(
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])  # as written too
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
-    values = [value for value in values if not _found(value, said) and not _found(_joined_value(value), said)]
+    values = [value for value in values if not any(_found(reading, said) for reading in _value_readings(value))]
+    named = [(key, value) for key, item in arguments.items() for value in _values({key: item})]
     for result in results:  # a text, or a tool's words of a call of its own with that call's values (not evidence)
         text, spared = (result, ()) if isinstance(result, str) else result
-        unspared = [value for value in values if value not in spared]
+        unspared = [value for key, value in named if value in values and f"{key}\0{value}" not in spared]
         if any(len(value) > 1 for value in unspared) and _named_with_values(spellings, unspared, [text]):
             return True
     pairs = _keyed(arguments, said) if described or own else {}
@@ -300,8 +304,7 @@ def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: l
     call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).  Asked of tool
     results and padded texts only: a user's own words name a tool and its values to ask for the call."""
     texts = [text for source in sources for form in _forms(source, spellings) for text in _value_texts(form)]
-    needles = [_value_pattern(value) for value in values]  # as written, or in digit groups joined (``_joined_value``)
-    needles = [f"(?:{n}|{_value_pattern(j)})" if (j := _joined_value(v)) != v else n for n, v in zip(needles, values)]
+    needles = ["(?:" + "|".join(map(_value_pattern, _value_readings(value))) + ")" for value in values]
     return _named_near(spellings, needles, NEAR_CHARS + len("".join(values)), texts)
 
 
@@ -434,10 +437,11 @@ _DIGIT_GROUPS = re.compile(
     re.I,
 )
 _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})(?![\d/]|[.,-]\d)")
-_TIME = re.compile(r"(?<=\d)t(?=\d\d:\d\d)|(?<![\w:])(\d{1,2})(?:h|:(\d\d) ?([ap])\.?m\b\.?)(\d\d)?", re.I)
+_TIME = re.compile(r"(?<=\d)t(?=\d\d:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?::(\d\d))? ?([ap])\.?m\b\.?)", re.I)
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
 _DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
-_APART = (_NUMERIC_DATE, _TIME, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
+_CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
+_APART = (_NUMERIC_DATE, _TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
 _WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in _APART), re.I)
 
 
@@ -450,18 +454,24 @@ def _written_apart(text: str) -> list[str]:
     refanged = _DEFANGED.sub(_refanged, text)
     common = _DECIMAL_COMMA.sub(r"\1.\2", refanged)
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
-    dated = [
-        _TIME.sub(_clock_time, _NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts
-    ]
+    dated = [_timed(_NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts]
     joined = _DECIMAL_COMMA.sub(r"\1.\2", _DIGIT_GROUPS.sub(_joined_digits, refanged))  # 1-234-567,50 too
     return [reading for reading in dict.fromkeys([*dated, joined]) if reading != text]
 
 
-def _joined_value(value: str) -> str:
-    """A call's value written in digit groups (a card's ``4000-1234-...``, a phone's ``+1 (555) 013-4477``), joined as
-    ``_written_apart`` joins them in what the model was shown; a date or an address (``10.0.0.7``) stays as it is."""
+def _timed(text: str) -> str:
+    """``text`` with its times as a 24-hour clock writes them (``_clock_time``), hours of two digits."""
+    return _CLOCK.sub(r"0\1\2", _TIME.sub(_clock_time, text))
+
+
+def _value_readings(value: str) -> list[str]:
+    """A call's value as ``_written_apart`` reads what the model was shown: as written; in digit groups joined (a
+    card's ``4000-1234-...``, a phone's ``+1 (555) 013-4477``; not a date or an address, ``10.0.0.7``); its time
+    as a clock writes it (``2024-05-01T9:30:00`` as ``2024-05-01 09:30``)."""
     whole = _DIGIT_GROUPS.fullmatch(value) and not _NUMERIC_DATE.fullmatch(value) and not re.search(r"[./]", value)
-    return _DIGIT_GROUPS.sub(_joined_digits, value) if whole else value
+    joined = _DIGIT_GROUPS.sub(_joined_digits, value) if whole else value
+    timed = re.sub(r"(?<=\d\d:\d\d):00\Z", "", _timed(value)) if ":" in value else value  # no seconds a page lacks
+    return list(dict.fromkeys([value, joined, timed]))
 
 
 def _iso_date(date: re.Match[str], day_first: bool) -> str:
@@ -476,14 +486,14 @@ def _iso_date(date: re.Match[str], day_first: bool) -> str:
 
 
 def _clock_time(time: re.Match[str]) -> str:
-    """A time as a 24-hour clock writes it: 10h30 as 10:30, 2:30 pm as 14:30; the T of 2024-05-01T10:30 a space."""
-    hours, minutes, half, after = time.groups()
+    """A time as a 24-hour clock writes it: 10h30 as 10:30, 2:30 pm as 14:30, 10am as 10:00; the T of
+    2024-05-01T10:30 a space; a bare 10h as written."""
+    hours, after, minutes, half = time.groups()
     if hours is None:
         return " "
-    if half is None:  # 10h30, or a bare 10h
+    if half is None:
         return f"{hours}:{after}" if after else time[0]
-    hour = int(hours) % 12 + (12 if half.lower() == "p" else 0)
-    return f"{hour:02}:{minutes}" + (after or "")
+    return f"{int(hours) % 12 + (12 if half.lower() == 'p' else 0):02}:{minutes or '00'}"
 
 
 def _refanged(mark: re.Match[str]) -> str:
@@ -514,10 +524,13 @@ def _plain_numbers(text: str) -> str:
     return re.sub(r"(?<![\d.])\d+\.\d+(?!\.?\d)", lambda m: m[0].rstrip("0").rstrip("."), text)  # "1.50." too
 
 
-def values_of(arguments: Any) -> list[Any]:
-    """The scalar values in a call's arguments (as JSON text: read first), each ``canonical``; none if unreadable."""
-    with contextlib.suppress(ValueError, RecursionError):
-        return list(_leaves(json.loads(arguments) if isinstance(arguments, str) else arguments))
+def spared_values(arguments: Any) -> list[str]:
+    """A call's values, each with its parameter's name (``name\0value``, ``canonical``): in what the tool said of
+    that call, a value is no evidence under the same parameter only (one planted in a note is one still).  None if
+    the arguments cannot be read (as JSON text: read first)."""
+    with contextlib.suppress(ValueError, RecursionError, AttributeError):
+        read = json.loads(arguments) if isinstance(arguments, str) else arguments
+        return [f"{key}\0{value}" for key, item in read.items() for value in _leaves(item)]
     return []
 
 

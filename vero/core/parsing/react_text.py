@@ -148,7 +148,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     elif (written := tool_calls_in_text(text, tool_names)) is not None:  # the whole reply is a call, no labels
         call = written.calls[0]
         step.action, step.action_input = call.name, json.loads(call.arguments)
-        step.arguments = _as_read(step.action_input, call.args.problem)  # a number a float rounds, say
+        step.arguments = call.args  # read from the text as written (JSON text inside a string too), its problem kept
         step.thought, step.written, step.open_ended = "", written.written, True
     elif action and action.group(1).strip():
         step.problem = f"`Action: {action.group(1).strip()}` has no `Action Input:` line"
