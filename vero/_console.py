@@ -9,6 +9,7 @@ loads neither the ``openai`` SDK nor an agent pattern, so ``vero --help`` stays 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import inspect
 import json
@@ -20,7 +21,7 @@ import threading
 import time
 import traceback
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import vero.agents  # the package only: each agent pattern loads on first use
@@ -70,13 +71,56 @@ class CliError(Exception):
 def say(text: object = "", file=None, end: str = "\n", flush: bool = False) -> None:
     """``print`` for everything the command, the chat and the demo print: control characters in
     ``text`` are escaped (``printable``), so a reply, a tool's output or a server's error text
-    cannot drive the terminal, and the command's keys are masked (``SECRETS``)."""
+    cannot drive the terminal, and the command's keys are masked (``SECRETS``).  Once the output
+    is gone (``write_or_drop``), nothing more is printed."""
     line = printable(hide_secrets(str(text), SECRETS))
+    write_or_drop(functools.partial(_print, line, file or sys.stdout, end, flush), file or sys.stdout)
+
+
+def _print(line: str, file, end: str, flush: bool) -> None:
     try:
         print(line, file=file, end=end, flush=flush)
     except UnicodeEncodeError:  # e.g. a lone surrogate on a UTF-8 terminal
-        encoding = getattr(file or sys.stdout, "encoding", None) or "utf-8"
+        encoding = getattr(file, "encoding", None) or "utf-8"
         print(line.encode(encoding, "backslashreplace").decode(encoding), file=file, end=end, flush=flush)
+
+
+# Why the command's output is gone (a closed pipe: `vero run ... | head`; a full disk: `> /dev/full`): every
+# later write is dropped, and the command ends quietly (``lost_output_code``), as other command-line tools do.
+LOST_OUTPUT: list[OSError] = []
+EXIT_PIPE = 141  # 128 + SIGPIPE: what the shell reports for `cat` or `yes` once the reader of its pipe has gone
+
+
+def write_or_drop(write: Callable[[], object], stream=None) -> None:
+    """Run ``write``; an ``OSError`` means the output is gone: remember it, point ``stream`` at /dev/null
+    (Python's flush at exit then has nothing to fail on), and drop this and every later write."""
+    if LOST_OUTPUT:
+        return
+    try:
+        write()
+    except OSError as exc:
+        output_lost(exc, stream or sys.stdout)
+
+
+def output_lost(error: OSError, stream) -> None:
+    """Remember ``error`` as why the output is gone, and send ``stream``'s later bytes to /dev/null."""
+    LOST_OUTPUT.append(error)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        target = stream.fileno()  # none for an in-memory stream (a test's): nothing to redirect
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, target)
+        os.close(devnull)
+
+
+def lost_output_code() -> int:
+    """How a command whose output was lost ends, without a traceback: a closed pipe silently with
+    ``EXIT_PIPE``; another write error (a full disk) with one line on stderr, exit 1."""
+    error = LOST_OUTPUT[0]
+    if isinstance(error, BrokenPipeError):
+        return EXIT_PIPE
+    with contextlib.suppress(OSError, ValueError):
+        print(f"vero: cannot write the output: {error.strerror or error}", file=sys.stderr, flush=True)
+    return EXIT_FAILED
 
 
 def say_traceback(error: BaseException, file=None) -> None:
@@ -182,10 +226,7 @@ def parse_tools(spec: str | None) -> list:
 def make_llm(args):
     """The ChatOpenAI client from the options and the settings (LLMConfigError if unconfigured)."""
     log.debug("settings: %r", get_settings())  # the masked repr: keys show as ***
-    try:  # "http://[::1" or a port that is no number: a usage error now, not a failed run later
-        urllib.parse.urlsplit(args.base_url or "").port  # noqa: B018 -- reading the port checks it
-    except ValueError as exc:
-        raise CliError(f"--base-url {args.base_url!r} is not a valid URL: {exc}") from None
+    check_base_url(args.base_url)
     llm = ChatOpenAI(
         model_name=args.model,
         api_key=args.api_key,
@@ -195,6 +236,25 @@ def make_llm(args):
     )
     log.debug("model client: %r", llm)
     return llm
+
+
+def check_base_url(given: str | None) -> None:
+    """The base URL ``ChatOpenAI`` will use (``--base-url``, else ``OPENAI_BASE_URL``), checked first: one that
+    cannot be parsed (``http://[::1``, a port that is no number) or has no host (``http://``) is a usage error
+    now, naming where it came from, not a failed run later.  Its credentials are masked: it did not parse, so
+    ``url_credentials`` could not find them for ``SECRETS``."""
+    where, url = "--base-url", (given or "").strip()
+    if not url:
+        where, url = "OPENAI_BASE_URL", (get_settings().OPENAI_BASE_URL or "").strip()
+    shown = redact_url(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 -- reading the port checks it
+    except ValueError as exc:
+        raise CliError(f"{where} {shown!r} is not a valid URL: {redact_urls(str(exc))}") from None
+    scheme, written, _ = url.partition("://")  # as ChatOpenAI reads it: "http:/host" is its to explain
+    if written and scheme.lower() in ("http", "https") and not parts.hostname:
+        raise CliError(f"{where} {shown!r} has no host: give one, e.g. http://localhost:11434/v1")
 
 
 def cassette_of(record: str | None, replay: str | None):
@@ -359,7 +419,7 @@ def make_agent(kind: str, llm, tools: list, args, approve_tool=None, **options):
     try:
         agent = cls("vero", llm, tools=tools, max_turns=args.max_turns, verbose=False, **options)
     except OSError as exc:  # the --trace file cannot be opened
-        raise CliError(f"cannot write the trace file {args.trace}: {exc.strerror or exc}") from exc
+        raise trace_error(args.trace, exc) from exc
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # a custom agent's __init__ that does not take the arguments, or calls sys.exit()
@@ -370,6 +430,22 @@ def make_agent(kind: str, llm, tools: list, args, approve_tool=None, **options):
     if approve_tool is not None:  # set afterwards: a custom agent's __init__ need not take it
         agent.options = agent.options.updated(approve_tool=approve_tool)
     return agent
+
+
+def trace_error(path: str, exc: OSError) -> CliError:
+    """The usage error for a ``--trace`` file that cannot be opened (a FIFO, a device, a folder, no permission)."""
+    return CliError(f"cannot write the trace file {path}: {exc.strerror or exc}")
+
+
+def check_trace_file(path: str) -> None:
+    """Open ``--trace FILE`` as ``JsonlTrace`` will (a regular file or a new one only: a FIFO would wait for a
+    reader forever, a device is no trace), before anything runs; ``trace_error`` if it cannot be."""
+    from vero.core.files import open_regular
+
+    try:
+        os.close(open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT))
+    except OSError as exc:
+        raise trace_error(path, exc) from exc
 
 
 def approve_everything(call) -> bool:
@@ -434,12 +510,20 @@ def print_result(result, out=None, err=None, debug: bool = False) -> None:
         say(line, file=out)
 
 
+class CliPrinter(ConsolePrinter):
+    """A ``ConsolePrinter`` whose lines go through ``write_or_drop``: a closed pipe ends the output, not
+    the run with a traceback per step from the event bus."""
+
+    def _line(self, text: str, label: str = "", before: str = "", short: bool = False) -> None:
+        write_or_drop(functools.partial(ConsolePrinter._line, self, text, label, before, short), self.stream)
+
+
 def step_printer(show_start: bool = True, hide: tuple = (), stream=None):
     """A ConsolePrinter for the CLI: the steps, but not its own end-of-run lines
     (``print_result`` or the REPL prints those).  Top-level steps of the kinds in
     ``hide`` are not shown (the REPL prints or streams those itself)."""
 
-    class StepPrinter(ConsolePrinter):
+    class StepPrinter(CliPrinter):
         before_line = None  # set by the REPL to end a streamed line before a step
 
         def on_run_start(self, event):
@@ -466,7 +550,7 @@ def model_watch(stream=None, before_line=None):
     """A listener for ``ChatOpenAI.callbacks``: when the model is slow to answer, one
     ``⏳ waiting`` line; on each retry, ``🔁 retrying (2/3): why``."""
 
-    class ModelWatch(ConsolePrinter):
+    class ModelWatch(CliPrinter):
         timer = None
 
         def on_llm_request(self, event):

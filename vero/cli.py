@@ -25,6 +25,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     EXIT_FAILED,
     EXIT_OK,
     HINTS,
+    LOST_OUTPUT,
     SECRETS,
     START_SERVER,
     TOOL_NAMES,
@@ -33,6 +34,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     agent_class,
     approve_everything,
     check_endpoint,
+    check_trace_file,
     command_logging,
     config_help,
     connection_hint,
@@ -40,9 +42,11 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     error_line,
     import_agent,
     load_session_into,
+    lost_output_code,
     make_agent,
     make_llm,
     model_watch,
+    output_lost,
     parse_tools,
     print_error,
     print_result,
@@ -53,6 +57,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     step_printer,
     usage_line,
     watch_model,
+    write_or_drop,
 )
 from vero._demo import run_demo
 from vero._version import __version__
@@ -357,7 +362,15 @@ def _encodes(text: str, stream: object) -> bool:
 
 
 def run_command(args, debug: bool) -> int:
-    """Run the chosen command; each way it can fail is one short message and an exit code."""
+    """Run the chosen command; each way it can fail is one short message and an exit code (a lost
+    output: ``lost_output_code``)."""
+    LOST_OUTPUT.clear()
+    code = _run_command(args, debug)
+    write_or_drop(sys.stdout.flush)  # what is still buffered: a closed pipe says so here, not at exit
+    return lost_output_code() if LOST_OUTPUT else code
+
+
+def _run_command(args, debug: bool) -> int:
     try:
         with contextlib.ExitStack() as args.exit_stack:  # the --mcp servers stop when the command ends
             return args.func(args)
@@ -365,13 +378,17 @@ def run_command(args, debug: bool) -> int:
         say("\nInterrupted.", file=sys.stderr)
         return 130
     except Exception as exc:
+        if isinstance(exc, BrokenPipeError) and not LOST_OUTPUT:  # a print outside ``say`` (the demo's)
+            output_lost(exc, sys.stdout)
+        if LOST_OUTPUT:  # the output is gone: no message, no traceback (run_command ends quietly)
+            return EXIT_FAILED
         if debug:
             say_traceback(exc)
         if isinstance(exc, LLMConfigError):  # no endpoint at all, or a key that cannot be sent
-            say(config_help() if str(exc) == CONFIG_HELP else f"vero: {exc}", file=sys.stderr)
+            say(config_help() if str(exc) == CONFIG_HELP else f"vero: {redact_urls(str(exc))}", file=sys.stderr)
             return EXIT_CONFIG
-        if isinstance(exc, CliError):
-            say(f"vero: {exc}", file=sys.stderr)
+        if isinstance(exc, CliError):  # URLs redacted: one that does not parse has no credentials in SECRETS
+            say(f"vero: {redact_urls(str(exc))}", file=sys.stderr)
             return EXIT_CONFIG
         say(f"❌ {error_line(exc)}" + ("" if debug else "  (--debug shows the traceback)"), file=sys.stderr)
         return EXIT_FAILED
@@ -417,7 +434,8 @@ def cmd_run(args) -> int:
     if args.json:
         print_error(result, debug=args.debug)
         text = printable_json(masked_json(result.to_dict(), SECRETS))  # C0 controls are escaped by json already
-        print(text if _encodes(text, sys.stdout) else json.dumps(json.loads(text)))  # else the same JSON, in ASCII
+        text = text if _encodes(text, sys.stdout) else json.dumps(json.loads(text))  # else the same JSON, in ASCII
+        write_or_drop(functools.partial(print, text))
     elif args.quiet:
         print_answer(result, debug=args.debug)
     else:
@@ -516,4 +534,6 @@ def cmd_chat(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    if args.trace:  # as vero run and chat check it: a FIFO or a device is refused, never waited on
+        check_trace_file(args.trace)
     return run_demo(fast=args.fast, trace=args.trace)

@@ -19,6 +19,7 @@ import unicodedata
 from vero._console import (
     AGENTS,
     EXIT_OK,
+    LOST_OUTPUT,
     SECRETS,
     CliError,
     approve_everything,
@@ -181,6 +182,8 @@ class Repl:
                     self.end_line()
                     say("⏹ Cancelled; the conversation is unchanged. (Ctrl-C again to leave.)")
                     interrupted = True
+                if LOST_OUTPUT:  # nobody reads the replies any more (`vero chat | head`)
+                    break
         finally:
             _save_readline(history_file)
         say("Bye.")
@@ -188,6 +191,7 @@ class Repl:
 
     def ask(self, text: str) -> None:
         self.streamed, self.mid_line, self.call_ended, self.turn_calls = [], False, False, []
+        last_before = self.agent.history[-1] if self.agent.history else None  # /history pairs calls with what follows
         stream = self.kind == "chat"
         if stream:
             self.agent.run(text, on_token=self.on_token)
@@ -195,8 +199,9 @@ class Repl:
             self.agent.run(text)
         self.end_line()
         result = self.agent.last_result
-        if self.turn_calls and result.status not in (Status.FAILED, Status.CANCELLED) and self.agent.history:
-            self.calls_of.append((self.agent.history[-1], self.turn_calls))
+        history = self.agent.history
+        if self.turn_calls and history and history[-1] is not last_before:
+            self.calls_of.append((history[-1], self.turn_calls))  # only a turn that added to the history
         if result.status == Status.FAILED:  # its partial text is no answer and is not kept in the history
             print_error(result, sys.stdout, self.args.debug)
             if result.answer:
