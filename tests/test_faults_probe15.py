@@ -5,6 +5,7 @@ in ``run_many``'s ``make_agent``, ReflexionAgent with no turns, and an output sc
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from test_cli import vero
@@ -12,7 +13,7 @@ from test_cli import vero
 from vero import Agent, ChatOpenAI, Outcome
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.batch import run_many
-from vero.cli import read_output_schema
+from vero.cli import CliError, read_output_schema, schema_problems
 from vero.core.result import Status
 from vero.errors import LLMConfigError
 from vero.testing import ScriptedLLM
@@ -165,3 +166,24 @@ def test_an_output_schema_file_with_a_byte_order_mark_is_read(tmp_path):
     path = tmp_path / "schema.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"type": "object"}).encode())
     assert read_output_schema(str(path)) == {"type": "object"}
+
+
+@pytest.mark.parametrize(
+    "schema, problem",
+    [
+        ({"type": "nonsense"}, "type 'nonsense'"),
+        ({"type": "string", "pattern": "(unclosed"}, "pattern '(unclosed'"),
+        ({"type": "integer", "minimum": "5"}, "minimum '5' is no number"),
+        ({"type": "object", "properties": {"n": {"type": "integr"}}}, "$.properties.n: type 'integr'"),
+    ],
+)
+def test_an_output_schema_that_says_what_cannot_be_checked_is_a_usage_error(tmp_path, schema, problem):
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema))
+    with pytest.raises(CliError, match=re.escape(problem)):
+        read_output_schema(str(path))
+
+
+def test_an_output_schema_with_a_property_named_type_is_read():
+    schema = {"type": "object", "properties": {"type": {"type": "string"}, "pattern": {"type": "string"}}}
+    assert schema_problems(schema) == []
