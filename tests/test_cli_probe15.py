@@ -148,3 +148,19 @@ def test_history_does_not_show_a_turn_that_was_not_kept_under_the_previous_one(s
     shown = done.stdout[done.stdout.rfind("You: user: first") :]
     assert "🔧" not in shown  # the LOOP turn ended max_turns: nothing of it was kept
     assert "assistant: first" in shown
+
+
+def test_a_lost_stderr_drops_only_its_own_lines_and_the_answer_still_prints(capsys, monkeypatch):
+    from vero._console import LOST_OUTPUT, LOST_STREAMS, say
+
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    LOST_OUTPUT.clear()
+    LOST_STREAMS.clear()
+    monkeypatch.setattr(sys, "stderr", Gone())
+    say("a warning", file=sys.stderr)
+    say("THE ANSWER")
+    assert "THE ANSWER" in capsys.readouterr().out and LOST_OUTPUT == []
+    LOST_STREAMS.clear()

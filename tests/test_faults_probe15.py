@@ -187,3 +187,11 @@ def test_an_output_schema_that_says_what_cannot_be_checked_is_a_usage_error(tmp_
 def test_an_output_schema_with_a_property_named_type_is_read():
     schema = {"type": "object", "properties": {"type": {"type": "string"}, "pattern": {"type": "string"}}}
     assert schema_problems(schema) == []
+
+
+@pytest.mark.parametrize("pattern", ["a{4294967296}", "(" * 1000 + ")" * 1000])
+def test_an_output_schema_pattern_python_cannot_compile_is_a_usage_error_too(tmp_path, pattern):
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps({"type": "string", "pattern": pattern}))
+    with pytest.raises(CliError, match="no regular expression"):
+        read_output_schema(str(path))

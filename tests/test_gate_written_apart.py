@@ -298,3 +298,8 @@ def test_a_time_the_user_wrote_otherwise_is_the_user_s():
     page = "schedule: free slots 09:30, 11:00"
     said = ["Schedule the Board sync at 9:30."]
     assert not quoted_call("schedule", {"title": "Board sync", "time": "09:30"}, [page], results=[page], asked=said)
+
+
+def test_a_time_with_a_one_digit_hour_after_a_t_is_read_as_a_clock():
+    page = "Board sync: schedule 2024-05-01 09:30"
+    assert quoted_call("schedule", {"title": "Board sync", "at": "2024-05-01T9:30:00"}, [page], results=[page])

@@ -87,24 +87,29 @@ def _print(line: str, file, end: str, flush: bool) -> None:
 
 # Why the command's output is gone (a closed pipe: `vero run ... | head`; a full disk: `> /dev/full`): every
 # later write is dropped, and the command ends quietly (``lost_output_code``), as other command-line tools do.
-LOST_OUTPUT: list[OSError] = []
+LOST_OUTPUT: list[OSError] = []  # why standard output is gone; a lost stderr only drops its own later lines
+LOST_STREAMS: set[int] = set()  # ``id`` of each stream a write failed on: its later writes are dropped
 EXIT_PIPE = 141  # 128 + SIGPIPE: what the shell reports for `cat` or `yes` once the reader of its pipe has gone
 
 
 def write_or_drop(write: Callable[[], object], stream=None) -> None:
-    """Run ``write``; an ``OSError`` means the output is gone: remember it, point ``stream`` at /dev/null
-    (Python's flush at exit then has nothing to fail on), and drop this and every later write."""
-    if LOST_OUTPUT:
+    """Run ``write`` to ``stream``; an ``OSError`` means that stream is gone: remember it, point it at /dev/null
+    (Python's flush at exit then has nothing to fail on), and drop this and every later write to it."""
+    stream = stream or sys.stdout
+    if id(stream) in LOST_STREAMS:
         return
     try:
         write()
     except OSError as exc:
-        output_lost(exc, stream or sys.stdout)
+        output_lost(exc, stream)
 
 
 def output_lost(error: OSError, stream) -> None:
-    """Remember ``error`` as why the output is gone, and send ``stream``'s later bytes to /dev/null."""
-    LOST_OUTPUT.append(error)
+    """Remember ``error`` as why ``stream`` is gone (the output's, not stderr's: ``LOST_OUTPUT``), and send its
+    later bytes to /dev/null."""
+    LOST_STREAMS.add(id(stream))
+    if stream is not sys.stderr:  # the output (a printer's stream is the stdout it began with)
+        LOST_OUTPUT.append(error)
     with contextlib.suppress(OSError, ValueError, AttributeError):
         target = stream.fileno()  # none for an in-memory stream (a test's): nothing to redirect
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -26,6 +26,7 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     EXIT_OK,
     HINTS,
     LOST_OUTPUT,
+    LOST_STREAMS,
     SECRETS,
     START_SERVER,
     TOOL_NAMES,
@@ -365,6 +366,7 @@ def run_command(args, debug: bool) -> int:
     """Run the chosen command; each way it can fail is one short message and an exit code (a lost
     output: ``lost_output_code``)."""
     LOST_OUTPUT.clear()
+    LOST_STREAMS.clear()
     code = _run_command(args, debug)
     write_or_drop(sys.stdout.flush)  # what is still buffered: a closed pipe says so here, not at exit
     return lost_output_code() if LOST_OUTPUT else code
@@ -513,7 +515,7 @@ def _is_pattern(pattern) -> bool:
 
     try:
         re.compile(pattern)
-    except (re.error, TypeError):
+    except (re.error, TypeError, OverflowError, RecursionError):  # a{4294967296}, parentheses nested a thousand deep
         return False
     return True
 

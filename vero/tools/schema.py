@@ -718,7 +718,7 @@ def _matches(pattern: str, text: str) -> bool:
     Python's ``re`` cannot read is not held against the value."""
     try:
         return re.search(pattern, text) is not None
-    except re.error:
+    except (re.error, OverflowError, RecursionError):  # a{4294967296}: no pattern to check against
         return True
 
 

@@ -437,7 +437,7 @@ _DIGIT_GROUPS = re.compile(
     re.I,
 )
 _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})(?![\d/]|[.,-]\d)")
-_TIME = re.compile(r"(?<=\d)t(?=\d\d:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?::(\d\d))? ?([ap])\.?m\b\.?)", re.I)
+_TIME = re.compile(r"(?<=\d)t(?=\d{1,2}:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?::(\d\d))? ?([ap])\.?m\b\.?)", re.I)
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
 _DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
