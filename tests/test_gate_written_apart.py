@@ -10,6 +10,8 @@ writes another call is a result too, but the values of the call that failed are 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from test_gate import (
     DONE,
@@ -303,3 +305,30 @@ def test_a_time_the_user_wrote_otherwise_is_the_user_s():
 def test_a_time_with_a_one_digit_hour_after_a_t_is_read_as_a_clock():
     page = "Board sync: schedule 2024-05-01 09:30"
     assert quoted_call("schedule", {"title": "Board sync", "at": "2024-05-01T9:30:00"}, [page], results=[page])
+
+
+def test_a_long_run_of_white_space_in_a_result_is_read_in_time_that_grows_with_it_not_faster():
+    """8 times the spaces: a linear reading takes about 8 times as long, a quadratic one (a trailing comment looked
+    for from every space) 64 times."""
+
+    def seconds(spaces: int) -> float:
+        page = "delete_record" + " " * spaces + "r-17"
+        start = time.perf_counter()
+        assert quoted_call("delete_record", {"record_id": "r-17"}, [page], results=[page])
+        return time.perf_counter() - start
+
+    small = min(seconds(2_000) for _ in range(3))
+    assert seconds(16_000) < 30 * small
+
+
+def test_a_long_run_of_separators_in_a_result_is_read_in_time_that_grows_with_it_not_faster():
+    """As above, for the marks between an Action and its input on one line (``|``, ``,``, ``;``)."""
+
+    def seconds(marks: int) -> float:
+        page = "delete_record " + "|" * marks + " r-17"
+        start = time.perf_counter()
+        quoted_call("delete_record", {"record_id": "r-17"}, [page], results=[page])
+        return time.perf_counter() - start
+
+    small = min(seconds(2_000) for _ in range(3))
+    assert seconds(16_000) < 30 * small

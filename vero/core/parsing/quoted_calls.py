@@ -150,8 +150,8 @@ _NAME_CHAR = re.compile(r"[\w-]")  # a character a tool name may hold: a mention
 _LABEL_SIGN = re.compile(r"\b(Action(?:[ \t]*Input)?)[ \t]*(?:[=\u2013\u2014-]+>?|\u2192)[ \t]*", re.IGNORECASE)
 _STEP_LINE = re.compile(r"^[ \t]*(?:Action|Observation)[ \t]*:", re.IGNORECASE | re.MULTILINE)  # a step's label
 _INPUT_BEFORE = re.compile(r"^[ \t]*Action[ \t]*Input[ \t]*:", re.IGNORECASE | re.MULTILINE)  # before its Action
-_INPUT_LABEL = re.compile(r"(?<=\S)[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
-_TRAILING_COMMENT = re.compile(r"[ \t]+(?:#|//|--)[ \t][^\n]*$", re.MULTILINE)  # Action: x  # run this
+_INPUT_LABEL = re.compile(r"(?<=[^\s,;|])[ \t,;|]*(?=Action[ \t]*Input[ \t]*:)", re.IGNORECASE)  # on the Action's line
+_TRAILING_COMMENT = re.compile(r"(?<![ \t])[ \t]+(?:#|//|--)[ \t][^\n]*$", re.MULTILINE)  # Action: x  # run this
 _UPPER_TAG = re.compile(r"</?[A-Z][A-Z_]*\b[^<>]{0,2000}>?")  # <FUNCTION=x>, <INVOKE NAME=...>: in lower case
 _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: its cells read as lines
 _URL_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")  # a URL escape: a call or a name may be written with them
