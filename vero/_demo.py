@@ -17,7 +17,7 @@ import sys
 import textwrap
 import time
 
-from vero._console import CliError, agent_class, print_error, step_printer
+from vero._console import agent_class, check_trace_file, print_error, step_printer
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.events import footer_lines
 from vero.core.result import Status, StepKind
@@ -173,7 +173,7 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     from vero.testing import MockOpenAIServer  # http.server, email and ssl: ~35 ms
 
     if trace:
-        _check_writable(trace)
+        check_trace_file(trace)  # a FIFO or a device is refused, never waited on
     stream = out or sys.stdout
     paced = not fast and getattr(stream, "isatty", lambda: False)()
     pause = time.sleep if paced else (lambda seconds: None)
@@ -204,14 +204,6 @@ def run_demo(out=None, fast: bool = False, trace: str | None = None) -> int:
     _say_what_next(say, len(stops), trace)
     ok = all(status == Status.OK for status in statuses) and leftover == 0
     return 0 if ok else 1
-
-
-def _check_writable(trace: str) -> None:
-    """Before the tour: a trace file that cannot be written is a usage error, not a failed agent."""
-    try:
-        open(trace, "a", encoding="utf-8").close()
-    except OSError as exc:
-        raise CliError(f"cannot write the trace file {trace}: {exc.strerror or exc}") from exc
 
 
 def _say_header(say, title: str) -> None:

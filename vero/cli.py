@@ -35,7 +35,6 @@ from vero._console import (  # noqa: F401 - the names not used here are re-expor
     agent_class,
     approve_everything,
     check_endpoint,
-    check_trace_file,
     command_logging,
     config_help,
     connection_hint,
@@ -591,6 +590,4 @@ def cmd_chat(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    if args.trace:  # as vero run and chat check it: a FIFO or a device is refused, never waited on
-        check_trace_file(args.trace)
     return run_demo(fast=args.fast, trace=args.trace)

@@ -11,6 +11,11 @@ class LLMConfigError(VeroError):
     """The model endpoint is not configured (no API key or base URL)."""
 
 
+# What a request the server refused as sent comes back as (a refused response_format, a parameter it does not take):
+# a bad request (llama.cpp, vLLM, OpenAI), a body it cannot process (422), a feature it does not implement (501).
+REFUSED_STATUSES = (400, 415, 422, 501)
+
+
 class LLMCallError(VeroError):
     """A model call failed after the SDK's own retries.
 

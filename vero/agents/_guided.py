@@ -20,12 +20,12 @@ from vero.agents._react_prompts import ANSWERED, GUIDED_ERROR_PROMPT, GUIDED_PRO
 from vero.core.agent import CUT_OFF, clip_observation, earlier_results
 from vero.core.capabilities import hosted_model
 from vero.core.message import Arguments, Message
-from vero.core.output import REFUSED_STATUSES, is_strict
+from vero.core.output import is_strict
 from vero.core.parsing import call_worked, final_answer_text, parse_json_object, parse_json_value
 from vero.core.parsing.json_text import LONG_NUMBER, rounded_number, without_fence
 from vero.core.result import StepKind
 from vero.core.text import SHOWS_NOTHING
-from vero.errors import LLMCallError
+from vero.errors import REFUSED_STATUSES, LLMCallError
 from vero.tools.registry import ToolRegistry
 
 __all__ = ["ANSWERED", "GUIDED_ERROR_PROMPT", "GUIDED_PROMPT", "GuidedProtocol", "chosen_protocol", "fall_back"]

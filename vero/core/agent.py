@@ -30,14 +30,14 @@ from vero.core.gate import Refusal, Shown, approvers_of, decide, quote_sources
 from vero.core.message import Arguments, ChatModel, Message, read_arguments
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
-from vero.core.output import OUTPUT_SYSTEM, REFUSED_STATUSES, OutputSpec
+from vero.core.output import OUTPUT_SYSTEM, OutputSpec
 from vero.core.parsing import args_text, normalized_arguments, parse_json_object, reports_error, tidy_numbers
 from vero.core.result import USAGE_KEYS, Outcome, RunResult, Status, Step, StepKind, ToolError, add_usage
 from vero.core.session import load_session, save_session
 from vero.core.stream import astream_events, reply_record, request_record, run_async, stream_events, streams_text
 from vero.core.text import BLANK
 from vero.core.text import clip as clip_text
-from vero.errors import Cancelled, LLMCallError, VeroError
+from vero.errors import REFUSED_STATUSES, Cancelled, LLMCallError, VeroError
 from vero.tools.base import Tool
 from vero.tools.registry import ToolOutcome, ToolRegistry
 from vero.tools.schema import InvalidValue, describe

@@ -20,14 +20,13 @@ from typing import Any, Literal
 from vero.core.files import check_regular_or_missing
 from vero.core.message import Message
 from vero.core.secrets import hide_secrets_in
-from vero.errors import LLMCallError, VeroError
+from vero.errors import REFUSED_STATUSES, LLMCallError, VeroError
 
 Mode = Literal["record", "replay", "replay_then_live"]
 MODES: tuple[Mode, ...] = ("record", "replay", "replay_then_live")
 FORMAT = 1  # the cassette format this vero writes and reads (the header line's "vero_cassette")
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one entry; longer lines are refused, not read into memory
 DELIVERY_KEYS = ("stream", "stream_options")  # how a reply is delivered, not what it says
-REFUSALS = (400, 415, 422, 501)  # the server refused the body as sent (vero.core.output.REFUSED_STATUSES): again
 
 
 class CassetteError(VeroError):
@@ -99,10 +98,12 @@ class Cassette:
     def add(self, request: dict[str, Any], reply: Message | LLMCallError, secrets: Iterable[str] = ()) -> None:
         """Append what the model answered to ``request`` (``record`` and ``replay_then_live``), with
         ``secrets`` (the API key) masked in both, in every written form.  An error is kept only when the
-        server refused the body (``REFUSALS``; a 400 only when it names a parameter: some servers answer a bad key
-        with a 400), an answer as lasting as a reply: it replays as that error."""
+        server refused the body (``REFUSED_STATUSES``; a 400 only when it names a parameter: some servers answer a
+        bad key with a 400), an answer as lasting as a reply: it replays as that error."""
         if isinstance(reply, LLMCallError):
-            if reply.status not in REFUSALS or (reply.status == 400 and reply.parameter is None):  # a bad key too
+            if reply.status not in REFUSED_STATUSES or (
+                reply.status == 400 and reply.parameter is None
+            ):  # a bad key too
                 return
             if reply.parameter in DELIVERY_KEYS:  # not in the request's key: it would answer the request sent again
                 return
@@ -200,7 +201,7 @@ def reply_body(message: Message) -> dict[str, Any]:
 def _replayed(reply: dict[str, Any]) -> dict[str, Any]:
     """A recorded reply body; a refusal ``Cassette.add`` kept is raised as the ``LLMCallError`` it was."""
     error = reply.get("error")
-    if isinstance(error, dict) and error.get("status") in REFUSALS:
+    if isinstance(error, dict) and error.get("status") in REFUSED_STATUSES:
         raise LLMCallError(str(error.get("message")), status=error["status"], parameter=error.get("parameter"))
     return reply
 

@@ -18,6 +18,7 @@ from vero.core.notes import note
 from vero.core.parsing import parse_json_value
 from vero.core.parsing.json_text import STRICT_DECODER, valid_strings
 from vero.tools.schema import (
+    BOUND_KEYWORDS,
     InvalidValue,
     WrittenNumber,
     check,
@@ -37,12 +38,8 @@ OUTPUT_REASK = note(
 OUTPUT_SYSTEM = "You write the answer to a task in exactly the form the task asks for."
 ANSWER_KEY = "answer"  # a simple value sent under a constrained reply's object: {"answer": 42}
 _SIMPLE_KINDS = ("string", "integer", "number", "boolean")
-# What a refused response_format comes back as: a bad request (llama.cpp, vLLM, OpenAI), a request the
-# server cannot process (422) or a feature it does not implement (501).
-REFUSED_STATUSES = (400, 415, 422, 501)
 # An answer's JSON, its numbers as written (``WrittenNumber``): a Decimal gets every digit, an int from 1e30 is exact.
 _DECODER = json.JSONDecoder(object_pairs_hook=STRICT_DECODER.object_pairs_hook, parse_float=WrittenNumber)
-_LIMITS = "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength pattern".split()
 
 
 class OutputSpec:
@@ -69,7 +66,7 @@ class OutputSpec:
         """A simple type's constraints (``Annotated[int, Ge(1)]``): `` (minimum 1, maximum 5)``, as the schema has
         them, so that a first answer is not a guess; "" for none (a Decimal's own ``pattern`` is no constraint)."""
         plain = {} if self.is_schema else type_to_schema(unannotated(self.output_type)[0])
-        limits = [(key, value) for key, value in self.schema.items() if key in _LIMITS]
+        limits = [(key, value) for key, value in self.schema.items() if key in BOUND_KEYWORDS]
         shown = [f"{key} {json.dumps(value, ensure_ascii=False)}" for key, value in limits if plain.get(key) != value]
         return f" ({', '.join(shown)})" if shown else ""
 

@@ -662,7 +662,7 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
     if listed is not None and not any(value == v and isinstance(value, bool) == isinstance(v, bool) for v in listed):
         problems.append((path, _misfit(schema, value)))
         return value
-    if not _BOUND_KEYWORDS.isdisjoint(schema):  # (looked up first: most values have no bounds)
+    if not BOUND_KEYWORDS.isdisjoint(schema):  # (looked up first: most values have no bounds)
         out_of_bounds = _bounds_problem(value, schema)
         if out_of_bounds:
             problems.append((path, out_of_bounds))
@@ -678,7 +678,7 @@ def _check_all_of(value: Any, schema: dict[str, Any], path: str, problems: list[
     return value
 
 
-_BOUND_KEYWORDS = frozenset(
+BOUND_KEYWORDS = frozenset(
     ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern")
 )
 _NUMBER_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
