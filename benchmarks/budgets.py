@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8807  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8552  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -101,7 +101,9 @@ LINES_CEILING = 8807  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # its first parameter is its owner, a model written by alias only when it is read so);
 # 8809: +11 for a third echo probe (a failed call's values spared under their own parameter only, a result's own
 # words read whole, arguments as a JSON string read as written, clocks and SQL tables as others write them);
-# 8807: -2, the refused statuses and the bound keywords kept in one place each; lower it as lines go
+# 8807: -2, the refused statuses and the bound keywords kept in one place each;
+# 8552 (2026-11-29, the next session): -255, the cassette (record/replay) moved out of the core to vero.cassette, an
+# optional layer with the pytest plugin: ChatOpenAI only calls the object it is given; lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28); lower one when a change lowers it.
@@ -124,7 +126,7 @@ LAYERS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
                  "vero.core.result", "vero.core.text", "vero.core.parsing", "vero.core.secrets", "vero.core.notes",
                  "vero.core.files", "vero.core.thinking", "vero.core.options", "vero.core.events",
                  "vero.core.deprecation")),
-    (2, "model client and tools", ("vero.core.chat_openai", "vero.core.cassette", "vero.core.providers",
+    (2, "model client and tools", ("vero.core.chat_openai", "vero.core.providers",
                                    "vero.core.capabilities", "vero.tools")),
     (3, "agent", ("vero.core",)),  # agent, gate, stream, output, agent_tool, session; the package re-exports
     (4, "patterns", ("vero.agents",)),
@@ -135,7 +137,7 @@ LAYERS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (5, "trace viewer", ("vero.trace_view",)),
     (5, "testing", ("vero.testing", "vero._mock_server", "vero._estimate")),
     (5, "batch", ("vero.batch",)),
-    (5, "pytest plugin", ("vero.pytest_plugin",)),
+    (5, "record/replay", ("vero.cassette", "vero.pytest_plugin")),
     (6, "CLI", ("vero.cli", "vero.repl", "vero._console", "vero._demo", "vero.__main__")),
 )
 # fmt: on

@@ -1,4 +1,4 @@
-"""Record and replay (vero.core.cassette) through the real openai client over real HTTP."""
+"""Record and replay (vero.cassette) through the real openai client over real HTTP."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from vero import ChatOpenAI, tool
 from vero.agents import ReActAgent, ToolCallingAgent
-from vero.core.cassette import MAX_LINE_BYTES, Cassette, CassetteError, CassetteMissError
+from vero.cassette import MAX_LINE_BYTES, Cassette, CassetteError, CassetteMissError
 from vero.core.message import Message
 from vero.testing import HTTPFault, MockOpenAIServer
 
@@ -281,7 +281,7 @@ def test_an_entry_of_the_wrong_shape_is_refused(tmp_path):
 
 
 def test_an_entry_whose_reply_is_no_object_is_refused_never_asked_live(tmp_path):
-    from vero.core.cassette import _checksum
+    from vero.cassette import _checksum
 
     path, lines = recorded_lines(tmp_path)
     entry = json.loads(lines[1])
@@ -319,7 +319,7 @@ def test_a_missing_cassette_in_replay_mode_says_how_to_record_one(tmp_path):
 
 
 def test_a_line_longer_than_the_limit_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
-    import vero.core.cassette as cassette_module
+    import vero.cassette as cassette_module
 
     path, lines = recorded_lines(tmp_path)
     monkeypatch.setattr(cassette_module, "MAX_LINE_BYTES", 100)

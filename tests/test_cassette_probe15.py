@@ -12,7 +12,7 @@ from test_cassette import add
 
 from vero import ChatOpenAI
 from vero.agents import ToolCallingAgent
-from vero.core.cassette import Cassette, CassetteError, CassetteMissError
+from vero.cassette import Cassette, CassetteError, CassetteMissError
 from vero.core.message import Message
 from vero.core.secrets import hide_secrets_in, mask_secret
 from vero.errors import LLMCallError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from vero.agents import ToolCallingAgent
-from vero.core.cassette import Cassette
+from vero.cassette import Cassette
 from vero.core.chat_openai import ChatOpenAI
 from vero.core.message import Message
 from vero.testing import ScriptedLLM

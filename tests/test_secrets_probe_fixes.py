@@ -8,9 +8,9 @@ import pytest
 from test_cli import vero
 
 from vero import cli, config
+from vero.cassette import Cassette, CassetteError
 from vero.cli import api_key_values
 from vero.config import Settings
-from vero.core.cassette import Cassette, CassetteError
 from vero.core.secrets import MIN_PIECE, url_credentials
 from vero.testing import HTTPFault
 

@@ -10,7 +10,7 @@ import pytest
 
 from vero import ChatOpenAI
 from vero.agents import ToolCallingAgent
-from vero.core.cassette import Cassette
+from vero.cassette import Cassette
 from vero.core.thinking import ThinkingStream, split_thinking
 from vero.testing import HTTPFault, MockOpenAIServer
 

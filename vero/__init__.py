@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from vero._version import __version__
+from vero.cassette import Cassette
 from vero.core import (
     AgentOptions,
     LLMCallError,
@@ -22,7 +23,6 @@ from vero.core import (
     Step,
     StepKind,
 )
-from vero.core.cassette import Cassette
 from vero.core.message import ToolCallRequest
 from vero.core.options import RecoveryHook, use_rules_layer
 

@@ -264,7 +264,7 @@ def check_base_url(given: str | None) -> None:
 
 def cassette_of(record: str | None, replay: str | None):
     """The cassette of ``--record FILE`` and/or ``--replay FILE`` (both: the same file, replay then record)."""
-    from vero.core.cassette import Cassette, CassetteError, Mode
+    from vero.cassette import Cassette, CassetteError, Mode
 
     if record and replay and Path(record).resolve() != Path(replay).resolve():
         raise CliError(

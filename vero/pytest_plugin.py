@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from vero.core.cassette import Cassette, CassetteError, Mode
+from vero.cassette import Cassette, CassetteError, Mode
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

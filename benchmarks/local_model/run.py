@@ -56,7 +56,7 @@ import worlds  # noqa: E402
 
 from vero import ChatOpenAI, Tool  # noqa: E402
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent  # noqa: E402
-from vero.core.cassette import Cassette  # noqa: E402
+from vero.cassette import Cassette  # noqa: E402
 from vero.core.options import GENERAL, RecoveryHook  # noqa: E402
 
 # --recovery: the agents' recovery= setting (docs/recovery.md)

@@ -19,7 +19,6 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from vero.config import Settings, call_seconds_for, get_settings, warn_if_endpoint_from_env_file
-from vero.core.cassette import Cassette
 from vero.core.events import Event
 from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
@@ -61,7 +60,7 @@ OMIT = "omit"  # temperature="omit": no temperature is sent
 
 
 def _endpoint(
-    settings: Settings, api_key: str | None, base_url: str | None, cassette: Cassette | None
+    settings: Settings, api_key: str | None, base_url: str | None, cassette: Any
 ) -> tuple[str | None, str | None]:
     """The API key and base URL, given or from the settings; the key without surrounding whitespace (a
     pasted newline), and ``BAD_KEY`` for a character inside that a header cannot carry.  Neither, and no
@@ -125,7 +124,7 @@ class ChatOpenAI:
         timeout: float | None = None,
         max_retries: int | None = None,
         max_call_seconds: float | None = None,
-        cassette: Cassette | None = None,
+        cassette: Any = None,
         *,
         model: str | None = None,
         reasoning_effort: str | None = None,
@@ -144,7 +143,7 @@ class ChatOpenAI:
         self.max_call_seconds: float | None = call_seconds
         self.total_usage = empty_usage()
         self.calls = 0
-        self.cassette = cassette  # vero.core.cassette: requests looked up there before they are sent
+        self.cassette = cassette  # a vero.cassette.Cassette: requests looked up there before they are sent
         self.replayed = 0  # calls answered from the cassette (counted in ``calls`` too)
         self.callbacks: list[Callable[[Any], None]] = []
         self._lock = threading.Lock()
