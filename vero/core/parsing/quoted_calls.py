@@ -429,6 +429,7 @@ def _numbers_otherwise(text: str) -> list[str]:
 # number: "DE89 3704 0044 ...", "GB29 NWBK 6016 ...", "+1 (555)010-9999", "12-3456-7890123-00"; 7 digits or more),
 # a date in numbers (01.05.2024, 5/1/2024, 2024/05/01: ISO, day or month first), a time (10h30, 2:30 pm,
 # 2024-05-01T10:30), a decimal comma ("12,50"), an address defanged ("hxxps[://]x[.]example", "bob [ at ] x (dot) com")
+# or spelt out ("bob at x dot com")
 _DIGIT_GROUP = r"\(?\d[\da-z]{0,6}\)?"
 _DIGIT_GROUPS = re.compile(
     r"(?<![\w+.])(?<!\w-)\+?(?:[a-z]{2}\d{2}(?:[ ./_-]?[\da-z]{4})?(?:[ ./_-]?(?=[a-z]{0,3}\d)[\da-z]{4}){1,7}"
@@ -440,8 +441,9 @@ _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})(
 _TIME = re.compile(r"(?<=\d)t(?=\d{1,2}:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?::(\d\d))? ?([ap])\.?m\b\.?)", re.I)
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
 _DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
+_SPELT_ADDRESS = re.compile(r"(?<![\w.@])[\w.+-]{1,64} (?:at|AT) [\w-]{1,63}(?: (?:dot|DOT) [\w-]{1,63})+\b")
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
-_APART = (_NUMERIC_DATE, _TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
+_APART = (_NUMERIC_DATE, _TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED, _SPELT_ADDRESS)
 _WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in _APART), re.I)
 
 
@@ -451,7 +453,7 @@ def _written_apart(text: str) -> list[str]:
     has none."""
     if not _WRITTEN_APART.search(text):
         return []
-    refanged = _DEFANGED.sub(_refanged, text)
+    refanged = _SPELT_ADDRESS.sub(_spelt_address, _DEFANGED.sub(_refanged, text))
     common = _DECIMAL_COMMA.sub(r"\1.\2", refanged)
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
     dated = [_timed(_NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts]
@@ -502,6 +504,11 @@ def _refanged(mark: re.Match[str]) -> str:
     return {"dot": ".", "at": "@"}.get(sign, sign)
 
 
+def _spelt_address(address: re.Match[str]) -> str:
+    """An address spelt out against scrapers: ``bob at example dot test`` as ``bob@example.test``."""
+    return re.sub(r" (?:dot|DOT) ", ".", re.sub(r" (?:at|AT) ", "@", address[0], count=1))
+
+
 def _joined_digits(run: re.Match[str]) -> str:
     """A run of digit groups (``_DIGIT_GROUPS``) without its breaks and brackets, if it holds 7 digits or more."""
     return re.sub(r"[ ./_\u00b7()-]", "", run[0]) if sum(c.isdigit() for c in run[0]) >= 7 else run[0]
@@ -510,11 +517,17 @@ def _joined_digits(run: re.Match[str]) -> str:
 _NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}|{_WRITTEN_APART.pattern}", re.I)
 
 
+# a currency code before an amount in groups or with cents, as statements print it: USD1,250.00, CHF1'250, US$5.00
+_GLUED_CURRENCY = re.compile(r"(?<!\w)([a-z]{3}|[a-z]{1,2}\$)(?=\d{1,3}(?:[,' .]\d{3})+(?!\d)|\d+[.,]\d\d(?!\d))", re.I)
+_TEX_GROUP = re.compile(r"(?<=\d)(?:\{,\}|~|\\[ ,])(?=\d{3}(?!\d))")  # TeX's group marks: 1{,}250, 1~250, 1\ 250
+
+
 def _plain_numbers(text: str) -> str:
-    """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``, ``1٬000``...) as
-    ``1000``, ``1,50,000`` (as India groups digits) as ``150000``, ``1.250,50``, ``1.500,-`` and ``1.500.000`` (as
-    much of Europe writes them) as ``1250.5``, ``1500`` and ``1500000``, ``500.50`` as ``500.5``, ``500.00`` as
-    ``500``, ``5e2`` as ``500``."""
+    """Numbers as ``canonical`` writes them: ``1,000`` (or ``1'000``, ``1 000``, ``1_000``, ``1٬000``, TeX's
+    ``1{,}000``, ``USD1,000``...) as ``1000``, ``1,50,000`` (as India groups digits) as ``150000``, ``1.250,50``,
+    ``1.500,-`` and ``1.500.000`` (as much of Europe writes them) as ``1250.5``, ``1500`` and ``1500000``,
+    ``500.50`` as ``500.5``, ``500.00`` as ``500``, ``5e2`` as ``500``."""
+    text = _TEX_GROUP.sub(",", _GLUED_CURRENCY.sub(r"\1 ", text))
     text = _EUROPEAN_NUMBER.sub(lambda m: m[1].replace(".", "") + "." + m[2], text)
     text = _INDIAN_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
     text = _GROUPED_BY_DOTS.sub(lambda m: m[0].replace(".", ""), text)
