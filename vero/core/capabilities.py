@@ -1,11 +1,6 @@
-"""What vero knows of a model endpoint without asking the model.
-
-``is_hosted(base_url, model_name)``: a hosted provider's model, by the endpoint's host and the model's
-family (``vero.core.providers``); tool-calling agents send such a model a plain prompt and no ``stop``.
-
-``json_schema_support(base_url)``: does the endpoint constrain replies to a JSON schema?  Known by host
-(``HOSTED``), else asked with one cheap GET each: llama.cpp's ``/props``, Ollama's ``/api/version``,
-vLLM's ``/version`` (docs/react.md, "Which servers").  Anything else, and any failure, is no; nothing raises.
+"""What vero knows of a model endpoint without asking the model: is it a hosted provider's model (``is_hosted``:
+tool-calling agents send it a plain prompt and no ``stop``), and does it constrain replies to a JSON schema
+(``json_schema_support``)?
 """
 
 from __future__ import annotations
@@ -70,7 +65,7 @@ def _local(host: str) -> bool:
     ``.internal``, and loopback, private and link-local addresses."""
     if not host or ("." not in host and ":" not in host):
         return True
-    if host == "localhost" or host.endswith((".localhost", ".local", ".internal", ".lan", ".home.arpa")):
+    if host.endswith((".localhost", ".local", ".internal", ".lan", ".home.arpa")):
         return True
     try:
         address = ipaddress.ip_address(host.strip("[]"))
@@ -80,7 +75,9 @@ def _local(host: str) -> bool:
 
 
 def json_schema_support(base_url: str | None, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) -> bool:
-    """True when the endpoint at ``base_url`` is known to decode by a ``json_schema`` response format."""
+    """True when the endpoint at ``base_url`` is known to decode by a ``json_schema`` response format: by host
+    (``HOSTED``), else asked with one cheap GET each: llama.cpp's ``/props``, Ollama's ``/api/version``, vLLM's
+    ``/version`` (docs/react.md, "Which servers").  Anything else, and any failure, is no; nothing raises."""
     if not base_url:  # the SDK's default endpoint: OpenAI's
         return True
     url = urlsplit(base_url)
@@ -97,8 +94,7 @@ def json_schema_support(base_url: str | None, api_key: str | None = None, timeou
 
 
 def _probe(root: str, api_key: str | None, timeout: float) -> bool:
-    """Ask the server at ``root`` who it is, llama.cpp first; a server that does not answer at all
-    is asked nothing more."""
+    """Ask the server at ``root`` who it is, llama.cpp first (a server that does not answer is asked nothing more)."""
     props = _get_json(f"{root}/props", api_key, timeout)
     if isinstance(props, dict) and ("default_generation_settings" in props or "total_slots" in props):
         return True

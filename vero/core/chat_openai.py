@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from vero.config import Settings, call_seconds_for, get_settings, warn_if_endpoint_from_env_file
 from vero.core.events import Event
@@ -42,10 +42,9 @@ BAD_KEY = (
     "OPENAI_API_KEY (or api_key= / --api-key) has a space, a control character or a non-ASCII "
     "character inside; an API key is one run of printable ASCII characters: check how it was copied"
 )
-# A reply may hold at most this many characters per token of the output cap (text, reasoning
-# and tool-call arguments together; a token is about 4 characters), and its HTTP body this many
-# bytes per such character (JSON and server-sent-event framing).  A server that sends more
-# ignores the cap: the reply is cut off there, instead of growing without bound.
+# A reply may hold at most this many characters per token of the output cap (text, reasoning and tool-call
+# arguments together; a token is about 4 characters), and its HTTP body this many bytes per such character (JSON
+# and server-sent-event framing).  A server that sends more ignores the cap: the reply is cut off, not unbounded.
 REPLY_CHARS_PER_TOKEN = 16
 REPLY_BYTES_PER_CHAR = 64
 UNCAPPED_REPLY_TOKENS = 131_072  # the output cap assumed when there is none (a large context window)
@@ -62,9 +61,8 @@ OMIT = "omit"  # temperature="omit": no temperature is sent
 def _endpoint(
     settings: Settings, api_key: str | None, base_url: str | None, cassette: Any
 ) -> tuple[str | None, str | None]:
-    """The API key and base URL, given or from the settings; the key without surrounding whitespace (a
-    pasted newline), and ``BAD_KEY`` for a character inside that a header cannot carry.  Neither, and no
-    replayed cassette to answer instead: an ``LLMConfigError`` here, not at the first call, that says what to set."""
+    """The API key (a pasted newline stripped) and base URL, given or from the settings, checked here and not at the
+    first call: an ``LLMConfigError`` for a key a header cannot carry, or for neither (and no replayed cassette)."""
     if not base_url and settings.OPENAI_BASE_URL:  # before any request: say if a .env chose where the key goes
         warn_if_endpoint_from_env_file("OPENAI_BASE_URL", key_given=bool(api_key))
     api_key = (api_key or settings.OPENAI_API_KEY or "").strip() or None
@@ -95,7 +93,7 @@ def _temperature(value: float | str | None) -> float | None:
     """A temperature to send, or None for "send none" (``"omit"``); ``ValueError`` for anything else."""
     if value is None or (isinstance(value, str) and value.strip().lower() == OMIT):
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not _is_number(value):
         raise ValueError(f'temperature must be a number or "omit" (send none), got {value!r}')
     return value  # as given: 0 stays 0 in the request (a recorded request matches it)
 
@@ -166,7 +164,6 @@ class ChatOpenAI:
         self, settings: Settings, temperature: float | str | None, max_tokens: int | None, reasoning_effort: str | None
     ) -> None:
         """The temperature, output cap and reasoning effort, and which of them the user chose."""
-        # None: the TEMPERATURE setting; "omit": none is sent (the model's own default).
         self.temperature = _temperature(settings.TEMPERATURE if temperature is None else temperature)
         # None: the MAX_TOKENS setting (default 1024); 0: no cap.
         self.max_tokens = settings.MAX_TOKENS if max_tokens is None else (max_tokens or None)
@@ -295,8 +292,7 @@ class ChatOpenAI:
         return sent
 
     def _say_not_sent(self, name: str, family: ModelFamily, chosen: bool) -> None:
-        """Log, once per client and parameter, that ``name`` is not sent: a warning when the user chose
-        a value for it (the model would refuse it), else at debug level."""
+        """Log once per client and parameter that ``name`` is not sent: a warning when the user chose a value for it."""
         if name not in self._not_sent:
             self._not_sent.add(name)
             text = "vero: %s is not sent to %s: the %s models do not take it (vero.core.providers)"
@@ -326,9 +322,7 @@ class ChatOpenAI:
 
     def _replay(self, request: dict[str, Any]) -> Message | None:
         """The cassette's reply to ``request``, counted like a call; None when the model must answer."""
-        if self.cassette is None:
-            return None
-        body = self.cassette.lookup(request, secrets=self._secrets)
+        body = None if self.cassette is None else self.cassette.lookup(request, secrets=self._secrets)
         if body is None:
             return None
         message = _message_from_body(body)
@@ -542,8 +536,8 @@ DEADLINE_SLACK_S = 0.01  # a wait shortened to end at the deadline may wake a li
 
 def _too_large(max_tokens: int | None, unit: str) -> str:
     cap = f"max_tokens={max_tokens}" if max_tokens else "no output cap"
-    per = REPLY_CHARS_PER_TOKEN * (REPLY_BYTES_PER_CHAR if unit == "bytes" else 1)
-    limit = per * (max_tokens or UNCAPPED_REPLY_TOKENS)  # ``reply_char_limit``, in characters or the body's bytes
+    scale = REPLY_BYTES_PER_CHAR if unit == "bytes" else 1  # the body's bytes per character of the reply
+    limit, per = scale * reply_char_limit(max_tokens), scale * REPLY_CHARS_PER_TOKEN
     return (
         f"the reply is larger than {limit:,} {unit} ({per} per token of the output cap, {cap}), "
         "so it was cut off there; the server does not keep to the output cap"
@@ -628,7 +622,7 @@ def _check_seconds(timeout: Any, max_call_seconds: Any) -> None:
         raise ValueError("; ".join(wrong))
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
@@ -743,8 +737,7 @@ class TextStream:
         are checked as a whole reply's are: arguments sent as an object are kept as their JSON text."""
         thought = delta.get("reasoning_content") or delta.get("reasoning") or ""
         size = len(_text("reasoning", thought)) + len(_text("content", delta.get("content") or ""))
-        if thought:
-            self._reasoning.append(thought)
+        self._reasoning.append(thought)
         if delta.get("refusal"):
             self._refusal.append(_text("refusal", delta["refusal"]))
             size += len(delta["refusal"])
@@ -766,7 +759,7 @@ class TextStream:
     def _assembled(self) -> Message:
         """The whole reply: the answer apart from its thinking, and the tool calls put together."""
         answer, thinking = _answer_and_thinking("".join(self._content), "".join(self._reasoning))
-        tool_calls = [_valid_call(ToolCall(c["id"], c["name"], c["arguments"] or "{}")) for c in self._calls]
+        tool_calls = [ToolCall(c["id"], c["name"], c["arguments"] or "{}") for c in self._calls]
         return Message(
             "assistant",
             answer,
@@ -823,18 +816,14 @@ def _scrub(exc: Exception, secret: str) -> None:
                 exc.body = masked  # type: ignore[attr-defined]  # the same
 
 
-def _valid_call(call: ToolCall) -> ToolCall:
-    call.id, call.name, call.arguments = valid_text(call.id), valid_text(call.name), valid_text(call.arguments)
-    return call
-
-
 _CALL_NUMBERS = itertools.count(1)  # ids vero gives, never the same twice in a process
 
 
 def _own_ids(calls: list[ToolCall]) -> list[ToolCall] | None:
-    """``calls`` (None for none), each with an id no other has: a server that sends none (some local ones), or
-    one twice, would get results back (and events) that cannot be told apart; vero's are ``vero_call_1``..."""
+    """``calls`` (None for none) made valid text, each with an id no other has: a server that sends none (some local
+    ones), or one twice, would get results back (and events) that cannot be told apart; vero's are ``vero_call_1``..."""
     for number, call in enumerate(calls):
+        call.id, call.name, call.arguments = valid_text(call.id), valid_text(call.name), valid_text(call.arguments)
         if not call.id or any(other.id == call.id for other in calls[:number]):
             call.id = f"vero_call_{next(_CALL_NUMBERS)}"
     return calls or None
@@ -862,7 +851,7 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
         return Message(
             "assistant",
             answer,
-            tool_calls=_own_ids([_valid_call(ToolCall.from_dict(c)) for c in data.get("tool_calls") or []]),
+            tool_calls=_own_ids([ToolCall.from_dict(c) for c in data.get("tool_calls") or []]),
             reasoning=thinking,
             usage=normalize_usage(body.get("usage")),
             finish_reason=choices[0].get("finish_reason"),
@@ -886,10 +875,9 @@ def _malformed(exc: Exception) -> LLMCallError:
 
 
 def _check_finished(finish_reason: str | None, refusal: Any = None) -> None:
-    """``LLMCallError`` for a reply the provider's content filter stopped: what it holds is not all of it; and
-    for a refusal (OpenAI's ``refusal``, sent instead of content that would fit a ``response_format``): the model
-    declined, and its words are the error's, not an empty answer.  (A stream with no finish reason is taken as
-    it came: some servers and proxies never send one.)"""
+    """``LLMCallError`` for a reply the content filter stopped (what it holds is not all of it), and for a refusal
+    (OpenAI's ``refusal``, sent instead of content that would fit a ``response_format``): the model declined, and its
+    words are the error's, not an empty answer.  A stream with no finish reason is fine: some servers never send one."""
     if refusal:
         raise LLMCallError(f"the model refused to answer: {valid_text(_text('refusal', refusal))}")
     if finish_reason == "content_filter":
@@ -899,7 +887,6 @@ def _check_finished(finish_reason: str | None, refusal: Any = None) -> None:
 
 
 def _reply_chars(message: Message) -> int:
-    """How many characters a reply holds: its text, its reasoning and its tool calls' names and arguments."""
     calls = message.tool_calls or []
     return len(message.text) + len(message.reasoning or "") + sum(len(c.name) + len(c.arguments) for c in calls)
 

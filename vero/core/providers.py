@@ -46,14 +46,12 @@ REASONING_CAP = 25_000
 _REASONING_API: dict[str, Any] = {"temperature": False, "stop": False, "cap_parameter": "max_completion_tokens"}
 
 OPENAI_CHAT = ModelFamily("openai-chat")
-OPENAI_REASONING = ModelFamily(
-    "openai-reasoning", **_REASONING_API, default_cap=REASONING_CAP, parallel_tool_calls=False, reasoning_effort=True
-)
+GPT5 = ModelFamily("gpt-5", **_REASONING_API, default_cap=REASONING_CAP, reasoning_effort=True)
+OPENAI_REASONING = replace(GPT5, name="openai-reasoning", parallel_tool_calls=False)  # o1, o3, o4-mini ...
 # o1-mini, o1-preview: no structured outputs either, and no reasoning_effort
 OPENAI_EARLY_REASONING = replace(
     OPENAI_REASONING, name="openai-early-reasoning", response_formats=(), reasoning_effort=False
 )
-GPT5 = ModelFamily("gpt-5", **_REASONING_API, default_cap=REASONING_CAP, reasoning_effort=True)
 GPT5_CHAT = ModelFamily("gpt-5-chat", **_REASONING_API)  # gpt-5-chat-latest and its kin: gpt-5 without reasoning_effort
 DEEPSEEK_REASONER = ModelFamily(  # a temperature has no effect on it: none is sent; its max_tokens counts its reasoning
     "deepseek-reasoner", temperature=False, response_formats=("json_object",), default_cap=REASONING_CAP

@@ -229,19 +229,17 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
     required: list[str] = []
     accepts_extra: dict[str, Any] | bool = False  # **extra: True, or the schema of its annotation
     for param in inspect.signature(func).parameters.values():
-        if param.name in bound:
+        if param.name in bound or param.kind is param.VAR_POSITIONAL:
             continue
         if param.kind is param.VAR_KEYWORD:  # **extra: int checks each extra argument as an int
             accepts_extra = type_to_schema(hints[param.name]) if param.name in hints else True
-            continue
-        if param.kind is param.VAR_POSITIONAL:
             continue
         try:
             schema = type_to_schema(hints.get(param.name, Any))  # unannotated: any JSON value, unconverted
         except TypeError as exc:
             name = getattr(func, "__name__", "the function")
             raise TypeError(f"parameter {param.name!r} of {name}(): {exc}") from None
-        if param.name in arg_docs and arg_docs[param.name]:
+        if arg_docs.get(param.name):
             schema["description"] = arg_docs[param.name]
         default = param.default
         if _is_field(default):  # a pydantic Field(...): its own default (``_pydantic_fields``)
@@ -502,8 +500,4 @@ def tool(
     ones (``def add(a, b, /)``) are passed in order.  ``*args`` is not in the schema and always gets nothing;
     ``**kwargs`` receives any argument the schema does not name.  (``auto_correct=`` is deprecated: it does nothing.)
     """
-
-    def wrap(f: Callable[..., Any]) -> Tool:
-        return Tool(f, **settings)
-
-    return wrap if func is None else wrap(func)
+    return functools.partial(Tool, **settings) if func is None else Tool(func, **settings)

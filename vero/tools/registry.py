@@ -23,7 +23,7 @@ import math
 import os
 import types
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vero.core.parsing import parse_json_value, unclosed_json
@@ -62,16 +62,15 @@ class _Busy(Exception):
     pass
 
 
+@dataclass(slots=True)
 class _Job:
     """One call handed to a worker, and whether its caller stopped waiting for it."""
 
-    def __init__(self, call: Callable[[], Any]) -> None:
-        self.call = call
-        self.context = contextvars.copy_context()  # as if called directly
-        self.done = _thread.allocate_lock()
-        self.done.acquire()
-        self.result: tuple[bool, Any] | None = None  # (True, value) or (False, exception)
-        self.abandoned = False  # set under _Worker.lock
+    call: Callable[[], Any]
+    context: contextvars.Context = field(default_factory=contextvars.copy_context)  # as if called directly
+    done: _thread.LockType = field(default_factory=_thread.allocate_lock)  # held until ``result`` is set
+    result: tuple[bool, Any] | None = None  # (True, value) or (False, exception)
+    abandoned: bool = False  # set under _Worker.lock
 
 
 class _Worker:
@@ -134,6 +133,7 @@ def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
         worker = _Worker.idle.pop() if _Worker.idle else None
     worker = worker or _Worker()
     job = worker.job = _Job(call)
+    job.done.acquire()  # before the worker runs, which releases it
     worker.wake.release()
     try:
         finished = job.done.acquire(timeout=max(0.0, min(timeout, _thread.TIMEOUT_MAX)))
@@ -230,15 +230,15 @@ def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
         text = args = without_fence(text)
     if not text or text.lower() in ("null", "none"):  # no arguments, not the text "null" for the one parameter
         return {}
-    if text.startswith("{") and tool.read_only:
-        try:
-            value, _ = DECODER.raw_decode(text)
-        except (ValueError, RecursionError):
-            value = None
-        if isinstance(value, dict):
-            return valid_strings(value) if "\\u" in text else value
     if text.startswith("{"):
-        if not tool.read_only and unclosed_json(text):
+        if tool.read_only:
+            try:
+                value, _ = DECODER.raw_decode(text)
+            except (ValueError, RecursionError):
+                value = None
+            if isinstance(value, dict):
+                return valid_strings(value) if "\\u" in text else value
+        elif unclosed_json(text):
             raise ToolArgumentError(
                 "got arguments that end before their JSON object is closed; a tool that may change things "
                 "is not run with arguments completed by guesswork: write the whole call again."
@@ -290,17 +290,15 @@ class ToolRegistry:
         self.retired: dict[str, list[str]] = {}  # a replaced tool's description and schema, by name: once shown
         if isinstance(tools, dict):
             tools = tools.values()
-        given: dict[str, Tool] = {}  # each name's tool
         for item in tools or ():
             new = item if isinstance(item, Tool) else tool(item)
-            if new.name in given and _settings(given[new.name]) != _settings(new):  # the model would see one
+            if new.name not in self._tools:  # the same tool given twice is taken once
+                self.register(new)
+            elif _settings(self._tools[new.name]) != _settings(new):
                 raise ValueError(
                     f"two different tools are named {new.name!r}: the model would see only one of them; "
                     "pass name= to one of them (Tool(func, name=...) or @tool(name=...))"
                 )
-            if new.name not in given:  # the same tool given twice is taken once
-                given[new.name] = new
-                self.register(new)
 
     # ------------------------------------------------------------------ contents
 
@@ -327,10 +325,8 @@ class ToolRegistry:
         """Keep what a tool replaced or removed told the model (``retired``): an MCP server that changes a
         description after a call ("list_changed") may have had the model read the old one, which the gate
         reads as any description (a call written there is a quote)."""
-        told, kept = (
-            f"{old.description}\n\n{json.dumps(old.parameters, ensure_ascii=False)}",
-            self.retired.get(old.name, []),
-        )
+        told = f"{old.description}\n\n{json.dumps(old.parameters, ensure_ascii=False)}"
+        kept = self.retired.get(old.name, [])
         if told not in kept:
             self.retired[old.name] = [*kept, told][-MAX_RETIRED:]  # the latest: a server changing it often pays no more
 
