@@ -103,6 +103,20 @@ def test_a_base_url_that_is_not_http_is_a_configuration_error_at_once(tmp_path, 
         assert (done.returncode, done.stderr) == (2, f"vero: {raised.value}\n")
 
 
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://alice:sekret-password-123@[::1/v1", "is not a valid URL"),
+        ("http://alice:sekret-password-123@host:port/v1", "is not a valid URL"),
+        ("http://:8080/v1", "has no host"),
+    ],
+)
+def test_a_base_url_that_does_not_parse_is_a_configuration_error_with_its_password_masked(url, problem):
+    with pytest.raises(LLMConfigError, match=problem) as raised:  # not the HTTP library's error, URL and all
+        ChatOpenAI(base_url=url, model_name="m", api_key="sk-x")
+    assert "sekret" not in str(raised.value)
+
+
 def test_the_suggested_base_url_shows_no_password():
     with pytest.raises(LLMConfigError) as raised:
         ChatOpenAI(base_url="alice:sekret-password-123@host:8080/v1", model_name="m")

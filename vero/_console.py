@@ -20,7 +20,6 @@ import sys
 import threading
 import time
 import traceback
-import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,7 +27,7 @@ import vero.agents  # the package only: each agent pattern loads on first use
 from vero.config import get_settings
 from vero.core.agent import Agent
 from vero.core.capabilities import hosted_model
-from vero.core.chat_openai import ChatOpenAI
+from vero.core.chat_openai import ChatOpenAI, base_url_problem
 from vero.core.events import ConsolePrinter, footer_lines
 from vero.core.result import Status
 from vero.core.secrets import hide_secrets
@@ -244,22 +243,14 @@ def make_llm(args):
 
 
 def check_base_url(given: str | None) -> None:
-    """The base URL ``ChatOpenAI`` will use (``--base-url``, else ``OPENAI_BASE_URL``), checked first: one that
-    cannot be parsed (``http://[::1``, a port that is no number) or has no host (``http://``) is a usage error
-    now, naming where it came from, not a failed run later.  Its credentials are masked: it did not parse, so
-    ``url_credentials`` could not find them for ``SECRETS``."""
+    """The base URL ``ChatOpenAI`` will use (``--base-url``, else ``OPENAI_BASE_URL``), checked first
+    (``base_url_problem``): one that cannot be used is a usage error now, naming where it came from."""
     where, url = "--base-url", (given or "").strip()
     if not url:
         where, url = "OPENAI_BASE_URL", (get_settings().OPENAI_BASE_URL or "").strip()
-    shown = redact_url(url)
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018 -- reading the port checks it
-    except ValueError as exc:
-        raise CliError(f"{where} {shown!r} is not a valid URL: {redact_urls(str(exc))}") from None
-    scheme, written, _ = url.partition("://")  # as ChatOpenAI reads it: "http:/host" is its to explain
-    if written and scheme.lower() in ("http", "https") and not parts.hostname:
-        raise CliError(f"{where} {shown!r} has no host: give one, e.g. http://localhost:11434/v1")
+    problem = base_url_problem(url)
+    if problem:
+        raise CliError(f"{where} {problem}")
 
 
 def cassette_of(record: str | None, replay: str | None):

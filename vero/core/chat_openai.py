@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, TypeGuard
+from urllib.parse import urlsplit
 
 from vero.config import Settings, call_seconds_for, get_settings, warn_if_endpoint_from_env_file
 from vero.core.events import Event
@@ -73,10 +74,26 @@ def _endpoint(
     if base_url and (scheme.lower() not in ("http", "https") or not rest):  # a config error, not a connection
         suggestion = redact_url("http://" + (rest or base_url).lstrip("/"))
         raise LLMConfigError(f"the base URL needs http:// or https:// in front: did you mean {suggestion}?")
+    if base_url and (problem := base_url_problem(base_url)):  # before the SDK's own error, which shows it whole
+        raise LLMConfigError(f"the base URL {problem}")
     replaying = cassette is not None and cassette.replays_only  # a replayed session needs no key
     if not api_key and not base_url and not replaying:
         raise LLMConfigError(CONFIG_HELP)
     return api_key, base_url
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` can be no base URL: it does not parse (``http://[::1``, a port that is no number) or names no
+    host (``http://:8080``), with its credentials masked (it did not parse, so nothing else finds them); else None."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- reading the port checks it
+    except ValueError as exc:
+        return f"{redact_url(url)!r} is not a valid URL: {redact_urls(str(exc))}"
+    scheme, written, _ = url.partition("://")  # "http:/host" is the scheme check's to explain
+    if written and scheme.lower() in ("http", "https") and not parts.hostname:
+        return f"{redact_url(url)!r} has no host: give one, e.g. http://localhost:11434/v1"
+    return None
 
 
 def _one_model_name(model_name: str | None, model: str | None) -> str | None:
