@@ -132,13 +132,9 @@ def read_step(text: str, truncated: bool) -> tuple[str, dict[str, Any]]:
     arguments = choice.get("arguments", {})
     if isinstance(choice.get("tool"), str) and isinstance(arguments, dict):
         written = Arguments(arguments)  # read exactly, or only by repairing the reply (refused for a changing tool)
-        unrepaired = (
-            rounded_number(text) if LONG_NUMBER.search(text) else None
-        )  # a float would round it: not as written
-        written.origin, written.problem = (
-            "text",
-            "they could be read only by repairing them" if repaired else unrepaired,
-        )
+        rounded = rounded_number(text) if LONG_NUMBER.search(text) else None  # a float would round it: not as written
+        written.origin = "text"
+        written.problem = "they could be read only by repairing them" if repaired else rounded
         return thought, {"tool": choice["tool"], "arguments": written}
     raise ValueError('the "step" has neither "tool" with "arguments" nor "final_answer"')
 

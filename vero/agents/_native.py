@@ -225,20 +225,15 @@ def answer_tool_calls(
 
 def send_nudge(agent: Agent, reply_text: str, nudge: str | ToolCall, messages: list[Message]) -> None:
     """The reply, then the nudge: a note as the next user message, or a recovery rule's read-only
-    lookup, made for the model."""
+    lookup, run and shown as a call, then a note saying vero made it."""
     messages.append(Message("assistant", reply_text))
     if isinstance(nudge, ToolCall):
-        run_for_the_model(agent, nudge, messages)
+        lookup = Message("assistant", None, tool_calls=[nudge])
+        messages.append(lookup)
+        answer_tool_calls(agent, lookup, messages, origin="vero")
+        messages.append(Message("user", RAN_FOR_YOU.format(call=f"{nudge.name}({nudge.arguments})")))
     else:
         messages.append(Message("user", nudge))
-
-
-def run_for_the_model(agent: Agent, call: ToolCall, messages: list[Message]) -> None:
-    """A recovery rule's read-only call, run and shown as a call, then a note saying vero made it."""
-    lookup = Message("assistant", None, tool_calls=[call])
-    messages.append(lookup)
-    answer_tool_calls(agent, lookup, messages, origin="vero")
-    messages.append(Message("user", RAN_FOR_YOU.format(call=f"{call.name}({call.arguments})")))
 
 
 def toward_lookups(agent: Agent, nudge: str, otherwise: str) -> str:

@@ -1,9 +1,6 @@
-"""What ReAct's step skeleton and its protocols share: ``ReActAgentBase``, ``ReplyStep``, ``ReActProtocol``.
-
-``ReActAgent`` (``vero.agents.react``) holds the loop and the step; a protocol (``TextProtocol`` in
-``react.py``, ``NativeProtocol`` in ``vero.agents._react_protocols``, ``GuidedProtocol`` in
-``vero.agents._guided``) says how a reply becomes a ``ReplyStep`` and how a step is asked for.
-The protocols see only this module, so none of them imports the agent's.
+"""What ReAct's step skeleton (``ReActAgent``, ``vero.agents.react``) and its protocols share: ``ReActAgentBase``,
+``ReplyStep``, ``ReActProtocol``.  The protocols (``TextProtocol`` in ``react.py``, ``NativeProtocol`` in
+``_react_protocols.py``, ``GuidedProtocol`` in ``_guided.py``) see only this module, so none imports the agent's.
 """
 
 from __future__ import annotations

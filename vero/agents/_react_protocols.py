@@ -1,6 +1,5 @@
-"""ReAct's ``native`` protocol: the API's tool calls are the actions, the text beside them the thought, and a
-plain text reply the answer.  The same interface as ``TextProtocol`` (``vero.agents.react``); calls written as
-text, cut-off and empty replies are handled as in ``ToolCallingAgent`` (``vero.agents._native``)."""
+"""ReAct's ``native`` protocol, with ``TextProtocol``'s interface (``vero.agents.react``); calls written as text,
+cut-off and empty replies are handled as in ``ToolCallingAgent`` (``vero.agents._native``)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from vero.agents._native import (
     NATIVE_INSTRUCTIONS,
     answer_tool_calls,
     nudge_for,
-    run_for_the_model,
+    send_nudge,
     tool_options,
     with_task,
     with_text_tool_calls,
@@ -50,7 +49,7 @@ class NativeProtocol:
             return ReplyStep(Message("assistant", reply.text), reply.text, note=str(nudge_for(agent, reply)))
         if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
             return ReplyStep(problem="the reply was empty")
-        return ReplyStep(Message("assistant", reply.text), answer=reply.text)
+        return ReplyStep(answer=reply.text)  # into the conversation only if the recovery hook objects (``send``)
 
     def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:
         """Each call through the gate, answered by a ``tool`` message (or by the loop warning)."""
@@ -58,15 +57,12 @@ class NativeProtocol:
         answer_tool_calls(agent, step.said, messages, (lambda call: warning) if warning else None)
 
     def send(self, agent: ReActAgentBase, step: ReplyStep, response: str | ToolCall, messages: list[Message]) -> None:
-        """The recovery hook's note on an answer as the next user message, or its read-only lookup,
-        made for the model; the answer it objected to is kept as a thought."""
+        """The answer the recovery hook objected to, kept as a thought, then the hook's note or read-only
+        lookup, sent as ``ToolCallingAgent`` sends them (``send_nudge``)."""
         assert step.answer is not None
         agent.record(StepKind.THOUGHT, step.answer.strip())
         agent.current_run.partial = step.answer.strip()
-        if isinstance(response, ToolCall):
-            run_for_the_model(agent, response, messages)
-        else:
-            messages.append(Message("user", response))
+        send_nudge(agent, step.answer, response, messages)
 
     def correction(self, agent: ReActAgentBase, problem: str) -> str:
         return with_task(agent.native_prompts.correction, agent)

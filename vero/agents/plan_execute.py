@@ -224,11 +224,10 @@ class PlanExecuteAgent(Agent):
             decision = self._replan(task, plan, feedback=verdict.feedback)
         raise PlanRejected("the replanned plan was not approved")
 
-    def _make_plan(self, task: str, feedback: str | None = None, previous: Plan | None = None) -> Plan:
+    def _make_plan(self, task: str, previous: Plan | None = None, feedback: str = "") -> Plan:
         history = self.format_history() or "(none)"
         request = self.plan_request.format(task=task, tools=self.tools.describe() or NO_TOOLS, history=history)
-        if feedback is not None:
-            assert previous is not None  # feedback is always on a previous plan
+        if previous is not None:  # the gate sent it back with feedback
             request += self.plan_feedback.format(plan=previous.render(), feedback=feedback)
         system = (self.system_prompt or self.planner_prompt) + "\n\n" + self.planner_rules
         messages = [Message("system", system), Message("user", request)]

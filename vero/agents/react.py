@@ -97,9 +97,7 @@ class ReActAgent(ReActAgentBase):
 
     def protocol_of_run(self) -> ReActProtocol:
         """The protocol of the run in progress (``run_protocol``), chosen on first use in the run."""
-        if self._run is None:
-            return PROTOCOLS[chosen_protocol(self.protocol, self.llm)]
-        notes = self._run.notes
+        notes = self._run.notes if self._run is not None else {}  # outside a run: chosen afresh
         if "protocol" not in notes:
             notes["protocol"] = self.protocol if self.protocol != "auto" else chosen_protocol("auto", self.llm)
         return PROTOCOLS[notes["protocol"]]
