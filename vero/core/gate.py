@@ -121,20 +121,20 @@ def decide(
         problem = str(exc)[:1].upper() + str(exc)[1:]  # not capitalize(): "JSON" stays as it is
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=problem), ToolError.BAD_ARGUMENTS)
     call = ToolCallRequest(name, arguments, call_id, origin)
-    reading = functools.partial(_written_arguments, found)
-    shown = quote_sources(agent) if origin == "text" and not found.read_only else None
-    results: list[Any] = [text for tool, _, text in shown.results if tool != name] if shown else []
-    results += [(text, spared) for tool, text, spared in shown.own if tool == name] if shown else []
-    sources = [*shown.texts, *(text for _, _, text in shown.results)] if shown else []
-    asked, described = (shown.asked, shown.descriptions) if shown else ([], {})
-    try:
-        quoted = bool(shown) and quoted_call(name, arguments, sources, reading, results, asked, described)
-    except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
-        agent.record(StepKind.WARNING, f"the quote check of {name} failed ({type(exc).__name__}: {exc}); not run")
-        return Refusal(NOT_CHECKED.format(tool=name), ToolError.REFUSED)
-    if quoted:
-        agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
-        return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
+    if origin == "text" and not found.read_only:  # question 3
+        shown = quote_sources(agent)
+        results: list[Any] = [text for tool, _, text in shown.results if tool != name]
+        results += [(text, spared) for tool, text, spared in shown.own if tool == name]
+        sources = [*shown.texts, *(text for _, _, text in shown.results)]
+        reading = functools.partial(_written_arguments, found)
+        try:
+            quoted = quoted_call(name, arguments, sources, reading, results, shown.asked, shown.descriptions)
+        except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
+            agent.record(StepKind.WARNING, f"the quote check of {name} failed ({type(exc).__name__}: {exc}); not run")
+            return Refusal(NOT_CHECKED.format(tool=name), ToolError.REFUSED)
+        if quoted:
+            agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
+            return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
     inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
     if found.needs_approval or (not found.read_only and (agent.options.approve_tool is not None or inherited)):
         refusal = _approval(agent, found, call)
@@ -376,9 +376,8 @@ def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:
         return None, ""
     if isinstance(verdict, str) and verdict.strip():  # the model reads it: text UTF-8 can carry
         return NOT_APPROVED.format(tool=call.name, reason=f": {valid_text(verdict.strip())}"), verdict.strip()
-    if verdict is False or isinstance(verdict, str):
-        return NOT_APPROVED.format(tool=call.name, reason=""), ""
+    reason = "" if verdict is False or isinstance(verdict, str) else f"the approver returned {verdict!r}, not True"
     if inspect.iscoroutine(verdict):  # an ``async def`` approver: its answer never comes here
         verdict.close()
-        return NOT_APPROVED.format(tool=call.name, reason=""), "the approver is async; write it as a plain def"
-    return NOT_APPROVED.format(tool=call.name, reason=""), f"the approver returned {verdict!r}, not True"
+        reason = "the approver is async; write it as a plain def"
+    return NOT_APPROVED.format(tool=call.name, reason=""), reason

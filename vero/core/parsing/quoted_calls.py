@@ -1,20 +1,15 @@
 """Calls a model was shown: is a call read from its text one of them (the gate's question 3)?
 
-A model that echoes a document, a tool result or an example writes a call it did not decide to
-make.  The gate compares the parsed call (tool name, arguments as a dict) with every call of that
-tool written in the sources, in any shape vero reads a call in and the shapes close to them (``Action:``
-lines, JSON objects under any keys, Python dicts, ``<tool_call>``, ``<function=...>``, XML elements,
-``tool(a=1)``, ``<tool a="1"/>``: ``calls_written``; docs/tools.md, "The gate"), with the tool's name in any
-case and spelling (``delete-record``, ``deleteRecord``, ``functions.delete_record``, ``delete record``).
-
-Before calls are read, a source is normalised the way an echo may differ from it: code fences, list markers,
-blockquote marks, table bars and leading indentation go, HTML tags and the markup a renderer hides (markdown links and
-emphasis, BBCode) go (in a second reading, as tags may be the call itself), invisible characters and combining marks
-go, and HTML, URL, JSON and CSV escapes are undone.  The arguments are then compared as values (``canonical``):
-strings spacing, case, look-alike letters and quotes, HTML tags and invisible characters aside, a number and its text
-alike, and without arguments that only repeat a default.  In tool results, and in any text padded past the readers'
-limits, the tool's name with each of the call's values near it is a call too (``_named_with_values``); in the tools'
-descriptions, with each value after its parameter's name (``_keyed``).
+A model that echoes a document, a tool result or an example writes a call it did not decide to make.  The gate compares
+the parsed call (tool name, arguments as a dict) with every call of that tool written in the sources, in any shape vero
+reads a call in and the shapes close to them (``Action:`` lines, JSON objects under any keys, Python dicts,
+``<function=...>``, XML elements, ``tool(a=1)``, ``<tool a="1"/>``: ``calls_written``; docs/tools.md, "The gate"), with
+the tool's name in any case and spelling (``delete-record``, ``deleteRecord``, ``functions.delete_record``,
+``delete record``).  Each source is read as an echo may differ from it (``_forms``: markup a renderer hides, escapes,
+list and quote marks, invisible and look-alike characters), and arguments are compared as values (``canonical``:
+spacing, case and a number's spelling aside).  In tool results, and in any text padded past the readers' limits, the
+tool's name with each of the call's values near it is a call too (``_named_with_values``); in the tools' descriptions,
+with each value after its parameter's name (``_keyed``).
 """
 
 from __future__ import annotations
@@ -37,6 +32,7 @@ from typing import Any
 
 from vero.core.parsing.json_text import DECODER, parse_json_value
 from vero.core.parsing.react_text import parse_react
+from vero.core.parsing.records import records_naming
 from vero.core.parsing.text_calls import _attribute_tag, _function_call, written_call
 from vero.core.text import INVISIBLE
 
@@ -49,11 +45,6 @@ PADDED = object()  # yielded by ``calls_written`` where a limit above cut its re
 _NONE: Mapping[str, str] = {}  # no descriptions
 _ANYWHERE = re.compile("")  # a tool's own description is about it throughout: every reading of it is read
 
-# Quote marks a model may write for ASCII ones (NFKC keeps them): typographic, primes, guillemets.
-_QUOTE_MARKS = str.maketrans(
-    dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u2036\u02ba\u00ab\u00bb\u300c\u300d\u300e\u300f", '"')
-    | dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'")
-)
 # Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Lisu, Cherokee, Latin variants), and dashes
 # drawn like a hyphen: a name or value written with them reads the same.  Pairs: look-alike, Latin.
 _LOOK_ALIKE_PAIRS = (
@@ -75,6 +66,8 @@ _LOOK_ALIKE_PAIRS = (
     " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
     " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u02bb' \u2236: \u0589:"  # underscores, a dot, an apostrophe, colons
     " \u27e8< \u27e9> \u3008< \u3009> \u2039< \u203a>"  # angle brackets drawn like a tag's
+    ' \u201c" \u201d" \u201e" \u201f" \u2033" \u2036" \u02ba" \u00ab" \u00bb" \u300c" \u300d" \u300e" \u300f"'
+    " \u2018' \u2019' \u201a' \u201b' \u2032'"  # quote marks: typographic, primes, guillemets (NFKC keeps them)
 ).split()
 _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals are, in lower case
     chr(ord(pair[0]) + 0xAB70 - 0x13A0): pair[1].lower()
@@ -110,12 +103,11 @@ _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks arou
 _WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole value (_r-17_, ~~r-17~~)
 
 
-_BULLETS = "-*+\u2022\u2023\u2043\u2013\u2014\u2219\u25aa\u25ab\u25cf\u25e6\u00b7\u2192\u27a4"
-# A list item's marker: a bullet (any one sign but a bracket or a quote), a checkbox, a heading's marks, a number
-# or letter (``1.``, ``2)``, ``a.``, ``(iv)``, ``Step 1:``).
+# A list item's marker: a bullet (any one sign but a bracket or a quote: -, *, •, →...), a checkbox, a heading's
+# marks, a number or letter (``1.``, ``2)``, ``a.``, ``(iv)``, ``Step 1:``).
 _LIST_MARKER = (
-    rf"(?:[{_BULLETS}]|[^\w\s\"'{{}}\[\]()<>]|\[[ xX]?\]|#{{1,6}}|#\d{{1,4}}|(?:Step[ \t]+)?\d{{1,4}}[:/]"
-    rf"|\(?(?:\d{{1,4}}|[A-Za-z]|[ivxIVX]{{1,5}})[.)])"
+    r"(?:[^\w\s\"'{}\[\]()<>]|\[[ xX]?\]|#{1,6}|#\d{1,4}|(?:Step[ \t]+)?\d{1,4}[:/]"
+    r"|\(?(?:\d{1,4}|[A-Za-z]|[ivxIVX]{1,5})[.)])"
 )
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
@@ -211,7 +203,7 @@ def quoted_call(
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
     words = [word.lower() for word in _NAME_WORDS.findall(name)]  # in any spelling, drawn alike (``_DRAWN_ALIKE``)
     longer = len("".join(words)) > 4  # 5 letters or more: also spaced out, or a letter per word in another script
-    words = [w[:1].upper() + w[1:] for w in words] if longer else words  # a first letter as written: 537713 no "settle"
+    words = [w.capitalize() for w in words] if longer else words  # a first letter as written: 537713 no "settle"
     drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
     parts = [f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn]
     spellings = re.compile((_spelt(parts) if len(parts) > 1 else "".join(parts)) or re.escape(name), re.IGNORECASE)
@@ -300,12 +292,18 @@ def _values(arguments: dict[str, Any]) -> list[str]:
 
 
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
-    """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name: a
+    """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name, or
+    anywhere in a record that names it (``records_naming``: a YAML item, an XML element, an HTTP request...): a
     call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).  Asked of tool
     results and padded texts only: a user's own words name a tool and its values to ask for the call."""
-    texts = [text for source in sources for form in _forms(source, spellings) for text in _value_texts(form)]
+    forms = [form for source in sources for form in _forms(source, spellings)]
     needles = ["(?:" + "|".join(map(_value_pattern, _value_readings(value))) + ")" for value in values]
-    return _named_near(spellings, needles, NEAR_CHARS + len("".join(values)), texts)
+    texts = [text for form in forms for text in _value_texts(form)]
+    if _named_near(spellings, needles, NEAR_CHARS + len("".join(values)), texts):
+        return True
+    records = [record for text in dict.fromkeys([*sources, *forms]) for record in records_naming(text, spellings)]
+    texts = [text for record in records for form in _forms(record, spellings) for text in _value_texts(form)]
+    return any(all(re.search(needle, text) for needle in needles) for text in texts)
 
 
 def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, texts: list[str]) -> bool:
@@ -561,12 +559,11 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
 
 
 def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bool = False) -> list[str]:
-    """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL
-    escapes undone or not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two
-    times (JSON inside JSON), each with and without HTML tags (or with only a call's own tags, as
-    ``<function=x>``) and table cell bars, and Python literals as JSON; with ``tables`` (a description), a
-    one-row table as its record too (``_records``); with ``numbers`` (for calls written out), numbers read
-    otherwise too (``_numbers_otherwise``)."""
+    """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL escapes undone or
+    not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two times (JSON inside JSON), each with
+    and without HTML tags (or with only a call's own tags, as ``<function=x>``) and table cell bars, and Python
+    literals as JSON; with ``tables`` (a description), a one-row table as its record too (``_records``); with
+    ``numbers`` (for calls written out), numbers read otherwise too (``_numbers_otherwise``)."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     if "%" in source and _URL_ESCAPE.search(texts[0]):  # a call may be written URL-escaped
@@ -742,17 +739,16 @@ def _latin_letter(char: str) -> str:
 
 
 def plain(text: str) -> str:
-    """``text`` without invisible characters, combining marks, code fence marks, list bullets,
-    blockquote marks and indentation, NFKC-normalised, with look-alike quotes, letters of other
-    scripts drawn like Latin ones, digits of other scripts as ASCII ones and tag characters as
-    the ASCII they spell."""
+    """``text`` without invisible characters, combining marks, code fence marks, list bullets, blockquote marks and
+    indentation, NFKC-normalised, with look-alike quotes, letters of other scripts drawn like Latin ones, digits of
+    other scripts as ASCII ones and tag characters as the ASCII they spell."""
     if not text.isascii():
         text = _FLAG.sub("\U0001f3f4", text) if "\U0001f3f4" in text else text  # a flag's tags spell no text
-        text = text.translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
+        text = text.translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
         text = "".join(_latin_letter(c) for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
-        text = unicodedata.normalize("NFKC", text).translate(_QUOTE_MARKS).translate(_LOOK_ALIKES)
+        text = unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
     text = text.translate(_BREAKS)
     text = _FENCE.sub("\n", text) if "`" in text or "~" in text else text
     return _LINE_PREFIX.sub("", text)
@@ -787,8 +783,8 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _element_call(text, position, end, spelled)
         if before in ('"', "'"):  # <invoke name="name"><parameter name="key">value</parameter></invoke>
             yield from _named_element_call(text, start, end)
-        if _ACTION_BEFORE.search(text, max(0, position - 40), position):
-            yield from _labelled_call(text, position, spelled)
+        if label := _ACTION_BEFORE.search(text, max(0, position - 40), position):
+            yield from _labelled_call(text, label, spelled)
         if _NAME_LABEL.search(text, max(0, position - 20), position):  # tool: name, with key: value lines (YAML)
             following = text[end : end + MAX_CALL_CHARS].split("\n\n", 1)[0].splitlines()[1:]
             preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
@@ -796,7 +792,7 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from [later] if later is not None else []
             yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
-        if text[end : end + 1] == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
+        if after == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, spelled)
 
 
@@ -845,9 +841,8 @@ def _calls_in(value: Any, name: str, depth: int = 0) -> Iterator[Any]:
             yield {} if call[1] is None else call[1]
         if (call is None or call[1] is None) and any(same_name(item, name) for item in value.values()):
             yield from _loosely_written(value, name)  # under other keys: {"action": name, "params": {...}}
-        for item in value.values():
-            yield from _calls_in(item, name, depth + 1)
-    elif isinstance(value, list):
+        value = list(value.values())
+    if isinstance(value, list):
         for item in value:
             yield from _calls_in(item, name, depth + 1)
 
@@ -873,17 +868,14 @@ def _loosely_written(value: dict[str, Any], name: str) -> Iterator[Any]:
             yield item
 
 
-def _labelled_call(text: str, mention: int, name: str) -> Iterator[Any]:
-    """The call when ``mention`` follows an ``Action:`` label (its input after it, on the same or the
+def _labelled_call(text: str, label: re.Match[str], name: str) -> Iterator[Any]:
+    """The call of ``name`` written right after an ``Action:`` label (its input after it, on the same or the
     next lines); the label need not begin the line (a call inside a JSON string, a sentence)."""
-    label = _ACTION_BEFORE.search(text, max(0, mention - 40), mention)
-    if label is None:
-        return
     step = parse_react(text[label.start() : label.start() + MAX_CALL_CHARS], [name])
     if not step.action_input:  # an Action Input written before the Action: read in the usual order
         inputs = list(_INPUT_BEFORE.finditer(text, max(0, label.start() - MAX_CALL_CHARS), label.start()))
         inputs = [found for found in inputs[-1:] if _orphan_input(text, found.start(), found.end(), label.start())]
-        line_end = text.find("\n", mention)
+        line_end = text.find("\n", label.end())
         action = text[label.start() : line_end if line_end >= 0 else len(text)]
         step = parse_react(f"{action}\n{text[inputs[-1].start() : label.start()]}", [name]) if inputs else step
     if len(text) - label.start() > MAX_CALL_CHARS and step.open_ended:  # an input cut at the limit
@@ -983,9 +975,9 @@ def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
     for _ in range(MAX_OBJECT_TRIES):
         if closing < 0:
             return
-        if closing - opening > MAX_CALL_CHARS:
-            yield from [PADDED] if opening != end else []  # "name (" as code, padded past the limit
-            break
+        if closing - opening > MAX_CALL_CHARS:  # padded past the limit: name(... or "name (" as code
+            yield PADDED
+            return
         inside = text[opening + 1 : closing].strip(" \t\n{}")
         arguments = _literal_call(f"f{text[opening : closing + 1]}")
         arguments = _pairs_written(inside, whole=True) if arguments is None else arguments
