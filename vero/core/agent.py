@@ -212,7 +212,7 @@ class Agent(ABC):
     def __getattr__(self, name: str) -> Any:
         """The names that left the public API this release (``_MOVED``), with a DeprecationWarning."""
         moved = _MOVED.get(name)
-        if moved is None or name.startswith("_"):
+        if moved is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         instead, value = moved
         deprecated(f"Agent.{name}", f"use {instead}")

@@ -67,9 +67,7 @@ def _run_fresh(agent: Any, task: str) -> RunResult:
 
 
 def _answer(agent: Any, result: RunResult) -> str:
-    if result.status == Status.OK and result.answer.strip():
-        return result.answer
-    if result.status == Status.NEEDS_REVIEW and result.answer.strip():
-        return result.answer + NOT_ACCEPTED.format(status=result.status)
+    if result.status in (Status.OK, Status.NEEDS_REVIEW) and result.answer.strip():
+        return result.answer + ("" if result.status == Status.OK else NOT_ACCEPTED.format(status=result.status))
     reason = f": {result.error}" if result.error else ""
     raise SubagentFailed(f"the agent {agent.name!r} ended '{result.status}' without an answer{reason}")

@@ -9,6 +9,7 @@ step (``vero trace FILE`` reads it back).  ``vero.core.stream`` makes them typed
 from __future__ import annotations
 
 import builtins
+import contextlib
 import logging
 import os
 import sys
@@ -72,10 +73,8 @@ class JsonlTrace:
             self.close()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # a failed write's bytes, still buffered, fail again on closing
             self._file.close()
-        except OSError:
-            pass  # the failed write's bytes are still buffered: closing retries them, and fails the same way
 
 
 # -- console output -------------------------------------------------------------

@@ -100,13 +100,13 @@ class OutputSpec:
         A simple type's answer that reads as JSON of another kind is tried as the bare text too:
         ``true`` for a ``str | None``, ``[1]`` for a ``str``; one that does not fit, without the markup
         and end punctuation around it (``**No**``, ``no.``, `` `red` ``) or after a ``Final Answer:`` label."""
-        value = self._parsed(text)
+        body = _unfenced(text or "")
+        value = self._parsed(body)
         try:
             return self._built(value)
         except InvalidValue:
             if not self.simple:
                 raise
-            body = _unfenced(text or "")
             label = _ANSWER_LABEL.sub("", body)  # "Final Answer: 42", as a small model ends a tool-calling run
             for bare in dict.fromkeys((body, _DRESS.sub("", body), label, _DRESS.sub("", label))):  # then undressed
                 if bare and bare != value:
@@ -124,9 +124,8 @@ class OutputSpec:
             return _plain_floats(result)
         return _plain_floats(convert(value, self.output_type))
 
-    def _parsed(self, text: str) -> Any:
-        """The JSON value in ``text``; the bare text for a simple type when it is not JSON."""
-        body = _unfenced(text or "")
+    def _parsed(self, body: str) -> Any:
+        """The JSON value in ``body`` (the unfenced answer); the bare text for a simple type when it is not JSON."""
         if not body:
             raise InvalidValue([("", "the answer is empty")])
         try:

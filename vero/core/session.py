@@ -6,6 +6,7 @@ wrong type, an unknown version) raises ``SessionFormatError`` and nothing else, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -54,10 +55,8 @@ def _keep_mode_and_owner(fd: int, old: os.stat_result) -> None:
     """Give the new file the old one's permission bits and owner (only root may give a file away)."""
     os.fchmod(fd, stat.S_IMODE(old.st_mode))
     if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
-        try:
+        with contextlib.suppress(PermissionError):  # a user saving over a file it does not own: it becomes theirs
             os.fchown(fd, old.st_uid, old.st_gid)
-        except PermissionError:
-            pass  # a normal user saving over a file it may write but does not own: the file becomes theirs
 
 
 def save_session(

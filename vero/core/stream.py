@@ -212,9 +212,17 @@ class _Pace:
             self._changed.notify_all()
 
 
+def _in_thread(name: str, work: Callable[[], None]) -> threading.Thread:
+    """``work()`` in a daemon thread, started, with the caller's context variables (an OpenTelemetry span, say)."""
+    import contextvars  # here and below: `import vero` need not load what only a stream uses
+
+    thread = threading.Thread(target=contextvars.copy_context().run, args=(work,), name=name, daemon=True)
+    thread.start()
+    return thread
+
+
 def _start(agent: Agent, run: Run, execute: Work, deliver: Callable[[_Item], None], pace: _Pace) -> threading.Thread:
     """Run ``run`` in a worker thread, delivering its events, then ``RunFinished`` (or ``_Raised``)."""
-    import contextvars  # here and below: `import vero` need not load what only a stream uses
 
     def watch(type: str, data: dict[str, Any]) -> None:
         event = typed_event(agent.name, type, data)
@@ -231,12 +239,7 @@ def _start(agent: Agent, run: Run, execute: Work, deliver: Callable[[_Item], Non
         deliver(RunFinished(agent.name, agent.last_result))
 
     run.watch, run.pace = watch, pace.wait
-    # The caller's context variables go along (an OpenTelemetry span the stream was started in, say).
-    thread = threading.Thread(
-        target=contextvars.copy_context().run, args=(work,), name=f"vero-run-{agent.name}", daemon=True
-    )
-    thread.start()
-    return thread
+    return _in_thread(f"vero-run-{agent.name}", work)
 
 
 def stream_events(agent: Agent, run: Run, execute: Work) -> Iterator[StreamEvent]:
@@ -297,7 +300,6 @@ async def astream_events(agent: Agent, run: Run, execute: Work) -> AsyncGenerato
 async def run_async(agent: Agent, run: Run, execute: Work) -> Any:
     """``Agent.arun``: ``execute()``, the run, in a thread of its own; cancelling the awaiting task cancels the run."""
     import asyncio
-    import contextvars
 
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()  # the answer text, or the typed output
@@ -318,9 +320,7 @@ async def run_async(agent: Agent, run: Run, execute: Work) -> Any:
         with contextlib.suppress(RuntimeError):  # the loop was closed under a run left running
             loop.call_soon_threadsafe(settle, answer, error)
 
-    threading.Thread(
-        target=contextvars.copy_context().run, args=(work,), name=f"vero-arun-{agent.name}", daemon=True
-    ).start()
+    _in_thread(f"vero-arun-{agent.name}", work)
     try:
         return await asyncio.shield(done)
     except asyncio.CancelledError:

@@ -193,7 +193,7 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
 
 _KEY = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:""")
 # A value JSON has no number for: a leading zero or plus sign (a zip code 01234, a phone number +4712345678)
-_ODD_NUMBER = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:\s*(\+\d+(?:\.\d+)?|-?0\d+(?:\.\d+)?)(?=\s*[,}\]\n])""")
+_ODD_NUMBER = re.compile(_KEY.pattern + r"""\s*(\+\d+(?:\.\d+)?|-?0\d+(?:\.\d+)?)(?=\s*[,}\]\n])""")
 
 
 def _odd_numbers(text: str) -> dict[str, str]:
@@ -257,9 +257,8 @@ def _outside_strings(text: str) -> Iterator[str]:
 
 
 def unclosed_json(text: str) -> bool:
-    """True when JSON ``text`` ends inside a string or an object or list (``{"amount": 9``): the model
-    did not finish writing it, and a repair would complete it with a value it never wrote.  Strings in
-    double or single quotes (sloppy JSON) count; linear."""
+    """True when JSON ``text`` ends inside a string or an object or list (``{"amount": 9``): the model did not finish
+    writing it, and a repair would complete it with a value it never wrote.  Single-quoted strings count; linear."""
     depth = 0
     for item in _outside_strings(text):
         if item is _UNCLOSED:

@@ -32,7 +32,7 @@ from typing import Any
 
 from vero.core.parsing.json_text import DECODER, parse_json_value
 from vero.core.parsing.react_text import parse_react
-from vero.core.parsing.records import records_naming
+from vero.core.parsing.records import requests_naming
 from vero.core.parsing.text_calls import _attribute_tag, _function_call, written_call
 from vero.core.text import INVISIBLE
 
@@ -293,7 +293,7 @@ def _values(arguments: dict[str, Any]) -> list[str]:
 
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
     """A source names the tool (``spellings``) with each of the call's values within ``NEAR_CHARS`` of the name, or
-    anywhere in a record that names it (``records_naming``: a YAML item, an XML element, an HTTP request...): a
+    anywhere in a request that names it (``requests_naming``: an HTTP request with its body, a curl command): a
     call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).  Asked of tool
     results and padded texts only: a user's own words name a tool and its values to ask for the call."""
     forms = [form for source in sources for form in _forms(source, spellings)]
@@ -301,8 +301,8 @@ def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: l
     texts = [text for form in forms for text in _value_texts(form)]
     if _named_near(spellings, needles, NEAR_CHARS + len("".join(values)), texts):
         return True
-    records = [record for text in dict.fromkeys([*sources, *forms]) for record in records_naming(text, spellings)]
-    texts = [text for record in records for form in _forms(record, spellings) for text in _value_texts(form)]
+    requests = [request for text in dict.fromkeys([*sources, *forms]) for request in requests_naming(text, spellings)]
+    texts = [text for request in requests for form in _forms(request, spellings) for text in _value_texts(form)]
     return any(all(re.search(needle, text) for needle in needles) for text in texts)
 
 

@@ -128,10 +128,8 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         action = given = None
     if action and given and action.start() < given.start():
         _read_action(step, text, action, given)
-        if step.action and step.action.lower() == "finish":
-            return _finish(step)
         if step.action:
-            return step
+            return _finish(step) if step.action.lower() == "finish" else step
         step.action = None
     if action and not given and (expression := _call_expression(action.group(1))):
         (step.action, step.action_input, _), step.arguments = expression, _as_read(*expression[1:])
@@ -161,7 +159,8 @@ def _read_action(step: ReActStep, text: str, action: re.Match[str], given: re.Ma
     """Fill ``step`` with the ``Action:`` line and the ``Action Input:`` that follows it: the input is the
     JSON object after the label (what follows it up to the next label is input too), else the text up to
     the next label, repaired if it is sloppy JSON."""
-    following = _NEXT_LABEL.search(text, given.end())
+    parsed = _json_object_at(text, given.end())
+    following = _NEXT_LABEL.search(text, parsed[1] if parsed else given.end())
     given_text = text[given.end() : following.start() if following else len(text)]
     # `find_book`, ```find_book``` or `find_book(name: 'x')`: small models sometimes write the call itself
     # on the Action line and repeat its arguments in the Action Input, which is what counts
@@ -170,11 +169,8 @@ def _read_action(step: ReActStep, text: str, action: re.Match[str], given: re.Ma
     step.action = called.group(1) if called else name
     expression = _call_expression(name) if called else None
     step.line_arguments = expression[1] if expression else None
-    parsed = _json_object_at(text, given.end())
     if parsed:
         step.action_input, end = parsed
-        after = _NEXT_LABEL.search(text, end)
-        given_text = text[given.end() : after.start() if after else len(text)]
         fenced = given_text.lstrip()[:1] in "`~"  # else: without the closing fence of a reply fenced whole
         step.input_text = given_text if fenced else _TRAILING_FENCE.sub("", given_text.rstrip())
     else:
@@ -193,9 +189,8 @@ def _read_action(step: ReActStep, text: str, action: re.Match[str], given: re.Ma
 
 
 def _as_read(value: dict[str, Any] | str, problem: str | None = None) -> Arguments:
-    """The arguments of an action written without an ``Action Input:`` (``Action: tool(a=1)``, or a call
-    without labels), read from the model's text: a dict read exactly, or plain text; ``problem``: why they
-    are not as written (Python's own readings, ``9_00``: the gate refuses them for a changing tool)."""
+    """The arguments of ``Action: tool(a=1)`` (no ``Action Input:``) from the model's text: a dict read exactly, or
+    plain text; ``problem``: why they are not as written (Python's readings, ``9_00``: refused for a changing tool)."""
     arguments = read_arguments(value, origin="text") if not isinstance(value, dict) else Arguments(value)
     arguments.origin, arguments.problem = "text", problem
     return arguments
@@ -254,7 +249,7 @@ def parse_action_input(raw: str) -> dict[str, Any] | str:
     """A JSON object (repaired: single quotes, trailing commas, code fences), else the bare text."""
     text = raw.strip()
     fence = _OPEN_FENCE.match(text)
-    if fence is not None and fence.end():  # any language tag (json, jsonc, javascript...) goes with the fence
+    if fence:  # any language tag (json, jsonc, javascript...) goes with the fence
         text = _TRAILING_FENCE.sub("", text[fence.end() :]).strip()
     if not text.startswith("{") or unclosed_json(text):  # unclosed: completed only for a read-only tool (registry)
         return text

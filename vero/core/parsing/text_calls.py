@@ -1,11 +1,10 @@
 """Tool calls a model wrote as text, when its whole reply is the call.
 
-Small models served without a tool-call parser (or ignoring it) write the call into the message
-text, in the shapes their chat templates use: JSON ``{"name": ..., "arguments": {...}}`` objects,
-in one code fence, ``<tool_call>`` blocks (with JSON or Qwen's ``<function=...>``), inside another
-tag of the template, with its doubled braces.  Such a reply is a call only when its *whole* content
-is the call or calls, of a registered tool with an arguments object: a call amid prose may be a quote or
-an example (docs/tools.md, "The promises", 2; ``calls_in_prose`` reads those, for read-only tools only).
+Small models served without a tool-call parser (or ignoring it) write the call as text, in the shapes their chat
+templates use: JSON ``{"name": ..., "arguments": {...}}`` objects, in one code fence, ``<tool_call>`` blocks (with JSON
+or Qwen's ``<function=...>``), inside another tag of the template, with its doubled braces.  Such a reply is a call only
+when its *whole* content is the call or calls, of a registered tool with an arguments object: a call amid prose may be
+a quote or an example (docs/tools.md, "The promises", 2; ``calls_in_prose`` reads those, for read-only tools only).
 Read with ``str.find`` and a JSON decoder, in linear time; a reply over ``MAX_CALL_TEXT_CHARS`` is no call.
 """
 
@@ -48,10 +47,9 @@ def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolC
     snippets = [_single_braces(s) for s in (_tagged(body) if body.startswith(_OPEN) else [unfenced(body)])]
     calls: list[ToolCall] = []
     for snippet in snippets:
-        found = None if snippet is None else _calls_in_snippet(snippet, names)
-        if not found:
+        if snippet is None or not (found := _calls_in_snippet(snippet, names)):
             return None
-        rounded = rounded_number(snippet) if snippet else None  # a number a float rounds: not as written
+        rounded = rounded_number(snippet)  # a number a float rounds: not as written
         for call in found if rounded else ():
             call.args.problem = call.args.problem or rounded
         calls += found
@@ -90,8 +88,7 @@ def _tagged(body: str) -> list[str | None]:
         start = position + len(_OPEN)
         end = body.find(_CLOSE, start)
         if end < 0:  # unclosed: the rest of the reply, once
-            snippets.append(body[start:].strip())
-            break
+            return [*snippets, body[start:].strip()]
         snippets.append(body[start:end].strip())
         position = _skip_space(body, end + len(_CLOSE))
     return snippets
@@ -102,8 +99,6 @@ def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
     if snippet.startswith(_FUNCTION):
         call = _function_call(snippet, names)
         return [call] if call is not None else []
-    if snippet[:1] not in ("{", "["):
-        return []
     calls: list[ToolCall] = []
     position = 0
     while position < len(snippet):
@@ -161,7 +156,7 @@ def _calls_in_value(value: Any, names: set[str]) -> list[ToolCall]:
     """A decoded JSON value as tool calls: all of it must be calls, or nothing is."""
     items = value if isinstance(value, list) else [value]
     calls = [call for item in items if (call := _as_call(item, names)) is not None]
-    return calls if calls and len(calls) == len(items) else []
+    return calls if len(calls) == len(items) else []
 
 
 def written_call(item: dict[str, Any]) -> tuple[str, Any] | None:
@@ -216,14 +211,11 @@ _CALL_KEYS = tuple(f'"{key}"' for key in _NAME_KEYS)
 
 
 def calls_in_prose(text: str | None, tool_names: Iterable[str]) -> list[ToolCall]:
-    """The calls of ``tool_names`` written anywhere in ``text`` (amid prose, in fences or tags), in
-    the order written: JSON calls, and tags with the arguments as attributes (``<weather city="Oslo"/>``).
-
-    Only for tools that change nothing: the agents run such a call only when the tool is read-only (docs/tools.md,
-    "Safety").  Each ``{`` that opens an object whose first key names a tool is decoded once, and each tag named after a
-    tool is read once, at most ``MAX_EMBEDDED_CANDIDATES`` of each, in a reply of at most ``MAX_CALL_TEXT_CHARS``:
-    linear in the reply's length.
-    """
+    """The calls of ``tool_names`` written anywhere in ``text`` (amid prose, in fences or tags), in the order written:
+    JSON calls, and tags with the arguments as attributes (``<weather city="Oslo"/>``).  Only for tools that change
+    nothing: the agents run such a call only when the tool is read-only (docs/tools.md, "Safety").  Linear: each ``{``
+    that opens an object whose first key names a tool is decoded once, and each tag named after a tool read once, at
+    most ``MAX_EMBEDDED_CANDIDATES`` of each, in a reply of at most ``MAX_CALL_TEXT_CHARS``."""
     names, body = set(tool_names), text or ""
     if not names or len(body) > MAX_CALL_TEXT_CHARS:
         return []
@@ -253,13 +245,9 @@ MAX_TAG_ATTRIBUTES = 32  # a call has a few arguments; a longer tag is no call
 def _attribute_tag_calls(body: str, names: set[str]) -> list[tuple[int, ToolCall]]:
     """``(where, call)`` for each self-closing tag named after a tool (of the first ``MAX_EMBEDDED_CANDIDATES``),
     its arguments as attributes: ``<weather city="Oslo" unit='C'/>`` (small models write calls so), as strings."""
-    named = (tag for tag in _TAG_NAME.finditer(body) if tag.group(1) in names)
-    calls = []
-    for tag in islice(named, MAX_EMBEDDED_CANDIDATES):
-        call = _attribute_tag(body, tag.end(), tag.group(1), names)
-        if call is not None:
-            calls.append((tag.start(), call))
-    return calls
+    named = islice((tag for tag in _TAG_NAME.finditer(body) if tag.group(1) in names), MAX_EMBEDDED_CANDIDATES)
+    read = ((tag.start(), _attribute_tag(body, tag.end(), tag.group(1), names)) for tag in named)
+    return [(where, call) for where, call in read if call is not None]
 
 
 def _attribute_tag(body: str, position: int, name: str, names: set[str]) -> ToolCall | None:

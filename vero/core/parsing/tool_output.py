@@ -20,9 +20,8 @@ def reports_error(output: str) -> bool:
     return bool(ERROR_TEXT.match(output or ""))
 
 
-# Binary floating point turns 0.1 + 0.2 into 0.30000000000000004: a run of 0s or 9s
-# followed by a digit or three, at the 16th or 17th significant digit.  Every part is
-# bounded, so a number thousands of digits long is passed over in linear time.
+# Binary floating point turns 0.1 + 0.2 into 0.30000000000000004: a run of 0s or 9s and a digit or three, at the
+# 16th or 17th significant digit.  Every part is bounded: a number thousands of digits long is read in linear time.
 _FLOAT_NOISE = re.compile(r"(?<![\w.])(-?)(\d{1,20})\.(\d{0,20}?)(0{5,20}|9{5,20})\d{1,3}(?![\w.])")
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-# One word set for every yes/no a model writes: a verdict in its JSON ("is_sufficient": "yes", "pass": "passed")
-# and a tool's boolean argument ("verbose": "on") alike.  A model uses the same words whatever the field, none of
-# these can mean the opposite in either place, and a word left out only costs a re-ask or a failed tool call.
-# (Switches in the environment, such as VERO_PYTHON_SANDBOX, are read by vero.config.env_flag: there an unclear
-# value must fall back to the default, and "fail" must not turn anything off.)
+# One word set for every yes/no a model writes, in a verdict ("pass": "passed") or a tool's boolean ("verbose": "on"):
+# none can mean the opposite in either place, and a word left out only costs a re-ask.  (vero.config.env_flag reads
+# switches in the environment: there an unclear value must fall back to the default, and "fail" turn nothing off.)
 _TRUE = frozenset({"true", "yes", "y", "1", "on", "pass", "passed"})
 _FALSE = frozenset({"false", "no", "n", "0", "off", "fail", "failed"})
 
