@@ -13,10 +13,11 @@ from test_cli import vero
 from vero import Agent, ChatOpenAI, Outcome
 from vero.agents import PlanExecuteAgent, ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.batch import run_many
-from vero.cli import CliError, read_output_schema, schema_problems
+from vero.cli import CliError, read_output_schema
 from vero.core.result import Status
 from vero.errors import LLMConfigError
 from vero.testing import ScriptedLLM
+from vero.tools.schema import schema_problems
 
 OFFLINE = ("--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--api-key", "sk-x")  # nothing is sent
 
@@ -196,11 +197,15 @@ def test_an_output_schema_that_says_what_cannot_be_checked_is_a_usage_error(tmp_
     path.write_text(json.dumps(schema))
     with pytest.raises(CliError, match=re.escape(problem)):
         read_output_schema(str(path))
+    llm = ScriptedLLM(['"anything"'])
+    with pytest.raises(TypeError, match=re.escape(problem)):  # given to run(): at once, before anything is sent
+        ToolCallingAgent("x", llm, verbose=False).run("task", output_type=schema)
+    assert llm.calls == 0
 
 
 def test_an_output_schema_with_a_property_named_type_is_read():
     schema = {"type": "object", "properties": {"type": {"type": "string"}, "pattern": {"type": "string"}}}
-    assert schema_problems(schema) == []
+    assert schema_problems(schema) == []  # vero.tools.schema's, which the CLI and run(output_type=...) ask
 
 
 @pytest.mark.parametrize("pattern", ["a{4294967296}", "(" * 1000 + ")" * 1000])

@@ -461,62 +461,12 @@ def read_output_schema(path: str | None) -> dict | None:
         raise CliError(f"the output schema {path} is not JSON: {str(exc)[:200] or 'nested too deeply'}") from None
     if not isinstance(schema, dict):
         raise CliError(f"the output schema {path} must be a JSON object (a JSON Schema), not {type(schema).__name__}")
+    from vero.tools.schema import schema_problems
+
     problems = schema_problems(schema)
     if problems:  # a keyword vero would read as something else, or skip: the answer would not be checked as meant
         raise CliError(f"the output schema {path} cannot be checked as written: {'; '.join(problems[:5])}")
     return schema
-
-
-JSON_TYPES = {"string", "number", "integer", "boolean", "array", "object", "null"}
-BOUNDS = "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength minItems maxItems".split()
-
-
-def schema_problems(schema, where: str = "$", depth: int = 0) -> list[str]:
-    """Each keyword of ``schema``, and of the schemas inside it, that says what vero cannot check: a ``type`` JSON
-    Schema has not, a ``pattern`` that is no regular expression, a bound that is no number (``"minimum": "5"``)."""
-    if not isinstance(schema, dict) or depth > 50:
-        return []
-    kinds = schema.get("type", [])
-    problems = [
-        f"{where}: type {kind!r} is none of JSON Schema's"
-        for kind in (kinds if isinstance(kinds, list) else [kinds])
-        if not isinstance(kind, str) or kind not in JSON_TYPES
-    ]
-    if "pattern" in schema and not _is_pattern(schema["pattern"]):
-        problems.append(
-            f"{where}: pattern {schema['pattern']!r} is no regular expression Python reads: vero could not check it"
-        )
-    problems += [
-        f"{where}: {key} {schema[key]!r} is no number"
-        for key in BOUNDS
-        if key in schema and (isinstance(schema[key], bool) or not isinstance(schema[key], (int, float)))
-    ]
-    for key, inner in _subschemas(schema):
-        problems += schema_problems(inner, f"{where}.{key}", depth + 1)
-    return problems
-
-
-def _subschemas(schema: dict):
-    """``(path, schema)`` of the schemas ``schema`` holds: under properties and $defs by name, items and the
-    combinators by place, additionalProperties and not."""
-    for key in ("properties", "$defs", "definitions", "patternProperties"):
-        named = schema.get(key)
-        yield from ((f"{key}.{name}", inner) for name, inner in named.items()) if isinstance(named, dict) else ()
-    for key in ("items", "prefixItems", "anyOf", "oneOf", "allOf", "additionalProperties", "not"):
-        inner = schema.get(key)
-        yield from (
-            ((f"{key}[{i}]", item) for i, item in enumerate(inner)) if isinstance(inner, list) else [(key, inner)]
-        )
-
-
-def _is_pattern(pattern) -> bool:
-    import re
-
-    try:
-        re.compile(pattern)
-    except (re.error, TypeError, OverflowError, RecursionError):  # a{4294967296}, parentheses nested a thousand deep
-        return False
-    return True
 
 
 def as_json_answer(result):

@@ -25,6 +25,7 @@ from vero.tools.schema import (
     convert,
     describe,
     inline_refs,
+    schema_problems,
     type_label,
     type_to_schema,
     unannotated,
@@ -51,6 +52,8 @@ class OutputSpec:
         self.output_type = output_type
         self.retries = retries
         self.is_schema = isinstance(output_type, dict)
+        if self.is_schema and (problems := schema_problems(output_type)):  # it would not be checked as it says
+            raise TypeError(f"the output schema cannot be checked as written: {'; '.join(problems[:5])}")
         self.schema: dict[str, Any] = inline_refs(output_type) if self.is_schema else type_to_schema(output_type)
         self.simple = _is_simple(self.schema)
 

@@ -1128,3 +1128,57 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
     except Exception as exc:  # a validator of the model's own that raised something else
         problems.append((path, f"{tp.__name__} refused the values: {exc}"))
     return None
+
+
+# -- a JSON Schema given as the output type: what vero cannot check as written ------------------------------
+JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+_NUMERIC_KEYWORDS = (
+    "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength minItems maxItems".split()
+)
+
+
+def schema_problems(schema: Any, where: str = "$", depth: int = 0) -> list[str]:
+    """Each keyword of ``schema``, and of the schemas inside it, that says what vero cannot check: a ``type`` JSON
+    Schema has not, a ``pattern`` that is no regular expression, a bound that is no number (``"minimum": "5"``).
+    Such a schema given as the output type would leave the answer unchecked where it says to check it."""
+    if not isinstance(schema, dict) or depth > 50:
+        return []
+    kinds = schema.get("type", [])
+    problems = [
+        f"{where}: type {kind!r} is none of JSON Schema's"
+        for kind in (kinds if isinstance(kinds, list) else [kinds])
+        if not isinstance(kind, str) or kind not in JSON_TYPES
+    ]
+    if "pattern" in schema and not _is_pattern(schema["pattern"]):
+        problems.append(
+            f"{where}: pattern {schema['pattern']!r} is no regular expression Python reads: vero could not check it"
+        )
+    problems += [
+        f"{where}: {key} {schema[key]!r} is no number"
+        for key in _NUMERIC_KEYWORDS
+        if key in schema and (isinstance(schema[key], bool) or not isinstance(schema[key], (int, float)))
+    ]
+    for key, inner in _subschemas(schema):
+        problems += schema_problems(inner, f"{where}.{key}", depth + 1)
+    return problems
+
+
+def _subschemas(schema: dict[str, Any]) -> collections.abc.Iterator[tuple[str, Any]]:
+    """``(path, schema)`` of the schemas ``schema`` holds: under properties and $defs by name, items and the
+    combinators by place, additionalProperties and not."""
+    for key in ("properties", "$defs", "definitions", "patternProperties"):
+        named = schema.get(key)
+        yield from ((f"{key}.{name}", inner) for name, inner in named.items()) if isinstance(named, dict) else ()
+    for key in ("items", "prefixItems", "anyOf", "oneOf", "allOf", "additionalProperties", "not"):
+        inner = schema.get(key)
+        yield from (
+            ((f"{key}[{i}]", item) for i, item in enumerate(inner)) if isinstance(inner, list) else [(key, inner)]
+        )
+
+
+def _is_pattern(pattern: Any) -> bool:
+    try:
+        re.compile(pattern)
+    except (re.error, TypeError, OverflowError, RecursionError):  # a{4294967296}, parentheses nested a thousand deep
+        return False
+    return True
