@@ -223,3 +223,10 @@ def test_a_key_or_a_base_url_password_that_is_a_word_is_still_masked_whole():
 
     for key in ["qwhxjzkpmrtvbnlsdfghcvbn", "Sunshinebeach", *url_credentials("http://bob:Sunshinebeach@host/v1")]:
         assert key not in hide_secrets(f"the key is {key}", [key], in_use=False)
+
+
+def test_a_cassette_path_with_a_tilde_is_in_the_home_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    cassette = Cassette("~/sessions/run.jsonl", mode="record")
+    assert cassette.path == tmp_path / "sessions" / "run.jsonl" and cassette.path.exists()
+    assert not (tmp_path / "~").exists()

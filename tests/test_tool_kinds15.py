@@ -344,17 +344,6 @@ def test_a_result_vero_cannot_write_is_not_blamed_on_the_tool():
     assert out.output.startswith("Error: tool 'factorial' returned a value vero could not write as text: ValueError")
 
 
-def test_a_generator_that_raises_is_still_the_tools_exception():
-    def pages():
-        """Pages."""
-        yield 1
-        raise TimeoutError("page 2 timed out")
-
-    assert (
-        ToolRegistry([Tool(pages)]).run("pages").output == "Error: tool 'pages' raised TimeoutError: page 2 timed out"
-    )
-
-
 class Plain:
     @tool
     def add(a: int, b: int) -> int:  # noqa: N805  # no instance: its first parameter is an argument
@@ -397,3 +386,20 @@ def test_defaults_that_json_writes_as_its_own_values_are_shown():
 
     properties = paint.parameters["properties"]
     assert properties["hues"]["default"] == ["red"] and properties["at"]["default"] == [1, 2]
+
+
+# -- a generator that raises after giving some items ------------------------------------------------------------
+def test_a_generator_that_raises_midway_fails_and_keeps_what_it_gave_in_its_error():
+    def readings(count: int):
+        """Meter readings, until the meter fails."""
+        yield from ({"meter": n, "kwh": 10 * n} for n in range(count))
+        raise OSError("the meter stopped answering")
+
+    outcome = ToolRegistry([readings]).call("readings", {"count": 2})
+    assert (outcome.ok, outcome.error) == (False, ToolError.EXCEPTION)
+    assert outcome.output == (
+        "Error: tool 'readings' raised OSError: the meter stopped answering; "
+        'before that it gave: [{"meter": 0, "kwh": 0}, {"meter": 1, "kwh": 10}]'
+    )
+    nothing = ToolRegistry([readings]).call("readings", {"count": 0})  # no item: the error alone, as before
+    assert nothing.output == "Error: tool 'readings' raised OSError: the meter stopped answering"

@@ -44,7 +44,7 @@ class Cassette:
     def __init__(self, path: str | os.PathLike[str], mode: Mode = "replay") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        self.path = Path(path)  # as given, in messages
+        self.path = Path(path).expanduser()  # as given (~ expanded), in messages
         self._file = self.path.absolute()  # resolved once: a later chdir must not move the recording
         self.mode: Mode = mode
         self.hits = self.misses = 0

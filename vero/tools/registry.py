@@ -175,10 +175,20 @@ def to_text(result: Any) -> str:
         raise UnwritableResult from exc
 
 
+class PartlyGenerated(Exception):
+    """A generator raised after giving some items: the tool failed (its error is ``__cause__``), and what it gave
+    before is kept, as the JSON list ``args[0]``, in its error's text."""
+
+
 def _generated_text(generator: Iterator[Any]) -> str:
     """An iterator's items as a JSON list; it is stopped after ``MAX_GENERATED_ITEMS`` (a generator closed)."""
+    items: list[Any] = []
     try:
-        items = list(itertools.islice(generator, MAX_GENERATED_ITEMS + 1))
+        items.extend(itertools.islice(generator, MAX_GENERATED_ITEMS + 1))
+    except Exception as exc:
+        if items:
+            raise PartlyGenerated(to_text(items)) from exc
+        raise
     finally:
         if isinstance(generator, types.GeneratorType):
             generator.close()
@@ -202,13 +212,14 @@ def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcom
         if isinstance(exc, KeyboardInterrupt) and not on_worker:
             raise
         unwritable = isinstance(exc, UnwritableResult) and exc.__cause__ is not None
-        exc = exc.__cause__ if unwritable else exc  # type: ignore[assignment]
+        given = f"; before that it gave: {exc.args[0]}" if isinstance(exc, PartlyGenerated) else ""
+        exc = exc.__cause__ if unwritable or given else exc  # type: ignore[assignment]
         try:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         except Exception:  # an exception whose message cannot be made
             detail = type(exc).__name__
         prefix = (UNWRITABLE if unwritable else RAISED).format(found.name)
-        return ToolOutcome(valid_text(prefix + detail), False, ToolError.EXCEPTION)
+        return ToolOutcome(valid_text(prefix + detail + given), False, ToolError.EXCEPTION)
 
 
 def parse_arguments(tool: Tool, args: Any) -> dict[str, Any]:
