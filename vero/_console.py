@@ -214,11 +214,14 @@ def _endpoint_of(exc) -> str:
 
 
 def parse_tools(spec: str | None) -> list:
-    """``"calculator,time"`` -> the built-in Tool objects; ``"none"`` -> []; ``None``: the default tools."""
+    """``"calculator,time"`` -> the built-in Tool objects; ``"none"`` -> []; ``None``: the default tools.
+    One that names no tool (``","``, from ``"$A,$B"`` unset) is an error: ``none`` says no tools."""
     spec = DEFAULT_TOOLS if spec is None else spec
-    names = [n.strip() for n in (spec or "").split(",") if n.strip()]
-    if names in ([], ["none"]):
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if names == ["none"]:
         return []
+    if not names:
+        raise CliError(f"--tools {spec!r} names no tool; choose from {', '.join(TOOL_NAMES)} or 'none'")
     unknown = [n for n in names if n not in TOOL_NAMES]
     if unknown:
         raise CliError(f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOL_NAMES)} or 'none'")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import json
 import sys
@@ -64,7 +65,7 @@ from vero._version import __version__
 from vero.config import get_settings, known_keys
 from vero.core.chat_openai import CONFIG_HELP
 from vero.core.events import JsonlTrace
-from vero.core.result import Status, StepKind
+from vero.core.result import RunResult, Status, StepKind
 from vero.core.secrets import hide_secrets, masked_json, url_credentials
 from vero.core.text import BLANK, printable_json, redact_urls
 from vero.errors import LLMConfigError
@@ -91,6 +92,19 @@ class KeyHidingParser(argparse.ArgumentParser):
         """argparse's usage and error lines (exit 2), with the keys masked and URLs redacted."""
         secrets = [*api_key_values(self.arguments), *known_keys()]
         super().error(hide_secrets(redact_urls(message), secrets))
+
+    def _get_value(self, action: argparse.Action, arg_string: str):
+        """An option's value; a blank one is a usage error, not the default: ``--model "$MODEL"`` with the
+        variable unset would talk to a model the user did not choose.  (argparse's hook for each value.)"""
+        if action.option_strings and not arg_string.strip(BLANK):
+            hint = EMPTY_HINTS.get(action.dest, "")
+            self.exit(
+                EXIT_CONFIG, f"vero: {action.option_strings[-1]} is empty: give it a value{hint}, or leave it out\n"
+            )
+        return super()._get_value(action, arg_string)
+
+
+EMPTY_HINTS = {"tools": " (none: no tools)"}  # how to say what an empty value meant before it was an error
 
 
 def api_key_values(arguments: list[str]) -> list[str]:
@@ -413,10 +427,37 @@ def with_mcp_tools(args, tools: list):
 
 
 def cmd_run(args) -> int:
-    task = read_task(args.task)
-    if not task.strip(BLANK):  # as the agent sees it: a BOM, a NUL or a zero-width space alone is empty too
-        raise CliError('the task is empty: give it as an argument (vero run "What is 2+2?"), or pipe it in with -')
-    schema = read_output_schema(args.output_schema)  # before any server starts: a bad file is a usage error
+    """``vero run``.  Under ``--json``, Ctrl-C still prints one JSON object, the result so far (status
+    cancelled), before ``_run_command`` exits 130: a script reading stdout as JSON gets what it reads."""
+    agent, task = None, "" if args.task == "-" else args.task
+    try:
+        task = read_task(args.task)
+        if not task.strip(BLANK):  # as the agent sees it: a BOM, a NUL or a zero-width space alone is empty too
+            raise CliError('the task is empty: give it as an argument (vero run "What is 2+2?"), or pipe it in with -')
+        schema = read_output_schema(args.output_schema)  # before any server starts: a bad file is a usage error
+        agent = run_agent(args)
+        if schema is None:
+            agent.run(task)
+        else:
+            agent.run(task, output_type=schema)
+    except KeyboardInterrupt:
+        if args.json:
+            print_json(interrupted_result(agent, task))
+        raise
+    result = as_json_answer(agent.last_result) if schema is not None else agent.last_result
+    if args.json:
+        print_error(result, debug=args.debug)
+        print_json(result)
+    elif args.quiet:
+        print_answer(result, debug=args.debug)
+    else:
+        print_result(result, debug=args.debug)
+    trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged
+    return EXIT_OK if result.status == Status.OK and not trace_failed else EXIT_FAILED
+
+
+def run_agent(args):
+    """The agent ``vero run`` runs: its tools (the MCP servers' too), model, conversation and printers."""
     tools = with_mcp_tools(args, parse_tools(args.tools))
     llm = make_llm(args)
     agent = make_agent(args.agent or default_agent(llm), llm, tools, args, approve_tool=run_approver(args))
@@ -427,22 +468,23 @@ def cmd_run(args) -> int:
     watch_model(llm)  # on stderr: --json keeps stdout for the result
     if not (args.quiet or args.json):
         agent.events.callbacks.append(step_printer(hide=(StepKind.FINAL, StepKind.APPROVAL)))  # the approver says it
-    if schema is None:
-        agent.run(task)
-    else:
-        agent.run(task, output_type=schema)
-    result = as_json_answer(agent.last_result) if schema is not None else agent.last_result
-    if args.json:
-        print_error(result, debug=args.debug)
-        text = printable_json(masked_json(result.to_dict(), SECRETS))  # C0 controls are escaped by json already
-        text = text if _encodes(text, sys.stdout) else json.dumps(json.loads(text))  # else the same JSON, in ASCII
-        write_or_drop(functools.partial(print, text))
-    elif args.quiet:
-        print_answer(result, debug=args.debug)
-    else:
-        print_result(result, debug=args.debug)
-    trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged
-    return EXIT_OK if result.status == Status.OK and not trace_failed else EXIT_FAILED
+    return agent
+
+
+def print_json(result) -> None:
+    """``--json``: ``result`` as one JSON object on stdout, the keys masked (in ASCII if stdout cannot write it)."""
+    text = printable_json(masked_json(result.to_dict(), SECRETS))  # C0 controls are escaped by json already
+    text = text if _encodes(text, sys.stdout) else json.dumps(json.loads(text))  # else the same JSON, in ASCII
+    write_or_drop(functools.partial(print, text))
+
+
+def interrupted_result(agent, task: str):
+    """What ``--json`` prints after Ctrl-C: the run's result as far as it got (``Agent.run`` keeps it, status
+    cancelled), or an empty cancelled one when the run had not begun (Ctrl-C while an MCP server starts)."""
+    result = getattr(agent, "last_result", None)
+    if result is None:
+        return RunResult(task=task, status=Status.CANCELLED, error=KeyboardInterrupt())
+    return dataclasses.replace(result, status=Status.CANCELLED)
 
 
 def read_output_schema(path: str | None) -> dict | None:
