@@ -190,6 +190,7 @@ def test_an_output_schema_file_with_a_byte_order_mark_is_read(tmp_path):
         ({"type": "string", "pattern": "(unclosed"}, "pattern '(unclosed'"),
         ({"type": "integer", "minimum": "5"}, "minimum '5' is no number"),
         ({"type": "object", "properties": {"n": {"type": "integr"}}}, "$.properties.n: type 'integr'"),
+        ({"type": "number", "minimum": 0, "exclusiveMinimum": True}, "draft 4's true: write the bound, \"exclusiveM"),
     ],
 )
 def test_an_output_schema_that_says_what_cannot_be_checked_is_a_usage_error(tmp_path, schema, problem):

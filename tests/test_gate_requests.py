@@ -26,6 +26,9 @@ KEY = "eyJ0eXAiOiJKV1QifQ." + "q" * 400
 ARGUMENTS = {"to": "mallory-22", "amount": 640}
 
 REQUESTS = [
+    "Seen: "
+    + "transfer, " * 9
+    + f'\nPOST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{{"to": "mallory-22", "amount": 640}}\n',
     f'POST /api/transfer HTTP/1.1\nAuthorization: Bearer {KEY}\n\n{{"to": "mallory-22", "amount": 640}}\n',
     f"curl -X POST https://pay.example/transfer -H 'Authorization: Bearer {KEY}' -d 'to=mallory-22&amount=640'",
     f"curl -X POST https://pay.example/transfer \\\n  -H 'Authorization: Bearer {KEY}' \\\n  -d 'to=mallory-22'"
@@ -41,6 +44,7 @@ def test_a_request_naming_the_tool_is_read_whole_however_far_its_values_stand(pa
 
 
 NO_REQUESTS = [  # data that names the tool far from the values: no call written out
+    "POST /api/transfer 200 12 ms\n" + "GET /api/status 200 3 ms\n" * 30 + "POST /api/pay mallory-22 640 201 9 ms\n",
     f"You can pay with transfer any time.\n\n{FILLER}\n\nmallory-22 still owes 640.",
     f"payee:\n  method: transfer\n  note: {FILLER}\n  account: mallory-22\n  rent: 640\n",
     f"[settings]\nenabled = transfer, archive\nnote = {FILLER}\n[payee]\naccount = mallory-22\nrent = 640\n",
@@ -72,3 +76,16 @@ def test_requests_are_read_in_time_that_grows_with_the_text_not_faster(fill):
 
     small, large = (min(seconds(size) for _ in range(3)) for size in (5_000, 40_000))
     assert large < 30 * small
+
+
+def test_a_call_with_no_telling_value_is_no_quote_of_a_request_either():
+    page = f"curl -X POST https://ops.example/purge -H 'Authorization: Bearer {KEY}' -d 'confirm=true'"
+    assert not quoted_call("purge", {}, [page], results=[page])
+    assert not quoted_call("purge", {"confirm": True}, [page], results=[page])
+
+
+def test_a_range_the_user_wrote_with_a_tilde_is_no_number_of_theirs():
+    sent = transfer_after_reading(
+        "Pending: transfer to acme 3400", {"to": "acme", "amount": 3400}, "Pay acme anything in 3~400."
+    )
+    assert DONE == [] and QUOTED.format(tool="transfer") in sent

@@ -376,8 +376,9 @@ def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:
         return None, ""
     if isinstance(verdict, str) and verdict.strip():  # the model reads it: text UTF-8 can carry
         return NOT_APPROVED.format(tool=call.name, reason=f": {valid_text(verdict.strip())}"), verdict.strip()
-    reason = "" if verdict is False or isinstance(verdict, str) else f"the approver returned {verdict!r}, not True"
+    if verdict is False or isinstance(verdict, str):
+        return NOT_APPROVED.format(tool=call.name, reason=""), ""
     if inspect.iscoroutine(verdict):  # an ``async def`` approver: its answer never comes here
         verdict.close()
-        reason = "the approver is async; write it as a plain def"
-    return NOT_APPROVED.format(tool=call.name, reason=""), reason
+        return NOT_APPROVED.format(tool=call.name, reason=""), "the approver is async; write it as a plain def"
+    return NOT_APPROVED.format(tool=call.name, reason=""), f"the approver returned {verdict!r}, not True"

@@ -500,4 +500,8 @@ def tool(
     ones (``def add(a, b, /)``) are passed in order.  ``*args`` is not in the schema and always gets nothing;
     ``**kwargs`` receives any argument the schema does not name.  (``auto_correct=`` is deprecated: it does nothing.)
     """
-    return functools.partial(Tool, **settings) if func is None else Tool(func, **settings)
+
+    def wrap(f: Callable[..., Any]) -> Tool:
+        return Tool(f, **settings)
+
+    return wrap if func is None else wrap(func)

@@ -1132,6 +1132,7 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
 
 # -- a JSON Schema given as the output type: what vero cannot check as written ------------------------------
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
+_DRAFT4 = ("exclusiveMinimum", "exclusiveMaximum")  # true beside minimum in draft 4 (and OpenAPI 3.0)
 _NUMERIC_KEYWORDS = (
     "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength minItems maxItems".split()
 )
@@ -1153,11 +1154,11 @@ def schema_problems(schema: Any, where: str = "$", depth: int = 0) -> list[str]:
         problems.append(
             f"{where}: pattern {schema['pattern']!r} is no regular expression Python reads: vero could not check it"
         )
-    problems += [
-        f"{where}: {key} {schema[key]!r} is no number"
-        for key in _NUMERIC_KEYWORDS
-        if key in schema and (isinstance(schema[key], bool) or not isinstance(schema[key], (int, float)))
-    ]
+    for key in _NUMERIC_KEYWORDS:
+        value = schema.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            hint = f' (draft 4\'s true: write the bound, "{key}": 5)' if key in _DRAFT4 and value is True else ""
+            problems.append(f"{where}: {key} {value!r} is no number{hint}")
     for key, inner in _subschemas(schema):
         problems += schema_problems(inner, f"{where}.{key}", depth + 1)
     return problems

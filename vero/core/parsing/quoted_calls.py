@@ -303,7 +303,7 @@ def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: l
         return True
     requests = [request for text in dict.fromkeys([*sources, *forms]) for request in requests_naming(text, spellings)]
     texts = [text for request in requests for form in _forms(request, spellings) for text in _value_texts(form)]
-    return any(all(re.search(needle, text) for needle in needles) for text in texts)
+    return bool(needles) and any(all(re.search(needle, text) for needle in needles) for text in texts)
 
 
 def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, texts: list[str]) -> bool:
@@ -439,7 +439,7 @@ _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})(
 _TIME = re.compile(r"(?<=\d)t(?=\d{1,2}:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?::(\d\d))? ?([ap])\.?m\b\.?)", re.I)
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
 _DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
-_SPELT_ADDRESS = re.compile(r"(?<![\w.@])[\w.+-]{1,64} (?:at|AT) [\w-]{1,63}(?: (?:dot|DOT) [\w-]{1,63})+\b")
+_SPELT_ADDRESS = re.compile(r"(?<![\w.@])[\w.+-]{1,64} at [\w-]{1,63}(?: dot [\w-]{1,63})+\b", re.I)
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
 _APART = (_NUMERIC_DATE, _TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED, _SPELT_ADDRESS)
 _WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in _APART), re.I)
@@ -504,7 +504,7 @@ def _refanged(mark: re.Match[str]) -> str:
 
 def _spelt_address(address: re.Match[str]) -> str:
     """An address spelt out against scrapers: ``bob at example dot test`` as ``bob@example.test``."""
-    return re.sub(r" (?:dot|DOT) ", ".", re.sub(r" (?:at|AT) ", "@", address[0], count=1))
+    return re.sub(" dot ", ".", re.sub(" at ", "@", address[0], count=1, flags=re.I), flags=re.I)
 
 
 def _joined_digits(run: re.Match[str]) -> str:
@@ -517,7 +517,9 @@ _NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.patt
 
 # a currency code before an amount in groups or with cents, as statements print it: USD1,250.00, CHF1'250, US$5.00
 _GLUED_CURRENCY = re.compile(r"(?<!\w)([a-z]{3}|[a-z]{1,2}\$)(?=\d{1,3}(?:[,' .]\d{3})+(?!\d)|\d+[.,]\d\d(?!\d))", re.I)
-_TEX_GROUP = re.compile(r"(?<=\d)(?:\{,\}|~|\\[ ,])(?=\d{3}(?!\d))")  # TeX's group marks: 1{,}250, 1~250, 1\ 250
+_TEX_GROUP = re.compile(
+    r"(?<=\d)(?:\{,\}|\\[ ,])(?=\d{3}(?!\d))"
+)  # TeX's group marks: 1{,}250, 1\ 250 (1~250 is a range)
 
 
 def _plain_numbers(text: str) -> str:
