@@ -230,3 +230,13 @@ def test_a_cassette_path_with_a_tilde_is_in_the_home_directory(tmp_path, monkeyp
     cassette = Cassette("~/sessions/run.jsonl", mode="record")
     assert cassette.path == tmp_path / "sessions" / "run.jsonl" and cassette.path.exists()
     assert not (tmp_path / "~").exists()
+
+
+def test_a_miss_names_the_option_the_request_lacks_not_the_next_one_it_has(tmp_path):
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0.7}
+    cassette = Cassette(tmp_path / "c.jsonl", mode="record")
+    cassette.add({**request, "stop": ["Observation:"]}, Message("assistant", "ok"))
+    said = Cassette(tmp_path / "c.jsonl").miss_message(request)
+    assert said.endswith('at stop[0]: recorded "Observation:", which the request does not have'), said
+    said = Cassette(tmp_path / "c.jsonl").miss_message({**request, "stop": ["Observation:"], "seed": 1})
+    assert said.endswith("at seed: sent 1, which the recording does not have"), said

@@ -110,6 +110,7 @@ def test_a_base_url_that_is_not_http_is_a_configuration_error_at_once(tmp_path, 
         ("http://alice:sekret-password-123@[::1/v1", "is not a valid URL"),
         ("http://alice:sekret-password-123@host:port/v1", "is not a valid URL"),
         ("http://:8080/v1", "has no host"),
+        ("https://", "has no host"),
     ],
 )
 def test_a_base_url_that_does_not_parse_is_a_configuration_error_with_its_password_masked(url, problem):
@@ -191,6 +192,7 @@ def test_an_output_schema_file_with_a_byte_order_mark_is_read(tmp_path):
         ({"type": "integer", "minimum": "5"}, "minimum '5' is no number"),
         ({"type": "object", "properties": {"n": {"type": "integr"}}}, "$.properties.n: type 'integr'"),
         ({"type": "number", "minimum": 0, "exclusiveMinimum": True}, "draft 4's true: write the bound, \"exclusiveM"),
+        ({"type": "integer", "minimum": float("nan")}, "minimum nan is no number"),
     ],
 )
 def test_an_output_schema_that_says_what_cannot_be_checked_is_a_usage_error(tmp_path, schema, problem):

@@ -59,7 +59,7 @@ class Cassette:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.path.write_text(json.dumps({"vero_cassette": FORMAT}) + "\n", encoding="utf-8")
         elif not self.path.exists():
-            raise CassetteError(f"{self.path}: no such cassette (record one with mode='record')")
+            raise CassetteError(f"{self.path}: no such cassette (record one: mode='record', or vero run --record FILE)")
         else:  # every line checked, and where each request's entries are remembered
             for offset, entry in self._scan():
                 self._entries[request_key(entry["request"])].append(offset)
@@ -284,6 +284,10 @@ def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) ->
     if mine and theirs and mine[0] == theirs[0]:  # shown from a little before the first character that differs
         at = len(os.path.commonprefix([json.dumps(v, ensure_ascii=False) for v in (theirs[1], mine[1])]))
         return f"{mine[0]}: recorded {_shown(theirs[1], at)}, sent {_shown(mine[1], at)}"
+    if mine and theirs and theirs[0] not in dict(sent):  # the request lacks what the recording has here (a stop)
+        mine = None
+    elif mine and theirs and mine[0] not in dict(recorded):  # it has what the recording lacks
+        theirs = None
     if mine and theirs:
         return f"{mine[0]} (sent {_shown(mine[1])}) where the recording has {theirs[0]} ({_shown(theirs[1])})"
     if mine:

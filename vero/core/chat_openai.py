@@ -71,7 +71,7 @@ def _endpoint(
         raise LLMConfigError(BAD_KEY)
     base_url = (base_url or "").strip() or (settings.OPENAI_BASE_URL or "").strip() or None  # a pasted space too
     scheme, _, rest = (base_url or "").partition("://")
-    if base_url and (scheme.lower() not in ("http", "https") or not rest):  # a config error, not a connection
+    if base_url and scheme.lower() not in ("http", "https"):  # a config error, not a connection
         suggestion = redact_url("http://" + (rest or base_url).lstrip("/"))
         raise LLMConfigError(f"the base URL needs http:// or https:// in front: did you mean {suggestion}?")
     if base_url and (problem := base_url_problem(base_url)):  # before the SDK's own error, which shows it whole

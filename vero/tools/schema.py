@@ -1156,7 +1156,7 @@ def schema_problems(schema: Any, where: str = "$", depth: int = 0) -> list[str]:
         )
     for key in _NUMERIC_KEYWORDS:
         value = schema.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):  # NaN too
             hint = f' (draft 4\'s true: write the bound, "{key}": 5)' if key in _DRAFT4 and value is True else ""
             problems.append(f"{where}: {key} {value!r} is no number{hint}")
     for key, inner in _subschemas(schema):
