@@ -615,13 +615,11 @@ def _wait_for(predicate, timeout=60.0) -> None:  # a subprocess on a busy machin
         time.sleep(0.02)
 
 
-@pytest.mark.processes
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
-def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigint_default):
-    srv.enqueue(Fault.sleep(30, "too late"), "Fine, thanks.")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vero", "chat", "--base-url", srv.base_url],
-        cwd=tmp_path,
+def start_vero(*args: str, cwd) -> subprocess.Popen:
+    """``vero ARGS`` in a process of its own, unbuffered, its three streams piped (text)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "vero", *args],
+        cwd=cwd,
         env=cli_env(PYTHONUNBUFFERED="1"),
         text=True,
         encoding="utf-8",
@@ -629,6 +627,13 @@ def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigin
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+@pytest.mark.processes
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
+def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigint_default):
+    srv.enqueue(Fault.sleep(30, "too late"), "Fine, thanks.")
+    proc = start_vero("chat", "--base-url", srv.base_url, cwd=tmp_path)
     out: list[str] = []
     threading.Thread(target=_read_into, args=(proc.stdout, out), daemon=True).start()
     try:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import sys
 import threading
 
 import pytest
-from test_cli import _read_into, _wait_for, cli_env, vero
+from test_cli import _read_into, _wait_for, start_vero, vero
 
 from vero import cli
 from vero._mock_server import Fault
@@ -118,15 +117,7 @@ def test_ctrl_c_without_json_is_unchanged(tmp_path, monkeypatch):
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
 def test_a_real_ctrl_c_under_json_prints_the_cancelled_result(srv, tmp_path, sigint_default):
     srv.enqueue(Fault.sleep(30, "too late"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vero", "run", "--json", "--base-url", srv.base_url, "slow question"],
-        cwd=tmp_path,
-        env=cli_env(PYTHONUNBUFFERED="1"),
-        text=True,
-        encoding="utf-8",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = start_vero("run", "--json", "--base-url", srv.base_url, "slow question", cwd=tmp_path)
     out: list[str] = []
     threading.Thread(target=_read_into, args=(proc.stdout, out), daemon=True).start()
     try:
