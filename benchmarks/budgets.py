@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8558  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8569  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -119,8 +119,10 @@ LINES_CEILING = 8558  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # refused it (the check moved from the CLI to vero.tools.schema);
 # 8552: +9, a generator that raises after giving items keeps them in its error's text (they were lost);
 # 8558: +6 for a review of the session's diff (a request only with its HTTP/ version and headers, found wherever the
-# tool is mentioned; two diets undone that read worse: tool()'s decorator and the approver's answers); lower it as
-# lines go
+# tool is mentioned; two diets undone that read worse: tool()'s decorator and the approver's answers);
+# 8569: +11 for a second review (a request without its version when headers follow, any header token, one request
+# after another; a generator's unwritable items; a cassette miss between text and parts; base URL hints); lower it
+# as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
 # The ceilings: each pattern's figure when the budget was set (2026-11-28), one lower since a tool's worker job became

@@ -240,3 +240,18 @@ def test_a_miss_names_the_option_the_request_lacks_not_the_next_one_it_has(tmp_p
     assert said.endswith('at stop[0]: recorded "Observation:", which the request does not have'), said
     said = Cassette(tmp_path / "c.jsonl").miss_message({**request, "stop": ["Observation:"], "seed": 1})
     assert said.endswith("at seed: sent 1, which the recording does not have"), said
+
+
+def test_a_miss_where_one_request_has_parts_and_the_other_text_names_both(tmp_path):
+    text = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    parts = {"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
+    cassette = Cassette(tmp_path / "c.jsonl", mode="record")
+    cassette.add(text, Message("assistant", "ok"))
+    said = Cassette(tmp_path / "c.jsonl").miss_message(parts)
+    assert "where the recording has messages[0].content" in said and "does not have" not in said, said
+
+
+def test_a_relative_cassette_name_that_begins_with_a_tilde_is_that_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cassette = Cassette("~old.jsonl", mode="record")
+    assert cassette.path.name == "~old.jsonl" and (tmp_path / "~old.jsonl").exists()

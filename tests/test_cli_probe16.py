@@ -3,6 +3,7 @@ variable unset) silently meant the default, and Ctrl-C under ``--json`` printed 
 
 from __future__ import annotations
 
+import errno
 import json
 import signal
 import sys
@@ -10,6 +11,7 @@ import threading
 
 import pytest
 from test_cli import _read_into, _wait_for, start_vero, vero
+from test_cli_probe15 import GoneStdout, run_with_stdout
 
 from vero import cli
 from vero._mock_server import Fault
@@ -101,6 +103,12 @@ def test_ctrl_c_under_json_before_the_run_began_prints_an_empty_cancelled_result
     result = json.loads(done.stdout)
     assert (result["status"], result["task"]) == ("cancelled", "What is 2+2?")
     assert (result["llm_calls"], result["steps"], result["answer"]) == (0, [], "")
+
+
+def test_ctrl_c_under_json_exits_130_when_the_reader_has_gone_too(tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "make_llm", lambda args: ScriptedLLM([interrupted]))  # `| jq`, killed by the same Ctrl-C
+    code, _ = run_with_stdout(["run", "--json", "What is 2+2?"], GoneStdout(errno.EPIPE, 0), tmp_path, monkeypatch)
+    assert code == 130
 
 
 def test_ctrl_c_without_json_is_unchanged(tmp_path, monkeypatch):

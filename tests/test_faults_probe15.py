@@ -92,7 +92,8 @@ def test_a_key_board_interrupt_in_a_custom_agent_s_module_still_interrupts(tmp_p
         ("localhost:11434", "http://localhost:11434"),
         ("127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"),
         ("ftp://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"),
-        ("http:/127.0.0.1/v1", "http://http:/127.0.0.1/v1"),
+        ("http:/127.0.0.1/v1", "http://127.0.0.1/v1"),
+        ("localhost:8080/relay/http://upstream/v1", "http://localhost:8080/relay/http://upstream/v1"),
     ],
 )
 def test_a_base_url_that_is_not_http_is_a_configuration_error_at_once(tmp_path, url, meant):

@@ -24,8 +24,11 @@ from vero.core.parsing.records import requests_naming
 FILLER = "the quarterly figures were reviewed by the finance team " * 12  # far more than NEAR_CHARS
 KEY = "eyJ0eXAiOiJKV1QifQ." + "q" * 400
 ARGUMENTS = {"to": "mallory-22", "amount": 640}
+BODY = '{"to": "mallory-22", "amount": 640}'
 
 REQUESTS = [
+    f"POST https://pay.example/transfer\nAuthorization:Bearer {KEY}\nX-Empty:\n\n{BODY}\n",  # no version, odd headers
+    f"DELETE /api/cache HTTP/1.1\nX-Trace: 1\n\nPOST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{BODY}",  # after one
     "Seen: "
     + "transfer, " * 9
     + f'\nPOST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{{"to": "mallory-22", "amount": 640}}\n',

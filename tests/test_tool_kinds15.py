@@ -403,3 +403,13 @@ def test_a_generator_that_raises_midway_fails_and_keeps_what_it_gave_in_its_erro
     )
     nothing = ToolRegistry([readings]).call("readings", {"count": 0})  # no item: the error alone, as before
     assert nothing.output == "Error: tool 'readings' raised OSError: the meter stopped answering"
+
+
+def test_a_generator_that_raises_after_items_vero_cannot_write_fails_with_its_own_error():
+    def huge():
+        """Numbers too long to write."""
+        yield 10**5000
+        raise OSError("the meter stopped answering")
+
+    outcome = ToolRegistry([huge]).call("huge", {})
+    assert outcome.output == "Error: tool 'huge' raised OSError: the meter stopped answering"

@@ -44,7 +44,8 @@ class Cassette:
     def __init__(self, path: str | os.PathLike[str], mode: Mode = "replay") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        self.path = Path(path).expanduser()  # as given (~ expanded), in messages
+        text = os.fspath(path)
+        self.path = Path(text).expanduser() if text == "~" or text.startswith("~/") else Path(text)  # in messages
         self._file = self.path.absolute()  # resolved once: a later chdir must not move the recording
         self.mode: Mode = mode
         self.hits = self.misses = 0
@@ -284,9 +285,9 @@ def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) ->
     if mine and theirs and mine[0] == theirs[0]:  # shown from a little before the first character that differs
         at = len(os.path.commonprefix([json.dumps(v, ensure_ascii=False) for v in (theirs[1], mine[1])]))
         return f"{mine[0]}: recorded {_shown(theirs[1], at)}, sent {_shown(mine[1], at)}"
-    if mine and theirs and theirs[0] not in dict(sent):  # the request lacks what the recording has here (a stop)
+    if mine and theirs and not _holds(sent, theirs[0]):  # the request lacks what the recording has here (a stop)
         mine = None
-    elif mine and theirs and mine[0] not in dict(recorded):  # it has what the recording lacks
+    elif mine and theirs and not _holds(recorded, mine[0]):  # it has what the recording lacks
         theirs = None
     if mine and theirs:
         return f"{mine[0]} (sent {_shown(mine[1])}) where the recording has {theirs[0]} ({_shown(theirs[1])})"
@@ -295,6 +296,13 @@ def _difference(sent: list[tuple[str, Any]], recorded: list[tuple[str, Any]]) ->
     if theirs:
         return f"{theirs[0]}: recorded {_shown(theirs[1])}, which the request does not have"
     return "nothing (the same request, asked more often than recorded)"
+
+
+def _holds(leaves: list[tuple[str, Any]], path: str) -> bool:
+    """``leaves`` have something at ``path``: that leaf, or one inside it or around it (parts for a string)."""
+    return any(
+        p == path or p.startswith((path + ".", path + "[")) or path.startswith((p + ".", p + "[")) for p, _ in leaves
+    )
 
 
 def _shown(value: Any, at: int = 0, limit: int = 80) -> str:

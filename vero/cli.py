@@ -382,7 +382,7 @@ def run_command(args, debug: bool) -> int:
     LOST_STREAMS.clear()
     code = _run_command(args, debug)
     write_or_drop(sys.stdout.flush)  # what is still buffered: a closed pipe says so here, not at exit
-    return lost_output_code() if LOST_OUTPUT else code
+    return lost_output_code() if LOST_OUTPUT and code != 130 else code  # Ctrl-C's own code, reader gone or not
 
 
 def _run_command(args, debug: bool) -> int:

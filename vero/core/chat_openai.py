@@ -72,7 +72,9 @@ def _endpoint(
     base_url = (base_url or "").strip() or (settings.OPENAI_BASE_URL or "").strip() or None  # a pasted space too
     scheme, _, rest = (base_url or "").partition("://")
     if base_url and scheme.lower() not in ("http", "https"):  # a config error, not a connection
-        suggestion = redact_url("http://" + (rest or base_url).lstrip("/"))
+        mended = re.sub(r"(?i)^(https?):/*", r"\1://", base_url)  # http:/host, http:host: the slashes mended
+        rest = rest if re.fullmatch(r"[A-Za-z][\w+.-]*", scheme) else base_url  # ftp://host: the host, http:// in front
+        suggestion = redact_url(mended if mended != base_url else "http://" + (rest or base_url).lstrip("/"))
         raise LLMConfigError(f"the base URL needs http:// or https:// in front: did you mean {suggestion}?")
     if base_url and (problem := base_url_problem(base_url)):  # before the SDK's own error, which shows it whole
         raise LLMConfigError(f"the base URL {problem}")

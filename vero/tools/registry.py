@@ -186,8 +186,12 @@ def _generated_text(generator: Iterator[Any]) -> str:
     try:
         items.extend(itertools.islice(generator, MAX_GENERATED_ITEMS + 1))
     except Exception as exc:
-        if items:
-            raise PartlyGenerated(to_text(items)) from exc
+        try:
+            given = to_text(items) if items else ""
+        except UnwritableResult:  # what it gave cannot be written: its own error alone
+            given = ""
+        if given:
+            raise PartlyGenerated(given) from exc
         raise
     finally:
         if isinstance(generator, types.GeneratorType):

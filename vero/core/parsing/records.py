@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 
-_REQUEST = re.compile(r"[ \t]*(?:POST|PUT|PATCH|DELETE)[ \t]+\S+[ \t]+HTTP/\d")  # a request line that sends a body
-_HEADER = re.compile(r"[ \t]*:?[\w-]{1,100}:[ \t]")  # Name: value (HTTP/2's :path: too)
+# a request line that sends a body: the method, the target, perhaps the version (a log's line has more after it)
+_REQUEST = re.compile(r"[ \t]*(?:POST|PUT|PATCH|DELETE)[ \t]+\S+(?:[ \t]+HTTP/[\d.]+)?[ \t]*$")
+_HEADER = re.compile(r"[ \t]*:?[!#$%&'*+.^_`|~\w-]{1,100}:|[ \t]+\S")  # Name: value (:path: too), or a folded line
 _COMMAND = re.compile(r"[ \t]*(?:\$[ \t]*)?(?:curl|wget)[ \t]")  # a command that sends a request
 _CONTINUED = ("\\", "^", "`")  # a command line continued by sh, cmd or PowerShell
 
@@ -31,18 +32,22 @@ def requests_naming(text: str, name: re.Pattern[str]) -> list[str]:
 
 
 def _request_end(lines: list[str], number: int) -> int:
-    """Where the request that starts at line ``number`` ends (``number`` itself when none starts there)."""
+    """Where the request that starts at line ``number`` ends (``number`` itself when none starts there): a
+    command's continued lines; a request line's headers, then after a blank line its body, up to a blank line or
+    the next request.  A method and a target with no version and no header is no request (a log line)."""
     end = number + 1
     if _COMMAND.match(lines[number]):
         while end < len(lines) and lines[end - 1].rstrip().endswith(_CONTINUED):
             end += 1
-    elif _REQUEST.match(lines[number]):
-        while end < len(lines) and _HEADER.match(lines[end]):
-            end += 1
-        if end + 1 < len(lines) and not lines[end].strip():  # a blank line, then the body
-            end += 2
-            while end < len(lines) and lines[end].strip():
-                end += 1
-    else:
+        return end
+    if not _REQUEST.match(lines[number]):
         return number
+    while end < len(lines) and _HEADER.match(lines[end]):
+        end += 1
+    if end == number + 1 and "HTTP/" not in lines[number]:
+        return number
+    if end < len(lines) and not lines[end].strip():  # a blank line, then the body
+        end += 1
+        while end < len(lines) and lines[end].strip() and not _REQUEST.match(lines[end]):
+            end += 1
     return end
