@@ -363,3 +363,11 @@ def test_a_lone_surrogate_in_an_argument_is_a_failed_call_and_nothing_is_sent():
     assert not outcome.ok and outcome.error == ToolError.EXCEPTION
     assert "tools/call was not sent to the MCP server 'raw-plain': it holds '\\ud800'" in outcome.output
     assert [m["method"] for m in heard] == ["notifications/initialized"]  # no notifications/cancelled
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_a_config_server_without_a_name_is_refused(tmp_path, name):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {name: {"command": "true"}}}))
+    with pytest.raises(MCPError, match="a server needs a name"):
+        servers_from_config(str(config))

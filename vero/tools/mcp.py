@@ -1585,6 +1585,8 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     servers = []
     for name, entry in entries.items():
         where = f"the MCP config {path}, server {name!r}"
+        if not name.strip():  # --mcp-trust and the log lines name a server: one without a name cannot be named
+            raise MCPError(f"{where}: a server needs a name")
         if not isinstance(entry, dict):
             raise MCPError(f'{where}: expected an object with "command" or "url"')
         if _flag(entry, "disabled", where) or not _flag({"enabled": True, **entry}, "enabled", where):  # Zed's
