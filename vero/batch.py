@@ -26,6 +26,7 @@ before its next model or tool call, so ``run_many`` returns (raising the
 
 from __future__ import annotations
 
+import contextvars
 import pickle
 import sys
 import time
@@ -68,6 +69,14 @@ def _picklable(error: BaseException | None) -> BaseException | None:
         return RuntimeError(repr(error))
 
 
+def _submit(pool: Executor, make_agent: Callable[[], Any], task: str) -> Future:
+    """``run_one`` on ``pool``; on a thread, in a copy of this context: an agent run inside another's tool asks that
+    run's approvers (``vero.core.agent_tool.RUNNING_AGENT``)."""
+    if isinstance(pool, ThreadPoolExecutor):
+        return pool.submit(contextvars.copy_context().run, run_one, make_agent, task)
+    return pool.submit(run_one, make_agent, task)
+
+
 def run_many(
     make_agent: Callable[[], Any],
     tasks: Iterable[str],
@@ -99,7 +108,7 @@ def run_many(
     factory = make_agent if executor else tracked_agent  # another executor may need a picklable make_agent
     try:
         for index, task in enumerate(tasks):
-            futures[pool.submit(run_one, factory, task)] = index
+            futures[_submit(pool, factory, task)] = index
         for done, future in enumerate(as_completed(futures), 1):
             index = futures[future]
             results[index] = result = _result_of(future, tasks[index])

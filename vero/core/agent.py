@@ -310,8 +310,8 @@ class Agent(ABC):
             _check_run_settings(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
-        outer = RUNNING_AGENT.get()  # an agent run inside another's run (its solve, its tool): that user decides too
-        run.approvers = run.approvers or (approvers_of(outer) if outer not in (None, self) and outer._run else ())
+        outer = RUNNING_AGENT.get()  # an agent run inside another's run (its solve, its tool): that user decides too,
+        run.approvers = run.approvers or (approvers_of(outer) if outer not in (None, self) else ())  # ended or not
         running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
         try:
             self._run, task = run, run.task

@@ -1,0 +1,71 @@
+"""An agent run inside another agent's tool asks that user's approver on every way it may start: from
+``run_many``'s thread pool, and after the outer run has ended (a tool that timed out runs on)."""
+
+from __future__ import annotations
+
+import threading
+
+from vero import tool
+from vero.agents import ToolCallingAgent
+from vero.batch import run_many
+from vero.testing import ScriptedLLM
+
+DONE: list[str] = []
+ASKED: list[str] = []
+
+
+@tool
+def archive_record(record_id: str) -> str:
+    """Archive a record (changes things)."""
+    DONE.append(record_id)
+    return "archived"
+
+
+def refuse(call) -> str:
+    ASKED.append(call.arguments["record_id"])
+    return "not now"
+
+
+def inner_agent() -> ToolCallingAgent:
+    call = {"tool_calls": [{"name": "archive_record", "arguments": {"record_id": "r-9"}}]}
+    return ToolCallingAgent("inner", ScriptedLLM([call, "done"]), tools=[archive_record], verbose=False)
+
+
+def outer_agent(helper) -> ToolCallingAgent:
+    call = {"tool_calls": [{"name": "helper", "arguments": {"task": "archive r-9"}}]}
+    return ToolCallingAgent("outer", ScriptedLLM([call, "ok"]), tools=[helper], approve_tool=refuse, verbose=False)
+
+
+def test_an_agent_run_by_run_many_inside_a_tool_asks_the_outer_approver():
+    DONE.clear()
+    ASKED.clear()
+
+    @tool(read_only=True)
+    def helper(task: str) -> str:
+        """Hand the task to helpers."""
+        return run_many(inner_agent, [task], progress=False)[0].answer
+
+    outer_agent(helper).run("Tidy up.")
+    assert (DONE, ASKED) == ([], ["r-9"])
+
+
+def test_an_agent_a_timed_out_tool_runs_after_the_outer_run_ended_asks_the_outer_approver():
+    DONE.clear()
+    ASKED.clear()
+    outer_ended, inner_ended = threading.Event(), threading.Event()
+
+    @tool(read_only=True, timeout=0.05)
+    def helper(task: str) -> str:
+        """Hand the task to a helper, once one is free."""
+        outer_ended.wait(5)
+        try:
+            return inner_agent().run(task)
+        finally:
+            inner_ended.set()
+
+    outer = outer_agent(helper)
+    outer.run("Tidy up.")
+    assert "timed out" in outer.last_result.steps_of("observation")[0].content
+    outer_ended.set()
+    assert inner_ended.wait(5)
+    assert (DONE, ASKED) == ([], ["r-9"])
