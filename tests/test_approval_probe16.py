@@ -1,9 +1,12 @@
-"""An agent run inside another agent's tool asks that user's approver on every way it may start: from
-``run_many``'s thread pool, and after the outer run has ended (a tool that timed out runs on)."""
+"""An outside probe of approval: an agent run inside another agent's tool asks that user's approver on every way it
+may start (from ``run_many``'s thread pool, after the outer run has ended: a tool that timed out runs on), and the
+approver sees what the tool gets even when a validator edits its input."""
 
 from __future__ import annotations
 
 import threading
+
+import pydantic
 
 from vero import tool
 from vero.agents import ToolCallingAgent
@@ -69,3 +72,38 @@ def test_an_agent_a_timed_out_tool_runs_after_the_outer_run_ended_asks_the_outer
     outer_ended.set()
     assert inner_ended.wait(5)
     assert (DONE, ASKED) == ([], ["r-9"])
+
+
+GOT: list[list[str]] = []
+
+
+class Tags(pydantic.BaseModel):
+    tags: list[str]
+
+    @pydantic.field_validator("tags", mode="before")
+    @classmethod
+    def with_audit(cls, value):
+        if isinstance(value, list):
+            value.append("audit")  # edits the list it was given
+        return value
+
+
+@tool
+def tag_record(record: Tags) -> str:
+    """Tag a record (changes things)."""
+    GOT.append(list(record.tags))
+    return "tagged"
+
+
+def test_a_validator_that_edits_its_input_runs_once_on_what_the_tool_gets():
+    shown: list[list[str]] = []
+    call = {"tool_calls": [{"name": "tag_record", "arguments": {"record": {"tags": ["x"]}}}]}
+    agent = ToolCallingAgent(
+        "t",
+        ScriptedLLM([call, "done"]),
+        tools=[tag_record],
+        verbose=False,
+        approve_tool=lambda request: shown.append(request.arguments["record"]["tags"]) or True,
+    )
+    agent.run("Tag it.")
+    assert shown == GOT == [["x", "audit"]]

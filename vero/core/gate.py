@@ -358,7 +358,7 @@ def _as_the_tool_gets(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     model as a dict: ``plain_output``); as they are when they do not fit (the tool is not run then)."""
     exact = EXACT.set(not tool.read_only)
     try:
-        return dict(plain_output(tool.validate(arguments)))
+        return dict(plain_output(tool.validate(copy.deepcopy(arguments))))  # a copy: a validator may edit its input
     except ToolArgumentError:
         return arguments
     finally:
