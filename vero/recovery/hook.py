@@ -317,7 +317,7 @@ def consult(agent: Agent, rules: tuple[Rule, ...], answer: str) -> Response:
             continue
         if response is not None:
             counters[f"rule:{candidate.name}"] += 1
-            what = response.text if isinstance(response, Nudge) else f"ran {response.name}({response.arguments})"
+            what = response.text if isinstance(response, Nudge) else f"calls {response.name}({response.arguments})"
             agent.record(StepKind.WARNING, f"recovery rule {candidate.name}: {what}", rule=candidate.name, raw=answer)
             return response
     return None
