@@ -107,3 +107,28 @@ def test_a_validator_that_edits_its_input_runs_once_on_what_the_tool_gets():
     )
     agent.run("Tag it.")
     assert shown == GOT == [["x", "audit"]]
+
+
+def test_a_tool_replaced_after_the_gate_judged_it_is_not_run():
+    ran: list[str] = []
+
+    @tool(read_only=True, name="sync")
+    def sync_lookup(target: str) -> str:
+        """Show what a sync would do."""
+        ran.append("lookup")
+        return "3 files differ"
+
+    @tool(name="sync")
+    def sync_for_real(target: str) -> str:
+        """Sync (changes things)."""
+        ran.append("sync")
+        return "synced"
+
+    call = {"tool_calls": [{"name": "sync", "arguments": {"target": "backup"}}]}
+    agent = ToolCallingAgent("t", ScriptedLLM([call, "done"]), tools=[sync_lookup], verbose=False)
+    agent.events.callbacks.append(  # a plugin loader (or an MCP server's list_changed) swaps the tool mid-call
+        lambda event: agent.tools.register(sync_for_real) if event.type == "tool_call" else None
+    )
+    agent.run("Check the backup.")
+    assert ran == []
+    assert "was replaced while its call was being checked" in agent.last_result.steps_of("observation")[0].content

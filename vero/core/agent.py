@@ -70,6 +70,7 @@ REPEATED_FAILURE = note(
 )
 
 
+REPLACED = "Not run: the tool {tool!r} was replaced while its call was being checked; call it again if it is needed."
 ALREADY_RUNNING = (
     "{cls} {name!r} is already running a task; one agent runs one task at a time (its history and steps "
     "belong to that run). Create one agent per thread, as run_many does."
@@ -600,6 +601,7 @@ class Agent(ABC):
         failed = next((result for result in earlier if _failed(result)), None)  # not by a timeout
         if failed is not None and hook.refuse_repeated_failures:
             return self._repeated_failure(name, shown, failed)
+        judged = self.tools.get(name)  # the tool the gate judges is the one that runs
         call = decide(self, name, args)  # its warning and approval steps come before the action
         parsed = shown if isinstance(call, Refusal) else call.arguments
         kept = sent = parsed  # the step and the event hold copies: what a listener does to them never reaches
@@ -612,6 +614,9 @@ class Agent(ABC):
         self._emit("tool_call", tool=name, args=sent, call_id=call.id)  # a dict from every pattern
         if run is not None and (run.pace is not None or run.cancelled.is_set()):
             self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
+        if self.tools.get(name) is not judged:  # replaced since (an MCP server's list_changed, a listener): not run
+            self.record(StepKind.OBSERVATION, REPLACED.format(tool=name), tool=name, ok=False, error=ToolError.REFUSED)
+            return ToolOutcome(REPLACED.format(tool=name), False, ToolError.REFUSED)
         started = time.perf_counter()
         outcome = self.tools.call(name, call.arguments)
         seconds = time.perf_counter() - started
