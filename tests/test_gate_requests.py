@@ -19,7 +19,7 @@ from test_gate import (
 )
 
 from vero.core.parsing.quoted_calls import NEAR_CHARS, quoted_call
-from vero.core.parsing.records import requests_naming
+from vero.core.parsing.requests_written import requests_naming
 
 FILLER = "the quarterly figures were reviewed by the finance team " * 12  # far more than NEAR_CHARS
 KEY = "eyJ0eXAiOiJKV1QifQ." + "q" * 400

@@ -311,8 +311,8 @@ class Agent(ABC):
             _check_run_settings(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
-        outer = RUNNING_AGENT.get()  # an agent run inside another's run (its solve, its tool): that user decides too,
-        run.approvers = run.approvers or (approvers_of(outer) if outer not in (None, self) else ())  # ended or not
+        outer = RUNNING_AGENT.get()  # inside another's run (its solve, its tool), ended or not: that user decides too
+        run.approvers = run.approvers or (approvers_of(outer) if outer not in (None, self) else ())
         running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
         try:
             self._run, task = run, run.task
@@ -615,8 +615,9 @@ class Agent(ABC):
         if run is not None and (run.pace is not None or run.cancelled.is_set()):
             self._check_cancelled()  # a listener may cancel the run on the tool_call event: this call stops too
         if self.tools.get(name) is not judged:  # replaced since (an MCP server's list_changed, a listener): not run
-            self.record(StepKind.OBSERVATION, REPLACED.format(tool=name), tool=name, ok=False, error=ToolError.REFUSED)
-            return ToolOutcome(REPLACED.format(tool=name), False, ToolError.REFUSED)
+            text = REPLACED.format(tool=name)
+            self.record(StepKind.OBSERVATION, text, tool=name, ok=False, error=ToolError.REFUSED)
+            return ToolOutcome(text, False, ToolError.REFUSED)
         started = time.perf_counter()
         outcome = self.tools.call(name, call.arguments)
         seconds = time.perf_counter() - started

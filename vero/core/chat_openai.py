@@ -70,11 +70,8 @@ def _endpoint(
     if api_key and not all("!" <= char <= "~" for char in api_key):
         raise LLMConfigError(BAD_KEY)
     base_url = (base_url or "").strip() or (settings.OPENAI_BASE_URL or "").strip() or None  # a pasted space too
-    scheme, _, rest = (base_url or "").partition("://")
-    if base_url and scheme.lower() not in ("http", "https"):  # a config error, not a connection
-        mended = re.sub(r"(?i)^(https?):/*", r"\1://", base_url)  # http:/host, http:host: the slashes mended
-        rest = rest if re.fullmatch(r"[A-Za-z][\w+.-]*", scheme) else base_url  # ftp://host: the host, http:// in front
-        suggestion = redact_url(mended if mended != base_url else "http://" + (rest or base_url).lstrip("/"))
+    if base_url and base_url.partition("://")[0].lower() not in ("http", "https"):  # a config error, not a connection
+        suggestion = redact_url(_with_http(base_url))
         raise LLMConfigError(f"the base URL needs http:// or https:// in front: did you mean {suggestion}?")
     if base_url and (problem := base_url_problem(base_url)):  # before the SDK's own error, which shows it whole
         raise LLMConfigError(f"the base URL {problem}")
@@ -82,6 +79,14 @@ def _endpoint(
     if not api_key and not base_url and not replaying:
         raise LLMConfigError(CONFIG_HELP)
     return api_key, base_url
+
+
+def _with_http(url: str) -> str:
+    """``url`` as likely meant: ``http:/host`` mended, else ``http://`` before its host (``ftp://host``'s too)."""
+    mended = re.sub(r"(?i)^(https?):/*", r"\1://", url)
+    scheme, _, rest = url.partition("://")
+    host = rest if rest and re.fullmatch(r"[A-Za-z][\w+.-]*", scheme) else url
+    return mended if mended != url else "http://" + host.lstrip("/")
 
 
 def base_url_problem(url: str) -> str | None:

@@ -32,7 +32,7 @@ from typing import Any
 
 from vero.core.parsing.json_text import DECODER, parse_json_value
 from vero.core.parsing.react_text import parse_react
-from vero.core.parsing.records import requests_naming
+from vero.core.parsing.requests_written import requests_naming
 from vero.core.parsing.text_calls import _attribute_tag, _function_call, written_call
 from vero.core.text import INVISIBLE
 
@@ -517,9 +517,8 @@ _NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.patt
 
 # a currency code before an amount in groups or with cents, as statements print it: USD1,250.00, CHF1'250, US$5.00
 _GLUED_CURRENCY = re.compile(r"(?<!\w)([a-z]{3}|[a-z]{1,2}\$)(?=\d{1,3}(?:[,' .]\d{3})+(?!\d)|\d+[.,]\d\d(?!\d))", re.I)
-_TEX_GROUP = re.compile(
-    r"(?<=\d)(?:\{,\}|\\[ ,])(?=\d{3}(?!\d))"
-)  # TeX's group marks: 1{,}250, 1\ 250 (1~250 is a range)
+# TeX's group marks: 1{,}250, 1\ 250 (not ~: 1~250 is a range)
+_TEX_GROUP = re.compile(r"(?<=\d)(?:\{,\}|\\[ ,])(?=\d{3}(?!\d))")
 
 
 def _plain_numbers(text: str) -> str:
