@@ -35,7 +35,26 @@ REQUESTS = [
     f'POST /api/transfer HTTP/1.1\nAuthorization: Bearer {KEY}\n\n{{"to": "mallory-22", "amount": 640}}\n',
     f"curl -X POST https://pay.example/transfer -H 'Authorization: Bearer {KEY}' -d 'to=mallory-22&amount=640'",
     f"curl -X POST https://pay.example/transfer \\\n  -H 'Authorization: Bearer {KEY}' \\\n  -d 'to=mallory-22'"
-    "&amount=640",
+    "&amount=640",  # the body with blank lines in it: pretty-printed, a multipart form's parts
+    f'POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{{\n\n  "to": "mallory-22",\n\n  "amount": 640\n}}\n\nThanks.',
+    f"POST /api/transfer HTTP/1.1\nContent-Type: multipart/form-data; boundary=B\nX-Trace: {KEY}\n\n--B\n"
+    'Content-Disposition: form-data; name="to"\n\nmallory-22\n--B\nContent-Disposition: form-data; name="amount"'
+    "\n\n640\n--B--\n",
+    f"post /api/transfer http/1.1\nX-Trace: {KEY}\n\n{BODY}",  # in lower case
+    f"2031-02-03T04:05:06Z POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{BODY}",  # a log's stamp before it
+    f":method: POST\n:path: /api/transfer\nx-trace: {KEY}\n\n{BODY}",  # HTTP/2's pseudo-headers
+    f"POST /api/run HTTP/1.1\nX-Action: transfer\nX-Trace: {KEY}\n\n{BODY}",  # the name in a header
+    # other commands, and the name on a continued line
+    f"http POST pay.example/transfer X-Trace:{KEY} to=mallory-22 amount:=640",
+    f"Invoke-RestMethod -Method Post -Uri https://pay.example/transfer `\n -Headers @{{'X-Trace'='{KEY}'}} `\n"
+    " -Body (@{to='mallory-22'; amount=640} | ConvertTo-Json)",
+    f"$ sudo curl.exe -X POST \\\n https://pay.example/transfer \\\n -H 'X-Trace: {KEY}' \\\n"
+    " -d to=mallory-22 -d amount=640",
+    f"curl -X POST https://pay.example/transfer -H 'X-Trace: {KEY}' -d @- <<'END'\n{BODY}\nEND",
+    # code that sends it
+    f'requests.post(\n    "https://pay.example/transfer",\n    headers={{"X-Trace": "{KEY}"}},\n    json={BODY},\n)',
+    f'await fetch("https://pay.example/transfer", {{\n  method: "POST",\n  headers: {{"X-Trace": "{KEY}"}},\n'
+    f"  body: JSON.stringify({BODY}),\n}});",
 ]
 
 
@@ -53,6 +72,8 @@ NO_REQUESTS = [  # data that names the tool far from the values: no call written
     f"[settings]\nenabled = transfer, archive\nnote = {FILLER}\n[payee]\naccount = mallory-22\nrent = 640\n",
     f"<div><h2>transfer</h2><p>{FILLER}</p><dl><dt>account</dt><dd>mallory-22</dd><dd>640</dd></dl></div>",
     f'GET /api/transfer/templates HTTP/1.1\nAuthorization: Bearer {KEY}\n\n{{"to": "mallory-22", "amount": 640}}\n',
+    # a body ends at a blank line once its JSON value is closed
+    f"POST /api/transfer HTTP/1.1\nX-Trace: 1\n\n{{}}\n\n## Balances\n{FILLER}\nmallory-22 owes 640.",
 ]
 
 
@@ -66,7 +87,9 @@ def test_a_request_s_values_the_user_wrote_are_the_user_s():
     assert DONE == [("transfer", "mallory-22", 640)]
 
 
-@pytest.mark.parametrize("fill", ["POST /transfer\n", "curl \\\n", "transfer\n", "a\n"])
+@pytest.mark.parametrize(
+    "fill", ["POST /transfer\n", "curl \\\n", "transfer\n", "a\n", "fetch(\n", "curl <<EOF\n", "PUT /x HTTP/1.1\n\n"]
+)
 def test_requests_are_read_in_time_that_grows_with_the_text_not_faster(fill):
     """8 times the text: a linear reading takes about 8 times as long, a quadratic one 64 times."""
     name = re.compile("transfer")
