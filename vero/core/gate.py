@@ -128,7 +128,8 @@ def decide(
         sources = [*shown.texts, *(text for _, _, text in shown.results)]
         reading = functools.partial(_written_arguments, found)
         try:
-            quoted = quoted_call(name, arguments, sources, reading, results, shown.asked, shown.descriptions)
+            optional = set(found.parameters["properties"]) - set(found.parameters.get("required", ()))
+            quoted = quoted_call(name, arguments, sources, reading, results, shown.asked, shown.descriptions, optional)
         except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
             agent.record(StepKind.WARNING, f"the quote check of {name} failed ({type(exc).__name__}: {exc}); not run")
             return Refusal(NOT_CHECKED.format(tool=name), ToolError.REFUSED)

@@ -26,7 +26,7 @@ import quopri
 import re
 import unicodedata
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -64,7 +64,7 @@ _LOOK_ALIKE_PAIRS = (
     " \u01c0l \u03f2c \u03f9C \u027er \u212ee \u0259e \u01dde \u0269i"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043- \u058a- \u02d7- \u05be- \u2796- \u2e3a-"
     " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
-    " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u02bb' \u2236: \u0589:"  # underscores, a dot, an apostrophe, colons
+    " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u066b. \u02bb' \u2236: \u0589:"  # _, dots (Arabic's decimal one), ', :
     " \u27e8< \u27e9> \u3008< \u3009> \u2039< \u203a>"  # angle brackets drawn like a tag's
     ' \u201c" \u201d" \u201e" \u201f" \u2033" \u2036" \u02ba" \u00ab" \u00bb" \u300c" \u300d" \u300e" \u300f"'
     " \u2018' \u2019' \u201a' \u201b' \u2032'"  # quote marks: typographic, primes, guillemets (NFKC keeps them)
@@ -131,7 +131,7 @@ _DRAWN_ALIKE = {
     False: str.maketrans(_ALIKE),
     True: str.maketrans(_ALIKE | {"i": "[il1|!]", "a": "[a4@]", "e": "[e3]", "s": "[s5$]", "t": "[t7]"}),
 }
-_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9: a renderer shows the character
+_MARKDOWN_ESCAPE = re.compile(r"\\([ !-/:-@\[-`{-~])")  # transfer\_funds, ACC\-9, a shell's my\ file: the character
 _BLOCK_TAGS = frozenset("p div br li ul ol tr td th table pre blockquote h1 h2 h3 h4 h5 h6 hr section article".split())
 _HTML_ELEMENTS = _BLOCK_TAGS | frozenset(  # HTML's own elements: a call's tags (<function=...>, <invoke>) are not
     "a b i u s em strong code kbd samp var tt span small big sub sup mark del ins q cite abbr font center dl dt dd "
@@ -161,8 +161,9 @@ _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"[\w./:-]{1,60}\Z")  # what may be a namespace before a name: functions., mcp__x__, a/
 _IDENTIFIER = re.compile(r"[_.-]|[a-z][A-Z]")  # a name written as code; "a transfer (to: acme)" is a remark
 # Between a name's words: "_", "-", ".", "::", " ", a padded column, one line break (a hard-wrapped mail, table
-# cells); not a sentence's end ("delete. Record", 'delete." Record') nor a blank line
-_NAME_GAP = r"(?:(?![.!?;][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;])\n(?![ \t]*\n)){0,4}"
+# cells); not a sentence's end ("delete. Record", 'delete." Record'), a list's comma ("bank transfer, money order")
+# nor a blank line
+_NAME_GAP = r"(?:(?![.!?;,][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;,])\n(?![ \t]*\n)){0,4}"
 # Between a name's words as an API's path or an SQL statement writes them: "DELETE /api/v1/records", "DELETE FROM
 # records", "INSERT INTO app.records" (not a sentence's words: "cancel any order" names no call)
 _NAME_JOINT = (  # a table as SQL names it: "records", [dbo].[records], ONLY records, app.public.records
@@ -188,15 +189,15 @@ def quoted_call(
     results: Sequence[str | tuple[str, Sequence[str]]] = (),
     asked: Sequence[str] = (),
     descriptions: Mapping[str, str] = _NONE,
+    optional: Collection[str] = (),  # parameters with defaults: what the model adds for them leaves an echo one
 ) -> bool:
-    """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results``
-    (tool results, data from outside) names the tool with each of its argument values the user did not
-    write (``asked``: the user's own words) near the name (``_named_with_values``), or a tool's description
-    (``descriptions``: by tool name; among ``sources``) writes each such value after its parameter's name, in
-    any dress (``_keyed``): near the name in another tool's, anywhere in its own ("call this tool with {...}").
-    ``as_arguments`` reads a call's arguments (``arguments``, each written call's) into the dict compared, as the
-    tool would get them (the gate: leniently, without defaults); a written call it cannot read is skipped.
-    Arguments nested too deeply to compare count as quoted (no model writes such a call itself)."""
+    """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results`` (data
+    from outside) names the tool with each of its values the user did not write (``asked``) near the name
+    (``_named_with_values``), or a tool's description (``descriptions``, among ``sources``) writes each such value
+    after its parameter's name, in any dress (``_keyed``): near the name in another tool's, anywhere in its own.
+    ``as_arguments`` reads a call's arguments (``arguments``, each written call's) into the dict compared, as the tool
+    would get them (the gate: leniently, without defaults); one it cannot read is skipped.  Arguments nested too
+    deeply to compare count as quoted (no model writes such a call itself)."""
     wanted = None  # compared only once a written call of ``name`` is found
     telling = [value for value in arguments.values() if value not in ("", None) and not isinstance(value, bool)]
     values = [str(value).removesuffix(".0").casefold() for value in telling]  # as written, flags aside
@@ -221,14 +222,27 @@ def quoted_call(
                     padded = True  # asked once per form
                     continue
                 with contextlib.suppress(ValueError, TypeError, RecursionError):  # a call it cannot read: skipped
-                    if canonical(as_arguments(written)) == wanted:
+                    if _same_call(canonical(as_arguments(written)), wanted, optional):
                         return True
             if source in descriptions.values() and any(value in form.casefold() for value in values):
                 keyed.append(form)  # names the tool and holds one of the call's values: read for its arguments
     own = plain(descriptions.get(name, ""))
     own = own if any(value in own.casefold() for value in values) else ""  # holds one: read for its arguments
     return bool(results or keyed or own) and _named_with_unsaid(
-        spellings, as_arguments, arguments, asked, results, keyed, own
+        spellings, as_arguments, arguments, asked, results, keyed, own, optional
+    )
+
+
+def _same_call(written: Any, wanted: Any, optional: Collection[str]) -> bool:
+    """``written`` (``canonical``) is the call ``wanted``, or ``wanted`` is ``written`` with arguments the model
+    added for ``optional`` parameters: the same echo.  The written call then holds a value that says something."""
+    if written == wanted or not (isinstance(written, tuple) and isinstance(wanted, tuple)):
+        return bool(written == wanted)
+    added = {key for key, _ in set(wanted) - set(written)}
+    return (
+        set(written) < set(wanted)
+        and added <= {canonical(key) for key in optional}
+        and any(value not in _SAYS_LITTLE for _, value in written)
     )
 
 
@@ -250,12 +264,16 @@ def _named_with_unsaid(
     results: Sequence[str | tuple[str, Sequence[str]]],
     described: list[str],
     own: str,
+    optional: Collection[str] = (),
 ) -> bool:
     """The value rule (``_named_with_values``) on ``results``, for the call's values the user did not write
     (``asked``), and its keyed form (``_keyed``: the whole call, one value the user did not write) on
-    ``described`` (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own)."""
+    ``described`` (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own).  The
+    values of ``optional`` parameters count only when the required ones say nothing (a model fills in a memo)."""
     try:
         arguments = as_arguments(arguments)
+        required = {key: item for key, item in arguments.items() if key not in optional}
+        arguments = required if _values(required) else arguments
         values = _values(arguments)
     except (ValueError, RecursionError):
         return True
@@ -270,15 +288,30 @@ def _named_with_unsaid(
         unspared = [value for key, value in named if value in values and f"{key}\0{value}" not in spared]
         if any(len(value) > 1 for value in unspared) and _named_with_values(spellings, unspared, [text]):
             return True
-    pairs = _keyed(arguments, said) if described or own else {}
+    if not (described or own):
+        return False
     own_forms = _forms(own[:MAX_CALL_CHARS], _ANYWHERE, tables=True) if own else []
     whole = [text for form in own_forms for text in _value_texts(form)]
     near = [text for form in described for text in _value_texts(form)]
-    listed = [pair + _listed_after(key, arguments) for key, pair in pairs.items()]
-    if not pairs or any(re.search(pattern, text) for pattern in listed for text in [*whole, *near]):
-        return False  # a value one of several a description allows, in any reading: the call is no example
-    return any(all(re.search(pair, text) for pair in pairs.values()) for text in whole) or _named_near(
-        spellings, list(pairs.values()), reach, near
+    prose = _keyed(arguments, said, named=False)  # "send 1250 to ACC-9 with transfer": two values the user did not say
+    return any(
+        _example_in(patterns, arguments, spellings, reach, whole, near)
+        for patterns in (_keyed(arguments, said), prose if len(prose) > 1 else {})
+    )
+
+
+def _example_in(
+    patterns: dict[str, str], arguments: dict[str, Any], spellings: re.Pattern[str], reach: int, *texts: list[str]
+) -> bool:
+    """Descriptions' texts (``whole``: the tool's own, read whole; ``near``: others', near the tool's name) show the
+    call as an example: each of ``patterns`` (by parameter) is found, and none of its values is one of several that
+    a description allows, in any reading."""
+    whole, near = texts
+    listed = [pattern + _listed_after(key, arguments) for key, pattern in patterns.items()]
+    if not patterns or any(re.search(pattern, text) for pattern in listed for text in [*whole, *near]):
+        return False
+    return any(all(re.search(pattern, text) for pattern in patterns.values()) for text in whole) or _named_near(
+        spellings, list(patterns.values()), reach, near
     )
 
 
@@ -342,7 +375,7 @@ def _value_pattern(value: str) -> str:
     """The pattern of ``value`` (``canonical``) as ``_found`` finds it."""
     if _JSON_NUMBER.fullmatch(value):
         return rf"(?<![\d.]){re.escape(value)}(?!\.?\d)"
-    return rf"(?<!\w){re.escape(value)}(?!\w)"
+    return rf"(?<!\w){re.escape(value.rstrip('.!?') or value)}(?!\w)"  # a sentence's end mark aside
 
 
 # Between a parameter's name and its value in a description, in any call's syntax or a sentence: a sign (":", "=",
@@ -366,19 +399,22 @@ _LISTED = (
 _NOT_NEXT = r"(?!(?:[\"'`*]|</?\w+>)*[ \t]*(?:[|/:;,-][ \t]*)?:?(?:{keys})(?!\w))"
 
 
-def _keyed(arguments: dict[str, Any], said: str) -> dict[str, str]:
+def _keyed(arguments: dict[str, Any], said: str, named: bool = True) -> dict[str, str]:
     """Each of the call's arguments that says something (not a flag documented as ``force: true``) as the
-    pattern of its parameter's name (in any spelling), ``_PAIR_GAP`` and its value: the whole call, as an
-    example writes it; none when a value is not a single one, or when the user wrote (``said``) every value
-    longer than a character: then the call is the user's, whatever a description shows.  By parameter name."""
+    pattern of its parameter's name (in any spelling), ``_PAIR_GAP`` and its value (not ``named``: its value
+    alone, of two characters or more, if the user did not write it): the whole call, as an example writes it; none
+    when a value is not a single one, or when the user wrote (``said``) every value longer than a character: then
+    the call is the user's, whatever a description shows.  By parameter name."""
     pairs, unsaid = {}, False
     for key, value in arguments.items():
         value = canonical(value)
         if not isinstance(key, str) or not isinstance(value, str):
             return {}
-        if value in _SAYS_LITTLE:
+        if value in _SAYS_LITTLE or (not named and (len(value) < 2 or _found(value, said))):
             continue
-        pairs[key] = rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}{_value_pattern(value)}"
+        pairs[key] = (
+            rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}{_value_pattern(value)}" if named else _value_pattern(value)
+        )
         unsaid = unsaid or (len(value) > 1 and not _found(value, said))
     return pairs if unsaid else {}
 
@@ -515,8 +551,11 @@ def _joined_digits(run: re.Match[str]) -> str:
 _NUMBER_OTHERWISE = re.compile(f"{_DOTTED_THOUSANDS.pattern}|{_DIGITS_DRAWN.pattern}|{_WRITTEN_APART.pattern}", re.I)
 
 
-# a currency code before an amount in groups or with cents, as statements print it: USD1,250.00, CHF1'250, US$5.00
-_GLUED_CURRENCY = re.compile(r"(?<!\w)([a-z]{3}|[a-z]{1,2}\$)(?=\d{1,3}(?:[,' .]\d{3})+(?!\d)|\d+[.,]\d\d(?!\d))", re.I)
+# a currency code before an amount in groups or with cents, as statements print it: USD1,250.00, CHF1'250, US$5.00;
+# an abbreviation's dot before any amount: Rs.1250/-, Fr.1,250, Dhs.12.50
+_GLUED_CURRENCY = re.compile(
+    r"(?<!\w)(?:([a-z]{3}|[a-z]{1,2}\$)(?=\d{1,3}(?:[,' .]\d{3})+(?!\d)|\d+[.,]\d\d(?!\d))|([a-z]{1,3}\.)(?=\d))", re.I
+)
 # TeX's group marks: 1{,}250, 1\ 250 (not ~: 1~250 is a range)
 _TEX_GROUP = re.compile(r"(?<=\d)(?:\{,\}|\\[ ,])(?=\d{3}(?!\d))")
 
@@ -526,7 +565,7 @@ def _plain_numbers(text: str) -> str:
     ``1{,}000``, ``USD1,000``...) as ``1000``, ``1,50,000`` (as India groups digits) as ``150000``, ``1.250,50``,
     ``1.500,-`` and ``1.500.000`` (as much of Europe writes them) as ``1250.5``, ``1500`` and ``1500000``,
     ``500.50`` as ``500.5``, ``500.00`` as ``500``, ``5e2`` as ``500``."""
-    text = _TEX_GROUP.sub(",", _GLUED_CURRENCY.sub(r"\1 ", text))
+    text = _TEX_GROUP.sub(",", _GLUED_CURRENCY.sub(r"\1\2 ", text))
     text = _EUROPEAN_NUMBER.sub(lambda m: m[1].replace(".", "") + "." + m[2], text)
     text = _INDIAN_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
     text = _GROUPED_BY_DOTS.sub(lambda m: m[0].replace(".", ""), text)
