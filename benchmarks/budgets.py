@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8649  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8660  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -133,6 +133,8 @@ LINES_CEILING = 8649  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # 8649: +36 for a seventeenth outside probe of the gate (an amount after an abbreviation's dot, Arabic's decimal mark,
 # a shell's escaped space, a call written out echoed with an optional argument of the model's own, a text value with
 # a sentence's end mark, a description's prose holding the whole call; a list's comma no joint of a name's words);
+# 8660: +11, a base URL whose host the HTTP library cannot send to (an empty label, one over 63 characters, a symbol
+# IDNA 2008 has no name for) an LLMConfigError, masked, not the library's error or "invalid JSON" (a fault probe);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

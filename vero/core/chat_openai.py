@@ -95,7 +95,8 @@ def base_url_problem(url: str) -> str | None:
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 -- reading the port checks it
-    except ValueError as exc:
+        (parts.hostname or "").encode("idna")  # a host name's label empty or over 63 characters: a..b
+    except ValueError as exc:  # UnicodeError too
         return f"{redact_url(url)!r} is not a valid URL: {redact_urls(str(exc))}"
     scheme, written, _ = url.partition("://")  # "http:/host" is the scheme check's to explain
     if written and scheme.lower() in ("http", "https") and not parts.hostname:
@@ -403,17 +404,29 @@ def _openai_client(
 ) -> Any:
     """An ``openai.OpenAI`` client, shared (thread-safe, with its connection pool) between instances with the
     same settings: building one costs ~30 ms, and a batch makes one per agent.  Never with ``client_kwargs``."""
-    import openai  # here, not at the top: it takes ~0.5 s, and `import vero` should not pay it
-
     settings: dict[str, Any] = dict(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries)
     if client_kwargs:
-        return _watch_attempts(openai.OpenAI(**settings, **client_kwargs))
+        return _watch_attempts(_sdk_client(settings, client_kwargs))
     key = (api_key, base_url, timeout, max_retries)
     with _clients_lock:
         client = _clients.get(key)
         if client is None:
-            client = _clients[key] = _watch_attempts(openai.OpenAI(**settings))
+            client = _clients[key] = _watch_attempts(_sdk_client(settings))
         return client
+
+
+def _sdk_client(settings: dict[str, Any], client_kwargs: dict[str, Any] | None = None) -> Any:
+    """``openai.OpenAI(...)``; a base URL its HTTP library cannot send to (a host IDNA 2008 has no name for, as
+    ``☃.example``) is an ``LLMConfigError``, its credentials masked, not the library's error."""
+    import openai  # here, not at the top: it takes ~0.5 s, and `import vero` should not pay it
+
+    try:
+        return openai.OpenAI(**settings, **(client_kwargs or {}))
+    except Exception as exc:  # httpx's InvalidURL, whichever package provides it
+        if type(exc).__name__ != "InvalidURL":
+            raise
+        shown = redact_url(settings["base_url"] or "")
+        raise LLMConfigError(f"the base URL {shown!r} is not a valid URL: {redact_urls(str(exc))}") from exc
 
 
 # -- attempts and retries --------------------------------------------------------

@@ -1138,14 +1138,27 @@ _NUMERIC_KEYWORDS = (
 )
 
 
-def schema_problems(schema: Any, where: str = "$", depth: int = 0) -> list[str]:
-    """Each keyword of ``schema``, and of the schemas inside it, that says what vero cannot check: a ``type`` JSON
-    Schema has not, a ``pattern`` that is no regular expression, a bound that is no number (``"minimum": "5"``).
-    Such a schema given as the output type would leave the answer unchecked where it says to check it."""
+# JSON Schema's keywords that check a value and that ``check`` does not read: a schema with one is refused
+_UNCHECKED = frozenset(
+    "not if then else dependentRequired dependentSchemas dependencies propertyNames contains minContains maxContains "
+    "uniqueItems unevaluatedProperties unevaluatedItems patternProperties prefixItems additionalItems $dynamicRef "
+    "$recursiveRef".split()
+)
+
+
+def schema_problems(schema: Any, where: str = "$", depth: int = 0, defined: frozenset[str] = frozenset()) -> list[str]:
+    """Each keyword of ``schema``, and of the schemas inside it, that says what vero cannot check: a keyword
+    ``check`` does not read (``not``, ``if``...), a ``$ref`` to no definition of the schema's (``defined``: the
+    names under ``$defs`` and ``definitions`` so far), a ``type`` JSON Schema has not, a ``pattern`` that is no
+    regular expression, a bound that is no number (``"minimum": "5"``).  Such a schema given as the output type
+    would leave the answer unchecked where it says to check it."""
     if not isinstance(schema, dict) or depth > 50:
         return []
+    found = [schema.get(key) for key in ("$defs", "definitions")]
+    defined = defined | {name for names in found if isinstance(names, dict) for name in names}
+    problems = _unread(schema, where, defined)
     kinds = schema.get("type", [])
-    problems = [
+    problems += [
         f"{where}: type {kind!r} is none of JSON Schema's"
         for kind in (kinds if isinstance(kinds, list) else [kinds])
         if not isinstance(kind, str) or kind not in JSON_TYPES
@@ -1160,7 +1173,25 @@ def schema_problems(schema: Any, where: str = "$", depth: int = 0) -> list[str]:
             hint = f' (draft 4\'s true: write the bound, "{key}": 5)' if key in _DRAFT4 and value is True else ""
             problems.append(f"{where}: {key} {value!r} is no number{hint}")
     for key, inner in _subschemas(schema):
-        problems += schema_problems(inner, f"{where}.{key}", depth + 1)
+        problems += schema_problems(inner, f"{where}.{key}", depth + 1, defined)
+    return problems
+
+
+def _unread(schema: dict[str, Any], where: str, defined: frozenset[str]) -> list[str]:
+    """What ``check`` would not read in ``schema`` itself: its keywords of ``_UNCHECKED``, draft 4's ``items`` list,
+    and a ``$ref`` that is not to one of the schema's definitions (``defined``: the names of the ``inline_refs``)."""
+    problems = [
+        f"{where}: vero does not check {key!r}: write the schema without it"
+        for key in sorted(_UNCHECKED & schema.keys())
+    ]
+    if isinstance(schema.get("items"), list):
+        problems.append(
+            f"{where}: items as a list (draft 4's tuples) is not checked: give items one schema for every item"
+        )
+    reference = schema.get("$ref")
+    local = isinstance(reference, str) and reference.startswith("#/") and reference.rsplit("/", 1)[-1] in defined
+    if reference is not None and not local:
+        problems.append(f"{where}: $ref {reference!r} points to no definition in the schema: vero could not check it")
     return problems
 
 
