@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import vero.agents  # the package only: each agent pattern loads on first use
-from vero.config import get_settings
+from vero.config import get_settings, unread_lines
 from vero.core.agent import Agent
 from vero.core.capabilities import hosted_model
 from vero.core.chat_openai import ChatOpenAI, base_url_problem
@@ -134,12 +134,17 @@ def say_traceback(error: BaseException, file=None) -> None:
 
 def config_help(message: str = "") -> str:
     """What to set when no endpoint is configured: four short lines (``message``, the
-    library's longer text for Python users, is not repeated)."""
+    library's longer text for Python users, is not repeated), and a line for each line of the
+    .env that could not be read: the setting may be written there, but it was not taken."""
+    unread = [
+        f"\n  {file} line {line}{name} could not be read (an unclosed quote?), so it set nothing"
+        for file, line, name in unread_lines()
+    ]
     return (
         "vero: no model endpoint is configured. Set, in the environment or ./.env:\n"
         "  OPENAI_API_KEY=sk-...   (plus OPENAI_BASE_URL for DeepSeek, Qwen, ...), or\n"
         "  OPENAI_BASE_URL=http://localhost:11434/v1  MODEL_NAME=llama3.1  (Ollama)\n"
-        "or pass --base-url URL --model NAME.  No model at all?  Try: vero demo"
+        "or pass --base-url URL --model NAME.  No model at all?  Try: vero demo" + "".join(unread)
     )
 
 
@@ -476,15 +481,15 @@ def usage_line(usage: dict, calls: int) -> str:
     )
 
 
-def print_error(result, err=None, debug: bool = False) -> None:
-    """A run's error as one ❌ line on ``err`` (with ``debug``, its traceback on stderr first)."""
+def print_error(result, err=None, debug: bool = False, note: str = "") -> None:
+    """A run's error as one ❌ line on ``err``, ending with ``note`` (with ``debug``, its traceback on stderr first)."""
     err = err or sys.stderr
     if result.error is not None:
         if debug:
             say_traceback(result.error)
-        say(f"❌ {error_line(result.error)}", file=err)
+        say(f"❌ {error_line(result.error)}{note}", file=err)
     elif result.status == Status.FAILED:
-        say("❌ the run failed", file=err)
+        say(f"❌ the run failed{note}", file=err)
 
 
 def print_result(result, out=None, err=None, debug: bool = False) -> None:

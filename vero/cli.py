@@ -65,7 +65,7 @@ from vero._version import __version__
 from vero.config import get_settings, known_keys
 from vero.core.chat_openai import CONFIG_HELP
 from vero.core.events import JsonlTrace
-from vero.core.result import RunResult, Status, StepKind
+from vero.core.result import RunResult, Status, StepKind, empty_usage
 from vero.core.secrets import hide_secrets, masked_json, url_credentials
 from vero.core.text import BLANK, printable_json, redact_urls
 from vero.errors import LLMConfigError
@@ -356,8 +356,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     try:
         settings = get_settings()  # the environment and ./.env
-    except ValueError as exc:  # e.g. TEMPERATURE=warm
-        say(f"vero: a setting in the environment or .env is not valid: {exc}", file=sys.stderr)
+    except ValueError as exc:  # e.g. TEMPERATURE=warm (the error shows no key: Settings.from_env)
+        message = f"a setting in the environment or .env is not valid: {exc}"
+        if getattr(args, "json", False):  # one JSON object, as for every usage error of vero run --json
+            print_json(unbegun_result(_given_task(args), CliError(message)))
+        say(f"vero: {message}", file=sys.stderr)
         return EXIT_CONFIG
     debug = args.debug = args.debug or settings.DEBUG
     secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY, settings.BOCHA_API_KEY]
@@ -419,17 +422,20 @@ def with_mcp_tools(args, tools: list):
         return servers_from_cli(args, tools, args.exit_stack)
     except MCPError as exc:
         raise CliError(str(exc)) from None
-    except ValueError as exc:  # a URL that cannot be read ("http://[::1")
-        raise CliError(f"--mcp: {exc}") from None
+    except ValueError as exc:  # a --mcp URL that cannot be read ("http://[::1")
+        option = "--mcp" if args.mcp else f"--mcp-config {args.mcp_config}"
+        raise CliError(f"{option}: {exc}") from None
 
 
 # --------------------------------------------------------------------------- vero run
 
 
 def cmd_run(args) -> int:
-    """``vero run``.  Under ``--json``, Ctrl-C still prints one JSON object, the result so far (status
-    cancelled), before ``_run_command`` exits 130: a script reading stdout as JSON gets what it reads."""
-    agent, task = None, "" if args.task == "-" else args.task
+    """``vero run``.  Under ``--json``, a run that ends early still prints one JSON object before
+    ``_run_command`` says why on stderr and exits: after Ctrl-C the result so far (status cancelled, exit
+    130), after a usage error or an error before the run began a failed one (exit 2 or 1).  A script
+    reading stdout as JSON gets what it reads."""
+    agent, task = None, _given_task(args)
     try:
         task = read_task(args.task)
         if not task.strip(BLANK):  # as the agent sees it: a BOM, a NUL or a zero-width space alone is empty too
@@ -443,6 +449,10 @@ def cmd_run(args) -> int:
     except KeyboardInterrupt:
         if args.json:
             print_json(interrupted_result(agent, task))
+        raise
+    except Exception as exc:
+        if args.json and not LOST_OUTPUT:
+            print_json(unbegun_result(task, exc))
         raise
     result = as_json_answer(agent.last_result) if schema is not None else agent.last_result
     if args.json:
@@ -483,8 +493,23 @@ def interrupted_result(agent, task: str):
     cancelled), or an empty cancelled one when the run had not begun (Ctrl-C while an MCP server starts)."""
     result = getattr(agent, "last_result", None)
     if result is None:
-        return RunResult(task=task, status=Status.CANCELLED, error=KeyboardInterrupt())
+        return RunResult(task=task, status=Status.CANCELLED, usage=empty_usage(), error=KeyboardInterrupt())
     return dataclasses.replace(result, status=Status.CANCELLED)
+
+
+def unbegun_result(task: str, error: BaseException) -> RunResult:
+    """What ``--json`` prints for a run that never began: a usage error (an unknown tool, a missing file, a bad
+    base URL: exit 2) or another error on the way: status failed, no steps, zero usage, and the error as the
+    stderr line says it (URLs redacted; ``print_json`` masks the keys)."""
+    if isinstance(error, (CliError, LLMConfigError)):
+        shown = config_help().removeprefix("vero: ") if str(error) == CONFIG_HELP else redact_urls(str(error))
+        error = type(error)(shown)
+    return RunResult(task=task, status=Status.FAILED, usage=empty_usage(), error=error)
+
+
+def _given_task(args) -> str:
+    """The task as given on the command line (``-``, still to be read from stdin: none yet)."""
+    return "" if args.task == "-" else args.task
 
 
 def read_output_schema(path: str | None) -> dict | None:

@@ -48,6 +48,7 @@ ENDPOINT_KEYS = {
 # The settings that are keys: never shown, whichever setting's message would quote them.
 KEY_NAMES = ("OPENAI_API_KEY", "TAVILY_API_KEY", "BOCHA_API_KEY")
 _from_file: dict[str, tuple[str, str]] = {}  # setting name -> (the .env file it was taken from, its value)
+_unread: list[tuple[str, int, str]] = []  # the lines of the .env read last that python-dotenv could not parse
 _warned: set[str] = set()  # endpoints and files already warned about (once per process)
 
 
@@ -209,13 +210,12 @@ def read_env_file(path: str | None) -> dict[str, str]:
     endpoint from a file apart from one the user set.
     """
     _from_file.clear()
+    _unread.clear()
     if not path or not os.path.isfile(path):
         return {}
-    from dotenv import dotenv_values  # here: only when a .env exists; python-dotenv costs a few ms
-
     where = os.path.abspath(path)
     try:
-        values = dotenv_values(path, interpolate=False)
+        values = _dotenv_values(path, where)
     except (OSError, UnicodeDecodeError) as exc:  # unreadable, or not text: no setting comes from it
         log.warning("vero: ignored %s: it cannot be read (%s)", where, getattr(exc, "strerror", None) or exc)
         return {}
@@ -234,6 +234,38 @@ def read_env_file(path: str | None) -> dict[str, str]:
     if ignored:
         _warn_ignored(ignored, where)
     return taken
+
+
+def _dotenv_values(path: str, where: str) -> dict[str, str | None]:
+    """python-dotenv's ``dotenv_values(path, interpolate=False)``, with each line it could not parse (an
+    unclosed quote) kept in ``_unread`` and warned about by file and line number: a setting on that line
+    is not taken, and python-dotenv's own warning names neither."""
+    from dotenv.parser import parse_stream  # here: only when a .env exists; python-dotenv costs a few ms
+
+    values: dict[str, str | None] = {}
+    with open(path, encoding="utf-8") as stream:  # as dotenv_values reads it
+        for binding in parse_stream(stream):
+            if binding.error:
+                _unread.append((where, binding.original.line, _name_on(binding.original.string)))
+            elif binding.key is not None:
+                values[binding.key] = binding.value
+    for file, line, name in _unread:
+        log.warning("vero: %s line %d%s could not be read (an unclosed quote?): it sets nothing", file, line, name)
+    return values
+
+
+def _name_on(line: str) -> str:
+    """`` (NAME)`` for a line that starts ``NAME=`` (never its value), else nothing."""
+    from vero.core.text import printable  # here: vero.core imports this module
+
+    start = line.lstrip().removeprefix("export ").split("=", 1)
+    name = start[0].strip()
+    return f" ({printable(name)})" if len(start) == 2 and name.isidentifier() else ""
+
+
+def unread_lines() -> list[tuple[str, int, str]]:
+    """The lines of the .env read last that could not be parsed: (its file, the line number, `` (NAME)`` or "")."""
+    return list(_unread)
 
 
 def _warn_safety_switch(name: str, value: str, where: str) -> None:

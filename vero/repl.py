@@ -55,6 +55,10 @@ TOOL_PROMPT = "Run it? [y]es / [n]o, or n and a reason for the model: "
 TOOL_PROMPT_SHORTENED = "Run it? [y]es / [n]o, [v]iew all the arguments, or n and a reason for the model: "
 HOLDS_A_KEY = "⚠️  The arguments hold one of your API keys (shown as ***): the tool would be sent that key."
 SHOWN_ARGUMENT_CHARS = 2000  # longer arguments are shortened on screen, saying how much is not shown
+# A turn that adds nothing to the history (a failed run, by the documented rule) says so, on its ❌ line.
+NOT_KEPT = " (your message was not kept: send it again)"
+TURN_NOT_KEPT = " (this turn was not kept in the conversation)"
+NOT_UTF8 = "❌ your input is not UTF-8 text{at}; nothing was sent and the conversation is unchanged"
 
 
 class Repl:
@@ -150,6 +154,7 @@ class Repl:
     # -- the loop ------------------------------------------------------------------
     def loop(self) -> int:
         history_file = _enable_readline()
+        _keep_bytes_that_are_not_utf8(sys.stdin)  # told apart in ``ask``: a Latin-1 paste is not a model error
         for line in self.banner():
             say(line)
         interrupted = False  # the previous thing was a Ctrl-C: another one leaves
@@ -160,6 +165,9 @@ class Repl:
                 except EOFError:
                     say()
                     break
+                except UnicodeDecodeError:  # a stream ``_keep_bytes_that_are_not_utf8`` could not change
+                    say(NOT_UTF8.format(at=""))
+                    continue
                 except KeyboardInterrupt:
                     if interrupted:
                         say()
@@ -190,6 +198,10 @@ class Repl:
         return EXIT_OK
 
     def ask(self, text: str) -> None:
+        bad = not_utf8_at(text)
+        if bad is not None:  # nothing is sent: the model would be blamed for bytes it never got
+            say(NOT_UTF8.format(at=f" (byte {bad})"))
+            return
         self.streamed, self.mid_line, self.call_ended, self.turn_calls = [], False, False, []
         last_before = self.agent.history[-1] if self.agent.history else None  # /history pairs calls with what follows
         stream = self.kind == "chat"
@@ -198,22 +210,28 @@ class Repl:
         else:
             self.agent.run(text)
         self.end_line()
-        result = self.agent.last_result
         history = self.agent.history
-        if self.turn_calls and history and history[-1] is not last_before:
+        kept = bool(history) and history[-1] is not last_before
+        if self.turn_calls and kept:
             self.calls_of.append((history[-1], self.turn_calls))  # only a turn that added to the history
+        self._report(self.agent.last_result, kept)
+
+    def _report(self, result, kept: bool) -> None:
+        """The end of a turn: the answer unless it was streamed, and a ❌ or ⚠️ line for a run that did not end
+        ok, saying when the turn was not kept (the next question would not see it)."""
         if result.status == Status.FAILED:  # its partial text is no answer and is not kept in the history
-            print_error(result, sys.stdout, self.args.debug)
+            print_error(result, sys.stdout, self.args.debug, note=NOT_KEPT)
             if result.answer:
                 say(f"(partial, not kept): {result.answer}")
             return
         streamed = "".join(self.streamed).strip()
         if result.answer and not (streamed and streamed.endswith(result.answer.strip())):
             say(f"Assistant: {result.answer}")
+        note = "" if kept else TURN_NOT_KEPT
         if result.error is not None:
-            print_error(result, sys.stdout, self.args.debug)
+            print_error(result, sys.stdout, self.args.debug, note=note)
         elif result.status != Status.OK:
-            say(f"⚠️  The run ended with status {result.status}.")
+            say(f"⚠️  The run ended with status {result.status}{note}.")
 
     def banner(self) -> list[str]:
         """The first lines of the chat, each at most 80 characters."""
@@ -428,6 +446,27 @@ def _one_line(args, limit: int = 200) -> str:
     text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str, separators=compact)
     text = " ".join(text.split())
     return clip(text, limit, "…", within=True)
+
+
+def not_utf8_at(text: str) -> int | None:
+    """The byte at which ``text``, as read from stdin, stops being UTF-8 (a byte that is not UTF-8 is read as a
+    lone surrogate: a Latin-1 paste, a file piped in); None when all of it is UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return len(text[: exc.start].encode("utf-8"))
+    return None
+
+
+def _keep_bytes_that_are_not_utf8(stream) -> None:
+    """Read bytes that are not UTF-8 from ``stream`` as lone surrogates (``surrogateescape``) rather than fail:
+    ``ask`` refuses that line, and the lines after it are still read."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and "utf" in (getattr(stream, "encoding", None) or "").lower():
+        try:
+            reconfigure(errors="surrogateescape")
+        except (ValueError, OSError):  # a stream that cannot change now: the loop says so per line
+            pass
 
 
 def read_line(prompt: str) -> str:

@@ -46,6 +46,7 @@ from typing import Any
 
 from vero._version import __version__
 from vero.core.files import read_regular
+from vero.core.secrets import hide_secrets
 from vero.core.text import clip, redact_url
 from vero.tools.base import Tool
 from vero.tools.registry import ToolRegistry
@@ -390,9 +391,10 @@ class _StdioTransport:
                 cwd=self.cwd,
                 start_new_session=hasattr(os, "setsid"),
             )
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in a word, a name with "=" in the environment
             raise MCPError(
-                f"cannot start the MCP server {self.server.name!r} ({self.describe()}): {exc.strerror or exc}"
+                f"cannot start the MCP server {self.server.name!r} ({self.describe()}): "
+                f"{getattr(exc, 'strerror', None) or exc}"
             ) from None
         self._readers = [
             threading.Thread(target=read, args=(self.process,), name=f"mcp-{self.server.name}-{what}", daemon=True)
@@ -820,9 +822,19 @@ class _HTTPTransport:
     def header_names(self) -> list[str]:
         return list(self._headers)
 
+    def hidden(self, text: str) -> str:
+        """``text`` with the headers' values masked, whole and word by word (``Bearer TOKEN``: the token too):
+        they are secrets, and an error may quote one (``Invalid header value b'Bearer ...'``), a server echo it."""
+        values = [part for value in self._headers.values() for part in (value, value.strip(), *value.split())]
+        return hide_secrets(text, values) if values else text
+
     def open(self) -> None:
         if not _http_url(self.url):  # in any case of the scheme, as the config check takes it
             raise MCPError(f"not an http(s) URL: {self.describe()!r}")
+        for name, value in self._headers.items():
+            problem = _header_problem(name, value)
+            if problem:  # the header named, its value never shown
+                raise MCPError(f"the MCP server {self.server.name!r}: the header {name!r} {problem}")
 
     def _request_headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **self._headers}
@@ -859,11 +871,12 @@ class _HTTPTransport:
         if isinstance(exc, MCPError):
             return exc
         if isinstance(exc, urllib.error.HTTPError):
-            failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {clip(str(exc.reason), 200, ' …')}"
+            reason = clip(self.hidden(str(exc.reason)), 200, " …")
+            failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {reason}"
             if exc.code == 404 and self.session_id:
                 return _SessionExpired(f"{failed} (its session has ended)")
             return MCPError(failed)
-        reason = clip(str(getattr(exc, "reason", None) or exc), 300, " …")
+        reason = clip(self.hidden(str(getattr(exc, "reason", None) or exc)), 300, " …")
         return MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}")
 
     def _exchange(self, request: urllib.request.Request, message: dict[str, Any], cutoff: _Cutoff) -> None:
@@ -896,7 +909,7 @@ class _HTTPTransport:
                 if response.headers.get_content_type() == "text/event-stream":
                     self._read_events(response)
         except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
-            logger.debug("[%s] the event stream ended: %s", self.server.name, exc)  # 405: no stream; or closed
+            logger.debug("[%s] the event stream ended: %s", self.server.name, self.hidden(str(exc)))  # 405, or closed
 
     def _read_json(self, response: Any, asked: int) -> None:
         """The answer to request ``asked`` as one JSON body (one that vero will not read fails that request)."""
@@ -1129,9 +1142,8 @@ class MCPServer:
             result = self.request("initialize", params, timeout=timeout or self.handshake_timeout)
         except MCPError as exc:
             details = self.transport.startup_details() if isinstance(self.transport, _StdioTransport) else ""
-            raise MCPError(
-                f"the MCP server {self.name!r} ({self.transport.describe()}) did not start: {exc}{details}"
-            ) from None
+            failed = f"the MCP server {self.name!r} ({self.transport.describe()}) did not start: {exc}{details}"
+            raise MCPError(self._hidden(failed)) from None
         version = result.get("protocolVersion")
         if version not in SUPPORTED_VERSIONS:
             raise MCPError(
@@ -1305,7 +1317,7 @@ class MCPServer:
             refresher.join(min(_REFRESH_WAIT, max(0.0, (ends - time.monotonic()) / 2)))
         text = result_text(result)
         if result.get("isError") is True:
-            raise MCPError(text)
+            raise MCPError(self._hidden(text))
         return text
 
     # ------------------------------------------------------------------ JSON-RPC
@@ -1344,12 +1356,12 @@ class MCPServer:
             with self._lock:
                 self._pending.pop(request_id, None)
         if pending.error is not None:
-            raise MCPError(pending.error)
+            raise MCPError(self._hidden(pending.error))
         response = pending.response or {}
         if "error" in response:
             error = response["error"] if isinstance(response["error"], dict) else {}
             text, code = clip(str(error.get("message", "error")), 2000, " …"), str(error.get("code", "?"))[:20]
-            raise _RPCError(f"{text} (JSON-RPC error {code})", error.get("code"))
+            raise _RPCError(self._hidden(f"{text} (JSON-RPC error {code})"), error.get("code"))
         result = response.get("result")
         return result if isinstance(result, dict) else {}
 
@@ -1401,7 +1413,7 @@ class MCPServer:
                 self._tools_changed = True
             elif method == "notifications/message":
                 params = _object(message.get("params"))
-                data = str(params.get("data"))[:_LOGGED_CHARS]
+                data = self._hidden(str(params.get("data"))[:_LOGGED_CHARS])
                 logger.info("[%s] %s: %s", self.name, str(params.get("level", "info"))[:20], data)
             return False
         request_id = _request_number(message.get("id"))
@@ -1457,6 +1469,10 @@ class MCPServer:
         for pending in waiting:
             pending.fail(reason)
         return bool(waiting)
+
+    def _hidden(self, text: str) -> str:
+        """``text`` (an error about this server, a line of its log) with its headers' values masked: secrets."""
+        return self.transport.hidden(text) if isinstance(self.transport, _HTTPTransport) else text
 
     def _transport_closed(self, reason: str) -> None:
         if self._closed_reason is None:
@@ -1567,21 +1583,7 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     ``{command, args, env, cwd}`` or ``{url, headers}``, with ``"disabled": true`` to leave it out and
     ``"trust": true`` to take its read-only marks.  ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` in
     the strings are read from the environment."""
-    try:  # a regular file only: a FIFO would wait forever, /dev/zero never end
-        config = json.loads(_without_comments(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8-sig")))  # BOM too
-    except OSError as exc:
-        raise MCPError(f"cannot read the MCP config {path}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise MCPError(f"the MCP config {path} is not valid JSON: {str(exc)[:200]}") from None
-    layouts = [config.get(key) for key in LAYOUTS] if isinstance(config, dict) else []
-    if not any(isinstance(entries, dict) for entries in layouts):
-        names = "; ".join(f'"{key}" ({editors})' for key, editors in LAYOUTS.items())
-        raise MCPError(f"the MCP config {path} has none of the objects that hold servers: {names}")
-    named = [(name, entry) for found in layouts if isinstance(found, dict) for name, entry in found.items()]
-    entries = dict(named)
-    if len(entries) < len(named):  # one name under two of the layouts: which server is meant is unknown
-        twice = next(name for name in entries if sum(other == name for other, _ in named) > 1)
-        raise MCPError(f"the MCP config {path} names the server {twice!r} twice (under two layouts)")
+    entries = _named_entries(path, _read_config(path))
     servers = []
     for name, entry in entries.items():
         where = f"the MCP config {path}, server {name!r}"
@@ -1589,6 +1591,8 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
             raise MCPError(f"{where}: a server needs a name")
         if not isinstance(entry, dict):
             raise MCPError(f'{where}: expected an object with "command" or "url"')
+        if isinstance(entry, _JSONObject) and entry.twice:
+            raise MCPError(f'{where}: "{entry.twice[0]}" is given twice (JSON keeps only the last); give it once')
         if _flag(entry, "disabled", where) or not _flag({"enabled": True, **entry}, "enabled", where):  # Zed's
             logger.info("[%s] disabled in %s: not started", name, path)
             continue
@@ -1599,6 +1603,61 @@ def servers_from_config(path: str, **limits: Any) -> list[MCPServer]:
     if not servers:
         logger.warning("the MCP config %s has no server to start (%d named, none enabled)", path, len(entries))
     return servers
+
+
+class _JSONObject(dict[str, Any]):
+    """An object of a config file that remembers the names it held more than once: JSON keeps the last of
+    them silently, and a second server of the same name would never start."""
+
+    twice: tuple[str, ...] = ()
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> _JSONObject:
+    """``json.loads``'s ``object_pairs_hook``: the object, with the names it held twice (``twice``)."""
+    found = _JSONObject(pairs)
+    if len(found) < len(pairs):
+        names = [name for name, _ in pairs]
+        found.twice = tuple(dict.fromkeys(name for name in names if names.count(name) > 1))
+    return found
+
+
+def _read_config(path: str) -> Any:
+    """The config file read as JSON with comments: a usage error for a file that cannot be read, is not UTF-8
+    text, or is not JSON."""
+    try:  # a regular file only: a FIFO would wait forever, /dev/zero never end
+        data = read_regular(path, MAX_CONFIG_BYTES)
+    except OSError as exc:
+        raise MCPError(f"cannot read the MCP config {path}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")  # a byte order mark too
+    except UnicodeDecodeError as exc:
+        utf16 = " (it is UTF-16: save it as UTF-8)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise MCPError(f"the MCP config {path} is not UTF-8 text (byte {exc.start}){utf16}") from None
+    try:
+        return json.loads(_without_comments(text), object_pairs_hook=_json_object)
+    except (ValueError, RecursionError) as exc:
+        raise MCPError(f"the MCP config {path} is not valid JSON: {str(exc)[:200]}") from None
+
+
+def _named_entries(path: str, config: Any) -> dict[str, Any]:
+    """The servers' entries by name, from whichever layouts the file has; a name given twice is an error."""
+    layouts = {key: config.get(key) for key in LAYOUTS} if isinstance(config, dict) else {}
+    found = {key: entries for key, entries in layouts.items() if isinstance(entries, dict)}
+    if not found:
+        names = "; ".join(f'"{key}" ({editors})' for key, editors in LAYOUTS.items())
+        raise MCPError(f"the MCP config {path} has none of the objects that hold servers: {names}")
+    for key, entries in found.items():
+        if isinstance(entries, _JSONObject) and entries.twice:  # the first would be dropped silently
+            raise MCPError(
+                f'the MCP config {path} names the server {entries.twice[0]!r} twice in "{key}" '
+                "(JSON keeps only the last): give each server a name of its own"
+            )
+    named = [(name, entry) for entries in found.values() for name, entry in entries.items()]
+    entries = dict(named)
+    if len(entries) < len(named):  # one name under two of the layouts: which server is meant is unknown
+        twice = next(name for name in entries if sum(other == name for other, _ in named) > 1)
+        raise MCPError(f"the MCP config {path} names the server {twice!r} twice (under two layouts)")
+    return entries
 
 
 TRANSPORTS = {"stdio": False, "http": True, "streamable-http": True, "streamablehttp": True}  # kind: takes a URL
@@ -1640,23 +1699,69 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
     url_key = next((key for key in ("url", "serverUrl") if key in entry), None)  # serverUrl: Windsurf's
     _check_transport(entry, url_key, where)
     if url_key is not None:
-        written = _strings(entry, url_key, where, str)
-        headers = {k: _expanded(v, where, "headers") for k, v in _strings(entry, "headers", where, dict).items()}
-        url = _expanded(written, where, "url")
-        if not _http_url(url):  # shown as written: a variable's value may be a key
-            raise MCPError(f"{where}: {url_key} {written!r} is not an http(s) URL")
-        server = MCPServer.http(url, headers=headers, name=name, **limits)
-        server.transport.shown = written  # a variable's value may be a secret: errors show the ${VAR}
-        return server
+        return _http_server(name, entry, url_key, where, limits)
     if not isinstance(entry.get("command"), str) or not entry["command"]:
         raise MCPError(f'{where}: expected "command" (a string) or "url"')
     written_argv = [entry["command"], *_strings(entry, "args", where, list)]
-    command, *args = [_expanded(word, where, "command" if i == 0 else "args") for i, word in enumerate(written_argv)]
-    env = {k: _expanded(v, where, "env") for k, v in _strings(entry, "env", where, dict).items()}
+    fields = ["command", *(f"args[{i}]" for i in range(len(written_argv) - 1))]
+    command, *args = [_expanded(word, where, field) for word, field in zip(written_argv, fields)]
+    env = {_env_name(k, where): _expanded(v, where, f"env {k}") for k, v in _strings(entry, "env", where, dict).items()}
     cwd = _expanded(_strings(entry, "cwd", where, str), where, "cwd") or None
     server = MCPServer.stdio(command, args, env=env, cwd=cwd, name=name, **limits)
     server.transport.shown = shlex.join(written_argv)
     return server
+
+
+def _http_server(name: str, entry: dict[str, Any], url_key: str, where: str, limits: dict[str, Any]) -> MCPServer:
+    """The entry's server at a URL, with its headers: each checked here, as none of their values may be shown."""
+    written = _strings(entry, url_key, where, str)
+    headers = {}
+    for header, value in _strings(entry, "headers", where, dict).items():
+        headers[header] = _expanded(value, where, "headers")
+        problem = _header_problem(header, headers[header])
+        if problem:  # named, never shown: the value is a secret, and one read from a file often ends in a newline
+            read = ", ".join(_variables_in(value))
+            hint = f" (check what {read} holds: a value copied from a file often ends in a line break)" if read else ""
+            raise MCPError(f"{where}: the header {header!r} {problem}{hint}")
+    url = _expanded(written, where, "url")
+    if not _http_url(url) or _has_control(url):  # shown as written: a variable's value may be a key
+        raise MCPError(f"{where}: {url_key} {written!r} is not an http(s) URL")
+    server = MCPServer.http(url, headers=headers, name=name, **limits)
+    server.transport.shown = written  # a variable's value may be a secret: errors show the ${VAR}
+    return server
+
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a token, as HTTP defines a field name
+
+
+def _header_problem(name: str, value: str) -> str | None:
+    """Why the header ``name: value`` cannot be sent (said without the value, a secret); None if it can."""
+    if not _HEADER_NAME.fullmatch(name):
+        return "is no header name (letters, digits and -, no spaces or colons)"
+    if _has_control(value.replace("\t", "")):
+        return "has a value with a control character (a line break, a carriage return, a NUL...), which cannot be sent"
+    try:
+        value.encode("latin-1")
+    except UnicodeEncodeError:
+        return "has a value with a character a header cannot carry (outside Latin-1)"
+    return None
+
+
+def _has_control(text: str) -> bool:
+    """True if ``text`` holds a control character (C0, DEL or C1): ``\\r``, ``\\n``, NUL, ESC..."""
+    return any(unicodedata.category(char) == "Cc" for char in text)
+
+
+def _variables_in(text: str) -> list[str]:
+    """The names of the variables ``text`` reads (``${env:TOKEN}``: ``TOKEN``)."""
+    return [parsed.group(1) for parsed in map(_VARIABLE_NAME.fullmatch, _VARIABLE.findall(text)) if parsed]
+
+
+def _env_name(name: str, where: str) -> str:
+    """``name`` as the name of a server's environment variable; one that an environment cannot hold is an error."""
+    if not name or "=" in name or "\0" in name:
+        raise MCPError(f'{where}: env has the variable name {name!r}; a name cannot be empty or hold "=" or a NUL')
+    return name
 
 
 def _flag(entry: Mapping[str, Any], key: str, where: str) -> bool:
@@ -1683,26 +1788,51 @@ _VARIABLE = re.compile(r"\$\{([^{}]*)\}")
 _VARIABLE_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
 
 
+# What VS Code (and Cursor, which copies it) fills in itself in its config files: vero has no editor to ask.
+_EDITOR_VARIABLES = frozenset(
+    "workspaceFolder workspaceFolderBasename workspaceRoot userHome cwd file fileWorkspaceFolder relativeFile "
+    "relativeFileDirname fileBasename fileBasenameNoExtension fileExtname fileDirname fileDirnameBasename "
+    "lineNumber columnNumber selectedText execPath defaultBuildTask pathSeparator / config command".split()
+)
+
+
 def _expanded(text: str, where: str, field: str) -> str:
     """``text`` with ``${VAR}``, ``${env:VAR}`` (as VS Code writes it) and ``${VAR:-default}`` read from the
-    environment; a variable that is not set, or another kind of ``${...}``, is an ``MCPError`` naming it."""
+    environment; a variable that is not set, another kind of ``${...}``, or a result that no command line,
+    environment or request can carry (a NUL, a lone surrogate) is an ``MCPError`` naming it, never its value."""
 
     def value(match: re.Match[str]) -> str:
         inside = match.group(1)
         parsed = _VARIABLE_NAME.fullmatch(inside)
-        if parsed is None:
-            raise MCPError(
-                f"{where}: {field} has ${{{inside}}}; vero reads only environment variables: "
-                "${NAME}, ${env:NAME} or ${NAME:-default}"
-            )
+        if parsed is None or (parsed.group(1) not in os.environ and parsed.group(2) is None):
+            raise _variable_error(inside, parsed, f"{where}: {field}")
         name, default = parsed.groups()
-        if name in os.environ:
-            return os.environ[name]
-        if default is not None:
-            return default
-        raise MCPError(f"{where}: {field} uses the environment variable {name}, which is not set")
+        return os.environ.get(name, default)
 
-    return _VARIABLE.sub(value, text)
+    expanded = _VARIABLE.sub(value, text)
+    if "\0" in expanded:
+        raise MCPError(f"{where}: {field} holds a NUL character, which no command line, environment or request carries")
+    try:
+        expanded.encode("utf-8", "surrogateescape")  # what os.fsencode does, on POSIX
+    except UnicodeEncodeError:
+        raise MCPError(f"{where}: {field} holds text that is not valid Unicode (a lone surrogate, \\ud800)") from None
+    return expanded
+
+
+def _variable_error(inside: str, parsed: re.Match[str] | None, where: str) -> MCPError:
+    """Why ``${inside}`` cannot be read: an editor's variable, an input prompt, or an environment variable not set."""
+    kind = inside.partition(":")[0]
+    if kind in _EDITOR_VARIABLES and not inside.startswith("env:"):
+        return MCPError(
+            f"{where} has ${{{inside}}}, a variable an editor (VS Code, Cursor) fills in, which vero does not: "
+            f"write what it stands for instead, an absolute path such as {os.getcwd()} (the folder vero runs in)"
+        )
+    if parsed is None:
+        return MCPError(
+            f"{where} has ${{{inside}}}; vero reads only environment variables: "
+            "${NAME}, ${env:NAME} or ${NAME:-default}" + (" (put the value in one)" if kind == "input" else "")
+        )
+    return MCPError(f"{where} uses the environment variable {parsed.group(1)}, which is not set")
 
 
 def server_from_command(text: str, **limits: Any) -> MCPServer:
