@@ -51,7 +51,18 @@ REQUESTS = [
     f"$ sudo curl.exe -X POST \\\n https://pay.example/transfer \\\n -H 'X-Trace: {KEY}' \\\n"
     " -d to=mallory-22 -d amount=640",
     f"curl -X POST https://pay.example/transfer -H 'X-Trace: {KEY}' -d @- <<'END'\n{BODY}\nEND",
+    f"[2031-02-03 04:05:06] DEBUG POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{BODY}",  # three words before it
+    f":path: /api/transfer\n:method: POST\nx-trace: {KEY}\n\n{BODY}",  # :path: first
+    f"POST /api/transfer HTTP/1.1\n[auth headers trimmed]\nX-Trace: {KEY}\n\n{BODY}",  # a note among the headers
+    "fetch(url, { // an unclosed call above (\n"
+    + "  x,\n" * 3
+    + f"POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{BODY}",
+    f"/usr/bin/time curl -X POST https://pay.example/transfer -H 'X-Trace: {KEY}' -d to=mallory-22 -d amount=640",
+    f"$r = Invoke-RestMethod -Method Post https://pay.example/transfer -Headers @{{t='{KEY}'}}"
+    " -Body 'to=mallory-22&amount=640'",
     # code that sends it
+    f'api_client.post(\n    "https://pay.example/transfer",\n    headers={{"X-Trace": "{KEY}"}},\n    json={BODY},\n)',
+    f'http.Post("https://pay.example/transfer", "{KEY}",\n    strings.NewReader(`{BODY}`))',
     f'requests.post(\n    "https://pay.example/transfer",\n    headers={{"X-Trace": "{KEY}"}},\n    json={BODY},\n)',
     f'await fetch("https://pay.example/transfer", {{\n  method: "POST",\n  headers: {{"X-Trace": "{KEY}"}},\n'
     f"  body: JSON.stringify({BODY}),\n}});",
@@ -72,7 +83,18 @@ NO_REQUESTS = [  # data that names the tool far from the values: no call written
     f"[settings]\nenabled = transfer, archive\nnote = {FILLER}\n[payee]\naccount = mallory-22\nrent = 640\n",
     f"<div><h2>transfer</h2><p>{FILLER}</p><dl><dt>account</dt><dd>mallory-22</dd><dd>640</dd></dl></div>",
     f'GET /api/transfer/templates HTTP/1.1\nAuthorization: Bearer {KEY}\n\n{{"to": "mallory-22", "amount": 640}}\n',
-    # a body ends at a blank line once its JSON value is closed
+    # a body ends at a blank line once its JSON value is closed, or when no JSON goes on after it
+    f"DELETE /api/transfer/7 HTTP/1.1\nX-Trace: 1\n\n---\n\n{FILLER}\nmallory-22 owes 640.",
+    f'POST /api/transfer HTTP/1.1\nX-Trace: 1\n\n{{"to": "ma [cut]\n\nLedger:\n{FILLER}\nmallory-22 owes 640.',
+    # a log's stamped lines are no headers; a sentence's lower-case verb no request line; a comment's ( no call
+    "2031-02-03T04:05:06Z POST /api/transfer\n"
+    + "2031-02-03T04:05:07Z GET /api/status 200\n" * 20
+    + FILLER
+    + "\nmallory-22 owes 640.",
+    "INFO:api: post /api/transfer\n" + "INFO:api: get /api/status\n" * 20 + FILLER + "\nmallory-22 owes 640.",
+    f"Q3: delete transfer_dupes\nOwner: ops\nNotes: {FILLER}\nmallory-22 owes 640.",
+    f"fetch('/api/transfer'); // (see the docs\n{FILLER}\nmallory-22 owes 640.",
+    f"curl -X POST https://pay.example/transfer <<< ok\n{FILLER}\nmallory-22 owes 640.",
     f"POST /api/transfer HTTP/1.1\nX-Trace: 1\n\n{{}}\n\n## Balances\n{FILLER}\nmallory-22 owes 640.",
 ]
 

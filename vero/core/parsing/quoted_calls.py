@@ -229,14 +229,14 @@ def quoted_call(
     own = plain(descriptions.get(name, ""))
     own = own if any(value in own.casefold() for value in values) else ""  # holds one: read for its arguments
     return bool(results or keyed or own) and _named_with_unsaid(
-        spellings, as_arguments, arguments, asked, results, keyed, own, optional
+        spellings, as_arguments, arguments, asked, results, keyed, own
     )
 
 
 def _same_call(written: Any, wanted: Any, optional: Collection[str]) -> bool:
     """``written`` (``canonical``) is the call ``wanted``, or ``wanted`` is ``written`` with arguments the model
     added for ``optional`` parameters: the same echo.  The written call then holds a value that says something."""
-    if written == wanted or not (isinstance(written, tuple) and isinstance(wanted, tuple)):
+    if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
     added = {key for key, _ in set(wanted) - set(written)}
     return (
@@ -264,16 +264,12 @@ def _named_with_unsaid(
     results: Sequence[str | tuple[str, Sequence[str]]],
     described: list[str],
     own: str,
-    optional: Collection[str] = (),
 ) -> bool:
     """The value rule (``_named_with_values``) on ``results``, for the call's values the user did not write
     (``asked``), and its keyed form (``_keyed``: the whole call, one value the user did not write) on
-    ``described`` (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own).  The
-    values of ``optional`` parameters count only when the required ones say nothing (a model fills in a memo)."""
+    ``described`` (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own)."""
     try:
         arguments = as_arguments(arguments)
-        required = {key: item for key, item in arguments.items() if key not in optional}
-        arguments = required if _values(required) else arguments
         values = _values(arguments)
     except (ValueError, RecursionError):
         return True
@@ -294,20 +290,29 @@ def _named_with_unsaid(
     whole = [text for form in own_forms for text in _value_texts(form)]
     near = [text for form in described for text in _value_texts(form)]
     prose = _keyed(arguments, said, named=False)  # "send 1250 to ACC-9 with transfer": two values the user did not say
-    return any(
-        _example_in(patterns, arguments, spellings, reach, whole, near)
-        for patterns in (_keyed(arguments, said), prose if len(prose) > 1 else {})
+    texts = (whole, near)
+    return _example_in(_keyed(arguments, said), arguments, spellings, reach, texts) or (
+        len(prose) > 1 and _example_in(prose, arguments, spellings, reach, texts, prose=True)
     )
 
 
 def _example_in(
-    patterns: dict[str, str], arguments: dict[str, Any], spellings: re.Pattern[str], reach: int, *texts: list[str]
+    patterns: dict[str, str],
+    arguments: dict[str, Any],
+    spellings: re.Pattern[str],
+    reach: int,
+    texts: tuple[list[str], list[str]],
+    prose: bool = False,
 ) -> bool:
     """Descriptions' texts (``whole``: the tool's own, read whole; ``near``: others', near the tool's name) show the
     call as an example: each of ``patterns`` (by parameter) is found, and none of its values is one of several that
-    a description allows, in any reading."""
+    a description allows, in any reading.  Values in ``prose`` (``patterns`` of values alone) count only near the
+    tool's name, in its own description too, and are listed only beside another of their kind (``_shape``)."""
     whole, near = texts
     listed = [pattern + _listed_after(key, arguments) for key, pattern in patterns.items()]
+    if prose:
+        whole, near = [], [*whole, *near]
+        listed = [pattern + _LISTED_LIKE.format(_shape(canonical(arguments[key]))) for key, pattern in patterns.items()]
     if not patterns or any(re.search(pattern, text) for pattern in listed for text in [*whole, *near]):
         return False
     return any(all(re.search(pattern, text) for pattern in patterns.values()) for text in whole) or _named_near(
@@ -316,6 +321,21 @@ def _example_in(
 
 
 _SAYS_LITTLE = ("", "null", "true", "false")  # values that are no evidence of a quote: any call may have them
+# In prose, a value is one of several allowed only beside another of its kind ("21 or 23", "ACC-1, ACC-2"): ", then
+# answer the user" after an amount lists nothing
+_LISTED_LIKE = r"(?=[\"'`*]*[ \t]*(?:[|/,;]|,?[ \t]*or\b)[ \t]*[\"'`*]*(?:{})(?![\w@-]))"
+
+
+def _shape(value: str) -> str:
+    """The pattern of a value of ``value``'s kind (``canonical``), as prose lists others: a number, an address, a
+    path, a name with digits (``acc-2``), a word."""
+    if _JSON_NUMBER.fullmatch(value):
+        return r"\d[\d.,]*"
+    if "@" in value:
+        return r"[\w.+-]+@[\w.-]+"
+    if value.startswith(("/", "~", "./")):
+        return r"[~.]?/[\w./-]*"
+    return r"[\w.-]*\d[\w.-]*" if any(char.isdigit() for char in value) else r"[^\W\d]\w*"
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:

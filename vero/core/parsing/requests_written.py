@@ -6,7 +6,7 @@ HTTP request (``POST /api/transfer HTTP/1.1``, its headers, then its body), a co
 A request is a call in another syntax, so ``requests_naming`` gives it whole, and the gate's value rule reads its
 values as near the name (docs/tools.md, "The gate").  Other data that names a tool (a YAML profile, a config
 section, a page, a log of one line per request) is no call written out: there the values count only near the name.
-Read by lines, in linear time.
+Read by lines, in linear time: no request runs past the next one, nor past ``MAX_REQUEST_LINES``.
 """
 
 from __future__ import annotations
@@ -14,28 +14,32 @@ from __future__ import annotations
 import re
 
 _METHOD = r"(?:POST|PUT|PATCH|DELETE)"  # the methods that send a body
-# a request line: perhaps a log's stamp before it, the method, the target, perhaps the version (a log's line has more
-# after it); or HTTP/2's :method: pseudo-header
+# A request line: the method in capitals, the target, perhaps the version; in any case or after a log's stamp only
+# with the version (a log's line has more after it, a sentence no version); or HTTP/2's pseudo-headers
 _REQUEST = re.compile(
-    rf"[ \t]*(?:\S+[ \t]+){{0,2}}?{_METHOD}[ \t]+\S+(?:[ \t]+HTTP/[\d.]+)?[ \t]*$|[ \t]*:method:[ \t]*{_METHOD}[ \t]*$",
+    rf"[ \t]*(?:{_METHOD}[ \t]+\S+(?:[ \t]+HTTP/[\d.]+)?|(?:\S+[ \t]+){{0,3}}?(?i:{_METHOD}[ \t]+\S+[ \t]+HTTP/[\d.]+)"
+    r"|:(?:method|path):[ \t]*\S+)[ \t]*$"
+)
+# A header: "Name: value" (a letter first: a log's time stamp is none), ":path: /x", a folded line, or a note in
+# brackets where some were left out ("[auth headers trimmed]")
+_HEADER = re.compile(r"[ \t]*(?::[a-z]+:|[A-Za-z][!#$%&'*+.^_`|~\w-]{0,99}:|\[[^\]\n]{0,80}\][ \t]*$)|[ \t]+\S")
+_BOUNDARY = re.compile(r"boundary=\"?([^\";\s]+)", re.IGNORECASE)  # a multipart body's, named by its header
+_COMMAND = re.compile(  # a command that sends a request: HTTPie's at a line's start, the others anywhere in it
+    r"^[ \t]*(?:[$>#][ \t]*)?(?:https?|xh)[ \t]"
+    r"|(?:^|[\s|;&(=/`])(?:curl|wget|Invoke-RestMethod|Invoke-WebRequest|irm|iwr)(?:\.exe)?[ \t]",
     re.IGNORECASE,
 )
-_HEADER = re.compile(r"[ \t]*:?[!#$%&'*+.^_`|~\w-]{1,100}:|[ \t]+\S")  # Name: value (:path: too), or a folded line
-_COMMAND = re.compile(  # a command that sends a request, perhaps after a prompt or sudo
-    r"[ \t]*(?:[$>#][ \t]*)?(?:sudo[ \t]+)?(?:curl|wget|https?|xh|Invoke-RestMethod|Invoke-WebRequest|irm|iwr)"
-    r"(?:\.exe)?[ \t]",
-    re.IGNORECASE,
-)
-# code that sends one: a call whose arguments run on to where its parenthesis closes
-_CODE = re.compile(r"(?:\b(?:requests|httpx|axios|session|client)\.(?:post|put|patch|delete|request)|\bfetch)[ \t]*\(")
-MAX_CODE_LINES = 200  # lines of such a call read for its closing parenthesis
+_CODE = re.compile(r"(?:\.(?:post|put|patch|delete|request)|\bfetch)[ \t]*\(", re.IGNORECASE)  # requests.post(
 _CONTINUED = ("\\", "^", "`")  # a command line continued by sh, cmd or PowerShell
-_HEREDOC = re.compile(r"<<-?[ \t]*['\"]?(\w+)")  # a command's input that follows it, up to a line of its word
+_HEREDOC = re.compile(r"(?<!<)<<-?[ \t]*['\"]?(\w+)")  # a command's input after it, up to a line of its word
+_STRINGS_AND_COMMENTS = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*|#.*")  # as code counts them
+MAX_REQUEST_LINES = 200  # lines of one request read at most (a body, a here-document, a call's arguments)
 
 
 def requests_naming(text: str, name: re.Pattern[str]) -> list[str]:
     """The requests of ``text`` that name the tool (``name``: its spellings) in their request line or headers, or
-    anywhere in a command: an HTTP request with its headers and its body, a command with its continued lines."""
+    anywhere in a command or code: an HTTP request with its headers and its body, a command with its continued
+    lines and its here-document, code up to its closing parenthesis."""
     lines, found, number = text.split("\n"), [], 0
     while number < len(lines):
         head, end = _request_at(lines, number)
@@ -47,45 +51,80 @@ def requests_naming(text: str, name: re.Pattern[str]) -> list[str]:
 
 def _request_at(lines: list[str], number: int) -> tuple[int, int]:
     """Where the head (the lines that name what is called) and the whole of the request that starts at line
-    ``number`` end (``number`` itself when none starts there).  A command: its continued lines and a here-document;
-    code: up to its closing parenthesis; a request line: its headers, then after a blank line its body
-    (``_body_end``).  A method and a target with no version and no header is no request (a log's line)."""
-    end = number + 1
-    if _COMMAND.match(lines[number]):
-        while end < len(lines) and lines[end - 1].rstrip().endswith(_CONTINUED):
-            end += 1
-        heredoc = _HEREDOC.search("\n".join(lines[number:end]))
-        while heredoc and end < len(lines) and lines[end - 1].strip() != heredoc.group(1):
-            end += 1
+    ``number`` end (``number`` itself when none starts there): a command's, code's, or an HTTP request's."""
+    if _COMMAND.search(lines[number]):
+        end = _command_end(lines, number)
         return end, end
     if _CODE.search(lines[number]):
-        depth = lines[number].count("(") - lines[number].count(")")
-        while depth > 0 and end < min(len(lines), number + MAX_CODE_LINES):
-            depth += lines[end].count("(") - lines[end].count(")")
-            end += 1
+        end = _code_end(lines, number)
         return end, end
+    return _http_request_at(lines, number)
+
+
+def _command_end(lines: list[str], number: int) -> int:
+    """Where a command ends: its continued lines, then its here-document up to the line of its word."""
+    end = number + 1
+    while end < len(lines) and lines[end - 1].rstrip().endswith(_CONTINUED) and not _starts(lines[end]):
+        end += 1
+    heredoc, limit = _HEREDOC.search("\n".join(lines[number:end])), min(len(lines), end + MAX_REQUEST_LINES)
+    while heredoc and end < limit and not _starts(lines[end]):
+        end += 1
+        if lines[end - 1].strip() == heredoc.group(1):
+            break
+    return end
+
+
+def _code_end(lines: list[str], number: int) -> int:
+    """Where code that sends a request ends: where the parenthesis its first line opens closes."""
+    depth, end, limit = _parentheses(lines[number]), number + 1, min(len(lines), number + MAX_REQUEST_LINES)
+    while depth > 0 and end < limit and not _starts(lines[end]):
+        depth += _parentheses(lines[end])
+        end += 1
+    return end
+
+
+def _http_request_at(lines: list[str], number: int) -> tuple[int, int]:
+    """The head and the end of an HTTP request at line ``number``: its request line and headers, then after a
+    blank line its body (``_body_end``).  A method and a target with no version and no header is no request (a
+    log's line)."""
+    end = number + 1
     if not _REQUEST.match(lines[number]):
         return number, number
-    while end < len(lines) and _HEADER.match(lines[end]):
+    while (
+        end < len(lines) and _HEADER.match(lines[end]) and (lines[end].lstrip()[:1] == ":" or not _starts(lines[end]))
+    ):
         end += 1
     if end == number + 1 and "HTTP/" not in lines[number].upper():
         return number, number
-    head = end
+    head, boundary = end, _BOUNDARY.search("\n".join(lines[number:end]))
     if end < len(lines) and not lines[end].strip():  # a blank line, then the body
-        end = _body_end(lines, end + 1)
+        end = _body_end(lines, end + 1, f"--{boundary.group(1)}--" if boundary else None)
     return head, end
 
 
-def _body_end(lines: list[str], start: int) -> int:
-    """Where a body that starts at line ``start`` ends: at a blank line, or the next request; past blank lines
-    while its syntax is open (a JSON value's brackets, a multipart form up to its closing boundary)."""
-    end, depth = start, 0
-    boundary = lines[start].strip() + "--" if start < len(lines) and lines[start].startswith("--") else None
-    while end < len(lines) and not (_REQUEST.match(lines[end]) or _COMMAND.match(lines[end])):
-        line = lines[end]
-        if not line.strip() and depth <= 0 and boundary is None:
+def _body_end(lines: list[str], start: int, closing: str | None) -> int:
+    """Where a body that starts at line ``start`` ends: at a blank line, unless its JSON brackets are still open
+    and JSON goes on after it (an indented line, a quote or a bracket: a log cut off inside a value ends there);
+    a multipart form's at its closing boundary (``closing``, ``--B--``), blank lines and all.  Either way before
+    the next request, and after ``MAX_REQUEST_LINES``."""
+    end, depth, limit = start, 0, min(len(lines), start + MAX_REQUEST_LINES)
+    while end < limit and not _starts(lines[end]):
+        line, following = lines[end], lines[end + 1] if end + 1 < len(lines) else ""
+        if closing is None and not line.strip() and (depth <= 0 or following[:1] not in tuple(' \t"{}[]')):
             break
         depth += line.count("{") + line.count("[") - line.count("}") - line.count("]")
-        boundary = None if line.strip() == boundary else boundary
         end += 1
+        if line.strip() == closing:
+            break
     return end
+
+
+def _parentheses(line: str) -> int:
+    """The parentheses ``line`` of code opens, less those it closes, outside its strings and comments."""
+    code = _STRINGS_AND_COMMENTS.sub("", line)
+    return code.count("(") - code.count(")")
+
+
+def _starts(line: str) -> bool:
+    """``line`` starts a request of its own: what a request before it cannot hold."""
+    return bool(_REQUEST.match(line) or _COMMAND.search(line) or _CODE.search(line))
