@@ -194,6 +194,14 @@ def test_an_output_schema_file_with_a_byte_order_mark_is_read(tmp_path):
         ({"type": "object", "properties": {"n": {"type": "integr"}}}, "$.properties.n: type 'integr'"),
         ({"type": "number", "minimum": 0, "exclusiveMinimum": True}, "draft 4's true: write the bound, \"exclusiveM"),
         ({"type": "integer", "minimum": float("nan")}, "minimum nan is no number"),
+        # keywords vero does not read, a reference to nothing: an answer they forbid would pass as ok
+        ({"type": "object", "required": ["a"], "not": {"required": ["b"]}}, "$: vero does not check 'not'"),
+        ({"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}, "does not check 'if'"),
+        ({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}, "does not check 'uniqueItems'"),
+        ({"type": "object", "patternProperties": {"^x": {"type": "integer"}}}, "does not check 'patternProperties'"),
+        ({"type": "array", "items": [{"type": "integer"}, {"type": "string"}]}, "items as a list"),
+        ({"type": "object", "properties": {"a": {"$ref": "#/definitions/Gone"}}}, "$.properties.a: $ref '#/def"),
+        ({"type": "object", "properties": {"a": {"$ref": "other.json#/x"}}}, "points to no definition"),
     ],
 )
 def test_an_output_schema_that_says_what_cannot_be_checked_is_a_usage_error(tmp_path, schema, problem):

@@ -5,14 +5,10 @@ check (``not``, ``if``/``then``, ``uniqueItems``...) or a ``$ref`` to nothing, w
 
 from __future__ import annotations
 
-import json
-import re
-
 import pytest
 
 from vero import ChatOpenAI
 from vero.agents import ToolCallingAgent
-from vero.cli import CliError, read_output_schema
 from vero.core.chat_openai import base_url_problem
 from vero.errors import LLMConfigError
 from vero.testing import ScriptedLLM
@@ -41,29 +37,6 @@ def test_the_cli_s_check_of_the_base_url_finds_a_host_name_with_an_empty_or_long
 def test_hosts_with_sendable_names_are_taken(url):
     assert base_url_problem(url) is None
     assert ChatOpenAI(base_url=url, model_name="m", api_key="sk-x").base_url == url
-
-
-@pytest.mark.parametrize(
-    "schema, problem",
-    [
-        ({"type": "object", "required": ["a"], "not": {"required": ["b"]}}, "$: vero does not check 'not'"),
-        ({"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}, "does not check 'if'"),
-        ({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}, "does not check 'uniqueItems'"),
-        ({"type": "object", "patternProperties": {"^x": {"type": "integer"}}}, "does not check 'patternProperties'"),
-        ({"type": "array", "items": [{"type": "integer"}, {"type": "string"}]}, "items as a list"),
-        ({"type": "object", "properties": {"a": {"$ref": "#/definitions/Gone"}}}, "$.properties.a: $ref '#/def"),
-        ({"type": "object", "properties": {"a": {"$ref": "other.json#/x"}}}, "points to no definition"),
-    ],
-)
-def test_an_output_schema_with_a_keyword_vero_does_not_check_is_refused(tmp_path, schema, problem):
-    path = tmp_path / "schema.json"
-    path.write_text(json.dumps(schema))
-    with pytest.raises(CliError, match=re.escape(problem)):
-        read_output_schema(str(path))
-    llm = ScriptedLLM(['{"a": 1}'])
-    with pytest.raises(TypeError, match=re.escape(problem)):  # given to run(): at once, before anything is sent
-        ToolCallingAgent("x", llm, verbose=False).run("task", output_type=schema)
-    assert llm.calls == 0
 
 
 def test_references_to_the_schema_s_own_definitions_are_checked_and_taken():
