@@ -1,6 +1,6 @@
 """Faults an outside probe found (offline): a base URL whose host has no name the HTTP library can send (an empty
-label, one over 63 characters, a symbol IDNA has no name for), and an output schema with keywords vero does not
-check (``not``, ``if``/``then``, ``uniqueItems``...) or a ``$ref`` to nothing, which left answers it forbids ``ok``.
+label, one over 63 characters, a symbol IDNA has no name for), and an output schema whose ``$ref``s to its own
+definitions are checked (the keywords vero does not read are refused: test_faults_probe15's table of such schemas).
 """
 
 from __future__ import annotations
