@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8707  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8713  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -140,6 +140,8 @@ LINES_CEILING = 8707  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # on, a request never past the next one nor 200 lines, code's parentheses outside strings and comments, more commands
 # and code that send requests; a description's prose only near the tool's name, a value listed only beside one of its
 # kind; the value rule back to each of the call's values: an optional one from a result is evidence again);
+# 8713: +6 for a second approval probe (an agent two levels down, started after the one between it and the user ended,
+# asks the user's approver: the run in progress is kept with its agent; a retried plan step is asked about again);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

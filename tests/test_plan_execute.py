@@ -278,11 +278,12 @@ def test_approve_is_not_asked_again_for_a_replan_that_only_drops_approved_steps(
     "steps, approved, kept",
     [([], ["a"], True), (["b"], ["a", "b"], True), (["a", "b"], ["a", "b"], True), (["b", "a"], ["a", "b"], False)]
     + [(["a", "a"], ["a"], False), (["x"], ["a"], False)]
-    # as the user reads them: case, spacing, a list number or bullet, an end stop and a curly apostrophe aside
-    + [(["a "], ["a"], True), (["Archive the note."], ["archive the  note"], True), (["2. b"], ["b"], True)]
+    # as written: spacing, a list number or bullet, an end stop and a curly apostrophe aside, not case (a file's name)
+    + [(["a "], ["a"], True), (["Archive the note."], ["Archive the  note"], True), (["2. b"], ["b"], True)]
     + [
-        (["- Read Ada\u2019s note"], ["read Ada's note"], True),
+        (["- Read Ada\u2019s note"], ["Read Ada's note"], True),
         (["Archive the old note"], ["Archive the note"], False),
+        (["Delete the file draft.txt"], ["Delete the file Draft.txt"], False),
     ],
 )
 def test_only_approved_steps_in_their_order_need_no_new_approval(steps, approved, kept):
@@ -732,7 +733,9 @@ def test_a_step_is_read_as_text_an_object_by_its_description(item, text):
     assert read_steps({"steps": [item]}) == ([text] if text else [])
 
 
-def test_an_approved_step_that_failed_and_is_tried_again_word_for_word_is_not_asked_about_again():
+def test_an_approved_step_that_failed_and_is_tried_again_word_for_word_is_asked_about_again():
+    """A failed step may have done part of its work (the mail may have gone before the time-out): the user
+    approved it once, and decides whether it runs again."""
     sent: list[str] = []
 
     @tool
@@ -763,4 +766,5 @@ def test_an_approved_step_that_failed_and_is_tried_again_word_for_word_is_not_as
         approve=lambda plan: asked.append(plan.render()) or True,
     )
     agent.run("Send Acme their latest invoice.")
-    assert len(asked) == 1 and sent == ["Acme", "Acme"] and agent.last_result.status == "ok"
+    assert len(asked) == 2 and sent == ["Acme", "Acme"] and agent.last_result.status == "ok"
+    assert asked[1].endswith("[ ] Send the customer their latest invoice with send_invoice")  # the retry, shown

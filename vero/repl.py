@@ -108,14 +108,16 @@ class Repl:
         if not self.verbose:  # otherwise the step printer has just shown it
             say("📋 Proposed plan:")
             say(plan.render())
-        try:
-            answer = read_line(APPROVAL_PROMPT).strip()
-        except EOFError:
-            say("\n🚫 No reply (end of input): the plan is refused.")
-            return False
+        answer = ""
+        while not answer:  # an empty line decides nothing: the prompt again
+            try:
+                answer = read_line(APPROVAL_PROMPT, fresh=True).strip()
+            except EOFError:
+                say("\n🚫 No reply (end of input): the plan is refused.")
+                return False
         if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
             say(answer)
-        if answer.lower() in ("", "y", "yes"):
+        if answer.lower() in ("y", "yes"):
             say("✅ Plan approved; running it.")
             return True
         if answer.lower() in ("n", "no"):
@@ -390,7 +392,7 @@ def ask_before_running(call, out=None) -> bool | str:
     shortened = len(written) > SHOWN_ARGUMENT_CHARS
     while True:  # until a verdict: "v" shows all the arguments, then asks again
         try:
-            answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out)
+            answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out, fresh=True)
         except EOFError:
             say("\n🚫 No reply (end of input): not run.", file=out)
             return False
@@ -430,10 +432,13 @@ def visible(json_text: str) -> str:
     )
 
 
-def read_reply(prompt: str, out) -> str:
-    """One line typed after ``prompt`` (printed on ``out``); EOFError at the end of input."""
+def read_reply(prompt: str, out, fresh: bool = False) -> str:
+    """One line typed after ``prompt`` (printed on ``out``; ``fresh``: typed after it, ``read_line``); EOFError at
+    the end of input."""
     if out is sys.stdout:
-        return read_line(prompt)
+        return read_line(prompt, fresh)
+    if fresh:
+        _discard_typed_ahead()
     say(prompt, file=out, end="", flush=True)
     line = sys.stdin.readline() if sys.stdin is not None else ""
     if not line:
@@ -469,12 +474,28 @@ def _keep_bytes_that_are_not_utf8(stream) -> None:
             pass
 
 
-def read_line(prompt: str) -> str:
-    """``input(prompt)``; a closed stdin (``sys.stdin is None``) is the end of input."""
+def read_line(prompt: str, fresh: bool = False) -> str:
+    """``input(prompt)``; a closed stdin (``sys.stdin is None``) is the end of input.  ``fresh``: only what is typed
+    after the prompt shows, as an approval's answer must be (``_discard_typed_ahead``)."""
     if sys.stdin is None:
         say(prompt, end="", flush=True)
         raise EOFError
+    if fresh:
+        _discard_typed_ahead()
     return input(prompt)
+
+
+def _discard_typed_ahead() -> None:
+    """Forget what a terminal holds that was typed or pasted before an approval's question showed, as ``getpass``
+    does: a pasted "yes" must not answer a question the user has not seen."""
+    if not _is_terminal(sys.stdin):
+        return
+    try:
+        import termios  # here: POSIX only
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (ImportError, OSError, ValueError):  # Windows, a stream with no descriptor
+        pass
 
 
 def _is_terminal(stream) -> bool:

@@ -166,7 +166,8 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
 
 def in_order(steps: list[str], approved: list[str]) -> bool:
     """Whether ``steps`` are ``approved`` ones in their order, some perhaps dropped: nothing new to approve
-    (compared as the user reads them: case, spacing, a list number or bullet and an end stop aside)."""
+    (compared as written, spacing, a list number or bullet and an end stop aside: not case, ``Draft.txt`` is not
+    ``draft.txt``)."""
     rest = iter(map(_as_read, approved))
     return all(_as_read(step) in rest for step in steps)  # each found after the one before it
 
@@ -175,7 +176,7 @@ _LIST_MARK = re.compile(r"^(?:\d+[.)]|[-*•])\s+")  # "2. ", "- "
 
 
 def _as_read(step: str) -> str:
-    return _LIST_MARK.sub("", folded(step).replace("\u2019", "'")).rstrip(" .;")
+    return _LIST_MARK.sub("", " ".join(step.split()).replace("\u2019", "'")).rstrip(" .;")
 
 
 def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

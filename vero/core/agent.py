@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from vero.core.agent_tool import RUNNING_AGENT, agent_tool
+from vero.core.agent_tool import NO_RUN, RUNNING_AGENT, agent_tool
 from vero.core.capabilities import hosted_model
 from vero.core.deprecation import deprecated
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
@@ -311,9 +311,9 @@ class Agent(ABC):
             _check_run_settings(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
-        outer = RUNNING_AGENT.get()  # inside another's run (its solve, its tool), ended or not: that user decides too
-        run.approvers = run.approvers or (approvers_of(outer) if outer not in (None, self) else ())
-        running = RUNNING_AGENT.set(self)  # for this agent's tools: an agent run as a tool runs as part of this run
+        outer, outer_run = RUNNING_AGENT.get() or NO_RUN  # inside another's run, ended or not: its user decides too
+        run.approvers = run.approvers or (approvers_of(outer, outer_run) if outer not in (None, self) else ())
+        running = RUNNING_AGENT.set((self, run))  # this agent's tools run as part of this run (an agent as a tool too)
         try:
             self._run, task = run, run.task
             self._emit("run_start", task=task, cls=type(self).__name__)

@@ -16,9 +16,13 @@ from vero.core.result import RunResult, Status
 from vero.errors import VeroError
 from vero.tools.base import Tool
 
-# The agent whose run is in progress in this context (``Agent._guarded`` sets it): an agent run as a tool
-# runs as part of that run.  (``Any``: ``vero.core.agent`` imports this module.)
-RUNNING_AGENT: contextvars.ContextVar[Any] = contextvars.ContextVar("vero_running_agent", default=None)
+# The agent whose run is in progress in this context, and that run (``Agent._guarded`` sets them): an agent run as a
+# tool runs as part of that run, and the run's approvers (kept once it ended) decide its calls too.  (``Any``:
+# ``vero.core.agent`` imports this module.)
+RUNNING_AGENT: contextvars.ContextVar[tuple[Any, Any] | None] = contextvars.ContextVar(
+    "vero_running_agent", default=None
+)
+NO_RUN = (None, None)  # RUNNING_AGENT outside any run
 
 TASK_DESCRIPTION = "the task for the agent, in full: it sees nothing of this conversation"
 NOT_ACCEPTED = "\n(The agent ended '{status}': its own check did not accept this answer.)"
@@ -49,7 +53,7 @@ def agent_tool(
 
 def _run_fresh(agent: Any, task: str) -> RunResult:
     """A run of ``agent`` on ``task`` with no earlier conversation, as part of the running agent's run."""
-    parent = RUNNING_AGENT.get()
+    parent: Any = (RUNNING_AGENT.get() or NO_RUN)[0]
     if parent is agent:
         raise SubagentFailed(f"the agent {agent.name!r} cannot call itself as a tool")
     if agent._running.locked():  # before its history is set aside: that history belongs to the run in progress

@@ -320,10 +320,11 @@ def _check_finite(value: Any) -> None:
 
 
 # -- question 4: approval -----------------------------------------------------------------------
-def approvers_of(agent: Agent) -> tuple[Callable[[Any], Any], ...]:
-    """Who approves the agent's calls: its own ``approve_tool`` and those of the runs its run is part of
-    (an agent run as another's tool: the caller's user has a say over its calls too), each once."""
-    run = agent._run
+def approvers_of(agent: Agent, run: Any = None) -> tuple[Callable[[Any], Any], ...]:
+    """Who approves the agent's calls: its own ``approve_tool`` and those of the runs its run (``run``, else the one
+    in progress) is part of (an agent run as another's tool: the caller's user has a say over its calls too), each
+    once.  A run keeps them after it ended: an agent its tool started still asks them."""
+    run = agent._run if run is None else run
     found: list[Callable[[Any], Any]] = []
     for approver in (agent.options.approve_tool, *(run.approvers if run is not None else ())):
         if approver is not None and all(approver is not known for known in found):
