@@ -5,13 +5,20 @@ definitions are checked (the keywords vero does not read are refused: test_fault
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
-from vero import ChatOpenAI
+from vero import ChatOpenAI, Message, trace_view
+from vero._console import at_home
 from vero.agents import ToolCallingAgent
+from vero.core import session
 from vero.core.chat_openai import base_url_problem
-from vero.errors import LLMConfigError
+from vero.core.secrets import StreamedSecrets
+from vero.errors import LLMConfigError, SessionFormatError
 from vero.testing import ScriptedLLM
+from vero.tools.builtin import calculator
 from vero.tools.schema import schema_problems
 
 
@@ -48,3 +55,95 @@ def test_references_to_the_schema_s_own_definitions_are_checked_and_taken():
     assert schema_problems(schema) == []
     agent = ToolCallingAgent("x", ScriptedLLM(['{"size": 0, "tags": []}', '{"size": 2, "tags": ["a"]}']), verbose=False)
     assert agent.run("task", output_type=schema) == {"size": 2, "tags": ["a"]}  # 0 was re-asked
+
+
+# -- a third probe: sessions, a sub-agent's budget, the streamed masked form, traces ------------------------------
+def session_file(tmp_path, history: list[dict]) -> str:
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps({"format": "vero.session", "version": 1, "history": history}))
+    return str(path)
+
+
+CALLED = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "name": "lookup", "arguments": "{}"}]}
+ANSWERED = {"role": "tool", "content": "42", "tool_call_id": "c1"}
+ASKED = {"role": "user", "content": "What is it?"}
+
+
+@pytest.mark.parametrize(
+    ("history", "says"),
+    [
+        ([ASKED, CALLED], "message 2 leaves tool calls unanswered: c1"),
+        ([ASKED, CALLED, ASKED], "message 2 leaves tool calls unanswered"),
+        ([ASKED, ANSWERED], "message 2 answers no tool call made before it"),
+        ([ASKED, CALLED, {"role": "tool", "content": "42"}], "message 3 answers no tool call"),
+        ([{"role": "user", "content": ""}], "message 1 is the user's, with no text"),
+        ([ASKED, {"role": "assistant", "content": None}], "message 2 is the assistant's, with neither"),
+    ],
+)
+def test_a_session_a_chat_api_would_refuse_is_not_loaded(tmp_path, history, says):
+    agent = ToolCallingAgent("x", ScriptedLLM([]), verbose=False)
+    agent.history = [Message("user", "kept")]
+    with pytest.raises(SessionFormatError, match=re.escape(says)):
+        agent.load(session_file(tmp_path, history))
+    assert agent.history == [Message("user", "kept")]  # every later turn would have failed on it
+
+
+def test_a_session_with_its_tool_calls_answered_loads(tmp_path):
+    agent = ToolCallingAgent("x", ScriptedLLM([]), verbose=False)
+    agent.load(session_file(tmp_path, [ASKED, CALLED, ANSWERED, {"role": "assistant", "content": "42."}]))
+    assert [m.role for m in agent.history] == ["user", "assistant", "tool", "assistant"]
+
+
+def test_a_session_is_saved_as_utf8_text_and_any_text_comes_back(tmp_path):
+    agent = ToolCallingAgent("x", ScriptedLLM([]), verbose=False)
+    agent.history = [Message("user", "Zürich \U0001f600 \ud800"), Message("assistant", "ok")]
+    path = tmp_path / "s.json"
+    agent.save(str(path))
+    assert "Zürich \U0001f600" in path.read_text(encoding="utf-8")  # not 6 bytes an emoji's escapes
+    agent.load(str(path))
+    assert agent.history[0].content == "Zürich \U0001f600 \ud800"
+
+
+def test_a_session_load_would_refuse_as_too_large_is_not_saved(tmp_path, monkeypatch):
+    monkeypatch.setattr(session, "MAX_SESSION_BYTES", 1000)
+    agent = ToolCallingAgent("x", ScriptedLLM([]), verbose=False)
+    agent.history = [Message("user", "x" * 2000), Message("assistant", "ok")]
+    with pytest.raises(ValueError, match="larger than load reads back"):
+        agent.save(str(tmp_path / "s.json"))
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_a_sub_agent_s_own_token_budget_holds_under_a_caller_s_larger_one():
+    usage = {"prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100}
+    call = {"tool_calls": [{"name": "calculator", "arguments": {"expression": "1+1"}}], "usage": usage}
+    child = ToolCallingAgent(
+        "child", ScriptedLLM([call] * 5), tools=[calculator], max_tokens_per_run=150, verbose=False
+    )
+    ask_child = {"tool_calls": [{"name": "child", "arguments": {"task": "go"}}], "usage": usage}
+    parent = ToolCallingAgent(
+        "parent", ScriptedLLM([ask_child, "done"]), tools=[child.as_tool()], max_tokens_per_run=100_000, verbose=False
+    )
+    parent.run("start")
+    answered = [step.content for step in parent.last_result.steps_of("observation") if step.depth == 0]
+    assert "ended 'max_tokens'" in answered[0]
+
+
+def test_a_chat_s_save_and_load_read_a_tilde_as_the_home_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert at_home("~/chat.json") == str(tmp_path / "chat.json") and at_home("./~x") == "./~x"
+
+
+def test_a_streamed_key_in_a_masked_form_shows_no_piece_of_it_whichever_way_it_is_split():
+    key = "sk-canary-abcdef123456"
+    echo = f"I saw {key[:8]}****{key[-4:]} today."
+    for cut in range(1, len(echo)):
+        streamed = StreamedSecrets([key])
+        shown = streamed.feed(echo[:cut]) + streamed.feed(echo[cut:]) + streamed.flush()
+        assert key[-4:] not in shown and key[:8] not in shown, cut
+
+
+def test_a_trace_s_model_call_whose_request_is_no_object_is_noted():
+    lines = [json.dumps({"type": "llm_start", "agent": "a", "request": "not an object"})]
+    assert trace_view.read_trace(lines).problems == [
+        "line 1: a malformed llm_start event (skipped): TypeError: its request is not an object"
+    ]

@@ -469,9 +469,15 @@ def refuse_without_terminal(call) -> str:
 
 def load_session_into(agent, path: str) -> None:
     try:
-        agent.load(path)
+        agent.load(at_home(path))
     except SessionFormatError as exc:
         raise CliError(str(exc)) from exc
+
+
+def at_home(path: str) -> str:
+    """``path`` as a shell reads it, ``~`` or ``~/...`` in the home folder (typed at the chat's prompt, or as
+    ``--load=~/...``, which no shell expands); any other path as given."""
+    return os.path.expanduser(path) if path == "~" or path.startswith("~/") else path
 
 
 def usage_line(usage: dict, calls: int) -> str:

@@ -23,6 +23,7 @@ from vero._console import (
     SECRETS,
     CliError,
     approve_everything,
+    at_home,
     default_agent,
     load_session_into,
     make_agent,
@@ -312,7 +313,7 @@ class Repl:
             say("Usage: /save FILE")
             return
         try:
-            self.agent.save(path)
+            self.agent.save(at_home(path))
         except OSError as exc:  # the error names the user's path, never the temporary file
             say(f"❌ cannot save to {path}: {exc.strerror or exc}")
             return

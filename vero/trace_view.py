@@ -153,8 +153,10 @@ def _take(trace: Trace, reading: Reading, event: dict[str, Any], number: int) ->
         reading.run = {**event, "number": len(trace.runs) + 1}
         trace.runs.append(reading.run)
         trace.items.append(("run", reading.run, number))
-    elif kind == "llm_start" and isinstance(event.get("request"), dict):
-        request = event["request"]
+    elif kind == "llm_start":
+        request = event.get("request")
+        if not isinstance(request, dict):
+            raise TypeError("its request is not an object")
         if not isinstance(request.get("messages", []), list):
             raise TypeError("its messages are not a list")
         reading.call = Call(

@@ -706,8 +706,9 @@ class Agent(ABC):
             not RELAYED_EVENTS.isdisjoint(getattr(listener, "handles", RELAYED_EVENTS))
             for listener in self.events.callbacks
         )
-        # this run's budget (itself perhaps what a parent left) covers the child
-        budget = max(1, run.token_budget - run.usage["total_tokens"]) if run.token_budget else agent.max_tokens_per_run
+        # this run's budget (itself perhaps what a parent left) covers the child, and so does the child's own
+        left = max(1, run.token_budget - run.usage["total_tokens"]) if run.token_budget else None
+        budget = min((b for b in (left, agent.max_tokens_per_run) if b), default=None)
         agent._guarded(
             Run(
                 task,

@@ -18,6 +18,7 @@ MIN_PIECE = 8  # a bare piece of the key this long is masked ...
 MIN_MASKED_PIECE = 4  # ... and a piece this long next to a run of *** or ... (sk-proj****Z123)
 MIN_KEY_FOR_PIECES = 12  # a shorter key is masked only whole: its pieces are too common
 _MASK_RUN = re.compile(r"\*{3,}|\.{3,}|…+")
+_MASK_RUN_ENDING = re.compile(rf"[*.…]+\S{{0,{MIN_PIECE}}}\Z")  # a masked form (its run begun) the next piece may end
 _WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+")  # a piece of a key that is an ordinary word ("required"): not masked
 
 
@@ -131,6 +132,8 @@ class StreamedSecrets:
             return piece
         text = self.held + piece
         cut = len(text) - max(_key_piece_size(text, len(text), form, -1) for form in self.forms)
+        masked_form = _MASK_RUN_ENDING.search(text, max(0, cut - MIN_PIECE - 8))  # "sk-ab****" then "3456": held
+        cut = min(cut, masked_form.start()) if masked_form else cut
         for form in self.forms:  # a whole key across the cut is printed, masked, with the text before it
             start = text.find(form, max(0, cut - len(form) + 1))
             if 0 <= start < cut < start + len(form):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 import tempfile
 import time
@@ -22,7 +23,8 @@ from vero.errors import SessionFormatError
 
 SESSION_FORMAT = "vero.session"
 SESSION_VERSION = 1
-MAX_SESSION_BYTES = 64 << 20  # /load reads at most this much: far above a long conversation
+MAX_SESSION_BYTES = 64 << 20  # /load reads at most this much (and save writes): far above a long conversation
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def atomic_write(path: str, text: str) -> None:
@@ -71,8 +73,11 @@ def save_session(
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "history": hide_secrets_in([m.to_record() for m in history], secrets),
     }
-    # ensure_ascii: any text, even a lone surrogate, round-trips through the file.
-    atomic_write(path, json.dumps(data, ensure_ascii=True, indent=1))
+    # UTF-8, a lone surrogate (no UTF-8 character) as JSON's escape: any text round-trips through the file
+    text = _LONE_SURROGATE.sub(lambda char: f"\\u{ord(char[0]):04x}", json.dumps(data, ensure_ascii=False, indent=1))
+    if len(text.encode("utf-8")) > MAX_SESSION_BYTES:
+        raise ValueError(f"the conversation is larger than load reads back ({MAX_SESSION_BYTES >> 20} MiB): not saved")
+    atomic_write(path, text)
 
 
 def load_session(path: str) -> list[Message]:
@@ -91,9 +96,33 @@ def load_session(path: str) -> list[Message]:
     if not isinstance(history, list):
         raise SessionFormatError(f"{path!r} has no history list")
     try:
-        return [_message(number, item) for number, item in enumerate(history, 1)]
+        messages = [_message(number, item) for number, item in enumerate(history, 1)]
+        _check_conversation(messages)
     except (KeyError, TypeError, ValueError, RecursionError) as exc:
         raise SessionFormatError(f"{path!r} has a corrupted history: {exc}") from exc
+    return messages
+
+
+def _check_conversation(messages: list[Message]) -> None:
+    """A ``ValueError`` naming the first message a chat API would refuse in the conversation: a user's with no
+    text, an assistant's with neither text nor calls, a call left unanswered, a tool's answer to no call before it.
+    Loaded as it is, such a history would fail every later turn, and a failed turn adds nothing to mend it."""
+    waiting: set[str] = set()  # the ids of the calls the last assistant message made, not yet answered
+    for number, message in enumerate(messages, 1):
+        if message.role == "tool":
+            if message.tool_call_id not in waiting:
+                raise ValueError(f"message {number} answers no tool call made before it")
+            waiting.discard(message.tool_call_id)
+            continue
+        if waiting:
+            raise ValueError(f"message {number - 1} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
+        if message.role == "user" and not message.content:
+            raise ValueError(f"message {number} is the user's, with no text")
+        if message.role == "assistant" and not (message.content or message.tool_calls):
+            raise ValueError(f"message {number} is the assistant's, with neither text nor tool calls")
+        waiting = {call.id for call in message.tool_calls or ()} if message.role == "assistant" else set()
+    if waiting:
+        raise ValueError(f"message {len(messages)} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
 
 
 def _read_json(path: str) -> Any:
