@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import inspect
 import json
+import logging
 import re
 import types
 import typing
@@ -22,6 +23,8 @@ from typing import Any, TypedDict, overload
 from vero.core.deprecation import deprecated
 from vero.core.options import Unpack
 from vero.tools.schema import check, coerce, convert_into, needs_building, set_default, type_label, type_to_schema
+
+log = logging.getLogger("vero.tools")
 
 __all__ = ["Tool", "ToolArgumentError", "coerce", "function_parameters", "parse_docstring", "tool", "type_to_schema"]
 
@@ -160,7 +163,7 @@ def _pydantic_fields(func: Callable[..., Any]) -> dict[str, Any]:
     """The parameters whose default is a pydantic ``Field(...)`` (``limit: int = Field(5, ge=1)``, as FastMCP and
     LangChain tools write them): its constraints and description are the parameter's, and its default the value."""
     with contextlib.suppress(TypeError, ValueError):  # no signature: no such default
-        parameters = inspect.signature(func).parameters.values()
+        parameters = _signature(func).parameters.values()
         return {p.name: p.default for p in parameters if _is_field(p.default)}
     return {}
 
@@ -203,6 +206,16 @@ def _resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
     return hints
 
 
+def _signature(func: Callable[..., Any]) -> inspect.Signature:
+    """The parameters a call gives ``func``: its own, even when a decorator copied another function's name onto it
+    (``functools.wraps`` over a wrapper that supplies an argument itself); the wrapped function's only when the
+    wrapper takes just ``*args, **kwargs``, as a decorator that passes everything on does."""
+    own = inspect.signature(func, follow_wrapped=False)
+    kinds = {parameter.kind for parameter in own.parameters.values()}
+    passes_on = kinds and kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
+    return inspect.signature(func) if passes_on and hasattr(func, "__wrapped__") else own
+
+
 def _annotated(func: Callable[..., Any]) -> Callable[..., Any]:
     """The function that carries a callable's hints and docstring: a partial's function, an object's ``__call__``."""
     while isinstance(func, functools.partial):
@@ -228,7 +241,7 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
     properties: dict[str, dict[str, Any]] = {}
     required: list[str] = []
     accepts_extra: dict[str, Any] | bool = False  # **extra: True, or the schema of its annotation
-    for param in inspect.signature(func).parameters.values():
+    for param in _signature(func).parameters.values():
         if param.name in bound or param.kind is param.VAR_POSITIONAL:
             continue
         if param.kind is param.VAR_KEYWORD:  # **extra: int checks each extra argument as an int
@@ -249,6 +262,10 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
         else:  # a JSON copy of it; a dataclass or an object() sentinel is not shown
             set_default(schema, default)
         properties[param.name] = schema
+    unmatched = sorted(set(arg_docs) - set(_signature(func).parameters))
+    if unmatched:  # a docstring written for other names ("q:" for query): the model is not told what it says
+        name = getattr(func, "__name__", "the function")
+        log.warning("%s(): its docstring's Args describe %s, which name no parameter", name, ", ".join(unmatched))
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if accepts_extra is not True:
         parameters["additionalProperties"] = accepts_extra
@@ -319,6 +336,7 @@ class Tool:
             read_only = func.read_only if read_only is None else read_only
             needs_approval = func.needs_approval if needs_approval is None else needs_approval
             func = func.func
+        _refuse_a_framework_s_tool(func)
         self._of_class = isinstance(func, classmethod)  # @tool over @classmethod: bound to the class read from
         func = func.__func__ if self._of_class else func  # type: ignore[attr-defined]
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
@@ -326,7 +344,7 @@ class Tool:
         method = inner.__name__ == "__call__"  # of a callable object: its class names and describes it
         summary, arg_docs = parse_docstring(inner.__doc__ or (type(func).__doc__ if method else None))
         self.func: Callable[..., Any] = func
-        owner = inner.__qualname__.removesuffix(".__call__").rsplit(".", 1)[-1]
+        owner = type(func).__name__ if method else inner.__qualname__.rsplit(".", 1)[-1]  # its own class, not a base's
         self.name = name or getattr(func, "__name__", None) or owner
         if not _VALID_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
@@ -340,7 +358,7 @@ class Tool:
         self.timeout: float | None = timeout
         self.read_only: bool = read_only is True  # unmarked: may change things
         self.needs_approval: bool = needs_approval is True
-        parameters = inspect.signature(func).parameters.values()
+        parameters = _signature(func).parameters.values()
         self._positional = [(p.name, p.default) for p in parameters if p.kind is p.POSITIONAL_ONLY]  # in order
         self._extra_name = next((p.name for p in parameters if p.kind is p.VAR_KEYWORD), "kwargs")  # **filters
         self._required = self.parameters["required"]
@@ -477,9 +495,24 @@ class ToolSettings(TypedDict, total=False):
     needs_approval: bool | None
 
 
+# Other frameworks' tool objects, by the attribute that holds their arguments' schema: their call is not the function's
+_FOREIGN_TOOLS = {"inputs": "smolagents", "args_schema": "LangChain", "params_json_schema": "the OpenAI Agents SDK"}
+
+
+def _refuse_a_framework_s_tool(func: Any) -> None:
+    """A ``TypeError`` when ``func`` is another framework's tool object (a ``name``, its arguments' schema beside
+    it): what calling it does is that framework's, not the function's vero would describe."""
+    if inspect.isroutine(func) or inspect.isclass(func) or not hasattr(func, "name"):
+        return
+    framework = next((framework for key, framework in _FOREIGN_TOOLS.items() if hasattr(func, key)), None)
+    if framework is not None:
+        shown = f"{type(func).__name__} {str(func.name)!r}"
+        raise TypeError(f"{shown} is a tool object of {framework}: give vero the function it wraps (@tool over it)")
+
+
 def _takes_its_owner(func: Callable[..., Any], of_class: bool) -> bool:
     """``func``'s first parameter is the instance (or class) it is read from, not an argument of the call."""
-    first = next(iter(inspect.signature(func).parameters.values()), None)
+    first = next(iter(_signature(func).parameters.values()), None)
     place = func.__qualname__.rpartition(".")[0]  # "Shop" for a method; "" or "f.<locals>" for a function
     in_class = bool(place) and not place.endswith("<locals>") and func.__name__ != "<lambda>"
     return first is not None and (

@@ -284,6 +284,10 @@ def _parameters(input_schema: Any) -> dict[str, Any]:
     )
     required = schema.get("required")
     schema["required"] = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+    unknown = [name for name in schema["required"] if name not in schema["properties"]]
+    if unknown and schema.get("additionalProperties") is False:  # the call could give neither it nor go without it
+        logger.warning("an MCP tool's schema requires %s, which it has no property of: not required", unknown)
+        schema["required"] = [name for name in schema["required"] if name not in unknown]
     return schema
 
 

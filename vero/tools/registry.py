@@ -153,6 +153,25 @@ class UnwritableResult(Exception):
     """What a tool returned cannot be written as text (an int of 5,000 digits): vero failed, not the tool."""
 
 
+def _listed(tools: Any) -> list[Any]:
+    """``tools=`` as a list: a dict's keys name its tools, one tool or function is a list of one; each a tool or a
+    callable (``None``, left by ``[search, calc if ON else None]``, is a ``TypeError`` naming its place)."""
+    if tools is None:
+        return []
+    if isinstance(tools, dict):  # {"double": f}: the model is sent the name it is given
+        named = [(key, _callable(item, f"tools[{key!r}]")) for key, item in tools.items()]
+        return [item if getattr(item, "name", None) == key else Tool(item, name=str(key)) for key, item in named]
+    if callable(tools) and not isinstance(tools, Iterable):
+        return [tools]
+    return [_callable(item, f"tools[{number}]") for number, item in enumerate(tools)]
+
+
+def _callable(item: Any, where: str) -> Any:
+    if not callable(item):
+        raise TypeError(f"{where} is {item!r}, not a tool or a function")
+    return item
+
+
 def to_text(result: Any) -> str:
     """Turn whatever a tool returned into the observation text: a structured value as JSON, as the
     model's arguments came (``Order(id=1)`` as ``{"id": 1}``), anything else as ``str``."""
@@ -168,11 +187,19 @@ def to_text(result: Any) -> str:
         if isinstance(result, Iterator) and not isinstance(result, io.IOBase):  # a generator, map()...: its items
             return _generated_text(result)
         plain = plain_output(result)  # a dataclass, pydantic model, NamedTuple, Enum, tuple or set: its JSON values
-        return json.dumps(plain, ensure_ascii=False, default=str) if isinstance(plain, (dict, list)) else str(plain)
+        return (
+            json.dumps(plain, ensure_ascii=False, default=_as_text) if isinstance(plain, (dict, list)) else str(plain)
+        )
     except Exception as exc:  # a generator's own exception is the tool's; any other, vero's writing failed
         if isinstance(exc, UnwritableResult) or isinstance(result, Iterator):
             raise
         raise UnwritableResult from exc
+
+
+def _as_text(value: Any) -> str:
+    """A value inside a result that JSON has no form for: bytes as their UTF-8 text (as a result that is bytes),
+    anything else as it prints."""
+    return bytes(value).decode("utf-8", errors="replace") if isinstance(value, (bytes, bytearray)) else str(value)
 
 
 class PartlyGenerated(Exception):
@@ -303,9 +330,7 @@ class ToolRegistry:
         self._schemas: list[dict[str, Any]] | None = None
         self._description: str | None = None
         self.retired: dict[str, list[str]] = {}  # a replaced tool's description and schema, by name: once shown
-        if isinstance(tools, dict):
-            tools = tools.values()
-        for item in tools or ():
+        for item in _listed(tools):
             new = item if isinstance(item, Tool) else tool(item)
             if new.name not in self._tools:  # the same tool given twice is taken once
                 self.register(new)
@@ -320,7 +345,7 @@ class ToolRegistry:
     def register(self, item: Tool | Callable[..., Any]) -> Tool:
         """Add a tool (a plain function is wrapped with ``@tool``); returns it, so it works as a decorator.  One
         of the same name is replaced, with a warning (``ToolRegistry(tools)`` refuses two in its list instead)."""
-        new = item if isinstance(item, Tool) else tool(item)
+        new = item if isinstance(item, Tool) else tool(_callable(item, "the tool"))
         if new.name in self._tools:
             logger.warning("tool %r registered twice; the new one replaces the old", new.name)
             self._retire(self._tools[new.name])

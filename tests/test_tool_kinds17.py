@@ -1,0 +1,160 @@
+"""Tools as users bring them, from a fourth outside probe: another framework's tool object is refused with a word on
+what to pass; a decorator's own signature counts unless it passes everything on; ``tools=`` as a dict, one function
+or a list with a ``None`` in it; a callable object named after its own class; bytes inside a result; a docstring
+that describes other names; an MCP schema that requires a property it does not have.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from typing import Any
+
+import pytest
+
+from vero import Tool, ToolRegistry, tool
+from vero.tools.mcp import _parameters
+from vero.tools.registry import to_text
+
+
+class _Framework:
+    name = "weather"
+    description = "Get the weather."
+
+    def __call__(self, *args: Any, **kwargs: Any) -> str:
+        return "sunny"
+
+
+class SmolStyle(_Framework):
+    inputs = {"city": {"type": "string"}}
+
+
+class LangChainStyle(_Framework):
+    args_schema = object
+
+
+class AgentsSdkStyle(_Framework):
+    params_json_schema = {"type": "object"}
+
+
+@pytest.mark.parametrize(
+    ("kind", "framework"),
+    [(SmolStyle, "smolagents"), (LangChainStyle, "LangChain"), (AgentsSdkStyle, "the OpenAI Agents SDK")],
+)
+def test_another_framework_s_tool_object_is_refused_saying_what_to_pass(kind, framework):
+    with pytest.raises(TypeError, match=f"'weather' is a tool object of {framework}: give vero the function it wraps"):
+        Tool(kind())
+
+
+STORE = {"r-1": "kept"}
+
+
+def with_store(function):
+    @functools.wraps(function)
+    def wrapper(record_id: str) -> str:  # supplies the store itself
+        return function(STORE, record_id)
+
+    return wrapper
+
+
+def passing_on(function):
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+def test_a_decorator_that_supplies_an_argument_shows_the_model_its_own_parameters():
+    @tool(read_only=True)
+    @with_store
+    def lookup(store: dict, record_id: str) -> str:
+        """Look a record up."""
+        return store.get(record_id, "none")
+
+    assert list(lookup.parameters["properties"]) == ["record_id"]
+    assert ToolRegistry([lookup]).run("lookup", {"record_id": "r-1"}).output == "kept"
+
+
+def test_a_decorator_that_passes_everything_on_shows_the_wrapped_function_s_parameters():
+    @tool(read_only=True)
+    @passing_on
+    def lookup(record_id: str, limit: int = 3) -> str:
+        """Look a record up."""
+        return f"{record_id}:{limit}"
+
+    assert lookup.parameters["required"] == ["record_id"] and "limit" in lookup.parameters["properties"]
+    assert ToolRegistry([lookup]).run("lookup", {"record_id": "r-1"}).output == "r-1:3"
+
+
+def double(x: int) -> int:
+    """Double a number."""
+    return 2 * x
+
+
+def test_tools_given_as_a_dict_are_named_by_its_keys():
+    registry = ToolRegistry({"twice": double, "double": double})
+    assert registry.names() == ["twice", "double"] and registry.run("twice", {"x": 4}).output == "8"
+
+
+def test_one_function_given_as_tools_is_a_list_of_one():
+    assert ToolRegistry(double).names() == ["double"]
+
+
+@pytest.mark.parametrize("tools", [[double, None], {"double": None}])
+def test_a_none_among_the_tools_is_named_by_its_place(tools):
+    with pytest.raises(TypeError, match=r"tools\[(1|'double')\] is None, not a tool or a function"):
+        ToolRegistry(tools)
+
+
+class Operation:
+    """An operation on a number."""
+
+    def __call__(self, x: int) -> int:
+        return self.apply(x)
+
+
+class Negate(Operation):
+    """Negate a number."""
+
+    def apply(self, x: int) -> int:
+        return -x
+
+
+class Square(Operation):
+    """Square a number."""
+
+    def apply(self, x: int) -> int:
+        return x * x
+
+
+def test_a_callable_object_is_named_and_described_after_its_own_class_not_its_call_s():
+    negate = Tool(Negate())
+    assert (negate.name, negate.description) == ("Negate", "Negate a number.")
+    assert ToolRegistry([Negate(), Square()]).names() == ["Negate", "Square"]
+
+
+def test_bytes_inside_a_result_reach_the_model_as_their_text_as_bytes_alone_do():
+    assert json.loads(to_text({"body": b"hello", "parts": [b"a\xffb"]})) == {"body": "hello", "parts": ["a\ufffdb"]}
+
+
+def test_a_docstring_describing_other_names_than_the_parameters_is_warned_about(caplog):
+    def search(query: str, k: int = 3) -> str:
+        """Search.
+
+        Args:
+            q: what to look for
+            query: the words
+        """
+        return query
+
+    with caplog.at_level(logging.WARNING, logger="vero.tools"):
+        Tool(search, read_only=True)
+    assert "search(): its docstring's Args describe q, which name no parameter" in caplog.text
+
+
+def test_an_mcp_schema_that_requires_a_property_it_does_not_have_is_callable():
+    schema = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title", "repo"]}
+    assert _parameters({**schema, "additionalProperties": False})["required"] == ["title"]
+    assert _parameters(schema)["required"] == ["title", "repo"]  # open: the server may take it as it comes
