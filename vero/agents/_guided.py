@@ -220,9 +220,11 @@ def chosen_protocol(protocol: str, llm: Any) -> str:
 def fall_back(agent: ReActAgentBase, error: LLMCallError, messages: list[Message]) -> bool:
     """After a server refused a guided step's ``response_format``: the text protocol for the rest of
     the run (a warning step and a log line say so, and the system prompt becomes text ReAct's).
-    False when the error is not such a refusal, or the run already fell back."""
+    False when the error is not such a refusal (one that names another parameter: a temperature, the messages of
+    a context too long), or the run already fell back."""
     notes = agent.current_run.notes
-    if error.status not in REFUSED_STATUSES or notes.get("protocol") != "guided":
+    refused = error.status in REFUSED_STATUSES and error.parameter in (None, "response_format")
+    if not refused or notes.get("protocol") != "guided":
         return False
     notes["protocol"] = "text"
     message = f"the server refused the guided step ({error}); this run goes on with the text protocol"

@@ -510,7 +510,8 @@ class Agent(ABC):
     ) -> Message:
         """A model call that raised ``error`` (called while it is handled): the ``llm_error`` event, then the
         error, unless the server refused ``answer_format``'s ``response_format`` (a 400 naming no other
-        parameter...): then a warning, and this call and the run's later answer calls go on without it."""
+        parameter...): then a warning, and this call and the run's later answer calls go on without it; or
+        refused ``tool_choice`` (the last call when the turns ran out asks for no tool): the call again without it."""
         run = self.current_run
         if started is not None:
             seconds, text = time.perf_counter() - started, f"{type(error).__name__}: {error}"
@@ -525,6 +526,9 @@ class Agent(ABC):
             and error.status in REFUSED_STATUSES
             and error.parameter in (None, "response_format")
         )
+        if isinstance(error, LLMCallError) and error.parameter == "tool_choice" and "tool_choice" in asked:
+            self.record(StepKind.WARNING, f"the server refused tool_choice ({error}); asking without it")
+            return self.call_llm(messages, llm=llm, **{name: v for name, v in asked.items() if name != "tool_choice"})
         if not refused:
             raise  # the model's error (this runs while it is handled), as it was raised
         run.notes[FORMAT_REFUSED] = True

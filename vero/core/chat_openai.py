@@ -27,9 +27,9 @@ from vero.core.providers import UNKNOWN, ModelFamily, model_family, output_cap, 
 from vero.core.result import add_usage, empty_usage, normalize_usage
 from vero.core.secrets import key_in_use, url_credentials
 from vero.core.secrets import mask_secret as _mask_secret  # the one masking rule for keys
-from vero.core.text import redact_url, redact_urls
+from vero.core.text import clip, redact_url, redact_urls
 from vero.core.thinking import ThinkingStream, split_thinking
-from vero.errors import LLMCallError, LLMConfigError
+from vero.errors import REFUSED_STATUSES, LLMCallError, LLMConfigError
 
 log = logging.getLogger("vero.llm")
 
@@ -372,14 +372,14 @@ class ChatOpenAI:
         limit = _limit_of(exc)
         if limit is not None:  # MAX_CALL_SECONDS or the reply size: said in full, no SDK error name
             return LLMCallError(f"model call failed: {limit}")
-        status = getattr(exc, "status_code", None)
+        status, body = getattr(exc, "status_code", None), getattr(exc, "body", None)
         _scrub(exc, self._secret)
-        text = redact_urls(f"{type(exc).__name__}: {exc}")
+        text = redact_urls(f"{type(exc).__name__}: {exc}{_body_unsaid(exc, body)}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
-        refused = refused_parameter(getattr(exc, "body", None), sent=request) if status == 400 else None
+        refused = refused_parameter(body, sent=request) if status in REFUSED_STATUSES else None
         if refused:
             prefix += f": the server refused the parameter {refused!r} for {self.model_name}"
-        named = _named_parameter(getattr(exc, "body", None), request) if status == 400 else None
+        named = _named_parameter(body, request) if status in REFUSED_STATUSES else None
         error = LLMCallError(f"{prefix}: {text}", status=status, parameter=named or refused)
         self._keep(request, error)  # a refusal of the body replays as this error (Cassette.add)
         return error
@@ -895,6 +895,15 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
         )
     except (AttributeError, KeyError, TypeError, IndexError) as exc:
         raise _malformed(exc) from exc
+
+
+def _body_unsaid(exc: Exception, body: Any) -> str:
+    """`` - `` and the start of an error's body when the SDK's message says nothing of it (a body that is a list,
+    as Gemini's is, or text, as a proxy's page is): what the server said, clipped (keys are masked after)."""
+    if body is None or not re.fullmatch(r"Error code: \d+", str(exc).strip()):
+        return ""
+    said = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
+    return " - " + clip(" ".join(said.split()), 300, " …")
 
 
 def _named_parameter(body: Any, request: dict[str, Any]) -> str | None:

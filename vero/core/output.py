@@ -252,10 +252,21 @@ def _is_simple(schema: dict[str, Any]) -> bool:
     return bool(kinds) and kind != "null" and all(k in (*_SIMPLE_KINDS, "null") for k in kinds)
 
 
+# The keywords (and string formats) OpenAI's strict mode takes: a schema with another (minLength, default, oneOf,
+# examples) is refused there, so it is sent unstrict, and vero checks what it says
+_STRICT_KEYWORDS = frozenset(
+    "type properties required additionalProperties items enum const anyOf description title pattern format minimum "
+    "maximum exclusiveMinimum exclusiveMaximum multipleOf minItems maxItems".split()
+)
+_STRICT_FORMATS = frozenset("date-time time date duration email hostname ipv4 ipv6 uuid".split())
+
+
 def is_strict(schema: Any) -> bool:
     """True when ``schema`` fits OpenAI's strict mode: every value typed, every object closed with
-    every property required."""
-    if not isinstance(schema, dict):
+    every property required, only the keywords it takes (``_STRICT_KEYWORDS``)."""
+    if not isinstance(schema, dict) or not schema.keys() <= _STRICT_KEYWORDS:
+        return False
+    if schema.get("format", "date") not in _STRICT_FORMATS:
         return False
     if "anyOf" in schema:
         return all(is_strict(part) for part in schema["anyOf"])

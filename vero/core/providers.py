@@ -10,6 +10,7 @@ model name (``_bare_name``); ``add_family`` adds an entry for a model the table 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
@@ -133,6 +134,10 @@ def refused_parameter(error_body: Any, sent: Collection[str] | None = None) -> s
 def _names_refused(error_body: Any) -> Iterator[str]:
     """The names an error body gives as refused: ``param`` with a refusal ``code`` (many errors name a
     ``param``: a context too long names ``messages``), then those its message names."""
+    if isinstance(error_body, list) and len(error_body) == 1:  # Gemini's body: a list of one error
+        error_body = error_body[0]
+    if isinstance(error_body, str):  # a proxy's page
+        error_body = {"message": error_body}
     if isinstance(error_body, dict) and isinstance(error_body.get("error"), dict):
         error_body = error_body["error"]
     if not isinstance(error_body, dict):
@@ -140,7 +145,7 @@ def _names_refused(error_body: Any) -> Iterator[str]:
     param = error_body.get("param")
     if isinstance(param, str) and len(param) <= 80 and error_body.get("code") in REFUSAL_CODES:
         yield param
-    message = error_body.get("message")
-    message = message if isinstance(message, str) else ""
+    message = error_body.get("message")  # Mistral's: an object of pydantic's details
+    message = message if isinstance(message, str) else json.dumps(message, default=str) if message else ""
     for pattern in _REFUSED_IN_TEXT:
         yield from (found.group(1) for found in pattern.finditer(message))
