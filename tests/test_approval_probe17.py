@@ -15,25 +15,11 @@ import termios
 import threading
 
 import pytest
+from test_approval_probe16 import ASKED, DONE, archive_record, refuse
 
 from vero import ToolCallRequest, repl, tool
 from vero.agents import ToolCallingAgent
 from vero.testing import ScriptedLLM
-
-DONE: list[str] = []
-ASKED: list[str] = []
-
-
-@tool
-def archive_record(record_id: str) -> str:
-    """Archive a record (changes things)."""
-    DONE.append(record_id)
-    return "archived"
-
-
-def refuse(call) -> str:
-    ASKED.append(call.arguments["record_id"])
-    return "not now"
 
 
 def calls(name: str, **arguments: str) -> dict:
