@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8816  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8854  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -151,6 +151,10 @@ LINES_CEILING = 8816  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # 8816: +27 for a probe of hosted servers (an error body the SDK does not read shown and read for the parameter it
 # refused, a 422 refusal one, a guided step's fallback only for a refused schema, a refused tool_choice asked again
 # without it, strict mode only with the keywords it takes);
+# 8854: +38 for an eighteenth outside probe of the gate (base64 unpadded or base64url, a mail's wrapped base64 lines,
+# iCalendar's folded lines, letters and digits in frames; a record's next field no continuation of a tool's name) and a
+# review of the session (an error body's key masked, a tool given under a dict's key kept whole, wrappers that pass on,
+# a session's unanswered call named by its maker, an agent run kept with its agent as a named pair);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

@@ -97,13 +97,18 @@ def test_a_tool_s_approval_prompt_is_not_answered_by_a_line_pasted_before_it(ter
 
 
 def test_the_plan_s_approval_prompt_is_not_answered_by_a_line_pasted_before_it(terminal_with_a_paste):
-    assert repl.read_line("Approve plan? ", fresh=True) == "no"
+    assert repl.read_line("Approve plan? ", discard_typed_ahead=True) == "no"
 
 
-@pytest.mark.parametrize(("typed", "approved"), [(["", "y"], True), ([""], False), (["", "  ", "n"], False)])
-def test_an_empty_line_at_the_plan_s_approval_prompt_decides_nothing(monkeypatch, typed, approved):
+@pytest.mark.parametrize(
+    ("typed", "terminal", "approved"),
+    [(["", "y"], True, True), ([""], True, False), (["", "  ", "n"], True, False), (["", "y"], False, False)],
+)
+def test_an_empty_line_at_the_plan_s_approval_prompt_decides_nothing(monkeypatch, typed, terminal, approved):
+    """On a terminal the prompt comes again; piped in (``yes '' | vero chat``), an empty line is a refusal."""
     from vero import cli
 
+    monkeypatch.setattr(repl, "_is_terminal", lambda stream: terminal)
     answers = iter(typed)
 
     def typed_line(prompt: str = "") -> str:

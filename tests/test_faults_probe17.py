@@ -11,10 +11,10 @@ import re
 import pytest
 
 from vero import ChatOpenAI, Message, trace_view
-from vero._console import at_home
 from vero.agents import ToolCallingAgent
 from vero.core import session
 from vero.core.chat_openai import base_url_problem
+from vero.core.files import at_home
 from vero.core.secrets import StreamedSecrets
 from vero.errors import LLMConfigError, SessionFormatError
 from vero.testing import ScriptedLLM
@@ -76,8 +76,12 @@ ASKED = {"role": "user", "content": "What is it?"}
         ([ASKED, CALLED, ASKED], "message 2 leaves tool calls unanswered"),
         ([ASKED, ANSWERED], "message 2 answers no tool call made before it"),
         ([ASKED, CALLED, {"role": "tool", "content": "42"}], "message 3 answers no tool call"),
-        ([{"role": "user", "content": ""}], "message 1 is the user's, with no text"),
-        ([ASKED, {"role": "assistant", "content": None}], "message 2 is the assistant's, with neither"),
+        ([{"role": "user", "content": None}], "message 1 is the user's, with no content"),
+        ([ASKED, {"role": "assistant", "content": None}], "message 2 is the assistant's, with no content"),
+        (
+            [ASKED, CALLED, ANSWERED, CALLED | {"tool_calls": [{"id": "c2", "name": "x", "arguments": "{}"}]}, ASKED],
+            "message 4",
+        ),
     ],
 )
 def test_a_session_a_chat_api_would_refuse_is_not_loaded(tmp_path, history, says):

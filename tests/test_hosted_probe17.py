@@ -99,3 +99,13 @@ def test_a_typed_answer_is_strict_only_with_the_keywords_openai_s_strict_mode_ta
 def test_a_length_bound_leaves_a_typed_answer_unstrict_and_checked_by_vero():
     spec = OutputSpec(list[Annotated[str, annotated_types.MinLen(2)]])
     assert spec.response_format()["json_schema"]["strict"] is False
+
+
+@pytest.mark.parametrize(
+    "body", [[{"error": {"message": "API key not valid: sk-test-hosted17"}}], "<p>sk-test-hosted17</p>"]
+)
+def test_an_error_body_shown_in_the_message_has_the_key_masked(body):
+    with MockOpenAIServer([HTTPFault(400, body=body)]) as srv:
+        with pytest.raises(LLMCallError) as raised:
+            client(srv).generate([Message("user", "hi")])
+    assert "hosted17" not in str(raised.value) and "***" in str(raised.value)

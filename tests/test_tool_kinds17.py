@@ -158,3 +158,84 @@ def test_an_mcp_schema_that_requires_a_property_it_does_not_have_is_callable():
     schema = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title", "repo"]}
     assert _parameters({**schema, "additionalProperties": False})["required"] == ["title"]
     assert _parameters(schema)["required"] == ["title", "repo"]  # open: the server may take it as it comes
+
+
+# -- a review of those: what kept working before them keeps working ----------------------------------------------
+def test_a_tool_given_under_another_key_keeps_its_schema_and_description():
+    described = Tool(double, description="Twice the number.")
+    registry = ToolRegistry({"twice": described})
+    assert registry.get("twice").description == "Twice the number." and registry.get("twice").parameters == (
+        described.parameters
+    )
+    assert described.name == "double"  # the tool given is not renamed
+
+
+def passing_on_with_options(function):
+    @functools.wraps(function)
+    def wrapper(*args: Any, _retries: int = 3, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
+class Doubler:
+    """Doubles numbers."""
+
+    @passing_on
+    def __call__(self, x: int) -> int:
+        return 2 * x
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        lambda: Tool(passing_on_with_options(double)),  # keywords of its own with defaults: still passing on
+        lambda: Tool(functools.partial(passing_on(double))),  # a partial over such a wrapper
+        lambda: Tool(Doubler()),  # a callable object whose __call__ is wrapped
+    ],
+)
+def test_a_wrapper_that_passes_everything_on_shows_the_wrapped_parameters_however_it_is_given(made):
+    assert made().parameters["required"] == ["x"]
+
+
+class WebSearch:
+    """Search the web."""
+
+    def __call__(self, query: str, limit: int = 5) -> str:
+        return query
+
+
+def test_a_partial_of_a_callable_object_is_named_after_the_object_s_class():
+    assert Tool(functools.partial(WebSearch(), limit=3)).name == "WebSearch"
+
+
+def test_no_warning_for_a_class_s_docstring_or_a_partial_s_bound_argument(caplog):
+    class Greeter:
+        """Greets.
+
+        Args:
+            greeting: set in __init__
+        """
+
+        def __call__(self, name: str) -> str:
+            return name
+
+    def send(to: str, body: str) -> str:
+        """Send.
+
+        Args:
+            to: the address
+            body: the text
+        """
+        return body
+
+    with caplog.at_level(logging.WARNING, logger="vero.tools"):
+        Tool(Greeter())
+        Tool(functools.partial(send, "ops@example.test"))
+    assert "docstring" not in caplog.text
+
+
+def test_a_mock_with_every_attribute_is_no_other_framework_s_tool():
+    from unittest import mock
+
+    assert Tool(mock.MagicMock(__name__="probe", __doc__="A probe.", return_value="ok"), name="probe").name == "probe"

@@ -29,6 +29,7 @@ from vero.core.agent import Agent
 from vero.core.capabilities import hosted_model
 from vero.core.chat_openai import ChatOpenAI, base_url_problem
 from vero.core.events import ConsolePrinter, footer_lines
+from vero.core.files import at_home
 from vero.core.result import Status
 from vero.core.secrets import hide_secrets
 from vero.core.secrets import mask_secret as mask_secret  # the one masking rule for keys
@@ -472,12 +473,6 @@ def load_session_into(agent, path: str) -> None:
         agent.load(at_home(path))
     except SessionFormatError as exc:
         raise CliError(str(exc)) from exc
-
-
-def at_home(path: str) -> str:
-    """``path`` as a shell reads it, ``~`` or ``~/...`` in the home folder (typed at the chat's prompt, or as
-    ``--load=~/...``, which no shell expands); any other path as given."""
-    return os.path.expanduser(path) if path == "~" or path.startswith("~/") else path
 
 
 def usage_line(usage: dict, calls: int) -> str:

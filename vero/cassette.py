@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from vero.core.files import check_regular_or_missing
+from vero.core.files import at_home, check_regular_or_missing
 from vero.core.message import Message
 from vero.core.secrets import hide_secrets_in
 from vero.errors import REFUSED_STATUSES, LLMCallError, VeroError
@@ -45,7 +45,7 @@ class Cassette:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         text = os.fspath(path)
-        self.path = Path(text).expanduser() if text == "~" or text.startswith("~/") else Path(text)  # in messages
+        self.path = Path(at_home(text))  # as given, in messages
         self._file = self.path.absolute()  # resolved once: a later chdir must not move the recording
         self.mode: Mode = mode
         self.hits = self.misses = 0

@@ -23,7 +23,6 @@ from vero._console import (
     SECRETS,
     CliError,
     approve_everything,
-    at_home,
     default_agent,
     load_session_into,
     make_agent,
@@ -33,6 +32,7 @@ from vero._console import (
     usage_line,
     watch_model,
 )
+from vero.core.files import at_home
 from vero.core.result import Status, StepKind
 from vero.core.secrets import StreamedSecrets, hide_secrets
 from vero.core.text import INVISIBLE, clip
@@ -110,12 +110,13 @@ class Repl:
             say("📋 Proposed plan:")
             say(plan.render())
         answer = ""
-        while not answer:  # an empty line decides nothing: the prompt again
+        while not answer:  # an empty line decides nothing: on a terminal the prompt again, piped in a refusal
             try:
-                answer = read_line(APPROVAL_PROMPT, fresh=True).strip()
+                answer = read_line(APPROVAL_PROMPT, discard_typed_ahead=True).strip()
             except EOFError:
                 say("\n🚫 No reply (end of input): the plan is refused.")
                 return False
+            answer = answer or ("" if _is_terminal(sys.stdin) else "n")
         if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
             say(answer)
         if answer.lower() in ("y", "yes"):
@@ -393,7 +394,7 @@ def ask_before_running(call, out=None) -> bool | str:
     shortened = len(written) > SHOWN_ARGUMENT_CHARS
     while True:  # until a verdict: "v" shows all the arguments, then asks again
         try:
-            answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out, fresh=True)
+            answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out, discard_typed_ahead=True)
         except EOFError:
             say("\n🚫 No reply (end of input): not run.", file=out)
             return False
@@ -433,12 +434,12 @@ def visible(json_text: str) -> str:
     )
 
 
-def read_reply(prompt: str, out, fresh: bool = False) -> str:
-    """One line typed after ``prompt`` (printed on ``out``; ``fresh``: typed after it, ``read_line``); EOFError at
-    the end of input."""
+def read_reply(prompt: str, out, discard_typed_ahead: bool = False) -> str:
+    """One line typed after ``prompt`` (printed on ``out``; ``discard_typed_ahead``: see ``read_line``); EOFError
+    at the end of input."""
     if out is sys.stdout:
-        return read_line(prompt, fresh)
-    if fresh:
+        return read_line(prompt, discard_typed_ahead)
+    if discard_typed_ahead:
         _discard_typed_ahead()
     say(prompt, file=out, end="", flush=True)
     line = sys.stdin.readline() if sys.stdin is not None else ""
@@ -475,13 +476,13 @@ def _keep_bytes_that_are_not_utf8(stream) -> None:
             pass
 
 
-def read_line(prompt: str, fresh: bool = False) -> str:
-    """``input(prompt)``; a closed stdin (``sys.stdin is None``) is the end of input.  ``fresh``: only what is typed
-    after the prompt shows, as an approval's answer must be (``_discard_typed_ahead``)."""
+def read_line(prompt: str, discard_typed_ahead: bool = False) -> str:
+    """``input(prompt)``; a closed stdin (``sys.stdin is None``) is the end of input.  ``discard_typed_ahead``: only
+    what is typed after the prompt shows, as an approval's answer must be (``_discard_typed_ahead``)."""
     if sys.stdin is None:
         say(prompt, end="", flush=True)
         raise EOFError
-    if fresh:
+    if discard_typed_ahead:
         _discard_typed_ahead()
     return input(prompt)
 

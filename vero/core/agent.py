@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from vero.core.agent_tool import NO_RUN, RUNNING_AGENT, agent_tool
+from vero.core.agent_tool import NO_RUN, RUNNING_AGENT, Running, agent_tool
 from vero.core.capabilities import hosted_model
 from vero.core.deprecation import deprecated
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
@@ -313,7 +313,7 @@ class Agent(ABC):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
         outer, outer_run = RUNNING_AGENT.get() or NO_RUN  # inside another's run, ended or not: its user decides too
         run.approvers = run.approvers or (approvers_of(outer, outer_run) if outer not in (None, self) else ())
-        running = RUNNING_AGENT.set((self, run))  # this agent's tools run as part of this run (an agent as a tool too)
+        running = RUNNING_AGENT.set(Running(self, run))  # its tools run as part of this run (an agent as a tool too)
         try:
             self._run, task = run, run.task
             self._emit("run_start", task=task, cls=type(self).__name__)

@@ -10,19 +10,24 @@ from __future__ import annotations
 import contextvars
 import math
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from vero.core.result import RunResult, Status
 from vero.errors import VeroError
 from vero.tools.base import Tool
 
-# The agent whose run is in progress in this context, and that run (``Agent._guarded`` sets them): an agent run as a
-# tool runs as part of that run, and the run's approvers (kept once it ended) decide its calls too.  (``Any``:
-# ``vero.core.agent`` imports this module.)
-RUNNING_AGENT: contextvars.ContextVar[tuple[Any, Any] | None] = contextvars.ContextVar(
-    "vero_running_agent", default=None
-)
-NO_RUN = (None, None)  # RUNNING_AGENT outside any run
+
+class Running(NamedTuple):
+    """The agent whose run is in progress in this context, and that run (``Agent._guarded`` sets them): an agent run
+    as a tool runs as part of that run, and the run's approvers (kept once it ended) decide its calls too, also for
+    an agent a tool of it starts later.  (``Any``: ``vero.core.agent`` imports this module.)"""
+
+    agent: Any
+    run: Any
+
+
+RUNNING_AGENT: contextvars.ContextVar[Running | None] = contextvars.ContextVar("vero_running_agent", default=None)
+NO_RUN = Running(None, None)  # RUNNING_AGENT outside any run
 
 TASK_DESCRIPTION = "the task for the agent, in full: it sees nothing of this conversation"
 NOT_ACCEPTED = "\n(The agent ended '{status}': its own check did not accept this answer.)"
@@ -53,7 +58,7 @@ def agent_tool(
 
 def _run_fresh(agent: Any, task: str) -> RunResult:
     """A run of ``agent`` on ``task`` with no earlier conversation, as part of the running agent's run."""
-    parent: Any = (RUNNING_AGENT.get() or NO_RUN)[0]
+    parent: Any = (RUNNING_AGENT.get() or NO_RUN).agent
     if parent is agent:
         raise SubagentFailed(f"the agent {agent.name!r} cannot call itself as a tool")
     if agent._running.locked():  # before its history is set aside: that history belongs to the run in progress

@@ -372,9 +372,10 @@ class ChatOpenAI:
         limit = _limit_of(exc)
         if limit is not None:  # MAX_CALL_SECONDS or the reply size: said in full, no SDK error name
             return LLMCallError(f"model call failed: {limit}")
+        _scrub(exc, self._secret)  # before its body is read: a server may have echoed the key
         status, body = getattr(exc, "status_code", None), getattr(exc, "body", None)
-        _scrub(exc, self._secret)
-        text = redact_urls(f"{type(exc).__name__}: {exc}{_body_unsaid(exc, body)}")
+        unsaid = _mask_secret(_body_unsaid(exc, body), self._secret)  # a text body the key is masked in once more
+        text = redact_urls(f"{type(exc).__name__}: {exc}{unsaid}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
         refused = refused_parameter(body, sent=request) if status in REFUSED_STATUSES else None
         if refused:
@@ -899,7 +900,7 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
 
 def _body_unsaid(exc: Exception, body: Any) -> str:
     """`` - `` and the start of an error's body when the SDK's message says nothing of it (a body that is a list,
-    as Gemini's is, or text, as a proxy's page is): what the server said, clipped (keys are masked after)."""
+    as Gemini's is, or text, as a proxy's page is): what the server said, clipped."""
     if body is None or not re.fullmatch(r"Error code: \d+", str(exc).strip()):
         return ""
     said = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
@@ -907,8 +908,8 @@ def _body_unsaid(exc: Exception, body: Any) -> str:
 
 
 def _named_parameter(body: Any, request: dict[str, Any]) -> str | None:
-    """The request parameter a 400's error body names in ``param`` (OpenAI's: ``messages`` for a context too
-    long, ``reasoning_effort`` for a value it does not take), refused by name or not; None for none."""
+    """The request parameter a refusal's (400, 415, 422, 501) error body names in ``param`` (OpenAI's: ``messages``
+    for a context too long, ``reasoning_effort`` for a value it does not take), refused by name or not; else None."""
     error = body.get("error", body) if isinstance(body, dict) else None
     param = error.get("param") if isinstance(error, dict) else None
     if not isinstance(param, str) or not re.fullmatch(r"[\w.\[\]]{1,80}", param):  # no name, or not one

@@ -69,3 +69,9 @@ def read_regular(path: str, limit: int) -> bytes:
 def with_path(exc: OSError, path: str) -> OSError:
     """The same error, naming ``path`` (the user's name) instead of a temporary file's."""
     return type(exc)(exc.errno, exc.strerror or str(exc), path)
+
+
+def at_home(path: str) -> str:
+    """``path`` as a shell reads it: ``~`` or ``~/...`` in the home folder (a path typed at the chat's prompt, or as
+    ``--load=~/...``, which no shell expands); any other path as given (``~user`` too)."""
+    return os.path.expanduser(path) if path == "~" or path.startswith("~/") else path

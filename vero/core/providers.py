@@ -118,7 +118,7 @@ REFUSAL_CODES = ("unsupported_parameter", "unsupported_value", "invalid_paramete
 
 
 def refused_parameter(error_body: Any, sent: Collection[str] | None = None) -> str | None:
-    """The request parameter a 400's error body says the server refused, else None.
+    """The request parameter a refusal's (400, 415, 422, 501) error body says the server refused, else None.
 
     ``error_body`` is the server's error object as the SDK parsed it (``{"message", "type", "param", "code"}``,
     or the whole body with an ``error`` inside): its ``param`` when the ``code`` says a parameter was refused,

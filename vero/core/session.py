@@ -105,9 +105,10 @@ def load_session(path: str) -> list[Message]:
 
 def _check_conversation(messages: list[Message]) -> None:
     """A ``ValueError`` naming the first message a chat API would refuse in the conversation: a user's with no
-    text, an assistant's with neither text nor calls, a call left unanswered, a tool's answer to no call before it.
-    Loaded as it is, such a history would fail every later turn, and a failed turn adds nothing to mend it."""
-    waiting: set[str] = set()  # the ids of the calls the last assistant message made, not yet answered
+    content, an assistant's with neither content nor calls, a call left unanswered, a tool's answer to no call
+    before it.  Loaded as it is, such a history would fail every later turn, and a failed turn mends nothing."""
+    waiting: set[str] = set()  # the ids of the calls message ``caller`` made, not yet answered
+    caller = 0
     for number, message in enumerate(messages, 1):
         if message.role == "tool":
             if message.tool_call_id not in waiting:
@@ -115,14 +116,13 @@ def _check_conversation(messages: list[Message]) -> None:
             waiting.discard(message.tool_call_id)
             continue
         if waiting:
-            raise ValueError(f"message {number - 1} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
-        if message.role == "user" and not message.content:
-            raise ValueError(f"message {number} is the user's, with no text")
-        if message.role == "assistant" and not (message.content or message.tool_calls):
-            raise ValueError(f"message {number} is the assistant's, with neither text nor tool calls")
+            raise ValueError(f"message {caller} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
+        if message.content is None and not (message.role == "assistant" and message.tool_calls):
+            raise ValueError(f"message {number} is the {message.role}'s, with no content")
         waiting = {call.id for call in message.tool_calls or ()} if message.role == "assistant" else set()
+        caller = number
     if waiting:
-        raise ValueError(f"message {len(messages)} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
+        raise ValueError(f"message {caller} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
 
 
 def _read_json(path: str) -> Any:

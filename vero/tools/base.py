@@ -208,19 +208,28 @@ def _resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
 
 def _signature(func: Callable[..., Any]) -> inspect.Signature:
     """The parameters a call gives ``func``: its own, even when a decorator copied another function's name onto it
-    (``functools.wraps`` over a wrapper that supplies an argument itself); the wrapped function's only when the
-    wrapper takes just ``*args, **kwargs``, as a decorator that passes everything on does."""
+    (``functools.wraps`` over a wrapper that supplies an argument itself); the wrapped function's when the wrapper
+    passes everything on (``*args, **kwargs``, perhaps with keywords of its own that have defaults)."""
     own = inspect.signature(func, follow_wrapped=False)
-    kinds = {parameter.kind for parameter in own.parameters.values()}
-    passes_on = kinds and kinds <= {inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
-    return inspect.signature(func) if passes_on and hasattr(func, "__wrapped__") else own
+    parameters = list(own.parameters.values())
+    variadic = [p for p in parameters if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    passes_on = bool(variadic) and all(
+        p in variadic or (p.kind is p.KEYWORD_ONLY and p.default is not p.empty) for p in parameters
+    )
+    return inspect.signature(func) if passes_on and hasattr(_annotated(func), "__wrapped__") else own
 
 
 def _annotated(func: Callable[..., Any]) -> Callable[..., Any]:
     """The function that carries a callable's hints and docstring: a partial's function, an object's ``__call__``."""
+    func = _unpartialled(func)
+    return func if inspect.isroutine(func) or inspect.isclass(func) else type(func).__call__
+
+
+def _unpartialled(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What a ``functools.partial`` (of a partial...) calls."""
     while isinstance(func, functools.partial):
         func = func.func
-    return func if inspect.isroutine(func) or inspect.isclass(func) else type(func).__call__
+    return func
 
 
 def _bound_keywords(func: Callable[..., Any]) -> frozenset[str]:
@@ -262,9 +271,10 @@ def function_parameters(func: Callable[..., Any], arg_docs: dict[str, str] | Non
         else:  # a JSON copy of it; a dataclass or an object() sentinel is not shown
             set_default(schema, default)
         properties[param.name] = schema
-    unmatched = sorted(set(arg_docs) - set(_signature(func).parameters))
-    if unmatched:  # a docstring written for other names ("q:" for query): the model is not told what it says
-        name = getattr(func, "__name__", "the function")
+    documented = _unpartialled(func)  # a partial's function, all its parameters: those bound are documented too
+    unmatched = sorted(set(arg_docs) - set(_signature(documented).parameters))
+    if unmatched and inspect.isroutine(documented):  # not a class's docstring, which may be its __init__'s
+        name = getattr(documented, "__name__", "the function")  # written for other names ("q:" for query)
         log.warning("%s(): its docstring's Args describe %s, which name no parameter", name, ", ".join(unmatched))
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
     if accepts_extra is not True:
@@ -336,7 +346,7 @@ class Tool:
             read_only = func.read_only if read_only is None else read_only
             needs_approval = func.needs_approval if needs_approval is None else needs_approval
             func = func.func
-        _refuse_a_framework_s_tool(func)
+        _refuse_foreign_tool(func)
         self._of_class = isinstance(func, classmethod)  # @tool over @classmethod: bound to the class read from
         func = func.__func__ if self._of_class else func  # type: ignore[attr-defined]
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
@@ -344,7 +354,7 @@ class Tool:
         method = inner.__name__ == "__call__"  # of a callable object: its class names and describes it
         summary, arg_docs = parse_docstring(inner.__doc__ or (type(func).__doc__ if method else None))
         self.func: Callable[..., Any] = func
-        owner = type(func).__name__ if method else inner.__qualname__.rsplit(".", 1)[-1]  # its own class, not a base's
+        owner = type(_unpartialled(func)).__name__ if method else inner.__qualname__.rsplit(".", 1)[-1]  # not a base's
         self.name = name or getattr(func, "__name__", None) or owner
         if not _VALID_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
@@ -499,12 +509,13 @@ class ToolSettings(TypedDict, total=False):
 _FOREIGN_TOOLS = {"inputs": "smolagents", "args_schema": "LangChain", "params_json_schema": "the OpenAI Agents SDK"}
 
 
-def _refuse_a_framework_s_tool(func: Any) -> None:
+def _refuse_foreign_tool(func: Any) -> None:
     """A ``TypeError`` when ``func`` is another framework's tool object (a ``name``, its arguments' schema beside
     it): what calling it does is that framework's, not the function's vero would describe."""
     if inspect.isroutine(func) or inspect.isclass(func) or not hasattr(func, "name"):
         return
-    framework = next((framework for key, framework in _FOREIGN_TOOLS.items() if hasattr(func, key)), None)
+    schemas = _FOREIGN_TOOLS.items()  # a dict or a class there (a pydantic model): a mock's attributes are neither
+    framework = next((name for key, name in schemas if isinstance(getattr(func, key, None), (dict, type))), None)
     if framework is not None:
         shown = f"{type(func).__name__} {str(func.name)!r}"
         raise TypeError(f"{shown} is a tool object of {framework}: give vero the function it wraps (@tool over it)")

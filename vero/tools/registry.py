@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import _thread
 import contextvars
+import copy
 import functools
 import io
 import itertools
@@ -159,11 +160,20 @@ def _listed(tools: Any) -> list[Any]:
     if tools is None:
         return []
     if isinstance(tools, dict):  # {"double": f}: the model is sent the name it is given
-        named = [(key, _callable(item, f"tools[{key!r}]")) for key, item in tools.items()]
-        return [item if getattr(item, "name", None) == key else Tool(item, name=str(key)) for key, item in named]
+        named = [(str(key), _callable(item, f"tools[{key!r}]")) for key, item in tools.items()]
+        return [_renamed(item, key) if isinstance(item, Tool) else Tool(item, name=key) for key, item in named]
     if callable(tools) and not isinstance(tools, Iterable):
         return [tools]
     return [_callable(item, f"tools[{number}]") for number, item in enumerate(tools)]
+
+
+def _renamed(tool: Tool, name: str) -> Tool:
+    """``tool`` under ``name``, all else kept (an MCP tool's schema and call, a description given to it)."""
+    if tool.name == name:
+        return tool
+    renamed = copy.copy(tool)
+    renamed.name = name
+    return renamed
 
 
 def _callable(item: Any, where: str) -> Any:

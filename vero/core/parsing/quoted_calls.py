@@ -77,7 +77,16 @@ _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals
 # Unicode's tag characters (U+E0020...U+E007E) spell ASCII invisibly ("ASCII smuggling"): a model may read them
 _TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
 _FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
-_LOOK_ALIKES = str.maketrans({pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS)
+# Letters and digits in frames no normalisation takes off (🅰, 🅐, ⒜, ❶, ⑴): "fancy text" that reads as the plain ones
+_FRAMED = re.compile(r"(?:NEGATIVE )?(?:SQUARED|CIRCLED|PARENTHESIZED) LATIN (SMALL|CAPITAL) LETTER ([A-Z])")
+_FRAMED_CHARACTERS = {
+    char: (found[2].lower() if found[1] == "SMALL" else found[2]) if found else str(unicodedata.digit(char))
+    for char in map(chr, [*range(0x2460, 0x2500), *range(0x2776, 0x2794), *range(0x1F100, 0x1F1A0)])
+    if (found := _FRAMED.fullmatch(unicodedata.name(char, ""))) or unicodedata.digit(char, None) is not None
+}
+_LOOK_ALIKES = str.maketrans(
+    {pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS | _FRAMED_CHARACTERS
+)
 # JSON's escapes, and those of other languages a model reads as well: \xNN, \u{N...}, \UNNNNNNNN, octal \NNN, \N{NAME}
 _ESCAPE = re.compile(
     r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})|([0-7]{3})"
@@ -161,9 +170,10 @@ _AS_JSON = {"True": "true", "False": "false", "None": "null"}
 _NAMESPACE = re.compile(r"[\w./:-]{1,60}\Z")  # what may be a namespace before a name: functions., mcp__x__, a/
 _IDENTIFIER = re.compile(r"[_.-]|[a-z][A-Z]")  # a name written as code; "a transfer (to: acme)" is a remark
 # Between a name's words: "_", "-", ".", "::", " ", a padded column, one line break (a hard-wrapped mail, table
-# cells); not a sentence's end ("delete. Record", 'delete." Record'), a list's comma ("bank transfer, money order")
-# nor a blank line
-_NAME_GAP = r"(?:(?![.!?;,][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;,])\n(?![ \t]*\n)){0,4}"
+# cells); not a sentence's end ("delete. Record", 'delete." Record'), a list's comma ("bank transfer, money order"),
+# a blank line, nor a line break before a record's next field ("Type: Transfer" over "Money in: 1,250.00")
+_FIELD_NEXT = r"[ \t]*\n|[^\W\d][\w \t-]{0,30}:"  # after a line break: a blank line, or a record's next field
+_NAME_GAP = rf"(?:(?![.!?;,][\"')\]*_~`\u201d\u2019]*\s)[^\w\n]|_|(?<![.!?;,])\n(?!{_FIELD_NEXT})){{0,4}}"
 # Between a name's words as an API's path or an SQL statement writes them: "DELETE /api/v1/records", "DELETE FROM
 # records", "INSERT INTO app.records" (not a sentence's words: "cancel any order" names no call)
 _NAME_JOINT = (  # a table as SQL names it: "records", [dbo].[records], ONLY records, app.public.records
@@ -636,6 +646,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             if not _URL_ESCAPE.search(unescaped):
                 break
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
+    texts += [_FOLDED.sub("", texts[0])] if "BEGIN:V" in source and _FOLDED.search(texts[0]) else []  # iCalendar
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
     for text in texts:
@@ -668,21 +679,25 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
 
 
 # a run of base64: 16 characters or more holding a digit, or padded ("YWNtZS03Nw==", "dHJhbnNmZXI=")
-_BASE64 = re.compile(
-    r"(?<![\w+/=])(?:(?=[A-Za-z+/]*\d)(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
-    r"|(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))(?![\w+/=])"
+_BASE64 = re.compile(  # base64url's - and _ too, and without its padding (a JWT's parts, many APIs' tokens)
+    r"(?<![\w+/=-])(?:(?=[A-Za-z+/_-]*\d)[A-Za-z0-9+/_-]{16,}={0,2}"
+    r"|(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))(?![\w+/=-])"
 )
+_WRAPPED_BASE64 = re.compile(r"(?m)^[A-Za-z0-9+/]{40,}\n(?:[A-Za-z0-9+/]+\n)*[A-Za-z0-9+/]+={0,2}$")  # mail's lines
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_FOLDED = re.compile(r"\n[ \t]")  # a long line of an iCalendar event or a vCard goes on after a break and a space
 MAX_BASE64_RUNS = 20
 
 
 def _base64_decoded(text: str) -> list[str]:
     """The texts that base64 runs in ``text`` spell (a model may decode them), where they spell text, and ``text``
     with them in place; a run holds a digit or is padded (``additionalProperties`` is a word)."""
+    text = _WRAPPED_BASE64.sub(lambda lines: lines[0].replace("\n", ""), text)  # a mail's body, its lines joined
     decoded, inline = [], text
     for run in itertools.islice(_BASE64.finditer(text), MAX_BASE64_RUNS):
         with contextlib.suppress(binascii.Error, UnicodeDecodeError):
-            spelt = base64.b64decode(run[0], validate=True).decode()
+            bare = run[0].rstrip("=").replace("-", "+").replace("_", "/")
+            spelt = base64.b64decode(bare + "=" * (-len(bare) % 4), validate=True).decode()
             if not _CONTROL.search(spelt):  # text, not bytes: read alone, and in place
                 decoded.append(spelt)
                 inline = inline.replace(run[0], spelt)
