@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8854  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8886  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -155,6 +155,10 @@ LINES_CEILING = 8854  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # iCalendar's folded lines, letters and digits in frames; a record's next field no continuation of a tool's name) and a
 # review of the session (an error body's key masked, a tool given under a dict's key kept whole, wrappers that pass on,
 # a session's unanswered call named by its maker, an agent run kept with its agent as a named pair);
+# 8886: +32 for a probe of small models' replies (a call after Llama 3's or Mistral's call marker, ReAct's numbered
+# labels, a Final Answer without an Action line after it or a fence it did not open) and a review of the last fixes (a
+# dict key checked as a tool's name, a calendar unfolded only inside it, a framed digit alone a list's mark, a
+# session's empty user text or tool answer refused);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

@@ -77,6 +77,11 @@ ASKED = {"role": "user", "content": "What is it?"}
         ([ASKED, ANSWERED], "message 2 answers no tool call made before it"),
         ([ASKED, CALLED, {"role": "tool", "content": "42"}], "message 3 answers no tool call"),
         ([{"role": "user", "content": None}], "message 1 is the user's, with no content"),
+        ([{"role": "user", "content": ""}], "message 1 is the user's, with no content"),
+        (
+            [ASKED, CALLED, {"role": "tool", "tool_call_id": "c1"}],
+            "message 3 answers no tool call made before it, or says",
+        ),
         ([ASKED, {"role": "assistant", "content": None}], "message 2 is the assistant's, with no content"),
         (
             [ASKED, CALLED, ANSWERED, CALLED | {"tool_calls": [{"id": "c2", "name": "x", "arguments": "{}"}]}, ASKED],
@@ -96,6 +101,7 @@ def test_a_session_with_its_tool_calls_answered_loads(tmp_path):
     agent = ToolCallingAgent("x", ScriptedLLM([]), verbose=False)
     agent.load(session_file(tmp_path, [ASKED, CALLED, ANSWERED, {"role": "assistant", "content": "42."}]))
     assert [m.role for m in agent.history] == ["user", "assistant", "tool", "assistant"]
+    agent.load(session_file(tmp_path, [ASKED, {"role": "assistant", "content": ""}]))  # an empty answer vero kept
 
 
 def test_a_session_is_saved_as_utf8_text_and_any_text_comes_back(tmp_path):

@@ -239,3 +239,13 @@ def test_a_mock_with_every_attribute_is_no_other_framework_s_tool():
     from unittest import mock
 
     assert Tool(mock.MagicMock(__name__="probe", __doc__="A probe.", return_value="ok"), name="probe").name == "probe"
+
+
+def test_a_dict_key_that_is_no_tool_name_is_refused_as_a_name_given_is():
+    with pytest.raises(ValueError, match="tool name 'bad name!' must be 1-64 letters"):
+        ToolRegistry({"bad name!": Tool(double)})
+
+
+def test_a_tool_renamed_by_its_key_is_described_by_its_new_name_when_its_name_was_its_description():
+    plain = Tool(lambda x: x, name="echo")
+    assert (ToolRegistry({"repeat": plain}).get("repeat").description, plain.description) == ("repeat", "echo")

@@ -111,13 +111,14 @@ def _check_conversation(messages: list[Message]) -> None:
     caller = 0
     for number, message in enumerate(messages, 1):
         if message.role == "tool":
-            if message.tool_call_id not in waiting:
-                raise ValueError(f"message {number} answers no tool call made before it")
+            if message.tool_call_id not in waiting or message.content is None:
+                raise ValueError(f"message {number} answers no tool call made before it, or says nothing")
             waiting.discard(message.tool_call_id)
             continue
         if waiting:
             raise ValueError(f"message {caller} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
-        if message.content is None and not (message.role == "assistant" and message.tool_calls):
+        empty = message.content is None if message.role == "assistant" else not message.content  # "" said nothing
+        if empty and not message.tool_calls:
             raise ValueError(f"message {number} is the {message.role}'s, with no content")
         waiting = {call.id for call in message.tool_calls or ()} if message.role == "assistant" else set()
         caller = number

@@ -52,7 +52,7 @@ class ToolArgumentError(ValueError):
 # --------------------------------------------------------------------------- docstrings
 
 
-_VALID_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+VALID_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -356,7 +356,7 @@ class Tool:
         self.func: Callable[..., Any] = func
         owner = type(_unpartialled(func)).__name__ if method else inner.__qualname__.rsplit(".", 1)[-1]  # not a base's
         self.name = name or getattr(func, "__name__", None) or owner
-        if not _VALID_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
+        if not VALID_TOOL_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
             raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)

@@ -77,13 +77,23 @@ _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals
 # Unicode's tag characters (U+E0020...U+E007E) spell ASCII invisibly ("ASCII smuggling"): a model may read them
 _TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
 _FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
-# Letters and digits in frames no normalisation takes off (🅰, 🅐, ⒜, ❶, ⑴): "fancy text" that reads as the plain ones
+# Letters in frames no normalisation takes off as it does a circled one's (🅰, 🅐, ⒜): "fancy text" for plain letters
 _FRAMED = re.compile(r"(?:NEGATIVE )?(?:SQUARED|CIRCLED|PARENTHESIZED) LATIN (SMALL|CAPITAL) LETTER ([A-Z])")
 _FRAMED_CHARACTERS = {
-    char: (found[2].lower() if found[1] == "SMALL" else found[2]) if found else str(unicodedata.digit(char))
-    for char in map(chr, [*range(0x2460, 0x2500), *range(0x2776, 0x2794), *range(0x1F100, 0x1F1A0)])
-    if (found := _FRAMED.fullmatch(unicodedata.name(char, ""))) or unicodedata.digit(char, None) is not None
+    char: found[2].lower() if found[1] == "SMALL" else found[2]
+    for char in map(chr, [*range(0x249C, 0x24B6), *range(0x1F100, 0x1F1A0)])
+    if (found := _FRAMED.fullmatch(unicodedata.name(char, "")))
 }
+# Digits in frames that normalisation keeps (❶, ➀, ➊, ⓫, ⓵, ⓿): a run of them is a number, one alone a list's mark
+_FRAMED_DIGITS = re.compile("[\u2776-\u2793\u24eb-\u24ff]+")
+
+
+def _framed_number(run: re.Match[str]) -> str:
+    """``❶❷❺⓿`` as 1250; ``❶`` alone as ``(1)``: a list's first item is no digit of the number after it."""
+    digits = "".join(str(int(unicodedata.numeric(char))) for char in run[0])
+    return digits if len(run[0]) > 1 else f"({digits})"
+
+
 _LOOK_ALIKES = str.maketrans(
     {pair[0]: pair[1] for pair in _LOOK_ALIKE_PAIRS} | _CHEROKEE_SMALL | _TAG_CHARACTERS | _FRAMED_CHARACTERS
 )
@@ -646,7 +656,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             if not _URL_ESCAPE.search(unescaped):
                 break
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
-    texts += [_FOLDED.sub("", texts[0])] if "BEGIN:V" in source and _FOLDED.search(texts[0]) else []  # iCalendar
+    texts += [_CALENDAR.sub(_unfolded, texts[0])] if "BEGIN:V" in source else []  # an iCalendar event, a vCard
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
     for text in texts:
@@ -685,7 +695,14 @@ _BASE64 = re.compile(  # base64url's - and _ too, and without its padding (a JWT
 )
 _WRAPPED_BASE64 = re.compile(r"(?m)^[A-Za-z0-9+/]{40,}\n(?:[A-Za-z0-9+/]+\n)*[A-Za-z0-9+/]+={0,2}$")  # mail's lines
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-_FOLDED = re.compile(r"\n[ \t]")  # a long line of an iCalendar event or a vCard goes on after a break and a space
+_CALENDAR = re.compile(r"BEGIN:V[\s\S]*?(?:^END:V\w*$|\Z)", re.MULTILINE)  # an iCalendar event's or a vCard's lines
+_FOLDED = re.compile(r"\n[ \t](?![ \t]*\n)")  # such a long line goes on after a break and a space (not a blank one)
+
+
+def _unfolded(calendar: re.Match[str]) -> str:
+    return _FOLDED.sub("", calendar[0])
+
+
 MAX_BASE64_RUNS = 20
 
 
@@ -819,7 +836,7 @@ def plain(text: str) -> str:
     other scripts as ASCII ones and tag characters as the ASCII they spell."""
     if not text.isascii():
         text = _FLAG.sub("\U0001f3f4", text) if "\U0001f3f4" in text else text  # a flag's tags spell no text
-        text = text.translate(_LOOK_ALIKES)  # before NFKD splits ″ into two ′, ‗ into " ̳"
+        text = _FRAMED_DIGITS.sub(_framed_number, text.translate(_LOOK_ALIKES))  # before NFKD splits ″ into two ′
         text = unicodedata.normalize("NFKD", text)  # combining marks apart from their letters, then dropped
         text = "".join(_latin_letter(c) for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10

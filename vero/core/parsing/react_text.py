@@ -75,6 +75,7 @@ _INPUT = re.compile(r"\bAction\s+Input\s*:\s*")
 _NEXT_LABEL = re.compile(r"\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:")  # where an Action Input ends
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
+_LINE_ACTION = re.compile(r"^Action:", re.MULTILINE)
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
@@ -87,6 +88,7 @@ _TRAILING_FENCE = re.compile(r"(?:`{1,3}|~{3,})\s*$")
 # A label as small models write it at the start of a line (bounded: one line is read in constant time).
 _LABEL_LINE = re.compile(  # not after ">": a quoted line is the quote of a label, not one
     r"[ \t#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
+    r"(?:[ \t]{1,8}\d{1,3})?"  # a step's number, as the ReAct paper's examples write them: "Thought 1:"
     r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
     re.IGNORECASE,
 )
@@ -97,7 +99,7 @@ _NOT_LETTERS = re.compile(r"[\s_]")
 
 def normalize_labels(text: str) -> str:
     """Labels at the start of a line in their canonical form: small models write ``**Action:** find_book``,
-    ``action input:`` or ``### Final answer:``.  Each line is matched once, at its start: linear."""
+    ``action input:``, ``Thought 1:`` or ``### Final answer:``.  Each line is matched once, at its start: linear."""
     lines = text.split("\n")
     for number, line in enumerate(lines):
         label = _LABEL_LINE.match(line)
@@ -111,10 +113,10 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
     Everything from a self-written ``Observation:`` on is dropped; a complete action wins over a final answer after it
-    (whatever followed it was invented), and an action after a ``Final Answer:`` line is part of that answer.  Forgiving
-    of what small models write: labels in any case or in bold, JSON in code fences, ``Action: tool(arg="x")`` without an
-    input line, and (given ``tool_names``) a tool call written as a JSON object without any labels.
-    """
+    (whatever followed it was invented), and an action after a ``Final Answer:`` line is neither run nor answered.
+    Forgiving of what small models write: labels in any case, in bold or numbered, JSON in code fences,
+    ``Action: tool(arg="x")`` without an input line, and (given ``tool_names``) a tool call written as a JSON object
+    without any labels."""
     source = _BLANK_LINES.sub("", text or "")  # so that the lines are numbered as in ``text`` below
     text = normalize_labels(source).split(OBSERVATION_LABEL, 1)[0].strip()
     if not text:
@@ -138,7 +140,9 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         return step
     final = _FINAL.search(text)
     if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
-        answer = final.group(1).strip()
+        after = _LINE_ACTION.search(final.group(1))  # an Action after the answer: neither run nor part of it
+        answer = final.group(1)[: after.start() if after else None].strip()
+        answer = _TRAILING_FENCE.sub("", answer).strip() if answer.count("```") % 2 else answer  # ``` around it all
         step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer
         step.action = step.action_input = None
     elif final:

@@ -25,6 +25,7 @@ MAX_CALL_TEXT_CHARS = 100_000  # a longer reply is no call: real calls are short
 _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
 _FUNCTION, _FUNCTION_END = "<function=", "</function>"
 _PARAMETER, _PARAMETER_END = "<parameter=", "</parameter>"
+_CALL_MARKERS = ("<|python_tag|>", "[TOOL_CALLS]")  # Llama 3's and Mistral's: the JSON call or calls follow
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "input")
 
@@ -40,6 +41,8 @@ class TextToolCalls:
 def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolCalls | None:
     """The tool calls when the whole of ``text`` is calls of ``tool_names``, else None."""
     names, body = set(tool_names), (text or "").strip()
+    marker = next((marker for marker in _CALL_MARKERS if body.startswith(marker)), "")
+    body = body[len(marker) :].strip()  # another template's sign that a call follows: Llama's, Mistral's
     if not names or body[:1] not in ("{", "[", "<", "`") or len(body) > MAX_CALL_TEXT_CHARS:
         return None
     if body.startswith("<") and not body.startswith((_OPEN, _FUNCTION)):  # a template's tags around the call
@@ -121,6 +124,8 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
     if close < 0:
         return None
     name, position, arguments = snippet[len(_FUNCTION) : close].strip(), close + 1, []
+    if snippet[_skip_space(snippet, position) : _skip_space(snippet, position) + 1] == "{":  # Llama 3's: JSON inside
+        return _json_function_call(snippet, name, _skip_space(snippet, position), names)
     while True:
         position = _skip_space(snippet, position)
         if snippet.startswith(_FUNCTION_END, position):
@@ -144,6 +149,18 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
     if call is not None:  # the values as written, for a tool that may change things: no guess at what &amp; meant
         call.args.written = json.dumps(dict(arguments), ensure_ascii=False)
     return call
+
+
+def _json_function_call(snippet: str, name: str, position: int, names: set[str]) -> ToolCall | None:
+    """``<function=name>{...}</function>`` and nothing after it: the JSON object is the arguments."""
+    try:
+        arguments, end = DECODER.raw_decode(snippet, position)
+    except (ValueError, RecursionError):
+        return None
+    rest = snippet[end:].strip()
+    if rest not in (_FUNCTION_END, "") or not isinstance(arguments, dict):
+        return None
+    return _as_call({"name": name, "arguments": snippet[position:end]}, names)
 
 
 def _skip_space(text: str, position: int) -> int:
