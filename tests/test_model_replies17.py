@@ -71,6 +71,10 @@ def test_a_react_run_in_the_paper_s_numbered_style_calls_the_tool():
         ("```\nFinal Answer: Paris\n```", "Paris"),
         ('Final Answer: Paris\nAction: notify\nAction Input: {"channel": "ops-42"}', "Paris"),
         ("Final Answer: run it so:\n```sh\nls\n```", "run it so:\n```sh\nls\n```"),  # a fence of its own kept
+        ("Final Answer: inline code uses `x`", "inline code uses `x`"),
+        ("Final Answer: Fences are ``` or ~~~", "Fences are ``` or ~~~"),
+        ("Final Answer: Incident summary.\n- Action: restart the db", "Incident summary.\nAction: restart the db"),
+        ("Final Answer: Lab notes:\nObservation 1: the culture grew", "Lab notes:\nObservation 1: the culture grew"),
     ],
 )
 def test_a_final_answer_is_its_text_alone(reply, answer):

@@ -77,7 +77,7 @@ _CHEROKEE_SMALL = {  # Cherokee's small letters (U+AB70...) read as its capitals
 # Unicode's tag characters (U+E0020...U+E007E) spell ASCII invisibly ("ASCII smuggling"): a model may read them
 _TAG_CHARACTERS = {chr(code + 0xE0000): chr(code) for code in range(0x20, 0x7F)}
 _FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]{1,7}\U000e007f")  # a subdivision's flag: 🏴 + gbsct + cancel
-# Letters in frames no normalisation takes off as it does a circled one's (🅰, 🅐, ⒜): "fancy text" for plain letters
+# Letters in frames that normalisation leaves framed or in brackets (🅰, 🅐; ⒜ as "(a)"): "fancy text" for plain ones
 _FRAMED = re.compile(r"(?:NEGATIVE )?(?:SQUARED|CIRCLED|PARENTHESIZED) LATIN (SMALL|CAPITAL) LETTER ([A-Z])")
 _FRAMED_CHARACTERS = {
     char: found[2].lower() if found[1] == "SMALL" else found[2]
@@ -89,9 +89,12 @@ _FRAMED_DIGITS = re.compile("[\u2776-\u2793\u24eb-\u24ff]+")
 
 
 def _framed_number(run: re.Match[str]) -> str:
-    """``❶❷❺⓿`` as 1250; ``❶`` alone as ``(1)``: a list's first item is no digit of the number after it."""
-    digits = "".join(str(int(unicodedata.numeric(char))) for char in run[0])
-    return digits if len(run[0]) > 1 else f"({digits})"
+    """``❶❷❺⓿`` (or ``➀500``) as 1250 (1500); one alone, ``❶ 250``, as a list's mark ``(1)``, no digit of the number
+    after it; framed numbers past 9 (``⓫⓬``) each as a mark, never joined into one number."""
+    numbers = [int(unicodedata.numeric(char)) for char in run[0]]
+    before, after = run.string[run.start() - 1 : run.start()], run.string[run.end() : run.end() + 1]
+    joined = max(numbers) < 10 and (len(numbers) > 1 or before.isalnum() or before == "-" or after.isalnum())
+    return "".join(map(str, numbers)) if joined else " ".join(f"({number})" for number in numbers)
 
 
 _LOOK_ALIKES = str.maketrans(
@@ -695,7 +698,7 @@ _BASE64 = re.compile(  # base64url's - and _ too, and without its padding (a JWT
 )
 _WRAPPED_BASE64 = re.compile(r"(?m)^[A-Za-z0-9+/]{40,}\n(?:[A-Za-z0-9+/]+\n)*[A-Za-z0-9+/]+={0,2}$")  # mail's lines
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
-_CALENDAR = re.compile(r"BEGIN:V[\s\S]*?(?:^END:V\w*$|\Z)", re.MULTILINE)  # an iCalendar event's or a vCard's lines
+_CALENDAR = re.compile(r"BEGIN:(V\w+)[\s\S]*?(?:^END:\1$|\Z)", re.MULTILINE)  # an iCalendar event's or a vCard's lines
 _FOLDED = re.compile(r"\n[ \t](?![ \t]*\n)")  # such a long line goes on after a break and a space (not a blank one)
 
 

@@ -88,7 +88,7 @@ _TRAILING_FENCE = re.compile(r"(?:`{1,3}|~{3,})\s*$")
 # A label as small models write it at the start of a line (bounded: one line is read in constant time).
 _LABEL_LINE = re.compile(  # not after ">": a quoted line is the quote of a label, not one
     r"[ \t#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
-    r"(?:[ \t]{1,8}\d{1,3})?"  # a step's number, as the ReAct paper's examples write them: "Thought 1:"
+    r"(?:(?<!observation)[ \t]{1,8}\d{1,3})?"  # a step's number, as the ReAct paper writes it ("Thought 1:")
     r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
     re.IGNORECASE,
 )
@@ -140,9 +140,10 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         return step
     final = _FINAL.search(text)
     if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
-        after = _LINE_ACTION.search(final.group(1))  # an Action after the answer: neither run nor part of it
-        answer = final.group(1)[: after.start() if after else None].strip()
-        answer = _TRAILING_FENCE.sub("", answer).strip() if answer.count("```") % 2 else answer  # ``` around it all
+        after = _LINE_ACTION.search(final.group(1))  # a step after the answer (Action, Action Input): not run, not it
+        answer = final.group(1)[: after.start() if after and _INPUT.search(final.group(1), after.end()) else None]
+        fenced = answer.rstrip().endswith("\n```") and text.count("```", 0, final.start()) % 2  # around it all
+        answer = answer.rstrip()[:-3].strip() if fenced else answer.strip()
         step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer
         step.action = step.action_input = None
     elif final:
