@@ -15,6 +15,7 @@ from vero.agents import ToolCallingAgent
 from vero.core import session
 from vero.core.chat_openai import base_url_problem
 from vero.core.files import at_home
+from vero.core.output import OutputSpec
 from vero.core.secrets import StreamedSecrets
 from vero.errors import LLMConfigError, SessionFormatError
 from vero.testing import ScriptedLLM
@@ -77,7 +78,6 @@ ASKED = {"role": "user", "content": "What is it?"}
         ([ASKED, ANSWERED], "message 2 answers no tool call made before it"),
         ([ASKED, CALLED, {"role": "tool", "content": "42"}], "message 3 answers no tool call"),
         ([{"role": "user", "content": None}], "message 1 is the user's, with no content"),
-        ([{"role": "user", "content": ""}], "message 1 is the user's, with no content"),
         (
             [ASKED, CALLED, {"role": "tool", "tool_call_id": "c1"}],
             "message 3 answers no tool call made before it, or says",
@@ -157,3 +157,24 @@ def test_a_trace_s_model_call_whose_request_is_no_object_is_noted():
     assert trace_view.read_trace(lines).problems == [
         "line 1: a malformed llm_start event (skipped): TypeError: its request is not an object"
     ]
+
+
+def test_a_pydantic_model_s_schema_with_a_tuple_and_a_set_is_an_output_type_vero_checks():
+    import pydantic
+
+    class Pick(pydantic.BaseModel):
+        pair: tuple[int, str]
+        tags: set[str]
+
+    spec = OutputSpec(Pick.model_json_schema())
+    assert spec.read('{"pair": [1, "a"], "tags": ["x", "y"]}') == {"pair": [1, "a"], "tags": ["x", "y"]}
+    with pytest.raises(ValueError, match=r"pair\[0\]: expected integer.*tags: expected items that differ"):
+        spec.read('{"pair": ["b", "a"], "tags": ["x", "x"]}')
+
+
+def test_a_session_save_wrote_with_an_empty_user_turn_loads_back(tmp_path):
+    agent = ToolCallingAgent("x", ScriptedLLM([]), verbose=False)
+    agent.history = [Message("user", ""), Message("assistant", "ok")]
+    agent.save(str(tmp_path / "s.json"))
+    agent.load(str(tmp_path / "s.json"))
+    assert agent.history == [Message("user", ""), Message("assistant", "ok")]

@@ -109,3 +109,13 @@ def test_an_error_body_shown_in_the_message_has_the_key_masked(body):
         with pytest.raises(LLMCallError) as raised:
             client(srv).generate([Message("user", "hi")])
     assert "hosted17" not in str(raised.value) and "***" in str(raised.value)
+
+
+def test_an_error_body_shown_in_the_message_has_the_url_s_password_masked_in_its_basic_form_too():
+    basic = "YWxpY2U6aHVudGVyMi1TM2NyZXRQYXNzOTk="  # base64 of alice:hunter2-S3cretPass99
+    with MockOpenAIServer([HTTPFault(400, body=f"<p>Basic {basic}; password hunter2-S3cretPass99</p>")]) as srv:
+        url = srv.base_url.replace("http://", "http://alice:hunter2-S3cretPass99@")
+        llm = ChatOpenAI(base_url=url, model_name="m", api_key="sk-test-hosted17", max_retries=0)
+        with pytest.raises(LLMCallError) as raised:
+            llm.generate([Message("user", "hi")])
+    assert "S3cretPass99" not in str(raised.value) and basic not in str(raised.value)

@@ -74,7 +74,11 @@ def test_a_react_run_in_the_paper_s_numbered_style_calls_the_tool():
         ("Final Answer: inline code uses `x`", "inline code uses `x`"),
         ("Final Answer: Fences are ``` or ~~~", "Fences are ``` or ~~~"),
         ("Final Answer: Incident summary.\n- Action: restart the db", "Incident summary.\nAction: restart the db"),
-        ("Final Answer: Lab notes:\nObservation 1: the culture grew", "Lab notes:\nObservation 1: the culture grew"),
+        ("Final Answer: Lab notes:\nObservation 1: the culture grew", "Lab notes:"),  # a self-written Observation
+        (
+            "Final Answer: Write:\nAction: <tool>\nAction Input: <json>\nThen wait.",
+            "Write:\nAction: <tool>\nAction Input: <json>\nThen wait.",
+        ),  # the format explained, no step
     ],
 )
 def test_a_final_answer_is_its_text_alone(reply, answer):
@@ -87,3 +91,8 @@ def test_an_action_written_after_the_final_answer_is_not_run_nor_answered():
     agent = ReActAgent("a", ScriptedLLM([reply]), tools=[notify], verbose=False)
     assert agent.run("Capital of France?") == "Paris" and SENT == []
     assert agent.history[-1].content == "Paris"
+
+
+def test_a_numbered_observation_the_model_wrote_is_cut_from_its_action_s_input():
+    step = parse_react("Thought 1: look\nAction 1: notify\nAction Input 1: ops-42\nObservation 1: posted", ["notify"])
+    assert (step.action, step.action_input) == ("notify", "ops-42")

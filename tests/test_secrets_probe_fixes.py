@@ -4,6 +4,8 @@ URL, a ``.env`` setting that holds the key by mistake, and a cassette header nes
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from test_cli import vero
 
@@ -127,7 +129,8 @@ def test_a_query_key_of_openai_base_url_in_a_reply_is_masked_in_json(srv, tmp_pa
 
 def test_url_credentials_are_the_password_and_the_query_values_but_plain_ones():
     url = "https://bob:pa%24sword-r17@acme.example/v1?api-version=2024-06-01&sig=abc%2Bdef%3D123&n=1"
-    assert url_credentials(url) == ["pa%24sword-r17", "pa$sword-r17", "abc%2Bdef%3D123", "abc+def=123"]
+    basic = base64.b64encode(b"bob:pa$sword-r17").decode()  # the Authorization: Basic form of the two
+    assert url_credentials(url) == ["pa%24sword-r17", "pa$sword-r17", "abc%2Bdef%3D123", "abc+def=123", basic]
     assert url_credentials("http://[::1") == [] and url_credentials(None) == []
     assert url_credentials("https://ghp-token-0123456789@acme.example/v1") == ["ghp-token-0123456789"]  # a user alone
 

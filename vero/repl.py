@@ -116,7 +116,10 @@ class Repl:
             except EOFError:
                 say("\n🚫 No reply (end of input): the plan is refused.")
                 return False
-            answer = answer or ("" if _is_terminal(sys.stdin) else "n")
+            if not answer and not _is_terminal(sys.stdin):  # piped in, an empty line: a refusal (no prompt again)
+                say("")
+                say("🚫 Plan refused (an empty reply); nothing was run.")
+                return False
         if not _is_terminal(sys.stdin):  # the reply was not echoed: keep the transcript readable
             say(answer)
         if answer.lower() in ("y", "yes"):

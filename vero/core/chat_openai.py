@@ -25,7 +25,7 @@ from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.providers import UNKNOWN, ModelFamily, model_family, output_cap, refused_parameter
 from vero.core.result import add_usage, empty_usage, normalize_usage
-from vero.core.secrets import key_in_use, url_credentials
+from vero.core.secrets import hide_secrets, key_in_use, url_credentials
 from vero.core.secrets import mask_secret as _mask_secret  # the one masking rule for keys
 from vero.core.text import clip, redact_url, redact_urls
 from vero.core.thinking import ThinkingStream, split_thinking
@@ -374,7 +374,7 @@ class ChatOpenAI:
             return LLMCallError(f"model call failed: {limit}")
         _scrub(exc, self._secret)  # before its body is read: a server may have echoed the key
         status, body = getattr(exc, "status_code", None), getattr(exc, "body", None)
-        unsaid = _mask_secret(_body_unsaid(exc, body), self._secret)  # a text body the key is masked in once more
+        unsaid = hide_secrets(_body_unsaid(exc, body), self._secrets)  # the key and the URL's password, masked
         text = redact_urls(f"{type(exc).__name__}: {exc}{unsaid}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
         refused = refused_parameter(body, sent=request) if status in REFUSED_STATUSES else None

@@ -4,6 +4,7 @@ a model or a tool may echo it anywhere."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -208,4 +209,7 @@ def url_credentials(url: str | None) -> list[str]:
         if urllib.parse.unquote_plus(name).lower() not in PLAIN_QUERY_NAMES:
             found.append(value)
     forms = [form for value in found for form in (value, urllib.parse.unquote_plus(value), urllib.parse.unquote(value))]
+    if parts.username and parts.password:  # as an "Authorization: Basic" header carries them, which a proxy may echo
+        pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password)}"
+        forms.append(base64.b64encode(pair.encode()).decode())
     return [form for form in dict.fromkeys(forms) if len(form) >= MIN_SECRET]

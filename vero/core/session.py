@@ -117,8 +117,7 @@ def _check_conversation(messages: list[Message]) -> None:
             continue
         if waiting:
             raise ValueError(f"message {caller} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
-        empty = message.content is None if message.role == "assistant" else not message.content  # "" said nothing
-        if empty and not message.tool_calls:
+        if message.content is None and not message.tool_calls:  # "" is text, as save writes what history holds
             raise ValueError(f"message {number} is the {message.role}'s, with no content")
         waiting = {call.id for call in message.tool_calls or ()} if message.role == "assistant" else set()
         caller = number

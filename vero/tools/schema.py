@@ -760,13 +760,22 @@ def _check_any_of(
 
 
 def _check_array(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
+    """An array's items, each by its place's schema (``prefixItems``, as pydantic writes a tuple's) or ``items``;
+    ``uniqueItems`` (a set's) checked on the items as read."""
     items = _as_list(value, schema, path, problems)
     if items is None:
         return None
-    inner = schema.get("items")
-    if not isinstance(inner, dict):
-        return items
-    return [check(v, inner, _join(path, i), problems) for i, v in enumerate(items)]
+    placed, inner = schema.get("prefixItems") or [], schema.get("items")
+    schemas = [*placed, *[inner] * (len(items) - len(placed))] if isinstance(placed, list) else [inner] * len(items)
+    read = [
+        check(v, part, _join(path, i), problems) if isinstance(part, dict) else v
+        for i, (v, part) in enumerate(zip(items, schemas))
+    ]
+    if schema.get("uniqueItems") is True and len({json.dumps(v, sort_keys=True, default=str) for v in read}) < len(
+        read
+    ):
+        problems.append((path, f"expected items that differ from each other, got {_short_repr(value)}"))
+    return read
 
 
 def _as_list(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> list[Any] | None:
@@ -1141,8 +1150,7 @@ _NUMERIC_KEYWORDS = (
 # JSON Schema's keywords that check a value and that ``check`` does not read: a schema with one is refused
 _UNCHECKED = frozenset(
     "not if then else dependentRequired dependentSchemas dependencies propertyNames contains minContains maxContains "
-    "uniqueItems unevaluatedProperties unevaluatedItems patternProperties prefixItems additionalItems $dynamicRef "
-    "$recursiveRef".split()
+    "unevaluatedProperties unevaluatedItems patternProperties additionalItems $dynamicRef $recursiveRef".split()
 )
 
 

@@ -126,5 +126,6 @@ def _parentheses(line: str) -> int:
 
 
 def _starts(line: str) -> bool:
-    """``line`` starts a request of its own: what a request before it cannot hold."""
-    return bool(_REQUEST.match(line) or _COMMAND.search(line) or _CODE.search(line))
+    """``line`` starts a request of its own, a request line or a command at its start: what a request before it
+    cannot hold ("made with curl" in a header, a body's ``.post(`` are its own words)."""
+    return bool(_REQUEST.match(line) or _COMMAND.match(line))
