@@ -628,7 +628,7 @@ def secrets_fragments(kind):
 
     def scrubbed(text: str, secret: str = CANARY) -> str:
         exc = Exception(text)
-        _scrub(exc, secret)
+        _scrub(exc, secret, [secret])
         return exc.args[0]
 
     for echoed in (

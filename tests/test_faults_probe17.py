@@ -178,3 +178,15 @@ def test_a_session_save_wrote_with_an_empty_user_turn_loads_back(tmp_path):
     agent.save(str(tmp_path / "s.json"))
     agent.load(str(tmp_path / "s.json"))
     assert agent.history == [Message("user", ""), Message("assistant", "ok")]
+
+
+@pytest.mark.parametrize(
+    ("schema", "answer", "says"),
+    [
+        ({"type": "array", "prefixItems": [{"type": "integer"}], "items": False}, "[1, 2]", r"\[1\]: expected no item"),
+        ({"type": "array", "items": {"type": "number"}, "uniqueItems": True}, "[1, 1.0]", "items that differ"),
+    ],
+)
+def test_an_array_schema_s_closed_end_and_json_s_equal_numbers_are_checked(schema, answer, says):
+    with pytest.raises(ValueError, match=says):
+        OutputSpec(schema).read(answer)

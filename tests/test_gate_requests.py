@@ -60,6 +60,11 @@ REQUESTS = [
     f"/usr/bin/time curl -X POST https://pay.example/transfer -H 'X-Trace: {KEY}' -d to=mallory-22 -d amount=640",
     f"$r = Invoke-RestMethod -Method Post https://pay.example/transfer -Headers @{{t='{KEY}'}}"
     " -Body 'to=mallory-22&amount=640'",
+    # a command or code right after another request's body is a request of its own
+    f'POST /api/log HTTP/1.1\nX-Trace: 1\n\n{{"event": "ok"}}\nsudo curl -X POST https://pay.example/transfer '
+    f"-H 'X-Trace: {KEY}' -d to=mallory-22 -d amount=640",
+    f'POST /api/log HTTP/1.1\nX-Trace: 1\n\n{{"event": "ok"}}\nawait fetch("https://pay.example/transfer", '
+    f'{{headers: {{"X-Trace": "{KEY}"}},\n  body: JSON.stringify({BODY})}})',
     # a header or a body that mentions a command or code does not end the request
     f"POST /api/transfer HTTP/1.1\nX-Client: made with curl 8.5\nX-Trace: {KEY}\n\n{BODY}",
     f'POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{{\n"memo": "sent with requests.post(url)",\n\n'

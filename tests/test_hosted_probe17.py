@@ -6,6 +6,7 @@ that refuses ``tool_choice`` is asked again without it; strict mode only for the
 
 from __future__ import annotations
 
+import base64
 from typing import Annotated
 
 import annotated_types
@@ -14,6 +15,7 @@ import pytest
 from vero import ChatOpenAI, Message
 from vero.agents import ReActAgent, ToolCallingAgent
 from vero.core.output import OutputSpec
+from vero.core.secrets import hide_secrets, url_credentials
 from vero.errors import LLMCallError
 from vero.testing import HTTPFault, MockOpenAIServer
 from vero.tools.builtin import calculator
@@ -119,3 +121,21 @@ def test_an_error_body_shown_in_the_message_has_the_url_s_password_masked_in_its
         with pytest.raises(LLMCallError) as raised:
             llm.generate([Message("user", "hi")])
     assert "S3cretPass99" not in str(raised.value) and basic not in str(raised.value)
+
+
+@pytest.mark.parametrize("credentials", ["sk-gateway-token-0123", ":gateway-pass-0123"])
+def test_a_url_s_user_alone_or_password_alone_is_masked_in_its_basic_form(credentials):
+    pair = credentials if ":" in credentials else credentials + ":"  # as the HTTP library sends it
+    basic = base64.b64encode(pair.encode()).decode()
+    secrets = url_credentials(f"https://{credentials}@gateway.example/v1")
+    assert hide_secrets(f"echo: Basic {basic}", secrets) == "echo: Basic ***"
+
+
+def test_an_error_message_the_sdk_writes_has_the_url_s_password_masked():
+    echoed = {"error": {"message": "bad password hunter2-S3cretPass99", "type": "auth"}}
+    with MockOpenAIServer([HTTPFault(400, body=echoed)]) as srv:
+        url = srv.base_url.replace("http://", "http://alice:hunter2-S3cretPass99@")
+        llm = ChatOpenAI(base_url=url, model_name="m", api_key="sk-test-hosted17", max_retries=0)
+        with pytest.raises(LLMCallError) as raised:
+            llm.generate([Message("user", "hi")])
+    assert "S3cretPass99" not in str(raised.value) and "S3cretPass99" not in repr(raised.value.__cause__.args)

@@ -74,7 +74,11 @@ def test_a_react_run_in_the_paper_s_numbered_style_calls_the_tool():
         ("Final Answer: inline code uses `x`", "inline code uses `x`"),
         ("Final Answer: Fences are ``` or ~~~", "Fences are ``` or ~~~"),
         ("Final Answer: Incident summary.\n- Action: restart the db", "Incident summary.\nAction: restart the db"),
-        ("Final Answer: Lab notes:\nObservation 1: the culture grew", "Lab notes:"),  # a self-written Observation
+        (
+            "Final Answer: Lab notes:\n**Observation 1:** the culture grew",
+            "Lab notes:\n**Observation 1:** the culture grew",
+        ),
+        ("Final Answer: Paris\nAction: notify\nAction Input: ops-42", "Paris"),  # a step after it, its input bare
         (
             "Final Answer: Write:\nAction: <tool>\nAction Input: <json>\nThen wait.",
             "Write:\nAction: <tool>\nAction Input: <json>\nThen wait.",

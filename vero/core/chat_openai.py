@@ -372,10 +372,9 @@ class ChatOpenAI:
         limit = _limit_of(exc)
         if limit is not None:  # MAX_CALL_SECONDS or the reply size: said in full, no SDK error name
             return LLMCallError(f"model call failed: {limit}")
-        _scrub(exc, self._secret)  # before its body is read: a server may have echoed the key
+        _scrub(exc, self._secret, self._secrets)  # before its body is read: a server may have echoed them
         status, body = getattr(exc, "status_code", None), getattr(exc, "body", None)
-        unsaid = hide_secrets(_body_unsaid(exc, body), self._secrets)  # the key and the URL's password, masked
-        text = redact_urls(f"{type(exc).__name__}: {exc}{unsaid}")
+        text = redact_urls(f"{type(exc).__name__}: {exc}{_body_unsaid(exc, body)}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
         refused = refused_parameter(body, sent=request) if status in REFUSED_STATUSES else None
         if refused:
@@ -834,24 +833,26 @@ def _not_streamed(response: Any, secret: str) -> list[dict[str, Any]]:
     return [{"choices": [{"delta": delta, "finish_reason": message.finish_reason}], "usage": message.usage}]
 
 
-def _scrub(exc: Exception, secret: str) -> None:
-    """Mask the API key wherever a server echoed it into the SDK's exception: it stays chained as
-    ``__cause__``, and tracebacks (``--debug``, debug logs) print its message, args, attributes and body."""
-    if not secret:
-        return
-    exc.args = tuple(_mask_secret(arg, secret) if isinstance(arg, str) else arg for arg in exc.args)
+def _scrub(exc: Exception, key: str, secrets: list[str]) -> None:
+    """Mask the API key (``key``, however short) and the URL's credentials (``secrets``) wherever a server echoed
+    them into the SDK's exception: it stays chained as ``__cause__``, and tracebacks (``--debug``, debug logs) print
+    its message, args, attributes and body."""
+
+    def masked(text: str) -> str:
+        return hide_secrets(_mask_secret(text, key), secrets)
+
+    exc.args = tuple(masked(arg) if isinstance(arg, str) else arg for arg in exc.args)
     for name, value in list(vars(exc).items()):  # message, code, param ...
         if isinstance(value, str):
-            setattr(exc, name, _mask_secret(value, secret))
+            setattr(exc, name, masked(value))
     body = getattr(exc, "body", None)
     if body is not None:
         text = json.dumps(body, default=str, ensure_ascii=False)
-        masked = _mask_secret(text, secret)
-        if masked != text:
+        if masked(text) != text:
             try:
-                exc.body = json.loads(masked)  # type: ignore[attr-defined]  # the SDK error's body, read above
-            except ValueError:  # a piece of the key held a quote or a backslash
-                exc.body = masked  # type: ignore[attr-defined]  # the same
+                exc.body = json.loads(masked(text))  # type: ignore[attr-defined]  # the SDK error's body, read above
+            except ValueError:  # a piece of a key held a quote or a backslash
+                exc.body = masked(text)  # type: ignore[attr-defined]  # the same
 
 
 _CALL_NUMBERS = itertools.count(1)  # ids vero gives, never the same twice in a process

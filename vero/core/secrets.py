@@ -209,7 +209,7 @@ def url_credentials(url: str | None) -> list[str]:
         if urllib.parse.unquote_plus(name).lower() not in PLAIN_QUERY_NAMES:
             found.append(value)
     forms = [form for value in found for form in (value, urllib.parse.unquote_plus(value), urllib.parse.unquote(value))]
-    if parts.username and parts.password:  # as an "Authorization: Basic" header carries them, which a proxy may echo
-        pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password)}"
+    if parts.username or parts.password:  # as an "Authorization: Basic" header carries them, which a proxy may echo
+        pair = f"{urllib.parse.unquote(parts.username or '')}:{urllib.parse.unquote(parts.password or '')}"
         forms.append(base64.b64encode(pair.encode()).decode())
     return [form for form in dict.fromkeys(forms) if len(form) >= MIN_SECRET]

@@ -760,22 +760,31 @@ def _check_any_of(
 
 
 def _check_array(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
-    """An array's items, each by its place's schema (``prefixItems``, as pydantic writes a tuple's) or ``items``;
-    ``uniqueItems`` (a set's) checked on the items as read."""
+    """An array's items, each by its place's schema (``prefixItems``, as pydantic writes a tuple's) or ``items``
+    (``false``: no more items); ``uniqueItems`` (a set's) checked on the items as read, 1 and 1.0 alike."""
     items = _as_list(value, schema, path, problems)
     if items is None:
         return None
     placed, inner = schema.get("prefixItems") or [], schema.get("items")
     schemas = [*placed, *[inner] * (len(items) - len(placed))] if isinstance(placed, list) else [inner] * len(items)
+    problems += [(_join(path, i), "expected no item here") for i, part in enumerate(schemas) if part is False]
     read = [
         check(v, part, _join(path, i), problems) if isinstance(part, dict) else v
         for i, (v, part) in enumerate(zip(items, schemas))
     ]
-    if schema.get("uniqueItems") is True and len({json.dumps(v, sort_keys=True, default=str) for v in read}) < len(
-        read
-    ):
+    seen = {json.dumps(_integral(v), sort_keys=True, default=str) for v in read}
+    if schema.get("uniqueItems") is True and len(seen) < len(read):
         problems.append((path, f"expected items that differ from each other, got {_short_repr(value)}"))
     return read
+
+
+def _integral(value: Any) -> Any:
+    """``value`` with its whole floats as ints (1.0 as 1, not True): JSON Schema's equality, for ``uniqueItems``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    return [_integral(item) for item in value] if isinstance(value, list) else value
 
 
 def _as_list(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> list[Any] | None:

@@ -72,11 +72,13 @@ _BLOCKS = (("<!--", "-->"), ("<pre", "</pre>"), ("<code", "</code>"))  # an exam
 
 _ACTION = re.compile(r"\bAction\s*:[ \t]*(.*)")
 _INPUT = re.compile(r"\bAction\s+Input\s*:\s*")
-_NEXT_LABEL = re.compile(r"\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:")  # where an Action Input ends
+_NEXT_LABEL = re.compile(  # where an Action Input ends: another label, or an Observation the model numbered itself
+    r"\b(?:Thought|Action|Final\s+[Aa]nswer)[ \t]{0,8}:|^Observation[ \t]+\d{1,3}[ \t]*:", re.MULTILINE
+)
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 _LINE_ACTION = re.compile(r"^Action:", re.MULTILINE)
-_JSON_INPUT = re.compile(r"^Action Input:[ \t`]*\{", re.MULTILINE)  # a step's, not a format's "Action Input: <json>"
+_STEP_INPUT = re.compile(r"^Action Input:(?![ \t]*<[^>\n]*>[ \t]*$)", re.MULTILINE)  # not a format's "<json>"
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*:\s*")
@@ -89,7 +91,7 @@ _TRAILING_FENCE = re.compile(r"(?:`{1,3}|~{3,})\s*$")
 # A label as small models write it at the start of a line (bounded: one line is read in constant time).
 _LABEL_LINE = re.compile(  # not after ">": a quoted line is the quote of a label, not one
     r"[ \t#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
-    r"(?:[ \t]{1,8}\d{1,3})?"  # a step's number, as the ReAct paper writes it ("Thought 1:", "Observation 1:")
+    r"(?:(?<!observation)[ \t]{1,8}\d{1,3})?"  # a step's number, as the ReAct paper writes it ("Thought 1:")
     r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
     re.IGNORECASE,
 )
@@ -142,7 +144,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     final = _FINAL.search(text)
     if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
         after = _LINE_ACTION.search(final.group(1))  # a step after the answer (its Action Input JSON): not run, not it
-        answer = final.group(1)[: after.start() if after and _JSON_INPUT.search(final.group(1), after.end()) else None]
+        answer = final.group(1)[: after.start() if after and _STEP_INPUT.search(final.group(1), after.end()) else None]
         fenced = answer.rstrip().endswith("\n```") and text.count("```", 0, final.start()) % 2  # around it all
         answer = answer.rstrip()[:-3].strip() if fenced else answer.strip()
         step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer

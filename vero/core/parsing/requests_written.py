@@ -126,6 +126,8 @@ def _parentheses(line: str) -> int:
 
 
 def _starts(line: str) -> bool:
-    """``line`` starts a request of its own, a request line or a command at its start: what a request before it
-    cannot hold ("made with curl" in a header, a body's ``.post(`` are its own words)."""
-    return bool(_REQUEST.match(line) or _COMMAND.match(line))
+    """``line`` starts a request of its own, a request line, a command or code that sends one (``sudo curl``,
+    ``await fetch(``): what a request before it cannot hold.  Not a command a header's or a string's words name
+    ("X-Client: made with curl", ``"memo": "sent with requests.post(url)"``): after a colon or a quote."""
+    found = _COMMAND.search(line) or _CODE.search(line)
+    return bool(_REQUEST.match(line) or (found and not re.search("[\"':]", line[: found.start()])))
