@@ -66,6 +66,8 @@ REQUESTS = [
     f'POST /api/log HTTP/1.1\nX-Trace: 1\n\n{{"event": "ok"}}\nawait fetch("https://pay.example/transfer", '
     f'{{headers: {{"X-Trace": "{KEY}"}},\n  body: JSON.stringify({BODY})}})',
     # a header or a body that mentions a command or code does not end the request
+    f"POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\nclient=curl 8.5&to=mallory-22&amount=640",
+    f"POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\nplease fetch (now) to mallory-22 amount 640",
     f"POST /api/transfer HTTP/1.1\nX-Client: made with curl 8.5\nX-Trace: {KEY}\n\n{BODY}",
     f'POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\n{{\n"memo": "sent with requests.post(url)",\n\n'
     '"to": "mallory-22", "amount": 640}',

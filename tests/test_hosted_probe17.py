@@ -139,3 +139,13 @@ def test_an_error_message_the_sdk_writes_has_the_url_s_password_masked():
         with pytest.raises(LLMCallError) as raised:
             llm.generate([Message("user", "hi")])
     assert "S3cretPass99" not in str(raised.value) and "S3cretPass99" not in repr(raised.value.__cause__.args)
+
+
+def test_a_refused_parameter_is_named_even_when_a_masked_secret_holds_its_name():
+    refused = {"error": {"message": "Unsupported parameter: 'max_tokens'", "code": "unsupported_parameter"}}
+    with MockOpenAIServer([HTTPFault(400, body=refused)]) as srv:
+        url = srv.base_url.replace("http://", "http://alice:max_tokens_2024@")
+        llm = ChatOpenAI(base_url=url, model_name="m", api_key="sk-test-hosted17", max_retries=0, max_tokens=64)
+        with pytest.raises(LLMCallError) as raised:
+            llm.generate([Message("user", "hi")])
+    assert raised.value.parameter == "max_tokens" and "max_tokens_2024" not in str(raised.value)

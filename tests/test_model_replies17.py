@@ -78,7 +78,10 @@ def test_a_react_run_in_the_paper_s_numbered_style_calls_the_tool():
             "Final Answer: Lab notes:\n**Observation 1:** the culture grew",
             "Lab notes:\n**Observation 1:** the culture grew",
         ),
-        ("Final Answer: Paris\nAction: notify\nAction Input: ops-42", "Paris"),  # a step after it, its input bare
+        (
+            "Final Answer: Steps:\nAction: restart\nAction Input: none needed",
+            "Steps:\nAction: restart\nAction Input: none needed",
+        ),
         (
             "Final Answer: Write:\nAction: <tool>\nAction Input: <json>\nThen wait.",
             "Write:\nAction: <tool>\nAction Input: <json>\nThen wait.",

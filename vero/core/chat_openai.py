@@ -7,6 +7,7 @@ and error types, with less work per call (see ``_complete``).
 from __future__ import annotations
 
 import contextlib
+import copy
 import itertools
 import json
 import logging
@@ -372,14 +373,14 @@ class ChatOpenAI:
         limit = _limit_of(exc)
         if limit is not None:  # MAX_CALL_SECONDS or the reply size: said in full, no SDK error name
             return LLMCallError(f"model call failed: {limit}")
-        _scrub(exc, self._secret, self._secrets)  # before its body is read: a server may have echoed them
-        status, body = getattr(exc, "status_code", None), getattr(exc, "body", None)
-        text = redact_urls(f"{type(exc).__name__}: {exc}{_body_unsaid(exc, body)}")
+        status, said = getattr(exc, "status_code", None), copy.deepcopy(getattr(exc, "body", None))  # as written
+        _scrub(exc, self._secret, self._secrets)  # before its body is shown: a server may have echoed them
+        text = redact_urls(f"{type(exc).__name__}: {exc}{_body_unsaid(exc, getattr(exc, 'body', None))}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
-        refused = refused_parameter(body, sent=request) if status in REFUSED_STATUSES else None
+        refused = refused_parameter(said, sent=request) if status in REFUSED_STATUSES else None  # a request's key
         if refused:
             prefix += f": the server refused the parameter {refused!r} for {self.model_name}"
-        named = _named_parameter(body, request) if status in REFUSED_STATUSES else None
+        named = _named_parameter(said, request) if status in REFUSED_STATUSES else None
         error = LLMCallError(f"{prefix}: {text}", status=status, parameter=named or refused)
         self._keep(request, error)  # a refusal of the body replays as this error (Cassette.add)
         return error

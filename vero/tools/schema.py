@@ -767,7 +767,9 @@ def _check_array(value: Any, schema: dict[str, Any], path: str, problems: list[P
         return None
     placed, inner = schema.get("prefixItems") or [], schema.get("items")
     schemas = [*placed, *[inner] * (len(items) - len(placed))] if isinstance(placed, list) else [inner] * len(items)
-    problems += [(_join(path, i), "expected no item here") for i, part in enumerate(schemas) if part is False]
+    problems += [
+        (_join(path, i), "expected no item here") for i, part in enumerate(schemas[: len(items)]) if part is False
+    ]
     read = [
         check(v, part, _join(path, i), problems) if isinstance(part, dict) else v
         for i, (v, part) in enumerate(zip(items, schemas))

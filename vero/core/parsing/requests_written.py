@@ -30,6 +30,11 @@ _COMMAND = re.compile(  # a command that sends a request: HTTPie's at a line's s
     re.IGNORECASE,
 )
 _CODE = re.compile(r"(?:\.(?:post|put|patch|delete|request)|\bfetch)[ \t]*\(", re.IGNORECASE)  # requests.post(
+_CODE_CALLED = re.compile(r"[\w$.]*" + _CODE.pattern, re.IGNORECASE)  # with what it is called on: requests.post(
+# What may come before a command or code that starts a line: a prompt, sudo or the like, an assignment ("r = ")
+_LEAD_IN = re.compile(
+    r"[ \t]*(?:[$>#][ \t]*)?(?:(?:sudo|\S*time|await|nohup|env|exec)[ \t]+|[\w$.\[\]]+[ \t]*=[ \t]*\$?\(?)*"
+)
 _CONTINUED = ("\\", "^", "`")  # a command line continued by sh, cmd or PowerShell
 _HEREDOC = re.compile(r"(?<!<)<<-?[ \t]*['\"]?(\w+)")  # a command's input after it, up to a line of its word
 _STRINGS_AND_COMMENTS = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*|#.*")  # as code counts them
@@ -127,7 +132,9 @@ def _parentheses(line: str) -> int:
 
 def _starts(line: str) -> bool:
     """``line`` starts a request of its own, a request line, a command or code that sends one (``sudo curl``,
-    ``await fetch(``): what a request before it cannot hold.  Not a command a header's or a string's words name
-    ("X-Client: made with curl", ``"memo": "sent with requests.post(url)"``): after a colon or a quote."""
-    found = _COMMAND.search(line) or _CODE.search(line)
-    return bool(_REQUEST.match(line) or (found and not re.search("[\"':]", line[: found.start()])))
+    ``await fetch(``, ``r = requests.post(``): what a request before it cannot hold.  Not a command that a header,
+    a form or a string only names ("X-Client: made with curl", ``client=curl 8.5&to=...``)."""
+    found = _COMMAND.search(line) or _CODE_CALLED.search(line)
+    start = found.start() + found.group()[:1].isspace() if found else 0  # the command's own first letter
+    lead = line[:start] if found else None  # what precedes it: a prompt, sudo, await, "r = " and no more
+    return bool(_REQUEST.match(line) or (lead is not None and len(lead) <= 80 and _LEAD_IN.fullmatch(lead)))
