@@ -149,3 +149,13 @@ def test_a_refused_parameter_is_named_even_when_a_masked_secret_holds_its_name()
         with pytest.raises(LLMCallError) as raised:
             llm.generate([Message("user", "hi")])
     assert raised.value.parameter == "max_tokens" and "max_tokens_2024" not in str(raised.value)
+
+
+def test_a_refused_parameter_whose_name_holds_the_url_s_password_is_not_named():
+    refused = {"error": {"message": "bad", "param": "messages.S3cretPass99x", "code": "unsupported_parameter"}}
+    with MockOpenAIServer([HTTPFault(400, body=refused)]) as srv:
+        url = srv.base_url.replace("http://", "http://alice:S3cretPass99x@")
+        llm = ChatOpenAI(base_url=url, model_name="m", api_key="sk-test-hosted17", max_retries=0)
+        with pytest.raises(LLMCallError) as raised:
+            llm.generate([Message("user", "hi")])
+    assert raised.value.parameter is None and "S3cretPass99x" not in str(raised.value)

@@ -69,6 +69,7 @@ def test_a_react_run_in_the_paper_s_numbered_style_calls_the_tool():
     ("reply", "answer"),
     [
         ("```\nFinal Answer: Paris\n```", "Paris"),
+        ('Final Answer: Paris\nAction: notify\nAction Input: ```json\n{"channel": "ops-42"}\n```', "Paris"),
         ('Final Answer: Paris\nAction: notify\nAction Input: {"channel": "ops-42"}', "Paris"),
         ("Final Answer: run it so:\n```sh\nls\n```", "run it so:\n```sh\nls\n```"),  # a fence of its own kept
         ("Final Answer: inline code uses `x`", "inline code uses `x`"),

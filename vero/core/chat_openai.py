@@ -378,9 +378,10 @@ class ChatOpenAI:
         text = redact_urls(f"{type(exc).__name__}: {exc}{_body_unsaid(exc, getattr(exc, 'body', None))}")
         prefix = f"model call failed (HTTP {status})" if status else "model call failed"
         refused = refused_parameter(said, sent=request) if status in REFUSED_STATUSES else None  # a request's key
+        named = _named_parameter(said, request) if status in REFUSED_STATUSES else None
+        refused, named = (_unsecret(name, self._secret, self._secrets) for name in (refused, named))
         if refused:
             prefix += f": the server refused the parameter {refused!r} for {self.model_name}"
-        named = _named_parameter(said, request) if status in REFUSED_STATUSES else None
         error = LLMCallError(f"{prefix}: {text}", status=status, parameter=named or refused)
         self._keep(request, error)  # a refusal of the body replays as this error (Cassette.add)
         return error
@@ -907,6 +908,13 @@ def _body_unsaid(exc: Exception, body: Any) -> str:
         return ""
     said = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, default=str)
     return " - " + clip(" ".join(said.split()), 300, " …")
+
+
+def _unsecret(name: str | None, key: str, secrets: list[str]) -> str | None:
+    """``name`` (a parameter's, read from an error's body as written: the request's own key, perhaps with a path
+    after it), or None when its path holds a secret (``messages.<the URL's password>``, as a server echoed it)."""
+    path = re.sub(r"^[^.\[]*", "", name or "")
+    return name if name and hide_secrets(_mask_secret(path, key), secrets) == path else None
 
 
 def _named_parameter(body: Any, request: dict[str, Any]) -> str | None:

@@ -32,8 +32,10 @@ _COMMAND = re.compile(  # a command that sends a request: HTTPie's at a line's s
 _CODE = re.compile(r"(?:\.(?:post|put|patch|delete|request)|\bfetch)[ \t]*\(", re.IGNORECASE)  # requests.post(
 _CODE_CALLED = re.compile(r"[\w$.]*" + _CODE.pattern, re.IGNORECASE)  # with what it is called on: requests.post(
 # What may come before a command or code that starts a line: a prompt, sudo or the like, an assignment ("r = ")
-_LEAD_IN = re.compile(
-    r"[ \t]*(?:[$>#][ \t]*)?(?:(?:sudo|\S*time|await|nohup|env|exec)[ \t]+|[\w$.\[\]]+[ \t]*=[ \t]*\$?\(?)*"
+_LEAD_IN = re.compile(  # each part read one way only: no backtracking to try
+    r"[ \t]*(?:[$>#%][ \t]*|PS[^>\n]{0,40}>[ \t]*)?"  # a shell's or PowerShell's prompt
+    r"(?:(?:sudo(?:[ \t]+-\S+)*|\S*time|timeout[ \t]+\S+|xargs|await|nohup|env|exec|const|let|var)[ \t]+"
+    r"|\$?[\w.\[\]]+(?:[ \t]+=[ \t]*|=[ \t]+|=\$?\())*"  # an assignment: "r = ", "r=$(" ("to=curl" is a form's)
 )
 _CONTINUED = ("\\", "^", "`")  # a command line continued by sh, cmd or PowerShell
 _HEREDOC = re.compile(r"(?<!<)<<-?[ \t]*['\"]?(\w+)")  # a command's input after it, up to a line of its word
@@ -135,6 +137,7 @@ def _starts(line: str) -> bool:
     ``await fetch(``, ``r = requests.post(``): what a request before it cannot hold.  Not a command that a header,
     a form or a string only names ("X-Client: made with curl", ``client=curl 8.5&to=...``)."""
     found = _COMMAND.search(line) or _CODE_CALLED.search(line)
-    start = found.start() + found.group()[:1].isspace() if found else 0  # the command's own first letter
-    lead = line[:start] if found else None  # what precedes it: a prompt, sudo, await, "r = " and no more
-    return bool(_REQUEST.match(line) or (lead is not None and len(lead) <= 80 and _LEAD_IN.fullmatch(lead)))
+    if _REQUEST.match(line) or found is None or found.start() > 80:
+        return bool(_REQUEST.match(line))
+    leads = (line[: found.start()], line[: found.start() + 1])  # before its separator ("(curl"), or with it ("$(")
+    return any(_LEAD_IN.fullmatch(lead) for lead in leads)  # a prompt, sudo, await, "r = " and no more
