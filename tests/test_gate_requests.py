@@ -71,6 +71,8 @@ REQUESTS = [
     f"-Headers @{{t='{KEY}'}} -Body 'to=mallory-22&amount=640'",
     f'POST /api/log HTTP/1.1\nX-Trace: 1\n\n{{"event": "ok"}}\nconst r = await fetch("https://pay.example/transfer", '
     f'{{headers: {{"X-Trace": "{KEY}"}},\n  body: JSON.stringify({BODY})}})',
+    f'POST /api/log HTTP/1.1\nX-Trace: 1\n\n{{"event": "ok"}}\nr=requests.post("https://pay.example/transfer", '
+    f'headers={{"X-Trace": "{KEY}"}}, json={BODY})',
     # a header or a body that mentions a command or code does not end the request
     f"POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\nclient=curl 8.5&to=mallory-22&amount=640",
     f"POST /api/transfer HTTP/1.1\nX-Trace: {KEY}\n\nplease fetch (now) to mallory-22 amount 640",
@@ -127,7 +129,8 @@ def test_a_request_s_values_the_user_wrote_are_the_user_s():
 
 
 @pytest.mark.parametrize(
-    "fill", ["POST /transfer\n", "curl \\\n", "transfer\n", "a\n", "fetch(\n", "curl <<EOF\n", "PUT /x HTTP/1.1\n\n"]
+    "fill",
+    ["POST /transfer\n", "curl \\\n", "transfer\n", "a\n", "fetch(\n", "curl <<EOF\n", "PUT /x HTTP/1.1\n\n", "a."],
 )
 def test_requests_are_read_in_time_that_grows_with_the_text_not_faster(fill):
     """8 times the text: a linear reading takes about 8 times as long, a quadratic one 64 times."""
@@ -167,3 +170,17 @@ def test_what_precedes_a_command_is_read_in_time_that_does_not_grow_with_its_way
 
     plain = min(seconds("r = 1 curl x") for _ in range(5))
     assert min(seconds("a=$" * 26 + "! curl x") for _ in range(5)) < 200 * plain + 0.001
+
+
+def test_a_long_line_in_a_request_s_body_is_read_in_time_that_grows_with_it_not_faster():
+    """A body of one long line ("a.a.a..."): each place it might call code from is tried once, not from each start."""
+    name = re.compile("transfer")
+
+    def seconds(size: int) -> float:
+        text = "POST /api/transfer HTTP/1.1\nX-Trace: 1\n\n" + "a." * (size // 2)
+        start = time.perf_counter()
+        requests_naming(text, name)
+        return time.perf_counter() - start
+
+    small, large = (min(seconds(size) for _ in range(3)) for size in (5_000, 40_000))
+    assert large < 30 * small

@@ -30,13 +30,14 @@ _COMMAND = re.compile(  # a command that sends a request: HTTPie's at a line's s
     re.IGNORECASE,
 )
 _CODE = re.compile(r"(?:\.(?:post|put|patch|delete|request)|\bfetch)[ \t]*\(", re.IGNORECASE)  # requests.post(
-_CODE_CALLED = re.compile(r"[\w$.]*" + _CODE.pattern, re.IGNORECASE)  # with what it is called on: requests.post(
+_CODE_CALLED = re.compile(r"(?<![\w$.])[\w$.]*" + _CODE.pattern, re.IGNORECASE)  # what it is called on: requests.post(
 # What may come before a command or code that starts a line: a prompt, sudo or the like, an assignment ("r = ")
 _LEAD_IN = re.compile(  # each part read one way only: no backtracking to try
     r"[ \t]*(?:[$>#%][ \t]*|PS[^>\n]{0,40}>[ \t]*)?"  # a shell's or PowerShell's prompt
     r"(?:(?:sudo(?:[ \t]+-\S+)*|\S*time|timeout[ \t]+\S+|xargs|await|nohup|env|exec|const|let|var)[ \t]+"
     r"|\$?[\w.\[\]]+(?:[ \t]+=[ \t]*|=[ \t]+|=\$?\())*"  # an assignment: "r = ", "r=$(" ("to=curl" is a form's)
 )
+_CODE_ASSIGNED = re.compile(r"[ \t]*\$?[\w.\[\]]+=[ \t]*")  # r=requests.post(
 _CONTINUED = ("\\", "^", "`")  # a command line continued by sh, cmd or PowerShell
 _HEREDOC = re.compile(r"(?<!<)<<-?[ \t]*['\"]?(\w+)")  # a command's input after it, up to a line of its word
 _STRINGS_AND_COMMENTS = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*|#.*")  # as code counts them
@@ -136,8 +137,11 @@ def _starts(line: str) -> bool:
     """``line`` starts a request of its own, a request line, a command or code that sends one (``sudo curl``,
     ``await fetch(``, ``r = requests.post(``): what a request before it cannot hold.  Not a command that a header,
     a form or a string only names ("X-Client: made with curl", ``client=curl 8.5&to=...``)."""
-    found = _COMMAND.search(line) or _CODE_CALLED.search(line)
+    command = _COMMAND.search(line)
+    found = command or _CODE_CALLED.search(line)
     if _REQUEST.match(line) or found is None or found.start() > 80:
         return bool(_REQUEST.match(line))
     leads = (line[: found.start()], line[: found.start() + 1])  # before its separator ("(curl"), or with it ("$(")
-    return any(_LEAD_IN.fullmatch(lead) for lead in leads)  # a prompt, sudo, await, "r = " and no more
+    return any(  # a prompt, sudo, await, "r = " and no more; code's "r=" too (a command's "to=curl" is a form's)
+        _LEAD_IN.fullmatch(lead) or (command is None and _CODE_ASSIGNED.fullmatch(lead)) for lead in leads
+    )
