@@ -22,6 +22,7 @@ import functools
 import html
 import itertools
 import json
+import os
 import quopri
 import re
 import unicodedata
@@ -699,11 +700,15 @@ _BASE64 = re.compile(  # base64url's - and _ too, and without its padding (a JWT
 _WRAPPED_BASE64 = re.compile(r"(?m)^[A-Za-z0-9+/]{40,}\n(?:[A-Za-z0-9+/]+\n)*[A-Za-z0-9+/]+={0,2}$")  # mail's lines
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _CALENDAR = re.compile(r"BEGIN:(V\w+)[\s\S]*?(?:^END:\1$|\Z)", re.MULTILINE)  # an iCalendar event's or a vCard's lines
-_FOLDED = re.compile(r"\n[ \t](?![ \t]*\n)")  # such a long line goes on after a break and a space (not a blank one)
+_FOLDED = re.compile(r"\n[ \t\u00a0](?![ \t]*\n)")  # a long line goes on after a break and a space (not a blank one)
 
 
 def _unfolded(calendar: re.Match[str]) -> str:
-    return _FOLDED.sub("", calendar[0])
+    """A calendar's lines unfolded, also when a list's, a quote's or a block's marks stand before each of them."""
+    lines = calendar[0].split("\n")
+    shared = os.path.commonprefix(lines[1:]) if len(lines) > 2 else ""  # the first line starts at BEGIN:
+    margin = shared[: len(shared) - len(shared.lstrip(" \t>*+-"))]  # a list's, a quote's or a block's marks
+    return _FOLDED.sub("", "\n".join([lines[0], *(line[len(margin) :] for line in lines[1:])]))
 
 
 MAX_BASE64_RUNS = 20
