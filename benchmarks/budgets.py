@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 8924  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 8929  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -176,6 +176,8 @@ LINES_CEILING = 8924  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # 8919: +4 for a review of that (code called on something is looked for once per place, not from each start of a
 # long line: it took seconds; code assigned without spaces, r=requests.post(, starts a request again);
 # 8924: +5, a calendar folded inside a list, a quote or an indented block unfolded too (a dress check);
+# 8929: +5 for a read-through of the change (one tool-name check for Tool and a dict's key, a request line matched
+# once per line, the masking of an error body done once, an array read as JSON only for uniqueItems);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

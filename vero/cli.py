@@ -70,6 +70,7 @@ from vero.core.secrets import hide_secrets, masked_json, url_credentials
 from vero.core.text import BLANK, printable_json, redact_urls
 from vero.errors import LLMConfigError
 from vero.repl import Repl, ask_before_running
+from vero.tools.schema import schema_problems
 from vero.trace_view import add_trace_command
 
 # --------------------------------------------------------------------------- the parser
@@ -528,8 +529,6 @@ def read_output_schema(path: str | None) -> dict | None:
         raise CliError(f"the output schema {path} is not JSON: {str(exc)[:200] or 'nested too deeply'}") from None
     if not isinstance(schema, dict):
         raise CliError(f"the output schema {path} must be a JSON object (a JSON Schema), not {type(schema).__name__}")
-    from vero.tools.schema import schema_problems
-
     problems = schema_problems(schema)
     if problems:  # a keyword vero would read as something else, or skip: the answer would not be checked as meant
         raise CliError(f"the output schema {path} cannot be checked as written: {'; '.join(problems[:5])}")
@@ -538,7 +537,6 @@ def read_output_schema(path: str | None) -> dict | None:
 
 def as_json_answer(result):
     """A typed run's result with its answer as the output's JSON (the text stays when nothing fit)."""
-    import dataclasses
     import json
 
     if result.output is None:

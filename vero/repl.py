@@ -397,7 +397,7 @@ def ask_before_running(call, out=None) -> bool | str:
     shortened = len(written) > SHOWN_ARGUMENT_CHARS
     while True:  # until a verdict: "v" shows all the arguments, then asks again
         try:
-            answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out, discard_typed_ahead=True)
+            answer = read_reply(TOOL_PROMPT_SHORTENED if shortened else TOOL_PROMPT, out)
         except EOFError:
             say("\n🚫 No reply (end of input): not run.", file=out)
             return False
@@ -437,13 +437,12 @@ def visible(json_text: str) -> str:
     )
 
 
-def read_reply(prompt: str, out, discard_typed_ahead: bool = False) -> str:
-    """One line typed after ``prompt`` (printed on ``out``; ``discard_typed_ahead``: see ``read_line``); EOFError
-    at the end of input."""
+def read_reply(prompt: str, out) -> str:
+    """One line typed after ``prompt`` (printed on ``out``), what was typed before it discarded (``read_line``);
+    EOFError at the end of input."""
     if out is sys.stdout:
-        return read_line(prompt, discard_typed_ahead)
-    if discard_typed_ahead:
-        _discard_typed_ahead()
+        return read_line(prompt, discard_typed_ahead=True)
+    _discard_typed_ahead()
     say(prompt, file=out, end="", flush=True)
     line = sys.stdin.readline() if sys.stdin is not None else ""
     if not line:

@@ -850,11 +850,12 @@ def _scrub(exc: Exception, key: str, secrets: list[str]) -> None:
     body = getattr(exc, "body", None)
     if body is not None:
         text = json.dumps(body, default=str, ensure_ascii=False)
-        if masked(text) != text:
+        shown = masked(text)
+        if shown != text:
             try:
-                exc.body = json.loads(masked(text))  # type: ignore[attr-defined]  # the SDK error's body, read above
+                exc.body = json.loads(shown)  # type: ignore[attr-defined]  # the SDK error's body, read above
             except ValueError:  # a piece of a key held a quote or a backslash
-                exc.body = masked(text)  # type: ignore[attr-defined]  # the same
+                exc.body = shown  # type: ignore[attr-defined]  # the same
 
 
 _CALL_NUMBERS = itertools.count(1)  # ids vero gives, never the same twice in a process

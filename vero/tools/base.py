@@ -52,7 +52,13 @@ class ToolArgumentError(ValueError):
 # --------------------------------------------------------------------------- docstrings
 
 
-VALID_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_VALID_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def check_tool_name(name: str, hint: str = "") -> None:
+    """A ``ValueError`` for a name the OpenAI API refuses at call time (``hint``: what to do)."""
+    if not _VALID_NAME.fullmatch(name):
+        raise ValueError(f"tool name {name!r} must be 1-64 letters, digits, '_' or '-'{hint}")
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
@@ -356,8 +362,7 @@ class Tool:
         self.func: Callable[..., Any] = func
         owner = type(_unpartialled(func)).__name__ if method else inner.__qualname__.rsplit(".", 1)[-1]  # not a base's
         self.name = name or getattr(func, "__name__", None) or owner
-        if not VALID_TOOL_NAME.fullmatch(self.name):  # the OpenAI API refuses other names at call time
-            raise ValueError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=...")
+        check_tool_name(self.name, "; pass name=...")
         self.description = description or summary or self.name
         self.parameters = function_parameters(func, arg_docs)
         props = list(self.parameters["properties"])

@@ -31,7 +31,7 @@ from vero.core.parsing import parse_json_value, unclosed_json
 from vero.core.parsing.json_text import DECODER, valid_strings, valid_text, without_fence
 from vero.core.result import ToolError, plain_output
 from vero.core.text import clip
-from vero.tools.base import MAX_GENERATED_ITEMS, VALID_TOOL_NAME, Tool, ToolArgumentError, tool
+from vero.tools.base import MAX_GENERATED_ITEMS, Tool, ToolArgumentError, check_tool_name, tool
 from vero.tools.schema import EXACT
 
 logger = logging.getLogger(__name__)
@@ -171,8 +171,7 @@ def _renamed(tool: Tool, name: str) -> Tool:
     """``tool`` under ``name``, all else kept (an MCP tool's schema and call, a description given to it)."""
     if tool.name == name:
         return tool
-    if not VALID_TOOL_NAME.fullmatch(name):  # as Tool(name=...) checks it: the API refuses other names at call time
-        raise ValueError(f"tool name {name!r} must be 1-64 letters, digits, '_' or '-'")
+    check_tool_name(name)
     renamed = copy.copy(tool)
     renamed.name, renamed.parameters = name, copy.deepcopy(tool.parameters)
     renamed.description = name if tool.description == tool.name else tool.description  # a default of its name

@@ -774,8 +774,8 @@ def _check_array(value: Any, schema: dict[str, Any], path: str, problems: list[P
         check(v, part, _join(path, i), problems) if isinstance(part, dict) else v
         for i, (v, part) in enumerate(zip(items, schemas))
     ]
-    seen = {json.dumps(_integral(v), sort_keys=True, default=str) for v in read}
-    if schema.get("uniqueItems") is True and len(seen) < len(read):
+    unique = schema.get("uniqueItems") is True  # read as JSON only when asked: most arrays are not
+    if unique and len({json.dumps(_integral(v), sort_keys=True, default=str) for v in read}) < len(read):
         problems.append((path, f"expected items that differ from each other, got {_short_repr(value)}"))
     return read
 

@@ -139,8 +139,10 @@ def _starts(line: str) -> bool:
     a form or a string only names ("X-Client: made with curl", ``client=curl 8.5&to=...``)."""
     command = _COMMAND.search(line)
     found = command or _CODE_CALLED.search(line)
-    if _REQUEST.match(line) or found is None or found.start() > 80:
-        return bool(_REQUEST.match(line))
+    if _REQUEST.match(line):
+        return True
+    if found is None or found.start() > 80:
+        return False
     leads = (line[: found.start()], line[: found.start() + 1])  # before its separator ("(curl"), or with it ("$(")
     return any(  # a prompt, sudo, await, "r = " and no more; code's "r=" too (a command's "to=curl" is a form's)
         _LEAD_IN.fullmatch(lead) or (command is None and _CODE_ASSIGNED.fullmatch(lead)) for lead in leads
