@@ -270,11 +270,11 @@ def test_a_cut_off_draft_is_revised_without_asking_the_critic():
     assert llm.calls == 3 and agent.last_result.status == Status.OK
 
 
-def test_a_cut_off_last_draft_ends_needs_review():
+def test_every_draft_cut_off_ends_failed_and_out_of_history():
     llm = ScriptedLLM(default={"content": "def f(x):\n    return", "finish_reason": "length"})
     agent = BasicReflectionAgent("b", llm, max_turns=2, verbose=False)
     agent.run("Write f")
-    assert agent.last_result.status == Status.NEEDS_REVIEW and llm.calls == 2
+    assert agent.last_result.status == Status.FAILED and llm.calls == 2 and agent.history == []
 
 
 @pytest.mark.parametrize(

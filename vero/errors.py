@@ -34,6 +34,12 @@ class LLMCallError(VeroError):
     def __reduce__(self):  # keep `status` and `parameter` through pickling (process pools)
         return type(self), (str(self), self.status, self.parameter)
 
+    @property
+    def for_good(self) -> bool:
+        """Refused as asked (a parameter, a bad request, the key, a permission, no such model): asking again,
+        or in another attempt or step, fares the same.  A timeout or an overloaded server may pass."""
+        return bool(self.parameter) or self.status in (400, 401, 403, 404)
+
 
 class ScriptExhaustedError(VeroError):
     """A ScriptedLLM was called more times than it has scripted replies."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any
 
 from vero.core.parsing import as_score
@@ -67,8 +66,11 @@ class Attempt:
 
 
 def best(attempts: list[Attempt]) -> Attempt:
-    """The highest-scoring attempt; ``max`` keeps the earliest on ties."""
-    return max(attempts, key=attrgetter("verdict.score"))
+    """The highest-scoring attempt, one that ended before a failed one (a cut-off fragment, never judged) on a tie;
+    ``max`` keeps the earliest on other ties."""
+    top = max(attempt.verdict.score for attempt in attempts)
+    tied = [attempt for attempt in attempts if attempt.verdict.score == top]
+    return next((attempt for attempt in tied if attempt.status != Status.FAILED), tied[0])
 
 
 def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verdict, str | None]:
@@ -81,7 +83,9 @@ def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verd
     else:
         try:
             passed, score, feedback = verdict
-            return Verdict(bool(passed), as_score(score), str(feedback or ""), outside=True), None
+            if not isinstance(passed, bool):  # bool("false") is True: a text or a number is not read as a verdict
+                raise TypeError(f"passed must be True or False, not {type(passed).__name__}")
+            return Verdict(passed, as_score(score), str(feedback or ""), outside=True), None
         except (TypeError, ValueError) as exc:
             shown = clip(repr(verdict), 300, " ...")
             problem = f"evaluator returned {shown} (expected (passed, score, feedback)): {exc}"

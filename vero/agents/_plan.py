@@ -147,8 +147,9 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
     ``remaining`` plan stands, and with no step remaining the replanner is asked again for its answer.
     """
     response = data.get("response")
-    if isinstance(response, (int, float, dict, list)) and response not in ({}, []):  # 42, true, {...}: as JSON
-        response = json.dumps(response, ensure_ascii=False)
+    steps_given = isinstance(data.get("steps"), list) and data["steps"] != []  # "response": false beside them
+    if isinstance(response, (int, float, dict, list)) and response not in ({}, []) and not steps_given:  # 42, true
+        response = json.dumps(response, ensure_ascii=False)  # {...}: as JSON
     if isinstance(response, str) and not SHOWS_NOTHING.fullmatch(response):  # "\u200b" is no answer either
         return Finished(response.strip())
     if "steps" not in data:

@@ -127,6 +127,7 @@ class BasicReflectionAgent(Agent):
             return Outcome("", Status.FAILED)
         self.record(StepKind.DRAFT, draft)
         self.keep_partial(draft)
+        complete = "" if reply.truncated else draft  # the latest draft not cut off at the output limit
 
         for turn in self.turns():
             try:
@@ -143,11 +144,15 @@ class BasicReflectionAgent(Agent):
             reply = self._revise(task, draft, critique.feedback)
             if SHOWS_NOTHING.fullmatch(reply.text):
                 self.record(StepKind.ERROR, "the model returned an empty revision")
-                return Outcome(draft, Status.NEEDS_REVIEW)
+                break
             draft = reply.text
             self.record(StepKind.REVISION, draft)
             self.keep_partial(draft)
-        return Outcome(draft, Status.NEEDS_REVIEW)
+            complete = draft if not reply.truncated else complete
+        if not complete:  # a fragment is no draft to review
+            self.record(StepKind.ERROR, "every draft was cut off at the output limit")
+            return Outcome(draft, Status.FAILED)
+        return Outcome(complete, Status.NEEDS_REVIEW)  # a cut-off revision does not replace a whole draft
 
     # -- the steps -------------------------------------------------------------
     def _generate(self, task: str) -> Message:

@@ -28,7 +28,7 @@ from vero.core.agent import HISTORY_SECTION, Agent, MalformedOutputError, Tools,
 from vero.core.message import ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack, renamed_budget, renamed_budget_property
 from vero.core.result import Outcome, PlanStepStatus, Status, StepKind
-from vero.errors import VeroError
+from vero.errors import LLMCallError, VeroError
 
 __all__ = ["PlanExecuteAgent", "StepExecutor", "EmptyPlanError", "PlanRejected"]
 __all__ += ["Plan", "PlanStep", "Finished", "Remaining", "Approval"]  # re-exported from vero.agents._plan
@@ -258,6 +258,8 @@ class PlanExecuteAgent(Agent):
         results = plan.results(clip_observation, self.options.max_observation_chars)
         text = self.step_task.format(task=task, plan=plan.render(), results=results, step=step.description)
         result = self.run_subagent(executor, text)
+        if isinstance(result.error, LLMCallError) and result.error.for_good:  # every later step would fare the same
+            raise result.error  # (as in Reflexion): the run ends `failed` with it, not with a replanner's guess
         step.finish(result)
         line = f"{MARKERS[step.status]} {step.description} -> {step.result}"
         self.record(StepKind.PLAN_STEP, line, status=step.status, description=step.description, result=step.result)

@@ -21,8 +21,6 @@ from vero.core.result import Outcome, RunResult, Status, StepKind
 from vero.core.text import SHOWS_NOTHING
 from vero.errors import LLMCallError
 
-REFUSED = (400, 401, 403, 404)  # an executor's model call refused for good: bad request, key, permission, no such model
-
 EXECUTOR_PROMPT = """You are a careful problem solver. Solve the user's task completely and output only the answer.
 If the task includes past reflections, they describe what went wrong in your earlier attempts:
 follow their plan and do not repeat those mistakes."""
@@ -80,7 +78,8 @@ class ReflexionAgent(Agent):
             (``agent.max_attempts`` reads it), with a warning.
         executor: any ``Agent`` that attempts the task (run as a sub-agent).  Default: a fresh
             ``ReActAgent`` per attempt sharing this agent's tools, llm, history and ``system_prompt``, or
-            one plain generation call when there are no tools.  A given executor keeps its own history across attempts.
+            one plain generation call when there are no tools.  A given executor starts each attempt from its
+            own history as it was (the lessons reach it in the task, as they reach a fresh one).
         evaluator: ``fn(task, answer) -> (passed, score, feedback)`` for external checks such as unit
             tests; its ``passed`` is final, and its feedback (shown to the reflector) must never reveal
             hidden ground truth.  One raising or returning anything else fails that attempt.  Default: an LLM judge.
@@ -194,12 +193,15 @@ class ReflexionAgent(Agent):
             if reply.truncated:  # cut off at the output limit: no answer, and the judge is not asked
                 return Attempt(number, reply.text, Status.FAILED, "(one direct answer, cut off at the output limit)")
             return Attempt(number, reply.text, Status.OK, "(one direct answer; no tools were used)")
-        result = self.run_subagent(executor, task)
+        kept = list(executor.history)  # a given executor's: each attempt starts from it, as a fresh one does
+        try:  # (the lessons reach it as <past_reflections>; one run's attempts never reach the next run)
+            result = self.run_subagent(executor, task)
+        finally:
+            executor.history = kept
         # the server refused the call for good (a key, a parameter): no other attempt would fare better, and the run
         # ends `failed` with that error (a timeout or an overloaded server may pass: the attempts go on)
-        error = result.error
-        if isinstance(error, LLMCallError) and (error.parameter or error.status in REFUSED):
-            raise error
+        if isinstance(result.error, LLMCallError) and result.error.for_good:
+            raise result.error
         return Attempt(number, result.answer, result.status, self._trajectory(result))
 
     def _trajectory(self, result: RunResult) -> str:

@@ -311,8 +311,10 @@ class Agent(ABC):
             _check_run_settings(self, kwargs)
         if not self._running.acquire(blocking=False):
             raise ConcurrentRunError(ALREADY_RUNNING.format(cls=type(self).__name__, name=self.name))
-        outer, outer_run = RUNNING_AGENT.get() or NO_RUN  # inside another's run, ended or not: its user decides too
-        run.approvers = run.approvers or (approvers_of(outer, outer_run) if outer not in (None, self) else ())
+        outer, outer_run = RUNNING_AGENT.get() or NO_RUN  # inside another's run, ended or not: its user decides too,
+        if outer not in (None, self):  # and what its model was shown is no more the user's words here than there
+            run.approvers = run.approvers or approvers_of(outer, outer_run)
+            run.parent_sources = run.parent_sources or functools.partial(quote_sources, outer)
         running = RUNNING_AGENT.set(Running(self, run))  # its tools run as part of this run (an agent as a tool too)
         try:
             self._run, task = run, run.task
@@ -324,14 +326,12 @@ class Agent(ABC):
                 if not task.strip(BLANK):  # white space, zero-width characters, NUL...
                     raise ValueError("the task is empty")
                 spec = run.output_spec
-                outcome = self.solve(task + spec.instructions() if spec else task, **kwargs)
-                answer, status = (
-                    (outcome.answer, outcome.status) if isinstance(outcome, Outcome) else (outcome, Status.OK)
-                )
-                if not isinstance(answer, str):  # a dict in Outcome too: history and saved sessions hold text
-                    raise TypeError(f"{type(self).__name__}.solve returned {outcome!r}, not the answer text")
-                answer = tidy_numbers(answer) if self.options.hook.tidy_numbers else answer
-                if spec is not None:
+                solved = self.solve(task + spec.instructions() if spec else task, **kwargs)
+                answer, status = (solved.answer, solved.status) if isinstance(solved, Outcome) else (solved, Status.OK)
+                if not isinstance(answer, str) or (status == Status.OK and not answer.strip(BLANK)):  # a dict; ""
+                    raise TypeError(f"{type(self).__name__}.solve returned {solved!r}: no answer text")
+                answer = tidy_numbers(answer) if self.options.hook.tidy_numbers and not spec else answer
+                if spec is not None:  # read as the model wrote it (tidied, 2.999999999999999999 would be 3)
                     answer = self._typed_answer(spec, answer, status)
             except InvalidOutputError as invalid:
                 answer, status, error = invalid.raw, Status.INVALID_OUTPUT, invalid

@@ -149,7 +149,7 @@ class ConsolePrinter:
         self._line("=" * 30)
 
     def on_step(self, event: Event) -> None:
-        kind = event.data["kind"]  # a StepKind, or the plain string of a kind of one's own
+        kind = str(event.data["kind"])  # a StepKind, or a kind of one's own (a string, or an enum of one's own)
         if kind == StepKind.FINAL and not event.data.get("depth"):
             return  # run_end prints the final answer
         indent = "    " * event.data.get("depth", 0)

@@ -111,8 +111,9 @@ class OutputSpec:
             if not self.simple:
                 raise
             label = _ANSWER_LABEL.sub("", body)  # "Final Answer: 42", as a small model ends a tool-calling run
+            quoted = isinstance(value, str) and value != body  # a JSON string: its quotes are no part of it
             for bare in dict.fromkeys((body, _DRESS.sub("", body), label, _DRESS.sub("", label))):  # then undressed
-                if bare and bare != value:
+                if bare and bare != value and not (quoted and bare == body):
                     with contextlib.suppress(InvalidValue):
                         return self._built(bare)
             raise

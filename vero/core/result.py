@@ -183,8 +183,12 @@ class Step:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict of plain values (``"kind": "final"``)."""
-        data: dict[str, Any] = _plain(asdict(self))
-        return data
+        try:
+            data = asdict(self)  # a copy: what is done to it leaves the step be
+        except Exception:  # a value that cannot be copied (an open file, a lock): as it is; to_json writes its str
+            data = {item.name: getattr(self, item.name) for item in fields(self)}
+        plain: dict[str, Any] = _plain(data)
+        return plain
 
 
 @dataclass
@@ -195,7 +199,9 @@ class Outcome:
     status: Status | str = Status.OK
 
     def __post_init__(self) -> None:
-        self.status = _STATUSES.get(self.status, self.status)
+        if self.status not in _STATUSES:  # "FAILED", "error": read as none, a failed run would keep its answer
+            raise ValueError(f"Outcome status {self.status!r} is none of vero's: {', '.join(_STATUSES)}")
+        self.status = _STATUSES[self.status]
 
 
 @dataclass(frozen=True)

@@ -481,7 +481,7 @@ def type_label(schema: dict[str, Any]) -> str:
         return named
     options = schema.get("anyOf", schema.get("oneOf"))
     if isinstance(options, list):
-        return " or ".join(type_label(s) if isinstance(s, dict) else "any" for s in options)
+        return " or ".join(type_label(s) if isinstance(s, dict) else "any" if s else "nothing" for s in options)
     kind = schema.get("type")
     if isinstance(kind, list):
         return " or ".join(type_label({**schema, "type": k}) for k in kind)
@@ -632,14 +632,18 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
     return result
 
 
-def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
+def check(value: Any, schema: dict[str, Any] | bool, path: str, problems: list[Problem]) -> Any:
     """``value`` converted to fit the JSON ``schema`` (plain JSON values); each misfit is added to
     ``problems`` with its path.
 
     Checked: ``type``, ``enum``, ``const``, ``anyOf`` (an option that fits), ``oneOf`` (exactly one), ``allOf``,
     an object's ``properties``/``required``/``additionalProperties`` and number of entries, an array's ``items``
-    and length, a number's bounds and ``multipleOf``, a string's length and ``pattern``.
+    and length, a number's bounds and ``multipleOf``, a string's length and ``pattern``.  A schema may be
+    ``true`` (any value fits) or ``false`` (none does), as JSON Schema allows anywhere a schema goes.
     """
+    if isinstance(schema, bool):
+        problems += [] if schema else [(path, "expected no value here")]
+        return value
     if isinstance(schema.get("allOf"), list):
         return _check_all_of(value, schema, path, problems)
     kind = schema.get("type")
@@ -647,7 +651,7 @@ def check(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]
         return _check_any_of(value, [{**schema, "type": k} for k in kind], schema, path, problems)
     listed = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(listed, list):
-        options = [o for o in listed if isinstance(o, dict)]
+        options = [o for o in listed if isinstance(o, (dict, bool))]
         return _check_any_of(value, options, schema, path, problems, only_one="anyOf" not in schema)
     if kind == "array":
         return _check_array(value, schema, path, problems)
@@ -673,7 +677,7 @@ def _check_all_of(value: Any, schema: dict[str, Any], path: str, problems: list[
     """A value that must fit every part of ``allOf`` (and the keywords beside it), each in turn."""
     beside = {key: part for key, part in schema.items() if key != "allOf"}
     for part in [beside, *schema["allOf"]]:
-        if isinstance(part, dict):
+        if isinstance(part, (dict, bool)):
             value = check(value, part, path, problems)
     return value
 
@@ -724,7 +728,7 @@ def _matches(pattern: str, text: str) -> bool:
 
 def _check_any_of(
     value: Any,
-    options: list[dict[str, Any]],
+    options: list[dict[str, Any] | bool],
     schema: dict[str, Any],
     path: str,
     problems: list[Problem],
@@ -736,12 +740,12 @@ def _check_any_of(
     wrong with the one option of its own JSON type, if there is one."""
     kind = _json_type(value)
     fits: list[Any] = []
-    same_kind: list[tuple[dict[str, Any], list[Problem]]] = []  # each option of the value's own type, its problems
-    for option in sorted(options, key=lambda o: o.get("type") != kind):  # exact type first
+    same_kind: list[tuple[dict[str, Any] | bool, list[Problem]]] = []  # each option of the value's type, its problems
+    for option in sorted(options, key=lambda o: _type_of(o) != kind):  # exact type first
         attempt: list[Problem] = []
         result = check(value, option, path, attempt)
         if attempt:
-            same_kind += [(option, attempt)] if option.get("type") == kind else []
+            same_kind += [(option, attempt)] if _type_of(option) == kind else []
             continue
         if not only_one:
             return result
@@ -757,6 +761,11 @@ def _check_any_of(
         picked = same_kind if len(same_kind) == 1 else [(o, a) for o, a in same_kind if _tagged(o, value)]
         problems.extend(picked[0][1] if len(picked) == 1 else [(path, _misfit(schema, value))])
     return None
+
+
+def _type_of(schema: dict[str, Any] | bool) -> Any:
+    """A schema's ``type``; none for ``true`` and ``false``."""
+    return schema.get("type") if isinstance(schema, dict) else None
 
 
 def _check_array(value: Any, schema: dict[str, Any], path: str, problems: list[Problem]) -> Any:
@@ -1033,10 +1042,10 @@ def _convert_union(value: Any, tp: Any, args: tuple[Any, ...], path: str, proble
     return None
 
 
-def _tagged(schema: dict[str, Any], value: Any) -> bool:
+def _tagged(schema: dict[str, Any] | bool, value: Any) -> bool:
     """Whether the object ``value`` carries the tag of the object ``schema``: a field it allows one value for
     (``kind: Literal["card"]``), with that value; the union's option it picked is then the one to name problems of."""
-    properties = schema.get("properties")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(value, dict) or not isinstance(properties, dict):
         return False
     for name, part in properties.items():
@@ -1161,8 +1170,10 @@ _NUMERIC_KEYWORDS = (
 # JSON Schema's keywords that check a value and that ``check`` does not read: a schema with one is refused
 _UNCHECKED = frozenset(
     "not if then else dependentRequired dependentSchemas dependencies propertyNames contains minContains maxContains "
-    "unevaluatedProperties unevaluatedItems patternProperties additionalItems $dynamicRef $recursiveRef".split()
+    "unevaluatedProperties unevaluatedItems patternProperties additionalItems $dynamicRef $recursiveRef "
+    "nullable".split()
 )
+_WRITE_INSTEAD = {"nullable": 'OpenAPI\'s word: write "type": ["string", "null"] for a string or null'}
 
 
 def schema_problems(schema: Any, where: str = "$", depth: int = 0, defined: frozenset[str] = frozenset()) -> list[str]:
@@ -1200,7 +1211,7 @@ def _unread(schema: dict[str, Any], where: str, defined: frozenset[str]) -> list
     """What ``check`` would not read in ``schema`` itself: its keywords of ``_UNCHECKED``, draft 4's ``items`` list,
     and a ``$ref`` that is not to one of the schema's definitions (``defined``: the names of the ``inline_refs``)."""
     problems = [
-        f"{where}: vero does not check {key!r}: write the schema without it"
+        f"{where}: vero does not check {key!r}: {_WRITE_INSTEAD.get(key, 'write the schema without it')}"
         for key in sorted(_UNCHECKED & schema.keys())
     ]
     if isinstance(schema.get("items"), list):

@@ -258,15 +258,16 @@ def quoted_call(
 
 
 def _same_call(written: Any, wanted: Any, optional: Collection[str]) -> bool:
-    """``written`` (``canonical``) is the call ``wanted``, or ``wanted`` is ``written`` with arguments the model
-    added for ``optional`` parameters: the same echo.  The written call then holds a value that says something."""
+    """``written`` (``canonical``) is the call ``wanted``, or one is the other with arguments for ``optional``
+    parameters added (the model's value for a ``memo``) or left out (the written call's ``memo``): the same echo.
+    What both hold then has a value that says something."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
-    added = {key for key, _ in set(wanted) - set(written)}
+    fewer, more = sorted((set(written), set(wanted)), key=len)
     return (
-        set(written) < set(wanted)
-        and added <= {canonical(key) for key in optional}
-        and any(value not in _SAYS_LITTLE for _, value in written)
+        fewer < more
+        and {key for key, _ in more - fewer} <= {canonical(key) for key in optional}
+        and any(value not in _SAYS_LITTLE for _, value in fewer)
     )
 
 
@@ -1105,6 +1106,14 @@ def _literal_call(text: str) -> Any:
     return {**dict(enumerate(positional)), **keywords}  # by position: the gate names them by the tool's parameters
 
 
+# a currency's sign or a common code, as an amount is written with it (not any three letters: ACC 9 is an account)
+_CURRENCY = (
+    r"(?:[A-Z]{0,2}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|KRW|SEK|NOK|DKK|PLN|CZK"
+    r"|HUF|BRL|MXN|ZAR|TRY|RUB|AED|SAR|ILS|THB)(?![A-Za-z]))"
+)
+_AMOUNT = re.compile(rf"(?:{_CURRENCY}[ \t]?(?=\d))?(-?\d+(?:\.\d+)?)(?:[ \t]?{_CURRENCY})?")  # not ACC-9
+
+
 def canonical(value: Any, depth: int = 0) -> Any:
     """``value`` in the form quotes are compared in: JSON text as its value, strings without HTML tags,
     invisible characters, look-alike quotes, case and spacing differences, numbers as their text."""
@@ -1116,14 +1125,16 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         pairs = [(canonical(str(key), depth + 1), canonical(item, depth + 1)) for key, item in value.items()]
         return tuple(sorted(pairs, key=itemgetter(0)))
-    if isinstance(value, (list, tuple)):
-        return tuple(canonical(item, depth + 1) for item in value)
+    if isinstance(value, (list, tuple)):  # in any order, and one item as that item: a model echoes either way
+        items = sorted((canonical(item, depth + 1) for item in value), key=repr)
+        return items[0] if len(items) == 1 else tuple(items)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, str) and _JSON_NUMBER.fullmatch(value.strip()):  # "500.00" is read as 500
-        return canonical(float(value) if any(c in value for c in ".eE") else int(value), depth + 1)
+    amount = _AMOUNT.fullmatch(_plain_numbers(value.strip())) if isinstance(value, str) else None
+    if amount and _JSON_NUMBER.fullmatch(amount[1]):  # "500.00", "$4,820.00", "4.820,00 EUR": the number in it
+        return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]), depth + 1)
     return _flat(value.strip(_WRAPPING_MARKS) if isinstance(value, str) else json.dumps(value))
 
 
