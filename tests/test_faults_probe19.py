@@ -13,7 +13,10 @@ from typing import Any
 import pytest
 
 from vero import Agent, Message
-from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReflexionAgent
+from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReflexionAgent, ToolCallingAgent
+from vero.agents._native import MAX_NUDGES
+from vero.agents._plan import read_steps
+from vero.core.parsing import parse_json_object
 from vero.core.result import Outcome, Status
 from vero.errors import LLMCallError
 from vero.testing import ScriptedLLM
@@ -214,3 +217,60 @@ def _printer(stream: io.StringIO) -> Any:
     from vero.core.events import ConsolePrinter
 
     return ConsolePrinter(stream)
+
+
+# ---------------------------------------------------------------------------- replies that say two things
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"pass": false, "score": 20, "reason": "2+2 is 4"}\n{"pass": true, "score": 90, "reason": "ok"}',
+        "{'pass': False, 'score': 20} then {'pass': True, 'score': 90}",
+        '[{"pass": false, "score": 20}, {"pass": true, "score": 90}]',
+    ],
+)
+def test_two_verdicts_that_disagree_are_asked_again_not_merged_into_the_last(reply: str) -> None:
+    with pytest.raises(ValueError, match="more than one JSON object, giving 'pass' different values"):
+        parse_json_object(reply)
+    llm = ScriptedLLM(["5", reply, verdict(False, 10, "2+2 is 4"), "a lesson", "4", verdict(True, 95)])
+    agent = ReflexionAgent("r", llm, verbose=False, max_turns=2)
+    assert agent.run("What is 2+2?") == "4" and llm.calls == 6
+
+
+def test_the_same_object_written_twice_is_read_once() -> None:
+    assert parse_json_object('{"pass": true, "score": 90}\n{"pass": true, "score": 90}') == {"pass": True, "score": 90}
+
+
+# ---------------------------------------------------------------------------- plans as small models write them
+
+
+def test_null_true_and_nested_lists_are_no_plan_steps() -> None:
+    assert read_steps({"steps": [None, True, ["a", "b"], "Compute 2+2 with calculator"]}) == [
+        "Compute 2+2 with calculator"
+    ]
+
+
+def test_a_steps_list_number_is_no_part_of_it_and_a_renumbered_plan_is_no_replan() -> None:
+    steps = ["Compute 2+2 with calculator", "Compute 3+3 with calculator", "Compute 4+4 with calculator"]
+    plan = json.dumps({"steps": steps})
+    done = 'Action: calculator\nAction Input: {"expression": "%s"}'
+    replies = [plan]
+    for left in (steps[1:], steps[2:]):
+        renumbered = [f"{number}. {step}" for number, step in enumerate(left, 1)]
+        replies += [done % "1+1", "Final Answer: 2", json.dumps({"steps": renumbered})]
+    replies += [done % "1+1", "Final Answer: 2", json.dumps({"response": "done"})]
+    agent = PlanExecuteAgent("p", ScriptedLLM(replies), tools=[calculator], verbose=False, max_replans=0)
+    assert agent.run("Add up three sums.") == "done" and agent.last_result.status == Status.OK
+    assert agent.last_result.steps_of("replan") == []
+
+
+# ---------------------------------------------------------------------------- a model that cannot be brief
+
+
+def test_replies_always_cut_off_end_a_tool_calling_run_after_two_notes() -> None:
+    llm = ScriptedLLM(default=cut("A very long answer that never"))
+    agent = ToolCallingAgent("t", llm, tools=[calculator], verbose=False)
+    agent.run("Explain.")
+    assert agent.last_result.status == Status.FAILED and llm.calls == MAX_NUDGES + 1
+    assert agent.history == []

@@ -4,7 +4,7 @@ import pytest
 
 from vero import Tool, tool
 from vero.agents import ToolCallingAgent
-from vero.agents._native import EMPTY_ANSWER_NUDGE, EMPTY_NUDGE, MAX_EMPTY_NUDGES
+from vero.agents._native import EMPTY_ANSWER_NUDGE, EMPTY_NUDGE, MAX_NUDGES
 from vero.agents.tool_calling import TOOL_CALLING_SYSTEM_PROMPT
 from vero.core.agent import MalformedOutputError
 from vero.core.result import Status
@@ -188,9 +188,9 @@ def test_an_empty_reply_mid_chain_is_asked_for_the_next_call_first():
 
 
 def test_empty_replies_past_the_nudges_fail_the_run():
-    agent, llm = make([""] * (MAX_EMPTY_NUDGES + 1))
+    agent, llm = make([""] * (MAX_NUDGES + 1))
     assert agent.run("hi") == ""
-    assert agent.last_result.status == Status.FAILED and llm.calls == MAX_EMPTY_NUDGES + 1
+    assert agent.last_result.status == Status.FAILED and llm.calls == MAX_NUDGES + 1
     assert isinstance(agent.last_result.error, MalformedOutputError)
     assert agent.history == []
 

@@ -65,7 +65,7 @@ REPEATED_CALL_NUDGE = note(
 EMPTY_NUDGE = note(
     "empty", "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
 )
-MAX_EMPTY_NUDGES = 2  # per run: after that, an empty reply ends the run
+MAX_NUDGES = 2  # per run, for an empty reply and for a cut-off one: after that, such a reply ends the run
 # The same two notes for an agent whose every tool may change things: vero never nudges toward such a call.
 EMPTY_ANSWER_NUDGE = note("empty_answer", "Your reply was empty. Give the final answer, or say what is missing.")
 REPEATED_ANSWER_NUDGE = note(
@@ -171,17 +171,18 @@ def cut_off_warning(tool: str) -> str:
 def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
     """What to send back when a text reply is not yet an answer, else None (the reply is the answer).
 
-    A reply cut off by the output cap is never an answer; an empty one gets at most ``MAX_EMPTY_NUDGES`` nudges per run.
+    A reply cut off by the output cap is never an answer; such a reply, and an empty one, get at most ``MAX_NUDGES``
+    nudges per run each.
     Then the recovery hook's rules (``respond``) may send a nudge, or make a read-only call for the model (returned as a
     ``ToolCall``).  With the ``nudges`` switch off (``recovery=False``) a cut-off reply fails the run, its text kept."""
     hook = agent.options.hook
     if reply.truncated:
-        if not hook.nudges:
+        if not hook.nudges or agent.tally("cut_off") > MAX_NUDGES:  # a model that cannot be brief: no loop of asks
             agent.keep_partial(reply.text)
             raise MalformedOutputError(CUT_OFF_WARNING, reply.text)
         return toward_lookups(agent, CUT_OFF_NUDGE, CUT_OFF_ANSWER_NUDGE)
     if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
-        if not hook.nudges or agent.tally("empty") > MAX_EMPTY_NUDGES:
+        if not hook.nudges or agent.tally("empty") > MAX_NUDGES:
             return None
         agent.record(StepKind.WARNING, "the reply was empty; asked again")
         return with_task(toward_lookups(agent, EMPTY_NUDGE, EMPTY_ANSWER_NUDGE), agent)

@@ -15,6 +15,7 @@ from vero.core.result import PlanStepStatus, RunResult, Step
 from vero.core.text import SHOWS_NOTHING, folded
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
+_LIST_MARK = re.compile(r"^(?:\d+[.)]|[-*•])\s+")  # "2. ", "- "
 MARKERS = {
     PlanStepStatus.PENDING: "[ ]",
     PlanStepStatus.IN_PROGRESS: "[>]",
@@ -119,10 +120,14 @@ def read_steps(data: dict[str, Any]) -> list[str]:
 
 
 def _step_text(item: Any) -> str:
+    """A step's text without a list's number or bullet (``"2. Add 5"``: the plan numbers its steps itself); none
+    for ``null``, ``true`` or a list."""
+    if item is None or isinstance(item, (bool, list)):
+        return ""
     if not isinstance(item, dict):
-        return str(item).strip()
+        return _LIST_MARK.sub("", str(item).strip())
     text = next((item[k] for k in _TEXT_KEYS if isinstance(item.get(k), str) and item[k].strip()), "")
-    return text.strip() or json.dumps(item, ensure_ascii=False)
+    return _LIST_MARK.sub("", text.strip()) or json.dumps(item, ensure_ascii=False)
 
 
 def read_plan(data: dict[str, Any], instructions: str) -> list[str]:
@@ -171,9 +176,6 @@ def in_order(steps: list[str], approved: list[str]) -> bool:
     ``draft.txt``)."""
     rest = iter(map(_as_read, approved))
     return all(_as_read(step) in rest for step in steps)  # each found after the one before it
-
-
-_LIST_MARK = re.compile(r"^(?:\d+[.)]|[-*•])\s+")  # "2. ", "- "
 
 
 def _as_read(step: str) -> str:

@@ -182,6 +182,8 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
         raise ValueError(f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
     if repeats_a_key(text):  # json_repair keeps the last value silently, as json does
         raise ConflictingKeysError("an object in the JSON gives one key twice")
+    if text.count("{") > 1 and (key := _key_objects_disagree_on(text)):  # json_repair merges them into the last
+        raise ConflictingKeysError(f"the reply holds more than one JSON object, giving {key!r} different values")
     try:
         value = loads(text)
     except RecursionError:
@@ -293,6 +295,30 @@ def repeats_a_key(text: str) -> bool:
                 objects.pop()
             token, in_word = "", False
     return False
+
+
+def _key_objects_disagree_on(text: str) -> str | None:
+    """A key that two of the objects side by side in ``text`` (``{"pass": false} {"pass": true}``) give different
+    values; None when there are fewer than two, or they agree (a model that wrote the same object twice)."""
+    spans, start, depth, at = [], 0, 0, 0  # each top-level object's span; ``at``: the position in ``text``
+    for item in _outside_strings(text):
+        if isinstance(item, _Quoted):
+            at += len(item) + 2
+            continue
+        if item in "{[":
+            start, depth = (at if depth == 0 else start), depth + 1
+        elif item in "}]" and depth:
+            depth -= 1
+            spans += [text[start : at + 1]] if depth == 0 and text[start] == "{" else []
+        at += 1
+    seen: dict[str, Any] = {}
+    for span in spans if len(spans) > 1 else ():
+        with contextlib.suppress(ValueError):
+            value = parse_json_value(span)
+            for key, item in value.items() if isinstance(value, dict) else ():
+                if seen.setdefault(key, item) != item:
+                    return str(key)
+    return None
 
 
 def _nesting(text: str) -> int:
