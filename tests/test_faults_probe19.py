@@ -274,3 +274,10 @@ def test_replies_always_cut_off_end_a_tool_calling_run_after_two_notes() -> None
     agent.run("Explain.")
     assert agent.last_result.status == Status.FAILED and llm.calls == MAX_NUDGES + 1
     assert agent.history == []
+
+
+def test_a_plan_with_no_step_run_has_no_answer_made_up_from_no_results() -> None:
+    llm = ScriptedLLM([json.dumps({"steps": ["Look up the population of the city"]}), "About 37 million."])
+    agent = PlanExecuteAgent("p", llm, tools=[calculator], verbose=False, max_turns=0)
+    assert agent.run("How many people live in the city?") == ""
+    assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 1 and agent.history == []

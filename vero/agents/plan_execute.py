@@ -283,7 +283,10 @@ class PlanExecuteAgent(Agent):
 
     def _answer_from_results(self, task: str, plan: Plan) -> Outcome:
         """A cap ended the loop: one call writes the best answer from the step results (status ``max_turns``);
-        if that reply is empty or cut off, the answer is the last completed step's result."""
+        if that reply is empty or cut off, the answer is the last completed step's result.  With no step run
+        (``max_turns=0``) there are no results to answer from: no call, and no answer."""
+        if all(step.status == PlanStepStatus.PENDING for step in plan.steps):
+            return Outcome("", Status.MAX_TURNS)
         reply = self.call_llm(self._progress(self.final_prompt, task, plan), **self.answer_format())
         answer = reply.text.strip()
         if not answer or reply.truncated:

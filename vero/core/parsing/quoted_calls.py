@@ -263,11 +263,24 @@ def _same_call(written: Any, wanted: Any, optional: Collection[str]) -> bool:
     What both hold then has a value that says something."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
-    fewer, more = sorted((set(written), set(wanted)), key=len)
+    fewer, more = sorted((set(_items_listed(written)), set(_items_listed(wanted))), key=len)
+    if fewer == more:
+        return True
     return (
         fewer < more
         and {key for key, _ in more - fewer} <= {canonical(key) for key in optional}
         and any(value not in _SAYS_LITTLE for _, value in fewer)
+    )
+
+
+def _items_listed(pairs: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A call's ``(key, value)`` pairs (``canonical``) with each text that lists items (``a@x, b@y``) as that list:
+    a model echoes such a text as a list, and a list as such a text."""
+    return tuple(
+        (key, tuple(sorted(re.split(r"\s*[,;]\s*", value), key=repr)))
+        if isinstance(value, str) and re.search(r"\w\s*[,;]\s*\w", value)
+        else (key, value)
+        for key, value in pairs
     )
 
 
@@ -301,8 +314,9 @@ def _named_with_unsaid(
     words = _flat(_URL.sub(" ", "\n".join(asked)))  # the user's words, not a URL's parts, read as results are
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])  # as written too
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
+    said += "\n" + _as_values_write(said)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
-    values = [value for value in values if not any(_found(reading, said) for reading in _value_readings(value))]
+    values = [value for value in values if not _said(value, said)]
     named = [(key, value) for key, item in arguments.items() for value in _values({key: item})]
     for result in results:  # a text, or a tool's words of a call of its own with that call's values (not evidence)
         text, spared = (result, ()) if isinstance(result, str) else result
@@ -409,6 +423,33 @@ def _value_texts(form: str) -> list[str]:
     return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
+# Words and digits a value joins with one sign ("Mallory 7731" for mallory-7731, "eco boost" for eco_boost), and a
+# date in words ("May 1st, 2024", "1 May 2024") as ISO writes it
+_SEPARATED = re.compile(r"(?<=[^\W_])[ \t_-]+(?=[^\W_])")
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_MONTH_DATE = re.compile(
+    r"\b(?:(\d{1,2})(?:st|nd|rd|th)?(?: of)? ([a-z]{3})[a-z]*"  # 1st of May, 1 may
+    r"|([a-z]{3})[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?),? (\d{4})\b"  # May 1st, 2024; may 1 2024
+)
+
+
+def _said(value: str, said: str) -> bool:
+    """The user wrote ``value`` (``canonical``), in ``said`` (their words, with ``_as_values_write`` them): as written,
+    in another reading (``_value_readings``), or with other signs between its words."""
+    return any(_found(reading, said) for reading in [*_value_readings(value), _SEPARATED.sub("-", value)])
+
+
+def _as_values_write(said: str) -> str:
+    """The user's words (``_flat``) as a call writes values: words joined with one sign, dates in words as ISO's."""
+
+    def iso(date: re.Match[str]) -> str:
+        day, month = (date[1], date[2]) if date[1] else (date[4], date[3])
+        known = month in _MONTHS and 1 <= int(day) <= 31
+        return f"{date[5]}-{_MONTHS.index(month) + 1:02}-{int(day):02}" if known else date[0]
+
+    return _SEPARATED.sub("-", _MONTH_DATE.sub(iso, said))
+
+
 def _found(value: str, text: str) -> bool:
     """``value`` is in ``text`` (the user's words, read as written too) as a word, or as a number (``500`` in
     ``$500``, ``500usd``; not in ``1500``, nor in ``1,500`` or ``500,000`` as written)."""
@@ -455,12 +496,12 @@ def _keyed(arguments: dict[str, Any], said: str, named: bool = True) -> dict[str
         value = canonical(value)
         if not isinstance(key, str) or not isinstance(value, str):
             return {}
-        if value in _SAYS_LITTLE or (not named and (len(value) < 2 or _found(value, said))):
+        if value in _SAYS_LITTLE or (not named and (len(value) < 2 or _said(value, said))):
             continue
         pairs[key] = (
             rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}{_value_pattern(value)}" if named else _value_pattern(value)
         )
-        unsaid = unsaid or (len(value) > 1 and not _found(value, said))
+        unsaid = unsaid or (len(value) > 1 and not _said(value, said))
     return pairs if unsaid else {}
 
 
