@@ -14,14 +14,8 @@ if TYPE_CHECKING:  # type checkers see the classes ("X as X": re-exported); at r
     from vero.agents.reflexion import ReflexionMemory as ReflexionMemory
     from vero.agents.tool_calling import ToolCallingAgent as ToolCallingAgent
 
-_WHERE = {
-    "BasicReflectionAgent": "basic_reflection",
-    "ReActAgent": "react",
-    "ToolCallingAgent": "tool_calling",
-    "PlanExecuteAgent": "plan_execute",
-    "ReflexionAgent": "reflexion",
-    "ReflexionMemory": "reflexion",
-}
+_WHERE = {"BasicReflectionAgent": "basic_reflection", "ReActAgent": "react", "ToolCallingAgent": "tool_calling"}
+_WHERE |= {"PlanExecuteAgent": "plan_execute", "ReflexionAgent": "reflexion", "ReflexionMemory": "reflexion"}
 
 __all__ = list(_WHERE)
 

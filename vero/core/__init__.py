@@ -30,25 +30,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'vero.core' has no attribute {name!r}")
 
 
-__all__ = [
-    "Agent",
-    "BudgetExceeded",
-    "MalformedOutputError",
-    "ChatOpenAI",
-    "TextStream",
-    "AgentOptions",
-    "ConsolePrinter",
-    "Event",
-    "JsonlTrace",
-    "Message",
-    "ToolCall",
-    "Outcome",
-    "RunResult",
-    "Status",
-    "Step",
-    "StepKind",
-    "ToolError",
-    "PlanStepStatus",
-    "LLMCallError",
-    "LLMConfigError",
-]
+__all__ = ["Agent", "BudgetExceeded", "MalformedOutputError", "ChatOpenAI", "TextStream", "AgentOptions"]
+__all__ += ["ConsolePrinter", "Event", "JsonlTrace", "Message", "ToolCall", "Outcome", "RunResult", "Status", "Step"]
+__all__ += ["StepKind", "ToolError", "PlanStepStatus", "LLMCallError", "LLMConfigError"]
