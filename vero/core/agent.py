@@ -533,8 +533,7 @@ class Agent(ABC):
             raise  # the model's error (this runs while it is handled), as it was raised
         run.notes[FORMAT_REFUSED] = True
         self.record(StepKind.WARNING, f"the answer's response_format was refused ({error}); asking without it")
-        unconstrained = {name: value for name, value in asked.items() if name != "response_format"}
-        return self.call_llm(messages, llm=llm, **unconstrained)
+        return self.call_llm(messages, llm=llm, **{name: v for name, v in asked.items() if name != "response_format"})
 
     def ask_json(
         self,

@@ -731,7 +731,7 @@ class TextStream:
     def _answer_deltas(self, llm: ChatOpenAI) -> Iterator[str]:
         """The answer text of each chunk as it comes; its reasoning, tool calls, usage and finish reason
         are gathered.  Any failure, or a reply over its size limit, is an ``LLMCallError``."""
-        limit, size = reply_char_limit(output_cap(self._request)), 0
+        cap, size = output_cap(self._request), 0
         try:
             with _Attempts(llm, self._request):  # the SDK retries before the first chunk, not after
                 sent = {"body": self._request, "cast_to": object, "stream": True}  # chunks: plain JSON, checked below
@@ -745,10 +745,8 @@ class TextStream:
                         self._finish_reason = choice.get("finish_reason") or self._finish_reason
                         delta = choice.get("delta") or {}
                         size += self._gather(delta)
-                        if size > limit:
-                            raise LLMCallError(
-                                "model call failed: " + _too_large(output_cap(self._request), "characters")
-                            )
+                        if size > reply_char_limit(cap):
+                            raise LLMCallError("model call failed: " + _too_large(cap, "characters"))
                         if delta.get("content"):
                             yield delta["content"]
             _check_finished(self._finish_reason, "".join(self._refusal))
@@ -850,8 +848,7 @@ def _scrub(exc: Exception, key: str, secrets: list[str]) -> None:
     body = getattr(exc, "body", None)
     if body is not None:
         text = json.dumps(body, default=str, ensure_ascii=False)
-        shown = masked(text)
-        if shown != text:
+        if (shown := masked(text)) != text:
             try:
                 exc.body = json.loads(shown)  # type: ignore[attr-defined]  # the SDK error's body, read above
             except ValueError:  # a piece of a key held a quote or a backslash
