@@ -381,8 +381,7 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
         record["tool_calls"] = [call.to_dict() for call in reply.tool_calls]
     if reply.reasoning:
         record["reasoning"] = reply.reasoning
-    record["finish_reason"] = reply.finish_reason
-    record["usage"] = reply.usage
+    record.update(finish_reason=reply.finish_reason, usage=reply.usage)
     masked: dict[str, Any] = hide_secrets_in(record, [getattr(model, "_secret", "")])
     return masked
 

@@ -13,6 +13,7 @@ A tool without a limit runs on the caller's thread, where a KeyboardInterrupt pr
 from __future__ import annotations
 
 import _thread
+import contextlib
 import contextvars
 import copy
 import functools
@@ -317,10 +318,8 @@ def _plain_arguments(tool: Tool, text: str, args: str) -> dict[str, Any]:
             f"Expected arguments: {tool.expected_arguments()}."
         )
     if len(text) >= 2 and text[0] == text[-1] == '"':  # a quoted JSON string
-        try:
+        with contextlib.suppress(ValueError):
             return {tool.sole_parameter: parse_json_value(text, repair=False)}
-        except ValueError:
-            pass
     return {tool.sole_parameter: args}
 
 
