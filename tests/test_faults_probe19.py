@@ -15,7 +15,7 @@ import pytest
 from vero import Agent, Message
 from vero.agents import BasicReflectionAgent, PlanExecuteAgent, ReflexionAgent, ToolCallingAgent
 from vero.agents._native import MAX_NUDGES
-from vero.agents._plan import read_steps
+from vero.agents._plan import Finished, Remaining, read_replan, read_steps
 from vero.core.parsing import parse_json_object
 from vero.core.result import Outcome, Status
 from vero.errors import LLMCallError
@@ -119,11 +119,14 @@ def test_a_plan_step_whose_model_call_is_refused_for_good_fails_the_run() -> Non
     assert agent.history == [] and llm.calls == 2  # the plan, the step's one call: no replanner's guess
 
 
-@pytest.mark.parametrize(("status", "for_good"), [(400, True), (401, True), (404, True), (429, False), (503, False)])
+@pytest.mark.parametrize(
+    ("status", "for_good"), [(400, False), (401, True), (403, True), (404, True), (429, False), (503, False)]
+)
 def test_a_model_error_is_for_good_by_its_status(status: int, for_good: bool) -> None:
     assert LLMCallError("refused", status=status).for_good is for_good
     assert LLMCallError("timed out").for_good is False
     assert LLMCallError("no such parameter", status=None, parameter="seed").for_good is True
+    assert LLMCallError("the context is too long", status=400, parameter="messages").for_good is False
 
 
 # ---------------------------------------------------------------------------- fragments are no answers
@@ -281,3 +284,53 @@ def test_a_plan_with_no_step_run_has_no_answer_made_up_from_no_results() -> None
     agent = PlanExecuteAgent("p", llm, tools=[calculator], verbose=False, max_turns=0)
     assert agent.run("How many people live in the city?") == ""
     assert agent.last_result.status == Status.MAX_TURNS and llm.calls == 1 and agent.history == []
+
+
+# ---------------------------------------------------------------------------- a review of these fixes
+
+
+def test_replies_cut_off_now_and_then_in_a_long_run_are_each_asked_again() -> None:
+    calls = [{"tool_calls": [{"name": "calculator", "arguments": {"expression": f"{n}+1"}}]} for n in range(4)]
+    replies: list[Any] = []
+    for call in calls:  # a cut-off reply before each call: three and more in a run, never three in a row
+        replies += [cut("Saving the next section, which"), call]
+    llm = ScriptedLLM([*replies, "All four sections are saved."])
+    agent = ToolCallingAgent("t", llm, tools=[calculator], verbose=False)
+    assert agent.run("Save four sections.") == "All four sections are saved."
+    assert agent.last_result.status == Status.OK
+
+
+class NumpyLikeBool:
+    """What ``numpy.allclose`` returns: no ``bool``, and no number either, but true or false."""
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __bool__(self) -> bool:
+        return self.value
+
+
+def test_an_evaluators_bool_of_another_library_is_its_verdict() -> None:
+    llm = ScriptedLLM(["4"])
+    agent = ReflexionAgent("r", llm, verbose=False, evaluator=lambda task, answer: (NumpyLikeBool(True), 100, "ok"))
+    assert agent.run("What is 2+2?") == "4" and agent.last_result.status == Status.OK
+
+
+@pytest.mark.parametrize("placeholder", ["null", "None", "N/A", "TBD", "..."])
+def test_a_replanners_placeholder_text_beside_its_steps_is_no_answer(placeholder: str) -> None:
+    decision = read_replan({"response": placeholder, "steps": ["Add 5 to it"]}, ["Compute 17*23"], ["Add 5 to it"])
+    assert decision == Remaining(["Add 5 to it"])
+    assert read_replan({"response": "None"}, ["Compute 17*23"], []) == Finished("None")  # alone, it is the answer
+
+
+def test_a_budget_that_ends_a_reflection_run_returns_the_last_whole_draft() -> None:
+    critique = json.dumps({"thinking": "t", "is_sufficient": False, "feedback": "Add the population."})
+    replies = [
+        {"content": "Paris is the capital of France.", "usage": {"total_tokens": 40}},
+        {"content": critique, "usage": {"total_tokens": 40}},
+        {"content": "Paris, with about 2.1 mil", "finish_reason": CUT_OFF, "usage": {"total_tokens": 40}},
+        {"content": critique, "usage": {"total_tokens": 400}},
+    ]
+    agent = BasicReflectionAgent("b", ScriptedLLM(replies), verbose=False, max_tokens_per_run=150)
+    assert agent.run("Capital of France, and its population?") == "Paris is the capital of France."
+    assert agent.last_result.status == Status.MAX_TOKENS

@@ -99,6 +99,19 @@ def test_a_false_part_of_all_of_takes_nothing() -> None:
 # ---------------------------------------------------------------------------- a keyword of another standard
 
 
-def test_openapi_nullable_is_refused_with_json_schemas_way_to_say_it() -> None:
-    with pytest.raises(TypeError, match=r"'nullable': OpenAPI's word: write \"type\": \[\"string\", \"null\"\]"):
-        OutputSpec({"type": "string", "nullable": True})
+@pytest.mark.parametrize("kind", ["string", "integer"])
+def test_openapi_nullable_is_refused_with_json_schemas_way_to_say_it(kind: str) -> None:
+    with pytest.raises(TypeError, match=rf"OpenAPI's nullable: write \"type\": \[\"{kind}\", \"null\"\]"):
+        OutputSpec({"type": kind, "nullable": True})
+
+
+def test_nullable_false_says_what_json_schema_says_without_it() -> None:
+    assert OutputSpec({"type": "integer", "nullable": False}).read("5") == 5
+
+
+def test_a_reference_to_a_definition_that_is_true_or_false_is_read() -> None:
+    schema = {"$defs": {"Any": True, "No": False}, "type": "object", "properties": {"a": {"$ref": "#/$defs/Any"}}}
+    assert OutputSpec(schema).read('{"a": [1]}') == {"a": [1]}
+    schema["properties"] = {"a": {"$ref": "#/$defs/No"}}
+    with pytest.raises(InvalidValue, match="a: expected no value here"):
+        OutputSpec(schema).read('{"a": 1}')

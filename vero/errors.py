@@ -36,9 +36,10 @@ class LLMCallError(VeroError):
 
     @property
     def for_good(self) -> bool:
-        """Refused as asked (a parameter, a bad request, the key, a permission, no such model): asking again,
-        or in another attempt or step, fares the same.  A timeout or an overloaded server may pass."""
-        return bool(self.parameter) or self.status in (400, 401, 403, 404)
+        """Refused for what every request sends (a parameter it names, the key, a permission, no such model):
+        another attempt or step fares the same.  A timeout, an overloaded server, a request too long (its
+        ``messages``) or a 400 that names nothing (a content filter) may pass with another request."""
+        return self.parameter not in (None, "", "messages") or self.status in (401, 403, 404)
 
 
 class ScriptExhaustedError(VeroError):

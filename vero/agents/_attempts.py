@@ -66,8 +66,8 @@ class Attempt:
 
 
 def best(attempts: list[Attempt]) -> Attempt:
-    """The highest-scoring attempt, one that ended before a failed one (a cut-off fragment, never judged) on a tie;
-    ``max`` keeps the earliest on other ties."""
+    """The highest-scoring attempt; on a tie, the earliest that did not fail (a failed one, a cut-off fragment, was
+    never judged), else the earliest."""
     top = max(attempt.verdict.score for attempt in attempts)
     tied = [attempt for attempt in attempts if attempt.verdict.score == top]
     return next((attempt for attempt in tied if attempt.status != Status.FAILED), tied[0])
@@ -83,9 +83,9 @@ def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verd
     else:
         try:
             passed, score, feedback = verdict
-            if not isinstance(passed, bool):  # bool("false") is True: a text or a number is not read as a verdict
-                raise TypeError(f"passed must be True or False, not {type(passed).__name__}")
-            return Verdict(passed, as_score(score), str(feedback or ""), outside=True), None
+            if passed is None or isinstance(passed, (str, bytes, int, float)) and not isinstance(passed, bool):
+                raise TypeError(f"passed must be True or False, not {type(passed).__name__}")  # bool("false") is True
+            return Verdict(bool(passed), as_score(score), str(feedback or ""), outside=True), None  # numpy's bool too
         except (TypeError, ValueError) as exc:
             shown = clip(repr(verdict), 300, " ...")
             problem = f"evaluator returned {shown} (expected (passed, score, feedback)): {exc}"

@@ -65,7 +65,7 @@ REPEATED_CALL_NUDGE = note(
 EMPTY_NUDGE = note(
     "empty", "Your reply was empty. Call the tool you still need, or give the final answer from the results above."
 )
-MAX_NUDGES = 2  # per run, for an empty reply and for a cut-off one: after that, such a reply ends the run
+MAX_NUDGES = 2  # for empty replies in a run, and for replies cut off in a row: after that, such a reply ends the run
 # The same two notes for an agent whose every tool may change things: vero never nudges toward such a call.
 EMPTY_ANSWER_NUDGE = note("empty_answer", "Your reply was empty. Give the final answer, or say what is missing.")
 REPEATED_ANSWER_NUDGE = note(
@@ -171,13 +171,13 @@ def cut_off_warning(tool: str) -> str:
 def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
     """What to send back when a text reply is not yet an answer, else None (the reply is the answer).
 
-    A reply cut off by the output cap is never an answer; such a reply, and an empty one, get at most ``MAX_NUDGES``
-    nudges per run each.
+    A reply cut off by the output cap is never an answer; such a reply gets at most ``MAX_NUDGES`` nudges in a row,
+    and an empty one ``MAX_NUDGES`` a run.
     Then the recovery hook's rules (``respond``) may send a nudge, or make a read-only call for the model (returned as a
     ``ToolCall``).  With the ``nudges`` switch off (``recovery=False``) a cut-off reply fails the run, its text kept."""
     hook = agent.options.hook
     if reply.truncated:
-        if not hook.nudges or agent.tally("cut_off") > MAX_NUDGES:  # a model that cannot be brief: no loop of asks
+        if not hook.nudges or agent.current_run.notes["cut_off"] > MAX_NUDGES:  # so many in a row: it cannot be brief
             agent.keep_partial(reply.text)
             raise MalformedOutputError(CUT_OFF_WARNING, reply.text)
         return toward_lookups(agent, CUT_OFF_NUDGE, CUT_OFF_ANSWER_NUDGE)

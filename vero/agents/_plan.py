@@ -16,6 +16,8 @@ from vero.core.text import SHOWS_NOTHING, folded
 
 _TEXT_KEYS = ("description", "step", "instruction", "task")
 _LIST_MARK = re.compile(r"^(?:\d+[.)]|[-*•])\s+")  # "2. ", "- "
+# A replanner's response that says "no answer yet" beside the steps that remain
+_NOT_YET = re.compile(r"(?i)null|none|nil|false|true|n/?a|tbd|pending|undefined|not yet|-+|\.+|…")
 MARKERS = {
     PlanStepStatus.PENDING: "[ ]",
     PlanStepStatus.IN_PROGRESS: "[>]",
@@ -155,8 +157,9 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
     steps_given = isinstance(data.get("steps"), list) and data["steps"] != []  # "response": false beside them
     if isinstance(response, (int, float, dict, list)) and response not in ({}, []) and not steps_given:  # 42, true
         response = json.dumps(response, ensure_ascii=False)  # {...}: as JSON
-    if isinstance(response, str) and not SHOWS_NOTHING.fullmatch(response):  # "\u200b" is no answer either
-        return Finished(response.strip())
+    if isinstance(response, str) and not SHOWS_NOTHING.fullmatch(response):  # "\u200b" is no answer either,
+        if not (steps_given and _NOT_YET.fullmatch(response.strip())):  # nor "null" beside the steps that remain
+            return Finished(response.strip())
     if "steps" not in data:
         raise ValueError('reply with {"response": ...} when done, or {"steps": [...]} with the remaining steps')
     if isinstance(data["steps"], list):

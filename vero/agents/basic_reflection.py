@@ -147,8 +147,8 @@ class BasicReflectionAgent(Agent):
                 break
             draft = reply.text
             self.record(StepKind.REVISION, draft)
-            self.keep_partial(draft)
             complete = draft if not reply.truncated else complete
+            self.keep_partial(complete or draft)  # what a budget that ends the run returns
         if not complete:  # a fragment is no draft to review
             self.record(StepKind.ERROR, "every draft was cut off at the output limit")
             return Outcome(draft, Status.FAILED)

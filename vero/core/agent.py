@@ -493,7 +493,8 @@ class Agent(ABC):
             raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
-        run.notes["cut_off"] = reply.finish_reason == "length"  # reply.truncated; a typed answer reads it
+        cut_off = reply.finish_reason == "length"  # reply.truncated: replies cut off in a row (a typed answer reads it)
+        run.notes["cut_off"] = run.notes.get("cut_off", 0) + 1 if cut_off else 0
         if run.notes["cut_off"]:
             self.record(StepKind.WARNING, CUT_OFF_WARNING, raw=reply.text, cut_off=True)
         if run.token_budget:

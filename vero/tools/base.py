@@ -314,13 +314,14 @@ def _run_to_end(awaitable: Any) -> Any:
     runs a loop (a tool with no time limit called from a notebook or an async app)."""
     import asyncio  # imported here: `import vero` should not pay it
     import concurrent.futures
+    import contextvars
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(_awaited(awaitable))
-    with concurrent.futures.ThreadPoolExecutor(1) as thread:
-        return thread.submit(asyncio.run, _awaited(awaitable)).result()
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:  # in this context: the run it is part of goes along
+        return thread.submit(contextvars.copy_context().run, asyncio.run, _awaited(awaitable)).result()
 
 
 # --------------------------------------------------------------------------- Tool

@@ -453,6 +453,8 @@ def inline_refs(
         left[0] -= 1
         if target is None or reference in seen or left[0] < 0:
             return {}
+        if isinstance(target, bool):  # a definition that is true (anything) or false (nothing)
+            return target
         beside = {k: v for k, v in schema.items() if k != "$ref"}  # a description next to the reference
         return inline_refs({**target, **beside}, definitions, seen | {reference}, left)
     written: dict[str, Any] = {}
@@ -1170,10 +1172,8 @@ _NUMERIC_KEYWORDS = (
 # JSON Schema's keywords that check a value and that ``check`` does not read: a schema with one is refused
 _UNCHECKED = frozenset(
     "not if then else dependentRequired dependentSchemas dependencies propertyNames contains minContains maxContains "
-    "unevaluatedProperties unevaluatedItems patternProperties additionalItems $dynamicRef $recursiveRef "
-    "nullable".split()
+    "unevaluatedProperties unevaluatedItems patternProperties additionalItems $dynamicRef $recursiveRef".split()
 )
-_WRITE_INSTEAD = {"nullable": 'OpenAPI\'s word: write "type": ["string", "null"] for a string or null'}
 
 
 def schema_problems(schema: Any, where: str = "$", depth: int = 0, defined: frozenset[str] = frozenset()) -> list[str]:
@@ -1211,9 +1211,12 @@ def _unread(schema: dict[str, Any], where: str, defined: frozenset[str]) -> list
     """What ``check`` would not read in ``schema`` itself: its keywords of ``_UNCHECKED``, draft 4's ``items`` list,
     and a ``$ref`` that is not to one of the schema's definitions (``defined``: the names of the ``inline_refs``)."""
     problems = [
-        f"{where}: vero does not check {key!r}: {_WRITE_INSTEAD.get(key, 'write the schema without it')}"
+        f"{where}: vero does not check {key!r}: write the schema without it"
         for key in sorted(_UNCHECKED & schema.keys())
     ]
+    if schema.get("nullable") is True:  # OpenAPI's word (false says what JSON Schema says without it)
+        kind = schema.get("type", "string")
+        problems.append(f'{where}: vero does not read OpenAPI\'s nullable: write "type": [{json.dumps(kind)}, "null"]')
     if isinstance(schema.get("items"), list):
         problems.append(
             f"{where}: items as a list (draft 4's tuples) is not checked: give items one schema for every item"

@@ -300,21 +300,24 @@ def repeats_a_key(text: str) -> bool:
 def _key_objects_disagree_on(text: str) -> str | None:
     """A key that two of the objects side by side in ``text`` (``{"pass": false} {"pass": true}``) give different
     values; None when there are fewer than two, or they agree (a model that wrote the same object twice)."""
-    spans, start, depth, at = [], 0, 0, 0  # each top-level object's span; ``at``: the position in ``text``
+    objects, start, depth, at = [], 0, 0, 0  # ``at``: where in ``text`` the scan is
     for item in _outside_strings(text):
-        if isinstance(item, _Quoted):
+        if isinstance(item, _Quoted):  # a string, with its two quote marks
             at += len(item) + 2
             continue
         if item in "{[":
-            start, depth = (at if depth == 0 else start), depth + 1
+            if depth == 0:
+                start = at
+            depth += 1
         elif item in "}]" and depth:
             depth -= 1
-            spans += [text[start : at + 1]] if depth == 0 and text[start] == "{" else []
+            if depth == 0 and text[start] == "{":  # an object at the top, not one inside a list
+                objects.append(text[start : at + 1])
         at += 1
     seen: dict[str, Any] = {}
-    for span in spans if len(spans) > 1 else ():
+    for part in objects if len(objects) > 1 else ():
         with contextlib.suppress(ValueError):
-            value = parse_json_value(span)
+            value = parse_json_value(part)
             for key, item in value.items() if isinstance(value, dict) else ():
                 if seen.setdefault(key, item) != item:
                     return str(key)

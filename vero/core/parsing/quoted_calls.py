@@ -258,30 +258,47 @@ def quoted_call(
 
 
 def _same_call(written: Any, wanted: Any, optional: Collection[str]) -> bool:
-    """``written`` (``canonical``) is the call ``wanted``, or one is the other with arguments for ``optional``
-    parameters added (the model's value for a ``memo``) or left out (the written call's ``memo``): the same echo.
-    What both hold then has a value that says something."""
+    """``written`` (``canonical``) is the call ``wanted``: the same values for the parameters without a default, one
+    of them a value that says something, whatever the ``optional`` ones hold (the model's ``memo`` added, or the
+    written one left out or changed); or, for a call of optional parameters only, one call's values all in the other.
+    A text that lists items (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
-    fewer, more = sorted((set(_items_listed(written)), set(_items_listed(wanted))), key=len)
-    if fewer == more:
-        return True
-    return (
+    written, wanted = _as_theirs(written, wanted), _as_theirs(wanted, written)
+    kept = {canonical(key) for key in optional}
+    required = {pair for pair in written if pair[0] not in kept}
+    if required and required == {pair for pair in wanted if pair[0] not in kept}:
+        return any(value not in _SAYS_LITTLE for _, value in required)
+    fewer, more = sorted((set(written), set(wanted)), key=len)
+    return fewer == more or (
         fewer < more
-        and {key for key, _ in more - fewer} <= {canonical(key) for key in optional}
+        and {key for key, _ in more - fewer} <= kept
         and any(value not in _SAYS_LITTLE for _, value in fewer)
     )
 
 
-def _items_listed(pairs: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A call's ``(key, value)`` pairs (``canonical``) with each text that lists items (``a@x, b@y``) as that list:
-    a model echoes such a text as a list, and a list as such a text."""
-    return tuple(
-        (key, tuple(sorted(re.split(r"\s*[,;]\s*", value), key=repr)))
-        if isinstance(value, str) and re.search(r"\w\s*[,;]\s*\w", value)
-        else (key, value)
-        for key, value in pairs
-    )
+# What lists items in a text (``_read_as``): a comma, a semicolon, a bar, a slash, an ampersand, "and", a space
+_ITEM_BREAK = re.compile(r"\s*(?:[,;|/&\u3001]|\band\b)\s*|\s+")
+
+
+def _as_theirs(pairs: tuple[Any, ...], other: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A call's ``(key, value)`` pairs (``canonical``), each text read as the ``other`` call has it (``_read_as``)."""
+    others = dict(other)
+    return tuple((key, _read_as(value, others.get(key))) for key, value in pairs)
+
+
+def _read_as(value: Any, theirs: Any) -> Any:
+    """``value`` (``canonical``) as a model would echo it where another call has ``theirs``: a text that lists items
+    as the list (``a@x, b@y``), an amount with its currency or digit groups as the number (``$4,820.00``; beside
+    another text, ``4820 usd`` is no ``4820 eur``)."""
+    if not isinstance(value, str) or theirs is None:
+        return value
+    if isinstance(theirs, tuple):
+        return canonical([item for item in _ITEM_BREAK.split(value) if item])
+    amount = _AMOUNT.fullmatch(_plain_numbers(value))
+    if amount and _JSON_NUMBER.fullmatch(theirs) and _JSON_NUMBER.fullmatch(amount[1].lstrip("+")):
+        return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]))
+    return value
 
 
 def _spelt(parts: list[str]) -> str:
@@ -314,7 +331,6 @@ def _named_with_unsaid(
     words = _flat(_URL.sub(" ", "\n".join(asked)))  # the user's words, not a URL's parts, read as results are
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])  # as written too
     said += "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
-    said += "\n" + _as_values_write(said)
     reach = NEAR_CHARS + len("".join(values))  # for the whole call
     values = [value for value in values if not _said(value, said)]
     named = [(key, value) for key, item in arguments.items() for value in _values({key: item})]
@@ -423,31 +439,44 @@ def _value_texts(form: str) -> list[str]:
     return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
-# Words and digits a value joins with one sign ("Mallory 7731" for mallory-7731, "eco boost" for eco_boost), and a
-# date in words ("May 1st, 2024", "1 May 2024") as ISO writes it
-_SEPARATED = re.compile(r"(?<=[^\W_])[ \t_-]+(?=[^\W_])")
+# Words and digits a value joins with one sign ("Mallory 7731", "Ada #4471" for ada-4471, "eco boost" for eco_boost),
+# and a date in words ("May 1st, 2024", "1 May 2024", "3-June-2025") as ISO writes it
+_SEPARATED = re.compile(r"(?<=[^\W_])[ \t_#/.-]+(?=[^\W_])")
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_MONTH = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
+    r"|nov(?:ember)?|dec(?:ember)?)\b\.?"
+)
 _MONTH_DATE = re.compile(
-    r"\b(?:(\d{1,2})(?:st|nd|rd|th)?(?: of)? ([a-z]{3})[a-z]*"  # 1st of May, 1 may
-    r"|([a-z]{3})[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?),? (\d{4})\b"  # May 1st, 2024; may 1 2024
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?(?: of)?[ -]{_MONTH}|{_MONTH}[ -](\d{{1,2}})(?:st|nd|rd|th)?),?[ -](\d{{4}})\b"
 )
 
 
 def _said(value: str, said: str) -> bool:
-    """The user wrote ``value`` (``canonical``), in ``said`` (their words, with ``_as_values_write`` them): as written,
-    in another reading (``_value_readings``), or with other signs between its words."""
-    return any(_found(reading, said) for reading in [*_value_readings(value), _SEPARATED.sub("-", value)])
+    """The user wrote ``value`` (``canonical``), in ``said`` (their words): as written, in another reading
+    (``_value_readings``), or their way (``_said_as_values``): a date in words; for a value with a letter in it,
+    with other signs between its words and digits, or none (``ADA4471``; not digits alone: ``acme 4820`` is no
+    ``-4820``)."""
+    if any(_found(reading, said) for reading in _value_readings(value)):
+        return True
+    dated, joined = _said_as_values(said)
+    if _found(value, dated):
+        return True
+    spelt = [_SEPARATED.sub("-", value), re.sub(r"[\W_]+", "", value)]
+    return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, joined) for form in spelt)
 
 
-def _as_values_write(said: str) -> str:
-    """The user's words (``_flat``) as a call writes values: words joined with one sign, dates in words as ISO's."""
+@functools.lru_cache(maxsize=8)  # asked once per value of a call: read once per call
+def _said_as_values(said: str) -> tuple[str, str]:
+    """The user's words (``_flat``) as a call writes values: with dates in words as ISO writes them; and then with
+    their words and digits joined with one sign."""
 
     def iso(date: re.Match[str]) -> str:
         day, month = (date[1], date[2]) if date[1] else (date[4], date[3])
-        known = month in _MONTHS and 1 <= int(day) <= 31
-        return f"{date[5]}-{_MONTHS.index(month) + 1:02}-{int(day):02}" if known else date[0]
+        return f"{date[5]}-{_MONTHS.index(month[:3]) + 1:02}-{int(day):02}" if 1 <= int(day) <= 31 else date[0]
 
-    return _SEPARATED.sub("-", _MONTH_DATE.sub(iso, said))
+    dated = _MONTH_DATE.sub(iso, said)
+    return dated, _SEPARATED.sub("-", dated)
 
 
 def _found(value: str, text: str) -> bool:
@@ -1149,10 +1178,13 @@ def _literal_call(text: str) -> Any:
 
 # a currency's sign or a common code, as an amount is written with it (not any three letters: ACC 9 is an account)
 _CURRENCY = (
-    r"(?:[A-Z]{0,2}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|KRW|SEK|NOK|DKK|PLN|CZK"
-    r"|HUF|BRL|MXN|ZAR|TRY|RUB|AED|SAR|ILS|THB)(?![A-Za-z]))"
+    r"(?:[A-Z]{0,2}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:usd|eur|gbp|jpy|chf|aud|nzd|cny|hkd|sgd|inr|krw|sek|nok|dkk|pln|czk|huf"
+    r"|brl|mxn|zar|aed|thb|(?-i:CAD|TRY|RUB|SAR|ILS)|rs|fr|dhs|kr|rm|rp|dollars?|euros?|pounds?|yen|francs?|rupees?"
+    r"|kronor|kroner)\b\.?)"  # in any case, but codes that are English words (try 5, rub 2) in capitals
 )
-_AMOUNT = re.compile(rf"(?:{_CURRENCY}[ \t]?(?=\d))?(-?\d+(?:\.\d+)?)(?:[ \t]?{_CURRENCY})?")  # not ACC-9
+_AMOUNT = re.compile(  # not ACC-9: a sign after a currency is no minus
+    rf"(?:{_CURRENCY}[ \t]?(?=\d))?([-+]?\d+(?:\.\d+)?)(?:[.,/]-)?(?:[ \t]?{_CURRENCY})?", re.IGNORECASE
+)
 
 
 def canonical(value: Any, depth: int = 0) -> Any:
@@ -1166,16 +1198,15 @@ def canonical(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         pairs = [(canonical(str(key), depth + 1), canonical(item, depth + 1)) for key, item in value.items()]
         return tuple(sorted(pairs, key=itemgetter(0)))
-    if isinstance(value, (list, tuple)):  # in any order, and one item as that item: a model echoes either way
-        items = sorted((canonical(item, depth + 1) for item in value), key=repr)
+    if isinstance(value, (list, tuple)):  # in any order, an item twice as once, one item as that item: as echoed
+        items = sorted(dict.fromkeys(canonical(item, depth + 1) for item in value), key=repr)
         return items[0] if len(items) == 1 else tuple(items)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    amount = _AMOUNT.fullmatch(_plain_numbers(value.strip())) if isinstance(value, str) else None
-    if amount and _JSON_NUMBER.fullmatch(amount[1]):  # "500.00", "$4,820.00", "4.820,00 EUR": the number in it
-        return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]), depth + 1)
+    if isinstance(value, str) and _JSON_NUMBER.fullmatch(value.strip()):  # "500.00" is read as 500
+        return canonical(float(value) if any(c in value for c in ".eE") else int(value), depth + 1)
     return _flat(value.strip(_WRAPPING_MARKS) if isinstance(value, str) else json.dumps(value))
 
 
