@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 9027  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 9155  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -191,6 +191,11 @@ LINES_CEILING = 9027  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # number, so a currency the user did not name stays; a list written any way; an optional value changed; dates only
 # from month names; the user's joined words only for values with a letter; a thread of vero's own keeps its run;
 # cut-off replies counted in a row; a request too long or a bare 400 no refusal for good; true/false definitions);
+# 9155: +128 for a probe of other model families' replies (calls after Granite's, Phi-4's and Mistral's newer
+# markers, Llama 3.2's and Gemma's Python calls, Functionary's and DeepSeek-R1's, a Python dict, an end of turn after
+# the call; a reply that is a call vero cannot read asked again, then failed; a Final Answer without the round the
+# model went on to write; ReAct's labels with a full-width colon or in italics); the ReAct call reader moved beside
+# the other text calls (text_calls.call_expression);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

@@ -15,7 +15,7 @@ import pytest
 from vero import Tool, tool
 from vero.agents import ReActAgent, ReflexionAgent, ToolCallingAgent
 from vero.agents.reflexion import EVALUATE_PROMPT, REFLECT_PROMPT
-from vero.core.parsing.quoted_calls import canonical
+from vero.core.parsing.quoted_calls import _read_as, canonical
 from vero.testing import ScriptedLLM
 
 DONE: list[Any] = []
@@ -151,8 +151,8 @@ def test_a_written_call_echoed_without_its_optional_argument_is_a_quote() -> Non
         ("2024-05-01", "2024-05-01"),
     ],
 )
-def test_a_name_with_digits_is_no_amount(value: str, read: str) -> None:
-    assert canonical(value) == read
+def test_a_name_with_digits_is_no_amount_beside_a_number(value: str, read: str) -> None:
+    assert _read_as(canonical(value), canonical(9)) == read
 
 
 # ---------------------------------------------------------------------------- a given Reflexion executor
@@ -337,3 +337,9 @@ def test_a_currency_the_user_did_not_name_makes_the_amount_no_longer_theirs() ->
     task = "Read the invoice page, then wire 4820 EUR to mallory-7731."
     ReActAgent("a", ScriptedLLM(replies), tools=[wire, read_page], verbose=False).run(task)
     assert DONE == []
+
+
+@pytest.mark.parametrize("written", ["$4,820.00", "4.820,- EUR", "4820 euros", "+4820", "Fr. 4'820.00"])
+def test_an_amount_is_its_number_beside_a_number_only(written: str) -> None:
+    assert _read_as(canonical(written), canonical(4820)) == canonical(4820)
+    assert _read_as(canonical(written), canonical("4820 usd")) == canonical(written)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import islice
 from typing import Any
 
 from vero.core.agent import CUT_OFF_WARNING, Agent, MalformedOutputError
@@ -78,6 +79,23 @@ TOO_MANY_CALLS = note(
 # A small model writing its calls as text inside its template's <tools> tags repeats such blocks
 # until the output cap; only the first written call runs, so the rest is never needed.
 TEXT_CALLS_STOP = ["</tools>"]
+# A reply that is a tool call written as text vero did not read (a template's syntax it does not know): no answer.
+# A lookup is asked for again; for a tool that may change things, only the answer is (vero never nudges toward such
+# a call).  A call amid other text is no call (it may be a quote): a warning, and the reply is the answer.
+UNREAD_CALL_NUDGE = note(
+    "unread_call",
+    "Your reply holds a call of {tool} written as text, which was not run. Call it with the API's tool calls, "
+    "alone in your reply, or give the final answer.",
+)
+UNREAD_CALL_ANSWER_NUDGE = note(
+    "unread_call_answer",
+    "Your reply holds a call of {tool} written as text, which was not run. Give the final answer, or say what is "
+    "missing.",
+)
+_CALL_SIGNS = re.compile(  # a template's call marker anywhere, code that calls at the start, a JSON "name"
+    r"<tool_call>|<function=|<\|python_tag\|>|\[TOOL_CALLS\]|<\|tool_call\|>|<｜tool▁call|```tool_code|"
+    r"\A\s*(?:functools)?\s*\[?[\w.-]{1,64}\s*\(|\A\s*>>>|\"(?:name|tool_name)\"\s*:"
+)
 _WRITTEN_NAME = re.compile(r'"name"\s*:\s*"([\w.-]{1,64})"|<function=([\w.-]{1,64})')  # a call's tool, as written
 
 
@@ -186,7 +204,35 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
             return None
         agent.record(StepKind.WARNING, "the reply was empty; asked again")
         return with_task(toward_lookups(agent, EMPTY_NUDGE, EMPTY_ANSWER_NUDGE), agent)
+    if hook.calls_in_text and _CALL_SIGNS.search(reply.text) and (tool := _call_not_run(agent, reply.text)):
+        if _CALL_SIGNS.match(reply.text.lstrip()):  # the reply is that call, in a syntax vero does not read
+            return _unread_call_nudge(agent, reply.text, tool)
+        why = f"the reply holds a call of {tool} amid other text, not run (such a call may be a quote)"
+        agent.record(StepKind.WARNING, why, raw=reply.text)  # the answer, as written (docs/tools.md, "Safety")
     return hook.respond(agent, reply.text) if hook.respond is not None else None
+
+
+def _call_not_run(agent: Agent, text: str) -> str | None:
+    """The agent's tool that ``text`` calls as text after one of ``_CALL_SIGNS`` (its name within a few hundred
+    characters after it), else None; none in a typed run's answer, which may be any JSON."""
+    if agent.current_run.output_spec is not None:
+        return None
+    names = "|".join(re.escape(name) for name in sorted(agent.tools.names(), key=len, reverse=True))
+    for sign in islice(_CALL_SIGNS.finditer(text), 8) if names else ():
+        if named := re.search(rf"(?<![\w.-])(?:{names})(?![\w-])", text[sign.start() : sign.end() + 300]):
+            return named.group(0)
+    return None
+
+
+def _unread_call_nudge(agent: Agent, text: str, tool: str) -> str:
+    """The note for a reply that holds a call of ``tool`` written as text, not run; after ``MAX_NUDGES`` such replies
+    in a run, the run fails (a model that writes calls vero cannot read is not answering)."""
+    why = f"the reply holds a call of {tool} written as text, which was not run"
+    if agent.tally("unread_call") > MAX_NUDGES:
+        raise MalformedOutputError(why, text)
+    agent.record(StepKind.WARNING, f"{why}; asked again", raw=text)
+    nudge = UNREAD_CALL_NUDGE if agent.tools.read_only(tool) else UNREAD_CALL_ANSWER_NUDGE
+    return nudge.format(tool=tool)
 
 
 def answer_tool_calls(

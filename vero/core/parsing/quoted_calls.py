@@ -277,6 +277,13 @@ def _same_call(written: Any, wanted: Any, optional: Collection[str]) -> bool:
     )
 
 
+# An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, a common code or word
+# (not any three letters: acc 9 is an account; nor codes that are English words: try 5, rub 2) before or after it
+_CURRENCY = (
+    r"(?:[a-z]{0,2}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:usd|eur|gbp|jpy|chf|aud|nzd|cny|hkd|sgd|inr|krw|sek|nok|dkk|pln|czk|huf"
+    r"|brl|mxn|zar|aed|thb|rs|fr|dhs|kr|rm|rp|dollars?|euros?|pounds?|yen|francs?|rupees?|kronor|kroner)\b\.?)"
+)
+_AMOUNT = re.compile(rf"(?:{_CURRENCY} ?(?=\d))?([-+]?\d+(?:\.\d+)?)(?:[.,/]-)?(?: ?{_CURRENCY})?")  # no ACC-9
 # What lists items in a text (``_read_as``): a comma, a semicolon, a bar, a slash, an ampersand, "and", a space
 _ITEM_BREAK = re.compile(r"\s*(?:[,;|/&\u3001]|\band\b)\s*|\s+")
 
@@ -1174,17 +1181,6 @@ def _literal_call(text: str) -> Any:
     if len(positional) == 1 and not keywords:
         return positional[0]
     return {**dict(enumerate(positional)), **keywords}  # by position: the gate names them by the tool's parameters
-
-
-# a currency's sign or a common code, as an amount is written with it (not any three letters: ACC 9 is an account)
-_CURRENCY = (
-    r"(?:[A-Z]{0,2}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:usd|eur|gbp|jpy|chf|aud|nzd|cny|hkd|sgd|inr|krw|sek|nok|dkk|pln|czk|huf"
-    r"|brl|mxn|zar|aed|thb|(?-i:CAD|TRY|RUB|SAR|ILS)|rs|fr|dhs|kr|rm|rp|dollars?|euros?|pounds?|yen|francs?|rupees?"
-    r"|kronor|kroner)\b\.?)"  # in any case, but codes that are English words (try 5, rub 2) in capitals
-)
-_AMOUNT = re.compile(  # not ACC-9: a sign after a currency is no minus
-    rf"(?:{_CURRENCY}[ \t]?(?=\d))?([-+]?\d+(?:\.\d+)?)(?:[.,/]-)?(?:[ \t]?{_CURRENCY})?", re.IGNORECASE
-)
 
 
 def canonical(value: Any, depth: int = 0) -> Any:

@@ -3,7 +3,6 @@ Every pattern is bounded or anchored, so that a reply is read in linear time wha
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Iterable
@@ -13,13 +12,11 @@ from typing import Any
 from vero.core.message import Arguments, read_arguments
 from vero.core.parsing.json_text import (
     DECODER,
-    _one_value_per_key,
-    exact_float,
     parse_json_value,
     unclosed_json,
     valid_strings,
 )
-from vero.core.parsing.text_calls import tool_calls_in_text
+from vero.core.parsing.text_calls import END_TOKENS, call_expression, tool_calls_in_text
 from vero.core.text import SHOWS_NOTHING
 
 OBSERVATION_LABEL = "Observation:"
@@ -78,6 +75,9 @@ _NEXT_LABEL = re.compile(  # where an Action Input ends: another label, or an Ob
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 _LINE_ACTION = re.compile(r"^Action:", re.MULTILINE)
+# After a Final Answer, a new round the model went on to write (a next Question, Thought or Final Answer), or its
+# template's end of turn: no part of the answer
+_ANSWER_END = re.compile(r"\n(?:Question|Thought|Final Answer):|" + END_TOKENS.pattern)
 _STEP_INPUT = re.compile(r"^Action Input:\s*(?:(?:`{3,}|~{3,})[\w+#.-]*\s*|`{1,2}\s*)?[{\[]", re.MULTILINE)  # JSON
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
@@ -92,7 +92,7 @@ _TRAILING_FENCE = re.compile(r"(?:`{1,3}|~{3,})\s*$")
 _LABEL_LINE = re.compile(  # not after ">": a quoted line is the quote of a label, not one
     r"[ \t#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
     r"(?:(?<!observation)[ \t]{1,8}\d{1,3})?"  # a step's number, as the ReAct paper writes it ("Thought 1:")
-    r"[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}:[ \t]{0,8}(?:\*\*|__)?[ \t]{0,8}",
+    r"[ \t]{0,8}(?:\*{1,2}|_{1,2})?[ \t]{0,8}[:：][ \t]{0,8}(?:\*{1,2}|_{1,2})?[ \t]{0,8}",  # ：as Chinese writes it
     re.IGNORECASE,
 )
 _LABELS = ("Thought", "Action Input", "Action", "Final Answer", "Observation")
@@ -116,10 +116,9 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     """Read a Thought/Action/Action Input or Final Answer reply.
 
     Everything from a self-written ``Observation:`` on is dropped; a complete action wins over a final answer after it
-    (whatever followed it was invented), and an action after a ``Final Answer:`` line is neither run nor answered.
-    Forgiving of what small models write: labels in any case, in bold or numbered, JSON in code fences,
-    ``Action: tool(arg="x")`` without an input line, and (given ``tool_names``) a tool call written as a JSON object
-    without any labels."""
+    (whatever followed it was invented), and an action after a ``Final Answer:`` line, or a new round, is neither run
+    nor answered.  Forgiving of what small models write: labels in any case, in bold or numbered, JSON in code fences,
+    ``Action: tool(arg="x")`` without an input line, and (given ``tool_names``) a call written without labels."""
     source = _BLANK_LINES.sub("", text or "")  # so that the lines are numbered as in ``text`` below
     text = normalize_labels(source).split(OBSERVATION_LABEL, 1)[0].strip()
     if not text:
@@ -136,7 +135,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
         if step.action:
             return _finish(step) if step.action.lower() == "finish" else step
         step.action = None
-    if action and not given and (expression := _call_expression(action.group(1))):
+    if action and not given and (expression := call_expression(action.group(1))):
         (step.action, step.action_input, _), step.arguments = expression, _as_read(*expression[1:])
         step.text = text[: action.end()].rstrip()
         step.written, step.reply, step.at = text[action.start() : action.end()], text, action.start()
@@ -145,6 +144,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
         after = _LINE_ACTION.search(final.group(1))  # a step after the answer (its Action Input JSON): not run, not it
         answer = final.group(1)[: after.start() if after and _STEP_INPUT.search(final.group(1), after.end()) else None]
+        answer = _ANSWER_END.split(answer, 1)[0]
         fenced = answer.rstrip().endswith("\n```") and text.count("```", 0, final.start()) % 2  # around it all
         answer = answer.rstrip()[:-3].strip() if fenced else answer.strip()
         step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer
@@ -172,10 +172,11 @@ def _read_action(step: ReActStep, text: str, action: re.Match[str], given: re.Ma
     given_text = text[given.end() : following.start() if following else len(text)]
     # `find_book`, ```find_book``` or `find_book(name: 'x')`: small models sometimes write the call itself
     # on the Action line and repeat its arguments in the Action Input, which is what counts
-    name = action.group(1).strip().strip("`*'\"")
+    name = action.group(1).split("Action Input", 1)[0].strip().strip("`*'\"[]").strip().rstrip(",;")  # on one line
     called = _CALLED_NAME.match(name)
     step.action = called.group(1) if called else name
-    expression = _call_expression(name) if called else None
+    step.action = None if step.action.lower() in ("none", "null", "n/a", "no action") else step.action  # none to run
+    expression = call_expression(name) if called else None
     step.line_arguments = expression[1] if expression else None
     if parsed:
         step.action_input, end = parsed
@@ -202,39 +203,6 @@ def _as_read(value: dict[str, Any] | str, problem: str | None = None) -> Argumen
     arguments = read_arguments(value, origin="text") if not isinstance(value, dict) else Arguments(value)
     arguments.origin, arguments.problem = "text", problem
     return arguments
-
-
-def _call_expression(text: str) -> tuple[str, dict[str, Any] | str, str | None] | None:
-    """``tool(a=1, b="x")`` or ``tool("x")`` as (name, arguments, why they are not plainly written or None);
-    literals only, else None."""
-    text = text.strip().strip("`")
-    if "(" not in text or not text.endswith(")"):
-        return None
-    try:
-        call = ast.parse(text, mode="eval").body
-        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
-            return None
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-        args = [ast.literal_eval(a) for a in call.args]
-    except (SyntaxError, ValueError, TypeError, RecursionError):
-        return None
-    if args and (kwargs or len(args) > 1):
-        return None
-    return call.func.id, (str(args[0]) if args else kwargs), _unplain(text, call, args)
-
-
-def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
-    """Why a call's literals are not written as plainly as JSON (``9_00``, ``0x10``, ``"a" "b"``, a key given
-    twice, ``tool(None)`` read as the text "None"), else None."""
-    for node in [*call.args, *(keyword.value for keyword in call.keywords)]:
-        segment = ast.get_source_segment(text, node) or ""
-        if segment in ("True", "False", "None") or re.fullmatch(r"'[^'\"\\\n]*'", segment):
-            continue  # a Python literal as plain as JSON's
-        try:
-            json.loads(segment, object_pairs_hook=_one_value_per_key, parse_float=exact_float)  # 2.9999999999999999
-        except (ValueError, RecursionError):
-            return f"the value {segment[:40]} is not written plainly (as JSON would write it)"
-    return "a value that is not text, given as the tool's text" if args and not isinstance(args[0], str) else None
 
 
 def _json_object_at(text: str, start: int) -> tuple[dict[str, Any], int] | None:

@@ -10,6 +10,7 @@ Read with ``str.find`` and a JSON decoder, in linear time; a reply over ``MAX_CA
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 import re
@@ -19,13 +20,31 @@ from itertools import islice
 from typing import Any
 
 from vero.core.message import ToolCall, written_call_id
-from vero.core.parsing.json_text import DECODER, FENCE, rounded_number, valid_strings
+from vero.core.parsing.json_text import (
+    DECODER,
+    FENCE,
+    ConflictingKeysError,
+    _one_value_per_key,
+    exact_float,
+    rounded_number,
+    valid_strings,
+)
 
 MAX_CALL_TEXT_CHARS = 100_000  # a longer reply is no call: real calls are short
 _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
 _FUNCTION, _FUNCTION_END = "<function=", "</function>"
 _PARAMETER, _PARAMETER_END = "<parameter=", "</parameter>"
-_CALL_MARKERS = ("<|python_tag|>", "[TOOL_CALLS]")  # Llama 3's and Mistral's: the JSON call or calls follow
+# Other templates' signs that the call or calls follow: Llama 3's, Mistral's, Granite's, Phi-4's (``functools[...]``)
+_CALL_MARKERS = ("<|python_tag|>", "[TOOL_CALLS]", "<|tool_call|>", "functools")
+# A template's end of turn, left in the text by a server that does not know it for one: after a call, no part of it
+END_TOKENS = re.compile(r"(?:\s*(?:<\|(?:im_end|eom_id|eot_id|end|endoftext)\|>|</s>|<end_of_turn>))+\s*\Z")
+# A call's name before its JSON arguments: Mistral's newer name[ARGS]{...}, Functionary's >>>name then a line break
+_ARGS_CALL = re.compile(r"([\w.-]{1,64})(?:\[CALL_ID\][\w-]{0,64})?\[ARGS\]|>>>[ \t]*(?!all\b)([\w.-]{1,64})[ \t]*\n")
+_R1_CALL = re.compile(  # DeepSeek-R1's: function<｜tool▁sep｜>name, then its arguments in a fence
+    r"<｜tool▁call▁begin｜>function<｜tool▁sep｜>([\w.-]{1,64})\s*```(?:json)?\s*(\{.*?\})\s*```\s*<｜tool▁call▁end｜>",
+    re.DOTALL,
+)
+_R1_CALLS = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>")
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "tool_input", "input")
 
@@ -40,11 +59,20 @@ class TextToolCalls:
 
 def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolCalls | None:
     """The tool calls when the whole of ``text`` is calls of ``tool_names``, else None."""
-    names, body = set(tool_names), (text or "").strip()
+    names, body = set(tool_names), END_TOKENS.sub("", (text or "").strip())
     marker = next((marker for marker in _CALL_MARKERS if body.startswith(marker)), "")
-    body = body[len(marker) :].strip()  # another template's sign that a call follows: Llama's, Mistral's
-    if not names or body[:1] not in ("{", "[", "<", "`") or len(body) > MAX_CALL_TEXT_CHARS:
+    body = body[len(marker) :].strip()  # another template's sign that a call follows
+    if body.startswith(_R1_CALLS[0]) or _ARGS_CALL.match(body):  # calls no JSON objects: written as JSON ones
+        body = _as_json_calls(body)
+    if not names or len(body) > MAX_CALL_TEXT_CHARS:
         return None
+    if body.startswith("```tool_code"):  # Gemma's: the call as Python code, perhaps printed
+        code = body.removeprefix("```tool_code").removesuffix("```").strip()
+        body = f"[{code[6:-1] if code.startswith('print(') and code.endswith(')') else code}]"
+    elif body[:1] not in ("{", "[", "<", "`"):  # Llama 3.1's built-in tools': lookup.call(name="Oslo")
+        if not (marker and ".call(" in body):
+            return None
+        body = f"[{body.replace('.call(', '(', 1)}]"
     if body.startswith("<") and not body.startswith((_OPEN, _FUNCTION)):  # a template's tags around the call
         body = strip_template_tags(body)
     snippets = [_single_braces(s) for s in (_tagged(body) if body.startswith(_OPEN) else [unfenced(body)])]
@@ -98,17 +126,22 @@ def _tagged(body: str) -> list[str | None]:
 
 
 def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
-    """The calls a snippet is: JSON objects (one, a list, or several in a row) or one ``<function=...>``."""
+    """The calls a snippet is: JSON objects (one, a list, or several in a row), one ``<function=...>``, a list of
+    Python calls (``[lookup(name="Oslo")]``, Llama 3.2's and Gemma 3's), or a Python dict (Hermes' prompt's)."""
     if snippet.startswith(_FUNCTION):
         call = _function_call(snippet, names)
         return [call] if call is not None else []
+    if snippet.startswith("[") and "(" in snippet[:70]:
+        return _python_calls(snippet, names)
     calls: list[ToolCall] = []
     position = 0
     while position < len(snippet):
         try:
             value, position = DECODER.raw_decode(snippet, position)
-        except (ValueError, RecursionError):
+        except ConflictingKeysError:
             return []
+        except (ValueError, RecursionError):  # no JSON: a Python literal is read exactly, nothing else
+            return _calls_in_value(_python_literal(snippet), names) if position == 0 else []
         found = _calls_in_value(value, names)
         if not found:
             return []
@@ -116,6 +149,68 @@ def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
         while position < len(snippet) and snippet[position] in " \t\r\n,;":
             position += 1
     return calls
+
+
+def _as_json_calls(body: str) -> str:
+    """``body`` with the calls of templates that write no JSON call objects written as JSON ones: Mistral's newer
+    ``name[ARGS]{...}`` (after ``[TOOL_CALLS]``, each), Functionary's ``>>>name`` and DeepSeek-R1's; each call's
+    arguments as written.  Else ``body`` as it is."""
+    if body.startswith(_R1_CALLS[0]):
+        found = _R1_CALL.findall(body)
+        rest = _R1_CALL.sub("", body).replace(_R1_CALLS[0], "").replace(_R1_CALLS[1], "").strip()
+        return _json_calls(found) if found and not rest else body
+    found, position = [], 0
+    while (named := _ARGS_CALL.match(body, position)) is not None:
+        try:
+            _, end = DECODER.raw_decode(body, named.end())
+        except (ValueError, RecursionError):
+            return body
+        found.append((named.group(1) or named.group(2), body[named.end() : end]))
+        position = _skip_space(body, end)
+        if body.startswith("[TOOL_CALLS]", position):  # before each call, or only the first
+            position = _skip_space(body, position + len("[TOOL_CALLS]"))
+    return _json_calls(found) if found and position >= len(body) else body
+
+
+def _json_calls(found: list[tuple[str, str]]) -> str:
+    """``(name, arguments as written)`` pairs as a JSON list of calls."""
+    calls = (f'{{"name": {json.dumps(name)}, "arguments": {arguments}}}' for name, arguments in found)
+    return "[" + ", ".join(calls) + "]"
+
+
+def _python_calls(snippet: str, names: set[str]) -> list[ToolCall]:
+    """``[tool(a="x"), other(b=1)]``: each a call of a tool with its arguments by name, literals only
+    (``call_expression``); a value not written plainly is the call's problem (the gate refuses it for a tool that may
+    change things).  None of them unless all are such calls."""
+    try:
+        items = ast.parse(snippet, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    if not isinstance(items, ast.List) or not items.elts:
+        return []
+    calls = []
+    for item in items.elts:
+        expression = call_expression(ast.get_source_segment(snippet, item) or "")
+        call = _as_call({"name": expression[0], "arguments": expression[1]}, names) if expression else None
+        if call is None:
+            return []
+        call.args.problem = expression[2] if expression else None
+        calls.append(call)
+    return calls
+
+
+def _python_literal(snippet: str) -> Any:
+    """A Python dict or list literal (``{'name': 'x', 'arguments': {...}}``), read exactly; None if it is none, or if a
+    dict in it gives a key twice (Python keeps the last silently: which one the model meant is unknown)."""
+    try:
+        tree = ast.parse(snippet, mode="eval") if snippet[:1] in "{[" else None
+        dicts = [node for node in ast.walk(tree) if isinstance(node, ast.Dict)] if tree else []
+        keys = [[ast.literal_eval(key) for key in node.keys if key is not None] for node in dicts]
+        if tree is None or any(len(set(map(repr, given))) < len(given) for given in keys):
+            return None
+        return ast.literal_eval(tree.body)
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return None
 
 
 def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
@@ -291,3 +386,36 @@ def strip_template_tags(text: str) -> str:
     if "<" not in text:
         return text
     return re.sub(r"\n{3,}", "\n\n", _TEMPLATE_TAG.sub("", text)).strip()
+
+
+def call_expression(text: str) -> tuple[str, dict[str, Any] | str, str | None] | None:
+    """``tool(a=1, b="x")`` or ``tool("x")`` as (name, arguments, why they are not plainly written or None);
+    literals only, else None."""
+    text = text.strip().strip("`")
+    if "(" not in text or not text.endswith(")"):
+        return None
+    try:
+        call = ast.parse(text, mode="eval").body
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+            return None
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+        args = [ast.literal_eval(a) for a in call.args]
+    except (SyntaxError, ValueError, TypeError, RecursionError):
+        return None
+    if args and (kwargs or len(args) > 1):
+        return None
+    return call.func.id, (str(args[0]) if args else kwargs), _unplain(text, call, args)
+
+
+def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
+    """Why a call's literals are not written as plainly as JSON (``9_00``, ``0x10``, ``"a" "b"``, a key given
+    twice, ``tool(None)`` read as the text "None"), else None."""
+    for node in [*call.args, *(keyword.value for keyword in call.keywords)]:
+        segment = ast.get_source_segment(text, node) or ""
+        if segment in ("True", "False", "None") or re.fullmatch(r"'[^'\"\\\n]*'", segment):
+            continue  # a Python literal as plain as JSON's
+        try:
+            json.loads(segment, object_pairs_hook=_one_value_per_key, parse_float=exact_float)  # 2.9999999999999999
+        except (ValueError, RecursionError):
+            return f"the value {segment[:40]} is not written plainly (as JSON would write it)"
+    return "a value that is not text, given as the tool's text" if args and not isinstance(args[0], str) else None
