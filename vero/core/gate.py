@@ -165,6 +165,8 @@ def quote_sources(agent: Agent) -> Shown:
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
     tools = {t.name: f"{t.description}\n\n{json.dumps(t.parameters, ensure_ascii=False)}" for t in agent.tools}
+    # and the tools' names, which a server chooses (delete_record_rec-88412), as another description (as words too)
+    tools[""] = "\n".join(f"{tool.name} {tool.name.replace('_', ' ')}" for tool in agent.tools)
     for name, told in agent.tools.retired.items():  # what a tool since replaced told the model (MCP's list_changed)
         tools[name] = "\n\n".join([tools.get(name, ""), *told])
     seen = agent.history_messages()  # the window the model is sent: what is older, it never saw

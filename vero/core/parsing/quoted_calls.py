@@ -217,13 +217,12 @@ def quoted_call(
 ) -> bool:
     """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results`` (data
     from outside) names the tool with each of its values the user did not write (``asked``) near the name
-    (``_named_with_values``), or a tool's description (``descriptions``, among ``sources``) writes each such value
-    after its parameter's name, in any dress (``_keyed``): near the name in another tool's, anywhere in its own.
-    ``as_arguments`` reads a call's arguments (``arguments``, each written call's) into the dict compared, as the tool
-    would get them (the gate: leniently, without defaults); one it cannot read is skipped.  Arguments nested too
-    deeply to compare count as quoted (no model writes such a call itself)."""
+    (``_named_with_values``), or a tool's description (``descriptions``, among ``sources``) shows the call (``_keyed``).
+    ``as_arguments`` reads a call's arguments (``arguments``, each written call's) as the tool would get them (the
+    gate: leniently, without defaults); one it cannot read is skipped, one nested too deeply counts as quoted."""
     wanted = None  # compared only once a written call of ``name`` is found
-    telling = [value for value in arguments.values() if value not in ("", None) and not isinstance(value, bool)]
+    fields = _flat_arguments(arguments) if any(isinstance(value, dict) for value in arguments.values()) else arguments
+    telling = [value for value in fields.values() if value not in ("", None) and not isinstance(value, bool)]
     values = [str(value).removesuffix(".0").casefold() for value in telling]  # as written, flags aside
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
     words = [word.lower() for word in _NAME_WORDS.findall(name)]  # in any spelling, drawn alike (``_DRAWN_ALIKE``)
@@ -248,7 +247,8 @@ def quoted_call(
                 with contextlib.suppress(ValueError, TypeError, RecursionError):  # a call it cannot read: skipped
                     if _same_call(canonical(as_arguments(written)), wanted, optional):
                         return True
-            if source in descriptions.values() and any(value in form.casefold() for value in values):
+            its_own = source == descriptions.get(name)  # read whole, below
+            if source in descriptions.values() and not its_own and any(value in form.casefold() for value in values):
                 keyed.append(form)  # names the tool and holds one of the call's values: read for its arguments
     own = plain(descriptions.get(name, ""))
     own = own if any(value in own.casefold() for value in values) else ""  # holds one: read for its arguments
@@ -351,11 +351,23 @@ def _named_with_unsaid(
     own_forms = _forms(own[:MAX_CALL_CHARS], _ANYWHERE, tables=True) if own else []
     whole = [text for form in own_forms for text in _value_texts(form)]
     near = [text for form in described for text in _value_texts(form)]
-    prose = _keyed(arguments, said, named=False)  # "send 1250 to ACC-9 with transfer": two values the user did not say
+    nested = any(isinstance(value, dict) for value in arguments.values())  # an object's fields as the call's own:
+    flat = _flat_arguments(arguments) if nested else arguments  # an example writes them so too
+    prose = _keyed(flat, said, named=False)  # "send 1250 to ACC-9 with transfer": values the user did not say
     texts = (whole, near)
-    return _example_in(_keyed(arguments, said), arguments, spellings, reach, texts) or (
-        len(prose) > 1 and _example_in(prose, arguments, spellings, reach, texts, prose=True)
+    return _example_in(_keyed(flat, said), flat, spellings, reach, texts) or (
+        bool(prose) and _example_in(prose, flat, spellings, reach, texts, prose=True)
     )
+
+
+def _flat_arguments(arguments: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    """``arguments`` with each object's fields in its place (``{"payment": {"to": "a"}}`` as ``{"to": "a"}``), the
+    first of a name kept."""
+    flat: dict[str, Any] = {}
+    for key, value in arguments.items():
+        inner = _flat_arguments(value, depth + 1) if isinstance(value, dict) and depth < 8 else {key: value}
+        flat.update({name: item for name, item in inner.items() if name not in flat})
+    return flat
 
 
 def _example_in(
@@ -369,11 +381,13 @@ def _example_in(
     """Descriptions' texts (``whole``: the tool's own, read whole; ``near``: others', near the tool's name) show the
     call as an example: each of ``patterns`` (by parameter) is found, and none of its values is one of several that
     a description allows, in any reading.  Values in ``prose`` (``patterns`` of values alone) count only near the
-    tool's name, in its own description too, and are listed only beside another of their kind (``_shape``)."""
+    tool's name, in its own description too (an app's defaults, "the lounge is zone ZN-4", are no example), and are
+    listed only beside another of their kind (``_shape``); one value alone, only in another tool's description (a
+    poisoned server's ``delete_note q3-minutes``)."""
     whole, near = texts
     listed = [pattern + _listed_after(key, arguments) for key, pattern in patterns.items()]
     if prose:
-        whole, near = [], [*whole, *near]
+        whole, near = [], [*whole, *near] if len(patterns) > 1 else near
         listed = [pattern + _LISTED_LIKE.format(_shape(canonical(arguments[key]))) for key, pattern in patterns.items()]
     if not patterns or any(re.search(pattern, text) for pattern in listed for text in [*whole, *near]):
         return False
@@ -397,7 +411,9 @@ def _shape(value: str) -> str:
         return r"[\w.+-]+@[\w.-]+"
     if value.startswith(("/", "~", "./")):
         return r"[~.]?/[\w./-]*"
-    return r"[\w.-]*\d[\w.-]*" if any(char.isdigit() for char in value) else r"[^\W\d]\w*"
+    if any(char.isdigit() for char in value):  # a name with digits beside another: not beside a number alone
+        return r"[\w.-]*[^\W\d_][\w.-]*\d[\w.-]*|[\w.-]*\d[\w.-]*[^\W\d_][\w.-]*"
+    return r"[^\W\d]\w*"
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
@@ -494,10 +510,21 @@ def _found(value: str, text: str) -> bool:
 
 
 def _value_pattern(value: str) -> str:
-    """The pattern of ``value`` (``canonical``) as ``_found`` finds it."""
+    """The pattern of ``value`` (``canonical``) as ``_found`` finds it; an id of letters and digits written with
+    other signs between its parts, or none (``REC88412``, ``rec_88412`` for ``rec-88412``; a UUID without dashes)."""
     if _JSON_NUMBER.fullmatch(value):
         return rf"(?<![\d.]){re.escape(value)}(?!\.?\d)"
-    return rf"(?<!\w){re.escape(value.rstrip('.!?') or value)}(?!\w)"  # a sentence's end mark aside
+    value = value.rstrip(".!?") or value  # a sentence's end mark aside
+    chunks = [(chunk, _RUNS.findall(chunk)) for chunk in _ID_SIGN.split(value)]  # rec88412: rec, then 88412
+    parts = [part for chunk, runs in chunks for part in (runs if len(runs) == 2 else [chunk]) if part]
+    if len(parts) < 2 or not _ID.fullmatch(value):
+        return rf"(?<!\w){re.escape(value)}(?!\w)"
+    return r"(?<![^\W_])" + "[-_. ]?".join(map(re.escape, parts)) + r"(?![^\W_])"
+
+
+_ID = re.compile(r"(?=.*[^\W\d_])(?=.*\d)[\w.-]{3,64}|[\w]{1,64}(?: [\w]{1,64}){1,3}(?<=\d)")  # rec-88412, acc 9
+_ID_SIGN = re.compile(r"[-_. ]+")
+_RUNS = re.compile(r"[^\W\d_]+|\d+")  # the letters and the digits of an id's part
 
 
 # Between a parameter's name and its value in a description, in any call's syntax or a sentence: a sign (":", "=",
