@@ -176,3 +176,17 @@ def test_an_action_written_in_other_dresses_is_read(reply: str) -> None:
 def test_an_action_of_none_before_a_final_answer_is_the_answer() -> None:
     step = parse_react("Thought: no tool needed\nAction: None\nAction Input: none\nFinal Answer: 42", ["lookup"])
     assert (step.action, step.final_answer) == (None, "42")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Oslo (the capital) has 700000 people; lookup said so.",  # a word and a parenthesis: no call
+        "print(lookup) shows the function, not a call of it.",  # code, but of no tool
+        'The page wrote {"name": "lookup"} as an example; Oslo has 700000 people.',  # a call amid prose
+    ],
+)
+def test_an_answer_that_only_looks_a_little_like_a_call_is_the_answer(answer: str) -> None:
+    llm = ScriptedLLM([answer, "asked again"])
+    agent = ToolCallingAgent("t", llm, tools=[lookup], verbose=False)
+    assert agent.run("How many people live in Oslo?") == answer and llm.calls == 1

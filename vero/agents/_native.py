@@ -94,7 +94,7 @@ UNREAD_CALL_ANSWER_NUDGE = note(
 )
 _CALL_SIGNS = re.compile(  # a template's call marker anywhere, code that calls at the start, a JSON "name"
     r"<tool_call>|<function=|<\|python_tag\|>|\[TOOL_CALLS\]|<\|tool_call\|>|<｜tool▁call|```tool_code|"
-    r"\A\s*(?:functools)?\s*\[?[\w.-]{1,64}\s*\(|\A\s*>>>|\"(?:name|tool_name)\"\s*:"
+    r"\A\s*(?:functools)?\s*\[?(?P<called>[\w.-]{1,64})\s*\(|\A\s*>>>|\"(?:name|tool_name)\"\s*:"
 )
 _WRITTEN_NAME = re.compile(r'"name"\s*:\s*"([\w.-]{1,64})"|<function=([\w.-]{1,64})')  # a call's tool, as written
 
@@ -219,7 +219,10 @@ def _call_not_run(agent: Agent, text: str) -> str | None:
         return None
     names = "|".join(re.escape(name) for name in sorted(agent.tools.names(), key=len, reverse=True))
     for sign in islice(_CALL_SIGNS.finditer(text), 8) if names else ():
-        if named := re.search(rf"(?<![\w.-])(?:{names})(?![\w-])", text[sign.start() : sign.end() + 300]):
+        if sign.group("called") is not None:  # code that calls: one of the tools ("Oslo (the capital)" is none)
+            if agent.tools.get(sign.group("called")) is not None:
+                return sign.group("called")
+        elif named := re.search(rf"(?<![\w.-])(?:{names})(?![\w-])", text[sign.start() : sign.end() + 300]):
             return named.group(0)
     return None
 
