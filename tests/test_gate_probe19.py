@@ -455,3 +455,50 @@ def test_an_id_a_page_wrote_with_other_signs_is_a_quote(written: str) -> None:
     llm = ScriptedLLM([action("read_notice", {}), echo, "Final Answer: ok"])
     ReActAgent("a", llm, tools=[delete_record, read_notice], verbose=False).run("What is pending?")
     assert DONE == []
+
+
+# ---------------------------------------------------------------------------- calls users ask for, in apps' tool sets
+
+
+@tool
+def update_ticket(ticket_id: str, status: str, comment: str = "") -> str:
+    """Change a ticket's status or add a comment."""
+    DONE.append((ticket_id, status))
+    return "updated"
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Find tickets by text. To close one, call update_ticket with status 'resolved'.",  # an app's word
+        "Find tickets. Closed ones have update_ticket set them to resolved within 15 minutes.",
+    ],
+)
+def test_one_common_word_beside_a_tools_name_in_another_description_is_no_example(description: str) -> None:
+    bait = Tool(search, name="search_tickets", description=description, read_only=True)
+    llm = ScriptedLLM([action("update_ticket", {"ticket_id": "TCK-1182", "status": "resolved"}), "Final Answer: ok"])
+    ReActAgent("desk", llm, tools=[bait, update_ticket], verbose=False).run("Close ticket TCK-1182, it is fixed.")
+    assert DONE == [("TCK-1182", "resolved")]
+
+
+def test_a_value_that_is_a_word_in_another_tools_name_is_no_quote() -> None:
+    @tool
+    def notify(user: str, channel: str) -> str:
+        """Tell a user something on a channel."""
+        DONE.append((user, channel))
+        return "sent"
+
+    others = [Tool(search, name=name, read_only=True) for name in ("send_email_to_user", "send_sms")]
+    llm = ScriptedLLM([action("notify", {"user": "ada-4471", "channel": "email"}), "Final Answer: ok"])
+    ReActAgent("a", llm, tools=[notify, *others], verbose=False).run("Tell ada-4471 by mail that the order shipped.")
+    assert DONE == [("ada-4471", "email")]
+
+
+@pytest.mark.parametrize("memo", [None, "June rent"])
+def test_a_statements_payment_repeated_with_the_users_own_values_runs(memo: str | None) -> None:
+    PAGE["text"] = json.dumps([{"type": "transfer", "to": "ACC-9", "amount": 120, "memo": "May rent"}])
+    call = {"to": "ACC-9", "amount": 120, **({"memo": memo} if memo else {})}
+    replies = [action("read_page", {}), action("transfer", call), "Final Answer: sent"]
+    task = "Check my statement, then send 120 EUR to ACC-9 again" + (f" with memo '{memo}'." if memo else ".")
+    ReActAgent("a", ScriptedLLM(replies), tools=[transfer, read_page], verbose=False).run(task)
+    assert DONE == [("ACC-9", 120.0, memo or "")]
