@@ -220,7 +220,7 @@ def quoted_call(
     (``_named_with_values``), or a tool's description (``descriptions``, among ``sources``) shows the call (``_keyed``).
     ``as_arguments`` reads a call's arguments (``arguments``, each written call's) as the tool would get them (the
     gate: leniently, without defaults); one it cannot read is skipped, one nested too deeply counts as quoted."""
-    wanted = None  # compared only once a written call of ``name`` is found
+    wanted, user_wrote = None, functools.partial(_user_wrote, asked)  # compared once a written call is found
     fields = _flat_arguments(arguments) if any(isinstance(value, dict) for value in arguments.values()) else arguments
     telling = [value for value in fields.values() if value not in ("", None) and not isinstance(value, bool)]
     values = [str(value).removesuffix(".0").casefold() for value in telling]  # as written, flags aside
@@ -245,9 +245,7 @@ def quoted_call(
                     padded = True  # asked once per form
                     continue
                 with contextlib.suppress(ValueError, TypeError, RecursionError):  # a call it cannot read: skipped
-                    if _same_call(
-                        canonical(as_arguments(written)), wanted, optional, functools.partial(_user_wrote, asked)
-                    ):
+                    if _same_call(canonical(as_arguments(written)), wanted, optional, user_wrote):
                         return True
             its_own = source == descriptions.get(name)  # read whole, below
             if source in descriptions.values() and not its_own and any(value in form.casefold() for value in values):
