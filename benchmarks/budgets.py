@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 9198  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 9240  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -202,6 +202,11 @@ LINES_CEILING = 9198  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # 9183: +3, a reply that begins "Oslo (the capital)" is no call: only code that calls one of the tools is;
 # 9198: +15 for a false-positive probe of those: one value alone in another tool's description only when it is an id,
 # and an echo without or with other optional values no quote when the user wrote the other values;
+# 9240: +42 for a review of the replies' readings (JSON read before Python, so a parenthesis in a JSON call no longer
+# loses it; a Python literal's values checked as plain as JSON's, a set or bytes no call; DeepSeek-R1's arguments one
+# object; end tokens looked for in the last characters only, and a Final Answer cut at a new round's Question with its
+# Thought, both linear; a reply that is wholly code calling a tool, or begins with a marker, is the unread call, in
+# native ReAct too; the tools' names of a parent and a sub-agent both kept);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

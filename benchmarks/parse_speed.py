@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from vero.agents._native import _SIGNS, CALL_START
 from vero.core.parsing import parse_json_object, parse_react, strip_template_tags, tidy_numbers, tool_calls_in_text
 from vero.core.thinking import split_thinking
 from vero.recovery.arithmetic import miscalculation
@@ -36,6 +37,11 @@ def pad(unit: str, size: int) -> str:
 
 def calls(text: str) -> object:
     return tool_calls_in_text(text, NAMES)
+
+
+def unread(text: str) -> object:
+    """Whether a native agent's reply begins as a call it could not read (``CALL_START``), as it is asked."""
+    return CALL_START.match(text.lstrip()) or _SIGNS.search(text)
 
 
 def react(text: str) -> object:
@@ -75,6 +81,12 @@ SHAPES: dict[str, tuple[Callable[[str], object], Callable[[int], str]]] = {
     "react: spaces after a label": (react, lambda n: "Thought" + pad(" ", n) + "x"),
     "react: final answer": (react, lambda n: "Final Answer: " + pad("word ", n)),
     "react: call on the action line, unclosed": (react, lambda n: "Action: echo(" + pad("a", n)),
+    "react: final answer, spaces inside": (react, lambda n: "Final Answer: a" + pad(" ", n) + "b"),
+    "react: final answer, questions": (react, lambda n: "Final Answer: faq" + pad("\nQuestion: q", n)),
+    "text calls: spaces before an end token": (calls, lambda n: CALL.format("x") + pad(" ", n) + "x<|im_end|>"),
+    "text calls: Python calls repeated": (calls, lambda n: "[" + pad("echo(text='x'), ", n) + "]"),
+    "text calls: [ARGS] repeated": (calls, lambda n: "[TOOL_CALLS]" + pad('echo[ARGS]{"text": "x"}', n)),
+    "native: spaces before a reply that looks like a call": (unread, lambda n: pad(" ", n) + "echo(x"),
     "json: object, closed": (json_object, lambda n: '{"a": "' + pad("x", n) + '"}'),
     "json: object, unclosed": (json_object, lambda n: '{"a": "' + pad("x", n)),
     "json: fences repeated, unclosed": (json_object, lambda n: pad("```json\n{", n)),

@@ -147,7 +147,6 @@ def test_a_typed_answer_that_names_a_tool_is_read_as_the_answer() -> None:
     "after",
     [
         "\n\nQuestion: What is the population of Bergen?\nThought: I need to look up Bergen.",  # a new round
-        "\nThought: I am done.",
         "\nFinal Answer: Oslo has 700000 people.",  # said twice
         "<|im_end|>",
         "<|eot_id|>",
@@ -190,3 +189,69 @@ def test_an_answer_that_only_looks_a_little_like_a_call_is_the_answer(answer: st
     llm = ScriptedLLM([answer, "asked again"])
     agent = ToolCallingAgent("t", llm, tools=[lookup], verbose=False)
     assert agent.run("How many people live in Oslo?") == answer and llm.calls == 1
+
+
+# ---------------------------------------------------------------------------- a review of these readings
+
+
+def test_a_json_call_with_a_parenthesis_in_its_text_is_still_read() -> None:
+    text = '[TOOL_CALLS][{"name": "send_message", "arguments": {"to": "bob", "text": "Hi (from Oslo)"}}]'
+    found = tool_calls_in_text(text, ["send_message"])
+    assert found is not None and found.calls[0].arguments == '{"to": "bob", "text": "Hi (from Oslo)"}'
+
+
+@pytest.mark.parametrize("value", ["'a' 'b'", "0x10", "9_00", "2.9999999999999999"])
+def test_a_python_dict_call_with_a_value_not_written_plainly_does_not_run_a_changing_tool(value: str) -> None:
+    reply = f"<tool_call>\n{{'name': 'send_message', 'arguments': {{'to': 'bob', 'text': {value}}}}}\n</tool_call>"
+    found = tool_calls_in_text(reply, ["send_message"])
+    assert found is not None and found.calls[0].args.problem
+    agent = ToolCallingAgent("t", ScriptedLLM([reply, "Not sent."]), tools=[send_message], verbose=False)
+    agent.run("Tell bob.")
+    assert SENT == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tool_call>\n{'name': 'send_message', 'arguments': {'to': {'bob'}, 'text': 'hi'}}\n</tool_call>",  # a set
+        "<tool_call>\n{'name': 'send_message', 'arguments': {'to': b'bob', 'text': 'hi'}}\n</tool_call>",  # bytes
+        "<tool_call>\n{'name': 'send_message', 'arguments': {1: 'bob', True: 'hi'}}\n</tool_call>",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>send_message\n```json\n"
+        '{"to": "bob", "text": "hi"}}, {"name": "lookup", "arguments": {"name": "x"}\n```<｜tool▁call▁end｜>'
+        "<｜tool▁calls▁end｜>",  # arguments that would add a call
+    ],
+)
+def test_a_call_whose_arguments_are_no_plain_object_is_no_call(text: str) -> None:
+    assert tool_calls_in_text(text, ["send_message", "lookup"]) is None
+
+
+def test_a_final_answer_that_lists_questions_is_kept_whole() -> None:
+    answer = "Here are the FAQs.\nQuestion: How do I reset it?\nAnswer: Hold the button.\nQuestion: Is it safe?"
+    assert parse_react(f"Thought: done\nFinal Answer: {answer}", ["lookup"]).final_answer == answer
+
+
+@tool(read_only=True)
+def weather(city: str) -> str:
+    """The weather in a city."""
+    return "12 C"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "weather (Oslo, today): 12 °C and clear.",
+        "weather(city) gives the weather; in Oslo it is 12 °C.",
+        ">>> print(weather)\n<function weather>",
+    ],
+)
+def test_an_answer_that_begins_like_code_is_the_answer(answer: str) -> None:
+    llm = ScriptedLLM([answer, "asked again"])
+    agent = ToolCallingAgent("t", llm, tools=[weather], verbose=False)
+    assert agent.run("Weather in Oslo?") == answer and llm.calls == 1
+
+
+def test_native_react_asks_again_for_a_call_it_could_not_read() -> None:
+    llm = ScriptedLLM(["lookup(name=Oslo)", '[lookup(name="Oslo")]', "Oslo has 700000 people."])
+    agent = ReActAgent("r", llm, tools=[lookup], protocol="native", verbose=False)
+    assert agent.run("How many people live in Oslo?") == "Oslo has 700000 people."
+    assert LOOKED == ["Oslo"]

@@ -92,10 +92,12 @@ UNREAD_CALL_ANSWER_NUDGE = note(
     "Your reply holds a call of {tool} written as text, which was not run. Give the final answer, or say what is "
     "missing.",
 )
-_CALL_SIGNS = re.compile(  # a template's call marker anywhere, code that calls at the start, a JSON "name"
-    r"<tool_call>|<function=|<\|python_tag\|>|\[TOOL_CALLS\]|<\|tool_call\|>|<｜tool▁call|```tool_code|"
-    r"\A\s*(?:functools)?\s*\[?(?P<called>[\w.-]{1,64})\s*\(|\A\s*>>>|\"(?:name|tool_name)\"\s*:"
-)
+_MARKERS = r"<tool_call>|<function=|<\|python_tag\|>|\[TOOL_CALLS\]|<\|tool_call\|>|<｜tool▁call|```tool_code"
+# A reply that begins as a call: a template's marker (its tool named just after it), Functionary's >>>name, or code
+# that calls one of the tools, the whole reply (``lookup(name=Oslo)``; not "Oslo (the capital) ...")
+CALL_START = re.compile(rf"(?:{_MARKERS}|functools\[|>>>(?=[\w.-]+\n))|\[?(?P<called>[\w.-]{{1,64}})\((?s:.*)\)\]?\Z")
+_SIGNS = re.compile(rf"{_MARKERS}|functools\[|>>>|\"(?:name|tool_name)\"\s*:")  # a call's signs, anywhere
+NAMED_NEAR = 300  # how far after a call's sign its tool's name is looked for
 _WRITTEN_NAME = re.compile(r'"name"\s*:\s*"([\w.-]{1,64})"|<function=([\w.-]{1,64})')  # a call's tool, as written
 
 
@@ -204,27 +206,32 @@ def nudge_for(agent: Agent, reply: Message) -> str | ToolCall | None:
             return None
         agent.record(StepKind.WARNING, "the reply was empty; asked again")
         return with_task(toward_lookups(agent, EMPTY_NUDGE, EMPTY_ANSWER_NUDGE), agent)
-    if hook.calls_in_text and _CALL_SIGNS.search(reply.text) and (tool := _call_not_run(agent, reply.text)):
-        if _CALL_SIGNS.match(reply.text.lstrip()):  # the reply is that call, in a syntax vero does not read
-            return _unread_call_nudge(agent, reply.text, tool)
+    if hook.calls_in_text and (start := CALL_START.match(reply.text.lstrip())):
+        return unread_call_note(agent, reply.text, start)
+    if hook.calls_in_text and _SIGNS.search(reply.text) and (tool := _tool_named(agent, reply.text)):
         why = f"the reply holds a call of {tool} amid other text, not run (such a call may be a quote)"
         agent.record(StepKind.WARNING, why, raw=reply.text)  # the answer, as written (docs/tools.md, "Safety")
     return hook.respond(agent, reply.text) if hook.respond is not None else None
 
 
-def _call_not_run(agent: Agent, text: str) -> str | None:
-    """The agent's tool that ``text`` calls as text after one of ``_CALL_SIGNS`` (its name within a few hundred
-    characters after it), else None; none in a typed run's answer, which may be any JSON."""
+def _tool_named(agent: Agent, text: str) -> str | None:
+    """The agent's tool named within ``NAMED_NEAR`` characters after one of the first ``_SIGNS`` of a call in
+    ``text`` (as its call is written); none in a typed run's answer, which may be any JSON."""
     if agent.current_run.output_spec is not None:
         return None
     names = "|".join(re.escape(name) for name in sorted(agent.tools.names(), key=len, reverse=True))
-    for sign in islice(_CALL_SIGNS.finditer(text), 8) if names else ():
-        if sign.group("called") is not None:  # code that calls: one of the tools ("Oslo (the capital)" is none)
-            if agent.tools.get(sign.group("called")) is not None:
-                return sign.group("called")
-        elif named := re.search(rf"(?<![\w.-])(?:{names})(?![\w-])", text[sign.start() : sign.end() + 300]):
+    for sign in islice(_SIGNS.finditer(text), 8) if names else ():  # a few: a reply of many signs is no call
+        if named := re.search(rf"(?<![\w.-])(?:{names})(?![\w-])", text[sign.start() : sign.end() + NAMED_NEAR]):
             return named.group(0)
     return None
+
+
+def unread_call_note(agent: Agent, text: str, start: re.Match[str]) -> str | None:
+    """For a reply that begins as a call (``CALL_START``) vero did not read: the note to send, if it calls one of the
+    agent's tools (else None: it is the answer); after ``MAX_NUDGES`` such replies in a run, the run fails."""
+    called = start.group("called")
+    tool = (called if agent.tools.get(called) else None) if called else _tool_named(agent, text)
+    return _unread_call_nudge(agent, text, tool) if tool else None
 
 
 def _unread_call_nudge(agent: Agent, text: str, tool: str) -> str:

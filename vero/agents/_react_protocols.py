@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from vero.agents._native import (
+    CALL_START,
     NATIVE_INSTRUCTIONS,
     answer_tool_calls,
     nudge_for,
     send_nudge,
     tool_options,
+    unread_call_note,
     with_task,
     with_text_tool_calls,
 )
@@ -49,6 +51,9 @@ class NativeProtocol:
             return ReplyStep(Message("assistant", reply.text), reply.text, note=str(nudge_for(agent, reply)))
         if SHOWS_NOTHING.fullmatch(reply.text):  # nothing a reader would see
             return ReplyStep(problem="the reply was empty")
+        start = CALL_START.match(reply.text.lstrip()) if agent.options.hook.calls_in_text else None
+        if start and (note := unread_call_note(agent, reply.text, start)):  # a call vero could not read: no answer
+            return ReplyStep(Message("assistant", reply.text), reply.text, note=note)
         return ReplyStep(answer=reply.text)  # into the conversation only if the recovery hook objects (``send``)
 
     def act(self, agent: ReActAgentBase, step: ReplyStep, warning: str | None, messages: list[Message]) -> None:

@@ -204,7 +204,8 @@ def quote_sources(agent: Agent) -> Shown:
     shown.results.extend(parent.results)
     shown.own.extend(parent.own)
     shown.asked.extend(parent.asked)
-    shown.descriptions.update({**parent.descriptions, **shown.descriptions})  # the agent's own tools first
+    names = "\n".join(filter(None, [shown.descriptions.get(""), parent.descriptions.get("")]))  # both kept
+    shown.descriptions.update({**parent.descriptions, **shown.descriptions, "": names})  # the agent's own tools first
     return shown
 
 

@@ -430,7 +430,7 @@ def _shape(value: str) -> str:
     if value.startswith(("/", "~", "./")):
         return r"[~.]?/[\w./-]*"
     if any(char.isdigit() for char in value):  # a name with digits beside another: not beside a number alone
-        return r"[\w.-]*[^\W\d_][\w.-]*\d[\w.-]*|[\w.-]*\d[\w.-]*[^\W\d_][\w.-]*"
+        return r"(?=[\w.-]*\d)(?=[\w.-]*[^\W\d_])[\w.-]+"  # each part read once: linear
     return r"[^\W\d]\w*"
 
 

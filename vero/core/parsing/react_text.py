@@ -16,7 +16,7 @@ from vero.core.parsing.json_text import (
     unclosed_json,
     valid_strings,
 )
-from vero.core.parsing.text_calls import END_TOKENS, call_expression, tool_calls_in_text
+from vero.core.parsing.text_calls import END_TOKENS, END_TOKENS_TAIL, call_expression, tool_calls_in_text
 from vero.core.text import SHOWS_NOTHING
 
 OBSERVATION_LABEL = "Observation:"
@@ -75,9 +75,9 @@ _NEXT_LABEL = re.compile(  # where an Action Input ends: another label, or an Ob
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 _LINE_ACTION = re.compile(r"^Action:", re.MULTILINE)
-# After a Final Answer, a new round the model went on to write (a next Question, Thought or Final Answer), or its
-# template's end of turn: no part of the answer
-_ANSWER_END = re.compile(r"\n(?:Question|Thought|Final Answer):|" + END_TOKENS.pattern)
+# After a Final Answer, a new round the model went on to write (a next Question with its Thought within a few
+# lines, or a Final Answer again), or its template's end of turn: no part of the answer
+_NEW_ROUND = re.compile(r"\nQuestion:[^\n]*(?:\n[^\n]*){0,3}?\nThought:|\nFinal Answer:")
 _STEP_INPUT = re.compile(r"^Action Input:\s*(?:(?:`{3,}|~{3,})[\w+#.-]*\s*|`{1,2}\s*)?[{\[]", re.MULTILINE)  # JSON
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
@@ -144,7 +144,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
         after = _LINE_ACTION.search(final.group(1))  # a step after the answer (its Action Input JSON): not run, not it
         answer = final.group(1)[: after.start() if after and _STEP_INPUT.search(final.group(1), after.end()) else None]
-        answer = _ANSWER_END.split(answer, 1)[0]
+        answer = (cut := _NEW_ROUND.split(answer, 1)[0])[:-END_TOKENS_TAIL] + END_TOKENS.sub("", cut[-END_TOKENS_TAIL:])
         fenced = answer.rstrip().endswith("\n```") and text.count("```", 0, final.start()) % 2  # around it all
         answer = answer.rstrip()[:-3].strip() if fenced else answer.strip()
         step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer

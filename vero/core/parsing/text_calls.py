@@ -38,6 +38,7 @@ _PARAMETER, _PARAMETER_END = "<parameter=", "</parameter>"
 _CALL_MARKERS = ("<|python_tag|>", "[TOOL_CALLS]", "<|tool_call|>", "functools")
 # A template's end of turn, left in the text by a server that does not know it for one: after a call, no part of it
 END_TOKENS = re.compile(r"(?:\s*(?:<\|(?:im_end|eom_id|eot_id|end|endoftext)\|>|</s>|<end_of_turn>))+\s*\Z")
+END_TOKENS_TAIL = 200  # END_TOKENS is looked for in a text's last characters only: linear, whatever the text
 # A call's name before its JSON arguments: Mistral's newer name[ARGS]{...}, Functionary's >>>name then a line break
 _ARGS_CALL = re.compile(r"([\w.-]{1,64})(?:\[CALL_ID\][\w-]{0,64})?\[ARGS\]|>>>[ \t]*(?!all\b)([\w.-]{1,64})[ \t]*\n")
 _R1_CALL = re.compile(  # DeepSeek-R1's: function<｜tool▁sep｜>name, then its arguments in a fence
@@ -59,7 +60,8 @@ class TextToolCalls:
 
 def tool_calls_in_text(text: str | None, tool_names: Iterable[str]) -> TextToolCalls | None:
     """The tool calls when the whole of ``text`` is calls of ``tool_names``, else None."""
-    names, body = set(tool_names), END_TOKENS.sub("", (text or "").strip())
+    names, body = set(tool_names), (text or "").strip()
+    body = body[:-END_TOKENS_TAIL] + END_TOKENS.sub("", body[-END_TOKENS_TAIL:])
     marker = next((marker for marker in _CALL_MARKERS if body.startswith(marker)), "")
     body = body[len(marker) :].strip()  # another template's sign that a call follows
     if body.startswith(_R1_CALLS[0]) or _ARGS_CALL.match(body):  # calls no JSON objects: written as JSON ones
@@ -131,8 +133,6 @@ def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
     if snippet.startswith(_FUNCTION):
         call = _function_call(snippet, names)
         return [call] if call is not None else []
-    if snippet.startswith("[") and "(" in snippet[:70]:
-        return _python_calls(snippet, names)
     calls: list[ToolCall] = []
     position = 0
     while position < len(snippet):
@@ -140,8 +140,8 @@ def _calls_in_snippet(snippet: str, names: set[str]) -> list[ToolCall]:
             value, position = DECODER.raw_decode(snippet, position)
         except ConflictingKeysError:
             return []
-        except (ValueError, RecursionError):  # no JSON: a Python literal is read exactly, nothing else
-            return _calls_in_value(_python_literal(snippet), names) if position == 0 else []
+        except (ValueError, RecursionError):  # no JSON: Python's calls or literal, read exactly, or nothing
+            return _python_calls(snippet, names) if position == 0 else []
         found = _calls_in_value(value, names)
         if not found:
             return []
@@ -158,18 +158,29 @@ def _as_json_calls(body: str) -> str:
     if body.startswith(_R1_CALLS[0]):
         found = _R1_CALL.findall(body)
         rest = _R1_CALL.sub("", body).replace(_R1_CALLS[0], "").replace(_R1_CALLS[1], "").strip()
-        return _json_calls(found) if found and not rest else body
+        return _json_calls(found) if found and not rest and all(map(_one_object, (a for _, a in found))) else body
     found, position = [], 0
     while (named := _ARGS_CALL.match(body, position)) is not None:
         try:
-            _, end = DECODER.raw_decode(body, named.end())
+            arguments, end = DECODER.raw_decode(body, named.end())
         except (ValueError, RecursionError):
+            return body
+        if not isinstance(arguments, dict):
             return body
         found.append((named.group(1) or named.group(2), body[named.end() : end]))
         position = _skip_space(body, end)
         if body.startswith("[TOOL_CALLS]", position):  # before each call, or only the first
             position = _skip_space(body, position + len("[TOOL_CALLS]"))
     return _json_calls(found) if found and position >= len(body) else body
+
+
+def _one_object(text: str) -> bool:
+    """``text`` is one JSON object and nothing more: spliced into a call as its arguments, it cannot add a call."""
+    try:
+        value, end = DECODER.raw_decode(text)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and not text[end:].strip()
 
 
 def _json_calls(found: list[tuple[str, str]]) -> str:
@@ -179,38 +190,57 @@ def _json_calls(found: list[tuple[str, str]]) -> str:
 
 
 def _python_calls(snippet: str, names: set[str]) -> list[ToolCall]:
-    """``[tool(a="x"), other(b=1)]``: each a call of a tool with its arguments by name, literals only
-    (``call_expression``); a value not written plainly is the call's problem (the gate refuses it for a tool that may
-    change things).  None of them unless all are such calls."""
+    """The calls of a snippet written in Python: a list of calls by keyword (``[tool(a="x"), other(b=1)]``, Llama
+    3.2's and Gemma 3's; ``call_expression``), or a dict (or list of dicts) of literals naming a tool (Hermes'
+    prompt's ``{'name': 'x', 'arguments': {...}}``).  A value not written as plainly as JSON writes it is the call's
+    problem (the gate refuses it for a tool that may change things); anything else in it, no call at all."""
     try:
-        items = ast.parse(snippet, mode="eval").body
+        tree = ast.parse(snippet, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    if not isinstance(items, ast.List) or not items.elts:
+    items = tree.elts if isinstance(tree, ast.List) else [tree]
+    if len(items) > MAX_WRITTEN_CALLS:  # each is read on its own: a reply of many is no call (and stays linear)
         return []
-    calls = []
-    for item in items.elts:
-        expression = call_expression(ast.get_source_segment(snippet, item) or "")
-        call = _as_call({"name": expression[0], "arguments": expression[1]}, names) if expression else None
-        if call is None:
-            return []
-        call.args.problem = expression[2] if expression else None
-        calls.append(call)
+    if items and all(isinstance(item, ast.Call) for item in items):
+        read = [call_expression(ast.get_source_segment(snippet, item) or "") for item in items]
+        found = [(_as_call({"name": r[0], "arguments": r[1]}, names), r[2]) if r else (None, None) for r in read]
+    elif (literal := _literal(tree, snippet)) is not None:
+        found = [(call, literal[1]) for call in _calls_in_value(literal[0], names)]
+    else:
+        return []
+    calls = [call for call, _ in found if call is not None]
+    if len(calls) != len(items):
+        return []
+    for call, problem in found:
+        call.args.problem = call.args.problem or problem  # type: ignore[union-attr]
     return calls
 
 
-def _python_literal(snippet: str) -> Any:
-    """A Python dict or list literal (``{'name': 'x', 'arguments': {...}}``), read exactly; None if it is none, or if a
-    dict in it gives a key twice (Python keeps the last silently: which one the model meant is unknown)."""
-    try:
-        tree = ast.parse(snippet, mode="eval") if snippet[:1] in "{[" else None
-        dicts = [node for node in ast.walk(tree) if isinstance(node, ast.Dict)] if tree else []
-        keys = [[ast.literal_eval(key) for key in node.keys if key is not None] for node in dicts]
-        if tree is None or any(len(set(map(repr, given))) < len(given) for given in keys):
-            return None
-        return ast.literal_eval(tree.body)
-    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+_LITERALS = (ast.Dict, ast.List, ast.Constant, ast.UnaryOp, ast.USub, ast.Load)
+_JSON_KINDS = (str, int, float, bool, type(None))
+MAX_WRITTEN_CALLS = 16  # Python calls in one reply
+MAX_LITERALS = 256  # values in one Python literal
+
+
+def _literal(tree: ast.expr, snippet: str) -> tuple[Any, str | None] | None:
+    """A dict or list of JSON's kinds of values written in Python (``{'to': 'bob', 'paid': True}``), and why it is
+    not written as plainly as JSON (``0x10``, ``9_00``, ``'a' 'b'``, a float that rounds), or None; None for
+    anything else (a set, bytes, a tuple) and for a dict that gives a key twice (Python keeps the last silently)."""
+    nodes = list(ast.walk(tree))
+    if not isinstance(tree, (ast.Dict, ast.List)) or not all(isinstance(node, _LITERALS) for node in nodes):
         return None
+    constants = [node for node in nodes if isinstance(node, ast.Constant)]
+    if len(constants) > MAX_LITERALS or any(type(node.value) not in _JSON_KINDS for node in constants):
+        return None  # (each value's text is looked up on its own: a call's arguments are a few)
+    for node in (node for node in nodes if isinstance(node, ast.Dict)):
+        keys = [key.value if isinstance(key, ast.Constant) else None for key in node.keys]
+        if not all(isinstance(key, str) for key in keys) or len(set(keys)) < len(keys):
+            return None
+    try:
+        value = ast.literal_eval(tree)
+    except (ValueError, TypeError, RecursionError, MemoryError):
+        return None
+    return value, _unplain_literals(snippet, constants)
 
 
 def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
@@ -407,10 +437,9 @@ def call_expression(text: str) -> tuple[str, dict[str, Any] | str, str | None] |
     return call.func.id, (str(args[0]) if args else kwargs), _unplain(text, call, args)
 
 
-def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
-    """Why a call's literals are not written as plainly as JSON (``9_00``, ``0x10``, ``"a" "b"``, a key given
-    twice, ``tool(None)`` read as the text "None"), else None."""
-    for node in [*call.args, *(keyword.value for keyword in call.keywords)]:
+def _unplain_literals(text: str, constants: list[ast.Constant]) -> str | None:
+    """Why one of ``constants`` (in ``text``) is not written as plainly as JSON writes it, else None."""
+    for node in constants:
         segment = ast.get_source_segment(text, node) or ""
         if segment in ("True", "False", "None") or re.fullmatch(r"'[^'\"\\\n]*'", segment):
             continue  # a Python literal as plain as JSON's
@@ -418,4 +447,13 @@ def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
             json.loads(segment, object_pairs_hook=_one_value_per_key, parse_float=exact_float)  # 2.9999999999999999
         except (ValueError, RecursionError):
             return f"the value {segment[:40]} is not written plainly (as JSON would write it)"
+    return None
+
+
+def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
+    """Why a call's literals are not written as plainly as JSON (``9_00``, ``0x10``, ``"a" "b"``, a key given
+    twice, ``tool(None)`` read as the text "None"), else None."""
+    values = [*call.args, *(keyword.value for keyword in call.keywords)]
+    if problem := _unplain_literals(text, values):  # type: ignore[arg-type]  # a literal's node, any kind
+        return problem
     return "a value that is not text, given as the tool's text" if args and not isinstance(args[0], str) else None
