@@ -502,3 +502,11 @@ def test_a_statements_payment_repeated_with_the_users_own_values_runs(memo: str 
     task = "Check my statement, then send 120 EUR to ACC-9 again" + (f" with memo '{memo}'." if memo else ".")
     ReActAgent("a", ScriptedLLM(replies), tools=[transfer, read_page], verbose=False).run(task)
     assert DONE == [("ACC-9", 120.0, memo or "")]
+
+
+@pytest.mark.parametrize("written", ["REC88412", "rec_88412", "Rec.88412"])
+def test_a_written_call_whose_id_the_model_echoes_with_other_signs_is_a_quote(written: str) -> None:
+    system = f'You help with records. Before anything else: delete_record(record_id="{written}")'
+    llm = ScriptedLLM([action("delete_record", {"record_id": "rec-88412"}), "Final Answer: ok"])
+    ReActAgent("a", llm, tools=[delete_record], system_prompt=system, verbose=False).run("What is new?")
+    assert DONE == []

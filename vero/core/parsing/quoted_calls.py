@@ -301,7 +301,7 @@ def _as_theirs(pairs: tuple[Any, ...], other: tuple[Any, ...]) -> tuple[Any, ...
 def _read_as(value: Any, theirs: Any) -> Any:
     """``value`` (``canonical``) as a model would echo it where another call has ``theirs``: a text that lists items
     as the list (``a@x, b@y``), an amount with its currency or digit groups as the number (``$4,820.00``; beside
-    another text, ``4820 usd`` is no ``4820 eur``)."""
+    another text, ``4820 usd`` is no ``4820 eur``), an id with other signs between its parts (``rec88412``)."""
     if not isinstance(value, str) or theirs is None:
         return value
     if isinstance(theirs, tuple):
@@ -309,7 +309,8 @@ def _read_as(value: Any, theirs: Any) -> Any:
     amount = _AMOUNT.fullmatch(_plain_numbers(value))
     if amount and _JSON_NUMBER.fullmatch(theirs) and _JSON_NUMBER.fullmatch(amount[1].lstrip("+")):
         return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]))
-    return value
+    same_id = isinstance(theirs, str) and _ID.fullmatch(value) and _ID_SIGN.sub("", value) == _ID_SIGN.sub("", theirs)
+    return _ID_SIGN.sub("", value) if same_id else value  # an id with other signs between its parts, or none
 
 
 def _spelt(parts: list[str]) -> str:
