@@ -16,7 +16,7 @@ from typing import Any
 
 from vero.core.notes import note
 from vero.core.parsing import parse_json_value
-from vero.core.parsing.json_text import STRICT_DECODER, valid_strings
+from vero.core.parsing.json_text import STRICT_DECODER, bracketed_spans, valid_strings
 from vero.tools.schema import (
     BOUND_KEYWORDS,
     InvalidValue,
@@ -194,7 +194,7 @@ def _json_within(text: str, schema: dict[str, Any]) -> Any:
     Only spans of the kind the schema wants count (an object's ``{``, a list's ``[``), so a bracket in the
     prose is no second value; two values of that kind (an answer, then a corrected one) are a problem:
     which one is the answer is the model's to say, not vero's to guess."""
-    spans, cut_off = _bracketed_spans(text)
+    spans, cut_off = bracketed_spans(text)
     if not spans:
         raise InvalidValue([("", "the answer is not JSON (it has no JSON object or array)")])
     kind = schema.get("type")
@@ -208,35 +208,6 @@ def _json_within(text: str, schema: dict[str, Any]) -> Any:
         return parse_json_value(wanted[0])
     except ValueError as exc:
         raise InvalidValue([("", f"the answer is not valid JSON ({exc})")]) from None
-
-
-def _bracketed_spans(text: str) -> tuple[list[str], bool]:
-    """Each outermost ``{...}`` or ``[...]`` in ``text``, in order: brackets in a quoted string inside
-    one are skipped, and one never closed runs to the end.  True with them when the last is cut off
-    (not when it ends inside a ``'`` that may be an apostrophe: that is for the repair to read)."""
-    spans: list[str] = []
-    start, depth, quote, escaped = 0, 0, "", False
-    for index, char in enumerate(text):
-        if quote:  # inside a string: only its end (not an escaped quote) matters
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-        elif char in "\"'" and depth:
-            quote = char
-        elif char in "{[":
-            if depth == 0:
-                start = index
-            depth += 1
-        elif char in "}]" and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append(text[start : index + 1])
-    if depth:
-        spans.append(text[start:])
-    return spans, depth > 0 and quote != "'"
 
 
 def _is_simple(schema: dict[str, Any]) -> bool:

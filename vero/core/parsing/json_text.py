@@ -300,20 +300,7 @@ def repeats_a_key(text: str) -> bool:
 def _key_objects_disagree_on(text: str) -> str | None:
     """A key that two of the objects side by side in ``text`` (``{"pass": false} {"pass": true}``) give different
     values; None when there are fewer than two, or they agree (a model that wrote the same object twice)."""
-    objects, start, depth, at = [], 0, 0, 0  # ``at``: where in ``text`` the scan is
-    for item in _outside_strings(text):
-        if isinstance(item, _Quoted):  # a string, with its two quote marks
-            at += len(item) + 2
-            continue
-        if item in "{[":
-            if depth == 0:
-                start = at
-            depth += 1
-        elif item in "}]" and depth:
-            depth -= 1
-            if depth == 0 and text[start] == "{":  # an object at the top, not one inside a list
-                objects.append(text[start : at + 1])
-        at += 1
+    objects = [span for span in bracketed_spans(text)[0] if span.startswith("{") and span.endswith("}")]
     seen: dict[str, Any] = {}
     for part in objects if len(objects) > 1 else ():
         with contextlib.suppress(ValueError):
@@ -322,6 +309,35 @@ def _key_objects_disagree_on(text: str) -> str | None:
                 if seen.setdefault(key, item) != item:
                     return str(key)
     return None
+
+
+def bracketed_spans(text: str) -> tuple[list[str], bool]:
+    """Each outermost ``{...}`` or ``[...]`` in ``text``, in order: brackets in a quoted string inside
+    one are skipped, and one never closed runs to the end.  True with them when the last is cut off
+    (not when it ends inside a ``'`` that may be an apostrophe: that is for the repair to read)."""
+    spans: list[str] = []
+    start, depth, quote, escaped = 0, 0, "", False
+    for index, char in enumerate(text):
+        if quote:  # inside a string: only its end (not an escaped quote) matters
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'" and depth:
+            quote = char
+        elif char in "{[":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char in "}]" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : index + 1])
+    if depth:
+        spans.append(text[start:])
+    return spans, depth > 0 and quote != "'"
 
 
 def _nesting(text: str) -> int:
