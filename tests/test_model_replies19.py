@@ -147,10 +147,8 @@ def test_a_typed_answer_that_names_a_tool_is_read_as_the_answer() -> None:
     "after",
     [
         "\n\nQuestion: What is the population of Bergen?\nThought: I need to look up Bergen.",  # a new round
-        "\nFinal Answer: Oslo has 700000 people.",  # said twice
         "<|im_end|>",
         "<|eot_id|>",
-        "\n</s>",
     ],
 )
 def test_what_a_model_writes_after_its_final_answer_is_no_part_of_it(after: str) -> None:
@@ -255,3 +253,33 @@ def test_native_react_asks_again_for_a_call_it_could_not_read() -> None:
     agent = ReActAgent("r", llm, tools=[lookup], protocol="native", verbose=False)
     assert agent.run("How many people live in Oslo?") == "Oslo has 700000 people."
     assert LOOKED == ["Oslo"]
+
+
+# ---------------------------------------------------------------------------- answers that only look like protocol
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "**Oslo** is the capital.",  # emphasis that opens the answer, not closes the label
+        "*args collects the positional arguments.",
+        "__init__ is called when the object is made.",
+        "Solve:\n2x + 3 = 7\n2x = 4\nFinal Answer: x = 2",  # a worked answer that ends in its own Final Answer
+        "In HTML, strike a price out with <s>$20</s>",
+    ],
+)
+def test_a_final_answer_is_kept_as_written(answer: str) -> None:
+    assert parse_react(f"Thought: done\nFinal Answer: {answer}", ["lookup"]).final_answer == answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "weather(city) returns the current forecast for a city (in Celsius)",
+        "<|python_tag|> is what Llama 3.1 writes before a call, as when it asks weather for the forecast.",
+    ],
+)
+def test_an_answer_about_a_tool_or_a_template_is_the_answer(answer: str) -> None:
+    llm = ScriptedLLM([answer, "asked again"])
+    agent = ToolCallingAgent("t", llm, tools=[weather], verbose=False)
+    assert agent.run("What does the weather tool take?") == answer and llm.calls == 1

@@ -11,6 +11,7 @@ the hook's ``respond`` consults in ``nudge_for``.  A call read from text runs on
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -229,9 +230,23 @@ def _tool_named(agent: Agent, text: str) -> str | None:
 def unread_call_note(agent: Agent, text: str, start: re.Match[str]) -> str | None:
     """For a reply that begins as a call (``CALL_START``) vero did not read: the note to send, if it calls one of the
     agent's tools (else None: it is the answer); after ``MAX_NUDGES`` such replies in a run, the run fails."""
-    called = start.group("called")
-    tool = (called if agent.tools.get(called) else None) if called else _tool_named(agent, text)
+    called, written = start.group("called"), text.lstrip()
+    if called:  # code that calls a tool, as Python reads it: not "weather(city) returns a forecast (in C)"
+        tool = called if agent.tools.get(called) and _is_python(written) else None
+    else:  # after a marker, the call itself (an object, a list, a tag, a name and its arguments), not prose about it
+        tool = _tool_named(agent, text) if _CALL_AFTER.match(written, start.end()) else None
     return _unread_call_nudge(agent, text, tool) if tool else None
+
+
+_CALL_AFTER = re.compile(r"\s*(?:[{\[<`]|[\w.-]{1,64}(?:\s*[(\[]|\n))")
+
+
+def _is_python(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _unread_call_nudge(agent: Agent, text: str, tool: str) -> str:

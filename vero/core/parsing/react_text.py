@@ -76,8 +76,9 @@ _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 _LINE_ACTION = re.compile(r"^Action:", re.MULTILINE)
 # After a Final Answer, a new round the model went on to write (a next Question with its Thought within a few
-# lines, or a Final Answer again), or its template's end of turn: no part of the answer
-_NEW_ROUND = re.compile(r"\nQuestion:[^\n]*(?:\n[^\n]*){0,3}?\nThought:|\nFinal Answer:")
+# lines), or its template's end of turn: no part of the answer (a second Final Answer may be the worked one's end)
+_ANSWER_END = re.compile(END_TOKENS.pattern.replace("|</s>", ""))  # not HTML's strikethrough: <s>$20</s>
+_NEW_ROUND = re.compile(r"\nQuestion:[^\n]*(?:\n[^\n]*){0,3}?\nThought:")
 _STEP_INPUT = re.compile(r"^Action Input:\s*(?:(?:`{3,}|~{3,})[\w+#.-]*\s*|`{1,2}\s*)?[{\[]", re.MULTILINE)  # JSON
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
@@ -92,7 +93,7 @@ _TRAILING_FENCE = re.compile(r"(?:`{1,3}|~{3,})\s*$")
 _LABEL_LINE = re.compile(  # not after ">": a quoted line is the quote of a label, not one
     r"[ \t#*_-]{0,12}(?:\*\*|__)?[ \t]{0,8}(thought|action[ \t_]{0,3}input|action|final[ \t_]{0,3}answer|observation)"
     r"(?:(?<!observation)[ \t]{1,8}\d{1,3})?"  # a step's number, as the ReAct paper writes it ("Thought 1:")
-    r"[ \t]{0,8}(?:\*{1,2}|_{1,2})?[ \t]{0,8}[:：][ \t]{0,8}(?:\*{1,2}|_{1,2})?[ \t]{0,8}",  # ：as Chinese writes it
+    r"[ \t]{0,8}(?:\*{1,2}|_{1,2})?[ \t]{0,8}[:：][ \t]{0,8}(?P<close>\*{1,2}|_{1,2})?[ \t]{0,8}",  # ：as Chinese does
     re.IGNORECASE,
 )
 _LABELS = ("Thought", "Action Input", "Action", "Final Answer", "Observation")
@@ -108,7 +109,9 @@ def normalize_labels(text: str) -> str:
         label = _LABEL_LINE.match(line)
         if label is not None:
             name = _CANONICAL[_NOT_LETTERS.sub("", label.group(1).lower())]
-            lines[number] = f"{name}: {line[label.end() :]}"
+            opened = any(mark in line[: label.start(1)] for mark in "*_")  # **Action:** closes after the colon
+            close = label.group("close") or ""  # else the marks open the text: **Oslo** is the capital
+            lines[number] = f"{name}: {'' if opened else close}{line[label.end() :]}"
     return "\n".join(lines)
 
 
@@ -144,7 +147,8 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
         after = _LINE_ACTION.search(final.group(1))  # a step after the answer (its Action Input JSON): not run, not it
         answer = final.group(1)[: after.start() if after and _STEP_INPUT.search(final.group(1), after.end()) else None]
-        answer = (cut := _NEW_ROUND.split(answer, 1)[0])[:-END_TOKENS_TAIL] + END_TOKENS.sub("", cut[-END_TOKENS_TAIL:])
+        answer = _NEW_ROUND.split(answer, 1)[0]  # and its end of turn, looked for in its last characters (linear):
+        answer = answer[:-END_TOKENS_TAIL] + _ANSWER_END.sub("", answer[-END_TOKENS_TAIL:])
         fenced = answer.rstrip().endswith("\n```") and text.count("```", 0, final.start()) % 2  # around it all
         answer = answer.rstrip()[:-3].strip() if fenced else answer.strip()
         step.final_answer = _unwrapped_answer(answer) if answer.startswith("{") else answer
