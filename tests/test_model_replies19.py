@@ -240,9 +240,11 @@ def weather(city: str) -> str:
         "weather (Oslo, today): 12 °C and clear.",
         "weather(city) gives the weather; in Oslo it is 12 °C.",
         ">>> print(weather)\n<function weather>",
+        "weather(city) returns the current forecast for a city (in Celsius)",  # about a tool
+        "<|python_tag|> is what Llama 3.1 writes before a call, as when it asks weather for the forecast.",
     ],
 )
-def test_an_answer_that_begins_like_code_is_the_answer(answer: str) -> None:
+def test_an_answer_that_begins_like_code_or_a_template_is_the_answer(answer: str) -> None:
     llm = ScriptedLLM([answer, "asked again"])
     agent = ToolCallingAgent("t", llm, tools=[weather], verbose=False)
     assert agent.run("Weather in Oslo?") == answer and llm.calls == 1
@@ -270,16 +272,3 @@ def test_native_react_asks_again_for_a_call_it_could_not_read() -> None:
 )
 def test_a_final_answer_is_kept_as_written(answer: str) -> None:
     assert parse_react(f"Thought: done\nFinal Answer: {answer}", ["lookup"]).final_answer == answer
-
-
-@pytest.mark.parametrize(
-    "answer",
-    [
-        "weather(city) returns the current forecast for a city (in Celsius)",
-        "<|python_tag|> is what Llama 3.1 writes before a call, as when it asks weather for the forecast.",
-    ],
-)
-def test_an_answer_about_a_tool_or_a_template_is_the_answer(answer: str) -> None:
-    llm = ScriptedLLM([answer, "asked again"])
-    agent = ToolCallingAgent("t", llm, tools=[weather], verbose=False)
-    assert agent.run("What does the weather tool take?") == answer and llm.calls == 1
