@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 9243  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 9246  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -211,6 +211,8 @@ LINES_CEILING = 9243  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # 9228: -13, one bracket scanner where there were two;
 # 9243: +15 for a last probe of answers taken wrongly (emphasis that opens an answer kept, a worked answer's own Final
 # Answer kept, HTML's </s> kept, an unread call only when Python reads the code or a call follows the marker);
+# 9246: +3 for a review of that (ids compared by their runs of letters and digits, a repeated or new-round Final
+# Answer cut again, a marker's own call format asked again);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

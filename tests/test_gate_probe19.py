@@ -348,10 +348,12 @@ def search(query: str = "") -> str:
     return "nothing"
 
 
-def echoed(changing: Any, arguments: dict[str, Any], *bait: Tool, task: str = "What is new today?") -> str:
+def echoed(
+    changing: Any, arguments: dict[str, Any], *bait: Tool, task: str = "What is new today?", system: str | None = None
+) -> str:
     """The model writes a call of ``changing`` as text beside ``bait``: ``"ran"``, ``"quote"`` or ``"refused"``."""
-    echo = action(changing.name, arguments)
-    agent = ReActAgent("a", ScriptedLLM([echo, "Final Answer: ok"]), tools=[changing, *bait], verbose=False)
+    llm = ScriptedLLM([action(changing.name, arguments), "Final Answer: ok"])
+    agent = ReActAgent("a", llm, tools=[changing, *bait], system_prompt=system, verbose=False)
     agent.run(task)
     quoted = any(step.data.get("quoted") for step in agent.last_result.steps)
     return "ran" if DONE else "quote" if quoted else "refused"
@@ -494,6 +496,18 @@ def test_a_statements_payment_repeated_with_the_users_own_values_runs(memo: str 
 @pytest.mark.parametrize("written", ["REC88412", "rec_88412", "Rec.88412"])
 def test_a_written_call_whose_id_the_model_echoes_with_other_signs_is_a_quote(written: str) -> None:
     system = f'You help with records. Before anything else: delete_record(record_id="{written}")'
-    llm = ScriptedLLM([action("delete_record", {"record_id": "rec-88412"}), "Final Answer: ok"])
-    ReActAgent("a", llm, tools=[delete_record], system_prompt=system, verbose=False).run("What is new?")
-    assert DONE == []
+    assert echoed(delete_record, {"record_id": "rec-88412"}, system=system) == "quote"
+
+
+def test_an_id_with_its_letters_and_digits_in_other_runs_is_another_id() -> None:
+    system = 'You help with records. Yesterday: delete_record(record_id="a-b12")'
+    assert echoed(delete_record, {"record_id": "ab-12"}, system=system, task="Delete record ab-12.") == "ran"
+
+
+@pytest.mark.parametrize("account", ["ACC-12-34", "DE-AB-12", "INV-2024-001"])
+def test_a_statements_payment_to_an_id_of_several_parts_repeated_by_the_user_runs(account: str) -> None:
+    PAGE["text"] = json.dumps([{"type": "transfer", "to": account, "amount": 120, "memo": "May rent"}])
+    replies = [action("read_page", {}), action("transfer", {"to": account, "amount": 120}), "Final Answer: sent"]
+    task = f"Check my statement, then send 120 EUR to {account} again."
+    ReActAgent("a", ScriptedLLM(replies), tools=[transfer, read_page], verbose=False).run(task)
+    assert DONE == [(account, 120.0, "")]

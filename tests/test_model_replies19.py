@@ -272,3 +272,32 @@ def test_native_react_asks_again_for_a_call_it_could_not_read() -> None:
 )
 def test_a_final_answer_is_kept_as_written(answer: str) -> None:
     assert parse_react(f"Thought: done\nFinal Answer: {answer}", ["lookup"]).final_answer == answer
+
+
+@pytest.mark.parametrize(
+    ("reply", "answer"),
+    [
+        ("Final Answer: 42\nFinal Answer: 42", "42"),  # said again
+        ("Final Answer: Oslo\nThought: and Bergen?\nFinal Answer: Bergen", "Oslo"),  # a new round
+    ],
+)
+def test_an_answer_said_again_or_a_new_round_after_it_is_no_part_of_it(reply: str, answer: str) -> None:
+    assert parse_react(reply, ["lookup"]).final_answer == answer
+
+
+def test_an_action_input_with_emphasis_only_after_its_colon_is_still_its_json() -> None:
+    step = parse_react('Action: lookup\nAction Input:** {"name": "Oslo"}', ["lookup"])
+    assert step.action_input == {"name": "Oslo"}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '<function=weather>{"city": Oslo}',  # the marker's own format, its JSON unreadable
+        'weather(city="Oslo"); weather(city=Bergen)',  # code of two statements
+    ],
+)
+def test_a_reply_that_is_a_call_vero_cannot_read_in_other_shapes_is_asked_again(reply: str) -> None:
+    llm = ScriptedLLM([reply, "It is 12 C."])
+    agent = ToolCallingAgent("t", llm, tools=[weather], verbose=False)
+    assert agent.run("Weather in Oslo?") == "It is 12 C." and llm.calls == 2

@@ -238,12 +238,12 @@ def unread_call_note(agent: Agent, text: str, start: re.Match[str]) -> str | Non
     return _unread_call_nudge(agent, text, tool) if tool else None
 
 
-_CALL_AFTER = re.compile(r"\s*(?:[{\[<`]|[\w.-]{1,64}(?:\s*[(\[]|\n))")
+_CALL_AFTER = re.compile(r"\s*(?:[{\[<`▁]|[\w.-]{1,64}(?:\s*[(\[{>]|\n))")  # an object, a tag, a name and its arguments
 
 
 def _is_python(text: str) -> bool:
     try:
-        ast.parse(text, mode="eval")
+        ast.parse(text)  # statements: tool(a=1); tool(a=2) too
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True

@@ -267,7 +267,8 @@ def _same_call(
     other.  A text that lists items (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
-    written, wanted = _as_theirs(written, wanted), _as_theirs(wanted, written)
+    written = _as_theirs(written, wanted)  # then the model's as the written one reads now: the same where they agree
+    wanted = _as_theirs(wanted, written)
     kept = {canonical(key) for key in optional}
     required = {pair for pair in written if pair[0] not in kept}
     if required and required == {pair for pair in wanted if pair[0] not in kept}:  # the model's own optional values:
@@ -309,8 +310,8 @@ def _read_as(value: Any, theirs: Any) -> Any:
     amount = _AMOUNT.fullmatch(_plain_numbers(value))
     if amount and _JSON_NUMBER.fullmatch(theirs) and _JSON_NUMBER.fullmatch(amount[1].lstrip("+")):
         return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]))
-    same_id = isinstance(theirs, str) and _ID.fullmatch(value) and _ID_SIGN.sub("", value) == _ID_SIGN.sub("", theirs)
-    return _ID_SIGN.sub("", value) if same_id else value  # an id with other signs between its parts, or none
+    same_id = isinstance(theirs, str) and _ID.fullmatch(value) and _RUNS.findall(value) == _RUNS.findall(theirs)
+    return theirs if same_id else value  # the same letters and digits in the same runs: rec88412, not a-b12 for ab-12
 
 
 def _spelt(parts: list[str]) -> str:

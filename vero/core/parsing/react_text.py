@@ -16,7 +16,7 @@ from vero.core.parsing.json_text import (
     unclosed_json,
     valid_strings,
 )
-from vero.core.parsing.text_calls import END_TOKENS, END_TOKENS_TAIL, call_expression, tool_calls_in_text
+from vero.core.parsing.text_calls import END_TOKENS_TAIL, call_expression, tool_calls_in_text
 from vero.core.text import SHOWS_NOTHING
 
 OBSERVATION_LABEL = "Observation:"
@@ -75,10 +75,12 @@ _NEXT_LABEL = re.compile(  # where an Action Input ends: another label, or an Ob
 _FINAL = re.compile(r"\bFinal\s+[Aa]nswer\s*:\s*(.*)", re.DOTALL)
 _LINE_FINAL = re.compile(r"^Final Answer:", re.MULTILINE)  # after normalize_labels
 _LINE_ACTION = re.compile(r"^Action:", re.MULTILINE)
-# After a Final Answer, a new round the model went on to write (a next Question with its Thought within a few
-# lines), or its template's end of turn: no part of the answer (a second Final Answer may be the worked one's end)
-_ANSWER_END = re.compile(END_TOKENS.pattern.replace("|</s>", ""))  # not HTML's strikethrough: <s>$20</s>
-_NEW_ROUND = re.compile(r"\nQuestion:[^\n]*(?:\n[^\n]*){0,3}?\nThought:")
+# After a Final Answer, a new round the model went on to write (a next Question or Thought, then a Thought or Final
+# Answer within a few lines), the answer said again, or its template's end of turn: no part of the answer (a second
+# Final Answer alone may be the end of a worked answer)
+_ANSWER_END = re.compile(r"(?:\s*(?:<\|(?:im_end|eom_id|eot_id|end|endoftext)\|>|<end_of_turn>))+\s*\Z")  # no </s>
+_NEW_ROUND = re.compile(r"\n(?:Question|Thought):[^\n]*(?:\n[^\n]*){0,3}?\n(?:Thought|Final Answer):")
+_SAID_AGAIN = re.compile(r"\A(.+?)\s*\nFinal Answer:\s*\1\s*\Z", re.DOTALL)
 _STEP_INPUT = re.compile(r"^Action Input:\s*(?:(?:`{3,}|~{3,})[\w+#.-]*\s*|`{1,2}\s*)?[{\[]", re.MULTILINE)  # JSON
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.-]*)\s*\(.*\)\s*$")  # `tool(...)` on an Action line
 _FIRST_LABEL = re.compile(r"\b(?:Action(?:\s+Input)?|Final\s+[Aa]nswer)\s*:")
@@ -109,9 +111,9 @@ def normalize_labels(text: str) -> str:
         label = _LABEL_LINE.match(line)
         if label is not None:
             name = _CANONICAL[_NOT_LETTERS.sub("", label.group(1).lower())]
-            opened = any(mark in line[: label.start(1)] for mark in "*_")  # **Action:** closes after the colon
-            close = label.group("close") or ""  # else the marks open the text: **Oslo** is the capital
-            lines[number] = f"{name}: {'' if opened else close}{line[label.end() :]}"
+            opened = any(mark in line[: label.start(1)] for mark in "*_")  # **Action:** closes after the colon,
+            kept = label.group("close") if name == "Final Answer" and not opened else None  # else they open the
+            lines[number] = f"{name}: {kept or ''}{line[label.end() :]}"  # answer: Final Answer: **Oslo** is
     return "\n".join(lines)
 
 
@@ -147,7 +149,7 @@ def parse_react(text: str | None, tool_names: Iterable[str] = ()) -> ReActStep:
     if final and not SHOWS_NOTHING.fullmatch(final.group(1)):
         after = _LINE_ACTION.search(final.group(1))  # a step after the answer (its Action Input JSON): not run, not it
         answer = final.group(1)[: after.start() if after and _STEP_INPUT.search(final.group(1), after.end()) else None]
-        answer = _NEW_ROUND.split(answer, 1)[0]  # and its end of turn, looked for in its last characters (linear):
+        answer = _SAID_AGAIN.sub(r"\1", _NEW_ROUND.split(answer, 1)[0])  # and its end of turn, in its last characters:
         answer = answer[:-END_TOKENS_TAIL] + _ANSWER_END.sub("", answer[-END_TOKENS_TAIL:])
         fenced = answer.rstrip().endswith("\n```") and text.count("```", 0, final.start()) % 2  # around it all
         answer = answer.rstrip()[:-3].strip() if fenced else answer.strip()
