@@ -644,7 +644,8 @@ def check(value: Any, schema: dict[str, Any] | bool, path: str, problems: list[P
     ``true`` (any value fits) or ``false`` (none does), as JSON Schema allows anywhere a schema goes.
     """
     if isinstance(schema, bool):
-        problems += [] if schema else [(path, "expected no value here")]
+        if not schema:
+            problems.append((path, "expected no value here"))
         return value
     if isinstance(schema.get("allOf"), list):
         return _check_all_of(value, schema, path, problems)

@@ -16,7 +16,7 @@ from vero.core.parsing.json_text import (
     unclosed_json,
     valid_strings,
 )
-from vero.core.parsing.text_calls import END_TOKENS_TAIL, call_expression, tool_calls_in_text
+from vero.core.parsing.text_calls import END_TOKENS_TAIL, TURN_ENDS, call_expression, tool_calls_in_text
 from vero.core.text import SHOWS_NOTHING
 
 OBSERVATION_LABEL = "Observation:"
@@ -78,7 +78,7 @@ _LINE_ACTION = re.compile(r"^Action:", re.MULTILINE)
 # After a Final Answer, a new round the model went on to write (a next Question or Thought, then a Thought or Final
 # Answer within a few lines), the answer said again, or its template's end of turn: no part of the answer (a second
 # Final Answer alone may be the end of a worked answer)
-_ANSWER_END = re.compile(r"(?:\s*(?:<\|(?:im_end|eom_id|eot_id|end|endoftext)\|>|<end_of_turn>))+\s*\Z")  # no </s>
+_ANSWER_END = re.compile(rf"(?:\s*(?:{TURN_ENDS}))+\s*\Z")  # not </s>: in an answer, HTML's strikethrough ends
 _NEW_ROUND = re.compile(r"\n(?:Question|Thought):[^\n]*(?:\n[^\n]*){0,3}?\n(?:Thought|Final Answer):")
 _SAID_AGAIN = re.compile(r"\A(.+?)\s*\nFinal Answer:\s*\1\s*\Z", re.DOTALL)
 _STEP_INPUT = re.compile(r"^Action Input:\s*(?:(?:`{3,}|~{3,})[\w+#.-]*\s*|`{1,2}\s*)?[{\[]", re.MULTILINE)  # JSON

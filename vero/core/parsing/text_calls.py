@@ -37,7 +37,8 @@ _PARAMETER, _PARAMETER_END = "<parameter=", "</parameter>"
 # Other templates' signs that the call or calls follow: Llama 3's, Mistral's, Granite's, Phi-4's (``functools[...]``)
 _CALL_MARKERS = ("<|python_tag|>", "[TOOL_CALLS]", "<|tool_call|>", "functools")
 # A template's end of turn, left in the text by a server that does not know it for one: after a call, no part of it
-END_TOKENS = re.compile(r"(?:\s*(?:<\|(?:im_end|eom_id|eot_id|end|endoftext)\|>|</s>|<end_of_turn>))+\s*\Z")
+TURN_ENDS = r"<\|(?:im_end|eom_id|eot_id|end|endoftext)\|>|<end_of_turn>"  # and </s>, which HTML writes too
+END_TOKENS = re.compile(rf"(?:\s*(?:{TURN_ENDS}|</s>))+\s*\Z")
 END_TOKENS_TAIL = 200  # END_TOKENS is looked for in a text's last characters only: linear, whatever the text
 # A call's name before its JSON arguments: Mistral's newer name[ARGS]{...}, Functionary's >>>name then a line break
 _ARGS_CALL = re.compile(r"([\w.-]{1,64})(?:\[CALL_ID\][\w-]{0,64})?\[ARGS\]|>>>[ \t]*(?!all\b)([\w.-]{1,64})[ \t]*\n")
@@ -211,8 +212,8 @@ def _python_calls(snippet: str, names: set[str]) -> list[ToolCall]:
     calls = [call for call, _ in found if call is not None]
     if len(calls) != len(items):
         return []
-    for call, problem in found:
-        call.args.problem = call.args.problem or problem  # type: ignore[union-attr]
+    for call, (_, problem) in zip(calls, found):
+        call.args.problem = call.args.problem or problem
     return calls
 
 
@@ -240,7 +241,7 @@ def _literal(tree: ast.expr, snippet: str) -> tuple[Any, str | None] | None:
         value = ast.literal_eval(tree)
     except (ValueError, TypeError, RecursionError, MemoryError):
         return None
-    return value, _unplain_literals(snippet, constants)
+    return value, _unplain_literals(snippet, list(constants))
 
 
 def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
@@ -437,9 +438,9 @@ def call_expression(text: str) -> tuple[str, dict[str, Any] | str, str | None] |
     return call.func.id, (str(args[0]) if args else kwargs), _unplain(text, call, args)
 
 
-def _unplain_literals(text: str, constants: list[ast.Constant]) -> str | None:
-    """Why one of ``constants`` (in ``text``) is not written as plainly as JSON writes it, else None."""
-    for node in constants:
+def _unplain_literals(text: str, literals: list[ast.expr]) -> str | None:
+    """Why one of ``literals`` (nodes of ``text``) is not written as plainly as JSON writes it, else None."""
+    for node in literals:
         segment = ast.get_source_segment(text, node) or ""
         if segment in ("True", "False", "None") or re.fullmatch(r"'[^'\"\\\n]*'", segment):
             continue  # a Python literal as plain as JSON's
@@ -453,7 +454,6 @@ def _unplain_literals(text: str, constants: list[ast.Constant]) -> str | None:
 def _unplain(text: str, call: ast.Call, args: list[Any]) -> str | None:
     """Why a call's literals are not written as plainly as JSON (``9_00``, ``0x10``, ``"a" "b"``, a key given
     twice, ``tool(None)`` read as the text "None"), else None."""
-    values = [*call.args, *(keyword.value for keyword in call.keywords)]
-    if problem := _unplain_literals(text, values):  # type: ignore[arg-type]  # a literal's node, any kind
+    if problem := _unplain_literals(text, [*call.args, *(keyword.value for keyword in call.keywords)]):
         return problem
     return "a value that is not text, given as the tool's text" if args and not isinstance(args[0], str) else None
