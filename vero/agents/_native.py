@@ -109,10 +109,10 @@ def tool_options(agent: Agent, **extra: Any) -> dict[str, Any]:
     server's grammar would forbid the calls: its answer is read and checked instead."""
     hosted = hosted_model(agent.llm)
     typed = agent.answer_format() if agent.current_run.output_spec is not None and hosted else {}
-    if not agent.tools:
+    if not (schemas := agent.tools.schemas()):  # no tools
         return typed
     stop = {} if hosted else {"stop": TEXT_CALLS_STOP}
-    return {"tools": agent.tools.schemas(), **stop, **typed, **extra}
+    return {"tools": schemas, **stop, **typed, **extra}
 
 
 def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
@@ -126,10 +126,10 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     limit runs no call of a tool that may change things (``without_cut_off_calls``).
     """
     reply = without_cut_off_calls(agent, reply) if reply.finish_reason == "length" else reply
-    hook = agent.options.hook
-    if reply.tool_calls or not agent.tools:
+    hook, names = agent.options.hook, agent.tools.names()
+    if reply.tool_calls or not names:
         return reply
-    found = tool_calls_in_text(reply.text, agent.tools.names()) if hook.calls_in_text else None
+    found = tool_calls_in_text(reply.text, names) if hook.calls_in_text else None
     starts = reply.text.lstrip()[:1]
     if found is None and hook.calls_in_text and starts in "{[<`" and agent.current_run.output_spec is None:
         found = tool_calls_in_text(reply.text, _names_written(reply.text))  # of a tool it has not: "unknown tool"
