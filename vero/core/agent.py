@@ -199,7 +199,8 @@ class Agent(ABC):
             if value is not None and (isinstance(value, bool) or not whole or value < least):
                 raise ValueError(f"{limit} must be a whole number of {least} or more, got {value!r}")
         self.max_turns = int(self.max_turns)  # 3.0 turns are 3
-        self.options = (options or AgentOptions()).updated(**settings).for_model(hosted_model(self.llm))
+        options = options or AgentOptions()  # a copy only for the settings given one by one, if any
+        self.options = (options.updated(**settings) if settings else options).for_model(hosted_model(self.llm))
         self.history: list[Message] = []
         self.last_result: RunResult | None = None
         self.events = EventBus(name, callbacks)
@@ -340,13 +341,13 @@ class Agent(ABC):
             except BudgetExceeded as stop:
                 answer, status, error = run.partial, stop.status, stop
             except KeyboardInterrupt as interrupt:  # the user's Ctrl-C: the run is cancelled, and the caller hears it
-                self._finish(run.partial, Status.CANCELLED, interrupt)
+                self._finish(run, run.partial, Status.CANCELLED, interrupt)
                 raise
             # every other failure is a `failed` result: sys.exit() too, and another library's cancellation
             except BaseException as exc:  # (asyncio's CancelledError from a model, GeneratorExit...)
                 log.debug("run of %s failed", self.name, exc_info=True)
                 answer, status, error = run.partial, Status.FAILED, exc
-            result = self._finish(answer, status, error)
+            result = self._finish(run, answer, status, error)
             return result.answer if run.output_spec is None else result.output
         finally:
             self._run = None  # the run is over: its state lives on only in last_result
@@ -412,11 +413,10 @@ class Agent(ABC):
         """
         return agent_tool(self, name, description, read_only)
 
-    def _finish(self, answer: str, status: str, error: BaseException | None) -> RunResult:
-        """The run's ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
+    def _finish(self, run: Run, answer: str, status: str, error: BaseException | None) -> RunResult:
+        """``run``'s ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
         turn goes into ``history`` (one of ``NO_ANSWER_KEPT`` does not: no half turn; nor does the partial
         answer of a run a budget cut short, ``BudgetExceeded``: often a thought, which a next run reads as one)."""
-        run = self.current_run
         if status == Status.FAILED and error is None:  # a failed run always says why
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
             error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
