@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 9246  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 9285  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -213,6 +213,10 @@ LINES_CEILING = 9246  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # Answer kept, HTML's </s> kept, an unread call only when Python reads the code or a call follows the marker);
 # 9246: +3 for a review of that (ids compared by their runs of letters and digits, a repeated or new-round Final
 # Answer cut again, a marker's own call format asked again);
+# 9285 (2026-11-29, the next session): +39 for a twentieth outside probe of the gate (a tool looked for under the name a
+# page may know it by: an MCP tool's before its prefix, a renamed function's; a required argument the model adds to a
+# written call; dates with a month's name, months of a year, times with a dot; words joined otherwise; an option of
+# the tool's schema or a one-character value no longer needed beside the name);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
@@ -220,11 +224,14 @@ FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issu
 # a dataclass (2026-11-29); lower one when a change lowers it.
 FUNCTION_CEILINGS = {
     "ToolCallingAgent": 57,  # -1: the tool registry's __len__ not asked (its schemas or names are)
-    "ReActAgent (text)": 67,
+    "ReActAgent (text)": 69,  # +2: the gate's question 3 in a function of its own (decide was 57 lines), the tool
+    # name's spellings in one (quoted_call was 51; asked for a second name now)
     "ReActAgent (native)": 64,  # -1: the tool registry's __len__ not asked (its schemas or names are)
-    "ReActAgent (guided)": 70,
-    "PlanExecuteAgent": 113,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings
-    "ReflexionAgent": 99,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings
+    "ReActAgent (guided)": 71,  # +1: the gate's question 3 in a function of its own (the spellings are cached)
+    "PlanExecuteAgent": 114,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings;
+    # +1: the gate's question 3 in a function of its own
+    "ReflexionAgent": 100,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings;
+    # +1: the gate's question 3 in a function of its own
     "BasicReflectionAgent": 45,  # at the target (44 entered since dfc5748)
 }
 FUNCTION_LINES_LIMIT = 50  # lines of the longest function

@@ -121,27 +121,44 @@ def decide(
         problem = str(exc)[:1].upper() + str(exc)[1:]  # not capitalize(): "JSON" stays as it is
         return Refusal(NOT_AS_WRITTEN.format(tool=name, problem=problem), ToolError.BAD_ARGUMENTS)
     call = ToolCallRequest(name, arguments, call_id, origin)
-    if origin == "text" and not found.read_only:  # question 3
-        shown = quote_sources(agent)
-        results: list[Any] = [text for tool, _, text in shown.results if tool != name]
-        results += [(text, spared) for tool, text, spared in shown.own if tool == name]
-        sources = [*shown.texts, *(text for _, _, text in shown.results)]
-        reading = functools.partial(_written_arguments, found)
-        try:
-            optional = set(found.parameters["properties"]) - set(found.parameters.get("required", ()))
-            quoted = quoted_call(name, arguments, sources, reading, results, shown.asked, shown.descriptions, optional)
-        except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
-            agent.record(StepKind.WARNING, f"the quote check of {name} failed ({type(exc).__name__}: {exc}); not run")
-            return Refusal(NOT_CHECKED.format(tool=name), ToolError.REFUSED)
-        if quoted:
-            agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
-            return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
+    quoted = _quote_refusal(agent, found, name, arguments) if origin == "text" and not found.read_only else None
+    if quoted is not None:  # question 3
+        return quoted
     inherited = agent._run.approvers if agent._run is not None else ()  # an agent run as another's tool
     if found.needs_approval or (not found.read_only and (agent.options.approve_tool is not None or inherited)):
         refusal = _approval(agent, found, call)
         if refusal is not None:
             return Refusal(refusal, ToolError.REFUSED)
     return call
+
+
+def _quote_refusal(agent: Agent, found: Tool, name: str, arguments: dict[str, Any]) -> Refusal | None:
+    """Question 3: a call of a tool that may change things read from the model's text is not run when it is a quote of
+    one the model was shown (``quoted_call``), under the tool's name or the one a page may call it by."""
+    shown = quote_sources(agent)
+    results: list[Any] = [text for tool, _, text in shown.results if tool != name]
+    results += [(text, spared) for tool, text, spared in shown.own if tool == name]
+    sources = [*shown.texts, *(text for _, _, text in shown.results)]
+    reading = functools.partial(_written_arguments, found)
+    own = str(getattr(found, "remote_name", None) or getattr(found.func, "__name__", name))  # a page may call it so:
+    spellings = {name: shown.descriptions}  # an MCP tool by its name on its server (before a prefix), a function's
+    if own not in shown.descriptions and _OTHER_NAME.fullmatch(own):  # its own description its own there too
+        spellings[own] = {**shown.descriptions, own: shown.descriptions.get(name, "")}
+    properties = found.parameters["properties"]
+    offered = [key for key, schema in properties.items() if isinstance(schema, dict) and "enum" in schema]
+    try:
+        optional = set(properties) - set(found.parameters.get("required", ()))
+        quoted = any(
+            quoted_call(spelt, arguments, sources, reading, results, shown.asked, described, optional, offered)
+            for spelt, described in spellings.items()
+        )
+    except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
+        agent.record(StepKind.WARNING, f"the quote check of {name} failed ({type(exc).__name__}: {exc}); not run")
+        return Refusal(NOT_CHECKED.format(tool=name), ToolError.REFUSED)
+    if quoted:
+        agent.record(StepKind.WARNING, f"the call of {name} is a quote; not run", quoted=True, tool=name)
+        return Refusal(QUOTED.format(tool=name), ToolError.REFUSED)
+    return None
 
 
 @dataclass(frozen=True)
@@ -279,6 +296,7 @@ def _written_as_pairs(tool: Tool, text: str) -> bool:
     return bool(pairs) or (text.endswith(")") and re.match(rf"{re.escape(tool.name)}[ \t]*\(", text) is not None)
 
 
+_OTHER_NAME = re.compile(r"[^\W\d][\w.-]{0,63}")  # a name a text may write as a tool's: no <lambda>
 _WRAPPING_TAG = re.compile(r"<(pre|code|tt|samp|kbd)\b[^<>]{0,200}>(.*)</\1[ \t]*>", re.DOTALL | re.IGNORECASE)
 
 

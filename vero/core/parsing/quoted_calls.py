@@ -214,6 +214,7 @@ def quoted_call(
     asked: Sequence[str] = (),
     descriptions: Mapping[str, str] = _NONE,
     optional: Collection[str] = (),  # parameters with defaults: what the model adds for them leaves an echo one
+    offered: Collection[str] = (),  # parameters whose values the tool's schema lists: the model's choice among them
 ) -> bool:
     """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results`` (data
     from outside) names the tool with each of its values the user did not write (``asked``) near the name
@@ -225,12 +226,7 @@ def quoted_call(
     telling = [value for value in fields.values() if value not in ("", None) and not isinstance(value, bool)]
     values = [str(value).removesuffix(".0").casefold() for value in telling]  # as written, flags aside
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
-    words = [word.lower() for word in _NAME_WORDS.findall(name)]  # in any spelling, drawn alike (``_DRAWN_ALIKE``)
-    longer = len("".join(words)) > 4  # 5 letters or more: also spaced out, or a letter per word in another script
-    words = [w.capitalize() for w in words] if longer else words  # a first letter as written: 537713 no "settle"
-    drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
-    parts = [f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn]
-    spellings = re.compile((_spelt(parts) if len(parts) > 1 else "".join(parts)) or re.escape(name), re.IGNORECASE)
+    spellings = _spellings(name)
     for source in sources:
         for form in _forms(source, spellings, tables=source in descriptions.values(), numbers=True):
             padded = False
@@ -253,8 +249,19 @@ def quoted_call(
     own = plain(descriptions.get(name, ""))
     own = own if any(value in own.casefold() for value in values) else ""  # holds one: read for its arguments
     return bool(results or keyed or own) and _named_with_unsaid(
-        spellings, as_arguments, arguments, asked, results, keyed, own
+        spellings, as_arguments, arguments, asked, results, keyed, own, offered
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _spellings(name: str) -> re.Pattern[str]:
+    """The pattern of a tool's name in any spelling (``_spelt``), its letters drawn alike (``_DRAWN_ALIKE``)."""
+    words = [word.lower() for word in _NAME_WORDS.findall(name)]
+    longer = len("".join(words)) > 4  # 5 letters or more: also spaced out, or a letter per word in another script
+    words = [w.capitalize() for w in words] if longer else words  # a first letter as written: 537713 no "settle"
+    drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
+    parts = [f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn]
+    return re.compile((_spelt(parts) if len(parts) > 1 else "".join(parts)) or re.escape(name), re.IGNORECASE)
 
 
 def _same_call(
@@ -263,8 +270,9 @@ def _same_call(
     """``written`` (``canonical``) is the call ``wanted``: the same values for the parameters without a default, one
     of them a value that says something, whatever the ``optional`` ones hold (the model's ``memo`` added, or the
     written one left out or changed, unless the user wrote the other values, ``user_wrote``: "send 120 to ACC-9 again"
-    after a statement's row with its memo); or, for a call of optional parameters only, one call's values all in the
-    other.  A text that lists items (``a@x, b@y``) is read as a list where the other call has one there."""
+    after a statement's row with its memo); or one call's values all in the other, the other's more values for
+    optional parameters, or for any when the user did not write the first's (a currency the written call lacks).  A
+    text that lists items (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
     written = _as_theirs(written, wanted)  # then the model's as the written one reads now: the same where they agree
@@ -275,11 +283,9 @@ def _same_call(
         added = set(written) <= set(wanted)  # an echo; one without the written ones, unless the user wrote the rest
         return any(value not in _SAYS_LITTLE for _, value in required) and (added or not user_wrote(required))
     fewer, more = sorted((set(written), set(wanted)), key=len)
-    return fewer == more or (
-        fewer < more
-        and {key for key, _ in more - fewer} <= kept
-        and any(value not in _SAYS_LITTLE for _, value in fewer)
-    )
+    telling = any(value not in _SAYS_LITTLE for _, value in fewer)  # and the values more than one call may have:
+    extra = {key for key, _ in more - fewer}  # optional ones, or any when the user did not write the rest ("EUR")
+    return fewer == more or (fewer < more and telling and (extra <= kept or not user_wrote(fewer)))
 
 
 # An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, a common code or word
@@ -302,7 +308,8 @@ def _as_theirs(pairs: tuple[Any, ...], other: tuple[Any, ...]) -> tuple[Any, ...
 def _read_as(value: Any, theirs: Any) -> Any:
     """``value`` (``canonical``) as a model would echo it where another call has ``theirs``: a text that lists items
     as the list (``a@x, b@y``), an amount with its currency or digit groups as the number (``$4,820.00``; beside
-    another text, ``4820 usd`` is no ``4820 eur``), an id with other signs between its parts (``rec88412``)."""
+    another text, ``4820 usd`` is no ``4820 eur``), an id with other signs between its parts (``rec88412``), words
+    with others or none beside words joined by a sign (``factory reset`` beside ``factory_reset``)."""
     if not isinstance(value, str) or theirs is None:
         return value
     if isinstance(theirs, tuple):
@@ -311,7 +318,13 @@ def _read_as(value: Any, theirs: Any) -> Any:
     if amount and _JSON_NUMBER.fullmatch(theirs) and _JSON_NUMBER.fullmatch(amount[1].lstrip("+")):
         return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]))
     same_id = isinstance(theirs, str) and _ID.fullmatch(value) and _RUNS.findall(value) == _RUNS.findall(theirs)
-    return theirs if same_id else value  # the same letters and digits in the same runs: rec88412, not a-b12 for ab-12
+    words = isinstance(theirs, str) and _JOINED_WORDS.fullmatch(theirs) and _words(value) == _words(theirs)
+    return theirs if same_id or words else value  # the same runs of letters and digits: rec88412, not a-b12 for ab-12
+
+
+def _words(value: str) -> str:
+    """A value's letters alone: ``factory reset``, ``factory-reset`` and ``factoryreset`` as ``factoryreset``."""
+    return re.sub(r"[\W_]+", "", value)
 
 
 def _spelt(parts: list[str]) -> str:
@@ -332,10 +345,13 @@ def _named_with_unsaid(
     results: Sequence[str | tuple[str, Sequence[str]]],
     described: list[str],
     own: str,
+    offered: Collection[str] = (),
 ) -> bool:
     """The value rule (``_named_with_values``) on ``results``, for the call's values the user did not write
-    (``asked``), and its keyed form (``_keyed``: the whole call, one value the user did not write) on
-    ``described`` (the forms of descriptions that name the tool) and anywhere in ``own`` (the tool's own)."""
+    (``asked``; nor those that tell little where others tell more: one character, an option the tool's schema offers
+    for an ``offered`` parameter, which the model may add of its own), and its keyed form (``_keyed``: the whole
+    call, one value the user did not write) on ``described`` (the forms of descriptions that name the tool) and
+    anywhere in ``own`` (the tool's own)."""
     try:
         arguments = as_arguments(arguments)
         values = _values(arguments)
@@ -348,6 +364,8 @@ def _named_with_unsaid(
     for result in results:  # a text, or a tool's words of a call of its own with that call's values (not evidence)
         text, spared = (result, ()) if isinstance(result, str) else result
         unspared = [value for key, value in named if value in values and f"{key}\0{value}" not in spared]
+        telling = [value for key, value in named if value in unspared and key not in offered and len(value) > 1]
+        unspared = telling or unspared
         if any(len(value) > 1 for value in unspared) and _named_with_values(spellings, unspared, [text]):
             return True
     if not (described or own):
@@ -491,35 +509,41 @@ _MONTH = (
     r"|nov(?:ember)?|dec(?:ember)?)\b\.?"
 )
 _MONTH_DATE = re.compile(
-    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?(?: of)?[ -]{_MONTH}|{_MONTH}[ -](\d{{1,2}})(?:st|nd|rd|th)?),?[ -](\d{{4}})\b"
+    rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?(?: of)?[ /-]{_MONTH}|{_MONTH}[ /-](\d{{1,2}})(?:st|nd|rd|th)?),?"
+    r"[ /-](\d{4})\b"
 )
+# a month of a year: "March 2025", "03/2025" (as ISO writes it: 2025-03)
+_YEAR_MONTH = re.compile(rf"\b{_MONTH},?[ /-](\d{{4}})\b|(?<![\d/.-])(0?[1-9]|1[0-2])/(\d{{4}})(?![\d/]|[.-]\d)")
+
+
+def _month_date(date: re.Match[str]) -> str:
+    """A date with its month's name (``_MONTH_DATE``) as ISO writes it; as written when its day is none."""
+    day, month = (date[1], date[2]) if date[1] else (date[4], date[3])
+    return f"{date[5]}-{_MONTHS.index(month[:3]) + 1:02}-{int(day):02}" if 1 <= int(day) <= 31 else date[0]
+
+
+def _year_month(month: re.Match[str]) -> str:
+    """A month of a year (``_YEAR_MONTH``) as ISO writes it: 2025-03."""
+    number = _MONTHS.index(month[1][:3]) + 1 if month[1] else int(month[3])
+    return f"{month[2] or month[4]}-{number:02}"
 
 
 def _said(value: str, said: str) -> bool:
     """The user wrote ``value`` (``canonical``), in ``said`` (their words): as written, in another reading
-    (``_value_readings``), or their way (``_said_as_values``): a date in words; for a value with a letter in it,
-    with other signs between its words and digits, or none (``ADA4471``; not digits alone: ``acme 4820`` is no
-    ``-4820``)."""
+    (``_value_readings``, a date in words among them: ``_written_apart``), or their way (``_said_as_values``): for
+    a value with a letter in it, with other signs between its words and digits, or none (``ADA4471``; not digits
+    alone: ``acme 4820`` is no ``-4820``)."""
     if any(_found(reading, said) for reading in _value_readings(value)):
         return True
-    dated, joined = _said_as_values(said)
-    if _found(value, dated):
-        return True
+    joined = _said_as_values(said)
     spelt = [_SEPARATED.sub("-", value), re.sub(r"[\W_]+", "", value)]
     return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, joined) for form in spelt)
 
 
 @functools.lru_cache(maxsize=8)  # asked once per value of a call: read once per call
-def _said_as_values(said: str) -> tuple[str, str]:
-    """The user's words (``_flat``) as a call writes values: with dates in words as ISO writes them; and then with
-    their words and digits joined with one sign."""
-
-    def iso(date: re.Match[str]) -> str:
-        day, month = (date[1], date[2]) if date[1] else (date[4], date[3])
-        return f"{date[5]}-{_MONTHS.index(month[:3]) + 1:02}-{int(day):02}" if 1 <= int(day) <= 31 else date[0]
-
-    dated = _MONTH_DATE.sub(iso, said)
-    return dated, _SEPARATED.sub("-", dated)
+def _said_as_values(said: str) -> str:
+    """The user's words (``_said_text``) as a call writes values: their words and digits joined with one sign."""
+    return _SEPARATED.sub("-", said)
 
 
 def _found(value: str, text: str) -> bool:
@@ -530,20 +554,22 @@ def _found(value: str, text: str) -> bool:
 
 
 def _value_pattern(value: str) -> str:
-    """The pattern of ``value`` (``canonical``) as ``_found`` finds it; an id of letters and digits written with
-    other signs between its parts, or none (``REC88412``, ``rec_88412`` for ``rec-88412``; a UUID without dashes)."""
+    """The pattern of ``value`` (``canonical``) as ``_found`` finds it; an id of letters and digits, or words joined
+    by a sign (``factory_reset``), written with other signs between its parts, or none (``REC88412``, ``rec_88412``
+    for ``rec-88412``; a UUID without dashes; ``Factory Reset``)."""
     if _JSON_NUMBER.fullmatch(value):
         return rf"(?<![\d.]){re.escape(value)}(?!\.?\d)"
     value = value.rstrip(".!?") or value  # a sentence's end mark aside
     chunks = [(chunk, _RUNS.findall(chunk)) for chunk in _ID_SIGN.split(value)]  # rec88412: rec, then 88412
     parts = [part for chunk, runs in chunks for part in (runs if len(runs) == 2 else [chunk]) if part]
-    if len(parts) < 2 or not _ID.fullmatch(value):
+    if len(parts) < 2 or not (_ID.fullmatch(value) or _JOINED_WORDS.fullmatch(value)):
         return rf"(?<!\w){re.escape(value)}(?!\w)"
     return r"(?<![^\W_])" + "[-_. ]?".join(map(re.escape, parts)) + r"(?![^\W_])"
 
 
 _ID = re.compile(r"(?=.*[^\W\d_])(?=.*\d)[\w.-]{3,64}|[\w]{1,64}(?: [\w]{1,64}){1,3}(?<=\d)")  # rec-88412, acc 9
 _ID_SIGN = re.compile(r"[-_. ]+")
+_JOINED_WORDS = re.compile(r"[^\W\d_]{2,}(?:[-_.][^\W\d_]{2,}){1,3}")  # factory_reset: Factory Reset, FactoryReset
 _RUNS = re.compile(r"[^\W\d_]+|\d+")  # the letters and the digits of an id's part
 
 
@@ -641,13 +667,14 @@ _DIGIT_GROUPS = re.compile(
     re.I,
 )
 _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})(?![\d/]|[.,-]\d)")
-_TIME = re.compile(r"(?<=\d)t(?=\d{1,2}:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?::(\d\d))? ?([ap])\.?m\b\.?)", re.I)
+_TIME = re.compile(r"(?<=\d)t(?=\d{1,2}:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?:[:.](\d\d))? ?([ap])\.?m\b\.?)", re.I)
+_DOT_TIME = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])\.([0-5]\d)(?!\d|[.,]\d)")  # 14.30: a time to some
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
 _DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
 _SPELT_ADDRESS = re.compile(r"(?<![\w.@])[\w.+-]{1,64} at [\w-]{1,63}(?: dot [\w-]{1,63})+\b", re.I)
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
-_APART = (_NUMERIC_DATE, _TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED, _SPELT_ADDRESS)
-_WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in _APART), re.I)
+_APART = (_NUMERIC_DATE, _MONTH_DATE, _YEAR_MONTH, _TIME, _DOT_TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
+_WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in (*_APART, _SPELT_ADDRESS)), re.I)
 
 
 def _written_apart(text: str) -> list[str]:
@@ -657,7 +684,7 @@ def _written_apart(text: str) -> list[str]:
     if not _WRITTEN_APART.search(text):
         return []
     refanged = _SPELT_ADDRESS.sub(_spelt_address, _DEFANGED.sub(_refanged, text))
-    common = _DECIMAL_COMMA.sub(r"\1.\2", refanged)
+    common = _YEAR_MONTH.sub(_year_month, _MONTH_DATE.sub(_month_date, _DECIMAL_COMMA.sub(r"\1.\2", refanged)))
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
     dated = [_timed(_NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts]
     joined = _DECIMAL_COMMA.sub(r"\1.\2", _DIGIT_GROUPS.sub(_joined_digits, refanged))  # 1-234-567,50 too
@@ -666,7 +693,7 @@ def _written_apart(text: str) -> list[str]:
 
 def _timed(text: str) -> str:
     """``text`` with its times as a 24-hour clock writes them (``_clock_time``), hours of two digits."""
-    return _CLOCK.sub(r"0\1\2", _TIME.sub(_clock_time, text))
+    return _CLOCK.sub(r"0\1\2", _TIME.sub(_clock_time, _DOT_TIME.sub(r"\1:\2", text)))
 
 
 def _value_readings(value: str) -> list[str]:
@@ -676,7 +703,11 @@ def _value_readings(value: str) -> list[str]:
     whole = _DIGIT_GROUPS.fullmatch(value) and not _NUMERIC_DATE.fullmatch(value) and not re.search(r"[./]", value)
     joined = _DIGIT_GROUPS.sub(_joined_digits, value) if whole else value
     timed = re.sub(r"(?<=\d\d:\d\d):00\Z", "", _timed(value)) if ":" in value else value  # no seconds a page lacks
-    return list(dict.fromkeys([value, joined, timed]))
+    compact = value.replace("-", "") if _ISO_DATE.fullmatch(value) else value  # a date's digits alone: 20250310
+    return list(dict.fromkeys([value, joined, timed, compact]))
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
 def _iso_date(date: re.Match[str], day_first: bool) -> str:
