@@ -309,7 +309,8 @@ def _read_as(value: Any, theirs: Any) -> Any:
     """``value`` (``canonical``) as a model would echo it where another call has ``theirs``: a text that lists items
     as the list (``a@x, b@y``), an amount with its currency or digit groups as the number (``$4,820.00``; beside
     another text, ``4820 usd`` is no ``4820 eur``), an id with other signs between its parts (``rec88412``), words
-    with others or none beside words joined by a sign (``factory reset`` beside ``factory_reset``)."""
+    with others or none beside words joined by a sign (``factory reset`` beside ``factory_reset``), an id or a
+    number with a few words or signs around it (``_decorated``: ``15%``, ``rec-88412 (stale)``)."""
     if not isinstance(value, str) or theirs is None:
         return value
     if isinstance(theirs, tuple):
@@ -319,7 +320,20 @@ def _read_as(value: Any, theirs: Any) -> Any:
         return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]))
     same_id = isinstance(theirs, str) and _ID.fullmatch(value) and _RUNS.findall(value) == _RUNS.findall(theirs)
     words = isinstance(theirs, str) and _JOINED_WORDS.fullmatch(theirs) and _words(value) == _words(theirs)
-    return theirs if same_id or words else value  # the same runs of letters and digits: rec88412, not a-b12 for ab-12
+    if same_id or words:  # the same runs of letters and digits: rec88412, not a-b12 for ab-12
+        return theirs
+    return theirs if isinstance(theirs, str) and _decorated(value, theirs) else value
+
+
+def _decorated(value: str, core: str) -> bool:
+    """``value`` is ``core`` (an id or a number, ``canonical``) once, with only a few words or signs and no digit
+    around it: a sign, a unit, a label or a remark (``#88412``, ``15%``, ``2048 gb``, ``approx. 4820``,
+    ``id: rec-88412``, ``rec-88412 (stale)``)."""
+    if not (_ID.fullmatch(core) or _JSON_NUMBER.fullmatch(core)) or _ID.fullmatch(value) or len(value) > len(core) + 30:
+        return False  # an id of its own (acc-9, acc 9) is no decorated number
+    pattern = rf"(?<![\w.-]){re.escape(core)}(?![\w-]|\.\d)"  # as written: a-b12 is no ab-12
+    rest = re.sub(pattern, " ", value)
+    return len(re.findall(pattern, value)) == 1 and not re.search(r"\d", rest) and len(rest.split()) <= 3
 
 
 def _words(value: str) -> str:
@@ -699,14 +713,17 @@ def _timed(text: str) -> str:
 def _value_readings(value: str) -> list[str]:
     """A call's value as ``_written_apart`` reads what the model was shown: as written; in digit groups joined (a
     card's ``4000-1234-...``, a phone's ``+1 (555) 013-4477``; not a date or an address, ``10.0.0.7``); its time
-    as a clock writes it (``2024-05-01T9:30:00`` as ``2024-05-01 09:30``)."""
+    as a clock writes it (``2024-05-01T9:30:00`` as ``2024-05-01 09:30``), an ISO date's digits alone, and without
+    a sign or scheme the model may put before it (``#ops``, ``@ada``, ``https://``)."""
     whole = _DIGIT_GROUPS.fullmatch(value) and not _NUMERIC_DATE.fullmatch(value) and not re.search(r"[./]", value)
     joined = _DIGIT_GROUPS.sub(_joined_digits, value) if whole else value
     timed = re.sub(r"(?<=\d\d:\d\d):00\Z", "", _timed(value)) if ":" in value else value  # no seconds a page lacks
     compact = value.replace("-", "") if _ISO_DATE.fullmatch(value) else value  # a date's digits alone: 20250310
-    return list(dict.fromkeys([value, joined, timed, compact]))
+    bare = _SIGIL.sub("", value)  # a channel's #, a handle's @, ./ or a URL's scheme a page may not write
+    return list(dict.fromkeys([value, joined, timed, compact, bare if len(bare) > 2 else value]))
 
 
+_SIGIL = re.compile(r"\A(?:[#@]|\./|https?://(?:www\.)?|www\.)")
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
