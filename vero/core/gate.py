@@ -141,16 +141,16 @@ def _quote_refusal(agent: Agent, found: Tool, name: str, arguments: dict[str, An
     sources = [*shown.texts, *(text for _, _, text in shown.results)]
     reading = functools.partial(_written_arguments, found)
     own = str(getattr(found, "remote_name", None) or getattr(found.func, "__name__", name))  # a page may call it so:
-    spellings = {name: shown.descriptions}  # an MCP tool by its name on its server (before a prefix), a function's
-    if own not in shown.descriptions and _OTHER_NAME.fullmatch(own):  # its own description its own there too
-        spellings[own] = {**shown.descriptions, own: shown.descriptions.get(name, "")}
-    properties = found.parameters["properties"]
+    names = {name: (results, shown.descriptions)}  # an MCP tool by its name on its server (before a prefix), a
+    if own not in shown.descriptions and _OTHER_NAME.fullmatch(own):  # function's: in a call written out (the word
+        names[own] = ([], {**shown.descriptions, own: shown.descriptions.get(name, "")})  # near values in a result,
+    properties = found.parameters["properties"]  # "update", "set", says nothing), its own description its own there
     offered = [key for key, schema in properties.items() if isinstance(schema, dict) and "enum" in schema]
     try:
         optional = set(properties) - set(found.parameters.get("required", ()))
         quoted = any(
-            quoted_call(spelt, arguments, sources, reading, results, shown.asked, described, optional, offered)
-            for spelt, described in spellings.items()
+            quoted_call(spelt, arguments, sources, reading, values_near, shown.asked, described, optional, offered)
+            for spelt, (values_near, described) in names.items()
         )
     except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
         agent.record(StepKind.WARNING, f"the quote check of {name} failed ({type(exc).__name__}: {exc}); not run")

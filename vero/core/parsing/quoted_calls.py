@@ -261,7 +261,8 @@ def _spellings(name: str) -> re.Pattern[str]:
     words = [w.capitalize() for w in words] if longer else words  # a first letter as written: 537713 no "settle"
     drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
     parts = [f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn]
-    return re.compile((_spelt(parts) if len(parts) > 1 else "".join(parts)) or re.escape(name), re.IGNORECASE)
+    one_word = rf"(?<![^\W_]){''.join(parts)}(?![^\W_])"  # a word of its own: no "update" in "updated_at"
+    return re.compile((_spelt(parts) if len(parts) > 1 else one_word) if parts else re.escape(name), re.IGNORECASE)
 
 
 def _same_call(
@@ -271,7 +272,7 @@ def _same_call(
     of them a value that says something, whatever the ``optional`` ones hold (the model's ``memo`` added, or the
     written one left out or changed, unless the user wrote the other values, ``user_wrote``: "send 120 to ACC-9 again"
     after a statement's row with its memo); or one call's values all in the other, the other's more values for
-    optional parameters, or for any when the user did not write the first's (a currency the written call lacks).  A
+    optional parameters, or for any when the user wrote neither the first's nor those (a currency the call lacks).  A
     text that lists items (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
@@ -284,8 +285,9 @@ def _same_call(
         return any(value not in _SAYS_LITTLE for _, value in required) and (added or not user_wrote(required))
     fewer, more = sorted((set(written), set(wanted)), key=len)
     telling = any(value not in _SAYS_LITTLE for _, value in fewer)  # and the values more than one call may have:
-    extra = {key for key, _ in more - fewer}  # optional ones, or any when the user did not write the rest ("EUR")
-    return fewer == more or (fewer < more and telling and (extra <= kept or not user_wrote(fewer)))
+    extra = more - fewer  # for optional parameters, or any when the user wrote neither the rest nor these ("EUR")
+    theirs = user_wrote(fewer) or (any(value not in _SAYS_LITTLE for _, value in extra) and user_wrote(extra))
+    return fewer == more or (fewer < more and telling and ({key for key, _ in extra} <= kept or not theirs))
 
 
 # An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, a common code or word
