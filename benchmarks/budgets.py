@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 9302  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 9358  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -221,6 +221,10 @@ LINES_CEILING = 9302  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # rec-88412 (stale)), and a value looked for without a sign or scheme before it (#ops, @ada, https://);
 # 9302: +2 for a false-positive probe of those (a tool's other name only in a call written out, a one-word name a word
 # of its own, a required value the user wrote added to a written call theirs);
+# 9358: +56 for a twenty-first outside probe of the gate (a value wholly in angle brackets or JSON text read as written;
+# a URL, path, timestamp or IP address as machines rewrite it; a written call's arguments under other names or in an
+# object of another name; an address with its display name, a timestamp or a phone number written otherwise; a URL
+# the user wrote whole theirs);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

@@ -229,14 +229,24 @@ def quote_sources(agent: Agent) -> Shown:
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     """Question 3: the arguments of a call written in what the model was shown, read as the tool would
     read them (leniently), under the tool's own parameter names: given by position (``tool("a", 5)`` is
-    read ``{0: "a", 1: 5}``) or spelt otherwise (``Account``)."""
+    read ``{0: "a", 1: 5}``), spelt otherwise (``Account``), inside an object of another name, or under other
+    names, one for each required parameter left (``id`` for ``record_id``)."""
     properties = tool.parameters["properties"]
     names = list(properties)
     spelt = {name_key(name): name for name in names}
+    read = parse_arguments(tool, written)
+    for key, value in list(read.items()):  # an object around them ({"payment": {"to": ...}}): its fields
+        if isinstance(value, dict) and key not in properties and name_key(str(key)) not in spelt:
+            read.pop(key)
+            read.update({field: item for field, item in value.items() if field not in read})
     arguments = {
         names[key] if isinstance(key, int) and key < len(names) else spelt.get(name_key(str(key)), key): value
-        for key, value in parse_arguments(tool, written).items()
+        for key, value in read.items()
     }
+    required = [name for name in tool.parameters.get("required", ()) if name not in arguments]
+    unknown = [key for key in arguments if key not in properties]
+    if len(unknown) == len(required):  # as many other names as required parameters left (id for record_id), in order
+        arguments.update({name: arguments.pop(key) for key, name in zip(unknown, required)})
     # without those that only repeat a default, are null, or name no parameter: the same call either way
     return {
         key: value

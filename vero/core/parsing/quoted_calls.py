@@ -20,6 +20,7 @@ import binascii
 import contextlib
 import functools
 import html
+import ipaddress
 import itertools
 import json
 import os
@@ -28,6 +29,7 @@ import re
 import unicodedata
 import urllib.parse
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
@@ -324,18 +326,35 @@ def _read_as(value: Any, theirs: Any) -> Any:
     words = isinstance(theirs, str) and _JOINED_WORDS.fullmatch(theirs) and _words(value) == _words(theirs)
     if same_id or words:  # the same runs of letters and digits: rec88412, not a-b12 for ab-12
         return theirs
-    return theirs if isinstance(theirs, str) and _decorated(value, theirs) else value
+    return theirs if isinstance(theirs, str) and _written_otherwise(value, theirs) else value
+
+
+def _written_otherwise(value: str, theirs: str) -> bool:
+    """``value`` is ``theirs`` (both ``canonical``) written another way: the same instant (``T`` or a space, the
+    seconds, ``z`` or ``+00:00``), the same phone number's digits grouped otherwise, or decorated (``_decorated``)."""
+    with contextlib.suppress(ValueError):
+        if _ISO_TIME.match(value) and datetime.fromisoformat(value.upper()) == datetime.fromisoformat(theirs.upper()):
+            return True
+    digits = [re.sub(r"\D", "", text) for text in (value, theirs)]
+    if _PHONE.fullmatch(value) and _PHONE.fullmatch(theirs) and digits[0] == digits[1] and len(digits[0]) >= 7:
+        return True
+    return _decorated(value, theirs)
+
+
+_PHONE = re.compile(r"\+?[\d ().-]{7,40}")  # digits and the signs a phone number is grouped with
 
 
 def _decorated(value: str, core: str) -> bool:
-    """``value`` is ``core`` (an id or a number, ``canonical``) once, with only a few words or signs and no digit
-    around it: a sign, a unit, a label or a remark (``#88412``, ``15%``, ``2048 gb``, ``approx. 4820``,
-    ``id: rec-88412``, ``rec-88412 (stale)``)."""
-    if not (_ID.fullmatch(core) or _JSON_NUMBER.fullmatch(core)) or _ID.fullmatch(value) or len(value) > len(core) + 30:
+    """``value`` is ``core`` (an id, a number, an address, a path or a URL, ``canonical``) once, with only a few
+    words or signs and no digit around it: a sign, a unit, a label, a remark or a display name (``#88412``, ``15%``,
+    ``2048 gb``, ``approx. 4820``, ``id: rec-88412``, ``rec-88412 (stale)``, ``"it desk" <x@y.test>``, ``x/y/``)."""
+    structured = _ID.fullmatch(core) or _JSON_NUMBER.fullmatch(core) or re.search(r"[@/\\:]", core)
+    if not structured or _ID.fullmatch(value) or len(value) > len(core) + 30:
         return False  # an id of its own (acc-9, acc 9) is no decorated number
     pattern = rf"(?<![\w.-]){re.escape(core)}(?![\w-]|\.\d)"  # as written: a-b12 is no ab-12
     rest = re.sub(pattern, " ", value)
-    return len(re.findall(pattern, value)) == 1 and not re.search(r"\d", rest) and len(rest.split()) <= 3
+    words = re.findall(r"[^\W\d_]+", rest)
+    return len(re.findall(pattern, value)) == 1 and not re.search(r"\d", rest) and len(words) <= 3
 
 
 def _words(value: str) -> str:
@@ -411,10 +430,18 @@ def _flat_arguments(arguments: dict[str, Any], depth: int = 0) -> dict[str, Any]
 
 
 def _said_text(asked: Sequence[str]) -> str:
-    """The user's words (``asked``), not a URL's parts, read as results are, and with their numbers as written too."""
-    words = _flat(_URL.sub(" ", "\n".join(asked)))
+    """The user's words (``asked``), not a URL's parts, read as results are, and with their numbers as written too;
+    each URL they wrote whole, as one word (``_one_word``)."""
+    text = "\n".join(asked)
+    words = _flat(_URL.sub(" ", text))
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])
-    return said + "\n" + _ZERO_PADDED.sub("", said)  # "0500" is 500 as a value is written (``canonical``)
+    urls = " ".join(_one_word(_flat(url.rstrip(".,;:!?)>]'\""))) for url in _URL.findall(text))
+    return said + "\n" + _ZERO_PADDED.sub("", said) + "\n" + urls  # "0500" is 500 as a value writes it
+
+
+def _one_word(url: str) -> str:
+    """A URL with its signs as one letter (``ǂ``): found whole only, no word inside it the user's own."""
+    return re.sub(r"[\W_]", "\u01c2", url)
 
 
 def _user_wrote(asked: Sequence[str], pairs: set[Any]) -> bool:
@@ -471,8 +498,8 @@ def _shape(value: str) -> str:
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``), except those that say little (``_SAYS_LITTLE``) and JSON text
-    (read as its value: not one to look for)."""
+    """The call's argument values (``canonical``; JSON text as its keys and values, ``_leaves``), except those that
+    say little (``_SAYS_LITTLE``)."""
     return [value for value in _leaves(arguments) if isinstance(value, str) and value not in _SAYS_LITTLE]
 
 
@@ -549,7 +576,10 @@ def _said(value: str, said: str) -> bool:
     (``_value_readings``, a date in words among them: ``_written_apart``), or their way (``_said_as_values``): for
     a value with a letter in it, with other signs between its words and digits, or none (``ADA4471``; not digits
     alone: ``acme 4820`` is no ``-4820``)."""
-    if any(_found(reading, said) for reading in _value_readings(value)):
+    readings = _value_readings(value)
+    if any(_found(reading, said) for reading in readings):
+        return True
+    if any(_found(_one_word(reading), said) for reading in readings if _URL.fullmatch(reading)):  # a URL written whole
         return True
     joined = _said_as_values(said)
     spelt = [_SEPARATED.sub("-", value), re.sub(r"[\W_]+", "", value)]
@@ -722,10 +752,27 @@ def _value_readings(value: str) -> list[str]:
     timed = re.sub(r"(?<=\d\d:\d\d):00\Z", "", _timed(value)) if ":" in value else value  # no seconds a page lacks
     compact = value.replace("-", "") if _ISO_DATE.fullmatch(value) else value  # a date's digits alone: 20250310
     bare = _SIGIL.sub("", value)  # a channel's #, a handle's @, ./ or a URL's scheme a page may not write
-    return list(dict.fromkeys([value, joined, timed, compact, bare if len(bare) > 2 else value]))
+    readings = [value, joined, timed, compact, bare if len(bare) > 2 else value, value.rstrip("/") or value]
+    return list(dict.fromkeys([*readings, *_written_as_machines_do(value)]))
 
 
-_SIGIL = re.compile(r"\A(?:[#@]|\./|https?://(?:www\.)?|www\.)")
+def _written_as_machines_do(value: str) -> list[str]:
+    """Other forms of a timestamp, an IP address or a Windows path that a page may write: ``z`` as ``+00:00`` and
+    back, without ``:00`` seconds; an address without ``/32``, IPv6 compressed or in full; ``c:/x`` as ``c:\\x``."""
+    forms = []
+    if _ISO_TIME.match(value):
+        zoned = value[:-1] + "+00:00" if value.endswith("z") else value.replace("+00:00", "z")
+        forms += [form for text in (value, zoned) for form in (text, _NO_SECONDS.sub(r"\1", text))]
+    with contextlib.suppress(ValueError):
+        address = ipaddress.ip_interface(value)
+        single = address.network.prefixlen == address.max_prefixlen
+        forms += [address.ip.compressed, address.ip.exploded] if single else []
+    return forms + ([value.replace("/", "\\")] if re.match(r"[a-z]:/", value) else [])
+
+
+_SIGIL = re.compile(r"\A(?:[#@]|\./|https?://(?:www\.)?|www\.|mailto:)")
+_ISO_TIME = re.compile(r"\d{4}-\d\d-\d\d[ t]\d\d:\d\d")  # canonical: in lower case
+_NO_SECONDS = re.compile(r"(\d\d:\d\d):00(?=z\Z|[+-]\d\d:\d\d\Z|\Z)")
 _ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
 
 
@@ -805,7 +852,8 @@ def spared_values(arguments: Any) -> list[str]:
 
 
 def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
-    """The scalar values in ``value`` (a dict's values, a list's items, at any depth), each ``canonical``."""
+    """The scalar values in ``value`` (a dict's values, a list's items, at any depth, and JSON text's keys and
+    values), each ``canonical``."""
     if depth > 50:
         raise ValueError("nested too deeply")
     if isinstance(value, dict):
@@ -813,8 +861,9 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
     if isinstance(value, (list, tuple)):
         for item in value:
             yield from _leaves(item, depth + 1)
-    else:
-        yield canonical(value)
+    else:  # JSON text (read as its value): its keys and values
+        read = canonical(value)
+        yield from _leaves(read, depth + 1) if isinstance(read, tuple) else [read]
 
 
 def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bool = False) -> list[str]:
@@ -1304,10 +1353,17 @@ def canonical(value: Any, depth: int = 0) -> Any:
 
 
 def _flat(text: str) -> str:
-    """``text`` bare (``_bare``), without emphasis marks, its spacing collapsed, case folded."""
-    return " ".join(_bare(text).translate(_EMPHASIS).split()).casefold()
+    """``text`` bare (``_bare``; as written when it is only tags, a value such as ``<img src=x>``), without emphasis
+    marks, its spacing collapsed, case folded."""
+    bare = _bare(text)
+    bare = bare if bare.strip() or not text.strip() else plain(html.unescape(text))
+    return " ".join(bare.translate(_EMPHASIS).split()).casefold()
 
 
 def _bare(text: str) -> str:
-    """``text`` without HTML escapes and tags, plain (see ``plain``)."""
-    return plain(_HTML_TAG.sub("", html.unescape(text)))
+    """``text`` without HTML escapes and tags (an address in angle brackets, ``<bob@x.test>``, is none), plain (see
+    ``plain``)."""
+    return plain(_ELEMENT_TAG.sub("", html.unescape(text)))
+
+
+_ELEMENT_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:[\s/][^<>]{0,2000})?>|<!--|-->")  # a name, then a space, / or >
