@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 9358  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 9380  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -225,6 +225,10 @@ LINES_CEILING = 9358  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # a URL, path, timestamp or IP address as machines rewrite it; a written call's arguments under other names or in an
 # object of another name; an address with its display name, a timestamp or a phone number written otherwise; a URL
 # the user wrote whole theirs);
+# 9380: +22 for a false-positive probe and a review of those (a written call's other names only one sharing a word with
+# the one parameter left; an id, not an address or a path, read through a remark; an address with its display name and
+# a URL's last / in a call written out; a dot time read beside a price, not over it; a model-added required value an
+# echo only in a result or beside an id; one-word names not beside a single _; a path never the start of a deeper one);
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower
@@ -235,11 +239,11 @@ FUNCTION_CEILINGS = {
     "ReActAgent (text)": 69,  # +2: the gate's question 3 in a function of its own (decide was 57 lines), the tool
     # name's spellings in one (quoted_call was 51; asked for a second name now)
     "ReActAgent (native)": 64,  # -1: the tool registry's __len__ not asked (its schemas or names are)
-    "ReActAgent (guided)": 71,  # +1: the gate's question 3 in a function of its own (the spellings are cached)
-    "PlanExecuteAgent": 114,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings;
-    # +1: the gate's question 3 in a function of its own
-    "ReflexionAgent": 100,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings;
-    # +1: the gate's question 3 in a function of its own
+    "ReActAgent (guided)": 72,  # +2: the gate's question 3 in a function of its own, the tool name's spellings
+    "PlanExecuteAgent": 115,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings;
+    # +2: the gate's question 3 in a function of its own, the tool name's spellings in one
+    "ReflexionAgent": 101,  # -1: a sub-agent's options not passed through AgentOptions.updated without settings;
+    # +2: the gate's question 3 in a function of its own, the tool name's spellings in one
     "BasicReflectionAgent": 45,  # at the target (44 entered since dfc5748)
 }
 FUNCTION_LINES_LIMIT = 50  # lines of the longest function

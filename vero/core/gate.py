@@ -140,11 +140,14 @@ def _quote_refusal(agent: Agent, found: Tool, name: str, arguments: dict[str, An
     results += [(text, spared) for tool, text, spared in shown.own if tool == name]
     sources = [*shown.texts, *(text for _, _, text in shown.results)]
     reading = functools.partial(_written_arguments, found)
-    own = str(getattr(found, "remote_name", None) or getattr(found.func, "__name__", name))  # a page may call it so:
-    names = {name: (results, shown.descriptions)}  # an MCP tool by its name on its server (before a prefix), a
-    if own not in shown.descriptions and _OTHER_NAME.fullmatch(own):  # function's: in a call written out (the word
-        names[own] = ([], {**shown.descriptions, own: shown.descriptions.get(name, "")})  # near values in a result,
-    properties = found.parameters["properties"]  # "update", "set", says nothing), its own description its own there
+    # A page may call the tool by another name: an MCP tool by its name on its server (before a prefix), a renamed
+    # function by its own.  Under it only a call written out counts (the word near values in a result, "update",
+    # says nothing), and the tool's own description is its own there too.
+    other = str(getattr(found, "remote_name", None) or getattr(found.func, "__name__", name))
+    names = {name: (results, shown.descriptions)}
+    if other not in shown.descriptions and _OTHER_NAME.fullmatch(other):
+        names[other] = ([], {**shown.descriptions, other: shown.descriptions.get(name, "")})
+    properties = found.parameters["properties"]
     offered = [key for key, schema in properties.items() if isinstance(schema, dict) and "enum" in schema]
     try:
         optional = set(properties) - set(found.parameters.get("required", ()))
@@ -230,11 +233,11 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     """Question 3: the arguments of a call written in what the model was shown, read as the tool would
     read them (leniently), under the tool's own parameter names: given by position (``tool("a", 5)`` is
     read ``{0: "a", 1: 5}``), spelt otherwise (``Account``), inside an object of another name, or under other
-    names, one for each required parameter left (``id`` for ``record_id``)."""
+    name sharing a word with the one required parameter left (``id`` for ``record_id``; not ``memo`` for ``to``)."""
     properties = tool.parameters["properties"]
     names = list(properties)
     spelt = {name_key(name): name for name in names}
-    read = parse_arguments(tool, written)
+    read = dict(parse_arguments(tool, written))  # a copy: the written call stays as read, for its other readings
     for key, value in list(read.items()):  # an object around them ({"payment": {"to": ...}}): its fields
         if isinstance(value, dict) and key not in properties and name_key(str(key)) not in spelt:
             read.pop(key)
@@ -245,8 +248,8 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     }
     required = [name for name in tool.parameters.get("required", ()) if name not in arguments]
     unknown = [key for key in arguments if key not in properties]
-    if len(unknown) == len(required):  # as many other names as required parameters left (id for record_id), in order
-        arguments.update({name: arguments.pop(key) for key, name in zip(unknown, required)})
+    if len(unknown) == len(required) == 1 and _words_of(unknown[0]) & _words_of(required[0]):  # id for record_id
+        arguments[required[0]] = arguments.pop(unknown[0])
     # without those that only repeat a default, are null, or name no parameter: the same call either way
     return {
         key: value
@@ -255,6 +258,11 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
         and isinstance(properties.get(key), dict)
         and not _same_value(properties[key].get("default", ...), value)
     }
+
+
+def _words_of(name: Any) -> set[str]:
+    """The words of a parameter's name (``recordId``, ``record_id``: record, id)."""
+    return {word.lower() for word in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", str(name))}
 
 
 def _same_value(default: Any, value: Any) -> bool:
@@ -306,7 +314,7 @@ def _written_as_pairs(tool: Tool, text: str) -> bool:
     return bool(pairs) or (text.endswith(")") and re.match(rf"{re.escape(tool.name)}[ \t]*\(", text) is not None)
 
 
-_OTHER_NAME = re.compile(r"[^\W\d][\w.-]{0,63}")  # a name a text may write as a tool's: no <lambda>
+_OTHER_NAME = re.compile(r"(?!None\Z|.*__)[A-Za-z][\w.-]{3,63}")  # a name a page may write: no <lambda>, _, run
 _WRAPPING_TAG = re.compile(r"<(pre|code|tt|samp|kbd)\b[^<>]{0,200}>(.*)</\1[ \t]*>", re.DOTALL | re.IGNORECASE)
 
 

@@ -243,7 +243,7 @@ def quoted_call(
                     padded = True  # asked once per form
                     continue
                 with contextlib.suppress(ValueError, TypeError, RecursionError):  # a call it cannot read: skipped
-                    if _same_call(canonical(as_arguments(written)), wanted, optional, user_wrote):
+                    if _same_call(canonical(as_arguments(written)), wanted, optional, user_wrote, source in results):
                         return True
             its_own = source == descriptions.get(name)  # read whole, below
             if source in descriptions.values() and not its_own and any(value in form.casefold() for value in values):
@@ -255,7 +255,6 @@ def quoted_call(
     )
 
 
-@functools.lru_cache(maxsize=64)
 def _spellings(name: str) -> re.Pattern[str]:
     """The pattern of a tool's name in any spelling (``_spelt``), its letters drawn alike (``_DRAWN_ALIKE``)."""
     words = [word.lower() for word in _NAME_WORDS.findall(name)]
@@ -263,19 +262,25 @@ def _spellings(name: str) -> re.Pattern[str]:
     words = [w.capitalize() for w in words] if longer else words  # a first letter as written: 537713 no "settle"
     drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
     parts = [f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn]
-    one_word = rf"(?<![^\W_]){''.join(parts)}(?![^\W_])"  # a word of its own: no "update" in "updated_at"
+    one_word = rf"(?:(?<=__)|(?<!\w)){''.join(parts)}(?!\w)"  # a word of its own: not in updated_at, update_id
     return re.compile((_spelt(parts) if len(parts) > 1 else one_word) if parts else re.escape(name), re.IGNORECASE)
 
 
 def _same_call(
-    written: Any, wanted: Any, optional: Collection[str], user_wrote: Callable[[set[Any]], bool] = lambda _: False
+    written: Any,
+    wanted: Any,
+    optional: Collection[str],
+    user_wrote: Callable[[set[Any]], bool] = lambda _: False,
+    outside: bool = False,  # ``written`` is in data from outside (a result), not the app's own words
 ) -> bool:
     """``written`` (``canonical``) is the call ``wanted``: the same values for the parameters without a default, one
     of them a value that says something, whatever the ``optional`` ones hold (the model's ``memo`` added, or the
     written one left out or changed, unless the user wrote the other values, ``user_wrote``: "send 120 to ACC-9 again"
     after a statement's row with its memo); or one call's values all in the other, the other's more values for
-    optional parameters, or for any when the user wrote neither the first's nor those (a currency the call lacks).  A
-    text that lists items (``a@x, b@y``) is read as a list where the other call has one there."""
+    optional parameters, or for required ones when the first is data from outside (``outside``) or names its target
+    (an id), and the user wrote neither its values nor those (a currency ``wire(to="acct-4", amount=5)`` lacks; an
+    app's generic example, ``create_event(title="Standup")``, leaves the rest to the model).  A text that lists
+    items (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
     written = _as_theirs(written, wanted)  # then the model's as the written one reads now: the same where they agree
@@ -286,10 +291,14 @@ def _same_call(
         added = set(written) <= set(wanted)  # an echo; one without the written ones, unless the user wrote the rest
         return any(value not in _SAYS_LITTLE for _, value in required) and (added or not user_wrote(required))
     fewer, more = sorted((set(written), set(wanted)), key=len)
-    telling = any(value not in _SAYS_LITTLE for _, value in fewer)  # and the values more than one call may have:
-    extra = more - fewer  # for optional parameters, or any when the user wrote neither the rest nor these ("EUR")
-    theirs = user_wrote(fewer) or (any(value not in _SAYS_LITTLE for _, value in extra) and user_wrote(extra))
-    return fewer == more or (fewer < more and telling and ({key for key, _ in extra} <= kept or not theirs))
+    if fewer == more or not fewer < more or all(value in _SAYS_LITTLE for _, value in fewer):
+        return fewer == more
+    extra = more - fewer  # what one call adds: for optional parameters only, an echo
+    if {key for key, _ in extra} <= kept:
+        return True
+    said_extra = all(isinstance(value, str) and value not in _SAYS_LITTLE for _, value in extra) and user_wrote(extra)
+    targeted = outside or any(isinstance(value, str) and _ID.fullmatch(value) for _, value in fewer)
+    return targeted and not (user_wrote(fewer) or said_extra)
 
 
 # An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, a common code or word
@@ -331,27 +340,32 @@ def _read_as(value: Any, theirs: Any) -> Any:
 
 def _written_otherwise(value: str, theirs: str) -> bool:
     """``value`` is ``theirs`` (both ``canonical``) written another way: the same instant (``T`` or a space, the
-    seconds, ``z`` or ``+00:00``), the same phone number's digits grouped otherwise, or decorated (``_decorated``)."""
+    seconds, ``z`` or ``+00:00``), the same phone number's digits grouped otherwise, an address with its display
+    name, a URL or a path with its last ``/``, or decorated (``_decorated``)."""
     with contextlib.suppress(ValueError):
         if _ISO_TIME.match(value) and datetime.fromisoformat(value.upper()) == datetime.fromisoformat(theirs.upper()):
             return True
     digits = [re.sub(r"\D", "", text) for text in (value, theirs)]
     if _PHONE.fullmatch(value) and _PHONE.fullmatch(theirs) and digits[0] == digits[1] and len(digits[0]) >= 7:
         return True
-    return _decorated(value, theirs)
+    named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test>: the address
+    slashed = "/" in value and value.rstrip("/") == theirs.rstrip("/")  # a URL's or a path's last /
+    return bool(named and named["address"] == theirs) or slashed or _decorated(value, theirs)
+
+
+_DISPLAY_NAMED = re.compile(r"[^<>@\n]{0,80}<(?P<address>[^<>\s@]+@[^<>\s@]+)>")
 
 
 _PHONE = re.compile(r"\+?[\d ().-]{7,40}")  # digits and the signs a phone number is grouped with
 
 
 def _decorated(value: str, core: str) -> bool:
-    """``value`` is ``core`` (an id, a number, an address, a path or a URL, ``canonical``) once, with only a few
-    words or signs and no digit around it: a sign, a unit, a label, a remark or a display name (``#88412``, ``15%``,
-    ``2048 gb``, ``approx. 4820``, ``id: rec-88412``, ``rec-88412 (stale)``, ``"it desk" <x@y.test>``, ``x/y/``)."""
-    structured = _ID.fullmatch(core) or _JSON_NUMBER.fullmatch(core) or re.search(r"[@/\\:]", core)
-    if not structured or _ID.fullmatch(value) or len(value) > len(core) + 30:
+    """``value`` is ``core`` (an id or a number, ``canonical``) once, with only a few words or signs and no digit
+    around it: a sign, a unit, a label or a remark (``#88412``, ``15%``, ``2048 gb``, ``approx. 4820``,
+    ``id: rec-88412``, ``rec-88412 (stale)``; not a path or an address it begins: ``rec-88412/notes``)."""
+    if not (_ID.fullmatch(core) or _JSON_NUMBER.fullmatch(core)) or _ID.fullmatch(value) or len(value) > len(core) + 30:
         return False  # an id of its own (acc-9, acc 9) is no decorated number
-    pattern = rf"(?<![\w.-]){re.escape(core)}(?![\w-]|\.\d)"  # as written: a-b12 is no ab-12
+    pattern = rf"(?<![\w./@-]){re.escape(core)}(?![\w-]|[./@:]\w)"  # as written: a-b12 is no ab-12
     rest = re.sub(pattern, " ", value)
     words = re.findall(r"[^\W\d_]+", rest)
     return len(re.findall(pattern, value)) == 1 and not re.search(r"\d", rest) and len(words) <= 3
@@ -498,8 +512,8 @@ def _shape(value: str) -> str:
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``; JSON text as its keys and values, ``_leaves``), except those that
-    say little (``_SAYS_LITTLE``)."""
+    """The call's argument values (``canonical``; JSON text as its values, ``_leaves``), except those that say little
+    (``_SAYS_LITTLE``)."""
     return [value for value in _leaves(arguments) if isinstance(value, str) and value not in _SAYS_LITTLE]
 
 
@@ -543,10 +557,10 @@ def _value_texts(form: str) -> list[str]:
     return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
-# Words and digits a value joins with one sign ("Mallory 7731", "Ada #4471" for ada-4471, "eco boost" for eco_boost),
-# and a date in words ("May 1st, 2024", "1 May 2024", "3-June-2025") as ISO writes it
+# Words and digits a value joins with one sign ("Mallory 7731", "Ada #4471" for ada-4471, "eco boost" for eco_boost)
 _SEPARATED = re.compile(r"(?<=[^\W_])[ \t_#/.-]+(?=[^\W_])")
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+# A date in words ("May 1st, 2024", "1 May 2024", "3-June-2025") as ISO writes it (``_written_apart``)
 _MONTH = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
     r"|nov(?:ember)?|dec(?:ember)?)\b\.?"
@@ -609,7 +623,8 @@ def _value_pattern(value: str) -> str:
     chunks = [(chunk, _RUNS.findall(chunk)) for chunk in _ID_SIGN.split(value)]  # rec88412: rec, then 88412
     parts = [part for chunk, runs in chunks for part in (runs if len(runs) == 2 else [chunk]) if part]
     if len(parts) < 2 or not (_ID.fullmatch(value) or _JOINED_WORDS.fullmatch(value)):
-        return rf"(?<!\w){re.escape(value)}(?!\w)"
+        deeper = "|/\\w" if "/" in value else ""  # a path or URL: not the start of a deeper one
+        return rf"(?<!\w){re.escape(value)}(?!\w{deeper})"
     return r"(?<![^\W_])" + "[-_. ]?".join(map(re.escape, parts)) + r"(?![^\W_])"
 
 
@@ -733,13 +748,14 @@ def _written_apart(text: str) -> list[str]:
     common = _YEAR_MONTH.sub(_year_month, _MONTH_DATE.sub(_month_date, _DECIMAL_COMMA.sub(r"\1.\2", refanged)))
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
     dated = [_timed(_NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts]
+    dated += [_timed(_DOT_TIME.sub(r"\1:\2", reading)) for reading in dated if _DOT_TIME.search(reading)]  # beside
     joined = _DECIMAL_COMMA.sub(r"\1.\2", _DIGIT_GROUPS.sub(_joined_digits, refanged))  # 1-234-567,50 too
     return [reading for reading in dict.fromkeys([*dated, joined]) if reading != text]
 
 
 def _timed(text: str) -> str:
     """``text`` with its times as a 24-hour clock writes them (``_clock_time``), hours of two digits."""
-    return _CLOCK.sub(r"0\1\2", _TIME.sub(_clock_time, _DOT_TIME.sub(r"\1:\2", text)))
+    return _CLOCK.sub(r"0\1\2", _TIME.sub(_clock_time, text))
 
 
 def _value_readings(value: str) -> list[str]:
@@ -752,7 +768,9 @@ def _value_readings(value: str) -> list[str]:
     timed = re.sub(r"(?<=\d\d:\d\d):00\Z", "", _timed(value)) if ":" in value else value  # no seconds a page lacks
     compact = value.replace("-", "") if _ISO_DATE.fullmatch(value) else value  # a date's digits alone: 20250310
     bare = _SIGIL.sub("", value)  # a channel's #, a handle's @, ./ or a URL's scheme a page may not write
+    named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test> as its address
     readings = [value, joined, timed, compact, bare if len(bare) > 2 else value, value.rstrip("/") or value]
+    readings += [named["address"]] if named else []
     return list(dict.fromkeys([*readings, *_written_as_machines_do(value)]))
 
 
@@ -852,8 +870,8 @@ def spared_values(arguments: Any) -> list[str]:
 
 
 def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
-    """The scalar values in ``value`` (a dict's values, a list's items, at any depth, and JSON text's keys and
-    values), each ``canonical``."""
+    """The scalar values in ``value`` (a dict's values, a list's items, at any depth, and JSON text's values), each
+    ``canonical``."""
     if depth > 50:
         raise ValueError("nested too deeply")
     if isinstance(value, dict):
@@ -861,9 +879,9 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
     if isinstance(value, (list, tuple)):
         for item in value:
             yield from _leaves(item, depth + 1)
-    else:  # JSON text (read as its value): its keys and values
+    else:  # JSON text (read as its value, ``canonical``): its values
         read = canonical(value)
-        yield from _leaves(read, depth + 1) if isinstance(read, tuple) else [read]
+        yield from _leaves(json.loads(_bare(value)), depth + 1) if isinstance(read, tuple) else [read]
 
 
 def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bool = False) -> list[str]:
