@@ -184,7 +184,9 @@ def quote_sources(agent: Agent) -> Shown:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3).
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
-    tools = {t.name: f"{t.description}\n\n{json.dumps(t.parameters, ensure_ascii=False)}" for t in agent.tools}
+    described = {t.name: f"{t.description}\n\n{json.dumps(t.parameters, ensure_ascii=False)}" for t in agent.tools}
+    examples = {t.name: _examples_of(t.parameters) for t in agent.tools if "xample" in described[t.name]}
+    tools = {name: text + examples.get(name, "") for name, text in described.items()}
     # and the tools' names, which a server chooses (delete_record_rec-88412), as another description (as words too)
     tools[""] = "\n".join(f"{tool.name} {tool.name.replace('_', ' ')}" for tool in agent.tools)
     for name, told in agent.tools.retired.items():  # what a tool since replaced told the model (MCP's list_changed)
@@ -206,7 +208,7 @@ def quote_sources(agent: Agent) -> Shown:
     shown.texts.extend(message.text.replace(listing, "") for message in messages if message.role == "system")
     functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
     sent = (f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'), ensure_ascii=False)}" for fn in functions)
-    shown.texts.extend(text for text in sent if text not in tools.values())  # a tool as sent, since changed
+    shown.texts.extend(text for text in sent if text not in described.values())  # a tool as sent, since changed
     shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
     limit = agent.options.max_observation_chars  # each result as far as sent, as recorded and tidied (499.9...4: 500)
     for action, step in zip([None, *run.steps], run.steps):
@@ -229,11 +231,24 @@ def quote_sources(agent: Agent) -> Shown:
     return shown
 
 
+def _examples_of(parameters: dict[str, Any]) -> str:
+    """Each parameter's examples in a tool's schema (``examples``, ``example``, ``x-example``) as ``name: value``
+    lines, as a description writes a call: a server that spells one out a parameter at a time shows it."""
+    lines = []
+    for name, schema in parameters.get("properties", {}).items():
+        for key in ("examples", "example", "x-example", "x-examples") if isinstance(schema, dict) else ():
+            found = schema.get(key)
+            for value in found if isinstance(found, list) else [] if found is None else [found]:
+                lines.append(f"{name}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}")
+    return "".join(f"\n{line}" for line in lines)
+
+
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     """Question 3: the arguments of a call written in what the model was shown, read as the tool would
     read them (leniently), under the tool's own parameter names: given by position (``tool("a", 5)`` is
-    read ``{0: "a", 1: 5}``), spelt otherwise (``Account``), inside an object of another name, or under other
-    name sharing a word with the one required parameter left (``id`` for ``record_id``; not ``memo`` for ``to``)."""
+    read ``{0: "a", 1: 5}``), spelt otherwise (``Account``), inside an object of another name, or under another
+    name sharing a word with the one required parameter left (``id`` for ``record_id``; not ``memo`` for ``to``).
+    A tool that takes arguments its schema does not list (``**kwargs``, a loose MCP schema) keeps them: compared."""
     properties = tool.parameters["properties"]
     names = list(properties)
     spelt = {name_key(name): name for name in names}
@@ -248,15 +263,16 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     }
     required = [name for name in tool.parameters.get("required", ()) if name not in arguments]
     unknown = [key for key in arguments if key not in properties]
-    if len(unknown) == len(required) == 1 and _words_of(unknown[0]) & _words_of(required[0]):  # id for record_id
-        arguments[required[0]] = arguments.pop(unknown[0])
-    # without those that only repeat a default, are null, or name no parameter: the same call either way
+    extra = tool.parameters.get("additionalProperties", True) is not False  # **kwargs, a loose MCP schema: theirs
+    if not extra and len(unknown) == len(required) == 1 and _words_of(unknown[0]) & _words_of(required[0]):
+        arguments[required[0]] = arguments.pop(unknown[0])  # id for record_id
+    # without those that only repeat a default, are null, or name no parameter it takes: the same call either way
     return {
         key: value
         for key, value in arguments.items()
         if value is not None
-        and isinstance(properties.get(key), dict)
-        and not _same_value(properties[key].get("default", ...), value)
+        and (isinstance(properties.get(key), dict) or (extra and key not in properties))
+        and not _same_value((properties.get(key) or {}).get("default", ...), value)
     }
 
 

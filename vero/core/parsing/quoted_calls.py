@@ -1066,6 +1066,7 @@ def _tag_gap(tag: re.Match[str]) -> str:
 
 # Line breaks and a space that a text shows as such, though the readers' patterns would not take them
 _BREAKS = str.maketrans(dict.fromkeys("\v\f\x1c\x1d\x1e\x85\u2028\u2029", "\n") | {"\u1680": " "})
+_ANSI = re.compile(r"\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,2000}(?:\x07|\x1b\\)|[@-Z\\-_])")  # CSI, OSC
 _UNSEEN = frozenset(("Cf", "Mn", "Me"))  # format characters and combining marks (accents, overlays)
 _OTHER_DIGITS = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
 
@@ -1081,9 +1082,9 @@ def _latin_letter(char: str) -> str:
 
 
 def plain(text: str) -> str:
-    """``text`` without invisible characters, combining marks, code fence marks, list bullets, blockquote marks and
-    indentation, NFKC-normalised, with look-alike quotes, letters of other scripts drawn like Latin ones, digits of
-    other scripts as ASCII ones and tag characters as the ASCII they spell."""
+    """``text`` without invisible characters, combining marks, a terminal's colour codes, code fence marks, list
+    bullets, blockquote marks and indentation, NFKC-normalised, with look-alike quotes, letters of other scripts
+    drawn like Latin ones, digits of other scripts as ASCII ones and tag characters as the ASCII they spell."""
     if not text.isascii():
         text = _FLAG.sub("\U0001f3f4", text) if "\U0001f3f4" in text else text  # a flag's tags spell no text
         text = _FRAMED_DIGITS.sub(_framed_number, text.translate(_LOOK_ALIKES))  # before NFKD splits ″ into two ′
@@ -1091,7 +1092,7 @@ def plain(text: str) -> str:
         text = "".join(_latin_letter(c) for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
         text = unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
-    text = text.translate(_BREAKS)
+    text = _ANSI.sub("", text.translate(_BREAKS)) if "\x1b" in text else text.translate(_BREAKS)  # a terminal's colours
     text = _FENCE.sub("\n", text) if "`" in text or "~" in text else text
     return _LINE_PREFIX.sub("", text)
 
