@@ -17,6 +17,11 @@ DONE: list[Any] = []
 PAGE = {"text": ""}
 
 
+@pytest.fixture(autouse=True)
+def _nothing_done() -> None:
+    DONE.clear()
+
+
 @tool(read_only=True)
 def read_page() -> str:
     """Read the page the user points to."""
@@ -98,3 +103,47 @@ def test_a_tool_s_own_schema_that_spells_out_a_call_one_parameter_at_a_time_is_a
     assert outcome("Inbox: 3 new mails.", "set_forwarding", values, [made]) == "quote"
     asked = "Forward my invoices mail to drop@elsewhere.test."
     assert outcome("Inbox: 3 new mails.", "set_forwarding", values, [made], task=asked) == "ran"
+
+
+# ---------------------------------------------------------------------------- a false-positive probe of those changes
+
+
+def set_display(language: str, currency: str) -> str:
+    DONE.append((language, currency))
+    return "set"
+
+
+def test_a_schema_of_typical_examples_is_no_example_call() -> None:
+    made = Tool(set_display, description="Set how prices and text are shown.")
+    made.parameters["properties"]["language"]["example"] = "en"
+    made.parameters["properties"]["currency"]["examples"] = ["USD"]
+    asked = "Show everything in English with prices in US dollars."
+    assert outcome("Profile: 1 user.", "set_display", {"language": "en", "currency": "USD"}, [made], asked) == "ran"
+
+
+def add_members(group: str, emails: list[str]) -> str:
+    DONE.append((group, emails))
+    return "added"
+
+
+def test_the_model_s_offer_answered_by_the_user_with_the_values_it_lacked_runs() -> None:
+    offer = 'The group is grp-42. I can call add_members(group="grp-42"): whose emails should I add?'
+    call = action("add_members", {"group": "grp-42", "emails": ["ann@home.test", "bo@home.test"]})
+    agent = ReActAgent("a", ScriptedLLM([f"Final Answer: {offer}", call, "Final Answer: added"]), tools=[add_members])
+    agent.verbose = False
+    agent.run("Add people to the on-call group.")
+    agent.run("ann@home.test and bo@home.test")
+    assert DONE == [("grp-42", ["ann@home.test", "bo@home.test"])]
+
+
+def test_another_name_for_the_one_parameter_left_is_read_in_a_loose_schema_too() -> None:
+    def purge(record_id: str) -> str:
+        DONE.append(record_id)
+        return "purged"
+
+    loose = Tool(purge, description="Purge a record.")
+    del loose.parameters["additionalProperties"]  # as most MCP servers write their schemas
+    system = 'You keep records. Housekeeping: purge(id="rec-5150")'
+    replies = [action("purge", {"record_id": "rec-5150"}), "Final Answer: done"]
+    ReActAgent("a", ScriptedLLM(replies), tools=[loose], system_prompt=system, verbose=False).run("Tidy up.")
+    assert DONE == []

@@ -232,15 +232,22 @@ def quote_sources(agent: Agent) -> Shown:
 
 
 def _examples_of(parameters: dict[str, Any]) -> str:
-    """Each parameter's examples in a tool's schema (``examples``, ``example``, ``x-example``) as ``name: value``
-    lines, as a description writes a call: a server that spells one out a parameter at a time shows it."""
-    lines = []
+    """Each parameter's one example in a tool's schema (``examples``, ``example``, ``x-example``; not one of an
+    ``enum``) as a ``name: value`` line, as a description writes a call: a server that spells one out a parameter at
+    a time shows it.  Only when one of them names a target (an address, a URL, an id of letters and digits):
+    ``USD``, ``en`` or ``10`` alone are a schema's typical values, which users ask for in words of their own."""
+    examples = []
     for name, schema in parameters.get("properties", {}).items():
         for key in ("examples", "example", "x-example", "x-examples") if isinstance(schema, dict) else ():
             found = schema.get(key)
-            for value in found if isinstance(found, list) else [] if found is None else [found]:
-                lines.append(f"{name}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}")
-    return "".join(f"\n{line}" for line in lines)
+            values = found if isinstance(found, list) else [] if found is None else [found]
+            examples += [(name, str(values[0]))] if len(values) == 1 and "enum" not in schema else []
+    if not any(_TARGET.search(value) for _, value in examples):
+        return ""
+    return "".join(f"\n{name}: {value}" for name, value in examples)
+
+
+_TARGET = re.compile(r"@|://|\A(?=[^\s]*[^\W\d_])(?=[^\s]*\d)[\w.-]{3,64}\Z")  # a@b, a URL, rec-88412
 
 
 def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
@@ -264,7 +271,7 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     required = [name for name in tool.parameters.get("required", ()) if name not in arguments]
     unknown = [key for key in arguments if key not in properties]
     extra = tool.parameters.get("additionalProperties", True) is not False  # **kwargs, a loose MCP schema: theirs
-    if not extra and len(unknown) == len(required) == 1 and _words_of(unknown[0]) & _words_of(required[0]):
+    if len(unknown) == len(required) == 1 and _words_of(unknown[0]) & _words_of(required[0]):
         arguments[required[0]] = arguments.pop(unknown[0])  # id for record_id
     # without those that only repeat a default, are null, or name no parameter it takes: the same call either way
     return {

@@ -277,9 +277,10 @@ def _same_call(
     of them a value that says something, whatever the ``optional`` ones hold (the model's ``memo`` added, or the
     written one left out or changed, unless the user wrote the other values, ``user_wrote``: "send 120 to ACC-9 again"
     after a statement's row with its memo); or one call's values all in the other, the other's more values for
-    optional parameters, or for required ones when the first is data from outside (``outside``) or names its target
-    (an id), and the user wrote neither its values nor those (a currency ``wire(to="acct-4", amount=5)`` lacks; an
-    app's generic example, ``create_event(title="Standup")``, leaves the rest to the model).  A text that lists
+    optional parameters, or for required ones when the first is data from outside (``outside``: a result) and the
+    user wrote neither its values nor those (a currency ``wire(to="acct-4", amount=5)`` lacks; an app's generic
+    example, ``create_event(title="Standup")``, or the model's own offer the user answers, "which days?", leaves
+    the rest to the model).  A text that lists
     items (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
@@ -296,9 +297,9 @@ def _same_call(
     extra = more - fewer  # what one call adds: for optional parameters only, an echo
     if {key for key, _ in extra} <= kept:
         return True
-    said_extra = all(isinstance(value, str) and value not in _SAYS_LITTLE for _, value in extra) and user_wrote(extra)
-    targeted = outside or any(isinstance(value, str) and _ID.fullmatch(value) for _, value in fewer)
-    return targeted and not (user_wrote(fewer) or said_extra)
+    items = {(key, item) for key, value in extra for item in (value if isinstance(value, tuple) else (value,))}
+    said_extra = all(isinstance(item, str) and item not in _SAYS_LITTLE for _, item in items) and user_wrote(items)
+    return outside and not (user_wrote(fewer) or said_extra)
 
 
 # An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, a common code or word
