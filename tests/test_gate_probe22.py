@@ -147,3 +147,16 @@ def test_another_name_for_the_one_parameter_left_is_read_in_a_loose_schema_too()
     replies = [action("purge", {"record_id": "rec-5150"}), "Final Answer: done"]
     ReActAgent("a", ScriptedLLM(replies), tools=[loose], system_prompt=system, verbose=False).run("Tidy up.")
     assert DONE == []
+
+
+def update_tax(country: str = "", vat_id: str = "") -> str:
+    DONE.append((country, vat_id))
+    return "updated"
+
+
+def test_an_optional_parameter_s_typical_example_beside_a_target_example_is_no_example_call() -> None:
+    made = Tool(update_tax, description="Update tax settings.")
+    made.parameters["properties"]["country"]["example"] = "US"
+    made.parameters["properties"]["vat_id"]["example"] = "DE123456789"
+    asked = "Set my tax country to the country of my billing address."
+    assert outcome('{"billing": {"country": "US"}}', "update_tax", {"country": "US"}, [made], asked) == "ran"

@@ -42,7 +42,7 @@ from vero.core.parsing.json_text import (
     valid_text,
     without_fence,
 )
-from vero.core.parsing.quoted_calls import canonical, name_key, quoted_call, spared_values
+from vero.core.parsing.quoted_calls import canonical, name_key, name_words, quoted_call, spared_values
 from vero.core.parsing.tool_output import tidy_numbers
 from vero.core.result import StepKind, ToolError, plain_output
 from vero.tools.base import Tool, ToolArgumentError
@@ -147,12 +147,13 @@ def _quote_refusal(agent: Agent, found: Tool, name: str, arguments: dict[str, An
     names = {name: (results, shown.descriptions)}
     if other not in shown.descriptions and _OTHER_NAME.fullmatch(other):
         names[other] = ([], {**shown.descriptions, other: shown.descriptions.get(name, "")})
-    properties = found.parameters["properties"]
+    properties, outside = found.parameters["properties"], [text for _, _, text in shown.results]
     offered = [key for key, schema in properties.items() if isinstance(schema, dict) and "enum" in schema]
     try:
         optional = set(properties) - set(found.parameters.get("required", ()))
+        kinds = (optional, offered, outside)  # of parameters, and of sources: data from outside under either name
         quoted = any(
-            quoted_call(spelt, arguments, sources, reading, values_near, shown.asked, described, optional, offered)
+            quoted_call(spelt, arguments, sources, reading, values_near, shown.asked, described, *kinds)
             for spelt, (values_near, described) in names.items()
         )
     except Exception as exc:  # a text the check could not read: the call is not run, and the run goes on
@@ -234,17 +235,18 @@ def quote_sources(agent: Agent) -> Shown:
 def _examples_of(parameters: dict[str, Any]) -> str:
     """Each parameter's one example in a tool's schema (``examples``, ``example``, ``x-example``; not one of an
     ``enum``) as a ``name: value`` line, as a description writes a call: a server that spells one out a parameter at
-    a time shows it.  Only when one of them names a target (an address, a URL, an id of letters and digits):
-    ``USD``, ``en`` or ``10`` alone are a schema's typical values, which users ask for in words of their own."""
-    examples = []
+    a time shows it.  Only when one of them names a target (an address, a URL, an id of letters and digits), and of
+    the others only a required parameter's: ``USD``, ``en`` or ``10`` are a schema's typical values, which users ask
+    for in words of their own."""
+    examples, required = [], parameters.get("required", ())
     for name, schema in parameters.get("properties", {}).items():
         for key in ("examples", "example", "x-example", "x-examples") if isinstance(schema, dict) else ():
             found = schema.get(key)
             values = found if isinstance(found, list) else [] if found is None else [found]
             examples += [(name, str(values[0]))] if len(values) == 1 and "enum" not in schema else []
-    if not any(_TARGET.search(value) for _, value in examples):
-        return ""
-    return "".join(f"\n{name}: {value}" for name, value in examples)
+    targets = [(name, value) for name, value in examples if _TARGET.search(value)]
+    kept = [(name, value) for name, value in examples if (name, value) in targets or name in required]
+    return "".join(f"\n{name}: {value}" for name, value in kept) if targets else ""
 
 
 _TARGET = re.compile(r"@|://|\A(?=[^\s]*[^\W\d_])(?=[^\s]*\d)[\w.-]{3,64}\Z")  # a@b, a URL, rec-88412
@@ -261,7 +263,7 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     spelt = {name_key(name): name for name in names}
     read = dict(parse_arguments(tool, written))  # a copy: the written call stays as read, for its other readings
     for key, value in list(read.items()):  # an object around them ({"payment": {"to": ...}}): its fields
-        if isinstance(value, dict) and key not in properties and name_key(str(key)) not in spelt:
+        if isinstance(key, str) and isinstance(value, dict) and key not in properties and name_key(key) not in spelt:
             read.pop(key)
             read.update({field: item for field, item in value.items() if field not in read})
     arguments = {
@@ -270,8 +272,9 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     }
     required = [name for name in tool.parameters.get("required", ()) if name not in arguments]
     unknown = [key for key in arguments if key not in properties]
-    extra = tool.parameters.get("additionalProperties", True) is not False  # **kwargs, a loose MCP schema: theirs
-    if len(unknown) == len(required) == 1 and _words_of(unknown[0]) & _words_of(required[0]):
+    extra = tool.parameters.get("additionalProperties", True) is not False  # **kwargs, a loose MCP schema: it takes
+    # arguments its schema does not list, so they are compared too
+    if len(unknown) == len(required) == 1 and set(name_words(unknown[0])) & set(name_words(required[0])):
         arguments[required[0]] = arguments.pop(unknown[0])  # id for record_id
     # without those that only repeat a default, are null, or name no parameter it takes: the same call either way
     return {
@@ -281,11 +284,6 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
         and (isinstance(properties.get(key), dict) or (extra and key not in properties))
         and not _same_value((properties.get(key) or {}).get("default", ...), value)
     }
-
-
-def _words_of(name: Any) -> set[str]:
-    """The words of a parameter's name (``recordId``, ``record_id``: record, id)."""
-    return {word.lower() for word in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", str(name))}
 
 
 def _same_value(default: Any, value: Any) -> bool:

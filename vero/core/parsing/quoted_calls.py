@@ -217,6 +217,7 @@ def quoted_call(
     descriptions: Mapping[str, str] = _NONE,
     optional: Collection[str] = (),  # parameters with defaults: what the model adds for them leaves an echo one
     offered: Collection[str] = (),  # parameters whose values the tool's schema lists: the model's choice among them
+    outside: Collection[str] = (),  # the sources that are data from outside (results), whichever name is looked for
 ) -> bool:
     """True when a call of ``name`` with ``arguments`` is written in one of ``sources``, or one of ``results`` (data
     from outside) names the tool with each of its values the user did not write (``asked``) near the name
@@ -243,7 +244,7 @@ def quoted_call(
                     padded = True  # asked once per form
                     continue
                 with contextlib.suppress(ValueError, TypeError, RecursionError):  # a call it cannot read: skipped
-                    if _same_call(canonical(as_arguments(written)), wanted, optional, user_wrote, source in results):
+                    if _same_call(canonical(as_arguments(written)), wanted, optional, user_wrote, source in outside):
                         return True
             its_own = source == descriptions.get(name)  # read whole, below
             if source in descriptions.values() and not its_own and any(value in form.casefold() for value in values):
@@ -276,12 +277,12 @@ def _same_call(
     """``written`` (``canonical``) is the call ``wanted``: the same values for the parameters without a default, one
     of them a value that says something, whatever the ``optional`` ones hold (the model's ``memo`` added, or the
     written one left out or changed, unless the user wrote the other values, ``user_wrote``: "send 120 to ACC-9 again"
-    after a statement's row with its memo); or one call's values all in the other, the other's more values for
-    optional parameters, or for required ones when the first is data from outside (``outside``: a result) and the
-    user wrote neither its values nor those (a currency ``wire(to="acct-4", amount=5)`` lacks; an app's generic
-    example, ``create_event(title="Standup")``, or the model's own offer the user answers, "which days?", leaves
-    the rest to the model).  A text that lists
-    items (``a@x, b@y``) is read as a list where the other call has one there."""
+    after a statement's row with its memo); or all of one call's values in the other, whose more values are for
+    optional parameters, or are the model's for required ones ``written`` lacks when ``written`` is data from
+    outside (``outside``: a result) and the user wrote neither its values nor those (a currency that
+    ``wire(to="acct-4", amount=5)`` lacks; an app's generic example, ``create_event(title="Standup")``, or the
+    model's own offer the user answers, "which days?", leaves the rest to the model).  A text that lists items
+    (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
     written = _as_theirs(written, wanted)  # then the model's as the written one reads now: the same where they agree
@@ -344,8 +345,12 @@ def _written_otherwise(value: str, theirs: str) -> bool:
     seconds, ``z`` or ``+00:00``), the same phone number's digits grouped otherwise, an address with its display
     name, a URL or a path with its last ``/``, or decorated (``_decorated``)."""
     with contextlib.suppress(ValueError):
-        if _ISO_TIME.match(value) and datetime.fromisoformat(value.upper()) == datetime.fromisoformat(theirs.upper()):
-            return True
+        if _ISO_TIME.match(value) and _ISO_TIME.match(theirs):
+            one, other = datetime.fromisoformat(value.upper()), datetime.fromisoformat(theirs.upper())
+            if one.tzinfo is None or other.tzinfo is None:  # a zone on one side only: as the clock reads
+                one, other = one.replace(tzinfo=None), other.replace(tzinfo=None)
+            if one == other:
+                return True
     digits = [re.sub(r"\D", "", text) for text in (value, theirs)]
     if _PHONE.fullmatch(value) and _PHONE.fullmatch(theirs) and digits[0] == digits[1] and len(digits[0]) >= 7:
         return True
@@ -463,7 +468,8 @@ def _user_wrote(asked: Sequence[str], pairs: set[Any]) -> bool:
     """The user wrote (``asked``) each of the values of a call's ``(key, value)`` pairs (``canonical``) that says
     something."""
     said = _said_text(asked)
-    return all(_said(value, said) for _, value in pairs if isinstance(value, str) and value not in _SAYS_LITTLE)
+    values = [leaf for _, value in pairs for leaf in _leaves(value)]  # a list's items too: none said vacuously
+    return all(_said(value, said) for value in values if isinstance(value, str) and value not in _SAYS_LITTLE)
 
 
 def _example_in(
@@ -587,8 +593,9 @@ def _year_month(month: re.Match[str]) -> str:
 
 
 def _said(value: str, said: str) -> bool:
-    """The user wrote ``value`` (``canonical``), in ``said`` (their words): as written, in another reading
-    (``_value_readings``, a date in words among them: ``_written_apart``), or their way (``_said_as_values``): for
+    """The user wrote ``value`` (``canonical``), in ``said`` (their words, ``_said_text``, with their dates in words
+    read as ISO writes them by ``_written_apart``): as written, in another reading (``_value_readings``), a URL they
+    wrote whole, or their way (``_said_as_values``): for
     a value with a letter in it, with other signs between its words and digits, or none (``ADA4471``; not digits
     alone: ``acme 4820`` is no ``-4820``)."""
     readings = _value_readings(value)
@@ -682,6 +689,11 @@ def _listed_after(key: str, arguments: dict[str, Any]) -> str:
     return (_NOT_NEXT.format(keys="|".join(others)) if others else "") + _LISTED
 
 
+def name_words(name: Any) -> list[str]:
+    """The words of a tool's or a parameter's name, in lower case (``recordId``, ``record_id``: record, id)."""
+    return [word.lower() for word in _NAME_WORDS.findall(str(name))]
+
+
 def _key_pattern(key: Any) -> str:
     """The pattern of a parameter's name in any spelling: record_id, recordId, record id."""
     key = str(key)
@@ -749,7 +761,7 @@ def _written_apart(text: str) -> list[str]:
     common = _YEAR_MONTH.sub(_year_month, _MONTH_DATE.sub(_month_date, _DECIMAL_COMMA.sub(r"\1.\2", refanged)))
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
     dated = [_timed(_NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts]
-    dated += [_timed(_DOT_TIME.sub(r"\1:\2", reading)) for reading in dated if _DOT_TIME.search(reading)]  # beside
+    dated += [_timed(_DOT_TIME.sub(r"\1:\2", reading)) for reading in dated if _DOT_TIME.search(reading)]  # 16.45
     joined = _DECIMAL_COMMA.sub(r"\1.\2", _DIGIT_GROUPS.sub(_joined_digits, refanged))  # 1-234-567,50 too
     return [reading for reading in dict.fromkeys([*dated, joined]) if reading != text]
 
@@ -1386,4 +1398,6 @@ def _bare(text: str) -> str:
     return plain(_ELEMENT_TAG.sub("", html.unescape(text)))
 
 
-_ELEMENT_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:[\s/][^<>]{0,2000})?>|<!--|-->")  # a name, then a space, / or >
+# An HTML element's tag in a value: its name, then a space, / or > (``_HTML_TAG``, for texts, takes any ``<name...>``;
+# in a value, ``<a@b.test>`` is an address)
+_ELEMENT_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:[\s/][^<>]{0,2000})?>|<!--|-->")
