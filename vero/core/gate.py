@@ -272,8 +272,8 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
     }
     required = [name for name in tool.parameters.get("required", ()) if name not in arguments]
     unknown = [key for key in arguments if key not in properties]
-    extra = tool.parameters.get("additionalProperties", True) is not False  # **kwargs, a loose MCP schema: it takes
-    # arguments its schema does not list, so they are compared too
+    # a tool that takes arguments its schema does not list (**kwargs, a loose MCP schema): they are compared too
+    takes_more = tool.parameters.get("additionalProperties", True) is not False
     if len(unknown) == len(required) == 1 and set(name_words(unknown[0])) & set(name_words(required[0])):
         arguments[required[0]] = arguments.pop(unknown[0])  # id for record_id
     # without those that only repeat a default, are null, or name no parameter it takes: the same call either way
@@ -281,7 +281,7 @@ def _written_arguments(tool: Tool, written: Any) -> dict[str, Any]:
         key: value
         for key, value in arguments.items()
         if value is not None
-        and (isinstance(properties.get(key), dict) or (extra and key not in properties))
+        and (isinstance(properties.get(key), dict) or (takes_more and key not in properties))
         and not _same_value((properties.get(key) or {}).get("default", ...), value)
     }
 
