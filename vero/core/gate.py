@@ -138,7 +138,8 @@ def _quote_refusal(agent: Agent, found: Tool, name: str, arguments: dict[str, An
     shown = quote_sources(agent)
     results: list[Any] = [text for tool, _, text in shown.results if tool != name]
     results += [(text, spared) for tool, text, spared in shown.own if tool == name]
-    sources = [*shown.texts, *(text for _, _, text in shown.results)]
+    outside = [text for _, _, text in shown.results]  # data from outside, under either name
+    sources = [*shown.texts, *outside]
     reading = functools.partial(_written_arguments, found)
     # A page may call the tool by another name: an MCP tool by its name on its server (before a prefix), a renamed
     # function by its own.  Under it only a call written out counts (the word near values in a result, "update",
@@ -147,7 +148,7 @@ def _quote_refusal(agent: Agent, found: Tool, name: str, arguments: dict[str, An
     names = {name: (results, shown.descriptions)}
     if other not in shown.descriptions and _OTHER_NAME.fullmatch(other):
         names[other] = ([], {**shown.descriptions, other: shown.descriptions.get(name, "")})
-    properties, outside = found.parameters["properties"], [text for _, _, text in shown.results]
+    properties = found.parameters["properties"]
     offered = [key for key, schema in properties.items() if isinstance(schema, dict) and "enum" in schema]
     try:
         optional = set(properties) - set(found.parameters.get("required", ()))

@@ -378,7 +378,7 @@ def _decorated(value: str, core: str) -> bool:
 
 
 def _words(value: str) -> str:
-    """A value's letters alone: ``factory reset``, ``factory-reset`` and ``factoryreset`` as ``factoryreset``."""
+    """A value's letters and digits alone: ``factory reset`` and ``factory-reset`` as ``factoryreset``."""
     return re.sub(r"[\W_]+", "", value)
 
 
@@ -452,10 +452,10 @@ def _flat_arguments(arguments: dict[str, Any], depth: int = 0) -> dict[str, Any]
 def _said_text(asked: Sequence[str]) -> str:
     """The user's words (``asked``), not a URL's parts, read as results are, and with their numbers as written too;
     each URL they wrote whole, as one word (``_one_word``)."""
-    text = "\n".join(asked)
-    words = _flat(_URL.sub(" ", text))
+    written = "\n".join(asked)
+    words = _flat(_URL.sub(" ", written))
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])
-    urls = " ".join(_one_word(_flat(url.rstrip(".,;:!?)>]'\""))) for url in _URL.findall(text))
+    urls = " ".join(_one_word(_flat(url.rstrip(".,;:!?)>]'\""))) for url in _URL.findall(written))
     return said + "\n" + _ZERO_PADDED.sub("", said) + "\n" + urls  # "0500" is 500 as a value writes it
 
 
@@ -595,16 +595,15 @@ def _year_month(month: re.Match[str]) -> str:
 def _said(value: str, said: str) -> bool:
     """The user wrote ``value`` (``canonical``), in ``said`` (their words, ``_said_text``, with their dates in words
     read as ISO writes them by ``_written_apart``): as written, in another reading (``_value_readings``), a URL they
-    wrote whole, or their way (``_said_as_values``): for
-    a value with a letter in it, with other signs between its words and digits, or none (``ADA4471``; not digits
-    alone: ``acme 4820`` is no ``-4820``)."""
+    wrote whole, or their way (``_said_as_values``): for a value with a letter in it, with other signs between its
+    words and digits, or none (``ADA4471``; not digits alone: ``acme 4820`` is no ``-4820``)."""
     readings = _value_readings(value)
     if any(_found(reading, said) for reading in readings):
         return True
     if any(_found(_one_word(reading), said) for reading in readings if _URL.fullmatch(reading)):  # a URL written whole
         return True
     joined = _said_as_values(said)
-    spelt = [_SEPARATED.sub("-", value), re.sub(r"[\W_]+", "", value)]
+    spelt = [_SEPARATED.sub("-", value), _words(value)]
     return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, joined) for form in spelt)
 
 
