@@ -171,6 +171,16 @@ def test_v_shows_every_argument_of_a_shortened_call_then_asks_again(monkeypatch,
     assert out.count("Run it?") == 2 and body in out  # the whole argument, then the question again
 
 
+def test_a_long_first_argument_does_not_push_the_others_off_the_prompt(monkeypatch, capsys):
+    # a page can ask for a long body written first: the recipient after it must still be on screen
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    arguments = {"body": "Numbers attached as discussed. " * 90, "subject": "Q3", "to": ["someone@example.test"]}
+    assert ask_before_running(ToolCallRequest("send_email", arguments)) is True
+    asked = capsys.readouterr().out.split("Run it?")[0]
+    assert '"to": ["someone@example.test"]' in asked and '"subject": "Q3"' in asked
+    assert "more characters not shown]" in asked and "v shows them" in asked and len(asked) < 2300
+
+
 def test_a_call_shown_whole_is_not_offered_a_view(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
     assert ask_before_running(ToolCallRequest("delete_note", {"name": "groceries"})) is True

@@ -56,6 +56,7 @@ TOOL_PROMPT = "Run it? [y]es / [n]o, or n and a reason for the model: "
 TOOL_PROMPT_SHORTENED = "Run it? [y]es / [n]o, [v]iew all the arguments, or n and a reason for the model: "
 HOLDS_A_KEY = "⚠️  The arguments hold one of your API keys (shown as ***): the tool would be sent that key."
 SHOWN_ARGUMENT_CHARS = 2000  # longer arguments are shortened on screen, saying how much is not shown
+SHOWN_VALUE_CHARS = 80  # the least of each value shown when the arguments are shortened
 # A turn that adds nothing to the history (a failed run, by the documented rule) says so, on its ❌ line.
 NOT_KEPT = " (your message was not kept: send it again)"
 TURN_NOT_KEPT = " (this turn was not kept in the conversation)"
@@ -423,10 +424,26 @@ def tool_verdict(answer: str) -> bool | str:
 
 
 def shown_arguments(arguments) -> str:
-    """The arguments as JSON on one line, shortened past ``SHOWN_ARGUMENT_CHARS`` (saying how much)."""
+    """The arguments as JSON on one line.  Past ``SHOWN_ARGUMENT_CHARS``, each value is shortened to its share
+    of them (saying how much is not shown), so that a long first argument (a mail body) cannot push a short
+    one (the recipient) off the screen: every argument's name and the start of its value are shown."""
     text = visible(json.dumps(arguments, ensure_ascii=False, default=str))
-    hidden = len(text) - SHOWN_ARGUMENT_CHARS
-    return clip(text, SHOWN_ARGUMENT_CHARS, f" … [{hidden} more characters not shown; v shows them]")
+    if len(text) <= SHOWN_ARGUMENT_CHARS:
+        return text
+    if not isinstance(arguments, dict) or not arguments:
+        return _shortened(text, SHOWN_ARGUMENT_CHARS) + " (v shows them)"
+    share = max(SHOWN_VALUE_CHARS, SHOWN_ARGUMENT_CHARS // len(arguments))
+    shown = (
+        f"{_shortened(visible(json.dumps(str(name), ensure_ascii=False)), share)}: "
+        + _shortened(visible(json.dumps(value, ensure_ascii=False, default=str)), share)
+        for name, value in arguments.items()
+    )
+    return "{" + ", ".join(shown) + "} (v shows them all)"
+
+
+def _shortened(text: str, limit: int) -> str:
+    hidden = len(text) - limit
+    return text if hidden <= 0 else clip(text, limit, f" … [{hidden} more characters not shown]")
 
 
 def visible(json_text: str) -> str:
