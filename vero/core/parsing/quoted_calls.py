@@ -305,10 +305,23 @@ def _same_call(
 
 # An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, a common code or word
 # (not any three letters: acc 9 is an account; nor codes that are English words: try 5, rub 2) before or after it
+_CURRENCY_CODES = "usd|eur|gbp|jpy|chf|aud|nzd|cny|hkd|sgd|inr|krw|sek|nok|dkk|pln|czk|huf|brl|mxn|zar|aed|thb"
 _CURRENCY = (
-    r"(?:[a-z]{0,2}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:usd|eur|gbp|jpy|chf|aud|nzd|cny|hkd|sgd|inr|krw|sek|nok|dkk|pln|czk|huf"
-    r"|brl|mxn|zar|aed|thb|rs|fr|dhs|kr|rm|rp|dollars?|euros?|pounds?|yen|francs?|rupees?|kronor|kroner)\b\.?)"
+    rf"(?:[a-z]{{0,2}}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:{_CURRENCY_CODES}|rs|fr|dhs|kr|rm|rp|dollars?|euros?|pounds?|yen"
+    r"|francs?|rupees?|kronor|kroner)\b\.?)"
 )
+# The commonest currencies' signs and words as their codes: "£4,800" and "4800 pounds" are "4800 gbp" (``_as_codes``)
+_CURRENCY_NAMES = {"€": "eur", "euro": "eur", "£": "gbp", "pound": "gbp", "us$": "usd", "$": "usd", "dollar": "usd"}
+_CURRENCY_NAMES |= {"¥": "jpy", "yen": "jpy", "₹": "inr", "rupee": "inr", "franc": "chf"}
+_CURRENCY_NAME = re.compile(r"us\$|[$€£¥₹]|(?<![^\W\d_])(?:euro|pound|dollar|yen|rupee|franc)s?(?![^\W\d_])", re.I)
+_CURRENCY_CODE = re.compile(rf"(?<![^\W\d_])(?:{_CURRENCY_CODES})(?![^\W\d_])", re.I)
+
+
+def _as_codes(text: str) -> str:
+    """``text`` with the commonest currencies' signs and words written as their codes (``_CURRENCY_NAMES``)."""
+    return _CURRENCY_NAME.sub(lambda name: f" {_CURRENCY_NAMES[name[0].lower().removesuffix('s')]} ", text)
+
+
 _AMOUNT = re.compile(rf"(?:{_CURRENCY} ?(?=\d))?([-+]?\d+(?:\.\d+)?)(?:[.,/]-)?(?: ?{_CURRENCY})?")  # no ACC-9
 # What lists items in a text (``_read_as``): a comma, a semicolon, a bar, a slash, an ampersand, "and", a space
 _ITEM_BREAK = re.compile(r"\s*(?:[,;|/&\u3001]|\band\b)\s*|\s+")
@@ -450,11 +463,12 @@ def _flat_arguments(arguments: dict[str, Any], depth: int = 0) -> dict[str, Any]
 
 
 def _said_text(asked: Sequence[str]) -> str:
-    """The user's words (``asked``), not a URL's parts, read as results are, and with their numbers as written too;
-    each URL they wrote whole, as one word (``_one_word``)."""
+    """The user's words (``asked``), not a URL's parts, read as results are, and with their numbers (and currencies'
+    codes) as written too; each URL they wrote whole, as one word (``_one_word``)."""
     written = "\n".join(asked)
     words = _flat(_URL.sub(" ", written))
-    said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words)))])
+    coded = [_as_codes(words)] if _CURRENCY_NAME.search(words) else []  # "£4,800": 4800 gbp
+    said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words), *coded))])
     urls = " ".join(_one_word(_flat(url.rstrip(".,;:!?)>]'\""))) for url in _URL.findall(written))
     return said + "\n" + _ZERO_PADDED.sub("", said) + "\n" + urls  # "0500" is 500 as a value writes it
 
@@ -468,8 +482,8 @@ def _user_wrote(asked: Sequence[str], pairs: set[Any]) -> bool:
     """The user wrote (``asked``) each of the values of a call's ``(key, value)`` pairs (``canonical``) that says
     something."""
     said = _said_text(asked)
-    values = [leaf for _, value in pairs for leaf in _leaves(value)]  # a list's items too: none said vacuously
-    return all(_said(value, said) for value in values if isinstance(value, str) and value not in _SAYS_LITTLE)
+    values = [part for _, value in pairs for leaf in _leaves(value) for part in _parts(leaf)]  # none said vacuously
+    return all(_said(value, said) for value in values if value not in _SAYS_LITTLE)
 
 
 def _example_in(
@@ -519,9 +533,31 @@ def _shape(value: str) -> str:
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``; JSON text as its values, ``_leaves``), except those that say little
-    (``_SAYS_LITTLE``)."""
-    return [value for value in _leaves(arguments) if isinstance(value, str) and value not in _SAYS_LITTLE]
+    """The call's argument values (``canonical``; JSON text as its values, ``_leaves``; a text as the values it
+    writes, ``_parts``), except those that say little (``_SAYS_LITTLE``)."""
+    values = [part for leaf in _leaves(arguments) for part in _parts(leaf)]
+    return [value for value in values if value not in _SAYS_LITTLE]
+
+
+# What lists items in a text a model writes as one value: a comma, a semicolon, a bar, an ampersand, "and", a space
+# (not a slash, which a URL or a path holds); each item an address, a URL or an id or number with digits
+_LISTED_ITEMS = re.compile(r"\s*(?:[,;|&\u3001]|\band\b)\s*|\s+")
+_ITEM = re.compile(r"[\w.+-]+@[\w.-]+|[a-z][a-z0-9+.-]{1,20}://\S+|(?=\S*\d)[\w.:/#-]{1,64}")
+_MEASURED = re.compile(rf"{_AMOUNT.pattern}|([-+]?\d+(?:\.\d+)?) ?(?:%|percent\b|per cent\b)")
+
+
+def _parts(value: str) -> list[str]:
+    """A text value (``canonical``) as the values a model writes in it, each as a page may write it apart: a text
+    that lists addresses, URLs or ids (``a@x, b@y``, ``a@x and b@y``, one a line) as those items, an amount with
+    its currency or a percent (``£4,800``, ``50 %``) as its number (and its currency's code); any other text as
+    itself."""
+    measured = _MEASURED.fullmatch(_plain_numbers(value))
+    number = measured and (measured[1] or measured[2]).lstrip("+")
+    if number and number != value and _JSON_NUMBER.fullmatch(number):
+        currency = _CURRENCY_CODE.search(_as_codes(value))  # 4820 usd is no 4820 eur
+        return [canonical(float(number) if "." in number else int(number)), *([currency[0]] if currency else [])]
+    items = [item for item in _LISTED_ITEMS.split(value) if item]
+    return items if len(items) > 1 and all(_ITEM.fullmatch(item) for item in items) else [value]
 
 
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
@@ -561,6 +597,7 @@ def _value_texts(form: str) -> list[str]:
     variants = [variant for text in (flat, tagged) for variant in (text, _plain_numbers(text))]
     variants += [_ZERO_PADDED.sub("", variant) for variant in variants[1::2]]
     others = _digits_drawn(flat) + _written_apart(flat) + _written_apart(tagged)  # <at>: a tag to a renderer
+    others += [_as_codes(flat)] if _CURRENCY_NAME.search(flat) else []
     return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
@@ -632,7 +669,7 @@ def _value_pattern(value: str) -> str:
     if len(parts) < 2 or not (_ID.fullmatch(value) or _JOINED_WORDS.fullmatch(value)):
         deeper = "|/\\w" if "/" in value else ""  # a path or URL: not the start of a deeper one
         return rf"(?<!\w){re.escape(value)}(?!\w{deeper})"
-    return r"(?<![^\W_])" + "[-_. ]?".join(map(re.escape, parts)) + r"(?![^\W_])"
+    return r"(?<![^\W_])" + "[-_. /:]?".join(map(re.escape, parts)) + r"(?![^\W_])"
 
 
 _ID = re.compile(r"(?=.*[^\W\d_])(?=.*\d)[\w.-]{3,64}|[\w]{1,64}(?: [\w]{1,64}){1,3}(?<=\d)")  # rec-88412, acc 9
@@ -744,7 +781,9 @@ _TIME = re.compile(r"(?<=\d)t(?=\d{1,2}:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?:
 _DOT_TIME = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])\.([0-5]\d)(?!\d|[.,]\d)")  # 14.30: a time to some
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
 _DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
-_SPELT_ADDRESS = re.compile(r"(?<![\w.@])[\w.+-]{1,64} at [\w-]{1,63}(?: dot [\w-]{1,63})+\b", re.I)
+_SPELT_ADDRESS = re.compile(  # "at" or its dots spelt out or spaced: bob at x dot test, bob at x.test, bob @ x . test
+    r"(?<![\w.@])[\w.+-]{1,64}(?: at | @ |@)[\w-]{1,63}(?:(?: dot | \. |\.)[\w-]{1,63})+\b", re.I
+)
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
 _APART = (_NUMERIC_DATE, _MONTH_DATE, _YEAR_MONTH, _TIME, _DOT_TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
 _WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in (*_APART, _SPELT_ADDRESS)), re.I)
@@ -835,8 +874,9 @@ def _refanged(mark: re.Match[str]) -> str:
 
 
 def _spelt_address(address: re.Match[str]) -> str:
-    """An address spelt out against scrapers: ``bob at example dot test`` as ``bob@example.test``."""
-    return re.sub(" dot ", ".", re.sub(" at ", "@", address[0], count=1, flags=re.I), flags=re.I)
+    """An address spelt out against scrapers: ``bob at example dot test`` (or ``bob @ example . test``) as
+    ``bob@example.test``."""
+    return re.sub(" dot | \\. ", ".", re.sub(" at | @ ", "@", address[0], count=1, flags=re.I), flags=re.I)
 
 
 def _joined_digits(run: re.Match[str]) -> str:
@@ -877,7 +917,7 @@ def spared_values(arguments: Any) -> list[str]:
     the arguments cannot be read (as JSON text: read first)."""
     with contextlib.suppress(ValueError, RecursionError, AttributeError):
         read = json.loads(arguments) if isinstance(arguments, str) else arguments
-        return [f"{key}\0{value}" for key, item in read.items() for value in _leaves(item)]
+        return [f"{key}\0{part}" for key, item in read.items() for value in _leaves(item) for part in _parts(value)]
     return []
 
 
