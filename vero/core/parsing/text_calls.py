@@ -245,13 +245,14 @@ def _literal(tree: ast.expr, snippet: str) -> tuple[Any, str | None] | None:
 
 
 def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
-    """``<function=name><parameter=key>value</parameter>...</function>`` and nothing after it."""
+    """``<function=name><parameter=key>value</parameter>...</function>`` (or a JSON object inside) and no more."""
     close = snippet.find(">")
     if close < 0:
         return None
-    name, position, arguments = snippet[len(_FUNCTION) : close].strip(), close + 1, []
-    if snippet[_skip_space(snippet, position) : _skip_space(snippet, position) + 1] == "{":  # Llama 3's: JSON inside
-        return _json_function_call(snippet, name, _skip_space(snippet, position), names)
+    name, position, arguments = snippet[len(_FUNCTION) : close].strip(), _skip_space(snippet, close + 1), []
+    if snippet.startswith("{", position):  # Llama 3's: the arguments as written
+        inside = snippet[position:].rstrip().removesuffix(_FUNCTION_END)
+        return _as_call({"name": name, "arguments": inside.rstrip()}, names) if _one_object(inside) else None
     while True:
         position = _skip_space(snippet, position)
         if snippet.startswith(_FUNCTION_END, position):
@@ -275,18 +276,6 @@ def _function_call(snippet: str, names: set[str]) -> ToolCall | None:
     if call is not None:  # the values as written, for a tool that may change things: no guess at what &amp; meant
         call.args.written = json.dumps(dict(arguments), ensure_ascii=False)
     return call
-
-
-def _json_function_call(snippet: str, name: str, position: int, names: set[str]) -> ToolCall | None:
-    """``<function=name>{...}</function>`` and nothing after it: the JSON object is the arguments."""
-    try:
-        arguments, end = DECODER.raw_decode(snippet, position)
-    except (ValueError, RecursionError):
-        return None
-    rest = snippet[end:].strip()
-    if rest not in (_FUNCTION_END, "") or not isinstance(arguments, dict):
-        return None
-    return _as_call({"name": name, "arguments": snippet[position:end]}, names)
 
 
 def _skip_space(text: str, position: int) -> int:
