@@ -1,9 +1,8 @@
 """The gate: the one place that decides whether a tool call runs (docs/tools.md, "Safety").
 
-``Agent.run_tool`` asks it about every call, whatever path the call came by (a native tool call,
-a call read from the model's text, a guided step, a recovery rule's lookup, a plan step's or a
-sub-agent's call).  It decides on the parsed call, never on the text around it, and asks four
-questions, in order:
+``Agent.run_tool`` asks it about every call, whatever path the call came by (a native tool call, a call read from the
+model's text, a guided step, a recovery rule's lookup, a plan step's or a sub-agent's call).  It decides on the parsed
+call, never on the text around it, and asks four questions, in order:
 
 1. is the tool known;
 2. for a tool that may change things: are the arguments exactly what the model wrote (JSON as

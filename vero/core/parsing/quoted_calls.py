@@ -51,20 +51,18 @@ _ANYWHERE = re.compile("")  # a tool's own description is about it throughout: e
 # Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian, Lisu, Cherokee, Latin variants), and dashes
 # drawn like a hyphen: a name or value written with them reads the same.  Pairs: look-alike, Latin.
 _LOOK_ALIKE_PAIRS = (
-    "\u0430a \u0435e \u043eo \u0440p \u0441c \u0443y \u0445x \u0456i \u0458j \u0455s \u0501d \u04cfl \u04bbh"
-    " \u051bq \u051dw \u0433r \u043fn \u0442t \u043cm \u0432b \u044cb \u0451e \u0457i \u043dh \u043ak"
-    " \u0410A \u0412B \u0415E \u041aK \u041cM \u041dH \u041eO \u0420P \u0421C \u0422T \u0425X \u0406I \u0408J"
-    " \u0405S \u0423Y \u0417Z \u03bfo \u03c1p \u03bdv \u03b9i \u03bak \u03b1a \u03b5e \u03b7n \u03c4t"
-    " \u03c5u \u03c7x \u03c9w \u03b3y \u0391A \u0392B \u0395E \u0396Z \u0397H \u0399I \u039aK \u039cM"
-    " \u039dN \u039fO \u03a1P \u03a4T \u03a5Y \u03a7X \u0585o \u0578n \u057du \u0570h \u0581g \u0131i"
-    " \u0237j \u0251a \u0261g \u026ai \u0280r \u028fy \u1d00a \u1d04c \u1d05d \u1d07e \u1d0bk \u1d0fo"
-    " \u1d18p \u1d1bt \u1d1cu \u1d20v \u1d21w \u1d22z \u0192f \ua731s \ua730f \u0493f"
-    " \u029fl \u0274n \u0262g \u029ch \u0257d \u0253b \u0256d \u0260g \u0266h \u0268i \u026dl \u0271m \u0273n"
-    " \ua4d0B \ua4d1P \ua4d2d \ua4d3D \ua4d4T \ua4d6G \ua4d7K \ua4d9J \ua4daC \ua4dcZ \ua4ddF \ua4dfM"
-    " \ua4e0N \ua4e1L \ua4e2S \ua4e3R \ua4e6V \ua4e7H \ua4eaW \ua4ebX \ua4ecY \ua4eeA \ua4f0E \ua4f2I \ua4f3O"
-    " \ua4f4U \u13aaA \u13f4B \u13dfC \u13a0D \u13acE \u13c0G \u13bbH \u13a5i \u13abJ \u13e6K \u13deL"
-    " \u13b7M \u13e2P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c3Z \u13c2h"
-    " \u01c0l \u03f2c \u03f9C \u027er \u212ee \u0259e \u01dde \u0269i"
+    "\u0430a \u0435e \u043eo \u0440p \u0441c \u0443y \u0445x \u0456i \u0458j \u0455s \u0501d \u04cfl \u04bbh \u051bq"
+    " \u051dw \u0433r \u043fn \u0442t \u043cm \u0432b \u044cb \u0451e \u0457i \u043dh \u043ak \u0410A \u0412B \u0415E"
+    " \u041aK \u041cM \u041dH \u041eO \u0420P \u0421C \u0422T \u0425X \u0406I \u0408J \u0405S \u0423Y \u0417Z \u03bfo"
+    " \u03c1p \u03bdv \u03b9i \u03bak \u03b1a \u03b5e \u03b7n \u03c4t \u03c5u \u03c7x \u03c9w \u03b3y \u0391A \u0392B"
+    " \u0395E \u0396Z \u0397H \u0399I \u039aK \u039cM \u039dN \u039fO \u03a1P \u03a4T \u03a5Y \u03a7X \u0585o \u0578n"
+    " \u057du \u0570h \u0581g \u0131i \u0237j \u0251a \u0261g \u026ai \u0280r \u028fy \u1d00a \u1d04c \u1d05d \u1d07e"
+    " \u1d0bk \u1d0fo \u1d18p \u1d1bt \u1d1cu \u1d20v \u1d21w \u1d22z \u0192f \ua731s \ua730f \u0493f \u029fl \u0274n"
+    " \u0262g \u029ch \u0257d \u0253b \u0256d \u0260g \u0266h \u0268i \u026dl \u0271m \u0273n \ua4d0B \ua4d1P \ua4d2d"
+    " \ua4d3D \ua4d4T \ua4d6G \ua4d7K \ua4d9J \ua4daC \ua4dcZ \ua4ddF \ua4dfM \ua4e0N \ua4e1L \ua4e2S \ua4e3R \ua4e6V"
+    " \ua4e7H \ua4eaW \ua4ebX \ua4ecY \ua4eeA \ua4f0E \ua4f2I \ua4f3O \ua4f4U \u13aaA \u13f4B \u13dfC \u13a0D \u13acE"
+    " \u13c0G \u13bbH \u13a5i \u13abJ \u13e6K \u13deL \u13b7M \u13e2P \u13a1R \u13daS \u13a2T \u13d9V \u13b3W \u13c3Z"
+    " \u13c2h \u01c0l \u03f2c \u03f9C \u027er \u212ee \u0259e \u01dde \u0269i"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043- \u058a- \u02d7- \u05be- \u2796- \u2e3a-"
     " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
     " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u066b. \u02bb' \u2236: \u0589:"  # _, dots (Arabic's decimal one), ', :
@@ -339,18 +337,16 @@ def _read_as(value: Any, theirs: Any) -> Any:
     another text, ``4820 usd`` is no ``4820 eur``), an id with other signs between its parts (``rec88412``), words
     with others or none beside words joined by a sign (``factory reset`` beside ``factory_reset``), an id or a
     number with a few words or signs around it (``_decorated``: ``15%``, ``rec-88412 (stale)``)."""
-    if not isinstance(value, str) or theirs is None:
+    if not isinstance(value, str) or not isinstance(theirs, (str, tuple)):  # ``canonical`` writes no other
         return value
     if isinstance(theirs, tuple):
         return canonical([item for item in _ITEM_BREAK.split(value) if item])
     amount = _AMOUNT.fullmatch(_plain_numbers(value))
     if amount and _JSON_NUMBER.fullmatch(theirs) and _JSON_NUMBER.fullmatch(amount[1].lstrip("+")):
         return canonical(float(amount[1]) if "." in amount[1] else int(amount[1]))
-    same_id = isinstance(theirs, str) and _ID.fullmatch(value) and _RUNS.findall(value) == _RUNS.findall(theirs)
-    words = isinstance(theirs, str) and _JOINED_WORDS.fullmatch(theirs) and _words(value) == _words(theirs)
-    if same_id or words:  # the same runs of letters and digits: rec88412, not a-b12 for ab-12
-        return theirs
-    return theirs if isinstance(theirs, str) and _written_otherwise(value, theirs) else value
+    same_id = _ID.fullmatch(value) and _RUNS.findall(value) == _RUNS.findall(theirs)  # not a-b12 for ab-12
+    words = _JOINED_WORDS.fullmatch(theirs) and _words(value) == _words(theirs)
+    return theirs if same_id or words or _written_otherwise(value, theirs) else value
 
 
 def _written_otherwise(value: str, theirs: str) -> bool:
@@ -634,11 +630,9 @@ def _said(value: str, said: str) -> bool:
     read as ISO writes them by ``_written_apart``): as written, in another reading (``_value_readings``), a URL they
     wrote whole, or their way (``_said_as_values``): for a value with a letter in it, with other signs between its
     words and digits, or none (``ADA4471``; not digits alone: ``acme 4820`` is no ``-4820``)."""
-    readings = _value_readings(value)
-    if any(_found(reading, said) for reading in readings):
-        return True
-    if any(_found(_one_word(reading), said) for reading in readings if _URL.fullmatch(reading)):  # a URL written whole
-        return True
+    for reading in _value_readings(value):  # as written, or a URL written whole
+        if _found(reading, said) or (_URL.fullmatch(reading) and _found(_one_word(reading), said)):
+            return True
     joined = _said_as_values(said)
     spelt = [_SEPARATED.sub("-", value), _words(value)]
     return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, joined) for form in spelt)
@@ -712,9 +706,8 @@ def _keyed(arguments: dict[str, Any], said: str, named: bool = True) -> dict[str
             return {}
         if value in _SAYS_LITTLE or (not named and (len(value) < 2 or _said(value, said))):
             continue
-        pairs[key] = (
-            rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}{_value_pattern(value)}" if named else _value_pattern(value)
-        )
+        keyed = rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}" if named else ""
+        pairs[key] = keyed + _value_pattern(value)
         unsaid = unsaid or (len(value) > 1 and not _said(value, said))
     return pairs if unsaid else {}
 
@@ -732,9 +725,8 @@ def name_words(name: Any) -> list[str]:
 
 def _key_pattern(key: Any) -> str:
     """The pattern of a parameter's name in any spelling: record_id, recordId, record id."""
-    key = str(key)
-    words = [word.casefold() for word in _NAME_WORDS.findall(key)] if key.isascii() else []
-    return _NAME_GAP.join(words) if words else re.escape(key.casefold())
+    words = name_words(key) if str(key).isascii() else []  # lower case is case folded for ASCII
+    return _NAME_GAP.join(words) if words else re.escape(str(key).casefold())
 
 
 _EUROPEAN_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{3})+),(\d+)(?!\d|[.,]\d)")  # 1.250,50
@@ -1309,16 +1301,12 @@ def _pairs_written(text: str, whole: bool = False) -> dict[str, str] | None:
 
 def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
     """``<name a="1"/>`` or ``<function=name>...</function>``."""
-    if text.endswith("<", 0, mention):
-        call = _attribute_tag(text, end, name, {name})
-        if call is not None:
-            yield call.arguments
-    elif text.endswith("<function=", 0, mention):
-        close = text.find("</function>", end, end + MAX_CALL_CHARS)
-        if close >= 0:
-            call = _function_call(text[mention - len("<function=") : close + len("</function>")], {name})
-            if call is not None:
-                yield call.arguments
+    call = _attribute_tag(text, end, name, {name}) if text.endswith("<", 0, mention) else None
+    close = text.find("</function>", end, end + MAX_CALL_CHARS) if text.endswith("<function=", 0, mention) else -1
+    if close >= 0:  # the whole call, from its opening tag
+        call = _function_call(text[mention - len("<function=") : close + len("</function>")], {name})
+    if call is not None:
+        yield call.arguments
 
 
 _ELEMENT = re.compile(r"<([A-Za-z_][\w-]{0,99})>(.*?)</\1[ \t]*>", re.DOTALL)
