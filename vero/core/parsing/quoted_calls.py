@@ -291,7 +291,7 @@ def _same_call(
         added = set(written) <= set(wanted)  # an echo; one without the written ones, unless the user wrote the rest
         return any(value not in _SAYS_LITTLE for _, value in required) and (added or not user_wrote(required))
     fewer, more = sorted((set(written), set(wanted)), key=len)
-    if fewer == more or not fewer < more or all(value in _SAYS_LITTLE for _, value in fewer):
+    if not fewer < more or all(value in _SAYS_LITTLE for _, value in fewer):
         return fewer == more
     extra = more - fewer  # what one call adds: for optional parameters only, an echo
     if {key for key, _ in extra} <= kept:
@@ -633,9 +633,8 @@ def _said(value: str, said: str) -> bool:
     for reading in _value_readings(value):  # as written, or a URL written whole
         if _found(reading, said) or (_URL.fullmatch(reading) and _found(_one_word(reading), said)):
             return True
-    joined = _said_as_values(said)
     spelt = [_SEPARATED.sub("-", value), _words(value)]
-    return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, joined) for form in spelt)
+    return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, _said_as_values(said)) for form in spelt)
 
 
 @functools.lru_cache(maxsize=8)  # asked once per value of a call: read once per call
@@ -1180,7 +1179,7 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
         if after == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
-            yield from _expression_call(text, end, spelled)
+            yield from _expression_call(text, end)
 
 
 def _json_calls(
@@ -1346,14 +1345,10 @@ def _element_value(inner: str) -> Any:
     return children or inner.strip()
 
 
-def _expression_call(text: str, end: int, name: str) -> Iterator[Any]:
+def _expression_call(text: str, end: int) -> Iterator[Any]:
     """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only; or ``key: value`` pairs
     (``name(a: 1)``, ``name({a: 'x'})``, as other languages write a call)."""
-    opening = end
-    while opening < len(text) and text[opening] in " \t\n":
-        opening += 1
-    if not text.startswith("(", opening):
-        return
+    opening = text.find("(", end)  # the caller found it after the name, past white space only
     closing = text.find(")", opening)
     for _ in range(MAX_OBJECT_TRIES):
         if closing < 0:

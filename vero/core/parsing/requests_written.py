@@ -92,9 +92,8 @@ def _code_end(lines: list[str], number: int) -> int:
 
 
 def _http_request_at(lines: list[str], number: int) -> tuple[int, int]:
-    """The head and the end of an HTTP request at line ``number``: its request line and headers, then after a
-    blank line its body (``_body_end``).  A method and a target with no version and no header is no request (a
-    log's line)."""
+    """The head and the end of an HTTP request at line ``number``: its request line and headers, then after a blank line
+    its body (``_body_end``).  A method and a target with no version and no header is no request (a log's line)."""
     end = number + 1
     if not _REQUEST.match(lines[number]):
         return number, number
