@@ -763,3 +763,14 @@ def test_a_typed_run_given_json_nested_too_deeply_asks_again_instead_of_failing(
     llm = ScriptedLLM(["[" * 5000 + "]" * 5000, "Final Answer: 42"])
     agent = ReActAgent("typed", llm, verbose=False)
     assert agent.run("Six times seven?", output_type=int) == 42 and llm.calls == 2
+
+
+def test_an_action_too_deep_for_python_s_parser_is_a_format_error_not_a_failed_run():
+    @tool
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    llm = ScriptedLLM(["Action: echo(" + "-" * 100_000 + ")", "Final Answer: done"])
+    agent = ReActAgent("deep", llm, tools=[echo], verbose=False)
+    assert agent.run("Echo something.") == "done" and agent.last_result.status == Status.OK and llm.calls == 2

@@ -420,7 +420,7 @@ def call_expression(text: str) -> tuple[str, dict[str, Any] | str, str | None] |
             return None
         kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
         args = [ast.literal_eval(a) for a in call.args]
-    except (SyntaxError, ValueError, TypeError, RecursionError):
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):  # f(---...): too deep for the parser
         return None
     if args and (kwargs or len(args) > 1):
         return None
