@@ -308,16 +308,28 @@ _CURRENCY = (
     rf"(?:[a-z]{{0,2}}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:{_CURRENCY_CODES}|rs|fr|dhs|kr|rm|rp|dollars?|euros?|pounds?|yen"
     r"|francs?|rupees?|kronor|kroner)\b\.?)"
 )
-# The commonest currencies' signs and words as their codes: "£4,800" and "4800 pounds" are "4800 gbp" (``_as_codes``)
-_CURRENCY_NAMES = {"€": "eur", "euro": "eur", "£": "gbp", "pound": "gbp", "us$": "usd", "$": "usd", "dollar": "usd"}
-_CURRENCY_NAMES |= {"¥": "jpy", "yen": "jpy", "₹": "inr", "rupee": "inr", "franc": "chf"}
-_CURRENCY_NAME = re.compile(r"us\$|[$€£¥₹]|(?<![^\W\d_])(?:euro|pound|dollar|yen|rupee|franc)s?(?![^\W\d_])", re.I)
+# Currencies' signs and words as a page writes them, read as their codes where one is meant most (``_as_codes``:
+# "£4,800" and "4800 pounds" are "4800 gbp"); in the user's words, each as every currency it may mean (``_FAMILIES``)
+_DOLLARS = "usd aud cad nzd hkd sgd".split()
+_FAMILIES = {"$": _DOLLARS, "dollar": _DOLLARS, "buck": _DOLLARS, "¥": ["jpy", "cny"], "yen": ["jpy"], "yuan": ["cny"]}
+_FAMILIES |= {"€": ["eur"], "euro": ["eur"], "£": ["gbp"], "pound": ["gbp"], "sterling": ["gbp"], "₹": ["inr"]}
+_FAMILIES |= {"rupee": ["inr"], "rs": ["inr"], "franc": ["chf"], "fr": ["chf"], "kr": ["sek", "nok", "dkk"]}
+_CURRENCY_NAME = re.compile(
+    r"[$€£¥₹]|(?<![^\W\d_])(?:(?:dollar|buck|yen|yuan|euro|pound|rupee|franc)s?|sterling|rs|fr|kr)(?![^\W\d_])", re.I
+)
 _CURRENCY_CODE = re.compile(rf"(?<![^\W\d_])(?:{_CURRENCY_CODES})(?![^\W\d_])", re.I)
 
 
 def _as_codes(text: str) -> str:
-    """``text`` with the commonest currencies' signs and words written as their codes (``_CURRENCY_NAMES``)."""
-    return _CURRENCY_NAME.sub(lambda name: f" {_CURRENCY_NAMES[name[0].lower().removesuffix('s')]} ", text)
+    """``text`` with currencies' signs and words written as the code each means most (``_FAMILIES``' first)."""
+    coded = _CURRENCY_NAME.sub(lambda name: f" {_currencies(name[0])[0]} ", text)
+    return " ".join(coded.split())
+
+
+def _currencies(name: str) -> list[str]:
+    """The codes a currency's sign, word or code (``_CURRENCY_NAME``, ``_CURRENCY_CODE``) may mean."""
+    name = name.lower()
+    return _FAMILIES.get(name) or _FAMILIES.get(name.removesuffix("s")) or [name]
 
 
 _AMOUNT = re.compile(rf"(?:{_CURRENCY} ?(?=\d))?([-+]?\d+(?:\.\d+)?)(?:[.,/]-)?(?: ?{_CURRENCY})?")  # no ACC-9
@@ -463,7 +475,7 @@ def _said_text(asked: Sequence[str]) -> str:
     codes) as written too; each URL they wrote whole, as one word (``_one_word``)."""
     written = "\n".join(asked)
     words = _flat(_URL.sub(" ", written))
-    coded = [_as_codes(words)] if _CURRENCY_NAME.search(words) else []  # "£4,800": 4800 gbp
+    coded = [_as_codes(words)] if _CURRENCY_NAME.search(words) else []  # "£4,800": gbp 4800
     said = "\n".join([words, *(_plain_numbers(text) for text in (words, *_numbers_otherwise(words), *coded))])
     urls = " ".join(_one_word(_flat(url.rstrip(".,;:!?)>]'\""))) for url in _URL.findall(written))
     return said + "\n" + _ZERO_PADDED.sub("", said) + "\n" + urls  # "0500" is 500 as a value writes it
@@ -478,7 +490,7 @@ def _user_wrote(asked: Sequence[str], pairs: set[Any]) -> bool:
     """The user wrote (``asked``) each of the values of a call's ``(key, value)`` pairs (``canonical``) that says
     something."""
     said = _said_text(asked)
-    values = [part for _, value in pairs for leaf in _leaves(value) for part in _parts(leaf)]  # none said vacuously
+    values = [item for _, value in pairs for leaf in _leaves(value) for item in _items(leaf)]  # none said vacuously
     return all(_said(value, said) for value in values if value not in _SAYS_LITTLE)
 
 
@@ -529,31 +541,54 @@ def _shape(value: str) -> str:
 
 
 def _values(arguments: dict[str, Any]) -> list[str]:
-    """The call's argument values (``canonical``; JSON text as its values, ``_leaves``; a text as the values it
-    writes, ``_parts``), except those that say little (``_SAYS_LITTLE``)."""
-    values = [part for leaf in _leaves(arguments) for part in _parts(leaf)]
+    """The call's argument values (``canonical``; JSON text as its values, ``_leaves``; a text that lists items as
+    them, ``_items``), except those that say little (``_SAYS_LITTLE``)."""
+    values = [item for leaf in _leaves(arguments) for item in _items(leaf)]
     return [value for value in values if value not in _SAYS_LITTLE]
 
 
 # What lists items in a text a model writes as one value: a comma, a semicolon, a bar, an ampersand, "and", a space
-# (not a slash, which a URL or a path holds); each item an address, a URL or an id or number with digits
+# (not a slash, which a URL or a path holds); each item an address, a URL or an id of letters and digits
 _LISTED_ITEMS = re.compile(r"\s*(?:[,;|&\u3001]|\band\b)\s*|\s+")
-_ITEM = re.compile(r"[\w.+-]+@[\w.-]+|[a-z][a-z0-9+.-]{1,20}://\S+|(?=\S*\d)[\w.:/#-]{1,64}")
-_MEASURED = re.compile(rf"{_AMOUNT.pattern}|([-+]?\d+(?:\.\d+)?) ?(?:%|percent\b|per cent\b)")
+_ITEM = re.compile(
+    r"[\w.+-]+@[\w.-]+|[a-z][a-z0-9+.-]{1,20}://\S+|(?=[\w.:/#-]*[^\W\d_])(?=[\w.:/#-]*\d)[\w.:/#-]{1,64}"
+)
+MAX_ITEMS = 50  # more items in a text are read as one value, as written (each item is looked for on its own)
 
 
-def _parts(value: str) -> list[str]:
-    """A text value (``canonical``) as the values a model writes in it, each as a page may write it apart: a text
-    that lists addresses, URLs or ids (``a@x, b@y``, ``a@x and b@y``, one a line) as those items, an amount with
-    its currency or a percent (``£4,800``, ``50 %``) as its number (and its currency's code); any other text as
+def _items(value: str) -> list[str]:
+    """A text value (``canonical``) that lists addresses, URLs or ids of letters and digits (``a@x, b@y``, ``a@x and
+    b@y``, one a line) as those items, in any order; any other text (numbers in groups: a phone's, a card's) as
     itself."""
-    measured = _MEASURED.fullmatch(_plain_numbers(value))
-    number = measured and (measured[1] or measured[2]).lstrip("+")
-    if number and number != value and _JSON_NUMBER.fullmatch(number):
-        currency = _CURRENCY_CODE.search(_as_codes(value))  # 4820 usd is no 4820 eur
-        return [canonical(float(number) if "." in number else int(number)), *([currency[0]] if currency else [])]
     items = [item for item in _LISTED_ITEMS.split(value) if item]
-    return items if len(items) > 1 and all(_ITEM.fullmatch(item) for item in items) else [value]
+    return items if 1 < len(items) <= MAX_ITEMS and all(_ITEM.fullmatch(item) for item in items) else [value]
+
+
+# An amount with its currency's code, or a percent (in a value read by ``_as_codes`` and ``_plain_numbers``)
+_MEASURED = re.compile(
+    rf"(?:({_CURRENCY_CODES}) ?)?([-+]?\d+(?:\.\d+)?)(?: ?(?:({_CURRENCY_CODES})|(%|percent|per cent)))?", re.I
+)
+
+
+def _amount(value: str) -> tuple[str, str] | None:
+    """A text value that is an amount with its currency or a percent (``£4,800``, ``4800 eur``, ``50 %``) as its
+    number and its currency's code (or ``%``); None for any other."""
+    measured = _MEASURED.fullmatch(_plain_numbers(_as_codes(value)))
+    if not measured or bool(measured[1]) + bool(measured[3]) + bool(measured[4]) != 1:
+        return None
+    return measured[2].lstrip("+"), (measured[1] or measured[3] or "%").lower()
+
+
+def _amount_readings(value: str) -> list[str]:
+    """An amount or a percent as pages write it (``_amount``): ``4800 eur`` and ``eur 4800``; ``50%``, ``50 %``,
+    ``50 percent`` and ``50 per cent``."""
+    amount = _amount(value)
+    if amount is None:
+        return []
+    number, unit = amount
+    if unit == "%":
+        return [f"{number}%", f"{number} %", f"{number} percent", f"{number} per cent"]
+    return [f"{number} {unit}", f"{unit} {number}"]
 
 
 def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: list[str]) -> bool:
@@ -628,13 +663,24 @@ def _year_month(month: re.Match[str]) -> str:
 def _said(value: str, said: str) -> bool:
     """The user wrote ``value`` (``canonical``), in ``said`` (their words, ``_said_text``, with their dates in words
     read as ISO writes them by ``_written_apart``): as written, in another reading (``_value_readings``), a URL they
-    wrote whole, or their way (``_said_as_values``): for a value with a letter in it, with other signs between its
-    words and digits, or none (``ADA4471``; not digits alone: ``acme 4820`` is no ``-4820``)."""
+    wrote whole, an amount's number in no currency but its own (``4800 eur`` in "pay 4800"), or their way
+    (``_said_as_values``): for a value with a letter in it, with other signs between its words and digits, or none
+    (``ADA4471``; not digits alone: ``acme 4820`` is no ``-4820``)."""
     for reading in _value_readings(value):  # as written, or a URL written whole
         if _found(reading, said) or (_URL.fullmatch(reading) and _found(_one_word(reading), said)):
             return True
+    if (amount := _amount(value)) and _found(amount[0], said):  # their number: the model may add its currency
+        named = _currencies_named(said)
+        return amount[1] == "%" or not named or amount[1] in named
     spelt = [_SEPARATED.sub("-", value), _words(value)]
     return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, _said_as_values(said)) for form in spelt)
+
+
+@functools.lru_cache(maxsize=8)  # asked once per amount of a call: read once per call
+def _currencies_named(said: str) -> frozenset[str]:
+    """The codes of the currencies the user's words name (``_currencies``: ``$`` is any dollar)."""
+    names = _CURRENCY_NAME.findall(said) + _CURRENCY_CODE.findall(said)
+    return frozenset(code for name in names for code in _currencies(name))
 
 
 @functools.lru_cache(maxsize=8)  # asked once per value of a call: read once per call
@@ -813,7 +859,7 @@ def _value_readings(value: str) -> list[str]:
     named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test> as its address
     readings = [value, joined, timed, compact, bare if len(bare) > 2 else value, value.rstrip("/") or value]
     readings += [named["address"]] if named else []
-    return list(dict.fromkeys([*readings, *_written_as_machines_do(value)]))
+    return list(dict.fromkeys([*readings, *_written_as_machines_do(value), *_amount_readings(value)]))
 
 
 def _written_as_machines_do(value: str) -> list[str]:
@@ -908,7 +954,7 @@ def spared_values(arguments: Any) -> list[str]:
     the arguments cannot be read (as JSON text: read first)."""
     with contextlib.suppress(ValueError, RecursionError, AttributeError):
         read = json.loads(arguments) if isinstance(arguments, str) else arguments
-        return [f"{key}\0{part}" for key, item in read.items() for value in _leaves(item) for part in _parts(value)]
+        return [f"{key}\0{item}" for key, value in read.items() for leaf in _leaves(value) for item in _items(leaf)]
     return []
 
 
