@@ -76,8 +76,7 @@ def _endpoint(
         raise LLMConfigError(f"the base URL needs http:// or https:// in front: did you mean {suggestion}?")
     if base_url and (problem := base_url_problem(base_url)):  # before the SDK's own error, which shows it whole
         raise LLMConfigError(f"the base URL {problem}")
-    replaying = cassette is not None and cassette.replays_only  # a replayed session needs no key
-    if not api_key and not base_url and not replaying:
+    if not (api_key or base_url or (cassette is not None and cassette.replays_only)):  # a replay needs no key
         raise LLMConfigError(CONFIG_HELP)
     return api_key, base_url
 
@@ -478,8 +477,7 @@ class _Attempts:
         try:
             response = self.limits.send(send, request, args, kwargs)
         except BaseException as exc:
-            reason = _failure_reason(exc, self.llm.timeout)
-            self.failure = _mask_secret(redact_urls(reason), self.llm._secret)
+            self.failure = _mask_secret(redact_urls(_failure_reason(exc, self.llm.timeout)), self.llm._secret)
             self.emit("llm_response", ok=False, reason=self.failure)
             raise
         status = getattr(response, "status_code", 200)
@@ -519,7 +517,6 @@ class _CallLimits:
             raise self.hit
         self.check_time()
         _shorten_waits(request, self.deadline - time.monotonic())
-        read_body = not kwargs.get("stream", False)
         try:
             response = send(request, *args, **{**kwargs, "stream": True})
         except Exception as exc:
@@ -528,7 +525,7 @@ class _CallLimits:
         if response.status_code >= 400:  # an error the SDK may retry
             self.end_before_a_long_wait(response)
         _bound_body(response, self)
-        if read_body:  # what the SDK asked for: the whole body, read here within the limits
+        if not kwargs.get("stream", False):  # what the SDK asked for: the whole body, read here within the limits
             try:
                 response.read()
             except BaseException:
@@ -796,14 +793,9 @@ class TextStream:
     def _assembled(self) -> Message:
         """The whole reply: the answer apart from its thinking, and the tool calls put together."""
         answer, thinking = _answer_and_thinking("".join(self._content), "".join(self._reasoning))
-        tool_calls = [ToolCall(c["id"], c["name"], c["arguments"] or "{}") for c in self._calls]
+        calls = _own_ids([ToolCall(c["id"], c["name"], c["arguments"] or "{}") for c in self._calls])
         return Message(
-            "assistant",
-            answer,
-            tool_calls=_own_ids(tool_calls),
-            reasoning=thinking,
-            usage=self._usage,
-            finish_reason=self._finish_reason,
+            "assistant", answer, calls, reasoning=thinking, usage=self._usage, finish_reason=self._finish_reason
         )
 
 
@@ -882,19 +874,14 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
             raise LLMCallError(_mask_secret(text, secret))
         raise LLMCallError("model endpoint returned no choices")
     try:
-        data = choices[0]["message"] or {}
+        data, finish_reason = choices[0]["message"] or {}, choices[0].get("finish_reason")
         content = data.get("content")
         content = None if content is None else _text("content", content)
         answer, thinking = _answer_and_thinking(content, data.get("reasoning_content") or data.get("reasoning"))
-        _check_finished(choices[0].get("finish_reason"), data.get("refusal"))
-        return Message(
-            "assistant",
-            answer,
-            tool_calls=_own_ids([ToolCall.from_dict(c) for c in data.get("tool_calls") or []]),
-            reasoning=thinking,
-            usage=normalize_usage(body.get("usage")),
-            finish_reason=choices[0].get("finish_reason"),
-        )
+        _check_finished(finish_reason, data.get("refusal"))
+        calls = _own_ids([ToolCall.from_dict(c) for c in data.get("tool_calls") or []])
+        usage = normalize_usage(body.get("usage"))
+        return Message("assistant", answer, calls, reasoning=thinking, usage=usage, finish_reason=finish_reason)
     except (AttributeError, KeyError, TypeError, IndexError) as exc:
         raise _malformed(exc) from exc
 
