@@ -438,15 +438,23 @@ _current = threading.local()
 
 
 class _Attempts:
-    """While a ``ChatOpenAI`` call runs in this thread: count its HTTP attempts, report them,
-    and bound the call (``MAX_CALL_SECONDS``, the reply's size)."""
+    """While a ``ChatOpenAI`` call runs in this thread: count its HTTP attempts, report them, and bound the call: its
+    deadline (``max_call_seconds`` from the first connect to the last byte; each wait is shortened to fit it) and its
+    reply's size, checked as the body is read (``_bound_body``), so that a reply that never ends is cut.  A limit hit
+    is not retried (``_call_limit``)."""
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self.llm = llm
         self.attempt = 0
         self.failure: str | None = None
         self.outer: _Attempts | None = None
-        self.limits = _CallLimits(llm, request)
+        self.max_tokens = output_cap(request)
+        self.seconds = call_seconds_for(self.max_tokens) if llm.max_call_seconds is None else llm.max_call_seconds
+        self.deadline = time.monotonic() + self.seconds
+        self.max_bytes = REPLY_BYTES_PER_CHAR * reply_char_limit(self.max_tokens)
+        self.received = 0
+        self.hit: Exception | None = None
+        self.retries_left = llm.max_retries  # the SDK's retries of this call
         self.listened = bool(llm.callbacks) or log.isEnabledFor(logging.INFO)
 
     def __enter__(self) -> _Attempts:
@@ -475,7 +483,7 @@ class _Attempts:
             self.emit("llm_retry", reason=self.failure)
         self.emit("llm_request")
         try:
-            response = self.limits.send(send, request, args, kwargs)
+            response = self.limited(send, request, args, kwargs)
         except BaseException as exc:
             self.failure = _mask_secret(redact_urls(_failure_reason(exc, self.llm.timeout)), self.llm._secret)
             self.emit("llm_response", ok=False, reason=self.failure)
@@ -485,34 +493,7 @@ class _Attempts:
         self.emit("llm_response", ok=status < 400, status=status)
         return response
 
-
-def _notify(llm: ChatOpenAI, event: Event) -> None:
-    """Tell ``llm``'s listeners; a broken listener (even one calling sys.exit) must not break the call."""
-    for callback in list(llm.callbacks):
-        try:
-            callback(event)
-        except KeyboardInterrupt:
-            raise
-        except BaseException:
-            log.warning("llm listener %r failed on %s", callback, event.type, exc_info=True)
-
-
-class _CallLimits:
-    """The bounds of one model call: its deadline (``max_call_seconds`` from the first connect to the last
-    byte; each wait is shortened to fit it) and its reply's size, checked as the body is read
-    (``_bound_body``), so that a reply that never ends is cut.  A limit hit is not retried (``_call_limit``)."""
-
-    def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
-        self.max_tokens = output_cap(request)
-        self.seconds = call_seconds_for(self.max_tokens) if llm.max_call_seconds is None else llm.max_call_seconds
-        self.deadline = time.monotonic() + self.seconds
-        self.max_bytes = REPLY_BYTES_PER_CHAR * reply_char_limit(self.max_tokens)
-        self.received = 0
-        self.hit: Exception | None = None
-        self.retries_left = llm.max_retries  # the SDK's retries of this call
-        self.llm = llm
-
-    def send(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def limited(self, send: Callable[..., Any], request: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if self.hit is not None:  # an SDK that retries every error (openai 1.x): do not send again
             raise self.hit
         self.check_time()
@@ -567,6 +548,17 @@ class _CallLimits:
         self.check_time()
 
 
+def _notify(llm: ChatOpenAI, event: Event) -> None:
+    """Tell ``llm``'s listeners; a broken listener (even one calling sys.exit) must not break the call."""
+    for callback in list(llm.callbacks):
+        try:
+            callback(event)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            log.warning("llm listener %r failed on %s", callback, event.type, exc_info=True)
+
+
 DEADLINE_SLACK_S = 0.01  # a wait shortened to end at the deadline may wake a little before it
 
 
@@ -590,7 +582,7 @@ def _shorten_waits(request: Any, remaining: float) -> None:
         }
 
 
-def _bound_body(response: Any, limits: _CallLimits) -> None:
+def _bound_body(response: Any, limits: _Attempts) -> None:
     """Route the body of ``response`` through ``limits`` as it is read, decoded (a compressed body counts at
     its full size).  ``read()``, the SDK's event stream and every other reader of an httpx response go
     through its ``iter_bytes``.  An event stream must end with the blank line that closes its last event: a
