@@ -275,9 +275,8 @@ class ChatOpenAI:
         return self._complete(request)
 
     def supports_json_schema(self) -> bool:
-        """True when this endpoint is known to constrain replies to ``response_format``'s JSON schema
-        (``vero.core.capabilities``: hosted endpoints by host, a local server by one cheap probe).
-        Asked once per client; never raises (unknown: False)."""
+        """True when this endpoint is known to constrain replies to ``response_format``'s JSON schema (hosted endpoints
+        by host, a local server by one probe: ``vero.core.capabilities``); asked once, never raises (unknown: False)."""
         with self._probe_lock:
             if self._json_schema is None:
                 from vero.core.capabilities import json_schema_support
@@ -440,8 +439,7 @@ _current = threading.local()
 class _Attempts:
     """While a ``ChatOpenAI`` call runs in this thread: count its HTTP attempts, report them, and bound the call: its
     deadline (``max_call_seconds`` from the first connect to the last byte; each wait is shortened to fit it) and its
-    reply's size, checked as the body is read (``_bound_body``), so that a reply that never ends is cut.  A limit hit
-    is not retried (``_call_limit``)."""
+    reply's size, checked as the body is read (``_bound_body``), so that a reply that never ends is cut."""
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self.llm = llm
@@ -674,9 +672,8 @@ def _watch_attempts(client: Any) -> Any:
 
 
 class TextStream:
-    """Iterator of answer text deltas; ``message`` is set when it is exhausted.  Thinking (``<think>`` blocks
-    or ``reasoning_content``) is not yielded: it goes to ``message.reasoning``.  Tool-call deltas are
-    assembled into complete ``tool_calls``."""
+    """Iterator of answer text deltas; ``message`` is set when it is exhausted.  Thinking (``<think>`` blocks or
+    ``reasoning_content``) goes to ``message.reasoning``, not yielded; tool-call deltas make up ``tool_calls``."""
 
     def __init__(self, llm: ChatOpenAI, request: dict[str, Any]) -> None:
         self._llm = llm
@@ -818,9 +815,8 @@ def _not_streamed(response: Any, secret: str) -> list[dict[str, Any]]:
 
 
 def _scrub(exc: Exception, key: str, secrets: list[str]) -> None:
-    """Mask the API key (``key``, however short) and the URL's credentials (``secrets``) wherever a server echoed
-    them into the SDK's exception: it stays chained as ``__cause__``, and tracebacks (``--debug``, debug logs) print
-    its message, args, attributes and body."""
+    """Mask the API key (``key``, however short) and the URL's credentials (``secrets``) a server echoed into the SDK's
+    exception: chained as ``__cause__``, tracebacks (``--debug``, logs) print its message, args, fields and body."""
 
     def masked(text: str) -> str:
         return hide_secrets(_mask_secret(text, key), secrets)

@@ -151,9 +151,8 @@ _CODE_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n`]*\n(.*?)\n[ \t]*\1[ \t]*$",
 
 
 def _unfenced(text: str) -> str:
-    """The answer in ``text`` without its code fence: the body of its one code block, or of the one
-    block that holds JSON; the text itself without a block.  Two blocks of JSON are a problem: which
-    one is the answer is the model's to say."""
+    """The answer in ``text`` without its code fence: the body of its one code block, or of the one block that holds
+    JSON; the text without a block.  Two blocks of JSON are a problem: which one is the answer is the model's to say."""
     blocks = [match.group(2).strip() for match in _CODE_BLOCK.finditer(text)]
     if len(blocks) > 1:
         blocks = [block for block in blocks if _is_json(block)] or [text]
@@ -211,8 +210,7 @@ def _json_within(text: str, schema: dict[str, Any]) -> Any:
 
 
 def _is_simple(schema: dict[str, Any]) -> bool:
-    """A string, number, boolean or one of fixed values (possibly null), or a choice among these
-    (``int | str``): readable from bare text."""
+    """A string, number, boolean or fixed value (or null), or a choice of these (``int | str``): read from bare text."""
     options = schema.get("anyOf", schema.get("oneOf"))
     if isinstance(options, list):
         values = [option for option in options if isinstance(option, dict) and option.get("type") != "null"]

@@ -109,8 +109,7 @@ def _walk(value: Any, forms: list[tuple[str, bool]], names: bool = True) -> Any:
 
 
 def masked_json(value: Any, secrets: Iterable[str | None]) -> str:
-    """``value`` as JSON text (``ensure_ascii=False``), each key of ``secrets`` masked, in
-    values that are no JSON type too (written with ``str``)."""
+    """``value`` as JSON (``ensure_ascii=False``; other types as ``str``), each key of ``secrets`` masked throughout."""
     secrets = list(secrets)
     return json.dumps(
         hide_secrets_in(value, secrets), ensure_ascii=False, default=lambda other: hide_secrets(str(other), secrets)

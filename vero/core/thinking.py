@@ -27,8 +27,7 @@ def split_thinking(text: str | None) -> tuple[str, str | None]:
 
 
 def _cut_blocks(text: str) -> tuple[str, list[str]]:
-    """Cut every ``<think>...</think>`` block out of ``text``, in one pass with ``str.find`` (a regex is
-    quadratic on a reply full of unclosed tags)."""
+    """Cut every ``<think>...</think>`` block out of ``text`` in one pass (a regex is quadratic on unclosed tags)."""
     kept: list[str] = []
     thoughts: list[str] = []
     start = 0
