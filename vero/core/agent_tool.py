@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextvars
 import math
 import re
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any, NamedTuple, cast
 
 from vero.core.result import RunResult, Status
 from vero.errors import VeroError
@@ -67,10 +67,8 @@ def _run_fresh(agent: Any, task: str) -> RunResult:
     try:
         if parent is None:
             agent.run(task)
-            result: RunResult = agent.last_result  # set by every run() that returns
-            return result
-        result = parent.run_subagent(agent, task)
-        return result
+            return cast(RunResult, agent.last_result)  # set by every run() that returns
+        return cast(RunResult, parent.run_subagent(agent, task))
     finally:
         agent.history = saved
 

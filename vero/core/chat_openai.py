@@ -924,5 +924,4 @@ def _reply_chars(message: Message) -> int:
 def _answer_and_thinking(content: str | None, reasoning_field: str | None) -> tuple[str, str | None]:
     """Split inline ``<think>`` blocks off the answer and join them with a reasoning field (both made valid text)."""
     answer, inline = split_thinking(valid_text(content))
-    parts = [part for part in (valid_text(reasoning_field), inline) if part]
-    return answer, "\n\n".join(parts) or None
+    return answer, "\n\n".join(part for part in (valid_text(reasoning_field), inline) if part) or None

@@ -58,8 +58,7 @@ def open_regular(path: str, flags: int, mode: int = 0o666) -> int:
 
 def read_regular(path: str, limit: int) -> bytes:
     """The bytes of the regular file ``path``; more than ``limit`` bytes is an error, not a long read."""
-    fd = open_regular(path, os.O_RDONLY)
-    with os.fdopen(fd, "rb") as file:
+    with os.fdopen(open_regular(path, os.O_RDONLY), "rb") as file:
         data = file.read(limit + 1)  # a file that grows while read is cut here too
     if len(data) > limit:
         raise OSError(errno.EFBIG, f"larger than {limit // (1 << 20)} MiB", path)

@@ -14,7 +14,7 @@ import functools
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from vero.core.message import Message
 from vero.core.result import RunResult, Step, token_counts
@@ -165,8 +165,7 @@ def typed_event(agent: str, type: str, data: dict[str, Any]) -> StreamEvent | No
         ok, output, error = bool(data.get("ok")), data.get("output", ""), data.get("error")
         return ToolCallFinished(name, data["tool"], ok, output, error, data.get("call_id"), seconds, depth)
     if type == "step":
-        step = Step(data["kind"], data.get("content", ""), data.get("data") or {}, turn, depth)
-        return StepRecorded(agent, step)
+        return StepRecorded(agent, Step(data["kind"], data.get("content", ""), data.get("data") or {}, turn, depth))
     if type == "run_start":
         return RunStarted(agent, data.get("task", ""), data.get("cls", ""))
     return None
@@ -370,8 +369,7 @@ def request_record(model: Any, messages: list[Message] | list[Any], options: dic
         if value is not None and (name != "tool_choice" or tools):
             record[name] = value
     record.update(taken)  # what else the model takes: max_completion_tokens, reasoning_effort
-    masked: dict[str, Any] = hide_secrets_in(record, [getattr(model, "_secret", "")])
-    return masked
+    return cast(dict[str, Any], hide_secrets_in(record, [getattr(model, "_secret", "")]))
 
 
 def reply_record(model: Any, reply: Message) -> dict[str, Any]:
@@ -382,8 +380,7 @@ def reply_record(model: Any, reply: Message) -> dict[str, Any]:
     if reply.reasoning:
         record["reasoning"] = reply.reasoning
     record.update(finish_reason=reply.finish_reason, usage=reply.usage)
-    masked: dict[str, Any] = hide_secrets_in(record, [getattr(model, "_secret", "")])
-    return masked
+    return cast(dict[str, Any], hide_secrets_in(record, [getattr(model, "_secret", "")]))
 
 
 def streams_text(model: Any) -> bool:

@@ -22,8 +22,7 @@ def split_thinking(text: str | None) -> tuple[str, str | None]:
     if OPEN in answer:  # "answer<think>thinking..." never closed
         answer, _, rest = answer.partition(OPEN)
         thoughts.append(rest.strip())
-    thinking = "\n\n".join(t for t in thoughts if t)
-    return answer.strip(), thinking or None
+    return answer.strip(), "\n\n".join(t for t in thoughts if t) or None
 
 
 def _cut_blocks(text: str) -> tuple[str, list[str]]:
