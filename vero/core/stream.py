@@ -335,10 +335,8 @@ async def _settled(future: asyncio.Future[Any]) -> None:
     import asyncio
 
     while not future.done():
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await asyncio.wait([future])
-        except asyncio.CancelledError:
-            continue
 
 
 # -- what a trace records of each model call ------------------------------------------------------------
