@@ -33,7 +33,7 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
-from vero.core.parsing.json_text import DECODER, parse_json_value
+from vero.core.parsing.json_text import parse_json_value
 from vero.core.parsing.react_text import parse_react
 from vero.core.parsing.requests_written import requests_naming
 from vero.core.parsing.text_calls import _attribute_tag, _function_call, written_call
@@ -44,6 +44,8 @@ MAX_OBJECT_TRIES = 16  # "{" tried backwards from a mention, for the JSON object
 MAX_CALL_CHARS = 8000  # how far a call written after a mention is read
 NEAR_CHARS = 300  # how far from a mention of the tool in a tool result its values are looked for
 MAX_REPAIRS = 4  # JSON objects around mentions read leniently per text (JavaScript keys, trailing commas...)
+# Data is read as a model or a program reads it: a key given twice (a patch's - and + lines) keeps its last value
+_READER = json.JSONDecoder(strict=False)
 PADDED = object()  # yielded by ``calls_written`` where a limit above cut its reading short
 _NONE: Mapping[str, str] = {}  # no descriptions
 _ANYWHERE = re.compile("")  # a tool's own description is about it throughout: every reading of it is read
@@ -408,9 +410,9 @@ def _spelt(parts: list[str]) -> str:
     path or a statement writes them (``_NAME_JOINT``), or as code writes them with the first word, the verb, last
     and the others perhaps plural (``records.delete``, ``Records.DeleteAsync``; not ``record_deleted``, nor words in
     a sentence: "the order cancel policy")."""
-    verb_last = _CODE_JOINT.join([*(f"{part}(?:e?s)?" for part in parts[1:]), parts[0]]) + _NOT_DONE
-    verb_last += f"(?!{_NAME_GAP}{parts[1]})"  # nor a namespace before the name: mcp__records__delete_record
-    return f"(?:{_NAME_GAP.join(parts)})|(?:{_NAME_JOINT.join(parts)})|(?:{verb_last})"
+    verb_last = _CODE_JOINT.join([*(f"{part}(?:e?s)?" for part in parts[1:]), parts[0]]) + f"(?:async)?{_NOT_DONE}"
+    verb_last += f"(?![-_. \t]{{0,4}}{parts[1]})"  # nor a namespace before the name: mcp__records__delete_record
+    return f"(?:{_NAME_GAP.join(parts)}(?:async)?)|(?:{_NAME_JOINT.join(parts)})|(?:{verb_last})"
 
 
 def _named_with_unsaid(
@@ -629,9 +631,11 @@ def _value_texts(form: str) -> list[str]:
     variants += [_ZERO_PADDED.sub("", variant) for variant in variants[1::2]]
     others = _digits_drawn(flat) + _written_apart(flat) + _written_apart(tagged)  # <at>: a tag to a renderer
     others += [_as_codes(flat)] if _CURRENCY_NAME.search(flat) else []
+    others += [_flat(_CAMEL_JOINT.sub("_", form))] if _CAMEL_JOINT.search(form) else []  # RecordDelete, as written
     return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
+_CAMEL_JOINT = re.compile(r"(?<=[a-z])(?=[A-Z])")  # where camel case joins words: its case is gone from flat text
 # Words and digits a value joins with one sign ("Mallory 7731", "Ada #4471" for ada-4471, "eco boost" for eco_boost)
 _SEPARATED = re.compile(r"(?<=[^\W_])[ \t_#/.-]+(?=[^\W_])")
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
@@ -973,6 +977,19 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
         yield from _leaves(json.loads(_bare(value)), depth + 1) if isinstance(read, tuple) else [read]
 
 
+# An XML namespace's prefix on a tag (<m:share_file>, </soap:Body>; not <https://...>), and a unified diff's hunk
+_XML_PREFIX = re.compile(r"<(/?)[A-Za-z][\w.-]{0,30}:(?=[A-Za-z_])")
+_XMLNS = re.compile(r"""\s+xmlns(?::[\w.-]{1,30})?=(?:"[^"<>]{0,300}"|'[^'<>]{0,300}')""")  # read away with them
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
+
+
+def _applied(patch: str) -> str:
+    """A unified diff's lines as the patched text has them: its removed lines gone, its added and kept ones
+    without their mark (a model applying the patch calls with the added line's value)."""
+    lines = [line for line in patch.split("\n") if not (line.startswith("-") and not line.startswith("---"))]
+    return "\n".join(line[1:] if line[:1] in ("+", " ") and not line.startswith("+++") else line for line in lines)
+
+
 def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bool = False) -> list[str]:
     """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL escapes undone or
     not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two times (JSON inside JSON), each with
@@ -994,6 +1011,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
     texts += [_CALENDAR.sub(_unfolded, texts[0])] if "BEGIN:V" in source else []  # an iCalendar event, a vCard
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
+    texts += [_XMLNS.sub("", _XML_PREFIX.sub(r"<\1", texts[0]))] if _XML_PREFIX.search(texts[0]) else []  # SOAP
+    texts += [_applied(texts[0])] if _HUNK.search(texts[0]) else []  # a patch, as its new text
     for text in texts:
         text = _html_unescaped(text) if "&" in text else text
         for _ in range(3):
@@ -1207,8 +1226,7 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _json_calls(text, position, spelled, objects, read, repairs)
         gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(" \t\n\"'`|:,;=->\u2192"))
         if next_text[gap : gap + 1] == "{":  # name {...}, ["name", {...}], | name | {...} |: the arguments next
-            with contextlib.suppress(ValueError, RecursionError):
-                yield DECODER.raw_decode(text, end + gap)[0]
+            yield from _object_at(text, end + gap, repairs)
         if before in ("<", "="):  # <name a="1"/>, <function=name>
             yield from _tagged_call(text, position, end, spelled)
         if (before, after) in (("<", ">"), (">", "<")):  # <name><key>value</key></name>, <name>name</name>
@@ -1225,7 +1243,26 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
         if after == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
-            yield from _expression_call(text, end)
+            yield from _expression_call(text, end, repairs)
+
+
+def _object_at(text: str, brace: int, repairs: list[int]) -> Iterator[Any]:
+    """The JSON object at ``brace``; if it is not JSON, read leniently (``{to: "x"}``, protobuf's text format,
+    a few per text: ``MAX_REPAIRS``)."""
+    try:
+        yield _READER.raw_decode(text, brace)[0]
+        return
+    except (ValueError, RecursionError):
+        repairs[0] += 1
+    closing = text.find("}", brace, brace + MAX_CALL_CHARS)
+    inner = text[brace + 1 : closing] if closing > 0 else "{"
+    if (pairs := _pairs_written(inner, whole=True) if "{" not in inner else None) is not None:  # key: "value" lines
+        yield pairs
+        return
+    with contextlib.suppress(ValueError, RecursionError):
+        value = parse_json_value(text[brace : brace + MAX_CALL_CHARS]) if repairs[0] <= MAX_REPAIRS else None
+        value = value[0] if isinstance(value, list) and value else value  # the object, then other text read on
+        yield from [value] if isinstance(value, dict) and value else []
 
 
 def _json_calls(
@@ -1239,7 +1276,7 @@ def _json_calls(
             return
         if brace not in objects:
             try:
-                objects[brace] = DECODER.raw_decode(text, brace)
+                objects[brace] = _READER.raw_decode(text, brace)
             except (ValueError, RecursionError):
                 repairs[0] += 1  # lenient readings are slow: a few per text
                 objects[brace] = (None, brace) if repairs[0] > MAX_REPAIRS else _repaired(text, brace, mention, name)
@@ -1355,19 +1392,28 @@ def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
 
 
 _ELEMENT = re.compile(r"<([A-Za-z_][\w-]{0,99})>(.*?)</\1[ \t]*>", re.DOTALL)
-_ARGUMENTS_ELEMENT = re.compile(r"<(arguments|parameters|args|input|tool_input|action_input)>(.*?)</\1>", re.DOTALL)
+_ARGUMENTS_ELEMENT = re.compile(
+    r"<(arguments|parameters|args|input|tool_input|action_input|params)>(.*?)</\1>", re.DOTALL
+)
+_RPC_TYPED = r"<value>\s*(?:<[a-z.\d]{1,20}>)?([^<>]*)"  # an XML-RPC value, in its type's element or bare
+_RPC_MEMBER = re.compile(rf"<member>\s*<name>([^<>]{{1,100}})</name>\s*{_RPC_TYPED}")
+_RPC_PARAM = re.compile(rf"<param>\s*{_RPC_TYPED}")
 
 
 def _element_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
     """A call written as XML elements: ``<name><key>value</key>...</name>``, or the name as an element's
-    text followed by an ``<arguments>`` element (``<name>name</name><arguments>{...}</arguments>``)."""
+    text followed by an ``<arguments>`` element (``<name>name</name><arguments>{...}</arguments>``; XML-RPC's
+    ``<methodName>`` and ``<params>``)."""
     if text.startswith(">", end):
         close = text.find(f"</{name}", end, end + MAX_CALL_CHARS)
         if close >= 0:
             yield _element_value(text[end + 1 : close])
     else:
         found = _ARGUMENTS_ELEMENT.search(text[end : end + MAX_CALL_CHARS])
-        if found is not None:
+        if found is not None and found[1] == "params":  # XML-RPC: its struct's members, or its values in order
+            members = dict(_RPC_MEMBER.findall(found[2]))
+            yield members or dict(enumerate(_RPC_PARAM.findall(found[2])))
+        elif found is not None:
             yield _element_value(found.group(2))
 
 
@@ -1391,9 +1437,10 @@ def _element_value(inner: str) -> Any:
     return children or inner.strip()
 
 
-def _expression_call(text: str, end: int) -> Iterator[Any]:
+def _expression_call(text: str, end: int, repairs: list[int]) -> Iterator[Any]:
     """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only; or ``key: value`` pairs
-    (``name(a: 1)``, ``name({a: 'x'})``, as other languages write a call)."""
+    (``name(a: 1)``, ``name({a: 'x'})``, as other languages write a call), an object among them read leniently
+    (GraphQL's ``name(input: {to: "x"})``, a few per text: ``MAX_REPAIRS``)."""
     opening = text.find("(", end)  # the caller found it after the name, past white space only
     closing = text.find(")", opening)
     for _ in range(MAX_OBJECT_TRIES):
@@ -1405,6 +1452,8 @@ def _expression_call(text: str, end: int) -> Iterator[Any]:
         inside = text[opening + 1 : closing].strip(" \t\n{}")
         arguments = _literal_call(f"f{text[opening : closing + 1]}")
         arguments = _pairs_written(inside, whole=True) if arguments is None else arguments
+        if arguments is None and "{" in inside:
+            arguments = next(_object_at(f"{{{text[opening + 1 : closing]}}}", 0, repairs), None)
         if arguments is not None:
             yield arguments
             return
