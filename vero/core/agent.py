@@ -563,10 +563,8 @@ class Agent(ABC):
                 self.record(
                     StepKind.WARNING, f"unusable JSON from the model: {problem}", raw=reply.text, attempt=attempt + 1
                 )
-                messages += [
-                    Message("assistant", reply.text),
-                    Message("user", JSON_REASK.format(error=problem, schema=schema)),
-                ]
+                reask = JSON_REASK.format(error=problem, schema=schema)
+                messages += [Message("assistant", reply.text), Message("user", reask)]
         raise MalformedOutputError(f"the model's reply stayed unusable: {problem}", raw=reply.text)
 
     def _send_delta(self, also: Callable[[str], None] | None, text: str) -> None:
@@ -579,11 +577,9 @@ class Agent(ABC):
     def _check_cancelled(self) -> None:
         """Wait for a stream's consumer (``run.pace``), then stop a cancelled run (``Cancelled``)."""
         run = self._run
-        if run is None:
-            return
-        if run.pace is not None:
+        if run is not None and run.pace is not None:
             run.pace()
-        if run.cancelled.is_set():
+        if run is not None and run.cancelled.is_set():
             raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
 
     def run_tool(self, name: str, args: Any) -> ToolOutcome:

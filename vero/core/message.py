@@ -150,15 +150,9 @@ class Message:
         data: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.tool_calls:
             data["tool_calls"] = [c.to_dict() for c in self.tool_calls]
-        if self.tool_call_id is not None:
-            data["tool_call_id"] = self.tool_call_id
-        if self.name is not None:
-            data["name"] = self.name
-        if include_reasoning and self.reasoning is not None:
-            data["reasoning"] = self.reasoning
-        if include_usage and self.usage is not None:
-            data["usage"] = self.usage
-        return data
+        reasoning, usage = self.reasoning if include_reasoning else None, self.usage if include_usage else None
+        optional = {"tool_call_id": self.tool_call_id, "name": self.name, "reasoning": reasoning, "usage": usage}
+        return data | {key: value for key, value in optional.items() if value is not None}  # those it has
 
     def to_record(self) -> dict[str, Any]:
         """Everything, for saving: ``from_dict(m.to_record()) == m``."""

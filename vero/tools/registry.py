@@ -26,7 +26,7 @@ import os
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from vero.core.parsing import parse_json_value, unclosed_json
 from vero.core.parsing.json_text import DECODER, valid_strings, valid_text, without_fence
@@ -456,8 +456,7 @@ class ToolRegistry:
         if timeout is None or math.isinf(timeout):
             return _observe(found, kwargs, on_worker=False)
         try:
-            outcome: ToolOutcome = _call_with_timeout(functools.partial(_observe, found, kwargs, True), timeout)
-            return outcome
+            return cast(ToolOutcome, _call_with_timeout(functools.partial(_observe, found, kwargs, True), timeout))
         except _TimedOut:
             return ToolOutcome(f"Error: tool {name!r} timed out after {float(timeout)} s.", False, ToolError.TIMEOUT)
         except _Busy:
