@@ -174,9 +174,8 @@ def read_replan(data: dict[str, Any], completed: list[str], remaining: list[str]
 
 
 def in_order(steps: list[str], approved: list[str]) -> bool:
-    """Whether ``steps`` are ``approved`` ones in their order, some perhaps dropped: nothing new to approve
-    (compared as written, spacing, a list number or bullet and an end stop aside: not case, ``Draft.txt`` is not
-    ``draft.txt``)."""
+    """Whether ``steps`` are ``approved`` ones in their order, some perhaps dropped: nothing new to approve (compared as
+    written, spacing, a list number or bullet and an end stop aside: not case, ``Draft.txt`` is not ``draft.txt``)."""
     rest = iter(map(_as_read, approved))
     return all(_as_read(step) in rest for step in steps)  # each found after the one before it
 

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from decimal import Decimal
 from enum import Enum
 from pathlib import PurePath
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from vero.core.deprecation import deprecated
@@ -187,8 +187,7 @@ class Step:
             data = asdict(self)  # a copy: what is done to it leaves the step be
         except Exception:  # a value that cannot be copied (an open file, a lock): as it is; to_json writes its str
             data = {item.name: getattr(self, item.name) for item in fields(self)}
-        plain: dict[str, Any] = _plain(data)
-        return plain
+        return cast(dict[str, Any], _plain(data))
 
 
 @dataclass
@@ -267,10 +266,9 @@ def _read_by_alias(model: type) -> bool:
 
 
 def plain_output(value: Any) -> Any:
-    """A typed output as plain JSON values (for ``RunResult.to_dict``): a dataclass or ``NamedTuple`` as
-    its fields, a pydantic model as its ``model_dump``, an Enum member as its value, a date, datetime or
-    time as its ISO text, a Decimal, UUID or path as its text (``"12.50"``: every digit): what reading
-    the output type takes back."""
+    """A typed output as plain JSON values (for ``RunResult.to_dict``): a dataclass or ``NamedTuple`` as its fields, a
+    pydantic model as its ``model_dump``, an Enum member as its value, a date, datetime or time as its ISO text, a
+    Decimal, UUID or path as its text (``"12.50"``: every digit): what reading the output type takes back."""
     if hasattr(value, "model_dump") and callable(value.model_dump) and not isinstance(value, type):  # not a class
         return value.model_dump(mode="json", by_alias=_read_by_alias(type(value)))
     if is_dataclass(value) and not isinstance(value, type):

@@ -10,12 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vero.core.message import Arguments, read_arguments
-from vero.core.parsing.json_text import (
-    DECODER,
-    parse_json_value,
-    unclosed_json,
-    valid_strings,
-)
+from vero.core.parsing.json_text import DECODER, parse_json_value, unclosed_json, valid_strings
 from vero.core.parsing.text_calls import END_TOKENS_TAIL, TURN_ENDS, call_expression, tool_calls_in_text
 from vero.core.text import SHOWS_NOTHING
 
