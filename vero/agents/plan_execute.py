@@ -207,7 +207,7 @@ class PlanExecuteAgent(Agent):
         """The replanner's steps in place of the remaining ones, once they may run: approved ones still to
         run, in their order (some perhaps dropped), run without asking again; any other plan goes to
         ``approve`` as the first did, its feedback to the replanner (whose answer then ends the run)."""
-        approved = [step.description for step in plan.steps if step.status == PlanStepStatus.PENDING]  # not retries
+        approved = plan.remaining()  # the steps approved and not run yet (not retries)
         for revision in range(self.max_plan_revisions + 1):
             if isinstance(decision, Finished):
                 return decision

@@ -664,8 +664,7 @@ class Agent(ABC):
                 data["data"] = copy.deepcopy(data["data"])
         if watch is not None:
             watch(type, data)
-        quiet = run is not None and run.parent is not None
-        self.events.emit(type, exclude=ConsolePrinter if quiet else None, **data)
+        self.events.emit(type, exclude=ConsolePrinter if run is not None and run.parent is not None else None, **data)
 
     def _relay(self, subagent: str, type: str, data: dict[str, Any]) -> None:
         """A sub-agent's model and tool events, emitted here one level deeper (its steps come via ``_adopt``)."""
