@@ -244,8 +244,11 @@ def _entry(path: Path, number: int, line: bytes) -> dict[str, Any]:
         raise CassetteError(f"{where}: not a cassette entry (needs 'request', 'reply' and 'check')")  # a null reply too
     try:
         intact = entry.get("check") == _checksum(entry["request"], entry["reply"])
+        request_key(entry["request"])  # as a replay reads it
     except UnicodeEncodeError:  # half a surrogate pair ("\ud800"), which vero never writes
         intact = False
+    except RecursionError:  # valid JSON nested past what Python reads: no request vero sends
+        raise CassetteError(f"{where}: nested too deeply to read; record the cassette again") from None
     if not intact:
         raise CassetteError(f"{where}: changed after it was recorded (its check does not match); record it again")
     return entry

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vero._estimate import estimated_usage
+from vero.core.chat_openai import CONTENT_FILTERED
 from vero.core.message import Message, as_api_dict
 from vero.core.result import add_usage, empty_usage
 from vero.core.thinking import split_thinking
-from vero.errors import ScriptExhaustedError
+from vero.errors import LLMCallError, ScriptExhaustedError
 
 if TYPE_CHECKING:  # loaded on first use by __getattr__ below
     from vero._mock_server import Fault, HTTPFault, MockOpenAIServer
@@ -136,6 +137,8 @@ class ScriptedLLM:
         if isinstance(reply, BaseException):
             raise reply
         message = self._to_message(reply, sent, stop)
+        if message.finish_reason == "content_filter":  # as ChatOpenAI answers it: not a reply
+            raise LLMCallError(CONTENT_FILTERED)
         with self._lock:
             add_usage(self.total_usage, message.usage)
         if stream:

@@ -335,7 +335,7 @@ class ChatOpenAI:
             raise self._call_error(exc, request) from _limit_of(exc) or exc
         except UnicodeEncodeError as exc:  # before ValueError: it is one
             raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from exc
-        except ValueError as exc:  # a 200 whose body is not JSON
+        except (ValueError, RecursionError) as exc:  # a 200 whose body is not JSON, or nested past what Python reads
             raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
         message = _message_from_body(body, self._secret)
         if _reply_chars(message) > reply_char_limit(output_cap(request)):
@@ -805,7 +805,7 @@ def _not_streamed(response: Any, secret: str) -> list[dict[str, Any]]:
         return [json.loads(event) for event in data if event != b"[DONE]"]
     try:
         body = json.loads(raw)
-    except ValueError:  # not JSON: an HTML page, a proxy's text
+    except (ValueError, RecursionError):  # not JSON: an HTML page, a proxy's text; or nested past what Python reads
         start, kind = redact_urls(response.text[:120].strip()), response.headers.get("content-type") or "no type"
         text = f"model call failed: the endpoint did not stream: it sent {kind}, not text/event-stream: {start!r}"
         raise LLMCallError(_mask_secret(text, secret)) from None
@@ -904,6 +904,9 @@ def _malformed(exc: Exception) -> LLMCallError:
     return LLMCallError(f"model endpoint returned a malformed response: {type(exc).__name__}: {exc}")
 
 
+CONTENT_FILTERED = "model call failed: the provider's content filter stopped the reply (finish_reason content_filter)"
+
+
 def _check_finished(finish_reason: str | None, refusal: Any = None) -> None:
     """``LLMCallError`` for a reply the content filter stopped (what it holds is not all of it), and for a refusal
     (OpenAI's ``refusal``, sent instead of content that would fit a ``response_format``): the model declined, and its
@@ -911,9 +914,7 @@ def _check_finished(finish_reason: str | None, refusal: Any = None) -> None:
     if refusal:
         raise LLMCallError(f"the model refused to answer: {valid_text(_text('refusal', refusal))}")
     if finish_reason == "content_filter":
-        raise LLMCallError(
-            "model call failed: the provider's content filter stopped the reply (finish_reason content_filter)"
-        )
+        raise LLMCallError(CONTENT_FILTERED)
 
 
 def _reply_chars(message: Message) -> int:

@@ -127,7 +127,7 @@ def _check_conversation(messages: list[Message]) -> None:
 
 def _read_json(path: str) -> Any:
     try:
-        return json.loads(read_regular(path, MAX_SESSION_BYTES).decode("utf-8"))
+        return json.loads(read_regular(path, MAX_SESSION_BYTES).decode("utf-8-sig"))  # an editor may add a BOM
     except RecursionError:  # json.load recurses once per level
         raise SessionFormatError(f"cannot read session file {path!r}: it is nested too deeply") from None
     except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8, a NUL in the path

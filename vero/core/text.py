@@ -36,7 +36,8 @@ BLANK += re.sub(r"(.)-(.)", lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]
 _B = f"[{re.escape(BLANK)}]*"
 _FENCE = r"(?:`{3,}|~{3,})"
 _EMPTY_QUOTES = "|".join(f"{re.escape(a)}{_B}{re.escape(b)}" for a, b in ('""', "''", "``", "“”", "‘’", "«»"))
-SHOWS_NOTHING = re.compile(rf"{_B}(?:{_FENCE}(?:[\w+#.-]+[ \t]*\n)?{_B}(?:{_FENCE})?|{_EMPTY_QUOTES})?{_B}")
+# (each blank run read once: two runs side by side would be tried at every split, quadratic in a reply of newlines)
+SHOWS_NOTHING = re.compile(rf"{_B}(?:{_FENCE}(?:[\w+#.-]+[ \t]*\n)?{_B}(?:{_FENCE}{_B})?|(?:{_EMPTY_QUOTES}){_B})?")
 
 
 # -- what reaches a terminal ------------------------------------------------------

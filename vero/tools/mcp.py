@@ -396,9 +396,10 @@ class _StdioTransport:
                 start_new_session=hasattr(os, "setsid"),
             )
         except (OSError, ValueError) as exc:  # ValueError: a NUL in a word, a name with "=" in the environment
+            missing = f": {path!r}" if (path := getattr(exc, "filename", None)) else ""  # the command, or its cwd
             raise MCPError(
                 f"cannot start the MCP server {self.server.name!r} ({self.describe()}): "
-                f"{getattr(exc, 'strerror', None) or exc}"
+                f"{getattr(exc, 'strerror', None) or exc}{missing}"
             ) from None
         self._readers = [
             threading.Thread(target=read, args=(self.process,), name=f"mcp-{self.server.name}-{what}", daemon=True)

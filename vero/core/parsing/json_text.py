@@ -145,14 +145,21 @@ def valid_text(text: object) -> object:
 
 
 def valid_strings(value: Any) -> Any:
-    """``value`` (decoded JSON) with ``valid_text`` applied to every string in it."""
-    if isinstance(value, str):
-        return valid_text(value)
-    if isinstance(value, list):
-        return [valid_strings(item) for item in value]
-    if isinstance(value, dict):
-        return {valid_text(key): valid_strings(item) for key, item in value.items()}
-    return value
+    """``value`` (decoded JSON) with ``valid_text`` applied to every string in it, at any depth: its containers are
+    copied from a list of those still to copy, not by recursion (JSON nested 500 deep decodes; Python's stack may not
+    hold as many calls)."""
+    copies: dict[int, Any] = {}
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, dict)) and id(item) not in copies:
+            copies[id(item)] = [] if isinstance(item, list) else {}
+            pending += [item, *(item.values() if isinstance(item, dict) else item)]
+        elif isinstance(item, list):  # its items copied: the copy takes them, in order
+            copies[id(item)][:] = [copies.get(id(part), valid_text(part)) for part in item]
+        elif isinstance(item, dict):
+            copies[id(item)].update((valid_text(k), copies.get(id(v), valid_text(v))) for k, v in item.items())
+    return copies.get(id(value), valid_text(value))
 
 
 def parse_json_value(text: str, *, repair: bool = True) -> Any:
@@ -193,7 +200,7 @@ def parse_json_value(text: str, *, repair: bool = True) -> Any:
     return valid_strings(value) if "\\u" in text else value
 
 
-_KEY = re.compile(r"""["']?([^\s"':,{}]+)["']?\s*:""")
+_KEY = re.compile(r"""(?<![^\s"',{\[])["']?([^\s"':,{}]+)["']?\s*:""")  # from a key's start only: linear in a long run
 # A value JSON has no number for: a leading zero or plus sign (a zip code 01234, a phone number +4712345678)
 _ODD_NUMBER = re.compile(_KEY.pattern + r"""\s*(\+\d+(?:\.\d+)?|-?0\d+(?:\.\d+)?)(?=\s*[,}\]\n])""")
 
