@@ -6,6 +6,7 @@ a quote whoever asked (docs/tools.md); a name beside the user's own values is no
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -101,3 +102,43 @@ def test_a_call_written_out_with_its_verb_last_is_a_quote(written: str) -> None:
 def test_a_camel_case_name_beside_the_user_s_own_id_runs() -> None:
     page = "Pending: RecordDelete rec-88412"
     assert outcome(page, "delete_record", {"record_id": "rec-88412"}, task="Delete record rec-88412.") == "ran"
+
+
+# ---------------------------------------------------------------- and what a false-positive probe of those found
+
+USER = "ada@corp.example"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        f'function share_file(to) {{\n  audit.log({{ to: "{USER}" }});\n}}',  # a definition, its body's object
+        f'12:00:03 share_file (attempt 1/3) failed: HTTP 403 (forbidden) payload={{"to": "{USER}"}} (will retry)',
+        f'resource "drive_grant" "share_file" {{\n  to = "{USER}"\n}}',  # a block HCL names, not a call
+        f'.share_file {{ to: "{USER}" }}',  # a style sheet's rule
+    ],
+)
+def test_code_and_logs_that_only_mention_the_tool_are_no_call(page: str) -> None:
+    assert outcome(page, "share_file", {"to": USER}, task=f"Share the open file with {USER}.") == "ran"
+
+
+def test_xml_rpc_params_are_read_only_right_after_the_method_s_name() -> None:
+    page = (
+        "<methodResponse><params><param><value><string>records.delete</string></value></param></params>"
+        "</methodResponse>\n<methodCall><methodName>records.get</methodName><params><param><value><string>"
+        "rec-88412</string></value></param></params></methodCall>"
+    )
+    assert outcome(page, "delete_record", {"record_id": "rec-88412"}, task="Delete record rec-88412.") == "ran"
+
+
+def test_a_long_blank_run_beside_namespaced_xml_is_read_in_time_that_grows_with_it_not_faster() -> None:
+    from vero.core.parsing.quoted_calls import quoted_call
+
+    def seconds(size: int) -> float:
+        text = "<m:note>x</m:note>" + " " * size + "share_file"
+        start = time.perf_counter()
+        quoted_call("share_file", {"to": USER}, [text], results=[text])
+        return time.perf_counter() - start
+
+    small, large = (min(seconds(size) for _ in range(3)) for size in (5_000, 40_000))
+    assert large < 30 * small + 0.01

@@ -979,7 +979,7 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
 
 # An XML namespace's prefix on a tag (<m:share_file>, </soap:Body>; not <https://...>), and a unified diff's hunk
 _XML_PREFIX = re.compile(r"<(/?)[A-Za-z][\w.-]{0,30}:(?=[A-Za-z_])")
-_XMLNS = re.compile(r"""\s+xmlns(?::[\w.-]{1,30})?=(?:"[^"<>]{0,300}"|'[^'<>]{0,300}')""")  # read away with them
+_XMLNS = re.compile(r"""(?<!\s)\s+xmlns(?::[\w.-]{1,30})?=(?:"[^"<>]{0,300}"|'[^'<>]{0,300}')""")  # away with them
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
@@ -1226,7 +1226,8 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _json_calls(text, position, spelled, objects, read, repairs)
         gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(" \t\n\"'`|:,;=->\u2192"))
         if next_text[gap : gap + 1] == "{":  # name {...}, ["name", {...}], | name | {...} |: the arguments next
-            yield from _object_at(text, end + gap, repairs)
+            bare = not next_text[:gap].strip() and text[position - 1 : position] not in (".", '"', "'")  # not CSS
+            yield from _object_at(text, end + gap, repairs if bare else None)
         if before in ("<", "="):  # <name a="1"/>, <function=name>
             yield from _tagged_call(text, position, end, spelled)
         if (before, after) in (("<", ">"), (">", "<")):  # <name><key>value</key></name>, <name>name</name>
@@ -1246,13 +1247,15 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _expression_call(text, end, repairs)
 
 
-def _object_at(text: str, brace: int, repairs: list[int]) -> Iterator[Any]:
+def _object_at(text: str, brace: int, repairs: list[int] | None) -> Iterator[Any]:
     """The JSON object at ``brace``; if it is not JSON, read leniently (``{to: "x"}``, protobuf's text format,
-    a few per text: ``MAX_REPAIRS``)."""
+    a few per text: ``MAX_REPAIRS``), unless ``repairs`` is None."""
     try:
         yield _READER.raw_decode(text, brace)[0]
         return
     except (ValueError, RecursionError):
+        if repairs is None:
+            return
         repairs[0] += 1
     closing = text.find("}", brace, brace + MAX_CALL_CHARS)
     inner = text[brace + 1 : closing] if closing > 0 else "{"
@@ -1392,9 +1395,8 @@ def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
 
 
 _ELEMENT = re.compile(r"<([A-Za-z_][\w-]{0,99})>(.*?)</\1[ \t]*>", re.DOTALL)
-_ARGUMENTS_ELEMENT = re.compile(
-    r"<(arguments|parameters|args|input|tool_input|action_input|params)>(.*?)</\1>", re.DOTALL
-)
+_ARGUMENTS_ELEMENT = re.compile(r"<(arguments|parameters|args|input|tool_input|action_input)>(.*?)</\1>", re.DOTALL)
+_RPC_PARAMS = re.compile(r"</methodName>\s*(?:<!--.*?-->\s*)*<params>(.*?)</params>", re.DOTALL)
 _RPC_TYPED = r"<value>\s*(?:<[a-z.\d]{1,20}>)?([^<>]*)"  # an XML-RPC value, in its type's element or bare
 _RPC_MEMBER = re.compile(rf"<member>\s*<name>([^<>]{{1,100}})</name>\s*{_RPC_TYPED}")
 _RPC_PARAM = re.compile(rf"<param>\s*{_RPC_TYPED}")
@@ -1410,9 +1412,9 @@ def _element_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]
             yield _element_value(text[end + 1 : close])
     else:
         found = _ARGUMENTS_ELEMENT.search(text[end : end + MAX_CALL_CHARS])
-        if found is not None and found[1] == "params":  # XML-RPC: its struct's members, or its values in order
-            members = dict(_RPC_MEMBER.findall(found[2]))
-            yield members or dict(enumerate(_RPC_PARAM.findall(found[2])))
+        rpc = _RPC_PARAMS.match(text[end : end + MAX_CALL_CHARS])  # XML-RPC: its params after its methodName
+        if rpc is not None:  # its struct's members, or its values in order
+            yield dict(_RPC_MEMBER.findall(rpc[1])) or dict(enumerate(_RPC_PARAM.findall(rpc[1])))
         elif found is not None:
             yield _element_value(found.group(2))
 
@@ -1437,6 +1439,9 @@ def _element_value(inner: str) -> Any:
     return children or inner.strip()
 
 
+_INPUT_OBJECT = re.compile(r"\s*\w{1,40}\s*:\s*\{[^()]*\}\s*")  # GraphQL's one argument, an object: no code, no remark
+
+
 def _expression_call(text: str, end: int, repairs: list[int]) -> Iterator[Any]:
     """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only; or ``key: value`` pairs
     (``name(a: 1)``, ``name({a: 'x'})``, as other languages write a call), an object among them read leniently
@@ -1452,7 +1457,7 @@ def _expression_call(text: str, end: int, repairs: list[int]) -> Iterator[Any]:
         inside = text[opening + 1 : closing].strip(" \t\n{}")
         arguments = _literal_call(f"f{text[opening : closing + 1]}")
         arguments = _pairs_written(inside, whole=True) if arguments is None else arguments
-        if arguments is None and "{" in inside:
+        if arguments is None and _INPUT_OBJECT.fullmatch(text, opening + 1, closing):  # name(input: {...})
             arguments = next(_object_at(f"{{{text[opening + 1 : closing]}}}", 0, repairs), None)
         if arguments is not None:
             yield arguments
