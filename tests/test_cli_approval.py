@@ -181,6 +181,14 @@ def test_a_long_first_argument_does_not_push_the_others_off_the_prompt(monkeypat
     assert "more characters not shown]" in asked and "v shows them" in asked and len(asked) < 2300
 
 
+def test_a_long_field_of_an_object_argument_does_not_push_the_others_off_the_prompt(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    arguments = {"email": {"body": "Numbers attached as discussed. " * 160, "to": "someone@example.test"}}
+    assert ask_before_running(ToolCallRequest("send_email", arguments)) is False
+    asked = capsys.readouterr().out.split("Run it?")[0]
+    assert '"to": "someone@example.test"' in asked and "more characters not shown]" in asked
+
+
 def test_a_call_shown_whole_is_not_offered_a_view(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
     assert ask_before_running(ToolCallRequest("delete_note", {"name": "groceries"})) is True

@@ -6,6 +6,7 @@ file saved with a BOM and an MCP server whose working directory is missing.  Eac
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -53,17 +54,25 @@ def test_a_reply_of_many_blank_lines_is_read_in_time_that_grows_with_it_not_fast
     assert not SHOWS_NOTHING.fullmatch("\n" * 1000 + "x") and SHOWS_NOTHING.fullmatch("\n" * 1000 + "```\n```\n")
 
 
+SAVED: list = []
+
+
 @tool
 def save_note(note: list) -> str:
     """Save a note."""
+    SAVED.append(note)
     return "saved"
 
 
-def test_arguments_nested_hundreds_deep_with_an_escape_are_an_observation_not_a_failed_run() -> None:
+def test_arguments_nested_hundreds_deep_with_an_escape_are_read_not_a_failed_run() -> None:
     arguments = '{"note": ' + "[" * 600 + '"caf\\u00e9"' + "]" * 600 + "}"
     llm = ScriptedLLM([{"tool_calls": [{"name": "save_note", "arguments": arguments}]}, "Could not save it."])
     agent = ToolCallingAgent("deep", llm, tools=[save_note], verbose=False)
     assert agent.run("Save it.") == "Could not save it." and agent.last_result.status == Status.OK
+    innermost = SAVED[-1]
+    while isinstance(innermost, list):
+        innermost = innermost[0]
+    assert innermost == "café"  # the escape read, 600 levels down: JSON that deep is data json reads
 
 
 def test_a_cassette_whose_request_is_nested_past_python_s_stack_is_a_cassette_error(tmp_path: Path) -> None:
@@ -84,7 +93,7 @@ def test_a_server_body_nested_past_python_s_stack_is_an_llm_call_error(shared_mo
     body = '{"choices": [{"message": {"role": "assistant", "content": "hi", "x": ' + deep + "}}]}"
     shared_mock_server.enqueue(HTTPFault(200, body=body.encode(), headers={"content-type": "application/json"}))
     llm = ChatOpenAI(model_name="m", api_key="sk-test", base_url=shared_mock_server.base_url, max_retries=0)
-    with pytest.raises(LLMCallError, match="invalid JSON"):
+    with pytest.raises(LLMCallError, match="JSON nested too deeply to read"):
         llm.generate([Message.user("hi")])
 
 
@@ -108,5 +117,5 @@ def test_a_session_file_an_editor_saved_with_a_bom_loads(tmp_path: Path) -> None
 def test_an_mcp_server_whose_working_directory_is_missing_names_it(tmp_path: Path) -> None:
     missing = str(tmp_path / "gone")
     server = MCPServer.stdio(sys.executable, ["-c", "pass"], cwd=missing)
-    with pytest.raises(MCPError, match=f"No such file or directory: '{missing}'"):
+    with pytest.raises(MCPError, match=re.escape(f": '{missing}'")):
         server.start()

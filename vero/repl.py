@@ -425,20 +425,23 @@ def tool_verdict(answer: str) -> bool | str:
 
 def shown_arguments(arguments) -> str:
     """The arguments as JSON on one line.  Past ``SHOWN_ARGUMENT_CHARS``, each value is shortened to its share
-    of them (saying how much is not shown), so that a long first argument (a mail body) cannot push a short
-    one (the recipient) off the screen: every argument's name and the start of its value are shown."""
+    of them (an object's values each to a share of its), saying how much is not shown: a long first argument (a
+    mail body) cannot push a short one (the recipient) off the screen."""
     text = visible(json.dumps(arguments, ensure_ascii=False, default=str))
     if len(text) <= SHOWN_ARGUMENT_CHARS:
         return text
-    if not isinstance(arguments, dict) or not arguments:
-        return _shortened(text, SHOWN_ARGUMENT_CHARS) + " (v shows them)"
-    share = max(SHOWN_VALUE_CHARS, SHOWN_ARGUMENT_CHARS // len(arguments))
-    shown = (
-        f"{_shortened(visible(json.dumps(str(name), ensure_ascii=False)), share)}: "
-        + _shortened(visible(json.dumps(value, ensure_ascii=False, default=str)), share)
-        for name, value in arguments.items()
-    )
-    return "{" + ", ".join(shown) + "} (v shows them all)"
+    shown = _shared(arguments, SHOWN_ARGUMENT_CHARS)
+    return shown + (" (v shows them all)" if "more characters not shown]" in shown else "")
+
+
+def _shared(value, chars: int) -> str:
+    """``value`` as JSON in about ``chars`` characters: an object's names whole (up to a share) and each of its values
+    in its share, anything else cut at ``chars``."""
+    if not isinstance(value, dict) or not value:
+        return _shortened(visible(json.dumps(value, ensure_ascii=False, default=str)), chars)
+    share = max(SHOWN_VALUE_CHARS, chars // len(value))
+    names = (_shortened(visible(json.dumps(str(name), ensure_ascii=False)), share) for name in value)
+    return "{" + ", ".join(f"{name}: {_shared(item, share)}" for name, item in zip(names, value.values())) + "}"
 
 
 def _shortened(text: str, limit: int) -> str:

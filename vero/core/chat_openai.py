@@ -336,7 +336,8 @@ class ChatOpenAI:
         except UnicodeEncodeError as exc:  # before ValueError: it is one
             raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from exc
         except (ValueError, RecursionError) as exc:  # a 200 whose body is not JSON, or nested past what Python reads
-            raise LLMCallError(f"model endpoint returned invalid JSON: {exc}") from exc
+            problem = "JSON nested too deeply to read" if isinstance(exc, RecursionError) else f"invalid JSON: {exc}"
+            raise LLMCallError(f"model endpoint returned {problem}") from exc
         message = _message_from_body(body, self._secret)
         if _reply_chars(message) > reply_char_limit(output_cap(request)):
             raise LLMCallError("model call failed: " + _too_large(output_cap(request), "characters"))
@@ -580,9 +581,9 @@ def _shorten_waits(request: Any, remaining: float) -> None:
         }
 
 
-def _bound_body(response: Any, limits: _Attempts) -> None:
-    """Route the body of ``response`` through ``limits`` as it is read, decoded (a compressed body counts at
-    its full size).  ``read()``, the SDK's event stream and every other reader of an httpx response go
+def _bound_body(response: Any, attempts: _Attempts) -> None:
+    """Route the body of ``response`` through the call's limits (``attempts``) as it is read, decoded (a compressed
+    body counts at its full size).  ``read()``, the SDK's event stream and every other reader of an httpx response go
     through its ``iter_bytes``.  An event stream must end with the blank line that closes its last event: a
     body that stops before it (framed by the connection's close) was cut off, where the SDK would drop that event."""
     iter_bytes = response.iter_bytes
@@ -592,14 +593,14 @@ def _bound_body(response: Any, limits: _Attempts) -> None:
         end = b""
         try:
             for chunk in iter_bytes(*args, **kwargs):
-                limits.count(len(chunk))
+                attempts.count(len(chunk))
                 end = (end + chunk[-4:])[-4:]
                 yield chunk
             if events and end and not end.replace(b"\r\n", b"\n").replace(b"\r", b"\n").endswith(b"\n\n"):
                 raise _call_limit("the stream ended in the middle of an event (the connection dropped?)")
         except Exception as exc:  # a read that timed out at the deadline is the time limit
-            if exc is not limits.hit:
-                limits.check_time(exc)
+            if exc is not attempts.hit:
+                attempts.check_time(exc)
             raise
 
     response.iter_bytes = bounded

@@ -303,23 +303,29 @@ def _same_call(
     return outside and not (user_wrote(fewer) or said_extra)
 
 
-# An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, a common code or word
-# (not any three letters: acc 9 is an account; nor codes that are English words: try 5, rub 2) before or after it
-_CURRENCY_CODES = "usd|eur|gbp|jpy|chf|aud|nzd|cny|hkd|sgd|inr|krw|sek|nok|dkk|pln|czk|huf|brl|mxn|zar|aed|thb"
-_CURRENCY = (
-    rf"(?:[a-z]{{0,2}}\$|[€£¥₹₩₽₺₪฿₫₴₦₱¢]|(?:{_CURRENCY_CODES}|rs|fr|dhs|kr|rm|rp|dollars?|euros?|pounds?|yen"
-    r"|francs?|rupees?|kronor|kroner)\b\.?)"
+# Currencies: their codes (not those that are English words: try 5, rub 2), and the signs and words that name them,
+# each with every code it may mean, the one meant most first ("$" any dollar): one table for every reading below
+_CURRENCY_CODES = (
+    "usd|eur|gbp|jpy|chf|aud|nzd|cad|cny|hkd|sgd|inr|krw|sek|nok|dkk|pln|czk|huf|brl|mxn|zar|aed|thb|ils|uah|ngn|php"
+    "|vnd|idr|myr"
 )
-# Currencies' signs and words as a page writes them, read as their codes where one is meant most (``_as_codes``:
-# "£4,800" and "4800 pounds" are "4800 gbp"); in the user's words, each as every currency it may mean (``_FAMILIES``)
 _DOLLARS = "usd aud cad nzd hkd sgd".split()
 _FAMILIES = {"$": _DOLLARS, "dollar": _DOLLARS, "buck": _DOLLARS, "¥": ["jpy", "cny"], "yen": ["jpy"], "yuan": ["cny"]}
 _FAMILIES |= {"€": ["eur"], "euro": ["eur"], "£": ["gbp"], "pound": ["gbp"], "sterling": ["gbp"], "₹": ["inr"]}
 _FAMILIES |= {"rupee": ["inr"], "rs": ["inr"], "franc": ["chf"], "fr": ["chf"], "kr": ["sek", "nok", "dkk"]}
-_CURRENCY_NAME = re.compile(
-    r"[$€£¥₹]|(?<![^\W\d_])(?:(?:dollar|buck|yen|yuan|euro|pound|rupee|franc)s?|sterling|rs|fr|kr)(?![^\W\d_])", re.I
-)
+_FAMILIES |= {"krona": ["sek"], "kronor": ["sek"], "krone": ["nok", "dkk"], "kroner": ["nok", "dkk"], "₩": ["krw"]}
+_FAMILIES |= {"₽": ["rub"], "rouble": ["rub"], "ruble": ["rub"], "₺": ["try"], "lira": ["try"]}
+_FAMILIES |= {"₪": ["ils"], "shekel": ["ils"], "฿": ["thb"], "baht": ["thb"], "₫": ["vnd"], "₴": ["uah"], "₦": ["ngn"]}
+_FAMILIES |= {"₱": ["php"], "peso": ["mxn", "php"], "dhs": ["aed"], "dirham": ["aed"], "zł": ["pln"], "zloty": ["pln"]}
+_FAMILIES |= {"reais": ["brl"], "rm": ["myr"], "rp": ["idr"]}  # not "won", "real", "rand": English words
+_SIGNS = "".join(name for name in _FAMILIES if len(name) == 1)
+_WORDS = "|".join(sorted((name for name in _FAMILIES if len(name) > 1), key=len, reverse=True))
+_CURRENCY_NAME = re.compile(rf"[{_SIGNS}]|(?<![^\W\d_])(?:{_WORDS})s?(?![^\W\d_])", re.I)
 _CURRENCY_CODE = re.compile(rf"(?<![^\W\d_])(?:{_CURRENCY_CODES})(?![^\W\d_])", re.I)
+_PERCENT = re.compile(r"%|(?<![^\W\d_])per ?cent(?![^\W\d_])", re.I)
+# An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, code or word before or after
+# it (not any three letters: acc 9 is an account)
+_CURRENCY = rf"(?:[a-z]{{0,2}}\$|[{_SIGNS}¢]|(?:{_CURRENCY_CODES}|{_WORDS})s?\b\.?)"
 
 
 def _as_codes(text: str) -> str:
@@ -411,7 +417,7 @@ def _spelt(parts: list[str]) -> str:
     and the others perhaps plural (``records.delete``, ``Records.DeleteAsync``; not ``record_deleted``, nor words in
     a sentence: "the order cancel policy")."""
     verb_last = _CODE_JOINT.join([*(f"{part}(?:e?s)?" for part in parts[1:]), parts[0]]) + f"(?:async)?{_NOT_DONE}"
-    verb_last += f"(?![-_. \t]{{0,4}}{parts[1]})"  # nor a namespace before the name: mcp__records__delete_record
+    verb_last += f"(?!(?:{_CODE_JOINT}|[ \t]){{0,4}}{parts[1]})"  # nor a namespace: mcp__records__delete_record
     return f"(?:{_NAME_GAP.join(parts)}(?:async)?)|(?:{_NAME_JOINT.join(parts)})|(?:{verb_last})"
 
 
@@ -549,8 +555,9 @@ def _values(arguments: dict[str, Any]) -> list[str]:
     return [value for value in values if value not in _SAYS_LITTLE]
 
 
-# What lists items in a text a model writes as one value: a comma, a semicolon, a bar, an ampersand, "and", a space
-# (not a slash, which a URL or a path holds); each item an address, a URL or an id of letters and digits
+# What lists items in a text a model writes as one value: as ``_ITEM_BREAK`` says, but not a slash (it is compared
+# there with a list; here its items are looked for alone, and a URL or a path holds slashes); each item an address,
+# a URL or an id of letters and digits
 _LISTED_ITEMS = re.compile(r"\s*(?:[,;|&\u3001]|\band\b)\s*|\s+")
 _ITEM = re.compile(
     r"[\w.+-]+@[\w.-]+|[a-z][a-z0-9+.-]{1,20}://\S+|(?=[\w.:/#-]*[^\W\d_])(?=[\w.:/#-]*\d)[\w.:/#-]{1,64}"
@@ -566,10 +573,10 @@ def _items(value: str) -> list[str]:
     return items if 1 < len(items) <= MAX_ITEMS and all(_ITEM.fullmatch(item) for item in items) else [value]
 
 
-# An amount with its currency's code, or a percent (in a value read by ``_as_codes`` and ``_plain_numbers``)
-_MEASURED = re.compile(
-    rf"(?:({_CURRENCY_CODES}) ?)?([-+]?\d+(?:\.\d+)?)(?: ?(?:({_CURRENCY_CODES})|(%|percent|per cent)))?", re.I
-)
+# An amount with its currency's code (rub and try too: beside a number in a value), or a percent (in a value read by
+# ``_as_codes`` and ``_plain_numbers``)
+_CODE = f"{_CURRENCY_CODES}|rub|try"
+_MEASURED = re.compile(rf"(?:({_CODE}) ?)?([-+]?\d+(?:\.\d+)?)(?: ?(?:({_CODE})|(%|percent|per cent)))?", re.I)
 
 
 def _amount(value: str) -> tuple[str, str] | None:
@@ -673,18 +680,20 @@ def _said(value: str, said: str) -> bool:
     for reading in _value_readings(value):  # as written, or a URL written whole
         if _found(reading, said) or (_URL.fullmatch(reading) and _found(_one_word(reading), said)):
             return True
-    if (amount := _amount(value)) and _found(amount[0], said):  # their number: the model may add its currency
-        named = _currencies_named(said)
-        return amount[1] == "%" or not named or amount[1] in named
+    if (amount := _amount(value)) and _found(amount[0], said):  # their number, its unit the model's to add...
+        named = {unit for unit in _units_named(said) if (unit == "%") == (amount[1] == "%")}
+        if not named or (amount[1] in named and amount[1] != "%"):  # ...unless they named another (any percent)
+            return True
     spelt = [_SEPARATED.sub("-", value), _words(value)]
     return bool(re.search(r"[^\W\d_]", value)) and any(_found(form, _said_as_values(said)) for form in spelt)
 
 
 @functools.lru_cache(maxsize=8)  # asked once per amount of a call: read once per call
-def _currencies_named(said: str) -> frozenset[str]:
-    """The codes of the currencies the user's words name (``_currencies``: ``$`` is any dollar)."""
+def _units_named(said: str) -> frozenset[str]:
+    """The codes of the currencies the user's words name (``_currencies``: ``$`` is any dollar), and ``%`` if they
+    write a percent."""
     names = _CURRENCY_NAME.findall(said) + _CURRENCY_CODE.findall(said)
-    return frozenset(code for name in names for code in _currencies(name))
+    return frozenset([code for name in names for code in _currencies(name)] + ["%"] * bool(_PERCENT.search(said)))
 
 
 @functools.lru_cache(maxsize=8)  # asked once per value of a call: read once per call
@@ -822,8 +831,10 @@ _TIME = re.compile(r"(?<=\d)t(?=\d{1,2}:\d\d)|(?<![\w:])(\d{1,2})(?:h(\d\d)?|(?:
 _DOT_TIME = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])\.([0-5]\d)(?!\d|[.,]\d)")  # 14.30: a time to some
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d,]|\.\d)")
 _DEFANGED = re.compile(r"[ \t]?[\[({<][ \t]?(\.|@|:|://|dot|at)[ \t]?[\])}>][ \t]?|\bhxxp(?=s?(?::|[\[(]:))", re.I)
-_SPELT_ADDRESS = re.compile(  # "at" or its dots spelt out or spaced: bob at x dot test, bob at x.test, bob @ x . test
-    r"(?<![\w.@])[\w.+-]{1,64}(?: at | @ |@)[\w-]{1,63}(?:(?: dot | \. |\.)[\w-]{1,63})+\b", re.I
+_SPELT_ADDRESS = re.compile(  # "at" or a dot spelt out or spaced: bob at x dot test, bob at x.test, bob @ x . test
+    r"(?<![\w.@])[\w.+-]{1,64}(?:(?: at | @ )[\w-]{1,63}(?:(?: dot | \. |\.)[\w-]{1,63})+"
+    r"|@[\w-]{1,63}(?:\.[\w-]{1,63})*(?: dot | \. )[\w-]{1,63}(?:(?: dot | \. |\.)[\w-]{1,63})*)\b",
+    re.I,
 )
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
 _APART = (_NUMERIC_DATE, _MONTH_DATE, _YEAR_MONTH, _TIME, _DOT_TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
@@ -1226,7 +1237,8 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _json_calls(text, position, spelled, objects, read, repairs)
         gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(" \t\n\"'`|:,;=->\u2192"))
         if next_text[gap : gap + 1] == "{":  # name {...}, ["name", {...}], | name | {...} |: the arguments next
-            bare = not next_text[:gap].strip() and text[position - 1 : position] not in (".", '"', "'")  # not CSS
+            sheet = position > 0 and _NOT_A_CALL_BEFORE.match(text, position - 1) is not None
+            bare = next_text[:gap].strip() in ("", ":") and not sheet  # protobuf's name { a: 1 }, name: {a: 1}
             yield from _object_at(text, end + gap, repairs if bare else None)
         if before in ("<", "="):  # <name a="1"/>, <function=name>
             yield from _tagged_call(text, position, end, spelled)
@@ -1245,6 +1257,9 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
         if after == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, repairs)
+
+
+_NOT_A_CALL_BEFORE = re.compile(r"[\"']|(?<![\w.])\.")  # "name" { in HCL, .name { in a style sheet (not functions.)
 
 
 def _object_at(text: str, brace: int, repairs: list[int] | None) -> Iterator[Any]:
@@ -1396,7 +1411,7 @@ def _tagged_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]:
 
 _ELEMENT = re.compile(r"<([A-Za-z_][\w-]{0,99})>(.*?)</\1[ \t]*>", re.DOTALL)
 _ARGUMENTS_ELEMENT = re.compile(r"<(arguments|parameters|args|input|tool_input|action_input)>(.*?)</\1>", re.DOTALL)
-_RPC_PARAMS = re.compile(r"</methodName>\s*(?:<!--.*?-->\s*)*<params>(.*?)</params>", re.DOTALL)
+_RPC_PARAMS = re.compile(r"</methodName>\s*(?:<!--(?:(?!-->).)*-->\s*)*<params>(.*?)</params>", re.DOTALL)
 _RPC_TYPED = r"<value>\s*(?:<[a-z.\d]{1,20}>)?([^<>]*)"  # an XML-RPC value, in its type's element or bare
 _RPC_MEMBER = re.compile(rf"<member>\s*<name>([^<>]{{1,100}})</name>\s*{_RPC_TYPED}")
 _RPC_PARAM = re.compile(rf"<param>\s*{_RPC_TYPED}")
