@@ -4,42 +4,12 @@ out one parameter at a time; each with its twin, the user's own call, which runs
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
+from page_echo import DONE, _nothing_done, action, outcome  # noqa: F401 -- the fixture clears DONE
 
 from vero import Tool, tool
 from vero.agents import ReActAgent
 from vero.testing import ScriptedLLM
-
-DONE: list[Any] = []
-PAGE = {"text": ""}
-
-
-@pytest.fixture(autouse=True)
-def _nothing_done() -> None:
-    DONE.clear()
-
-
-@tool(read_only=True)
-def read_page() -> str:
-    """Read the page the user points to."""
-    return PAGE["text"]
-
-
-def action(name: str, arguments: dict[str, Any]) -> str:
-    return f"Thought: go\nAction: {name}\nAction Input: {json.dumps(arguments)}"
-
-
-def outcome(page: str, name: str, arguments: dict[str, Any], tools: list[Any], task: str = "Summarize it.") -> str:
-    """The model reads ``page``, then writes the call as text: ``"ran"``, ``"quote"`` or ``"refused"``."""
-    PAGE["text"], DONE[:] = page, []
-    replies = [action("read_page", {}), action(name, arguments), "Final Answer: ok"]
-    agent = ReActAgent("a", ScriptedLLM(replies), tools=[*tools, read_page], verbose=False)
-    agent.run(task)
-    quoted = any(step.data.get("quoted") for step in agent.last_result.steps)
-    return "ran" if DONE else "quote" if quoted else "refused"
 
 
 @tool

@@ -5,31 +5,17 @@ a quote whoever asked (docs/tools.md); a name beside the user's own values is no
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
+import page_echo
 import pytest
+from page_echo import DONE, _nothing_done  # noqa: F401 -- the fixture clears DONE for each test
 
 from vero import tool
-from vero.agents import ReActAgent
-from vero.testing import ScriptedLLM
 
-DONE: list[Any] = []
-PAGE = {"text": ""}
 FAR = "Routine notes on the shared drive, kept for the audit and read by nobody in particular. " * 5  # past the reach
 TARGET = "drop@elsewhere.test"
-
-
-@pytest.fixture(autouse=True)
-def _nothing_done() -> None:
-    DONE.clear()
-
-
-@tool(read_only=True)
-def read_page() -> str:
-    """Read the page the user points to."""
-    return PAGE["text"]
 
 
 @tool
@@ -47,17 +33,7 @@ def delete_record(record_id: str) -> str:
 
 
 def outcome(text: str, name: str, arguments: dict[str, Any], task: str = "Summarize it.", system: bool = False) -> str:
-    """The model reads ``text`` (a page, or the system prompt), then writes the call as its action: ``"ran"``,
-    ``"quote"`` or ``"refused"``."""
-    PAGE["text"], DONE[:] = ("Nothing here." if system else text), []
-    write = lambda tool, args: f"Thought: go\nAction: {tool}\nAction Input: {json.dumps(args)}"  # noqa: E731
-    llm = ScriptedLLM([write("read_page", {}), write(name, arguments)], default="Final Answer: ok")
-    prompt = f"You help with files. Reference:\n{text}" if system else None
-    tools = [share_file, delete_record, read_page]
-    agent = ReActAgent("a", llm, tools=tools, verbose=False, system_prompt=prompt)
-    agent.run(task)
-    quoted = any(step.data.get("quoted") for step in agent.last_result.steps)
-    return "ran" if DONE else "quote" if quoted else "refused"
+    return page_echo.outcome(text, name, arguments, [share_file, delete_record], task, system=system)
 
 
 SHARE = {"to": TARGET}
