@@ -263,7 +263,7 @@ def _spellings(name: str) -> re.Pattern[str]:
     words = [w.capitalize() for w in words] if longer else words  # a first letter as written: 537713 no "settle"
     drawn = [[w, " ".join(w), *(w[:i] + "\0" + w[i + 1 :] for i in range(len(w)))] if longer else [w] for w in words]
     parts = [f"(?:{'|'.join(forms)})".translate(_DRAWN_ALIKE[longer]) for forms in drawn]
-    one_word = rf"(?:(?<=__)|(?<!\w)){''.join(parts)}(?!\w)"  # a word of its own: not in updated_at, update_id
+    one_word = rf"(?:(?<=__)|(?<!{_WORD})){''.join(parts)}(?!{_WORD})"  # its own word: not in updated_at, update_id
     return re.compile((_spelt(parts) if len(parts) > 1 else one_word) if parts else re.escape(name), re.IGNORECASE)
 
 
@@ -709,6 +709,12 @@ def _found(value: str, text: str) -> bool:
     return re.search(rf"(?<!\d,){_value_pattern(value)}(?!,\d)" if grouped else _value_pattern(value), text) is not None
 
 
+# A word's character in a script that spaces its words: Chinese, Japanese and Korean do not, so a value or a name
+# written right beside their characters (请发送给a@x.test) is a word of its own
+_WORD = "[^\\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_ID_CHAR = "[^\\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+
+
 def _value_pattern(value: str) -> str:
     """The pattern of ``value`` (``canonical``) as ``_found`` finds it; an id of letters and digits, or words joined
     by a sign (``factory_reset``), written with other signs between its parts, or none (``REC88412``, ``rec_88412``
@@ -720,8 +726,8 @@ def _value_pattern(value: str) -> str:
     parts = [part for chunk, runs in chunks for part in (runs if len(runs) == 2 else [chunk]) if part]
     if len(parts) < 2 or not (_ID.fullmatch(value) or _JOINED_WORDS.fullmatch(value)):
         deeper = "|/\\w" if "/" in value else ""  # a path or URL: not the start of a deeper one
-        return rf"(?<!\w){re.escape(value)}(?!\w{deeper})"
-    return r"(?<![^\W_])" + "[-_. /:]?".join(map(re.escape, parts)) + r"(?![^\W_])"
+        return rf"(?<!{_WORD}){re.escape(value)}(?!{_WORD}{deeper})"
+    return rf"(?<!{_ID_CHAR})" + "[-_. /:]?".join(map(re.escape, parts)) + rf"(?!{_ID_CHAR})"
 
 
 _ID = re.compile(r"(?=.*[^\W\d_])(?=.*\d)[\w.-]{3,64}|[\w]{1,64}(?: [\w]{1,64}){1,3}(?<=\d)")  # rec-88412, acc 9
