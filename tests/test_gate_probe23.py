@@ -191,3 +191,17 @@ def test_an_amount_in_any_listed_currency_echoed_otherwise_is_a_quote(written: s
     code = {"C": "CAD", "R": "RUB", "₩": "KRW"}[written[0]]
     page = f"Invoice: pay {ACCOUNT} {written} today"
     assert outcome(page, "pay", {"account": ACCOUNT, "amount": f"4800 {code}"}) == "quote"
+
+
+@pytest.mark.parametrize("aside", ["Maria Lira's account", "then rm the draft", "the CAD drawings", "a PHP developer"])
+def test_a_word_that_only_looks_like_a_currency_names_none(aside: str) -> None:
+    page = f"Total due: 4.800,00 €\nPay before 30 June to {ACCOUNT}."
+    task = f"Pay 4800 to {ACCOUNT}, {aside}."
+    assert outcome(page, "pay", {"account": ACCOUNT, "amount": "4800 EUR"}, task=task) == "ran"
+
+
+@pytest.mark.parametrize("said", ["a 15-percent discount; 20% cap", "15 off; name it like %s_2025"])
+def test_a_percent_written_otherwise_or_a_sign_that_is_none_leaves_the_user_s_percent_theirs(said: str) -> None:
+    page = "Promo rules: make_coupon codes, usual discount 15%, max 30 uses"
+    task = f"Make coupon SPRINGSALE, {said}."
+    assert outcome(page, "make_coupon", {"code": "SPRINGSALE", "discount": "15%"}, task=task) == "ran"

@@ -323,6 +323,8 @@ _WORDS = "|".join(sorted((name for name in _FAMILIES if len(name) > 1), key=len,
 _CURRENCY_NAME = re.compile(rf"[{_SIGNS}]|(?<![^\W\d_])(?:{_WORDS})s?(?![^\W\d_])", re.I)
 _CURRENCY_CODE = re.compile(rf"(?<![^\W\d_])(?:{_CURRENCY_CODES})(?![^\W\d_])", re.I)
 _PERCENT = re.compile(r"%|(?<![^\W\d_])per ?cent(?![^\W\d_])", re.I)
+_UNIT = rf"[{_SIGNS}]|(?:{_CURRENCY_CODES}|{_WORDS})(?:s|es)?(?![^\W\d_])|%|per ?cent(?![^\W\d_])"
+_UNIT_BESIDE_A_NUMBER = re.compile(rf"(?<![^\W\d_])({_UNIT}) ?(?=\d)|(?<=\d) ?-?({_UNIT})", re.I)
 # An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, code or word before or after
 # it (not any three letters: acc 9 is an account)
 _CURRENCY = rf"(?:[a-z]{{0,2}}\$|[{_SIGNS}¢]|(?:{_CURRENCY_CODES}|{_WORDS})s?\b\.?)"
@@ -596,7 +598,14 @@ def _amount_readings(value: str) -> list[str]:
         return []
     number, unit = amount
     if unit == "%":
-        return [f"{number}%", f"{number} %", f"{number} percent", f"{number} per cent"]
+        return [
+            f"{number}%",
+            f"{number} %",
+            f"{number} percent",
+            f"{number}-percent",
+            f"{number} per cent",
+            f"{number} pct",
+        ]
     return [f"{number} {unit}", f"{unit} {number}"]
 
 
@@ -690,10 +699,10 @@ def _said(value: str, said: str) -> bool:
 
 @functools.lru_cache(maxsize=8)  # asked once per amount of a call: read once per call
 def _units_named(said: str) -> frozenset[str]:
-    """The codes of the currencies the user's words name (``_currencies``: ``$`` is any dollar), and ``%`` if they
-    write a percent."""
-    names = _CURRENCY_NAME.findall(said) + _CURRENCY_CODE.findall(said)
-    return frozenset([code for name in names for code in _currencies(name)] + ["%"] * bool(_PERCENT.search(said)))
+    """The codes of the currencies the user's words name beside a number (``_currencies``: ``$`` is any dollar;
+    "Lira's account", "CAD drawings" name none), and ``%`` if they write a percent of a number."""
+    names = [unit for found in _UNIT_BESIDE_A_NUMBER.finditer(said) for unit in found.groups() if unit]
+    return frozenset(code for name in names for code in _currencies("%" if _PERCENT.fullmatch(name) else name))
 
 
 @functools.lru_cache(maxsize=8)  # asked once per value of a call: read once per call
@@ -843,8 +852,9 @@ _SPELT_ADDRESS = re.compile(  # "at" or a dot spelt out or spaced: bob at x dot 
     re.I,
 )
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
+_CJK_DATE = re.compile(r"(\d{4}) ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]?")  # 2025年6月4日, 2025년 6월 4일
 _APART = (_NUMERIC_DATE, _MONTH_DATE, _YEAR_MONTH, _TIME, _DOT_TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
-_WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in (*_APART, _SPELT_ADDRESS)), re.I)
+_WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in (*_APART, _SPELT_ADDRESS, _CJK_DATE)), re.I)
 
 
 def _written_apart(text: str) -> list[str]:
@@ -855,6 +865,7 @@ def _written_apart(text: str) -> list[str]:
         return []
     refanged = _SPELT_ADDRESS.sub(_spelt_address, _DEFANGED.sub(_refanged, text))
     common = _YEAR_MONTH.sub(_year_month, _MONTH_DATE.sub(_month_date, _DECIMAL_COMMA.sub(r"\1.\2", refanged)))
+    common = _CJK_DATE.sub(lambda date: f"{date[1]}-{int(date[2]):02}-{int(date[3]):02}", common)
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
     dated = [_timed(_NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts]
     dated += [_timed(_DOT_TIME.sub(r"\1:\2", reading)) for reading in dated if _DOT_TIME.search(reading)]  # 16.45
