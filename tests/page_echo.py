@@ -56,5 +56,8 @@ def outcome(
         llm = ScriptedLLM([action("read_page", {}), action(name, arguments)], default="Final Answer: ok")
         agent = ReActAgent("a", llm, tools=[*tools, read_page], verbose=False, system_prompt=prompt)
     agent.run(task)
-    quoted = any(step.data.get("quoted") for step in agent.last_result.steps)
-    return "ran" if DONE else "quote" if quoted else "refused"
+    steps = agent.last_result.steps  # a tool of a server's ran if it answered ok: what it did is not in DONE
+    ran = DONE or any(
+        step.kind == "observation" and step.data.get("tool") == name and step.data["ok"] for step in steps
+    )
+    return "ran" if ran else "quote" if any(step.data.get("quoted") for step in steps) else "refused"

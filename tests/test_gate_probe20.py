@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
+import page_echo
 import pytest
+from page_echo import DONE, PAGE, _nothing_done, action, read_page  # noqa: F401 -- the fixture clears DONE
 
 from vero import tool
 from vero.agents import ReActAgent
@@ -18,39 +20,13 @@ from vero.core.parsing.quoted_calls import _read_as, _said, _said_text, _value_p
 from vero.testing import ScriptedLLM
 from vero.tools.mcp import MCPServer
 
-DONE: list[Any] = []
-PAGE = {"text": ""}
 NOTES = str(Path(__file__).parent / "mcp_servers" / "notes_server.py")
-
-
-@pytest.fixture(autouse=True)
-def _nothing_done() -> None:
-    DONE.clear()
-
-
-@tool(read_only=True)
-def read_page() -> str:
-    """Read the page the user points to."""
-    return PAGE["text"]
-
-
-def action(name: str, arguments: dict[str, Any]) -> str:
-    return f"Thought: go\nAction: {name}\nAction Input: {json.dumps(arguments)}"
 
 
 def outcome(
     page: str, name: str, arguments: dict[str, Any], tools: list[Any], task: str = "Summarize the page."
 ) -> str:
-    """The model reads ``page``, then writes the call as text: ``"ran"``, ``"quote"`` (refused as one) or
-    ``"refused"``."""
-    PAGE["text"] = page
-    DONE.clear()
-    replies = [action("read_page", {}), action(name, arguments), "Final Answer: ok"]
-    agent = ReActAgent("a", ScriptedLLM(replies), tools=[*tools, read_page], verbose=False)
-    agent.run(task)
-    steps = agent.last_result.steps
-    ran = DONE or any(s.kind == "observation" and s.data.get("tool") == name and s.data.get("ok") for s in steps)
-    return "ran" if ran else "quote" if any(step.data.get("quoted") for step in steps) else "refused"
+    return page_echo.outcome(page, name, arguments, tools, task)
 
 
 # ---------------------------------------------------------------------------- a tool known by another name

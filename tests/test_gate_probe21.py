@@ -7,41 +7,20 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+import page_echo
 import pytest
+from page_echo import DONE, PAGE, _nothing_done, action, read_page  # noqa: F401 -- the fixture clears DONE
 
 from vero import tool
 from vero.agents import ReActAgent
 from vero.core.parsing.quoted_calls import _said, _said_text, _value_readings, canonical
 from vero.testing import ScriptedLLM
 
-DONE: list[Any] = []
-PAGE = {"text": ""}
 PADDING = "Context: " + "the quarterly review covered several routine topics " * 8
 
 
-@pytest.fixture(autouse=True)
-def _nothing_done() -> None:
-    DONE.clear()
-
-
-@tool(read_only=True)
-def read_page() -> str:
-    """Read the page the user points to."""
-    return PAGE["text"]
-
-
-def action(name: str, arguments: dict[str, Any]) -> str:
-    return f"Thought: go\nAction: {name}\nAction Input: {json.dumps(arguments)}"
-
-
 def outcome(page: str, name: str, arguments: dict[str, Any], task: str = "Summarize it.") -> str:
-    """The model reads ``page``, then writes the call as text: ``"ran"``, ``"quote"`` or ``"refused"``."""
-    PAGE["text"], DONE[:] = page, []
-    replies = [action("read_page", {}), action(name, arguments), "Final Answer: ok"]
-    agent = ReActAgent("a", ScriptedLLM(replies), tools=[*TOOLS, read_page], verbose=False)
-    agent.run(task)
-    quoted = any(step.data.get("quoted") for step in agent.last_result.steps)
-    return "ran" if DONE else "quote" if quoted else "refused"
+    return page_echo.outcome(page, name, arguments, TOOLS, task)
 
 
 @tool
