@@ -322,8 +322,9 @@ _SIGNS = "".join(name for name in _FAMILIES if len(name) == 1)
 _WORDS = "|".join(sorted((name for name in _FAMILIES if len(name) > 1), key=len, reverse=True))
 _CURRENCY_NAME = re.compile(rf"[{_SIGNS}]|(?<![^\W\d_])(?:{_WORDS})s?(?![^\W\d_])", re.I)
 _CURRENCY_CODE = re.compile(rf"(?<![^\W\d_])(?:{_CURRENCY_CODES})(?![^\W\d_])", re.I)
-_PERCENT = re.compile(r"%|(?<![^\W\d_])per ?cent(?![^\W\d_])", re.I)
-_UNIT = rf"[{_SIGNS}]|(?:{_CURRENCY_CODES}|{_WORDS})(?:s|es)?(?![^\W\d_])|%|per ?cent(?![^\W\d_])"
+_PERCENT_SIGN = r"%|per ?cent(?![^\W\d_])"
+_PERCENT = re.compile(_PERCENT_SIGN, re.I)
+_UNIT = rf"[{_SIGNS}]|(?:{_CURRENCY_CODES}|{_WORDS})(?:s|es)?(?![^\W\d_])|{_PERCENT_SIGN}"
 _UNIT_BESIDE_A_NUMBER = re.compile(rf"(?<![^\W\d_])({_UNIT}) ?(?=\d)|(?<=\d) ?-?({_UNIT})", re.I)
 # An amount as a model reads it (``_read_as``, on ``canonical`` text): a currency's sign, code or word before or after
 # it (not any three letters: acc 9 is an account)
@@ -578,7 +579,7 @@ def _items(value: str) -> list[str]:
 # An amount with its currency's code (rub and try too: beside a number in a value), or a percent (in a value read by
 # ``_as_codes`` and ``_plain_numbers``)
 _CODE = f"{_CURRENCY_CODES}|rub|try"
-_MEASURED = re.compile(rf"(?:({_CODE}) ?)?([-+]?\d+(?:\.\d+)?)(?: ?(?:({_CODE})|(%|percent|per cent)))?", re.I)
+_MEASURED = re.compile(rf"(?:({_CODE}) ?)?([-+]?\d+(?:\.\d+)?)(?: ?(?:({_CODE})|({_PERCENT_SIGN})))?", re.I)
 
 
 def _amount(value: str) -> tuple[str, str] | None:
@@ -592,20 +593,13 @@ def _amount(value: str) -> tuple[str, str] | None:
 
 def _amount_readings(value: str) -> list[str]:
     """An amount or a percent as pages write it (``_amount``): ``4800 eur`` and ``eur 4800``; ``50%``, ``50 %``,
-    ``50 percent`` and ``50 per cent``."""
+    ``50 percent``, ``50 pct``..."""
     amount = _amount(value)
     if amount is None:
         return []
     number, unit = amount
     if unit == "%":
-        return [
-            f"{number}%",
-            f"{number} %",
-            f"{number} percent",
-            f"{number}-percent",
-            f"{number} per cent",
-            f"{number} pct",
-        ]
+        return [number + sign for sign in ("%", " %", " percent", "-percent", " per cent", " pct")]
     return [f"{number} {unit}", f"{unit} {number}"]
 
 
@@ -720,8 +714,8 @@ def _found(value: str, text: str) -> bool:
 
 # A word's character in a script that spaces its words: Chinese, Japanese and Korean do not, so a value or a name
 # written right beside their characters (请发送给a@x.test) is a word of its own
-_WORD = "[^\\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
-_ID_CHAR = "[^\\W_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"  # kana, CJK ideographs, Hangul
+_WORD, _ID_CHAR = f"[^\\W{_UNSPACED}]", f"[^\\W_{_UNSPACED}]"
 
 
 def _value_pattern(value: str) -> str:
