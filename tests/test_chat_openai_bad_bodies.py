@@ -119,6 +119,22 @@ def test_a_stream_cut_in_the_middle_of_an_event_is_an_error():
         assert llm.calls == 0
 
 
+@pytest.mark.parametrize("tail", [b"data: [DONE]\n", b"data: [DONE]\r\n", b"data:[DONE]", b": keep-alive\n"])
+def test_a_close_delimited_stream_whose_last_line_says_nothing_is_taken_without_its_blank_line(tail):
+    body = sse(chunk({"content": "Paris."}), chunk({}, "stop")) + tail  # the server closes right after it
+    with close_delimited(body) as base_url:
+        reply = make_llm(base_url).generate([Message.user("Capital of France?")], on_token=lambda _: None)
+    assert reply.text == "Paris." and reply.finish_reason == "stop"
+
+
+@pytest.mark.parametrize("tail", [b": keep-alive\ndata: {", b'data: {"id":"c"}\n', b"event: message\n"])
+def test_a_stream_whose_last_event_holds_more_than_a_comment_or_done_is_cut_off(tail):
+    body = sse(chunk({"content": "Paris."}), chunk({}, "stop")) + tail
+    with close_delimited(body) as base_url:
+        with pytest.raises(LLMCallError, match="ended in the middle of an event"):
+            make_llm(base_url).generate([Message.user("Capital of France?")], on_token=lambda _: None)
+
+
 def test_a_close_delimited_stream_of_whole_events_with_no_done_is_taken():  # some servers never send [DONE]
     with close_delimited(sse(chunk({"content": "Paris."}))) as base_url:
         reply = make_llm(base_url).generate([Message.user("Capital of France?")], on_token=lambda _: None)

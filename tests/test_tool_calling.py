@@ -297,25 +297,51 @@ def _chunk(delta, finish=None):
 
 def _streamed_piece(call_id, name=None, arguments=""):
     function = {"arguments": arguments, **({"name": name} if name else {})}
-    return _chunk({"tool_calls": [{"index": 0, "id": call_id, "type": "function", "function": function}]})
+    return _chunk({"tool_calls": [{"index": 0, **({"id": call_id} if call_id else {}), "function": function}]})
 
 
-@pytest.mark.parametrize("split", [False, True])
-def test_streamed_calls_that_share_an_index_under_ids_of_their_own_stay_apart(split):
+STREAM_SHAPES = {  # how servers stream calls at one index, and the calls the model wrote
+    "every call at index 0, each under its own id": (
+        [_streamed_piece("a", "weather", '{"city": "Oslo"}'), _streamed_piece("b", "weather", '{"city": "Rome"}')],
+        [("weather", "Oslo"), ("weather", "Rome")],
+    ),
+    "two calls at index 0, no ids": (
+        [_streamed_piece(None, "forecast", "{}"), _streamed_piece(None, "weather", '{"city": "Oslo"}')],
+        [("weather", "Oslo")],  # forecast is no tool here: an observation says so
+    ),
+    "the id changes in mid-call": (
+        [_streamed_piece("a", "weather", '{"city": "Os'), _streamed_piece("b", None, 'lo"}')],
+        [("weather", "Oslo")],
+    ),
+    "the id changes after the name": (  # the first piece alone would run the tool with its defaults
+        [_streamed_piece("a", "weather", ""), _streamed_piece("b", None, '{"city": "Oslo"}')],
+        [("weather", "Oslo")],
+    ),
+    "the name in every piece": (
+        [_streamed_piece("a", "weather", '{"city": "Os'), _streamed_piece("a", "weather", 'lo"}')],
+        [("weather", "Oslo")],
+    ),
+    "the name in every piece, no ids": (
+        [_streamed_piece(None, "weather", '{"city": "Os'), _streamed_piece(None, "weather", 'lo"}')],
+        [("weather", "Oslo")],
+    ),
+    "the name sent in parts": (
+        [_streamed_piece("a", "wea"), _streamed_piece(None, "ther", '{"city": "Oslo"}')],
+        [("weather", "Oslo")],
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", STREAM_SHAPES)
+def test_streamed_calls_at_one_index_are_the_calls_the_model_wrote(shape):
     pytest.importorskip("vero._mock_server")
     from vero.core.chat_openai import ChatOpenAI
     from vero.testing import MockOpenAIServer
 
-    if split:  # one call's start and another id's end at the same index: no call is made of the two
-        pieces = [_streamed_piece("a", "weather", '{"city": "Os'), _streamed_piece("b", None, 'lo"}')]
-    else:  # a server that gives every call index 0
-        pieces = [
-            _streamed_piece("a", "weather", '{"city": "Oslo"}'),
-            _streamed_piece("b", "weather", '{"city": "Rome"}'),
-        ]
+    pieces, calls = STREAM_SHAPES[shape]
     CALLS.clear()
     with MockOpenAIServer([{"raw": [*pieces, _chunk({}, "tool_calls")]}, "done"]) as srv:
         llm = ChatOpenAI(api_key="test", base_url=srv.base_url, model_name="m", max_retries=0)
         agent = ToolCallingAgent("s", llm, tools=[weather], verbose=False)
         assert agent.run("Weather?", on_token=lambda token: None) == "done"
-    assert CALLS == ([] if split else [("weather", "Oslo"), ("weather", "Rome")])
+    assert CALLS == calls

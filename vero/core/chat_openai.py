@@ -581,22 +581,28 @@ def _shorten_waits(request: Any, remaining: float) -> None:
         }
 
 
+_EVENT_END = re.compile(rb"(?:\r\n|\r(?!\n)|\n){2}")  # a blank line, in any of the line ends streams use
+_SAYS_NOTHING = re.compile(rb"(?:(?::[^\r\n]{0,200}|data: ?\[DONE\][ \t]*)(?:\r\n|\r|\n|\Z))*")  # comments, [DONE]
+OPEN_EVENT_BYTES = 1000  # more of an event, still open, is kept only to find where it ends
+
+
 def _bound_body(response: Any, attempts: _Attempts) -> None:
     """Route the body of ``response`` through the call's limits (``attempts``) as it is read, decoded (a compressed
     body counts at its full size).  ``read()``, the SDK's event stream and every other reader of an httpx response go
-    through its ``iter_bytes``.  An event stream must end with the blank line that closes its last event: a
-    body that stops before it (framed by the connection's close) was cut off, where the SDK would drop that event."""
+    through its ``iter_bytes``.  An event stream's last event must end with the blank line that closes it: a
+    body that stops before it (framed by the connection's close) was cut off, where the SDK would drop that event;
+    unless that event says nothing (``data: [DONE]`` or a comment: some servers close right after it)."""
     iter_bytes = response.iter_bytes
     events = "event-stream" in response.headers.get("content-type", "")
 
     def bounded(*args: Any, **kwargs: Any) -> Iterator[bytes]:
-        end = b""
+        open_event = b""  # what came after the last blank line (its end: an event that says nothing is short)
         try:
             for chunk in iter_bytes(*args, **kwargs):
                 attempts.count(len(chunk))
-                end = (end + chunk[-4:])[-4:]
+                open_event = _EVENT_END.split(open_event[-OPEN_EVENT_BYTES:] + chunk)[-1]
                 yield chunk
-            if events and end and not end.replace(b"\r\n", b"\n").replace(b"\r", b"\n").endswith(b"\n\n"):
+            if events and not _SAYS_NOTHING.fullmatch(open_event):
                 raise _call_limit("the stream ended in the middle of an event (the connection dropped?)")
         except Exception as exc:  # a read that timed out at the deadline is the time limit
             if exc is not attempts.hit:
@@ -767,15 +773,15 @@ class TextStream:
             size += len(delta["refusal"])
         for piece in delta.get("tool_calls") or []:  # a streamed piece of a tool call
             index, piece_id = piece.get("index") or 0, _text("a tool call's id", piece.get("id") or "")
-            call = self._writing.get(index)
-            if call is None or (piece_id and call["id"] and piece_id != call["id"]):  # a new call (some servers
-                call = self._writing[index] = {"id": "", "name": "", "arguments": ""}  # give every call index 0)
-                self._calls.append(call)
-            call["id"] = piece_id or call["id"]
             function = piece.get("function") or {}
             name, arguments = _text("a tool call's name", function.get("name") or ""), function.get("arguments") or ""
             arguments = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-            call["name"] += name
+            call = self._writing.get(index)
+            if call is None or _starts_another(call, piece_id, name):
+                call = self._writing[index] = {"id": piece_id, "name": "", "arguments": ""}
+                self._calls.append(call)
+            call["id"] = call["id"] or piece_id
+            call["name"] += "" if name == call["name"] else name  # some servers send the whole name in every piece
             call["arguments"] += arguments
             size += len(name) + len(arguments)
         return size
@@ -787,6 +793,14 @@ class TextStream:
         return Message(
             "assistant", answer, calls, reasoning=thinking, usage=self._usage, finish_reason=self._finish_reason
         )
+
+
+def _starts_another(call: dict[str, str], piece_id: str, name: str) -> bool:
+    """Whether a streamed piece at the index of ``call`` starts another call there (some servers give every call
+    index 0): it names a tool under another id, or another tool once the call has arguments.  A piece without a
+    name, or repeating the call's (some servers send it in every piece), goes on with it, whatever its id."""
+    other_id = bool(piece_id and call["id"] and piece_id != call["id"])
+    return bool(name) and (other_id or (name != call["name"] and bool(call["name"]) and bool(call["arguments"])))
 
 
 def _text(what: str, value: Any) -> str:
