@@ -42,6 +42,8 @@ from vero.core.text import INVISIBLE
 MAX_NAME_MENTIONS = 2000  # mentions of the tool read per source form (each is read in bounded time)
 MAX_OBJECT_TRIES = 16  # "{" tried backwards from a mention, for the JSON object that holds it
 MAX_CALL_CHARS = 8000  # how far a call written after a mention is read
+MAX_TOKENS = 2000  # strings, brackets and commas read in a call written as code
+PAST_LIMIT = -2  # where a reader stopped at a limit
 NEAR_CHARS = 300  # how far from a mention of the tool in a tool result its values are looked for
 MAX_REPAIRS = 4  # JSON objects around mentions read leniently per text (JavaScript keys, trailing commas...)
 # Data is read as a model or a program reads it: a key given twice (a patch's - and + lines) keeps its last value
@@ -125,7 +127,7 @@ def _unescaped(match: re.Match[str]) -> str:
 
 
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
-_WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole value (_r-17_, ~~r-17~~)
+_WRAPPING_MARKS = "_~=^\"'"  # marks a renderer hides when they wrap a value (_r-17_, ~~r-17~~), or a model keeps
 
 
 # A list item's marker: a bullet (any one sign but a bracket or a quote: -, *, •, →...), a checkbox, a heading's
@@ -375,7 +377,7 @@ def _read_as(value: Any, theirs: Any) -> Any:
 def _written_otherwise(value: str, theirs: str) -> bool:
     """``value`` is ``theirs`` (both ``canonical``) written another way: the same instant (``T`` or a space, the
     seconds, ``z`` or ``+00:00``), the same phone number's digits grouped otherwise, an address with its display
-    name, a URL or a path with its last ``/``, or decorated (``_decorated``)."""
+    name, with a sign or scheme before it (``mailto:``) or a last ``/`` or ``.``, or decorated (``_decorated``)."""
     with contextlib.suppress(ValueError):
         if _ISO_TIME.match(value) and _ISO_TIME.match(theirs):
             one, other = datetime.fromisoformat(value.upper()), datetime.fromisoformat(theirs.upper())
@@ -387,8 +389,8 @@ def _written_otherwise(value: str, theirs: str) -> bool:
     if _PHONE.fullmatch(value) and _PHONE.fullmatch(theirs) and digits[0] == digits[1] and len(digits[0]) >= 7:
         return True
     named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test>: the address
-    slashed = "/" in value and value.rstrip("/") == theirs.rstrip("/")  # a URL's or a path's last /
-    return bool(named and named["address"] == theirs) or slashed or _decorated(value, theirs)
+    bare = [_SIGIL.sub("", text).rstrip("/.") for text in (value, theirs)]  # mailto:, a URL's or a path's last /
+    return bool(named and named["address"] == theirs) or bare[0] == bare[1] != "" or _decorated(value, theirs)
 
 
 _DISPLAY_NAMED = re.compile(r"[^<>@\n]{0,80}<(?P<address>[^<>\s@]+@[^<>\s@]+)>")
@@ -1282,16 +1284,26 @@ def _object_at(text: str, brace: int, repairs: list[int] | None) -> Iterator[Any
     except (ValueError, RecursionError):
         if repairs is None:
             return
-        repairs[0] += 1
-    closing = text.find("}", brace, brace + MAX_CALL_CHARS)
-    inner = text[brace + 1 : closing] if closing > 0 else "{"
-    if (pairs := _pairs_written(inner, whole=True) if "{" not in inner else None) is not None:  # key: "value" lines
-        yield pairs
+    if (pairs := _bare_object(text, brace)) is not None:  # key: "value" lines
+        yield pairs[0]
+        return
+    repairs[0] += 1
+    if repairs[0] > MAX_REPAIRS:  # past the limit: the values near the name decide
+        yield PADDED
         return
     with contextlib.suppress(ValueError, RecursionError):
-        value = parse_json_value(text[brace : brace + MAX_CALL_CHARS]) if repairs[0] <= MAX_REPAIRS else None
+        value = parse_json_value(text[brace : brace + MAX_CALL_CHARS])
         value = value[0] if isinstance(value, list) and value else value  # the object, then other text read on
         yield from [value] if isinstance(value, dict) and value else []
+
+
+def _bare_object(text: str, brace: int) -> tuple[dict[str, str], int] | None:
+    """The object at ``brace`` written as ``key: "value"`` pairs (no object inside), and where it ends; read
+    without json-repair (which is slow: a few per text), else None."""
+    closing = text.find("}", brace, brace + MAX_CALL_CHARS)
+    inner = text[brace + 1 : closing] if closing > 0 else "{"
+    pairs = _pairs_written(inner, whole=True) if "{" not in inner else None
+    return None if pairs is None else (pairs, closing + 1)
 
 
 def _json_calls(
@@ -1299,24 +1311,49 @@ def _json_calls(
 ) -> Iterator[Any]:
     """The calls in the nearest JSON value around ``mention`` that holds it (tried from the nearest "{"
     backwards, at most ``MAX_OBJECT_TRIES``; each "{" is decoded once per text)."""
-    brace = text.rfind("{", 0, mention)
+    brace = _brace_before(text, mention)
     for _ in range(MAX_OBJECT_TRIES):
         if brace < 0:
             return
         if brace not in objects:
-            try:
-                objects[brace] = _READER.raw_decode(text, brace)
-            except (ValueError, RecursionError):
-                repairs[0] += 1  # lenient readings are slow: a few per text
-                objects[brace] = (None, brace) if repairs[0] > MAX_REPAIRS else _repaired(text, brace, mention, name)
+            objects[brace] = _decoded(text, brace, mention, name, repairs)
         value, end = objects[brace]
+        if value is PADDED:
+            break
         if end > mention or (end == -1 and value is not None):  # holds the mention
             if brace not in read:
                 read.add(brace)
                 yield from _calls_in(value, name)
-            return
-        brace = text.rfind("{", 0, brace)
+            if end != -1:  # a lenient reading may start at a "{" in a string ("Hi {first_name"): read on out
+                return
+        brace = _brace_before(text, brace)
     yield PADDED
+
+
+_FIELD = re.compile(r"\{+[^{}:=,\"']{0,100}\}")  # {first_name}, {{ name }}, ${x}, {0}: a template's field
+
+
+def _brace_before(text: str, position: int) -> int:
+    """The last "{" before ``position`` that may start an object: not a template's field in a text."""
+    brace = text.rfind("{", 0, position)
+    for _ in range(MAX_OBJECT_TRIES * 16):
+        if brace < 0 or not _FIELD.match(text, brace):
+            break
+        brace = text.rfind("{", 0, brace)
+    return brace
+
+
+def _decoded(text: str, brace: int, mention: int, name: str, repairs: list[int]) -> tuple[Any, int]:
+    """The JSON value at ``brace`` and where it ends: as JSON, as ``key: "value"`` pairs, else read leniently
+    (``_repaired``: slow, a few per text; past that limit ``PADDED``, the values near the name decide)."""
+    try:
+        return _READER.raw_decode(text, brace)
+    except (ValueError, RecursionError):
+        bare = _bare_object(text, brace)
+    if bare is not None:
+        return bare
+    repairs[0] += 1
+    return _repaired(text, brace, mention, name) if repairs[0] <= MAX_REPAIRS else (PADDED, -1)
 
 
 def _repaired(text: str, brace: int, mention: int, name: str) -> tuple[Any, int]:
@@ -1469,44 +1506,71 @@ _INPUT_OBJECT = re.compile(r"\s*\w{1,40}\s*:\s*\{[^()]*\}\s*")  # GraphQL's one 
 
 
 def _expression_call(text: str, end: int, repairs: list[int]) -> Iterator[Any]:
-    """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals only; or ``key: value`` pairs
-    (``name(a: 1)``, ``name({a: 'x'})``, as other languages write a call), an object among them read leniently
-    (GraphQL's ``name(input: {to: "x"})``, a few per text: ``MAX_REPAIRS``)."""
+    """``name(a=1, b="x")``, ``name({"a": 1})`` or ``name("x")``: literals; or ``key: value`` pairs (``name(a: 1)``,
+    ``name({a: 'x'})``, as other languages write a call), an object among them read leniently (GraphQL's
+    ``name(input: {to: "x"})``, a few per text: ``MAX_REPAIRS``); else its literal arguments alone (another
+    holds a placeholder, an expression or a line break in a string: ``note=...``, ``f"..."``)."""
     opening = text.find("(", end)  # the caller found it after the name, past white space only
-    closing = text.find(")", opening)
-    for _ in range(MAX_OBJECT_TRIES):
-        if closing < 0:
-            return
-        if closing - opening > MAX_CALL_CHARS:  # padded past the limit: name(... or "name (" as code
-            yield PADDED
-            return
-        inside = text[opening + 1 : closing].strip(" \t\n{}")
-        arguments = _literal_call(f"f{text[opening : closing + 1]}")
-        arguments = _pairs_written(inside, whole=True) if arguments is None else arguments
-        if arguments is None and _INPUT_OBJECT.fullmatch(text, opening + 1, closing):  # name(input: {...})
-            arguments = next(_object_at(f"{{{text[opening + 1 : closing]}}}", 0, repairs), None)
-        if arguments is not None:
-            yield arguments
-            return
-        closing = text.find(")", closing + 1)
-    if opening == end:  # name(...: a call's parenthesis padded past the limit (not "name (a remark)")
-        yield PADDED
+    parts, closing = _parts(text, opening)
+    if parts is None:  # not closed in time: name(... padded past the limit (not "name (a remark)"), or no call
+        yield from [PADDED] if closing == PAST_LIMIT and opening == end else []
+        return
+    inside = text[opening + 1 : closing].strip(" \t\n{}")
+    literal = _literals(parts)
+    arguments: dict[Any, Any] | None = literal if len(literal) == len(parts) else _pairs_written(inside, whole=True)
+    if arguments is None and _INPUT_OBJECT.fullmatch(text, opening + 1, closing):  # name(input: {...})
+        arguments = next(_object_at(f"{{{text[opening + 1 : closing]}}}", 0, repairs), None)
+    arguments = literal if arguments is None else arguments
+    if arguments or not parts:  # name(): a call without arguments
+        yield arguments[0] if list(arguments) == [0] else arguments  # one value: the tool's one argument
 
 
-def _literal_call(text: str) -> Any:
-    """The arguments of ``f(...)`` with literal values: its one positional value, or a dict of the keywords
-    and the positional values by their position (``f("a", b=5)`` is ``{0: "a", "b": 5}``)."""
-    try:
-        call = ast.parse(text, mode="eval").body
-        if not isinstance(call, ast.Call):
-            return None
-        keywords = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-        positional = [ast.literal_eval(a) for a in call.args]
-    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
-        return None
-    if len(positional) == 1 and not keywords:
-        return positional[0]
-    return {**dict(enumerate(positional)), **keywords}  # by position: the gate names them by the tool's parameters
+# In code: a string (to its end if unclosed), a backtick's template, a bracket or a comma
+_CODE_TOKEN = re.compile(r""""(?:[^"\\]|\\.)*(?:"|\Z)|'(?:[^'\\]|\\.)*(?:'|\Z)|`[^`]*(?:`|\Z)|[(){}\[\],]""", re.S)
+_KEYWORD = re.compile(r"""\s*["']?(\w{1,100})["']?\s*(?:=(?!=)|:)\s*(.*)""", re.S)  # a=..., a: ..., "a": ...
+_PLAIN = (str, int, float, bool, list, tuple, dict)  # not ``...`` (a placeholder), bytes, a set or None
+
+
+def _parts(text: str, opening: int) -> tuple[list[str] | None, int]:
+    """What the bracket at ``opening`` holds, apart at its own commas (not those in strings or brackets; an object's
+    when that is all: ``f({a: 1})``), and where it closes: ``PAST_LIMIT`` where a limit cut the reading short."""
+    depth, start, parts, read = 0, opening + 1, [], 0
+    for read, token in enumerate(_CODE_TOKEN.finditer(text, opening + 1, opening + MAX_CALL_CHARS), 1):
+        mark = token.group()
+        if read > MAX_TOKENS:
+            break
+        if mark in ("(", "[", "{"):
+            depth += 1
+        elif mark in (")", "]", "}") and depth:
+            depth -= 1
+        elif not depth and mark in (")", "]", "}", ","):  # the call's own
+            parts += [text[start : token.start()]] if text[start : token.start()].strip() else []  # f(a=1,) too
+            start = token.end()
+            if mark != ",":
+                whole = len(parts) == 1 and parts[0].strip()[:1] == "{"
+                return (_parts(parts[0].strip(), 0)[0] if whole else parts), token.start()
+    return None, PAST_LIMIT if read > MAX_TOKENS or len(text) > opening + MAX_CALL_CHARS else -1
+
+
+def _literals(parts: list[str]) -> dict[Any, Any]:
+    """The parts of a call that are literals as Python reads them (a line break in a string read as a space), by
+    their name or position (``f("a", b=5)`` is ``{0: "a", "b": 5}``: the gate names them by the tool's parameters)."""
+    arguments: dict[Any, Any] = {}
+    for position, part in enumerate(parts):
+        key: Any = position
+        value = _literal(part)
+        if value is None and (keyword := _KEYWORD.fullmatch(part)):
+            key, value = keyword[1], _literal(keyword[2])
+        arguments.update({key: value} if value is not None else {})
+    return arguments
+
+
+def _literal(text: str) -> Any:
+    """``text`` as a literal text, number, list or dict, or None."""
+    with contextlib.suppress(ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        value = ast.literal_eval(" ".join(text.strip().splitlines()))
+        return value if isinstance(value, _PLAIN) else None
+    return None
 
 
 def canonical(value: Any, depth: int = 0) -> Any:
