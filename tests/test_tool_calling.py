@@ -317,6 +317,10 @@ STREAM_SHAPES = {  # how servers stream calls at one index, and the calls the mo
         [_streamed_piece("a", "weather", ""), _streamed_piece("b", None, '{"city": "Oslo"}')],
         [("weather", "Oslo")],
     ),
+    "the id changes and the name comes again": (
+        [_streamed_piece("a", "weather", ""), _streamed_piece("b", "weather", '{"city": "Oslo"}')],
+        [("weather", "Oslo")],
+    ),
     "the name in every piece": (
         [_streamed_piece("a", "weather", '{"city": "Os'), _streamed_piece("a", "weather", 'lo"}')],
         [("weather", "Oslo")],
@@ -333,7 +337,7 @@ STREAM_SHAPES = {  # how servers stream calls at one index, and the calls the mo
 
 
 @pytest.mark.parametrize("shape", STREAM_SHAPES)
-def test_streamed_calls_at_one_index_are_the_calls_the_model_wrote(shape):
+def test_streamed_calls_at_one_index_are_the_calls_the_model_wrote_and_no_others(shape):
     pytest.importorskip("vero._mock_server")
     from vero.core.chat_openai import ChatOpenAI
     from vero.testing import MockOpenAIServer
@@ -345,3 +349,5 @@ def test_streamed_calls_at_one_index_are_the_calls_the_model_wrote(shape):
         agent = ToolCallingAgent("s", llm, tools=[weather], verbose=False)
         assert agent.run("Weather?", on_token=lambda token: None) == "done"
     assert CALLS == calls
+    written = 2 if shape.startswith(("every call", "two calls")) else 1
+    assert len(agent.last_result.steps_of("action")) == written  # no half of a call made a call of its own

@@ -796,11 +796,11 @@ class TextStream:
 
 
 def _starts_another(call: dict[str, str], piece_id: str, name: str) -> bool:
-    """Whether a streamed piece at the index of ``call`` starts another call there (some servers give every call
-    index 0): it names a tool under another id, or another tool once the call has arguments.  A piece without a
-    name, or repeating the call's (some servers send it in every piece), goes on with it, whatever its id."""
-    other_id = bool(piece_id and call["id"] and piece_id != call["id"])
-    return bool(name) and (other_id or (name != call["name"] and bool(call["name"]) and bool(call["arguments"])))
+    """Whether a streamed piece at the index of ``call`` starts another call (some servers give every call index 0):
+    another tool's name, or the same under another id, once the call has arguments.  A piece without a name, or
+    with the call's (some send it each time), goes on with it whatever its id: a call's first half never runs."""
+    other_id, renamed = bool(piece_id and call["id"] and piece_id != call["id"]), name != call["name"] != ""
+    return bool(name) and (other_id or renamed) and (bool(call["arguments"]) or (renamed and other_id))
 
 
 def _text(what: str, value: Any) -> str:
