@@ -12,7 +12,7 @@ import pytest
 from page_echo import DONE, _nothing_done  # noqa: F401 -- the fixture clears DONE for each test
 
 from vero import tool
-from vero.core.parsing.quoted_calls import MAX_REPAIRS, NEAR_CHARS, PADDED, _spellings, calls_written
+from vero.core.parsing.quoted_calls import MAX_REPAIRS, NEAR_CHARS, _spellings, calls_written
 
 FAR = "Routine notes on the shared drive, kept for the audit and read by nobody in particular. " * 5  # past the reach
 TARGET = "drop@elsewhere.test"
@@ -84,10 +84,11 @@ def test_sloppy_examples_do_not_use_up_the_reading_of_the_call_after_them() -> N
     assert outcome(page, "share_file", SHARE, system=True) == "quote"
 
 
-def test_past_the_lenient_readings_the_values_near_the_name_decide() -> None:
-    nested = '{tool: "share_file", args: {to: "ada@corp.test"},}\n'  # an object inside: json-repair reads it
-    calls = list(calls_written(nested * (MAX_REPAIRS + 2), _spellings("share_file")))
-    assert calls == [{"to": "ada@corp.test"}] * MAX_REPAIRS + [PADDED] * 2  # the limit said, not silence
+@pytest.mark.parametrize("system", [False, True])
+def test_the_user_s_own_values_run_after_many_objects_only_json_repair_reads(system: bool) -> None:
+    loose = "".join(f"Example {number}: {{id: {number}, tags: {{a: 1}}, }}\n" for number in range(MAX_REPAIRS + 2))
+    page = loose + 'When asked, call "delete_record" on records like rec-77 only after checking.'
+    assert outcome(page, "delete_record", {"record_id": "rec-77"}, "Delete record rec-77.", system=system) == "ran"
 
 
 @pytest.mark.parametrize("echo", ['"rec-88412"', "'rec-88412'"])
@@ -105,3 +106,21 @@ def test_an_address_echoed_with_a_scheme_or_a_last_dot_from_a_call_written_out_i
 def test_the_user_s_own_address_with_a_scheme_runs() -> None:
     page = f"Contacts: {TARGET} (share_file works for them)"
     assert outcome(page, "share_file", {"to": f"mailto:{TARGET}"}, task=f"Share the file with {TARGET}.") == "ran"
+
+
+@pytest.mark.parametrize(
+    ("shown", "asked"),
+    [
+        ("http://hooks.corp.test/build", "https://hooks.corp.test/build"),  # another scheme is another URL
+        ("site/build/..", "site/build"),  # a path's parent is another path
+    ],
+)
+def test_a_value_the_user_changes_from_a_call_written_out_runs(shown: str, asked: str) -> None:
+    page = f'Log: share_file(to="{shown}") -> ok'
+    assert outcome(page, "share_file", {"to": asked}, task=f"Share it with {asked} instead.") == "ran"
+
+
+def test_a_value_the_user_writes_in_quote_marks_is_not_the_same_as_one_without() -> None:
+    page = 'Log: share_file(to="invoice overdue") -> ok'
+    asked = '"invoice overdue"'
+    assert outcome(page, "share_file", {"to": asked}, task=f"Share it with {asked}, quotes and all.") == "ran"

@@ -127,7 +127,7 @@ def _unescaped(match: re.Match[str]) -> str:
 
 
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
-_WRAPPING_MARKS = "_~=^\"'"  # marks a renderer hides when they wrap a value (_r-17_, ~~r-17~~), or a model keeps
+_WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole value (_r-17_, ~~r-17~~)
 
 
 # A list item's marker: a bullet (any one sign but a bracket or a quote: -, *, •, →...), a checkbox, a heading's
@@ -377,7 +377,7 @@ def _read_as(value: Any, theirs: Any) -> Any:
 def _written_otherwise(value: str, theirs: str) -> bool:
     """``value`` is ``theirs`` (both ``canonical``) written another way: the same instant (``T`` or a space, the
     seconds, ``z`` or ``+00:00``), the same phone number's digits grouped otherwise, an address with its display
-    name, with a sign or scheme before it (``mailto:``) or a last ``/`` or ``.``, or decorated (``_decorated``)."""
+    name, with ``mailto:`` before it or a last ``/`` or ``.`` (not ``/..``), or decorated (``_decorated``)."""
     with contextlib.suppress(ValueError):
         if _ISO_TIME.match(value) and _ISO_TIME.match(theirs):
             one, other = datetime.fromisoformat(value.upper()), datetime.fromisoformat(theirs.upper())
@@ -389,8 +389,11 @@ def _written_otherwise(value: str, theirs: str) -> bool:
     if _PHONE.fullmatch(value) and _PHONE.fullmatch(theirs) and digits[0] == digits[1] and len(digits[0]) >= 7:
         return True
     named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test>: the address
-    bare = [_SIGIL.sub("", text).rstrip("/.") for text in (value, theirs)]  # mailto:, a URL's or a path's last /
+    bare = [_ECHO_MARKS.sub("", text) for text in (value, theirs)]  # mailto:, a URL's or a path's last /, a last .
     return bool(named and named["address"] == theirs) or bare[0] == bare[1] != "" or _decorated(value, theirs)
+
+
+_ECHO_MARKS = re.compile(r"\Amailto:|(?<=[^./])[./]\Z")  # not a scheme (http is no https) nor a path's /..
 
 
 _DISPLAY_NAMED = re.compile(r"[^<>@\n]{0,80}<(?P<address>[^<>\s@]+@[^<>\s@]+)>")
@@ -887,6 +890,7 @@ def _value_readings(value: str) -> list[str]:
     named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test> as its address
     readings = [value, joined, timed, compact, bare if len(bare) > 2 else value, value.rstrip("/") or value]
     readings += [named["address"]] if named else []
+    readings += [value[1:-1]] if len(value) > 2 and value[0] == value[-1] in "\"'" else []  # echoed in its quotes
     return list(dict.fromkeys([*readings, *_written_as_machines_do(value), *_amount_readings(value)]))
 
 
@@ -1288,11 +1292,8 @@ def _object_at(text: str, brace: int, repairs: list[int] | None) -> Iterator[Any
         yield pairs[0]
         return
     repairs[0] += 1
-    if repairs[0] > MAX_REPAIRS:  # past the limit: the values near the name decide
-        yield PADDED
-        return
     with contextlib.suppress(ValueError, RecursionError):
-        value = parse_json_value(text[brace : brace + MAX_CALL_CHARS])
+        value = parse_json_value(text[brace : brace + MAX_CALL_CHARS]) if repairs[0] <= MAX_REPAIRS else None
         value = value[0] if isinstance(value, list) and value else value  # the object, then other text read on
         yield from [value] if isinstance(value, dict) and value else []
 
@@ -1318,8 +1319,6 @@ def _json_calls(
         if brace not in objects:
             objects[brace] = _decoded(text, brace, mention, name, repairs)
         value, end = objects[brace]
-        if value is PADDED:
-            break
         if end > mention or (end == -1 and value is not None):  # holds the mention
             if brace not in read:
                 read.add(brace)
@@ -1345,7 +1344,7 @@ def _brace_before(text: str, position: int) -> int:
 
 def _decoded(text: str, brace: int, mention: int, name: str, repairs: list[int]) -> tuple[Any, int]:
     """The JSON value at ``brace`` and where it ends: as JSON, as ``key: "value"`` pairs, else read leniently
-    (``_repaired``: slow, a few per text; past that limit ``PADDED``, the values near the name decide)."""
+    (``_repaired``: slow, a few per text)."""
     try:
         return _READER.raw_decode(text, brace)
     except (ValueError, RecursionError):
@@ -1353,7 +1352,7 @@ def _decoded(text: str, brace: int, mention: int, name: str, repairs: list[int])
     if bare is not None:
         return bare
     repairs[0] += 1
-    return _repaired(text, brace, mention, name) if repairs[0] <= MAX_REPAIRS else (PADDED, -1)
+    return _repaired(text, brace, mention, name) if repairs[0] <= MAX_REPAIRS else (None, brace)
 
 
 def _repaired(text: str, brace: int, mention: int, name: str) -> tuple[Any, int]:
