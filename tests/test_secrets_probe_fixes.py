@@ -170,3 +170,21 @@ def test_replaying_a_cassette_whose_header_is_nested_too_deeply_exits_2_with_one
     done = vero("run", "hi", "--replay", "deep.jsonl", "--base-url", "http://127.0.0.1:9/v1", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines() == ["vero: deep.jsonl, line 1: not a vero cassette (no header line)"]
+
+
+# --------------------------------------------------------------------------- the search keys, in the files the CLI writes
+
+SEARCH_KEY = "tvly-test-SEARCH-r29-13579"
+
+
+def test_a_search_key_a_reply_repeats_is_masked_in_the_trace_and_the_cassette(srv, tmp_path):
+    srv.enqueue(f"The search key is {SEARCH_KEY}.")
+    trace, cassette = tmp_path / "trace.jsonl", tmp_path / "cassette.jsonl"
+    done = vero(
+        "run", "hi", "--agent", "chat", "--tools", "none", "--base-url", srv.base_url,
+        "--trace", str(trace), "--record", str(cassette), cwd=tmp_path, TAVILY_API_KEY=SEARCH_KEY,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for written in (done.stdout + done.stderr, trace.read_text(encoding="utf-8"), cassette.read_text(encoding="utf-8")):
+        assert "The search key is ***" in written or "search key" not in written
+        assert not shows(SEARCH_KEY, written)

@@ -66,7 +66,7 @@ from vero.config import get_settings, known_keys
 from vero.core.chat_openai import CONFIG_HELP
 from vero.core.events import JsonlTrace
 from vero.core.result import RunResult, Status, StepKind, empty_usage
-from vero.core.secrets import hide_secrets, masked_json, url_credentials
+from vero.core.secrets import hide_secrets, key_in_use, masked_json, url_credentials
 from vero.core.text import BLANK, printable_json, redact_urls
 from vero.errors import LLMConfigError
 from vero.repl import Repl, ask_before_running
@@ -366,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     debug = args.debug = args.debug or settings.DEBUG
     secrets = [getattr(args, "api_key", None), settings.OPENAI_API_KEY, settings.TAVILY_API_KEY, settings.BOCHA_API_KEY]
     secrets += url_credentials(getattr(args, "base_url", None)) + url_credentials(settings.OPENAI_BASE_URL)
+    for key in secrets:  # the search keys too: masked in the trace, the cassette and saved sessions
+        key_in_use(key)
     with command_logging(debug, secrets), secrets_hidden(secrets):
         return run_command(args, debug)
 

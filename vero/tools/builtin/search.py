@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 from vero.config import get_settings, warn_if_endpoint_from_env_file
-from vero.core.secrets import mask_secret
+from vero.core.secrets import key_in_use, mask_secret
 from vero.core.text import clip
 from vero.tools.base import tool
 
@@ -186,6 +186,8 @@ def _search(provider: str, query: str, max_results: int, api_key: str | None = N
 
 def _keys() -> tuple[str | None, str | None]:
     settings = get_settings()  # read at call time: keys may be set after import
+    for key in (settings.TAVILY_API_KEY, settings.BOCHA_API_KEY):
+        key_in_use(key)  # masked in traces, sessions and cassettes too, as a model's key is
     return settings.TAVILY_API_KEY, settings.BOCHA_API_KEY
 
 
