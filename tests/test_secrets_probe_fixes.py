@@ -172,7 +172,7 @@ def test_replaying_a_cassette_whose_header_is_nested_too_deeply_exits_2_with_one
     assert done.stderr.splitlines() == ["vero: deep.jsonl, line 1: not a vero cassette (no header line)"]
 
 
-# --------------------------------------------------------------------------- the search keys, in the files the CLI writes
+# ----------------------------------------------------------------------- the search keys, in the files the CLI writes
 
 SEARCH_KEY = "tvly-test-SEARCH-r29-13579"
 
