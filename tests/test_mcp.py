@@ -1011,3 +1011,31 @@ def test_a_result_over_the_message_cap_over_http_is_an_observation(http_notes):
 def test_a_key_in_the_url_is_not_shown():
     server = MCPServer.http("https://bob:pw-1@mcp.example.com/mcp?api_key=sk-123", name="remote")
     assert repr(server) == "MCPServer('remote', https://***@mcp.example.com/mcp?api_key=***)"
+
+
+ECHOING = "import os, sys; print('token=' + os.environ['GITHUB_TOKEN']); sys.exit('auth failed for ' + sys.argv[1])"
+
+
+def test_a_server_that_echoes_the_token_it_was_given_shows_it_masked(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("VERO_TEST_PAT", "ghp_test_TOKEN_r29_2468013579")
+    entry = {
+        "command": sys.executable,
+        "args": ["-c", ECHOING, "${VERO_TEST_PAT}"],
+        "env": {"GITHUB_TOKEN": "${VERO_TEST_PAT}"},
+    }
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"github": entry}}), encoding="utf-8")
+    (server,) = servers_from_config(str(path))
+    with caplog.at_level(logging.INFO), pytest.raises(MCPError) as failed:
+        server.start()
+    shown = str(failed.value) + caplog.text
+    assert "token=***" in shown and "auth failed for ***" in shown and "TOKEN_r29" not in shown
+
+
+def test_a_stdio_server_s_env_value_under_a_secret_s_name_is_masked_in_its_errors():
+    server = MCPServer.stdio(
+        sys.executable, ["-c", ECHOING, "x"], env={"GITHUB_TOKEN": "ghp_test_TOKEN_r29_1357924680"}
+    )
+    with pytest.raises(MCPError) as failed:
+        server.start()
+    assert "token=***" in str(failed.value) and "TOKEN_r29" not in str(failed.value)

@@ -367,6 +367,7 @@ class _StdioTransport:
         self.server = server
         self.argv = [command, *args]
         self.shown: str | None = None
+        self.secrets = [value for name, value in (env or {}).items() if _SECRET_NAME.search(name)]  # and ${VAR}s read
         self.env = {**{k: v for k, v in os.environ.items() if k in _SAFE_ENV}, **(env or {})}
         self.mark = f"{os.getpid()}-{id(self):x}-{time.monotonic_ns()}"  # passed on to all the server starts
         self.env[_MARK] = self.mark
@@ -382,6 +383,10 @@ class _StdioTransport:
     def describe(self) -> str:
         """The command line, as the user wrote it (``shown``: with ``${VAR}`` unexpanded, a secret unshown)."""
         return self.shown or shlex.join(self.argv)
+
+    def hidden(self, text: str) -> str:
+        """``text`` with the secrets the server was given masked (it may echo its token: "auth failed for ...")."""
+        return hide_secrets(text, self.secrets) if self.secrets else text
 
     def open(self) -> None:
         try:
@@ -489,7 +494,7 @@ class _StdioTransport:
                 if isinstance(item, dict):
                     self.server._receive(item)
         else:
-            self.skipped += 1
+            self.skipped, text = self.skipped + 1, self.hidden(text)
             if len(self.garbage) < 3:
                 self.garbage.append(text[:120])
             if self.skipped <= MAX_SKIPPED_WARNINGS:  # a server flooding stdout must not flood the terminal
@@ -507,7 +512,7 @@ class _StdioTransport:
                 size += len(more.rstrip(b"\n"))
                 if more.endswith(b"\n"):
                     break
-            text = raw.decode("utf-8", errors="replace").rstrip()
+            text = self.hidden(raw.decode("utf-8", errors="replace").rstrip())
             line = text[:_STDERR_LINE_CHARS]
             if size > len(raw.rstrip(b"\n")) or len(text) > len(line):
                 line += f" … ({size:,} bytes)"
@@ -1476,8 +1481,8 @@ class MCPServer:
         return bool(waiting)
 
     def _hidden(self, text: str) -> str:
-        """``text`` (an error about this server, a line of its log) with its headers' values masked: secrets."""
-        return self.transport.hidden(text) if isinstance(self.transport, _HTTPTransport) else text
+        """``text`` (an error about this server, a line of its log) with the secrets it was given masked."""
+        return self.transport.hidden(text)
 
     def _transport_closed(self, reason: str) -> None:
         if self._closed_reason is None:
@@ -1714,6 +1719,9 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
     cwd = _expanded(_strings(entry, "cwd", where, str), where, "cwd") or None
     server = MCPServer.stdio(command, args, env=env, cwd=cwd, name=name, **limits)
     server.transport.shown = shlex.join(written_argv)
+    written = [*written_argv, *_strings(entry, "env", where, dict).values(), _strings(entry, "cwd", where, str)]
+    assert isinstance(server.transport, _StdioTransport)  # what a variable holds may be a secret too
+    server.transport.secrets += [os.environ[n] for text in written for n in _variables_in(text) if n in os.environ]
     return server
 
 
@@ -1789,6 +1797,7 @@ def _strings(entry: Mapping[str, Any], key: str, where: str, kind: type) -> Any:
     return value
 
 
+_SECRET_NAME = re.compile(r"token|key|secret|passw|auth|credential", re.IGNORECASE)  # GITHUB_TOKEN, API_KEY...
 _VARIABLE = re.compile(r"\$\{([^{}]*)\}")
 _VARIABLE_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
 
