@@ -9,11 +9,12 @@ import base64
 import pytest
 from test_cli import vero
 
-from vero import cli, config
+from vero import ChatOpenAI, LLMConfigError, cli, config
 from vero.cassette import Cassette, CassetteError
 from vero.cli import api_key_values
 from vero.config import Settings
 from vero.core.secrets import MIN_PIECE, url_credentials
+from vero.core.text import redact_url
 from vero.testing import HTTPFault
 
 KEY = "sk-test-acme-r17-0123456789"  # the key of the environment, .env or --api-key
@@ -188,3 +189,25 @@ def test_a_search_key_a_reply_repeats_is_masked_in_the_trace_and_the_cassette(sr
     for written in (done.stdout + done.stderr, trace.read_text(encoding="utf-8"), cassette.read_text(encoding="utf-8")):
         assert "The search key is ***" in written or "search key" not in written
         assert not shows(SEARCH_KEY, written)
+
+
+# --------------------------------------------------------------------------- a base URL's password with / ? or #
+
+SLASHED = "Tok/en+SECRET-r29-pw"
+
+
+@pytest.mark.parametrize("sign", ["/", "?", "#"])
+def test_a_password_holding_a_url_sign_is_a_config_error_that_masks_it(sign):
+    url = f"http://alice:{SLASHED.replace('/', sign)}@127.0.0.1:9/v1"
+    with pytest.raises(LLMConfigError, match="%2F, %3F and %23") as refused:
+        ChatOpenAI(model_name="m", api_key=KEY, base_url=url)
+    assert "SECRET" not in str(refused.value) and "Tok" not in str(refused.value)
+    assert redact_url(url) == "http://***@127.0.0.1:9/v1"
+    assert SLASHED.replace("/", sign) in url_credentials(url)
+
+
+def test_a_password_that_reads_as_a_port_is_refused_before_a_request_goes_to_that_host(tmp_path):
+    url = "http://alice:4711#en+SECRET-r29-pw@127.0.0.1:9/v1"
+    done = vero("run", "hi", "--tools", "none", "--base-url", url, "--json", cwd=tmp_path)
+    assert done.returncode == 2 and "SECRET" not in done.stdout + done.stderr
+    assert "%23" in done.stdout

@@ -26,7 +26,7 @@ from vero.core.message import Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.providers import UNKNOWN, ModelFamily, model_family, output_cap, refused_parameter
 from vero.core.result import add_usage, empty_usage, normalize_usage
-from vero.core.secrets import hide_secrets, key_in_use, url_credentials
+from vero.core.secrets import hide_secrets, key_in_use, unread_password, url_credentials
 from vero.core.secrets import mask_secret as _mask_secret  # the one masking rule for keys
 from vero.core.text import clip, redact_url, redact_urls
 from vero.core.thinking import ThinkingStream, split_thinking
@@ -92,6 +92,8 @@ def _with_http(url: str) -> str:
 def base_url_problem(url: str) -> str | None:
     """Why ``url`` can be no base URL: it does not parse (``http://[::1``, a port that is no number) or names no
     host (``http://:8080``), with its credentials masked (it did not parse, so nothing else finds them); else None."""
+    if unread_password(url):  # read as it stands, its password would be a path, a query or a port
+        return f"{redact_url(url)!r} has a password holding / ? or #: write them as %2F, %3F and %23"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 -- reading the port checks it

@@ -193,6 +193,13 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(parts)
 
 
+def unread_password(url: str) -> list[str]:
+    """The password of ``scheme://user:pass@host`` when it holds an unencoded ``/``, ``?`` or ``#``: a URL parser
+    ends the host there, so the password is no credential to it (and ``host:4711#...`` a port)."""
+    written = re.match(r"[A-Za-z][\w+.-]*://[^:/?#@\s]*:([^@\s]*[/?#][^@\s]*)@", url)
+    return [written[1]] if written else []
+
+
 def url_credentials(url: str | None) -> list[str]:
     """The credentials a base URL carries, its userinfo password (or a token given as the user alone,
     ``https://TOKEN@host``) and its query values (but those of
@@ -202,7 +209,7 @@ def url_credentials(url: str | None) -> list[str]:
         parts = urllib.parse.urlsplit(url or "")
     except ValueError:  # "http://[::1": make_llm says so
         return []
-    found = [parts.password or parts.username or ""]
+    found = [parts.password or parts.username or "", *unread_password(url or "")]
     for field in re.split("[&;]", parts.query):
         name, _, value = field.partition("=")
         if urllib.parse.unquote_plus(name).lower() not in PLAIN_QUERY_NAMES:
