@@ -115,3 +115,25 @@ def test_a_reference_to_a_definition_that_is_true_or_false_is_read() -> None:
     schema["properties"] = {"a": {"$ref": "#/$defs/No"}}
     with pytest.raises(InvalidValue, match="a: expected no value here"):
         OutputSpec(schema).read('{"a": 1}')
+
+
+# ---------------------------------------------------------------- a closed object with no fields (a fault probe's)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "additionalProperties": False},
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        {
+            "type": "object",
+            "properties": {"flags": {"type": "object", "properties": {}, "additionalProperties": False}},
+        },
+    ],
+)
+def test_an_object_that_allows_no_fields_refuses_an_answer_with_some(schema: dict[str, Any]) -> None:
+    answer = '{"flags": {"rm_rf": true}}' if "flags" in schema.get("properties", {}) else '{"name": "x"}'
+    agent = ToolCallingAgent("t", ScriptedLLM([answer] * 3), verbose=False)
+    agent.run("Answer.", output_type=schema)
+    assert agent.last_result.status == "invalid_output"
+    assert "no fields are allowed" in str(agent.last_result.error)

@@ -845,8 +845,9 @@ def _check_object(value: Any, schema: dict[str, Any], path: str, problems: list[
             result[key] = check(item, properties[key], _join(path, key), problems)
         elif isinstance(extra, dict):
             result[key] = check(item, extra, _join(path, key), problems)
-        elif extra is False and properties:
-            problems.append((_join(path, key), f"{UNEXPECTED_FIELD} (the fields: {', '.join(properties)})"))
+        elif extra is False:  # an object with no fields allows none
+            allowed = f"the fields: {', '.join(properties)}" if properties else "no fields are allowed"
+            problems.append((_join(path, key), f"{UNEXPECTED_FIELD} ({allowed})"))
         else:
             result[key] = item
     for name in schema.get("required", ()):
