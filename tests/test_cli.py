@@ -661,6 +661,22 @@ def test_chat_ctrl_c_cancels_the_run_and_a_second_one_exits(srv, tmp_path, sigin
     assert contents(srv.requests[1])[1:] == ["how are you?"]  # the cancelled turn left no history
 
 
+@pytest.mark.processes
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM semantics")
+def test_sigterm_during_a_run_ends_it_as_ctrl_c_does_with_its_json_and_exit_143(srv, tmp_path):
+    srv.enqueue(Fault.sleep(30, "too late"))
+    proc = start_vero("run", "slow question", "--json", "--tools", "none", "--base-url", srv.base_url, cwd=tmp_path)
+    try:
+        _wait_for(lambda: len(srv.requests) == 1)
+        proc.send_signal(signal.SIGTERM)  # what timeout(1), kill or a cancelled CI job sends
+        assert proc.wait(timeout=15) == 143
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert json.loads(proc.stdout.read())["status"] == "cancelled"
+    assert "Traceback" not in proc.stderr.read()
+
+
 # --------------------------------------------------------------------------- vero demo and examples
 
 

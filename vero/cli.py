@@ -16,8 +16,11 @@ import contextlib
 import dataclasses
 import functools
 import json
+import signal
 import sys
-from typing import NoReturn
+import threading
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 from vero._console import (  # noqa: F401 - the names not used here are re-exported, as before the split
     AGENTS,
@@ -386,9 +389,33 @@ def run_command(args, debug: bool) -> int:
     output: ``lost_output_code``)."""
     LOST_OUTPUT.clear()
     LOST_STREAMS.clear()
-    code = _run_command(args, debug)
+    with _signals_as_ctrl_c() as caught:
+        code = _run_command(args, debug)
     write_or_drop(sys.stdout.flush)  # what is still buffered: a closed pipe says so here, not at exit
+    if caught and code == 130:
+        return 128 + caught[0]  # 143 for SIGTERM, as a process it ends would
     return lost_output_code() if LOST_OUTPUT and code != 130 else code  # Ctrl-C's own code, reader gone or not
+
+
+@contextlib.contextmanager
+def _signals_as_ctrl_c() -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP (``timeout``, ``kill``, a CI job cancelled, a terminal closed) end the command as Ctrl-C
+    does: the run cancelled, ``--json`` printed, the MCP servers and what they started stopped.  Yields the signals
+    caught."""
+    caught: list[int] = []
+
+    def interrupt(signum: int, frame: Any) -> None:
+        caught.append(signum)
+        raise KeyboardInterrupt
+
+    signals = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    in_main = threading.current_thread() is threading.main_thread()  # where Python lets a handler be set
+    before = {number: signal.signal(number, interrupt) for number in signals} if in_main else {}
+    try:
+        yield caught
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
 
 
 def _run_command(args, debug: bool) -> int:
