@@ -87,6 +87,10 @@ ASKED = {"role": "user", "content": "What is it?"}
             [ASKED, CALLED, ANSWERED, CALLED | {"tool_calls": [{"id": "c2", "name": "x", "arguments": "{}"}]}, ASKED],
             "message 4",
         ),
+        (
+            [ASKED, CALLED | {"tool_calls": CALLED["tool_calls"] * 2}, ANSWERED],
+            "message 2 has two tool calls of one id",
+        ),
     ],
 )
 def test_a_session_a_chat_api_would_refuse_is_not_loaded(tmp_path, history, says):
