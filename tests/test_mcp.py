@@ -10,6 +10,7 @@ elsewhere), and its tests skip otherwise.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.server
 import importlib.metadata
@@ -510,6 +511,17 @@ def recording_endpoint():
     yield f"http://127.0.0.1:{httpd.server_address[1]}/mcp", _RecordingHandler.seen
     httpd.shutdown()
     httpd.server_close()
+
+
+def test_a_url_s_login_is_sent_as_basic_authentication_and_never_shown(recording_endpoint, caplog):
+    url, seen = recording_endpoint
+    with_login = url.replace("http://", "http://ada:pass%2Fw0rd-r29@")
+    with caplog.at_level(logging.DEBUG), MCPServer.http(with_login) as server:
+        assert ToolRegistry(server.tools()).run("ping_me", {}).output == "pong"
+        assert "w0rd-r29" not in repr(server)
+    basic = "Basic " + base64.b64encode(b"ada:pass/w0rd-r29").decode()
+    assert seen and all(headers["authorization"] == basic for _, headers in seen)
+    assert "w0rd-r29" not in caplog.text
 
 
 def test_http_sends_the_headers_the_session_and_the_version_and_ends_the_session(recording_endpoint, caplog):

@@ -812,13 +812,27 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     return parts.scheme.lower(), (parts.hostname or "").lower(), port
 
 
+def _without_login(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its ``user:password@``, and the ``Authorization`` header that carries them, as HTTP clients
+    send a URL's login (``http.client`` would take it for part of the host name)."""
+    with contextlib.suppress(ValueError):
+        parts = urllib.parse.urlsplit(url)
+        if parts.username is not None:
+            login = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+            host = parts.netloc.rpartition("@")[2]
+            return parts._replace(netloc=host).geturl(), {
+                "Authorization": "Basic " + base64.b64encode(login.encode()).decode()
+            }
+    return url, {}
+
+
 class _HTTPTransport:
     """Streamable HTTP: each message is a POST; the answer is JSON or a stream of server-sent events."""
 
     def __init__(self, server: MCPServer, url: str, headers: Mapping[str, str] | None) -> None:
         self.server = server
-        self.url = url
-        self._headers = dict(headers or {})  # secrets (an Authorization token): never printed or logged
+        self.url, login = _without_login(url)  # user:password@ in the URL: sent as HTTP's basic authentication
+        self._headers = {**login, **(headers or {})}  # secrets (an Authorization token): never printed or logged
         self.shown: str | None = None
         self.session_id: str | None = None
         self.protocol_version: str | None = None
