@@ -1022,7 +1022,8 @@ def test_a_result_over_the_message_cap_over_http_is_an_observation(http_notes):
 
 def test_a_key_in_the_url_is_not_shown():
     server = MCPServer.http("https://bob:pw-1@mcp.example.com/mcp?api_key=sk-123", name="remote")
-    assert repr(server) == "MCPServer('remote', https://***@mcp.example.com/mcp?api_key=***)"
+    shown = "MCPServer('remote', https://mcp.example.com/mcp?api_key=***, headers: Authorization=***)"
+    assert repr(server) == shown  # the login is sent as a header
 
 
 ECHOING = "import os, sys; print('token=' + os.environ['GITHUB_TOKEN']); sys.exit('auth failed for ' + sys.argv[1])"
