@@ -137,3 +137,15 @@ def test_an_object_that_allows_no_fields_refuses_an_answer_with_some(schema: dic
     agent.run("Answer.", output_type=schema)
     assert agent.last_result.status == "invalid_output"
     assert "no fields are allowed" in str(agent.last_result.error)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"enum": []}, {"type": "string", "maxLength": -1}, {"type": "object", "properties": {"a": {"enum": []}}}],
+)
+def test_a_schema_no_answer_could_fit_is_refused_before_the_run(schema: dict[str, Any]) -> None:
+    llm = ScriptedLLM(["x"])
+    agent = ToolCallingAgent("t", llm, verbose=False)
+    with pytest.raises(TypeError, match="no answer could fit it"):
+        agent.run("Answer.", output_type=schema)
+    assert llm.calls == 0  # no re-ask spent on it

@@ -1204,6 +1204,11 @@ def schema_problems(schema: Any, where: str = "$", depth: int = 0, defined: froz
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):  # NaN too
             hint = f' (draft 4\'s true: write the bound, "{key}": 5)' if key in _DRAFT4 and value is True else ""
             problems.append(f"{where}: {key} {value!r} is no number{hint}")
+    if schema.get("enum", [None]) == []:
+        problems.append(f"{where}: enum lists no value: no answer could fit it")
+    for key in ("maxLength", "maxItems", "maxProperties"):
+        if _is_number(schema.get(key)) and schema[key] < 0:
+            problems.append(f"{where}: {key} {schema[key]!r} is below 0: no answer could fit it")
     for key, inner in _subschemas(schema):
         problems += schema_problems(inner, f"{where}.{key}", depth + 1, defined)
     return problems
