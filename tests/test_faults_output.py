@@ -511,6 +511,15 @@ def test_agent_given_as_a_file_path_loads_and_a_missing_one_says_drop_py(tmp_pat
     assert code == 2 and "name it without .py: agents.other:ClassName" in err, err
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_agent_given_as_a_folder_or_a_pipe_says_it_is_no_file_not_that_there_is_none(tmp_path):
+    (tmp_path / "folder.py").mkdir()
+    os.mkfifo(tmp_path / "pipe.py")
+    for name in ("folder.py", "pipe.py"):
+        code, out, err = raw_cli(["run", "hi", "--agent", f"{name}:X", "--base-url", "http://127.0.0.1:9/v1"], tmp_path)
+        assert code == 2 and f"'{name}' is not a regular file" in err, err
+
+
 def test_api_key_help_warns_about_the_process_list(tmp_path):
     code, out, _ = raw_cli(["run", "--help"], tmp_path)
     assert code == 0 and "visible to every local user in the process list" in " ".join(out.split())

@@ -394,6 +394,8 @@ def import_agent(spec: str):
 def load_file(path: str):
     """The module in the Python file ``path`` (``--agent my_agent.py:MyAgent``), imported as
     ``python my_agent.py`` would see it: its folder first on ``sys.path``."""
+    if os.path.exists(path) and not os.path.isfile(path):  # a folder, a pipe, a device
+        raise CliError(f"{path!r} is not a regular file: give the agent's Python file")
     if not os.path.isfile(path):
         dotted = path[:-3].replace(os.sep, ".").strip(".")
         raise CliError(f"no file {path!r}; to import a module, name it without .py: {dotted}:ClassName")
