@@ -1052,3 +1052,15 @@ def test_a_stdio_server_s_env_value_under_a_secret_s_name_is_masked_in_its_error
     with pytest.raises(MCPError) as failed:
         server.start()
     assert "token=***" in str(failed.value) and "TOKEN_r29" not in str(failed.value)
+
+
+@pytest.mark.parametrize(("timeout", "taken"), [(5, 5), (0.5, 0.5), ("5", None), (0, None), (True, None)])
+def test_a_server_s_timeout_in_a_config_file_is_its_call_timeout(tmp_path, timeout, taken):
+    path = tmp_path / "mcp.json"
+    entry = {"command": sys.executable, "args": [NOTES], "timeout": timeout}
+    path.write_text(json.dumps({"mcpServers": {"notes": entry}}), encoding="utf-8")
+    if taken is None:
+        with pytest.raises(MCPError, match='"timeout" must be seconds above 0'):
+            servers_from_config(str(path))
+    else:
+        assert servers_from_config(str(path))[0].call_timeout == taken

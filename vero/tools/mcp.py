@@ -1718,6 +1718,11 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
     if "envFile" in entry:
         raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
     limits = {**limits, "trust": _flag(entry, "trust", where)}
+    if "timeout" in entry:  # Cline's and Roo Code's: seconds a request may take
+        timeout = entry["timeout"]
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+            raise MCPError(f'{where}: "timeout" must be seconds above 0, got {timeout!r}')
+        limits["call_timeout"] = timeout
     if isinstance(entry.get("command"), dict):  # Zed's {"command": {"path", "args", "env"}}
         entry = {**entry, **entry["command"], "command": entry["command"].get("path")}
     url_key = next((key for key in ("url", "serverUrl") if key in entry), None)  # serverUrl: Windsurf's
