@@ -242,3 +242,27 @@ def test_the_prompt_says_when_the_arguments_hold_a_key(monkeypatch, capsys):
         ask_before_running(ToolCallRequest("http_request", {"url": "https://acme.example/", "body": key}))
     out = capsys.readouterr().out
     assert key not in out and HOLDS_A_KEY in out
+
+
+def test_the_chat_s_input_history_is_saved_with_a_pasted_key_masked(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from vero import repl
+
+    key = "sk-test-PASTED-r29-1122334455"
+    lines = ["hello", f"my key is {key}, keep it"]
+    saved: dict[str, list[str]] = {}
+
+    def replace(position: int, line: str) -> None:
+        lines[position] = line
+
+    fake = SimpleNamespace(
+        get_current_history_length=lambda: len(lines),
+        get_history_item=lambda number: lines[number - 1],
+        replace_history_item=replace,
+        write_history_file=lambda path: saved.setdefault(path, list(lines)),
+    )
+    monkeypatch.setitem(sys.modules, "readline", fake)
+    monkeypatch.setattr(repl, "SECRETS", [key])
+    repl._save_readline(str(tmp_path / "history"))
+    assert saved[str(tmp_path / "history")] == ["hello", "my key is ***, keep it"]

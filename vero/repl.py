@@ -544,11 +544,16 @@ def _enable_readline() -> str | None:
 
 
 def _save_readline(path: str | None) -> None:
+    """The input history to ``path``, a key the user pasted into a line masked (as the CLI's keys are)."""
     if path is None:
         return
     try:
         import readline  # loaded already by _enable_readline; here for the same reason
 
+        for position in range(readline.get_current_history_length()):
+            line = readline.get_history_item(position + 1) or ""
+            if (masked := hide_secrets(line, SECRETS)) != line:
+                readline.replace_history_item(position, masked)
         readline.write_history_file(path)
     except (ImportError, OSError):
         pass
