@@ -205,7 +205,13 @@ _NOT_DONE = r"(?![a-z]?(?:e?d|ing|e?s|e?rs?|ions?|ations?|ments?)(?![a-z]))"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
-_NAME_LABEL = re.compile(r"\b(?:tool|name|function|call)[ \t]*[:=][ \t]*[\"']?\Z", re.IGNORECASE)
+# A record's label before a tool's name (tool: x, action = x, - name: x, Tool Input), an INI section's [x] or [tools.x]
+_NAME_LABEL = re.compile(r"(?:\b[A-Za-z_][\w -]{0,20}[ \t]*[:=][ \t]*[\"']?|^[ \t]*\[(?:[\w-]{1,30}\.)?)\Z", re.M)
+_JOINED_BY_WORD = re.compile(r"[ \t]+(?:with|using)[ \t]+(?=\{)", re.IGNORECASE)
+_KEYED_NAME = re.compile(r"[\"']?[ \t]*:[ \t]*(?:#[^\n]*)?$", re.MULTILINE)  # share_file: as a mapping's key
+# Before a call's arguments object in the lines after its name: its line's rest, then labels alone (args:, with:)
+_OBJECT_HEAD = re.compile(r"[^\n{]{0,40}(?:\n[ \t]*(?:[-*][ \t]+)?[\w][\w \t.-]{0,30}:?[ \t]*)*")
+_AFTER_NAME_LINE = re.compile(r"\A([^\n]*\n)[ \t]*\n")  # a blank line right after the name's: the record goes on
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*(?:[\w-]+\.)*\Z", re.IGNORECASE)
 
 
@@ -287,6 +293,8 @@ def _same_call(
     (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
+    if _moved(written, wanted, user_wrote):
+        return True
     written = _as_theirs(written, wanted)  # then the model's as the written one reads now: the same where they agree
     wanted = _as_theirs(wanted, written)
     kept = {canonical(key) for key in optional}
@@ -303,6 +311,18 @@ def _same_call(
     items = {(key, item) for key, value in extra for item in (value if isinstance(value, tuple) else (value,))}
     said_extra = all(isinstance(item, str) and item not in _SAYS_LITTLE for _, item in items) and user_wrote(items)
     return outside and not (user_wrote(fewer) or said_extra)
+
+
+def _moved(written: tuple[Any, ...], wanted: tuple[Any, ...], user_wrote: Callable[[set[Any]], bool]) -> bool:
+    """A text of ``written`` (a call under a parameter's name of ``wanted``) that says something (five characters or
+    more) is in ``wanted`` under another parameter, and the user did not write it: the page's ``to`` as the model's
+    ``cc``, beside the user's own ``to``."""
+    where = {value: key for key, value in wanted}
+    if not {key for key, _ in written} & set(where.values()):  # no parameter of the call: a record, not the call
+        return False
+    moved = {(where[value], value) for key, value in written if where.get(value, key) != key}
+    moved = {(key, value) for key, value in moved if isinstance(value, str) and len(value) >= 5}
+    return bool(moved) and not user_wrote(moved)
 
 
 # Currencies: their codes (not those that are English words: try 5, rub 2), and the signs and words that name them,
@@ -808,8 +828,13 @@ _GROUPED_DIGITS = re.compile(rf"(?<![\w.])(?<!\w-)-?\d{{1,3}}(?:{_GROUP_SIGN}\d{
 _INDIAN_NUMBER = re.compile(r"(?<![\d.,])\d{1,2}(?:,\d{2})+,\d{3}(?![\d,]|\.\d)")  # 1,50,000
 # Thousands grouped by dots, as much of Europe writes them: 1.500.000 and 1.500,- EUR say so; 1.500 alone is 1500 to
 # some and 1.5 to others, so it is read both ways in a call written out and in the user's words (``_numbers_otherwise``)
-_GROUPED_BY_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3}){2,}(?![\d.]|,\d)|(?<![\d.,])\d{1,3}(?:\.\d{3})+(?=,-)")
-_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.]|,\d)")
+_GROUPED_BY_DOTS = re.compile(
+    rf"(?<![\d.,])\d{{1,3}}(?:\.\d{{3}}){{2,}}(?![\d.]|,\d)|(?<![\d.,])\d{{1,3}}(?:\.\d{{3}})+(?=,-)"
+    rf"|(?:(?<=[{_SIGNS}])|(?<=[{_SIGNS}] )|(?<=\b(?:{_CURRENCY_CODES}) ))\d{{1,3}}(?:\.\d{{3}})+(?!\d|[.,]\d)"
+    rf"|(?<![\d.,])\d{{1,3}}(?:\.\d{{3}})+(?= ?(?:[{_SIGNS}]|(?:{_CURRENCY_CODES})(?![^\W\d_])))",  # €5.000
+    re.IGNORECASE,
+)
+_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?!\d|[.,]\d)")  # 1.500, 1.500. too
 # a number written with letters drawn like its digits: 5OO, l500, 5〇〇 (three characters or more, "o" and "l" only:
 # an "i7" or "l2" is a name)
 _DIGITS_DRAWN = re.compile(r"(?<![\w.])(?=[\doO〇l]*[oO〇l])(?=[oO〇l]*\d)[\doO〇l]{3,}(?![\w.])")
@@ -1253,6 +1278,8 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
         if text[max(0, start - 4) : start].rstrip(" \t\n`").endswith(('"', "'")):  # a string: the call around it
             yield from _json_calls(text, position, spelled, objects, read, repairs)
         gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(" \t\n\"'`|:,;=->\u2192"))
+        if joined := _JOINED_BY_WORD.match(text, end):  # use name with {...}
+            yield from _object_at(text, joined.end(), None)
         if next_text[gap : gap + 1] == "{":  # name {...}, ["name", {...}], | name | {...} |: the arguments next
             sheet = position > 0 and _NOT_A_CALL_BEFORE.match(text, position - 1) is not None
             bare = next_text[:gap].strip() in ("", ":") and not sheet  # protobuf's name { a: 1 }, name: {a: 1}
@@ -1265,15 +1292,26 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _named_element_call(text, start, end)
         if label := _ACTION_BEFORE.search(text, max(0, position - 40), position):
             yield from _labelled_call(text, label, spelled)
-        if _NAME_LABEL.search(text, max(0, position - 20), position):  # tool: name, with key: value lines (YAML)
-            following = text[end : end + MAX_CALL_CHARS].split("\n\n", 1)[0].splitlines()[1:]
-            preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
-            later, earlier = (_pairs_written("\n".join(map(str.strip, lines))) for lines in (following, preceding))
-            yield from [later] if later is not None else []
-            yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
+        if _NAME_LABEL.search(text, max(0, position - 40), position) or _KEYED_NAME.match(text, end):
+            yield from _record_call(text, position, end, repairs)  # tool: name, action = name, [name], name:
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
         if after == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, repairs)
+
+
+def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iterator[Any]:
+    """The arguments of a call written as a record that names the tool: an object after a label in the lines after
+    the name (``Arguments: {...}``), or the ``key: value`` lines of its paragraph (past a blank line right after the
+    name, up to the next ``[section]``), with those of the lines before the name."""
+    block = _AFTER_NAME_LINE.sub(r"\1", text[end : end + MAX_CALL_CHARS], count=1).split("\n\n", 1)[0]
+    if (head := _OBJECT_HEAD.match(block)) and block[head.end() : head.end() + 1] == "{":
+        yield from _object_at(text, end + head.end(), repairs)
+    following = itertools.takewhile(lambda line: line[:1] != "[", map(str.strip, block.splitlines()[1:]))
+    preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
+    later = _pairs_written("\n".join(line for line in following if _PAIRS.fullmatch(line.rstrip(",;"))))
+    earlier = _pairs_written("\n".join(map(str.strip, preceding)))
+    yield from [later] if later is not None else []
+    yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
 
 
 _NOT_A_CALL_BEFORE = re.compile(r"[\"']|(?<![\w.])\.")  # "name" { in HCL, .name { in a style sheet (not functions.)
@@ -1323,6 +1361,7 @@ def _json_calls(
             if brace not in read:
                 read.add(brace)
                 yield from _calls_in(value, name)
+                yield from _next_object(text, end, value)  # {"tool": name} with its arguments on the next line
             if end != -1:  # a lenient reading may start at a "{" in a string ("Hi {first_name"): read on out
                 return
         brace = _brace_before(text, brace)
@@ -1330,6 +1369,17 @@ def _json_calls(
 
 
 _FIELD = re.compile(r"\{+[^{}:=,\"']{0,100}\}")  # {first_name}, {{ name }}, ${x}, {0}: a template's field
+
+
+def _next_object(text: str, end: int, value: Any) -> Iterator[Any]:
+    """The JSON object right after ``value`` (a call's name without arguments: ``{"tool": "x"}``), read as its
+    arguments, as JSON Lines split a record."""
+    call = written_call(value) if isinstance(value, dict) and end > 0 else None
+    if call is not None and call[1] is None and (brace := _NEXT_OBJECT.match(text, end)):
+        yield from _object_at(text, brace.end(), None)
+
+
+_NEXT_OBJECT = re.compile(r"[ \t]*,?[ \t]*\r?\n[ \t]*(?=\{)")  # on the next line
 
 
 def _brace_before(text: str, position: int) -> int:
