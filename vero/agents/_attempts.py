@@ -73,6 +73,13 @@ def best(attempts: list[Attempt]) -> Attempt:
     return next((attempt for attempt in tied if attempt.status != Status.FAILED), tied[0])
 
 
+def _a_truth_value(value: object) -> bool:
+    """A library's bool (numpy's): its type says its truth (``__bool__``).  Not text or a number, nor an object true
+    for being there (a test run's result, a finished process) or a list (``[False]``)."""
+    plain = value is None or isinstance(value, (str, bytes, int, float, list, tuple, dict))
+    return not plain and getattr(type(value), "__bool__", None) is not None
+
+
 def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verdict, str | None]:
     """The evaluator's verdict on ``answer``, and None; or, when it raises or returns anything but
     ``(passed, score, feedback)``, a failing verdict (score 0, the problem as its feedback) and the problem."""
@@ -83,9 +90,9 @@ def external_verdict(evaluator: Evaluator, task: str, answer: str) -> tuple[Verd
     else:
         try:
             passed, score, feedback = verdict
-            if passed is None or isinstance(passed, (str, bytes, int, float)) and not isinstance(passed, bool):
+            if not isinstance(passed, bool) and not _a_truth_value(passed):  # numpy's bool too
                 raise TypeError(f"passed must be True or False, not {type(passed).__name__}")  # bool("false") is True
-            return Verdict(bool(passed), as_score(score), str(feedback or ""), outside=True), None  # numpy's bool too
+            return Verdict(bool(passed), as_score(score), str(feedback or ""), outside=True), None
         except (TypeError, ValueError) as exc:
             shown = clip(repr(verdict), 300, " ...")
             problem = f"evaluator returned {shown} (expected (passed, score, feedback)): {exc}"

@@ -181,7 +181,11 @@ def in_order(steps: list[str], approved: list[str]) -> bool:
 
 
 def _as_read(step: str) -> str:
-    return _LIST_MARK.sub("", " ".join(step.split()).replace("\u2019", "'")).rstrip(" .;")
+    """A step as ``in_order`` compares it: one end stop aside, not a path's ``/..`` nor more stops (``a;;``)."""
+    return _END_STOP.sub("", _LIST_MARK.sub("", " ".join(step.split()).replace("\u2019", "'"))).rstrip()
+
+
+_END_STOP = re.compile(r"(?<![.;])[.;]\Z")
 
 
 def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -206,9 +210,10 @@ class Approval:
     @classmethod
     def of(cls, verdict: object) -> Approval:
         """What an ``approve`` function returned, as a verdict: True approves, a non-empty string is
-        feedback, an ``Approval`` is kept, and anything else (False, None, "") rejects."""
+        feedback, an ``Approval`` is kept (its ``approved`` True or not: ``Approval("no")`` rejects), and anything
+        else (False, None, "") rejects."""
         if isinstance(verdict, Approval):
-            return verdict
+            return cls(verdict.approved is True, verdict.feedback)
         if isinstance(verdict, str) and verdict.strip():
             return cls(False, verdict)
         return cls(verdict is True)
