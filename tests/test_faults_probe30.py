@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import unittest
 from typing import Any
 
@@ -106,3 +107,79 @@ def test_an_evaluators_passed_that_is_true_only_for_being_there_fails_the_attemp
     agent.run("What is 2+2?")
     assert agent.last_result.status != Status.OK
     assert "passed must be True or False" in " ".join(step.content for step in agent.last_result.steps)
+
+
+def test_a_second_caller_of_an_agent_as_a_tool_is_told_it_is_busy_and_the_agent_keeps_its_history() -> None:
+    from vero.agents import ToolCallingAgent
+    from vero.core.message import Message
+    from vero.tools import ToolRegistry
+
+    helper = ToolCallingAgent("helper", ScriptedLLM(["done", "done"]), verbose=False)
+    earlier = [Message("user", "an earlier question"), Message("assistant", "its answer")]
+    helper.history = list(earlier)
+    tool, second, run = helper.as_tool(), [], helper.run
+
+    def run_after_a_second_caller(task: str, **options: Any) -> Any:  # a caller comes before the run begins
+        if not second:
+            caller = threading.Thread(target=lambda: second.append(ToolRegistry([tool]).run(tool.name, {"task": "x"})))
+            caller.start()
+            caller.join()
+        return run(task, **options)
+
+    helper.run = run_after_a_second_caller  # type: ignore[method-assign]
+    assert ToolRegistry([tool]).run(tool.name, {"task": "first"}).output == "done"
+    assert not second[0].ok and "busy" in second[0].output
+    assert helper.history == earlier  # set aside for the run, then put back
+
+
+class Unshowable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@tool
+def delete_record(record_id: str) -> str:
+    """Delete a record."""
+    DONE.append(record_id)
+    return "deleted"
+
+
+@pytest.mark.parametrize("verdict", [Unshowable(), ["y" * 100_000]])
+def test_an_approver_s_odd_verdict_refuses_the_call_and_is_shown_short(verdict: Any) -> None:
+    from vero.agents import ToolCallingAgent
+
+    call = {"tool_calls": [{"name": "delete_record", "arguments": {"record_id": "r-17"}}]}
+    agent = ToolCallingAgent(
+        "t", ScriptedLLM([call, "Not done."]), tools=[delete_record], approve_tool=lambda c: verdict, verbose=False
+    )
+    assert agent.run("Delete record r-17.") == "Not done." and DONE == []
+    approval = agent.last_result.steps_of("approval")[0].content
+    assert len(approval) < 1000
+
+
+@pytest.mark.parametrize("approve", [True, "yes", 1])
+def test_a_plan_approver_that_is_no_function_is_refused_when_the_agent_is_made(approve: Any) -> None:
+    with pytest.raises(ValueError, match="approve must be a plain function"):
+        PlanExecuteAgent("p", ScriptedLLM([]), approve=approve)
+
+
+def test_an_async_plan_approver_is_refused_when_the_agent_is_made() -> None:
+    async def approve(plan: Any) -> bool:
+        return True
+
+    with pytest.raises(ValueError, match="not async"):
+        PlanExecuteAgent("p", ScriptedLLM([]), approve=approve)
+
+
+def test_an_evaluator_s_huge_feedback_reaches_the_reflector_clipped() -> None:
+    sent: list[int] = []
+
+    def model(messages: list[Any]) -> str:
+        sent.append(sum(len(message.text) for message in messages))
+        return "4"
+
+    agent = ReflexionAgent(
+        "r", ScriptedLLM([model] * 6), verbose=False, evaluator=lambda t, a: (False, 0, "E" * 2_000_000)
+    )
+    agent.run("What is 2+2?")
+    assert sent and max(sent) < 100_000

@@ -17,6 +17,7 @@ docs/plan-execute.md, "Model calls".
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
@@ -159,6 +160,8 @@ class PlanExecuteAgent(Agent):
     ) -> None:
         if max_plan_revisions < 0:
             raise ValueError(f"max_plan_revisions must be 0 or more, got {max_plan_revisions}")
+        if approve is not None and (not callable(approve) or inspect.iscoroutinefunction(approve)):
+            raise ValueError(f"approve must be a plain function of the plan (not async), or None; got {approve!r}")
         budget = renamed_budget("max_steps", max_steps, max_turns)
         super().__init__(name, llm, tools, system_prompt, budget, verbose, **base_options)
         self.approve = approve

@@ -220,7 +220,8 @@ class ReflexionAgent(Agent):
             verdict, problem = external_verdict(self.evaluator, task, attempt.answer)
             if problem:  # that attempt fails; the next attempts go on
                 self.record(StepKind.ERROR, problem, attempt=attempt.number)
-            return verdict
+            limit = self.options.max_observation_chars  # test output shown as a tool's would be
+            return replace(verdict, feedback=clip_observation(verdict.feedback, limit))
         messages = [
             Message("system", self.evaluate_prompt.format(pass_score=f"{self.pass_score:g}")),
             Message("user", self.evaluate_request.format(task=task, answer=attempt.answer)),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import math
 import re
+import threading
 from typing import Annotated, Any, NamedTuple, cast
 
 from vero.core.result import RunResult, Status
@@ -61,16 +62,24 @@ def _run_fresh(agent: Any, task: str) -> RunResult:
     parent: Any = (RUNNING_AGENT.get() or NO_RUN).agent
     if parent is agent:
         raise SubagentFailed(f"the agent {agent.name!r} cannot call itself as a tool")
-    if agent._running.locked():  # before its history is set aside: that history belongs to the run in progress
-        raise SubagentFailed(f"the agent {agent.name!r} is busy with a task (perhaps one of its callers'): ask later")
-    saved, agent.history = agent.history, []
+    with _LENDING:  # one caller at a time sets the history aside, and puts it back
+        if agent._running.locked() or id(agent) in _LENT:  # that history belongs to the run in progress
+            raise SubagentFailed(f"the agent {agent.name!r} is busy with a task (perhaps a caller's): ask later")
+        _LENT.add(id(agent))
+        saved, agent.history = agent.history, []
     try:
         if parent is None:
             agent.run(task)
             return cast(RunResult, agent.last_result)  # set by every run() that returns
         return cast(RunResult, parent.run_subagent(agent, task))
     finally:
-        agent.history = saved
+        with _LENDING:
+            agent.history = saved
+            _LENT.discard(id(agent))
+
+
+_LENDING = threading.Lock()
+_LENT: set[int] = set()  # the agents whose history a call as a tool has set aside
 
 
 def _answer(agent: Any, result: RunResult) -> str:

@@ -44,6 +44,7 @@ from vero.core.parsing.json_text import (
 from vero.core.parsing.quoted_calls import canonical, name_key, name_words, quoted_call, spared_values
 from vero.core.parsing.tool_output import tidy_numbers
 from vero.core.result import StepKind, ToolError, plain_output
+from vero.core.text import clip
 from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import RAISED, ToolRegistry, parse_arguments
 from vero.tools.schema import EXACT
@@ -443,4 +444,8 @@ def _ask(approver: Any, call: ToolCallRequest) -> tuple[str | None, str]:
     if inspect.iscoroutine(verdict):  # an ``async def`` approver: its answer never comes here
         verdict.close()
         return NOT_APPROVED.format(tool=call.name, reason=""), "the approver is async; write it as a plain def"
-    return NOT_APPROVED.format(tool=call.name, reason=""), f"the approver returned {verdict!r}, not True"
+    try:  # a verdict's repr may raise, or be megabytes
+        shown = clip(repr(verdict), 200, " ...")
+    except Exception:
+        shown = f"a {type(verdict).__name__}"
+    return NOT_APPROVED.format(tool=call.name, reason=""), f"the approver returned {shown}, not True"
