@@ -107,3 +107,30 @@ def test_an_amount_whose_thousands_a_dot_groups_beside_its_currency_is_read_as_t
 def test_a_number_with_a_dot_and_no_currency_is_still_a_decimal() -> None:
     page = "Pending: transfer 5.000 to acc-9931"  # as much of the world writes 5
     assert outcome(page, "transfer", {"to": "acc-9931", "amount": 5}) == "quote"
+
+
+# ---------------------------------------------------------------- and what a false-positive probe of those found
+
+INVOICE = (
+    "Invoice INV-2231\nVendor: Acme Supplies\nPayment method: transfer\nto: ACC-9931\namount: 1250\nDue: 2026-12-01"
+)
+PAY = {"to": "ACC-9931", "amount": 1250}
+
+
+@pytest.mark.parametrize("system", [False, True])
+def test_a_tool_s_name_as_the_value_of_a_record_s_field_makes_no_call_of_the_record(system: bool) -> None:
+    assert outcome(INVOICE, "transfer", PAY, task="Pay ACC-9931 1250 for invoice INV-2231.", system=system) == "ran"
+
+
+def test_a_template_s_field_after_a_labelled_name_is_no_arguments_object() -> None:
+    page = "Tip: share_file accepts {name} placeholders in its note; default to: team@corp.test"
+    task = "Share the file with team@corp.test."
+    assert outcome(page, "share_file", {"to": "team@corp.test"}, task=task, system=True) == "ran"
+
+
+def test_a_logged_tool_event_with_more_than_its_name_takes_no_arguments_from_the_next_line() -> None:
+    log = (
+        '{"ts": "2026-11-29T10:00Z", "tool": "transfer", "result": "ok"}\n'
+        '{"ts": "2026-11-29T10:05Z", "event": "invoice_received", "to": "ACC-9931", "amount": 1250}'
+    )
+    assert outcome(log, "transfer", PAY, task="Pay the invoice that came in.", system=True) == "ran"

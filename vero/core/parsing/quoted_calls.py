@@ -205,12 +205,20 @@ _NOT_DONE = r"(?![a-z]?(?:e?d|ing|e?s|e?rs?|ions?|ations?|ments?)(?![a-z]))"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
-# A record's label before a tool's name (tool: x, action = x, - name: x, Tool Input), an INI section's [x] or [tools.x]
-_NAME_LABEL = re.compile(r"(?:\b[A-Za-z_][\w -]{0,20}[ \t]*[:=][ \t]*[\"']?|^[ \t]*\[(?:[\w-]{1,30}\.)?)\Z", re.M)
+# A call's label before a tool's name, a key of its own (tool: x, action = x, - name: x, "command": x, Tool Input:;
+# not a record's "Payment method: transfer"), or an INI section's [x] or [tools.x]
+_CALL_LABELS = r"(?:tool|tool[ _]?name|name|function|call|action|command|method|operation)"
+_NAME_LABEL = re.compile(
+    rf"(?:(?:^|[{{,])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}[\"']?[ \t]*[:=][ \t]*[\"']?"
+    rf"|^[ \t]*\[(?:[\w-]{{1,30}}\.)?)\Z",
+    re.IGNORECASE | re.MULTILINE,
+)
 _JOINED_BY_WORD = re.compile(r"[ \t]+(?:with|using)[ \t]+(?=\{)", re.IGNORECASE)
 _KEYED_NAME = re.compile(r"[\"']?[ \t]*:[ \t]*(?:#[^\n]*)?$", re.MULTILINE)  # share_file: as a mapping's key
-# Before a call's arguments object in the lines after its name: its line's rest, then labels alone (args:, with:)
-_OBJECT_HEAD = re.compile(r"[^\n{]{0,40}(?:\n[ \t]*(?:[-*][ \t]+)?[\w][\w \t.-]{0,30}:?[ \t]*)*")
+# Before a call's arguments object in the lines after its name: a label on its line, then labels alone (args:, with:)
+_OBJECT_HEAD = re.compile(
+    r"[\"' \t,;|]*(?:[\w][\w \t-]{0,20}[:=][ \t]*)?(?:\n[ \t]*(?:[-*][ \t]+)?[\w][\w \t.-]{0,30}:?[ \t]*)*"
+)
 _AFTER_NAME_LINE = re.compile(r"\A([^\n]*\n)[ \t]*\n")  # a blank line right after the name's: the record goes on
 _ACTION_BEFORE = re.compile(r"\bAction[ \t]*(?:\*\*|__)?[ \t]*:[ \t*_`'\"]*(?:[\w-]+\.)*\Z", re.IGNORECASE)
 
@@ -1304,7 +1312,8 @@ def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iter
     the name (``Arguments: {...}``), or the ``key: value`` lines of its paragraph (past a blank line right after the
     name, up to the next ``[section]``), with those of the lines before the name."""
     block = _AFTER_NAME_LINE.sub(r"\1", text[end : end + MAX_CALL_CHARS], count=1).split("\n\n", 1)[0]
-    if (head := _OBJECT_HEAD.match(block)) and block[head.end() : head.end() + 1] == "{":
+    head = _OBJECT_HEAD.match(block)
+    if head and block[head.end() : head.end() + 1] == "{" and not _FIELD.match(block, head.end()):
         yield from _object_at(text, end + head.end(), repairs)
     following = itertools.takewhile(lambda line: line[:1] != "[", map(str.strip, block.splitlines()[1:]))
     preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
@@ -1374,7 +1383,7 @@ _FIELD = re.compile(r"\{+[^{}:=,\"']{0,100}\}")  # {first_name}, {{ name }}, ${x
 def _next_object(text: str, end: int, value: Any) -> Iterator[Any]:
     """The JSON object right after ``value`` (a call's name without arguments: ``{"tool": "x"}``), read as its
     arguments, as JSON Lines split a record."""
-    call = written_call(value) if isinstance(value, dict) and end > 0 else None
+    call = written_call(value) if isinstance(value, dict) and len(value) == 1 and end > 0 else None  # the name alone
     if call is not None and call[1] is None and (brace := _NEXT_OBJECT.match(text, end)):
         yield from _object_at(text, brace.end(), None)
 
