@@ -243,7 +243,7 @@ def quoted_call(
     wanted, user_wrote = None, functools.partial(_user_wrote, asked)  # compared once a written call is found
     fields = _flat_arguments(arguments) if any(isinstance(value, dict) for value in arguments.values()) else arguments
     telling = [value for value in fields.values() if value not in ("", None) and not isinstance(value, bool)]
-    values = [str(value).removesuffix(".0").casefold() for value in telling]  # as written, flags aside
+    values = [str(item).removesuffix(".0").casefold() for value in telling for item in _each(value)]  # flags aside
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
     spellings = _spellings(name)
     for source in sources:
@@ -270,6 +270,11 @@ def quoted_call(
     return bool(results or keyed or own) and _named_with_unsaid(
         spellings, as_arguments, arguments, asked, results, keyed, own, offered
     )
+
+
+def _each(value: Any) -> list[Any]:
+    """A list's items, or the value alone."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _spellings(name: str) -> re.Pattern[str]:
@@ -800,16 +805,21 @@ def _keyed(arguments: dict[str, Any], said: str, named: bool = True) -> dict[str
     when a value is not a single one, or when the user wrote (``said``) every value longer than a character: then
     the call is the user's, whatever a description shows.  By parameter name."""
     pairs, unsaid = {}, False
-    for key, value in arguments.items():
-        value = canonical(value)
-        if not isinstance(key, str) or not isinstance(value, str):
+    for key, written in arguments.items():
+        value = canonical(written)
+        listed = isinstance(written, (list, tuple)) and 1 < len(value) <= MAX_ITEMS  # its items, in the model's order
+        items = tuple(dict.fromkeys(map(canonical, written))) if listed else (value,)
+        if not isinstance(key, str) or not all(isinstance(item, str) for item in items):
             return {}
-        if value in _SAYS_LITTLE or (not named and (len(value) < 2 or _said(value, said))):
+        if value in _SAYS_LITTLE or (not named and (len(items) > 1 or len(value) < 2 or _said(value, said))):
             continue
         keyed = rf"(?<!\w){_key_pattern(key)}{_PAIR_GAP}" if named else ""
-        pairs[key] = keyed + _value_pattern(value)
-        unsaid = unsaid or (len(value) > 1 and not _said(value, said))
+        pairs[key] = keyed + _ITEM_GAP.join(map(_value_pattern, items))  # listed in the model's order
+        unsaid = unsaid or any(len(item) > 1 and not _said(item, said) for item in items)
     return pairs if unsaid else {}
+
+
+_ITEM_GAP = r"(?:[\W_]|\band\b){1,20}?"  # between a list's items as a text lists them: "a, b", "a and b", lines
 
 
 def _listed_after(key: str, arguments: dict[str, Any]) -> str:
