@@ -63,7 +63,8 @@ class Cassette:
             raise CassetteError(f"{self.path}: no such cassette (record one: mode='record', or vero run --record FILE)")
         else:  # every line checked, and where each request's entries are remembered
             for offset, entry in self._scan():
-                self._entries[request_key(entry["request"])].append(offset)
+                for key in _keys_of(entry["request"]):
+                    self._entries[key].append(offset)
 
     def __repr__(self) -> str:
         return f"Cassette({str(self.path)!r}, mode={self.mode!r}, hits={self.hits}, misses={self.misses})"
@@ -79,18 +80,19 @@ class Cassette:
         a recorded refusal is raised as the ``LLMCallError`` it was."""
         if self.mode == "record":
             return None
-        request = hide_secrets_in(request, secrets, in_use=False, names=False)  # the same key whatever else runs
+        request = hide_secrets_in(request, secrets, in_use=False, names=False)  # the client's own key masked
         try:
-            key = request_key(request)
+            keys = _keys_of(request)
         except UnicodeEncodeError as exc:  # as the endpoint would refuse it (ChatOpenAI._complete)
             raise LLMCallError(f"the request has text that cannot be sent as UTF-8 ({exc.reason})") from None
         with self._lock:
+            key = next((key for key in keys if key in self._entries), keys[0])
             offsets = self._entries.get(key, [])
             played = self._played[key]
             if played < len(offsets) or (offsets and self.mode == "replay"):
                 self._played[key] = played + 1
                 self.hits += 1
-                return _replayed(self._entry_at(offsets[min(played, len(offsets) - 1)])["reply"])
+                return _replayed(self._entry_at(offsets[min(played, len(offsets) - 1)], key)["reply"])
             self.misses += 1
         if self.mode == "replay":
             raise CassetteMissError(self.miss_message(request))
@@ -111,7 +113,7 @@ class Cassette:
             body = {"error": {"message": str(reply), "status": reply.status, "parameter": reply.parameter}}
         else:
             body = reply_body(reply)
-        request = hide_secrets_in(_for_file(request), secrets, in_use=False, names=False)
+        request = hide_secrets_in(_for_file(request), secrets, names=False)
         body = hide_secrets_in(body, secrets, names=False)
         entry = {"request": request, "reply": body, "check": _checksum(request, body)}
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
@@ -125,9 +127,9 @@ class Cassette:
                 os.write(fd, line)
             finally:
                 os.close(fd)
-            key = request_key(request)
-            self._entries[key].append(offset)
-            self._played[key] += 1  # this reply was just given live
+            for key in _keys_of(request):
+                self._entries[key].append(offset)
+                self._played[key] += 1  # this reply was just given live
 
     def miss_message(self, request: dict[str, Any]) -> str:
         """Why ``request`` is not in the cassette: the first difference from the nearest recorded request, as
@@ -167,10 +169,21 @@ class Cassette:
                     yield offset, _entry(self.path, number, line)
                 offset = file.tell()
 
-    def _entry_at(self, offset: int) -> dict[str, Any]:
+    def _entry_at(self, offset: int, key: str) -> dict[str, Any]:
+        """The entry at ``offset``, which must still be the one recorded for the request of ``key``: a cassette
+        written again while in use raises a ``CassetteError``, never another request's reply."""
         with open(self._file, "rb") as file:
             file.seek(offset)
-            return _entry(self.path, 0, file.readline(MAX_LINE_BYTES + 1))
+            entry = _entry(self.path, 0, file.readline(MAX_LINE_BYTES + 1))
+        if key not in _keys_of(entry["request"]):
+            raise CassetteError(f"{self.path}: the cassette changed while it was in use; open it again")
+        return entry
+
+
+def _keys_of(request: dict[str, Any]) -> list[str]:
+    """The keys a request is found under: with the keys in use masked (vero's other clients', the CLI's search keys:
+    ``add`` writes it so), and as it stands (recorded before such a key was in use)."""
+    return list(dict.fromkeys([request_key(hide_secrets_in(request, (), names=False)), request_key(request)]))
 
 
 def request_key(request: dict[str, Any]) -> str:

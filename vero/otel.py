@@ -32,6 +32,7 @@ from typing import Any
 from vero._version import __version__
 from vero.core.events import Event
 from vero.core.result import token_counts
+from vero.core.secrets import hide_secrets, hide_secrets_in
 
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 INSTALL_HINT = 'vero.otel needs OpenTelemetry: pip install "vero[otel]" (the opentelemetry-api package)'
@@ -131,7 +132,7 @@ class GenAISpans:
         if data.get("call_id"):
             attributes["gen_ai.tool.call.id"] = str(data["call_id"])
         if self.capture_content:
-            args = data.get("args")
+            args = hide_secrets_in(data.get("args"), ())  # a key a model or a tool repeats, masked as elsewhere
             attributes["gen_ai.tool.call.arguments"] = args if isinstance(args, str) else _json(args)
         self._open("execute_tool", f"execute_tool {tool}", self._trace.SpanKind.INTERNAL, attributes)
 
@@ -140,7 +141,7 @@ class GenAISpans:
         if span is None:
             return
         if self.capture_content:
-            span.set_attribute("gen_ai.tool.call.result", str(data.get("output", "")))
+            span.set_attribute("gen_ai.tool.call.result", hide_secrets(str(data.get("output", "")), ()))
         if not data.get("ok", True):
             self._fail(span, str(data.get("error") or "tool_error"))
         self._end(span)
