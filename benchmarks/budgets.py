@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 9621  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 9619  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -258,7 +258,7 @@ LINES_CEILING = 9621  # a ratchet: 8295 when set (2026-11-28), 7961 after a firs
 # 9590: +8, a fault probe of approval: one end stop only, Approval only with True, a library's bool only
 # 9606: +16, the same probe: an agent lent as a tool to one caller at a time, odd verdicts shown short, approve checked
 # 9615: +9, a false-positive probe of the record reading: a call's labels only, no template field, a name alone
-# 9621: +6, a thirtieth gate probe: a description's example whose list argument holds several items
+# 9619: +4, a thirtieth gate probe: a description's example whose list argument holds several items
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

@@ -243,7 +243,8 @@ def quoted_call(
     wanted, user_wrote = None, functools.partial(_user_wrote, asked)  # compared once a written call is found
     fields = _flat_arguments(arguments) if any(isinstance(value, dict) for value in arguments.values()) else arguments
     telling = [value for value in fields.values() if value not in ("", None) and not isinstance(value, bool)]
-    values = [str(item).removesuffix(".0").casefold() for value in telling for item in _each(value)]  # flags aside
+    items = [item for value in telling for item in (value if isinstance(value, list) else [value])]  # a list's too
+    values = [str(item).removesuffix(".0").casefold() for item in items]  # as written, flags aside
     keyed: list[str] = []  # the descriptions' forms read for arguments written after their names (``_keyed``)
     spellings = _spellings(name)
     for source in sources:
@@ -270,11 +271,6 @@ def quoted_call(
     return bool(results or keyed or own) and _named_with_unsaid(
         spellings, as_arguments, arguments, asked, results, keyed, own, offered
     )
-
-
-def _each(value: Any) -> list[Any]:
-    """A list's items, or the value alone."""
-    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def _spellings(name: str) -> re.Pattern[str]:
