@@ -302,7 +302,7 @@ def _same_call(
     (``a@x, b@y``) is read as a list where the other call has one there."""
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)) or written == wanted:
         return bool(written == wanted)
-    if _moved(written, wanted, user_wrote):
+    if _moved(written, wanted, user_wrote) or (outside and _kept(written, wanted, optional, user_wrote)):
         return True
     written = _as_theirs(written, wanted)  # then the model's as the written one reads now: the same where they agree
     wanted = _as_theirs(wanted, written)
@@ -332,6 +332,17 @@ def _moved(written: tuple[Any, ...], wanted: tuple[Any, ...], user_wrote: Callab
     moved = {(where[value], value) for key, value in written if where.get(value, key) != key}
     moved = {(key, value) for key, value in moved if isinstance(value, str) and len(value) >= 5}
     return bool(moved) and not user_wrote(moved)
+
+
+def _kept(written: tuple[Any, ...], wanted: tuple[Any, ...], optional: Collection[str], user_wrote: Any) -> bool:
+    """A value of a required parameter of ``written`` (data from outside) that ``wanted`` keeps, the call completed
+    with values for parameters ``written`` lacks, and the user did not write it: a page's ``role="owner"`` in the
+    user's "give bob access" (a value put in place of one written, as of a placeholder ``<token>``, is no such)."""
+    kept, keys = {canonical(key) for key in optional}, {key for key, _ in written}
+    common = {(key, value) for key, value in set(written) & set(wanted) if key not in kept and isinstance(value, str)}
+    common = {(key, value) for key, value in common if len(value) > 1 and value not in _SAYS_LITTLE}
+    added = {key for key, _ in set(wanted) - set(written)}
+    return bool(common) and bool(added) and not added & keys and not user_wrote(common)
 
 
 # Currencies: their codes (not those that are English words: try 5, rub 2), and the signs and words that name them,
