@@ -816,6 +816,8 @@ def _keyed(arguments: dict[str, Any], said: str, named: bool = True) -> dict[str
         value = canonical(written)
         listed = isinstance(written, (list, tuple)) and 1 < len(value) <= MAX_ITEMS  # its items, in the model's order
         items = tuple(dict.fromkeys(map(canonical, written))) if listed else (value,)
+        if listed and any(not isinstance(item, str) or _PLAIN_WORDS.fullmatch(item) for item in items):
+            return {}  # words (outage, billing): as likely the values a description allows as an example's
         if not isinstance(key, str) or not all(isinstance(item, str) for item in items):
             return {}
         if value in _SAYS_LITTLE or (not named and (len(items) > 1 or len(value) < 2 or _said(value, said))):
@@ -826,6 +828,7 @@ def _keyed(arguments: dict[str, Any], said: str, named: bool = True) -> dict[str
     return pairs if unsaid else {}
 
 
+_PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*")  # not an id, an address or a number
 _ITEM_GAP = r"(?:[\W_]|\band\b){1,20}?"  # between a list's items as a text lists them: "a, b", "a and b", lines
 
 
