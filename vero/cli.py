@@ -389,7 +389,7 @@ def run_command(args, debug: bool) -> int:
     output: ``lost_output_code``)."""
     LOST_OUTPUT.clear()
     LOST_STREAMS.clear()
-    with _signals_as_ctrl_c() as caught:
+    with _signals_as_ctrl_c(args.command == "run") as caught:  # the chat's Ctrl-C asks twice: SIGTERM ends it
         code = _run_command(args, debug)
     write_or_drop(sys.stdout.flush)  # what is still buffered: a closed pipe says so here, not at exit
     if caught and code == 130:
@@ -398,10 +398,10 @@ def run_command(args, debug: bool) -> int:
 
 
 @contextlib.contextmanager
-def _signals_as_ctrl_c() -> Iterator[list[int]]:
-    """SIGTERM and SIGHUP (``timeout``, ``kill``, a CI job cancelled, a terminal closed) end the command as Ctrl-C
-    does: the run cancelled, ``--json`` printed, the MCP servers and what they started stopped.  Yields the signals
-    caught."""
+def _signals_as_ctrl_c(wanted: bool = True) -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP (``timeout``, ``kill``, a CI job cancelled, a terminal closed) end ``vero run`` as Ctrl-C
+    does: the run cancelled, ``--json`` printed, the MCP servers and what they started stopped.  Only where they
+    would end the process (not under ``nohup``, which ignores SIGHUP).  Yields the signals caught."""
     caught: list[int] = []
 
     def interrupt(signum: int, frame: Any) -> None:
@@ -409,8 +409,9 @@ def _signals_as_ctrl_c() -> Iterator[list[int]]:
         raise KeyboardInterrupt
 
     signals = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
-    in_main = threading.current_thread() is threading.main_thread()  # where Python lets a handler be set
-    before = {number: signal.signal(number, interrupt) for number in signals} if in_main else {}
+    in_main = wanted and threading.current_thread() is threading.main_thread()  # where a handler may be set
+    ending = [number for number in signals if in_main and signal.getsignal(number) is signal.SIG_DFL]
+    before = {number: signal.signal(number, interrupt) for number in ending}
     try:
         yield caught
     finally:

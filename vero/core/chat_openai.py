@@ -584,7 +584,8 @@ def _shorten_waits(request: Any, remaining: float) -> None:
 
 
 _EVENT_END = re.compile(rb"(?:\r\n|\r(?!\n)|\n){2}")  # a blank line, in any of the line ends streams use
-_SAYS_NOTHING = re.compile(rb"(?:(?::[^\r\n]{0,200}|data: ?\[DONE\][ \t]*)(?:\r\n|\r|\n|\Z))*")  # comments, [DONE]
+_NOTHING_LINE = rb"(?::[^\r\n]{0,200}|data: ?\[DONE\][ \t]*)?"  # a comment, [DONE] or a blank line
+_SAYS_NOTHING = re.compile(rb"(?:%s(?:\r\n|\r|\n))*%s" % (_NOTHING_LINE, _NOTHING_LINE))  # the last may lack its end
 OPEN_EVENT_BYTES = 1000  # more of an event, still open, is kept only to find where it ends
 
 

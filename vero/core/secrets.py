@@ -196,7 +196,7 @@ def _replace_spans(text: str, spans: list[tuple[int, int]]) -> str:
 def unread_password(url: str) -> list[str]:
     """The password of ``scheme://user:pass@host`` when it holds an unencoded ``/``, ``?`` or ``#``: a URL parser
     ends the host there, so the password is no credential to it (and ``host:4711#...`` a port)."""
-    written = re.match(r"[A-Za-z][\w+.-]*://[^:/?#@\s]*:([^@\s]*[/?#][^@\s]*)@", url)
+    written = re.match(r"[A-Za-z][\w+.-]*://[^:/?#@\s]*:([^@\s=&]*[/?#][^@\s=&]*)@", url)  # not ?to=a@b's @
     return [written[1]] if written else []
 
 

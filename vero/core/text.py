@@ -70,7 +70,7 @@ def printable_json(text: str) -> str:
 MASK = "***"
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>`]+")
 # user:password@, also a password with an unencoded / ? or # in it (which a URL parser reads as the host's end)
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)(?:[^/?#@\s]*|[^:/?#@\s]*:[^@\s]*)@")
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)(?:[^/?#@\s]*|[^:/?#@\s]*:[^@\s=&]*)@")
 _QUERY_VALUE = re.compile(r"([?&;][^=&;#]*=)[^&;#]*")
 # Query parameters known to carry no secret (Azure's api-version ...): shown as they are.
 PLAIN_QUERY_NAMES = frozenset({"api-version", "api_version", "version", "model", "format", "stream"})

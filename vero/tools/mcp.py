@@ -46,7 +46,7 @@ from typing import Any
 
 from vero._version import __version__
 from vero.core.files import read_regular
-from vero.core.secrets import hide_secrets
+from vero.core.secrets import hide_secrets, url_credentials
 from vero.core.text import clip, redact_url
 from vero.tools.base import Tool
 from vero.tools.registry import ToolRegistry
@@ -833,6 +833,7 @@ class _HTTPTransport:
         self.server = server
         self.url, login = _without_login(url)  # user:password@ in the URL: sent as HTTP's basic authentication
         self._headers = {**login, **(headers or {})}  # secrets (an Authorization token): never printed or logged
+        self._login = url_credentials(url)  # the password itself too, which a server's error may echo
         self.shown: str | None = None
         self.session_id: str | None = None
         self.protocol_version: str | None = None
@@ -850,6 +851,7 @@ class _HTTPTransport:
         """``text`` with the headers' values masked, whole and word by word (``Bearer TOKEN``: the token too):
         they are secrets, and an error may quote one (``Invalid header value b'Bearer ...'``), a server echo it."""
         values = [part for value in self._headers.values() for part in (value, value.strip(), *value.split())]
+        values += self._login
         return hide_secrets(text, values) if values else text
 
     def open(self) -> None:
@@ -1141,9 +1143,11 @@ class MCPServer:
     def _renew(self) -> None:
         """Ready to start again after ``close()``: a transport made as the first was.  Request ids go on
         counting, so that a late answer from the old process can answer nothing of the new one's."""
-        shown = self.transport.shown
+        shown, secrets = self.transport.shown, getattr(self.transport, "secrets", None)
         self.transport = self._make_transport(self)
         self.transport.shown = shown
+        if secrets is not None:  # what a config read from the environment: the new transport did not read it
+            self.transport.secrets = secrets  # type: ignore[union-attr]
         self._closed_reason = None
         self._tools_changed = False
 

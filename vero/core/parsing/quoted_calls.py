@@ -205,12 +205,13 @@ _NOT_DONE = r"(?![a-z]?(?:e?d|ing|e?s|e?rs?|ions?|ations?|ments?)(?![a-z]))"
 _NAME_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")  # the words of a tool's name (snake or camel case)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
-# A call's label before a tool's name, a key of its own (tool: x, action = x, - name: x, "command": x, Tool Input:;
-# not a record's "Payment method: transfer"), or an INI section's [x] or [tools.x]
+# A call's label before a tool's name, a key of its own at a line's start or after a sign (tool: x, action = x,
+# - name: x, "command": x, a log's "msg": "action: x"; not a record's "Payment method: transfer"), or a section's [x]
 _CALL_LABELS = r"(?:tool|tool[ _]?name|name|function|call|action|command|method|operation)"
 _NAME_LABEL = re.compile(
-    rf"(?:(?:^|[{{,])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}[\"']?[ \t]*[:=][ \t]*[\"']?"
-    rf"|^[ \t]*\[(?:[\w-]{{1,30}}\.)?)\Z",
+    rf"(?:(?:(?:^|[{{,;:\"'])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}|\b(?:tool|name|function|call))"
+    rf"[\"']?[ \t]*[:=][ \t]*[\"']?"
+    rf"|(?:^|[\"':])[ \t]*\[(?:[\w-]{{1,30}}\.)?)\Z",
     re.IGNORECASE | re.MULTILINE,
 )
 _JOINED_BY_WORD = re.compile(r"[ \t]+(?:with|using)[ \t]+(?=\{)", re.IGNORECASE)
@@ -654,6 +655,7 @@ def _named_with_values(spellings: re.Pattern[str], values: list[str], sources: l
     call in any syntax (a table row, YAML, a command line, a call padded past the readers' limits).  Asked of tool
     results and padded texts only: a user's own words name a tool and its values to ask for the call."""
     forms = [form for source in sources for form in _forms(source, spellings)]
+    forms += [_BESIDE_A_CURRENCY.sub(_ungrouped, form) for form in forms if _BESIDE_A_CURRENCY.search(form)]
     needles = ["(?:" + "|".join(map(_value_pattern, _value_readings(value))) + ")" for value in values]
     texts = [text for form in forms for text in _value_texts(form)]
     if _named_near(spellings, needles, NEAR_CHARS + len("".join(values)), texts):
@@ -856,10 +858,11 @@ _GROUPED_DIGITS = re.compile(rf"(?<![\w.])(?<!\w-)-?\d{{1,3}}(?:{_GROUP_SIGN}\d{
 _INDIAN_NUMBER = re.compile(r"(?<![\d.,])\d{1,2}(?:,\d{2})+,\d{3}(?![\d,]|\.\d)")  # 1,50,000
 # Thousands grouped by dots, as much of Europe writes them: 1.500.000 and 1.500,- EUR say so; 1.500 alone is 1500 to
 # some and 1.5 to others, so it is read both ways in a call written out and in the user's words (``_numbers_otherwise``)
-_GROUPED_BY_DOTS = re.compile(
-    rf"(?<![\d.,])\d{{1,3}}(?:\.\d{{3}}){{2,}}(?![\d.]|,\d)|(?<![\d.,])\d{{1,3}}(?:\.\d{{3}})+(?=,-)"
-    rf"|(?:(?<=[{_SIGNS}])|(?<=[{_SIGNS}] )|(?<=\b(?:{_CURRENCY_CODES}) ))\d{{1,3}}(?:\.\d{{3}})+(?!\d|[.,]\d)"
-    rf"|(?<![\d.,])\d{{1,3}}(?:\.\d{{3}})+(?= ?(?:[{_SIGNS}]|(?:{_CURRENCY_CODES})(?![^\W\d_])))",  # €5.000
+_GROUPED_BY_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3}){2,}(?![\d.]|,\d)|(?<![\d.,])\d{1,3}(?:\.\d{3})+(?=,-)")
+# Beside a currency, 5.000 is 5000 to many (€5.000, 5.000 EUR, EUR 5.000): read so too, beside the tool's name
+_BESIDE_A_CURRENCY = re.compile(
+    rf"(?:(?<=[{_SIGNS}])|(?<=[{_SIGNS}] )|(?<=\b(?:{_CURRENCY_CODES}) ))\d{{1,3}}(?:\.\d{{3}})+(?!\d|[.,]\d)"
+    rf"|(?<![\d.,])\d{{1,3}}(?:\.\d{{3}})+(?= ?(?:[{_SIGNS}]|(?:{_CURRENCY_CODES})(?![^\W\d_])))",
     re.IGNORECASE,
 )
 _DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?!\d|[.,]\d)")  # 1.500, 1.500. too
@@ -872,6 +875,10 @@ _AS_DIGITS = str.maketrans("oO〇l", "0001")
 def _digits_drawn(text: str) -> list[str]:
     """``text`` with its numbers written with letters drawn like digits read as those digits, if it has any."""
     return [_DIGITS_DRAWN.sub(lambda m: m[0].translate(_AS_DIGITS), text)] if _DIGITS_DRAWN.search(text) else []
+
+
+def _ungrouped(number: re.Match[str]) -> str:
+    return number[0].replace(".", "")
 
 
 def _numbers_otherwise(text: str) -> list[str]:
@@ -1331,16 +1338,28 @@ def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iter
     """The arguments of a call written as a record that names the tool: an object after a label in the lines after
     the name (``Arguments: {...}``), or the ``key: value`` lines of its paragraph (past a blank line right after the
     name, up to the next ``[section]``), with those of the lines before the name."""
-    block = _AFTER_NAME_LINE.sub(r"\1", text[end : end + MAX_CALL_CHARS], count=1).split("\n\n", 1)[0]
+    block = _AFTER_NAME_LINE.sub(r"\1", text[end : end + MAX_CALL_CHARS], count=1)
     head = _OBJECT_HEAD.match(block)
     if head and block[head.end() : head.end() + 1] == "{" and not _FIELD.match(block, head.end()):
         yield from _object_at(text, end + head.end(), repairs)
-    following = itertools.takewhile(lambda line: line[:1] != "[", map(str.strip, block.splitlines()[1:]))
     preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
-    later = _pairs_written("\n".join(line for line in following if _PAIRS.fullmatch(line.rstrip(",;"))))
+    later = _pairs_written("\n".join(_record_lines(block.splitlines()[1:])))
     earlier = _pairs_written("\n".join(map(str.strip, preceding)))
     yield from [later] if later is not None else []
     yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
+
+
+def _record_lines(lines: list[str]) -> Iterator[str]:
+    """A record's ``key: value`` lines (a string's closing quote or a brace after the last aside): the other lines
+    of its paragraph skipped (a comment's words), and over blank lines while pairs follow (one ``<li>`` a line), up
+    to a ``[section]`` or a line of a paragraph after it that is none."""
+    paragraph = True
+    for line in map(str.strip, lines):
+        pair = closed[1] if (closed := _PAIRS_CLOSED.fullmatch(line)) else None
+        if line[:1] == "[" or (pair is None and line and not paragraph):
+            return
+        paragraph = paragraph and bool(line)
+        yield from [pair] if pair else []
 
 
 _NOT_A_CALL_BEFORE = re.compile(r"[\"']|(?<![\w.])\.")  # "name" { in HCL, .name { in a style sheet (not functions.)
@@ -1408,7 +1427,7 @@ def _next_object(text: str, end: int, value: Any) -> Iterator[Any]:
         yield from _object_at(text, brace.end(), None)
 
 
-_NEXT_OBJECT = re.compile(r"[ \t]*,?[ \t]*\r?\n[ \t]*(?=\{)")  # on the next line
+_NEXT_OBJECT = re.compile(r"[ \t]*,?(?:[ \t]*\r?\n){1,3}[ \t]*(?=\{)")  # on the next line (past blank ones)
 
 
 def _brace_before(text: str, position: int) -> int:
@@ -1506,6 +1525,7 @@ def _labelled_call(text: str, label: re.Match[str], name: str) -> Iterator[Any]:
 _PAIR_TEXT = r"""(\w+)[ \t]*[=:][ \t]*(?:"([^"]*)"|'([^']*)'|([^\s,;"']+))"""  # key=value, key: "value"
 _PAIR = re.compile(_PAIR_TEXT)
 _PAIRS = re.compile(rf"{_PAIR_TEXT}(?:(?:\s*[,;]\s*|\s+){_PAIR_TEXT})*")  # on one line or several (YAML)
+_PAIRS_CLOSED = re.compile(rf"({_PAIRS.pattern})[\"'}}\]),; \t]*")  # a string's closing quote or a brace after them
 
 
 def _orphan_input(text: str, start: int, end: int, action: int) -> bool:
