@@ -44,9 +44,17 @@ def test_a_step_that_adds_more_than_an_end_stop_is_not_an_approved_one(replanned
     assert not in_order([replanned], [approved])
 
 
-@pytest.mark.parametrize("written", [APPROVED + ".", APPROVED + " ;", f"2. {APPROVED}."])
+WORDED = "Delete with delete_folder the cache folder"
+
+
+@pytest.mark.parametrize("written", [WORDED + ".", WORDED + ";", f"2. {WORDED}."])
 def test_a_step_with_an_end_stop_or_a_list_number_is_the_approved_one(written: str) -> None:
-    assert in_order([written], [APPROVED])
+    assert in_order([written], [WORDED])
+
+
+@pytest.mark.parametrize("written", [APPROVED + ".", APPROVED + " ;", "Run git add ."])
+def test_a_stop_after_a_path_s_slash_or_a_space_is_no_end_stop_and_asks_again(written: str) -> None:
+    assert not in_order([written], [APPROVED if written.startswith(APPROVED) else "Run git add"])
 
 
 @tool(read_only=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from numbers import Number
 from typing import Any
 
 from vero.core.parsing import as_score
@@ -76,7 +77,7 @@ def best(attempts: list[Attempt]) -> Attempt:
 def _a_truth_value(value: object) -> bool:
     """A library's bool (numpy's): its type says its truth (``__bool__``).  Not text or a number, nor an object true
     for being there (a test run's result, a finished process) or a list (``[False]``)."""
-    plain = value is None or isinstance(value, (str, bytes, int, float, list, tuple, dict))
+    plain = value is None or isinstance(value, (str, bytes, Number, list, tuple, dict))  # Decimal, a count: numbers
     return not plain and getattr(type(value), "__bool__", None) is not None
 
 

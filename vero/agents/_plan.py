@@ -185,7 +185,7 @@ def _as_read(step: str) -> str:
     return _END_STOP.sub("", _LIST_MARK.sub("", " ".join(step.split()).replace("\u2019", "'"))).rstrip()
 
 
-_END_STOP = re.compile(r"(?<![.;])[.;]\Z")
+_END_STOP = re.compile(r"(?<![.;/\s])[.;]\Z")  # a sentence's stop, not a path's "." nor "git add ."
 
 
 def tool_results(steps: Sequence[Step]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

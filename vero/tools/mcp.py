@@ -1744,7 +1744,8 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
     server.transport.shown = shlex.join(written_argv)
     written = [*written_argv, *_strings(entry, "env", where, dict).values(), _strings(entry, "cwd", where, str)]
     assert isinstance(server.transport, _StdioTransport)  # what a variable holds may be a secret too
-    server.transport.secrets += [os.environ[n] for text in written for n in _variables_in(text) if n in os.environ]
+    named = [name for text in written for name in _variables_in(text) if _SECRET_NAME.search(name)]  # not ${HOME}
+    server.transport.secrets += [os.environ[name] for name in named if name in os.environ]
     return server
 
 
@@ -1820,7 +1821,9 @@ def _strings(entry: Mapping[str, Any], key: str, where: str, kind: type) -> Any:
     return value
 
 
-_SECRET_NAME = re.compile(r"token|key|secret|passw|auth|credential", re.IGNORECASE)  # GITHUB_TOKEN, API_KEY...
+_SECRET_NAME = re.compile(  # GITHUB_TOKEN, API_KEY, MY_PAT... (not KEYBOARD_LAYOUT nor AUTHOR_NAME)
+    r"(?:^|_)(?:TOKEN|KEY|SECRET|PASSW\w*|AUTH|CREDENTIALS?|PAT)(?:_|$)|(?:TOKEN|KEY|SECRET)$", re.IGNORECASE
+)
 _VARIABLE = re.compile(r"\$\{([^{}]*)\}")
 _VARIABLE_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
 

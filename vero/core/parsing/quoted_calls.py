@@ -327,10 +327,12 @@ def _moved(written: tuple[Any, ...], wanted: tuple[Any, ...], user_wrote: Callab
     """A text of ``written`` (a call under a parameter's name of ``wanted``) that says something (five characters or
     more) is in ``wanted`` under another parameter, and the user did not write it: the page's ``to`` as the model's
     ``cc``, beside the user's own ``to``."""
-    where = {value: key for key, value in wanted}
-    if not {key for key, _ in written} & set(where.values()):  # no parameter of the call: a record, not the call
+    where: dict[Any, set[Any]] = {}
+    for key, value in wanted:
+        where.setdefault(value, set()).add(key)
+    if not {key for key, _ in written} & {key for key, _ in wanted}:  # no parameter of the call: a record, not a call
         return False
-    moved = {(where[value], value) for key, value in written if where.get(value, key) != key}
+    moved = {(other, value) for key, value in written if key not in where.get(value, {key}) for other in where[value]}
     moved = {(key, value) for key, value in moved if isinstance(value, str) and len(value) >= 5}
     return bool(moved) and not user_wrote(moved)
 
@@ -1629,7 +1631,7 @@ _KEYWORD = re.compile(r"""\s*["']?(\w{1,100})["']?\s*(?:=(?!=)|:)\s*(.*)""", re.
 _PLAIN = (str, int, float, bool, list, tuple, dict)  # not ``...`` (a placeholder), bytes, a set or None
 
 
-def _parts(text: str, opening: int) -> tuple[list[str] | None, int]:
+def _parts(text: str, opening: int, unwrap: bool = True) -> tuple[list[str] | None, int]:
     """What the bracket at ``opening`` holds, apart at its own commas (not those in strings or brackets; an object's
     when that is all: ``f({a: 1})``), and where it closes: ``PAST_LIMIT`` where a limit cut the reading short."""
     depth, start, parts, read = 0, opening + 1, [], 0
@@ -1646,7 +1648,7 @@ def _parts(text: str, opening: int) -> tuple[list[str] | None, int]:
             start = token.end()
             if mark != ",":
                 whole = len(parts) == 1 and parts[0].strip()[:1] == "{"
-                return (_parts(parts[0].strip(), 0)[0] if whole else parts), token.start()
+                return (_parts(parts[0].strip(), 0, unwrap=False)[0] if whole and unwrap else parts), token.start()
     return None, PAST_LIMIT if read > MAX_TOKENS or len(text) > opening + MAX_CALL_CHARS else -1
 
 
