@@ -209,7 +209,7 @@ _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
 # - name: x, "command": x, a log's "msg": "action: x"; not a record's "Payment method: transfer"), or a section's [x]
 _CALL_LABELS = r"(?:tool|tool[ _]?name|name|function|call|action|command|method|operation)"
 _NAME_LABEL = re.compile(
-    rf"(?:(?:(?:^|[{{,;:\"'])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}|\b(?:tool|name|function|call))"
+    rf"(?:(?:(?:^|[{{,;:.!?\"'])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}|\b(?:tool|name|function|call))"
     rf"[\"']?[ \t]*[:=][ \t]*[\"']?"
     rf"|(?:^|[\"':])[ \t]*\[(?:[\w-]{{1,30}}\.)?)\Z",
     re.IGNORECASE | re.MULTILINE,
@@ -512,8 +512,8 @@ def _named_with_unsaid(
     flat = _flat_arguments(arguments) if nested else arguments  # an example writes them so too
     prose = _keyed(flat, said, named=False)  # "send 1250 to ACC-9 with transfer": values the user did not say
     texts = (whole, near)
-    # one value alone only when it is an id (q3-minutes): a word (express, resolved) or a number any app names
-    alone = len(prose) == 1 and bool(_ID.fullmatch(str(canonical(flat[next(iter(prose))]))))
+    # one value alone only when it is an id or an address (q3-minutes, a@x.test): not a word (express) nor a number
+    alone = len(prose) == 1 and bool(_ITEM.fullmatch(str(canonical(flat[next(iter(prose))]))))
     return _example_in(_keyed(flat, said), flat, spellings, reach, texts) or (
         (len(prose) > 1 or alone) and _example_in(prose, flat, spellings, reach, texts, prose=True)
     )
