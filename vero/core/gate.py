@@ -182,11 +182,15 @@ class Shown:
     own: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (tool, text, the values of its call)
 
 
+# A tool's parameters as a text, one key a line: a record that ends a parameter's description ends its own line
+_SCHEMA_TEXT = functools.partial(json.dumps, ensure_ascii=False, indent=1)
+
+
 def quote_sources(agent: Agent) -> Shown:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3).
     A sub-agent's task is not among them but its parent's sources are: the parent's model wrote that
     task (a plan step, an ``as_tool`` call), and what it was shown is there."""
-    described = {t.name: f"{t.description}\n\n{json.dumps(t.parameters, ensure_ascii=False)}" for t in agent.tools}
+    described = {t.name: f"{t.description}\n\n{_SCHEMA_TEXT(t.parameters)}" for t in agent.tools}
     examples = {t.name: _examples_of(t.parameters) for t in agent.tools if "xample" in described[t.name]}
     tools = {name: text + examples.get(name, "") for name, text in described.items()}
     # and the tools' names, which a server chooses (delete_record_rec-88412), as another description (as words too)
@@ -209,7 +213,7 @@ def quote_sources(agent: Agent) -> Shown:
     listing = agent.tools.describe() or "\0"  # but not vero's list of the tools (``- name(sig): ...``): no call
     shown.texts.extend(message.text.replace(listing, "") for message in messages if message.role == "system")
     functions = [schema.get("function") or {} for schema in sent_tools or () if isinstance(schema, dict)]
-    sent = (f"{fn.get('description')}\n\n{json.dumps(fn.get('parameters'), ensure_ascii=False)}" for fn in functions)
+    sent = (f"{fn.get('description')}\n\n{_SCHEMA_TEXT(fn.get('parameters'))}" for fn in functions)
     shown.texts.extend(text for text in sent if text not in described.values())  # a tool as sent, since changed
     shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
     limit = agent.options.max_observation_chars  # each result as far as sent, as recorded and tidied (499.9...4: 500)
