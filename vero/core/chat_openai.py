@@ -802,7 +802,8 @@ def _starts_another(call: dict[str, str], piece_id: str, name: str) -> bool:
     """Whether a streamed piece at the index of ``call`` starts another call (some servers give every call index 0):
     another tool's name under another id; once the call has arguments, another tool's name or another id.  A piece
     with no name, or the call's (some send it each time), goes on with it whatever its id (some change it)."""
-    other_id, renamed = bool(piece_id and call["id"] and piece_id != call["id"]), name != call["name"] != ""
+    other_id = bool(piece_id and call["id"] and piece_id != call["id"])
+    renamed = bool(call["name"]) and name != call["name"]
     return bool(name) and (other_id or renamed) and (bool(call["arguments"]) or (renamed and other_id))
 
 

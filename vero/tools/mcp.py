@@ -367,7 +367,7 @@ class _StdioTransport:
         self.server = server
         self.argv = [command, *args]
         self.shown: str | None = None
-        self.secrets = [value for name, value in (env or {}).items() if _SECRET_NAME.search(name)]  # and ${VAR}s read
+        self.secrets = [value for name, value in (env or {}).items() if _SECRET_NAME.search(name)]  # a config adds more
         self.env = {**{k: v for k, v in os.environ.items() if k in _SAFE_ENV}, **(env or {})}
         self.mark = f"{os.getpid()}-{id(self):x}-{time.monotonic_ns()}"  # passed on to all the server starts
         self.env[_MARK] = self.mark

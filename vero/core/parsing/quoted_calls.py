@@ -433,7 +433,8 @@ def _written_otherwise(value: str, theirs: str) -> bool:
         return True
     named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test>: the address
     bare = [_ECHO_MARKS.sub("", text) for text in (value, theirs)]  # mailto:, a URL's or a path's last /, a last .
-    return bool(named and named["address"] == theirs) or bare[0] == bare[1] != "" or _decorated(value, theirs)
+    same_bare = bool(bare[0]) and bare[0] == bare[1]
+    return bool(named and named["address"] == theirs) or same_bare or _decorated(value, theirs)
 
 
 _ECHO_MARKS = re.compile(r"\Amailto:|(?<=[^./])[./]\Z")  # not a scheme (http is no https) nor a path's /..
@@ -812,9 +813,10 @@ _NOT_NEXT = r"(?!(?:[\"'`*]|</?\w+>)*[ \t]*(?:[|/:;,-][ \t]*)?:?(?:{keys})(?!\w)
 def _keyed(arguments: dict[str, Any], said: str, named: bool = True) -> dict[str, str]:
     """Each of the call's arguments that says something (not a flag documented as ``force: true``) as the
     pattern of its parameter's name (in any spelling), ``_PAIR_GAP`` and its value (not ``named``: its value
-    alone, of two characters or more, if the user did not write it): the whole call, as an example writes it; none
-    when a value is not a single one, or when the user wrote (``said``) every value longer than a character: then
-    the call is the user's, whatever a description shows.  By parameter name."""
+    alone, of two characters or more, if the user did not write it): the whole call, as an example writes it (a
+    list of ids or addresses as its items in the model's order); none when a value is not a single one or such a
+    list, or when the user wrote (``said``) every value longer than a character: then the call is the user's,
+    whatever a description shows.  By parameter name."""
     pairs, unsaid = {}, False
     for key, written in arguments.items():
         value = canonical(written)
@@ -886,7 +888,7 @@ def _ungrouped(number: re.Match[str]) -> str:
 def _numbers_otherwise(text: str) -> list[str]:
     """``text`` with its numbers read as other writers may mean them: ``1.500`` as 1500 (``_DOTTED_THOUSANDS``),
     ``_digits_drawn`` and ``_written_apart``; none when there is no such number."""
-    dotted = [_DOTTED_THOUSANDS.sub(lambda m: m[0].replace(".", ""), text)] if _DOTTED_THOUSANDS.search(text) else []
+    dotted = [_DOTTED_THOUSANDS.sub(_ungrouped, text)] if _DOTTED_THOUSANDS.search(text) else []
     return dotted + _digits_drawn(text) + _written_apart(text)
 
 
@@ -952,7 +954,8 @@ def _value_readings(value: str) -> list[str]:
     named = _DISPLAY_NAMED.fullmatch(value)  # "desk" <x@y.test> as its address
     readings = [value, joined, timed, compact, bare if len(bare) > 2 else value, value.rstrip("/") or value]
     readings += [named["address"]] if named else []
-    readings += [value[1:-1]] if len(value) > 2 and value[0] == value[-1] in "\"'" else []  # echoed in its quotes
+    quoted = len(value) > 2 and value[0] in "\"'" and value[-1] == value[0]  # echoed in its quote marks
+    readings += [value[1:-1]] if quoted else []
     return list(dict.fromkeys([*readings, *_written_as_machines_do(value), *_amount_readings(value)]))
 
 
@@ -1035,7 +1038,7 @@ def _plain_numbers(text: str) -> str:
     text = _TEX_GROUP.sub(",", _GLUED_CURRENCY.sub(r"\1\2 ", text))
     text = _EUROPEAN_NUMBER.sub(lambda m: m[1].replace(".", "") + "." + m[2], text)
     text = _INDIAN_NUMBER.sub(lambda m: m[0].replace(",", ""), text)
-    text = _GROUPED_BY_DOTS.sub(lambda m: m[0].replace(".", ""), text)
+    text = _GROUPED_BY_DOTS.sub(_ungrouped, text)
     text = _GROUPED_DIGITS.sub(lambda m: re.sub(_GROUP_SIGN, "", m[0]), text)
     exponent = r"(?<![\w.])(?:\d{1,30}(?:\.\d{1,30})?|\.\d{1,30})e[+-]?\d{1,3}(?![\w.])"  # 5e2, 5.0e2, .5e3
     text = re.sub(exponent, lambda m: canonical(float(m[0])), text)
