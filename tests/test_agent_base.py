@@ -7,7 +7,14 @@ import os
 import pytest
 
 from vero import Agent, Message, Outcome, tool
-from vero.core.agent import NO_USAGE_WARNING, MalformedOutputError, clip_observation, history_section, with_history
+from vero.core.agent import (
+    NO_USAGE_WARNING,
+    OVER_BUDGET_REPLY,
+    MalformedOutputError,
+    clip_observation,
+    history_section,
+    with_history,
+)
 from vero.core.events import ConsolePrinter
 from vero.core.message import read_arguments
 from vero.core.parsing import as_bool, as_score, parse_json_object, tool_calls_in_text
@@ -160,7 +167,7 @@ def test_a_token_budget_holds_when_the_server_reports_no_usage_counting_an_estim
     result = agent.last_result
     assert result.status == Status.MAX_TOKENS and llm.calls == 3
     warnings = [step.content for step in result.steps if step.kind == "warning"]
-    assert warnings == [NO_USAGE_WARNING]
+    assert warnings == [NO_USAGE_WARNING, OVER_BUDGET_REPLY]  # the estimate's once; the reply past it kept
 
 
 def test_token_budget_ends_run_with_partial_answer():

@@ -20,7 +20,7 @@ from typing import Any
 
 from vero.core.agent import CUT_OFF_WARNING, Agent, MalformedOutputError
 from vero.core.capabilities import hosted_model
-from vero.core.message import Message, ToolCall
+from vero.core.message import CUT_OFF_REASONS, Message, ToolCall
 from vero.core.notes import note
 from vero.core.parsing import calls_in_prose, strip_template_tags, tool_calls_in_text
 from vero.core.result import StepKind
@@ -125,7 +125,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     (``Agent.run_tool``) refuses it when it is a quote of a call the model was shown.  A reply cut off at the output
     limit runs no call of a tool that may change things (``without_cut_off_calls``).
     """
-    reply = without_cut_off_calls(agent, reply) if reply.finish_reason == "length" else reply
+    reply = without_cut_off_calls(agent, reply) if reply.finish_reason in CUT_OFF_REASONS else reply
     hook, names = agent.options.hook, agent.tools.names()
     if reply.tool_calls or not names:
         return reply
@@ -136,7 +136,7 @@ def with_text_tool_calls(agent: Agent, reply: Message) -> Message:
     if found is None:
         return _with_lookup_in_prose(agent, reply) if hook.calls_in_prose else reply
     call, dropped = found.calls[0], len(found.calls) - 1
-    if reply.finish_reason == "length" and not agent.tools.read_only(call.name):
+    if reply.finish_reason in CUT_OFF_REASONS and not agent.tools.read_only(call.name):
         agent.record(StepKind.WARNING, cut_off_warning(call.name), cut_off=True, raw=reply.text)
         return reply
     note_ = f" ({dropped} more call{'s' * (dropped > 1)} in the same reply not run)" if dropped else ""
@@ -179,7 +179,7 @@ def without_cut_off_calls(agent: Agent, reply: Message) -> Message:
     change things: the call may have lost the end of its arguments (``{"amount": 9`` of 900), and
     the model is asked again (``nudge_for``), as for any cut-off reply."""
     changing = [call.name for call in reply.tool_calls or [] if not agent.tools.read_only(call.name)]
-    if reply.finish_reason != "length" or not changing:
+    if reply.finish_reason not in CUT_OFF_REASONS or not changing:
         return reply
     agent.record(StepKind.WARNING, cut_off_warning(changing[0]), cut_off=True, raw=reply.text)
     return replace(reply, tool_calls=None)

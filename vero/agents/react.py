@@ -37,7 +37,7 @@ from vero.agents._react_prompts import (
 )
 from vero.agents._react_protocols import NativeProtocol
 from vero.core.agent import CUT_OFF, Tools
-from vero.core.message import ChatModel, Message
+from vero.core.message import CUT_OFF_REASONS, ChatModel, Message
 from vero.core.options import AgentKeywords, Unpack
 from vero.core.parsing import OBSERVATION_LABEL, ReActStep, final_answer_text, parse_action_input, parse_react
 from vero.core.parsing.json_text import parse_json_value, without_fence
@@ -192,7 +192,7 @@ class TextProtocol:
         other text (an example), or cut off in its input at the output limit (docs/tools.md, "Safety")."""
         parsed = parse_react(reply.text, agent.tools.names() if agent.options.hook.unlabelled_calls else ())
         step = ReplyStep(Message("assistant", parsed.text) if parsed.text else None, parsed.thought, parsed.problem)
-        cut_off = reply.finish_reason == "length"
+        cut_off = reply.finish_reason in CUT_OFF_REASONS
         if parsed.action is None or step.problem:
             if step.problem and not cut_off and agent.current_run.output_spec and _only_json(reply.text):
                 step.problem, step.answer = None, reply.text.strip()  # a typed run asks for only JSON: it is that

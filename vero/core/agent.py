@@ -27,7 +27,15 @@ from vero.core.capabilities import hosted_model
 from vero.core.deprecation import deprecated
 from vero.core.events import Callback, ConsolePrinter, EventBus, JsonlTrace
 from vero.core.gate import Refusal, Shown, approvers_of, decide, quote_sources
-from vero.core.message import Arguments, ChatModel, Message, read_arguments
+from vero.core.message import (
+    BROKEN_OFF,
+    BROKEN_OFF_REASONS,
+    CUT_OFF_REASONS,
+    Arguments,
+    ChatModel,
+    Message,
+    read_arguments,
+)
 from vero.core.notes import note
 from vero.core.options import AgentOptions, SharedSettings, Unpack
 from vero.core.output import OUTPUT_SYSTEM, OutputSpec
@@ -53,6 +61,7 @@ JSON_REASK = note(
     "Your previous reply could not be used: {error}.\n"
     "Reply again with only a JSON object of this form, and nothing else:\n{schema}",
 )
+OVER_BUDGET_REPLY = "the reply that went past the token budget, not used (its text is in this step's data: raw)"
 TRUNCATION_MARKER = "\n...[truncated: showing {shown} of {total} characters]"
 HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent conversation, as a prompt section
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
@@ -404,14 +413,18 @@ class Agent(ABC):
             return {}
         return {"response_format": run.output_spec.response_format()}
 
-    def as_tool(self, name: str | None = None, description: str | None = None, read_only: bool | None = None) -> Tool:
+    def as_tool(
+        self, name: str | None = None, description: str | None = None, read_only: bool | None = None, **kwargs: Any
+    ) -> Tool:
         """This agent as a tool that another agent's model can call with a task (``vero.core.agent_tool``).
 
-        Each call is a fresh run of this agent as part of the calling run (``run_subagent``).
+        Each call is a fresh run of this agent as part of the calling run (``run_subagent``), with ``kwargs``
+        as ``run``'s: ``output_type=T`` makes the tool's output the typed value (as JSON).
         ``read_only``: as for any tool, your word that it changes nothing; unsaid, only a pattern that
         uses no tools (``uses_tools``) is read-only.
         """
-        return agent_tool(self, name, description, read_only)
+        _check_run_settings(self, {key: kwargs[key] for key in kwargs if key not in ("output_type", "output_retries")})
+        return agent_tool(self, name, description, read_only, kwargs)
 
     def _finish(self, run: Run, answer: str, status: str, error: BaseException | None) -> RunResult:
         """``run``'s ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
@@ -475,6 +488,8 @@ class Agent(ABC):
         started = time.perf_counter()
         try:
             reply: Message = model.generate(messages, **options)
+            if reply.finish_reason in BROKEN_OFF_REASONS:  # (ChatOpenAI raises it; a model client of your own may not)
+                raise LLMCallError(BROKEN_OFF.format(reason=reply.finish_reason))
         except Exception as exc:
             return self._model_failed(exc, messages, llm, asked, started if watched else None)
         run.llm_calls += 1
@@ -493,7 +508,7 @@ class Agent(ABC):
             raise Cancelled(f"{type(self).__name__} {self.name!r}: the run was cancelled")
         if reply.reasoning:
             self.record(StepKind.THINKING, reply.reasoning)
-        cut_off = reply.finish_reason == "length"  # reply.truncated: replies cut off in a row (a typed answer reads it)
+        cut_off = reply.finish_reason in CUT_OFF_REASONS  # replies cut off in a row (a typed answer reads it)
         run.notes["cut_off"] = run.notes.get("cut_off", 0) + 1 if cut_off else 0
         if run.notes["cut_off"]:
             self.record(StepKind.WARNING, CUT_OFF_WARNING, raw=reply.text, cut_off=True)
@@ -694,10 +709,11 @@ class Agent(ABC):
         agent.history = list(self.history_messages())
         return agent
 
-    def run_subagent(self, agent: Agent, task: str) -> RunResult:
+    def run_subagent(self, agent: Agent, task: str, **kwargs: Any) -> RunResult:
         """Run another agent as part of this run: its steps are recorded here one level deeper (and shown
         live), its usage and model calls count toward this run, its events reach this run's stream and
-        trace, this run's token budget covers it, and cancelling this run cancels it."""
+        trace, this run's token budget covers it, and cancelling this run cancels it.  ``kwargs``: as
+        ``run``'s (``output_type=``)."""
         run = self.current_run
         # its model and tool events are relayed only when someone here hears them: else its
         # request and reply records would be built for nobody (a listener without ``handles`` hears all)
@@ -720,7 +736,7 @@ class Agent(ABC):
                 parent_sources=functools.partial(quote_sources, self),
                 approvers=approvers_of(self),
             ),
-            {},
+            kwargs,
         )
         result = agent.last_result
         assert result is not None  # set by every run() that returns
@@ -761,6 +777,11 @@ class Agent(ABC):
             add_usage(run.usage, {"total_tokens": chars // 4 + 1})
         if run.token_budget and run.usage["total_tokens"] > run.token_budget:
             budget, used = run.token_budget, run.usage["total_tokens"]
+            if reply is not None and (reply.text.strip() or reply.tool_calls):  # paid for: kept, not used
+                calls = [call.to_dict() for call in reply.tool_calls or ()]
+                self.record(
+                    StepKind.WARNING, OVER_BUDGET_REPLY, raw=reply.text, **({"tool_calls": calls} if calls else {})
+                )
             raise BudgetExceeded(Status.MAX_TOKENS, f"token budget of {budget} exceeded ({used} used)")
 
     # -- conversation history -------------------------------------------------------

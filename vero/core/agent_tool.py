@@ -13,7 +13,9 @@ import re
 import threading
 from typing import Annotated, Any, NamedTuple, cast
 
+from vero.core.output import OutputSpec
 from vero.core.result import RunResult, Status
+from vero.core.text import clip
 from vero.errors import VeroError
 from vero.tools.base import Tool
 
@@ -39,14 +41,21 @@ class SubagentFailed(VeroError):
 
 
 def agent_tool(
-    agent: Any, name: str | None = None, description: str | None = None, read_only: bool | None = None
+    agent: Any,
+    name: str | None = None,
+    description: str | None = None,
+    read_only: bool | None = None,
+    run_options: dict[str, Any] | None = None,
 ) -> Tool:
     """The ``Tool`` of ``Agent.as_tool``; unless ``read_only`` says otherwise, it may change things when the
     agent's pattern uses tools: what it reaches is not known when the tool is made (tools registered later,
-    an executor of its own, an MCP server's new tools)."""
+    an executor of its own, an MCP server's new tools).  ``run_options``: each run's keywords (``output_type``)."""
+    options = dict(run_options or {})
+    if "output_type" in options:  # a type with no JSON form: a TypeError now, not at the first call
+        OutputSpec(options["output_type"], options.get("output_retries", 0))
 
-    def ask_agent(task: Annotated[str, TASK_DESCRIPTION]) -> str:
-        return _answer(agent, _run_fresh(agent, task))
+    def ask_agent(task: Annotated[str, TASK_DESCRIPTION]) -> Any:
+        return _answer(agent, _run_fresh(agent, task, options), typed="output_type" in options)
 
     return Tool(
         ask_agent,
@@ -57,7 +66,7 @@ def agent_tool(
     )
 
 
-def _run_fresh(agent: Any, task: str) -> RunResult:
+def _run_fresh(agent: Any, task: str, options: dict[str, Any]) -> RunResult:
     """A run of ``agent`` on ``task`` with no earlier conversation, as part of the running agent's run."""
     parent: Any = (RUNNING_AGENT.get() or NO_RUN).agent
     if parent is agent:
@@ -69,9 +78,9 @@ def _run_fresh(agent: Any, task: str) -> RunResult:
         saved, agent.history = agent.history, []
     try:
         if parent is None:
-            agent.run(task)
+            agent.run(task, **options)
             return cast(RunResult, agent.last_result)  # set by every run() that returns
-        return cast(RunResult, parent.run_subagent(agent, task))
+        return cast(RunResult, parent.run_subagent(agent, task, **options))
     finally:
         with _LENDING:
             agent.history = saved
@@ -82,8 +91,28 @@ _LENDING = threading.Lock()
 _LENT: set[int] = set()  # the agents whose history a call as a tool has set aside
 
 
-def _answer(agent: Any, result: RunResult) -> str:
-    if result.status in (Status.OK, Status.NEEDS_REVIEW) and result.answer.strip():
+def _answer(agent: Any, result: RunResult, typed: bool = False) -> Any:
+    """The sub-run's answer (its typed output), or ``SubagentFailed`` saying why there is none."""
+    if typed and result.status == Status.OK and result.output is not None:
+        return result.output  # the tool's output: the value as JSON (a dataclass's fields...)
+    if result.status in (Status.OK, Status.NEEDS_REVIEW) and result.answer.strip() and not typed:
         return result.answer + ("" if result.status == Status.OK else NOT_ACCEPTED.format(status=result.status))
     reason = f": {result.error}" if result.error else ""
-    raise SubagentFailed(f"the agent {agent.name!r} ended '{result.status}' without an answer{reason}")
+    ran = _calls_that_ran(result)
+    ran_text = f"; before it ended, these calls ran: {'; '.join(ran)}" if ran else ""  # not to be made again unasked
+    raise SubagentFailed(f"the agent {agent.name!r} ended '{result.status}' without an answer{reason}{ran_text}")
+
+
+MAX_CALLS_SHOWN = 10
+
+
+def _calls_that_ran(result: RunResult) -> list[str]:
+    """The calls of a run (its sub-agents' too) that ran and worked, as its action steps show them."""
+    ran, pending = [], {}  # the last action at each depth, until its observation
+    for step in result.steps:
+        if step.kind == "action":
+            pending[step.depth] = step.content
+        elif step.kind == "observation" and step.data.get("ok") and step.depth in pending:
+            ran.append(pending.pop(step.depth))
+    shown = ran[:MAX_CALLS_SHOWN] + ([f"and {len(ran) - MAX_CALLS_SHOWN} more"] if len(ran) > MAX_CALLS_SHOWN else [])
+    return [clip(text, 200, "…", within=True) for text in shown]

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from vero.config import Settings, call_seconds_for, get_settings, warn_if_endpoint_from_env_file
 from vero.core.events import Event
-from vero.core.message import Message, ToolCall, as_api_dict
+from vero.core.message import BROKEN_OFF, BROKEN_OFF_REASONS, Message, ToolCall, as_api_dict
 from vero.core.parsing import valid_text
 from vero.core.providers import UNKNOWN, ModelFamily, model_family, output_cap, refused_parameter
 from vero.core.result import add_usage, empty_usage, normalize_usage
@@ -603,7 +603,11 @@ def _bound_body(response: Any, attempts: _Attempts) -> None:
         try:
             for chunk in iter_bytes(*args, **kwargs):
                 attempts.count(len(chunk))
-                open_event = _EVENT_END.split(open_event[-OPEN_EVENT_BYTES:] + chunk)[-1]
+                read = open_event[-OPEN_EVENT_BYTES:] + chunk
+                error = _ERROR_LINE.search(read) if events else None
+                if error:  # (the SDK reads an error event only when its data holds "error")
+                    raise _call_limit(f"the server reported an error mid-reply: {_error_message(error[1])}")
+                open_event = _EVENT_END.split(read)[-1]
                 yield chunk
             if events and not _SAYS_NOTHING.fullmatch(open_event):
                 raise _call_limit("the stream ended in the middle of an event (the connection dropped?)")
@@ -613,6 +617,20 @@ def _bound_body(response: Any, attempts: _Attempts) -> None:
             raise
 
     response.iter_bytes = bounded
+
+
+# llama.cpp's ``error: {...}`` (no field of an event stream's: its reader drops it), and an ``event: error``'s data
+_ERROR_LINE = re.compile(rb"(?:^|[\r\n])(?:error: ?|event: ?error(?:\r\n|\r|\n)data: ?)([^\r\n]*)[\r\n]")
+
+
+def _error_message(data: bytes) -> str:
+    """What an error a server sent says: its JSON's ``message`` (under ``error`` or not), else its text, clipped."""
+    text = data.decode("utf-8", "replace")
+    with contextlib.suppress(ValueError):
+        body = json.loads(text)
+        error = body.get("error", body) if isinstance(body, dict) else body
+        text = str(error.get("message") or text) if isinstance(error, dict) else text
+    return clip(redact_urls(text), 300, " …")
 
 
 _limit_class: type[Exception] | None = None
@@ -736,6 +754,11 @@ class TextStream:
             events = "event-stream" in response.headers.get("content-type", "")
             with contextlib.closing(stream):  # read to its end, or left: the server stops generating
                 for chunk in stream if events else _not_streamed(response, llm._secret):
+                    if "choices" not in chunk and chunk.get("object") == "error":  # vLLM's error mid-stream
+                        failed = _error_message(json.dumps(chunk).encode())
+                        raise LLMCallError(
+                            _mask_secret(f"model stream failed: the server reported: {failed}", llm._secret)
+                        )
                     self._usage = normalize_usage(chunk.get("usage")) or self._usage
                     for choice in chunk.get("choices") or []:
                         self._finish_reason = choice.get("finish_reason") or self._finish_reason
@@ -874,11 +897,12 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
     if not isinstance(body, dict):
         raise LLMCallError("model endpoint returned something other than a JSON object")
     choices = body.get("choices") or []
+    first = choices[0] if isinstance(choices, list) and isinstance(choices[0:1] and choices[0], dict) else {}
+    error = body.get("error") or first.get("error")  # beside a reply too (OpenRouter's): what it holds is not all
+    if isinstance(error, dict) and error.get("message"):
+        text = redact_urls(f"model endpoint returned an error: {error['message']}")
+        raise LLMCallError(_mask_secret(text, secret))
     if not choices:
-        error = body.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            text = redact_urls(f"model endpoint returned an error: {error['message']}")
-            raise LLMCallError(_mask_secret(text, secret))
         raise LLMCallError("model endpoint returned no choices")
     try:
         data, finish_reason = choices[0]["message"] or {}, choices[0].get("finish_reason")
@@ -927,13 +951,16 @@ CONTENT_FILTERED = "model call failed: the provider's content filter stopped the
 
 
 def _check_finished(finish_reason: str | None, refusal: Any = None) -> None:
-    """``LLMCallError`` for a reply the content filter stopped (what it holds is not all of it), and for a refusal
-    (OpenAI's ``refusal``, sent instead of content that would fit a ``response_format``): the model declined, and its
-    words are the error's, not an empty answer.  A stream with no finish reason is fine: some servers never send one."""
+    """``LLMCallError`` for a reply the content filter or the server stopped (what it holds is not all of it:
+    ``BROKEN_OFF_REASONS``), and for a refusal (OpenAI's ``refusal``, sent instead of content that would fit a
+    ``response_format``): the model declined, and its words are the error's, not an empty answer.  A stream with
+    no finish reason is fine: some servers never send one."""
     if refusal:
         raise LLMCallError(f"the model refused to answer: {valid_text(_text('refusal', refusal))}")
     if finish_reason == "content_filter":
         raise LLMCallError(CONTENT_FILTERED)
+    if finish_reason in BROKEN_OFF_REASONS:
+        raise LLMCallError(BROKEN_OFF.format(reason=finish_reason))
 
 
 def _reply_chars(message: Message) -> int:

@@ -11,6 +11,10 @@ from typing import Any, Protocol
 
 ROLES = ("system", "user", "assistant", "tool")
 ORIGINS = ("native", "text", "vero")  # the API's tool call; a call read from the model's text; a recovery lookup
+CUT_OFF_REASONS = frozenset({"length", "model_length"})  # the output cap; the context's end (Mistral's)
+# a reply the server broke off: DeepSeek's, vLLM's, OpenRouter's and Mistral's finish reasons for it (a failed call)
+BROKEN_OFF_REASONS = frozenset({"error", "abort", "insufficient_system_resource", "repetition"})
+BROKEN_OFF = "model call failed: the server broke the reply off unfinished (finish_reason {reason})"
 
 
 class Arguments(dict[str, Any]):
@@ -184,8 +188,8 @@ class Message:
 
     @property
     def truncated(self) -> bool:
-        """True when the model was cut off by the output cap (``max_tokens``)."""
-        return self.finish_reason == "length"
+        """True when the model was cut off by the output cap (``max_tokens``) or the context's end."""
+        return self.finish_reason in CUT_OFF_REASONS
 
     @property
     def text(self) -> str:

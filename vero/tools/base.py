@@ -354,8 +354,10 @@ class Tool:
             needs_approval = func.needs_approval if needs_approval is None else needs_approval
             func = func.func
         _refuse_foreign_tool(func)
+        _check_settings(timeout, read_only=read_only, needs_approval=needs_approval)
         self._of_class = isinstance(func, classmethod)  # @tool over @classmethod: bound to the class read from
-        func = func.__func__ if self._of_class else func  # type: ignore[attr-defined]
+        self._static = isinstance(func, staticmethod)  # @tool over @staticmethod: never bound
+        func = func.__func__ if self._of_class or self._static else func  # type: ignore[attr-defined]
         functools.update_wrapper(self, func)  # __name__, __doc__, __wrapped__ for introspection
         inner = _annotated(func)  # a partial's function, a callable object's __call__
         method = inner.__name__ == "__call__"  # of a callable object: its class names and describes it
@@ -369,8 +371,6 @@ class Tool:
         props = list(self.parameters["properties"])
         hints = _type_hints(func).items()  # a valid argument is built as its hint asks (a dataclass, an Enum member...)
         self._hints = {name: hint for name, hint in hints if name in props and needs_building(hint)}
-        if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):  # not nan, 0, "5"
-            raise ValueError(f"timeout must be seconds above 0 (math.inf: no limit) or None, got {timeout!r}")
         self.timeout: float | None = timeout
         self.read_only: bool = read_only is True  # unmarked: may change things
         self.needs_approval: bool = needs_approval is True
@@ -406,7 +406,12 @@ class Tool:
         to it, whose first parameter is not asked: one named ``self`` or ``cls``, or, in a class body, one with no
         annotation (``this``).  A tool whose first parameter is an argument (``a: int``) is not bound."""
         instance = owner if self._of_class else instance
-        if instance is None or not inspect.isfunction(self.func) or not _takes_its_owner(self.func, self._of_class):
+        if (
+            instance is None
+            or self._static
+            or not inspect.isfunction(self.func)
+            or not _takes_its_owner(self.func, self._of_class)
+        ):
             return self
         bound = self.func.__get__(instance, owner)
         return Tool(bound, self.name, self.description, self.timeout, None, self.read_only, self.needs_approval)
@@ -525,6 +530,18 @@ def _refuse_foreign_tool(func: Any) -> None:
     if framework is not None:
         shown = f"{type(func).__name__} {str(func.name)!r}"
         raise TypeError(f"{shown} is a tool object of {framework}: give vero the function it wraps (@tool over it)")
+
+
+def _check_settings(timeout: Any, **switches: Any) -> None:
+    """A ``ValueError`` for a timeout that is no seconds above 0; a ``TypeError`` for a switch that is neither True,
+    False nor None: a function or a ``1`` read as False would run a call unasked (the OpenAI Agents SDK takes a
+    function for ``needs_approval``; vero's per-call decision is the agent's ``approve_tool``)."""
+    if timeout is not None and (type(timeout) not in (int, float) or not timeout > 0):  # not nan, 0, "5"
+        raise ValueError(f"timeout must be seconds above 0 (math.inf: no limit) or None, got {timeout!r}")
+    for name, value in switches.items():
+        if value is not None and type(value) is not bool:
+            hint = "; to decide per call, give the agent approve_tool=<function>" if callable(value) else ""
+            raise TypeError(f"{name} must be True or False, got {value!r}{hint} (docs/tools.md, 'Approving calls')")
 
 
 def _takes_its_owner(func: Callable[..., Any], of_class: bool) -> bool:

@@ -50,7 +50,7 @@ from vero.core.secrets import hide_secrets, url_credentials
 from vero.core.text import clip, redact_url
 from vero.tools.base import Tool
 from vero.tools.registry import ToolRegistry
-from vero.tools.schema import inline_refs
+from vero.tools.schema import closed_objects, inline_refs
 
 logger = logging.getLogger("vero.mcp")
 
@@ -275,8 +275,11 @@ def _request_number(value: Any) -> int | None:
 def _parameters(input_schema: Any) -> dict[str, Any]:
     """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties), its
     ``$ref``s written out (``inline_refs``: a referenced object is checked as any other, and no server is sent
-    a ``$schema`` key, which some OpenAI-compatible servers refuse)."""
-    schema = inline_refs(dict(input_schema)) if isinstance(input_schema, dict) else {}
+    a ``$schema`` key, which some OpenAI-compatible servers refuse), and each object that lists its properties and
+    says nothing of others closed to them (``closed_objects``: the Python SDK's servers drop a name they do not
+    know, so ``{"dryrun": true}`` would run the call as if not written)."""
+    written = inline_refs(dict(input_schema)) if isinstance(input_schema, dict) else {}
+    schema: dict[str, Any] = closed_objects(written)  # a name the schema does not list would be dropped by the server, unread
     schema["type"] = "object"
     properties = schema.get("properties")
     schema["properties"] = (
@@ -901,6 +904,8 @@ class _HTTPTransport:
             failed = f"the MCP server {self.server.name!r} answered HTTP {exc.code} {reason}"
             if exc.code == 404 and self.session_id:
                 return _SessionExpired(f"{failed} (its session has ended)")
+            if exc.code == 405:  # a POST refused: an endpoint of the old SSE transport, most often
+                failed += " (a URL of the old SSE transport? vero speaks Streamable HTTP: give the server's URL of it)"
             return MCPError(failed)
         reason = clip(self.hidden(str(getattr(exc, "reason", None) or exc)), 300, " …")
         return MCPError(f"cannot reach the MCP server {self.server.name!r} at {self.describe()}: {reason}")
@@ -1023,7 +1028,8 @@ class MCPServer:
     ``max_schema_bytes`` and ``max_tools_bytes`` (what the tools' descriptions and
     schemas may add to every request) and ``shutdown_grace`` (seconds to exit after
     stdin closes, then after SIGTERM).  ``prefix`` is put before each tool's name
-    (``"files_"``) when two servers' names would clash.
+    (``"files_"``) when two servers' names would clash.  ``allowed_tools`` (only these)
+    and ``blocked_tools`` (never these) pick tools by the server's names for them.
 
     ``trust=True`` takes the server's word for which tools only read (``readOnlyHint``).
     By default every tool is taken to change things, whatever its annotations say:
@@ -1046,8 +1052,12 @@ class MCPServer:
         max_tools_bytes: int = MAX_TOOLS_BYTES,
         shutdown_grace: float = SHUTDOWN_GRACE,
         prefix: str = "",
+        allowed_tools: Sequence[str] | None = None,
+        blocked_tools: Sequence[str] = (),
     ):
         self.name = name
+        self.allowed_tools = None if allowed_tools is None else _names("allowed_tools", allowed_tools)
+        self.blocked_tools = _names("blocked_tools", blocked_tools)
         self.trust = trust
         self.handshake_timeout = _seconds("handshake_timeout", handshake_timeout)
         self.call_timeout = _seconds("call_timeout", call_timeout)
@@ -1242,6 +1252,8 @@ class MCPServer:
         old = self._tools
         self._tools = {}
         for spec in self._within_size_limits(specs):
+            if spec["name"] in self.blocked_tools or spec["name"] not in (self.allowed_tools or [spec["name"]]):
+                continue  # picked out by the user (a config's "disabledTools", ...)
             made = MCPTool(self, spec, self.prefix)
             if not made.remote_name.isascii():
                 logger.warning(
@@ -1671,6 +1683,17 @@ def _named_entries(path: str, config: Any) -> dict[str, Any]:
     """The servers' entries by name, from whichever layouts the file has; a name given twice is an error."""
     layouts = {key: config.get(key) for key in LAYOUTS} if isinstance(config, dict) else {}
     found = {key: entries for key, entries in layouts.items() if isinstance(entries, dict)}
+    inner = config.get("mcp") if isinstance(config, dict) else None
+    if not found and isinstance(inner, dict) and any(isinstance(inner.get(key), dict) for key in LAYOUTS):
+        return _named_entries(path, inner)  # VS Code's settings.json: {"mcp": {"servers": {...}}}
+    misplaced = next((key for key, entries in layouts.items() if entries is not None), None)
+    if not found and misplaced:  # Continue's list of servers, say
+        held = layouts[misplaced]
+        shown = "a list" if isinstance(held, list) else clip(json.dumps(held), 60, "…")
+        raise MCPError(
+            f'the MCP config {path}: "{misplaced}" holds {shown}, not an object of servers by name '
+            '({"name": {"command": ...}})'
+        )
     if not found:
         names = "; ".join(f'"{key}" ({editors})' for key, editors in LAYOUTS.items())
         raise MCPError(f"the MCP config {path} has none of the objects that hold servers: {names}")
@@ -1716,12 +1739,31 @@ def _http_url(url: str) -> bool:
     return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
 
 
+def _names(setting: str, names: Any) -> frozenset[str]:
+    """Tool names given as a list: a lone string would be read as its letters."""
+    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
+        raise TypeError(f"{setting} must be a list of tool names, got {names!r}")
+    return frozenset(names)
+
+
+# Other clients' keys for the tools a server may not offer, and for the only ones it may
+_BLOCKED_KEYS = ("disabledTools", "excludeTools")  # Roo Code's and Cline's; Gemini CLI's
+_ALLOWED_KEYS = ("includeTools",)  # Gemini CLI's
+
+
+def _tool_picks(entry: dict[str, Any], where: str) -> dict[str, Any]:
+    """The entry's lists of tools to leave out and to keep, as ``MCPServer``'s settings."""
+    blocked = [name for key in _BLOCKED_KEYS for name in _strings(entry, key, where, list)]
+    allowed = [name for key in _ALLOWED_KEYS if key in entry for name in _strings(entry, key, where, list)]
+    return {"blocked_tools": blocked, "allowed_tools": allowed if any(key in entry for key in _ALLOWED_KEYS) else None}
+
+
 def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dict[str, Any]) -> MCPServer:
-    if any(str(entry.get(key)).lower() == "sse" for key in ("type", "transport")):  # in any case
+    if any(str(entry.get(key)).lower() == "sse" for key in ("type", "transport", "transportType")):  # any case
         raise MCPError(f"{where}: the old SSE transport is not supported; use the server's Streamable HTTP URL")
     if "envFile" in entry:
         raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
-    limits = {**limits, "trust": _flag(entry, "trust", where)}
+    limits = {**limits, "trust": _flag(entry, "trust", where), **_tool_picks(entry, where)}
     if "timeout" in entry:  # Cline's and Roo Code's: seconds a request may take
         timeout = entry["timeout"]
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:

@@ -330,10 +330,10 @@ def _array_schema(origin: Any, args: tuple[Any, ...], seen: frozenset[Any]) -> d
     if not args:
         return {"type": "array", "items": {}}  # any items: OpenAI refuses an array schema without "items"
     if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):  # tuple[int, str]: fixed length
-        kinds = [_schema(a, seen) for a in args]
+        kinds = [_schema(a, seen) for a in args]  # each place's (as pydantic writes them); items: OpenAI asks for it
         distinct = [k for i, k in enumerate(kinds) if k not in kinds[:i]]
         items = distinct[0] if len(distinct) == 1 else {"anyOf": distinct}
-        return {"type": "array", "items": items, "minItems": len(args), "maxItems": len(args)}
+        return {"type": "array", "prefixItems": kinds, "items": items, "minItems": len(args), "maxItems": len(args)}
     return {"type": "array", "items": _schema(args[0], seen)}
 
 
@@ -472,6 +472,10 @@ def inline_refs(
     return written
 
 
+def _strings(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
 def type_label(schema: dict[str, Any]) -> str:
     """A short human/model-readable name for a schema: ``integer``, ``array of string``, ``{x: integer}``..."""
     if "enum" in schema:
@@ -487,6 +491,9 @@ def type_label(schema: dict[str, Any]) -> str:
     kind = schema.get("type")
     if isinstance(kind, list):
         return " or ".join(type_label({**schema, "type": k}) for k in kind)
+    places = schema.get("prefixItems")
+    if kind == "array" and isinstance(places, list) and places and schema.get("maxItems") == len(places):
+        return "[" + ", ".join(type_label(s) if isinstance(s, dict) else "any" for s in places) + "]"
     if kind == "array" and isinstance(schema.get("items"), dict):
         return f"array of {type_label(schema['items'])}"
     if kind == "object" and isinstance(schema.get("properties"), dict) and schema["properties"]:
@@ -1111,16 +1118,19 @@ def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) ->
         return None
 
 
-def _closed(schema: Any) -> Any:
-    """``schema`` with ``additionalProperties: false`` on each object that does not say: a pydantic model drops
-    a field it does not know (``extra="ignore"``), so a field the model wrote would never reach the tool."""
+def closed_objects(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` on each object that lists its properties and does not say:
+    a pydantic model (an MCP server's too) drops a field it does not know (``extra="ignore"``), so a field the
+    model wrote would never reach the tool.  The parts of an ``allOf`` are left open: each lists only its own."""
     if isinstance(schema, list):
-        return [_closed(item) for item in schema]
+        return [closed_objects(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    closed = {key: _closed(item) for key, item in schema.items()}
-    if isinstance(schema.get("properties"), dict) and "additionalProperties" not in schema:
-        closed["additionalProperties"] = False
+    closed = {key: closed_objects(item) if key != "allOf" else item for key, item in schema.items()}  # parts of one
+    properties, required = schema.get("properties"), schema.get("required")
+    listed = isinstance(properties, dict) and all(name in properties for name in _strings(required))
+    if listed and not {"additionalProperties", "patternProperties"} & set(schema):  # (a required name unlisted:
+        closed["additionalProperties"] = False  # the tool takes names beyond them)
     return closed
 
 
@@ -1140,16 +1150,15 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
             problems.append((path, _misfit({"type": "object"}, value)))
             return None
     pydantic = sys.modules["pydantic"]
-    found, schema = len(problems), _closed(type_to_schema(tp))
+    found, schema = len(problems), closed_objects(type_to_schema(tp))
     if EXACT.get():  # pydantic's lax reading ("1_000", "nan", "t") is no plain value: vero's own check first
         check(value, schema, path, problems)
     elif not _reads_fields_its_own_way(tp):  # a lookup keeps pydantic's reading of the values, but not its silence
         strict: list[Problem] = []  # on a field it drops (``ctegory``)
         check(value, schema, path, strict)
         problems += [problem for problem in strict if problem[1].startswith(UNEXPECTED_FIELD)]
-    if len(problems) > found and EXACT.get():  # vero's check named every problem
-        return None
-    try:  # (a lookup's unexpected fields named, pydantic names the rest)
+    named = {where for where, _ in problems[found:]}
+    try:  # pydantic names the rest (its validators, its parsing), where vero's check did not: all in one reply
         model = tp.model_validate(value)
         return model if len(problems) == found else None
     except pydantic.ValidationError as exc:
@@ -1157,7 +1166,8 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
             where = path
             for part in error.get("loc", ()):
                 where = _join(where, part)
-            problems.append((where, f"{error.get('msg', 'invalid')}, got {_short_repr(error.get('input'))}"))
+            if where not in named:
+                problems.append((where, f"{error.get('msg', 'invalid')}, got {_short_repr(error.get('input'))}"))
     except Exception as exc:  # a validator of the model's own that raised something else
         problems.append((path, f"{tp.__name__} refused the values: {exc}"))
     return None

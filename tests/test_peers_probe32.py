@@ -1,0 +1,292 @@
+"""What a user from pydantic-ai, the OpenAI Agents SDK or another MCP client writes first, read as they mean it
+or refused at once: a per-call approval function, a static method, a misspelled MCP argument, the tool lists of
+other clients' config files, a tuple's places, every problem of a pydantic argument, a typed sub-agent."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import sys
+
+import pydantic
+import pytest
+from test_mcp import NOTES, notes_server
+
+from vero import tool
+from vero.agents import ToolCallingAgent
+from vero.testing import ScriptedLLM
+from vero.tools import ToolRegistry
+from vero.tools.mcp import MCPError, servers_from_config
+
+
+def refund(order: str) -> str:
+    """Refund an order."""
+    return "refunded"
+
+
+# -- a switch that is not True or False would be read as False: a call run unasked ------------------------------
+@pytest.mark.parametrize("value", [lambda *args: True, 1, "yes"])
+def test_needs_approval_that_is_no_bool_is_refused_when_the_tool_is_made(value):
+    with pytest.raises(TypeError, match="needs_approval must be True or False"):
+        tool(refund, needs_approval=value)
+
+
+def test_a_function_as_needs_approval_is_told_where_per_call_decisions_go():
+    with pytest.raises(TypeError, match="approve_tool=<function>"):
+        tool(refund, needs_approval=lambda context, params, call_id: True)
+
+
+def test_read_only_that_is_no_bool_is_refused_too():
+    with pytest.raises(TypeError, match="read_only must be True or False"):
+        tool(refund, read_only=1)
+
+
+def test_true_false_and_unset_switches_are_taken():
+    assert tool(refund, needs_approval=True).needs_approval and not tool(refund, needs_approval=False).needs_approval
+    assert tool(refund).read_only is False and tool(refund, read_only=True).read_only
+
+
+# -- @tool over @staticmethod ---------------------------------------------------------------------------------
+def shop_class() -> type:
+    """A class whose tools are static methods (made in a test: at the class's making is where it failed)."""
+
+    class Shop:
+        @tool
+        @staticmethod
+        def double(x: int) -> int:
+            """Double a number."""
+            return x * 2
+
+        @tool
+        @staticmethod
+        def echo(text):  # no annotation: still the argument, never the instance
+            """Say it back."""
+            return text
+
+    return Shop
+
+
+def test_a_tool_over_a_static_method_is_made_with_its_parameters():
+    assert shop_class().double.schema["function"]["parameters"]["properties"] == {"x": {"type": "integer"}}
+
+
+def test_a_static_methods_tool_read_from_an_instance_is_not_bound_to_it():
+    shop = shop_class()
+    registry = ToolRegistry([shop().echo, shop().double])
+    assert registry.run("echo", {"text": "hi"}).output == "hi"
+    assert registry.run("double", {"x": 4}).output == "8"
+    assert shop.double(3) == 6
+
+
+# -- an MCP server drops a name its schema does not list ---------------------------------------------------------
+def test_an_mcp_call_with_a_name_the_tools_schema_does_not_list_is_refused_before_it_is_sent():
+    with notes_server() as server:
+        registry = ToolRegistry(server.tools())
+        result = registry.run("write_note", {"title": "a", "text": "b", "overwrite": True})
+        assert not result.ok and "unexpected argument(s): overwrite" in result.output
+        assert "no note titled 'a'" in registry.run("read_note", {"title": "a"}).output  # nothing was written
+
+
+def test_an_mcp_schema_that_lists_its_properties_is_closed_in_what_the_model_sees():
+    with notes_server() as server:
+        parameters = ToolRegistry(server.tools()).get("write_note").parameters
+    assert parameters["additionalProperties"] is False
+
+
+def test_an_mcp_schema_that_says_it_takes_other_names_keeps_taking_them():
+    from vero.tools.mcp import _parameters
+
+    open_schema = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True}
+    assert _parameters(open_schema)["additionalProperties"] is True
+    patterned = {"type": "object", "properties": {"a": {}}, "patternProperties": {"^x-": {}}}
+    assert "additionalProperties" not in _parameters(patterned)
+
+
+def test_the_parts_of_an_mcp_schemas_all_of_are_left_open():
+    from vero.tools.mcp import _parameters
+
+    part = {"type": "object", "properties": {"a": {"type": "string"}}}
+    schema = _parameters({"type": "object", "properties": {"x": {"allOf": [part, {"properties": {"b": {}}}]}}})
+    assert schema["properties"]["x"]["allOf"][0] == part
+
+
+# -- other clients' tool lists in a config file ---------------------------------------------------------------
+def config_with(tmp_path, **settings):
+    path = tmp_path / "mcp.json"
+    entry = {"command": sys.executable, "args": [NOTES], **settings}
+    path.write_text(json.dumps({"mcpServers": {"notes": entry}}))
+    return str(path)
+
+
+@pytest.mark.parametrize("key", ["disabledTools", "excludeTools"])
+def test_a_tool_a_config_disables_is_not_offered(tmp_path, key):
+    pytest.importorskip("mcp")
+    [server] = servers_from_config(config_with(tmp_path, **{key: ["delete_note"]}))
+    with server:
+        names = [found.name for found in server.tools()]
+    assert "delete_note" not in names and "read_note" in names
+
+
+def test_a_config_that_includes_tools_offers_only_those(tmp_path):
+    pytest.importorskip("mcp")
+    [server] = servers_from_config(config_with(tmp_path, includeTools=["read_note", "add"]))
+    with server:
+        assert sorted(found.name for found in server.tools()) == ["add", "read_note"]
+
+
+def test_a_disabled_tool_called_anyway_is_an_unknown_tool_and_does_not_run(tmp_path):
+    pytest.importorskip("mcp")
+    [server] = servers_from_config(config_with(tmp_path, disabledTools=["write_note"]))
+    call = {"tool_calls": [{"name": "write_note", "arguments": {"title": "t", "text": "x"}}]}
+    with server:
+        agent = ToolCallingAgent("a", ScriptedLLM([call, "done"]), tools=server.tools(), verbose=False)
+        agent.run("write a note t saying x")
+    [observation] = agent.last_result.steps_of("observation")
+    assert "unknown tool 'write_note'" in observation.content
+
+
+def test_a_tool_list_that_is_no_list_of_names_is_a_usage_error(tmp_path):
+    with pytest.raises(MCPError, match='"disabledTools" must be a list of strings'):
+        servers_from_config(config_with(tmp_path, disabledTools="delete_note"))
+
+
+def test_auto_approve_in_a_config_grants_nothing(tmp_path):
+    pytest.importorskip("mcp")
+    [server] = servers_from_config(config_with(tmp_path, autoApprove=["write_note"], alwaysAllow=["write_note"]))
+    with server:
+        assert not any(found.read_only for found in server.tools())
+
+
+@pytest.mark.parametrize("transport_key", ["transportType", "transport", "type"])
+def test_an_sse_entry_says_the_transport_is_not_supported_under_each_clients_key(tmp_path, transport_key):
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"remote": {"url": "http://127.0.0.1:9/sse", transport_key: "sse"}}}))
+    with pytest.raises(MCPError, match="old SSE transport is not supported"):
+        servers_from_config(str(path))
+
+
+def test_a_list_of_servers_is_named_as_a_list_not_as_missing(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"mcpServers": [{"name": "notes", "command": "x"}]}))
+    with pytest.raises(MCPError, match='"mcpServers" holds a list, not an object of servers by name'):
+        servers_from_config(str(path))
+
+
+def test_the_servers_of_a_vs_code_settings_file_are_read_under_mcp(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"editor.fontSize": 12, "mcp": {"servers": {"notes": {"command": "notes-mcp"}}}}))
+    assert [server.name for server in servers_from_config(str(path))] == ["notes"]
+
+
+# -- a tuple's places -------------------------------------------------------------------------------------------
+@tool
+def move(position: tuple[int, str]) -> str:
+    """Move to a row and a column letter."""
+    return f"{position!r}"
+
+
+def test_a_tuples_places_are_in_its_schema_and_in_what_the_model_reads():
+    schema = move.schema["function"]["parameters"]["properties"]["position"]
+    assert schema["prefixItems"] == [{"type": "integer"}, {"type": "string"}]
+    assert "position: [integer, string]" in move.signature()
+
+
+def test_a_tuple_written_in_the_wrong_order_is_refused_and_the_order_is_named():
+    result = ToolRegistry([move]).run("move", {"position": ["B", 3]})
+    assert not result.ok and "position[0] (expected integer" in result.output and "[integer, string]" in result.output
+
+
+# -- every problem of a pydantic argument in one observation ---------------------------------------------------
+class Order(pydantic.BaseModel):
+    order_id: str
+    quantity: int = pydantic.Field(ge=1, le=10)
+    when: datetime.datetime
+
+    @pydantic.field_validator("order_id")
+    @classmethod
+    def starts_with_o(cls, value: str) -> str:
+        if not value.startswith("O-"):
+            raise ValueError("order ids start with O-")
+        return value
+
+
+@tool
+def place(order: Order) -> str:
+    """Place an order."""
+    return "placed"
+
+
+def test_a_pydantic_arguments_own_problems_and_the_validators_are_named_together():
+    output = ToolRegistry([place]).run("place", {"order": {"order_id": "X-1", "quantity": 11, "when": "soon"}}).output
+    assert "order.quantity (expected at most 10" in output
+    assert "order ids start with O-" in output and "order.when" in output
+
+
+def test_a_place_vero_named_is_not_named_again_by_pydantic():
+    output = ToolRegistry([place]).run("place", {"order": {"order_id": "O-1", "quantity": 11, "when": "soon"}}).output
+    assert output.count("order.quantity") == 1
+
+
+# -- an agent as a tool: typed, and the calls a failed sub-run made ------------------------------------------
+@dataclasses.dataclass
+class Quote:
+    price: int
+
+
+def test_an_agent_as_a_tool_gives_its_typed_output_as_json():
+    quoter = ToolCallingAgent("quoter", ScriptedLLM(['{"price": "x"}', '{"price": 12}']), verbose=False)
+    call = {"tool_calls": [{"name": "quoter", "arguments": {"task": "a quote"}}]}
+    boss = ToolCallingAgent(
+        "boss", ScriptedLLM([call, "12."]), tools=[quoter.as_tool(output_type=Quote)], verbose=False
+    )
+    boss.run("get a quote")
+    [observation] = [step for step in boss.last_result.steps_of("observation") if step.depth == 0]
+    assert json.loads(observation.content) == {"price": 12} and observation.data["ok"]
+
+
+def test_an_agent_as_a_tool_whose_answer_never_fits_is_an_error_observation():
+    quoter = ToolCallingAgent("quoter", ScriptedLLM(["nope"] * 3), verbose=False)
+    call = {"tool_calls": [{"name": "quoter", "arguments": {"task": "a quote"}}]}
+    boss = ToolCallingAgent(
+        "boss", ScriptedLLM([call, "none"]), tools=[quoter.as_tool(output_type=Quote)], verbose=False
+    )
+    boss.run("get a quote")
+    [observation] = [step for step in boss.last_result.steps_of("observation") if step.depth == 0]
+    assert not observation.data["ok"] and "ended 'invalid_output'" in observation.content
+
+
+def test_as_tool_checks_its_run_keywords_when_the_tool_is_made():
+    quoter = ToolCallingAgent("quoter", ScriptedLLM([]), verbose=False)
+    with pytest.raises(TypeError, match="has no JSON form"):
+        quoter.as_tool(output_type=object())
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        quoter.as_tool(colour="red")
+
+
+def test_a_sub_run_that_ends_without_an_answer_names_the_calls_that_ran():
+    paid = []
+
+    @tool
+    def pay(to: str, amount: int) -> str:
+        """Pay someone."""
+        paid.append(amount)
+        return "paid"
+
+    payment = {"tool_calls": [{"name": "pay", "arguments": {"to": "bob", "amount": 5}}]}
+    payer = ToolCallingAgent("payer", ScriptedLLM([payment, payment]), tools=[pay], max_turns=1, verbose=False)
+    ask = {"tool_calls": [{"name": "payer", "arguments": {"task": "pay bob 5"}}]}
+    boss = ToolCallingAgent("boss", ScriptedLLM([ask, "stopped"]), tools=[payer.as_tool()], verbose=False)
+    boss.run("pay bob 5")
+    [observation] = [step for step in boss.last_result.steps_of("observation") if step.depth == 0]
+    assert paid == [5] and "these calls ran: pay(to='bob', amount=5)" in observation.content
+
+
+def test_the_calls_named_are_bounded():
+    from vero.core.agent_tool import MAX_CALLS_SHOWN, _calls_that_ran
+    from vero.core.result import RunResult, Step
+
+    steps = [Step("action", f"pay(amount={n})") for n in range(30)]
+    steps = [part for step in steps for part in (step, Step("observation", "paid", {"ok": True}))]
+    shown = _calls_that_ran(RunResult("t", "", steps=steps))
+    assert len(shown) == MAX_CALLS_SHOWN + 1 and shown[-1] == f"and {30 - MAX_CALLS_SHOWN} more"
