@@ -8,6 +8,7 @@ import dataclasses
 import datetime
 import json
 import sys
+from typing import Any
 
 import pydantic
 import pytest
@@ -80,35 +81,35 @@ def test_a_static_methods_tool_read_from_an_instance_is_not_bound_to_it():
 
 
 # -- an MCP server drops a name its schema does not list ---------------------------------------------------------
-def test_an_mcp_call_with_a_name_the_tools_schema_does_not_list_is_refused_before_it_is_sent():
+def test_an_mcp_call_with_another_spelling_of_a_listed_name_is_refused_before_it_is_sent():
     with notes_server() as server:
         registry = ToolRegistry(server.tools())
-        result = registry.run("write_note", {"title": "a", "text": "b", "overwrite": True})
-        assert not result.ok and "unexpected argument(s): overwrite" in result.output
+        result = registry.run("write_note", {"title": "a", "text": "b", "Ti-tle": "c"})
+        assert not result.ok and "unexpected argument(s): Ti-tle" in result.output
         assert "no note titled 'a'" in registry.run("read_note", {"title": "a"}).output  # nothing was written
 
 
-def test_an_mcp_schema_that_lists_its_properties_is_closed_in_what_the_model_sees():
-    with notes_server() as server:
-        parameters = ToolRegistry(server.tools()).get("write_note").parameters
-    assert parameters["additionalProperties"] is False
+@pytest.mark.parametrize("spelling", ["dryrun", "dry-run", "dryRun", "DRY_RUN"])
+def test_another_spelling_of_a_parameter_is_no_extra_argument(spelling):
+    @tool
+    def purge(table: str, dry_run: bool = False, **options: Any) -> str:
+        """Delete a table's rows."""
+        return f"dry_run={dry_run} options={options}"
+
+    result = ToolRegistry([purge]).run("purge", {"table": "t", spelling: True})
+    assert not result.ok and f"unexpected argument(s): {spelling}" in result.output
 
 
-def test_an_mcp_schema_that_says_it_takes_other_names_keeps_taking_them():
-    from vero.tools.mcp import _parameters
+@pytest.mark.parametrize("name", ["brightness", "tags", "entity"])
+def test_a_name_unlike_any_parameter_still_reaches_kwargs(name):
+    @tool
+    def turn_on(entity_id: str, tag: str = "", **service_data: Any) -> str:
+        """Turn a device on."""
+        return f"{entity_id} {service_data}"
 
-    open_schema = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": True}
-    assert _parameters(open_schema)["additionalProperties"] is True
-    patterned = {"type": "object", "properties": {"a": {}}, "patternProperties": {"^x-": {}}}
-    assert "additionalProperties" not in _parameters(patterned)
-
-
-def test_the_parts_of_an_mcp_schemas_all_of_are_left_open():
-    from vero.tools.mcp import _parameters
-
-    part = {"type": "object", "properties": {"a": {"type": "string"}}}
-    schema = _parameters({"type": "object", "properties": {"x": {"allOf": [part, {"properties": {"b": {}}}]}}})
-    assert schema["properties"]["x"]["allOf"][0] == part
+    assert ToolRegistry([turn_on]).run("turn_on", {"entity_id": "light.hall", name: 1}).output == (
+        f"light.hall {{'{name}': 1}}"
+    )
 
 
 # -- other clients' tool lists in a config file ---------------------------------------------------------------

@@ -16,7 +16,7 @@ import logging
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypedDict, overload
 
@@ -476,7 +476,7 @@ class Tool:
                 kwargs[key] = convert_into(value, self._hints[key], key, misfits)
             elif key in props:  # a simple value, or a schema from elsewhere (an MCP server's)
                 kwargs[key] = check(value, props[key], key, misfits)
-            elif self._accepts_extra and key not in self._pinned:
+            elif self._accepts_extra and key not in self._pinned and not _misspelt(key, props):
                 kwargs[key] = value if self._extra is None else check(value, self._extra, key, misfits)
             else:
                 unexpected.append(str(key))
@@ -530,6 +530,15 @@ def _refuse_foreign_tool(func: Any) -> None:
     if framework is not None:
         shown = f"{type(func).__name__} {str(func.name)!r}"
         raise TypeError(f"{shown} is a tool object of {framework}: give vero the function it wraps (@tool over it)")
+
+
+def _misspelt(name: str, parameters: Collection[str]) -> bool:
+    """``name`` is a parameter's written otherwise (``dryrun``, ``dry-run``, ``dryRun`` for ``dry_run``): taken as an
+    argument of its own (``**kwargs``, an MCP server's open schema), its value would be dropped or misread (an MCP
+    server drops a name it does not know), and the call would run as if it were not written.  (Not a plural or a
+    typo: ``tags`` beside ``tag`` may be an argument of its own.)"""
+    bare = re.sub(r"[\W_]", "", name).lower()
+    return any(re.sub(r"[\W_]", "", known).lower() == bare for known in parameters)
 
 
 def _check_settings(timeout: Any, **switches: Any) -> None:

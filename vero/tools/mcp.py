@@ -50,7 +50,7 @@ from vero.core.secrets import hide_secrets, url_credentials
 from vero.core.text import clip, redact_url
 from vero.tools.base import Tool
 from vero.tools.registry import ToolRegistry
-from vero.tools.schema import closed_objects, inline_refs
+from vero.tools.schema import inline_refs
 
 logger = logging.getLogger("vero.mcp")
 
@@ -275,11 +275,8 @@ def _request_number(value: Any) -> int | None:
 def _parameters(input_schema: Any) -> dict[str, Any]:
     """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties), its
     ``$ref``s written out (``inline_refs``: a referenced object is checked as any other, and no server is sent
-    a ``$schema`` key, which some OpenAI-compatible servers refuse), and each object that lists its properties and
-    says nothing of others closed to them (``closed_objects``: the Python SDK's servers drop a name they do not
-    know, so ``{"dryrun": true}`` would run the call as if not written)."""
-    written = inline_refs(dict(input_schema)) if isinstance(input_schema, dict) else {}
-    schema: dict[str, Any] = closed_objects(written)  # a name the schema does not list would be dropped by the server, unread
+    a ``$schema`` key, which some OpenAI-compatible servers refuse)."""
+    schema = inline_refs(dict(input_schema)) if isinstance(input_schema, dict) else {}
     schema["type"] = "object"
     properties = schema.get("properties")
     schema["properties"] = (

@@ -472,10 +472,6 @@ def inline_refs(
     return written
 
 
-def _strings(value: Any) -> list[str]:
-    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
-
-
 def type_label(schema: dict[str, Any]) -> str:
     """A short human/model-readable name for a schema: ``integer``, ``array of string``, ``{x: integer}``..."""
     if "enum" in schema:
@@ -1118,19 +1114,16 @@ def _convert_record(value: Any, tp: type, path: str, problems: list[Problem]) ->
         return None
 
 
-def closed_objects(schema: Any) -> Any:
-    """``schema`` with ``additionalProperties: false`` on each object that lists its properties and does not say:
-    a pydantic model (an MCP server's too) drops a field it does not know (``extra="ignore"``), so a field the
-    model wrote would never reach the tool.  The parts of an ``allOf`` are left open: each lists only its own."""
+def _closed(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` on each object that does not say: a pydantic model drops
+    a field it does not know (``extra="ignore"``), so a field the model wrote would never reach the tool."""
     if isinstance(schema, list):
-        return [closed_objects(item) for item in schema]
+        return [_closed(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    closed = {key: closed_objects(item) if key != "allOf" else item for key, item in schema.items()}  # parts of one
-    properties, required = schema.get("properties"), schema.get("required")
-    listed = isinstance(properties, dict) and all(name in properties for name in _strings(required))
-    if listed and not {"additionalProperties", "patternProperties"} & set(schema):  # (a required name unlisted:
-        closed["additionalProperties"] = False  # the tool takes names beyond them)
+    closed = {key: _closed(item) for key, item in schema.items()}
+    if isinstance(schema.get("properties"), dict) and "additionalProperties" not in schema:
+        closed["additionalProperties"] = False
     return closed
 
 
@@ -1150,7 +1143,7 @@ def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -
             problems.append((path, _misfit({"type": "object"}, value)))
             return None
     pydantic = sys.modules["pydantic"]
-    found, schema = len(problems), closed_objects(type_to_schema(tp))
+    found, schema = len(problems), _closed(type_to_schema(tp))
     if EXACT.get():  # pydantic's lax reading ("1_000", "nan", "t") is no plain value: vero's own check first
         check(value, schema, path, problems)
     elif not _reads_fields_its_own_way(tp):  # a lookup keeps pydantic's reading of the values, but not its silence

@@ -31,6 +31,7 @@ import urllib.parse
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from operator import itemgetter
+from string import digits
 from typing import Any
 
 from vero.core.parsing.json_text import parse_json_value
@@ -69,6 +70,7 @@ _LOOK_ALIKE_PAIRS = (
     " \u13c2h \u01c0l \u03f2c \u03f9C \u027er \u212ee \u0259e \u01dde \u0269i"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043- \u058a- \u02d7- \u05be- \u2796- \u2e3a-"
     " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
+    " \u3002. \uff61."  # the ideographic full stops: a URL's or an address's dot (WHATWG URL, IDNA)
     " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u066b. \u02bb' \u2236: \u0589:"  # _, dots (Arabic's decimal one), ', :
     " \u27e8< \u27e9> \u3008< \u3009> \u2039< \u203a>"  # angle brackets drawn like a tag's
     ' \u201c" \u201d" \u201e" \u201f" \u2033" \u2036" \u02ba" \u00ab" \u00bb" \u300c" \u300d" \u300e" \u300f"'
@@ -138,7 +140,10 @@ _LIST_MARKER = (
 )
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
-_FENCE = re.compile(r"`{3,}|~{3,}")  # a code fence's marks: the call may stand on the same line
+_FENCE = re.compile(r"(?:`{3,}|~{3,})(?:[\w+-]{1,20}(?=\s))?")  # a fence's marks and language: a call may follow them
+# A chat template's special token (<|python_tag|>, <|tool_call_argument_begin|>...) and the format it names after it
+# (gpt-oss's <|constrain|>json): between a name and its arguments as open models write a call
+_SPECIAL_TOKEN = re.compile(r"<\|[^<>|\n]{1,60}\|>(?:json\b)?")
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
 _CDATA_MARKS = re.compile(r"<!\[CDATA\[|\]\]>")  # their text is read as text
 _HIDDEN_HTML = re.compile(  # not rendered: a style sheet, a script, an element styled or marked hidden
@@ -207,13 +212,16 @@ _URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S+", re.IGNORECASE)
 _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
 # A call's label before a tool's name, a key of its own at a line's start or after a sign (tool: x, action = x,
 # - name: x, "command": x, a log's "msg": "action: x"; not a record's "Payment method: transfer"), or a section's [x]
-_CALL_LABELS = r"(?:tool|tool[ _]?name|name|function|call|action|command|method|operation)"
+_CALL_LABELS = r"(?:tool|tool[ _]?name|name|function|call|action|command|method|operation|uses)"  # uses: a CI step's
 _NAME_LABEL = re.compile(
     rf"(?:(?:(?:^|[{{,;:.!?\"'])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}|\b(?:tool|name|function|call))"
     rf"[\"']?[ \t]*[:=][ \t]*[\"']?"
     rf"|(?:^|[\"':])[ \t]*\[(?:[\w-]{{1,30}}\.)?)\Z",
     re.IGNORECASE | re.MULTILINE,
 )
+# between a name and its arguments: name | {...}, **name** {...}, name:0 {...}
+_GAP_MARKS = " \t\n\"'`*|:,;=->\u2192" + digits
+_METHOD_CALL = re.compile(r"\.(?:call|run|invoke|execute)[ \t]*(?=\()")
 _JOINED_BY_WORD = re.compile(r"[ \t]+(?:with|using)[ \t]+(?=\{)", re.IGNORECASE)
 _KEYED_NAME = re.compile(r"[\"']?[ \t]*:[ \t]*(?:#[^\n]*)?$", re.MULTILINE)  # share_file: as a mapping's key
 # Before a call's arguments object in the lines after its name: a label on its line, then labels alone (args:, with:)
@@ -291,6 +299,37 @@ def _same_call(
     optional: Collection[str],
     user_wrote: Callable[[set[Any]], bool] = lambda _: False,
     outside: bool = False,  # ``written`` is in data from outside (a result), not the app's own words
+) -> bool:
+    """``_same_arguments``, as written, and with each object argument's fields as arguments of their own (``rule.to``):
+    a field the model leaves out of an object, or adds to it, is read as an argument left out or added is (the
+    fields of an optional argument's object are optional)."""
+    if _same_arguments(written, wanted, optional, user_wrote, outside):
+        return True
+    if not (isinstance(written, tuple) and isinstance(wanted, tuple)):
+        return False
+    flat = (_fields(written), _fields(wanted))
+    kept = {canonical(key) for key in optional}
+    nested = [key for key, _ in (*flat[0], *flat[1]) if key.partition(".")[0] in kept]
+    return flat != (written, wanted) and _same_arguments(*flat, [*optional, *nested], user_wrote, outside)
+
+
+def _fields(call: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A call (``canonical``) with each object among its values as its fields, each under ``argument.field``."""
+    pairs: list[tuple[Any, Any]] = []
+    for key, value in call:
+        is_object = isinstance(value, tuple) and all(
+            isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in value
+        )
+        pairs += [(f"{key}.{field}", item) for field, item in _fields(value)] if is_object and value else [(key, value)]
+    return tuple(sorted(pairs, key=itemgetter(0)))
+
+
+def _same_arguments(
+    written: Any,
+    wanted: Any,
+    optional: Collection[str],
+    user_wrote: Callable[[set[Any]], bool] = lambda _: False,
+    outside: bool = False,
 ) -> bool:
     """``written`` (``canonical``) is the call ``wanted``: the same values for the parameters without a default, one
     of them a value that says something, whatever the ``optional`` ones hold (the model's ``memo`` added, or the
@@ -1136,11 +1175,11 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
 
 
 # a run of base64: 16 characters or more holding a digit, or padded ("YWNtZS03Nw==", "dHJhbnNmZXI=")
-_BASE64 = re.compile(  # base64url's - and _ too, and without its padding (a JWT's parts, many APIs' tokens)
-    r"(?<![\w+/=-])(?:(?=[A-Za-z+/_-]*\d)[A-Za-z0-9+/_-]{16,}={0,2}"
+_BASE64 = re.compile(  # base64url's - and _ too, and without its padding (a JWT's parts, many APIs' tokens); after
+    r"(?<![\w+-])(?:(?=[A-Za-z+/_-]*\d)[A-Za-z0-9+/_-]{16,}={0,2}"
     r"|(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))(?![\w+/=-])"
 )
-_WRAPPED_BASE64 = re.compile(r"(?m)^[A-Za-z0-9+/]{40,}\n(?:[A-Za-z0-9+/]+\n)*[A-Za-z0-9+/]+={0,2}$")  # mail's lines
+_WRAPPED_BASE64 = re.compile(r"(?m)^[A-Za-z0-9+/]{20,}\n(?:[A-Za-z0-9+/]+\n)*[A-Za-z0-9+/]+={0,2}$")  # mail's lines
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _CALENDAR = re.compile(r"BEGIN:(V\w+)[\s\S]*?(?:^END:\1$|\Z)", re.MULTILINE)  # an iCalendar event's or a vCard's lines
 _FOLDED = re.compile(r"\n[ \t\u00a0](?![ \t]*\n)")  # a long line goes on after a break and a space (not a blank one)
@@ -1160,16 +1199,24 @@ MAX_BASE64_RUNS = 20
 def _base64_decoded(text: str) -> list[str]:
     """The texts that base64 runs in ``text`` spell (a model may decode them), where they spell text, and ``text``
     with them in place; a run holds a digit or is padded (``additionalProperties`` is a word)."""
-    text = _WRAPPED_BASE64.sub(lambda lines: lines[0].replace("\n", ""), text)  # a mail's body, its lines joined
-    decoded, inline = [], text
-    for run in itertools.islice(_BASE64.finditer(text), MAX_BASE64_RUNS):
-        with contextlib.suppress(binascii.Error, UnicodeDecodeError):
-            bare = run[0].rstrip("=").replace("-", "+").replace("_", "/")
+    joined = _WRAPPED_BASE64.sub(lambda lines: lines[0].replace("\n", ""), text)  # a mail's body, its lines joined
+    decoded, inline = [], joined  # (and the lines as they are: each may be a run of its own)
+    forms = dict.fromkeys((joined, text))
+    found = [run[0] for form in forms for run in itertools.islice(_BASE64.finditer(form), MAX_BASE64_RUNS)]
+    runs = dict.fromkeys(part for whole in found for part in [whole, *_path_parts(whole)])
+    for run in runs:
+        with contextlib.suppress(binascii.Error, UnicodeDecodeError):  # (a path's last part: base64url's, say)
+            bare = run.rstrip("=").replace("-", "+").replace("_", "/")
             spelt = base64.b64decode(bare + "=" * (-len(bare) % 4), validate=True).decode()
             if not _CONTROL.search(spelt):  # text, not bytes: read alone, and in place
                 decoded.append(spelt)
-                inline = inline.replace(run[0], spelt)
-    return [*decoded, inline] if inline != text else decoded  # a run alone, and in place: a value amid a call
+                inline = inline.replace(run, spelt)
+    return [*decoded, inline] if inline != joined else decoded  # a run alone, and in place: a value amid a call
+
+
+def _path_parts(run: str) -> list[str]:
+    """The parts of a run that a ``/`` splits, each long enough to be read alone: a path's base64url segment."""
+    return [part for part in run.split("/") if len(part) >= 16] if "/" in run else []
 
 
 # mail's escapes: quoted-printable (=3D, a soft line break "=" at a line's end) and encoded words (=?utf-8?b?...?=)
@@ -1294,6 +1341,7 @@ def plain(text: str) -> str:
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
         text = unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
     text = _ANSI.sub("", text.translate(_BREAKS)) if "\x1b" in text else text.translate(_BREAKS)  # a terminal's colours
+    text = _SPECIAL_TOKEN.sub(" ", text) if "<|" in text else text  # a chat template's (＜｜...｜＞ too, by now)
     text = _FENCE.sub("\n", text) if "`" in text or "~" in text else text
     return _LINE_PREFIX.sub("", text)
 
@@ -1317,7 +1365,7 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             continue
         if text[max(0, start - 4) : start].rstrip(" \t\n`").endswith(('"', "'")):  # a string: the call around it
             yield from _json_calls(text, position, spelled, objects, read, repairs)
-        gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(" \t\n\"'`|:,;=->\u2192"))
+        gap = len(next_text := text[end : end + 20]) - len(next_text.lstrip(_GAP_MARKS))
         if joined := _JOINED_BY_WORD.match(text, end):  # use name with {...}
             yield from _object_at(text, joined.end(), None)
         if next_text[gap : gap + 1] == "{":  # name {...}, ["name", {...}], | name | {...} |: the arguments next
@@ -1337,6 +1385,19 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
         if after == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, repairs)
+        if method := _METHOD_CALL.match(text, end):  # name.invoke(...), as a tool object is called
+            yield from _expression_call(text, method.end(), repairs)
+        if "key>" in text[end : end + 300].lower():  # name <arg_key>a</arg_key><arg_value>1</arg_value>
+            yield from [pairs] if (pairs := _keyed_elements(text[end : end + MAX_CALL_CHARS])) else []
+
+
+# A key's element, then its value's: GLM's <arg_key>a</arg_key><arg_value>1</arg_value>, a plist's <key>a</key><string>
+_KEYED_ELEMENT = re.compile(r"<(\w{0,20}key)>\s*([^<>]{1,100}?)\s*</\1>\s*<(\w{1,20})>(.*?)</\3>", re.S | re.I)
+
+
+def _keyed_elements(text: str) -> dict[str, str]:
+    """The pairs written as a key's element and its value's, each value as its text."""
+    return {pair[2]: pair[4].strip() for pair in _KEYED_ELEMENT.finditer(text)}
 
 
 def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iterator[Any]:
@@ -1348,23 +1409,33 @@ def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iter
     if head and block[head.end() : head.end() + 1] == "{" and not _FIELD.match(block, head.end()):
         yield from _object_at(text, end + head.end(), repairs)
     preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
-    later = _pairs_written("\n".join(_record_lines(block.splitlines()[1:])))
+    lines = block.splitlines()[1:]
+    later = _pairs_written("\n".join(_record_lines(lines)))
     earlier = _pairs_written("\n".join(map(str.strip, preceding)))
     yield from [later] if later is not None else []
+    plain = _pairs_written("\n".join(_record_lines(lines, plain=True)))
+    yield from [plain] if plain is not None and plain != later else []
     yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
 
 
-def _record_lines(lines: list[str]) -> Iterator[str]:
+def _record_lines(lines: list[str], plain: bool = False) -> Iterator[str]:
     """A record's ``key: value`` lines (a string's closing quote or a brace after the last aside): the other lines
     of its paragraph skipped (a comment's words), and over blank lines while pairs follow (one ``<li>`` a line), up
-    to a ``[section]`` or a line of a paragraph after it that is none."""
+    to a ``[section]`` or a line of a paragraph after it that is none; ``plain``: YAML's plain values of several
+    words too (``note: see you``), which a remark's line may look like (``Note: reviewed``)."""
     paragraph = True
     for line in map(str.strip, lines):
         pair = closed[1] if (closed := _PAIRS_CLOSED.fullmatch(line)) else None
-        if line[:1] == "[" or (pair is None and line and not paragraph):
+        if pair is None and plain and (words := _PLAIN_PAIR.fullmatch(line)):  # no quote marks around them
+            pair = f'{words[1]}: "{words[2]}"'
+        if line[:1] == "[" or (pair is None and line and not paragraph and not _LABEL_ALONE.fullmatch(line)):
             return
         paragraph = paragraph and bool(line)
         yield from [pair] if pair else []
+
+
+_PLAIN_PAIR = re.compile(r"(\w+)[ \t]*:[ \t]+([^\"'\s][^\"'\n]*)")  # note: a few words; not "a: 1, b: 2" (pairs)
+_LABEL_ALONE = re.compile(r"[\w-]{1,30}[ \t]*:")  # with:, args: (its pairs nested under it, past blank lines too)
 
 
 _NOT_A_CALL_BEFORE = re.compile(r"[\"']|(?<![\w.])\.")  # "name" { in HCL, .name { in a style sheet (not functions.)
