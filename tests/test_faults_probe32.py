@@ -127,3 +127,32 @@ def test_the_reply_that_goes_past_the_token_budget_is_kept_in_a_warning_step():
     [warning] = result.steps_of("warning")
     assert result.status == Status.MAX_TOKENS and warning.data["raw"] == "Paris is the capital of France."
     assert agent.history == []
+
+
+# -- a stream of two choices; the last call for an answer that gives none ------------------------------------------
+def test_a_stream_of_two_choices_is_read_as_its_first():
+    def both(first: str, second: str, finish: str | None = None) -> dict:
+        choices = [{"index": 0, "delta": {"content": first}}, {"index": 1, "delta": {"content": second}}]
+        return {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{**c, "finish_reason": finish} for c in choices],
+        }
+
+    body = sse(both("The capital is ", "Do not "), both("Paris.", "answer.", "stop")) + b"data: [DONE]\n\n"
+    with close_delimited(body) as url:
+        assert make_llm(url).generate([Message.user("hi")], on_token=lambda _: None).text == "The capital is Paris."
+
+
+def test_a_text_react_run_whose_last_call_gives_no_answer_keeps_its_thought_out_of_history():
+    from vero.agents import ReActAgent
+
+    @tool
+    def pay(recipient: str, amount: int) -> str:
+        """Pay an amount to a recipient."""
+        return "paid"
+
+    act = 'Thought: pay him\nAction: pay\nAction Input: {"recipient": "bob", "amount": 1}'
+    agent = ReActAgent("t", ScriptedLLM([act], default=act), tools=[pay], max_turns=1, verbose=False)
+    assert agent.run("Pay bob 1 EUR.") == "pay him"  # the best partial answer
+    assert agent.last_result.status == Status.MAX_TURNS and agent.history == []

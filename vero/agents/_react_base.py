@@ -12,7 +12,7 @@ from typing import Any, Protocol, cast
 
 from vero.agents._native import RAN_FOR_YOU
 from vero.agents._react_prompts import GUIDED_PROMPTS, NATIVE_PROMPTS, OLD_NAMES, TEXT_PROMPTS, ReActPrompts
-from vero.core.agent import Agent, BudgetExceeded, MalformedOutputError
+from vero.core.agent import THOUGHT_ONLY, Agent, BudgetExceeded, MalformedOutputError
 from vero.core.deprecation import deprecated
 from vero.core.message import Arguments, Message, ToolCall
 from vero.core.result import Status, StepKind
@@ -147,6 +147,7 @@ class ReActAgentBase(Agent, metaclass=_OldPromptNames):
                 self.record(StepKind.FINAL, answer, reason="max_turns")
                 return answer
             self.record(StepKind.WARNING, "the final answer came back empty", attempt=attempt)
+        self.current_run.notes[THOUGHT_ONLY] = True  # no answer came: the partial one is a thought, kept out of history
         return self.partial
 
 

@@ -67,6 +67,7 @@ HISTORY_SECTION = "\n## Conversation History\n{history}\n"  # the recent convers
 CUT_OFF = "the reply was cut off at the output limit (max_tokens); reply again, shorter"
 # Kept in ``last_result``, not in ``history``: no answer the model gave (a budget cut mid-run leaves a thought)
 NO_ANSWER_KEPT = (Status.FAILED, Status.CANCELLED, Status.INVALID_OUTPUT, Status.MAX_TOKENS)
+THOUGHT_ONLY = "thought_only"  # a run note: the answer is the best partial one, a thought (no answer came)
 CUT_OFF_WARNING = "the reply was cut off at the output limit"  # max_tokens, or max_completion_tokens
 NO_USAGE, NO_USAGE_WARNING = "no_usage", "the model server reports no token usage: the token budget counts an estimate"
 RELAYED_EVENTS = frozenset(
@@ -429,7 +430,8 @@ class Agent(ABC):
     def _finish(self, run: Run, answer: str, status: str, error: BaseException | None) -> RunResult:
         """``run``'s ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
         turn goes into ``history`` (one of ``NO_ANSWER_KEPT`` does not: no half turn; nor does the partial
-        answer of a run a budget cut short, ``BudgetExceeded``: often a thought, which a next run reads as one)."""
+        answer of a run a budget cut short, ``BudgetExceeded``, or one noted ``THOUGHT_ONLY``: often a thought,
+        which a next run reads as one)."""
         if status == Status.FAILED and error is None:  # a failed run always says why
             reasons = [s.content for s in run.steps if s.kind == StepKind.ERROR]
             error = VeroError(reasons[-1] if reasons else f"{type(self).__name__} reported failure")
@@ -454,7 +456,10 @@ class Agent(ABC):
             usage=dict(result.usage),
             error=f"{type(error).__name__}: {error}" if error else None,
         )
-        if result.answer and status not in NO_ANSWER_KEPT and not isinstance(error, BudgetExceeded):
+        kept = (
+            status not in NO_ANSWER_KEPT and not isinstance(error, BudgetExceeded) and not run.notes.get(THOUGHT_ONLY)
+        )
+        if result.answer and kept:
             self.history += [Message("user", run.task), Message("assistant", result.answer)]
         return result
 

@@ -761,6 +761,8 @@ class TextStream:
                         )
                     self._usage = normalize_usage(chunk.get("usage")) or self._usage
                     for choice in chunk.get("choices") or []:
+                        if choice.get("index") not in (0, None):  # another choice's (n=2 a gateway set): not this reply
+                            continue
                         self._finish_reason = choice.get("finish_reason") or self._finish_reason
                         delta = choice.get("delta") or {}
                         size += self._gather(delta)

@@ -189,7 +189,7 @@ _SCHEMA_TEXT = functools.partial(json.dumps, ensure_ascii=False, indent=1)
 def quote_sources(agent: Agent) -> Shown:
     """The texts a call read from the model's text is compared with, to tell a quote (question 3).  A sub-agent's task
     is not among them but its parent's sources are: the parent's model wrote that task (a plan step, an ``as_tool``
-    call), and what it was shown is there; a sub-run's answer (a plan step's) is a result, as an ``as_tool``'s is."""
+    call), and what it was shown is there; a sub-run's answer (a plan step's) is shown as earlier answers are."""
     described = {t.name: f"{t.description}\n\n{_SCHEMA_TEXT(t.parameters)}" for t in agent.tools}
     examples = {t.name: _examples_of(t.parameters) for t in agent.tools if "xample" in described[t.name]}
     tools = {name: text + examples.get(name, "") for name, text in described.items()}
@@ -216,7 +216,7 @@ def quote_sources(agent: Agent) -> Shown:
     sent = (f"{fn.get('description')}\n\n{_SCHEMA_TEXT(fn.get('parameters'))}" for fn in functions)
     shown.texts.extend(text for text in sent if text not in described.values())  # a tool as sent, since changed
     shown.texts.extend(step.content for step in run.steps if step.data.get("outside"))  # an evaluator's feedback
-    shown.results.extend(("", True, step.content) for step in run.steps if step.kind == StepKind.FINAL and step.depth)
+    shown.texts.extend(step.content for step in run.steps if step.kind == StepKind.FINAL and step.depth)
     limit = agent.options.max_observation_chars  # each result as far as sent, as recorded and tidied (499.9...4: 500)
     for action, step in zip([None, *run.steps], run.steps):
         if step.kind != StepKind.OBSERVATION:

@@ -70,7 +70,6 @@ _LOOK_ALIKE_PAIRS = (
     " \u13c2h \u01c0l \u03f2c \u03f9C \u027er \u212ee \u0259e \u01dde \u0269i"
     " \u2010- \u2012- \u2013- \u2014- \u2015- \u2212- \ufe58- \u2043- \u058a- \u02d7- \u05be- \u2796- \u2e3a-"
     " \u2e3b- \u30fc- \u2500- \u23af- \u1400- \u301c- \u2053- \u1806-"  # dashes drawn like a hyphen
-    " \u3002. \uff61."  # the ideographic full stops: a URL's or an address's dot (WHATWG URL, IDNA)
     " \u02cd_ \u02ce_ \u07fa_ \u2017_ \ua78f. \u066b. \u02bb' \u2236: \u0589:"  # _, dots (Arabic's decimal one), ', :
     " \u27e8< \u27e9> \u3008< \u3009> \u2039< \u203a>"  # angle brackets drawn like a tag's
     ' \u201c" \u201d" \u201e" \u201f" \u2033" \u2036" \u02ba" \u00ab" \u00bb" \u300c" \u300d" \u300e" \u300f"'
@@ -141,9 +140,12 @@ _LIST_MARKER = (
 _QUOTE_MARK = r"(?:(?:>[ \t]?)+[ \t]*)?"  # blockquote marks, nested
 _LINE_PREFIX = re.compile(rf"^[ \t]*{_QUOTE_MARK}(?:{_LIST_MARKER}[ \t]+)*{_QUOTE_MARK}", re.MULTILINE)
 _FENCE = re.compile(r"(?:`{3,}|~{3,})(?:[\w+-]{1,20}(?=\s))?")  # a fence's marks and language: a call may follow them
+# An ideographic full stop in a host or an address, before a letter (a URL's dot, as browsers read it; not the end of
+# a sentence before a number, 500。3天)
+_HOST_DOT = re.compile(r"(?<=\w)\u3002(?=[A-Za-z])")
 # A chat template's special token (<|python_tag|>, <|tool_call_argument_begin|>...) and the format it names after it
 # (gpt-oss's <|constrain|>json): between a name and its arguments as open models write a call
-_SPECIAL_TOKEN = re.compile(r"<\|[^<>|\n]{1,60}\|>(?:json\b)?")
+_SPECIAL_TOKEN = re.compile(r"<\|[^<>|\s]{1,60}\|>(?:json\b)?")  # no space inside: not F#'s x <| f |> y
 _HTML_TAG = re.compile(r"</?([A-Za-z][\w-]*)[^<>]{0,2000}>|<!--|-->")
 _CDATA_MARKS = re.compile(r"<!\[CDATA\[|\]\]>")  # their text is read as text
 _HIDDEN_HTML = re.compile(  # not rendered: a style sheet, a script, an element styled or marked hidden
@@ -301,16 +303,14 @@ def _same_call(
     outside: bool = False,  # ``written`` is in data from outside (a result), not the app's own words
 ) -> bool:
     """``_same_arguments``, as written, and with each object argument's fields as arguments of their own (``rule.to``):
-    a field the model leaves out of an object, or adds to it, is read as an argument left out or added is (the
-    fields of an optional argument's object are optional)."""
+    a field the model leaves out of an object, or adds to it, is read as a required argument left out or added is
+    (in a result, a quote unless the user wrote the values; an app's own example leaves the rest to the model)."""
     if _same_arguments(written, wanted, optional, user_wrote, outside):
         return True
     if not (isinstance(written, tuple) and isinstance(wanted, tuple)):
         return False
     flat = (_fields(written), _fields(wanted))
-    kept = {canonical(key) for key in optional}
-    nested = [key for key, _ in (*flat[0], *flat[1]) if key.partition(".")[0] in kept]
-    return flat != (written, wanted) and _same_arguments(*flat, [*optional, *nested], user_wrote, outside)
+    return flat != (written, wanted) and _same_arguments(*flat, optional, user_wrote, outside)
 
 
 def _fields(call: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -1340,6 +1340,7 @@ def plain(text: str) -> str:
         text = "".join(_latin_letter(c) for c in text if c not in INVISIBLE and unicodedata.category(c) not in _UNSEEN)
         text = _OTHER_DIGITS.sub(lambda digit: str(unicodedata.digit(digit.group())), text)  # ١٠ is 10
         text = unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
+        text = _HOST_DOT.sub(".", text) if "\u3002" in text else text  # (NFKC makes U+FF61 one)
     text = _ANSI.sub("", text.translate(_BREAKS)) if "\x1b" in text else text.translate(_BREAKS)  # a terminal's colours
     text = _SPECIAL_TOKEN.sub(" ", text) if "<|" in text else text  # a chat template's (＜｜...｜＞ too, by now)
     text = _FENCE.sub("\n", text) if "`" in text or "~" in text else text
@@ -1387,17 +1388,24 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             yield from _expression_call(text, end, repairs)
         if method := _METHOD_CALL.match(text, end):  # name.invoke(...), as a tool object is called
             yield from _expression_call(text, method.end(), repairs)
-        if "key>" in text[end : end + 300].lower():  # name <arg_key>a</arg_key><arg_value>1</arg_value>
-            yield from [pairs] if (pairs := _keyed_elements(text[end : end + MAX_CALL_CHARS])) else []
+        if "key>" in text[end : end + 100].lower():  # name <arg_key>a</arg_key><arg_value>1</arg_value>
+            yield from [pairs] if (pairs := _keyed_elements(text, end)) else []
 
 
 # A key's element, then its value's: GLM's <arg_key>a</arg_key><arg_value>1</arg_value>, a plist's <key>a</key><string>
-_KEYED_ELEMENT = re.compile(r"<(\w{0,20}key)>\s*([^<>]{1,100}?)\s*</\1>\s*<(\w{1,20})>(.*?)</\3>", re.S | re.I)
+_KEYED_ELEMENT = re.compile(r"\s*<(\w{0,20}key)>\s*([^<>]{1,100}?)\s*</\1>\s*<(\w{1,20})>([^<]*)</\3>", re.I)
+_KEYED_GAP = re.compile(r"[^<]{0,40}")  # between the name and its first pair: a tag's end, a line break
 
 
-def _keyed_elements(text: str) -> dict[str, str]:
-    """The pairs written as a key's element and its value's, each value as its text."""
-    return {pair[2]: pair[4].strip() for pair in _KEYED_ELEMENT.finditer(text)}
+def _keyed_elements(text: str, end: int) -> dict[str, str]:
+    """The pairs written right after the name at ``end`` as a key's element and its value's, one after the other
+    (a pair elsewhere in a file of them is another record's), each value as its text."""
+    pairs: dict[str, str] = {}
+    position = _KEYED_GAP.match(text, end).end()  # type: ignore[union-attr]  # (it matches the empty text)
+    while (pair := _KEYED_ELEMENT.match(text, position)) and len(pairs) < 100:
+        pairs[pair[2]] = pair[4].strip()
+        position = pair.end()
+    return pairs
 
 
 def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iterator[Any]:
