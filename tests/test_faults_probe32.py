@@ -156,3 +156,32 @@ def test_a_text_react_run_whose_last_call_gives_no_answer_keeps_its_thought_out_
     agent = ReActAgent("t", ScriptedLLM([act], default=act), tools=[pay], max_turns=1, verbose=False)
     assert agent.run("Pay bob 1 EUR.") == "pay him"  # the best partial answer
     assert agent.last_result.status == Status.MAX_TURNS and agent.history == []
+
+
+# -- a review of those -----------------------------------------------------------------------------------------
+KEY = "sk-test-SECRET123456"  # make_llm's
+
+
+def test_an_error_a_stream_carries_is_shown_with_the_key_masked():
+    error = b'error: {"message": "Incorrect API key provided: ' + KEY.encode() + b'"}\n\n'
+    with close_delimited(streamed(error)) as url:
+        with pytest.raises(LLMCallError) as caught:
+            make_llm(url).generate([Message.user("hi")], on_token=lambda _: None)
+    assert KEY not in str(caught.value) and "Incorrect API key provided" in str(caught.value)
+
+
+def test_a_stream_whose_one_choice_has_another_index_is_read():
+    def only(text: str, finish: str | None = None) -> dict:
+        return {"id": "c", "choices": [{"index": 1, "delta": {"content": text}, "finish_reason": finish}]}
+
+    with close_delimited(sse(only("Paris."), only("", "stop")) + b"data: [DONE]\n\n") as url:
+        assert make_llm(url).generate([Message.user("hi")], on_token=lambda _: None).text == "Paris."
+
+
+def test_a_broken_off_reply_of_ones_own_client_is_counted():
+    agent = ToolCallingAgent(
+        "a", ScriptedLLM([{"content": "21", "finish_reason": "error", "usage": {"total_tokens": 99}}])
+    )
+    agent.verbose = False
+    agent.run("How old?")
+    assert agent.last_result.usage["total_tokens"] == 99 and agent.last_result.llm_calls == 1

@@ -284,10 +284,151 @@ def test_a_sub_run_that_ends_without_an_answer_names_the_calls_that_ran():
 
 
 def test_the_calls_named_are_bounded():
-    from vero.core.agent_tool import MAX_CALLS_SHOWN, _calls_that_ran
+    from vero.core.agent_tool import MAX_CALLS_SHOWN, calls_that_ran
     from vero.core.result import RunResult, Step
 
     steps = [Step("action", f"pay(amount={n})") for n in range(30)]
     steps = [part for step in steps for part in (step, Step("observation", "paid", {"ok": True}))]
-    shown = _calls_that_ran(RunResult("t", "", steps=steps))
+    shown = calls_that_ran(RunResult(steps=tuple(steps)))
     assert len(shown) == MAX_CALLS_SHOWN + 1 and shown[-1] == f"and {30 - MAX_CALLS_SHOWN} more"
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"), [("arg", "args"), ("comand", "command"), ("disabled_tools", "disabledTools")]
+)
+def test_a_misspelt_key_of_a_server_entry_is_named_with_the_key_meant(tmp_path, caplog, written, meant):
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"notes": {"command": "notes-mcp", written: ["x"]}}}))
+    servers_from_config(str(path))
+    assert f'the key "{written}" is not read; did you mean "{meant}"?' in caplog.text
+
+
+def test_another_clients_own_keys_get_no_warning(tmp_path, caplog):
+    entry = {"command": "notes-mcp", "autoApprove": [], "description": "notes", "icon": "n.png", "alwaysAllow": []}
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"notes": entry}}))
+    servers_from_config(str(path))
+    assert "is not read" not in caplog.text
+
+
+# -- a chat turn that failed after a call that may change things ran ---------------------------------------------
+def test_a_failed_chat_turn_names_the_calls_that_ran_before_it_ended(shared_mock_server, tmp_path):
+    pytest.importorskip("mcp")
+    from test_cli import vero as vero_command
+
+    from vero.testing import HTTPFault
+
+    call = {"tool_calls": [{"name": "write_note", "arguments": {"title": "order", "text": "cancelled"}}]}
+    shared_mock_server.enqueue(call, HTTPFault(503, "overloaded"))
+    done = vero_command(
+        *("chat", "--agent", "chat", "--yes", "--base-url", shared_mock_server.base_url),
+        *("--mcp", f"{sys.executable} {NOTES}"),
+        cwd=tmp_path,
+        input="Note that my order is cancelled.\n",
+        MAX_RETRIES="0",
+    )
+    lines = done.stdout.splitlines()
+    assert any("Before the run ended, these calls ran: write_note(title='order', text='cancelled')" in x for x in lines)
+    assert any(x.endswith("check what the calls above did before you send it again)") for x in lines), done.stdout
+
+
+# -- a review of those -----------------------------------------------------------------------------------------
+def test_as_tool_takes_no_keyword_it_would_drop():
+    from vero.core.agent import Agent
+
+    class TakesAnyKeyword(Agent):  # a solve of one's own takes what run() is given
+        def solve(self, task: str, **kwargs: Any) -> str:
+            return "done"
+
+    with pytest.raises(TypeError, match="needs_approval"):
+        TakesAnyKeyword("mine", ScriptedLLM([])).as_tool(read_only=True, needs_approval=True)
+
+
+@pytest.mark.parametrize("output_type", [str, None])
+def test_an_agent_as_a_tool_with_text_as_its_type_answers_text(output_type):
+    helper = ToolCallingAgent("helper", ScriptedLLM(["hello there"]), verbose=False)
+    assert helper.as_tool(output_type=output_type).func(task="greet") == "hello there"
+
+
+def test_an_agent_as_a_tool_whose_type_allows_null_gives_null():
+    helper = ToolCallingAgent("helper", ScriptedLLM(["null"]), verbose=False)
+    assert helper.as_tool(output_type=int | None).func(task="how many?") is None
+
+
+def test_a_typed_answer_its_agents_own_check_did_not_accept_is_given_with_a_line_saying_so():
+    from vero.core.agent_tool import NOT_ACCEPTED, _typed_answer
+    from vero.core.result import RunResult, Status
+
+    result = RunResult(answer='{"price": 12}', status=Status.NEEDS_REVIEW, output=Quote(12))
+    assert _typed_answer(None, result) == '{"price": 12}' + NOT_ACCEPTED.format(status="needs_review")
+
+
+def test_a_retyped_static_method_tool_stays_static():
+    shop = shop_class()
+    again = tool(shop.__dict__["echo"], read_only=True)
+    holder = type("Holder", (), {"echo": again})
+    assert ToolRegistry([holder().echo]).run("echo", {"text": "hi"}).output == "hi"
+
+
+def test_a_key_that_is_no_text_is_an_observation_not_a_traceback():
+    @tool
+    def tag(item: str, **labels: Any) -> str:
+        """Label an item."""
+        return "tagged"
+
+    result = ToolRegistry([tag]).run("tag", {"item": "a", 1: True})
+    assert not result.ok and "Error" in result.output
+
+
+def test_a_pinned_parameter_written_another_way_is_refused():
+    import functools
+
+    def purge(table: str, dry_run: bool = False, **options: Any) -> str:
+        """Delete a table's rows."""
+        return f"dry_run={dry_run}"
+
+    result = ToolRegistry([tool(functools.partial(purge, dry_run=True), name="purge")]).run(
+        "purge", {"table": "t", "dryRun": False}
+    )
+    assert not result.ok and "unexpected argument(s): dryRun" in result.output
+
+
+@pytest.mark.parametrize(("allowed", "offered"), [([], []), (None, ["add", "read_note"])])
+def test_an_empty_list_of_tools_allowed_offers_none_and_none_offers_all(allowed, offered):
+    with notes_server(allowed_tools=allowed, blocked_tools=None) as server:
+        names = sorted(found.name for found in server.tools())
+    assert names == offered or set(offered) <= set(names)
+
+
+def test_a_tool_name_the_server_has_not_is_warned_of(caplog):
+    with notes_server(blocked_tools=["delete-note"]) as server:
+        assert "delete_note" in [found.name for found in server.tools()]
+    assert "no tool of the server is called delete-note" in caplog.text
+
+
+@pytest.mark.parametrize("trust", [0, 1, "no", None])
+def test_trust_that_is_no_bool_is_refused(trust):
+    with pytest.raises(TypeError, match="trust must be True or False"):
+        notes_server(trust=trust)
+
+
+def test_a_typed_answer_with_a_tuple_keeps_openais_strict_mode():
+    from vero.core.output import OutputSpec
+
+    @dataclasses.dataclass
+    class Move:
+        position: tuple[int, str]
+
+    sent = OutputSpec(Move, 0).response_format()["json_schema"]
+    assert sent["strict"] is True and "prefixItems" not in json.dumps(sent["schema"])
+
+
+def test_a_call_that_timed_out_is_named_as_one_that_may_have_run():
+    from vero.core.agent_tool import calls_that_ran
+    from vero.core.result import RunResult, Step, ToolError
+
+    steps = [
+        Step("action", "pay(amount=5)", {"tool": "pay"}),
+        Step("observation", "", {"ok": False, "error": ToolError.TIMEOUT}),
+    ]
+    assert calls_that_ran(RunResult(steps=tuple(steps))) == ["pay(amount=5) (timed out: it may have run)"]

@@ -32,6 +32,7 @@ from vero._console import (
     usage_line,
     watch_model,
 )
+from vero.core.agent_tool import calls_that_ran
 from vero.core.files import at_home
 from vero.core.result import Status, StepKind
 from vero.core.secrets import StreamedSecrets, hide_secrets
@@ -59,6 +60,7 @@ SHOWN_ARGUMENT_CHARS = 2000  # longer arguments are shortened on screen, saying 
 SHOWN_VALUE_CHARS = 80  # the least of each value shown when the arguments are shortened
 # A turn that adds nothing to the history (a failed run, by the documented rule) says so, on its ❌ line.
 NOT_KEPT = " (your message was not kept: send it again)"
+RAN_NOT_KEPT = " (your message was not kept: check what the calls above did before you send it again)"
 TURN_NOT_KEPT = " (this turn was not kept in the conversation)"
 NOT_UTF8 = "❌ your input is not UTF-8 text{at}; nothing was sent and the conversation is unchanged"
 
@@ -227,8 +229,11 @@ class Repl:
     def _report(self, result, kept: bool) -> None:
         """The end of a turn: the answer unless it was streamed, and a ❌ or ⚠️ line for a run that did not end
         ok, saying when the turn was not kept (the next question would not see it)."""
+        ran = [] if kept else calls_that_ran(result, lambda tool: not self.agent.tools.read_only(tool))
+        if ran:  # the conversation will not say so: asked again, the model could make them again
+            say(f"⚠️  Before the run ended, these calls ran: {'; '.join(ran)}")
         if result.status == Status.FAILED:  # its partial text is no answer and is not kept in the history
-            print_error(result, sys.stdout, self.args.debug, note=NOT_KEPT)
+            print_error(result, sys.stdout, self.args.debug, note=RAN_NOT_KEPT if ran else NOT_KEPT)
             if result.answer:
                 say(f"(partial, not kept): {result.answer}")
             return

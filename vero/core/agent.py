@@ -415,17 +415,23 @@ class Agent(ABC):
         return {"response_format": run.output_spec.response_format()}
 
     def as_tool(
-        self, name: str | None = None, description: str | None = None, read_only: bool | None = None, **kwargs: Any
+        self,
+        name: str | None = None,
+        description: str | None = None,
+        read_only: bool | None = None,
+        *,
+        output_type: Any = str,
+        output_retries: int = OUTPUT_RETRIES,
     ) -> Tool:
         """This agent as a tool that another agent's model can call with a task (``vero.core.agent_tool``).
 
-        Each call is a fresh run of this agent as part of the calling run (``run_subagent``), with ``kwargs``
-        as ``run``'s: ``output_type=T`` makes the tool's output the typed value (as JSON).
+        Each call is a fresh run of this agent as part of the calling run (``run_subagent``); ``output_type``
+        and ``output_retries`` as ``run``'s: the tool's output is the typed value (as JSON).
         ``read_only``: as for any tool, your word that it changes nothing; unsaid, only a pattern that
         uses no tools (``uses_tools``) is read-only.
         """
-        _check_run_settings(self, {key: kwargs[key] for key in kwargs if key not in ("output_type", "output_retries")})
-        return agent_tool(self, name, description, read_only, kwargs)
+        typed = {} if output_type in (str, None) else {"output_type": output_type, "output_retries": output_retries}
+        return agent_tool(self, name, description, read_only, typed)
 
     def _finish(self, run: Run, answer: str, status: str, error: BaseException | None) -> RunResult:
         """``run``'s ``RunResult`` (kept as ``last_result``) and its ``run_end`` event; an answered
@@ -493,12 +499,12 @@ class Agent(ABC):
         started = time.perf_counter()
         try:
             reply: Message = model.generate(messages, **options)
-            if reply.finish_reason in BROKEN_OFF_REASONS:  # (ChatOpenAI raises it; a model client of your own may not)
-                raise LLMCallError(BROKEN_OFF.format(reason=reply.finish_reason))
         except Exception as exc:
             return self._model_failed(exc, messages, llm, asked, started if watched else None)
         run.llm_calls += 1
         add_usage(run.usage, reply.usage)
+        if reply.finish_reason in BROKEN_OFF_REASONS:  # (ChatOpenAI raises it; a model client of your own may not)
+            raise LLMCallError(BROKEN_OFF.format(reason=reply.finish_reason))
         if watched:
             self._emit(
                 "llm_call",

@@ -8,13 +8,15 @@ accepted answer raises ``SubagentFailed`` (an error observation), ``needs_review
 from __future__ import annotations
 
 import contextvars
+import json
 import math
 import re
 import threading
-from typing import Annotated, Any, NamedTuple, cast
+from collections.abc import Callable
+from typing import Annotated, Any, NamedTuple, NoReturn, cast
 
 from vero.core.output import OutputSpec
-from vero.core.result import RunResult, Status
+from vero.core.result import RunResult, Status, StepKind, ToolError
 from vero.core.text import clip
 from vero.errors import VeroError
 from vero.tools.base import Tool
@@ -55,7 +57,8 @@ def agent_tool(
         OutputSpec(options["output_type"], options.get("output_retries", 0))
 
     def ask_agent(task: Annotated[str, TASK_DESCRIPTION]) -> Any:
-        return _answer(agent, _run_fresh(agent, task, options), typed="output_type" in options)
+        result = _run_fresh(agent, task, options)
+        return _typed_answer(agent, result) if "output_type" in options else _answer(agent, result)
 
     return Tool(
         ask_agent,
@@ -91,28 +94,45 @@ _LENDING = threading.Lock()
 _LENT: set[int] = set()  # the agents whose history a call as a tool has set aside
 
 
-def _answer(agent: Any, result: RunResult, typed: bool = False) -> Any:
-    """The sub-run's answer (its typed output), or ``SubagentFailed`` saying why there is none."""
-    if typed and result.status == Status.OK and result.output is not None:
-        return result.output  # the tool's output: the value as JSON (a dataclass's fields...)
-    if result.status in (Status.OK, Status.NEEDS_REVIEW) and result.answer.strip() and not typed:
+def _answer(agent: Any, result: RunResult) -> str:
+    """The sub-run's answer, or ``SubagentFailed`` saying why there is none."""
+    if result.status in (Status.OK, Status.NEEDS_REVIEW) and result.answer.strip():
         return result.answer + ("" if result.status == Status.OK else NOT_ACCEPTED.format(status=result.status))
+    _fail(agent, result)
+
+
+def _typed_answer(agent: Any, result: RunResult) -> Any:
+    """The sub-run's typed output (``null`` too, when the type allows it), as JSON; one the agent's own check did not
+    accept (``needs_review``) as JSON text with a line saying so; else ``SubagentFailed``."""
+    if result.status == Status.OK:
+        return result.output  # the tool's output: the value as JSON (a dataclass's fields...)
+    if result.status == Status.NEEDS_REVIEW and result.output is not None:
+        return json.dumps(result.to_dict()["output"], ensure_ascii=False) + NOT_ACCEPTED.format(status=result.status)
+    _fail(agent, result)
+
+
+def _fail(agent: Any, result: RunResult) -> NoReturn:
+    """``SubagentFailed``: the run's status and error, and the calls that ran before it ended (not to be made again
+    unasked)."""
     reason = f": {result.error}" if result.error else ""
-    ran = _calls_that_ran(result)
-    ran_text = f"; before it ended, these calls ran: {'; '.join(ran)}" if ran else ""  # not to be made again unasked
+    ran = calls_that_ran(result)
+    ran_text = f"; before it ended, these calls ran: {'; '.join(ran)}" if ran else ""
     raise SubagentFailed(f"the agent {agent.name!r} ended '{result.status}' without an answer{reason}{ran_text}")
 
 
 MAX_CALLS_SHOWN = 10
 
 
-def _calls_that_ran(result: RunResult) -> list[str]:
-    """The calls of a run (its sub-agents' too) that ran and worked, as its action steps show them."""
+def calls_that_ran(result: RunResult, of: Callable[[str], bool] = lambda tool: True) -> list[str]:
+    """The calls of a run (its sub-agents' too) that ran and worked, or timed out, as its action steps show them;
+    ``of``: those of the tools it says yes to (the tools that may change things, say)."""
     ran, pending = [], {}  # the last action at each depth, until its observation
     for step in result.steps:
-        if step.kind == "action":
+        if step.kind == StepKind.ACTION and of(str(step.data.get("tool", ""))):
             pending[step.depth] = step.content
-        elif step.kind == "observation" and step.data.get("ok") and step.depth in pending:
-            ran.append(pending.pop(step.depth))
+        elif step.kind == StepKind.OBSERVATION and step.depth in pending:
+            late = step.data.get("error") == ToolError.TIMEOUT  # its thread may have gone on to finish it
+            called = pending.pop(step.depth)
+            ran += [called] if step.data.get("ok") else [f"{called} (timed out: it may have run)"] if late else []
     shown = ran[:MAX_CALLS_SHOWN] + ([f"and {len(ran) - MAX_CALLS_SHOWN} more"] if len(ran) > MAX_CALLS_SHOWN else [])
     return [clip(text, 200, "…", within=True) for text in shown]

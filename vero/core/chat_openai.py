@@ -604,9 +604,11 @@ def _bound_body(response: Any, attempts: _Attempts) -> None:
             for chunk in iter_bytes(*args, **kwargs):
                 attempts.count(len(chunk))
                 read = open_event[-OPEN_EVENT_BYTES:] + chunk
-                error = _ERROR_LINE.search(read) if events else None
-                if error:  # (the SDK reads an error event only when its data holds "error")
-                    raise _call_limit(f"the server reported an error mid-reply: {_error_message(error[1])}")
+                whole = len(open_event) <= OPEN_EVENT_BYTES  # the event from its start: its first line is a line
+                error = _ERROR_LINE.search(b"\n" + read if whole else read) if events else None
+                if error:  # (the SDK reads an error event only when its data holds "error"; a server may echo the key)
+                    said = _mask_secret(_error_message(error[1]), attempts.llm._secret)
+                    raise _call_limit(f"the server reported an error mid-reply: {said}")
                 open_event = _EVENT_END.split(read)[-1]
                 yield chunk
             if events and not _SAYS_NOTHING.fullmatch(open_event):
@@ -620,7 +622,8 @@ def _bound_body(response: Any, attempts: _Attempts) -> None:
 
 
 # llama.cpp's ``error: {...}`` (no field of an event stream's: its reader drops it), and an ``event: error``'s data
-_ERROR_LINE = re.compile(rb"(?:^|[\r\n])(?:error: ?|event: ?error(?:\r\n|\r|\n)data: ?)([^\r\n]*)[\r\n]")
+_NONE_YET = object()
+_ERROR_LINE = re.compile(rb"[\r\n](?:error: ?|event: ?error(?:\r\n|\r|\n)data: ?)([^\r\n]*)[\r\n]")
 
 
 def _error_message(data: bytes) -> str:
@@ -714,6 +717,7 @@ class TextStream:
         self._writing: dict[int, dict[str, str]] = {}  # the call each index is writing
         self._usage: dict[str, Any] | None = None
         self._finish_reason: str | None = None
+        self._choice: Any = _NONE_YET  # the index of the choice read: the first one sent
         self._refusal: list[str] = []  # a structured-output refusal (OpenAI's ``delta.refusal``), in pieces
 
     def __iter__(self) -> Generator[str, None, None]:
@@ -761,7 +765,8 @@ class TextStream:
                         )
                     self._usage = normalize_usage(chunk.get("usage")) or self._usage
                     for choice in chunk.get("choices") or []:
-                        if choice.get("index") not in (0, None):  # another choice's (n=2 a gateway set): not this reply
+                        self._choice = choice.get("index") if self._choice is _NONE_YET else self._choice
+                        if choice.get("index") != self._choice:  # another choice's (n=2 a gateway set): not this reply
                             continue
                         self._finish_reason = choice.get("finish_reason") or self._finish_reason
                         delta = choice.get("delta") or {}
@@ -899,7 +904,7 @@ def _message_from_body(body: Any, secret: str = "") -> Message:
     if not isinstance(body, dict):
         raise LLMCallError("model endpoint returned something other than a JSON object")
     choices = body.get("choices") or []
-    first = choices[0] if isinstance(choices, list) and isinstance(choices[0:1] and choices[0], dict) else {}
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
     error = body.get("error") or first.get("error")  # beside a reply too (OpenRouter's): what it holds is not all
     if isinstance(error, dict) and error.get("message"):
         text = redact_urls(f"model endpoint returned an error: {error['message']}")

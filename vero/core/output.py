@@ -85,8 +85,9 @@ class OutputSpec:
     def response_format(self) -> dict[str, Any]:
         """A ``response_format`` constraining the reply to this type; a value that is not an object goes
         under ``{"answer": ...}`` (OpenAI constrains objects only), ``strict`` where OpenAI's strict mode
-        can hold the schema (``is_strict``: it binds the reply only then)."""
-        schema = self.schema
+        can hold the schema (``is_strict``: it binds the reply only then); a tuple's places (``prefixItems``, which
+        strict mode does not take) are checked here, after the reply."""
+        schema = _without_places(self.schema)
         if schema.get("type") != "object":
             schema = {
                 "type": "object",
@@ -229,6 +230,15 @@ _STRICT_KEYWORDS = frozenset(
     "maximum exclusiveMinimum exclusiveMaximum multipleOf minItems maxItems".split()
 )
 _STRICT_FORMATS = frozenset("date-time time date duration email hostname ipv4 ipv6 uuid".split())
+
+
+def _without_places(schema: Any) -> Any:
+    """``schema`` without ``prefixItems`` (each array keeps its ``items``, the union of the places' kinds)."""
+    if isinstance(schema, list):
+        return [_without_places(part) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: _without_places(part) for key, part in schema.items() if key != "prefixItems"}
 
 
 def is_strict(schema: Any) -> bool:

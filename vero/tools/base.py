@@ -333,8 +333,11 @@ class Tool:
     ``timeout``: seconds (``None``: the registry's default; ``math.inf``: no limit).  ``read_only=True``:
     the tool only looks things up; unmarked tools are taken to change things, and vero never runs one
     with arguments the model did not write (docs/tools.md, "Safety").  ``needs_approval=True``: every call
-    is put to the agent's approver (refused without one).  Re-wrapping a tool keeps these three settings.
+    is put to the agent's approver (refused without one).  Re-wrapping a tool keeps these three settings, and a
+    class or static method's binding.
     """
+
+    _of_class = _static = False  # how a method's tool is bound: to the class read from, or never (set below)
 
     def __init__(
         self,
@@ -352,7 +355,8 @@ class Tool:
             timeout = func.timeout if timeout is None else timeout
             read_only = func.read_only if read_only is None else read_only
             needs_approval = func.needs_approval if needs_approval is None else needs_approval
-            func = func.func
+            binding: Any = classmethod if func._of_class else staticmethod if func._static else None
+            func = binding(func.func) if binding else func.func
         _refuse_foreign_tool(func)
         _check_settings(timeout, read_only=read_only, needs_approval=needs_approval)
         self._of_class = isinstance(func, classmethod)  # @tool over @classmethod: bound to the class read from
@@ -476,7 +480,7 @@ class Tool:
                 kwargs[key] = convert_into(value, self._hints[key], key, misfits)
             elif key in props:  # a simple value, or a schema from elsewhere (an MCP server's)
                 kwargs[key] = check(value, props[key], key, misfits)
-            elif self._accepts_extra and key not in self._pinned and not _misspelt(key, props):
+            elif self._accepts_extra and key not in self._pinned and not _misspelt(str(key), [*props, *self._pinned]):
                 kwargs[key] = value if self._extra is None else check(value, self._extra, key, misfits)
             else:
                 unexpected.append(str(key))

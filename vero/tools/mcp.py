@@ -22,6 +22,7 @@ import atexit
 import base64
 import collections
 import contextlib
+import difflib
 import hashlib
 import http.client
 import itertools
@@ -304,7 +305,7 @@ class MCPTool(Tool):
         self.server = server
         self.remote_name = str(spec["name"])
         annotations = _object(spec.get("annotations"))
-        read_only = (
+        read_only = bool(
             server.trust and annotations.get("readOnlyHint") is True and annotations.get("destructiveHint") is not True
         )
 
@@ -1052,9 +1053,11 @@ class MCPServer:
         allowed_tools: Sequence[str] | None = None,
         blocked_tools: Sequence[str] = (),
     ):
+        if not isinstance(trust, bool):  # "no" or "false" would be taken as trust
+            raise TypeError(f"trust must be True or False, got {trust!r}")
         self.name = name
         self.allowed_tools = None if allowed_tools is None else _names("allowed_tools", allowed_tools)
-        self.blocked_tools = _names("blocked_tools", blocked_tools)
+        self.blocked_tools = _names("blocked_tools", blocked_tools or ())
         self.trust = trust
         self.handshake_timeout = _seconds("handshake_timeout", handshake_timeout)
         self.call_timeout = _seconds("call_timeout", call_timeout)
@@ -1246,11 +1249,16 @@ class MCPServer:
     def _make_tools(self, specs: list[dict[str, Any]]) -> None:
         """The tools of ``specs`` (within the size limits, one per name), in place of the old ones here and in
         each registry kept in step (``sync``)."""
+        unknown = (self.blocked_tools | (self.allowed_tools or frozenset())) - {spec["name"] for spec in specs}
+        if unknown:  # a name misspelt, or given with a prefix: the tool it meant would be offered, or not
+            logger.warning("[%s] no tool of the server is called %s", self.name, ", ".join(sorted(unknown)))
         old = self._tools
         self._tools = {}
         for spec in self._within_size_limits(specs):
-            if spec["name"] in self.blocked_tools or spec["name"] not in (self.allowed_tools or [spec["name"]]):
-                continue  # picked out by the user (a config's "disabledTools", ...)
+            if spec["name"] in self.blocked_tools or not (
+                self.allowed_tools is None or spec["name"] in self.allowed_tools
+            ):
+                continue  # picked out by the user (a config's "disabledTools", ...; an empty allowed list: none)
             made = MCPTool(self, spec, self.prefix)
             if not made.remote_name.isascii():
                 logger.warning(
@@ -1681,7 +1689,7 @@ def _named_entries(path: str, config: Any) -> dict[str, Any]:
     layouts = {key: config.get(key) for key in LAYOUTS} if isinstance(config, dict) else {}
     found = {key: entries for key, entries in layouts.items() if isinstance(entries, dict)}
     inner = config.get("mcp") if isinstance(config, dict) else None
-    if not found and isinstance(inner, dict) and any(isinstance(inner.get(key), dict) for key in LAYOUTS):
+    if not found and isinstance(inner, dict) and any(key in inner for key in LAYOUTS):
         return _named_entries(path, inner)  # VS Code's settings.json: {"mcp": {"servers": {...}}}
     misplaced = next((key for key, entries in layouts.items() if entries is not None), None)
     if not found and misplaced:  # Continue's list of servers, say
@@ -1717,7 +1725,7 @@ def _check_transport(entry: dict[str, Any], url_key: str | None, where: str) -> 
     know is left to the entry's ``command`` or URL, with a warning."""
     if url_key is not None and "command" in entry:
         raise MCPError(f'{where}: give "command" (a server to start) or "{url_key}" (one to reach), not both')
-    kind = entry.get("type")
+    kind = entry.get("type", entry.get("transportType"))  # Cline's key for it
     if kind is not None and not isinstance(kind, str):
         raise MCPError(f'{where}: "type" must be a string, such as "stdio" or "http"')
     takes_url = TRANSPORTS.get(str(kind).lower().replace("_", "-"))
@@ -1751,8 +1759,23 @@ _ALLOWED_KEYS = ("includeTools",)  # Gemini CLI's
 def _tool_picks(entry: dict[str, Any], where: str) -> dict[str, Any]:
     """The entry's lists of tools to leave out and to keep, as ``MCPServer``'s settings."""
     blocked = [name for key in _BLOCKED_KEYS for name in _strings(entry, key, where, list)]
-    allowed = [name for key in _ALLOWED_KEYS if key in entry for name in _strings(entry, key, where, list)]
-    return {"blocked_tools": blocked, "allowed_tools": allowed if any(key in entry for key in _ALLOWED_KEYS) else None}
+    given = [key for key in _ALLOWED_KEYS if entry.get(key) is not None]  # (null: not given; []: none of them)
+    allowed = [name for key in given for name in _strings(entry, key, where, list)]
+    return {"blocked_tools": blocked, "allowed_tools": allowed if given else None}
+
+
+# The keys of a server's entry vero reads (other clients' keys it does not read are left alone)
+ENTRY_KEYS = "command args env cwd url serverUrl headers type transport transportType disabled enabled trust".split()
+ENTRY_KEYS += ["timeout", "disabledTools", "excludeTools", "includeTools"]
+
+
+def _warn_of_misspelt_keys(entry: dict[str, Any], where: str) -> None:
+    """A warning for a key that is one vero reads, misspelt (``arg``, ``comand``): its server would start without it,
+    and fail later in a way that points nowhere near the typo."""
+    for key in entry:
+        close = difflib.get_close_matches(key, ENTRY_KEYS, n=1, cutoff=0.8) if key not in ENTRY_KEYS else []
+        if close:
+            logger.warning('%s: the key "%s" is not read; did you mean "%s"?', where, key, close[0])
 
 
 def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dict[str, Any]) -> MCPServer:
@@ -1760,6 +1783,7 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
         raise MCPError(f"{where}: the old SSE transport is not supported; use the server's Streamable HTTP URL")
     if "envFile" in entry:
         raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
+    _warn_of_misspelt_keys(entry, where)
     limits = {**limits, "trust": _flag(entry, "trust", where), **_tool_picks(entry, where)}
     if "timeout" in entry:  # Cline's and Roo Code's: seconds a request may take
         timeout = entry["timeout"]

@@ -1175,8 +1175,10 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
 
 
 # a run of base64: 16 characters or more holding a digit, or padded ("YWNtZS03Nw==", "dHJhbnNmZXI=")
-_BASE64 = re.compile(  # base64url's - and _ too, and without its padding (a JWT's parts, many APIs' tokens); after
-    r"(?<![\w+-])(?:(?=[A-Za-z+/_-]*\d)[A-Za-z0-9+/_-]{16,}={0,2}"
+# base64url's - and _ too, and without its padding (a JWT's parts, many APIs' tokens); after a query's or a variable's
+# = too, not inside a run (a path's parts are read apart: _path_parts)
+_BASE64 = re.compile(
+    r"(?<![\w+/-])(?:(?=[A-Za-z+/_-]*\d)[A-Za-z0-9+/_-]{16,}={0,2}"
     r"|(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=))(?![\w+/=-])"
 )
 _WRAPPED_BASE64 = re.compile(r"(?m)^[A-Za-z0-9+/]{20,}\n(?:[A-Za-z0-9+/]+\n)*[A-Za-z0-9+/]+={0,2}$")  # mail's lines
@@ -1198,7 +1200,8 @@ MAX_BASE64_RUNS = 20
 
 def _base64_decoded(text: str) -> list[str]:
     """The texts that base64 runs in ``text`` spell (a model may decode them), where they spell text, and ``text``
-    with them in place; a run holds a digit or is padded (``additionalProperties`` is a word)."""
+    with them in place; a run holds a digit or is padded (``additionalProperties`` is a word).  Runs are looked for
+    in ``text`` with a body's wrapped lines joined and as written, and a run's parts a ``/`` splits are read too."""
     joined = _WRAPPED_BASE64.sub(lambda lines: lines[0].replace("\n", ""), text)  # a mail's body, its lines joined
     decoded, inline = [], joined  # (and the lines as they are: each may be a run of its own)
     forms = dict.fromkeys((joined, text))
