@@ -119,9 +119,9 @@ def test_progress_line_on_a_terminal(monkeypatch):
     monkeypatch.setattr("sys.stderr", terminal)
     run_many(make_agent, ["a", "boom", "c"], max_workers=1, progress=True)
     text = terminal.getvalue()
-    assert text.startswith("\r1/3 done, 0 failed, ") and text.endswith("\n")
+    assert text.startswith("\r1/3 done, 0 not ok, ") and text.endswith("\n")
     last = text.strip().split("\r")[-1]
-    assert last.startswith("3/3 done, 1 failed, ") and last.endswith(" tasks/s")
+    assert last.startswith("3/3 done, 1 not ok, ") and last.endswith(" tasks/s")
 
 
 def test_progress_false_prints_nothing_even_on_a_terminal(monkeypatch):
@@ -223,3 +223,17 @@ def test_forked_workers_do_not_share_the_parents_connections_or_tool_threads():
             results = run_many(functools.partial(make_http_agent, srv.base_url), tasks, executor=pool, progress=False)
     assert [r.answer for r in results] == [f"answer to {t} via {t}" for t in tasks]
     assert all(r.status == Status.OK for r in results)
+
+
+def test_a_run_that_ended_without_an_answer_counts_as_not_ok_in_the_progress_line(monkeypatch):
+    from vero.agents import ToolCallingAgent
+    from vero.testing import ScriptedLLM
+
+    def looping_agent():
+        call = {"tool_calls": [{"name": "nothing", "arguments": {}}]}
+        return ToolCallingAgent("loop", ScriptedLLM(default=call), max_turns=1, verbose=False)
+
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    [result] = run_many(looping_agent, ["go"], progress=True)
+    assert result.status == "max_turns" and terminal.getvalue().strip().startswith("1/1 done, 1 not ok, ")

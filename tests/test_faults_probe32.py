@@ -5,6 +5,8 @@ budget is kept where the user can read it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_chat_openai_bad_bodies import chunk, close_delimited, make_llm, sse
 
@@ -185,3 +187,56 @@ def test_a_broken_off_reply_of_ones_own_client_is_counted():
     agent.verbose = False
     agent.run("How old?")
     assert agent.last_result.usage["total_tokens"] == 99 and agent.last_result.llm_calls == 1
+
+
+# -- sessions (a 33rd probe) ---------------------------------------------------------------------------------------
+def test_the_history_window_never_begins_with_a_result_whose_call_it_cut_off():
+    from vero.core.message import ToolCall
+
+    call = Message("assistant", None, [ToolCall("c1", "lookup", "{}")])
+    history = [Message.user("q0"), call, Message("tool", "found", tool_call_id="c1"), Message("assistant", "a0")]
+    history += [Message.user(f"q{n}") if n % 2 else Message("assistant", f"a{n}") for n in range(1, 20)]
+    agent = ToolCallingAgent("a", ScriptedLLM(default="Fine."), verbose=False)
+    agent.history = history
+    window = agent.history_messages(len(history) - 2)  # the cut falls between the call and its result
+    assert window[0].role != "tool" and window == history[3:]
+    agent.run("next")
+    assert agent.last_result.status == Status.OK
+
+
+A_CALL = [{"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{}"}}]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"role": "user", "content": "hi", "tool_calls": A_CALL},
+        {"role": "user", "content": "hi", "tool_call_id": "c9"},
+        {"role": "system", "content": "x", "tool_calls": A_CALL},
+    ],
+)
+def test_a_session_with_a_tool_call_on_anothers_message_than_the_assistants_is_refused(tmp_path, message):
+    from vero.core.session import load_session
+    from vero.errors import SessionFormatError
+
+    path = tmp_path / "session.json"
+    path.write_text(
+        json.dumps(
+            {"format": "vero.session", "version": 1, "history": [message, {"role": "assistant", "content": "ok"}]}
+        )
+    )
+    with pytest.raises(SessionFormatError, match="with a tool call or a tool call's id"):
+        load_session(str(path))
+
+
+def test_a_chat_command_that_takes_nothing_does_nothing_when_given_something(shared_mock_server, tmp_path):
+    from test_cli import vero as vero_command
+
+    shared_mock_server.enqueue("Hello to you.")
+    done = vero_command(
+        *("chat", "--agent", "chat", "--base-url", shared_mock_server.base_url),
+        cwd=tmp_path,
+        input="hello\n/reset please not\n/history\n",
+    )
+    assert "/reset takes nothing after it; nothing was done" in done.stdout
+    assert "Conversation cleared" not in done.stdout and "Hello to you." in done.stdout.split("/reset")[-1]

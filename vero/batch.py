@@ -112,7 +112,7 @@ def run_many(
         for done, future in enumerate(as_completed(futures), 1):
             index = futures[future]
             results[index] = result = _result_of(future, tasks[index])
-            failed += result.status == Status.FAILED
+            failed += result.status != Status.OK  # max_turns, max_tokens...: no answer to count on either
             if show:
                 _show_progress(done, len(tasks), failed, started)
     except BaseException:  # Ctrl-C: drop the tasks not started yet, and stop the running ones
@@ -151,9 +151,9 @@ def _result_of(future: Future, task: str) -> RunResult:
 
 
 def _show_progress(done: int, total: int, failed: int, started: float) -> None:
-    """The one-line counter on stderr, rewritten in place."""
+    """The one-line counter on stderr, rewritten in place: the runs done, and those that did not end ``ok``."""
     rate = done / max(time.perf_counter() - started, 1e-9)
-    sys.stderr.write(f"\r{done}/{total} done, {failed} failed, {rate:.1f} tasks/s")
+    sys.stderr.write(f"\r{done}/{total} done, {failed} not ok, {rate:.1f} tasks/s")
     sys.stderr.flush()
 
 

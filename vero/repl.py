@@ -60,6 +60,7 @@ SHOWN_ARGUMENT_CHARS = 2000  # longer arguments are shortened on screen, saying 
 SHOWN_VALUE_CHARS = 80  # the least of each value shown when the arguments are shortened
 # A turn that adds nothing to the history (a failed run, by the documented rule) says so, on its ❌ line.
 NOT_KEPT = " (your message was not kept: send it again)"
+TAKE_NO_ARGUMENT = frozenset({"/help", "/reset", "/history", "/usage", "/tools"})
 RAN_NOT_KEPT = " (your message was not kept: check what the calls above did before you send it again)"
 TURN_NOT_KEPT = " (this turn was not kept in the conversation)"
 NOT_UTF8 = "❌ your input is not UTF-8 text{at}; nothing was sent and the conversation is unchanged"
@@ -287,6 +288,9 @@ class Repl:
         }.get(name.lower())
         if handler is None:
             say(f"Unknown command {name}. Type /help for the list.")
+            return
+        if rest and name.lower() in TAKE_NO_ARGUMENT:  # "/reset please not" must not clear the conversation
+            say(f"{name} takes nothing after it; nothing was done. Type /help for the list.")
             return
         try:
             handler(rest)

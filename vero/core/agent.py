@@ -803,9 +803,13 @@ class Agent(ABC):
         self.history.clear()
 
     def history_messages(self, max_messages: int | None = None) -> list[Message]:
-        """The most recent history messages, at most ``max_messages`` (default ``history_window``)."""
+        """The most recent history messages, at most ``max_messages`` (default ``history_window``), not beginning
+        with a tool's result (a server refuses one whose call is not before it, and every later turn with it)."""
         limit = self.options.history_window if max_messages is None else max_messages
-        return self.history[-limit:] if limit > 0 else []
+        window = self.history[-limit:] if limit > 0 else []
+        while window and window[0].role == "tool":  # a result whose call the window cut off: no request may begin so
+            window = window[1:]
+        return window
 
     def format_history(self, max_messages: int | None = None, max_chars: int = 2000) -> str:
         """Recent history as text for a prompt, each message clipped to ``max_chars``."""

@@ -197,7 +197,7 @@ def quote_sources(agent: Agent) -> Shown:
     tools[""] = "\n".join(f"{tool.name} {tool.name.replace('_', ' ')}" for tool in agent.tools)
     for name, told in agent.tools.retired.items():  # what a tool since replaced told the model (MCP's list_changed)
         tools[name] = "\n\n".join([tools.get(name, ""), *told])
-    seen = agent.history_messages()  # the window the model is sent: what is older, it never saw
+    seen = agent.history[-w:] if (w := agent.options.history_window) > 0 else []  # the window sent (a cut result too)
     # a sub-agent's history holds tasks its parent's model wrote (a given Reflexion executor's, with reflections):
     # the user's words are its parent's (below)
     users = ("user",) if agent._run is None or agent._run.parent_sources is None else ()

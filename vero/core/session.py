@@ -106,7 +106,8 @@ def load_session(path: str) -> list[Message]:
 def _check_conversation(messages: list[Message]) -> None:
     """A ``ValueError`` naming the first message a chat API would refuse: a user's with no content, an assistant's
     with neither content nor calls or with two calls of one id, a call left unanswered, a tool's answer to no call
-    before it.  Loaded so, a history would fail every later turn, and a failed turn mends nothing."""
+    before it, a tool call on another's message than the assistant's.  Loaded so, a history would fail every
+    later turn, and a failed turn mends nothing."""
     waiting: set[str] = set()  # the ids of the calls message ``caller`` made, not yet answered
     caller = 0
     for number, message in enumerate(messages, 1):
@@ -119,6 +120,8 @@ def _check_conversation(messages: list[Message]) -> None:
             raise ValueError(f"message {caller} leaves tool calls unanswered: {', '.join(sorted(waiting))}")
         if message.content is None and not message.tool_calls:  # "" is text, as save writes what history holds
             raise ValueError(f"message {number} is the {message.role}'s, with no content")
+        if message.role != "assistant" and (message.tool_calls or message.tool_call_id):  # only a model calls tools
+            raise ValueError(f"message {number} is the {message.role}'s, with a tool call or a tool call's id")
         ids = [call.id for call in message.tool_calls or ()] if message.role == "assistant" else []
         if len(set(ids)) < len(ids):  # one answer would answer both
             raise ValueError(f"message {number} has two tool calls of one id")
