@@ -77,9 +77,9 @@ class Agent(Protocol):
     tools: ToolRegistry
     options: AgentOptions
     system_prompt: str | None
+    history: list[Any]
     _run: Any  # the run in progress: its ``approvers`` are those of the runs it is part of
 
-    def history_messages(self, max_messages: int | None = None) -> list[Any]: ...
     def record(self, kind: str, content: str = "", **data: Any) -> Any: ...
     def _emit(self, type: str, **data: Any) -> None: ...
 
