@@ -1130,19 +1130,14 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
     ``numbers`` (for calls written out), numbers read otherwise too (``_numbers_otherwise``)."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
-    if "%" in source and _URL_ESCAPE.search(texts[0]):  # a call may be written URL-escaped
-        if "+" in source:  # "+" kept below, read as a space here
-            texts.append(urllib.parse.unquote_plus(texts[0]))
-        unescaped = texts[0]
-        for _ in range(3):  # escaped twice or more: %2522 is %22 is "
-            unescaped = urllib.parse.unquote(unescaped)
-            texts.append(unescaped)
-            if not _URL_ESCAPE.search(unescaped):
-                break
+    texts += _url_unescaped(texts[0]) if "%" in source and _URL_ESCAPE.search(texts[0]) else []
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
     texts += [_CALENDAR.sub(_unfolded, texts[0])] if "BEGIN:V" in source else []  # an iCalendar event, a vCard
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
+    within = [m[1] for m in itertools.islice(_JSON_STRING.finditer(texts[0]), MAX_STRINGS) if name.search(m[1])]
+    texts += _strings_within(within) if within else []  # a ticket's body, a log line's message
+    texts += [_MARGIN.sub("", texts[0])] if len(_MARGIN.findall(texts[0], 0, 20_000)) > 1 else []  # cat -n, a log
     texts += [_XMLNS.sub("", _XML_PREFIX.sub(r"<\1", texts[0]))] if _XML_PREFIX.search(texts[0]) else []  # SOAP
     texts += [_applied(texts[0])] if _HUNK.search(texts[0]) else []  # a patch, as its new text
     for text in texts:
@@ -1193,6 +1188,38 @@ def _unfolded(calendar: re.Match[str]) -> str:
     shared = os.path.commonprefix(lines[1:]) if len(lines) > 2 else ""  # the first line starts at BEGIN:
     margin = shared[: len(shared) - len(shared.lstrip(" \t>*+-"))]  # a list's, a quote's or a block's marks
     return _FOLDED.sub("", "\n".join([lines[0], *(line[len(margin) :] for line in lines[1:])]))
+
+
+# What may stand before each line of a call that another tool printed: a line's number (cat -n, an editor's), a
+# log's time stamp and level, a container's name and bar (docker compose logs), a comment's marks
+_MARGIN = re.compile(
+    r"(?m)^[ \t]*(?:\d{1,6}(?:[ \t]+|[:|.)][ \t]?)|\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?[ \t]+"
+    r"(?:\[?[A-Z]{3,8}\]?:?[ \t]+)?|\d\d:\d\d:\d\d[.,\d]*[ \t]+|[\w.-]{1,40}[ \t]+\|[ \t]?|(?://+|--|;+|REM\b|')[ \t]?)"
+)
+# A JSON string long enough to hold a call: a document inside another (a ticket's body, a log line's message)
+_JSON_STRING = re.compile(r'"((?:[^"\\\n]|\\.){20,})"')
+MAX_STRINGS = 200
+
+
+def _strings_within(strings: list[str]) -> list[str]:
+    """JSON strings (as written, between their quote marks) as their texts, together: a call's line starts inside."""
+    found = []
+    for string in strings:
+        with contextlib.suppress(ValueError):
+            found.append(json.loads(f'"{string}"'))
+    return ["\n\n".join(found)] if found else []
+
+
+def _url_unescaped(text: str) -> list[str]:
+    """``text`` with URL escapes undone, once, twice... (``%2522`` is ``%22`` is ``"``), and ``+`` as a space too."""
+    texts = [urllib.parse.unquote_plus(text)] if "+" in text else []
+    unescaped = text
+    for _ in range(3):
+        unescaped = urllib.parse.unquote(unescaped)
+        texts.append(unescaped)
+        if not _URL_ESCAPE.search(unescaped):
+            break
+    return texts
 
 
 MAX_BASE64_RUNS = 20
@@ -1377,15 +1404,15 @@ def calls_written(text: str, name: re.Pattern[str]) -> Iterator[Any]:
             bare = next_text[:gap].strip() in ("", ":") and not sheet  # protobuf's name { a: 1 }, name: {a: 1}
             yield from _object_at(text, end + gap, repairs if bare else None)
         if before in ("<", "="):  # <name a="1"/>, <function=name>
-            yield from _tagged_call(text, position, end, spelled)
+            yield from _tagged_call(text, start, end, spelled)
         if (before, after) in (("<", ">"), (">", "<")):  # <name><key>value</key></name>, <name>name</name>
             yield from _element_call(text, position, end, spelled)
         if before in ('"', "'"):  # <invoke name="name"><parameter name="key">value</parameter></invoke>
             yield from _named_element_call(text, start, end)
-        if label := _ACTION_BEFORE.search(text, max(0, position - 40), position):
+        if label := _ACTION_BEFORE.search(text, max(0, start - 40), start):  # (before a namespace: files/name)
             yield from _labelled_call(text, label, spelled)
-        if _NAME_LABEL.search(text, max(0, position - 40), position) or _KEYED_NAME.match(text, end):
-            yield from _record_call(text, position, end, repairs)  # tool: name, action = name, [name], name:
+        if _NAME_LABEL.search(text, max(0, start - 40), start) or _KEYED_NAME.match(text, end):
+            yield from _record_call(text, start, end, repairs)  # tool: name, action = name, [name], name:
         code = _IDENTIFIER.search(spelled) is not None  # delete_record, deleteRecord: code, where a space may come
         if after == "(" or (code and text[end : end + 40].lstrip(" \t\n")[:1] == "("):  # name(...)
             yield from _expression_call(text, end, repairs)

@@ -26,7 +26,7 @@ _HEADER = re.compile(r"[ \t]*(?::[a-z]+:|[A-Za-z][!#$%&'*+.^_`|~\w-]{0,99}:|\[[^
 _BOUNDARY = re.compile(r"boundary=\"?([^\";\s]+)", re.IGNORECASE)  # a multipart body's, named by its header
 _COMMAND = re.compile(  # a command that sends a request: HTTPie's at a line's start, the others anywhere in it
     r"^[ \t]*(?:[$>#][ \t]*)?(?:https?|xh)[ \t]"
-    r"|(?:^|[\s|;&(=/`])(?:curl|wget|Invoke-RestMethod|Invoke-WebRequest|irm|iwr)(?:\.exe)?[ \t]",
+    r"|(?:^|[\s|;&(=/`\"'\[,])(?:curl|wget|Invoke-RestMethod|Invoke-WebRequest|irm|iwr)(?:\.exe)?[ \t]",
     re.IGNORECASE,
 )
 _CODE = re.compile(r"(?:\.(?:post|put|patch|delete|request)|\bfetch)[ \t]*\(", re.IGNORECASE)  # requests.post(
@@ -70,10 +70,11 @@ def _request_at(lines: list[str], number: int) -> tuple[int, int]:
 
 
 def _command_end(lines: list[str], number: int) -> int:
-    """Where a command ends: its continued lines, then its here-document up to the line of its word."""
-    end = number + 1
-    while end < len(lines) and lines[end - 1].rstrip().endswith(_CONTINUED) and not _starts(lines[end]):
-        end += 1
+    """Where a command ends: its continued lines and those of a quoted argument (``-d '{`` up to ``}'``), then its
+    here-document up to the line of its word."""
+    end, quoted = number + 1, lines[number].count("'") % 2  # a quoted argument open: a body over lines
+    while end < len(lines) and (quoted or lines[end - 1].rstrip().endswith(_CONTINUED)) and not _starts(lines[end]):
+        quoted, end = (quoted + lines[end].count("'")) % 2 if end < number + MAX_REQUEST_LINES else 0, end + 1
     heredoc, limit = _HEREDOC.search("\n".join(lines[number:end])), min(len(lines), end + MAX_REQUEST_LINES)
     while heredoc and end < limit and not _starts(lines[end]):
         end += 1
