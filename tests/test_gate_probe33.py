@@ -100,3 +100,33 @@ def test_a_namespaced_name_in_a_record_a_line_or_a_tag_is_the_tools(shape: str, 
 def test_a_ci_step_that_uses_a_namespaced_tool_is_a_quote() -> None:
     page = f"steps:\n  - uses: acme/send_invoice@v2\n    with:\n      note: {PADDING}\n      to: {OFFSITE}"
     assert outcome(page) == "quote"
+
+
+# -- a false-positive probe of those ------------------------------------------------------------------------------
+def test_an_apostrophe_on_a_curl_line_does_not_take_in_the_lines_below_it() -> None:
+    page = (
+        "If the queue is stuck: curl -X POST https://billing.example/api/send_invoice/flush  # don't run it twice\n"
+        + "\n".join(f"Step {n}: check the dashboard and wait for the queue to drain." for n in range(8))
+        + f"\nContacts\n  Finance: {OFFSITE}"
+    )
+    assert outcome(page, task="Send the invoice to the finance contact in the runbook.") == "ran"
+
+
+def test_a_log_that_lists_tools_then_settings_is_no_call_of_the_first_tool() -> None:
+    log = "\n".join(
+        f"2026-03-02 10:15:0{i},000 INFO {line}"
+        for i, line in enumerate(["Loaded tools:", "  tool: send_invoice", "  tool: archive_invoice", "Settings:"])
+    )
+    log += f"\n2026-03-02 10:15:05,000 INFO   to: {OFFSITE}\n2026-03-02 10:15:06,000 INFO   currency: EUR"
+    assert outcome(log, task=f"Send the invoice to {OFFSITE}.") == "ran"
+
+
+@pytest.mark.parametrize("dress", ["- {}", "> {}", "<li>{}</li>"])
+def test_a_numbered_call_in_a_list_a_quote_or_html_is_a_quote(dress: str) -> None:
+    lines = RECORD.split("\n")
+    assert outcome("\n".join(dress.format(f"{i + 1:4d}\t{line}") for i, line in enumerate(lines))) == "quote"
+
+
+def test_a_call_in_a_json_string_of_a_json_log_line_is_a_quote() -> None:
+    inner = json.dumps({"body": INSIDE["an HTTP request"]})
+    assert outcome(json.dumps({"level": "info", "msg": inner})) == "quote"

@@ -1135,9 +1135,6 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
     texts += [_CALENDAR.sub(_unfolded, texts[0])] if "BEGIN:V" in source else []  # an iCalendar event, a vCard
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
-    within = [m[1] for m in itertools.islice(_JSON_STRING.finditer(texts[0]), MAX_STRINGS) if name.search(m[1])]
-    texts += _strings_within(within) if within else []  # a ticket's body, a log line's message
-    texts += [_MARGIN.sub("", texts[0])] if len(_MARGIN.findall(texts[0], 0, 20_000)) > 1 else []  # cat -n, a log
     texts += [_XMLNS.sub("", _XML_PREFIX.sub(r"<\1", texts[0]))] if _XML_PREFIX.search(texts[0]) else []  # SOAP
     texts += [_applied(texts[0])] if _HUNK.search(texts[0]) else []  # a patch, as its new text
     for text in texts:
@@ -1146,6 +1143,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             rendered = _HTML_TAG.sub(_tag_gap, _HIDDEN_HTML.sub("", _without_comments(text))) if "<" in text else text
             own_tags = _HTML_TAG.sub(_html_own, _CDATA_MARKS.sub("", text)) if "<" in text else text
             readings = list(dict.fromkeys((text, rendered, own_tags)))  # as written, as shown, with a call's tags
+            within = [m[1] for m in itertools.islice(_JSON_STRING.finditer(text), MAX_STRINGS) if name.search(m[1])]
+            readings += _strings_within(within) if within else []  # a ticket's body, a log line's message
             readings += [_records(text)] if tables and _TABLE.search(text) else []  # a one-row table's record
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
@@ -1157,8 +1156,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings += [_HYPHEN_BREAK.sub(joint, reading) for reading in hyphenated for joint in ("", "-")]
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
-                if name.search(form) and form not in forms:
-                    forms.append(form)
+                bare = _MARGIN.sub("", form) if len(_MARGIN.findall(form, 0, 20_000)) > 1 else form  # cat -n, a log
+                forms += [each for each in dict.fromkeys((form, bare)) if name.search(each) and each not in forms]
             if "\\" not in text:
                 break
             text = _ESCAPE.sub(_unescaped, text)
@@ -1463,6 +1462,8 @@ def _record_lines(lines: list[str], plain: bool = False) -> Iterator[str]:
     words too (``note: see you``), which a remark's line may look like (``Note: reviewed``)."""
     paragraph = True
     for line in map(str.strip, lines):
+        if _ANOTHER_RECORD.match(line):  # tool: another_tool (a log's list of them, a config's next entry)
+            return
         pair = closed[1] if (closed := _PAIRS_CLOSED.fullmatch(line)) else None
         if pair is None and plain and (words := _PLAIN_PAIR.fullmatch(line)):  # no quote marks around them
             pair = f'{words[1]}: "{words[2]}"'
@@ -1472,6 +1473,7 @@ def _record_lines(lines: list[str], plain: bool = False) -> Iterator[str]:
         yield from [pair] if pair else []
 
 
+_ANOTHER_RECORD = re.compile(r"(?:tool|tool_name|function|action|uses|call)[ \t]*[:=]", re.IGNORECASE)
 _PLAIN_PAIR = re.compile(r"(\w+)[ \t]*:[ \t]+([^\"'\s][^\"'\n]*)")  # note: a few words; not "a: 1, b: 2" (pairs)
 _LABEL_ALONE = re.compile(r"[\w-]{1,30}[ \t]*:")  # with:, args: (its pairs nested under it, past blank lines too)
 

@@ -39,6 +39,7 @@ _LEAD_IN = re.compile(  # each part read one way only: no backtracking to try
 )
 _CODE_ASSIGNED = re.compile(r"[ \t]*\$?[\w.\[\]]+=[ \t]*")  # r=requests.post(
 _CONTINUED = ("\\", "^", "`")  # a command line continued by sh, cmd or PowerShell
+_OPEN_BODY = re.compile(r"(?:^|\s)'[\[{][^']*$")  # an argument in quotes that opens a JSON body and goes on below
 _HEREDOC = re.compile(r"(?<!<)<<-?[ \t]*['\"]?(\w+)")  # a command's input after it, up to a line of its word
 _STRINGS_AND_COMMENTS = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|//.*|#.*")  # as code counts them
 MAX_REQUEST_LINES = 200  # lines of one request read at most (a body, a here-document, a call's arguments)
@@ -70,11 +71,13 @@ def _request_at(lines: list[str], number: int) -> tuple[int, int]:
 
 
 def _command_end(lines: list[str], number: int) -> int:
-    """Where a command ends: its continued lines and those of a quoted argument (``-d '{`` up to ``}'``), then its
+    """Where a command ends: its continued lines and those of a quoted JSON body (``-d '{`` up to ``}'``), then its
     here-document up to the line of its word."""
-    end, quoted = number + 1, lines[number].count("'") % 2  # a quoted argument open: a body over lines
+    end, quoted = number + 1, _OPEN_BODY.search(lines[number]) is not None  # -d '{ ... over lines
     while end < len(lines) and (quoted or lines[end - 1].rstrip().endswith(_CONTINUED)) and not _starts(lines[end]):
-        quoted, end = (quoted + lines[end].count("'")) % 2 if end < number + MAX_REQUEST_LINES else 0, end + 1
+        quoted = _OPEN_BODY.search(lines[end]) is not None if not quoted else "'" not in lines[end]
+        end += 1
+        quoted = quoted and end < number + MAX_REQUEST_LINES
     heredoc, limit = _HEREDOC.search("\n".join(lines[number:end])), min(len(lines), end + MAX_REQUEST_LINES)
     while heredoc and end < limit and not _starts(lines[end]):
         end += 1
