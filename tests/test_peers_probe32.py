@@ -182,19 +182,19 @@ def test_the_servers_of_a_vs_code_settings_file_are_read_under_mcp(tmp_path):
 
 # -- a tuple's places -------------------------------------------------------------------------------------------
 @tool
-def move(position: tuple[int, str]) -> str:
-    """Move to a row and a column letter."""
+def place_piece(position: tuple[int, str]) -> str:
+    """Place a piece on a row and a column letter."""
     return f"{position!r}"
 
 
 def test_a_tuples_places_are_in_its_schema_and_in_what_the_model_reads():
-    schema = move.schema["function"]["parameters"]["properties"]["position"]
+    schema = place_piece.schema["function"]["parameters"]["properties"]["position"]
     assert schema["prefixItems"] == [{"type": "integer"}, {"type": "string"}]
-    assert "position: [integer, string]" in move.signature()
+    assert "position: [integer, string]" in place_piece.signature()
 
 
 def test_a_tuple_written_in_the_wrong_order_is_refused_and_the_order_is_named():
-    result = ToolRegistry([move]).run("move", {"position": ["B", 3]})
+    result = ToolRegistry([place_piece]).run("place_piece", {"position": ["B", 3]})
     assert not result.ok and "position[0] (expected integer" in result.output and "[integer, string]" in result.output
 
 
@@ -416,10 +416,10 @@ def test_a_typed_answer_with_a_tuple_keeps_openais_strict_mode():
     from vero.core.output import OutputSpec
 
     @dataclasses.dataclass
-    class Move:
+    class Placement:
         position: tuple[int, str]
 
-    sent = OutputSpec(Move, 0).response_format()["json_schema"]
+    sent = OutputSpec(Placement, 0).response_format()["json_schema"]
     assert sent["strict"] is True and "prefixItems" not in json.dumps(sent["schema"])
 
 
