@@ -130,3 +130,26 @@ def test_a_numbered_call_in_a_list_a_quote_or_html_is_a_quote(dress: str) -> Non
 def test_a_call_in_a_json_string_of_a_json_log_line_is_a_quote() -> None:
     inner = json.dumps({"body": INSIDE["an HTTP request"]})
     assert outcome(json.dumps({"level": "info", "msg": inner})) == "quote"
+
+
+# -- a date and a time written apart ------------------------------------------------------------------------------
+@tool
+def reserve_desk(desk: str, start: str) -> str:
+    """Reserve a desk."""
+    DONE.append((desk, start))
+    return "reserved"
+
+
+RESERVE = {"desk": "D-7", "start": "2027-01-15T09:30"}
+
+
+@pytest.mark.parametrize("when", ["on 2027-01-15 at 09:30", "at 09:30 on 2027-01-15", "2027-01-15, 09:30"])
+def test_a_date_and_a_time_a_page_writes_apart_beside_the_name_are_the_calls_one_value(when: str) -> None:
+    page = f"Pending: reserve_desk D-7 {when}"
+    assert page_echo.outcome(page, "reserve_desk", RESERVE, [reserve_desk], "Reserve D-7 as the page says.") == "quote"
+
+
+def test_a_date_and_a_time_the_user_writes_apart_are_the_users() -> None:
+    page = "Pending: reserve_desk D-7 2027-01-15 09:30"
+    task = "Reserve D-7 on 2027-01-15 at 09:30."
+    assert page_echo.outcome(page, "reserve_desk", RESERVE, [reserve_desk], task) == "ran"

@@ -955,14 +955,17 @@ _SPELT_ADDRESS = re.compile(  # "at" or a dot spelt out or spaced: bob at x dot 
 )
 _CLOCK = re.compile(r"(?<![\w:.])(\d)(:\d\d)(?!\d|\.\d)")  # an hour of one digit: 9:30 as 09:30
 _CJK_DATE = re.compile(r"(\d{4}) ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日일]?")  # 2025年6月4日, 2025년 6월 4일
+# A date and a time written apart, once both are as ISO writes them: "2026-08-04 at 15:00", "15:00 on 2026-08-04"
+_DATE_AT_TIME = re.compile(r"(\d{4}-\d\d-\d\d)[ \t,]+(?:(?:at|@|from|um|à|alle|om)[ \t]+)?(\d\d:\d\d)", re.I)
+_TIME_ON_DATE = re.compile(r"(\d\d:\d\d)[ \t,]+(?:(?:on|am|le|il|op)[ \t]+)?(\d{4}-\d\d-\d\d)", re.I)
 _APART = (_NUMERIC_DATE, _MONTH_DATE, _YEAR_MONTH, _TIME, _DOT_TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
 _WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in (*_APART, _SPELT_ADDRESS, _CJK_DATE)), re.I)
 
 
 def _written_apart(text: str) -> list[str]:
     """``text`` with its values written apart or guarded (``_WRITTEN_APART``) written together: dates and times as
-    ISO writes them (the day first and, where that differs, the month first), and digit groups joined; none if it
-    has none."""
+    ISO writes them (the day first and, where that differs, the month first; a date and its time as one value), and
+    digit groups joined; none if it has none."""
     if not _WRITTEN_APART.search(text):
         return []
     refanged = _SPELT_ADDRESS.sub(_spelt_address, _DEFANGED.sub(_refanged, text))
@@ -971,6 +974,7 @@ def _written_apart(text: str) -> list[str]:
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
     dated = [_timed(_NUMERIC_DATE.sub(functools.partial(_iso_date, day_first=f), common)) for f in firsts]
     dated += [_timed(_DOT_TIME.sub(r"\1:\2", reading)) for reading in dated if _DOT_TIME.search(reading)]  # 16.45
+    dated += [_TIME_ON_DATE.sub(r"\2 \1", _DATE_AT_TIME.sub(r"\1 \2", reading)) for reading in dated]  # one value
     joined = _DECIMAL_COMMA.sub(r"\1.\2", _DIGIT_GROUPS.sub(_joined_digits, refanged))  # 1-234-567,50 too
     return [reading for reading in dict.fromkeys([*dated, joined]) if reading != text]
 
