@@ -240,3 +240,9 @@ def test_a_chat_command_that_takes_nothing_does_nothing_when_given_something(sha
     )
     assert "/reset takes nothing after it; nothing was done" in done.stdout
     assert "Conversation cleared" not in done.stdout and "Hello to you." in done.stdout.split("/reset")[-1]
+
+
+def test_a_retry_after_past_the_clients_own_cap_is_named_in_the_error(server):
+    server.enqueue(HTTPFault(429, "rate limited", headers={"retry-after": "3600"}))
+    with pytest.raises(LLMCallError, match="the server asked to wait 3,600 s before a retry"):
+        make_llm(server.base_url, max_retries=2).generate([Message.user("hi")])

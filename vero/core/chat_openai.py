@@ -383,6 +383,10 @@ class ChatOpenAI:
         refused, named = (_unsecret(name, self._secret, self._secrets) for name in (refused, named))
         if refused:
             prefix += f": the server refused the parameter {refused!r} for {self.model_name}"
+        with contextlib.suppress(AttributeError, TypeError, ValueError):  # a Retry-After past the SDK's own cap
+            response: Any = getattr(exc, "response", None)  # (the SDK's errors with a status carry it)
+            wait = self.client._parse_retry_after_header(response.headers) if status in (429, 503) else None
+            text += f" (the server asked to wait {wait:,.0f} s before a retry)" if wait and wait >= 1 else ""
         error = LLMCallError(f"{prefix}: {text}", status=status, parameter=named or refused)
         self._keep(request, error)  # a refusal of the body replays as this error (Cassette.add)
         return error
