@@ -625,8 +625,8 @@ def _bound_body(response: Any, attempts: _Attempts) -> None:
     response.iter_bytes = bounded
 
 
+_NONE_YET = object()  # no choice read yet
 # llama.cpp's ``error: {...}`` (no field of an event stream's: its reader drops it), and an ``event: error``'s data
-_NONE_YET = object()
 _ERROR_LINE = re.compile(rb"[\r\n](?:error: ?|event: ?error(?:\r\n|\r|\n)data: ?)([^\r\n]*)[\r\n]")
 
 
