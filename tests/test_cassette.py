@@ -379,6 +379,18 @@ def test_each_test_gets_a_cassette_of_its_own():
     assert cassette_path(node("test_user.py::test_greeting")).name == "test_greeting.jsonl"  # as it always was
 
 
+def test_a_long_test_name_in_another_script_gets_a_file_name_a_file_system_can_hold(tmp_path):
+    from types import SimpleNamespace
+
+    from vero.pytest_plugin import cassette_path
+
+    name = "test_" + "東京の天気" * 17  # 90 characters, 260 bytes: file systems count bytes (255 at most)
+    node = SimpleNamespace(path=str(tmp_path / "test_user.py"), nodeid=f"test_user.py::{name}", name=name)
+    path = cassette_path(node, rerecord=True)
+    assert len(path.name.encode()) < 120 and path.name.startswith("test_東京の天気")
+    Cassette(path, mode="record")  # the file can be made
+
+
 def test_a_cassette_recorded_under_its_earlier_name_is_still_found(tmp_path):
     from types import SimpleNamespace
 
@@ -390,6 +402,40 @@ def test_a_cassette_recorded_under_its_earlier_name_is_still_found(tmp_path):
     earlier.parent.mkdir(parents=True)
     earlier.write_text("")
     assert cassette_path(node) == earlier
+
+
+# -- a recording the disk cannot hold ------------------------------------------------------------------
+def _short_writes(monkeypatch):
+    """``os.write`` as on a full disk: only half of each entry is written (a size limit or a quota does the same)."""
+    real = os.write
+    monkeypatch.setattr("vero.cassette.os.write", lambda fd, data: real(fd, data[: max(1, len(data) // 2)]))
+
+
+def test_an_entry_the_disk_took_in_part_is_taken_back_and_the_run_keeps_its_answer(tmp_path, monkeypatch, caplog):
+    path = tmp_path / "session.jsonl"
+    cassette = Cassette(path, mode="record")
+    _short_writes(monkeypatch)
+    with MockOpenAIServer(list(REACT_REPLIES)) as server:
+        agent = ReActAgent("r", live_llm(server, cassette), tools=[add], verbose=False)
+        answer = agent.run("What is 2 + 3?")
+    assert (answer, agent.last_result.status) == ("5", "ok")  # the replies came: the run does not fail for the file
+    assert isinstance(cassette.error, OSError) and len(server.requests) == 2
+    assert [r.getMessage() for r in caplog.records if r.name == "vero.cassette"] == [
+        f"vero: the cassette {path} could not be written (only part of an entry was written); recording stops here"
+    ]  # once: the second reply was not written after the first failed
+    assert path.read_text() == '{"vero_cassette": 1}\n'  # whole, so a replay reads it: a miss, not a cut line
+    with pytest.raises(CassetteMissError):
+        Cassette(path, mode="replay").lookup({"model": "m", "messages": []})
+
+
+def test_vero_run_record_exits_1_when_the_cassette_could_not_be_written(tmp_path, monkeypatch, capsys):
+    from vero.cli import main
+
+    _short_writes(monkeypatch)
+    path = tmp_path / "session.jsonl"
+    with MockOpenAIServer(["Final Answer: It is 4."]) as server:
+        code = main(["run", "--tools", "none", "-q", "--base-url", server.url + "/v1", "--record", str(path), "2+2?"])
+    assert (code, capsys.readouterr().out) == (1, "It is 4.\n")  # the answer shown, the failed recording said
 
 
 # -- the command line ---------------------------------------------------------------------------------

@@ -195,6 +195,20 @@ def test_terminal_control_characters_in_the_trace_are_escaped(tmp_path, capsys):
     assert "\\x1b[2J\\x1b]0;owned\\x07Cleared\\rthe \\u202eevil screen" in out
 
 
+@pytest.mark.parametrize("call", [None, "1"])
+def test_a_lone_surrogate_vero_wrote_is_shown_escaped_on_a_utf8_terminal(tmp_path, monkeypatch, call):
+    # a task holding a file name Python could not decode: the trace keeps it as \udcef, which JSON reads back as a
+    # lone surrogate; a UTF-8 terminal cannot write it, and the view stopped there ("call None could not be shown")
+    path, _ = traced_run(tmp_path, ["Renamed na\udcefve.txt."], task="Rename na\udcefve.txt")
+    terminal = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # strict, as a real terminal's stream
+    monkeypatch.setattr("sys.stdout", terminal)
+    assert main(["trace", str(path), *(["--call", call] if call else [])]) == 0
+    terminal.flush()
+    shown = terminal.buffer.getvalue().decode("utf-8")
+    assert "Rename na\\udcefve.txt" in shown  # the request; the whole trace shows the reply and the run's end too
+    assert call or ("Renamed na\\udcefve.txt." in shown and "🏁 Run 1 ended ok" in shown)
+
+
 def test_printable_keeps_newlines_tabs_and_ordinary_text():
     assert printable("a\tb\nc é 👍") == "a\tb\nc é 👍"
     assert printable("\x9b31m") == "\\x9b31m"

@@ -8,8 +8,10 @@ docs/record-replay.md.  Only each entry's offset and hash stay in memory.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import logging
 import os
 import threading
 from collections import defaultdict
@@ -27,6 +29,7 @@ MODES: tuple[Mode, ...] = ("record", "replay", "replay_then_live")
 FORMAT = 1  # the cassette format this vero writes and reads (the header line's "vero_cassette")
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one entry; longer lines are refused, not read into memory
 DELIVERY_KEYS = ("stream", "stream_options")  # how a reply is delivered, not what it says
+log = logging.getLogger("vero.cassette")
 
 
 class CassetteError(VeroError):
@@ -49,6 +52,7 @@ class Cassette:
         self._file = self.path.absolute()  # resolved once: a later chdir must not move the recording
         self.mode: Mode = mode
         self.hits = self.misses = 0
+        self.error: OSError | None = None  # why recording stopped (a full disk), else None
         self._lock = threading.Lock()
         self._entries: dict[str, list[int]] = defaultdict(list)  # request hash -> offsets of its lines
         self._played: dict[str, int] = defaultdict(int)
@@ -118,18 +122,34 @@ class Cassette:
         entry = {"request": request, "reply": body, "check": _checksum(request, body)}
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
-            # one write of the whole line with O_APPEND: processes sharing the file never interleave lines
-            fd = os.open(self._file, os.O_RDWR | os.O_APPEND)
+            if self.error is not None:  # recording stopped: the file holds what was written before
+                return
             try:
-                offset = os.lseek(fd, -1, os.SEEK_END) + 1  # never empty: its header was checked or written
-                if os.read(fd, 1) != b"\n":  # a header written by hand without its newline
-                    offset += os.write(fd, b"\n")
-                os.write(fd, line)
-            finally:
-                os.close(fd)
+                offset = self._append(line)
+            except OSError as exc:
+                self.error = exc  # the reply itself is kept: the run goes on without its recording
+                text = "vero: the cassette %s could not be written (%s); recording stops here"
+                log.warning(text, self.path, exc.strerror or exc)
+                return
             for key in _keys_of(request):
                 self._entries[key].append(offset)
                 self._played[key] += 1  # this reply was just given live
+
+    def _append(self, line: bytes) -> int:
+        """Write ``line`` at the file's end, and return where it starts.  One write of the whole line with
+        ``O_APPEND``: processes sharing the file never interleave lines.  A write the disk took only part of (full,
+        over a quota or a size limit) is taken back, so that the file stays one a replay can read."""
+        fd = os.open(self._file, os.O_RDWR | os.O_APPEND)
+        try:
+            offset = os.lseek(fd, -1, os.SEEK_END) + 1  # never empty: its header was checked or written
+            if os.read(fd, 1) != b"\n":  # a header written by hand without its newline
+                offset += os.write(fd, b"\n")
+            if os.write(fd, line) < len(line):
+                os.ftruncate(fd, offset)
+                raise OSError(errno.ENOSPC, "only part of an entry was written")
+            return offset
+        finally:
+            os.close(fd)
 
     def miss_message(self, request: dict[str, Any]) -> str:
         """Why ``request`` is not in the cassette: the first difference from the nearest recorded request, as

@@ -494,7 +494,9 @@ def cmd_run(args) -> int:
     else:
         print_result(result, debug=args.debug)
     trace_failed = any(isinstance(c, JsonlTrace) and c.error for c in agent.events.callbacks)  # said once, as logged
-    return EXIT_OK if result.status == Status.OK and not trace_failed else EXIT_FAILED
+    cassette = getattr(agent.llm, "cassette", None)
+    record_failed = cassette is not None and cassette.error is not None  # said once too, as logged
+    return EXIT_OK if result.status == Status.OK and not (trace_failed or record_failed) else EXIT_FAILED
 
 
 def run_agent(args):

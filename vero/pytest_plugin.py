@@ -15,6 +15,7 @@ record it.  ``pytest --vero-record`` records the requests a cassette lacks (repl
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -33,7 +34,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--vero-rerecord", action="store_true", help="vero_cassette: record every cassette anew")
 
 
-MAX_NAME_CHARS = 100  # a file name's part of a test's id; a longer one is cut, and told apart by its hash
+MAX_NAME_BYTES = 100  # a file name's part of a test's id, in UTF-8 (file systems count bytes); a longer one is cut,
+# and told apart by its hash
 
 
 def cassette_path(node: pytest.Item, rerecord: bool = False) -> Path:
@@ -44,7 +46,7 @@ def cassette_path(node: pytest.Item, rerecord: bool = False) -> Path:
     its own, unless that name may be another test's: one of this session's tests has it as its name, or had it."""
     folder = Path(str(node.path)).parent / "cassettes" / Path(str(node.path)).stem
     own, earlier = folder / f"{_own_name(node)}.jsonl", folder / f"{_file_name(node.name)}.jsonl"
-    if rerecord or own == earlier or len(earlier.name) >= 255 or own.exists() or not earlier.is_file():
+    if rerecord or own == earlier or len(os.fsencode(earlier.name)) >= 255 or own.exists() or not earlier.is_file():
         return own  # a new recording always goes under the test's own name: another test's file is never cut
     session_items = getattr(getattr(node, "session", None), "items", [])
     claimed = any(
@@ -61,8 +63,9 @@ def _own_name(node: pytest.Item) -> str:
     base, bracket, parameters = (test_id or node.name).partition("[")
     written = base.replace("::", ".") + bracket + parameters
     name = _file_name(written)
-    if name != written or len(name) > MAX_NAME_CHARS:
-        name = f"{name[:MAX_NAME_CHARS]}-{hashlib.sha256(written.encode()).hexdigest()[:8]}"
+    if name != written or len(name.encode()) > MAX_NAME_BYTES:  # 天 is 3 bytes
+        cut = name.encode()[:MAX_NAME_BYTES].decode("utf-8", "ignore")  # whole characters only
+        name = f"{cut}-{hashlib.sha256(written.encode()).hexdigest()[:8]}"
     return name
 
 

@@ -46,8 +46,9 @@ MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, Recurs
 
 
 def printable(text: Any) -> str:
-    """``text`` with terminal control characters (ESC, carriage return, C1 controls, bidi overrides) escaped
-    as ``\\x1b`` ... ; newlines and tabs are kept.  (A local helper: vero has no shared one yet.)"""
+    """``text`` with terminal control characters (ESC, carriage return, C1 controls, bidi overrides) and lone
+    surrogates escaped as ``\\x1b``, ``\\udcef`` ... ; newlines and tabs are kept.  (A local helper: vero has no
+    shared one yet.)"""
     text = str(text)
     if text.isprintable():
         return text
@@ -57,8 +58,10 @@ def printable(text: Any) -> str:
 
 
 def _is_control(ch: str) -> bool:
+    """A character a terminal must not get as it is: a control, a bidi override, or half of a surrogate pair (a file
+    name Python could not decode, which a trace keeps as ``\\udcef``: no terminal's encoding can write it)."""
     code = ord(ch)
-    return code < 0x20 or 0x7F <= code < 0xA0 or code in BIDI_CONTROLS
+    return code < 0x20 or 0x7F <= code < 0xA0 or code in BIDI_CONTROLS or 0xD800 <= code <= 0xDFFF
 
 
 # -- reading -----------------------------------------------------------------------------------------------
@@ -460,7 +463,8 @@ def cmd_trace(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except BrokenPipeError:  # `vero trace FILE | head`: the reader has all it wanted
         _quiet_stdout()
     except MALFORMED as exc:  # --call N of a malformed request
-        print(f"vero trace: call {args.call} could not be shown, a malformed event: {_reason(exc)}", file=sys.stderr)
+        what = "the trace" if args.call is None else f"call {args.call}"
+        print(f"vero trace: {what} could not be shown, a malformed event: {_reason(exc)}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 
