@@ -114,6 +114,34 @@ _ESCAPE = re.compile(
 _SIMPLE_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
+# How a document's source writes a quote mark or a hyphen: RTF (\'22, \'93, \ldblquote, \u8220?), troff (\(dq,
+# \[dq], \*(L", \-) and TeX (``...'')
+_DOCUMENT_QUOTE = re.compile(
+    r"\\'([0-9a-fA-F]{2})|\\([lr](?:dbl)?quote)\b ?|\\u(\d{2,5})\??"
+    r"|\\(?:\((dq|aq|lq|rq)|\[(dq|aq|lq|rq)\]|\*\(([LR])\"|(-))|``|''"
+)
+_TROFF_MARKS = {"dq": '"', "aq": "'", "lq": "\u201c", "rq": "\u201d", "L": "\u201c", "R": "\u201d", "-": "-"}
+
+
+_RTF_WORD = re.compile(r"\\([a-z]{1,32})-?\d{0,10} ?")  # an RTF control word: \par, \f0, \fs24
+
+
+def _rtf_word(word: re.Match[str]) -> str:
+    return "\n" if word[1] in ("par", "line") else ""  # a paragraph's or a line's end; formatting shows nothing
+
+
+def _document_quote(mark: re.Match[str]) -> str:
+    """The character one of a document's marks (``_DOCUMENT_QUOTE``) writes."""
+    hexadecimal, word, decimal, *troff = mark.groups()
+    if hexadecimal:  # RTF's byte in the Windows code page
+        return bytes([int(hexadecimal, 16)]).decode("cp1252", "replace")
+    if word:
+        return {"ldblquote": "\u201c", "rdblquote": "\u201d", "lquote": "\u2018", "rquote": "\u2019"}[word]
+    if decimal:
+        return chr(int(decimal)) if int(decimal) <= 0xFFFF else mark[0]
+    return _TROFF_MARKS.get(next((name for name in troff if name), ""), '"')  # TeX's `` and '' a double quote
+
+
 def _unescaped(match: re.Match[str]) -> str:
     """The character one escape (``_ESCAPE``) writes; as written when it names none."""
     hexadecimal, octal, named, simple = match.group(1, 2, 3, 4), match.group(5), match.group(6), match.group(7)
@@ -958,8 +986,10 @@ _CJK_DATE = re.compile(r"(\d{4}) ?[年년] ?(\d{1,2}) ?[月월] ?(\d{1,2}) ?[日
 # A date and a time written apart, once both are as ISO writes them: "2026-08-04 at 15:00", "15:00 on 2026-08-04"
 _DATE_AT_TIME = re.compile(r"(\d{4}-\d\d-\d\d)[ \t,]+(?:(?:at|@|from|um|à|alle|om)[ \t]+)?(\d\d:\d\d)", re.I)
 _TIME_ON_DATE = re.compile(r"(\d\d:\d\d)[ \t,]+(?:(?:on|am|le|il|op)[ \t]+)?(\d{4}-\d\d-\d\d)", re.I)
+# An IPv6 address with "::" or all eight groups (not a time, 10:30:00): read compressed, as a model writes it
+_IPV6 = re.compile(r"(?<![\w:.])(?=[\da-f:]*::|(?:[\da-f]{1,4}:){7})(?:[\da-f]{0,4}:){2,7}[\da-f]{0,4}(?![\w:.])", re.I)
 _APART = (_NUMERIC_DATE, _MONTH_DATE, _YEAR_MONTH, _TIME, _DOT_TIME, _CLOCK, _DIGIT_GROUPS, _DECIMAL_COMMA, _DEFANGED)
-_WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in (*_APART, _SPELT_ADDRESS, _CJK_DATE)), re.I)
+_WRITTEN_APART = re.compile("|".join(pattern.pattern for pattern in (*_APART, _IPV6, _SPELT_ADDRESS, _CJK_DATE)), re.I)
 
 
 def _written_apart(text: str) -> list[str]:
@@ -969,6 +999,7 @@ def _written_apart(text: str) -> list[str]:
     if not _WRITTEN_APART.search(text):
         return []
     refanged = _SPELT_ADDRESS.sub(_spelt_address, _DEFANGED.sub(_refanged, text))
+    refanged = _IPV6.sub(_compressed, refanged) if ":" in text else refanged
     common = _YEAR_MONTH.sub(_year_month, _MONTH_DATE.sub(_month_date, _DECIMAL_COMMA.sub(r"\1.\2", refanged)))
     common = _CJK_DATE.sub(lambda date: f"{date[1]}-{int(date[2]):02}-{int(date[3]):02}", common)
     firsts = dict.fromkeys((True, _NUMERIC_DATE.search(text) is None))  # 5/1/2024 is May 1 in the US
@@ -1042,6 +1073,13 @@ def _clock_time(time: re.Match[str]) -> str:
     if half is None:
         return f"{hours}:{after}" if after else time[0]
     return f"{int(hours) % 12 + (12 if half.lower() == 'p' else 0):02}:{minutes or '00'}"
+
+
+def _compressed(address: re.Match[str]) -> str:
+    """An IPv6 address as RFC 5952 writes it (``2001:db8::8:800:200c:417a``); as written when it is none."""
+    with contextlib.suppress(ValueError):
+        return ipaddress.IPv6Address(address[0]).compressed
+    return address[0]
 
 
 def _refanged(mark: re.Match[str]) -> str:
@@ -1136,6 +1174,9 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     texts += _url_unescaped(texts[0]) if "%" in source and _URL_ESCAPE.search(texts[0]) else []
     texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
+    texts += [texts[0].replace("''", "'")] if "''" in source else []  # a YAML or SQL string's, doubled
+    texts += [_DOCUMENT_QUOTE.sub(_document_quote, texts[0])] if _DOCUMENT_QUOTE.search(texts[0]) else []
+    texts += [_RTF_WORD.sub(_rtf_word, text) for text in texts[-1:]] if "{\\rtf" in source else []  # \par...
     texts += [_CALENDAR.sub(_unfolded, texts[0])] if "BEGIN:V" in source else []  # an iCalendar event, a vCard
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
@@ -1149,6 +1190,9 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings = list(dict.fromkeys((text, rendered, own_tags)))  # as written, as shown, with a call's tags
             within = [m[1] for m in itertools.islice(_JSON_STRING.finditer(text), MAX_STRINGS) if name.search(m[1])]
             readings += _strings_within(within) if within else []  # a ticket's body, a log line's message
+            lines = _STRING_LIST.search(text)  # a file's lines as a list, the tool named in it or after it
+            readings += _lines_joined(text, name) if lines and name.search(text, lines.start()) else []
+            readings += [_SUB_TABLE.sub("", _FIELD_KEY.sub(_field_key, text))] if _FIELD_OR_TABLE.search(text) else []
             readings += [_records(text)] if tables and _TABLE.search(text) else []  # a one-row table's record
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
@@ -1185,6 +1229,23 @@ _CALENDAR = re.compile(r"BEGIN:(V\w+)[\s\S]*?(?:^END:\1$|\Z)", re.MULTILINE)  # 
 _FOLDED = re.compile(r"\n[ \t\u00a0](?![ \t]*\n)")  # a long line goes on after a break and a space (not a blank one)
 
 
+# A record's key written as a document writes a field: RST's and AsciiDoc's :key:, org's #+KEY:, JSDoc's @key, a
+# dotted key's last part (call.action:, arguments.to =); and a TOML table's header under another ([job.arguments])
+_FIELD_KEY = re.compile(
+    r"^([ \t]*)(?:\*[ \t]*)?(?::(\w{1,40}):|#\+(\w{1,40}):|@(\w{1,40})\b"
+    r"|(?:\w{1,40}\.)+(\w{1,40})(?=[ \t]*[:=]))[ \t]*",
+    re.MULTILINE,
+)
+_SUB_TABLE = re.compile(r"^[ \t]*\[\[?\w{1,40}(?:\.\w{1,40})+\]\]?[ \t]*$", re.MULTILINE)
+_FIELD_OR_TABLE = re.compile(f"{_FIELD_KEY.pattern}|{_SUB_TABLE.pattern}", re.MULTILINE)
+
+
+def _field_key(field: re.Match[str]) -> str:
+    """A field's key as a record's line writes it (``to: ``); a dotted key's last part before its own sign."""
+    indent, *keys, dotted = field.groups()
+    return f"{indent}{dotted}" if dotted else f"{indent}{next(key for key in keys if key)}: "
+
+
 def _unfolded(calendar: re.Match[str]) -> str:
     """A calendar's lines unfolded, also when a list's, a quote's or a block's marks stand before each of them."""
     lines = calendar[0].split("\n")
@@ -1202,6 +1263,25 @@ _MARGIN = re.compile(
 # A JSON string long enough to hold a call: a document inside another (a ticket's body, a log line's message)
 _JSON_STRING = re.compile(r'"((?:[^"\\\n]|\\.){20,})"')
 MAX_STRINGS = 200
+
+
+# A list of two strings or more, JSON's or Python's: a tool's lines (readlines()), a notebook cell's source; its first
+# line holds a space or a sign, as a call's first line does ("action: x", "x(", "<tool_call>"), not a list of names
+_QUOTED = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_STRING_LIST = re.compile(rf"""\[\s*(?="[^"\n]*[^\w."-]|'[^'\n]*[^\w.'-]){_QUOTED}(?:\s*,\s*{_QUOTED})+\s*\]""")
+
+
+def _lines_joined(text: str, name: re.Pattern[str]) -> list[str]:
+    """The lists of strings in ``text`` that mention the tool, each as the text its lines make: one after another
+    where each ends in a line break (a notebook's source), else one per line (a file's lines)."""
+    joined = []
+    for found in itertools.islice(_STRING_LIST.finditer(text), MAX_STRINGS):
+        if not name.search(found[0]):
+            continue
+        with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
+            lines = json.loads(found[0]) if found[0].lstrip("[ \t\n")[:1] == '"' else ast.literal_eval(found[0])
+            joined.append(("" if all(line.endswith("\n") for line in lines[:-1]) else "\n").join(lines))
+    return joined
 
 
 def _strings_within(strings: list[str]) -> list[str]:
@@ -1701,17 +1781,37 @@ def _element_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]
 
 
 _NAMED = r"<([A-Za-z_][\w:-]{0,99})[^<>]{0,200}?\bname[ \t]*=[ \t]*[\"']"  # <tag ... name=" (an element named)
-_NAMED_TAG = re.compile(rf"{_NAMED}\Z")
 _NAMED_CHILD = re.compile(rf"{_NAMED}([^\"'<>]{{1,100}})[\"'][^<>]{{0,200}}>(.*?)</\1\s*>", re.S)
+_ATTRIBUTE = r"""[\w:.-]{1,100}[ \t]*(?:=|:[ \t])[ \t]*(?:"[^"<>]*"|'[^'<>]*')"""  # (action: as a label's sign reads)
+_START_TAG = re.compile(rf"<([A-Za-z_][\w:.-]{{0,99}})((?:\s+{_ATTRIBUTE}){{0,40}})\s*(/?)>")  # <tag a="1" b='2'>
+_ATTRIBUTES = re.compile(r"""([\w:.-]{1,100})[ \t]*(?:=|:[ \t])[ \t]*(?:"([^"<>]*)"|'([^'<>]*)')""")
 
 
 def _named_element_call(text: str, start: int, end: int) -> Iterator[Any]:
-    """A call written as elements named by attribute: ``<invoke name="tool"><parameter name="key">value``
-    ``</parameter></invoke>``: the children's texts by their names."""
-    tag = _NAMED_TAG.search(text, max(0, start - 260), start)
-    close = text.find(f"</{tag.group(1)}", end, end + MAX_CALL_CHARS) if tag else -1
-    if tag is not None and close >= 0:
-        yield {child.group(2): child.group(3).strip() for child in _NAMED_CHILD.finditer(text, end, close)}
+    """A call written as an element whose attribute names the tool: its other attributes (``<step action="tool"
+    to="x"/>``), and its children's: by their names (``<invoke name="tool"><parameter name="key">value``
+    ``</parameter></invoke>``, ``<parameter name="key" value="x"/>``, ``<arg key="k" value="x"/>``) or as
+    attributes (``<args to="x"/>``)."""
+    opening = text.rfind("<", max(0, start - 260), start)
+    tag = _START_TAG.match(text, opening) if opening >= 0 else None
+    if tag is None or tag.end() <= end:
+        return
+    attributes = {key: one or other for key, one, other in _ATTRIBUTES.findall(tag[2])}
+    yield {key: value for key, value in attributes.items() if not same_name(value, text[start:end])}
+    close = text.find(f"</{tag[1]}", tag.end(), tag.end() + MAX_CALL_CHARS) if not tag[3] else -1
+    if close >= 0:
+        yield {child.group(2): child.group(3).strip() for child in _NAMED_CHILD.finditer(text, tag.end(), close)}
+        yield from [_child_attributes(text[tag.end() : close])]
+
+
+def _child_attributes(inner: str) -> dict[str, str]:
+    """The arguments its children's attributes write: a ``name`` or ``key`` and its ``value``, or the rest."""
+    found: dict[str, str] = {}
+    for child in itertools.islice(_START_TAG.finditer(inner), 100):
+        attributes = {key: one or other for key, one, other in _ATTRIBUTES.findall(child[2])}
+        key = attributes.get("name") or attributes.get("key")
+        found.update({key: attributes["value"]} if key and "value" in attributes else attributes)
+    return found
 
 
 def _element_value(inner: str) -> Any:
