@@ -23,6 +23,8 @@
   of 40 KB each.
 - ``text-ids``: echoes every request's id as text (``"1"`` for ``1``), as some servers do;
 - ``null-id-error``: answers ``initialize`` with a JSON-RPC error whose id is null (one it could not read).
+- ``choices``: offers as well a tool whose schema is a choice at its top (``anyOf`` of two objects, as zod's
+  unions write it) and a tool called ``files_read``, the name ``files.read`` becomes for the model.
 
 Every call is answered with its arguments as text; ``record`` answers with the server's environment
 variable named by ``name``; ``quit`` ends the server (exit code 3) in the middle of the call; ``hang`` is
@@ -38,6 +40,16 @@ import sys
 import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
+BY_ID = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+BY_NAME = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "exact": {"type": "boolean"}},
+    "required": ["name"],
+}
+CHOICES = [
+    {"name": "find_item", "description": "Find an item by id or by name.", "inputSchema": {"anyOf": [BY_ID, BY_NAME]}},
+    {"name": "files_read", "description": "A name with an underscore.", "inputSchema": {"type": "object"}},
+]
 TOOLS = [
     {
         "name": "echo",
@@ -156,7 +168,7 @@ def answer(request: dict) -> None:
                 "nextCursor": str(page + 1),
             }
         else:
-            result = {"tools": bloated_tools() if MODE == "bloated" else TOOLS}
+            result = {"tools": bloated_tools() if MODE == "bloated" else TOOLS + (CHOICES if MODE == "choices" else [])}
         send({"jsonrpc": "2.0", "id": rid, "result": result})
         if MODE == "deaf":
             time.sleep(120)

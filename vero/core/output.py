@@ -139,11 +139,18 @@ class OutputSpec:
             if self.simple:
                 return body  # 42, yes, positive: read leniently as the type says
             value = _json_within(body, self.schema)
+        if isinstance(value, WrittenNumber) and _DOTTED_GROUPS.fullmatch(value.text):
+            grouped, decimal = value.text.replace(".", ""), float(value.text)
+            why = f"{value.text} is not plainly a number: write {grouped} if the dot groups thousands, else {decimal}"
+            raise InvalidValue([("", why)])
         if isinstance(value, dict) and set(value) == {ANSWER_KEY} and self.schema.get("type") != "object":
             return value[ANSWER_KEY]  # a constrained reply's wrapper
         return value
 
 
+# A bare answer of digits in groups of three after dots: 709.000 is 709000 where a dot groups thousands (German,
+# Spanish...), 709 to JSON: refused as a number written as text is (docs/tools.md), and asked again
+_DOTTED_GROUPS = re.compile(r"-?\d{1,3}(?:\.\d{3})+")
 _DRESS = re.compile(r"^[\s*_`'\"]+|[\s*_`'\".!]+$")  # markup and end punctuation around a whole answer
 _ANSWER_LABEL = re.compile(r"\A[\s*_]*final[ \t]*answer[\s*_]*:[ \t]*", re.IGNORECASE)  # **Final Answer:** 42
 # A code block: a fence (``` or ~~~, any language tag) that starts a line, up to the same fence on a

@@ -49,9 +49,9 @@ from vero._version import __version__
 from vero.core.files import read_regular
 from vero.core.secrets import hide_secrets, url_credentials
 from vero.core.text import clip, redact_url
-from vero.tools.base import Tool
+from vero.tools.base import Tool, ToolArgumentError
 from vero.tools.registry import ToolRegistry
-from vero.tools.schema import inline_refs
+from vero.tools.schema import check, inline_refs
 
 logger = logging.getLogger("vero.mcp")
 
@@ -273,23 +273,49 @@ def _request_number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+_ROOT_CHOICES = ("anyOf", "oneOf", "allOf")  # at a schema's top, refused by OpenAI's and Anthropic's APIs
+
+
 def _parameters(input_schema: Any) -> dict[str, Any]:
     """The server's ``inputSchema`` as a vero ``parameters`` schema (always an object with properties), its
     ``$ref``s written out (``inline_refs``: a referenced object is checked as any other, and no server is sent
-    a ``$schema`` key, which some OpenAI-compatible servers refuse)."""
+    a ``$schema`` key, which some OpenAI-compatible servers refuse).  A choice among objects at its top
+    (``anyOf``, ``oneOf``, ``allOf``), which hosted APIs refuse, is sent as one object of the branches'
+    properties, required only where every branch requires them (``allOf``: any); ``root_choices`` keeps it to check."""
     schema = inline_refs(dict(input_schema)) if isinstance(input_schema, dict) else {}
+    for key, branches in root_choices(schema).items():
+        del schema[key]
+        objects = [branch for branch in branches if isinstance(branch.get("properties"), dict)]
+        given = schema.get("properties")
+        merged: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+        schema["properties"] = merged
+        for name, each in ((name, each) for branch in objects for name, each in branch["properties"].items()):
+            earlier = merged.setdefault(name, each)
+            merged[name] = earlier if earlier == each else {"anyOf": [earlier, each]}
+        needed = [set(_texts_in(branch.get("required"))) for branch in objects] or [set()]
+        both = set.union(*needed) if key == "allOf" else set.intersection(*needed)
+        schema["required"] = list(dict.fromkeys([*_texts_in(schema.get("required")), *sorted(both)]))
     schema["type"] = "object"
     properties = schema.get("properties")
     schema["properties"] = (
         {k: v for k, v in properties.items() if isinstance(v, dict)} if isinstance(properties, dict) else {}
     )
-    required = schema.get("required")
-    schema["required"] = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+    schema["required"] = _texts_in(schema.get("required"))
     unknown = [name for name in schema["required"] if name not in schema["properties"]]
     if unknown and schema.get("additionalProperties") is False:  # the call could give neither it nor go without it
         logger.warning("an MCP tool's schema requires %s, which it has no property of: not required", unknown)
         schema["required"] = [name for name in schema["required"] if name not in unknown]
     return schema
+
+
+def root_choices(schema: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A schema's choices at its top (``anyOf``, ``oneOf``, ``allOf``), by keyword: each branch that is a schema."""
+    choices = {key: schema[key] for key in _ROOT_CHOICES if isinstance(schema.get(key), list)}
+    return {key: [branch for branch in branches if isinstance(branch, dict)] for key, branches in choices.items()}
+
+
+def _texts_in(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 class MCPTool(Tool):
@@ -323,6 +349,8 @@ class MCPTool(Tool):
         self.__doc__ = description or None
         self.spec = dict(spec)
         self.parameters = _parameters(spec.get("inputSchema"))
+        raw = spec.get("inputSchema")
+        self._choices = root_choices(inline_refs(dict(raw))) if isinstance(raw, dict) else {}  # checked whole
         self._positional = []
         self._required = self.parameters["required"]
         extra = self.parameters.get("additionalProperties", True)
@@ -332,6 +360,20 @@ class MCPTool(Tool):
         self.sole_parameter = props[0] if len(props) == 1 else None
         if self.sole_parameter is None and len(self._required) == 1:
             self.sole_parameter = self._required[0]
+
+    def validate(self, args: dict[str, Any]) -> dict[str, Any]:
+        """``Tool.validate``, and for a schema whose top is a choice (``root_choices``), the arguments as a whole
+        against it: a call that fits none of its forms is named, not sent."""
+        kwargs = super().validate(args)
+        problems: list[tuple[str, str]] = []
+        for key, branches in self._choices.items():
+            check(kwargs, {key: branches}, "", problems)
+        if problems:
+            misfits = "; ".join(message for _, message in problems)
+            raise ToolArgumentError(
+                f"got arguments of no form it takes: {misfits}. Expected: {self.expected_arguments()}."
+            )
+        return kwargs
 
     def _wait(self) -> float:
         """How long the call waits for the server: the tool's timeout and a second more, so that the
@@ -1260,9 +1302,13 @@ class MCPServer:
             ):
                 continue  # picked out by the user (a config's "disabledTools", ...; an empty allowed list: none)
             made = MCPTool(self, spec, self.prefix)
-            if not made.remote_name.isascii():
+            renamed = made.name != self.prefix + made.remote_name  # files.read: files_read, unless a tool has that name
+            if clash := renamed and any(made.name == self.prefix + other["name"] for other in specs):
+                digest = hashlib.sha256(made.remote_name.encode("utf-8", "surrogatepass")).hexdigest()
+                made.name = f"{made.name[:57]}_{digest[:6]}"
+            if clash or not made.remote_name.isascii():
                 logger.warning(
-                    "[%s] the tool %r is called %r for the model (the OpenAI API takes ASCII names only)",
+                    "[%s] the tool %r is called %r for the model (the OpenAI API takes ASCII letters, digits, _ and -)",
                     *(self.name, made.remote_name, made.name),
                 )
             if made.name in self._tools:
@@ -1765,7 +1811,8 @@ def _tool_picks(entry: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 # The keys of a server's entry vero reads (other clients' keys it does not read are left alone)
-ENTRY_KEYS = "command args env cwd url serverUrl headers type transport transportType disabled enabled trust".split()
+ENTRY_KEYS = "command args env cwd url serverUrl httpUrl headers type transport transportType disabled enabled".split()
+ENTRY_KEYS += ["trust"]
 ENTRY_KEYS += ["timeout", "disabledTools", "excludeTools", "includeTools"]
 
 
@@ -1785,14 +1832,11 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
         raise MCPError(f'{where}: "envFile" is not supported; put the variables in "env" (${{VAR}} reads one)')
     _warn_of_misspelt_keys(entry, where)
     limits = {**limits, "trust": _flag(entry, "trust", where), **_tool_picks(entry, where)}
-    if "timeout" in entry:  # Cline's and Roo Code's: seconds a request may take
-        timeout = entry["timeout"]
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
-            raise MCPError(f'{where}: "timeout" must be seconds above 0, got {timeout!r}')
-        limits["call_timeout"] = timeout
+    if "timeout" in entry:
+        limits["call_timeout"] = _timeout(entry["timeout"], where)
     if isinstance(entry.get("command"), dict):  # Zed's {"command": {"path", "args", "env"}}
         entry = {**entry, **entry["command"], "command": entry["command"].get("path")}
-    url_key = next((key for key in ("url", "serverUrl") if key in entry), None)  # serverUrl: Windsurf's
+    url_key = next((key for key in ("url", "serverUrl", "httpUrl") if key in entry), None)  # Windsurf's, Gemini's
     _check_transport(entry, url_key, where)
     if url_key is not None:
         return _http_server(name, entry, url_key, where, limits)
@@ -1810,6 +1854,22 @@ def _server_from_entry(name: str, entry: dict[str, Any], where: str, limits: dic
     named = [name for text in written for name in _variables_in(text) if _SECRET_NAME.search(name)]  # not ${HOME}
     server.transport.secrets += [os.environ[name] for name in named if name in os.environ]
     return server
+
+
+SECONDS_AT_MOST = 3600  # Cline and Roo Code take a timeout of 1 s to an hour; Gemini CLI writes milliseconds
+
+
+def _timeout(timeout: Any, where: str) -> float:
+    """A server's ``"timeout"`` in seconds: as Cline and Roo Code write it, or, past an hour, in milliseconds
+    (Gemini CLI's ``600000``), said in a warning."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise MCPError(f'{where}: "timeout" must be seconds above 0, got {timeout!r}')
+    if timeout <= SECONDS_AT_MOST:
+        return timeout
+    logger.warning(
+        '%s: "timeout" %s is read as milliseconds (%s s), as Gemini CLI writes it', where, timeout, timeout / 1000
+    )
+    return timeout / 1000
 
 
 def _http_server(name: str, entry: dict[str, Any], url_key: str, where: str, limits: dict[str, Any]) -> MCPServer:
@@ -1854,7 +1914,8 @@ def _has_control(text: str) -> bool:
 
 def _variables_in(text: str) -> list[str]:
     """The names of the variables ``text`` reads (``${env:TOKEN}``: ``TOKEN``)."""
-    return [parsed.group(1) for parsed in map(_VARIABLE_NAME.fullmatch, _VARIABLE.findall(text)) if parsed]
+    braced = [parsed.group(1) for parsed in map(_VARIABLE_NAME.fullmatch, _VARIABLE.findall(text)) if parsed]
+    return braced + [name for name in _BARE_VARIABLE.findall(text) if name in os.environ]
 
 
 def _env_name(name: str, where: str) -> str:
@@ -1889,6 +1950,7 @@ _SECRET_NAME = re.compile(  # GITHUB_TOKEN, API_KEY, MY_PAT... (not KEYBOARD_LAY
 )
 _VARIABLE = re.compile(r"\$\{([^{}]*)\}")
 _VARIABLE_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
+_BARE_VARIABLE = re.compile(r"(?<![\w$])\$([A-Za-z_][A-Za-z0-9_]*)")  # $NAME, not ${NAME} (read already) nor $$
 
 
 # What VS Code (and Cursor, which copies it) fills in itself in its config files: vero has no editor to ask.
@@ -1910,9 +1972,9 @@ def _expanded(text: str, where: str, field: str) -> str:
         if parsed is None or (parsed.group(1) not in os.environ and parsed.group(2) is None):
             raise _variable_error(inside, parsed, f"{where}: {field}")
         name, default = parsed.groups()
-        return os.environ.get(name, default)
+        return os.environ[name] if default is None else os.environ.get(name) or default  # :- as a shell reads it
 
-    expanded = _VARIABLE.sub(value, text)
+    expanded = _BARE_VARIABLE.sub(_bare_value, _VARIABLE.sub(value, text)) if "$" in text else text
     if "\0" in expanded:
         raise MCPError(f"{where}: {field} holds a NUL character, which no command line, environment or request carries")
     try:
@@ -1920,6 +1982,11 @@ def _expanded(text: str, where: str, field: str) -> str:
     except UnicodeEncodeError:
         raise MCPError(f"{where}: {field} holds text that is not valid Unicode (a lone surrogate, \\ud800)") from None
     return expanded
+
+
+def _bare_value(variable: re.Match[str]) -> str:
+    """``$NAME``'s value, as Gemini CLI reads it, when the environment has it; else as written (``$5``, a shell's)."""
+    return os.environ.get(variable.group(1), variable.group())
 
 
 def _variable_error(inside: str, parsed: re.Match[str] | None, where: str) -> MCPError:

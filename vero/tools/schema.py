@@ -975,6 +975,8 @@ def convert(value: Any, tp: Any, path: str = "") -> Any:
 
 def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any:
     """``convert``, adding each problem to ``problems`` (the result is then meaningless)."""
+    if _pydantic_metadata(tp):
+        return _validated_by_pydantic(value, tp, path, problems)
     hint = tp  # with its Annotated constraints, which a simple value or a list is checked against
     tp, _ = unannotated(tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
@@ -1002,7 +1004,10 @@ def convert_into(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any
 
 def needs_building(tp: Any) -> bool:
     """True when a valid JSON value of the hint ``tp`` is not yet the Python value it asks for (a
-    dataclass, an Enum member, a tuple...): ``convert``; else checking it against its schema will do."""
+    dataclass, an Enum member, a tuple, one a pydantic validator may change...): ``convert``; else checking it
+    against its schema will do."""
+    if _pydantic_metadata(tp):
+        return True
     tp, _ = unannotated(tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if _is_leaf(tp) and not _is_enum(tp):
@@ -1133,6 +1138,37 @@ def _reads_fields_its_own_way(model: Any) -> bool:
     config = model.model_config
     by_name = config.get("populate_by_name") or config.get("validate_by_name")
     return "extra" in config or bool(by_name) or any(f.validation_alias for f in model.model_fields.values())
+
+
+def _pydantic_metadata(tp: Any) -> list[Any]:
+    """What ``Annotated[T, ...]`` holds of pydantic's own beyond a ``Field``'s constraints, which vero reads: a
+    validator (``AfterValidator(f)``), a string's transform (``StringConstraints(to_lower=True)``)."""
+    if typing.get_origin(tp) is not typing.Annotated:
+        return []
+    return [
+        item
+        for item in tp.__metadata__
+        if type(item).__module__.split(".")[0] == "pydantic" and not type(item).__name__ == "FieldInfo"
+    ]
+
+
+def _validated_by_pydantic(value: Any, hint: Any, path: str, problems: list[Problem]) -> Any:
+    """``value`` read as vero reads the hint without pydantic's validators, then given to them (pydantic's
+    ``TypeAdapter``), as pydantic-ai runs them: what they return is what the tool gets; what they raise, a problem."""
+    own = [item for item in hint.__metadata__ if item not in _pydantic_metadata(hint)]
+    found = len(problems)
+    read_by_vero = typing.Annotated[(hint.__origin__,) + tuple(own)] if own else hint.__origin__
+    value = convert_into(value, read_by_vero, path, problems)
+    if len(problems) > found:
+        return None
+    pydantic = sys.modules["pydantic"]
+    try:
+        return pydantic.TypeAdapter(hint).validate_python(value)
+    except pydantic.ValidationError as exc:
+        problems += [(path, f"{error.get('msg', 'invalid')}, got {_short_repr(value)}") for error in exc.errors()]
+    except Exception as exc:  # a validator that raised something else
+        problems.append((path, f"refused by its validator: {exc}"))
+    return None
 
 
 def _convert_pydantic(value: Any, tp: Any, path: str, problems: list[Problem]) -> Any:

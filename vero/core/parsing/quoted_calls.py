@@ -1788,29 +1788,39 @@ _ATTRIBUTES = re.compile(r"""([\w:.-]{1,100})[ \t]*(?:=|:[ \t])[ \t]*(?:"([^"<>]
 
 
 def _named_element_call(text: str, start: int, end: int) -> Iterator[Any]:
-    """A call written as an element whose attribute names the tool: its other attributes (``<step action="tool"
-    to="x"/>``), and its children's: by their names (``<invoke name="tool"><parameter name="key">value``
-    ``</parameter></invoke>``, ``<parameter name="key" value="x"/>``, ``<arg key="k" value="x"/>``) or as
-    attributes (``<args to="x"/>``)."""
+    """A call written as an element whose attribute names the tool (not as a URL's path: a form's ``action``): its
+    other attributes (``<step action="tool" to="x"/>``), and its children's: by their names (``<invoke name="tool">``
+    ``<parameter name="key">value</parameter></invoke>``, ``<parameter name="key" value="x"/>``, ``<arg key="k"
+    value="x"/>``) or, for its arguments' element, as attributes (``<args to="x"/>``)."""
     opening = text.rfind("<", max(0, start - 260), start)
     tag = _START_TAG.match(text, opening) if opening >= 0 else None
     if tag is None or tag.end() <= end:
         return
-    attributes = {key: one or other for key, one, other in _ATTRIBUTES.findall(tag[2])}
-    yield {key: value for key, value in attributes.items() if not same_name(value, text[start:end])}
+    found = [(match, match[2] or match[3]) for match in _ATTRIBUTES.finditer(text, tag.start(2), tag.end(2))]
+    naming = next((value for match, value in found if match.start() < start < match.end()), "")
+    if naming.lstrip().startswith("/") or "://" in naming:  # <form action="/tool">: a page's address, no call
+        return
+    yield {match[1]: value for match, value in found if not same_name(value, text[start:end])}
     close = text.find(f"</{tag[1]}", tag.end(), tag.end() + MAX_CALL_CHARS) if not tag[3] else -1
     if close >= 0:
         yield {child.group(2): child.group(3).strip() for child in _NAMED_CHILD.finditer(text, tag.end(), close)}
         yield from [_child_attributes(text[tag.end() : close])]
 
 
+_ARGUMENTS_TAG = re.compile(r"(?:tool_|action_)?(?:arguments|args|parameters|params|input|kwargs|with)", re.I)
+
+
 def _child_attributes(inner: str) -> dict[str, str]:
-    """The arguments its children's attributes write: a ``name`` or ``key`` and its ``value``, or the rest."""
+    """The arguments its children's attributes write: a ``name`` or ``key`` and its ``value``, or all of those of its
+    arguments' element (``<args to="x"/>``; a ``<payee id="x"/>`` is a record's, no call's)."""
     found: dict[str, str] = {}
     for child in itertools.islice(_START_TAG.finditer(inner), 100):
         attributes = {key: one or other for key, one, other in _ATTRIBUTES.findall(child[2])}
         key = attributes.get("name") or attributes.get("key")
-        found.update({key: attributes["value"]} if key and "value" in attributes else attributes)
+        if key and "value" in attributes:
+            found[key] = attributes["value"]
+        elif _ARGUMENTS_TAG.fullmatch(child[1]):
+            found.update(attributes)
     return found
 
 
