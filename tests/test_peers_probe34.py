@@ -179,3 +179,20 @@ def test_the_note_says_both_readings_of_such_a_number():
 def test_a_plain_number_answer_is_taken_at_once(written, output_type, read):
     agent = ToolCallingAgent("a", ScriptedLLM([written]), verbose=False)
     assert agent.run("How much?", output_type=output_type) == read and agent.last_result.llm_calls == 1
+
+
+# -- a docstring as PEP 257 writes it ----------------------------------------------------------------------------
+def test_pep_257s_keyword_arguments_with_double_dashes_describe_the_parameters():
+    @tool
+    def forecast(city: str, days: int = 1) -> str:
+        """Get the weather.
+
+        Keyword arguments:
+        city -- the city's name
+        days -- how many days ahead (default 1)
+        """
+        return city
+
+    properties = forecast.parameters["properties"]
+    assert properties["city"]["description"] == "the city's name"
+    assert properties["days"]["description"] == "how many days ahead (default 1)"

@@ -31,7 +31,8 @@ __all__ = ["Tool", "ToolArgumentError", "coerce", "function_parameters", "parse_
 # The section headers of Google's and NumPy's style guides.
 _SECTION = re.compile(
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|Attributes|Returns?"
-    r"|Raises|Yields?|Examples?|Notes?|Warnings?|Warns|See Also|References|Todo):\s*$"
+    r"|Raises|Yields?|Examples?|Notes?|Warnings?|Warns|See Also|References|Todo):\s*$",
+    re.IGNORECASE,  # PEP 257's "Keyword arguments:"
 )
 _NUMPY_SECTION = re.compile(
     r"^(Parameters|Other Parameters|Attributes|Returns?|Raises|Yields?|Examples?|Notes?|Warnings?|Warns"
@@ -39,7 +40,9 @@ _NUMPY_SECTION = re.compile(
 )
 _UNDERLINE = re.compile(r"^-{3,}\s*$")
 _ARG_SECTIONS = ("Args", "Arguments", "Parameters", "Params", "Keyword Args", "Keyword Arguments", "Other Parameters")
-_ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?\s*:\s*(.*)$")  # x (tuple(a, b)):
+# x (tuple(a, b)): ..., or as PEP 257 writes it, x -- ...
+_ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?(?:\s*:|\s+--)\s*(.*)$")
+_DASHED_ARG = re.compile(r"^\w+\s+--\s")  # PEP 257's "real -- the real part", under its header, not indented
 _NUMPY_ARG = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::.*)?$")  # x : int, or x, y : float
 _SPHINX_FIELD = re.compile(r"^:(\w+)([^:]*):\s*(.*)$")
 _SPHINX_PARAMS = ("param", "parameter", "arg", "argument", "key", "keyword")
@@ -101,7 +104,7 @@ def _starts_section(place: _Place, line: str, following: str, args: dict[str, st
         return True
     header = _SECTION.match(line)
     if header:
-        place.section, place.style, place.arg_indent, place.current = header.group(1), "google", None, None
+        place.section, place.style, place.arg_indent, place.current = header.group(1).title(), "google", None, None
         return True
     field = _SPHINX_FIELD.match(stripped) if line == stripped else None
     if field:
@@ -122,7 +125,7 @@ def _section_line(place: _Place, line: str, args: dict[str, str]) -> None:
         place.current = _numpy_line(line, place.section or "", args, place.current)
     elif place.section in _ARG_SECTIONS:
         indent = len(line) - len(line.lstrip())
-        if indent == 0:  # back at column 0 without a header: the section is over
+        if indent == 0 and not _DASHED_ARG.match(line):  # back at column 0 without a header: the section is over
             place.section = ""
             return
         place.arg_indent = indent if place.arg_indent is None else place.arg_indent
