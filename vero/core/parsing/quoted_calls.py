@@ -126,6 +126,13 @@ _TROFF_MARKS = {"dq": '"', "aq": "'", "lq": "\u201c", "rq": "\u201d", "L": "\u20
 _RTF_WORD = re.compile(r"\\([a-z]{1,32})-?\d{0,10} ?")  # an RTF control word: \par, \f0, \fs24
 
 
+def _document_quotes(text: str) -> str:
+    """``text`` with a document's marks for quotes (``_DOCUMENT_QUOTE``) as those quotes, and an RTF's control words
+    read away (``\\par`` a line's end)."""
+    text = _DOCUMENT_QUOTE.sub(_document_quote, text)
+    return _RTF_WORD.sub(_rtf_word, text) if "{\\rtf" in text else text
+
+
 def _rtf_word(word: re.Match[str]) -> str:
     return "\n" if word[1] in ("par", "line") else ""  # a paragraph's or a line's end; formatting shows nothing
 
@@ -1173,10 +1180,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     texts += _url_unescaped(texts[0]) if "%" in source and _URL_ESCAPE.search(texts[0]) else []
-    texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
-    texts += [texts[0].replace("''", "'")] if "''" in source else []  # a YAML or SQL string's, doubled
-    texts += [_DOCUMENT_QUOTE.sub(_document_quote, texts[0])] if _DOCUMENT_QUOTE.search(texts[0]) else []
-    texts += [_RTF_WORD.sub(_rtf_word, text) for text in texts[-1:]] if "{\\rtf" in source else []  # \par...
+    texts += [text.replace(mark * 2, mark) for mark in "\"'" for text in list(texts) if mark * 2 in text]  # CSV, SQL
     texts += [_CALENDAR.sub(_unfolded, texts[0])] if "BEGIN:V" in source else []  # an iCalendar event, a vCard
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
@@ -1192,7 +1196,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings += _strings_within(within) if within else []  # a ticket's body, a log line's message
             lines = _STRING_LIST.search(text)  # a file's lines as a list, the tool named in it or after it
             readings += _lines_joined(text, name) if lines and name.search(text, lines.start()) else []
-            readings += [_SUB_TABLE.sub("", _FIELD_KEY.sub(_field_key, text))] if _FIELD_OR_TABLE.search(text) else []
+            readings += [_document_quotes(text)] if _DOCUMENT_QUOTE.search(text) else []  # RTF's, troff's, TeX's
             readings += [_records(text)] if tables and _TABLE.search(text) else []  # a one-row table's record
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
@@ -1205,7 +1209,10 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
                 bare = _MARGIN.sub("", form) if len(_MARGIN.findall(form, 0, 20_000)) > 1 else form  # cat -n, a log
-                forms += [each for each in dict.fromkeys((form, bare)) if name.search(each) and each not in forms]
+                fields = _SUB_TABLE.sub("", _FIELD_KEY.sub(_field_key, bare)) if _FIELD_OR_TABLE.search(bare) else bare
+                forms += [
+                    each for each in dict.fromkeys((form, bare, fields)) if name.search(each) and each not in forms
+                ]
             if "\\" not in text:
                 break
             text = _ESCAPE.sub(_unescaped, text)
