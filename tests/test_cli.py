@@ -292,6 +292,33 @@ def test_a_custom_agent_that_uses_no_tools_is_given_none_as_the_note_says(srv, t
     assert ("Short uses no tools; --tools calculator is ignored." in done.stderr) == bool(tools)
 
 
+PRINTING_AGENT = """
+from vero import tool
+from vero.agents import ToolCallingAgent
+
+@tool(read_only=True)
+def fetch_report(name: str) -> str:
+    \"\"\"Fetch a report.\"\"\"
+    print("Downloading report... 100%")
+    return "revenue: 42"
+
+class Reports(ToolCallingAgent):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tools.register(fetch_report)
+"""
+
+
+@pytest.mark.parametrize("flag", ["--json", "-q"])
+def test_what_a_tool_prints_goes_to_stderr_under_json_and_quiet(srv, tmp_path, flag):
+    (tmp_path / "reports.py").write_text(PRINTING_AGENT)
+    srv.enqueue({"tool_calls": [{"name": "fetch_report", "arguments": {"name": "q3"}}]}, "Revenue was 42.")
+    done = vero("run", "Revenue of q3?", "--agent", "reports:Reports", flag, "--base-url", srv.base_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)["answer"] if flag == "--json" else done.stdout  # stdout: the result alone
+    assert shown.strip() == "Revenue was 42." and "Downloading report... 100%" in done.stderr
+
+
 @pytest.mark.parametrize("command", [["run", "hello"], ["chat"]])
 def test_unconfigured_prints_a_few_short_lines_and_exits_2(tmp_path, command):
     done = vero(*command, cwd=tmp_path, input="hello\n")

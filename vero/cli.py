@@ -461,6 +461,12 @@ def with_mcp_tools(args, tools: list):
 # --------------------------------------------------------------------------- vero run
 
 
+def _stdout_kept_for_the_result(args) -> contextlib.AbstractContextManager[object]:
+    """Under ``--json`` or ``-q``, what the run prints (a tool's own ``print``: a progress line, a key) goes to
+    stderr: stdout holds only the result, as a script reads it."""
+    return contextlib.redirect_stdout(sys.stderr) if args.json or args.quiet else contextlib.nullcontext()
+
+
 def cmd_run(args) -> int:
     """``vero run``.  Under ``--json``, a run that ends early still prints one JSON object before
     ``_run_command`` says why on stderr and exits: after Ctrl-C the result so far (status cancelled, exit
@@ -473,10 +479,8 @@ def cmd_run(args) -> int:
             raise CliError('the task is empty: give it as an argument (vero run "What is 2+2?"), or pipe it in with -')
         schema = read_output_schema(args.output_schema)  # before any server starts: a bad file is a usage error
         agent = run_agent(args)
-        if schema is None:
-            agent.run(task)
-        else:
-            agent.run(task, output_type=schema)
+        with _stdout_kept_for_the_result(args):
+            agent.run(task, **({} if schema is None else {"output_type": schema}))
     except KeyboardInterrupt:
         if args.json:
             print_json(interrupted_result(agent, task))

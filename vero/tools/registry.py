@@ -23,6 +23,7 @@ import json
 import logging
 import math
 import os
+import threading
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -248,7 +249,8 @@ UNWRITABLE = "Error: tool {!r} returned a value vero could not write as text: " 
 
 def _observe(found: Tool, kwargs: dict[str, Any], on_worker: bool) -> ToolOutcome:
     """Call the tool and turn what it returned or raised into its outcome; a KeyboardInterrupt is the tool's
-    own on a worker thread (signals go to the main thread), else perhaps the user's Ctrl-C: it propagates."""
+    own on any thread but the main one (signals go to the main thread: ``arun``'s thread is vero's), else perhaps
+    the user's Ctrl-C: it propagates."""
     try:  # text that cannot be sent as UTF-8 (a file name os.listdir decoded with surrogates): U+FFFD for it
         text = to_text(found.call(kwargs))
         return ToolOutcome(text if text.isascii() else valid_text(text), True)
@@ -454,7 +456,7 @@ class ToolRegistry:
             EXACT.reset(exact)
         timeout = found.timeout if found.timeout is not None else self.default_timeout
         if timeout is None or math.isinf(timeout):
-            return _observe(found, kwargs, on_worker=False)
+            return _observe(found, kwargs, on_worker=threading.current_thread() is not threading.main_thread())
         try:
             return cast(ToolOutcome, _call_with_timeout(functools.partial(_observe, found, kwargs, True), timeout))
         except _TimedOut:
