@@ -163,6 +163,13 @@ def _unescaped(match: re.Match[str]) -> str:
 
 
 _EMPHASIS = str.maketrans("", "", "*`")  # markdown emphasis and code marks around a value
+# A link as chats and wikis write it, its target in a group: Slack's <target|text>, Jira's [text|target] and
+# [target], MediaWiki's [target text], org's [[target][text]], AsciiDoc's target[text], Textile's "text":target
+_TARGET = r"(?:mailto:|https?://)[^\s\[\]<>|]+"
+_LINK = re.compile(
+    rf"<({_TARGET})\|[^<>]*>|\[[^|\[\]]*\|({_TARGET})\]|\[({_TARGET})(?: [^\[\]]*)?\]"
+    rf"|\[\[({_TARGET})\](?:\[[^\[\]]*\])?\]|({_TARGET})\[[^\[\]]*\]|\"[^\"]*\":({_TARGET})"
+)
 _WRAPPING_MARKS = "_~=^"  # more marks a renderer hides when they wrap a whole value (_r-17_, ~~r-17~~)
 
 
@@ -251,7 +258,7 @@ _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
 # - name: x, "command": x, a log's "msg": "action: x"; not a record's "Payment method: transfer"), or a section's [x]
 _CALL_LABELS = r"(?:tool|tool[ _]?name|name|function|call|action|command|method|operation|uses)"  # uses: a CI step's
 _NAME_LABEL = re.compile(
-    rf"(?:(?:(?:^|[{{,;:.!?\"'])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}|\b(?:tool|name|function|call))"
+    rf"(?:(?:(?:^|[{{,;:.!?&\"'])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}|\b(?:tool|name|function|call))"
     rf"[\"']?[ \t]*[:=][ \t]*[\"']?"
     rf"|(?:^|[\"':])[ \t]*\[(?:[\w-]{{1,30}}\.)?)\Z",
     re.IGNORECASE | re.MULTILINE,
@@ -1172,11 +1179,10 @@ def _applied(patch: str) -> str:
 
 
 def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bool = False) -> list[str]:
-    """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL escapes undone or
-    not, HTML escapes undone (repeatedly), JSON escapes undone zero, one and two times (JSON inside JSON), each with
-    and without HTML tags (or with only a call's own tags, as ``<function=x>``) and table cell bars, and Python
-    literals as JSON; with ``tables`` (a description), a one-row table as its record too (``_records``); with
-    ``numbers`` (for calls written out), numbers read otherwise too (``_numbers_otherwise``)."""
+    """The normalised readings of ``source`` that mention the tool (``name``: its spellings): URL, HTML and JSON
+    escapes (JSON inside JSON too) undone or not, each with and without HTML tags (or with a call's own only, as
+    ``<function=x>``), table bars and margins, and Python literals as JSON; with ``tables`` (a description), a one-row
+    table as its record too (``_records``); with ``numbers`` (calls written out), numbers read otherwise too."""
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     texts += _url_unescaped(texts[0]) if "%" in source and _URL_ESCAPE.search(texts[0]) else []
@@ -1194,8 +1200,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings = list(dict.fromkeys((text, rendered, own_tags)))  # as written, as shown, with a call's tags
             within = [m[1] for m in itertools.islice(_JSON_STRING.finditer(text), MAX_STRINGS) if name.search(m[1])]
             readings += _strings_within(within) if within else []  # a ticket's body, a log line's message
-            lines = _STRING_LIST.search(text)  # a file's lines as a list, the tool named in it or after it
-            readings += _lines_joined(text, name) if lines and name.search(text, lines.start()) else []
+            lines = (found := _STRING_LIST.search(text)) and name.search(text, found.start()) or _RECORDS.search(text)
+            readings += _lines_joined(text, name) if lines else []  # a file's lines as a list, a log's records
             readings += [_document_quotes(text)] if _DOCUMENT_QUOTE.search(text) else []  # RTF's, troff's, TeX's
             readings += [_records(text)] if tables and _TABLE.search(text) else []  # a one-row table's record
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
@@ -1208,7 +1214,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings += [_HYPHEN_BREAK.sub(joint, reading) for reading in hyphenated for joint in ("", "-")]
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
-                bare = _MARGIN.sub("", form) if len(_MARGIN.findall(form, 0, 20_000)) > 1 else form  # cat -n, a log
+                margins = len(_MARGIN.findall(form, 0, 20_000)) > 1 or _SHARED_START.search(form, 0, 20_000)
+                bare = _without_margins(form) if margins else form  # cat -n, a log, a chat's speaker
                 fields = _SUB_TABLE.sub("", _FIELD_KEY.sub(_field_key, bare)) if _FIELD_OR_TABLE.search(bare) else bare
                 forms += [
                     each for each in dict.fromkeys((form, bare, fields)) if name.search(each) and each not in forms
@@ -1267,6 +1274,31 @@ _MARGIN = re.compile(
     r"(?m)^[ \t]*(?:\d{1,6}(?:[ \t]+|[:|.)][ \t]?)|\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?[ \t]+"
     r"(?:\[?[A-Z]{3,8}\]?:?[ \t]+)?|\d\d:\d\d:\d\d[.,\d]*[ \t]+|[\w.-]{1,40}[ \t]+\|[ \t]?|(?://+|--|;+|REM\b|')[ \t]?)"
 )
+# Three lines in a row that begin alike: a margin a tool printed, perhaps
+_SHARED_START = re.compile(r"^(\S[^\n]{1,39}?)[^\n]*\n\1[^\n]*\n\1", re.MULTILINE)
+# a margin's end, its last: "user: ", "app-1 | ", "bob> ", "[0] ", "E   "
+_MARGIN_END = re.compile(r".*(?::|\||>|\]) |.*\S {2,}(?=\S|\Z)")
+
+
+def _without_margins(text: str) -> str:
+    """``text`` without the margins before its lines: those ``_MARGIN`` knows, and the start that each run of three
+    lines or more shares up to a separator, digits read alike (``[10:01] bob: ``, ``May  1 12:00:01 host app[9]: ``,
+    ``remote: ``, ``E   ``)."""
+    lines = _MARGIN.sub("", text).split("\n") if len(_MARGIN.findall(text, 0, 20_000)) > 1 else text.split("\n")
+    shapes = [line.translate(_AS_ZERO) for line in lines]
+    kept, start = [], 0
+    while start < len(lines):
+        end, shared = start + 1, shapes[start]
+        while end < len(lines) and len(common := os.path.commonprefix([shared, shapes[end]])) > 1:
+            shared, end = common, end + 1
+        alike = len(set(shapes[start:end])) == 1  # a line again and again (a status poll): no call's lines
+        found = _MARGIN_END.match(shared[:60]) if end - start > 2 and not alike else None
+        kept += [line[found.end() :] if found else line for line in lines[start:end]]
+        start = end
+    return "\n".join(kept)
+
+
+_AS_ZERO = str.maketrans("123456789", "000000000")
 # A JSON string long enough to hold a call: a document inside another (a ticket's body, a log line's message)
 _JSON_STRING = re.compile(r'"((?:[^"\\\n]|\\.){20,})"')
 MAX_STRINGS = 200
@@ -1278,17 +1310,29 @@ _QUOTED = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
 _STRING_LIST = re.compile(rf"""\[\s*(?="[^"\n]*[^\w."-]|'[^'\n]*[^\w.'-]){_QUOTED}(?:\s*,\s*{_QUOTED})+\s*\]""")
 
 
+# Records one after another, each perhaps a log's line of text under a key
+_RECORDS = re.compile(r"\}\s*,?\s*\{")  # one record's end, then the next
+_KEY = re.compile(r'"(\w{1,40})"\s*:\s*(?=")')  # before a string (read on its own: a key of it may be inside)
+_STRING_AT = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
 def _lines_joined(text: str, name: re.Pattern[str]) -> list[str]:
-    """The lists of strings in ``text`` that mention the tool, each as the text its lines make: one after another
-    where each ends in a line break (a notebook's source), else one per line (a file's lines)."""
-    joined = []
+    """The lists of strings in ``text`` that mention the tool, and the strings under one key of a run of records
+    (a log's messages, one line each) from the first that mentions it, each as the text its lines make: one after
+    another where each ends in a line break (a notebook's source, a container's log), else one per line."""
+    runs: list[list[str]] = []
     for found in itertools.islice(_STRING_LIST.finditer(text), MAX_STRINGS):
-        if not name.search(found[0]):
-            continue
         with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
-            lines = json.loads(found[0]) if found[0].lstrip("[ \t\n")[:1] == '"' else ast.literal_eval(found[0])
-            joined.append(("" if all(line.endswith("\n") for line in lines[:-1]) else "\n").join(lines))
-    return joined
+            written = found[0].lstrip("[ \t\n")[:1] == '"'
+            runs += [json.loads(found[0]) if written else ast.literal_eval(found[0])] if name.search(found[0]) else []
+    by_key: dict[str, list[str]] = {}
+    for key in itertools.islice(_KEY.finditer(text), MAX_STRINGS * 10):
+        string = _STRING_AT.match(text, key.end())
+        if string and (key[1] in by_key or name.search(string[0])):
+            with contextlib.suppress(ValueError):
+                by_key.setdefault(key[1], []).append(json.loads(string[0]))
+    runs += [strings for strings in by_key.values() if len(strings) > 1]
+    return [("" if all(line.endswith("\n") for line in lines[:-1]) else "\n").join(map(str, lines)) for lines in runs]
 
 
 def _strings_within(strings: list[str]) -> list[str]:
@@ -1409,10 +1453,14 @@ def _without_comments(text: str) -> str:
     return "".join(parts) + text[position:]
 
 
+# An HTML escape with its ";" (not a query's "&note=", which html.unescape reads as "¬e=")
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][\da-fA-F]{1,6}|[A-Za-z][A-Za-z\d]{1,31});")
+
+
 def _html_unescaped(text: str) -> str:
     """``text`` with its HTML escapes undone, those escaped twice (``&amp;quot;``) too."""
     for _ in range(3):
-        text, before = html.unescape(text), text
+        text, before = _ENTITY.sub(lambda entity: html.unescape(entity[0]), text), text
         if text == before or "&" not in text:
             break
     return text
@@ -1538,12 +1586,31 @@ def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iter
         yield from _object_at(text, end + head.end(), repairs)
     preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
     lines = block.splitlines()[1:]
+    yield from [pairs] if (pairs := _pairs_on_its_line(block.split("\n", 1)[0])) else []
     later = _pairs_written("\n".join(_record_lines(lines)))
     earlier = _pairs_written("\n".join(map(str.strip, preceding)))
     yield from [later] if later is not None else []
     plain = _pairs_written("\n".join(_record_lines(lines, plain=True)))
     yield from [plain] if plain is not None and plain != later else []
     yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
+
+
+_LINE_PAIR = re.compile(r"""[ \t]*["']?(\w{1,40})["']?[ \t]*[:=][ \t]*(.*?)[ \t]*""", re.S)
+
+
+def _pairs_on_its_line(rest: str) -> dict[str, str]:
+    """The pairs after the name on its own line: a flow mapping's (``{action: tool, to: x}``), a query's or a form's
+    (``action=tool&to=x``), ``;``-separated ones; each value as written, without its quote marks."""
+    rest = rest.strip(" \t\"'").rstrip("})] \t")
+    mark = rest[:1]
+    parts = re.findall(rf"""(?:"[^"\n]*"|'[^'\n]*'|[^{mark}"'\n])+""", rest) if mark in ("&", ";", ",") else []
+    found: dict[str, str] = {}
+    for part in parts:  # a part that is no pair goes on the value before it (a plain value's ", ")
+        if pair := _LINE_PAIR.fullmatch(part):
+            found[pair[1]] = pair[2]
+        elif found:
+            found[next(reversed(found))] += mark + part
+    return {key: value.strip("\"'") for key, value in found.items()} if parts and _LINE_PAIR.fullmatch(parts[0]) else {}
 
 
 def _record_lines(lines: list[str], plain: bool = False) -> Iterator[str]:
@@ -1913,6 +1980,8 @@ def canonical(value: Any, depth: int = 0) -> Any:
     invisible characters, look-alike quotes, case and spacing differences, numbers as their text."""
     if depth > 50:
         raise ValueError("nested too deeply")
+    if isinstance(value, str) and (link := _LINK.fullmatch(value.strip())):  # a chat's or a wiki's link: its target
+        value = next(target for target in link.groups() if target)
     if isinstance(value, str) and _bare(value).strip()[:1] in ("{", "["):
         with contextlib.suppress(ValueError, RecursionError):  # JSON text (in tags, escaped) as its value, else as text
             value = json.loads(_bare(value))
