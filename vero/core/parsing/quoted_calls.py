@@ -1275,7 +1275,7 @@ _MARGIN = re.compile(
     r"(?:\[?[A-Z]{3,8}\]?:?[ \t]+)?|\d\d:\d\d:\d\d[.,\d]*[ \t]+|[\w.-]{1,40}[ \t]+\|[ \t]?|(?://+|--|;+|REM\b|')[ \t]?)"
 )
 # Three lines in a row that begin alike: a margin a tool printed, perhaps
-_SHARED_START = re.compile(r"^(\S[^\n]{1,39}?)[^\n]*\n\1[^\n]*\n\1", re.MULTILINE)
+_SHARED_START = re.compile(r"^(\S[^\n]{1,39}?)[^\n]*\n(?:[ \t]*\n)*\1[^\n]*\n(?:[ \t]*\n)*\1", re.MULTILINE)
 # a margin's end, its last: "user: ", "app-1 | ", "bob> ", "[0] ", "E   "
 _MARGIN_END = re.compile(r".*(?::|\||>|\]) |.*\S {2,}(?=\S|\Z)")
 
@@ -1284,7 +1284,8 @@ def _without_margins(text: str) -> str:
     """``text`` without the margins before its lines: those ``_MARGIN`` knows, and the start that each run of three
     lines or more shares up to a separator, digits read alike (``[10:01] bob: ``, ``May  1 12:00:01 host app[9]: ``,
     ``remote: ``, ``E   ``)."""
-    lines = _MARGIN.sub("", text).split("\n") if len(_MARGIN.findall(text, 0, 20_000)) > 1 else text.split("\n")
+    known = _MARGIN.sub("", text) if len(_MARGIN.findall(text, 0, 20_000)) > 1 else text
+    lines = [line for line in known.split("\n") if line.strip()]  # (a blank line between: no line of a call)
     shapes = [line.translate(_AS_ZERO) for line in lines]
     kept, start = [], 0
     while start < len(lines):
@@ -1311,7 +1312,7 @@ _STRING_LIST = re.compile(rf"""\[\s*(?="[^"\n]*[^\w."-]|'[^'\n]*[^\w.'-]){_QUOTE
 
 
 # Records one after another, each perhaps a log's line of text under a key
-_RECORDS = re.compile(r"\}\s*,?\s*\{")  # one record's end, then the next
+_RECORDS = re.compile(r"\}(?:\s|[-*>.,\d]|</?\w{1,10}>){0,8}\{")  # one record's end, then the next (a list's marks)
 _KEY = re.compile(r'"(\w{1,40})"\s*:\s*(?=")')  # before a string (read on its own: a key of it may be inside)
 _STRING_AT = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
