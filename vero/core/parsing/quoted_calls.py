@@ -120,17 +120,22 @@ _DOCUMENT_QUOTE = re.compile(
     r"\\'([0-9a-fA-F]{2})|\\([lr](?:dbl)?quote)\b ?|\\u(\d{2,5})\??"
     r"|\\(?:\((dq|aq|lq|rq)|\[(dq|aq|lq|rq)\]|\*\(([LR])\"|(-))|``|''"
 )
+_DOCUMENT_MARK = re.compile(r"\\['(*\[u-]|\\[lr](?:dbl)?quote|``")  # one of them but TeX's closing ''
+_DOUBLED_QUOTE = re.compile(r"'[^'\n]*''")  # inside a string in single quotes, as YAML and SQL double it
 _TROFF_MARKS = {"dq": '"', "aq": "'", "lq": "\u201c", "rq": "\u201d", "L": "\u201c", "R": "\u201d", "-": "-"}
 
 
 _RTF_WORD = re.compile(r"\\([a-z]{1,32})-?\d{0,10} ?")  # an RTF control word: \par, \f0, \fs24
 
 
-def _document_quotes(text: str) -> str:
+def _document_quotes(text: str) -> list[str]:
     """``text`` with a document's marks for quotes (``_DOCUMENT_QUOTE``) as those quotes, and an RTF's control words
-    read away (``\\par`` a line's end)."""
-    text = _DOCUMENT_QUOTE.sub(_document_quote, text)
-    return _RTF_WORD.sub(_rtf_word, text) if "{\\rtf" in text else text
+    read away (``\\par`` a line's end); and with a YAML or SQL string's doubled ``''`` as one; each without markup
+    too."""
+    quoted = [_DOCUMENT_QUOTE.sub(_document_quote, text)] if _DOCUMENT_MARK.search(text) else []
+    doubled = [text.replace("''", "'")] if _DOUBLED_QUOTE.search(text) else []
+    read = [_RTF_WORD.sub(_rtf_word, each) if "{\\rtf" in each else each for each in quoted] + doubled
+    return read + [_MARKUP.sub(r"\1", each) for each in read if _MARKUP.search(each)]  # **tool**, `tool`
 
 
 def _rtf_word(word: re.Match[str]) -> str:
@@ -227,7 +232,8 @@ _URL_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")  # a URL escape: a call or a name m
 # word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay) or a star or backtick
 # inside one (``trans**fer**``, ``trans`fer``), BBCode (``[b]``).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
-    r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]"
+    r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])|\[/?(?i:b|i|u|s|url|email|img|quote|code|color"
+    r"|size|font|center|left|right|list|li|\*|sub|sup|spoiler|noparse|h[1-6]|table|tr|td|hr)(?:=[^\]\n]{0,200})?\]"
     r"|(?<![\w`])`{1,3} (?=[^\s`])|(?<=[^\s`]) `{1,3}(?![\w`])"  # inline code padded with a space: `` a ``
     r"|(?<=[^\W_])(?:\*{1,3}|`{1,3})(?=[^\W_])"
     r"|(?<![\w*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?![\w*_~'])"
@@ -258,7 +264,8 @@ _JSON_NUMBER = re.compile(r"-?\d{1,300}(?:\.\d{1,300})?(?:[eE][+-]?\d{1,3})?")
 # - name: x, "command": x, a log's "msg": "action: x"; not a record's "Payment method: transfer"), or a section's [x]
 _CALL_LABELS = r"(?:tool|tool[ _]?name|name|function|call|action|command|method|operation|uses)"  # uses: a CI step's
 _NAME_LABEL = re.compile(
-    rf"(?:(?:(?:^|[{{,;:.!?&\"'])[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}|\b(?:tool|name|function|call))"
+    rf"(?:(?:(?:^|[{{,;.!?&\"']|:(?=[ \t>]))[ \t>]*(?:[-*][ \t]+)?[\"']?{_CALL_LABELS}"
+    rf"|(?<!:)\b(?:tool|name|function|call))"  # (not an RST field's :name:)
     rf"[\"']?[ \t]*[:=][ \t]*[\"']?"
     rf"|(?:^|[\"':])[ \t]*\[(?:[\w-]{{1,30}}\.)?)\Z",
     re.IGNORECASE | re.MULTILINE,
@@ -1186,7 +1193,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
     forms: list[str] = []
     texts = [source.replace("\r\n", "\n").replace("\r", "\n")]
     texts += _url_unescaped(texts[0]) if "%" in source and _URL_ESCAPE.search(texts[0]) else []
-    texts += [text.replace(mark * 2, mark) for mark in "\"'" for text in list(texts) if mark * 2 in text]  # CSV, SQL
+    texts += [text.replace('""', '"') for text in texts if '""' in text]  # a CSV field's quotes, doubled
     texts += [_CALENDAR.sub(_unfolded, texts[0])] if "BEGIN:V" in source else []  # an iCalendar event, a vCard
     texts += _mail_decoded(texts[0]) if "=" in source else []  # =3D, =?utf-8?b?...?=
     texts += _base64_decoded(texts[0]) if _BASE64.search(texts[0]) else []
@@ -1202,7 +1209,6 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings += _strings_within(within) if within else []  # a ticket's body, a log line's message
             lines = (found := _STRING_LIST.search(text)) and name.search(text, found.start()) or _RECORDS.search(text)
             readings += _lines_joined(text, name) if lines else []  # a file's lines as a list, a log's records
-            readings += [_document_quotes(text)] if _DOCUMENT_QUOTE.search(text) else []  # RTF's, troff's, TeX's
             readings += [_records(text)] if tables and _TABLE.search(text) else []  # a one-row table's record
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
@@ -1212,6 +1218,7 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings += [_UPPER_TAG.sub(_lower, reading) for reading in first if _UPPER_TAG.search(reading)]
             hyphenated = [reading for reading in first if _HYPHEN_BREAK.search(reading)]  # joined, hyphen or not
             readings += [_HYPHEN_BREAK.sub(joint, reading) for reading in hyphenated for joint in ("", "-")]
+            readings += _document_quotes(text) if _DOCUMENT_QUOTE.search(text) else []  # RTF's, TeX's, SQL's
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
                 margins = len(_MARGIN.findall(form, 0, 20_000)) > 1 or _SHARED_START.search(form, 0, 20_000)
@@ -1243,14 +1250,17 @@ _CALENDAR = re.compile(r"BEGIN:(V\w+)[\s\S]*?(?:^END:\1$|\Z)", re.MULTILINE)  # 
 _FOLDED = re.compile(r"\n[ \t\u00a0](?![ \t]*\n)")  # a long line goes on after a break and a space (not a blank one)
 
 
-# A record's key written as a document writes a field: RST's and AsciiDoc's :key:, org's #+KEY:, JSDoc's @key, a
-# dotted key's last part (call.action:, arguments.to =); and a TOML table's header under another ([job.arguments])
+# A record's key written as a document writes a field: RST's and AsciiDoc's :key:, org's #+KEY:, JSDoc's @key (not
+# what documents a function: @function, :Name:), a dotted key's last part under a call's or its arguments' key
+# (call.action:, arguments.to =; not spring.application.name); and a TOML table of a call's arguments ([job.arguments])
+_ARGUMENTS_KEY = r"(?:arguments|args|parameters|params|input|with|kwargs)"
+_DECLARED = r"(?!(?:name|function|method|param|arg|returns?|type)\b)"
 _FIELD_KEY = re.compile(
-    r"^([ \t]*)(?:\*[ \t]*)?(?::(\w{1,40}):|#\+(\w{1,40}):|@(\w{1,40})\b"
-    r"|(?:\w{1,40}\.)+(\w{1,40})(?=[ \t]*[:=]))[ \t]*",
-    re.MULTILINE,
+    rf"^([ \t]*)(?:\*[ \t]*)?(?::{_DECLARED}(\w{{1,40}}):|#\+(\w{{1,40}}):|@{_DECLARED}(\w{{1,40}})\b"
+    rf"|(?:call|tool|step|job|task|action|request|{_ARGUMENTS_KEY})\.(\w{{1,40}})(?=[ \t]*[:=]))[ \t]*",
+    re.MULTILINE | re.IGNORECASE,
 )
-_SUB_TABLE = re.compile(r"^[ \t]*\[\[?\w{1,40}(?:\.\w{1,40})+\]\]?[ \t]*$", re.MULTILINE)
+_SUB_TABLE = re.compile(rf"^[ \t]*\[\[?\w{{1,40}}(?:\.\w{{1,40}})*\.{_ARGUMENTS_KEY}\]\]?[ \t]*$", re.MULTILINE)
 _FIELD_OR_TABLE = re.compile(f"{_FIELD_KEY.pattern}|{_SUB_TABLE.pattern}", re.MULTILINE)
 
 
@@ -1287,7 +1297,7 @@ def _without_margins(text: str) -> str:
     known = _MARGIN.sub("", text) if len(_MARGIN.findall(text, 0, 20_000)) > 1 else text
     lines = [line for line in known.split("\n") if line.strip()]  # (a blank line between: no line of a call)
     shapes = [line.translate(_AS_ZERO) for line in lines]
-    kept, start = [], 0
+    kept, start, cut = [], 0, False
     while start < len(lines):
         end, shared = start + 1, shapes[start]
         while end < len(lines) and len(common := os.path.commonprefix([shared, shapes[end]])) > 1:
@@ -1295,8 +1305,8 @@ def _without_margins(text: str) -> str:
         alike = len(set(shapes[start:end])) == 1  # a line again and again (a status poll): no call's lines
         found = _MARGIN_END.match(shared[:60]) if end - start > 2 and not alike else None
         kept += [line[found.end() :] if found else line for line in lines[start:end]]
-        start = end
-    return "\n".join(kept)
+        start, cut = end, cut or found is not None
+    return "\n".join(kept) if cut else known  # (the same text, read once)
 
 
 _AS_ZERO = str.maketrans("123456789", "000000000")
@@ -1872,16 +1882,22 @@ def _named_element_call(text: str, start: int, end: int) -> Iterator[Any]:
     if tag is None or tag.end() <= end:
         return
     found = [(match, match[2] or match[3]) for match in _ATTRIBUTES.finditer(text, tag.start(2), tag.end(2))]
-    naming = next((value for match, value in found if match.start() < start < match.end()), "")
-    if naming.lstrip().startswith("/") or "://" in naming:  # <form action="/tool">: a page's address, no call
-        return
+    naming = next((match for match, _ in found if match.start() < start < match.end()), None)
+    value = naming[2] or naming[3] if naming else ""
+    if not (naming and _LABEL_ATTRIBUTE.fullmatch(naming[1]) and same_name(value, text[start:end])) or "/" in value:
+        return  # an element's id or class named like the tool, a form's action="/tool" (a page's address): no call
     yield {match[1]: value for match, value in found if not same_name(value, text[start:end])}
     close = text.find(f"</{tag[1]}", tag.end(), tag.end() + MAX_CALL_CHARS) if not tag[3] else -1
     if close >= 0:
         yield {child.group(2): child.group(3).strip() for child in _NAMED_CHILD.finditer(text, tag.end(), close)}
-        yield from [_child_attributes(text[tag.end() : close])]
+        called = naming[1].lower() != "name" or _CALL_TAG.fullmatch(tag[1])  # <target name=x>: a build's, no call
+        yield from [_child_attributes(text[tag.end() : close])] if called else []
 
 
+_CALL_TAG = re.compile(
+    r"(?:\w+:)?(?:invoke|call|tool_call|function_call|tool_use|tool|function|step|task|action)", re.I
+)
+_LABEL_ATTRIBUTE = re.compile(rf"(?:data-)?{_CALL_LABELS}", re.IGNORECASE)  # name=, tool=, data-action=...
 _ARGUMENTS_TAG = re.compile(r"(?:tool_|action_)?(?:arguments|args|parameters|params|input|kwargs|with)", re.I)
 
 
