@@ -357,6 +357,16 @@ def test_the_fixture_records_once_then_replays_without_the_server(pytester, monk
     pytester.runpytest_inprocess().assert_outcomes(passed=1)
 
 
+def test_a_recording_the_disk_could_not_take_fails_the_test_that_made_it(pytester, monkeypatch):
+    pytester.makepyfile(test_user=USER_TEST)
+    _short_writes(monkeypatch)  # a full disk: only part of the entry is written
+    with MockOpenAIServer(["Hello!"]) as server:
+        monkeypatch.setenv("LIVE_URL", server.url + "/v1")
+        result = pytester.runpytest_inprocess("--vero-record")
+    result.assert_outcomes(passed=1, errors=1)  # the test ran; its recording is not whole: said at teardown
+    result.stdout.fnmatch_lines(["*the cassette *test_greeting.jsonl could not be written*"])
+
+
 def test_the_fixture_without_a_cassette_fails_saying_how_to_record_it(pytester):
     pytester.makepyfile(test_user=USER_TEST)
     result = pytester.runpytest_inprocess()

@@ -196,3 +196,53 @@ def test_pep_257s_keyword_arguments_with_double_dashes_describe_the_parameters()
     properties = forecast.parameters["properties"]
     assert properties["city"]["description"] == "the city's name"
     assert properties["days"]["description"] == "how many days ahead (default 1)"
+
+
+# -- a review of those ------------------------------------------------------------------------------------------
+@tool
+def close_optional(account: Annotated[str, pydantic.AfterValidator(refuse_the_owner)] | None = None) -> str:
+    """Close an account, or the current one."""
+    CLOSED.append(account)
+    return f"closed {account}"
+
+
+def test_a_validator_runs_inside_an_optional_too():
+    CLOSED.clear()
+    result = ToolRegistry([close_optional]).run("close_optional", {"account": "owner"})
+    assert CLOSED == [] and "the owner's account cannot be closed" in result.output
+
+
+@pytest.mark.parametrize(("written", "output_type"), [("0.125", float), ("3.142", float), ("2.500", float)])
+def test_a_decimal_answer_with_three_places_is_taken_for_a_float(written, output_type):
+    agent = ToolCallingAgent("a", ScriptedLLM([written]), verbose=False)
+    assert agent.run("How much?", output_type=output_type) == float(written) and agent.last_result.llm_calls == 1
+
+
+def test_a_variables_value_is_not_read_again(tmp_path, monkeypatch):
+    from test_mcp import RAW
+
+    monkeypatch.setenv("RAW_PROBE_PASSWORD", "s3cr!$HOME")
+    [server] = servers_from_config(gemini_config(tmp_path, args=[RAW], env={"SEEN": "${RAW_PROBE_PASSWORD}"}))
+    with server:
+        assert ToolRegistry(server.tools()).run("record", {"name": "SEEN"}).output == "s3cr!$HOME"
+
+
+def test_a_timeout_a_gemini_user_may_mean_in_milliseconds_is_read_as_seconds_and_said(tmp_path, caplog):
+    from test_mcp import RAW
+
+    with caplog.at_level(logging.WARNING, logger="vero.mcp"):
+        [server] = servers_from_config(gemini_config(tmp_path, args=[RAW], timeout=2000))
+    assert server.call_timeout == 2000 and '"timeout" 2000 is read as seconds' in caplog.text
+
+
+def test_a_lower_case_label_in_a_docstring_is_no_section():
+    @tool
+    def lookup(key: str) -> str:
+        """Look a key up.
+
+        note:
+            keys are case-sensitive
+        """
+        return key
+
+    assert lookup.description == "Look a key up. note: keys are case-sensitive"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,7 @@ def _file_name(text: str) -> str:
 
 
 @pytest.fixture
-def vero_cassette(request: pytest.FixtureRequest) -> Cassette:
+def vero_cassette(request: pytest.FixtureRequest) -> Iterator[Cassette]:
     """This test's cassette: replayed, or recorded with ``--vero-record`` / ``--vero-rerecord``."""
     config = request.config
     mode: Mode = (
@@ -87,7 +88,10 @@ def vero_cassette(request: pytest.FixtureRequest) -> Cassette:
     )
     path = cassette_path(request.node, rerecord=mode == "record")
     try:
-        return Cassette(path, mode)
+        cassette = Cassette(path, mode)
     except CassetteError as exc:
         hint = " Run `pytest --vero-record` once with a model configured to record it." if not path.exists() else ""
         pytest.fail(f"{exc}.{hint}", pytrace=False)
+    yield cassette
+    if cassette.error is not None:  # a full disk: the test passed, its recording is not whole
+        pytest.fail(f"the cassette {path} could not be written ({cassette.error.strerror or cassette.error})", False)

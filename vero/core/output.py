@@ -139,7 +139,11 @@ class OutputSpec:
             if self.simple:
                 return body  # 42, yes, positive: read leniently as the type says
             value = _json_within(body, self.schema)
-        if isinstance(value, WrittenNumber) and _DOTTED_GROUPS.fullmatch(value.text):
+        if (
+            self.schema.get("type") == "integer"
+            and isinstance(value, WrittenNumber)
+            and _DOTTED_GROUPS.fullmatch(value.text)
+        ):
             grouped, decimal = value.text.replace(".", ""), float(value.text)
             why = f"{value.text} is not plainly a number: write {grouped} if the dot groups thousands, else {decimal}"
             raise InvalidValue([("", why)])
@@ -148,9 +152,9 @@ class OutputSpec:
         return value
 
 
-# A bare answer of digits in groups of three after dots: 709.000 is 709000 where a dot groups thousands (German,
-# Spanish...), 709 to JSON: refused as a number written as text is (docs/tools.md), and asked again
-_DOTTED_GROUPS = re.compile(r"-?\d{1,3}(?:\.\d{3})+")
+# A bare whole number in groups of three after dots: 709.000 is 709000 where a dot groups thousands (German,
+# Spanish...), and 709 to JSON: for an int, asked again (a float's 0.125 or 3.142 is a decimal)
+_DOTTED_GROUPS = re.compile(r"-?[1-9]\d{0,2}(?:\.\d{3})+")
 _DRESS = re.compile(r"^[\s*_`'\"]+|[\s*_`'\".!]+$")  # markup and end punctuation around a whole answer
 _ANSWER_LABEL = re.compile(r"\A[\s*_]*final[ \t]*answer[\s*_]*:[ \t]*", re.IGNORECASE)  # **Final Answer:** 42
 # A code block: a fence (``` or ~~~, any language tag) that starts a line, up to the same fence on a

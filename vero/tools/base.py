@@ -30,9 +30,8 @@ __all__ = ["Tool", "ToolArgumentError", "coerce", "function_parameters", "parse_
 
 # The section headers of Google's and NumPy's style guides.
 _SECTION = re.compile(
-    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|Attributes|Returns?"
-    r"|Raises|Yields?|Examples?|Notes?|Warnings?|Warns|See Also|References|Todo):\s*$",
-    re.IGNORECASE,  # PEP 257's "Keyword arguments:"
+    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword [Aa]rguments|Other Parameters|Attributes|Returns?"
+    r"|Raises|Yields?|Examples?|Notes?|Warnings?|Warns|See Also|References|Todo):\s*$"  # PEP 257's "Keyword arguments:"
 )
 _NUMPY_SECTION = re.compile(
     r"^(Parameters|Other Parameters|Attributes|Returns?|Raises|Yields?|Examples?|Notes?|Warnings?|Warns"
@@ -42,7 +41,7 @@ _UNDERLINE = re.compile(r"^-{3,}\s*$")
 _ARG_SECTIONS = ("Args", "Arguments", "Parameters", "Params", "Keyword Args", "Keyword Arguments", "Other Parameters")
 # x (tuple(a, b)): ..., or as PEP 257 writes it, x -- ...
 _ARG_LINE = re.compile(r"^\*{0,2}(\w+)\s*(?:\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?(?:\s*:|\s+--)\s*(.*)$")
-_DASHED_ARG = re.compile(r"^\w+\s+--\s")  # PEP 257's "real -- the real part", under its header, not indented
+_DASHED_ARG = re.compile(r"^[a-z_]\w*\s+--\s")  # PEP 257's "real -- the real part", under its header, not indented
 _NUMPY_ARG = re.compile(r"^(\*{0,2}\w+(?:\s*,\s*\*{0,2}\w+)*)\s*(?::.*)?$")  # x : int, or x, y : float
 _SPHINX_FIELD = re.compile(r"^:(\w+)([^:]*):\s*(.*)$")
 _SPHINX_PARAMS = ("param", "parameter", "arg", "argument", "key", "keyword")

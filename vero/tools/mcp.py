@@ -290,8 +290,9 @@ def _parameters(input_schema: Any) -> dict[str, Any]:
         merged: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
         schema["properties"] = merged
         for name, each in ((name, each) for branch in objects for name, each in branch["properties"].items()):
-            earlier = merged.setdefault(name, each)
-            merged[name] = earlier if earlier == each else {"anyOf": [earlier, each]}
+            earlier = merged.setdefault(name, each)  # allOf: the first says (the choice itself is checked whole)
+            options = earlier.get("anyOf", [earlier]) if key != "allOf" and earlier != each else []
+            merged[name] = {"anyOf": [*options, each]} if options and each not in options else earlier
         needed = [set(_texts_in(branch.get("required"))) for branch in objects] or [set()]
         both = set.union(*needed) if key == "allOf" else set.intersection(*needed)
         schema["required"] = list(dict.fromkeys([*_texts_in(schema.get("required")), *sorted(both)]))
@@ -1864,6 +1865,10 @@ def _timeout(timeout: Any, where: str) -> float:
     (Gemini CLI's ``600000``), said in a warning."""
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
         raise MCPError(f'{where}: "timeout" must be seconds above 0, got {timeout!r}')
+    if 1000 <= timeout <= SECONDS_AT_MOST:
+        logger.warning(
+            '%s: "timeout" %s is read as seconds (as Cline writes it; Gemini CLI writes milliseconds)', where, timeout
+        )
     if timeout <= SECONDS_AT_MOST:
         return timeout
     logger.warning(
@@ -1950,7 +1955,9 @@ _SECRET_NAME = re.compile(  # GITHUB_TOKEN, API_KEY, MY_PAT... (not KEYBOARD_LAY
 )
 _VARIABLE = re.compile(r"\$\{([^{}]*)\}")
 _VARIABLE_NAME = re.compile(r"(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?", re.S)
-_BARE_VARIABLE = re.compile(r"(?<![\w$])\$([A-Za-z_][A-Za-z0-9_]*)")  # $NAME, not ${NAME} (read already) nor $$
+_BARE_VARIABLE = re.compile(r"(?<![\w$])\$([A-Za-z_][A-Za-z0-9_]*)")  # $NAME, not ${NAME} nor $$
+# each variable read once, left to right: a value holding "$HOME" (a password) is not read again
+_ANY_VARIABLE = re.compile(f"{_VARIABLE.pattern}|{_BARE_VARIABLE.pattern}")
 
 
 # What VS Code (and Cursor, which copies it) fills in itself in its config files: vero has no editor to ask.
@@ -1967,6 +1974,8 @@ def _expanded(text: str, where: str, field: str) -> str:
     environment or request can carry (a NUL, a lone surrogate) is an ``MCPError`` naming it, never its value."""
 
     def value(match: re.Match[str]) -> str:
+        if match[1] is None:  # $NAME, as Gemini CLI reads it: as written when the environment has none (a shell's $1)
+            return os.environ.get(match[2], match[0])
         inside = match.group(1)
         parsed = _VARIABLE_NAME.fullmatch(inside)
         if parsed is None or (parsed.group(1) not in os.environ and parsed.group(2) is None):
@@ -1974,7 +1983,7 @@ def _expanded(text: str, where: str, field: str) -> str:
         name, default = parsed.groups()
         return os.environ[name] if default is None else os.environ.get(name) or default  # :- as a shell reads it
 
-    expanded = _BARE_VARIABLE.sub(_bare_value, _VARIABLE.sub(value, text)) if "$" in text else text
+    expanded = _ANY_VARIABLE.sub(value, text)
     if "\0" in expanded:
         raise MCPError(f"{where}: {field} holds a NUL character, which no command line, environment or request carries")
     try:
@@ -1982,11 +1991,6 @@ def _expanded(text: str, where: str, field: str) -> str:
     except UnicodeEncodeError:
         raise MCPError(f"{where}: {field} holds text that is not valid Unicode (a lone surrogate, \\ud800)") from None
     return expanded
-
-
-def _bare_value(variable: re.Match[str]) -> str:
-    """``$NAME``'s value, as Gemini CLI reads it, when the environment has it; else as written (``$5``, a shell's)."""
-    return os.environ.get(variable.group(1), variable.group())
 
 
 def _variable_error(inside: str, parsed: re.Match[str] | None, where: str) -> MCPError:

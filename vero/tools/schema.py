@@ -1020,7 +1020,10 @@ def needs_building(tp: Any) -> bool:
 
 
 def _is_leaf(tp: Any) -> bool:
-    """A hint checked by its schema alone: a simple value, a Literal, an Enum, None or Any."""
+    """A hint checked by its schema alone: a simple value, a Literal, an Enum, None or Any (not one with pydantic's
+    validators, which run: ``Annotated[str, AfterValidator(f)] | None``)."""
+    if _pydantic_metadata(tp):
+        return False
     tp, _ = unannotated(tp)
     return tp in (Any, object, None, _NONE) or tp in _SIMPLE_TYPES or _is_enum(tp) or typing.get_origin(tp) is Literal
 

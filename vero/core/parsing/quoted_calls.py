@@ -117,10 +117,11 @@ _SIMPLE_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 # How a document's source writes a quote mark or a hyphen: RTF (\'22, \'93, \ldblquote, \u8220?), troff (\(dq,
 # \[dq], \*(L", \-) and TeX (``...'')
 _DOCUMENT_QUOTE = re.compile(
-    r"\\'([0-9a-fA-F]{2})|\\([lr](?:dbl)?quote)\b ?|\\u(\d{2,5})\??"
+    r"\\'([0-9a-fA-F]{2})|\\([lr](?:dbl)?quote)\b ?|\\u(\d{2,5})\?"
     r"|\\(?:\((dq|aq|lq|rq)|\[(dq|aq|lq|rq)\]|\*\(([LR])\"|(-))|``|''"
 )
-_DOCUMENT_MARK = re.compile(r"\\['(*\[u-]|\\[lr](?:dbl)?quote|``")  # one of them but TeX's closing ''
+# one of those marks but TeX's closing '' and a bare \u (JSON's): RTF's \u8220? has its ?, TeX's `` is no fence
+_DOCUMENT_MARK = re.compile(r"\\'[\da-fA-F]{2}|\\[(*\[-]|\\u-?\d{1,5}\?|\\[lr](?:dbl)?quote|(?<!`)``(?!`)")
 _DOUBLED_QUOTE = re.compile(r"'[^'\n]*''")  # inside a string in single quotes, as YAML and SQL double it
 _TROFF_MARKS = {"dq": '"', "aq": "'", "lq": "\u201c", "rq": "\u201d", "L": "\u201c", "R": "\u201d", "-": "-"}
 
@@ -230,10 +231,10 @@ _TABLE_ROW = re.compile(r"^[ \t>]*\|", re.MULTILINE)  # a markdown table's row: 
 _URL_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")  # a URL escape: a call or a name may be written with them
 # Markup a renderer hides: a link or image, inline or by reference (its text stays), emphasis marks at a
 # word's edge (``*a*``, ``__a__``, ``~~a~~``, a wiki's ``''a''``; ``a_b``, ``3 * 4`` stay) or a star or backtick
-# inside one (``trans**fer**``, ``trans`fer``), BBCode (``[b]``).
+# inside one (``trans**fer**``, ``trans`fer``), BBCode (``[b]``; not a tag alone on its line: an INI file's [section]).
 _MARKUP = re.compile(  # removed by .sub(r"\1"): a link leaves its text (group 1), the rest nothing
-    r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])|\[/?(?i:b|i|u|s|url|email|img|quote|code|color"
-    r"|size|font|center|left|right|list|li|\*|sub|sup|spoiler|noparse|h[1-6]|table|tr|td|hr)(?:=[^\]\n]{0,200})?\]"
+    r"!?\[([^\]\n]{0,300})\](?:\([^)\n]{0,500}\)|\[[^\]\n]{0,100}\])"
+    r"|(?<=\S)\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\]|\[/?[A-Za-z]{1,10}(?:=[^\]\n]{0,200})?\](?=[ \t]*\S)"
     r"|(?<![\w`])`{1,3} (?=[^\s`])|(?<=[^\s`]) `{1,3}(?![\w`])"  # inline code padded with a space: `` a ``
     r"|(?<=[^\W_])(?:\*{1,3}|`{1,3})(?=[^\W_])"
     r"|(?<![\w*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?=[^\s*_~'])|(?<=[^\s*_~'])(?:[*_~`^]{1,3}|={2}|'{2,5})(?![\w*_~'])"
@@ -1464,8 +1465,9 @@ def _without_comments(text: str) -> str:
     return "".join(parts) + text[position:]
 
 
-# An HTML escape with its ";" (not a query's "&note=", which html.unescape reads as "¬e=")
-_ENTITY = re.compile(r"&(?:#\d{1,7}|#[xX][\da-fA-F]{1,6}|[A-Za-z][A-Za-z\d]{1,31});")
+# An HTML escape as browsers read it: a number's with or without its ";", a name's with it, or without it where no
+# "=" or letter follows (HTML's rule in an attribute: a query's "&note=" is no "¬e=")
+_ENTITY = re.compile(r"&(?:#\d+;?|#[xX][\da-fA-F]+;?|[A-Za-z][A-Za-z\d]{1,31};|[A-Za-z][A-Za-z\d]{1,31}(?![\w=]))")
 
 
 def _html_unescaped(text: str) -> str:
@@ -1606,7 +1608,7 @@ def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iter
     yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
 
 
-_LINE_PAIR = re.compile(r"""[ \t]*["']?(\w{1,40})["']?[ \t]*[:=][ \t]*(.*?)[ \t]*""", re.S)
+_LINE_PAIR = re.compile(r"""[ \t]*["']?(\w{1,40})["']?[ \t]*[:=](.*)""", re.S)  # its value stripped after
 
 
 def _pairs_on_its_line(rest: str) -> dict[str, str]:
@@ -1621,7 +1623,8 @@ def _pairs_on_its_line(rest: str) -> dict[str, str]:
             found[pair[1]] = pair[2]
         elif found:
             found[next(reversed(found))] += mark + part
-    return {key: value.strip("\"'") for key, value in found.items()} if parts and _LINE_PAIR.fullmatch(parts[0]) else {}
+    named = bool(parts) and _LINE_PAIR.fullmatch(parts[0]) is not None  # the line goes on with a pair
+    return {key: value.strip(" \t\"'") for key, value in found.items()} if named else {}
 
 
 def _record_lines(lines: list[str], plain: bool = False) -> Iterator[str]:
@@ -1867,9 +1870,10 @@ def _element_call(text: str, mention: int, end: int, name: str) -> Iterator[Any]
 
 _NAMED = r"<([A-Za-z_][\w:-]{0,99})[^<>]{0,200}?\bname[ \t]*=[ \t]*[\"']"  # <tag ... name=" (an element named)
 _NAMED_CHILD = re.compile(rf"{_NAMED}([^\"'<>]{{1,100}})[\"'][^<>]{{0,200}}>(.*?)</\1\s*>", re.S)
-_ATTRIBUTE = r"""[\w:.-]{1,100}[ \t]*(?:=|:[ \t])[ \t]*(?:"[^"<>]*"|'[^'<>]*')"""  # (action: as a label's sign reads)
-_START_TAG = re.compile(rf"<([A-Za-z_][\w:.-]{{0,99}})((?:\s+{_ATTRIBUTE}){{0,40}})\s*(/?)>")  # <tag a="1" b='2'>
-_ATTRIBUTES = re.compile(r"""([\w:.-]{1,100})[ \t]*(?:=|:[ \t])[ \t]*(?:"([^"<>]*)"|'([^'<>]*)')""")
+# an attribute, its value quoted, bare or none (async); (action: as a label's sign reads)
+_ATTRIBUTE = r"""[\w:.-]{1,100}(?:[ \t]*(?:=|:[ \t])[ \t]*(?:"[^"<>]*"|'[^'<>]*'|[^\s"'<>=`]+))?"""
+_START_TAG = re.compile(rf"<([A-Za-z_][\w:.-]{{0,99}})((?:\s+{_ATTRIBUTE}){{0,40}})\s*(/?)>")  # <tag a="1" b=2>
+_ATTRIBUTES = re.compile(r"""([\w:.-]{1,100})[ \t]*(?:=|:[ \t])[ \t]*(?:"([^"<>]*)"|'([^'<>]*)'|([^\s"'<>=`]+))""")
 
 
 def _named_element_call(text: str, start: int, end: int) -> Iterator[Any]:
@@ -1881,16 +1885,17 @@ def _named_element_call(text: str, start: int, end: int) -> Iterator[Any]:
     tag = _START_TAG.match(text, opening) if opening >= 0 else None
     if tag is None or tag.end() <= end:
         return
-    found = [(match, match[2] or match[3]) for match in _ATTRIBUTES.finditer(text, tag.start(2), tag.end(2))]
-    naming = next((match for match, _ in found if match.start() < start < match.end()), None)
-    value = naming[2] or naming[3] if naming else ""
-    if not (naming and _LABEL_ATTRIBUTE.fullmatch(naming[1]) and same_name(value, text[start:end])) or "/" in value:
-        return  # an element's id or class named like the tool, a form's action="/tool" (a page's address): no call
+    attributes = _ATTRIBUTES.finditer(text, tag.start(2), tag.end(2))
+    found = [(match, match[2] or match[3] or match[4]) for match in attributes]
+    label, value = next(((match[1], value) for match, value in found if match.start() < start < match.end()), ("", ""))
+    address = value.lstrip().startswith("/") or "://" in value  # <form action="/tool">: a page's address
+    if address or not (_LABEL_ATTRIBUTE.fullmatch(label) and same_name(value, text[start:end])):
+        return  # an element's id or class named like the tool, or a page's address: no call
     yield {match[1]: value for match, value in found if not same_name(value, text[start:end])}
     close = text.find(f"</{tag[1]}", tag.end(), tag.end() + MAX_CALL_CHARS) if not tag[3] else -1
     if close >= 0:
         yield {child.group(2): child.group(3).strip() for child in _NAMED_CHILD.finditer(text, tag.end(), close)}
-        called = naming[1].lower() != "name" or _CALL_TAG.fullmatch(tag[1])  # <target name=x>: a build's, no call
+        called = label.lower() != "name" or _CALL_TAG.fullmatch(tag[1])  # <target name=x>: a build's, no call
         yield from [_child_attributes(text[tag.end() : close])] if called else []
 
 
@@ -1906,7 +1911,7 @@ def _child_attributes(inner: str) -> dict[str, str]:
     arguments' element (``<args to="x"/>``; a ``<payee id="x"/>`` is a record's, no call's)."""
     found: dict[str, str] = {}
     for child in itertools.islice(_START_TAG.finditer(inner), 100):
-        attributes = {key: one or other for key, one, other in _ATTRIBUTES.findall(child[2])}
+        attributes = {key: one or other or bare for key, one, other, bare in _ATTRIBUTES.findall(child[2])}
         key = attributes.get("name") or attributes.get("key")
         if key and "value" in attributes:
             found[key] = attributes["value"]
