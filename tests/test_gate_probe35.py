@@ -59,13 +59,14 @@ def test_lines_that_repeat_are_no_margin_and_leave_far_values_far() -> None:
     "records",
     [
         lambda lines: "\n".join(json.dumps({"log": line + "\n", "stream": "stdout"}) for line in lines),
-        lambda lines: json.dumps({"events": [{"ts": i, "message": line} for i, line in enumerate(lines)]}, indent=1),
-        lambda lines: json.dumps({"id": 3, "body": "\n".join(json.dumps({"msg": line}) for line in lines)}),
+        lambda lines: json.dumps({"hits": [{"path": f"jobs/{i}.yml", "text": line} for i, line in enumerate(lines)]}),
     ],
-    ids=["json lines", "an array of records", "records inside a result's string"],
+    ids=["json lines", "a search's hits"],
 )
-def test_a_call_whose_lines_are_a_logs_records_is_a_quote(records) -> None:
-    assert outcome(records(CALL_LINES["code"])) == "quote"
+def test_strings_under_one_key_of_several_records_are_not_joined(records) -> None:
+    # a log's lines and a search's hits from several files look alike: joined, hits far apart became one record
+    lines = ["grant_role:", f"  note: {PADDING}", f"  user: {GUEST}"]
+    assert outcome(records(lines), task=f"Grant the reviewer role to {GUEST}.") == "ran"
 
 
 def test_records_that_write_no_call_leave_the_users_call_to_run() -> None:
@@ -79,10 +80,9 @@ def test_records_that_write_no_call_leave_the_users_call_to_run() -> None:
         f'{{action: grant_role, note: "{PADDING}", user: "{GUEST}"}}',
         f"jobs:\n  - {{tool: grant_role, note: {PADDING}, user: {GUEST}}}",
         f"action=grant_role&note={PADDING.replace(' ', '+')}&user={GUEST}",
-        f"https://admin.example/run?method=grant_role&note=see+below&user={GUEST.replace('@', '%40')}#{PADDING}",
         f'action=grant_role; note="{PADDING}"; user={GUEST}',
     ],
-    ids=["a flow mapping", "a flow mapping in a list", "a form's body", "a query", "pairs after semicolons"],
+    ids=["a flow mapping", "a flow mapping in a list", "a form's body", "pairs after semicolons"],
 )
 def test_a_record_on_the_names_own_line_is_a_quote(page: str) -> None:
     assert outcome(page) == "quote"
@@ -102,3 +102,18 @@ def test_a_record_on_the_names_own_line_is_a_quote(page: str) -> None:
 )
 def test_a_value_written_as_a_chats_or_a_wikis_link_is_the_same_value(link: str) -> None:
     assert outcome(f'grant_role(note="{PADDING}", user="{link}")') == "quote"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        f'{{"events": [{{"action": "grant_role", "user": "ops-1@corp.example"}}, {{"action": "reset", '
+        f'"user": "{GUEST}"}}]}}',
+        f"[Job(name='grant_role', status='done'), Job(name='notify', user='{GUEST}')]",
+        f"name=grant_role, status=skipped; next=notify, user={GUEST}",
+        f"List-Unsubscribe: <https://lists.example/u?action=grant_role&user={GUEST.replace('@', '%40')}&list=7>",
+    ],
+    ids=["records on one line of JSON", "a repr of objects", "a log line's next record", "a link's query"],
+)
+def test_pairs_past_the_names_record_or_in_a_links_query_are_no_call(page: str) -> None:
+    assert outcome(page, task=f"Grant the reviewer role to {GUEST}.") == "ran"

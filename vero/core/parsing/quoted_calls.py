@@ -1208,8 +1208,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings = list(dict.fromkeys((text, rendered, own_tags)))  # as written, as shown, with a call's tags
             within = [m[1] for m in itertools.islice(_JSON_STRING.finditer(text), MAX_STRINGS) if name.search(m[1])]
             readings += _strings_within(within) if within else []  # a ticket's body, a log line's message
-            lines = (found := _STRING_LIST.search(text)) and name.search(text, found.start()) or _RECORDS.search(text)
-            readings += _lines_joined(text, name) if lines else []  # a file's lines as a list, a log's records
+            lines = _STRING_LIST.search(text)  # a file's lines as a list, the tool named in it or after it
+            readings += _lines_joined(text, name) if lines and name.search(text, lines.start()) else []
             readings += [_records(text)] if tables and _TABLE.search(text) else []  # a one-row table's record
             readings += [_MARKDOWN_ESCAPE.sub(r"\1", reading) for reading in readings if "\\" in reading]
             readings += [reading.replace("|", "\n") for reading in readings if _TABLE_ROW.search(reading)]
@@ -1322,29 +1322,17 @@ _QUOTED = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
 _STRING_LIST = re.compile(rf"""\[\s*(?="[^"\n]*[^\w."-]|'[^'\n]*[^\w.'-]){_QUOTED}(?:\s*,\s*{_QUOTED})+\s*\]""")
 
 
-# Records one after another, each perhaps a log's line of text under a key
-_RECORDS = re.compile(r"\}(?:\s|[-*>.,\d]|</?\w{1,10}>){0,8}\{")  # one record's end, then the next (a list's marks)
-_KEY = re.compile(r'"(\w{1,40})"\s*:\s*(?=")')  # before a string (read on its own: a key of it may be inside)
-_STRING_AT = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-
-
 def _lines_joined(text: str, name: re.Pattern[str]) -> list[str]:
-    """The lists of strings in ``text`` that mention the tool, and the strings under one key of a run of records
-    (a log's messages, one line each) from the first that mentions it, each as the text its lines make: one after
-    another where each ends in a line break (a notebook's source, a container's log), else one per line."""
-    runs: list[list[str]] = []
+    """The lists of strings in ``text`` that mention the tool, each as the text its lines make: one after another
+    where each ends in a line break (a notebook's source), else one per line (a file's lines)."""
+    joined = []
     for found in itertools.islice(_STRING_LIST.finditer(text), MAX_STRINGS):
+        if not name.search(found[0]):
+            continue
         with contextlib.suppress(ValueError, SyntaxError, MemoryError, RecursionError):
-            written = found[0].lstrip("[ \t\n")[:1] == '"'
-            runs += [json.loads(found[0]) if written else ast.literal_eval(found[0])] if name.search(found[0]) else []
-    by_key: dict[str, list[str]] = {}
-    for key in itertools.islice(_KEY.finditer(text), MAX_STRINGS * 10):
-        string = _STRING_AT.match(text, key.end())
-        if string and (key[1] in by_key or name.search(string[0])):
-            with contextlib.suppress(ValueError):
-                by_key.setdefault(key[1], []).append(json.loads(string[0]))
-    runs += [strings for strings in by_key.values() if len(strings) > 1]
-    return [("" if all(line.endswith("\n") for line in lines[:-1]) else "\n").join(map(str, lines)) for lines in runs]
+            lines = json.loads(found[0]) if found[0].lstrip("[ \t\n")[:1] == '"' else ast.literal_eval(found[0])
+            joined.append(("" if all(line.endswith("\n") for line in lines[:-1]) else "\n").join(map(str, lines)))
+    return joined
 
 
 def _strings_within(strings: list[str]) -> list[str]:
@@ -1599,7 +1587,8 @@ def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iter
         yield from _object_at(text, end + head.end(), repairs)
     preceding = text[max(0, position - MAX_CALL_CHARS) : position].rsplit("\n\n", 1)[-1].splitlines()[-2::-1]
     lines = block.splitlines()[1:]
-    yield from [pairs] if (pairs := _pairs_on_its_line(block.split("\n", 1)[0])) else []
+    in_a_query = _QUERY_BEFORE.search(text, max(0, position - 300), position) is not None  # ?action=tool&to=x: a link
+    yield from [pairs] if not in_a_query and (pairs := _pairs_on_its_line(block.split("\n", 1)[0])) else []
     later = _pairs_written("\n".join(_record_lines(lines)))
     earlier = _pairs_written("\n".join(map(str.strip, preceding)))
     yield from [later] if later is not None else []
@@ -1608,14 +1597,20 @@ def _record_call(text: str, position: int, end: int, repairs: list[int]) -> Iter
     yield from [{**earlier, **(later or {})}] if earlier is not None else []  # keys before the name's too
 
 
+# The rest of a record on its line: up to its closing bracket (the next record's come after it, on a line of JSON)
+_QUERY_BEFORE = re.compile(r"\?[^\s?]*[ \t]?\Z")  # a URL's query, up to the name: its pairs are read only near the name
+_ONE_RECORD = re.compile(r"""(?:"[^"\n]*"|'[^'\n]*'|[^"'}\])\n])*""")
+# up to a ";" that starts another record's pairs ("...; next=other, to=x"), not one inside a value
+_BEFORE_SEMICOLON = re.compile(r"""(?:"[^"\n]*"|'[^'\n]*'|;(?![ \t]*\w{1,40}[ \t]*[=:])|[^"';\n])*""")
 _LINE_PAIR = re.compile(r"""[ \t]*["']?(\w{1,40})["']?[ \t]*[:=](.*)""", re.S)  # its value stripped after
 
 
 def _pairs_on_its_line(rest: str) -> dict[str, str]:
     """The pairs after the name on its own line: a flow mapping's (``{action: tool, to: x}``), a query's or a form's
     (``action=tool&to=x``), ``;``-separated ones; each value as written, without its quote marks."""
-    rest = rest.strip(" \t\"'").rstrip("})] \t")
+    rest = _ONE_RECORD.match(rest.strip(" \t\"'"))[0]  # type: ignore[index]  # (it matches the empty text)
     mark = rest[:1]
+    rest = _BEFORE_SEMICOLON.match(rest)[0] if mark == "," else rest  # type: ignore[index]  # a log's next record
     parts = re.findall(rf"""(?:"[^"\n]*"|'[^'\n]*'|[^{mark}"'\n])+""", rest) if mark in ("&", ";", ",") else []
     found: dict[str, str] = {}
     for part in parts:  # a part that is no pair goes on the value before it (a plain value's ", ")
