@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # function_count.py, a
 ROOT = Path(__file__).resolve().parents[1]
 
 LINES_TARGET = 8017  # non-blank lines of the core at 059ff87 (2026-11-28), before the session that set the budget
-LINES_CEILING = 10095  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
+LINES_CEILING = 10096  # a ratchet: 8295 when set (2026-11-28), 7961 after a first line diet, then up to 8510 as the
 # quote check answered seven outside probes of the gate and other probes' fixes came in, 8101 after a second diet,
 # 8216 after four more probes' fixes (each step's reason is in this line's history: git log -p benchmarks/budgets.py);
 # 8164 (2026-11-29, the latest session): about +115 for four outside probes' findings (the quote check reads the
@@ -286,6 +286,7 @@ LINES_CEILING = 10095  # a ratchet: 8295 when set (2026-11-28), 7961 after a fir
 # 10098: +8, a review of the day's gate changes (HTML escapes as browsers read them, any BBCode tag, lenient
 # attributes, a document's marks only as documents write them)
 # 10095: -3, a false-positive probe of the 35th's readings (a log's records not joined, a record's pairs to its end)
+# 10096: +1, a padded text's value readings kept once (a 29 KB system prompt's access log: 37 s -> 24 s a call)
 # lower it as lines go
 CORE = ("vero/core", "vero/agents", "vero/tools/base.py", "vero/tools/registry.py")
 FUNCTION_TARGET = 45  # functions entered by each two-call run: the target (issue 46); a ceiling goes no lower

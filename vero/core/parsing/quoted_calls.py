@@ -772,7 +772,8 @@ def _named_near(spellings: re.Pattern[str], needles: list[str], reach: int, text
     return False
 
 
-def _value_texts(form: str) -> list[str]:
+@functools.lru_cache(maxsize=16)  # a padded text's forms are read again for each of its forms: once is enough
+def _value_texts(form: str) -> tuple[str, ...]:
     """``form`` flat (``_flat``) as values are looked for in it: as rendered (tags gone) and with its tags'
     attributes (``<meta content="...">``), each with its numbers written as ``canonical`` writes them."""
     flat, tagged = _flat(form), " ".join(plain(html.unescape(form)).split()).casefold()
@@ -781,7 +782,7 @@ def _value_texts(form: str) -> list[str]:
     others = _digits_drawn(flat) + _written_apart(flat) + _written_apart(tagged)  # <at>: a tag to a renderer
     others += [_as_codes(flat)] if _CURRENCY_NAME.search(flat) else []
     others += [_flat(_CAMEL_JOINT.sub("_", form))] if _CAMEL_JOINT.search(form) else []  # RecordDelete, as written
-    return list(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
+    return tuple(dict.fromkeys([*variants, *(_plain_numbers(other) for other in others)]))
 
 
 _CAMEL_JOINT = re.compile(r"(?<=[a-z])(?=[A-Z])")  # where camel case joins words: its case is gone from flat text
