@@ -1223,8 +1223,8 @@ def _forms(source: str, name: re.Pattern[str], tables: bool = False, numbers: bo
             readings += _document_quotes(text) if _DOCUMENT_QUOTE.search(text) else []  # RTF's, TeX's, SQL's
             for reading in readings:
                 form = _INPUT_LABEL.sub("\n", _LABEL_SIGN.sub(r"\1: ", plain(reading)))
-                margins = len(_MARGIN.findall(form, 0, 20_000)) > 1 or _SHARED_START.search(form, 0, 20_000)
-                bare = _without_margins(form) if margins else form  # cat -n, a log, a chat's speaker
+                known = len(_MARGIN.findall(form, 0, 20_000)) > 1
+                bare = _without_margins(form, known) if known or _SHARED_START.search(form, 0, 20_000) else form
                 fields = _SUB_TABLE.sub("", _FIELD_KEY.sub(_field_key, bare)) if _FIELD_OR_TABLE.search(bare) else bare
                 forms += [
                     each for each in dict.fromkeys((form, bare, fields)) if name.search(each) and each not in forms
@@ -1292,12 +1292,12 @@ _SHARED_START = re.compile(r"^(\S[^\n]{1,39}?)[^\n]*\n(?:[ \t]*\n)*\1[^\n]*\n(?:
 _MARGIN_END = re.compile(r".*(?::|\||>|\]) |.*\S {2,}(?=\S|\Z)")
 
 
-def _without_margins(text: str) -> str:
+def _without_margins(text: str, known: bool) -> str:
     """``text`` without the margins before its lines: those ``_MARGIN`` knows, and the start that each run of three
     lines or more shares up to a separator, digits read alike (``[10:01] bob: ``, ``May  1 12:00:01 host app[9]: ``,
     ``remote: ``, ``E   ``)."""
-    known = _MARGIN.sub("", text) if len(_MARGIN.findall(text, 0, 20_000)) > 1 else text
-    lines = [line for line in known.split("\n") if line.strip()]  # (a blank line between: no line of a call)
+    text = _MARGIN.sub("", text) if known else text  # (``known``: two lines or more have one: cat -n, a log's)
+    lines = [line for line in text.split("\n") if line.strip()]  # (a blank line between: no line of a call)
     shapes = [line.translate(_AS_ZERO) for line in lines]
     kept, start, cut = [], 0, False
     while start < len(lines):
@@ -1308,7 +1308,7 @@ def _without_margins(text: str) -> str:
         found = _MARGIN_END.match(shared[:60]) if end - start > 2 and not alike else None
         kept += [line[found.end() :] if found else line for line in lines[start:end]]
         start, cut = end, cut or found is not None
-    return "\n".join(kept) if cut else known  # (the same text, read once)
+    return "\n".join(kept) if cut else text  # (the same text, read once)
 
 
 _AS_ZERO = str.maketrans("123456789", "000000000")
